@@ -1,0 +1,68 @@
+"""MkDocs hooks: wire `snippets.site` into the build.
+
+- on_config: point the loader at this site's `data/`, validate all of it (a data error stops
+  the build before any page), register the computed-values Markdown extension.
+- on_page_markdown: fresh state for every page: markdown-exec sessions are cleared, so no block
+  state leaks between pages or across `mkdocs serve` rebuilds.
+- on_page_content: any error collected on the page (unknown name, failing expression, false
+  claim, raising block) stops the build with a message naming page and line.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+
+from snippets import site
+from snippets.data import DATA_DIR_ENV, DataError, load
+
+_catcher = site.ExecWarningCatcher()
+_pages: dict[str, site.PageState] = {}
+
+
+def on_config(config: Any) -> Any:
+    data_dir = Path(config.config_file_path).resolve().parent / "data"
+    os.environ[DATA_DIR_ENV] = str(data_dir)
+    try:
+        load(data_dir)
+    except DataError as exc:
+        raise PluginError(str(exc)) from None
+    if not any(isinstance(e, site.ComputedExtension) for e in config.markdown_extensions):
+        config.markdown_extensions.append(site.ComputedExtension())
+    mx_logger = logging.getLogger("mkdocs.plugins.markdown_exec")
+    if _catcher not in mx_logger.handlers:
+        mx_logger.addHandler(_catcher)
+    return config
+
+
+def on_pre_build(config: Any) -> None:
+    _pages.clear()
+    site.reset_markdown_exec()
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    site.reset_markdown_exec()
+    _catcher.records.clear()
+    state = site.begin_page(page.file.src_uri, markdown, page.meta.get("model"))
+    _pages[page.file.src_uri] = state
+    return markdown
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    state = _pages[page.file.src_uri]
+    for record in _catcher.records:
+        first = record.getMessage().strip().splitlines()[0]
+        state.errors.append(f"docs/{state.src}: a Python block raised ({first}); see the block's output above")
+    _catcher.records.clear()
+    if state.errors:
+        raise PluginError("\n".join(state.errors))
+    return html
+
+
+def on_post_build(config: Any) -> None:
+    out = Path(config.site_dir) / "numbers.json"
+    out.write_text(site.numbers_json(_pages), encoding="utf-8")

@@ -1,0 +1,291 @@
+"""Page model of "Interconnect & Why Big Models Need Many GPUs" (docs/interconnect.md).
+
+Every figure the page shows comes from here; every figure here comes from `data/` through the
+functions of `snippets`. The page's reference hardware is the 8-GPU HGX H100 node; the A100
+appears where the source material compares generations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from snippets import fmt
+from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
+from snippets.capacity import max_params, usable_bytes
+from snippets.data import Accelerator, Catalog, Network, Node, NVLink, PCIe
+from snippets.fmt import Claim, Figure
+from snippets.sizing import Sizing, size_on_node
+from snippets.units import Bandwidth
+
+NODE = "hgx-h100-8"
+OLDER_NODE = "hgx-a100-8"
+RESERVE = "runtime-reserve"
+MODELS = ("llama-3.1-70b", "llama-3.1-405b")
+PRECISIONS = ("fp16", "int8")
+ORDER_OF_MAGNITUDE = 10.0
+
+
+def pcie_x16(cat: Catalog, pcie_id: str, lanes: int = 16) -> Bandwidth:
+    """Per-direction bandwidth of a PCIe generation at `lanes` lanes, derived from the spec's parts."""
+    p = cat.interconnect(pcie_id, PCIe)
+    return pcie_bandwidth(p.transfer_rate.per_s, lanes, p.encoding.payload_bits, p.encoding.line_bits)
+
+
+def nvlink_of(cat: Catalog, acc: Accelerator) -> Bandwidth:
+    """Per-GPU NVLink bandwidth from links x per-link rate (per direction)."""
+    if acc.scale_up is None:
+        raise ValueError(f"{acc.name} has no scale-up fabric")
+    link = cat.interconnect(acc.scale_up.fabric, NVLink)
+    return nvlink_per_gpu(link.links_per_gpu, link.per_link.bandwidth).one_way()
+
+
+@dataclass(frozen=True)
+class Row:
+    """One model x precision, as figures."""
+
+    model: str
+    precision: str
+    params: Figure
+    weight: Figure
+    gpus_exact: Figure
+    gpus_weights: Figure
+    gpus_exact_usable: Figure
+    gpus: Figure
+    nodes: Figure
+    fits_node: Claim
+    spans_nodes: Claim
+    fits_one_gpu: Claim
+    sizing: Sizing
+
+
+def _row(cat: Catalog, model_id: str, precision_id: str) -> Row:
+    s = size_on_node(cat, model_id, precision_id, NODE, RESERVE)
+    per_node = s.gpus_per_node
+    basis = f"{s.gpus_with_headroom} GPUs needed, {per_node} GPUs per node"
+    return Row(
+        model=cat.models[model_id].name,
+        precision=cat.precisions[precision_id].name,
+        params=fmt.params(s.params),
+        weight=fmt.nbytes(s.weight_bytes, "GB"),
+        gpus_exact=fmt.quantity(s.gpus_exact, "GPUs"),
+        gpus_weights=fmt.count(s.gpus_weights_only),
+        gpus_exact_usable=fmt.quantity(s.gpus_exact_usable, "GPUs"),
+        gpus=fmt.count(s.gpus_with_headroom),
+        nodes=fmt.count(s.nodes, "nodes"),
+        fits_node=fmt.claim(s.fits_one_node, basis),
+        spans_nodes=fmt.claim(not s.fits_one_node, basis),
+        fits_one_gpu=fmt.claim(s.fits_one_gpu, f"{s.gpus_with_headroom} GPU(s) needed"),
+        sizing=s,
+    )
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One rung of the bandwidth cliff, on the per-direction basis."""
+
+    tier: str
+    link: str
+    one_way: Bandwidth
+    as_quoted: str
+
+
+def tiers(cat: Catalog, node_id: str = NODE) -> list[Tier]:
+    """HBM, NVLink, PCIe (both recent generations) and the network of a node, one way each."""
+    node = cat.interconnect(node_id, Node)
+    acc = cat.accelerators[node.accelerator]
+    nic = cat.interconnect(node.nic, Network)
+    host = cat.interconnect(acc.host_link, PCIe)
+    out = [
+        Tier("HBM", f"{acc.memory_type} on {acc.name}", acc.memory_bandwidth.bandwidth.one_way(),
+             f"{fmt.number(acc.memory_bandwidth.value, 2).rstrip('0').rstrip('.')} {acc.memory_bandwidth.unit}, "
+             "shared by reads and writes"),
+    ]
+    if acc.scale_up is not None:
+        link = cat.interconnect(acc.scale_up.fabric, NVLink)
+        bw = acc.scale_up.bandwidth
+        out.append(Tier("NVLink", f"{link.name}, {link.links_per_gpu} links per GPU", nvlink_of(cat, acc),
+                        f"{fmt.number(bw.value)} {bw.unit}, {bw.direction.label}"))
+    for pid in sorted(cat.of_kind(PCIe), key=lambda k: -cat.interconnect(k, PCIe).generation):
+        p = cat.interconnect(pid, PCIe)
+        if p.generation > host.generation or p.generation < host.generation - 1:
+            continue
+        out.append(Tier("PCIe", f"{p.name} x{acc.host_link_lanes}", pcie_x16(cat, pid, acc.host_link_lanes),
+                        f"derived: {fmt.number(p.transfer_rate.value)} {p.transfer_rate.unit} x "
+                        f"{acc.host_link_lanes} lanes x {p.encoding.payload_bits}/{p.encoding.line_bits}"))
+    nic_bw = nic.port.bandwidth.one_way() * node.nics_per_gpu
+    out.append(Tier("Network", f"{nic.name}, {fmt.number(node.nics_per_gpu)} port per GPU", nic_bw,
+                    f"{fmt.number(nic.port.value)} {nic.port.unit} per port, {nic.port.direction.label}"))
+    return out
+
+
+def cliff_table(cat: Catalog) -> str:
+    """The bandwidth cliff: each tier one way, and how many times slower than HBM it is."""
+    ts = tiers(cat)
+    hbm = ts[0].one_way
+    rows: list[list[fmt.Cell]] = []
+    for t in ts:
+        rows.append([
+            t.tier,
+            t.link,
+            fmt.bandwidth(t.one_way, "GB/s", 1 if t.one_way.in_unit("GB/s") < 100 else 0),
+            t.as_quoted,
+            fmt.ratio(hbm.ratio(t.one_way), 1 if hbm.ratio(t.one_way) < 20 else 0),
+        ])
+    return fmt.table(
+        "cliff",
+        ["Tier", "Link", "One way", "As its source quotes it", "HBM is this many times faster"],
+        rows,
+        align="llrlr",
+    )
+
+
+def sizing_table(cat: Catalog) -> str:
+    """Model x precision: weight bytes, GPUs weights-only and with headroom, one node or not."""
+    rows: list[list[fmt.Cell]] = []
+    for m in MODELS:
+        for p in PRECISIONS:
+            r = _row(cat, m, p)
+            if r.sizing.fits_one_gpu:
+                verdict = "Yes: a single GPU"
+            elif r.sizing.fits_one_node:
+                verdict = "Yes"
+            else:
+                verdict = "No: spans nodes"
+            rows.append([f"{r.model} {r.precision}", r.weight, r.gpus_exact, r.gpus_weights,
+                         r.gpus_exact_usable, r.gpus, r.nodes, verdict])
+    return fmt.table(
+        "sizing",
+        ["Model and precision", "Weights", "Weights ÷ card", "GPUs, weights only",
+         "Weights ÷ usable", "GPUs with headroom", "Nodes", "One 8-GPU node?"],
+        rows,
+        align="lrrrrrrl",
+    )
+
+
+def nvlink_table(cat: Catalog) -> str:
+    """NVLink per GPU on A100 and H100 against PCIe Gen4 and Gen5 x16, on both bases."""
+    rows: list[list[fmt.Cell]] = []
+    for node_id in (OLDER_NODE, NODE):
+        acc = cat.accelerators[cat.interconnect(node_id, Node).accelerator]
+        assert acc.scale_up is not None
+        link = cat.interconnect(acc.scale_up.fabric, NVLink)
+        one = nvlink_of(cat, acc)
+        rows.append([f"{link.name} on {acc.name}", fmt.count(link.links_per_gpu, "links"),
+                     fmt.bandwidth(one), fmt.bandwidth(one.both_summed())])
+    for pid in ("pcie-gen4", "pcie-gen5"):
+        one = pcie_x16(cat, pid)
+        rows.append([f"{cat.interconnect(pid, PCIe).name} x16", fmt.count(16, "lanes"),
+                     fmt.bandwidth(one, digits=1), fmt.bandwidth(one.both_summed(), digits=1)])
+    return fmt.table("nvlink", ["Link", "Links or lanes", "Per direction", "Both directions summed"],
+                     rows, align="lrrr")
+
+
+def worked_example(cat: Catalog) -> str:
+    """The 405B FP16 worked example, step by step, as Markdown with figure spans."""
+    r = _row(cat, "llama-3.1-405b", "fp16")
+    s = r.sizing
+    ns = namespace(cat)
+    h = fmt.fig_html
+    gpu, usable, per_node = ns["gpu_memory"], ns["gpu_usable"], ns["node_gpus"]
+    lines = [
+        f"1. **Weight bytes.** {h(fmt.params(s.params), 'worked.params')} parameters × "
+        f"{h(fmt.quantity(s.bytes_per_param, 'bytes/param', 0), 'worked.bytes_per_param')} bytes each = "
+        f"{h(r.weight, 'worked.weight')}.",
+        f"2. **Weights alone.** {h(r.weight, 'worked.weight')} ÷ {h(gpu, 'worked.gpu_memory')} = "
+        f"{h(r.gpus_exact, 'worked.gpus_exact')}, rounded up to **{h(r.gpus_weights, 'worked.gpus_weights')} GPUs**.",
+        f"3. **With headroom.** Hold back {h(ns['reserve'], 'worked.reserve')} of each card and "
+        f"{h(usable, 'worked.gpu_usable')} is left for weights: {h(r.weight, 'worked.weight')} ÷ "
+        f"{h(usable, 'worked.gpu_usable')} = {h(r.gpus_exact_usable, 'worked.gpus_exact_usable')}, rounded up to "
+        f"**{h(r.gpus, 'worked.gpus')} GPUs**.",
+        f"4. **One node or more?** {h(r.gpus, 'worked.gpus')} GPUs against {h(per_node, 'worked.node_gpus')} per node: "
+        f"**{h(r.nodes, 'worked.nodes')} nodes**, so some traffic crosses the network between them.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def namespace(cat: Catalog) -> dict[str, Any]:
+    """The names the page's `{{ ... }}` values and claims use."""
+    node = cat.interconnect(NODE, Node)
+    acc = cat.accelerators[node.accelerator]
+    old = cat.accelerators[cat.interconnect(OLDER_NODE, Node).accelerator]
+    reserve = cat.assumptions[RESERVE]
+    usable = usable_bytes(acc.memory.bytes, reserve.value.fraction)
+    rows = {f"m{m.split('-')[-1][:-1]}_{p}": _row(cat, m, p) for m in MODELS for p in PRECISIONS}
+
+    ts = {t.tier + (t.link.split()[1] if t.tier == "PCIe" else ""): t for t in tiers(cat)}
+    hbm = acc.memory_bandwidth.bandwidth.one_way()
+    hbm_old = old.memory_bandwidth.bandwidth.one_way()
+    nvl, nvl_old = nvlink_of(cat, acc), nvlink_of(cat, old)
+    gen4, gen5 = pcie_x16(cat, "pcie-gen4"), pcie_x16(cat, "pcie-gen5")
+    net = ts["Network"].one_way
+    fp16_bpp = cat.precisions["fp16"].width.bytes
+
+    hbm_over_nvl = hbm.ratio(nvl)
+    hbm_over_nvl_summed = hbm.bytes_per_s / nvl.both_summed().bytes_per_s  # the source's mixed basis
+    nvl_over_gen5 = nvl.ratio(gen5)
+    nvl_old_over_gen4 = nvl_old.ratio(gen4)
+    # The source's comparison: NVLink both directions summed against PCIe one way.
+    mixed_h100 = nvl.both_summed().bytes_per_s / gen5.bytes_per_s
+    mixed_a100 = nvl_old.both_summed().bytes_per_s / gen4.bytes_per_s
+    hbm_over_gen4 = hbm.ratio(gen4)
+    hbm_old_over_gen4 = hbm_old.ratio(gen4)
+    nvl_over_net = nvl.ratio(net)
+
+    fp16_cap = max_params(acc.memory.bytes, fp16_bpp)
+    fp16_cap_usable = max_params(usable, fp16_bpp)
+
+    return {
+        "gpu_name": acc.name,
+        "old_gpu_name": old.name,
+        "node_name": node.name,
+        "gpu_memory": fmt.nbytes(acc.memory.bytes, "GB"),
+        "gpu_usable": fmt.nbytes(usable, "GB"),
+        "reserve": fmt.percent(reserve.value.fraction, 1 if reserve.value.value % 1 else 0),
+        "reserve_low": fmt.percent(reserve.range[0] / 100),
+        "reserve_high": fmt.percent(reserve.range[1] / 100),
+        "node_gpus": fmt.count(node.gpus),
+        "fp16_bytes": fmt.quantity(fp16_bpp, "bytes/param", 0),
+        "int8_bytes": fmt.quantity(cat.precisions["int8"].width.bytes, "bytes/param", 0),
+        **rows,
+        "fp16_cap": fmt.params(fp16_cap),
+        "fp16_cap_usable": fmt.params(fp16_cap_usable),
+        "hbm": fmt.bandwidth(hbm, "TB/s", 2),
+        "hbm_old": fmt.bandwidth(hbm_old, "TB/s", 2),
+        "nvlink": fmt.bandwidth(nvl),
+        "nvlink_summed": fmt.bandwidth(nvl.both_summed()),
+        "nvlink_old": fmt.bandwidth(nvl_old),
+        "nvlink_old_summed": fmt.bandwidth(nvl_old.both_summed()),
+        "gen4": fmt.bandwidth(gen4, digits=1),
+        "gen5": fmt.bandwidth(gen5, digits=1),
+        "gen4_summed": fmt.bandwidth(gen4.both_summed(), digits=1),
+        "gen5_summed": fmt.bandwidth(gen5.both_summed(), digits=1),
+        "network": fmt.bandwidth(net),
+        "hbm_over_nvlink": fmt.ratio(hbm_over_nvl, basis="one way each"),
+        "hbm_over_nvlink_summed": fmt.ratio(hbm_over_nvl_summed, basis="HBM against NVLink both directions summed"),
+        "nvlink_over_gen5": fmt.ratio(nvl_over_gen5, basis="one way each"),
+        "nvlink_old_over_gen4": fmt.ratio(nvl_old_over_gen4, basis="one way each"),
+        "mixed_h100": fmt.ratio(mixed_h100, 0, basis="NVLink summed against PCIe one way: mixed bases"),
+        "mixed_a100": fmt.ratio(mixed_a100, 0, basis="NVLink summed against PCIe one way: mixed bases"),
+        "hbm_over_gen4": fmt.ratio(hbm_over_gen4, 0, basis="one way each"),
+        "hbm_old_over_gen4": fmt.ratio(hbm_old_over_gen4, 0, basis="one way each"),
+        "nvlink_over_network": fmt.ratio(nvl_over_net, basis="one way each"),
+        # Claims the prose makes.
+        "nvlink_below_hbm_less_than_10x": fmt.claim(
+            hbm_over_nvl < ORDER_OF_MAGNITUDE, f"HBM ÷ NVLink one way = {hbm_over_nvl:.1f}"),
+        "nvlink_about_10x_pcie": fmt.claim(
+            5 <= nvl_over_gen5 < 20 and 5 <= nvl_old_over_gen4 < 20,
+            f"NVLink ÷ PCIe one way = {nvl_over_gen5:.1f} (H100, Gen5), {nvl_old_over_gen4:.1f} (A100, Gen4)"),
+        "pcie_about_100x_below_hbm": fmt.claim(
+            50 <= hbm_over_gen4 < 200, f"HBM ÷ PCIe Gen4 x16 one way = {hbm_over_gen4:.0f}"),
+        "network_below_nvlink": fmt.claim(net.ratio(nvl) < 1, f"network {net.in_unit('GB/s'):.0f} GB/s < NVLink "
+                                          f"{nvl.in_unit('GB/s'):.0f} GB/s one way"),
+        "hbm_gt_nvlink_gt_pcie": fmt.claim(
+            hbm.bytes_per_s > nvl.bytes_per_s > gen5.bytes_per_s > gen4.bytes_per_s, "ordering of one-way figures"),
+        "int8_halves_gpus": fmt.claim(
+            rows["m405_int8"].sizing.gpus_with_headroom * 2 <= rows["m405_fp16"].sizing.gpus_with_headroom,
+            f"{rows['m405_int8'].sizing.gpus_with_headroom} GPUs in INT8 against "
+            f"{rows['m405_fp16'].sizing.gpus_with_headroom} in FP16"),
+        "fp16_70b_exceeds_card": fmt.claim(
+            rows["m70_fp16"].sizing.weight_bytes > acc.memory.bytes, "weights > one card's memory"),
+    }

@@ -1,0 +1,215 @@
+"""Build integration: computed values and checked claims in Markdown prose.
+
+Syntax, in any page whose front matter names a page model (`model: interconnect`):
+
+- `{{ expr }}` shows a computed figure. `expr` is a Python expression over the names that
+  `snippets.pages.<model>.namespace(catalog)` returns, and must give a `Figure` (or a `str`
+  taken from data, such as a model's name). Bare numbers are refused: a figure has a unit.
+- `{{ claim expr }}words{{ /claim }}` marks a sentence that depends on data. `expr` must give a
+  `Claim` (or a bool); if it does not hold, the build stops naming page, line and claim.
+
+Both are inline patterns placed after code spans, so code spans and fenced code are left alone.
+Errors are collected per page and stop the build (`PluginError`), strict or not.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import json
+import logging
+import re
+import xml.etree.ElementTree as etree
+from dataclasses import dataclass, field
+from typing import Any
+
+from markdown import Extension, Markdown
+from markdown.inlinepatterns import InlineProcessor
+
+from snippets.fmt import Claim, Figure
+
+VALUE_RE = r"\{\{\s*(?!claim\s)(?!/claim)(?P<expr>[^{}]+?)\s*\}\}"
+CLAIM_RE = r"(?s)\{\{\s*claim\s+(?P<expr>[^{}]+?)\s*\}\}(?P<words>.+?)\{\{\s*/claim\s*\}\}"
+
+
+@dataclass
+class PageState:
+    """What the hook knows about the page being converted."""
+
+    src: str = ""
+    """The page's path under docs/."""
+    markdown: str = ""
+    model: str | None = None
+    namespace: dict[str, Any] | None = None
+    errors: list[str] = field(default_factory=list)
+    figures: list[dict[str, Any]] = field(default_factory=list)
+    claims: list[dict[str, Any]] = field(default_factory=list)
+
+    def line_of(self, needle: str) -> int | None:
+        idx = self.markdown.find(needle)
+        if idx < 0:
+            return None
+        return self.markdown.count("\n", 0, idx) + 1
+
+    def where(self, expr: str) -> str:
+        line = None
+        for m in re.finditer(r"\{\{\s*(?:claim\s+)?" + re.escape(expr) + r"\s*\}\}", self.markdown):
+            line = self.markdown.count("\n", 0, m.start()) + 1
+            break
+        return f"docs/{self.src}" + (f":{line}" if line else "")
+
+
+CURRENT = PageState()
+"""The page being converted. The hook replaces it at the start of every page."""
+
+
+def begin_page(src: str, markdown: str, model: str | None) -> PageState:
+    global CURRENT
+    CURRENT = PageState(src=src, markdown=markdown, model=model)
+    return CURRENT
+
+
+def _namespace(state: PageState) -> dict[str, Any] | None:
+    if state.namespace is not None:
+        return state.namespace
+    if state.model is None:
+        state.errors.append(
+            f"docs/{state.src}: uses {{{{ ... }}}} computed values but its front matter names no `model:`"
+        )
+        state.namespace = {}
+        return None
+    from snippets.data import load
+
+    try:
+        module = importlib.import_module(f"snippets.pages.{state.model}")
+        state.namespace = dict(module.namespace(load()))
+    except Exception as exc:  # noqa: BLE001 - reported with its place, then the build stops
+        state.errors.append(
+            f"docs/{state.src}: page model snippets.pages.{state.model} failed: {type(exc).__name__}: {exc}"
+        )
+        state.namespace = {}
+        return None
+    return state.namespace
+
+
+def evaluate(state: PageState, expr: str) -> Any:
+    """Evaluate `expr` in the page's namespace; record and return None on any error."""
+    ns = _namespace(state)
+    if ns is None:
+        return None
+    try:
+        return eval(expr, {"__builtins__": {}}, ns)  # noqa: S307 - site authors' own expressions, no builtins
+    except NameError as exc:
+        known = ", ".join(sorted(ns)) or "(none)"
+        state.errors.append(f"{state.where(expr)}: unknown name in {{{{ {expr} }}}}: {exc}. Known names: {known}")
+    except Exception as exc:  # noqa: BLE001
+        state.errors.append(f"{state.where(expr)}: {{{{ {expr} }}}} failed: {type(exc).__name__}: {exc}")
+    return None
+
+
+def figure_element(fig: Figure, name: str) -> etree.Element:
+    el = etree.Element("span")
+    el.set("class", "sa-fig")
+    el.set("data-name", name)
+    el.set("data-value", f"{fig.value:.10g}")
+    el.set("data-unit", fig.unit)
+    if fig.basis:
+        el.set("data-basis", fig.basis)
+        el.set("title", fig.basis)
+    el.text = fig.text
+    return el
+
+
+class ValueProcessor(InlineProcessor):
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element, int, int]:  # noqa: N802
+        state = CURRENT
+        expr = m.group("expr").strip()
+        result = evaluate(state, expr)
+        el = etree.Element("span")
+        if isinstance(result, Figure):
+            el = figure_element(result, expr)
+            state.figures.append({"name": expr, "value": result.value, "unit": result.unit, "text": result.text})
+        elif isinstance(result, str):
+            el.set("class", "sa-text")
+            el.set("data-name", expr)
+            el.text = result
+        elif result is not None:
+            state.errors.append(
+                f"{state.where(expr)}: {{{{ {expr} }}}} gave a {type(result).__name__}, not a Figure: "
+                "wrap numbers with a snippets.fmt constructor so they carry a unit"
+            )
+        return el, m.start(0), m.end(0)
+
+
+class ClaimProcessor(InlineProcessor):
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element, int, int]:  # noqa: N802
+        state = CURRENT
+        expr = m.group("expr").strip()
+        words = m.group("words")
+        result = evaluate(state, expr)
+        el = etree.Element("span")
+        el.set("class", "sa-claim")
+        el.set("data-claim", expr)
+        el.text = words
+        if isinstance(result, bool):
+            result = Claim(result, "")
+        if isinstance(result, Claim):
+            flat = " ".join(words.split())
+            state.claims.append({"claim": expr, "words": flat, "holds": result.holds, "basis": result.basis})
+            if result.holds:
+                if result.basis:
+                    el.set("title", f"Checked at build time: {result.basis}")
+            else:
+                state.errors.append(
+                    f"{state.where(expr)}: claim {expr!r} no longer holds: \"{flat}\""
+                    + (f" — the numbers say: {result.basis}" if result.basis else "")
+                )
+        elif result is not None:
+            state.errors.append(
+                f"{state.where(expr)}: claim {expr!r} gave a {type(result).__name__}, not a Claim or bool"
+            )
+        return el, m.start(0), m.end(0)
+
+
+class ComputedExtension(Extension):
+    """Registers the two inline patterns just after code spans (priority 190)."""
+
+    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802
+        md.inlinePatterns.register(ClaimProcessor(CLAIM_RE, md), "sa-claim", 186)
+        md.inlinePatterns.register(ValueProcessor(VALUE_RE, md), "sa-value", 185)
+
+
+class ExecWarningCatcher(logging.Handler):
+    """Collects markdown-exec's warnings (a raising block) so the hook can stop the build on them."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def reset_markdown_exec() -> None:
+    """Forget every markdown-exec session, so no block state survives a page or a rebuild."""
+    from markdown_exec._internal.formatters import python as mx_python
+
+    mx_python._sessions_globals.clear()
+    mx_python._sessions_counter.clear()
+    mx_python._code_blocks.clear()
+
+
+def numbers_json(pages: dict[str, PageState]) -> str:
+    """Every computed figure and claim on the site, by page, as stable JSON."""
+    out = {
+        src: {
+            "figures": st.figures,
+            "claims": st.claims,
+        }
+        for src, st in sorted(pages.items())
+    }
+    return json.dumps(out, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def escape(text: str) -> str:
+    return html.escape(text, quote=True)
