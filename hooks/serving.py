@@ -47,7 +47,8 @@ def on_pre_build(config: Any) -> None:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     site.reset_markdown_exec()
     _catcher.records.clear()
-    state = site.begin_page(page.file.src_uri, markdown, page.meta.get("model"))
+    # the whole source, front matter included, so reported line numbers match the file
+    state = site.begin_page(page.file.src_uri, page.file.content_string, page.meta.get("model"))
     _pages[page.file.src_uri] = state
     return markdown
 

@@ -107,10 +107,13 @@ def fig_html(fig: Figure, name: str) -> str:
 Cell = Figure | str
 
 
-def table(name: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], align: str | None = None) -> str:
+def table(
+    name: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], align: str | None = None, key: int = 0
+) -> str:
     """A Markdown table whose Figure cells are published as named spans.
 
-    A cell's name is `name[row label][column header]`, the row label being the row's first cell.
+    A cell's name is `name[row label][column header]`, the row label being the row's cell in
+    column `key` (the first by default); labels must be unique.
     `align` is one character per column: "l", "r" or "c" (default: first left, others right).
     """
     if any(len(r) != len(headers) for r in rows):
@@ -121,8 +124,10 @@ def table(name: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], ali
         "| " + " | ".join(headers) + " |",
         "| " + " | ".join(rule[a] for a in align) + " |",
     ]
-    for row in rows:
-        label = row[0] if isinstance(row[0], str) else row[0].text
+    labels = [r[key] if isinstance(r[key], str) else r[key].text for r in rows]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"table {name!r}: row labels in column {key} repeat: {labels}")
+    for label, row in zip(labels, rows, strict=True):
         cells = []
         for header, cell in zip(headers, row, strict=True):
             if isinstance(cell, Figure):

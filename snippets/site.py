@@ -14,6 +14,7 @@ Errors are collected per page and stop the build (`PluginError`), strict or not.
 
 from __future__ import annotations
 
+import difflib
 import html
 import importlib
 import json
@@ -100,8 +101,13 @@ def evaluate(state: PageState, expr: str) -> Any:
     try:
         return eval(expr, {"__builtins__": {}}, ns)  # noqa: S307 - site authors' own expressions, no builtins
     except NameError as exc:
-        known = ", ".join(sorted(ns)) or "(none)"
-        state.errors.append(f"{state.where(expr)}: unknown name in {{{{ {expr} }}}}: {exc}. Known names: {known}")
+        missing = getattr(exc, "name", None) or ""
+        close = difflib.get_close_matches(missing, list(ns), n=3)
+        hint = f"did you mean {', '.join(close)}?" if close else f"known names: {', '.join(sorted(ns))}"
+        state.errors.append(
+            f"{state.where(expr)}: unknown name in {{{{ {expr} }}}}: {exc}; {hint} "
+            f"(names come from snippets/pages/{state.model}.py)"
+        )
     except Exception as exc:  # noqa: BLE001
         state.errors.append(f"{state.where(expr)}: {{{{ {expr} }}}} failed: {type(exc).__name__}: {exc}")
     return None

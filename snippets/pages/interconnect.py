@@ -137,6 +137,7 @@ def cliff_table(cat: Catalog) -> str:
         ["Tier", "Link", "One way", "As its source quotes it", "HBM is this many times faster"],
         rows,
         align="llrlr",
+        key=1,
     )
 
 

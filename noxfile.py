@@ -1,0 +1,64 @@
+"""Developer sessions. `python -m pip install nox` once, then `nox -s <session>`.
+
+- build: strict build of the site into site/
+- serve: strict build, then live preview at http://127.0.0.1:8000 (reloads on docs/, data/, snippets/, hooks/)
+- tests: everything CI runs: the strict build, then the whole pytest suite
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.reuse_existing_virtualenvs = True
+nox.options.sessions = ["tests"]
+
+SITE_DIR = "site"
+
+
+def _env() -> dict[str, str]:
+    """Environment for every mkdocs run: quiet about MkDocs 2, dated by the last commit (reproducible)."""
+    env = {"NO_MKDOCS_2_WARNING": "1", "PYTHONHASHSEED": "0"}
+    if "SOURCE_DATE_EPOCH" not in os.environ:
+        try:
+            stamp = subprocess.run(
+                ["git", "log", "-1", "--format=%ct"], capture_output=True, text=True, check=True
+            ).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            stamp = ""
+        env["SOURCE_DATE_EPOCH"] = stamp or "0"
+    return env
+
+
+def _install(session: nox.Session, extra: str) -> None:
+    session.install("-e", f".[{extra}]")
+
+
+@nox.session
+def build(session: nox.Session) -> None:
+    """Strict build into site/: any warning, broken link, data error or failing block stops it."""
+    _install(session, "docs")
+    session.run("mkdocs", "build", "--strict", "--clean", "-d", SITE_DIR, env=_env())
+
+
+@nox.session
+def serve(session: nox.Session) -> None:
+    """Strict build and live preview at http://127.0.0.1:8000."""
+    _install(session, "docs")
+    session.run(
+        "mkdocs", "serve", "--strict", "-a", "127.0.0.1:8000",  # watches data/, snippets/, hooks/: see mkdocs.yml
+        *session.posargs,
+        env=_env(),
+    )
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """All that CI needs: the strict build into site/, then the whole test suite against it."""
+    _install(session, "test")
+    env = _env()
+    session.run("mkdocs", "build", "--strict", "--clean", "-d", SITE_DIR, env=env)
+    session.run("pytest", "-n", "2", *session.posargs, env={**env, "SERVING_SITE_DIR": SITE_DIR})

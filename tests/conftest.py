@@ -1,0 +1,94 @@
+"""Shared fixtures: the catalog, the built site, and builds of modified copies of the site."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup, Tag
+
+from snippets.data import Catalog, load
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE_PARTS = ("mkdocs.yml", "docs", "data", "hooks", "snippets")
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    return load(ROOT / "data")
+
+
+@dataclass
+class Build:
+    root: Path
+    returncode: int
+    output: str
+    site: Path
+
+    def page(self, rel: str) -> BeautifulSoup:
+        return BeautifulSoup((self.site / rel).read_text(encoding="utf-8"), "html.parser")
+
+
+def copy_site(dest: Path) -> Path:
+    """Copy what a build reads (config, pages, data, hooks) into `dest`."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for part in SITE_PARTS:
+        src = ROOT / part
+        if src.is_dir():
+            shutil.copytree(src, dest / part)
+        else:
+            shutil.copy2(src, dest / part)
+    return dest
+
+
+def run_build(root: Path, *extra: str) -> Build:
+    """`mkdocs build --strict` in `root`, as CI runs it."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SOURCE_DATE_EPOCH": "1700000000"}
+    env.pop("SERVING_DATA_DIR", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", "site", *extra],
+        cwd=root, env=env, capture_output=True, text=True, timeout=600,
+    )
+    return Build(root, proc.returncode, proc.stdout + proc.stderr, root / "site")
+
+
+@pytest.fixture
+def site_copy(tmp_path: Path) -> Path:
+    """A fresh copy of the site sources, to modify and build."""
+    return copy_site(tmp_path / "copy")
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The site as built from the repository: `$SERVING_SITE_DIR` if nox built it already, else built here."""
+    given = os.environ.get("SERVING_SITE_DIR")
+    if given and (ROOT / given / "index.html").is_file():
+        return Build(ROOT, 0, "", ROOT / given)
+    root = copy_site(tmp_path_factory.mktemp("built") / "copy")
+    b = run_build(root)
+    assert b.returncode == 0, b.output
+    return b
+
+
+def figures(soup: BeautifulSoup) -> dict[str, Tag]:
+    """Every computed figure on a page, by name."""
+    return {el["data-name"]: el for el in soup.select("span.sa-fig")}
+
+
+def value(soup: BeautifulSoup, name: str) -> float:
+    found = figures(soup)
+    assert name in found, f"no figure {name!r} on the page; have {sorted(found)[:20]}..."
+    return float(found[name]["data-value"])
+
+
+def text(soup: BeautifulSoup, name: str) -> str:
+    return figures(soup)[name].get_text()
+
+
+Mutator = Callable[[Path], None]

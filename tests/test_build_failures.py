@@ -1,0 +1,109 @@
+"""Builds of modified copies of the site: data changes move figures; faults stop the build, saying where."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .conftest import figures, run_build
+
+pytestmark = pytest.mark.build
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_figures_follow_the_data(site_copy: Path, built) -> None:
+    before = {n: float(e["data-value"]) for n, e in figures(built.page("interconnect/index.html")).items()}
+    # Hold back 15 % instead of 12.5 %, and give the H100 3.0 TB/s of HBM instead of 3.35.
+    _edit(site_copy / "data/assumptions.yaml", "value: {value: 12.5, unit: \"%\"}", "value: {value: 15, unit: \"%\"}")
+    _edit(site_copy / "data/accelerators.yaml", "{value: 3.35, unit: TB/s, direction: shared}",
+          "{value: 3.0, unit: TB/s, direction: shared}")
+    b = run_build(site_copy)
+    assert b.returncode == 0, b.output
+    after = {n: float(e["data-value"]) for n, e in figures(b.page("interconnect/index.html")).items()}
+    assert set(after) == set(before)
+
+    # independently: usable = 80 x 0.85 = 68 GB; 810/68 = 11.91 -> 12; 405/68 = 5.96 -> 6; 70/68 -> 2 GPUs
+    assert after["gpu_usable"] == pytest.approx(68)
+    assert after["m405_fp16.gpus_exact_usable"] == pytest.approx(810 / 68)
+    assert after["m405_int8.gpus_exact_usable"] == pytest.approx(405 / 68)
+    assert after["sizing[Llama 3.1 70B INT8][GPUs with headroom]"] == 2
+    assert after["hbm"] == pytest.approx(3.0)
+    assert after["hbm_over_nvlink"] == pytest.approx(3000 / 450)
+    assert after["cliff[HBM3 on NVIDIA H100 SXM][One way]"] == pytest.approx(3000)
+
+    changed = {n for n in before if before[n] != pytest.approx(after[n])}
+    depends_on_reserve = {n for n in before if "usable" in n or n in {"reserve", "worked.reserve"}}
+    depends_on_hbm = {n for n in before if n.startswith(("hbm_over", "cliff[HBM")) or n == "hbm"}
+    # every figure derived from the two edited rows moved...
+    assert {"gpu_usable", "worked.gpu_usable", "reserve", "worked.reserve", "fp16_cap_usable",
+            "hbm", "hbm_over_nvlink", "hbm_over_gen4", "hbm_over_nvlink_summed",
+            "sizing[Llama 3.1 70B INT8][GPUs with headroom]"} <= changed
+    assert {n for n in depends_on_reserve | depends_on_hbm if "gpus_exact_usable" in n or n.startswith("hbm")} <= changed
+    # ...and nothing that does not depend on them did
+    unaffected = {"m405_fp16.weight", "nvlink", "gen4", "gen5", "network", "m405_fp16.gpus_weights", "fp16_cap"}
+    assert not (changed & unaffected)
+
+
+def test_a_data_error_stops_the_build(site_copy: Path) -> None:
+    _edit(site_copy / "data/accelerators.yaml", "{value: 3.35, unit: TB/s, direction: shared}", "{value: 3.35, unit: TB/s}")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    assert "data/accelerators.yaml: entry 'h100-sxm': field 'memory_bandwidth.direction': Field required" in b.output
+    assert not (b.site / "interconnect/index.html").exists()
+
+
+def test_a_raising_block_stops_the_build(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    _edit(page, "print(cliff_table(load()))", "print(cliff_table(load()))\nraise RuntimeError('boom in a block')")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    assert "boom in a block" in b.output
+    assert "docs/interconnect.md: a Python block raised" in b.output
+
+
+def test_an_unknown_inline_name_stops_the_build(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    _edit(page, "carries {{ gpu_memory }}.", "carries {{ gpu_memroy }}.")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = next(i for i, l in enumerate(page.read_text().splitlines(), 1) if "gpu_memroy" in l)
+    assert f"docs/interconnect.md:{line}: unknown name in {{{{ gpu_memroy }}}}" in b.output
+
+
+def test_a_failing_expression_stops_the_build(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    _edit(page, "carries {{ gpu_memory }}.", "carries {{ gpu_memory.nonexistent }}.")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    assert "docs/interconnect.md:" in b.output and "AttributeError" in b.output
+
+
+def test_a_bare_number_is_refused(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    _edit(page, "carries {{ gpu_memory }}.", "carries {{ gpu_memory.value }}.")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    assert "gave a float, not a Figure" in b.output
+
+
+def test_code_is_left_alone(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    page.write_text(page.read_text() + "\nLiteral `{{ not_a_name }}` in code.\n\n```text\n{{ also_not }}\n```\n")
+    b = run_build(site_copy)
+    assert b.returncode == 0, b.output
+    html = (b.site / "interconnect/index.html").read_text()
+    assert "{{ not_a_name }}" in html and "{{ also_not }}" in html
+
+
+def test_a_broken_link_stops_the_build(site_copy: Path) -> None:
+    page = site_copy / "docs/index.md"
+    page.write_text(page.read_text() + "\nSee [the missing page](missing.md) and [a lost anchor](interconnect.md#nowhere).\n")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    assert "missing.md" in b.output

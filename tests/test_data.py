@@ -1,0 +1,140 @@
+"""Validation of data/: every bad edit is refused with file, entry and field named."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from snippets.data import FILES, DataError, iter_sources, load
+from snippets.units import Direction
+
+from .conftest import ROOT
+
+
+def test_repository_data_is_valid(catalog) -> None:
+    assert {"a100-80gb-sxm", "h100-sxm"} <= set(catalog.accelerators)
+    assert {"llama-3.1-70b", "llama-3.1-405b"} <= set(catalog.models)
+    assert {"fp16", "bf16", "fp8", "int8", "int4"} <= set(catalog.precisions)
+    assert catalog.accelerators["h100-sxm"].memory.bytes == 80e9
+    assert catalog.accelerators["h100-sxm"].memory_bandwidth.bandwidth.direction is Direction.SHARED
+    assert catalog.precisions["int4"].width.bytes == 0.5
+    assert catalog.assumptions["runtime-reserve"].value.fraction == 0.125
+
+
+def test_every_entry_has_a_dated_https_source(catalog) -> None:
+    seen = {(f, e) for f, e, _ in iter_sources(catalog)}
+    for name in FILES:
+        for entry_id in getattr(catalog, name):
+            assert (name, entry_id) in seen
+    for _, _, src in iter_sources(catalog):
+        assert src.url.startswith("https://") and src.read.year >= 2024
+
+
+Edit = Callable[[dict[str, Any]], None]
+
+
+def broken(tmp_path: Path, file: str, edit: Edit) -> str:
+    """Copy data/, apply `edit` to one file's parsed YAML, load, and return the error message."""
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    path = data / f"{file}.yaml"
+    doc = yaml.safe_load(path.read_text())
+    edit(doc)
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    with pytest.raises(DataError) as info:
+        load(data)
+    return str(info.value)
+
+
+def _walk(doc: Any, path: str) -> tuple[Any, Any]:
+    """Follow a /-separated path (entry ids contain dots); numeric parts index lists."""
+    *head, last = path.split("/")
+    for key in head:
+        doc = doc[int(key)] if isinstance(doc, list) else doc[key]
+    return doc, int(last) if isinstance(doc, list) else last
+
+
+def _set(path: str, value: Any) -> Edit:
+    def edit(doc: dict[str, Any]) -> None:
+        node, last = _walk(doc, path)
+        node[last] = value
+    return edit
+
+
+def _del(path: str) -> Edit:
+    def edit(doc: dict[str, Any]) -> None:
+        node, last = _walk(doc, path)
+        del node[last]
+    return edit
+
+
+CASES = [
+    # (case, file, edit, expected fragments)
+    ("wrong type", "accelerators", _set("h100-sxm/memory/value", "eighty"),
+     ["data/accelerators.yaml", "entry 'h100-sxm'", "field 'memory.value'", "valid number"]),
+    ("missing field", "accelerators", _del("h100-sxm/memory_type"),
+     ["entry 'h100-sxm'", "field 'memory_type'", "Field required"]),
+    ("unknown key", "models", _set("llama-3.1-405b/architecture/colour", "green"),
+     ["data/models.yaml", "entry 'llama-3.1-405b'", "field 'architecture.colour'", "Extra inputs"]),
+    ("unknown reference", "accelerators", _set("h100-sxm/host_link", "pcie-gen9"),
+     ["entry 'h100-sxm'", "field 'host_link'", "unknown interconnect 'pcie-gen9'"]),
+    ("reference of the wrong kind", "accelerators", _set("h100-sxm/host_link", "nvlink-4"),
+     ["field 'host_link'", "'nvlink-4' is a nvlink, expected a pcie"]),
+    ("unknown node reference", "interconnects", _set("hgx-h100-8/accelerator", "h900"),
+     ["data/interconnects.yaml", "entry 'hgx-h100-8'", "field 'accelerator'", "unknown accelerator 'h900'"]),
+    ("zero quantity", "accelerators", _set("h100-sxm/memory/value", 0),
+     ["field 'memory.value'", "greater than 0"]),
+    ("negative quantity", "interconnects", _set("nvlink-4/per_link/value", -25),
+     ["data/interconnects.yaml", "entry 'nvlink-4'", "field 'per_link.value'", "greater than 0"]),
+    ("negative transfer rate", "interconnects", _set("pcie-gen4/transfer_rate/value", -16),
+     ["entry 'pcie-gen4'", "field 'transfer_rate.value'"]),
+    ("bandwidth without a direction", "accelerators", _del("h100-sxm/memory_bandwidth/direction"),
+     ["entry 'h100-sxm'", "field 'memory_bandwidth.direction'", "Field required"]),
+    ("unknown direction", "interconnects", _set("infiniband-ndr/port/direction", "bidirectional"),
+     ["entry 'infiniband-ndr'", "field 'port.direction'"]),
+    ("unknown unit", "accelerators", _set("h100-sxm/memory/unit", "gigs"),
+     ["field 'memory.unit'", "'GB'"]),
+    ("missing source", "precisions", _set("fp8/sources", []),
+     ["data/precisions.yaml", "entry 'fp8'", "field 'sources'"]),
+    ("undated source", "models", _del("llama-3.1-70b/sources/0/read"),
+     ["entry 'llama-3.1-70b'", "field 'sources.0.read'", "Field required"]),
+    ("datasheet disagrees with links x rate", "accelerators", _set("h100-sxm/scale_up/bandwidth/value", 800),
+     ["entry 'h100-sxm'", "field 'scale_up.bandwidth'", "disagrees"]),
+    ("percent out of range", "assumptions", _set("runtime-reserve/value/value", 120),
+     ["data/assumptions.yaml", "entry 'runtime-reserve'", "field 'value.value'"]),
+]
+
+
+@pytest.mark.parametrize(("case", "file", "edit", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_bad_data_is_refused_naming_file_entry_field(
+    tmp_path: Path, case: str, file: str, edit: Edit, expected: list[str]
+) -> None:
+    message = broken(tmp_path, file, edit)
+    for fragment in expected:
+        assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
+
+
+def test_duplicate_entry_ids_are_refused(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    path = data / "precisions.yaml"
+    text = path.read_text()
+    fp8 = text[text.index("fp8:"):text.index("int8:")]
+    path.write_text(text + "\n" + fp8)
+    with pytest.raises(DataError, match=r"data/precisions.yaml: not valid YAML: duplicate key 'fp8'"):
+        load(data)
+
+
+def test_loader_rereads_changed_files(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    assert load(data).accelerators["h100-sxm"].memory.value == 80
+    path = data / "accelerators.yaml"
+    path.write_text(path.read_text().replace("memory: {value: 80, unit: GB}\n  memory_type: HBM3",
+                                             "memory: {value: 96, unit: GB}\n  memory_type: HBM3"))
+    assert load(data).accelerators["h100-sxm"].memory.value == 96

@@ -1,0 +1,105 @@
+"""The built site, read back with an HTML parser: the figures the page shows are the right ones."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import Build, figures, text, value
+
+
+@pytest.fixture(scope="module")
+def page(built: Build):
+    return built.page("interconnect/index.html")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected", "shown"),
+    [
+        ("m70_fp16.weight", 140, "140 GB"),
+        ("m405_fp16.weight", 810, "810 GB"),
+        ("m405_int8.weight", 405, "405 GB"),
+        ("gpu_usable", 70, "70 GB"),
+        ("m405_fp16.gpus_exact", 10.125, "10.1"),
+        ("m405_fp16.gpus_weights", 11, "11"),
+        ("m405_fp16.gpus_exact_usable", 810 / 70, "11.6"),
+        ("m405_fp16.gpus", 12, "12"),
+        ("m405_int8.gpus_exact_usable", 405 / 70, "5.8"),
+        ("m405_int8.gpus", 6, "6"),
+        ("fp16_cap", 40, "40B"),
+        ("gen4", 16 * 16 * 128 / 130 / 8, "31.5 GB/s"),
+        ("nvlink", 450, "450 GB/s"),
+        ("nvlink_summed", 900, "900 GB/s"),
+        ("nvlink_old_summed", 600, "600 GB/s"),
+    ],
+)
+def test_prose_figures(page, name: str, expected: float, shown: str) -> None:
+    assert value(page, name) == pytest.approx(expected)
+    assert text(page, name) == shown
+
+
+def test_worked_example_steps(page) -> None:
+    assert value(page, "worked.weight") == 810
+    assert value(page, "worked.gpus_exact") == pytest.approx(10.125)
+    assert value(page, "worked.gpus_weights") == 11
+    assert value(page, "worked.gpu_usable") == 70
+    assert value(page, "worked.gpus") == 12
+    assert value(page, "worked.nodes") == 2
+
+
+def test_sizing_table(page) -> None:
+    expect = {
+        "Llama 3.1 70B FP16": (140, 2, 2, "Yes"),
+        "Llama 3.1 70B INT8": (70, 1, 1, "Yes: a single GPU"),
+        "Llama 3.1 405B FP16": (810, 11, 12, "No: spans nodes"),
+        "Llama 3.1 405B INT8": (405, 6, 6, "Yes"),
+    }
+    table = next(t for t in page.select("table") if "GPUs with headroom" in t.get_text())
+    rows = {tr.find("td").get_text(): tr for tr in table.select("tbody tr")}
+    assert set(rows) == set(expect)
+    for label, (gb, weights_only, headroom, verdict) in expect.items():
+        assert value(page, f"sizing[{label}][Weights]") == gb
+        assert value(page, f"sizing[{label}][GPUs, weights only]") == weights_only
+        assert value(page, f"sizing[{label}][GPUs with headroom]") == headroom
+        assert rows[label].find_all("td")[-1].get_text() == verdict
+
+
+def test_bandwidth_cliff_is_one_basis_and_ordered(page) -> None:
+    figs = figures(page)
+    cells = {n: f for n, f in figs.items() if n.startswith("cliff[") and n.endswith("[One way]")}
+    assert {f["data-basis"] for f in cells.values()} == {"per direction"}
+    one_way = [float(f["data-value"]) for f in cells.values()]
+    assert one_way[0] == pytest.approx(3350)  # HBM3 on H100 SXM
+    assert one_way[1] == pytest.approx(450)  # NVLink 4
+    ratios = [float(f["data-value"]) for n, f in figs.items() if n.startswith("cliff[") and "times faster" in n]
+    assert ratios[0] == 1 and ratios[1] == pytest.approx(3350 / 450)
+    assert value(page, "hbm_over_gen4") == pytest.approx(3350 / 31.5077, rel=1e-3)
+
+
+def test_claims_are_marked_and_hold(page) -> None:
+    claims = page.select("span.sa-claim")
+    assert len(claims) >= 8
+    for c in claims:
+        assert c["title"].startswith("Checked at build time")
+
+
+def test_quiz_answers_are_folded(page) -> None:
+    details = page.select("details")
+    answers = [d for d in details if "Answers" in d.find("summary").get_text()]
+    assert len(answers) == 1 and not answers[0].has_attr("open")
+    assert len(answers[0].select("ol > li")) == 5
+    assert "810 GB" in answers[0].get_text()
+
+
+def test_numbers_json_lists_every_inline_figure(built: Build, page) -> None:
+    data = json.loads((built.site / "numbers.json").read_text())
+    inline = {f["name"]: f for f in data["interconnect.md"]["figures"]}
+    assert inline["m405_fp16.weight"]["value"] == 810 and inline["m405_fp16.weight"]["unit"] == "GB"
+    assert all(c["holds"] for c in data["interconnect.md"]["claims"])
+
+
+def test_home_page_says_how_numbers_are_made(built: Build) -> None:
+    home = built.page("index.html")
+    assert "How the numbers on this site are made" in home.get_text()
+    assert value(home, "gb") == 1e9 and value(home, "gib") == 2**30
