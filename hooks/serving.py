@@ -17,7 +17,7 @@ from typing import Any
 
 from mkdocs.exceptions import PluginError
 
-from snippets import site
+from snippets import drift, site
 from snippets.data import DATA_DIR_ENV, DataError, load
 
 _catcher = site.ExecWarningCatcher()
@@ -50,6 +50,11 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     # the whole source, front matter included, so reported line numbers match the file
     state = site.begin_page(page.file.src_uri, page.file.content_string, page.meta.get("model"))
     _pages[page.file.src_uri] = state
+    for lit in drift.typed_quantities(page.file.content_string):
+        state.errors.append(
+            f"docs/{state.src}:{lit.line}: hand-typed quantity {lit.token!r} in prose: \"{lit.context}\". "
+            "Compute it with {{ ... }}, or if it is a name, add it to snippets/allowed_names.txt"
+        )
     return markdown
 
 

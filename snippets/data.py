@@ -248,12 +248,29 @@ class Model(_Strict):
     sources: Sources
 
 
+class BlockScale(_Strict):
+    """A scale stored once per group of weights (4-bit formats): its cost is spread over the group."""
+
+    group_size: PositiveInt
+    """Weights that share one scale."""
+    scale_width: Bits
+    """Storage width of one scale (FP16: 16 bit, E8M0: 8 bit)."""
+
+
 class Precision(_Strict):
     name: str
     kind: Literal["float", "int"]
     width: Bits
     """Storage width of one weight, before any per-group scales."""
+    block_scale: BlockScale | None = None
+    """Per-group scale, for formats that need one; None when scales are per tensor or per channel (negligible)."""
     sources: Sources
+
+    @property
+    def bits_per_param(self) -> float:
+        """Effective storage bits per weight, counting the per-group scale: INT4 with an FP16 scale per 128 is 4.125."""
+        extra = 0.0 if self.block_scale is None else self.block_scale.scale_width.value / self.block_scale.group_size
+        return self.width.value + extra
 
 
 class Assumption(_Strict):

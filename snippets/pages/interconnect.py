@@ -25,6 +25,25 @@ MODELS = ("llama-3.1-70b", "llama-3.1-405b")
 PRECISIONS = ("fp16", "int8")
 ORDER_OF_MAGNITUDE = 10.0
 
+SOURCES = (
+    ("accelerators", "h100-sxm"),
+    ("accelerators", "a100-80gb-sxm"),
+    ("interconnects", "nvlink-4"),
+    ("interconnects", "nvlink-3"),
+    ("interconnects", "nvswitch-gen3"),
+    ("interconnects", "pcie-gen4"),
+    ("interconnects", "pcie-gen5"),
+    ("interconnects", "infiniband-ndr"),
+    ("interconnects", "hgx-h100-8"),
+    ("interconnects", "hgx-a100-8"),
+    ("models", "llama-3.1-70b"),
+    ("models", "llama-3.1-405b"),
+    ("precisions", "fp16"),
+    ("precisions", "int8"),
+    ("assumptions", "runtime-reserve"),
+)
+"""The data entries this page's figures are computed from."""
+
 
 def pcie_x16(cat: Catalog, pcie_id: str, lanes: int = 16) -> Bandwidth:
     """Per-direction bandwidth of a PCIe generation at `lanes` lanes, derived from the spec's parts."""
