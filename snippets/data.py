@@ -108,6 +108,15 @@ class Percent(_Strict):
         return self.value / 100
 
 
+class Tokens(_Strict):
+    value: PositiveFloat
+    unit: Literal["tokens"]
+
+    @property
+    def count(self) -> float:
+        return self.value
+
+
 class Duration(_Strict):
     value: PositiveFloat
     unit: _unit_field(TIME_UNITS)  # type: ignore[valid-type]
@@ -275,7 +284,7 @@ class Precision(_Strict):
 
 class Assumption(_Strict):
     name: str
-    value: Percent
+    value: Percent | Tokens | Count
     range: tuple[PositiveFloat, PositiveFloat]
     """Low and high of the range the sources give, in the unit of `value`."""
     rationale: str
