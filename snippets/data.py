@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
 from snippets.units import (
     BANDWIDTH_UNITS,
@@ -108,12 +108,28 @@ class Percent(_Strict):
         return self.value / 100
 
 
-class Tokens(_Strict):
+class AssumedValue(_Strict):
+    """An assumption's value: a percentage, a token count or a plain count."""
+
     value: PositiveFloat
-    unit: Literal["tokens"]
+    unit: Literal["%", "tokens", "count"]
+
+    @model_validator(mode="after")
+    def _percent_below_100(self) -> AssumedValue:
+        if self.unit == "%" and self.value >= 100:
+            raise ValueError("a percentage must be below 100")
+        return self
+
+    @property
+    def fraction(self) -> float:
+        if self.unit != "%":
+            raise TypeError(f"not a percentage: {self.value} {self.unit}")
+        return self.value / 100
 
     @property
     def count(self) -> float:
+        if self.unit == "%":
+            raise TypeError(f"not a count: {self.value} %")
         return self.value
 
 
@@ -284,7 +300,7 @@ class Precision(_Strict):
 
 class Assumption(_Strict):
     name: str
-    value: Percent | Tokens | Count
+    value: AssumedValue
     range: tuple[PositiveFloat, PositiveFloat]
     """Low and high of the range the sources give, in the unit of `value`."""
     rationale: str
