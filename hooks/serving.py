@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,21 @@ _catcher = site.ExecWarningCatcher()
 _pages: dict[str, site.PageState] = {}
 
 
+def _source_date_epoch(root: Path) -> None:
+    """Date the build by the last commit unless SOURCE_DATE_EPOCH is set: same commit, same bytes."""
+    if os.environ.get("SOURCE_DATE_EPOCH"):
+        return
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=root, capture_output=True,
+                             text=True, check=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return
+    if out.isdigit():
+        os.environ["SOURCE_DATE_EPOCH"] = out
+
+
 def on_config(config: Any) -> Any:
+    _source_date_epoch(Path(config.config_file_path).resolve().parent)
     data_dir = Path(config.config_file_path).resolve().parent / "data"
     os.environ[DATA_DIR_ENV] = str(data_dir)
     try:
@@ -64,8 +79,13 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
         first = record.getMessage().strip().splitlines()[0]
         state.errors.append(f"docs/{state.src}: a Python block raised ({first}); see the block's output above")
     _catcher.records.clear()
+    figures, claims, problems = site.collect(html)
+    state.errors.extend(f"docs/{state.src}: {p}" for p in problems)
     if state.errors:
         raise PluginError("\n".join(state.errors))
+    state.figures = figures
+    # keep the processor's record of each claim (it knows the basis), in page order
+    state.claims = [c for c in state.claims if any(c["claim"] == h["claim"] for h in claims)]
     return html
 
 

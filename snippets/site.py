@@ -205,15 +205,46 @@ def reset_markdown_exec() -> None:
     mx_python._code_blocks.clear()
 
 
+def collect(html_text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    """Read a page's rendered content: its figures, its claims, and any sign of broken output.
+
+    Figures are every `span.sa-fig` (inline values and table cells alike), one per name; a name
+    shown twice with two values is itself a problem. Broken output is a traceback, an error block
+    left by a raising exec block, or a `{{`/`}}` that was never evaluated, outside code.
+    """
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html_text, "html.parser")
+    problems: list[str] = []
+    figs: dict[str, dict[str, Any]] = {}
+    for el in soup.select("span.sa-fig"):
+        name = str(el["data-name"])
+        fig = {"name": name, "value": float(str(el["data-value"])), "unit": str(el["data-unit"]),
+               "text": el.get_text()}
+        if not fig["text"].strip():
+            problems.append(f"figure {name!r} renders empty")
+        seen = figs.setdefault(name, fig)
+        if seen != fig:
+            problems.append(f"figure {name!r} is shown with two values: {seen['text']!r} and {fig['text']!r}")
+    claims = [
+        {"claim": str(el["data-claim"]), "words": " ".join(el.get_text().split())}
+        for el in soup.select("span.sa-claim")
+    ]
+    for code in soup.select("pre, code"):
+        if "Traceback (most recent call last)" in code.get_text():
+            problems.append("a traceback is published in a code block")
+        code.decompose()
+    prose = soup.get_text(" ")
+    for marker in ("{{", "}}", "Traceback (most recent call last)", 'exec="on"'):
+        if marker in prose:
+            idx = prose.index(marker)
+            problems.append(f"unrendered {marker!r} in the page: ...{' '.join(prose[max(0, idx - 40):idx + 40].split())}...")
+    return sorted(figs.values(), key=lambda f: f["name"]), claims, problems
+
+
 def numbers_json(pages: dict[str, PageState]) -> str:
-    """Every computed figure and claim on the site, by page, as stable JSON."""
-    out = {
-        src: {
-            "figures": st.figures,
-            "claims": st.claims,
-        }
-        for src, st in sorted(pages.items())
-    }
+    """Every computed figure and checked claim on the site, by page, as stable JSON."""
+    out = {src: {"figures": st.figures, "claims": st.claims} for src, st in sorted(pages.items())}
     return json.dumps(out, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 

@@ -110,7 +110,7 @@ class Tier:
 
 
 def tiers(cat: Catalog, node_id: str = NODE) -> list[Tier]:
-    """HBM, NVLink, PCIe (both recent generations) and the network of a node, one way each."""
+    """HBM, NVLink, the GPU's PCIe host link and the network of a node, one way each."""
     node = cat.interconnect(node_id, Node)
     acc = cat.accelerators[node.accelerator]
     nic = cat.interconnect(node.nic, Network)
@@ -125,13 +125,9 @@ def tiers(cat: Catalog, node_id: str = NODE) -> list[Tier]:
         bw = acc.scale_up.bandwidth
         out.append(Tier("NVLink", f"{link.name}, {link.links_per_gpu} links per GPU", nvlink_of(cat, acc),
                         f"{fmt.number(bw.value)} {bw.unit}, {bw.direction.label}"))
-    for pid in sorted(cat.of_kind(PCIe), key=lambda k: -cat.interconnect(k, PCIe).generation):
-        p = cat.interconnect(pid, PCIe)
-        if p.generation > host.generation or p.generation < host.generation - 1:
-            continue
-        out.append(Tier("PCIe", f"{p.name} x{acc.host_link_lanes}", pcie_x16(cat, pid, acc.host_link_lanes),
-                        f"derived: {fmt.number(p.transfer_rate.value)} {p.transfer_rate.unit} x "
-                        f"{acc.host_link_lanes} lanes x {p.encoding.payload_bits}/{p.encoding.line_bits}"))
+    out.append(Tier("PCIe", f"{host.name} x{acc.host_link_lanes}", pcie_x16(cat, acc.host_link, acc.host_link_lanes),
+                    f"derived: {fmt.number(host.transfer_rate.value)} {host.transfer_rate.unit} × "
+                    f"{acc.host_link_lanes} lanes × {host.encoding.payload_bits}/{host.encoding.line_bits}"))
     nic_bw = nic.port.bandwidth.one_way() * node.nics_per_gpu
     out.append(Tier("Network", f"{nic.name}, {fmt.number(node.nics_per_gpu)} port per GPU", nic_bw,
                     f"{fmt.number(nic.port.value)} {nic.port.unit} per port, {nic.port.direction.label}"))
@@ -233,7 +229,8 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     usable = usable_bytes(acc.memory.bytes, reserve.value.fraction)
     rows = {f"m{m.split('-')[-1][:-1]}_{p}": _row(cat, m, p) for m in MODELS for p in PRECISIONS}
 
-    ts = {t.tier + (t.link.split()[1] if t.tier == "PCIe" else ""): t for t in tiers(cat)}
+    tier_list = tiers(cat)
+    ts = {t.tier: t for t in tier_list}
     hbm = acc.memory_bandwidth.bandwidth.one_way()
     hbm_old = old.memory_bandwidth.bandwidth.one_way()
     nvl, nvl_old = nvlink_of(cat, acc), nvlink_of(cat, old)
@@ -300,8 +297,9 @@ def namespace(cat: Catalog) -> dict[str, Any]:
             50 <= hbm_over_gen4 < 200, f"HBM ÷ PCIe Gen4 x16 one way = {hbm_over_gen4:.0f}"),
         "network_below_nvlink": fmt.claim(net.ratio(nvl) < 1, f"network {net.in_unit('GB/s'):.0f} GB/s < NVLink "
                                           f"{nvl.in_unit('GB/s'):.0f} GB/s one way"),
-        "hbm_gt_nvlink_gt_pcie": fmt.claim(
-            hbm.bytes_per_s > nvl.bytes_per_s > gen5.bytes_per_s > gen4.bytes_per_s, "ordering of one-way figures"),
+        "tiers_descend": fmt.claim(
+            all(a.one_way.bytes_per_s > b.one_way.bytes_per_s for a, b in zip(tier_list, tier_list[1:])),
+            " > ".join(f"{t.tier} {t.one_way.in_unit('GB/s'):,.0f} GB/s" for t in tier_list) + " (one way)"),
         "int8_halves_gpus": fmt.claim(
             rows["m405_int8"].sizing.gpus_with_headroom * 2 <= rows["m405_fp16"].sizing.gpus_with_headroom,
             f"{rows['m405_int8'].sizing.gpus_with_headroom} GPUs in INT8 against "
