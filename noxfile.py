@@ -3,6 +3,7 @@
 - build: strict build of the site into site/
 - serve: strict build, then live preview at http://127.0.0.1:8000 (reloads on docs/, data/, snippets/, hooks/)
 - tests: everything CI runs: the strict build, then the whole pytest suite
+- snapshot: accept an intended change of computed figures (rewrites tests/__snapshots__/)
 """
 
 from __future__ import annotations
@@ -62,3 +63,12 @@ def tests(session: nox.Session) -> None:
     env = _env()
     session.run("mkdocs", "build", "--strict", "--clean", "-d", SITE_DIR, env=env)
     session.run("pytest", "-n", "2", *session.posargs, env={**env, "SERVING_SITE_DIR": SITE_DIR})
+
+
+@nox.session
+def snapshot(session: nox.Session) -> None:
+    """Accept the figures of the current build as the new snapshot (review the diff before committing)."""
+    _install(session, "test")
+    env = _env()
+    session.run("mkdocs", "build", "--strict", "--clean", "-d", SITE_DIR, env=env)
+    session.run("pytest", "tests/test_snapshot.py", "--snapshot-update", env={**env, "SERVING_SITE_DIR": SITE_DIR})

@@ -1,0 +1,152 @@
+"""Drift guards: each fault injected into a copy of the site is caught, naming the place."""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from snippets import site
+from snippets.drift import prose, typed_quantities
+
+from .conftest import ROOT, Build, run_build
+
+# ---------------------------------------------------------------- the prose check, in isolation
+
+
+def test_prose_drops_code_blocks_values_and_markup() -> None:
+    md = (
+        "---\nmodel: x\n---\n# Title\n\nNeeds {{ m.gpus }} GPUs and `80 GB` in code.\n\n"
+        '```python exec="on"\nprint(810)\n```\n\n'
+        "1. A [link](page.md#s2) to <span data-x=\"9\">here</span>.\n"
+    )
+    text = prose(md)
+    assert "810" not in text and "80 GB" not in text and "m.gpus" not in text and "s2" not in text
+    assert text.count("\n") == md.count("\n")  # line numbers survive
+    assert typed_quantities(md) == []
+
+
+def test_typed_quantities_are_found_with_their_line() -> None:
+    md = "Intro.\n\nA card holds 80 GB, and an 8-GPU node is common.\n"
+    found = typed_quantities(md)
+    assert [(f.line, f.token) for f in found] == [(3, "80"), (3, "8-GPU")]
+
+
+def test_names_on_the_allowlist_pass_but_quantities_beside_them_do_not() -> None:
+    assert typed_quantities("FP16 on an H100 over PCIe 5.0 x16 and NVLink 4, Llama 3.1.\n") == []
+    assert [f.token for f in typed_quantities("Llama 3.1 405B in FP16.\n")] == ["405B"]
+    assert [f.token for f in typed_quantities("HBM3e at 4.8 TB/s.\n")] == ["4.8"]
+
+
+# ---------------------------------------------------------------- faults injected into builds
+
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def _line(path: Path, needle: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+@pytest.mark.build
+def test_a_typed_quantity_in_prose_fails_the_build(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    _edit(page, "and the network {{ network }} per GPU plus latency",
+          "and the network 50 GB/s per GPU plus latency")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = _line(page, "network 50 GB/s per GPU")
+    assert f"docs/interconnect.md:{line}: hand-typed quantity '50' in prose" in b.output
+
+
+@pytest.mark.build
+def test_a_claim_made_false_by_data_fails_the_build(site_copy: Path) -> None:
+    # An H100 with 141 GB: 405B FP16 then needs ceil(810 / 123.4) = 7 GPUs and fits one node,
+    # and 70B FP16 (140 GB) no longer exceeds one card. Both sentences must stop the build.
+    _edit(site_copy / "data/accelerators.yaml", "memory: {value: 80, unit: GB}\n  memory_type: HBM3",
+          "memory: {value: 141, unit: GB}\n  memory_type: HBM3")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    page = site_copy / "docs/interconnect.md"
+    line = _line(page, "{{ claim m405_fp16.spans_nodes }}")
+    assert f"docs/interconnect.md:{line}: claim 'm405_fp16.spans_nodes' no longer holds" in b.output
+    assert "7 GPUs needed, 8 GPUs per node" in b.output
+    assert "claim 'fp16_70b_exceeds_card' no longer holds" in b.output
+
+
+@pytest.mark.build
+def test_a_figure_changed_by_data_shows_in_the_snapshot_diff(site_copy: Path) -> None:
+    _edit(site_copy / "data/assumptions.yaml", 'value: {value: 12.5, unit: "%"}', 'value: {value: 15, unit: "%"}')
+    b = run_build(site_copy)
+    assert b.returncode == 0, b.output
+    env = {**os.environ, "SERVING_SITE_DIR": str(b.site)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q",
+         str(ROOT / "tests/test_snapshot.py")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert '-   "interconnect.md :: gpu_usable": "70 GB",' in out
+    assert '+   "interconnect.md :: gpu_usable": "68 GB",' in out
+    assert '+   "interconnect.md :: reserve": "15 %",' in out
+
+
+@pytest.mark.build
+def test_a_link_to_a_missing_anchor_fails_the_build(site_copy: Path) -> None:
+    page = site_copy / "docs/index.md"
+    page.write_text(page.read_text() + "\nSee [the cliff](interconnect.md#no-such-section).\n")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    assert "no-such-section" in b.output and "index.md" in b.output
+
+
+@pytest.mark.build
+def test_unrendered_braces_fail_the_build(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    _edit(page, "carries {{ gpu_memory }}.", "carries {{ {gpu_memory} }}.")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    assert "docs/interconnect.md: unrendered '{{'" in b.output
+
+
+@pytest.mark.build
+def test_two_builds_are_byte_identical(site_copy: Path, tmp_path: Path) -> None:
+    first = run_build(site_copy)
+    assert first.returncode == 0, first.output
+    kept = tmp_path / "first"
+    first.site.rename(kept)
+    second = run_build(site_copy)
+    assert second.returncode == 0, second.output
+
+    def differences(cmp: filecmp.dircmp[str], prefix: str = "") -> list[str]:
+        out = [prefix + n for n in cmp.left_only + cmp.right_only + cmp.funny_files]
+        _, mismatch, errors = filecmp.cmpfiles(cmp.left, cmp.right, cmp.common_files, shallow=False)
+        out += [prefix + n for n in mismatch + errors]
+        for name, sub in cmp.subdirs.items():
+            out += differences(sub, f"{prefix}{name}/")
+        return out
+
+    assert differences(filecmp.dircmp(kept, second.site)) == []
+    assert (kept / "sitemap.xml").read_bytes() == (second.site / "sitemap.xml").read_bytes()
+
+
+# ---------------------------------------------------------------- the published site is clean
+
+
+def test_no_page_publishes_broken_output(built: Build) -> None:
+    pages = sorted(built.site.rglob("*.html"))
+    assert len(pages) >= 3
+    for path in pages:
+        html = path.read_text(encoding="utf-8")
+        _, _, problems = site.collect(html)
+        assert problems == [], f"{path.relative_to(built.site)}: {problems}"
+        assert "Traceback" not in html, path
