@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import subprocess
@@ -48,10 +49,25 @@ def on_config(config: Any) -> Any:
         raise PluginError(str(exc)) from None
     if not any(isinstance(e, site.ComputedExtension) for e in config.markdown_extensions):
         config.markdown_extensions.append(site.ComputedExtension())
+    _key_notebook_cache(config, Path(config.config_file_path).resolve().parent)
     mx_logger = logging.getLogger("mkdocs.plugins.markdown_exec")
     if _catcher not in mx_logger.handlers:
         mx_logger.addHandler(_catcher)
     return config
+
+
+def _key_notebook_cache(config: Any, root: Path) -> None:
+    """Key mkdocs-jupyter's cache on data/ and snippets/ too: its own key covers only the notebook file."""
+    plugin = config.plugins.get("mkdocs-jupyter")
+    if plugin is None or not plugin.config.get("cache", False):
+        return
+    digest = hashlib.sha256()
+    for part in ("data", "snippets"):
+        for path in sorted((root / part).rglob("*")):
+            if path.is_file() and path.suffix in {".yaml", ".py", ".txt"}:
+                digest.update(path.relative_to(root).as_posix().encode())
+                digest.update(path.read_bytes())
+    plugin.config["cache_dir"] = str(root / ".cache" / "mkdocs-jupyter" / digest.hexdigest()[:16])
 
 
 def on_pre_build(config: Any) -> None:
@@ -65,7 +81,10 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     # the whole source, front matter included, so reported line numbers match the file
     state = site.begin_page(page.file.src_uri, page.file.content_string, page.meta.get("model"))
     _pages[page.file.src_uri] = state
-    for lit in drift.typed_quantities(page.file.content_string):
+    source = page.file.content_string
+    if page.file.src_uri.endswith(".py"):  # a jupytext notebook: its prose is its Markdown cells
+        source = drift.notebook_markdown(source)
+    for lit in drift.typed_quantities(source):
         state.errors.append(
             f"docs/{state.src}:{lit.line}: hand-typed quantity {lit.token!r} in prose: \"{lit.context}\". "
             "Compute it with {{ ... }}, or if it is a name, add it to snippets/allowed_names.txt"

@@ -73,3 +73,18 @@ def typed_quantities(markdown: str) -> list[Literal]:
         for m in _DIGIT_WORD.finditer(stripped):
             found.append(Literal(lineno, m.group(0).strip(".,;:()*_\"'"), line.strip()))
     return found
+
+
+def notebook_markdown(source: str) -> str:
+    """The Markdown cells of a jupytext percent notebook, other lines blanked (line numbers kept)."""
+    out: list[str] = []
+    in_markdown = False
+    for line in source.splitlines():
+        if line.startswith("# %%"):
+            in_markdown = "[markdown]" in line
+            out.append("")
+        elif in_markdown and (line.startswith("# ") or line == "#"):
+            out.append(line[2:])
+        else:
+            out.append("")
+    return "\n".join(out) + "\n"

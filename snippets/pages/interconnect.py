@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from snippets import fmt
+from snippets import charts, fmt
 from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
 from snippets.capacity import max_params, usable_bytes
 from snippets.data import Accelerator, Catalog, Network, Node, NVLink, PCIe
@@ -154,6 +154,40 @@ def cliff_table(cat: Catalog) -> str:
         align="llrlr",
         key=1,
     )
+
+
+def cliff_chart(cat: Catalog) -> str:
+    """The bandwidth cliff on a log axis, one way each, with a caption that says it in words."""
+    ts = tiers(cat)
+    hbm = ts[0].one_way
+    bars_ = [charts.Bar(f"{t.tier}: {t.link}", t.one_way.in_unit("GB/s")) for t in ts]
+    steps = ", ".join(f"{hbm.ratio(t.one_way):.0f}× {t.tier}" if hbm.ratio(t.one_way) >= 20
+                      else f"{hbm.ratio(t.one_way):.1f}× {t.tier}" for t in ts[1:])
+    words = (f"One-way bandwidth per GPU on an {cat.interconnect(NODE, Node).name} node, log scale: "
+             f"HBM at {hbm.in_unit('GB/s'):,.0f} GB/s is {steps}.")
+    svg = charts.log_bars("cliff-chart", bars_, "GB/s, one way (log scale)", "The bandwidth cliff", words)
+    return charts.figure(svg, words)
+
+
+CHART_PRECISIONS = ("fp16", "fp8", "int8", "int4")
+
+
+def gpus_chart(cat: Catalog) -> str:
+    """GPUs needed (with headroom) by model and precision, against the GPUs of one node."""
+    node = cat.interconnect(NODE, Node)
+    bars_: list[charts.Bar] = []
+    parts = []
+    for m in MODELS:
+        for p in CHART_PRECISIONS:
+            s = size_on_node(cat, m, p, NODE, RESERVE)
+            bars_.append(charts.Bar(cat.precisions[p].name, s.gpus_with_headroom, cat.models[m].name))
+            parts.append(f"{cat.models[m].name} {cat.precisions[p].name}: {s.gpus_with_headroom}")
+    acc = cat.accelerators[node.accelerator]
+    words = (f"GPUs of {acc.memory.value:g} {acc.memory.unit} needed with the runtime reserve, by model and "
+             f"precision ({'; '.join(parts)}); the dashed line is one {node.gpus}-GPU node.")
+    svg = charts.grouped_bars("gpus-chart", bars_, "GPUs needed", "GPUs needed by model and precision", words,
+                              line=node.gpus, line_label=f"one node ({node.gpus} GPUs)")
+    return charts.figure(svg, words)
 
 
 def sizing_table(cat: Catalog) -> str:
