@@ -26,6 +26,10 @@ def test_figures_follow_the_data(site_copy: Path, built) -> None:
     b = run_build(site_copy)
     assert b.returncode == 0, b.output
     after = {n: float(e["data-value"]) for n, e in figures(b.page("interconnect/index.html")).items()}
+    # the charts are redrawn from the new data too
+    chart_before = str(built.page("interconnect/index.html").select_one("figure.sa-figure svg"))
+    chart_after = str(b.page("interconnect/index.html").select_one("figure.sa-figure svg"))
+    assert chart_before != chart_after and ">3,000<" in chart_after
     assert set(after) == set(before)
 
     # independently: usable = 80 x 0.85 = 68 GB; 810/68 = 11.91 -> 12; 405/68 = 5.96 -> 6; 70/68 -> 2 GPUs
