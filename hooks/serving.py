@@ -53,6 +53,9 @@ def on_config(config: Any) -> Any:
     mx_logger = logging.getLogger("mkdocs.plugins.markdown_exec")
     if _catcher not in mx_logger.handlers:
         mx_logger.addHandler(_catcher)
+    # markdown-exec logs the block and a traceback through its own internals; the hook reports
+    # each failure itself in two lines (page, line, error, hint) and stops the build
+    mx_logger.propagate = False
     return config
 
 
@@ -94,11 +97,13 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     state = _pages[page.file.src_uri]
+    block_failed = bool(_catcher.records)
     for record in _catcher.records:
-        first = record.getMessage().strip().splitlines()[0]
-        state.errors.append(f"docs/{state.src}: a Python block raised ({first}); see the block's output above")
+        state.errors.append(site.describe_block_failure(state, record.getMessage()))
     _catcher.records.clear()
     figures, claims, problems = site.collect(html)
+    if block_failed:  # the published traceback is that failure again: say it once
+        problems = [p for p in problems if "traceback" not in p.lower()]
     state.errors.extend(f"docs/{state.src}: {p}" for p in problems)
     if state.errors:
         raise PluginError("\n".join(state.errors))

@@ -185,6 +185,28 @@ class ComputedExtension(Extension):
         md.inlinePatterns.register(ValueProcessor(VALUE_RE, md), "sa-value", 185)
 
 
+_EXEC_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})\s*(?:python|py)\b[^\n]*\bexec=\"(?:on|true|1)\"", re.M)
+_BLOCK_FRAME = re.compile(r'File "<code block: n(\d+)>", line (\d+)')
+
+
+def describe_block_failure(state: PageState, log_message: str) -> str:
+    """One actionable line for a raising exec block: page, line of the block, the error, the failing line."""
+    lines = [ln.rstrip() for ln in log_message.splitlines() if ln.strip()]
+    error = next((ln.strip() for ln in reversed(lines) if re.match(r"^\s*\w+(Error|Exception|Exit)\b", ln)),
+                 lines[-1].strip() if lines else "unknown error")
+    where = f"docs/{state.src}"
+    frames = _BLOCK_FRAME.findall(log_message)
+    detail = ""
+    if frames:
+        block_no, line_in_block = (int(x) for x in frames[-1])
+        starts = [state.markdown.count("\n", 0, m.start()) + 1 for m in _EXEC_FENCE.finditer(state.markdown)]
+        if 0 < block_no <= len(starts):
+            where += f":{starts[block_no - 1] + line_in_block}"
+            detail = f" (line {line_in_block} of the block that starts at line {starts[block_no - 1]})"
+    return (f"{where}: a Python block raised {error}{detail}. "
+            "Hint: run the block's code in `python` after `pip install -e .` to see the full traceback")
+
+
 class ExecWarningCatcher(logging.Handler):
     """Collects markdown-exec's warnings (a raising block) so the hook can stop the build on them."""
 
