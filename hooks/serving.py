@@ -46,7 +46,10 @@ def on_config(config: Any) -> Any:
     try:
         load(data_dir)
     except DataError as exc:
-        raise PluginError(str(exc)) from None
+        raise PluginError(
+            f"{exc}\nHint: the fields, units and directions each table accepts are the pydantic models in "
+            "snippets/data.py; run `python -c 'import snippets.data as d; d.load()'` to check data/ alone"
+        ) from None
     if not any(isinstance(e, site.ComputedExtension) for e in config.markdown_extensions):
         config.markdown_extensions.append(site.ComputedExtension())
     _key_notebook_cache(config, Path(config.config_file_path).resolve().parent)
