@@ -1,0 +1,59 @@
+"""Live preview: what `mkdocs serve` watches, and that block state never survives a page or a rebuild."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import ROOT
+
+BLOCK = '''
+```python exec="on" session="shared"
+try:
+    seen += 1
+except NameError:
+    seen = 1
+print(f"block-state-{'fresh' if seen == 1 else 'leaked'}")
+```
+'''
+
+
+def test_serve_watches_data_snippets_and_hooks() -> None:
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506 - !!python tags unused
+    watched = {Path(w).as_posix().rstrip("/") for w in config["watch"]}
+    assert {"data", "snippets", "hooks"} <= watched  # docs/ and mkdocs.yml are watched by mkdocs itself
+    noxfile = (ROOT / "noxfile.py").read_text()
+    assert '"mkdocs", "serve", "--strict"' in noxfile
+
+
+@pytest.mark.build
+def test_block_state_is_fresh_per_page_and_per_rebuild(site_copy: Path) -> None:
+    # the same session name on two pages, and the site built twice in one process, as `serve` does
+    for page in ("index.md", "interconnect.md"):
+        path = site_copy / "docs" / page
+        path.write_text(path.read_text() + BLOCK)
+    script = textwrap.dedent(f"""
+        import os
+        os.environ["NO_MKDOCS_2_WARNING"] = "1"
+        from mkdocs.commands.build import build
+        from mkdocs.config import load_config
+        for run in range(2):
+            cfg = load_config(config_file={str(site_copy / "mkdocs.yml")!r}, site_dir={str(site_copy / "site")!r})
+            build(cfg)
+            for page in ("index.html", "interconnect/index.html"):
+                html = open(os.path.join({str(site_copy / "site")!r}, page)).read()
+                print(run, page, "fresh" if "block-state-fresh" in html else
+                      "leaked" if "block-state-leaked" in html else "missing")
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=site_copy, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [ln for ln in proc.stdout.splitlines() if ln[:1] in "01"]
+    assert lines == [
+        "0 index.html fresh", "0 interconnect/index.html fresh",
+        "1 index.html fresh", "1 interconnect/index.html fresh",
+    ]
