@@ -138,3 +138,74 @@ def test_loader_rereads_changed_files(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace("memory: {value: 80, unit: GB}\n  memory_type: HBM3",
                                              "memory: {value: 96, unit: GB}\n  memory_type: HBM3"))
     assert load(data).accelerators["h100-sxm"].memory.value == 96
+
+
+# --------------------------------------------------------------------------- reference data (issue 5)
+
+def test_reference_entries_present(catalog) -> None:
+    assert {"a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm", "h100-pcie", "h100-nvl", "h200-sxm", "b200", "gb200",
+            "l40s", "l4", "mi300x", "mi325x", "mi355x", "tpu-v5e", "tpu-v5p", "tpu-v6e", "gaudi-3"} \
+        <= set(catalog.accelerators)
+    assert {"nvlink-3", "nvlink-4", "nvlink-5", "nvswitch-gen2", "nvswitch-gen3", "nvswitch-gen4", "pcie-gen3",
+            "pcie-gen4", "pcie-gen5", "pcie-gen6", "infiniband-hdr", "infiniband-ndr", "infiniband-xdr",
+            "ethernet-400g", "ethernet-800g", "hgx-a100-8", "hgx-h100-8", "hgx-b200-8", "gb200-nvl72"} \
+        <= set(catalog.interconnects)
+    assert {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-2-70b", "mixtral-8x7b", "deepseek-v3",
+            "qwen2.5-72b", "gpt-3-175b"} <= set(catalog.models)
+    priced = {p.accelerator for p in catalog.prices.values()}
+    assert {"h100-sxm", "h200-sxm", "a100-80gb-sxm", "b200", "mi300x"} <= priced
+    # values other pages depend on
+    assert catalog.accelerators["a100-80gb-sxm"].memory_bandwidth.value == 2039
+    assert catalog.models["llama-3.1-405b"].nominal_params.count == 405e9
+
+
+def test_every_accelerator_is_complete_or_says_why(catalog) -> None:
+    from snippets.data import OPTIONAL_ACCELERATOR_FIELDS
+
+    for acc_id, acc in catalog.accelerators.items():
+        assert acc.memory_bandwidth.direction is Direction.SHARED, acc_id
+        for key in OPTIONAL_ACCELERATOR_FIELDS:
+            if getattr(acc, key) is None and not (key == "host_link_lanes" and acc.host_link is None):
+                assert key in acc.not_stated, (acc_id, key)
+
+
+REFERENCE_CASES = [
+    ("optional field left out without a reason", "accelerators", _del("tpu-v5e/not_stated/power"),
+     ["entry 'tpu-v5e'", "power: missing", "not_stated.power"]),
+    ("reason given for a present field", "accelerators", _set("h100-sxm/not_stated", {"power": "no reason at all"}),
+     ["entry 'h100-sxm'", "not_stated.power: the field is given"]),
+    ("site value outside the disagreement range", "accelerators", _set("b200/memory/value", 200),
+     ["entry 'b200'", "outside the recorded range 180-192 GB"]),
+    ("disagreement in a unit of another quantity", "accelerators", _set("b200/disagreements/0/unit", "TB/s"),
+     ["entry 'b200'", "not a unit of memory"]),
+    ("memory bandwidth not shared", "accelerators", _set("mi300x/memory_bandwidth/direction", "per_direction"),
+     ["entry 'mi300x'", "direction must be 'shared'"]),
+    ("unknown sparsity", "accelerators", _set("l4/bf16/sparsity", "effective"),
+     ["entry 'l4'", "field 'bf16.sparsity'"]),
+    ("fabric links x rate disagree", "accelerators", _set("mi300x/scale_up/bandwidth/value", 900),
+     ["entry 'mi300x'", "field 'scale_up.bandwidth'", "disagrees", "7 x 64"]),
+    ("fabric with a per-link rate needs links", "accelerators", _del("gaudi-3/scale_up/links"),
+     ["entry 'gaudi-3'", "field 'scale_up.links'", "required"]),
+    ("scale-up onto a switch", "accelerators", _set("b200/scale_up/fabric", "nvswitch-gen4"),
+     ["entry 'b200'", "field 'scale_up.fabric'", "expected a nvlink or a fabric"]),
+    ("nic without a count", "interconnects", _del("hgx-b200-8/nics_per_gpu"),
+     ["entry 'hgx-b200-8'", "give both or neither"]),
+    ("active params on a dense model", "models", _set("llama-3.1-8b/stated_active_params",
+                                                        {"value": 8, "unit": "billion"}),
+     ["entry 'llama-3.1-8b'", "stated_active_params"]),
+    ("learned positions without context", "models", _del("gpt-3-175b/architecture/context_length"),
+     ["entry 'gpt-3-175b'", "context_length"]),
+    ("two prices used for one accelerator", "prices", _set("h100-sxm-runpod/site_uses", True),
+     ["data/prices.yaml", "accelerator 'h100-sxm'", "exactly one price", "found 2"]),
+    ("price of an unknown accelerator", "prices", _set("mi300x-vultr/accelerator", "mi900x"),
+     ["entry 'mi300x-vultr'", "unknown accelerator 'mi900x'"]),
+    ("price in another unit", "prices", _set("b200-lambda/price/unit", "EUR/GPU-hour"),
+     ["entry 'b200-lambda'", "field 'price.unit'"]),
+]
+
+
+@pytest.mark.parametrize(("case", "file", "edit", "expected"), REFERENCE_CASES, ids=[c[0] for c in REFERENCE_CASES])
+def test_bad_reference_data_is_refused(tmp_path: Path, case: str, file: str, edit: Edit, expected: list[str]) -> None:
+    message = broken(tmp_path, file, edit)
+    for fragment in expected:
+        assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"

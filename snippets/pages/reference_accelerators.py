@@ -1,0 +1,167 @@
+"""Page model of the accelerators reference (docs/reference/accelerators.md).
+
+One row per entry of data/accelerators.yaml; every figure is the datasheet's, converted only
+for display (GB to GiB, a summed link figure to one way), and every row links its sources.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snippets import fmt
+from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
+from snippets.data import _DISPUTABLE, Accelerator, Catalog, Fabric, NVLink, PCIe
+from snippets.pages.reference_common import as_of, as_stated, flops, source_links
+from snippets.units import Bandwidth
+
+QUANTITY_LABELS = {
+    "memory": "Memory",
+    "memory_bandwidth": "Memory bandwidth",
+    "bf16": "BF16 throughput",
+    "fp8": "FP8 throughput",
+    "power": "Power",
+    "scale_up.bandwidth": "Scale-up bandwidth",
+}
+
+
+def host_link_bandwidth(cat: Catalog, acc: Accelerator) -> Bandwidth | None:
+    """Per-direction host-link bandwidth derived from the PCIe entry and the lane count; None if not stated."""
+    if acc.host_link is None or acc.host_link_lanes is None:
+        return None
+    p = cat.interconnect(acc.host_link, PCIe)
+    return pcie_bandwidth(p.transfer_rate.per_s, acc.host_link_lanes, p.encoding.payload_bits, p.encoding.line_bits)
+
+
+def scale_up_derived(cat: Catalog, acc: Accelerator) -> tuple[int, Bandwidth] | None:
+    """(links, links x per-link rate) where the fabric states a per-link rate; None otherwise."""
+    if acc.scale_up is None:
+        return None
+    link = cat.interconnects[acc.scale_up.fabric]
+    assert isinstance(link, NVLink | Fabric)
+    links = acc.scale_up.links or (link.links_per_gpu if isinstance(link, NVLink) else None)
+    if link.per_link is None or links is None:
+        return None
+    return links, nvlink_per_gpu(links, link.per_link.bandwidth)
+
+
+def accelerators_table(cat: Catalog) -> str:
+    """Memory, bandwidth, throughput, host link and power of every accelerator, with source links."""
+    rows: list[list[fmt.Cell]] = []
+    for acc in cat.accelerators.values():
+        host = host_link_bandwidth(cat, acc)
+        if acc.host_link is None:
+            host_cell: fmt.Cell = "none (see notes)"
+        elif host is None:
+            host_cell = f"{cat.interconnect(acc.host_link, PCIe).name}, width not stated"
+        else:
+            host_cell = fmt.bandwidth(host, "GB/s", 1)
+        host_name = ("" if acc.host_link is None else
+                     f"{cat.interconnect(acc.host_link, PCIe).name}"
+                     + ("" if acc.host_link_lanes is None else f" x{acc.host_link_lanes}"))
+        rows.append([
+            acc.name,
+            as_stated(acc.memory.value, acc.memory.unit, "as the vendor states it"),
+            fmt.nbytes(acc.memory.bytes, "GiB", 1),
+            acc.memory_type,
+            fmt.bandwidth(acc.memory_bandwidth.bandwidth, "GB/s"),
+            flops(acc.bf16),
+            flops(acc.fp8),
+            host_name or "none",
+            host_cell,
+            "not stated" if acc.power is None else as_stated(acc.power.watts, "W"),
+            source_links(acc) + (" †" if acc.disagreements else ""),
+        ])
+    return fmt.table(
+        "accelerators",
+        ["Accelerator", "Memory (as stated)", "Memory (GiB)", "Type", "Memory bandwidth (shared)",
+         "BF16/FP16 TFLOP/s", "FP8 TFLOP/s", "Host link", "Host link, one way", "Power", "Sources"],
+        rows,
+        align="lrrlrrrlrrl",
+    ) + as_of(cat.accelerators.values())
+
+
+def scale_up_table(cat: Catalog) -> str:
+    """Scale-up fabric per device: the datasheet figure, one way, and links x per-link rate where stated."""
+    rows: list[list[fmt.Cell]] = []
+    entries = []
+    for acc in cat.accelerators.values():
+        if acc.scale_up is None:
+            continue
+        link = cat.interconnects[acc.scale_up.fabric]
+        entries.append(link)
+        bw = acc.scale_up.bandwidth
+        derived = scale_up_derived(cat, acc)
+        stated = as_stated(bw.value, bw.unit, bw.direction.label)
+        one_way = fmt.bandwidth(bw.bandwidth.one_way(), "GB/s")
+        if derived is None:
+            links_cell: fmt.Cell = "not stated" if acc.scale_up.links is None else fmt.count(acc.scale_up.links, "links")
+            check: fmt.Cell = "per-link rate not published"
+            calc: fmt.Cell = "—"
+        else:
+            links, total = derived
+            links_cell = fmt.count(links, "links")
+            calc = fmt.bandwidth(total.one_way(), "GB/s")
+            check = "matches the datasheet"  # the loader refuses data where it does not
+        rows.append([acc.name, link.name, links_cell, stated, one_way, calc, check, source_links(link)])
+    return fmt.table(
+        "scaleup",
+        ["Accelerator", "Fabric", "Links", "Datasheet figure", "One way", "Links × per-link rate, one way",
+         "Check", "Fabric sources"],
+        rows,
+        align="llrrrrll",
+    ) + as_of(entries)
+
+
+def disagreements_table(cat: Catalog) -> str:
+    """Every quantity on which sources disagree: the range, the site's value and why."""
+    rows: list[list[fmt.Cell]] = []
+    accs = []
+    for acc in cat.accelerators.values():
+        for d in acc.disagreements:
+            accs.append(acc)
+            used = acc.used_value(d.field)
+            assert used is not None
+            per_unit = _DISPUTABLE[d.field][d.unit]
+            rows.append([
+                f"{acc.name}: {QUANTITY_LABELS[d.field]}",
+                as_stated(d.range[0], d.unit),
+                as_stated(d.range[1], d.unit),
+                as_stated(round(used / per_unit, 6), d.unit, "the value the site uses"),
+                " ".join(d.note.split()),
+            ])
+    return fmt.table("disagreements", ["Accelerator and quantity", "Low", "High", "Site uses", "Why"],
+                     rows, align="lrrrl") + as_of(accs)
+
+
+def not_stated_table(cat: Catalog) -> str:
+    """Fields an accelerator leaves out, and why."""
+    labels = {"fp8": "FP8 throughput", "scale_up": "Scale-up fabric", "host_link": "Host link",
+              "host_link_lanes": "Host link width", "power": "Power"}
+    rows: list[list[fmt.Cell]] = []
+    accs = []
+    for acc in cat.accelerators.values():
+        for key, why in acc.not_stated.items():
+            accs.append(acc)
+            rows.append([f"{acc.name}: {labels[key]}", " ".join(why.split())])
+    return fmt.table("notstated", ["Accelerator and field", "Why it is not given"], rows, align="ll") + as_of(accs)
+
+
+def namespace(cat: Catalog) -> dict[str, Any]:
+    """Names the page's prose uses."""
+    accs = list(cat.accelerators.values())
+    h100 = cat.accelerators["h100-sxm"]
+    assert h100.scale_up is not None
+    return {
+        "count": fmt.count(len(accs), "accelerators"),
+        "vendors": fmt.count(len({a.vendor for a in accs}), "vendors"),
+        "disputed": fmt.count(sum(1 for a in accs if a.disagreements), "accelerators"),
+        "h100_nvlink_summed": as_stated(h100.scale_up.bandwidth.value, h100.scale_up.bandwidth.unit,
+                                        h100.scale_up.bandwidth.direction.label),
+        "h100_nvlink_one_way": fmt.bandwidth(h100.scale_up.bandwidth.bandwidth.one_way()),
+        "h100_name": h100.name,
+        "gb": fmt.Figure(1e9, "bytes", f"{fmt.number(1e9)} bytes"),
+        "gib": fmt.Figure(2.0**30, "bytes", f"{fmt.number(2.0**30)} bytes"),
+        "all_shared": fmt.claim(all(a.memory_bandwidth.direction.value == "shared" for a in accs),
+                                "every memory_bandwidth has direction 'shared'"),
+        "sparse_count": fmt.count(sum(1 for a in accs if a.bf16.sparsity == "sparse"), "accelerators"),
+    }

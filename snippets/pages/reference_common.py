@@ -1,0 +1,45 @@
+"""Helpers shared by the reference pages' models: source links, "as of" dates, throughput figures."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import Any
+
+from snippets import fmt
+from snippets.data import Flops
+
+
+def source_links(entry: Any) -> str:
+    """Markdown links to an entry's sources, numbered: "[1](url) [2](url)"; the title shows on hover."""
+    parts = []
+    for i, s in enumerate(entry.sources, 1):
+        title = s.title.replace('"', "'")
+        parts.append(f'[{i}]({s.url} "{title}, read {s.read.isoformat()}")')
+    return " ".join(parts)
+
+
+def latest_read(entries: Iterable[Any]) -> dt.date:
+    """The latest `read` date among the entries' sources."""
+    return max(s.read for e in entries for s in e.sources)
+
+
+def as_of(entries: Iterable[Any]) -> str:
+    """The line printed under a table: the latest date any of its rows was read from its source."""
+    return f"\n*As of {latest_read(entries).isoformat()}: the latest date any row above was read from its source.*\n"
+
+
+def flops(f: Flops | None) -> fmt.Figure | str:
+    """Peak tensor throughput in TFLOP/s, saying dense or sparse; "not stated" when absent."""
+    if f is None:
+        return "not stated"
+    v = f.per_s / 1e12
+    label = "dense" if f.sparsity == "dense" else "sparse, as stated"
+    digits = 0 if v == int(v) else (1 if v * 10 == int(v * 10) else 2)
+    return fmt.Figure(v, "TFLOP/s", f"{fmt.number(v, digits)} ({label})", f.sparsity)
+
+
+def as_stated(value: float, unit: str, basis: str = "") -> fmt.Figure:
+    """A figure exactly as its source states it, without trailing zeros: 3.35 TB/s, 80 GB."""
+    text = f"{value:,.3f}".rstrip("0").rstrip(".")
+    return fmt.Figure(value, unit, f"{text} {unit}", basis)

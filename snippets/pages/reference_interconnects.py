@@ -1,0 +1,149 @@
+"""Page model of the interconnects reference (docs/reference/interconnects.md).
+
+NVLink and PCIe bandwidths are derived from their parts (links x per-link rate; transfer rate x
+lanes x encoding), network ports are converted from Gb/s, and nodes join accelerator, switch and
+NICs. Every row links its sources.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snippets import fmt
+from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
+from snippets.data import Catalog, Fabric, Network, Node, NVLink, NVSwitch, PCIe
+from snippets.pages.reference_common import as_of, as_stated, source_links
+from snippets.units import Bandwidth
+
+X16 = 16
+
+
+def pcie_lanes(p: PCIe, lanes: int = X16) -> Bandwidth:
+    """Per-direction data rate of `lanes` lanes of a PCIe generation, after line encoding or FLIT overhead."""
+    return pcie_bandwidth(p.transfer_rate.per_s, lanes, p.encoding.payload_bits, p.encoding.line_bits)
+
+
+def nvlink_gpu(link: NVLink) -> Bandwidth:
+    """A GPU's NVLink bandwidth, per direction: links x per-link rate."""
+    return nvlink_per_gpu(link.links_per_gpu, link.per_link.bandwidth).one_way()
+
+
+def nvlink_table(cat: Catalog) -> str:
+    """NVLink generations: links x per-link rate, per direction and both directions summed."""
+    links = sorted(cat.of_kind(NVLink).values(), key=lambda n: n.generation)
+    rows: list[list[fmt.Cell]] = []
+    for n in links:
+        one = nvlink_gpu(n)
+        rows.append([n.name, fmt.count(n.links_per_gpu, "links"), fmt.bandwidth(n.per_link.bandwidth.one_way()),
+                     fmt.bandwidth(one), fmt.bandwidth(one.both_summed()), source_links(n)])
+    return fmt.table("nvlink", ["Generation", "Links per GPU", "Per link, one way", "Per GPU, one way",
+                                "Per GPU, both directions summed", "Sources"], rows, align="lrrrrl") + as_of(links)
+
+
+def pcie_table(cat: Catalog) -> str:
+    """PCIe generations: transfer rate, signalling, encoding efficiency, and the x16 data rate derived from them."""
+    gens = sorted(cat.of_kind(PCIe).values(), key=lambda p: p.generation)
+    rows: list[list[fmt.Cell]] = []
+    for p in gens:
+        one = pcie_lanes(p)
+        enc = (f"FLIT, {p.encoding.payload_bits}/{p.encoding.line_bits}" if p.flit_mode
+               else f"{p.encoding.payload_bits}b/{p.encoding.line_bits}b")
+        rows.append([p.name, as_stated(p.transfer_rate.value, p.transfer_rate.unit, "per lane, per direction"),
+                     p.signalling, enc,
+                     fmt.percent(p.encoding.payload_bits / p.encoding.line_bits, 1),
+                     fmt.bandwidth(one, "GB/s", 1), fmt.bandwidth(one.both_summed(), "GB/s", 1), source_links(p)])
+    return fmt.table("pcie", ["Generation", "Transfer rate", "Signalling", "Encoding", "Efficiency",
+                              "x16, one way", "x16, both directions summed", "Sources"],
+                     rows, align="lrllrrrl") + as_of(gens)
+
+
+def fabrics_table(cat: Catalog) -> str:
+    """Scale-up fabrics other than NVLink: family, stated per-link rate, topology."""
+    fabs = list(cat.of_kind(Fabric).values())
+    rows: list[list[fmt.Cell]] = []
+    for f in fabs:
+        per_link: fmt.Cell = "not published" if f.per_link is None else as_stated(
+            f.per_link.value, f.per_link.unit, f.per_link.direction.label)
+        one: fmt.Cell = "—" if f.per_link is None else fmt.bandwidth(f.per_link.bandwidth.one_way(), "GB/s", 1)
+        rows.append([f.name, f.family, per_link, one, f.topology or "not stated", source_links(f)])
+    return fmt.table("fabrics", ["Fabric", "Family", "Per link, as stated", "Per link, one way", "Topology",
+                                 "Sources"], rows, align="llrrll") + as_of(fabs)
+
+
+def switches_table(cat: Catalog) -> str:
+    """NVSwitch generations and the NVLink generation each switches."""
+    sws = sorted(cat.of_kind(NVSwitch).values(), key=lambda s: s.generation)
+    rows: list[list[fmt.Cell]] = [[s.name, fmt.count(s.generation, "generation"),
+                                   cat.interconnect(s.fabric, NVLink).name, source_links(s)] for s in sws]
+    return fmt.table("switches", ["Switch", "Generation", "Switches", "Sources"], rows, align="lrll") + as_of(sws)
+
+
+def networks_table(cat: Catalog) -> str:
+    """Scale-out networks: one port's rate as stated (Gb/s) and in GB/s, one way."""
+    nets = list(cat.of_kind(Network).values())
+    rows: list[list[fmt.Cell]] = []
+    for n in nets:
+        rows.append([n.name, n.family, as_stated(n.port.value, n.port.unit, n.port.direction.label),
+                     fmt.bandwidth(n.port.bandwidth.one_way(), "GB/s"), source_links(n)])
+    return fmt.table("networks", ["Network", "Family", "Port, as stated", "Port, one way", "Sources"],
+                     rows, align="llrrl") + as_of(nets)
+
+
+def domain_bandwidth(cat: Catalog, node: Node) -> Bandwidth | None:
+    """The node's scale-up domain: GPUs x each GPU's stated scale-up figure, on its own basis; None without one."""
+    acc = cat.accelerators[node.accelerator]
+    if acc.scale_up is None:
+        return None
+    return acc.scale_up.bandwidth.bandwidth * node.gpus
+
+
+def nodes_table(cat: Catalog) -> str:
+    """Typical nodes: accelerators per scale-up domain, switch, NICs per GPU and network per GPU one way."""
+    nodes = list(cat.of_kind(Node).values())
+    rows: list[list[fmt.Cell]] = []
+    for n in nodes:
+        acc = cat.accelerators[n.accelerator]
+        sw = "none (direct links)" if n.switch is None else cat.interconnect(n.switch, NVSwitch).name
+        if n.nic is None or n.nics_per_gpu is None:
+            nic: fmt.Cell = "chosen by the server maker"
+            per: fmt.Cell = "—"
+            nics: fmt.Cell = "—"
+        else:
+            net = cat.interconnect(n.nic, Network)
+            nic = net.name
+            nics = fmt.quantity(n.nics_per_gpu, "NICs per GPU", 2 if n.nics_per_gpu % 1 else 0)
+            per = fmt.bandwidth(net.port.bandwidth.one_way() * n.nics_per_gpu, "GB/s", 1)
+        dom = domain_bandwidth(cat, n)
+        dom_cell: fmt.Cell = "—" if dom is None else fmt.bandwidth(dom, "TB/s", 1)
+        rows.append([n.name, acc.name, fmt.count(n.gpus, "accelerators"), sw, dom_cell, nic, nics, per,
+                     source_links(n)])
+    return fmt.table("nodes", ["Node", "Accelerator", "In the domain", "Switch", "Domain scale-up, as its datasheet sums it",
+                               "Compute NIC", "NICs per accelerator", "Network per accelerator, one way", "Sources"],
+                     rows, align="llrlrlrrl") + as_of(nodes)
+
+
+def namespace(cat: Catalog) -> dict[str, Any]:
+    """Names the page's prose uses."""
+    gen5, gen6 = cat.interconnect("pcie-gen5", PCIe), cat.interconnect("pcie-gen6", PCIe)
+    nvl5 = cat.interconnect("nvlink-5", NVLink)
+    nvl72 = cat.interconnect("gb200-nvl72", Node)
+    dom = domain_bandwidth(cat, nvl72)
+    assert dom is not None
+    return {
+        "gen5_x16": fmt.bandwidth(pcie_lanes(gen5), "GB/s", 1),
+        "gen6_x16": fmt.bandwidth(pcie_lanes(gen6), "GB/s", 1),
+        "gen6_rate": as_stated(gen6.transfer_rate.value, gen6.transfer_rate.unit, "per lane, per direction"),
+        "gen6_efficiency": fmt.percent(gen6.encoding.payload_bits / gen6.encoding.line_bits, 1),
+        "gen6_payload": fmt.quantity(gen6.encoding.payload_bits, "bytes", 0),
+        "gen6_flit": fmt.quantity(gen6.encoding.line_bits, "bytes", 0),
+        "gen6_over_gen5": fmt.ratio(pcie_lanes(gen6).ratio(pcie_lanes(gen5)), 2, basis="one way each"),
+        "nvl5_links": fmt.count(nvl5.links_per_gpu),
+        "nvl5_link": fmt.bandwidth(nvl5.per_link.bandwidth.one_way()),
+        "nvl5_gpu": fmt.bandwidth(nvlink_gpu(nvl5)),
+        "nvl5_gpu_summed": fmt.bandwidth(nvlink_gpu(nvl5).both_summed(), "TB/s", 1),
+        "nvl72_gpus": fmt.count(nvl72.gpus),
+        "nvl72_domain": fmt.bandwidth(dom, "TB/s", 1),
+        "nvl72_name": nvl72.name,
+        "gen6_below_double": fmt.claim(pcie_lanes(gen6).ratio(pcie_lanes(gen5)) < 2,
+                                       "Gen6 x16 / Gen5 x16 one way < 2: FLIT overhead exceeds 128b/130b"),
+    }

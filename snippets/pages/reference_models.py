@@ -1,0 +1,155 @@
+"""Page model of the models reference (docs/reference/models.md).
+
+Architecture fields from each model's config.json (or paper), the parameter count recomputed from
+them by `snippets.params` against the count the model card states, and KV-cache bytes per token.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snippets import fmt
+from snippets.data import Architecture, Catalog, Model
+from snippets.pages.reference_common import as_of, source_links
+from snippets.params import (
+    attention_params,
+    embedding_params,
+    ffn_layer_params,
+    kv_bytes_per_token,
+    lm_head_params,
+    norm_params,
+    relative_error,
+    total_params,
+)
+
+KV_PRECISION = "bf16"
+TOLERANCE = 0.02
+"""How far a recomputed count may lie from the stated one; tests/test_params.py enforces it."""
+WORKED = "llama-3.1-70b"
+
+
+def attention_kind(arch: Architecture) -> str:
+    """MLA, MHA (one KV head per query head) or GQA (query heads share KV heads)."""
+    if arch.mla is not None:
+        return "MLA"
+    return "MHA" if arch.kv_heads == arch.attention_heads else "GQA"
+
+
+def features(arch: Architecture) -> str:
+    """The architecture's departures from a Llama-style dense model, in words."""
+    out = [attention_kind(arch), "SwiGLU MLP" if arch.mlp == "gated" else "plain MLP",
+           "RMSNorm" if arch.norm == "rmsnorm" else "LayerNorm",
+           "RoPE" if arch.position_embeddings == "rope" else "learned positions"]
+    if arch.qkv_bias:
+        out.append("QKV biases")
+    if arch.linear_bias:
+        out.append("biases on every linear layer")
+    out.append("tied embeddings" if arch.tied_embeddings else "untied LM head")
+    if arch.moe is not None:
+        m = arch.moe
+        moe = f"MoE {m.active_experts} of {m.experts} routed experts"
+        if m.shared_experts:
+            moe += f" + {m.shared_experts} shared"
+        if m.dense_layers:
+            moe += f", first {m.dense_layers} layers dense"
+        out.append(moe)
+    return ", ".join(out)
+
+
+def architecture_table(cat: Catalog) -> str:
+    """The config.json fields each model is computed from."""
+    rows: list[list[fmt.Cell]] = []
+    for m in cat.models.values():
+        a = m.architecture
+        ffn = a.ffn_size if a.moe is None or a.moe.dense_layers else a.moe.expert_ffn_size
+        rows.append([m.name, fmt.count(a.layers, "layers"), fmt.count(a.hidden_size, "channels"),
+                     fmt.count(a.attention_heads, "heads"), fmt.count(a.kv_heads, "heads"),
+                     fmt.count(a.head_dim, "channels"), fmt.count(ffn, "channels"),
+                     fmt.count(a.vocab_size, "tokens"), features(a), source_links(m)])
+    return fmt.table("architecture", ["Model", "Layers", "Hidden", "Heads", "KV heads", "Head dim", "MLP width",
+                                      "Vocabulary", "Features", "Sources"], rows,
+                     align="lrrrrrrrll") + as_of(cat.models.values())
+
+
+def params_table(cat: Catalog) -> str:
+    """Stated against recomputed parameter counts, total and (MoE) active per token."""
+    rows: list[list[fmt.Cell]] = []
+    for m in cat.models.values():
+        a = m.architecture
+        total = total_params(a)
+        err = relative_error(total, m.stated_params.count)
+        if m.stated_active_params is None:
+            act_s: fmt.Cell = "all"
+            act_c: fmt.Cell = "all"
+        else:
+            act = total_params(a, active=True)
+            act_s = fmt.params(m.stated_active_params.count, 1)
+            act_c = fmt.params(act, 2)
+        rows.append([m.name, fmt.params(m.nominal_params.count, 1), fmt.params(m.stated_params.count, 1),
+                     fmt.params(total, 2), fmt.Figure(err * 100, "%", f"{err * 100:+.2f}%", "computed vs stated"),
+                     act_s, act_c, source_links(m)])
+    return fmt.table("params", ["Model", "Size the site uses", "Stated", "Computed", "Difference",
+                                "Active per token, stated", "Active per token, computed", "Sources"],
+                     rows, align="lrrrrrrl") + as_of(cat.models.values())
+
+
+def kv_table(cat: Catalog) -> str:
+    """KV-cache bytes per token, and per sequence at the model's context length where the data gives one."""
+    bpe = cat.precisions[KV_PRECISION].width.bytes
+    rows: list[list[fmt.Cell]] = []
+    for m in cat.models.values():
+        a = m.architecture
+        per_tok = kv_bytes_per_token(a, bpe)
+        rows.append([m.name, attention_kind(a), fmt.nbytes(per_tok, "KiB", 1), fmt.nbytes(per_tok, "KB", 1),
+                     fmt.nbytes(per_tok * 1000, "MB", 0), source_links(m)])
+    return fmt.table("kv", ["Model", "Attention", f"Per token ({cat.precisions[KV_PRECISION].name}, KiB)",
+                            "Per token (KB)", "Per thousand tokens", "Sources"], rows,
+                     align="llrrrl") + as_of(cat.models.values())
+
+
+def worked_params(cat: Catalog, model_id: str = WORKED) -> str:
+    """One model's count, part by part, as a Markdown list of figure spans."""
+    m: Model = cat.models[model_id]
+    a = m.architecture
+    h = fmt.fig_html
+    attn, mlp, norms = attention_params(a), ffn_layer_params(a, 0), 2 * norm_params(a)
+    block = attn + mlp + norms
+    emb, head, total = embedding_params(a), lm_head_params(a), total_params(a)
+    c = lambda n, name: h(fmt.Figure(n, "params", f"{n:,}"), f"worked.{name}")  # noqa: E731
+    lines = [
+        f"1. **Attention per layer.** Q and O are {a.hidden_size:,} × {a.attention_heads * a.head_dim:,} each, "
+        f"K and V {a.hidden_size:,} × {a.kv_heads * a.head_dim:,} each: {c(attn, 'attention')}.",
+        f"2. **MLP per layer.** Gate, up and down, {a.hidden_size:,} × {a.ffn_size:,} each: {c(mlp, 'mlp')}.",
+        f"3. **Norms per layer.** Two RMSNorm scales of {a.hidden_size:,}: {c(norms, 'norms')}.",
+        f"4. **All {a.layers} layers.** {c(block, 'block')} × {a.layers} = {c(block * a.layers, 'blocks')}.",
+        f"5. **Embeddings and LM head.** {a.vocab_size:,} × {a.hidden_size:,} each, untied: "
+        f"{c(emb, 'embedding')} + {c(head, 'head')}, and a final norm of {a.hidden_size:,}.",
+        f"6. **Total.** {c(total, 'total')}, against the {h(fmt.params(m.stated_params.count), 'worked.stated')} "
+        f"the model card states.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def namespace(cat: Catalog) -> dict[str, Any]:
+    """Names the page's prose uses."""
+    errs = {k: relative_error(total_params(m.architecture), m.stated_params.count) for k, m in cat.models.items()}
+    worst = max(errs, key=lambda k: abs(errs[k]))
+    ds = cat.models["deepseek-v3"]
+    l70 = cat.models["llama-3.1-70b"]
+    bpe = cat.precisions[KV_PRECISION].width.bytes
+    ds_kv, l70_kv = kv_bytes_per_token(ds.architecture, bpe), kv_bytes_per_token(l70.architecture, bpe)
+    return {
+        "count": fmt.count(len(cat.models), "models"),
+        "tolerance": fmt.percent(TOLERANCE),
+        "worst_model": cat.models[worst].name,
+        "worst_error": fmt.Figure(abs(errs[worst]) * 100, "%", f"{abs(errs[worst]) * 100:.1f}%", "computed vs stated"),
+        "all_within": fmt.claim(all(abs(e) <= TOLERANCE for e in errs.values()),
+                                f"largest |computed - stated| / stated = {abs(errs[worst]):.4f}"),
+        "worked_model": l70.name,
+        "deepseek": ds.name,
+        "llama70": l70.name,
+        "kv_precision": cat.precisions[KV_PRECISION].name,
+        "ds_kv": fmt.nbytes(ds_kv, "KiB", 1),
+        "l70_kv": fmt.nbytes(l70_kv, "KiB", 1),
+        "mla_smaller": fmt.claim(ds_kv < l70_kv, f"{ds_kv:.0f} B < {l70_kv:.0f} B per token"),
+    }

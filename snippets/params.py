@@ -1,0 +1,121 @@
+"""Parameter counts and KV-cache size from a model's architecture fields.
+
+Counts every weight matrix, bias and norm scale of a decoder-only transformer: token (and learned
+position) embeddings, attention (multi-head, grouped-query or multi-head latent), the MLP (gated
+SwiGLU with three matrices, or plain with two), mixture-of-experts layers (routed and shared
+experts, router, leading dense layers), per-layer and final norms, and an untied LM head.
+Pure functions of `snippets.data.Architecture`; counts are plain integers.
+"""
+
+from __future__ import annotations
+
+from snippets.data import Architecture
+
+
+def embedding_params(arch: Architecture) -> int:
+    """Token embeddings (vocab x hidden), plus learned position embeddings (context x hidden) if any."""
+    n = arch.vocab_size * arch.hidden_size
+    if arch.position_embeddings == "learned":
+        assert arch.context_length is not None  # the schema requires it
+        n += arch.context_length * arch.hidden_size
+    return n
+
+
+def lm_head_params(arch: Architecture) -> int:
+    """The output projection: vocab x hidden, or nothing when it shares the embedding matrix."""
+    return 0 if arch.tied_embeddings else arch.vocab_size * arch.hidden_size
+
+
+def norm_params(arch: Architecture) -> int:
+    """One norm over the hidden size: a scale per channel (RMSNorm), plus a bias (LayerNorm)."""
+    return arch.hidden_size * (2 if arch.norm == "layernorm" else 1)
+
+
+def attention_params(arch: Architecture) -> int:
+    """One layer's attention projections, with their biases.
+
+    MHA/GQA: Q is hidden x (heads x head_dim), K and V hidden x (kv_heads x head_dim) each, O back.
+    MLA: queries through a rank-`q_lora_rank` bottleneck (with its RMSNorm), keys and values
+    through one `kv_lora_rank` latent (with its RMSNorm) plus a shared rotary key part, O from
+    heads x v_head_dim.
+    """
+    h = arch.hidden_size
+    if arch.mla is not None:
+        m = arch.mla
+        qk = m.qk_nope_head_dim + m.qk_rope_head_dim
+        if m.q_lora_rank is None:
+            q = h * arch.attention_heads * qk
+        else:
+            q = h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * arch.attention_heads * qk
+        kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank
+        kv += m.kv_lora_rank * arch.attention_heads * (m.qk_nope_head_dim + m.v_head_dim)
+        o = arch.attention_heads * m.v_head_dim * h
+        return q + kv + o
+    q_out = arch.attention_heads * arch.head_dim
+    kv_out = arch.kv_heads * arch.head_dim
+    n = h * q_out + 2 * h * kv_out + q_out * h
+    if arch.qkv_bias or arch.linear_bias:
+        n += q_out + 2 * kv_out
+    if arch.linear_bias:
+        n += h
+    return n
+
+
+def mlp_params(arch: Architecture, ffn_size: int) -> int:
+    """One MLP of intermediate size `ffn_size`: gated has gate, up and down matrices, plain has up and down."""
+    h = arch.hidden_size
+    gated = arch.mlp == "gated"
+    n = (3 if gated else 2) * h * ffn_size
+    if arch.linear_bias:
+        n += (2 if gated else 1) * ffn_size + h
+    return n
+
+
+def ffn_layer_params(arch: Architecture, layer: int, *, active: bool = False) -> int:
+    """The feed-forward part of layer `layer` (0-based): dense MLP, or routed and shared experts plus router.
+
+    With `active`, only the experts one token uses count (top-k routed plus shared).
+    """
+    moe = arch.moe
+    if moe is None or layer < moe.dense_layers:
+        return mlp_params(arch, arch.ffn_size)
+    expert = mlp_params(arch, moe.expert_ffn_size)
+    routed = moe.active_experts if active else moe.experts
+    router = arch.hidden_size * moe.experts + (moe.experts if moe.router_bias else 0)
+    return (routed + moe.shared_experts) * expert + router
+
+
+def layer_params(arch: Architecture, layer: int, *, active: bool = False) -> int:
+    """One transformer block: attention, feed-forward and its two norms."""
+    return attention_params(arch) + ffn_layer_params(arch, layer, active=active) + 2 * norm_params(arch)
+
+
+def total_params(arch: Architecture, *, active: bool = False) -> int:
+    """All parameters (or, with `active`, those one token uses): embeddings, blocks, final norm, LM head."""
+    blocks = sum(layer_params(arch, i, active=active) for i in range(arch.layers))
+    return embedding_params(arch) + blocks + norm_params(arch) + lm_head_params(arch)
+
+
+def kv_elements_per_token(arch: Architecture) -> int:
+    """Cached values per token over all layers.
+
+    MHA/GQA: a key and a value per KV head per layer, 2 x layers x kv_heads x head_dim.
+    MLA: one latent plus the shared rotary key per layer, layers x (kv_lora_rank + qk_rope_head_dim).
+    """
+    if arch.mla is not None:
+        return arch.layers * (arch.mla.kv_lora_rank + arch.mla.qk_rope_head_dim)
+    return 2 * arch.layers * arch.kv_heads * arch.head_dim
+
+
+def kv_bytes_per_token(arch: Architecture, bytes_per_element: float) -> float:
+    """KV-cache bytes one token occupies at `bytes_per_element` (FP16/BF16: 2, FP8: 1)."""
+    if bytes_per_element <= 0:
+        raise ValueError("bytes_per_element must be positive")
+    return kv_elements_per_token(arch) * bytes_per_element
+
+
+def relative_error(computed: float, stated: float) -> float:
+    """(computed - stated) / stated: how far a recomputed count lies from the stated one."""
+    if stated <= 0:
+        raise ValueError("stated must be positive")
+    return (computed - stated) / stated

@@ -1,0 +1,103 @@
+"""snippets.params and snippets.prices against counts worked out by hand and the counts models state."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from snippets.data import Architecture, Model
+from snippets.params import (
+    attention_params,
+    kv_bytes_per_token,
+    mlp_params,
+    relative_error,
+    total_params,
+)
+from snippets.prices import hourly_cost, site_price
+
+TOLERANCE = 0.02
+"""A recomputed count may differ from the stated one by 2 %: model cards round (Llama 2 "70B" is 69.0B)."""
+
+
+def test_every_model_matches_its_stated_count(catalog) -> None:
+    assert len(catalog.models) >= 8
+    for model_id, m in catalog.models.items():
+        computed = total_params(m.architecture)
+        assert abs(relative_error(computed, m.stated_params.count)) <= TOLERANCE, model_id
+
+
+def test_moe_active_counts_match_stated(catalog) -> None:
+    moe = {k: m for k, m in catalog.models.items() if m.architecture.moe is not None}
+    assert set(moe) == {"mixtral-8x7b", "deepseek-v3"}
+    for model_id, m in moe.items():
+        assert m.stated_active_params is not None
+        active = total_params(m.architecture, active=True)
+        assert abs(relative_error(active, m.stated_active_params.count)) <= TOLERANCE, model_id
+        assert active < total_params(m.architecture) / 3
+
+
+def test_llama_8b_by_hand(catalog) -> None:
+    a = catalog.models["llama-3.1-8b"].architecture
+    # attention: Q and O 4096x4096 each, K and V 4096x1024 each
+    assert attention_params(a) == 2 * 4096 * 4096 + 2 * 4096 * 1024 == 41_943_040
+    # gated MLP: 3 x 4096 x 14336
+    assert mlp_params(a, a.ffn_size) == 176_160_768
+    # per layer 41,943,040 + 176,160,768 + 2 x 4096 norms = 218,112,000; x 32 = 6,979,584,000
+    # embeddings and untied head 2 x 128256 x 4096 = 1,050,673,152; final norm 4096
+    assert total_params(a) == 6_979_584_000 + 1_050_673_152 + 4096 == 8_030_261_248
+
+
+def test_gpt3_by_hand(catalog) -> None:
+    a = catalog.models["gpt-3-175b"].architecture
+    d = 12288
+    # per layer: attention 4d^2 + 4d (biases), plain MLP 8d^2 + 5d, two LayerNorms 4d -> 12d^2 + 13d
+    per_layer = 12 * d * d + 13 * d
+    assert per_layer == 1_812_099_072
+    # tied embeddings 50257 x d, learned positions 2048 x d, final LayerNorm 2d
+    assert total_params(a) == 96 * per_layer + 50257 * d + 2048 * d + 2 * d == 174_604_259_328
+
+
+def test_kv_bytes_per_token_by_hand(catalog) -> None:
+    bf16 = 2
+    # GQA: 2 (K and V) x 80 layers x 8 KV heads x 128 x 2 bytes = 327,680 B = 320 KiB
+    assert kv_bytes_per_token(catalog.models["llama-3.1-70b"].architecture, bf16) == 327_680
+    # MLA: 61 layers x (512 latent + 64 rotary key) x 2 bytes = 70,272 B
+    assert kv_bytes_per_token(catalog.models["deepseek-v3"].architecture, bf16) == 70_272
+    # MHA: 2 x 96 layers x 96 heads x 128 x 2 bytes = 4,718,592 B
+    assert kv_bytes_per_token(catalog.models["gpt-3-175b"].architecture, bf16) == 4_718_592
+    # FP8 halves it
+    assert kv_bytes_per_token(catalog.models["llama-3.1-70b"].architecture, 1) == 163_840
+
+
+def test_qkv_bias_adds_only_qkv_widths(catalog) -> None:
+    a = catalog.models["qwen2.5-72b"].architecture
+    plain = a.model_copy(update={"qkv_bias": False})
+    # Q 64 x 128 + K and V 8 x 128 each = 10,240 biases per layer
+    assert attention_params(a) - attention_params(plain) == 10_240
+
+
+def test_errors() -> None:
+    arch = Architecture(layers=2, hidden_size=8, attention_heads=2, kv_heads=1, head_dim=4, ffn_size=16,
+                        vocab_size=10, tied_embeddings=True)
+    with pytest.raises(ValueError):
+        kv_bytes_per_token(arch, 0)
+    with pytest.raises(ValueError):
+        relative_error(1.0, 0.0)
+    with pytest.raises(ValidationError, match="context_length"):
+        Architecture(**{**arch.model_dump(), "position_embeddings": "learned"})
+    with pytest.raises(ValidationError, match="kv_heads must divide"):
+        Architecture(**{**arch.model_dump(), "kv_heads": 3, "attention_heads": 2})
+    with pytest.raises(ValidationError, match="stated_active_params"):
+        Model(name="x", nominal_params={"value": 1, "unit": "billion"}, stated_params={"value": 1, "unit": "billion"},
+              stated_active_params={"value": 1, "unit": "billion"}, architecture=arch,
+              sources=[{"url": "https://example.org/x", "title": "xyz", "read": "2026-11-30"}])
+
+
+def test_hourly_cost(catalog) -> None:
+    assert hourly_cost(8, 2.99) == pytest.approx(23.92)  # 8 x 2.99
+    with pytest.raises(ValueError):
+        hourly_cost(0, 2.99)
+    with pytest.raises(ValueError):
+        hourly_cost(8, -1)
+    assert site_price(catalog, "h100-sxm") is not None and site_price(catalog, "h100-sxm").site_uses
+    assert site_price(catalog, "tpu-v5e") is None
