@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from snippets.capacity import nodes_needed
+from snippets.data import Catalog, Node
+from snippets.sizing import Sizing, size_on_node
+
 
 @dataclass(frozen=True, slots=True)
 class Layout:
@@ -58,3 +62,41 @@ def deployable_layout(
         if tp * pp >= gpus_needed:
             return Layout(tp, pp)
     raise ValueError(f"no TP x PP layout reaches {gpus_needed} GPUs for this model")
+
+
+@dataclass(frozen=True, slots=True)
+class Deployment:
+    """One copy of a model: the GPUs its weights need, and the layout that gets rented for them."""
+
+    sizing: Sizing
+    layout: Layout
+    gpus_per_node: int
+
+    @property
+    def gpus_capacity(self) -> int:
+        """GPUs the weights need with headroom (`Sizing.gpus_with_headroom`)."""
+        return self.sizing.gpus_with_headroom
+
+    @property
+    def gpus_rented(self) -> int:
+        """GPUs of the deployable layout: TP x PP."""
+        return self.layout.gpus
+
+    @property
+    def extra_gpus(self) -> int:
+        """GPUs rented beyond capacity, the price of rounding up to a valid layout."""
+        return self.gpus_rented - self.gpus_capacity
+
+    @property
+    def nodes(self) -> int:
+        """Nodes the rented GPUs occupy."""
+        return nodes_needed(self.gpus_rented, self.gpus_per_node)
+
+
+def deploy(cat: Catalog, model_id: str, precision_id: str, node_id: str, reserve_id: str) -> Deployment:
+    """Size `model_id` in `precision_id` on `node_id`'s GPUs, then round up to its deployable layout."""
+    s = size_on_node(cat, model_id, precision_id, node_id, reserve_id)
+    arch = cat.models[model_id].architecture
+    gpus_per_node = cat.interconnect(node_id, Node).gpus
+    lay = deployable_layout(s.gpus_with_headroom, arch.attention_heads, arch.kv_heads, arch.layers, gpus_per_node)
+    return Deployment(s, lay, gpus_per_node)
