@@ -506,6 +506,22 @@ class BlockScale(_Strict):
     """Weights that share one scale."""
     scale_width: Bits
     """Storage width of one scale (FP16: 16 bit, E8M0: 8 bit)."""
+    scale_format: str | None = None
+    """The scale's number format, as its source names it: "FP16", "E8M0", "E4M3"."""
+    zero_point_width: Bits | None = None
+    """Storage width of one zero point per group (asymmetric integer formats: 4 bit); None if none is stored."""
+
+
+class FloatLayout(_Strict):
+    """Bit fields of a floating-point element: one sign bit, then exponent and mantissa bits."""
+
+    exponent_bits: PositiveInt
+    mantissa_bits: Annotated[int, Field(ge=0, strict=True)]
+    bias: int
+    """Exponent bias: a normal value is 2^(exponent field - bias) x 1.mantissa."""
+    specials: Literal["ieee", "nan_only", "none"]
+    """Codes set aside: "ieee" (top exponent is Inf/NaN, as E5M2), "nan_only" (only the all-ones code is NaN,
+    as E4M3), "none" (every code is a number, as E2M1)."""
 
 
 class Precision(_Strict):
@@ -515,13 +531,26 @@ class Precision(_Strict):
     """Storage width of one weight, before any per-group scales."""
     block_scale: BlockScale | None = None
     """Per-group scale, for formats that need one; None when scales are per tensor or per channel (negligible)."""
+    layout: FloatLayout | None = None
+    """Sign, exponent and mantissa bits of a float element, where the page needs its range."""
     sources: Sources
+
+    @model_validator(mode="after")
+    def _layout_fills_width(self) -> Precision:
+        if self.layout is not None:
+            bits = 1 + self.layout.exponent_bits + self.layout.mantissa_bits
+            if self.kind != "float" or bits != self.width.value:
+                raise ValueError(f"layout: a float of 1 + exponent + mantissa = {bits} bits, width is {self.width.value}")
+        return self
 
     @property
     def bits_per_param(self) -> float:
-        """Effective storage bits per weight, counting the per-group scale: INT4 with an FP16 scale per 128 is 4.125."""
-        extra = 0.0 if self.block_scale is None else self.block_scale.scale_width.value / self.block_scale.group_size
-        return self.width.value + extra
+        """Effective storage bits per weight, counting per-group scale and zero point: 4 + (16 + 4)/128 = 4.15625."""
+        bs = self.block_scale
+        if bs is None:
+            return self.width.value
+        zero = 0.0 if bs.zero_point_width is None else bs.zero_point_width.value
+        return self.width.value + (bs.scale_width.value + zero) / bs.group_size
 
 
 class Assumption(_Strict):

@@ -39,8 +39,13 @@ class Sizing:
 
 
 def bytes_per_param(precision: Precision) -> float:
-    """Storage bytes of one weight (FP16: 2, INT8: 1, INT4: 0.5), before per-group scales."""
-    return precision.width.bytes
+    """Storage bytes per weight, counting per-group scales and zero points (`Precision.bits_per_param`).
+
+    FP16: 2, INT8: 1, bare INT4: 0.5; INT4 with an FP16 scale and a 4-bit zero point per 128
+    weights: (4 + 20/128) / 8 = 0.51953125; MXFP4 (one E8M0 scale per 32): 4.25 / 8 = 0.53125.
+    Formats without a block scale are unchanged: their bytes are `width / 8`.
+    """
+    return precision.bits_per_param / 8
 
 
 def size(

@@ -1,0 +1,256 @@
+"""Numeric formats against figures worked out by hand from the format definitions."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from snippets.data import FloatLayout, Precision, load
+from snippets.decode import tokens_per_s_ceiling
+from snippets.precision import (
+    bit_budget,
+    max_finite,
+    min_normal,
+    min_subnormal,
+    relative_step,
+    replica_ceiling,
+    replicas_per_node,
+    shrink_factor,
+)
+from snippets.sizing import bytes_per_param, size_on_node
+from snippets.units import Bandwidth, BasisMismatchError, Direction
+
+from .conftest import ROOT
+
+SRC = [{"url": "https://example.org/spec", "title": "a spec", "read": "2026-11-30"}]
+
+
+def prec(width: float, kind: str = "int", block: dict[str, Any] | None = None,
+         layout: dict[str, Any] | None = None) -> Precision:
+    body: dict[str, Any] = {"name": "X", "kind": kind, "width": {"value": width, "unit": "bit"}, "sources": SRC}
+    if block is not None:
+        body["block_scale"] = block
+    if layout is not None:
+        body["layout"] = layout
+    return Precision.model_validate(body)
+
+
+def bits(v: float) -> dict[str, Any]:
+    return {"value": v, "unit": "bit"}
+
+
+def lay(e: int, m: int, bias: int, specials: str) -> FloatLayout:
+    return FloatLayout(exponent_bits=e, mantissa_bits=m, bias=bias, specials=specials)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- bits per weight
+
+def test_int4_with_fp16_scale_and_4bit_zero_per_128() -> None:
+    p = prec(4, block={"group_size": 128, "scale_width": bits(16), "zero_point_width": bits(4)})
+    b = bit_budget(p)
+    # 16 / 128 = 0.125 for the scale, 4 / 128 = 0.03125 for the zero point, 4.15625 in all
+    assert (b.element, b.scale, b.zero_point) == (4, 0.125, 0.03125)
+    assert b.total == 4.15625 == p.bits_per_param
+    assert b.overhead == pytest.approx(0.15625 / 4)  # 3.9 % on top of the bare 4 bits
+    assert bytes_per_param(p) == pytest.approx(4.15625 / 8)  # 0.51953125 bytes
+
+
+def test_scale_only_group_formats() -> None:
+    mx = prec(4, "float", block={"group_size": 32, "scale_width": bits(8)})  # MXFP4: 4 + 8/32
+    nv = prec(4, "float", block={"group_size": 16, "scale_width": bits(8)})  # NVFP4: 4 + 8/16
+    assert bit_budget(mx).total == 4.25 and bit_budget(mx).zero_point == 0
+    assert bit_budget(nv).total == 4.5
+    assert bytes_per_param(mx) == 0.53125 and bytes_per_param(nv) == 0.5625
+
+
+def test_formats_without_block_scale_are_their_width() -> None:
+    for width, expected_bytes in [(32, 4), (16, 2), (8, 1), (4, 0.5)]:
+        p = prec(width)
+        assert bit_budget(p).total == width and bit_budget(p).overhead == 0
+        assert bytes_per_param(p) == expected_bytes
+
+
+def test_shrink_factor_counts_the_scales() -> None:
+    fp16 = prec(16, "float")
+    assert shrink_factor(prec(8), fp16) == 2
+    assert shrink_factor(prec(4), fp16) == 4
+    # NVFP4: 16 / 4.5 = 3.56x, not 4x
+    nv = prec(4, "float", block={"group_size": 16, "scale_width": bits(8)})
+    assert shrink_factor(nv, fp16) == pytest.approx(3.5556, abs=1e-4)
+
+
+def test_repository_formats(catalog) -> None:
+    p = catalog.precisions
+    assert p["int4-g128"].bits_per_param == 4 + (16 + 4) / 128
+    assert p["mxfp4"].bits_per_param == 4 + 8 / 32
+    assert p["nvfp4"].bits_per_param == 4 + 8 / 16
+    # the ids other pages use keep their meaning: no block scale, bytes = width / 8
+    for pid, b in [("fp32", 4), ("bf16", 2), ("fp16", 2), ("fp8", 1), ("int8", 1), ("int4", 0.5)]:
+        assert p[pid].block_scale is None and bytes_per_param(p[pid]) == b
+
+
+def test_sizing_counts_the_group_scales(catalog) -> None:
+    # Llama 3.1 405B: bare INT4 is 405e9 x 0.5 = 202.5 GB, 202.5 / 70 = 2.89 -> 3 GPUs;
+    # with scales and zero points 405e9 x 0.51953125 = 210.41 GB, 210.41 / 70 = 3.006 -> 4 GPUs.
+    bare = size_on_node(catalog, "llama-3.1-405b", "int4", "hgx-h100-8", "runtime-reserve")
+    grouped = size_on_node(catalog, "llama-3.1-405b", "int4-g128", "hgx-h100-8", "runtime-reserve")
+    assert bare.weight_bytes == pytest.approx(202.5e9) and bare.gpus_with_headroom == 3
+    assert grouped.weight_bytes == pytest.approx(210.41015625e9) and grouped.gpus_with_headroom == 4
+    # FP16 unchanged by counting scales: 810 GB, 12 GPUs
+    fp16 = size_on_node(catalog, "llama-3.1-405b", "fp16", "hgx-h100-8", "runtime-reserve")
+    assert fp16.weight_bytes == pytest.approx(810e9) and fp16.gpus_with_headroom == 12
+
+
+def test_zero_point_alone_is_refused_without_a_scale() -> None:
+    with pytest.raises(ValidationError):
+        prec(4, block={"group_size": 128, "zero_point_width": bits(4)})
+    with pytest.raises(ValidationError):
+        prec(4, block={"group_size": 0, "scale_width": bits(16)})
+
+
+# --------------------------------------------------------------------------- float ranges
+
+@pytest.mark.parametrize(
+    ("layout", "largest"),
+    [
+        (lay(4, 3, 7, "nan_only"), 448),  # E4M3: 1.75 x 2^(15 - 7)
+        (lay(5, 2, 15, "ieee"), 57344),  # E5M2: 1.75 x 2^(30 - 15)
+        (lay(2, 1, 1, "none"), 6),  # E2M1: 1.5 x 2^(3 - 1)
+        (lay(5, 10, 15, "ieee"), 65504),  # FP16: (2 - 2^-10) x 2^15
+        (lay(8, 7, 127, "ieee"), (2 - 2**-7) * 2.0**127),  # BF16: about 3.39e38
+        (lay(8, 23, 127, "ieee"), 3.4028234663852886e38),  # FP32, numpy's finfo max
+    ],
+)
+def test_max_finite(layout: FloatLayout, largest: float) -> None:
+    assert max_finite(layout) == largest
+
+
+def test_smallest_values_and_step() -> None:
+    e4m3, e5m2, e2m1 = lay(4, 3, 7, "nan_only"), lay(5, 2, 15, "ieee"), lay(2, 1, 1, "none")
+    assert min_subnormal(e4m3) == 2.0**-9 and min_normal(e4m3) == 2.0**-6
+    assert min_subnormal(e5m2) == 2.0**-16 and min_normal(e5m2) == 2.0**-14
+    assert min_subnormal(e2m1) == 0.5 and min_normal(e2m1) == 1
+    assert min_subnormal(lay(5, 10, 15, "ieee")) == pytest.approx(5.960464477539063e-08)  # FP16: 2^-24
+    assert relative_step(e4m3) == 0.125 and relative_step(e5m2) == 0.25  # 1.000 -> 1.125, 1.00 -> 1.25
+
+
+def test_impossible_layouts_are_refused() -> None:
+    with pytest.raises(ValueError, match="NaN"):
+        max_finite(lay(4, 0, 7, "nan_only"))
+    with pytest.raises(ValueError, match="two exponent bits"):
+        max_finite(lay(1, 2, 0, "ieee"))
+    with pytest.raises(ValidationError, match="layout"):
+        prec(8, "float", layout={"exponent_bits": 4, "mantissa_bits": 2, "bias": 7, "specials": "ieee"})
+    with pytest.raises(ValidationError, match="layout"):
+        prec(8, "int", layout={"exponent_bits": 4, "mantissa_bits": 3, "bias": 7, "specials": "nan_only"})
+
+
+def test_repository_layouts_match_the_papers(catalog) -> None:
+    p = catalog.precisions
+    assert max_finite(p["fp8-e4m3"].layout) == 448 and max_finite(p["fp8-e5m2"].layout) == 57344
+    assert max_finite(p["mxfp4"].layout) == max_finite(p["nvfp4"].layout) == 6
+    assert max_finite(p["fp16"].layout) == 65504
+
+
+# --------------------------------------------------------------------------- decode
+
+HBM = Bandwidth(3.35e12, Direction.SHARED)
+
+
+def test_replica_ceiling() -> None:
+    # 70B FP16 on TP2: 2 x 3.35e12 / 140e9 = 47.857 tokens/s; INT8 on one GPU: 3.35e12 / 70e9, the same
+    assert replica_ceiling(140e9, HBM, 2) == pytest.approx(47.857, abs=1e-3)
+    assert replica_ceiling(70e9, HBM, 1) == pytest.approx(replica_ceiling(140e9, HBM, 2))
+    # on a fixed TP8 the ceiling rises as bytes fall: 8 x 3.35e12 / 35e9 = 765.7
+    assert replica_ceiling(35e9, HBM, 8) == pytest.approx(765.714, abs=1e-3)
+    assert replica_ceiling(35e9, HBM, 8) == pytest.approx(tokens_per_s_ceiling(35e9, HBM * 8))
+
+
+def test_replica_ceiling_refuses_bad_input() -> None:
+    with pytest.raises(ValueError):
+        replica_ceiling(140e9, HBM, 0)
+    with pytest.raises(BasisMismatchError):
+        replica_ceiling(140e9, Bandwidth(900e9, Direction.BOTH_SUMMED), 2)
+
+
+def test_replicas_per_node() -> None:
+    assert replicas_per_node(2, 8) == 4
+    assert replicas_per_node(3, 8) == 2
+    assert replicas_per_node(16, 8) == 0
+    with pytest.raises(ValueError):
+        replicas_per_node(0, 8)
+    assert replicas_per_node(1, 8) == 8
+
+
+# --------------------------------------------------------------------------- the page model under other data
+
+def _claims(ns: dict[str, Any]) -> dict[str, Any]:
+    from snippets.fmt import Claim
+
+    return {k: v for k, v in ns.items() if isinstance(v, Claim)}
+
+
+def _edited_data(tmp_path: Path, edits: list[tuple[str, str, str]]) -> Path:
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    for file, old, new in edits:
+        path = data / file
+        text = path.read_text()
+        assert old in text
+        path.write_text(text.replace(old, new, 1))
+    return data
+
+
+def test_page_claims_hold_on_the_repository_data(catalog) -> None:
+    from snippets.pages.precision import namespace
+
+    claims = _claims(namespace(catalog))
+    assert len(claims) >= 10
+    assert all(c.holds for c in claims.values()), {k: c.basis for k, c in claims.items() if not c.holds}
+
+
+def test_page_claims_survive_a_larger_reserve_and_slower_hbm(tmp_path: Path) -> None:
+    # The edit tests/test_build_failures.py makes: 15 % reserve (68 GB usable) and 3.0 TB/s of HBM.
+    # 70B INT8 then needs 70/68 -> 2 GPUs, FP16 140/68 -> 3 -> TP4, FP32 280/68 -> 5 -> TP8: the
+    # per-replica ceilings 2x3/70 = 4x3/140 = 8x3/280 stay equal, and every claim must still hold.
+    from snippets.pages.precision import namespace
+
+    data = _edited_data(tmp_path, [
+        ("assumptions.yaml", 'value: {value: 12.5, unit: "%"}', 'value: {value: 15, unit: "%"}'),
+        ("accelerators.yaml", "{value: 3.35, unit: TB/s, direction: shared}",
+         "{value: 3.0, unit: TB/s, direction: shared}"),
+    ])
+    ns = namespace(load(data))
+    assert all(c.holds for c in _claims(ns).values()), {k: c.basis for k, c in _claims(ns).items() if not c.holds}
+    assert ns["m70"].int8.sizing.gpus_with_headroom == 2
+    assert ns["m70"].fp16.ceiling.value == pytest.approx(4 * 3000 / 140)  # TP4 now
+    assert ns["m70_first_single_gpu"] == "INT4"
+
+
+def test_page_claims_fail_when_the_story_changes(tmp_path: Path) -> None:
+    # NVFP4 with blocks of 64 would cost 4 + 8/64 = 4.125 bits, less than grouped INT4's 4.15625:
+    # the sentence ranking the metadata costs must then fail.
+    from snippets.pages.precision import namespace
+
+    data = _edited_data(tmp_path, [("precisions.yaml", "group_size: 16\n", "group_size: 64\n")])
+    claims = _claims(namespace(load(data)))
+    assert not claims["metadata_ordered"].holds
+
+
+@pytest.mark.parametrize("reserve", [10, 15, 20])
+def test_page_claims_hold_across_the_reserve_range(tmp_path: Path, catalog, reserve: float) -> None:
+    # The reserve's sources give 10 % to 20 % (data/assumptions.yaml); the page's sentences must not
+    # hinge on where in that range the site's value sits.
+    from snippets.pages.precision import namespace
+
+    low, high = catalog.assumptions["runtime-reserve"].range
+    assert low <= reserve <= high
+    data = _edited_data(tmp_path, [
+        ("assumptions.yaml", 'value: {value: 12.5, unit: "%"}', f'value: {{value: {reserve}, unit: "%"}}'),
+    ])
+    claims = _claims(namespace(load(data)))
+    assert all(c.holds for c in claims.values()), {k: c.basis for k, c in claims.items() if not c.holds}
