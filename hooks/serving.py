@@ -108,12 +108,21 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     if block_failed:  # the published traceback is that failure again: say it once
         problems = [p for p in problems if "traceback" not in p.lower()]
     state.errors.extend(f"docs/{state.src}: {p}" for p in problems)
-    if state.errors:
-        raise PluginError("\n".join(state.errors))
     state.figures = figures
     # keep the processor's record of each claim (it knows the basis), in page order
     state.claims = [c for c in state.claims if any(c["claim"] == h["claim"] for h in claims)]
     return html
+
+
+def on_env(env: Any, config: Any, files: Any) -> Any:
+    """Every page is converted and none is written yet: stop here if any page had an error.
+
+    Reporting at this point lists the errors of all pages at once, and publishes nothing.
+    """
+    errors = [e for st in _pages.values() for e in st.errors]
+    if errors:
+        raise PluginError(f"{len(errors)} error(s); nothing was written:\n" + "\n".join(errors))
+    return env
 
 
 def on_post_build(config: Any) -> None:

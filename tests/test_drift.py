@@ -75,6 +75,7 @@ def test_a_claim_made_false_by_data_fails_the_build(site_copy: Path) -> None:
           "memory: {value: 141, unit: GB}\n  memory_type: HBM3")
     b = run_build(site_copy)
     assert b.returncode != 0
+    assert "nothing was written" in b.output  # every page's errors are listed, no page is published
     page = site_copy / "docs/interconnect.md"
     line = _line(page, "{{ claim m405_fp16.spans_nodes }}")
     assert f"docs/interconnect.md:{line}: claim 'm405_fp16.spans_nodes' no longer holds" in b.output
@@ -84,7 +85,8 @@ def test_a_claim_made_false_by_data_fails_the_build(site_copy: Path) -> None:
 
 @pytest.mark.build
 def test_a_figure_changed_by_data_shows_in_the_snapshot_diff(site_copy: Path) -> None:
-    _edit(site_copy / "data/assumptions.yaml", 'value: {value: 12.5, unit: "%"}', 'value: {value: 15, unit: "%"}')
+    _edit(site_copy / "data/accelerators.yaml", "{value: 3.35, unit: TB/s, direction: shared}",
+          "{value: 3.0, unit: TB/s, direction: shared}")
     b = run_build(site_copy)
     assert b.returncode == 0, b.output
     env = {**os.environ, "SERVING_SITE_DIR": str(b.site)}
@@ -95,9 +97,9 @@ def test_a_figure_changed_by_data_shows_in_the_snapshot_diff(site_copy: Path) ->
     )
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
-    assert '-   "interconnect.md :: gpu_usable": "70 GB",' in out
-    assert '+   "interconnect.md :: gpu_usable": "68 GB",' in out
-    assert '+   "interconnect.md :: reserve": "15 %",' in out
+    assert '-   "interconnect.md :: hbm": "3.35 TB/s",' in out
+    assert '+   "interconnect.md :: hbm": "3 TB/s",' in out
+    assert '+   "interconnect.md :: hbm_over_nvlink": "6.66667 x",' in out
 
 
 @pytest.mark.build
@@ -112,7 +114,7 @@ def test_a_link_to_a_missing_anchor_fails_the_build(site_copy: Path) -> None:
 @pytest.mark.build
 def test_unrendered_braces_fail_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
-    _edit(page, "carries {{ gpu_memory }}.", "carries {{ {gpu_memory} }}.")
+    _edit(page, "carries {{ gpu_memory }} of", "carries {{ {gpu_memory} }} of")
     b = run_build(site_copy)
     assert b.returncode != 0
     assert "docs/interconnect.md: unrendered '{{'" in b.output
