@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from snippets.units import BasisMismatchError, Bandwidth, Direction
+from snippets.units import Bandwidth, BasisMismatchError, Direction
 
 
 def pcie_bandwidth(transfers_per_s: float, lanes: int, payload_bits: int, line_bits: int) -> Bandwidth:

@@ -69,7 +69,7 @@ Sources = Annotated[list[Source], Field(min_length=1)]
 
 
 def _unit_field(table: dict[str, float]) -> Any:
-    return Literal[tuple(table)]  # type: ignore[valid-type]
+    return Literal[tuple(table)]
 
 
 class ByteSize(_Strict):
@@ -235,7 +235,8 @@ class Disagreement(_Strict):
         if self.range[0] > self.range[1]:
             raise ValueError("range must be [low, high]")
         if self.unit not in _DISPUTABLE[self.field]:
-            raise ValueError(f"unit {self.unit!r} is not a unit of {self.field}; expected one of {sorted(_DISPUTABLE[self.field])}")
+            expected = sorted(_DISPUTABLE[self.field])
+            raise ValueError(f"unit {self.unit!r} is not a unit of {self.field}; expected one of {expected}")
         return self
 
 
@@ -624,6 +625,13 @@ class Catalog:
         return {k: v for k, v in self.interconnects.items() if isinstance(v, kind)}
 
 
+def required(value: T | None, what: str) -> T:
+    """`value`, or a clear error naming what the data lacks (for fields that are optional in the schema)."""
+    if value is None:
+        raise ValueError(f"data lacks {what}")
+    return value
+
+
 class _UniqueKeyLoader(yaml.SafeLoader):
     """A YAML loader that refuses duplicate keys instead of silently keeping the last."""
 
@@ -631,13 +639,13 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
     seen: set[Any] = set()
     for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node, deep=deep)
         if key in seen:
             raise yaml.constructor.ConstructorError(
                 None, None, f"duplicate key {key!r}", key_node.start_mark
             )
         seen.add(key)
-    return loader.construct_mapping(node, deep)  # type: ignore[no-untyped-call]
+    return loader.construct_mapping(node, deep)
 
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from snippets.units import BasisMismatchError, Bandwidth, Direction
+from snippets.units import Bandwidth, BasisMismatchError, Direction
 
 _EPS = 1e-9
 

@@ -107,6 +107,10 @@ def fig_html(fig: Figure, name: str) -> str:
 Cell = Figure | str
 
 
+def _cell_text(cell: Cell) -> str:
+    return cell if isinstance(cell, str) else cell.text
+
+
 def table(
     name: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], align: str | None = None, key: int = 0
 ) -> str:
@@ -124,7 +128,7 @@ def table(
         "| " + " | ".join(headers) + " |",
         "| " + " | ".join(rule[a] for a in align) + " |",
     ]
-    labels = [r[key] if isinstance(r[key], str) else r[key].text for r in rows]
+    labels = [_cell_text(r[key]) for r in rows]
     if len(set(labels)) != len(labels):
         raise ValueError(f"table {name!r}: row labels in column {key} repeat: {labels}")
     for label, row in zip(labels, rows, strict=True):

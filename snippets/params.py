@@ -9,15 +9,14 @@ Pure functions of `snippets.data.Architecture`; counts are plain integers.
 
 from __future__ import annotations
 
-from snippets.data import Architecture
+from snippets.data import Architecture, required
 
 
 def embedding_params(arch: Architecture) -> int:
     """Token embeddings (vocab x hidden), plus learned position embeddings (context x hidden) if any."""
     n = arch.vocab_size * arch.hidden_size
     if arch.position_embeddings == "learned":
-        assert arch.context_length is not None  # the schema requires it
-        n += arch.context_length * arch.hidden_size
+        n += required(arch.context_length, "context_length for learned positions") * arch.hidden_size
     return n
 
 

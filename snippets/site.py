@@ -84,7 +84,7 @@ def _namespace(state: PageState) -> dict[str, Any] | None:
     try:
         module = importlib.import_module(f"snippets.pages.{state.model}")
         state.namespace = dict(module.namespace(load()))
-    except Exception as exc:  # noqa: BLE001 - reported with its place, then the build stops
+    except Exception as exc:
         state.errors.append(
             f"docs/{state.src}: page model snippets.pages.{state.model} failed: {type(exc).__name__}: {exc}"
         )
@@ -108,7 +108,7 @@ def evaluate(state: PageState, expr: str) -> Any:
             f"{state.where(expr)}: unknown name in {{{{ {expr} }}}}: {exc}; {hint} "
             f"(names come from snippets/pages/{state.model}.py)"
         )
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         state.errors.append(f"{state.where(expr)}: {{{{ {expr} }}}} failed: {type(exc).__name__}: {exc}")
     return None
 
@@ -127,7 +127,7 @@ def figure_element(fig: Figure, name: str) -> etree.Element:
 
 
 class ValueProcessor(InlineProcessor):
-    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element, int, int]:  # noqa: N802
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element, int, int]:
         state = CURRENT
         expr = m.group("expr").strip()
         result = evaluate(state, expr)
@@ -148,7 +148,7 @@ class ValueProcessor(InlineProcessor):
 
 
 class ClaimProcessor(InlineProcessor):
-    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element, int, int]:  # noqa: N802
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element, int, int]:
         state = CURRENT
         expr = m.group("expr").strip()
         words = m.group("words")
@@ -180,7 +180,7 @@ class ClaimProcessor(InlineProcessor):
 class ComputedExtension(Extension):
     """Registers the two inline patterns just after code spans (priority 190)."""
 
-    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802
+    def extendMarkdown(self, md: Markdown) -> None:
         md.inlinePatterns.register(ClaimProcessor(CLAIM_RE, md), "sa-claim", 186)
         md.inlinePatterns.register(ValueProcessor(VALUE_RE, md), "sa-value", 185)
 

@@ -5,7 +5,7 @@ import pytest
 from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth, transfer_time
 from snippets.data import PCIe
 from snippets.pages.interconnect import pcie_x16
-from snippets.units import BasisMismatchError, Bandwidth, Direction
+from snippets.units import Bandwidth, BasisMismatchError, Direction
 
 
 @pytest.mark.parametrize(

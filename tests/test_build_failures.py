@@ -74,7 +74,7 @@ def test_an_unknown_inline_name_stops_the_build(site_copy: Path) -> None:
     _edit(page, "carries {{ gpu_memory }} of", "carries {{ gpu_memroy }} of")
     b = run_build(site_copy)
     assert b.returncode != 0
-    line = next(i for i, l in enumerate(page.read_text().splitlines(), 1) if "gpu_memroy" in l)
+    line = next(i for i, ln in enumerate(page.read_text().splitlines(), 1) if "gpu_memroy" in ln)
     assert f"docs/interconnect.md:{line}: unknown name in {{{{ gpu_memroy }}}}" in b.output
 
 

@@ -14,7 +14,7 @@ from snippets.decode import (
     step_time,
     tokens_per_s_ceiling,
 )
-from snippets.units import BasisMismatchError, Bandwidth, Direction
+from snippets.units import Bandwidth, BasisMismatchError, Direction
 
 GB = 1e9
 H100_HBM = Bandwidth(3.35e12, Direction.SHARED)  # H100 SXM datasheet: 3.35 TB/s

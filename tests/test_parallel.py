@@ -10,12 +10,12 @@ from snippets.parallel import (
     pp_bytes_per_token,
     ring_allreduce_bytes_per_gpu,
     ring_allreduce_steps,
+    token_read_time,
     tp_allreduce_message_bytes,
     tp_bytes_per_token,
     tp_messages_per_token,
-    token_read_time,
 )
-from snippets.units import BasisMismatchError, Bandwidth, Direction
+from snippets.units import Bandwidth, BasisMismatchError, Direction
 
 HBM_H100 = Bandwidth(3.35e12, Direction.SHARED)
 

@@ -1,6 +1,6 @@
 import pytest
 
-from snippets.units import BYTE_UNITS, BasisMismatchError, Bandwidth, Direction, UnitError, to_base
+from snippets.units import BYTE_UNITS, Bandwidth, BasisMismatchError, Direction, UnitError, to_base
 
 
 def test_decimal_and_binary_bytes_are_distinct() -> None:

@@ -8,12 +8,13 @@ appears where the source material compares generations.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from snippets import charts, fmt
 from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
 from snippets.capacity import max_params, usable_bytes
-from snippets.data import Accelerator, Catalog, Network, Node, NVLink, PCIe
+from snippets.data import Accelerator, Catalog, Network, Node, NVLink, PCIe, required
 from snippets.fmt import Claim, Figure
 from snippets.sizing import Sizing, size_on_node
 from snippets.units import Bandwidth
@@ -113,8 +114,11 @@ def tiers(cat: Catalog, node_id: str = NODE) -> list[Tier]:
     """HBM, NVLink, the GPU's PCIe host link and the network of a node, one way each."""
     node = cat.interconnect(node_id, Node)
     acc = cat.accelerators[node.accelerator]
-    nic = cat.interconnect(node.nic, Network)
-    host = cat.interconnect(acc.host_link, PCIe)
+    nic = cat.interconnect(required(node.nic, f"a NIC for {node.name}"), Network)
+    nics_per_gpu = required(node.nics_per_gpu, f"NICs per GPU for {node.name}")
+    host_id = required(acc.host_link, f"a PCIe host link for {acc.name}")
+    lanes = required(acc.host_link_lanes, f"host link lanes for {acc.name}")
+    host = cat.interconnect(host_id, PCIe)
     out = [
         Tier("HBM", f"{acc.memory_type} on {acc.name}", acc.memory_bandwidth.bandwidth.one_way(),
              f"{fmt.number(acc.memory_bandwidth.value, 2).rstrip('0').rstrip('.')} {acc.memory_bandwidth.unit}, "
@@ -125,11 +129,11 @@ def tiers(cat: Catalog, node_id: str = NODE) -> list[Tier]:
         bw = acc.scale_up.bandwidth
         out.append(Tier("NVLink", f"{link.name}, {link.links_per_gpu} links per GPU", nvlink_of(cat, acc),
                         f"{fmt.number(bw.value)} {bw.unit}, {bw.direction.label}"))
-    out.append(Tier("PCIe", f"{host.name} x{acc.host_link_lanes}", pcie_x16(cat, acc.host_link, acc.host_link_lanes),
+    out.append(Tier("PCIe", f"{host.name} x{lanes}", pcie_x16(cat, host_id, lanes),
                     f"derived: {fmt.number(host.transfer_rate.value)} {host.transfer_rate.unit} × "
-                    f"{acc.host_link_lanes} lanes × {host.encoding.payload_bits}/{host.encoding.line_bits}"))
-    nic_bw = nic.port.bandwidth.one_way() * node.nics_per_gpu
-    out.append(Tier("Network", f"{nic.name}, {fmt.number(node.nics_per_gpu)} port per GPU", nic_bw,
+                    f"{lanes} lanes × {host.encoding.payload_bits}/{host.encoding.line_bits}"))
+    nic_bw = nic.port.bandwidth.one_way() * nics_per_gpu
+    out.append(Tier("Network", f"{nic.name}, {fmt.number(nics_per_gpu)} port per GPU", nic_bw,
                     f"{fmt.number(nic.port.value)} {nic.port.unit} per port, {nic.port.direction.label}"))
     return out
 
@@ -218,8 +222,7 @@ def nvlink_table(cat: Catalog) -> str:
     rows: list[list[fmt.Cell]] = []
     for node_id in (OLDER_NODE, NODE):
         acc = cat.accelerators[cat.interconnect(node_id, Node).accelerator]
-        assert acc.scale_up is not None
-        link = cat.interconnect(acc.scale_up.fabric, NVLink)
+        link = cat.interconnect(required(acc.scale_up, f"a scale-up fabric for {acc.name}").fabric, NVLink)
         one = nvlink_of(cat, acc)
         rows.append([f"{link.name} on {acc.name}", fmt.count(link.links_per_gpu, "links"),
                      fmt.bandwidth(one), fmt.bandwidth(one.both_summed())])
@@ -332,7 +335,7 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "network_below_nvlink": fmt.claim(net.ratio(nvl) < 1, f"network {net.in_unit('GB/s'):.0f} GB/s < NVLink "
                                           f"{nvl.in_unit('GB/s'):.0f} GB/s one way"),
         "tiers_descend": fmt.claim(
-            all(a.one_way.bytes_per_s > b.one_way.bytes_per_s for a, b in zip(tier_list, tier_list[1:])),
+            all(a.one_way.bytes_per_s > b.one_way.bytes_per_s for a, b in pairwise(tier_list)),
             " > ".join(f"{t.tier} {t.one_way.in_unit('GB/s'):,.0f} GB/s" for t in tier_list) + " (one way)"),
         "int8_halves_gpus": fmt.claim(
             rows["m405_int8"].sizing.gpus_with_headroom * 2 <= rows["m405_fp16"].sizing.gpus_with_headroom,

@@ -14,7 +14,7 @@ from typing import Any
 
 from snippets import fmt
 from snippets.bandwidth import transfer_time
-from snippets.data import Catalog, Network, Node, NVLink, PCIe
+from snippets.data import Catalog, Network, Node, NVLink, PCIe, required
 from snippets.fmt import Figure
 from snippets.layout import Deployment, deploy, tp_degrees
 from snippets.pages.interconnect import nvlink_of, pcie_x16
@@ -26,10 +26,10 @@ from snippets.parallel import (
     pp_bytes_per_token,
     ring_allreduce_bytes_per_gpu,
     ring_allreduce_steps,
+    token_read_time,
     tp_allreduce_message_bytes,
     tp_bytes_per_token,
     tp_messages_per_token,
-    token_read_time,
 )
 from snippets.units import Bandwidth
 
@@ -84,13 +84,13 @@ def links(cat: Catalog) -> dict[str, Link]:
     """NVLink of the node's GPU, PCIe 5.0 and 4.0 x16, and the node's network port per GPU: one way each."""
     node = cat.interconnect(NODE, Node)
     acc = cat.accelerators[node.accelerator]
-    nic = cat.interconnect(node.nic, Network)
+    nic = cat.interconnect(required(node.nic, f"a NIC for {node.name}"), Network)
     if acc.scale_up is None:
         raise ValueError(f"{acc.name} has no NVLink: this page compares NVLink with the other links")
     out = {"nvlink": Link(cat.interconnect(acc.scale_up.fabric, NVLink).name, nvlink_of(cat, acc))}
     for key, pid in (("gen5", "pcie-gen5"), ("gen4", "pcie-gen4")):
         out[key] = Link(f"{cat.interconnect(pid, PCIe).name} x16", pcie_x16(cat, pid))
-    out["network"] = Link(nic.name, nic.port.bandwidth.one_way() * node.nics_per_gpu)
+    out["network"] = Link(nic.name, nic.port.bandwidth.one_way() * required(node.nics_per_gpu, "NICs per GPU"))
     return out
 
 

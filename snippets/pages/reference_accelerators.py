@@ -10,7 +10,7 @@ from typing import Any
 
 from snippets import fmt
 from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
-from snippets.data import _DISPUTABLE, Accelerator, Catalog, Fabric, NVLink, PCIe
+from snippets.data import _DISPUTABLE, Accelerator, Catalog, Fabric, NVLink, PCIe, required
 from snippets.pages.reference_common import as_of, as_stated, flops, source_links
 from snippets.units import Bandwidth
 
@@ -37,7 +37,8 @@ def scale_up_derived(cat: Catalog, acc: Accelerator) -> tuple[int, Bandwidth] | 
     if acc.scale_up is None:
         return None
     link = cat.interconnects[acc.scale_up.fabric]
-    assert isinstance(link, NVLink | Fabric)
+    if not isinstance(link, NVLink | Fabric):
+        raise TypeError(f"{acc.name}: scale-up fabric {acc.scale_up.fabric!r} is a {type(link).__name__}")
     links = acc.scale_up.links or (link.links_per_gpu if isinstance(link, NVLink) else None)
     if link.per_link is None or links is None:
         return None
@@ -119,8 +120,7 @@ def disagreements_table(cat: Catalog) -> str:
     for acc in cat.accelerators.values():
         for d in acc.disagreements:
             accs.append(acc)
-            used = acc.used_value(d.field)
-            assert used is not None
+            used = required(acc.used_value(d.field), f"a value for {d.field} of {acc.name}")
             per_unit = _DISPUTABLE[d.field][d.unit]
             rows.append([
                 f"{acc.name}: {QUANTITY_LABELS[d.field]}",
@@ -150,14 +150,13 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     """Names the page's prose uses."""
     accs = list(cat.accelerators.values())
     h100 = cat.accelerators["h100-sxm"]
-    assert h100.scale_up is not None
+    su = required(h100.scale_up, "a scale-up fabric for the H100")
     return {
         "count": fmt.count(len(accs), "accelerators"),
         "vendors": fmt.count(len({a.vendor for a in accs}), "vendors"),
         "disputed": fmt.count(sum(1 for a in accs if a.disagreements), "accelerators"),
-        "h100_nvlink_summed": as_stated(h100.scale_up.bandwidth.value, h100.scale_up.bandwidth.unit,
-                                        h100.scale_up.bandwidth.direction.label),
-        "h100_nvlink_one_way": fmt.bandwidth(h100.scale_up.bandwidth.bandwidth.one_way()),
+        "h100_nvlink_summed": as_stated(su.bandwidth.value, su.bandwidth.unit, su.bandwidth.direction.label),
+        "h100_nvlink_one_way": fmt.bandwidth(su.bandwidth.bandwidth.one_way()),
         "h100_name": h100.name,
         "gb": fmt.Figure(1e9, "bytes", f"{fmt.number(1e9)} bytes"),
         "gib": fmt.Figure(2.0**30, "bytes", f"{fmt.number(2.0**30)} bytes"),

@@ -21,7 +21,8 @@ def source_links(entry: Any) -> str:
 
 def latest_read(entries: Iterable[Any]) -> dt.date:
     """The latest `read` date among the entries' sources."""
-    return max(s.read for e in entries for s in e.sources)
+    dates: list[dt.date] = [s.read for e in entries for s in e.sources]
+    return max(dates)
 
 
 def as_of(entries: Iterable[Any]) -> str:

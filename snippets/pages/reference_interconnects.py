@@ -11,7 +11,7 @@ from typing import Any
 
 from snippets import fmt
 from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
-from snippets.data import Catalog, Fabric, Network, Node, NVLink, NVSwitch, PCIe
+from snippets.data import Catalog, Fabric, Network, Node, NVLink, NVSwitch, PCIe, required
 from snippets.pages.reference_common import as_of, as_stated, source_links
 from snippets.units import Bandwidth
 
@@ -127,8 +127,7 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     gen5, gen6 = cat.interconnect("pcie-gen5", PCIe), cat.interconnect("pcie-gen6", PCIe)
     nvl5 = cat.interconnect("nvlink-5", NVLink)
     nvl72 = cat.interconnect("gb200-nvl72", Node)
-    dom = domain_bandwidth(cat, nvl72)
-    assert dom is not None
+    dom = required(domain_bandwidth(cat, nvl72), "the NVL72 domain bandwidth")
     return {
         "gen5_x16": fmt.bandwidth(pcie_lanes(gen5), "GB/s", 1),
         "gen6_x16": fmt.bandwidth(pcie_lanes(gen6), "GB/s", 1),

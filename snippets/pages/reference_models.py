@@ -115,7 +115,9 @@ def worked_params(cat: Catalog, model_id: str = WORKED) -> str:
     attn, mlp, norms = attention_params(a), ffn_layer_params(a, 0), 2 * norm_params(a)
     block = attn + mlp + norms
     emb, head, total = embedding_params(a), lm_head_params(a), total_params(a)
-    c = lambda n, name: h(fmt.Figure(n, "params", f"{n:,}"), f"worked.{name}")  # noqa: E731
+    def c(n: int, name: str) -> str:
+        return h(fmt.Figure(n, "params", f"{n:,}"), f"worked.{name}")
+
     lines = [
         f"1. **Attention per layer.** Q and O are {a.hidden_size:,} × {a.attention_heads * a.head_dim:,} each, "
         f"K and V {a.hidden_size:,} × {a.kv_heads * a.head_dim:,} each: {c(attn, 'attention')}.",

@@ -108,7 +108,7 @@ def prices_table(cat: Catalog) -> str:
     from snippets.pages.reference_common import source_links
 
     rows: list[list[fmt.Cell]] = []
-    for pid, p in cat.prices.items():
+    for p in cat.prices.values():
         rows.append([f"{cat.accelerators[p.accelerator].name} at {p.provider}", p.offering,
                      fmt.Figure(p.price.value, "USD/GPU-hour", f"${p.price.value:,.2f}", "indicative on-demand"),
                      "yes" if p.site_uses else "", source_links(p)])
@@ -121,7 +121,8 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     reserve = cat.assumptions[RESERVE]
     cells = grid_rows(cat)
     ex = cell(cat, "llama-3.1-405b", "fp8", "h100-sxm")
-    assert ex.layout is not None and ex.cost is not None and ex.node is not None
+    if ex.layout is None or ex.cost is None or ex.node is None:
+        raise ValueError("the worked sizing-grid example needs a layout, a node and a price")
     return {
         "rows": fmt.count(len(cells), "rows"),
         "models": fmt.count(len(cat.models), "models"),
