@@ -13,16 +13,18 @@ import io
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 _INK = "#010203"  # sentinel drawn by matplotlib, replaced by currentColor in the SVG
 _PALETTE = ("#4c8bf5", "#f28e2b", "#59a14f", "#b07aa1", "#e15759", "#76b7b2")
-_RC = {
+_RC: dict[str, Any] = {  # matplotlib rcParams
     "svg.hashsalt": "serving-arithmetic",
     "svg.fonttype": "none",
     "font.family": "sans-serif",
@@ -48,7 +50,7 @@ class Bar:
     group: str = ""
 
 
-def _to_svg(fig: plt.Figure, name: str, title: str, desc: str) -> str:
+def _to_svg(fig: Figure, name: str, title: str, desc: str) -> str:
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
     plt.close(fig)
@@ -85,7 +87,7 @@ def _fmt_number(x: float, _: object = None) -> str:
 
 def log_bars(name: str, bars: Sequence[Bar], unit: str, title: str, desc: str) -> str:
     """Horizontal bars on a log axis (the bandwidth cliff), largest first, each labelled with its value."""
-    with plt.rc_context(_RC):
+    with plt.rc_context(_RC):  # type: ignore[arg-type]
         fig, ax = plt.subplots(figsize=(7.0, 0.55 * len(bars) + 1.0))
         labels = [b.label for b in bars][::-1]
         values = [b.value for b in bars][::-1]
@@ -111,7 +113,7 @@ def grouped_bars(
     groups = list(dict.fromkeys(b.group for b in bars))
     series = list(dict.fromkeys(b.label for b in bars))
     width = 0.8 / len(series)
-    with plt.rc_context(_RC):
+    with plt.rc_context(_RC):  # type: ignore[arg-type]
         fig, ax = plt.subplots(figsize=(7.0, 3.6))
         for i, s in enumerate(series):
             xs, ys = [], []
@@ -137,7 +139,7 @@ def grouped_bars(
 
 def bars(name: str, bars: Sequence[Bar], xlabel: str, title: str, desc: str) -> str:
     """Horizontal bars on a linear axis, in the given order, each labelled with its value."""
-    with plt.rc_context(_RC):
+    with plt.rc_context(_RC):  # type: ignore[arg-type]
         fig, ax = plt.subplots(figsize=(7.0, 0.42 * len(bars) + 1.0))
         labels = [b.label for b in bars][::-1]
         values = [b.value for b in bars][::-1]

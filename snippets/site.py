@@ -127,7 +127,7 @@ def figure_element(fig: Figure, name: str) -> etree.Element:
 
 
 class ValueProcessor(InlineProcessor):
-    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element, int, int]:
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element, int, int]:  # type: ignore[override]
         state = CURRENT
         expr = m.group("expr").strip()
         result = evaluate(state, expr)
@@ -148,7 +148,7 @@ class ValueProcessor(InlineProcessor):
 
 
 class ClaimProcessor(InlineProcessor):
-    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element, int, int]:
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element, int, int]:  # type: ignore[override]
         state = CURRENT
         expr = m.group("expr").strip()
         words = m.group("words")
@@ -241,9 +241,10 @@ def collect(html_text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
     figs: dict[str, dict[str, Any]] = {}
     for el in soup.select("span.sa-fig"):
         name = str(el["data-name"])
-        fig = {"name": name, "value": float(str(el["data-value"])), "unit": str(el["data-unit"]),
-               "text": el.get_text()}
-        if not fig["text"].strip():
+        shown = el.get_text()
+        fig: dict[str, Any] = {"name": name, "value": float(str(el["data-value"])), "unit": str(el["data-unit"]),
+                               "text": shown}
+        if not shown.strip():
             problems.append(f"figure {name!r} renders empty")
         seen = figs.setdefault(name, fig)
         if seen != fig:
