@@ -2,7 +2,8 @@
 
 - build: strict build of the site into site/
 - serve: strict build, then live preview at http://127.0.0.1:8000 (reloads on docs/, data/, snippets/, hooks/)
-- tests: everything CI runs: the strict build, then the whole pytest suite
+- lint: ruff, and mypy --strict on snippets/
+- tests: everything CI runs: lint, the strict build, then the whole pytest suite
 - snapshot: accept an intended change of computed figures (rewrites tests/__snapshots__/)
 """
 
@@ -56,10 +57,26 @@ def serve(session: nox.Session) -> None:
     )
 
 
+LINT_PATHS = ("snippets", "hooks", "tests", "scripts", "noxfile.py", "docs/notebooks")
+
+
+def _lint(session: nox.Session) -> None:
+    session.run("ruff", "check", *LINT_PATHS)
+    session.run("mypy", "snippets")  # strict on snippets: see [tool.mypy] in pyproject.toml
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff over the code, mypy --strict over snippets/."""
+    session.install("-e", ".[lint,docs]")
+    _lint(session)
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
-    """All that CI needs: the strict build into site/, then the whole test suite against it."""
-    _install(session, "test")
+    """All that CI needs: lint, the strict build into site/, then the whole test suite against it."""
+    session.install("-e", ".[test,lint]")
+    _lint(session)
     env = _env()
     session.run("mkdocs", "build", "--strict", "--clean", "-d", SITE_DIR, env=env)
     session.run("pytest", "-n", "2", *session.posargs, env={**env, "SERVING_SITE_DIR": SITE_DIR})
