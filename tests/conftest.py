@@ -15,6 +15,9 @@ from bs4 import BeautifulSoup, Tag
 
 from snippets.data import Catalog, load
 
+# the browser tests' page-weight report, printed at the end of the session that wrote it
+from .browser.report import pytest_sessionstart, pytest_terminal_summary  # noqa: F401
+
 ROOT = Path(__file__).resolve().parent.parent
 SITE_PARTS = ("mkdocs.yml", "docs", "data", "hooks", "snippets")
 
