@@ -5,6 +5,7 @@
 - lint: ruff, and mypy --strict on snippets/
 - tests: everything CI runs: lint, the strict build, then the whole pytest suite
 - snapshot: accept an intended change of computed figures (rewrites tests/__snapshots__/)
+- bench: build and test timings, medians of 3 runs (`-- --runs 5`, `-- --only ab`): scripts/bench.py
 """
 
 from __future__ import annotations
@@ -89,3 +90,10 @@ def snapshot(session: nox.Session) -> None:
     env = _env()
     session.run("mkdocs", "build", "--strict", "--clean", "-d", SITE_DIR, env=env)
     session.run("pytest", "tests/test_snapshot.py", "--snapshot-update", env={**env, "SERVING_SITE_DIR": SITE_DIR})
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Timings: build with execution on against off, rebuild after a data edit, the test suite."""
+    _install(session, "test")
+    session.run("python", "scripts/bench.py", *session.posargs, env=_env())

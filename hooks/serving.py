@@ -2,6 +2,8 @@
 
 - on_config: point the loader at this site's `data/`, validate all of it (a data error stops
   the build before any page), register the computed-values Markdown extension.
+- on_files: start executing the notebooks in a second process, beside the build; mkdocs-jupyter
+  then finds the result in its cache.
 - on_page_markdown: fresh state for every page: markdown-exec sessions are cleared, so no block
   state leaks between pages or across `mkdocs serve` rebuilds.
 - on_page_content: any error collected on the page (unknown name, failing expression, false
@@ -11,9 +13,11 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -76,12 +80,90 @@ def _key_notebook_cache(config: Any, root: Path) -> None:
     plugin.config["cache_dir"] = str(root / ".cache" / "mkdocs-jupyter" / digest.hexdigest()[:16])
 
 
+_NB_OPTIONS = ("kernel_name", "theme", "allow_errors", "show_input", "no_input", "no_prompt", "remove_tag_config",
+               "highlight_extra_classes", "include_requirejs", "custom_mathjax_url")
+# Runs in its own interpreter: the plugin's conversion of each notebook, written where its cache looks.
+_NB_WORKER = """
+import json, sys
+from pathlib import Path
+from mkdocs_jupyter import plugin as mj
+from mkdocs_jupyter.convert import nb2html
+job = json.load(sys.stdin)
+for src, cache_path in job["todo"]:
+    try:
+        body = nb2html(src, execute=True, **job["options"])
+        toc_tokens, title = mj._get_nb_toc_tokens(src, job["toc_depth"])
+    except Exception:
+        continue  # the plugin runs this notebook again and reports the error
+    path = Path(cache_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_suffix(".part")
+    part.write_text(json.dumps({"content": body, "toc_tokens": toc_tokens, "title": title}), encoding="utf-8")
+    part.replace(path)
+"""
+_early: list[subprocess.Popen[bytes]] = []
+
+
+def _execute_notebooks_early(config: Any, files: Any) -> None:
+    """Execute the notebooks now, in a second process, so they run beside the rest of the build.
+
+    mkdocs-jupyter executes a notebook only when it reaches the page, and the build waits for
+    nbconvert's imports, the Jupyter kernel's start, the cells and the shutdown. The second
+    process makes the same conversion the plugin would, with the plugin's options, and leaves the
+    result where the plugin's cache looks, so the plugin finds it there. (A process, not a thread:
+    nbconvert's work is Python and would compete with the build for the interpreter lock.)
+    Anything that goes wrong there is left for the plugin to meet and report itself: a raising
+    cell still stops the build, with the plugin's message.
+    """
+    plugin = config.plugins.get("mkdocs-jupyter")
+    if plugin is None or not plugin.config.get("cache", False) or not plugin.config.get("execute", False):
+        return
+    from mkdocs_jupyter import plugin as mj
+
+    opts = plugin.config
+    try:
+        job_options = {k: opts[k] for k in _NB_OPTIONS}
+    except KeyError:  # the plugin's options changed: it runs the notebooks itself
+        return
+    todo: list[tuple[str, str]] = []
+    for file in files:
+        src = file.abs_src_path
+        if not plugin.should_include(file) or any(Path(src).match(p) for p in opts.get("execute_ignore") or []):
+            continue
+        try:
+            cache_path = mj._get_cache_path(opts["cache_dir"], mj._compute_cache_key(src, opts, True))
+        except Exception:  # the plugin's internals changed: it runs the notebooks itself
+            return
+        if not cache_path.exists():
+            todo.append((src, str(cache_path)))
+    if todo:
+        job = json.dumps({"todo": todo, "options": job_options, "toc_depth": opts["toc_depth"]})
+        proc = subprocess.Popen([sys.executable, "-c", _NB_WORKER], stdin=subprocess.PIPE,  # noqa: S603 - our own code
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if proc.stdin is not None:
+            proc.stdin.write(job.encode())
+            proc.stdin.close()
+        _early.append(proc)
+
+
+def _join_notebooks() -> None:
+    while _early:
+        _early.pop().wait()
+
+
 def on_pre_build(config: Any) -> None:
     _pages.clear()
     site.reset_markdown_exec()
 
 
+def on_files(files: Any, config: Any) -> Any:
+    _execute_notebooks_early(config, files)
+    return files
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    if page.file.src_uri.endswith((".py", ".ipynb")):
+        _join_notebooks()  # the plugin renders this notebook next: let it find the result
     site.reset_markdown_exec()
     _catcher.records.clear()
     # the whole source, front matter included, so reported line numbers match the file
@@ -125,6 +207,11 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
     return env
 
 
+def on_build_error(error: Exception) -> None:
+    _join_notebooks()  # no kernel outlives a failed build
+
+
 def on_post_build(config: Any) -> None:
+    _join_notebooks()
     out = Path(config.site_dir) / "numbers.json"
     out.write_text(site.numbers_json(_pages), encoding="utf-8")

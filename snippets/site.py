@@ -239,7 +239,8 @@ def collect(html_text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
     soup = BeautifulSoup(html_text, "html.parser")
     problems: list[str] = []
     figs: dict[str, dict[str, Any]] = {}
-    for el in soup.select("span.sa-fig"):
+    # find_all rather than CSS select(): the same elements in the same order, without soupsieve's cost
+    for el in soup.find_all("span", class_="sa-fig"):
         name = str(el["data-name"])
         shown = el.get_text()
         fig: dict[str, Any] = {"name": name, "value": float(str(el["data-value"])), "unit": str(el["data-unit"]),
@@ -251,9 +252,9 @@ def collect(html_text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
             problems.append(f"figure {name!r} is shown with two values: {seen['text']!r} and {fig['text']!r}")
     claims = [
         {"claim": str(el["data-claim"]), "words": " ".join(el.get_text().split())}
-        for el in soup.select("span.sa-claim")
+        for el in soup.find_all("span", class_="sa-claim")
     ]
-    for code in soup.select("pre, code"):
+    for code in soup.find_all(["pre", "code"]):
         if "Traceback (most recent call last)" in code.get_text():
             problems.append("a traceback is published in a code block")
         code.decompose()

@@ -1,0 +1,329 @@
+"""Build and test timings: `python3 -m nox -s bench` (or `python scripts/bench.py [--runs N]`).
+
+Measures, each as the median of N runs (3 by default), in temporary copies of the site, so the
+repository's own files are never touched:
+
+  a. the strict build of the whole site with execution on (markdown-exec blocks run, the notebook
+     is executed by a Jupyter kernel; notebook cache emptied before every run, as in a fresh
+     clone or CI) against the same pages with execution off (a generated config that INHERITs
+     mkdocs.yml, drops markdown-exec and sets mkdocs-jupyter `execute: false`; the hook still
+     runs). Also the build with execution on and the notebook cache warm, as on a second build.
+  b. the rebuild after a one-line data edit, in one process as `mkdocs serve` does it: load the
+     config, build once to warm up, then for each run change one YAML value and rebuild.
+  c. the test suite without the browser tests (`-m "not browser"`), as the brief's command runs it.
+
+Wall time is what you wait; CPU time (user + system, this process and its children, the Jupyter
+kernel included) is less disturbed by other work on the machine. Nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE_PARTS = ("mkdocs.yml", "docs", "data", "hooks", "snippets")
+TEST_PARTS = (*SITE_PARTS, "tests", "pyproject.toml", "noxfile.py")
+OFF_CONFIG = "mkdocs-noexec.yml"
+EDIT_FILE = "data/assumptions.yaml"
+# the first figure of the edited file, e.g. `value: {value: 12.5, unit: "%"}`
+EDIT_RE = re.compile(r"(value:\s*\{\s*value:\s*)([0-9]+(?:\.[0-9]+)?)")
+
+
+def env() -> dict[str, str]:
+    """Environment of every build: quiet about MkDocs 2, a fixed date and hash seed, the copy's own data."""
+    out = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SOURCE_DATE_EPOCH": "1700000000", "PYTHONHASHSEED": "0"}
+    out.pop("SERVING_DATA_DIR", None)
+    out.pop("SERVING_SITE_DIR", None)
+    return out
+
+
+def copy_tree(dest: Path, parts: tuple[str, ...] = SITE_PARTS) -> Path:
+    """Copy what a build (or the test suite) reads into `dest`; caches and build output stay behind."""
+    dest.mkdir(parents=True, exist_ok=True)
+    ignore = shutil.ignore_patterns("__pycache__", ".cache", "site", ".pytest_cache")
+    for part in parts:
+        src = ROOT / part
+        if src.is_dir():
+            shutil.copytree(src, dest / part, ignore=ignore)
+        elif src.is_file():
+            shutil.copy2(src, dest / part)
+    return dest
+
+
+@dataclass(frozen=True)
+class Tagged:
+    """A tagged YAML scalar (`!ENV X`, `!!python/name:...`), kept so the generated config can write it back."""
+
+    tag: str
+    value: str
+
+
+class _Loader(yaml.SafeLoader):
+    """Reads mkdocs.yml keeping tagged scalars as `Tagged`."""
+
+
+class _Dumper(yaml.SafeDumper):
+    """Writes `Tagged` back with its tag."""
+
+
+_Loader.add_multi_constructor("", lambda loader, tag, node: Tagged(tag, str(getattr(node, "value", ""))))
+_Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, tag, node: Tagged(
+    "tag:yaml.org,2002:python/" + tag, str(getattr(node, "value", ""))))
+_Dumper.add_representer(Tagged, lambda dumper, t: dumper.represent_scalar(t.tag, t.value))
+
+# Without markdown-exec's fence, superfences refuses a fence with an unknown option (`exec="on"`)
+# and the block reaches the page as raw text. This fence accepts the options (markdown-exec's
+# validator only reads them) and shows the block as plain code: nothing is run.
+PLAIN_PYTHON_FENCE = {
+    "name": "python",
+    "class": "python",
+    "validator": Tagged("tag:yaml.org,2002:python/name:markdown_exec.validator", ""),
+    "format": Tagged("tag:yaml.org,2002:python/name:pymdownx.superfences.fence_code_format", ""),
+}
+
+
+def _entries(items: list[Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for entry in items:
+        yield (entry, {}) if isinstance(entry, str) else next(iter(entry.items()))
+
+
+def write_noexec_config(root: Path) -> Path:
+    """A config that INHERITs mkdocs.yml with markdown-exec dropped and the notebook not executed.
+
+    Lists are replaced, not merged, by INHERIT, so `plugins` and `markdown_extensions` are written
+    whole: the parent's, with those changes. Everything else (hooks included) is inherited.
+    """
+    parent = yaml.load((root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - SafeLoader subclass
+    plugins: list[Any] = []
+    for name, options in _entries(parent.get("plugins", [])):
+        if name == "markdown-exec":
+            continue
+        if name == "mkdocs-jupyter":
+            options = {**(options or {}), "execute": False}
+        plugins.append({name: options} if options else name)
+    extensions: list[Any] = []
+    for name, options in _entries(parent.get("markdown_extensions", [])):
+        if name == "pymdownx.superfences":
+            options = dict(options or {})
+            options["custom_fences"] = [*options.get("custom_fences", []), PLAIN_PYTHON_FENCE]
+        extensions.append({name: options} if options else name)
+    out = root / OFF_CONFIG
+    body = {"INHERIT": "mkdocs.yml", "plugins": plugins, "markdown_extensions": extensions}
+    out.write_text("# generated by scripts/bench.py: the site with execution off\n"
+                   + yaml.dump(body, Dumper=_Dumper, sort_keys=False), encoding="utf-8")
+    return out
+
+
+@dataclass
+class Timing:
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+
+@contextmanager
+def timed(into: Timing, children_only: bool = True) -> Iterator[None]:
+    """Wall and CPU time of the block; CPU of finished child processes (and this one, unless children_only)."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p0 = time.process_time()
+    t0 = time.perf_counter()
+    yield
+    t1 = time.perf_counter()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    if not children_only:
+        cpu += time.process_time() - p0
+    into.wall.append(t1 - t0)
+    into.cpu.append(cpu)
+
+
+def mkdocs_build(root: Path, config: str, site: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", config, "-d", str(site)],
+        cwd=root, env=env(), capture_output=True, text=True,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"build with {config} failed in {root}:\n{proc.stdout}{proc.stderr}")
+
+
+def notebook_executed(site: Path) -> bool | None:
+    """Whether every built notebook page shows cell outputs (None: the site has no notebook page)."""
+    from bs4 import BeautifulSoup
+
+    pages = sorted(site.glob("notebooks/*/index.html"))
+    if not pages:
+        return None
+    return all(BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser").select(".jp-OutputArea-output")
+               for p in pages)
+
+
+def count_figures(site: Path) -> int:
+    numbers = json.loads((site / "numbers.json").read_text(encoding="utf-8"))
+    return sum(len(page["figures"]) for page in numbers.values())
+
+
+def bench_builds(runs: int, work: Path, notes: list[str]) -> dict[str, Timing]:
+    root = copy_tree(work / "builds")
+    write_noexec_config(root)
+    out = {"on": Timing(), "on_warm": Timing(), "off": Timing()}
+    for i in range(runs):
+        # the warm build right after the cold one reuses its notebook; "off" keeps its own cache apart
+        for key, config, cold in (("on", "mkdocs.yml", True), ("on_warm", "mkdocs.yml", False), ("off", OFF_CONFIG, True)):
+            if cold:
+                shutil.rmtree(root / ".cache", ignore_errors=True)
+            site = work / f"site-{key}"
+            shutil.rmtree(site, ignore_errors=True)
+            with timed(out[key]):
+                mkdocs_build(root, config, site)
+            print(f"  a. run {i + 1}/{runs} {key:8s} {out[key].wall[-1]:6.2f} s wall {out[key].cpu[-1]:6.2f} s CPU", flush=True)
+    on, off = work / "site-on", work / "site-off"
+    notes.append(
+        f"execution on: notebook executed={notebook_executed(on)}, {count_figures(on)} figures in numbers.json; "
+        f"execution off: notebook executed={notebook_executed(off)}, {count_figures(off)} figures "
+        "(inline figures only: the hook still ran)"
+    )
+    return out
+
+
+def bench_rebuild(runs: int, work: Path) -> Timing:
+    """Run the in-process rebuild loop in a fresh interpreter inside the copy (its own `snippets`)."""
+    root = copy_tree(work / "rebuild")
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "_rebuild", str(root), str(runs)],
+        cwd=root, env=env(), capture_output=True, text=True,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"rebuild loop failed:\n{proc.stdout}{proc.stderr}")
+    for line in proc.stdout.splitlines():
+        if line.startswith("  b."):
+            print(line, flush=True)
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    return Timing(result["wall"], result["cpu"])
+
+
+def rebuild_loop(root: Path, runs: int) -> None:
+    """Inside the copy: warm build, then `runs` times edit one YAML value and rebuild, like `mkdocs serve`."""
+    os.chdir(root)
+    sys.path.insert(0, str(root))
+    import logging
+
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    log = logging.getLogger("mkdocs")
+    log.setLevel(logging.WARNING)  # strict: a warning fails the build, so show it
+    log.addHandler(logging.StreamHandler(sys.stderr))
+    site = root / "site-serve"
+
+    def build_once(first: bool = False) -> None:
+        config = load_config(config_file=str(root / "mkdocs.yml"), strict=True, site_dir=str(site))
+        if first:
+            config.plugins.on_startup(command="serve", dirty=False)
+        build(config)
+
+    build_once(first=True)
+    path = root / EDIT_FILE
+    text = path.read_text(encoding="utf-8")
+    m = EDIT_RE.search(text)
+    if m is None:
+        raise SystemExit(f"no `value: {{value: N` line to edit in {EDIT_FILE}")
+    base = float(m.group(2))
+    timing = Timing()
+    numbers = (site / "numbers.json").read_text(encoding="utf-8")
+    for i in range(1, runs + 1):
+        new = f"{base - 0.01 * i:g}"  # a new value every run, so no cache can answer it; small, so no claim flips
+        path.write_text(text[: m.start(2)] + new + text[m.end(2):], encoding="utf-8")
+        with timed(timing, children_only=False):
+            build_once()
+        after = (site / "numbers.json").read_text(encoding="utf-8")
+        if after == numbers:
+            raise SystemExit(f"the rebuild after setting {m.group(1)}{new} in {EDIT_FILE} changed no figure")
+        numbers = after
+        print(f"  b. run {i}/{runs} {EDIT_FILE}: {m.group(2)} -> {new}  "
+              f"{timing.wall[-1]:6.2f} s wall {timing.cpu[-1]:6.2f} s CPU", flush=True)
+    print(json.dumps({"wall": timing.wall, "cpu": timing.cpu}))
+
+
+def bench_tests(runs: int, work: Path, workers: str, notes: list[str]) -> Timing:
+    root = copy_tree(work / "tests", TEST_PARTS)
+    timing = Timing()
+    for i in range(runs):
+        args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", "-m", "not browser"]
+        if workers != "0":
+            args += ["-n", workers]
+        with timed(timing):
+            proc = subprocess.run(args, cwd=root, env=env(), capture_output=True, text=True)
+        last = (proc.stdout.strip().splitlines() or [""])[-1]
+        if proc.returncode != 0:  # still timed: say so beside the table rather than stop
+            notes.append(f"test suite run {i + 1} exited {proc.returncode}: {last}")
+        print(f"  c. run {i + 1}/{runs} {timing.wall[-1]:6.2f} s wall {timing.cpu[-1]:6.2f} s CPU  ({last})", flush=True)
+    return timing
+
+
+def ratio(x: list[float], y: list[float]) -> float:
+    return statistics.median(x) / statistics.median(y)
+
+
+def row(label: str, t: Timing) -> str:
+    return (f"| {label} | {len(t.wall)} | {statistics.median(t.wall):.2f} | {statistics.median(t.cpu):.2f} | "
+            f"{min(t.wall):.2f}–{max(t.wall):.2f} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["_rebuild"]:
+        rebuild_loop(Path(argv[1]), int(argv[2]))
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=3, help="runs per measurement (median reported); default 3")
+    ap.add_argument("--only", default="abc", help="which parts: any of a (builds), b (rebuild), c (tests); default abc")
+    ap.add_argument("--workers", default="2", help="pytest-xdist workers for part c; 0 for none; default 2")
+    args = ap.parse_args(argv)
+    if args.runs < 1:
+        ap.error("--runs must be at least 1")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"bench: {args.runs} run(s) each, {os.cpu_count()} CPUs, load average {load:.1f} at start", flush=True)
+    rows: list[str] = []
+    notes: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="serving-bench-") as tmp:
+        work = Path(tmp)
+        if "a" in args.only:
+            t = bench_builds(args.runs, work, notes)
+            rows += [row("a. strict build, execution on (cold notebook cache)", t["on"]),
+                     row("a. strict build, execution off", t["off"]),
+                     row("a. strict build, execution on (warm notebook cache)", t["on_warm"])]
+            notes.insert(0, f"execution on / off: {ratio(t['on'].wall, t['off'].wall):.2f}x wall, "
+                            f"{ratio(t['on'].cpu, t['off'].cpu):.2f}x CPU (cold notebook cache); "
+                            f"{ratio(t['on_warm'].wall, t['off'].wall):.2f}x wall with a warm cache")
+        if "b" in args.only:
+            rows.append(row(f"b. rebuild in process after a one-line edit of {EDIT_FILE}", bench_rebuild(args.runs, work)))
+        if "c" in args.only:
+            rows.append(row('c. test suite, -m "not browser"' + (f", -n {args.workers}" if args.workers != "0" else ""),
+                            bench_tests(args.runs, work, args.workers, notes)))
+    print()
+    print("| measurement | runs | median wall (s) | median CPU (s) | wall range (s) |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    print("\n".join(rows))
+    for note in notes:
+        print(f"\n{note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
