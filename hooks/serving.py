@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import logging
 import os
@@ -23,8 +24,8 @@ from typing import Any
 
 from mkdocs.exceptions import PluginError
 
-from snippets import drift, site
-from snippets.data import DATA_DIR_ENV, DataError, load
+from snippets import data, drift, site
+from snippets.data import DATA_DIR_ENV
 
 _catcher = site.ExecWarningCatcher()
 _pages: dict[str, site.PageState] = {}
@@ -43,13 +44,27 @@ def _source_date_epoch(root: Path) -> None:
         os.environ["SOURCE_DATE_EPOCH"] = out
 
 
+def _fresh_snippets() -> None:
+    """Import snippets anew. `mkdocs serve` loads this hook once and rebuilds in the same process, and
+    Python would keep the first import of every module: an edit under snippets/ would not show until
+    a restart. Dropping snippets' modules at each build makes the next import read the files again."""
+    global site, drift, data, _catcher
+    for name in [m for m in sys.modules if m == "snippets" or m.startswith("snippets.")]:
+        del sys.modules[name]
+    site = importlib.import_module("snippets.site")
+    drift = importlib.import_module("snippets.drift")
+    data = importlib.import_module("snippets.data")
+    _catcher = site.ExecWarningCatcher()
+
+
 def on_config(config: Any) -> Any:
+    _fresh_snippets()
     _source_date_epoch(Path(config.config_file_path).resolve().parent)
     data_dir = Path(config.config_file_path).resolve().parent / "data"
     os.environ[DATA_DIR_ENV] = str(data_dir)
     try:
-        load(data_dir)
-    except DataError as exc:
+        data.load(data_dir)
+    except data.DataError as exc:
         raise PluginError(
             f"{exc}\nHint: the fields, units and directions each table accepts are the pydantic models in "
             "snippets/data.py; run `python -c 'import snippets.data as d; d.load()'` to check data/ alone"
@@ -58,8 +73,10 @@ def on_config(config: Any) -> Any:
         config.markdown_extensions.append(site.ComputedExtension())
     _key_notebook_cache(config, Path(config.config_file_path).resolve().parent)
     mx_logger = logging.getLogger("mkdocs.plugins.markdown_exec")
-    if _catcher not in mx_logger.handlers:
-        mx_logger.addHandler(_catcher)
+    for old in [h for h in mx_logger.handlers if type(h).__name__ == "ExecWarningCatcher"]:
+        mx_logger.removeHandler(old)  # a previous rebuild's catcher
+    mx_logger.addHandler(_catcher)
+    mx_logger.setLevel(logging.WARNING)  # a raising block is caught even under `mkdocs build -q`
     # markdown-exec logs the block and a traceback through its own internals; the hook reports
     # each failure itself in two lines (page, line, error, hint) and stops the build
     mx_logger.propagate = False
@@ -182,6 +199,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     state = _pages[page.file.src_uri]
+    if page.file.src_uri.endswith(".py"):  # a notebook: jupytext gives its cells random ids
+        html = site.stable_cell_ids(html)
     block_failed = bool(_catcher.records)
     for record in _catcher.records:
         state.errors.append(site.describe_block_failure(state, record.getMessage()))

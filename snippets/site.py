@@ -266,6 +266,19 @@ def collect(html_text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
     return sorted(figs.values(), key=lambda f: f["name"]), claims, problems
 
 
+_CELL_ID = re.compile(r'\bid="cell-id=[^"]*"')
+
+
+def stable_cell_ids(html_text: str) -> str:
+    """Number a rendered notebook's cells in order (`cell-1`, `cell-2`, ...).
+
+    jupytext assigns random cell ids when it reads a percent script, and nbconvert writes them into
+    the page, so two builds of one commit would differ by those ids alone.
+    """
+    counter = iter(range(1, 1_000_000))
+    return _CELL_ID.sub(lambda _: f'id="cell-{next(counter)}"', html_text)
+
+
 def numbers_json(pages: dict[str, PageState]) -> str:
     """Every computed figure and checked claim on the site, by page, as stable JSON."""
     out = {src: {"figures": st.figures, "claims": st.claims} for src, st in sorted(pages.items())}
