@@ -69,3 +69,14 @@ def test_a_raising_notebook_cell_fails_the_build(site_copy: Path) -> None:
     b = run_build(site_copy)
     assert b.returncode != 0
     assert "boom in a notebook cell" in b.output
+
+
+def test_hbm_page_charts_the_decode_ceiling_of_every_accelerator(built: Build, catalog) -> None:
+    page = built.page("hbm/index.html")
+    chart = next(f for f in page.select("figure.sa-figure") if f.find("svg")["aria-labelledby"].startswith("ceiling-chart"))
+    svg = str(chart.find("svg"))
+    for acc in catalog.accelerators.values():  # one bar per accelerator, labelled with its name
+        assert acc.name in svg
+    # Llama 3.1 8B in FP8 is 8 GB: B200 8 TB/s / 8 GB = 1,000 tokens/s; L4 300 GB/s / 8 GB = 37.5
+    caption = chart.find("figcaption").get_text()
+    assert "from 1,000 on the NVIDIA B200" in caption and "to 38 on the NVIDIA L4" in caption

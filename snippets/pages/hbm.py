@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from snippets import fmt
+from snippets import charts, fmt
 from snippets.capacity import max_params, usable_bytes, weight_bytes
 from snippets.data import Accelerator, Catalog, Model, Node
 from snippets.decode import (
@@ -516,3 +516,30 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "hbm_gt_10x_pcie": fmt.claim(hbm.one_way().ratio(gen5) > 10,
                                      f"HBM ÷ PCIe 5.0 x16 one way = {hbm.one_way().ratio(gen5):.0f}"),
     }
+
+
+CHART_MODEL = "llama-3.1-8b"
+CHART_PRECISION = "fp8"
+
+
+def ceiling_chart(cat: Catalog) -> str:
+    """Tokens-per-second ceiling of one sequence on one accelerator, for every accelerator in data/.
+
+    The model is small enough (Llama 3.1 8B in FP8) to sit on one card of each, so the bars compare
+    the cards' memory bandwidth alone: ceiling = HBM bandwidth ÷ weight bytes (weights only).
+    """
+    model, precision = cat.models[CHART_MODEL], cat.precisions[CHART_PRECISION]
+    w = weight_bytes(model.nominal_params.count, precision.bits_per_param / 8)
+    rows = sorted(
+        ((acc.name, tokens_per_s_ceiling(w, acc.memory_bandwidth.bandwidth)) for acc in cat.accelerators.values()),
+        key=lambda r: -r[1],
+    )
+    bars_ = [charts.Bar(name, tok) for name, tok in rows]
+    words = (
+        f"Upper bound on tokens per second for one sequence of {model.name} in {precision.name} "
+        f"({w / 1e9:,.0f} GB of weights), memory bandwidth ÷ weight bytes, by accelerator: from "
+        f"{rows[0][1]:,.0f} on the {rows[0][0]} to {rows[-1][1]:,.0f} on the {rows[-1][0]}."
+    )
+    svg = charts.bars("ceiling-chart", bars_, "tokens per second, one sequence (ceiling)",
+                      "Decode ceiling by accelerator", words)
+    return charts.figure(svg, words)
