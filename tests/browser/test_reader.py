@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 import pytest
+from bs4 import BeautifulSoup
 
 from ..conftest import Build
 from . import report
@@ -50,9 +51,9 @@ def _html(built: Build, path: str) -> str:
     return (built.site / rel).read_text(encoding="utf-8")
 
 
-def _pages_with(built: Build, pages: list[str], pattern: str) -> list[str]:
-    """The pages whose built HTML matches `pattern` (a regex; Material's chrome has none of these)."""
-    return [path for path in pages if re.search(pattern, _html(built, path))]
+def _pages_with(built: Build, pages: list[str], selector: str) -> list[str]:
+    """The pages whose article has an element matching the CSS `selector`, read with an HTML parser."""
+    return [path for path in pages if BeautifulSoup(_html(built, path), "html.parser").select(f"article {selector}")]
 
 
 def test_every_page_is_visited(built: Build, pages: list[str]) -> None:
@@ -85,7 +86,7 @@ def test_every_page_loads_offline_and_quietly(browser: Any, site_url: str, pages
 
 def test_quiz_answers_open_and_close(browser: Any, site_url: str, built: Build, pages: list[str]) -> None:
     """Every folded block (`???`, e.g. the quiz answers) opens on a click and closes on the next."""
-    with_details = _pages_with(built, pages, r"<details[ >]")
+    with_details = _pages_with(built, pages, "details")
     assert with_details, "no page has a folded block; the companion pages' quiz answers are missing"
     failures: list[str] = []
     with Reader(browser, site_url, viewport=DESKTOP) as r:
@@ -131,14 +132,18 @@ def test_abbreviations_show_tooltips(browser: Any, site_url: str, built: Build, 
 
 def test_code_blocks_have_copy_buttons(browser: Any, site_url: str, built: Build, pages: list[str]) -> None:
     """Every code block has Material's copy button (content.code.copy)."""
-    with_code = _pages_with(built, pages, r"<pre[^>]*>\s*<code")
+    with_code = _pages_with(built, pages, "pre > code")
     if not with_code:
         pytest.skip("the site has no code blocks to copy")
     with Reader(browser, site_url, viewport=DESKTOP) as r:
         for path in with_code:
             page = r.open(path)
             blocks = page.locator("article pre:has(> code)")
-            buttons = page.locator("article pre:has(> code) button.md-clipboard")
+            # Material 9.7 puts the button in `nav.md-code__nav` (older releases: `button.md-clipboard`)
+            buttons = page.locator(
+                'article pre:has(> code) button.md-code__button[data-md-type="copy"], '
+                "article pre:has(> code) button.md-clipboard"
+            )
             assert buttons.count() == blocks.count(), (
                 f"/{path}: {blocks.count()} code blocks, {buttons.count()} copy buttons"
             )
