@@ -83,6 +83,11 @@ def percent(fraction: float, digits: int = 0) -> Figure:
     return Figure(fraction * 100, "%", f"{number(fraction * 100, digits)}%")
 
 
+def unit_definition(unit: str) -> Figure:
+    """What a byte unit means, as a figure: unit_definition("GiB").text == "1,073,741,824 bytes"."""
+    return Figure(BYTE_UNITS[unit], "bytes", f"{number(BYTE_UNITS[unit])} bytes")
+
+
 def claim(holds: bool, basis: str) -> Claim:
     return Claim(bool(holds), basis)
 

@@ -27,6 +27,7 @@
 from IPython.display import Markdown
 
 from snippets import fmt
+from snippets.capacity import nodes_needed
 from snippets.data import Node, load
 from snippets.decode import aggregate, tokens_per_s_ceiling
 from snippets.layout import deployable_layout
@@ -74,7 +75,7 @@ layout = deployable_layout(s.gpus_with_headroom, arch.attention_heads, arch.kv_h
 Markdown(fmt.table("notebook-layout", ["Quantity", "Value"], [
     ["Layout", layout.label],
     ["GPUs rented", fmt.count(layout.gpus)],
-    ["Nodes", fmt.count(-(-layout.gpus // node.gpus), "nodes")],
+    ["Nodes", fmt.count(nodes_needed(layout.gpus, node.gpus), "nodes")],
 ]))
 
 # %% [markdown]
