@@ -2,8 +2,10 @@
 
 - on_config: point the loader at this site's `data/`, validate all of it (a data error stops
   the build before any page), register the computed-values Markdown extension.
-- on_files: start executing the notebooks in a second process, beside the build; mkdocs-jupyter
-  then finds the result in its cache.
+- on_config (also): start executing the notebooks in a second process, beside the build;
+  mkdocs-jupyter then finds the result in its cache.
+- on_files: put those notebooks last in the build order, so the other pages are converted while
+  their kernel runs.
 - on_page_markdown: fresh state for every page: markdown-exec sessions are cleared, so no block
   state leaks between pages or across `mkdocs serve` rebuilds.
 - on_page_content: any error collected on the page (unknown name, failing expression, false
@@ -72,6 +74,7 @@ def on_config(config: Any) -> Any:
     if not any(isinstance(e, site.ComputedExtension) for e in config.markdown_extensions):
         config.markdown_extensions.append(site.ComputedExtension())
     _key_notebook_cache(config, Path(config.config_file_path).resolve().parent)
+    _notebooks_running[:] = _execute_notebooks_early(config)
     mx_logger = logging.getLogger("mkdocs.plugins.markdown_exec")
     for old in [h for h in mx_logger.handlers if type(h).__name__ == "ExecWarningCatcher"]:
         mx_logger.removeHandler(old)  # a previous rebuild's catcher
@@ -119,9 +122,10 @@ for src, cache_path in job["todo"]:
     part.replace(path)
 """
 _early: list[subprocess.Popen[bytes]] = []
+_notebooks_running: list[str] = []
 
 
-def _execute_notebooks_early(config: Any, files: Any) -> None:
+def _execute_notebooks_early(config: Any) -> list[str]:
     """Execute the notebooks now, in a second process, so they run beside the rest of the build.
 
     mkdocs-jupyter executes a notebook only when it reaches the page, and the build waits for
@@ -131,28 +135,36 @@ def _execute_notebooks_early(config: Any, files: Any) -> None:
     nbconvert's work is Python and would compete with the build for the interpreter lock.)
     Anything that goes wrong there is left for the plugin to meet and report itself: a raising
     cell still stops the build, with the plugin's message.
+
+    Called from on_config, as early as the plugin's options are known; the docs are listed here
+    with MkDocs' own `get_files`, as the build will list them a moment later.
+    Returns the `src_uri` of each notebook being executed, so `on_files` can put it last.
     """
     plugin = config.plugins.get("mkdocs-jupyter")
     if plugin is None or not plugin.config.get("cache", False) or not plugin.config.get("execute", False):
-        return
+        return []
     from mkdocs_jupyter import plugin as mj
 
     opts = plugin.config
     try:
         job_options = {k: opts[k] for k in _NB_OPTIONS}
     except KeyError:  # the plugin's options changed: it runs the notebooks itself
-        return
+        return []
+    from mkdocs.structure.files import get_files
+
     todo: list[tuple[str, str]] = []
-    for file in files:
+    running: list[str] = []
+    for file in get_files(config):
         src = file.abs_src_path
         if not plugin.should_include(file) or any(Path(src).match(p) for p in opts.get("execute_ignore") or []):
             continue
         try:
             cache_path = mj._get_cache_path(opts["cache_dir"], mj._compute_cache_key(src, opts, True))
         except Exception:  # the plugin's internals changed: it runs the notebooks itself
-            return
+            return []
         if not cache_path.exists():
             todo.append((src, str(cache_path)))
+            running.append(file.src_uri)
     if todo:
         job = json.dumps({"todo": todo, "options": job_options, "toc_depth": opts["toc_depth"]})
         proc = subprocess.Popen([sys.executable, "-c", _NB_WORKER], stdin=subprocess.PIPE,  # noqa: S603 - our own code
@@ -161,6 +173,7 @@ def _execute_notebooks_early(config: Any, files: Any) -> None:
             proc.stdin.write(job.encode())
             proc.stdin.close()
         _early.append(proc)
+    return running
 
 
 def _join_notebooks() -> None:
@@ -174,7 +187,14 @@ def on_pre_build(config: Any) -> None:
 
 
 def on_files(files: Any, config: Any) -> Any:
-    _execute_notebooks_early(config, files)
+    # Pages are converted in the order of `files`. A notebook that is executing beside the build
+    # goes last, so the other pages are converted while its kernel runs rather than after it;
+    # the navigation comes from mkdocs.yml and does not change.
+    for src_uri in _notebooks_running:
+        file = files.get_file_from_path(src_uri)
+        if file is not None:
+            files.remove(file)
+            files.append(file)
     return files
 
 

@@ -8,7 +8,7 @@ drift checks and `numbers.json` can read each figure back with an HTML parser.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from snippets.units import BANDWIDTH_UNITS, BYTE_UNITS, Bandwidth
@@ -116,6 +116,31 @@ def _cell_text(cell: Cell) -> str:
     return cell if isinstance(cell, str) else cell.text
 
 
+_ALIGN = {"l": "left", "r": "right", "c": "center"}
+
+
+def _cells(
+    name: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], align: str | None, key: int,
+    text: Callable[[str], str],
+) -> tuple[str, list[list[str]]]:
+    """Check a table's shape and render its cells: figures as named spans, text through `text`."""
+    if any(len(r) != len(headers) for r in rows):
+        raise ValueError(f"table {name!r}: every row needs {len(headers)} cells")
+    align = align or "l" + "r" * (len(headers) - 1)
+    if len(align) != len(headers) or any(a not in _ALIGN for a in align):
+        raise ValueError(f"table {name!r}: align needs one of l, r, c per column ({len(headers)}), got {align!r}")
+    labels = [_cell_text(r[key]) for r in rows]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"table {name!r}: row labels in column {key} repeat: {labels}")
+    out = []
+    for label, row in zip(labels, rows, strict=True):
+        out.append([
+            fig_html(cell, f"{name}[{label}][{header}]") if isinstance(cell, Figure) else text(cell)
+            for header, cell in zip(headers, row, strict=True)
+        ])
+    return align, out
+
+
 def table(
     name: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], align: str | None = None, key: int = 0
 ) -> str:
@@ -124,24 +149,33 @@ def table(
     A cell's name is `name[row label][column header]`, the row label being the row's cell in
     column `key` (the first by default); labels must be unique.
     `align` is one character per column: "l", "r" or "c" (default: first left, others right).
+    Text cells are Markdown (links, code, emphasis).
     """
-    if any(len(r) != len(headers) for r in rows):
-        raise ValueError(f"table {name!r}: every row needs {len(headers)} cells")
-    align = align or "l" + "r" * (len(headers) - 1)
+    align, cells = _cells(name, headers, rows, align, key, lambda t: t.replace("|", r"\|"))
     rule = {"l": ":--", "r": "--:", "c": ":-:"}
     lines = [
         "| " + " | ".join(headers) + " |",
         "| " + " | ".join(rule[a] for a in align) + " |",
+        *("| " + " | ".join(row) + " |" for row in cells),
     ]
-    labels = [_cell_text(r[key]) for r in rows]
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"table {name!r}: row labels in column {key} repeat: {labels}")
-    for label, row in zip(labels, rows, strict=True):
-        cells = []
-        for header, cell in zip(headers, row, strict=True):
-            if isinstance(cell, Figure):
-                cells.append(fig_html(cell, f"{name}[{label}][{header}]"))
-            else:
-                cells.append(cell.replace("|", r"\|"))
-        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def html_table(
+    name: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], align: str | None = None, key: int = 0
+) -> str:
+    """The same table as `table`, written as HTML, for blocks whose output skips Markdown (`html="true"`).
+
+    The markup is what Python-Markdown's tables extension writes, so the page styles and scripts
+    treat both alike; text cells are plain text, escaped. Meant for large tables: the sizing grid's
+    thousands of cells cost half a second to pass through Markdown.
+    """
+    align, cells = _cells(name, headers, rows, align, key, lambda t: html.escape(t, quote=False))
+
+    def tr(tag: str, row: Sequence[str]) -> str:
+        return "<tr>" + "".join(f'<{tag} style="text-align: {_ALIGN[a]};">{c}</{tag}>'
+                                for a, c in zip(align, row, strict=True)) + "</tr>"
+
+    head = tr("th", [html.escape(h, quote=False) for h in headers])
+    body = "\n".join(tr("td", row) for row in cells)
+    return f"<table>\n<thead>\n{head}\n</thead>\n<tbody>\n{body}\n</tbody>\n</table>\n"

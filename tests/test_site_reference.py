@@ -110,3 +110,18 @@ def test_sizing_grid(pages, catalog) -> None:
     assert "no node in data" in l4.get_text()
     assert p.select_one('script[src="../sizing-grid.js"]') is not None
     assert "indicative" in p.get_text().lower()
+
+
+def test_sizing_grid_is_left_out_of_search_but_its_page_is_found(built: Build, pages) -> None:
+    """The grid's rows are not indexed (data-search-exclude), the page's prose and price table are."""
+    import json
+
+    index = json.loads((built.site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    sizing = [d for d in index["docs"] if d["location"].startswith("reference/sizing/")]
+    text_of = " ".join(d["title"] + " " + d["text"] for d in sizing)
+    assert pages["sizing"].select_one(".sa-grid[data-search-exclude]") is not None
+    row = "Llama 3.1 405B · FP8 · NVIDIA H100 SXM"
+    assert row in pages["sizing"].get_text()  # on the page ...
+    assert row not in text_of  # ... but not in the index
+    assert "Sizing grid" in text_of and "Indicative prices" in text_of
+    assert "weight bytes" in text_of  # the page's prose is indexed

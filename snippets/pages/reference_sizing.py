@@ -8,6 +8,7 @@ the hourly cost of that layout at the indicative price (`snippets.prices`).
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,7 +67,7 @@ def grid_rows(cat: Catalog) -> list[Cell]:
 
 
 def grid_table(cat: Catalog) -> str:
-    """The whole grid as one table, wrapped for the page's sort-and-filter script."""
+    """The whole grid as one HTML table, wrapped for the page's sort-and-filter script."""
     rows: list[list[fmt.Cell]] = []
     for c in grid_rows(cat):
         s = c.sizing
@@ -88,19 +89,22 @@ def grid_table(cat: Catalog) -> str:
             fmt.count(s.gpus_with_headroom),
             layout, lgpus, fits, cost,
         ])
-    table = fmt.table(
+    table = fmt.html_table(
         "grid",
         ["Row", "Model", "Precision", "Accelerator", "Weights", "GPUs, weights only", "GPUs with headroom",
          "Layout", "Layout GPUs", "One node?", "Cost per hour"],
         rows,
         align="lllllrrlrlr",
     )
+    # HTML, not Markdown: the page's block sets html="true", so the grid's cells skip the Markdown
+    # pass. The grid is left out of the search index (data-search-exclude): thousands of figures
+    # would double the index every reader downloads, and the page's prose is indexed.
     filt = ('<p><label>Filter rows: <input type="search" id="sa-grid-filter" '
             'placeholder="e.g. 405B FP8 H100"></label> <span id="sa-grid-count"></span></p>')
-    return (filt + '\n\n<div class="sa-grid" markdown="1">\n\n' + table + "\n</div>\n"
-            + '\n<script src="../sizing-grid.js"></script>\n'
-            + as_of([*cat.models.values(), *cat.accelerators.values(), *cat.prices.values(),
-                     cat.assumptions[RESERVE]]))
+    dated = as_of([*cat.models.values(), *cat.accelerators.values(), *cat.prices.values(), cat.assumptions[RESERVE]])
+    return (filt + '\n<div class="sa-grid" data-search-exclude>\n' + table + "</div>\n"
+            + '<script src="../sizing-grid.js"></script>\n'
+            + f"<p><em>{html.escape(dated.strip().strip('*'))}</em></p>\n")
 
 
 def prices_table(cat: Catalog) -> str:

@@ -8,6 +8,7 @@ grid, search, switch palettes, read on a phone, use assistive technology (axe-co
 
 from __future__ import annotations
 
+import contextlib
 import html
 import re
 from typing import Any
@@ -244,10 +245,19 @@ def test_sizing_grid_sorts_by_a_column(reader: Reader) -> None:
 
 def test_no_horizontal_overflow_on_a_phone(browser: Any, site_url: str, pages: list[str]) -> None:
     """At 375 px the page never scrolls sideways; wide tables scroll inside their own wrapper."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     failures: list[str] = []
     with Reader(browser, site_url, viewport=PHONE, is_mobile=True, has_touch=True) as r:
         for path in pages:
             page = r.open(path)
+            # Material wraps each table in its scrolling wrapper from its own script, after the page
+            # has loaded; on a busy machine that can come after "network idle". Wait for it (a page
+            # that never gets there is reported below), then measure.
+            wrapped = ("() => Array.from(document.querySelectorAll('article table'))"
+                       ".every(t => t.closest('.md-typeset__scrollwrap'))")
+            with contextlib.suppress(PlaywrightTimeout):
+                page.wait_for_function(wrapped, timeout=10_000)
             got = page.evaluate(
                 """() => {
                     const d = document.documentElement;
