@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import importlib
 import json
@@ -21,6 +22,7 @@ import logging
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -102,26 +104,98 @@ def _key_notebook_cache(config: Any, root: Path) -> None:
 
 _NB_OPTIONS = ("kernel_name", "theme", "allow_errors", "show_input", "no_input", "no_prompt", "remove_tag_config",
                "highlight_extra_classes", "include_requirejs", "custom_mathjax_url")
-# Runs in its own interpreter: the plugin's conversion of each notebook, written where its cache looks.
+# Runs in its own interpreter: the plugin's conversion of each notebook, written where its cache
+# looks. One JSON job per line on stdin, "done" on stdout after each; it exits when stdin closes.
+# Its imports (nbconvert, about 1.5 s) happen once, before the first job arrives.
 _NB_WORKER = """
 import json, sys
 from pathlib import Path
 from mkdocs_jupyter import plugin as mj
 from mkdocs_jupyter.convert import nb2html
-job = json.load(sys.stdin)
-for src, cache_path in job["todo"]:
-    try:
-        body = nb2html(src, execute=True, **job["options"])
-        toc_tokens, title = mj._get_nb_toc_tokens(src, job["toc_depth"])
-    except Exception:
-        continue  # the plugin runs this notebook again and reports the error
-    path = Path(cache_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    part = path.with_suffix(".part")
-    part.write_text(json.dumps({"content": body, "toc_tokens": toc_tokens, "title": title}), encoding="utf-8")
-    part.replace(path)
+for line in sys.stdin:
+    job = json.loads(line)
+    for src, cache_path in job["todo"]:
+        try:
+            body = nb2html(src, execute=True, **job["options"])
+            toc_tokens, title = mj._get_nb_toc_tokens(src, job["toc_depth"])
+        except Exception:
+            continue  # the plugin runs this notebook again and reports the error
+        path = Path(cache_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_suffix(".part")
+        part.write_text(json.dumps({"content": body, "toc_tokens": toc_tokens, "title": title}), encoding="utf-8")
+        part.replace(path)
+    print("done", flush=True)
 """
-_early: list[subprocess.Popen[bytes]] = []
+# `mkdocs serve` imports this hook anew for every rebuild, so what must outlast one build (the
+# worker process, and whether we are serving) is kept in one object in sys.modules.
+_STATE_KEY = "serving_arithmetic.notebook_worker"
+
+
+class _NotebookWorker:
+    """The second interpreter. `mkdocs build` gives it one job and lets it exit; `mkdocs serve`
+    keeps it between rebuilds, so a data edit pays for the kernel and the cells, not the imports."""
+
+    def __init__(self) -> None:
+        self.serving = False
+        self.proc: subprocess.Popen[str] | None = None
+        self.pending = 0
+
+    def submit(self, job: str) -> None:
+        if self.proc is None or self.proc.poll() is not None or self.proc.stdin is None or self.proc.stdin.closed:
+            self.close()
+            self.proc = subprocess.Popen([sys.executable, "-c", _NB_WORKER], text=True,  # noqa: S603 - our own code
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        stdin = self.proc.stdin
+        if stdin is None:
+            return
+        try:
+            stdin.write(job + "\n")
+            stdin.flush()
+        except OSError:  # it died: the plugin executes the notebook itself
+            return
+        self.pending += 1
+        if not self.serving:
+            stdin.close()
+
+    def join(self) -> None:
+        """Wait for every job submitted; in a plain build, for the process to exit too."""
+        proc = self.proc
+        if proc is None:
+            return
+        while self.pending:
+            self.pending -= 1
+            if proc.stdout is None or not proc.stdout.readline():  # it exited early: nothing more will come
+                self.pending = 0
+        if not self.serving:
+            self.close()
+
+    def close(self) -> None:
+        proc, self.proc, self.pending = self.proc, None, 0
+        if proc is None:
+            return
+        if proc.stdin is not None and not proc.stdin.closed:
+            proc.stdin.close()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def _worker() -> _NotebookWorker:
+    state = sys.modules.get(_STATE_KEY)
+    worker = getattr(state, "worker", None)
+    if worker is None:
+        state = types.ModuleType(_STATE_KEY)
+        worker = state.worker = _NotebookWorker()
+        sys.modules[_STATE_KEY] = state
+        atexit.register(worker.close)
+    return worker
+
+
 _notebooks_running: list[str] = []
 
 
@@ -166,19 +240,21 @@ def _execute_notebooks_early(config: Any) -> list[str]:
             todo.append((src, str(cache_path)))
             running.append(file.src_uri)
     if todo:
-        job = json.dumps({"todo": todo, "options": job_options, "toc_depth": opts["toc_depth"]})
-        proc = subprocess.Popen([sys.executable, "-c", _NB_WORKER], stdin=subprocess.PIPE,  # noqa: S603 - our own code
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if proc.stdin is not None:
-            proc.stdin.write(job.encode())
-            proc.stdin.close()
-        _early.append(proc)
+        _worker().submit(json.dumps({"todo": todo, "options": job_options, "toc_depth": opts["toc_depth"]}))
     return running
 
 
 def _join_notebooks() -> None:
-    while _early:
-        _early.pop().wait()
+    _worker().join()
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    # called once, on the first build's hook, before it: keep the notebook worker between rebuilds
+    _worker().serving = command == "serve"
+
+
+def on_shutdown() -> None:
+    _worker().close()
 
 
 def on_pre_build(config: Any) -> None:
@@ -243,6 +319,14 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
     errors = [e for st in _pages.values() for e in st.errors]
     if errors:
         raise PluginError(f"{len(errors)} error(s); nothing was written:\n" + "\n".join(errors))
+    # MkDocs makes a new Jinja environment every build, so Material's templates were compiled
+    # anew on every `mkdocs serve` rebuild; Jinja's bytecode cache (keyed on each template's
+    # source) keeps them compiled in .cache/ instead.
+    import jinja2
+
+    cache = Path(config.config_file_path).resolve().parent / ".cache" / "jinja"
+    cache.mkdir(parents=True, exist_ok=True)
+    env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(cache))
     return env
 
 

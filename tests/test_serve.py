@@ -67,3 +67,43 @@ def test_rebuilds_in_one_process_start_fresh(site_copy: Path) -> None:
         "0 index.html fresh", "0 interconnect/index.html fresh", "0 node_gpus 8",
         "1 index.html fresh", "1 interconnect/index.html fresh", "1 node_gpus 16",
     ]
+
+
+@pytest.mark.build
+def test_serve_keeps_the_notebook_worker_and_shows_a_data_edit(site_copy: Path) -> None:
+    # as `mkdocs serve` runs: on_startup("serve") once, then builds in one process. A data edit
+    # re-executes the notebook (its outputs follow the data) in the same worker process, which
+    # outlives each rebuild and exits at shutdown.
+    script = textwrap.dedent(f"""
+        import json, os, sys
+        os.environ["NO_MKDOCS_2_WARNING"] = "1"
+        from mkdocs.commands.build import build
+        from mkdocs.config import load_config
+        site = {str(site_copy / "site")!r}
+        data = {str(site_copy / "data" / "assumptions.yaml")!r}
+        name = "notebook-sizing[Usable memory per GPU][Value]"
+        first = None
+        pids = []
+        for run in range(2):
+            cfg = load_config(config_file={str(site_copy / "mkdocs.yml")!r}, site_dir=site)
+            if first is None:
+                first = cfg
+                cfg.plugins.on_startup(command="serve", dirty=False)
+            build(cfg)
+            worker = sys.modules["serving_arithmetic.notebook_worker"].worker
+            pids.append(worker.proc.pid if worker.proc and worker.proc.poll() is None else None)
+            figs = json.load(open(os.path.join(site, "numbers.json")))["notebooks/size-your-deployment.py"]["figures"]
+            print(run, "usable", next(f["text"] for f in figs if f["name"] == name))
+            text = open(data).read()
+            open(data, "w").write(text.replace("value: {{value: 12.5, unit: \\"%\\"}}", "value: {{value: 25, unit: \\"%\\"}}", 1))
+        print("same worker", pids[0] is not None and pids[0] == pids[1])
+        proc = worker.proc
+        first.plugins.on_shutdown()
+        print("worker exited", proc.poll() is not None)
+    """)
+    env = {**os.environ, "PYTHONPATH": str(site_copy)}
+    proc = subprocess.run([sys.executable, "-c", script], cwd=site_copy, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [ln for ln in proc.stdout.splitlines() if ln[:1] in "01" or ln.startswith(("same", "worker"))]
+    assert lines == ["0 usable 70 GB", "1 usable 60 GB", "same worker True", "worker exited True"]
