@@ -141,12 +141,16 @@ class _NotebookWorker:
         self.proc: subprocess.Popen[str] | None = None
         self.pending = 0
 
-    def submit(self, job: str) -> None:
+    def start(self) -> None:
+        """Make sure a worker is running and can take a job."""
         if self.proc is None or self.proc.poll() is not None or self.proc.stdin is None or self.proc.stdin.closed:
             self.close()
             self.proc = subprocess.Popen([sys.executable, "-c", _NB_WORKER], text=True,  # noqa: S603 - our own code
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        stdin = self.proc.stdin
+
+    def submit(self, job: str) -> None:
+        self.start()
+        stdin = self.proc.stdin if self.proc is not None else None
         if stdin is None:
             return
         try:
@@ -249,8 +253,12 @@ def _join_notebooks() -> None:
 
 
 def on_startup(command: str, dirty: bool) -> None:
-    # called once, on the first build's hook, before it: keep the notebook worker between rebuilds
-    _worker().serving = command == "serve"
+    # called once, on the first build's hook, before it. Serving: keep the notebook worker between
+    # rebuilds, and start it now, so its imports are done before the first edit needs it.
+    if command == "serve":
+        worker = _worker()
+        worker.serving = True
+        worker.start()
 
 
 def on_shutdown() -> None:
