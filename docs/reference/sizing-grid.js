@@ -16,9 +16,17 @@
     return { num: false, v: cell.textContent.trim().toLowerCase() };
   }
 
+  // Each header's text goes inside a button, so the keyboard (Tab, then Enter or Space) and
+  // assistive technology can sort too; the button's click bubbles to the header, which also
+  // takes mouse clicks anywhere in the cell. aria-sort on the header says the current order.
   Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "sa-sort";
+    button.title = "Sort by this column";
+    while (th.firstChild) { button.appendChild(th.firstChild); }
+    th.appendChild(button);
     th.style.cursor = "pointer";
-    th.title = "Sort by this column";
     th.addEventListener("click", function () {
       var asc = th.getAttribute("aria-sort") !== "ascending";
       Array.prototype.forEach.call(table.tHead.rows[0].cells, function (h) { h.removeAttribute("aria-sort"); });

@@ -236,10 +236,19 @@ def test_sizing_grid_sorts_by_a_column(reader: Reader) -> None:
     before = table.evaluate(values)
     headers.nth(col).click()
     up = table.evaluate(values)
+    assert headers.nth(col).get_attribute("aria-sort") == "ascending"
     headers.nth(col).click()
     down = table.evaluate(values)
     assert up == sorted(before), f"column {col}: not ascending after one click"
     assert down == sorted(before, reverse=True), f"column {col}: not descending after two clicks"
+    assert headers.nth(col).get_attribute("aria-sort") == "descending"
+    # from the keyboard: the header's button takes focus and Enter sorts
+    button = headers.nth(col).locator("button")
+    assert button.count() == 1, f"column {col}: the header has no sort button"
+    button.focus()
+    page.keyboard.press("Enter")
+    assert table.evaluate(values) == sorted(before), f"column {col}: Enter on the header did not sort ascending"
+    assert headers.nth(col).get_attribute("aria-sort") == "ascending"
     assert_quiet(reader, "/reference/sizing/ sort")
 
 
