@@ -62,9 +62,19 @@ def run_build(root: Path, *extra: str) -> Build:
 
 
 @pytest.fixture
-def site_copy(tmp_path: Path) -> Path:
-    """A fresh copy of the site sources, to modify and build."""
-    return copy_site(tmp_path / "copy")
+def site_copy(tmp_path: Path, built: Build) -> Path:
+    """A fresh copy of the site sources, to modify and build.
+
+    It starts with the notebook results of the session's build (mkdocs-jupyter's cache, which the
+    hook keys on the notebook, data/ and snippets/): a copy that changes none of those renders the
+    notebook from the cache instead of executing it again; one that changes any executes it anew.
+    """
+    dest = copy_site(tmp_path / "copy")
+    warm = built.root / ".cache" / "mkdocs-jupyter"
+    entries = sorted(warm.iterdir(), key=lambda d: d.stat().st_mtime) if warm.is_dir() else []
+    if entries:  # the newest entry is the session build's
+        shutil.copytree(entries[-1], dest / ".cache" / "mkdocs-jupyter" / entries[-1].name)
+    return dest
 
 
 @pytest.fixture(scope="session")
