@@ -104,29 +104,7 @@ def _key_notebook_cache(config: Any, root: Path) -> None:
 
 _NB_OPTIONS = ("kernel_name", "theme", "allow_errors", "show_input", "no_input", "no_prompt", "remove_tag_config",
                "highlight_extra_classes", "include_requirejs", "custom_mathjax_url")
-# Runs in its own interpreter: the plugin's conversion of each notebook, written where its cache
-# looks. One JSON job per line on stdin, "done" on stdout after each; it exits when stdin closes.
-# Its imports (nbconvert, about 1.5 s) happen once, before the first job arrives.
-_NB_WORKER = """
-import json, sys
-from pathlib import Path
-from mkdocs_jupyter import plugin as mj
-from mkdocs_jupyter.convert import nb2html
-for line in sys.stdin:
-    job = json.loads(line)
-    for src, cache_path in job["todo"]:
-        try:
-            body = nb2html(src, execute=True, **job["options"])
-            toc_tokens, title = mj._get_nb_toc_tokens(src, job["toc_depth"])
-        except Exception:
-            continue  # the plugin runs this notebook again and reports the error
-        path = Path(cache_path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        part = path.with_suffix(".part")
-        part.write_text(json.dumps({"content": body, "toc_tokens": toc_tokens, "title": title}), encoding="utf-8")
-        part.replace(path)
-    print("done", flush=True)
-"""
+_NB_WORKER = Path(__file__).resolve().parent / "notebook_worker.py"  # its protocol is in its docstring
 # `mkdocs serve` imports this hook anew for every rebuild, so what must outlast one build (the
 # worker process, and whether we are serving) is kept in one object in sys.modules.
 _STATE_KEY = "serving_arithmetic.notebook_worker"
@@ -145,7 +123,7 @@ class _NotebookWorker:
         """Make sure a worker is running and can take a job."""
         if self.proc is None or self.proc.poll() is not None or self.proc.stdin is None or self.proc.stdin.closed:
             self.close()
-            self.proc = subprocess.Popen([sys.executable, "-c", _NB_WORKER], text=True,  # noqa: S603 - our own code
+            self.proc = subprocess.Popen([sys.executable, str(_NB_WORKER)], text=True,  # noqa: S603 - our own code
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
     def submit(self, job: str) -> None:
@@ -163,7 +141,8 @@ class _NotebookWorker:
             stdin.close()
 
     def join(self) -> None:
-        """Wait for every job submitted; in a plain build, for the process to exit too."""
+        """Wait until every job submitted has written its results (the worker may still be
+        shutting its kernel down: `close` waits for that)."""
         proc = self.proc
         if proc is None:
             return
@@ -171,8 +150,6 @@ class _NotebookWorker:
             self.pending -= 1
             if proc.stdout is None or not proc.stdout.readline():  # it exited early: nothing more will come
                 self.pending = 0
-        if not self.serving:
-            self.close()
 
     def close(self) -> None:
         proc, self.proc, self.pending = self.proc, None, 0
@@ -230,7 +207,7 @@ def _execute_notebooks_early(config: Any) -> list[str]:
         return []
     from mkdocs.structure.files import get_files
 
-    todo: list[tuple[str, str]] = []
+    todo: list[tuple[str, str, str]] = []
     running: list[str] = []
     for file in get_files(config):
         src = file.abs_src_path
@@ -241,11 +218,25 @@ def _execute_notebooks_early(config: Any) -> list[str]:
         except Exception:  # the plugin's internals changed: it runs the notebooks itself
             return []
         if not cache_path.exists():
-            todo.append((src, str(cache_path)))
+            todo.append((src, str(cache_path), _kernel_name(src, opts["kernel_name"])))
             running.append(file.src_uri)
     if todo:
-        _worker().submit(json.dumps({"todo": todo, "options": job_options, "toc_depth": opts["toc_depth"]}))
+        worker = _worker()
+        worker.submit(json.dumps({"todo": todo, "options": job_options, "toc_depth": opts["toc_depth"],
+                                  "serving": worker.serving}))
     return running
+
+
+def _kernel_name(src: str, configured: str) -> str:
+    """The kernel nbconvert would start: the plugin's option, else the notebook's kernelspec ("": its default)."""
+    if configured:
+        return str(configured)
+    try:
+        import jupytext
+
+        return str(jupytext.read(src).metadata.get("kernelspec", {}).get("name", ""))
+    except Exception:
+        return ""
 
 
 def _join_notebooks() -> None:
@@ -340,9 +331,13 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
 
 def on_build_error(error: Exception) -> None:
     _join_notebooks()  # no kernel outlives a failed build
+    if not _worker().serving:
+        _worker().close()
 
 
 def on_post_build(config: Any) -> None:
     _join_notebooks()
+    if not _worker().serving:
+        _worker().close()  # the worker has stopped its kernel by now, or is about to
     out = Path(config.site_dir) / "numbers.json"
     out.write_text(site.numbers_json(_pages), encoding="utf-8")

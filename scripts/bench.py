@@ -308,9 +308,12 @@ def main(argv: list[str] | None = None) -> int:
             rows += [row("a. strict build, execution on (cold notebook cache)", t["on"]),
                      row("a. strict build, execution off", t["off"]),
                      row("a. strict build, execution on (warm notebook cache)", t["on_warm"])]
+            paired = [on / off for on, off in zip(t["on"].wall, t["off"].wall, strict=True)]
             notes.insert(0, f"execution on / off: {ratio(t['on'].wall, t['off'].wall):.2f}x wall, "
                             f"{ratio(t['on'].cpu, t['off'].cpu):.2f}x CPU (cold notebook cache); "
-                            f"{ratio(t['on_warm'].wall, t['off'].wall):.2f}x wall with a warm cache")
+                            f"{ratio(t['on_warm'].wall, t['off'].wall):.2f}x wall with a warm cache; "
+                            f"run by run (each run builds on, then off, a few seconds apart): median "
+                            f"{statistics.median(paired):.2f}x, range {min(paired):.2f}-{max(paired):.2f}x wall")
         if "b" in args.only:
             rows.append(row(f"b. rebuild in process after a one-line edit of {EDIT_FILE}", bench_rebuild(args.runs, work)))
         if "c" in args.only:
