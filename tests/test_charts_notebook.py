@@ -80,3 +80,45 @@ def test_hbm_page_charts_the_decode_ceiling_of_every_accelerator(built: Build, c
     # Llama 3.1 8B in FP8 is 8 GB: B200 8 TB/s / 8 GB = 1,000 tokens/s; L4 300 GB/s / 8 GB = 37.5
     caption = chart.find("figcaption").get_text()
     assert "from 1,000 on the NVIDIA B200" in caption and "to 38 on the NVIDIA L4" in caption
+
+
+@pytest.mark.build
+def test_the_notebook_worker_converts_as_mkdocs_jupyter_does(tmp_path: Path) -> None:
+    """hooks/notebook_worker.py hands nbconvert a kernel it started itself; the page must not differ
+    from mkdocs-jupyter's own conversion (jupytext's random cell ids aside: the hook renumbers them)."""
+    import json
+    import os
+    import re
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    src = str(ROOT / "docs/notebooks/size-your-deployment.py")
+    options = {"kernel_name": "", "theme": "", "allow_errors": False, "show_input": True, "no_input": False,
+               "no_prompt": False, "remove_tag_config": {}, "highlight_extra_classes": "",
+               "include_requirejs": False, "custom_mathjax_url": ""}
+    env = {**os.environ, "SERVING_DATA_DIR": str(ROOT / "data")}
+    job = {"todo": [[src, str(tmp_path / "worker.json"), "python3"]], "options": options, "toc_depth": 6}
+    worker = subprocess.run([sys.executable, str(ROOT / "hooks/notebook_worker.py")], input=json.dumps(job) + "\n",
+                            capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    assert worker.stdout == "done\n", worker.stderr[-2000:]
+    plain = f"""
+import json
+from mkdocs_jupyter import plugin as mj
+from mkdocs_jupyter.convert import nb2html
+body = nb2html({src!r}, execute=True, **json.loads({json.dumps(options)!r}))
+toc, title = mj._get_nb_toc_tokens({src!r}, 6)
+print(json.dumps({{"content": body, "toc_tokens": toc, "title": title}}))
+"""
+    own = subprocess.run([sys.executable, "-c", plain], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    assert own.returncode == 0, own.stderr[-2000:]
+
+    def norm(text: str) -> str:
+        return re.sub(r"cell-id=[0-9a-f-]+", "cell-id=N", text)
+
+    ours = json.loads((tmp_path / "worker.json").read_text(encoding="utf-8"))
+    theirs = json.loads(own.stdout)
+    assert ours["title"] == theirs["title"] and ours["toc_tokens"] == theirs["toc_tokens"]
+    assert "jp-OutputArea-output" in ours["content"]  # executed
+    assert norm(ours["content"]) == norm(theirs["content"])
