@@ -28,7 +28,7 @@ from typing import Any
 
 from mkdocs.exceptions import PluginError
 
-from snippets import data, drift, site
+from snippets import charts, data, drift, site
 from snippets.data import DATA_DIR_ENV
 
 _catcher = site.ExecWarningCatcher()
@@ -52,12 +52,13 @@ def _fresh_snippets() -> None:
     """Import snippets anew. `mkdocs serve` loads this hook once and rebuilds in the same process, and
     Python would keep the first import of every module: an edit under snippets/ would not show until
     a restart. Dropping snippets' modules at each build makes the next import read the files again."""
-    global site, drift, data, _catcher
+    global site, drift, data, charts, _catcher
     for name in [m for m in sys.modules if m == "snippets" or m.startswith("snippets.")]:
         del sys.modules[name]
     site = importlib.import_module("snippets.site")
     drift = importlib.import_module("snippets.drift")
     data = importlib.import_module("snippets.data")
+    charts = importlib.import_module("snippets.charts")
     _catcher = site.ExecWarningCatcher()
 
 
@@ -66,6 +67,8 @@ def on_config(config: Any) -> Any:
     _source_date_epoch(Path(config.config_file_path).resolve().parent)
     data_dir = Path(config.config_file_path).resolve().parent / "data"
     os.environ[DATA_DIR_ENV] = str(data_dir)
+    # charts drawn from the same inputs by the same code are kept here (see snippets/charts.py)
+    os.environ[charts.CACHE_DIR_ENV] = str(data_dir.parent / ".cache" / "charts")
     try:
         data.load(data_dir)
     except data.DataError as exc:

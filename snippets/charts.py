@@ -8,19 +8,32 @@ Each chart carries a <title> and <desc> that say in words what it shows.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import html
 import io
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from importlib.metadata import version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ParamSpec
 
-import matplotlib
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+
+def _pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend, imported on the first chart actually drawn: a page
+    model that imports this module but takes its charts from the cache never loads matplotlib."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
 
 _INK = "#010203"  # sentinel drawn by matplotlib, replaced by currentColor in the SVG
 _PALETTE = ("#4c8bf5", "#f28e2b", "#59a14f", "#b07aa1", "#e15759", "#76b7b2")
@@ -43,6 +56,36 @@ _RC: dict[str, Any] = {  # matplotlib rcParams
 }
 
 
+CACHE_DIR_ENV = "SERVING_CHART_CACHE"
+"""A directory where drawn charts are kept between builds (hooks/serving.py sets it to
+.cache/charts); unset, every chart is drawn. A chart is found there only when its drawing
+function, every argument, this file and matplotlib's version are all the same, so a cached SVG
+is the one matplotlib would draw: `mkdocs serve` then redraws only the charts a data edit changed."""
+
+_P = ParamSpec("_P")
+_CODE = hashlib.sha256(Path(__file__).read_bytes() + version("matplotlib").encode()).hexdigest()
+
+
+def _cached(draw: Callable[_P, str]) -> Callable[_P, str]:
+    @functools.wraps(draw)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> str:
+        where = os.environ.get(CACHE_DIR_ENV)
+        if not where:
+            return draw(*args, **kwargs)
+        key = hashlib.sha256(repr((draw.__name__, args, sorted(kwargs.items()), _CODE)).encode()).hexdigest()
+        path = Path(where) / f"{key}.svg"
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+        svg = draw(*args, **kwargs)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_name(f"{key}.{os.getpid()}.part")
+        part.write_text(svg, encoding="utf-8")
+        part.replace(path)
+        return svg
+
+    return wrapper
+
+
 @dataclass(frozen=True, slots=True)
 class Bar:
     label: str
@@ -53,7 +96,7 @@ class Bar:
 def _to_svg(fig: Figure, name: str, title: str, desc: str) -> str:
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
-    plt.close(fig)
+    _pyplot().close(fig)
     svg = buf.getvalue()
     svg = svg[svg.index("<svg"):]  # drop the XML prolog and doctype: the SVG is inlined in HTML
     svg = svg.replace(_INK, "currentColor")
@@ -85,14 +128,18 @@ def _fmt_number(x: float, _: object = None) -> str:
     return f"{x:,.0f}" if x >= 1 else f"{x:g}"
 
 
+@_cached
 def log_bars(name: str, bars: Sequence[Bar], unit: str, title: str, desc: str) -> str:
     """Horizontal bars on a log axis (the bandwidth cliff), largest first, each labelled with its value."""
-    with plt.rc_context(_RC):  # type: ignore[arg-type]
+    plt = _pyplot()
+    with plt.rc_context(_RC):
         fig, ax = plt.subplots(figsize=(7.0, 0.55 * len(bars) + 1.0))
         labels = [b.label for b in bars][::-1]
         values = [b.value for b in bars][::-1]
         ax.barh(labels, values, color=[_PALETTE[i % len(_PALETTE)] for i in range(len(bars))][::-1])
         ax.set_xscale("log")
+        from matplotlib.ticker import FuncFormatter
+
         ax.xaxis.set_major_formatter(FuncFormatter(_fmt_number))
         ax.set_xlabel(unit)
         ax.grid(axis="x", which="major")
@@ -104,6 +151,7 @@ def log_bars(name: str, bars: Sequence[Bar], unit: str, title: str, desc: str) -
         return _to_svg(fig, name, title, desc)
 
 
+@_cached
 def grouped_bars(
     name: str, bars: Sequence[Bar], ylabel: str, title: str, desc: str, line: float | None = None,
     line_label: str = "",
@@ -113,7 +161,8 @@ def grouped_bars(
     groups = list(dict.fromkeys(b.group for b in bars))
     series = list(dict.fromkeys(b.label for b in bars))
     width = 0.8 / len(series)
-    with plt.rc_context(_RC):  # type: ignore[arg-type]
+    plt = _pyplot()
+    with plt.rc_context(_RC):
         fig, ax = plt.subplots(figsize=(7.0, 3.6))
         for i, s in enumerate(series):
             xs, ys = [], []
@@ -137,9 +186,11 @@ def grouped_bars(
         return _to_svg(fig, name, title, desc)
 
 
+@_cached
 def bars(name: str, bars: Sequence[Bar], xlabel: str, title: str, desc: str) -> str:
     """Horizontal bars on a linear axis, in the given order, each labelled with its value."""
-    with plt.rc_context(_RC):  # type: ignore[arg-type]
+    plt = _pyplot()
+    with plt.rc_context(_RC):
         fig, ax = plt.subplots(figsize=(7.0, 0.42 * len(bars) + 1.0))
         labels = [b.label for b in bars][::-1]
         values = [b.value for b in bars][::-1]

@@ -122,3 +122,20 @@ print(json.dumps({{"content": body, "toc_tokens": toc, "title": title}}))
     assert ours["title"] == theirs["title"] and ours["toc_tokens"] == theirs["toc_tokens"]
     assert "jp-OutputArea-output" in ours["content"]  # executed
     assert norm(ours["content"]) == norm(theirs["content"])
+
+
+def test_a_cached_chart_is_the_drawn_chart_and_changed_inputs_redraw(tmp_path: Path, monkeypatch) -> None:
+    from snippets import charts
+
+    monkeypatch.setenv(charts.CACHE_DIR_ENV, str(tmp_path))
+    drawn = log_bars("c", CLIFF, "GB/s", "title", "desc")
+    assert len(list(tmp_path.glob("*.svg"))) == 1
+    monkeypatch.setattr(charts, "_pyplot", lambda: pytest.fail("drew a chart the cache holds"))
+    assert log_bars("c", CLIFF, "GB/s", "title", "desc") == drawn  # from the cache, byte for byte
+    with pytest.raises(pytest.fail.Exception, match="drew a chart"):  # any changed input is drawn anew
+        log_bars("c", [Bar("HBM", 3000), *CLIFF[1:]], "GB/s", "title", "desc")
+    with pytest.raises(pytest.fail.Exception, match="drew a chart"):
+        log_bars("c", CLIFF, "GB/s", "another title", "desc")
+    monkeypatch.delenv(charts.CACHE_DIR_ENV)
+    with pytest.raises(pytest.fail.Exception, match="drew a chart"):  # no cache directory: always drawn
+        log_bars("c", CLIFF, "GB/s", "title", "desc")
