@@ -50,11 +50,10 @@ def start_kernel(name: str) -> Any:
 
 
 def stop_kernel(km: Any) -> None:
-    try:
-        _run_sync(km.shutdown_kernel)(now=False)
-    except Exception:
-        with contextlib.suppress(Exception):
-            _run_sync(km.shutdown_kernel)(now=True)
+    """Stop a kernel whose notebook is done (its outputs are written): at once, not gracefully,
+    since a graceful shutdown waits on the kernel for up to a few seconds and keeps nothing more."""
+    with contextlib.suppress(Exception):
+        _run_sync(km.shutdown_kernel)(now=True)
 
 
 class Kernels:
