@@ -94,6 +94,9 @@ class Bar:
 
 
 def _to_svg(fig: Figure, name: str, title: str, desc: str) -> str:
+    for ax in fig.axes:  # every chart is open on the top and the right
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
     _pyplot().close(fig)
@@ -132,22 +135,20 @@ def _fmt_number(x: float, _: object = None) -> str:
 def log_bars(name: str, bars: Sequence[Bar], unit: str, title: str, desc: str) -> str:
     """Horizontal bars on a log axis (the bandwidth cliff), largest first, each labelled with its value."""
     plt = _pyplot()
+    from matplotlib.ticker import FuncFormatter
+
     with plt.rc_context(_RC):
         fig, ax = plt.subplots(figsize=(7.0, 0.55 * len(bars) + 1.0))
         labels = [b.label for b in bars][::-1]
         values = [b.value for b in bars][::-1]
         ax.barh(labels, values, color=[_PALETTE[i % len(_PALETTE)] for i in range(len(bars))][::-1])
         ax.set_xscale("log")
-        from matplotlib.ticker import FuncFormatter
-
         ax.xaxis.set_major_formatter(FuncFormatter(_fmt_number))
         ax.set_xlabel(unit)
         ax.grid(axis="x", which="major")
         ax.set_xlim(min(values) / 2, max(values) * 4)
         for y, v in enumerate(values):
             ax.text(v * 1.08, y, f"{_fmt_number(v)}", va="center")
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
         return _to_svg(fig, name, title, desc)
 
 
@@ -181,8 +182,6 @@ def grouped_bars(
         ax.legend(frameon=False, ncols=len(series), loc="upper left")
         top = max([b.value for b in bars] + [line or 0])
         ax.set_ylim(0, top * 1.25)
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
         return _to_svg(fig, name, title, desc)
 
 
@@ -200,8 +199,6 @@ def bars(name: str, bars: Sequence[Bar], xlabel: str, title: str, desc: str) -> 
         ax.set_xlim(0, max(values) * 1.18)
         for y, v in enumerate(values):
             ax.text(v + max(values) * 0.01, y, _fmt_number(v), va="center")
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
         return _to_svg(fig, name, title, desc)
 
 

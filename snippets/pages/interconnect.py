@@ -79,25 +79,29 @@ class Row:
     sizing: Sizing
 
 
+def sizing_fields(s: Sizing, weight: Figure | None = None, digits: int = 1) -> dict[str, Any]:
+    """The figures and claims a model x precision row shows for one `Sizing` (this page's rows and the
+    precision page's): weight bytes (`weight` if the page formats them itself), GPU counts unrounded
+    to `digits` decimals and rounded up, nodes, and the claims about one node and one GPU."""
+    basis = f"{s.gpus_with_headroom} GPUs needed, {s.gpus_per_node} GPUs per node"
+    return {
+        "params": fmt.params(s.params),
+        "weight": weight if weight is not None else fmt.nbytes(s.weight_bytes, "GB"),
+        "gpus_exact": fmt.quantity(s.gpus_exact, "GPUs", digits),
+        "gpus_weights": fmt.count(s.gpus_weights_only),
+        "gpus_exact_usable": fmt.quantity(s.gpus_exact_usable, "GPUs", digits),
+        "gpus": fmt.count(s.gpus_with_headroom),
+        "nodes": fmt.count(s.nodes, "nodes"),
+        "fits_node": fmt.claim(s.fits_one_node, basis),
+        "spans_nodes": fmt.claim(not s.fits_one_node, basis),
+        "fits_one_gpu": fmt.claim(s.fits_one_gpu, f"{s.gpus_with_headroom} GPU(s) needed"),
+        "sizing": s,
+    }
+
+
 def _row(cat: Catalog, model_id: str, precision_id: str) -> Row:
     s = size_on_node(cat, model_id, precision_id, NODE, RESERVE)
-    per_node = s.gpus_per_node
-    basis = f"{s.gpus_with_headroom} GPUs needed, {per_node} GPUs per node"
-    return Row(
-        model=cat.models[model_id].name,
-        precision=cat.precisions[precision_id].name,
-        params=fmt.params(s.params),
-        weight=fmt.nbytes(s.weight_bytes, "GB"),
-        gpus_exact=fmt.quantity(s.gpus_exact, "GPUs"),
-        gpus_weights=fmt.count(s.gpus_weights_only),
-        gpus_exact_usable=fmt.quantity(s.gpus_exact_usable, "GPUs"),
-        gpus=fmt.count(s.gpus_with_headroom),
-        nodes=fmt.count(s.nodes, "nodes"),
-        fits_node=fmt.claim(s.fits_one_node, basis),
-        spans_nodes=fmt.claim(not s.fits_one_node, basis),
-        fits_one_gpu=fmt.claim(s.fits_one_gpu, f"{s.gpus_with_headroom} GPU(s) needed"),
-        sizing=s,
-    )
+    return Row(model=cat.models[model_id].name, precision=cat.precisions[precision_id].name, **sizing_fields(s))
 
 
 @dataclass(frozen=True)

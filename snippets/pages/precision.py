@@ -17,6 +17,7 @@ from snippets.capacity import usable_bytes, weight_bytes
 from snippets.data import Catalog, Node, Precision
 from snippets.fmt import Claim, Figure
 from snippets.layout import Layout, deployable_layout, tp_degrees
+from snippets.pages.interconnect import sizing_fields
 from snippets.precision import (
     bit_budget,
     max_finite,
@@ -261,18 +262,11 @@ def row(cat: Catalog, model_id: str, precision_id: str) -> Row:
     whole_node = s.fits_one_node and node.gpus in tp_degrees(arch.attention_heads, arch.kv_heads, node.gpus)
     per_replica = replica_ceiling(s.weight_bytes, hbm, lay.tp)
     reps = replicas_per_node(lay.gpus, node.gpus)
-    basis = f"{s.gpus_with_headroom} GPUs needed, {node.gpus} GPUs per node"
     return Row(
         model=cat.models[model_id].name,
         precision=cat.precisions[precision_id].name,
-        params=fmt.params(s.params),
         bytes_per_param=fmt.quantity(s.bytes_per_param, "bytes/weight", _digits(s.bytes_per_param, 5)),
-        weight=_gb(s.weight_bytes),
-        gpus_exact=fmt.quantity(s.gpus_exact, "GPUs", 2),
-        gpus_weights=fmt.count(s.gpus_weights_only),
-        gpus_exact_usable=fmt.quantity(s.gpus_exact_usable, "GPUs", 2),
-        gpus=fmt.count(s.gpus_with_headroom),
-        nodes=fmt.count(s.nodes, "nodes"),
+        **sizing_fields(s, weight=_gb(s.weight_bytes), digits=2),
         layout=lay.label,
         tp=fmt.count(lay.tp),
         rented=fmt.count(lay.gpus),
@@ -280,10 +274,6 @@ def row(cat: Catalog, model_id: str, precision_id: str) -> Row:
         node_ceiling=_tps(replica_ceiling(s.weight_bytes, hbm, node.gpus)) if whole_node else None,
         replicas=fmt.count(reps, "replicas"),
         node_total=_tps(reps * per_replica),
-        fits_node=fmt.claim(s.fits_one_node, basis),
-        spans_nodes=fmt.claim(not s.fits_one_node, basis),
-        fits_one_gpu=fmt.claim(s.fits_one_gpu, f"{s.gpus_with_headroom} GPU(s) needed"),
-        sizing=s,
         deployed=lay,
     )
 

@@ -25,9 +25,14 @@ def latest_read(entries: Iterable[Any]) -> dt.date:
     return max(dates)
 
 
+def as_of_text(entries: Iterable[Any]) -> str:
+    """The sentence under a table: the latest date any of its rows was read from its source."""
+    return f"As of {latest_read(entries).isoformat()}: the latest date any row above was read from its source."
+
+
 def as_of(entries: Iterable[Any]) -> str:
-    """The line printed under a table: the latest date any of its rows was read from its source."""
-    return f"\n*As of {latest_read(entries).isoformat()}: the latest date any row above was read from its source.*\n"
+    """`as_of_text` as an emphasised Markdown line, for blocks that print Markdown."""
+    return f"\n*{as_of_text(entries)}*\n"
 
 
 def flops(f: Flops | None) -> fmt.Figure | str:

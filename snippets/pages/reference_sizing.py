@@ -15,7 +15,7 @@ from typing import Any
 from snippets import fmt
 from snippets.data import Accelerator, Catalog, Model, Node, Precision
 from snippets.layout import Layout, deployable_layout
-from snippets.pages.reference_common import as_of
+from snippets.pages.reference_common import as_of, as_of_text
 from snippets.prices import hourly_cost, site_price
 from snippets.sizing import Sizing, size
 
@@ -101,10 +101,11 @@ def grid_table(cat: Catalog) -> str:
     # would double the index every reader downloads, and the page's prose is indexed.
     filt = ('<p><label>Filter rows: <input type="search" id="sa-grid-filter" '
             'placeholder="e.g. 405B FP8 H100"></label> <span id="sa-grid-count"></span></p>')
-    dated = as_of([*cat.models.values(), *cat.accelerators.values(), *cat.prices.values(), cat.assumptions[RESERVE]])
+    dated = as_of_text([*cat.models.values(), *cat.accelerators.values(), *cat.prices.values(),
+                        cat.assumptions[RESERVE]])
     return (filt + '\n<div class="sa-grid" data-search-exclude>\n' + table + "</div>\n"
             + '<script src="../sizing-grid.js"></script>\n'
-            + f"<p><em>{html.escape(dated.strip().strip('*'))}</em></p>\n")
+            + f"<p><em>{html.escape(dated)}</em></p>\n")
 
 
 def prices_table(cat: Catalog) -> str:
