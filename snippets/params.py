@@ -84,9 +84,14 @@ def ffn_layer_params(arch: Architecture, layer: int, *, active: bool = False) ->
     return (routed + moe.shared_experts) * expert + router
 
 
+def layer_norm_params(arch: Architecture) -> int:
+    """The two norms of one transformer block (before attention and before the feed-forward)."""
+    return 2 * norm_params(arch)
+
+
 def layer_params(arch: Architecture, layer: int, *, active: bool = False) -> int:
     """One transformer block: attention, feed-forward and its two norms."""
-    return attention_params(arch) + ffn_layer_params(arch, layer, active=active) + 2 * norm_params(arch)
+    return attention_params(arch) + ffn_layer_params(arch, layer, active=active) + layer_norm_params(arch)
 
 
 def total_params(arch: Architecture, *, active: bool = False) -> int:

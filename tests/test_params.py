@@ -9,6 +9,8 @@ from snippets.data import Architecture, Model
 from snippets.params import (
     attention_params,
     kv_bytes_per_token,
+    layer_norm_params,
+    layer_params,
     mlp_params,
     relative_error,
     total_params,
@@ -43,6 +45,8 @@ def test_llama_8b_by_hand(catalog) -> None:
     # gated MLP: 3 x 4096 x 14336
     assert mlp_params(a, a.ffn_size) == 176_160_768
     # per layer 41,943,040 + 176,160,768 + 2 x 4096 norms = 218,112,000; x 32 = 6,979,584,000
+    assert layer_norm_params(a) == 2 * 4096
+    assert layer_params(a, 0) == 218_112_000
     # embeddings and untied head 2 x 128256 x 4096 = 1,050,673,152; final norm 4096
     assert total_params(a) == 6_979_584_000 + 1_050_673_152 + 4096 == 8_030_261_248
 
@@ -52,7 +56,8 @@ def test_gpt3_by_hand(catalog) -> None:
     d = 12288
     # per layer: attention 4d^2 + 4d (biases), plain MLP 8d^2 + 5d, two LayerNorms 4d -> 12d^2 + 13d
     per_layer = 12 * d * d + 13 * d
-    assert per_layer == 1_812_099_072
+    assert per_layer == 1_812_099_072 == layer_params(a, 0)
+    assert layer_norm_params(a) == 4 * d  # LayerNorm: a scale and a bias each
     # tied embeddings 50257 x d, learned positions 2048 x d, final LayerNorm 2d
     assert total_params(a) == 96 * per_layer + 50257 * d + 2048 * d + 2 * d == 174_604_259_328
 

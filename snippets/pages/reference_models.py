@@ -16,8 +16,9 @@ from snippets.params import (
     embedding_params,
     ffn_layer_params,
     kv_bytes_per_token,
+    layer_norm_params,
+    layer_params,
     lm_head_params,
-    norm_params,
     relative_error,
     total_params,
 )
@@ -112,8 +113,8 @@ def worked_params(cat: Catalog, model_id: str = WORKED) -> str:
     m: Model = cat.models[model_id]
     a = m.architecture
     h = fmt.fig_html
-    attn, mlp, norms = attention_params(a), ffn_layer_params(a, 0), 2 * norm_params(a)
-    block = attn + mlp + norms
+    attn, mlp, norms = attention_params(a), ffn_layer_params(a, 0), layer_norm_params(a)
+    block = layer_params(a, 0)
     emb, head, total = embedding_params(a), lm_head_params(a), total_params(a)
     def c(n: int, name: str) -> str:
         return h(fmt.Figure(n, "params", f"{n:,}"), f"worked.{name}")
