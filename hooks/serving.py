@@ -28,7 +28,7 @@ from typing import Any
 
 from mkdocs.exceptions import PluginError
 
-from snippets import charts, data, drift, site
+from snippets import data, drift, site
 from snippets.data import DATA_DIR_ENV
 
 _catcher = site.ExecWarningCatcher()
@@ -52,13 +52,12 @@ def _fresh_snippets() -> None:
     """Import snippets anew. `mkdocs serve` loads this hook once and rebuilds in the same process, and
     Python would keep the first import of every module: an edit under snippets/ would not show until
     a restart. Dropping snippets' modules at each build makes the next import read the files again."""
-    global site, drift, data, charts, _catcher
+    global site, drift, data, _catcher
     for name in [m for m in sys.modules if m == "snippets" or m.startswith("snippets.")]:
         del sys.modules[name]
     site = importlib.import_module("snippets.site")
     drift = importlib.import_module("snippets.drift")
     data = importlib.import_module("snippets.data")
-    charts = importlib.import_module("snippets.charts")
     _catcher = site.ExecWarningCatcher()
 
 
@@ -67,8 +66,6 @@ def on_config(config: Any) -> Any:
     _source_date_epoch(Path(config.config_file_path).resolve().parent)
     data_dir = Path(config.config_file_path).resolve().parent / "data"
     os.environ[DATA_DIR_ENV] = str(data_dir)
-    # charts drawn from the same inputs by the same code are kept here (see snippets/charts.py)
-    os.environ[charts.CACHE_DIR_ENV] = str(data_dir.parent / ".cache" / "charts")
     try:
         data.load(data_dir)
     except data.DataError as exc:
@@ -111,6 +108,10 @@ _NB_WORKER = Path(__file__).resolve().parent / "notebook_worker.py"  # its proto
 # `mkdocs serve` imports this hook anew for every rebuild, so what must outlast one build (the
 # worker process, and whether we are serving) is kept in one object in sys.modules.
 _STATE_KEY = "serving_arithmetic.notebook_worker"
+# Importing nbconvert's command-line app (mkdocs-jupyter does) otherwise instantiates every
+# exporter installed, only to list their names in its --help text: 0.6 s of the worker's start.
+# nbconvert's own switch; the worker never uses the command line, so nothing else changes.
+_WORKER_ENV = {"NBCONVERT_DISABLE_CONFIG_EXPORTERS": "1"}
 
 
 class _NotebookWorker:
@@ -127,7 +128,8 @@ class _NotebookWorker:
         if self.proc is None or self.proc.poll() is not None or self.proc.stdin is None or self.proc.stdin.closed:
             self.close()
             self.proc = subprocess.Popen([sys.executable, str(_NB_WORKER)], text=True,  # noqa: S603 - our own code
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                         env={**os.environ, **_WORKER_ENV})
 
     def submit(self, job: str) -> None:
         self.start()

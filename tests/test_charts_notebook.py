@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup, Tag
 
-from snippets.charts import Bar, figure, grouped_bars, log_bars
+from snippets.charts import Bar, bars, decade_ticks, figure, grouped_bars, log_bars, nice_ticks
 
 from .conftest import Build, run_build, value
 
@@ -19,6 +20,54 @@ def test_charts_are_deterministic_and_follow_their_data() -> None:
     changed = log_bars("c", [Bar("HBM", 3000), *CLIFF[1:]], "GB/s", "title", "desc")
     assert changed != one
     assert ">3,350<" in one and ">3,000<" in changed  # value labels are drawn as text
+
+
+def _bars(svg: str) -> list[Tag]:
+    """The data bars of a chart: rects with a value in their tooltip (legend swatches have none)."""
+    return [r for r in BeautifulSoup(svg, "html.parser").find_all("rect") if ":" in r.title.get_text()]
+
+
+def test_bar_lengths_are_proportional_to_their_values() -> None:
+    widths = [float(r["width"]) for r in _bars(bars("b", [Bar("a", 100), Bar("b", 50), Bar("c", 25)],
+                                                            "GB/s", "t", "d"))]
+    assert widths[0] == pytest.approx(2 * widths[1], abs=0.2) and widths[1] == pytest.approx(2 * widths[2], abs=0.2)
+    # on a log axis, each tenfold step is the same length
+    w1000, w100, w10 = (float(r["width"]) for r in _bars(log_bars("l", [Bar("a", 1000), Bar("b", 100), Bar("c", 10)],
+                                                                          "GB/s", "t", "d")))
+    assert w1000 - w100 == pytest.approx(w100 - w10, abs=0.2) and w10 > 0
+
+
+def test_grouped_bars_stand_on_zero_and_meet_the_reference_line() -> None:
+    svg = grouped_bars("g", [Bar("FP16", 8, "405B"), Bar("INT8", 4, "405B"), Bar("FP16", 2, "70B")], "GPUs", "t", "d",
+                       line=8, line_label="one node")
+    fp16, int8, small = _bars(svg)
+    bottoms = {float(r["y"]) + float(r["height"]) for r in (fp16, int8, small)}
+    assert max(bottoms) - min(bottoms) < 0.2  # one baseline
+    assert float(fp16["height"]) == pytest.approx(2 * float(int8["height"]), abs=0.2)
+    dashed = BeautifulSoup(svg, "html.parser").find("line", attrs={"stroke-dasharray": True})
+    assert float(dashed["y1"]) == pytest.approx(float(fp16["y"]), abs=0.1)  # 8 GPUs: the line
+    assert fp16.title.get_text() == "405B, FP16: 8 GPUs"  # a tooltip per bar
+
+
+def test_axis_ticks_are_round_numbers_that_cover_the_data() -> None:
+    assert nice_ticks(1000) == [0, 200, 400, 600, 800, 1000]
+    assert nice_ticks(13.44) == [0, 5, 10, 15]
+    assert nice_ticks(0.7) == pytest.approx([0, 0.2, 0.4, 0.6, 0.8])
+    assert decade_ticks(25, 3350) == [10, 100, 1000, 10000]
+    assert decade_ticks(100, 100) == [100, 1000]
+
+
+@pytest.mark.parametrize(("chart", "message"), [
+    (lambda: bars("b", [], "x", "t", "d"), "at least one bar"),
+    (lambda: bars("b", [Bar("H100", float("nan"))], "x", "t", "d"), "'H100'"),
+    (lambda: bars("b", [Bar("H100", -1)], "x", "t", "d"), "non-negative"),
+    (lambda: log_bars("l", [Bar("PCIe", 0)], "x", "t", "d"), "positive"),
+    (lambda: grouped_bars("g", [Bar("FP16", 1, "a model name far too long to sit under its own bars " * 3)],
+                          "x", "t", "d"), "too long"),
+])
+def test_charts_refuse_what_they_cannot_draw_truthfully(chart, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        chart()
 
 
 def test_charts_are_accessible_and_theme_neutral() -> None:
@@ -122,20 +171,3 @@ print(json.dumps({{"content": body, "toc_tokens": toc, "title": title}}))
     assert ours["title"] == theirs["title"] and ours["toc_tokens"] == theirs["toc_tokens"]
     assert "jp-OutputArea-output" in ours["content"]  # executed
     assert norm(ours["content"]) == norm(theirs["content"])
-
-
-def test_a_cached_chart_is_the_drawn_chart_and_changed_inputs_redraw(tmp_path: Path, monkeypatch) -> None:
-    from snippets import charts
-
-    monkeypatch.setenv(charts.CACHE_DIR_ENV, str(tmp_path))
-    drawn = log_bars("c", CLIFF, "GB/s", "title", "desc")
-    assert len(list(tmp_path.glob("*.svg"))) == 1
-    monkeypatch.setattr(charts, "_pyplot", lambda: pytest.fail("drew a chart the cache holds"))
-    assert log_bars("c", CLIFF, "GB/s", "title", "desc") == drawn  # from the cache, byte for byte
-    with pytest.raises(pytest.fail.Exception, match="drew a chart"):  # any changed input is drawn anew
-        log_bars("c", [Bar("HBM", 3000), *CLIFF[1:]], "GB/s", "title", "desc")
-    with pytest.raises(pytest.fail.Exception, match="drew a chart"):
-        log_bars("c", CLIFF, "GB/s", "another title", "desc")
-    monkeypatch.delenv(charts.CACHE_DIR_ENV)
-    with pytest.raises(pytest.fail.Exception, match="drew a chart"):  # no cache directory: always drawn
-        log_bars("c", CLIFF, "GB/s", "title", "desc")
