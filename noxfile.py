@@ -2,7 +2,7 @@
 
 - build: strict build of the site into site/
 - serve: strict build, then live preview at http://127.0.0.1:8000 (reloads on docs/, data/, snippets/, hooks/)
-- lint: ruff, and mypy --strict on snippets/
+- lint: ruff, and mypy --strict on snippets/ and serving_build/
 - tests: everything CI runs: lint, the strict build, then the whole pytest suite
 - snapshot: accept an intended change of computed figures (rewrites tests/__snapshots__/)
 - bench: build and test timings, medians of 3 runs (`-- --runs 5`, `-- --only ab`): scripts/bench.py
@@ -58,17 +58,17 @@ def serve(session: nox.Session) -> None:
     )
 
 
-LINT_PATHS = ("snippets", "hooks", "tests", "scripts", "noxfile.py", "docs/notebooks")
+LINT_PATHS = ("snippets", "serving_build", "hooks", "tests", "scripts", "noxfile.py", "docs/notebooks")
 
 
 def _lint(session: nox.Session) -> None:
     session.run("ruff", "check", *LINT_PATHS)
-    session.run("mypy", "snippets")  # strict on snippets: see [tool.mypy] in pyproject.toml
+    session.run("mypy", "snippets", "serving_build")  # strict on both: see [tool.mypy] in pyproject.toml
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff over the code, mypy --strict over snippets/."""
+    """ruff over the code, mypy --strict over snippets/ and serving_build/."""
     session.install("-e", ".[lint,docs]")
     _lint(session)
 

@@ -2,8 +2,9 @@
 
 - on_config: point the loader at this site's `data/`, validate all of it (a data error stops
   the build before any page), register the computed-values Markdown extension.
-- on_config (also): start executing the notebooks in a second process, beside the build;
-  mkdocs-jupyter then finds the result in its cache.
+- on_config (also): send the notebooks to execute to the worker process (started by the
+  `serving-notebooks` plugin, serving_build/notebooks.py), beside the build; mkdocs-jupyter then
+  finds the result in its cache. With nothing to execute, the worker is stopped at once.
 - on_files: put those notebooks last in the build order, so the other pages are converted while
   their kernel runs.
 - on_page_markdown: fresh state for every page: markdown-exec sessions are cleared, so no block
@@ -14,7 +15,6 @@
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import importlib
 import json
@@ -22,12 +22,12 @@ import logging
 import os
 import subprocess
 import sys
-import types
 from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
 
+from serving_build import notebooks
 from snippets import data, drift, site
 from snippets.data import DATA_DIR_ENV
 
@@ -77,6 +77,8 @@ def on_config(config: Any) -> Any:
         config.markdown_extensions.append(site.ComputedExtension())
     _key_notebook_cache(config, Path(config.config_file_path).resolve().parent)
     _notebooks_running[:] = _execute_notebooks_early(config)
+    if not _notebooks_running:
+        notebooks.worker().discard()  # started for nothing: execution is off, or every notebook is cached
     mx_logger = logging.getLogger("mkdocs.plugins.markdown_exec")
     for old in [h for h in mx_logger.handlers if type(h).__name__ == "ExecWarningCatcher"]:
         mx_logger.removeHandler(old)  # a previous rebuild's catcher
@@ -104,83 +106,9 @@ def _key_notebook_cache(config: Any, root: Path) -> None:
 
 _NB_OPTIONS = ("kernel_name", "theme", "allow_errors", "show_input", "no_input", "no_prompt", "remove_tag_config",
                "highlight_extra_classes", "include_requirejs", "custom_mathjax_url")
-_NB_WORKER = Path(__file__).resolve().parent / "notebook_worker.py"  # its protocol is in its docstring
-# `mkdocs serve` imports this hook anew for every rebuild, so what must outlast one build (the
-# worker process, and whether we are serving) is kept in one object in sys.modules.
-_STATE_KEY = "serving_arithmetic.notebook_worker"
-# Importing nbconvert's command-line app (mkdocs-jupyter does) otherwise instantiates every
-# exporter installed, only to list their names in its --help text: 0.6 s of the worker's start.
-# nbconvert's own switch; the worker never uses the command line, so nothing else changes.
-_WORKER_ENV = {"NBCONVERT_DISABLE_CONFIG_EXPORTERS": "1"}
-
-
-class _NotebookWorker:
-    """The second interpreter. `mkdocs build` gives it one job and lets it exit; `mkdocs serve`
-    keeps it between rebuilds, so a data edit pays for the kernel and the cells, not the imports."""
-
-    def __init__(self) -> None:
-        self.serving = False
-        self.proc: subprocess.Popen[str] | None = None
-        self.pending = 0
-
-    def start(self) -> None:
-        """Make sure a worker is running and can take a job."""
-        if self.proc is None or self.proc.poll() is not None or self.proc.stdin is None or self.proc.stdin.closed:
-            self.close()
-            self.proc = subprocess.Popen([sys.executable, str(_NB_WORKER)], text=True,  # noqa: S603 - our own code
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                         env={**os.environ, **_WORKER_ENV})
-
-    def submit(self, job: str) -> None:
-        self.start()
-        stdin = self.proc.stdin if self.proc is not None else None
-        if stdin is None:
-            return
-        try:
-            stdin.write(job + "\n")
-            stdin.flush()
-        except OSError:  # it died: the plugin executes the notebook itself
-            return
-        self.pending += 1
-        if not self.serving:
-            stdin.close()
-
-    def join(self) -> None:
-        """Wait until every job submitted has written its results (the worker may still be
-        shutting its kernel down: `close` waits for that)."""
-        proc = self.proc
-        if proc is None:
-            return
-        while self.pending:
-            self.pending -= 1
-            if proc.stdout is None or not proc.stdout.readline():  # it exited early: nothing more will come
-                self.pending = 0
-
-    def close(self) -> None:
-        proc, self.proc, self.pending = self.proc, None, 0
-        if proc is None:
-            return
-        if proc.stdin is not None and not proc.stdin.closed:
-            proc.stdin.close()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
-
-
-def _worker() -> _NotebookWorker:
-    state = sys.modules.get(_STATE_KEY)
-    worker = getattr(state, "worker", None)
-    if worker is None:
-        state = types.ModuleType(_STATE_KEY)
-        worker = state.worker = _NotebookWorker()
-        sys.modules[_STATE_KEY] = state
-        atexit.register(worker.close)
-    return worker
-
+# The worker process is started by the `serving-notebooks` plugin (serving_build/notebooks.py) as
+# the configuration is read; this hook gives it its job. It lives in that installed module, so it
+# outlives `mkdocs serve`'s rebuilds, which import this hook anew each time.
 
 _notebooks_running: list[str] = []
 
@@ -196,7 +124,8 @@ def _execute_notebooks_early(config: Any) -> list[str]:
     Anything that goes wrong there is left for the plugin to meet and report itself: a raising
     cell still stops the build, with the plugin's message.
 
-    Called from on_config, as early as the plugin's options are known; the docs are listed here
+    Called from on_config, as early as the plugin's options are known (the worker itself was
+    started while the configuration was read, and has been importing nbconvert since); the docs are listed here
     with MkDocs' own `get_files`, as the build will list them a moment later.
     Returns the `src_uri` of each notebook being executed, so `on_files` can put it last.
     """
@@ -226,9 +155,9 @@ def _execute_notebooks_early(config: Any) -> list[str]:
             todo.append((src, str(cache_path), _kernel_name(src, opts["kernel_name"])))
             running.append(file.src_uri)
     if todo:
-        worker = _worker()
+        worker = notebooks.worker()
         worker.submit(json.dumps({"todo": todo, "options": job_options, "toc_depth": opts["toc_depth"],
-                                  "serving": worker.serving}))
+                                  "serving": worker.serving, "env": dict(os.environ)}))
     return running
 
 
@@ -245,20 +174,20 @@ def _kernel_name(src: str, configured: str) -> str:
 
 
 def _join_notebooks() -> None:
-    _worker().join()
+    notebooks.worker().join()
 
 
 def on_startup(command: str, dirty: bool) -> None:
     # called once, on the first build's hook, before it. Serving: keep the notebook worker between
     # rebuilds, and start it now, so its imports are done before the first edit needs it.
     if command == "serve":
-        worker = _worker()
+        worker = notebooks.worker()
         worker.serving = True
         worker.start()
 
 
 def on_shutdown() -> None:
-    _worker().close()
+    notebooks.worker().close()
 
 
 def on_pre_build(config: Any) -> None:
@@ -336,13 +265,13 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
 
 def on_build_error(error: Exception) -> None:
     _join_notebooks()  # no kernel outlives a failed build
-    if not _worker().serving:
-        _worker().close()
+    if not notebooks.worker().serving:
+        notebooks.worker().close()
 
 
 def on_post_build(config: Any) -> None:
     _join_notebooks()
-    if not _worker().serving:
-        _worker().close()  # the worker has stopped its kernel by now, or is about to
+    if not notebooks.worker().serving:
+        notebooks.worker().close()  # the worker has stopped its kernel by now, or is about to
     out = Path(config.site_dir) / "numbers.json"
     out.write_text(site.numbers_json(_pages), encoding="utf-8")

@@ -38,7 +38,7 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-SITE_PARTS = ("mkdocs.yml", "docs", "data", "hooks", "snippets")
+SITE_PARTS = ("mkdocs.yml", "docs", "data", "hooks", "snippets", "serving_build")
 TEST_PARTS = (*SITE_PARTS, "tests", "pyproject.toml", "noxfile.py")
 OFF_CONFIG = "mkdocs-noexec.yml"
 EDIT_FILE = "data/assumptions.yaml"

@@ -19,7 +19,7 @@ from snippets.data import Catalog, load
 from .browser.report import pytest_sessionstart, pytest_terminal_summary  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
-SITE_PARTS = ("mkdocs.yml", "docs", "data", "hooks", "snippets")
+SITE_PARTS = ("mkdocs.yml", "docs", "data", "hooks", "snippets", "serving_build")
 
 
 @pytest.fixture(scope="session")

@@ -90,7 +90,8 @@ def test_serve_keeps_the_notebook_worker_and_shows_a_data_edit(site_copy: Path) 
                 first = cfg
                 cfg.plugins.on_startup(command="serve", dirty=False)
             build(cfg)
-            worker = sys.modules["serving_arithmetic.notebook_worker"].worker
+            from serving_build import notebooks
+            worker = notebooks.worker()
             pids.append(worker.proc.pid if worker.proc and worker.proc.poll() is None else None)
             figs = json.load(open(os.path.join(site, "numbers.json")))["notebooks/size-your-deployment.py"]["figures"]
             print(run, "usable", next(f["text"] for f in figs if f["name"] == name))
@@ -107,3 +108,50 @@ def test_serve_keeps_the_notebook_worker_and_shows_a_data_edit(site_copy: Path) 
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = [ln for ln in proc.stdout.splitlines() if ln[:1] in "01" or ln.startswith(("same", "worker"))]
     assert lines == ["0 usable 70 GB", "1 usable 60 GB", "same worker True", "worker exited True"]
+
+
+_EARLY = '''
+import json, os, sys
+os.environ["NO_MKDOCS_2_WARNING"] = "1"
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from serving_build import notebooks
+cfg = load_config(config_file={config!r}, site_dir={site!r})
+proc = notebooks.worker().proc
+print("worker running at config load", proc is not None and proc.poll() is None)
+print("nbconvert imported at config load", "nbconvert" in sys.modules)
+build(cfg)
+print("nbconvert imported by the build", "nbconvert" in sys.modules)
+html = open(os.path.join({site!r}, "notebooks/size-your-deployment/index.html")).read()
+print("notebook outputs", ' jp-OutputArea-output jp-OutputArea-executeResult' in html)
+'''
+
+
+@pytest.mark.build
+def test_the_worker_starts_as_the_config_is_read_and_the_build_never_imports_nbconvert(site_copy: Path) -> None:
+    """The `serving-notebooks` plugin (listed first) starts the worker while MkDocs reads mkdocs.yml,
+    and defers mkdocs-jupyter's nbconvert import: a cold build executes the notebook in the worker
+    and its own process never loads nbconvert. With execution off, the plugin converts the notebook
+    in this process, and the deferred import is loaded on that first use."""
+    import shutil
+
+    shutil.rmtree(site_copy / ".cache", ignore_errors=True)  # cold: the notebook is executed
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from bench import write_noexec_config  # the bench's execution-off configuration
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    off = write_noexec_config(site_copy)
+    results = {}
+    for name, config in (("on", site_copy / "mkdocs.yml"), ("off", off)):
+        script = _EARLY.format(config=str(config), site=str(site_copy / f"site-{name}"))
+        proc = subprocess.run([sys.executable, "-c", script], cwd=site_copy, capture_output=True, text=True,
+                              timeout=600, env={**os.environ, "PYTHONPATH": str(site_copy)})
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        results[name] = [ln for ln in proc.stdout.splitlines() if ln.endswith(("True", "False"))]
+    assert results["on"] == ["worker running at config load True", "nbconvert imported at config load False",
+                             "nbconvert imported by the build False", "notebook outputs True"]
+    # execution off: the worker is started too (the plugin cannot know yet), then stopped in
+    # on_config; the page is converted here, without outputs
+    assert results["off"] == ["worker running at config load True", "nbconvert imported at config load False",
+                              "nbconvert imported by the build True", "notebook outputs False"]

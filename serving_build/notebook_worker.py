@@ -1,4 +1,7 @@
-"""Execute notebook pages beside the build: `python hooks/notebook_worker.py`, started by hooks/serving.py.
+"""Execute notebook pages beside the build: `python -m serving_build.notebook_worker`.
+
+Started by `serving_build.notebooks` (the `serving-notebooks` plugin, as MkDocs reads the
+configuration); `hooks/serving.py` sends it its job.
 
 It makes the conversion mkdocs-jupyter would make at the page (`nb2html` with the plugin's
 options, then the page's table of contents and title) and writes it where the plugin's cache
@@ -6,13 +9,17 @@ looks, so the plugin finds it there. Anything that fails is skipped: the plugin 
 notebook itself and reports the error in its own words.
 
 Protocol: one JSON job per line on stdin, `{"todo": [[notebook, cache file, kernel name], ...],
-"options": {...}, "toc_depth": N}`; one `done` line on stdout when a job's results are written.
+"options": {...}, "toc_depth": N, "env": {...}, "serving": bool}`; one `done` line on stdout when
+a job's results are written. `env` (optional) is the build's environment when it sent the job,
+which the worker and its kernels take: the worker starts before the build's hook sets some of it.
 The worker exits when stdin closes. `mkdocs build` sends one job and closes; `mkdocs serve` keeps
 the worker for the next edit.
 
 What it does to be quick, since the build waits for it at the notebook's page:
-- The Jupyter kernel is started first, and boots while nbconvert is imported (each takes about a
-  second); nbconvert's executor is then handed the running kernel, as its `km` argument allows.
+- It imports jupyter_client, nbconvert and mkdocs-jupyter in a thread as soon as it starts, while
+  the build is still reading its configuration and the job has not come yet.
+- The Jupyter kernel is started as soon as the job comes, and boots while those imports finish;
+  nbconvert's executor is then handed the running kernel, as its `km` argument allows.
 - The kernel is shut down after `done`, not before.
 - Serving, the next kernel is started as soon as a job is done, so an edit finds one ready.
 The kernel is started as nbclient would start it: the same kernel name (the plugin's option, else
@@ -23,7 +30,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +49,7 @@ def _run_sync(fn: Any) -> Any:
 def start_kernel(name: str) -> Any:
     """A started kernel manager, or None if that fails (nbconvert then starts its own)."""
     try:
-        from jupyter_client import AsyncKernelManager
+        from jupyter_client.manager import AsyncKernelManager
 
         km = AsyncKernelManager(kernel_name=name)
         _run_sync(km.start_kernel)(extra_arguments=list(KERNEL_ARGS))
@@ -109,14 +118,29 @@ def convert(src: str, cache_path: str, options: dict[str, Any], toc_depth: int) 
     part.replace(path)
 
 
+def _import_ahead() -> None:
+    """Everything a job needs, the kernel's client first. Errors are left for the job to meet."""
+    with contextlib.suppress(Exception):
+        import jupyter_client  # noqa: F401
+        import mkdocs_jupyter.convert
+        import mkdocs_jupyter.plugin  # noqa: F401
+        import nbconvert.preprocessors  # noqa: F401
+
+
 def main() -> None:
+    imports = threading.Thread(target=_import_ahead, daemon=True)
+    imports.start()
     kernels = Kernels()
     patched = False
     for line in sys.stdin:
         job = json.loads(line)
+        if "env" in job:  # the build's environment now (its hook sets the data directory, the date)
+            os.environ.clear()
+            os.environ.update(job["env"])
         for _, _, name in job["todo"]:
-            kernels.prestart(name)  # boots while the imports below run
+            kernels.prestart(name)  # boots while the imports finish
         if not patched:
+            imports.join()
             patch_executor(kernels)
             patched = True
         for src, cache_path, name in job["todo"]:
