@@ -39,7 +39,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE_PARTS = ("mkdocs.yml", "docs", "data", "hooks", "snippets", "serving_build")
-TEST_PARTS = (*SITE_PARTS, "tests", "pyproject.toml", "noxfile.py")
+TEST_PARTS = (*SITE_PARTS, "tests", "scripts", "pyproject.toml", "noxfile.py")  # a test reads scripts/bench.py
 OFF_CONFIG = "mkdocs-noexec.yml"
 EDIT_FILE = "data/assumptions.yaml"
 # the first figure of the edited file, e.g. `value: {value: 12.5, unit: "%"}`
