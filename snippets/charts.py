@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
+from snippets.fmt import number
+
 WIDTH = 560.0  # viewBox units; the chart scales to the column (max-width 44rem)
 FONT = 12.0  # font size in viewBox units
 SMALL = 11.0  # value labels
@@ -47,7 +49,7 @@ def _n(x: float) -> str:
 
 
 def _fmt_number(x: float) -> str:
-    return f"{x:,.0f}" if x >= 1 else f"{x:g}"
+    return number(x) if x >= 1 else f"{x:g}"  # ticks below 1 (0.2, 0.5) keep their decimals
 
 
 def _text_width(text: str, size: float = FONT) -> float:
@@ -186,6 +188,10 @@ def grouped_bars(
     _check(bars)
     groups = list(dict.fromkeys(b.group for b in bars))
     series = list(dict.fromkeys(b.label for b in bars))
+    cell: dict[tuple[str, str], Bar] = {}
+    for b in bars:  # two bars in one place would hide one of them
+        if cell.setdefault((b.group, b.label), b) is not b:
+            raise ValueError(f"bar {b.label!r} appears twice in group {b.group!r}")
     ticks = nice_ticks(max([b.value for b in bars] + [line or 0]) * 1.12)
     left = max(_text_width(_fmt_number(t), SMALL) for t in ticks) + 30  # tick labels and the rotated axis title
     legend_h, bottom, plot_h = 26.0, 26.0, 230.0
@@ -216,13 +222,13 @@ def grouped_bars(
     for g_i, g in enumerate(groups):
         centre = left + (g_i + 0.5) * slot
         for i, s in enumerate(series):
-            for b in bars:
-                if b.group == g and b.label == s:
-                    x = centre + (i - len(series) / 2) * width
-                    _rect(svg, x + width * 0.025, y_of(b.value), width * 0.95, y_of(0) - y_of(b.value),
-                          PALETTE[i % len(PALETTE)], f"{g}, {s}: {_fmt_number(b.value)} {ylabel}")
-                    _text(svg, x + width / 2, y_of(b.value) - 3, _fmt_number(b.value), anchor="middle",
-                          size=SMALL)
+            bar = cell.get((g, s))
+            if bar is None:  # this group has no bar in this series: its place stays empty
+                continue
+            x = centre + (i - len(series) / 2) * width
+            _rect(svg, x + width * 0.025, y_of(bar.value), width * 0.95, y_of(0) - y_of(bar.value),
+                  PALETTE[i % len(PALETTE)], f"{g}, {s}: {_fmt_number(bar.value)} {ylabel}")
+            _text(svg, x + width / 2, y_of(bar.value) - 3, _fmt_number(bar.value), anchor="middle", size=SMALL)
         _text(svg, centre, legend_h + plot_h + 18, g, anchor="middle")
     _line(svg, left, y_of(0), left + plot_w, y_of(0))
     if line is not None:

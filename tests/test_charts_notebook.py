@@ -64,6 +64,7 @@ def test_axis_ticks_are_round_numbers_that_cover_the_data() -> None:
     (lambda: log_bars("l", [Bar("PCIe", 0)], "x", "t", "d"), "positive"),
     (lambda: grouped_bars("g", [Bar("FP16", 1, "a model name far too long to sit under its own bars " * 3)],
                           "x", "t", "d"), "too long"),
+    (lambda: grouped_bars("g", [Bar("FP16", 12, "405B"), Bar("FP16", 6, "405B")], "x", "t", "d"), "twice"),
 ])
 def test_charts_refuse_what_they_cannot_draw_truthfully(chart, message) -> None:
     with pytest.raises(ValueError, match=message):
