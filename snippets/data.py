@@ -29,12 +29,15 @@ from snippets.units import (
     TRANSFER_RATE_UNITS,
     Bandwidth,
     Direction,
+    FlopKind,
+    Throughput,
 )
 
 DATA_DIR_ENV = "SERVING_DATA_DIR"
 """Environment variable naming the data directory; the MkDocs hook sets it to `<site root>/data`."""
 
-FILES = ("accelerators", "interconnects", "models", "precisions", "assumptions", "prices")
+FILES = ("accelerators", "interconnects", "models", "precisions", "assumptions", "prices", "policies", "scenarios",
+         "deployments")
 
 
 class DataError(ValueError):
@@ -184,18 +187,47 @@ POWER_UNITS: dict[str, float] = {"W": 1.0, "kW": 1e3}
 """Watts per unit."""
 
 
+TensorFormat = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4"]
+"""Number formats a chip's matrix units (tensor cores, MXUs) compute in; `Accelerator.tensor` is keyed by them."""
+
+TENSOR_FORMATS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4")
+
+
 class Flops(_Strict):
-    """Peak tensor throughput of one precision, exactly as the vendor states it."""
+    """Peak tensor throughput of one format, exactly as the vendor states it."""
 
     value: PositiveFloat
     unit: _unit_field(FLOPS_UNITS)  # type: ignore[valid-type]
     sparsity: Literal["dense", "sparse"]
-    """dense: stated without structured sparsity; sparse: the vendor states only its 2:4-sparsity figure.
-    Nothing converts one into the other: a sparse figure is shown as sparse."""
+    """dense: stated without structured sparsity; sparse: the vendor states only its 2:4-sparsity figure."""
+    sparse_speedup: Annotated[float, Field(gt=1, le=4)] | None = None
+    """For a sparse figure: the factor the vendor states 2:4 sparsity multiplies dense throughput by (NVIDIA: 2).
+    Only with it does the site derive a dense figure, labelled derived."""
+
+    @model_validator(mode="after")
+    def _speedup_only_for_sparse(self) -> Flops:
+        if self.sparse_speedup is not None and self.sparsity != "sparse":
+            raise ValueError("sparse_speedup: only a sparse figure has one")
+        return self
 
     @property
     def per_s(self) -> float:
+        """The figure as stated, in FLOP/s (of its own kind: see `throughput`)."""
         return self.value * FLOPS_UNITS[self.unit]
+
+    @property
+    def throughput(self) -> Throughput:
+        """The figure as stated, with its kind: comparing a dense with a sparse one raises."""
+        return Throughput(self.per_s, FlopKind(self.sparsity))
+
+    @property
+    def dense(self) -> Throughput | None:
+        """The dense figure: as stated, or derived from a sparse one by the vendor's stated speedup; None if neither."""
+        if self.sparsity == "dense":
+            return self.throughput
+        if self.sparse_speedup is None:
+            return None
+        return Throughput(self.per_s / self.sparse_speedup, FlopKind.DENSE, derived=True)
 
 
 class Power(_Strict):
@@ -250,21 +282,39 @@ class ScaleUp(_Strict):
     """The vendor's per-device figure, as the datasheet states it."""
 
 
-OPTIONAL_ACCELERATOR_FIELDS = ("fp8", "scale_up", "host_link", "host_link_lanes", "power")
+OPTIONAL_ACCELERATOR_FIELDS = ("memory_reported", "scale_up", "host_link", "host_link_lanes", "power")
 """Fields an accelerator may leave out, each only with a reason in `not_stated`."""
+
+
+class ReportedMemory(_Strict):
+    """Device memory as the device itself reports it (nvidia-smi's total, amd-smi's VRAM total)."""
+
+    value: PositiveFloat
+    unit: _unit_field(BYTE_UNITS)  # type: ignore[valid-type]
+    tool: str
+    """What reported it: "nvidia-smi", "amd-smi", "rocm-smi", or the vendor's documentation of it."""
+    source: Source
+
+    @property
+    def bytes(self) -> float:
+        return self.value * BYTE_UNITS[self.unit]
 
 
 class Accelerator(_Strict):
     name: str
     vendor: str
     memory: ByteSize
-    """As the vendor states it (GB or GiB)."""
+    """The vendor's label (80 GB), as the datasheet states it; not what an engine can allocate."""
+    memory_reported: ReportedMemory | None = None
+    """What the device reports (an H100's 81,559 MiB); the engine fits against it where given."""
     memory_type: str
     memory_bandwidth: BandwidthSpec
     """Always `shared`: one figure for reads and writes together."""
-    bf16: Flops
-    """Peak BF16 (or FP16) tensor throughput."""
-    fp8: Flops | None = None
+    tensor: dict[TensorFormat, Flops]
+    """Peak tensor throughput of every format the chip's matrix units compute in, as stated. A format that
+    is absent is not computed natively: weights stored in it are converted before the product (weight-only)."""
+    tensor_notes: dict[TensorFormat, Annotated[str, Field(min_length=10)]] = Field(default_factory=dict)
+    """Why a format is absent, where a reader would expect it: `{fp8: "FP8 arrived with Hopper"}`."""
     scale_up: ScaleUp | None = None
     host_link: str | None = None
     """Id of a `pcie` entry in interconnects.yaml."""
@@ -288,6 +338,13 @@ class Accelerator(_Strict):
                 if key == "host_link_lanes" and self.host_link is None:
                     continue
                 problems.append(f"{key}: missing; give it, or say why under not_stated.{key}")
+        if "bf16" not in self.tensor:
+            problems.append("tensor.bf16: every accelerator states its BF16 (or FP16) tensor throughput")
+        for key in self.tensor_notes:
+            if key in self.tensor:
+                problems.append(f"tensor_notes.{key}: the format is given, so it needs no note")
+        if self.memory_reported is not None and self.memory_reported.bytes > self.memory.bytes * 1.1:
+            problems.append("memory_reported: more than the vendor's label plus 10 %: check the unit")
         if self.memory_bandwidth.direction is not Direction.SHARED:
             problems.append("memory_bandwidth: memory bandwidth is one shared figure: direction must be 'shared'")
         for d in self.disagreements:
@@ -305,6 +362,26 @@ class Accelerator(_Strict):
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+    @property
+    def bf16(self) -> Flops:
+        """The BF16 (or FP16) tensor figure, as stated."""
+        return self.tensor["bf16"]
+
+    @property
+    def fp8(self) -> Flops | None:
+        """The FP8 tensor figure, as stated; None on a chip without FP8 matrix units."""
+        return self.tensor.get("fp8")
+
+    def dense(self, fmt: str) -> Throughput | None:
+        """Dense throughput in `fmt` (stated, or derived from a sparse figure); None if the chip lacks the format."""
+        f = self.tensor.get(fmt)  # type: ignore[call-overload]
+        return None if f is None else f.dense
+
+    @property
+    def capacity_bytes(self) -> float:
+        """The memory an engine can budget: the reported capacity where recorded, else the vendor's label."""
+        return self.memory.bytes if self.memory_reported is None else self.memory_reported.bytes
 
     def used_value(self, field: str) -> float | None:
         """The site's value of a disputable quantity in base units (bytes, bytes/s, FLOP/s, W); None if absent."""
@@ -390,7 +467,11 @@ class Node(_Strict):
     name: str
     accelerator: str
     gpus: PositiveInt
-    """Accelerators in one scale-up domain: a server's 8 GPUs, or the 72 of a GB200 NVL72 rack."""
+    """Accelerators in one node as it is built and rented: a server's 8 GPUs, or the 72 of a GB200 NVL72 rack."""
+    domain_gpus: PositiveInt | None = None
+    """Accelerators one scale-up fabric joins, where it reaches beyond the node (a TPU slice); None: the node."""
+    scale_up: Literal["nvlink", "fabric", "pcie"] = "nvlink"
+    """What tensor-parallel traffic crosses inside the domain: NVLink, another scale-up fabric, or only PCIe."""
     switch: str | None = None
     """Id of the `nvswitch` entry that joins its GPUs; None for a switchless mesh or torus."""
     nic: str | None = None
@@ -402,7 +483,14 @@ class Node(_Strict):
     def _nic_and_count(self) -> Node:
         if (self.nic is None) != (self.nics_per_gpu is None):
             raise ValueError("nic and nics_per_gpu: give both or neither")
+        if self.domain_gpus is not None and self.domain_gpus < self.gpus:
+            raise ValueError("domain_gpus: a scale-up domain holds at least the node's own accelerators")
         return self
+
+    @property
+    def domain(self) -> int:
+        """Accelerators in the node's scale-up domain."""
+        return self.gpus if self.domain_gpus is None else self.domain_gpus
 
 
 Interconnect = Annotated[NVLink | PCIe | NVSwitch | Network | Node | Fabric, Field(discriminator="kind")]
@@ -534,6 +622,14 @@ class Precision(_Strict):
     """Per-group scale, for formats that need one; None when scales are per tensor or per channel (negligible)."""
     layout: FloatLayout | None = None
     """Sign, exponent and mantissa bits of a float element, where the page needs its range."""
+    tensor_format: TensorFormat
+    """The matrix-unit format a chip computes in when it stores weights in this precision and supports it
+    natively (FP8 weights: fp8; INT4 with group scales: int4). A chip without it converts the weights to BF16
+    before each product: the speed of BF16, the memory of this precision (weight-only)."""
+    keeps_16bit: list[Literal["embeddings", "lm_head"]] = Field(default_factory=list)
+    """Tensors that quantized checkpoints in this precision keep at 16 bit (norms and routers always are)."""
+    keeps_16bit_note: str | None = None
+    """Which checkpoints show it, with the source in `sources`."""
     sources: Sources
 
     @model_validator(mode="after")
@@ -584,9 +680,106 @@ class Price(_Strict):
     offering: str
     """What the provider sells at that price: "8x H100 SXM instance, on demand"."""
     price: HourlyPrice
+    gpus_per_unit: PositiveInt = 1
+    """GPUs in the smallest unit the offering rents (8 for an 8-GPU instance sold only whole)."""
     site_uses: bool = False
     """True on exactly one price per priced accelerator: the one the sizing grid's cost uses."""
     sources: Sources
+
+
+class MemoryPolicy(_Strict):
+    """How a serving engine budgets each GPU's memory: the pool it may take and what the pool must hold."""
+
+    kind: Literal["memory"]
+    name: str
+    engine: str
+    utilization: Annotated[float, Field(gt=0, le=1)]
+    """Fraction of the device's memory the engine's pool may take (vLLM's --gpu-memory-utilization)."""
+    activation_peak: ByteSize
+    """Per GPU, inside the pool: the activation peak of the engine's profiling run (a full batch of tokens)."""
+    activation_range: tuple[PositiveFloat, PositiveFloat]
+    """Low and high of the activation peaks the sources show, in `activation_peak`'s unit."""
+    non_torch: ByteSize
+    """Per GPU, inside the pool: memory outside PyTorch's allocator (CUDA context, NCCL and cuBLAS workspaces)."""
+    non_torch_range: tuple[PositiveFloat, PositiveFloat]
+    kv_block_tokens: PositiveInt
+    """Tokens per block of the paged KV cache: a sequence's cache is allocated in whole blocks."""
+    rationale: Annotated[str, Field(min_length=20)]
+    sources: Sources
+
+
+class LayoutPolicy(_Strict):
+    """A named choice among the layouts an engine accepts: what the site would rent, not what engines require."""
+
+    kind: Literal["layout"]
+    name: str
+    tp_limit: Literal["node", "domain"]
+    """Tensor parallelism stays inside the node, or inside the scale-up domain where that is larger (a TPU slice)."""
+    across_nodes: Literal["pp", "any"]
+    """pp: a layout larger than a node keeps TP at the node's width and adds pipeline stages (vLLM's guidance);
+    any: every TP x PP split within the TP limit is considered."""
+    prefer: Literal["tp", "pp"]
+    """Between two layouts of the same GPU count: the larger TP degree first (tp), or the larger PP (pp)."""
+    expert_parallel: bool
+    """Mixture-of-experts layers split whole experts across the GPUs (EP = TP x DP) instead of slicing each."""
+    whole_nodes: bool
+    """A layout that spans nodes takes every GPU of each (a partial node cannot be rented or networked alone)."""
+    rationale: Annotated[str, Field(min_length=20)]
+    sources: Sources
+
+
+Policy = Annotated[MemoryPolicy | LayoutPolicy, Field(discriminator="kind")]
+
+
+class Scenario(_Strict):
+    """What a deployment is sized for: where, under which policies, and for how many sequences of what length."""
+
+    name: str
+    node: str
+    """Id of the `node` entry whose accelerator and size the page uses by default."""
+    memory_policy: str
+    layout_policy: str
+    input_tokens: PositiveInt
+    output_tokens: PositiveInt
+    concurrency: PositiveInt
+    """Sequences served at once, each holding input + output tokens of KV cache at its end."""
+    kv_precision: str
+    """Id of the precision the KV cache is stored in (BF16 unless the engine is told --kv-cache-dtype fp8)."""
+    rationale: Annotated[str, Field(min_length=20)]
+    sources: Sources
+
+    @property
+    def context_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+class DeployedLayout(_Strict):
+    tp: PositiveInt
+    pp: PositiveInt = 1
+    ep: PositiveInt = 1
+    dp: PositiveInt = 1
+
+
+class DocumentedDeployment(_Strict):
+    """A deployment an engine's docs or a vendor publishes: the field the engine is checked against."""
+
+    model: str
+    precision: str
+    accelerator: str
+    gpus: PositiveInt
+    nodes: PositiveInt
+    layout: DeployedLayout
+    engine: str
+    context_tokens: PositiveInt | None = None
+    note: Annotated[str, Field(min_length=10)]
+    sources: Sources
+
+    @model_validator(mode="after")
+    def _layout_is_the_gpus(self) -> DocumentedDeployment:
+        lay = self.layout
+        if lay.tp * lay.pp * lay.dp != self.gpus:
+            raise ValueError(f"layout: tp x pp x dp = {lay.tp * lay.pp * lay.dp}, gpus is {self.gpus}")
+        return self
 
 
 SCHEMAS: dict[str, Any] = {
@@ -596,6 +789,9 @@ SCHEMAS: dict[str, Any] = {
     "precisions": Precision,
     "assumptions": Assumption,
     "prices": Price,
+    "policies": Policy,
+    "scenarios": Scenario,
+    "deployments": DocumentedDeployment,
 }
 
 T = TypeVar("T")
@@ -613,6 +809,9 @@ class Catalog:
     precisions: Mapping[str, Precision]
     assumptions: Mapping[str, Assumption]
     prices: Mapping[str, Price]
+    policies: Mapping[str, MemoryPolicy | LayoutPolicy]
+    scenarios: Mapping[str, Scenario]
+    deployments: Mapping[str, DocumentedDeployment]
     directory: Path
 
     def interconnect(self, entry_id: str, kind: type[T]) -> T:
@@ -680,7 +879,7 @@ def _load_file(directory: Path, name: str, problems: list[str]) -> dict[str, Any
         return {}
     schema = SCHEMAS[name]
     adapter: TypeAdapter[Any] = TypeAdapter(schema)
-    is_union = schema is Interconnect
+    is_union = schema is Interconnect or schema is Policy
     entries: dict[str, Any] = {}
     for entry_id, body in raw.items():
         if not isinstance(entry_id, str):
@@ -757,6 +956,22 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
         used.setdefault(price.accelerator, [])
         if price.site_uses:
             used[price.accelerator].append(price_id)
+    pols = cat.get("policies", {})
+    for sc_id, sc in cat.get("scenarios", {}).items():
+        where = f"data/scenarios.yaml: entry '{sc_id}'"
+        if not isinstance(ics.get(sc.node), Node):
+            problems.append(f"{where}: field 'node': {sc.node!r} is not a node in interconnects.yaml")
+        if not isinstance(pols.get(sc.memory_policy), MemoryPolicy):
+            problems.append(f"{where}: field 'memory_policy': {sc.memory_policy!r} is not a memory policy")
+        if not isinstance(pols.get(sc.layout_policy), LayoutPolicy):
+            problems.append(f"{where}: field 'layout_policy': {sc.layout_policy!r} is not a layout policy")
+        if sc.kv_precision not in cat["precisions"]:
+            problems.append(f"{where}: field 'kv_precision': unknown precision {sc.kv_precision!r}")
+    for dep_id, dep in cat.get("deployments", {}).items():
+        where = f"data/deployments.yaml: entry '{dep_id}'"
+        for field, table in (("model", "models"), ("precision", "precisions"), ("accelerator", "accelerators")):
+            if getattr(dep, field) not in cat[table]:
+                problems.append(f"{where}: field '{field}': unknown {field} {getattr(dep, field)!r}")
     for acc_id, chosen in used.items():
         if len(chosen) != 1:
             problems.append(

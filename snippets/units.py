@@ -135,3 +135,53 @@ class Bandwidth:
     def in_unit(self, unit: str) -> float:
         """The figure expressed in `unit` (e.g. "GB/s")."""
         return self.bytes_per_s / BANDWIDTH_UNITS[unit]
+
+
+class FlopKind(StrEnum):
+    """Whether a tensor throughput counts a dense matrix product or assumes 2:4 structured sparsity."""
+
+    DENSE = "dense"
+    SPARSE = "sparse"
+
+
+class KindMismatchError(ValueError):
+    """A dense and a sparse FLOP/s figure were compared or combined."""
+
+
+@dataclass(frozen=True, slots=True)
+class Throughput:
+    """Tensor throughput in FLOP/s, with its kind (dense or sparse) and whether the site derived it.
+
+    Like `Bandwidth` and its direction, two throughputs of different kinds refuse to be compared:
+    a sparse figure is twice the dense one on NVIDIA's datasheets, and dense serving never sees it.
+    """
+
+    flops_per_s: float
+    kind: FlopKind
+    derived: bool = False
+    """True when the site derived a dense figure from the vendor's sparse one (÷ the stated speedup)."""
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.flops_per_s) or self.flops_per_s <= 0:
+            raise ValueError(f"throughput must be a positive number of FLOP/s, got {self.flops_per_s!r}")
+
+    def _check_same_kind(self, other: Throughput, what: str) -> None:
+        if self.kind is not other.kind:
+            raise KindMismatchError(
+                f"cannot {what} a {self.kind.value} FLOP/s figure with a {other.kind.value} one; "
+                "compare dense figures (Flops.dense)"
+            )
+
+    def ratio(self, other: Throughput) -> float:
+        """How many times `other` fits in `self`; both must be of the same kind."""
+        self._check_same_kind(other, "compare")
+        return self.flops_per_s / other.flops_per_s
+
+    def __add__(self, other: Throughput) -> Throughput:
+        self._check_same_kind(other, "add")
+        return Throughput(self.flops_per_s + other.flops_per_s, self.kind, self.derived or other.derived)
+
+    def __mul__(self, factor: float) -> Throughput:
+        return Throughput(self.flops_per_s * factor, self.kind, self.derived)
+
+    __rmul__ = __mul__

@@ -135,7 +135,7 @@ def disagreements_table(cat: Catalog) -> str:
 
 def not_stated_table(cat: Catalog) -> str:
     """Fields an accelerator leaves out, and why."""
-    labels = {"fp8": "FP8 throughput", "scale_up": "Scale-up fabric", "host_link": "Host link",
+    labels = {"memory_reported": "Memory the device reports", "scale_up": "Scale-up fabric", "host_link": "Host link",
               "host_link_lanes": "Host link width", "power": "Power"}
     rows: list[list[fmt.Cell]] = []
     accs = []
@@ -143,6 +143,9 @@ def not_stated_table(cat: Catalog) -> str:
         for key, why in acc.not_stated.items():
             accs.append(acc)
             rows.append([f"{acc.name}: {labels[key]}", " ".join(why.split())])
+        for key, why in acc.tensor_notes.items():
+            accs.append(acc)
+            rows.append([f"{acc.name}: {key.upper()} tensor throughput", " ".join(why.split())])
     return fmt.table("notstated", ["Accelerator and field", "Why it is not given"], rows, align="ll") + as_of(accs)
 
 
