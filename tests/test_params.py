@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from snippets.data import Architecture, Model
-from snippets.params import (
+from snippets.engine.params import (
     attention_params,
     kv_bytes_per_token,
     layer_norm_params,

@@ -11,7 +11,7 @@ from typing import Any
 from snippets import fmt
 from snippets.data import Architecture, Catalog, Model
 from snippets.pages.reference_common import as_of, source_links
-from snippets.params import (
+from snippets.engine.params import (
     attention_params,
     embedding_params,
     ffn_layer_params,

@@ -4,12 +4,14 @@ Counts every weight matrix, bias and norm scale of a decoder-only transformer: t
 position) embeddings, attention (multi-head, grouped-query or multi-head latent), the MLP (gated
 SwiGLU with three matrices, or plain with two), mixture-of-experts layers (routed and shared
 experts, router, leading dense layers), per-layer and final norms, and an untied LM head.
-Pure functions of `snippets.data.Architecture`; counts are plain integers.
+Pure functions of an architecture record (`snippets.engine.specs.Arch`, or the loader's
+`snippets.data.Architecture`, which has the same fields); counts are plain integers. Standard library only.
 """
 
 from __future__ import annotations
 
-from snippets.data import Architecture, required
+from snippets.engine.specs import ArchLike as Architecture
+from snippets.engine.specs import required
 
 
 def embedding_params(arch: Architecture) -> int:

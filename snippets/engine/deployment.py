@@ -1,0 +1,258 @@
+"""One deployment: model x precision x node x scenario -> layout, memory, nodes, cost, decode ceiling.
+
+`deploy` either checks a layout you give it against the engines' rules and the memory, or lets
+the scenario's layout policy choose one. Every page, the grid and the notebook size through here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+from snippets.engine.layout import Layout, layout_problems, tp_degrees
+from snippets.engine.memory import GpuMemory, gpu_memory, kv_bytes_per_token_per_gpu, stage_weights, weight_bytes
+from snippets.engine.specs import (
+    ChipSpec,
+    EngineCatalog,
+    LayoutPolicySpec,
+    MemoryPolicySpec,
+    ModelSpec,
+    NodeSpec,
+    PrecisionSpec,
+    PriceSpec,
+    ScenarioSpec,
+)
+
+
+class NoLayout(ValueError):
+    """No layout the engines accept holds the model at the scenario, within the policy."""
+
+
+class RefusedLayout(ValueError):
+    """The engines refuse this layout for this model (the message says which rule), or it does not fit."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """Everything a deployment is computed from, looked up by id."""
+
+    model: ModelSpec
+    precision: PrecisionSpec
+    kv_precision: PrecisionSpec
+    chip: ChipSpec
+    node: NodeSpec
+    scenario: ScenarioSpec
+    memory_policy: MemoryPolicySpec
+    layout_policy: LayoutPolicySpec
+    price: PriceSpec | None
+
+    def memory(self, layout: Layout, sequences: int | None = None) -> GpuMemory:
+        s = self.scenario
+        return gpu_memory(self.model.arch, self.precision, self.kv_precision, layout, self.memory_policy,
+                          self.chip.capacity_bytes, self.chip.label_bytes, s.context_tokens,
+                          s.concurrency if sequences is None else sequences)
+
+
+def setting(
+    eng: EngineCatalog,
+    model: str,
+    precision: str,
+    scenario: str,
+    *,
+    node: str | None = None,
+    accelerator: str | None = None,
+    layout_policy: str | None = None,
+    concurrency: int | None = None,
+    context_tokens: int | None = None,
+) -> Setting:
+    """Look every input up by id. The node is the scenario's, or `node`, or the first node of `accelerator`."""
+    sc = eng.scenarios[scenario]
+    if concurrency is not None or context_tokens is not None:
+        from dataclasses import replace
+
+        out = sc.output_tokens if context_tokens is None else min(sc.output_tokens, context_tokens - 1)
+        sc = replace(sc, concurrency=sc.concurrency if concurrency is None else concurrency,
+                     input_tokens=sc.input_tokens if context_tokens is None else context_tokens - out,
+                     output_tokens=out)
+    if accelerator is not None and node is None:
+        found = eng.node_of(accelerator)
+        if found is None:
+            raise KeyError(f"no node in data/ is built from accelerator {accelerator!r}")
+        node = found.id
+    n = eng.nodes[node or sc.node]
+    return Setting(
+        model=eng.models[model], precision=eng.precisions[precision], kv_precision=eng.precisions[sc.kv_precision],
+        chip=eng.chips[n.chip], node=n, scenario=sc, memory_policy=eng.memory_policies[sc.memory_policy],
+        layout_policy=eng.layout_policies[layout_policy or sc.layout_policy], price=eng.prices.get(n.chip),
+    )
+
+
+def _with_ep(st: Setting, tp: int, pp: int) -> Layout:
+    moe = st.model.arch.moe is not None and st.layout_policy.expert_parallel
+    return Layout(tp, pp, ep=tp if moe else 1)
+
+
+def choose(st: Setting) -> tuple[Layout, str]:
+    """The layout the setting's policy picks, and why, in one sentence."""
+    pol, arch, node = st.layout_policy, st.model.arch, st.node
+    limit = node.gpus if pol.tp_limit == "node" else node.domain
+    tps = tp_degrees(arch, limit)
+    if not tps:
+        raise NoLayout(f"no TP degree up to {limit} divides {st.model.name}'s heads")
+    order = sorted(tps, reverse=pol.prefer == "tp")
+
+    def fits(lay: Layout) -> bool:
+        return not layout_problems(arch, lay) and st.memory(lay).fits
+
+    if pol.across_nodes == "pp":
+        for t in sorted(tps):
+            lay = _with_ep(st, t, 1)
+            if fits(lay):
+                return lay, f"the smallest TP degree whose GPUs hold it ({pol.name})"
+        t = max(tps)
+        for pp in range(2, arch.layers + 1):
+            lay = _with_ep(st, t, pp)
+            if fits(lay):
+                return lay, f"TP{t} fills each node and {pp} pipeline stages hold it ({pol.name})"
+        raise NoLayout(f"{st.model.name} does not fit even one layer per stage at TP{t}")
+    most = limit * arch.layers
+    for gpus in range(1, most + 1):
+        for t in order:
+            if gpus % t or gpus // t > arch.layers:
+                continue
+            lay = _with_ep(st, t, gpus // t)
+            if pol.whole_nodes and lay.gpus > node.gpus and lay.gpus % node.gpus:
+                continue
+            if fits(lay):
+                first = "TP before PP" if pol.prefer == "tp" else "PP before TP"
+                return lay, f"the fewest GPUs that hold it, {first} ({pol.name})"
+    raise NoLayout(f"{st.model.name} does not fit on up to {most} GPUs")
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """One replica of a model on a layout, at a scenario. Every figure a page shows of it is a property."""
+
+    setting: Setting
+    layout: Layout
+    why: str
+    """Which policy chose the layout and how, or "given" for a layout you passed in."""
+
+    # ---------------------------------------------------------------- memory
+
+    @cached_property
+    def memory(self) -> GpuMemory:
+        """The busiest GPU's memory at the scenario's sequences."""
+        return self.setting.memory(self.layout)
+
+    @property
+    def weight_bytes(self) -> float:
+        """One whole copy of the weights in the precision (embeddings and LM head as the checkpoint keeps them)."""
+        return weight_bytes(self.setting.model.arch, self.setting.precision)
+
+    @property
+    def params(self) -> float:
+        from snippets.engine.params import total_params
+
+        return float(total_params(self.setting.model.arch))
+
+    @property
+    def max_concurrency(self) -> int:
+        """Sequences of the scenario's context the deployment's KV cache can hold at once."""
+        return self.memory.max_sequences * self.layout.dp
+
+    # ---------------------------------------------------------------- GPUs, nodes, cost
+
+    @property
+    def gpus(self) -> int:
+        return self.layout.gpus
+
+    @property
+    def gpus_per_node(self) -> int:
+        return self.setting.node.gpus
+
+    @property
+    def nodes(self) -> int:
+        return math.ceil(self.gpus / self.gpus_per_node)
+
+    @property
+    def fits_one_node(self) -> bool:
+        return self.nodes == 1
+
+    @property
+    def gpus_rented(self) -> int:
+        """GPUs paid for: the layout's, rounded up to the offering's rental unit (a whole 8-GPU instance)."""
+        unit = 1 if self.setting.price is None else self.setting.price.gpus_per_unit
+        return math.ceil(self.gpus / unit) * unit
+
+    @property
+    def cost_per_hour(self) -> float | None:
+        """Dollars per hour of the rented GPUs at the site's indicative price; None if unpriced."""
+        p = self.setting.price
+        return None if p is None else self.gpus_rented * p.usd_per_gpu_hour
+
+    # ---------------------------------------------------------------- compute format
+
+    @property
+    def compute_format(self) -> str:
+        """The format the matrix units run in: the precision's, if the chip has it, else BF16 (weight-only)."""
+        fmt = self.setting.precision.tensor_format
+        return fmt if self.setting.chip.computes(fmt) else "bf16"
+
+    @property
+    def weight_only(self) -> bool:
+        """The chip lacks the precision's format: weights are stored in it but converted to BF16 to compute."""
+        return self.compute_format != self.setting.precision.tensor_format
+
+    # ---------------------------------------------------------------- decode ceiling
+
+    def decode_step_bytes(self, batch: int = 1) -> float:
+        """Bytes the GPUs of one stage after another read in one decode step of `batch` sequences at the scenario's
+        context: the busiest GPU of each stage, summed over stages (a token passes them in turn)."""
+        arch = self.setting.model.arch
+        moe = arch.moe
+        touched = 1.0
+        if moe is not None:  # expected share of experts a step's tokens route to
+            touched = 1 - (1 - moe.active_experts / moe.experts) ** batch
+        ctx, kvb = self.setting.scenario.context_tokens, self.setting.kv_precision.bytes_per_param
+        total = 0.0
+        for st in stage_weights(arch, self.setting.precision, self.layout):
+            read = st.total - st.expert_bytes * (1 - touched)
+            kv = kv_bytes_per_token_per_gpu(arch, st.layers, self.layout.tp, kvb) * ctx
+            total += read + kv * batch
+        return total
+
+    @property
+    def decode_ceiling(self) -> float:
+        """Upper bound on one sequence's tokens per second: HBM bandwidth over the bytes a token's step reads.
+        Compute, communication and latency are left out: a ceiling, not a prediction."""
+        return self.setting.chip.hbm_bytes_per_s / self.decode_step_bytes(1)
+
+
+def deploy(st: Setting, layout: Layout | None = None) -> Deployment:
+    """The deployment of a setting: on `layout` (checked against the engines' rules and the memory), or on the
+    layout the setting's policy chooses."""
+    if layout is None:
+        lay, why = choose(st)
+        return Deployment(st, lay, why)
+    problems = layout_problems(st.model.arch, layout)
+    if problems:
+        raise RefusedLayout(f"{layout.label} for {st.model.name}: " + "; ".join(problems))
+    d = Deployment(st, layout, "given")
+    if not d.memory.fits:
+        m = d.memory
+        raise RefusedLayout(
+            f"{layout.label}: {st.model.name} in {st.precision.name} needs {m.used / 2**30:.1f} GiB per GPU "
+            f"({m.weights / 2**30:.1f} weights, {m.kv_cache / 2**30:.1f} KV cache), the pool has {m.pool / 2**30:.1f}"
+        )
+    return d
+
+
+def feasible(st: Setting, layout: Layout) -> list[str]:
+    """Why `layout` cannot serve the setting (rules broken, or memory short); empty if it can."""
+    try:
+        deploy(st, layout)
+    except RefusedLayout as exc:
+        return [str(exc)]
+    return []
