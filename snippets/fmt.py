@@ -121,7 +121,7 @@ _ALIGN = {"l": "left", "r": "right", "c": "center"}
 
 def _cells(
     name: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], align: str | None, key: int,
-    text: Callable[[str], str],
+    text: Callable[[str], str], names: Sequence[str] | None = None,
 ) -> tuple[str, list[list[str]]]:
     """Check a table's shape and render its cells: figures as named spans, text through `text`."""
     if any(len(r) != len(headers) for r in rows):
@@ -129,7 +129,9 @@ def _cells(
     align = align or "l" + "r" * (len(headers) - 1)
     if len(align) != len(headers) or any(a not in _ALIGN for a in align):
         raise ValueError(f"table {name!r}: align needs one of l, r, c per column ({len(headers)}), got {align!r}")
-    labels = [_cell_text(r[key]) for r in rows]
+    labels = [_cell_text(r[key]) for r in rows] if names is None else list(names)
+    if len(labels) != len(rows):
+        raise ValueError(f"table {name!r}: {len(labels)} row names for {len(rows)} rows")
     if len(set(labels)) != len(labels):
         raise ValueError(f"table {name!r}: row labels in column {key} repeat: {labels}")
     out = []
@@ -162,15 +164,17 @@ def table(
 
 
 def html_table(
-    name: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], align: str | None = None, key: int = 0
+    name: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], align: str | None = None, key: int = 0,
+    names: Sequence[str] | None = None,
 ) -> str:
     """The same table as `table`, written as HTML, for blocks whose output skips Markdown (`html="true"`).
 
     The markup is what Python-Markdown's tables extension writes, so the page styles and scripts
     treat both alike; text cells are plain text, escaped. Meant for large tables: the sizing grid's
-    thousands of cells cost half a second to pass through Markdown.
+    thousands of cells cost half a second to pass through Markdown. `names` labels the rows where no
+    single column is unique (the grid's model · precision · accelerator), instead of column `key`.
     """
-    align, cells = _cells(name, headers, rows, align, key, lambda t: html.escape(t, quote=False))
+    align, cells = _cells(name, headers, rows, align, key, lambda t: html.escape(t, quote=False), names)
 
     def tr(tag: str, row: Sequence[str]) -> str:
         return "<tr>" + "".join(f'<{tag} style="text-align: {_ALIGN[a]};">{c}</{tag}>'

@@ -98,18 +98,62 @@ def test_model_figures(pages) -> None:
 
 
 def test_sizing_grid(pages, catalog) -> None:
+    """The grid's figures are the engine's deployments, recomputed here from data/ through the engine."""
+    from snippets.pages.scenario import reference
+
     p = pages["sizing"]
     row = "Llama 3.1 405B · FP8 · NVIDIA H100 SXM"
-    assert value(p, f"grid[{row}][Weights]") == 405
-    assert value(p, f"grid[{row}][GPUs with headroom]") == 6  # 405 / 70 = 5.8
-    assert value(p, f"grid[{row}][Layout GPUs]") == 8  # TP8: 8 KV heads
-    assert value(p, f"grid[{row}][Cost per hour]") == pytest.approx(8 * 2.99)
+    d = reference(catalog).deployment("llama-3.1-405b", "fp8")
+    assert value(p, f"grid[{row}][Weights]") == pytest.approx(d.weight_bytes / 1e9, abs=0.5)
+    assert 410 <= value(p, f"grid[{row}][Weights]") <= 411  # 405.85B params, embeddings and LM head at 16 bit
+    assert value(p, f"grid[{row}][GPUs]") == 8 == d.gpus  # TP8 on one HGX H100
+    assert value(p, f"grid[{row}][Weights per GPU]") == pytest.approx(d.memory.weights / 2**30, abs=0.05)
+    assert value(p, f"grid[{row}][Cost per hour]") == pytest.approx(8 * catalog.prices["h100-sxm-lambda"].price.value)
+    bf16 = "Llama 3.1 405B · BF16 · NVIDIA H100 SXM"
+    assert value(p, f"grid[{bf16}][GPUs]") == 16 and value(p, f"grid[{bf16}][Nodes]") == 2
+    ds = "DeepSeek-V3 · BF16 · NVIDIA H100 SXM"
+    assert value(p, f"grid[{ds}][GPUs]") < 488  # the old rule (stages divide 61 layers) rented TP8 x PP61
     table = p.select_one(".sa-grid table")
+    headers = [th.get_text() for th in table.select("thead th")]
+    assert "Row" not in headers and headers[:3] == ["Model", "Precision", "Accelerator"]
     assert len(table.select("tbody tr")) == len(catalog.models) * 3 * len(catalog.accelerators)
-    l4 = next(tr for tr in table.select("tbody tr") if tr.find("td").get_text() == "Llama 3.1 8B · BF16 · NVIDIA L4")
-    assert "no node in data" in l4.get_text()
     assert p.select_one('script[src="../sizing-grid.js"]') is not None
     assert "indicative" in p.get_text().lower()
+    links = {a["href"] for a in p.select("article a")}
+    assert {"../sizing.json", "../sizing.csv"} <= links
+
+
+def test_sizing_records_are_published_and_agree_with_the_engine(built: Build, catalog) -> None:
+    import csv
+    import io
+    import json
+
+    from snippets.engine import Layout
+    from snippets.pages.scenario import reference
+
+    recs = json.loads((built.site / "reference" / "sizing.json").read_text(encoding="utf-8"))["records"]
+    assert len(recs) == len(catalog.models) * 3 * len(catalog.accelerators)
+    ref = reference(catalog)
+    by = {(r["model"], r["precision"], r["accelerator"]): r for r in recs}
+    for (m, p, a), r in list(by.items())[::7]:
+        assert {"model", "precision", "accelerator", "deployable"} <= set(r)
+        if not r["deployable"]:
+            continue
+        d = ref.deployment(m, p, node=r["node"])
+        assert r["layout"] == d.layout.as_dict() and set(r["layout"]) == {"tp", "pp", "ep", "dp"}
+        assert r["gpus"] == d.gpus and r["nodes"] == d.nodes and r["gpus_per_node"] == d.gpus_per_node
+        assert r["memory_per_gpu"]["weights"] == {"value": d.memory.weights, "unit": "B"}
+        assert set(r["memory_per_gpu"]) >= {"weights", "kv_cache", "activations", "runtime", "capacity", "pool"}
+        if r["cost_per_hour"] is not None:
+            assert r["cost_per_hour"]["unit"] == "USD/hour"
+            assert r["cost_per_hour"]["value"] == pytest.approx(d.cost_per_hour)
+        assert Layout(**r["layout"]).gpus == r["gpus"]
+    rows = list(csv.DictReader(io.StringIO((built.site / "reference" / "sizing.csv").read_text(encoding="utf-8"))))
+    assert len(rows) == len(recs)
+    row = next(x for x in rows if (x["model"], x["precision"], x["accelerator"]) == ("llama-3.1-405b", "fp8", "h100-sxm"))
+    rec = by["llama-3.1-405b", "fp8", "h100-sxm"]
+    assert int(row["gpus"]) == rec["gpus"] and row["layout"] == "tp8-pp1-ep1-dp1"
+    assert float(row["weights_per_gpu_GiB"]) == pytest.approx(rec["memory_per_gpu"]["weights"]["value"] / 2**30, abs=1e-3)
 
 
 def test_sizing_grid_is_left_out_of_search_but_its_page_is_found(built: Build, pages) -> None:
@@ -120,8 +164,8 @@ def test_sizing_grid_is_left_out_of_search_but_its_page_is_found(built: Build, p
     sizing = [d for d in index["docs"] if d["location"].startswith("reference/sizing/")]
     text_of = " ".join(d["title"] + " " + d["text"] for d in sizing)
     assert pages["sizing"].select_one(".sa-grid[data-search-exclude]") is not None
-    row = "Llama 3.1 405B · FP8 · NVIDIA H100 SXM"
-    assert row in pages["sizing"].get_text()  # on the page ...
-    assert row not in text_of  # ... but not in the index
+    row = "data-name=\"grid[Llama 3.1 405B · FP8 · NVIDIA H100 SXM][GPUs]\""
+    assert row in str(pages["sizing"])  # on the page ...
+    assert "NVIDIA L40S" not in text_of  # ... but its rows are not in the index
     assert "Sizing grid" in text_of and "Indicative prices" in text_of
-    assert "weight bytes" in text_of  # the page's prose is indexed
+    assert "engine's deployment" in text_of  # the page's prose is indexed

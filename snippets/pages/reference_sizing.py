@@ -1,100 +1,96 @@
-"""Page model of the sizing grid (docs/reference/sizing.md).
+"""Page model of the sizing grid (docs/reference/sizing.md), and its downloadable records.
 
-Every model x storage width x accelerator: weight bytes, GPUs for the weights alone and with the
-runtime reserve (`snippets.sizing.size`), the deployable TP x PP layout
-(`snippets.layout.deployable_layout`) inside the accelerator's node, whether it fits one node, and
-the hourly cost of that layout at the indicative price (`snippets.prices`).
+Every model x storage width x accelerator, deployed by the engine (`snippets.engine`) on the
+accelerator's node at the pages' scenario: the layout its policy chooses, GPUs, nodes, memory per
+GPU by part, the single-sequence decode ceiling and the hourly cost of what is rented. The same
+records are published as reference/sizing.json and reference/sizing.csv (`write_records`).
 """
 
 from __future__ import annotations
 
+import csv
 import html
+import io
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from snippets import fmt
-from snippets.data import Accelerator, Catalog, Model, Node, Precision
-from snippets.layout import Layout, deployable_layout
-from snippets.pages.reference_common import as_of, as_of_text
-from snippets.prices import hourly_cost, site_price
-from snippets.sizing import Sizing, size
+from snippets.data import Catalog
+from snippets.engine import Deployment, NoLayout
+from snippets.engine.memory import BYTES_16BIT
+from snippets.pages.reference_common import as_of, as_of_text, source_links
+from snippets.pages.scenario import Reference, reference
 
-RESERVE = "runtime-reserve"
-PRECISIONS = ("bf16", "fp8", "int4")
-"""One precision per storage width the site serves in: 16, 8 and 4 bits (FP16 and INT8 weigh the same)."""
-
-
-def node_of(cat: Catalog, accelerator_id: str) -> Node | None:
-    """The first node entry built from this accelerator, or None if data/ has none."""
-    return next((n for n in cat.of_kind(Node).values() if n.accelerator == accelerator_id), None)
+PRECISIONS = ("bf16", "fp8", "int4-g128")
+"""One precision per storage width the site serves in: 16, 8 and 4 bits (INT4 with its group scales, as AWQ ships)."""
+GiB = 2**30
 
 
 @dataclass(frozen=True)
-class Cell:
-    """One grid row's inputs and results."""
-
-    model: Model
-    precision: Precision
-    accelerator: Accelerator
-    node: Node | None
-    sizing: Sizing
-    layout: Layout | None
-    cost: float | None
+class Row:
+    model: str
+    precision: str
+    accelerator: str
+    deployment: Deployment | None
+    why_not: str
+    """Why no layout serves it (no node in data, or it does not fit), where `deployment` is None."""
 
 
-def cell(cat: Catalog, model_id: str, precision_id: str, accelerator_id: str) -> Cell:
-    """Size one model in one precision on one accelerator, inside its node where data/ has one."""
-    m, p, acc = cat.models[model_id], cat.precisions[precision_id], cat.accelerators[accelerator_id]
-    node = node_of(cat, accelerator_id)
-    per_node = node.gpus if node is not None else 1  # no node: node-dependent results are not shown
-    s = size(m, p, acc, cat.assumptions[RESERVE].value.fraction, per_node)
-    layout = None
-    if node is not None:
-        a = m.architecture
-        try:
-            layout = deployable_layout(s.gpus_with_headroom, a.attention_heads, a.kv_heads, a.layers, node.gpus)
-        except ValueError:
-            layout = None
-    price = site_price(cat, accelerator_id)
-    cost = None
-    if price is not None and layout is not None:
-        cost = hourly_cost(layout.gpus, price.price.value)
-    return Cell(m, p, acc, node, s, layout, cost)
+def grid_rows(cat: Catalog, ref: Reference | None = None) -> list[Row]:
+    """Every model x precision x accelerator, as the engine deploys it at the scenario."""
+    r = ref or reference(cat)
+    rows = []
+    for m in cat.models:
+        for p in PRECISIONS:
+            for a in cat.accelerators:
+                node = r.eng.node_of(a)
+                if node is None:
+                    rows.append(Row(m, p, a, None, "no node in data"))
+                    continue
+                try:
+                    rows.append(Row(m, p, a, r.deployment(m, p, node=node.id), ""))
+                except NoLayout as exc:
+                    rows.append(Row(m, p, a, None, f"does not fit: {exc}"))
+    return rows
 
 
-def grid_rows(cat: Catalog) -> list[Cell]:
-    return [cell(cat, m, p, a) for m in cat.models for p in PRECISIONS for a in cat.accelerators]
+def _gib(x: float) -> fmt.Figure:
+    return fmt.nbytes(x, "GiB", 1)
 
 
 def grid_table(cat: Catalog) -> str:
     """The whole grid as one HTML table, wrapped for the page's sort-and-filter script."""
+    r = reference(cat)
     rows: list[list[fmt.Cell]] = []
-    for c in grid_rows(cat):
-        s = c.sizing
-        if c.node is None:
-            fits: fmt.Cell = "no node in data"
-        elif s.fits_one_node:
-            fits = "yes"
-        else:
-            fits = f"no: {fmt.number(s.nodes)} nodes"
-        layout: fmt.Cell = "—" if c.layout is None else c.layout.label
-        lgpus: fmt.Cell = "—" if c.layout is None else fmt.count(c.layout.gpus)
-        cost: fmt.Cell = "no price" if c.cost is None else fmt.Figure(c.cost, "USD/hour", f"${c.cost:,.2f}",
-                                                                       "indicative on-demand")
+    names = []
+    for row in grid_rows(cat, r):
+        m, p, a = cat.models[row.model], cat.precisions[row.precision], cat.accelerators[row.accelerator]
+        names.append(f"{m.name} · {p.name} · {a.name}")
+        d = row.deployment
+        if d is None:
+            rows.append([m.name, p.name, a.name, *(["—"] * 7), row.why_not])
+            continue
+        cost: fmt.Cell = "no price" if d.cost_per_hour is None else fmt.Figure(
+            d.cost_per_hour, "USD/hour", f"${d.cost_per_hour:,.2f}", "indicative on-demand, GPUs rented")
+        note = "weight-only: computes in BF16" if d.weight_only else ""
         rows.append([
-            f"{c.model.name} · {c.precision.name} · {c.accelerator.name}",
-            c.model.name, c.precision.name, c.accelerator.name,
-            fmt.nbytes(s.weight_bytes, "GB"),
-            fmt.count(s.gpus_weights_only),
-            fmt.count(s.gpus_with_headroom),
-            layout, lgpus, fits, cost,
+            m.name, p.name, a.name,
+            fmt.nbytes(d.weight_bytes, "GB"),
+            d.layout.label,
+            fmt.count(d.gpus),
+            fmt.count(d.nodes, "nodes"),
+            _gib(d.memory.weights),
+            _gib(d.memory.kv_room),
+            cost,
+            note,
         ])
     table = fmt.html_table(
         "grid",
-        ["Row", "Model", "Precision", "Accelerator", "Weights", "GPUs, weights only", "GPUs with headroom",
-         "Layout", "Layout GPUs", "One node?", "Cost per hour"],
-        rows,
-        align="lllllrrlrlr",
+        ["Model", "Precision", "Accelerator", "Weights", "Layout", "GPUs", "Nodes", "Weights per GPU",
+         "KV room per GPU", "Cost per hour", "Note"],
+        rows, align="llllrlrrrrl", names=names,
     )
     # HTML, not Markdown: the page's block sets html="true", so the grid's cells skip the Markdown
     # pass. The grid is left out of the search index (data-search-exclude): thousands of figures
@@ -102,47 +98,144 @@ def grid_table(cat: Catalog) -> str:
     filt = ('<p><label>Filter rows: <input type="search" id="sa-grid-filter" '
             'placeholder="e.g. 405B FP8 H100"></label> <span id="sa-grid-count"></span></p>')
     dated = as_of_text([*cat.models.values(), *cat.accelerators.values(), *cat.prices.values(),
-                        cat.assumptions[RESERVE]])
+                        cat.scenarios[r.scenario.id]])
     return (filt + '\n<div class="sa-grid" data-search-exclude>\n' + table + "</div>\n"
             + '<script src="../sizing-grid.js"></script>\n'
             + f"<p><em>{html.escape(dated)}</em></p>\n")
 
 
-def prices_table(cat: Catalog) -> str:
-    """Every recorded price: provider, offering, $/GPU-hour, which one the grid uses, source and date."""
-    from snippets.pages.reference_common import source_links
+def _quantity(value: float, unit: str) -> dict[str, Any]:
+    return {"value": value, "unit": unit}
 
+
+def records(cat: Catalog) -> list[dict[str, Any]]:
+    """The grid as records: ids, layout, GPUs, nodes, memory per GPU by part and cost, each number with its unit."""
+    r = reference(cat)
+    out = []
+    for row in grid_rows(cat, r):
+        rec: dict[str, Any] = {"model": row.model, "precision": row.precision, "accelerator": row.accelerator,
+                               "scenario": r.scenario.id}
+        d = row.deployment
+        if d is None:
+            out.append({**rec, "deployable": False, "why_not": row.why_not})
+            continue
+        m = d.memory
+        rec.update({
+            "deployable": True,
+            "node": d.setting.node.id,
+            "layout": d.layout.as_dict(),
+            "layout_policy": d.setting.layout_policy.id,
+            "why": d.why,
+            "gpus": d.gpus,
+            "nodes": d.nodes,
+            "gpus_per_node": d.gpus_per_node,
+            "gpus_rented": d.gpus_rented,
+            "weight_only": d.weight_only,
+            "weights_total": _quantity(d.weight_bytes, "B"),
+            "memory_per_gpu": {
+                "capacity": _quantity(m.capacity, "B"),
+                "pool": _quantity(m.pool, "B"),
+                "weights": _quantity(m.weights, "B"),
+                "kv_cache": _quantity(m.kv_cache, "B"),
+                "activations": _quantity(m.activations, "B"),
+                "runtime": _quantity(m.non_torch, "B"),
+                "free": _quantity(m.free, "B"),
+            },
+            "max_concurrency": d.max_concurrency,
+            "decode_ceiling": _quantity(d.decode_ceiling, "tokens/s"),
+            "cost_per_hour": None if d.cost_per_hour is None else _quantity(d.cost_per_hour, "USD/hour"),
+        })
+        out.append(rec)
+    return out
+
+
+CSV_FIELDS = ("model", "precision", "accelerator", "deployable", "layout", "gpus", "nodes", "gpus_per_node",
+              "gpus_rented", "weights_total_GB", "weights_per_gpu_GiB", "kv_cache_per_gpu_GiB", "free_per_gpu_GiB",
+              "max_concurrency", "cost_per_hour_USD", "weight_only", "why_not")
+
+
+def records_csv(recs: list[dict[str, Any]]) -> str:
+    """The records as CSV, one row each, the unit in each column's name."""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=CSV_FIELDS, lineterminator="\n")
+    w.writeheader()
+    for rec in recs:
+        row: dict[str, Any] = {k: rec.get(k, "") for k in ("model", "precision", "accelerator", "deployable",
+                                                            "gpus", "nodes", "gpus_per_node", "gpus_rented",
+                                                            "max_concurrency", "weight_only", "why_not")}
+        if rec["deployable"]:
+            mem = rec["memory_per_gpu"]
+            lay = rec["layout"]
+            row.update({
+                "layout": f"tp{lay['tp']}-pp{lay['pp']}-ep{lay['ep']}-dp{lay['dp']}",
+                "weights_total_GB": f"{rec['weights_total']['value'] / 1e9:.3f}",
+                "weights_per_gpu_GiB": f"{mem['weights']['value'] / GiB:.3f}",
+                "kv_cache_per_gpu_GiB": f"{mem['kv_cache']['value'] / GiB:.3f}",
+                "free_per_gpu_GiB": f"{mem['free']['value'] / GiB:.3f}",
+                "cost_per_hour_USD": "" if rec["cost_per_hour"] is None else f"{rec['cost_per_hour']['value']:.2f}",
+            })
+        w.writerow(row)
+    return buf.getvalue()
+
+
+def write_records(cat: Catalog, directory: Path) -> list[Path]:
+    """Write sizing.json and sizing.csv into `directory` (the built site's reference/)."""
+    recs = records(cat)
+    directory.mkdir(parents=True, exist_ok=True)
+    js, cs = directory / "sizing.json", directory / "sizing.csv"
+    js.write_text(json.dumps({"records": recs}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    cs.write_text(records_csv(recs), encoding="utf-8")
+    return [js, cs]
+
+
+def downloads() -> str:
+    """Links to the grid's records (raw HTML: the files are written after the build, not pages MkDocs knows)."""
+    return ('<p>Download the grid: <a href="../sizing.json">sizing.json</a> (every record, each number with its unit) '
+            '· <a href="../sizing.csv">sizing.csv</a> (one row per record, units in the column names).</p>\n')
+
+
+def prices_table(cat: Catalog) -> str:
+    """Every recorded price: provider, offering, $/GPU-hour, rental unit, which one the grid uses, source and date."""
     rows: list[list[fmt.Cell]] = []
     for p in cat.prices.values():
         rows.append([f"{cat.accelerators[p.accelerator].name} at {p.provider}", p.offering,
                      fmt.Figure(p.price.value, "USD/GPU-hour", f"${p.price.value:,.2f}", "indicative on-demand"),
-                     "yes" if p.site_uses else "", source_links(p)])
-    return fmt.table("prices", ["Accelerator and provider", "Offering", "Per GPU-hour (indicative)", "Grid uses",
-                                "Source"], rows, align="llrll") + as_of(cat.prices.values())
+                     fmt.count(p.gpus_per_unit), "yes" if p.site_uses else "", source_links(p)])
+    return fmt.table("prices", ["Accelerator and provider", "Offering", "Per GPU-hour (indicative)", "Rented by (GPUs)",
+                                "Grid uses", "Source"], rows, align="llrrll") + as_of(cat.prices.values())
 
 
 def namespace(cat: Catalog) -> dict[str, Any]:
     """Names the page's prose uses."""
-    reserve = cat.assumptions[RESERVE]
-    cells = grid_rows(cat)
-    ex = cell(cat, "llama-3.1-405b", "fp8", "h100-sxm")
-    if ex.layout is None or ex.cost is None or ex.node is None:
-        raise ValueError("the worked sizing-grid example needs a layout, a node and a price")
+    r = reference(cat)
+    rows = grid_rows(cat, r)
+    ex = r.deployment("llama-3.1-405b", "fp8")
+    if ex.cost_per_hour is None:
+        raise ValueError("the worked sizing-grid example needs a price")
+    pol = cat.policies[r.scenario.layout_policy]
+    mem = cat.policies[r.scenario.memory_policy]
     return {
-        "rows": fmt.count(len(cells), "rows"),
+        "rows": fmt.count(len(rows), "rows"),
+        "deployable": fmt.count(sum(1 for x in rows if x.deployment is not None), "rows"),
         "models": fmt.count(len(cat.models), "models"),
         "precisions": fmt.count(len(PRECISIONS), "precisions"),
         "accelerators": fmt.count(len(cat.accelerators), "accelerators"),
-        "reserve": fmt.percent(reserve.value.fraction, 1 if reserve.value.value % 1 else 0),
-        "ex_model": ex.model.name,
-        "ex_precision": ex.precision.name,
-        "ex_gpu": ex.accelerator.name,
-        "ex_weight": fmt.nbytes(ex.sizing.weight_bytes, "GB"),
-        "ex_gpus": fmt.count(ex.sizing.gpus_with_headroom),
+        "scenario": r.scenario.name,
+        "context": fmt.count(r.scenario.context_tokens, "tokens", show_unit=True),
+        "policy": pol.name,
+        "memory_policy": mem.name,
+        "kept_width": fmt.quantity(BYTES_16BIT * 8, "bit", 0, show_unit=True, basis="storage width of the tensors "
+                                   "quantized checkpoints keep unquantized"),
+        "ex_model": cat.models["llama-3.1-405b"].name,
+        "ex_precision": cat.precisions["fp8"].name,
+        "ex_gpu": r.eng.chips[r.node.chip].name,
+        "ex_weight": fmt.nbytes(ex.weight_bytes, "GB"),
         "ex_layout": ex.layout.label,
-        "ex_layout_gpus": fmt.count(ex.layout.gpus),
-        "ex_cost": fmt.Figure(ex.cost, "USD/hour", f"${ex.cost:,.2f}", "indicative on-demand"),
-        "ex_node_gpus": fmt.count(ex.node.gpus),
-        "ex_fits": fmt.claim(ex.sizing.fits_one_node,
-                             f"{ex.sizing.gpus_with_headroom} GPUs needed, {ex.node.gpus} per node"),
+        "ex_gpus": fmt.count(ex.gpus),
+        "ex_per_gpu": _gib(ex.memory.weights),
+        "ex_pool": _gib(ex.memory.pool),
+        "ex_capacity": _gib(ex.memory.capacity),
+        "ex_cost": fmt.Figure(ex.cost_per_hour, "USD/hour", f"${ex.cost_per_hour:,.2f}", "indicative on-demand"),
+        "ex_node_gpus": fmt.count(ex.gpus_per_node),
+        "ex_fits": fmt.claim(ex.fits_one_node, f"{ex.gpus} GPUs on {ex.nodes} node(s) of {ex.gpus_per_node}"),
     }
