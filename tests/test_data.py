@@ -135,8 +135,9 @@ def test_loader_rereads_changed_files(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "data", data)
     assert load(data).accelerators["h100-sxm"].memory.value == 80
     path = data / "accelerators.yaml"
-    path.write_text(path.read_text().replace("memory: {value: 80, unit: GB}\n  memory_type: HBM3",
-                                             "memory: {value: 96, unit: GB}\n  memory_type: HBM3"))
+    text = path.read_text()
+    h100 = text.index("\nh100-sxm:")
+    path.write_text(text[:h100] + text[h100:].replace("memory: {value: 80, unit: GB}", "memory: {value: 96, unit: GB}", 1))
     assert load(data).accelerators["h100-sxm"].memory.value == 96
 
 

@@ -41,7 +41,8 @@ def test_tp_must_divide_heads_and_kv_heads_divide_each_other(eng):
     assert any("attention heads" in p for p in tp_problems(llama70, 3))
     gpt3 = eng.models["gpt-3-175b"].arch  # 96 heads, 96 KV heads (multi-head attention)
     assert tp_problems(gpt3, 12) == []
-    assert tp_problems(gpt3, 64) == ["TP64 does not divide the 96 attention heads", "TP64 and the 96 KV heads do not divide one another"]
+    assert tp_problems(gpt3, 64) == ["TP64 does not divide the 96 attention heads",
+                                     "TP64 and the 96 KV heads do not divide one another"]
 
 
 def test_kv_replication_keeps_a_whole_head_per_gpu(eng):

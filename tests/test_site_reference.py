@@ -135,7 +135,7 @@ def test_sizing_records_are_published_and_agree_with_the_engine(built: Build, ca
     assert len(recs) == len(catalog.models) * 3 * len(catalog.accelerators)
     ref = reference(catalog)
     by = {(r["model"], r["precision"], r["accelerator"]): r for r in recs}
-    for (m, p, a), r in list(by.items())[::7]:
+    for (m, p, _a), r in list(by.items())[::7]:
         assert {"model", "precision", "accelerator", "deployable"} <= set(r)
         if not r["deployable"]:
             continue

@@ -10,7 +10,6 @@ from typing import Any
 
 from snippets import fmt
 from snippets.data import Architecture, Catalog, Model
-from snippets.pages.reference_common import as_of, source_links
 from snippets.engine.params import (
     attention_params,
     embedding_params,
@@ -22,6 +21,7 @@ from snippets.engine.params import (
     relative_error,
     total_params,
 )
+from snippets.pages.reference_common import as_of, source_links
 
 KV_PRECISION = "bf16"
 TOLERANCE = 0.02
