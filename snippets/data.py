@@ -37,7 +37,7 @@ DATA_DIR_ENV = "SERVING_DATA_DIR"
 """Environment variable naming the data directory; the MkDocs hook sets it to `<site root>/data`."""
 
 FILES = ("accelerators", "interconnects", "models", "precisions", "assumptions", "prices", "policies", "scenarios",
-         "deployments")
+         "deployments", "latencies", "efficiencies")
 
 
 class DataError(ValueError):
@@ -280,6 +280,9 @@ class ScaleUp(_Strict):
     `links_per_gpu`; required for a `fabric` entry that states a per-link rate."""
     bandwidth: BandwidthSpec
     """The vendor's per-device figure, as the datasheet states it."""
+    joins: Annotated[int, Field(ge=2, strict=True)] | None = None
+    """Devices the fabric joins directly where that is fewer than a node: an NVLink bridge joins 2 cards.
+    None: every device of the node (an NVSwitch baseboard, a fully connected mesh, a torus)."""
 
 
 OPTIONAL_ACCELERATOR_FIELDS = ("memory_reported", "scale_up", "host_link", "host_link_lanes", "power")
@@ -319,6 +322,9 @@ class Accelerator(_Strict):
     host_link: str | None = None
     """Id of a `pcie` entry in interconnects.yaml."""
     host_link_lanes: PositiveInt | None = None
+    host_link_other: Annotated[str, Field(min_length=3)] | None = None
+    """A host link that is not PCIe, named for display ("NVLink-C2C to its Grace CPU"); `not_stated.host_link`
+    still says why the PCIe table has no entry for it."""
     power: Power | None = None
     not_stated: dict[str, Annotated[str, Field(min_length=10)]] = Field(default_factory=dict)
     """Why an optional field is left out: `{power: "Google publishes no per-chip power"}`."""
@@ -477,6 +483,12 @@ class Node(_Strict):
     nic: str | None = None
     """Id of the `network` entry of its compute NICs; None where the platform ships without them."""
     nics_per_gpu: PositiveFloat | None = None
+    switch_chips: PositiveInt | None = None
+    """NVSwitch chips in the node (HGX H100: 4); None for a switchless node."""
+    switch_trays: PositiveInt | None = None
+    """Switch trays that hold the chips, where the node is a rack (GB200 NVL72: 9 trays of 2 chips)."""
+    note: Annotated[str, Field(min_length=10)] | None = None
+    """What a reader should know about the node that the fields do not say (a bridge joins only pairs)."""
     sources: Sources
 
     @model_validator(mode="after")
@@ -485,6 +497,12 @@ class Node(_Strict):
             raise ValueError("nic and nics_per_gpu: give both or neither")
         if self.domain_gpus is not None and self.domain_gpus < self.gpus:
             raise ValueError("domain_gpus: a scale-up domain holds at least the node's own accelerators")
+        if (self.switch is None) != (self.switch_chips is None):
+            raise ValueError("switch and switch_chips: give both or neither")
+        if self.switch_trays is not None and self.switch_chips is not None and self.switch_chips % self.switch_trays:
+            raise ValueError("switch_trays: the chips must divide evenly into the trays")
+        if self.scale_up == "pcie" and self.switch is not None:
+            raise ValueError("scale_up: a node whose GPUs meet only over PCIe has no NVSwitch")
         return self
 
     @property
@@ -782,6 +800,89 @@ class DocumentedDeployment(_Strict):
         return self
 
 
+class Latency(_Strict):
+    """An indicative latency of one path or operation, as a published measurement or datasheet gives it.
+
+    Never a guarantee: the figure depends on the software, the message size and the system, so pages label it
+    indicative and show the range the sources span.
+    """
+
+    name: str
+    path: Literal["nvlink", "pcie", "network", "collective"]
+    """What the time crosses: GPU to GPU over NVLink, GPU to GPU over PCIe and the host, the scale-out
+    network, or a whole collective (launch and synchronisation included)."""
+    what: Annotated[str, Field(min_length=10)]
+    """What exactly is timed: "one-way small write between two GPUs, p2pBandwidthLatencyTest"."""
+    accelerator: str | None = None
+    """Id of the accelerator measured, where the figure belongs to one."""
+    value: Duration
+    """The indicative figure the site uses."""
+    range: tuple[PositiveFloat, PositiveFloat]
+    """Low and high of the figures the sources show, in `value`'s unit."""
+    basis: Literal["measured", "datasheet", "derived"]
+    """measured: read from a published run; datasheet: a vendor's stated figure; derived: computed from a
+    published run (a time from a bus bandwidth and a message size), the note says how."""
+    note: Annotated[str, Field(min_length=10)]
+    sources: Sources
+
+    @model_validator(mode="after")
+    def _value_in_range(self) -> Latency:
+        low, high = self.range
+        if low > high:
+            raise ValueError("range must be [low, high]")
+        if not low <= self.value.value <= high:
+            raise ValueError(f"value: {self.value.value:g} {self.value.unit} lies outside the range {low:g}-{high:g}")
+        return self
+
+
+class Efficiency(_Strict):
+    """A bandwidth achieved in a published measurement, as a fraction of the datasheet figure it is measured against.
+
+    These become the engine's efficiency factors: the share of a peak a real transfer reaches.
+    """
+
+    name: str
+    resource: Literal["nvlink", "pcie_h2d", "hbm", "network"]
+    accelerator: str
+    """Id of the accelerator measured."""
+    achieved: BandwidthSpec
+    """What the run reached, on the same basis as `peak` (the loader refuses two bases)."""
+    achieved_range: tuple[PositiveFloat, PositiveFloat]
+    """Low and high of the figures the sources show, in `achieved`'s unit."""
+    peak: BandwidthSpec
+    """The datasheet (or derived link) figure the run is compared with."""
+    method: Annotated[str, Field(min_length=5)]
+    """The tool and test: "nvbandwidth host_to_device_memcpy_ce", "BabelStream Triad"."""
+    note: Annotated[str, Field(min_length=10)]
+    sources: Sources
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Efficiency:
+        low, high = self.achieved_range
+        if low > high:
+            raise ValueError("achieved_range must be [low, high]")
+        if not low <= self.achieved.value <= high:
+            raise ValueError("achieved: the value lies outside achieved_range")
+        if self.achieved.direction is not self.peak.direction:
+            raise ValueError(
+                f"achieved and peak: quoted {self.achieved.direction.label} and {self.peak.direction.label}; "
+                "compare on one basis")
+        if self.fraction > 1:
+            raise ValueError(f"achieved exceeds peak ({self.fraction:.3f}): check units and basis")
+        return self
+
+    @property
+    def fraction(self) -> float:
+        """Achieved over peak; both on one basis (Bandwidth.ratio refuses two)."""
+        return self.achieved.bandwidth.ratio(self.peak.bandwidth)
+
+    @property
+    def fraction_range(self) -> tuple[float, float]:
+        per = BANDWIDTH_UNITS[self.achieved.unit]
+        peak = self.peak.bandwidth.bytes_per_s
+        return self.achieved_range[0] * per / peak, self.achieved_range[1] * per / peak
+
+
 SCHEMAS: dict[str, Any] = {
     "accelerators": Accelerator,
     "interconnects": Interconnect,
@@ -792,6 +893,8 @@ SCHEMAS: dict[str, Any] = {
     "policies": Policy,
     "scenarios": Scenario,
     "deployments": DocumentedDeployment,
+    "latencies": Latency,
+    "efficiencies": Efficiency,
 }
 
 T = TypeVar("T")
@@ -812,6 +915,8 @@ class Catalog:
     policies: Mapping[str, MemoryPolicy | LayoutPolicy]
     scenarios: Mapping[str, Scenario]
     deployments: Mapping[str, DocumentedDeployment]
+    latencies: Mapping[str, Latency]
+    efficiencies: Mapping[str, Efficiency]
     directory: Path
 
     def interconnect(self, entry_id: str, kind: type[T]) -> T:

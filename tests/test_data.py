@@ -181,8 +181,8 @@ REFERENCE_CASES = [
      ["entry 'b200'", "not a unit of memory"]),
     ("memory bandwidth not shared", "accelerators", _set("mi300x/memory_bandwidth/direction", "per_direction"),
      ["entry 'mi300x'", "direction must be 'shared'"]),
-    ("unknown sparsity", "accelerators", _set("l4/bf16/sparsity", "effective"),
-     ["entry 'l4'", "field 'bf16.sparsity'"]),
+    ("unknown sparsity", "accelerators", _set("l4/tensor/bf16/sparsity", "effective"),
+     ["entry 'l4'", "field 'tensor.bf16.sparsity'"]),
     ("fabric links x rate disagree", "accelerators", _set("mi300x/scale_up/bandwidth/value", 900),
      ["entry 'mi300x'", "field 'scale_up.bandwidth'", "disagrees", "7 x 64"]),
     ("fabric with a per-link rate needs links", "accelerators", _del("gaudi-3/scale_up/links"),
@@ -207,6 +207,123 @@ REFERENCE_CASES = [
 
 @pytest.mark.parametrize(("case", "file", "edit", "expected"), REFERENCE_CASES, ids=[c[0] for c in REFERENCE_CASES])
 def test_bad_reference_data_is_refused(tmp_path: Path, case: str, file: str, edit: Edit, expected: list[str]) -> None:
+    message = broken(tmp_path, file, edit)
+    for fragment in expected:
+        assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
+
+
+# --------------------------------------------------------------------------- reference data (issue 14)
+
+def test_every_accelerator_has_a_node(catalog) -> None:
+    from snippets.data import Node
+
+    with_node = {n.accelerator for n in catalog.of_kind(Node).values()}
+    assert set(catalog.accelerators) <= with_node, set(catalog.accelerators) - with_node
+
+
+def test_a_used_price_has_a_node(catalog) -> None:
+    from snippets.data import Node
+
+    with_node = {n.accelerator for n in catalog.of_kind(Node).values()}
+    for price_id, p in catalog.prices.items():
+        if p.site_uses:
+            assert p.accelerator in with_node, price_id
+    assert catalog.prices["b200-lambda"].gpus_per_unit == 8
+    assert catalog.prices["h200-sxm-aws-p5en"].gpus_per_unit == 8
+    assert all("Secure Cloud, on demand" not in p.offering for p in catalog.prices.values())
+
+
+def test_tensor_formats_and_dense(catalog) -> None:
+    a = catalog.accelerators
+    assert a["a100-80gb-sxm"].dense("int8").flops_per_s == 624e12
+    assert "fp8" not in a["a100-80gb-sxm"].tensor and "fp8" in a["a100-80gb-sxm"].tensor_notes
+    h100_int8 = a["h100-sxm"].tensor["int8"]
+    assert (h100_int8.value, h100_int8.sparsity, h100_int8.sparse_speedup) == (3958, "sparse", 2)
+    assert a["h100-sxm"].dense("bf16").derived and a["h100-sxm"].dense("bf16").flops_per_s == 989.5e12
+    assert a["b200"].dense("fp4").flops_per_s == 9e15
+    assert a["mi355x"].tensor["fp6"].per_s == 10e15 and a["mi355x"].tensor["fp4"].per_s == 10e15
+    assert a["tpu-v5e"].dense("int8").flops_per_s == 393e12 and a["tpu-v5e"].fp8 is None
+    assert a["tpu-v6e"].dense("int8").flops_per_s == 1836e12
+    assert "int8" in a["tpu-v5p"].tensor_notes  # Google states no Int8 for v5p
+    # every sparse figure states the speedup that derives its dense figure, and every chip has a dense BF16
+    for acc_id, acc in a.items():
+        assert acc.dense("bf16") is not None, acc_id
+        for fmt_, f in acc.tensor.items():
+            if f.sparsity == "sparse":
+                assert f.sparse_speedup == 2, (acc_id, fmt_)
+
+
+def test_reported_memory(catalog) -> None:
+    a = catalog.accelerators
+    mib = 2**20
+    assert a["h200-sxm"].memory_reported.value == 143771
+    assert a["b200"].capacity_bytes == 183359 * mib
+    assert a["mi300x"].memory_reported.tool == "rocm-smi"
+    for acc_id, acc in a.items():
+        r = acc.memory_reported
+        if r is None:
+            assert "memory_reported" in acc.not_stated, acc_id
+            continue
+        assert r.unit == "MiB" and r.source.url.startswith("https://github.com/"), acc_id
+        assert 0.9 * acc.memory.bytes < r.bytes < 1.1 * acc.memory.bytes, acc_id
+
+
+def test_corrections(catalog) -> None:
+    from snippets.data import Node
+
+    a = catalog.accelerators
+    assert a["b200"].memory_bandwidth.value == 7.7 and a["b200"].host_link == "pcie-gen5"
+    assert a["b200"].disagreement("memory_bandwidth").range == (7.7, 8)
+    assert a["gaudi-3"].scale_up.links == 21 and a["gaudi-3"].disagreement("scale_up.bandwidth") is not None
+    assert a["h100-pcie"].scale_up.joins == 2 and a["h100-nvl"].scale_up.joins == 2
+    assert a["gb200"].host_link is None and "NVLink-C2C" in a["gb200"].host_link_other
+    nodes = catalog.of_kind(Node)
+    assert "HLS-3" in nodes["hls-gaudi3-8"].name
+    assert nodes["tpu-v5e-host-8"].domain == 256 and nodes["tpu-v6e-host-8"].domain == 256
+    assert nodes["tpu-v5p-vm-4"].domain > 1000
+    assert nodes["h100-pcie-8"].scale_up == "pcie" and nodes["h100-nvl-8"].scale_up == "pcie"
+    assert nodes["gb200-nvl72"].switch_chips == 18 and nodes["gb200-nvl72"].switch_trays == 9
+    assert {"hgx-h200-8", "l40s-pcie-8", "l4-pcie-8", "aws-p5-48xlarge", "aws-p5en-48xlarge"} <= set(nodes)
+
+
+def test_latencies_and_efficiencies(catalog) -> None:
+    assert catalog.latencies and catalog.efficiencies
+    for lat_id, lat in catalog.latencies.items():
+        assert lat.accelerator is None or lat.accelerator in catalog.accelerators, lat_id
+    for e_id, e in catalog.efficiencies.items():
+        assert e.accelerator in catalog.accelerators, e_id
+        assert 0.3 < e.fraction <= 1, e_id
+    assert catalog.efficiencies["h100-nvlink-p2p"].fraction == pytest.approx(376 / 450)
+
+
+ISSUE14_CASES = [
+    ("dense and sparse figure", "accelerators", _set("mi300x/tensor/bf16/sparse_speedup", 2),
+     ["entry 'mi300x'", "only a sparse figure has one"]),
+    ("unknown tensor format", "accelerators", _set("l4/tensor/fp12", {"value": 1, "unit": "TFLOP/s", "sparsity": "dense"}),
+     ["entry 'l4'", "field 'tensor.fp12"]),
+    ("note for a given format", "accelerators", _set("tpu-v6e/tensor_notes", {"int8": "no int8 here at all"}),
+     ["entry 'tpu-v6e'", "tensor_notes.int8: the format is given"]),
+    ("reported memory far above the label", "accelerators", _set("h200-sxm/memory_reported/value", 200000),
+     ["entry 'h200-sxm'", "memory_reported: more than the vendor's label"]),
+    ("switch without a chip count", "interconnects", _del("hgx-h200-8/switch_chips"),
+     ["entry 'hgx-h200-8'", "switch and switch_chips"]),
+    ("PCIe-only node with a switch", "interconnects", _set("h100-pcie-8/switch", "nvswitch-gen3"),
+     ["entry 'h100-pcie-8'"]),
+    ("domain smaller than the node", "interconnects", _set("tpu-v5e-host-8/domain_gpus", 4),
+     ["entry 'tpu-v5e-host-8'", "domain_gpus"]),
+    ("latency outside its range", "latencies", _set("gpu-gpu-nvlink-p2p/value/value", 9),
+     ["data/latencies.yaml", "entry 'gpu-gpu-nvlink-p2p'", "outside the range"]),
+    ("efficiency on two bases", "efficiencies", _set("h100-nvlink-p2p/peak/direction", "both_summed"),
+     ["data/efficiencies.yaml", "entry 'h100-nvlink-p2p'", "one basis"]),
+    ("efficiency above peak", "efficiencies", _set("h200-hbm-stream/peak/value", 4),
+     ["entry 'h200-hbm-stream'", "exceeds peak"]),
+    ("bandwidth without a direction in an efficiency", "efficiencies", _del("h200-pcie-h2d/achieved/direction"),
+     ["entry 'h200-pcie-h2d'", "field 'achieved.direction'", "Field required"]),
+]
+
+
+@pytest.mark.parametrize(("case", "file", "edit", "expected"), ISSUE14_CASES, ids=[c[0] for c in ISSUE14_CASES])
+def test_bad_issue14_data_is_refused(tmp_path: Path, case: str, file: str, edit: Edit, expected: list[str]) -> None:
     message = broken(tmp_path, file, edit)
     for fragment in expected:
         assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"

@@ -31,7 +31,8 @@ SRC = [{"url": "https://example.org/spec", "title": "a spec", "read": "2026-11-3
 
 def prec(width: float, kind: str = "int", block: dict[str, Any] | None = None,
          layout: dict[str, Any] | None = None) -> Precision:
-    body: dict[str, Any] = {"name": "X", "kind": kind, "width": {"value": width, "unit": "bit"}, "sources": SRC}
+    body: dict[str, Any] = {"name": "X", "kind": kind, "width": {"value": width, "unit": "bit"}, "sources": SRC,
+                            "tensor_format": "int4" if kind == "int" else "fp8"}
     if block is not None:
         body["block_scale"] = block
     if layout is not None:

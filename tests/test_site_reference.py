@@ -26,7 +26,7 @@ def test_every_accelerator_row_links_a_source(pages, catalog) -> None:
 def test_every_table_has_an_as_of_date(pages) -> None:
     for name, soup in pages.items():
         tables = soup.select("article table")
-        notes = [em for em in soup.select("article em") if em.get_text().startswith("As of 2026-11-30")]
+        notes = [em for em in soup.select("article em") if em.get_text().startswith("As of 2026-")]
         assert tables and len(notes) == len(tables), name
 
 
@@ -34,10 +34,17 @@ def test_every_table_has_an_as_of_date(pages) -> None:
     ("name", "expected", "shown"),
     [
         ("accelerators[NVIDIA H100 SXM][Memory (as stated)]", 80, "80 GB"),
-        ("accelerators[NVIDIA H100 SXM][Memory (GiB)]", 80e9 / 2**30, "74.5 GiB"),
+        # the reported capacity, not the label converted (80 GB would be 74.5 GiB)
+        ("accelerators[NVIDIA H100 SXM][Memory reported (GiB)]", 81559 / 1024, "79.6 GiB"),
+        ("accelerators[NVIDIA H200 SXM][Memory reported (GiB)]", 143771 / 1024, "140.4 GiB"),
+        ("accelerators[NVIDIA B200 (HGX B200)][Memory reported (GiB)]", 183359 / 1024, "179.1 GiB"),
+        ("accelerators[AMD Instinct MI300X][Memory reported (GiB)]", 196592 / 1024, "192.0 GiB"),
         ("accelerators[NVIDIA H100 SXM][Memory bandwidth (shared)]", 3350, "3,350 GB/s"),
-        ("accelerators[NVIDIA H100 SXM][BF16/FP16 TFLOP/s]", 1979, "1,979 (sparse, as stated)"),
-        ("accelerators[AMD Instinct MI300X][BF16/FP16 TFLOP/s]", 1307.4, "1,307.4 (dense)"),
+        # dense in the comparison column, derived from the sparse figure; as stated beside it
+        ("accelerators[NVIDIA H100 SXM][BF16 dense TFLOP/s]", 989.5, "989.5 (derived)"),
+        ("accelerators[NVIDIA H100 SXM][BF16 as stated]", 1979, "1,979 (sparse, as stated)"),
+        ("accelerators[AMD Instinct MI300X][BF16 dense TFLOP/s]", 1307.4, "1,307.4"),
+        ("accelerators[NVIDIA B200 (HGX B200)][Memory bandwidth (shared)]", 7700, "7,700 GB/s"),
         # PCIe 5.0 x16 one way: 32e9 x 16 x 128/130 / 8 bytes
         ("accelerators[NVIDIA H100 SXM][Host link, one way]", 32 * 16 * 128 / 130 / 8, "63.0 GB/s"),
         ("accelerators[NVIDIA B200 (HGX B200)][Memory (as stated)]", 180, "180 GB"),
@@ -50,12 +57,30 @@ def test_accelerator_figures(pages, name: str, expected: float, shown: str) -> N
     assert text(pages["accelerators"], name) == shown
 
 
-def test_sparse_figures_are_never_halved(pages) -> None:
+def test_dense_columns_hold_only_dense_figures(pages) -> None:
     figs = figures(pages["accelerators"])
+    dense = {n: f for n, f in figs.items() if "dense TFLOP/s]" in n}
+    assert dense
+    for n, f in dense.items():
+        assert f["data-basis"].startswith("dense"), n
+        assert ("derived" in f.get_text()) == ("derived" in f["data-basis"]), n
     for n, f in figs.items():
-        if "TFLOP/s]" in n:
+        if "as stated]" in n:
             assert f["data-basis"] in {"dense", "sparse"}
             assert ("sparse" in f.get_text()) == (f["data-basis"] == "sparse")
+
+
+def test_tensor_formats_table(pages) -> None:
+    p = pages["accelerators"]
+    assert value(p, "tensor[NVIDIA A100 80GB SXM][INT8]") == 624  # dense as stated
+    assert value(p, "tensor[NVIDIA H100 SXM][INT8]") == pytest.approx(3958 / 2)  # sparse, halved
+    assert value(p, "tensor[NVIDIA B200 (HGX B200)][FP4]") == pytest.approx(9000)  # 18 PFLOPS sparse / 2
+    assert value(p, "tensor[Google Cloud TPU v5e][INT8]") == 393
+    assert value(p, "tensor[AMD Instinct MI355X][FP4]") == 10000
+    table = p.select_one("article table:has(th:-soup-contains('FP6'))")
+    assert table is not None
+    a100 = next(tr for tr in table.select("tbody tr") if tr.find("td").get_text() == "NVIDIA A100 80GB SXM")
+    assert a100.find_all("td")[5].get_text() == "—"  # FP8: no native unit
 
 
 def test_scale_up_one_way_and_check(pages) -> None:
@@ -63,8 +88,12 @@ def test_scale_up_one_way_and_check(pages) -> None:
     # MI300X: 896 GB/s summed -> 448 one way; 7 links x 128/2 = 448
     assert value(p, "scaleup[AMD Instinct MI300X][One way]") == 448
     assert value(p, "scaleup[AMD Instinct MI300X][Links × per-link rate, one way]") == 448
-    # Gaudi 3: 24 ports x 200 Gb/s / 8 = 600 GB/s one way
-    assert value(p, "scaleup[Intel Gaudi 3 (OAM)][Links × per-link rate, one way]") == 600
+    # Gaudi 3: 21 scale-up ports x 200 Gb/s / 8 = 525 GB/s one way (3 of 24 go to scale-out)
+    assert value(p, "scaleup[Intel Gaudi 3 (OAM)][Links × per-link rate, one way]") == 525
+    assert value(p, "disagreements[Intel Gaudi 3 (OAM): Scale-up bandwidth][High]") == 1200
+    bridge = next(tr for tr in p.select("article table tbody tr") if tr.find("td").get_text() == "NVIDIA H100 PCIe"
+                  and "bridge" in tr.get_text())
+    assert "not the node" in bridge.get_text()
 
 
 def test_disagreements_shown(pages) -> None:
@@ -73,6 +102,8 @@ def test_disagreements_shown(pages) -> None:
     assert value(p, "disagreements[NVIDIA B200 (HGX B200): Memory][High]") == 192
     assert value(p, "disagreements[NVIDIA B200 (HGX B200): Memory][Site uses]") == 180
     assert value(p, "disagreements[NVIDIA GB200 (per Blackwell GPU): Memory][Site uses]") == 186
+    assert value(p, "disagreements[NVIDIA B200 (HGX B200): Memory bandwidth][Site uses]") == 7.7
+    assert value(p, "disagreements[NVIDIA B200 (HGX B200): Memory bandwidth][High]") == 8
 
 
 def test_interconnect_figures(pages) -> None:
@@ -86,6 +117,25 @@ def test_interconnect_figures(pages) -> None:
     assert value(p, "nodes[NVIDIA GB200 NVL72 (one NVLink domain)][Domain scale-up, as its datasheet sums it]") \
         == pytest.approx(129.6)
     assert value(p, "gen6_efficiency") == pytest.approx(242 / 256 * 100)
+    # 100 GbE is 12.5 GB/s each way: the display keeps the half
+    assert text(p, "networks[100 Gigabit Ethernet][Port, one way]") == "12.5 GB/s"
+    # TPU slices: the domain is the slice, not the host
+    assert value(p, "nodes[Cloud TPU v5e host (8 chips)][In the scale-up domain]") == 256
+    assert value(p, "nodes[Cloud TPU v5p VM (4 chips)][In the scale-up domain]") == 6144
+    assert value(p, "nodes[Cloud TPU v5p VM (4 chips)][Network per accelerator, one way]") == 6.25  # 50 Gb/s
+    # an H100 PCIe server meets over PCIe: no NVLink domain figure
+    row = next(tr for tr in p.select("article table tbody tr")
+               if tr.find("td").get_text() == "8 x H100 PCIe server (NVLink bridges in pairs)")
+    assert "PCIe only" in row.get_text()
+    assert "nodes[8 x H100 PCIe server (NVLink bridges in pairs)][Domain scale-up, as its datasheet sums it]" \
+        not in figures(p)
+    assert value(p, "nodes[NVIDIA HGX H100 8-GPU][Switch chips]") == 4
+    assert value(p, "nodes[NVIDIA GB200 NVL72 (one NVLink domain)][Switch chips]") == 18
+    assert value(p, "nodes[AWS p5.48xlarge (8 x H100 SXM, EFA)][NICs per accelerator]") == 4
+    switches = p.select_one("article table:has(th:-soup-contains('Switches per node'))").get_text()
+    assert "NVIDIA HGX H100 8-GPU: 4 chips" in switches and "18 chips in 9 trays" in switches
+    assert value(p, "efficiency[NVLink 4, one GPU to another, H100 SXM][Fraction]") == pytest.approx(376 / 450 * 100)
+    assert value(p, "latency[GPU to GPU over NVLink, P2P enabled][Indicative]") == 2
 
 
 def test_model_figures(pages) -> None:
@@ -94,6 +144,7 @@ def test_model_figures(pages) -> None:
     assert value(p, "params[DeepSeek-V3][Stated]") == 671
     assert abs(value(p, "params[Llama 2 70B][Difference]")) < 2
     assert value(p, "kv[Llama 3.1 70B][Per token (BF16, KiB)]") == 320  # 327,680 B / 1024
+    assert figures(p)["kv[Llama 3.1 70B][Per token (BF16, KiB)]"]["title"] == "KiB = 2^10 bytes"
     assert value(p, "worked.total") == pytest.approx(70_553_706_496, rel=1e-9)
 
 
@@ -117,6 +168,10 @@ def test_sizing_grid(pages, catalog) -> None:
     headers = [th.get_text() for th in table.select("thead th")]
     assert "Row" not in headers and headers[:3] == ["Model", "Precision", "Accelerator"]
     assert len(table.select("tbody tr")) == len(catalog.models) * 3 * len(catalog.accelerators)
+    l4 = next(tr for tr in table.select("tbody tr") if tr.find("td").get_text() == "Llama 3.1 8B" and "NVIDIA L4" in
+              [td.get_text() for td in tr.find_all("td")] and "BF16" in tr.get_text())
+    assert "no price" in l4.get_text()  # an 8 x L4 server now exists, but no price is recorded
+    assert "no node in data" not in table.get_text()  # every accelerator has a node (issue 14)
     assert p.select_one('script[src="../sizing-grid.js"]') is not None
     assert "indicative" in p.get_text().lower()
     links = {a["href"] for a in p.select("article a")}

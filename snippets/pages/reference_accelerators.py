@@ -10,8 +10,8 @@ from typing import Any
 
 from snippets import fmt
 from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
-from snippets.data import _DISPUTABLE, Accelerator, Catalog, Fabric, NVLink, PCIe, required
-from snippets.pages.reference_common import as_of, as_stated, flops, source_links
+from snippets.data import _DISPUTABLE, TENSOR_FORMATS, Accelerator, Catalog, Fabric, NVLink, PCIe, required
+from snippets.pages.reference_common import as_of, as_stated, binary_bytes, dense_flops, flops, source_links
 from snippets.units import Bandwidth
 
 QUANTITY_LABELS = {
@@ -51,34 +51,62 @@ def accelerators_table(cat: Catalog) -> str:
     for acc in cat.accelerators.values():
         host = host_link_bandwidth(cat, acc)
         if acc.host_link is None:
-            host_cell: fmt.Cell = "none (see notes)"
+            host_cell: fmt.Cell = "not PCIe (see notes)" if acc.host_link_other else "not stated (see notes)"
         elif host is None:
             host_cell = f"{cat.interconnect(acc.host_link, PCIe).name}, width not stated"
         else:
             host_cell = fmt.bandwidth(host, "GB/s", 1)
-        host_name = ("" if acc.host_link is None else
+        host_name = (acc.host_link_other or "" if acc.host_link is None else
                      f"{cat.interconnect(acc.host_link, PCIe).name}"
                      + ("" if acc.host_link_lanes is None else f" x{acc.host_link_lanes}"))
         rows.append([
             acc.name,
             as_stated(acc.memory.value, acc.memory.unit, "as the vendor states it"),
-            fmt.nbytes(acc.memory.bytes, "GiB", 1),
+            reported_gib(acc),
             acc.memory_type,
             fmt.bandwidth(acc.memory_bandwidth.bandwidth, "GB/s"),
+            dense_flops(acc.bf16),
             flops(acc.bf16),
+            dense_flops(acc.fp8),
             flops(acc.fp8),
-            host_name or "none",
+            host_name or "not stated",
             host_cell,
             "not stated" if acc.power is None else as_stated(acc.power.watts, "W"),
             source_links(acc) + (" †" if acc.disagreements else ""),
         ])
     return fmt.table(
         "accelerators",
-        ["Accelerator", "Memory (as stated)", "Memory (GiB)", "Type", "Memory bandwidth (shared)",
-         "BF16/FP16 TFLOP/s", "FP8 TFLOP/s", "Host link", "Host link, one way", "Power", "Sources"],
+        ["Accelerator", "Memory (as stated)", "Memory reported (GiB)", "Type", "Memory bandwidth (shared)",
+         "BF16 dense TFLOP/s", "BF16 as stated", "FP8 dense TFLOP/s", "FP8 as stated", "Host link",
+         "Host link, one way", "Power", "Sources"],
         rows,
-        align="lrrlrrrlrrl",
+        align="lrrlrrrrrlrrl",
     ) + as_of(cat.accelerators.values())
+
+
+def reported_gib(acc: Accelerator) -> fmt.Cell:
+    """The capacity the device reports, in GiB; "not recorded" where no primary record was found (see notes)."""
+    if acc.memory_reported is None:
+        return "not recorded (see notes)"
+    r = acc.memory_reported
+    fig = binary_bytes(r.bytes, "GiB", 1)
+    return fmt.Figure(fig.value, fig.unit, fig.text, f"{fig.basis}; {r.tool} reports {r.value:,.0f} {r.unit}")
+
+
+def tensor_table(cat: Catalog) -> str:
+    """Dense tensor throughput of every format each chip computes in (TFLOP/s; INT formats in TOPS)."""
+    rows: list[list[fmt.Cell]] = []
+    for acc in cat.accelerators.values():
+        cells: list[fmt.Cell] = [acc.name]
+        for f in TENSOR_FORMATS:
+            flop = acc.tensor.get(f)  # type: ignore[call-overload]
+            cells.append("—" if flop is None else dense_flops(flop))
+        cells.append("sparse, halved (derived)" if any(x.sparsity == "sparse" for x in acc.tensor.values())
+                     else "dense")
+        cells.append(source_links(acc))
+        rows.append(cells)
+    return fmt.table("tensor", ["Accelerator", *(f.upper() for f in TENSOR_FORMATS), "As stated", "Sources"],
+                     rows, align="l" + "r" * len(TENSOR_FORMATS) + "ll") + as_of(cat.accelerators.values())
 
 
 def scale_up_table(cat: Catalog) -> str:
@@ -103,13 +131,15 @@ def scale_up_table(cat: Catalog) -> str:
             links_cell = fmt.count(links, "links")
             calc = fmt.bandwidth(total.one_way(), "GB/s")
             check = "matches the datasheet"  # the loader refuses data where it does not
-        rows.append([acc.name, link.name, links_cell, stated, one_way, calc, check, source_links(link)])
+        joins = ("every device of its node" if acc.scale_up.joins is None
+                 else f"{acc.scale_up.joins} devices only (a bridge), not the node")
+        rows.append([acc.name, link.name, links_cell, stated, one_way, calc, check, joins, source_links(link)])
     return fmt.table(
         "scaleup",
         ["Accelerator", "Fabric", "Links", "Datasheet figure", "One way", "Links × per-link rate, one way",
-         "Check", "Fabric sources"],
+         "Check", "Joins", "Fabric sources"],
         rows,
-        align="llrrrrll",
+        align="llrrrrlll",
     ) + as_of(entries)
 
 
@@ -166,4 +196,8 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "all_shared": fmt.claim(all(a.memory_bandwidth.direction.value == "shared" for a in accs),
                                 "every memory_bandwidth has direction 'shared'"),
         "sparse_count": fmt.count(sum(1 for a in accs if a.bf16.sparsity == "sparse"), "accelerators"),
+        "derived_count": fmt.count(sum(1 for a in accs if a.bf16.sparse_speedup is not None), "accelerators"),
+        "reported_count": fmt.count(sum(1 for a in accs if a.memory_reported is not None), "accelerators"),
+        "h100_reported_gib": binary_bytes(required(h100.memory_reported, "the H100's reported memory").bytes, "GiB", 1),
+        "h100_label_gib": binary_bytes(h100.memory.bytes, "GiB", 1),
     }

@@ -49,3 +49,35 @@ def as_stated(value: float, unit: str, basis: str = "") -> fmt.Figure:
     """A figure exactly as its source states it, without trailing zeros: 3.35 TB/s, 80 GB."""
     text = f"{value:,.3f}".rstrip("0").rstrip(".")
     return fmt.Figure(value, unit, f"{text} {unit}", basis)
+
+
+def dense_flops(f: Flops | None) -> fmt.Figure | str:
+    """Dense tensor throughput in TFLOP/s: as stated, or derived from a sparse figure (labelled derived).
+
+    "not stated" when the chip lacks the format; "dense not stated" for a sparse figure without a stated speedup.
+    """
+    if f is None:
+        return "not stated"
+    d = f.dense
+    if d is None:
+        return "dense not stated"
+    v = d.flops_per_s / 1e12
+    text = fmt.number(v, exact_digits(v))
+    if d.derived:
+        return fmt.Figure(v, "TFLOP/s", f"{text} (derived)", "dense, derived from the sparse figure")
+    return fmt.Figure(v, "TFLOP/s", text, "dense")
+
+
+def exact_digits(v: float, most: int = 3) -> int:
+    """The fewest decimals (up to `most`) that show `v` without rounding it: 12.5 -> 1, 989.5 -> 1, 450 -> 0."""
+    for d in range(most + 1):
+        if abs(round(v, d) - v) < 1e-9 * max(1.0, abs(v)):
+            return d
+    return most
+
+
+def binary_bytes(n: float, unit: str, digits: int = 1) -> fmt.Figure:
+    """A byte count in a binary unit (KiB, MiB, GiB) with the tooltip of that unit, not GiB's."""
+    power = {"KiB": 10, "MiB": 20, "GiB": 30, "TiB": 40}[unit]
+    v = n / 2.0**power
+    return fmt.Figure(v, unit, f"{fmt.number(v, digits)} {unit}", f"{unit} = 2^{power} bytes")

@@ -12,8 +12,8 @@ from typing import Any
 from snippets import fmt
 from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
 from snippets.data import Catalog, Fabric, Network, Node, NVLink, NVSwitch, PCIe, required
-from snippets.pages.reference_common import as_of, as_stated, source_links
-from snippets.units import Bandwidth
+from snippets.pages.reference_common import as_of, as_stated, exact_digits, source_links
+from snippets.units import TIME_UNITS, Bandwidth
 
 X16 = 16
 
@@ -71,11 +71,21 @@ def fabrics_table(cat: Catalog) -> str:
 
 
 def switches_table(cat: Catalog) -> str:
-    """NVSwitch generations and the NVLink generation each switches."""
-    sws = sorted(cat.of_kind(NVSwitch).values(), key=lambda s: s.generation)
-    rows: list[list[fmt.Cell]] = [[s.name, fmt.count(s.generation, "generation"),
-                                   cat.interconnect(s.fabric, NVLink).name, source_links(s)] for s in sws]
-    return fmt.table("switches", ["Switch", "Generation", "Switches", "Sources"], rows, align="lrll") + as_of(sws)
+    """NVSwitch generations, the NVLink generation each switches, and the switch chips in each node that uses it."""
+    items = sorted(cat.of_kind(NVSwitch).items(), key=lambda kv: kv[1].generation)
+    nodes = cat.of_kind(Node).values()
+    rows: list[list[fmt.Cell]] = []
+    for sw_id, s in items:
+        per_node = []
+        for n in nodes:
+            if n.switch != sw_id or n.switch_chips is None:
+                continue
+            trays = "" if n.switch_trays is None else f" in {n.switch_trays} trays"
+            per_node.append(f"{n.name}: {n.switch_chips} chips{trays}")
+        rows.append([s.name, fmt.count(s.generation, "generation"), cat.interconnect(s.fabric, NVLink).name,
+                     "; ".join(per_node) or "no node in data", source_links(s)])
+    return fmt.table("switches", ["Switch", "Generation", "NVLink it switches", "Switches per node", "Sources"],
+                     rows, align="lrlll") + as_of([s for _, s in items])
 
 
 def networks_table(cat: Catalog) -> str:
@@ -83,18 +93,22 @@ def networks_table(cat: Catalog) -> str:
     nets = list(cat.of_kind(Network).values())
     rows: list[list[fmt.Cell]] = []
     for n in nets:
+        one = n.port.bandwidth.one_way()
         rows.append([n.name, n.family, as_stated(n.port.value, n.port.unit, n.port.direction.label),
-                     fmt.bandwidth(n.port.bandwidth.one_way(), "GB/s"), source_links(n)])
+                     fmt.bandwidth(one, "GB/s", exact_digits(one.in_unit("GB/s"))), source_links(n)])
     return fmt.table("networks", ["Network", "Family", "Port, as stated", "Port, one way", "Sources"],
                      rows, align="llrrl") + as_of(nets)
 
 
 def domain_bandwidth(cat: Catalog, node: Node) -> Bandwidth | None:
-    """The node's scale-up domain: GPUs x each GPU's stated scale-up figure, on its own basis; None without one."""
+    """The node's scale-up domain: GPUs in the domain x each GPU's stated scale-up figure, on its own basis.
+
+    None where the GPUs meet only over PCIe (an NVLink bridge joins pairs, not the node) or have no fabric.
+    """
     acc = cat.accelerators[node.accelerator]
-    if acc.scale_up is None:
+    if acc.scale_up is None or node.scale_up == "pcie":
         return None
-    return acc.scale_up.bandwidth.bandwidth * node.gpus
+    return acc.scale_up.bandwidth.bandwidth * node.domain
 
 
 def nodes_table(cat: Catalog) -> str:
@@ -105,21 +119,34 @@ def nodes_table(cat: Catalog) -> str:
         acc = cat.accelerators[n.accelerator]
         sw = "none (direct links)" if n.switch is None else cat.interconnect(n.switch, NVSwitch).name
         if n.nic is None or n.nics_per_gpu is None:
-            nic: fmt.Cell = "chosen by the server maker"
+            nic: fmt.Cell = "not stated (see sources)"
             per: fmt.Cell = "—"
             nics: fmt.Cell = "—"
         else:
             net = cat.interconnect(n.nic, Network)
             nic = net.name
             nics = fmt.quantity(n.nics_per_gpu, "NICs per GPU", 2 if n.nics_per_gpu % 1 else 0)
-            per = fmt.bandwidth(net.port.bandwidth.one_way() * n.nics_per_gpu, "GB/s", 1)
+            share = net.port.bandwidth.one_way() * n.nics_per_gpu
+            per = fmt.bandwidth(share, "GB/s", max(1, exact_digits(share.in_unit("GB/s"))))
         dom = domain_bandwidth(cat, n)
         dom_cell: fmt.Cell = "—" if dom is None else fmt.bandwidth(dom, "TB/s", 1)
-        rows.append([n.name, acc.name, fmt.count(n.gpus, "accelerators"), sw, dom_cell, nic, nics, per,
-                     source_links(n)])
-    return fmt.table("nodes", ["Node", "Accelerator", "In the domain", "Switch", "Domain scale-up, as its datasheet sums it",
+        chips: fmt.Cell = "—" if n.switch_chips is None else fmt.count(n.switch_chips, "switch chips")
+        rows.append([n.name, acc.name, fmt.count(n.gpus, "accelerators"), fmt.count(n.domain, "accelerators"),
+                     SCALE_UP_LABELS[n.scale_up], sw, chips, dom_cell, nic, nics, per, source_links(n)])
+    return fmt.table("nodes", ["Node", "Accelerator", "In the node", "In the scale-up domain", "Scale-up over",
+                               "Switch", "Switch chips", "Domain scale-up, as its datasheet sums it",
                                "Compute NIC", "NICs per accelerator", "Network per accelerator, one way", "Sources"],
-                     rows, align="llrlrlrrl") + as_of(nodes)
+                     rows, align="llrrllrrlrrl") + as_of(nodes)
+
+
+SCALE_UP_LABELS = {"nvlink": "NVLink", "fabric": "vendor fabric", "pcie": "PCIe only"}
+
+
+def node_notes_table(cat: Catalog) -> str:
+    """What each node's fields do not say: bridges that join pairs only, NICs a vendor leaves open."""
+    nodes = [n for n in cat.of_kind(Node).values() if n.note]
+    rows: list[list[fmt.Cell]] = [[n.name, " ".join((n.note or "").split())] for n in nodes]
+    return fmt.table("nodenotes", ["Node", "Note"], rows, align="ll") + as_of(nodes)
 
 
 def namespace(cat: Catalog) -> dict[str, Any]:
@@ -143,6 +170,40 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "nvl72_gpus": fmt.count(nvl72.gpus),
         "nvl72_domain": fmt.bandwidth(dom, "TB/s", 1),
         "nvl72_name": nvl72.name,
+        "nvl72_switch_chips": fmt.count(required(nvl72.switch_chips, "the NVL72 switch chips")),
+        "nvl72_switch_trays": fmt.count(required(nvl72.switch_trays, "the NVL72 switch trays")),
         "gen6_below_double": fmt.claim(pcie_lanes(gen6).ratio(pcie_lanes(gen5)) < 2,
                                        "Gen6 x16 / Gen5 x16 one way < 2: FLIT overhead exceeds 128b/130b"),
     }
+
+
+def latency_table(cat: Catalog) -> str:
+    """Indicative latencies: the figure the site uses, the range the sources span, and what was timed."""
+    lats = list(cat.latencies.values())
+    rows: list[list[fmt.Cell]] = []
+    for lat in lats:
+        per = TIME_UNITS[lat.value.unit] / 1e-6
+        v = lat.value.value * per
+        low, high = (x * per for x in lat.range)
+        rows.append([lat.name, fmt.Figure(v, "us", f"{fmt.number(v, exact_digits(v))} µs", f"indicative, {lat.basis}"),
+                     fmt.Figure(low, "us", f"{fmt.number(low, exact_digits(low))} µs", "low"),
+                     fmt.Figure(high, "us", f"{fmt.number(high, exact_digits(high))} µs", "high"),
+                     " ".join(lat.what.split()), source_links(lat)])
+    return fmt.table("latency", ["Path or operation", "Indicative", "Low", "High", "What is timed", "Sources"],
+                     rows, align="lrrrll") + as_of(lats)
+
+
+def efficiency_table(cat: Catalog) -> str:
+    """Bandwidth achieved in published runs as a fraction of the datasheet figure on the same basis."""
+    effs = list(cat.efficiencies.values())
+    rows: list[list[fmt.Cell]] = []
+    for e in effs:
+        low, high = e.fraction_range
+        unit = e.achieved.unit
+        rows.append([e.name, as_stated(e.achieved.value, unit, e.achieved.direction.label),
+                     as_stated(e.peak.value, e.peak.unit, e.peak.direction.label),
+                     fmt.percent(e.fraction, 0), fmt.Figure(low * 100, "%", f"{low * 100:.0f}–{high * 100:.0f}%",
+                                                             "range of the sources"),
+                     e.method, source_links(e)])
+    return fmt.table("efficiency", ["Transfer", "Achieved", "Peak", "Fraction", "Range", "Measured with", "Sources"],
+                     rows, align="lrrrrll") + as_of(effs)

@@ -21,7 +21,7 @@ from snippets.engine.params import (
     relative_error,
     total_params,
 )
-from snippets.pages.reference_common import as_of, source_links
+from snippets.pages.reference_common import as_of, binary_bytes, source_links
 
 KV_PRECISION = "bf16"
 TOLERANCE = 0.02
@@ -101,7 +101,7 @@ def kv_table(cat: Catalog) -> str:
     for m in cat.models.values():
         a = m.architecture
         per_tok = kv_bytes_per_token(a, bpe)
-        rows.append([m.name, attention_kind(a), fmt.nbytes(per_tok, "KiB", 1), fmt.nbytes(per_tok, "KB", 1),
+        rows.append([m.name, attention_kind(a), binary_bytes(per_tok, "KiB", 1), fmt.nbytes(per_tok, "KB", 1),
                      fmt.nbytes(per_tok * 1000, "MB", 0), source_links(m)])
     return fmt.table("kv", ["Model", "Attention", f"Per token ({cat.precisions[KV_PRECISION].name}, KiB)",
                             "Per token (KB)", "Per thousand tokens", "Sources"], rows,
@@ -152,7 +152,7 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "deepseek": ds.name,
         "llama70": l70.name,
         "kv_precision": cat.precisions[KV_PRECISION].name,
-        "ds_kv": fmt.nbytes(ds_kv, "KiB", 1),
-        "l70_kv": fmt.nbytes(l70_kv, "KiB", 1),
+        "ds_kv": binary_bytes(ds_kv, "KiB", 1),
+        "l70_kv": binary_bytes(l70_kv, "KiB", 1),
         "mla_smaller": fmt.claim(ds_kv < l70_kv, f"{ds_kv:.0f} B < {l70_kv:.0f} B per token"),
     }
