@@ -145,3 +145,13 @@ def test_each_occurrence_is_reported_at_its_own_line(site_copy: Path) -> None:
     one, two = (i for i, ln in enumerate(lines, 1) if "{{ gpu_memory.value }}" in ln)
     assert f"docs/interconnect.md:{one}: {{{{ gpu_memory.value }}}} gave a float" in b.output
     assert f"docs/interconnect.md:{two}: {{{{ gpu_memory.value }}}} gave a float" in b.output
+
+
+def test_a_typed_quantity_in_the_front_matter_title_stops_the_build(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    text = page.read_text()
+    assert text.startswith("---\n")
+    page.write_text("---\ndescription: Why 80 GB is not enough\n" + text[len("---\n"):])
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    assert "docs/interconnect.md:2: hand-typed quantity '80' in the front matter's description" in b.output, b.output[-2000:]
