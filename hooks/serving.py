@@ -223,6 +223,19 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
             f"docs/{state.src}:{lit.line}: hand-typed quantity {lit.token!r} in prose: \"{lit.context}\". "
             "Compute it with {{ ... }}, or if it is a name, add it to snippets/allowed_names.txt"
         )
+    # the front matter's title and description reach the reader too (<title>, the meta description)
+    lines = page.file.content_string.splitlines()
+    for key in ("title", "description"):
+        value = page.meta.get(key)
+        if not isinstance(value, str):
+            continue
+        line = next((i for i, ln in enumerate(lines, 1) if ln.startswith(f"{key}:")), 1)
+        for lit in drift.typed_quantities(value + "\n"):
+            state.errors.append(
+                f"docs/{state.src}:{line}: hand-typed quantity {lit.token!r} in the front matter's {key}: "
+                f"\"{lit.context}\". Compute it in the prose instead, or if it is a name, add it to "
+                "snippets/allowed_names.txt"
+            )
     return markdown
 
 

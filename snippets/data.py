@@ -11,13 +11,25 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterator, Mapping
+import re
+import types
+from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, cast, get_args, get_origin
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from snippets.units import (
     BANDWIDTH_UNITS,
@@ -50,22 +62,199 @@ class DataError(ValueError):
 
 # --------------------------------------------------------------------------- schema
 
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_MARKUP: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"[<>]"), "an angle bracket (HTML markup)"),
+    (re.compile(r"\]\s*[(\[]|\[[^\]]*\]:"), "Markdown link syntax"),
+    (re.compile(r"`"), "a backtick (Markdown code)"),
+    (re.compile(r"\{\{|\}\}|\{%|%\}|\{#|#\}"), "template syntax ({{ }}, {% %})"),
+    (re.compile(r"(?i)\b(?:javascript|vbscript|data)\s*:"), "a script URL scheme"),
+)
+
+
+def check_text(value: str) -> str:
+    """Data text is shown as text: refuse markup, template syntax and control characters in it.
+
+    Every page escapes data where it writes it; this keeps the data itself free of anything that
+    would mean something to Markdown, HTML or the computed-value syntax if one place did not.
+    """
+    bad = _CONTROL.search(value)
+    if bad:
+        raise ValueError(f"text holds the control or invisible character U+{ord(bad.group(0)):04X}")
+    for pattern, what in _MARKUP:
+        found = pattern.search(value)
+        if found:
+            raise ValueError(f"text holds {what}: {found.group(0)!r}; data is plain text")
+    return value
+
+
+def _check_texts(value: Any) -> Any:
+    if isinstance(value, str):
+        check_text(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_texts(k)
+            _check_texts(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _check_texts(v)
+    return value
+
+
+_SCALARS = (bool, int, float, dt.date)
+
+
+@cache
+def _scalar_kinds(tp: Any) -> frozenset[type]:  # tp: a field's annotation
+    """The bare scalar types a field accepts (bool, int, float, date), or {object} if it takes anything else."""
+    origin = get_origin(tp)
+    if origin is Annotated:
+        return _scalar_kinds(get_args(tp)[0])
+    if origin is Union or origin is types.UnionType:
+        out: set[type] = set()
+        for arg in get_args(tp):
+            if arg is not type(None):
+                out |= _scalar_kinds(arg)
+        return frozenset(out)
+    if tp in _SCALARS:
+        return frozenset({tp})
+    return frozenset({object})
+
+
+def _strict_scalar(kinds: frozenset[type], value: Any) -> Any:
+    """Refuse the coercions pydantic's lax mode would make: "96" or "yes" read as a number or a bool."""
+    if object in kinds or value is None:
+        return value
+    if isinstance(value, bool):
+        if bool not in kinds:
+            raise ValueError("a boolean")
+    elif isinstance(value, int | float):
+        if kinds == {bool}:
+            raise ValueError("a number: write true or false")
+        if float not in kinds and not (int in kinds and isinstance(value, int)):
+            raise ValueError("not a whole number" if int in kinds else "a number")
+    elif isinstance(value, str):
+        if kinds == {dt.date}:
+            return value  # a quoted date is still a date: pydantic parses YYYY-MM-DD and refuses the rest
+        raise ValueError("text: write numbers, true/false and YYYY-MM-DD dates unquoted, in those forms only")
+    elif isinstance(value, dt.datetime) or not isinstance(value, dt.date) or dt.date not in kinds:
+        raise ValueError(f"a {type(value).__name__}")
+    return value
+
+
+class _Refused:
+    """A scalar in the wrong form ("96" for a number): no field type accepts it, so pydantic reports it at its field."""
+
+    __slots__ = ("reason", "value")
+
+    def __init__(self, value: Any, reason: str) -> None:
+        self.value, self.reason = value, reason
+
+    def __repr__(self) -> str:
+        return f"{self.value!r}, {self.reason}"
+
+
 class _Strict(BaseModel):
+    """Base of every schema class: no unknown keys, immutable, strict scalars, plain-text strings.
+
+    Every field of every subclass (new ones too) gets two checks: a number, bool or date field
+    takes only that scalar as YAML wrote it (`"96"`, `yes` or `1` for a bool are refused, not
+    coerced), and every string anywhere in a field is plain text (`check_text`).
+    """
+
     model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _scalars_as_written(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        out = None
+        for key, value in data.items():
+            fld = cls.model_fields.get(key) if isinstance(key, str) else None
+            if fld is None:
+                continue
+            try:
+                _strict_scalar(_scalar_kinds(cast(Hashable, fld.annotation)), value)
+            except ValueError as exc:
+                out = dict(data) if out is None else out
+                out[key] = _Refused(value, str(exc))  # pydantic refuses it at the field, naming the field
+        return data if out is None else out
 
-PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    @field_validator("*", mode="after")
+    @classmethod
+    def _plain_text(cls, value: Any) -> Any:
+        return _check_texts(value)
+
+
+PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False, strict=True)]
 PositiveInt = Annotated[int, Field(gt=0, strict=True)]
+Text = Annotated[str, AfterValidator(check_text)]
+"""Plain text from data: no markup, template syntax or control characters (every str field is checked so)."""
+
+_HOST = re.compile(r"^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$")
+_URL_CHARS = re.compile(r"^https://[A-Za-z0-9._~:/?#@!$&*+,;=%()-]+$")
+
+
+def _check_url(url: str) -> str:
+    """An https:// URL to a named host, with nothing that could end a Markdown link or an HTML attribute."""
+    from urllib.parse import urlsplit
+
+    if not _URL_CHARS.match(url):
+        raise ValueError("a source URL is https:// followed only by URL characters (no spaces, quotes, "
+                         "angle brackets, backticks, braces or backslashes)")
+    parts = urlsplit(url)
+    if "@" in parts.netloc or not parts.hostname or not _HOST.match(parts.hostname) or parts.netloc != parts.netloc.lower():
+        raise ValueError(f"a source URL needs a proper lower-case host name (got {parts.netloc!r})")
+    return url
+
+
+def build_date() -> dt.date:
+    """The latest date a source can have been read: today, or the build's SOURCE_DATE_EPOCH if later."""
+    today = dt.datetime.now(dt.UTC).date()
+    stamp = os.environ.get("SOURCE_DATE_EPOCH", "")
+    if stamp.isdigit():
+        today = max(today, dt.datetime.fromtimestamp(int(stamp), dt.UTC).date())
+    return today
+
+
+def _not_future(day: dt.date) -> dt.date:
+    if day > build_date():
+        raise ValueError(f"read {day.isoformat()} is after the build date {build_date().isoformat()}")
+    return day
 
 
 class Source(_Strict):
     """A primary source: a vendor datasheet, a standard, a model's config.json."""
 
-    url: Annotated[str, Field(pattern=r"^https://\S+$")]
-    title: Annotated[str, Field(min_length=3)]
-    read: dt.date
-    """The date the figure was read from the source."""
-    note: str | None = None
+    url: Annotated[str, Field(max_length=2000), AfterValidator(_check_url)]
+    title: Annotated[Text, Field(min_length=3)]
+    read: Annotated[dt.date, AfterValidator(_not_future)]
+    """The date the figure was read from the source; never after the build date."""
+    note: Text | None = None
+
+
+class _Bounded(_Strict):
+    """A quantity whose value in base units must lie in a plausible range, stated by each subclass.
+
+    `BOUNDS` is (low, high) in the base unit of `base` (bytes, FLOP/s, watts...); a value outside
+    is a typo (a unit slip, a missing exponent), not a fact, and is refused where it is read.
+    """
+
+    BOUNDS: ClassVar[tuple[float, float]] = (0.0, float("inf"))
+    BASE: ClassVar[str] = ""
+
+    def _base_value(self) -> float:
+        raise NotImplementedError
+
+    @model_validator(mode="after")
+    def _plausible(self) -> _Bounded:
+        low, high = self.BOUNDS
+        v = self._base_value()
+        if not low <= v <= high:
+            raise ValueError(f"{v:g} {self.BASE} is outside the plausible range {low:g}..{high:g} {self.BASE} "
+                             f"of a {type(self).__name__} (snippets/data.py, {type(self).__name__}.BOUNDS)")
+        return self
 
 
 Sources = Annotated[list[Source], Field(min_length=1)]
@@ -75,27 +264,48 @@ def _unit_field(table: dict[str, float]) -> Any:
     return Literal[tuple(table)]
 
 
-class ByteSize(_Strict):
+class ByteSize(_Bounded):
+    """A device's memory: 1 GB to 10 TB."""
+
+    BOUNDS = (1e9, 1e13)
+    BASE = "bytes"
     value: PositiveFloat
     unit: _unit_field(BYTE_UNITS)  # type: ignore[valid-type]
+
+    def _base_value(self) -> float:
+        return self.bytes
 
     @property
     def bytes(self) -> float:
         return self.value * BYTE_UNITS[self.unit]
 
 
-class Count(_Strict):
+class Count(_Bounded):
+    """A parameter count: a million to 10^14."""
+
+    BOUNDS = (1e6, 1e14)
+    BASE = "parameters"
     value: PositiveFloat
     unit: _unit_field(COUNT_UNITS)  # type: ignore[valid-type]
+
+    def _base_value(self) -> float:
+        return self.count
 
     @property
     def count(self) -> float:
         return self.value * COUNT_UNITS[self.unit]
 
 
-class Bits(_Strict):
+class Bits(_Bounded):
+    """A storage width: 1 to 64 bits."""
+
+    BOUNDS = (1.0, 64.0)
+    BASE = "bits"
     value: PositiveFloat
     unit: _unit_field(BIT_UNITS)  # type: ignore[valid-type]
+
+    def _base_value(self) -> float:
+        return self.value
 
     @property
     def bytes(self) -> float:
@@ -136,27 +346,48 @@ class AssumedValue(_Strict):
         return self.value
 
 
-class Duration(_Strict):
+class Duration(_Bounded):
+    """A latency: a nanosecond to a second."""
+
+    BOUNDS = (1e-9, 1.0)
+    BASE = "s"
     value: PositiveFloat
     unit: _unit_field(TIME_UNITS)  # type: ignore[valid-type]
+
+    def _base_value(self) -> float:
+        return self.seconds
 
     @property
     def seconds(self) -> float:
         return self.value * TIME_UNITS[self.unit]
 
 
-class TransferRate(_Strict):
+class TransferRate(_Bounded):
+    """A lane's signalling rate: 0.1 to 1,000 GT/s."""
+
+    BOUNDS = (1e8, 1e12)
+    BASE = "transfers/s"
     value: PositiveFloat
     unit: _unit_field(TRANSFER_RATE_UNITS)  # type: ignore[valid-type]
+
+    def _base_value(self) -> float:
+        return self.per_s
 
     @property
     def per_s(self) -> float:
         return self.value * TRANSFER_RATE_UNITS[self.unit]
 
 
-class BandwidthSpec(_Strict):
+class BandwidthSpec(_Bounded):
+    """A link's or a memory's bandwidth: 1 MB/s to 1 PB/s."""
+
+    BOUNDS = (1e6, 1e15)
+    BASE = "bytes/s"
     value: PositiveFloat
     unit: _unit_field(BANDWIDTH_UNITS)  # type: ignore[valid-type]
+
+    def _base_value(self) -> float:
+        return self.value * BANDWIDTH_UNITS[self.unit]
     direction: Direction
     """Required: per_direction, both_summed, or shared (half-duplex memory)."""
 
@@ -193,8 +424,14 @@ TensorFormat = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int
 TENSOR_FORMATS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4")
 
 
-class Flops(_Strict):
-    """Peak tensor throughput of one format, exactly as the vendor states it."""
+class Flops(_Bounded):
+    """Peak tensor throughput of one format, exactly as the vendor states it: 1 TFLOP/s to 1 EFLOP/s."""
+
+    BOUNDS = (1e12, 1e18)
+    BASE = "FLOP/s"
+
+    def _base_value(self) -> float:
+        return self.per_s
 
     value: PositiveFloat
     unit: _unit_field(FLOPS_UNITS)  # type: ignore[valid-type]
@@ -230,8 +467,14 @@ class Flops(_Strict):
         return Throughput(self.per_s / self.sparse_speedup, FlopKind.DENSE, derived=True)
 
 
-class Power(_Strict):
-    """Maximum board or module power (TDP / TBP) as the vendor states it."""
+class Power(_Bounded):
+    """Maximum board or module power (TDP / TBP) as the vendor states it: 1 W to 100 kW."""
+
+    BOUNDS = (1.0, 1e5)
+    BASE = "W"
+
+    def _base_value(self) -> float:
+        return self.watts
 
     value: PositiveFloat
     unit: _unit_field(POWER_UNITS)  # type: ignore[valid-type]
@@ -684,7 +927,15 @@ class Assumption(_Strict):
         return v
 
 
-class HourlyPrice(_Strict):
+class HourlyPrice(_Bounded):
+    """An hourly price per GPU: a cent to a thousand dollars."""
+
+    BOUNDS = (0.01, 1000.0)
+    BASE = "USD/GPU-hour"
+
+    def _base_value(self) -> float:
+        return self.value
+
     value: PositiveFloat
     unit: Literal["USD/GPU-hour"]
 
@@ -942,7 +1193,28 @@ _SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoade
 
 
 class _UniqueKeyLoader(_SafeLoader):  # type: ignore[valid-type,misc]
-    """A YAML loader that refuses duplicate keys instead of silently keeping the last."""
+    """A YAML loader that reads only the scalar forms the schema means, and refuses duplicate keys.
+
+    PyYAML's SafeLoader follows YAML 1.1: `yes`/`no`/`on`/`off` are booleans, `010` is octal 8,
+    `12:30` is the sexagesimal 750, `1e2` is a string. This one resolves plain scalars by the YAML
+    1.2 core schema, narrowed: `true`/`false`, `null`/`~`, decimal integers without leading zeros,
+    decimal floats (`1.5`, `1e2`, `3.35E+1`) and dates written `YYYY-MM-DD`. Anything else is a
+    string, which a number, bool or date field then refuses (see `_Strict`), naming the field.
+    """
+
+
+_UniqueKeyLoader.yaml_implicit_resolvers = {}
+for _tag, _regexp, _first in (
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", "~nN"),
+    ("tag:yaml.org,2002:int", r"^[-+]?(?:0|[1-9][0-9]*)$", "-+0123456789"),
+    ("tag:yaml.org,2002:float", r"^[-+]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$", "-+0123456789"),
+    ("tag:yaml.org,2002:timestamp", r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "0123456789"),
+):
+    _UniqueKeyLoader.add_implicit_resolver(_tag, re.compile(_regexp), list(_first))
+# "" (an empty value) is null too
+_UniqueKeyLoader.yaml_implicit_resolvers.setdefault("", []).append(
+    ("tag:yaml.org,2002:null", re.compile(r"^$")))
 
 
 def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -958,7 +1230,56 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
     return mapping
 
 
+def _construct_bool(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> bool:
+    return str(loader.construct_scalar(node)).lower() == "true"
+
+
+def _construct_int(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> int:
+    return int(str(loader.construct_scalar(node)))
+
+
+def _construct_float(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> float:
+    return float(str(loader.construct_scalar(node)))
+
+
+def _construct_date(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> dt.date:
+    text = str(loader.construct_scalar(node))
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError as exc:
+        raise yaml.constructor.ConstructorError(None, None, f"{text!r} is not a date: {exc}", node.start_mark) from None
+
+
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_date)
+
+
+def _marks(node: yaml.Node | None, path: tuple[Any, ...] = (), out: dict[tuple[Any, ...], tuple[int, int]] | None = None,
+           ) -> dict[tuple[Any, ...], tuple[int, int]]:
+    """(line, column), 1-based, of every key and list item in a composed YAML document, by path."""
+    out = {} if out is None else out
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = key_node.value
+            out[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            _marks(value_node, (*path, key), out)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            out[(*path, i)] = (item.start_mark.line + 1, item.start_mark.column + 1)
+            _marks(item, (*path, i), out)
+    return out
+
+
+def _where(marks: dict[tuple[Any, ...], tuple[int, int]], path: tuple[Any, ...]) -> tuple[int, int] | None:
+    """The mark of `path`, or of its longest prefix the document has (a missing field: its entry)."""
+    for n in range(len(path), 0, -1):
+        key = tuple(str(p) if not isinstance(p, int) else p for p in path[:n])
+        if key in marks:
+            return marks[key]
+    return None
 
 
 def _field_path(loc: tuple[int | str, ...], schema_is_union: bool) -> str:
@@ -968,35 +1289,60 @@ def _field_path(loc: tuple[int | str, ...], schema_is_union: bool) -> str:
     return ".".join(str(p) for p in parts) or "(entry)"
 
 
+def _read_yaml(path: Path, shown: str, problems: list[str]) -> tuple[Any, dict[tuple[Any, ...], tuple[int, int]]]:
+    """Parse one file: its document and the position of every key; a syntax error is reported at file:line:column."""
+    loader = _UniqueKeyLoader(path.read_text(encoding="utf-8"))
+    try:
+        node = loader.get_single_node()
+        raw = None if node is None else loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        at = f" ({shown}:{mark.line + 1}:{mark.column + 1})" if mark is not None else ""
+        problems.append(f"{shown}: not valid YAML: {exc.problem or exc.context}{at}")
+        return None, {}
+    except yaml.YAMLError as exc:
+        problems.append(f"{shown}: not valid YAML: {exc}")
+        return None, {}
+    finally:
+        loader.dispose()
+    return raw, _marks(node)
+
+
 def _load_file(directory: Path, name: str, problems: list[str]) -> dict[str, Any]:
     path = directory / f"{name}.yaml"
     shown = f"data/{name}.yaml"
     if not path.is_file():
         problems.append(f"{shown}: file missing")
         return {}
-    try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 - safe subclass
-    except yaml.YAMLError as exc:
-        problems.append(f"{shown}: not valid YAML: {exc}")
+    raw, marks = _read_yaml(path, shown, problems)
+    if raw is None and not marks and problems and problems[-1].startswith(shown):
         return {}
     if not isinstance(raw, dict) or not raw:
         problems.append(f"{shown}: expected a mapping of entry ids to entries")
         return {}
     schema = SCHEMAS[name]
     adapter: TypeAdapter[Any] = TypeAdapter(schema)
-    is_union = schema is Interconnect or schema is Policy
+    is_union = get_origin(schema) is Annotated and get_origin(get_args(schema)[0]) in (Union, types.UnionType)
     entries: dict[str, Any] = {}
     for entry_id, body in raw.items():
         if not isinstance(entry_id, str):
             problems.append(f"{shown}: entry {entry_id!r}: entry ids must be strings")
             continue
         try:
+            check_text(entry_id)
             entries[entry_id] = adapter.validate_python(body)
         except ValidationError as exc:
             for err in exc.errors(include_url=False):
-                field = _field_path(err["loc"], is_union)
+                loc = tuple(err["loc"])
+                field = _field_path(loc, is_union)
                 got = "" if err["type"] == "missing" else f" (got {err['input']!r})"
-                problems.append(f"{shown}: entry '{entry_id}': field '{field}': {err['msg']}{got}")
+                pos = _where(marks, (entry_id, *(loc[1:] if is_union else loc)))
+                at = f" ({shown}:{pos[0]}:{pos[1]})" if pos else ""
+                problems.append(f"{shown}: entry '{entry_id}': field '{field}': {err['msg']}{got}{at}")
+        except ValueError as exc:
+            pos = _where(marks, (entry_id,))
+            at = f" ({shown}:{pos[0]}:{pos[1]})" if pos else ""
+            problems.append(f"{shown}: entry {entry_id!r}: entry id: {exc}{at}")
     return entries
 
 
@@ -1086,15 +1432,25 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
 
 
 def _fingerprint(directory: Path) -> tuple[tuple[str, int, int], ...]:
+    """mtime and size of every YAML file in `directory` (known or not): any change reloads."""
     out = []
-    for name in FILES:
-        p = directory / f"{name}.yaml"
+    names = set(FILES) | {p.name for p in directory.glob("*.y*ml")}
+    for name in sorted(names):
+        p = directory / (name if name.endswith((".yaml", ".yml")) else f"{name}.yaml")
         try:
             st = p.stat()
             out.append((name, st.st_mtime_ns, st.st_size))
         except FileNotFoundError:
             out.append((name, -1, -1))
     return tuple(out)
+
+
+def _unknown_files(directory: Path) -> list[str]:
+    """A file in data/ that no schema reads would be silently ignored: refuse it instead."""
+    known = {f"{name}.yaml" for name in FILES}
+    return [f"data/{p.name}: unknown data file: no schema reads it (known: {', '.join(sorted(known))}); "
+            "add its schema to SCHEMAS and FILES in snippets/data.py, or remove it"
+            for p in sorted(directory.iterdir()) if p.suffix in (".yaml", ".yml") and p.name not in known]
 
 
 _cache: dict[Path, tuple[tuple[tuple[str, int, int], ...], Catalog]] = {}
@@ -1116,7 +1472,7 @@ def load(directory: Path | str | None = None) -> Catalog:
     hit = _cache.get(root)
     if hit is not None and hit[0] == stamp:
         return hit[1]
-    problems: list[str] = []
+    problems: list[str] = _unknown_files(root)
     tables = {name: _load_file(root, name, problems) for name in FILES}
     if not problems:
         _check_references(tables, problems)

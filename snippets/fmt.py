@@ -105,8 +105,72 @@ def fig_html(fig: Figure, name: str) -> str:
     if fig.basis:
         attrs["data-basis"] = fig.basis
         attrs["title"] = fig.basis
-    a = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
-    return f"<span {a}>{html.escape(fig.text, quote=False)}</span>"
+    a = " ".join(f'{k}="{inert_html(v)}"' for k, v in attrs.items())
+    return f"<span {a}>{inert_html(fig.text)}</span>"
+
+
+_MD_ENTITIES = {ord(ch): f"&#{ord(ch)};" for ch in "\\`*_{}[]()!|"}
+
+
+def inert_html(text: str) -> str:
+    """`text` escaped for HTML text or a quoted attribute, with Markdown's specials as character references.
+
+    A figure's span is raw HTML inside Markdown (a table cell, a printed list), and Markdown's
+    inline patterns run before its raw-HTML pattern: a `[x](javascript:...)` or `**` in a name
+    (a row label from data) would otherwise be turned into a link or emphasis inside the tag,
+    breaking it open. Character references read back as the same text in any HTML parser.
+    """
+    return html.escape(text, quote=True).translate(_MD_ENTITIES)
+
+
+class Md(str):
+    """Markdown written by the site's own code (a link list, `code`, **emphasis**), never data.
+
+    Table cells, headers and chart labels are plain text: a `str` from `data/` is escaped where it
+    is written, so markup in it shows as typed instead of becoming live HTML, a link or a computed
+    value. Wrap a cell in `Md` only where the code itself writes the Markdown. Joining an `Md`
+    with a `str` (`source_links(e) + " †"`) keeps it `Md`: use that only with authored text.
+    """
+
+    __slots__ = ()
+
+    def __add__(self, other: str) -> Md:
+        return Md(str.__add__(self, other))
+
+    def __radd__(self, other: str) -> Md:
+        return Md(str.__add__(other, self))
+
+
+_MD_SPECIALS = frozenset("\\`*_{}[]()!#+-.|")
+"""Characters a backslash makes literal in Python-Markdown (ESCAPED_CHARS, with tables' `|`)."""
+
+
+def escape_markdown(text: str) -> str:
+    """`text` as literal Markdown inline text: HTML-escaped, and every Markdown special backslashed.
+
+    `<script>` shows as typed, `[x](javascript:...)` is not a link, `**` is not emphasis and
+    `{{ name }}` is not a computed value.
+    """
+    out = html.escape(text, quote=False)
+    return "".join("\\" + ch if ch in _MD_SPECIALS else ch for ch in out).replace("\n", " ")
+
+
+_URL_SAFE = ":/?#@!$&'*+,;=%-._~"
+"""Characters a URL keeps as written in a link; anything else (quotes, brackets, parentheses,
+angle brackets, backticks, whitespace) is percent-encoded, so it can neither end the Markdown
+link nor the HTML attribute it becomes."""
+
+
+def link(text: str, url: str, title: str = "") -> Md:
+    """A Markdown link to an `https://` URL: `text` and `title` escaped as text, the URL percent-encoded."""
+    from urllib.parse import quote, urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme != "https" or not parts.hostname:
+        raise ValueError(f"not an https:// URL with a host: {url!r}")
+    href = quote(url, safe=_URL_SAFE)
+    shown_title = "" if not title else ' "' + " ".join(title.replace('"', "'").split()) + '"'
+    return Md(f"[{escape_markdown(text)}]({href}{shown_title})")
 
 
 Cell = Figure | str
@@ -114,6 +178,12 @@ Cell = Figure | str
 
 def _cell_text(cell: Cell) -> str:
     return cell if isinstance(cell, str) else cell.text
+
+
+def _md_cell(cell: str) -> str:
+    """A Markdown table cell: authored `Md` as written, any other text escaped."""
+    text = cell if isinstance(cell, Md) else escape_markdown(cell)
+    return text.replace("|", r"\|") if isinstance(cell, Md) else text
 
 
 _ALIGN = {"l": "left", "r": "right", "c": "center"}
@@ -151,12 +221,13 @@ def table(
     A cell's name is `name[row label][column header]`, the row label being the row's cell in
     column `key` (the first by default); labels must be unique.
     `align` is one character per column: "l", "r" or "c" (default: first left, others right).
-    Text cells are Markdown (links, code, emphasis).
+    Text cells and headers are plain text, escaped (data may hold any character); a cell the code
+    writes as Markdown (links, code, emphasis) is wrapped in `Md`.
     """
-    align, cells = _cells(name, headers, rows, align, key, lambda t: t.replace("|", r"\|"))
+    align, cells = _cells(name, headers, rows, align, key, _md_cell)
     rule = {"l": ":--", "r": "--:", "c": ":-:"}
     lines = [
-        "| " + " | ".join(headers) + " |",
+        "| " + " | ".join(_md_cell(h) for h in headers) + " |",
         "| " + " | ".join(rule[a] for a in align) + " |",
         *("| " + " | ".join(row) + " |" for row in cells),
     ]

@@ -14,6 +14,7 @@ Errors are collected per page and stop the build (`PluginError`), strict or not.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import html
 import importlib
@@ -26,6 +27,7 @@ from typing import Any
 
 from markdown import Extension, Markdown
 from markdown.inlinepatterns import InlineProcessor
+from markdown.util import AtomicString
 
 from snippets.fmt import Claim, Figure
 
@@ -45,6 +47,10 @@ class PageState:
     errors: list[str] = field(default_factory=list)
     figures: list[dict[str, Any]] = field(default_factory=list)
     claims: list[dict[str, Any]] = field(default_factory=list)
+    occurrences: dict[str, list[int]] | None = None
+    """Line of every `{{ expr }}` / `{{ claim expr }}` of the page body, by expression, in page order."""
+    current_line: int | None = None
+    """Line of the occurrence being evaluated: `where` reports it."""
 
     def line_of(self, needle: str) -> int | None:
         idx = self.markdown.find(needle)
@@ -52,12 +58,47 @@ class PageState:
             return None
         return self.markdown.count("\n", 0, idx) + 1
 
-    def where(self, expr: str) -> str:
-        line = None
-        for m in re.finditer(r"\{\{\s*(?:claim\s+)?" + re.escape(expr) + r"\s*\}\}", self.markdown):
-            line = self.markdown.count("\n", 0, m.start()) + 1
-            break
-        return f"docs/{self.src}" + (f":{line}" if line else "")
+    def take_line(self, kind: str, expr: str) -> int | None:
+        """The line of the next occurrence of `{{ expr }}` (kind "value") or `{{ claim expr }}` (kind "claim").
+
+        The Markdown processor meets the occurrences of one expression in page order, so each is
+        reported at its own line (not the first one's); front matter and code are not searched.
+        """
+        if self.occurrences is None:
+            self.occurrences = computed_occurrences(self.markdown)
+        queue = self.occurrences.get(f"{kind} {expr}")
+        line = (queue.pop(0) if len(queue) > 1 else queue[0]) if queue else None
+        self.current_line = line
+        return line
+
+    def where(self, expr: str = "") -> str:
+        return f"docs/{self.src}" + (f":{self.current_line}" if self.current_line else "")
+
+
+_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}).*?^(?P=indent)?[ \t]*(?P=fence)[ \t]*$", re.S | re.M)
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_OPENING = re.compile(r"\{\{\s*(?P<claim>claim\s+)?(?P<expr>[^{}]+?)\s*\}\}")
+
+
+def _blank(m: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", " ", m.group(0))
+
+
+def computed_occurrences(markdown: str) -> dict[str, list[int]]:
+    """Line of every computed value and claim opening in a page's body, keyed "value expr" / "claim expr"."""
+    body = markdown
+    for pattern in (_FRONT_MATTER, _FENCE, _HTML_COMMENT, _CODE_SPAN):
+        body = pattern.sub(_blank, body)
+    out: dict[str, list[int]] = {}
+    for m in _OPENING.finditer(body):
+        expr = " ".join(m.group("expr").split())
+        if expr.startswith("/claim"):
+            continue
+        kind = "claim" if m.group("claim") else "value"
+        out.setdefault(f"{kind} {expr}", []).append(body.count("\n", 0, m.start()) + 1)
+    return out
 
 
 CURRENT = PageState()
@@ -93,13 +134,33 @@ def _namespace(state: PageState) -> dict[str, Any] | None:
     return state.namespace
 
 
-def evaluate(state: PageState, expr: str) -> Any:
-    """Evaluate `expr` in the page's namespace; record and return None on any error."""
+FAILED = object()
+"""What `evaluate` returns when it has recorded an error (None is itself a result, and refused)."""
+
+
+def _names_used(expr: str) -> set[str] | None:
+    """The free names an expression reads; None if it does not parse."""
+    try:
+        tree = ast.parse(expr.strip(), mode="eval")
+    except SyntaxError:
+        return None
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def evaluate(state: PageState, expr: str, what: str = "value") -> Any:
+    """Evaluate `expr` in the page's namespace; record an error and return FAILED on any failure.
+
+    The expression must read at least one name of the page's namespace: a constant (`{{ "80 GB" }}`,
+    `{{ None }}`, `{{ claim 1 == 1 }}`, `{{ claim True }}`) would publish as computed or checked
+    what nothing computed or checked.
+    """
     ns = _namespace(state)
     if ns is None:
-        return None
+        return FAILED
+    shown = f"{{{{ claim {expr} }}}}" if what == "claim" else f"{{{{ {expr} }}}}"
+    names = _names_used(expr)
     try:
-        return eval(expr, {"__builtins__": {}}, ns)  # noqa: S307 - site authors' own expressions, no builtins
+        result = eval(expr, {"__builtins__": {}}, ns)  # noqa: S307 - site authors' own expressions, no builtins
     except NameError as exc:
         missing = getattr(exc, "name", None) or ""
         close = difflib.get_close_matches(missing, list(ns), n=3)
@@ -108,9 +169,38 @@ def evaluate(state: PageState, expr: str) -> Any:
             f"{state.where(expr)}: unknown name in {{{{ {expr} }}}}: {exc}; {hint} "
             f"(names come from snippets/pages/{state.model}.py)"
         )
+        return FAILED
     except Exception as exc:
-        state.errors.append(f"{state.where(expr)}: {{{{ {expr} }}}} failed: {type(exc).__name__}: {exc}")
-    return None
+        state.errors.append(f"{state.where(expr)}: {shown} failed: {type(exc).__name__}: {exc}")
+        return FAILED
+    if names is not None and not names & set(ns):
+        state.errors.append(
+            f"{state.where(expr)}: {shown} uses no name from the page's namespace: a {what} must be computed "
+            f"from data, not typed (names come from snippets/pages/{state.model}.py)"
+        )
+        return FAILED
+    if result is None:
+        state.errors.append(f"{state.where(expr)}: {shown} gave None: nothing would be shown")
+        return FAILED
+    return result
+
+
+def _in_block_output(md: Markdown) -> bool:
+    """True while markdown-exec converts an exec block's output (its inner Markdown has `_original_md`).
+
+    Block output is text the block printed, often from data: it is never read for `{{ }}` syntax.
+    tests/test_build_failures.py::test_block_output_is_not_read_for_computed_syntax fails if
+    markdown-exec stops marking its inner converter this way.
+    """
+    return getattr(md, "_original_md", None) is not None
+
+
+def _refuse_in_block_output(state: PageState, text: str) -> None:
+    state.errors.append(
+        f"docs/{state.src}: {' '.join(text.split())[:80]!r} in the output of an exec block: block output is "
+        "never read for {{ }} values or claims; return a Figure from the page model and print it with "
+        "snippets.fmt.fig_html instead"
+    )
 
 
 def figure_element(fig: Figure, name: str) -> etree.Element:
@@ -122,24 +212,39 @@ def figure_element(fig: Figure, name: str) -> etree.Element:
     if fig.basis:
         el.set("data-basis", fig.basis)
         el.set("title", fig.basis)
-    el.text = fig.text
+    el.text = AtomicString(fig.text)  # inserted as text: later inline patterns cannot reinterpret it
     return el
 
 
 class ValueProcessor(InlineProcessor):
-    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element, int, int]:  # type: ignore[override]
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element | None, int, int]:  # type: ignore[override]
         state = CURRENT
+        if _in_block_output(self.md):
+            _refuse_in_block_output(state, m.group(0))
+            return None, m.start(0), m.end(0)
         expr = m.group("expr").strip()
-        result = evaluate(state, expr)
+        bare = " ".join(expr.split())
         el = etree.Element("span")
+        if bare.startswith("claim ") or bare == "claim":
+            state.take_line("claim", bare.removeprefix("claim").strip())
+            state.errors.append(
+                f"{state.where()}: {{{{ {bare} }}}} is never closed: a claim needs its words and a "
+                "{{ /claim }} after them, in the same paragraph"
+            )
+            return el, m.start(0), m.end(0)
+        if bare.startswith("/claim"):
+            state.errors.append(f"docs/{state.src}: {{{{ /claim }}}} without an opening {{{{ claim ... }}}}")
+            return el, m.start(0), m.end(0)
+        state.take_line("value", bare)
+        result = evaluate(state, expr)
         if isinstance(result, Figure):
             el = figure_element(result, expr)
             state.figures.append({"name": expr, "value": result.value, "unit": result.unit, "text": result.text})
         elif isinstance(result, str):
             el.set("class", "sa-text")
             el.set("data-name", expr)
-            el.text = result
-        elif result is not None:
+            el.text = AtomicString(result)  # data text: no later inline pattern reads it as Markdown
+        elif result is not FAILED:
             state.errors.append(
                 f"{state.where(expr)}: {{{{ {expr} }}}} gave a {type(result).__name__}, not a Figure: "
                 "wrap numbers with a snippets.fmt constructor so they carry a unit"
@@ -148,11 +253,15 @@ class ValueProcessor(InlineProcessor):
 
 
 class ClaimProcessor(InlineProcessor):
-    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element, int, int]:  # type: ignore[override]
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element | None, int, int]:  # type: ignore[override]
         state = CURRENT
+        if _in_block_output(self.md):
+            _refuse_in_block_output(state, m.group(0))
+            return None, m.start(0), m.end(0)
         expr = m.group("expr").strip()
         words = m.group("words")
-        result = evaluate(state, expr)
+        state.take_line("claim", " ".join(expr.split()))
+        result = evaluate(state, expr, "claim")
         el = etree.Element("span")
         el.set("class", "sa-claim")
         el.set("data-claim", expr)
@@ -170,7 +279,7 @@ class ClaimProcessor(InlineProcessor):
                     f"{state.where(expr)}: claim {expr!r} no longer holds: \"{flat}\""
                     + (f" — the numbers say: {result.basis}" if result.basis else "")
                 )
-        elif result is not None:
+        elif result is not FAILED:
             state.errors.append(
                 f"{state.where(expr)}: claim {expr!r} gave a {type(result).__name__}, not a Claim or bool"
             )

@@ -109,3 +109,49 @@ def test_a_broken_link_stops_the_build(site_copy: Path) -> None:
     b = run_build(site_copy)
     assert b.returncode != 0
     assert "missing.md" in b.output
+
+
+# ---------------------------------------------------------------- values and claims that prove nothing
+
+
+@pytest.mark.parametrize(("typed", "expected"), [
+    ("{{ claim 1 == 1 }}always{{ /claim }}", "{{ claim 1 == 1 }} uses no name from the page's namespace"),
+    ("{{ claim True }}always{{ /claim }}", "{{ claim True }} uses no name from the page's namespace"),
+    ("{{ claim None }}nothing{{ /claim }}", "{{ claim None }} uses no name from the page's namespace"),
+    ("{{ None }}", "{{ None }} uses no name from the page's namespace"),
+    ('{{ "80 GB" }}', "uses no name from the page's namespace"),
+    ("{{ claim gpu_memory is None }}x{{ /claim }}", "claim 'gpu_memory is None' no longer holds"),
+    ("{{ claim gpu_memory }} never closed", "{{ claim gpu_memory }} is never closed"),
+])
+def test_values_and_claims_that_compute_nothing_stop_the_build(site_copy: Path, typed: str, expected: str) -> None:
+    page = site_copy / "docs/interconnect.md"
+    page.write_text(page.read_text() + f"\nPlanted: {typed}\n")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = len(page.read_text().splitlines())
+    assert expected in b.output, b.output[-3000:]
+    assert f"docs/interconnect.md:{line}:" in b.output, b.output[-3000:]
+    assert "SyntaxError" not in b.output
+
+
+def test_each_occurrence_is_reported_at_its_own_line(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    text = page.read_text()
+    # the first occurrence of the expression is fine; the planted one, far below, is the one that fails
+    page.write_text(text + "\nFirst {{ gpu_memory.value }} here.\n\nAnd again {{ gpu_memory.value }} there.\n")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    lines = page.read_text().splitlines()
+    one, two = (i for i, ln in enumerate(lines, 1) if "{{ gpu_memory.value }}" in ln)
+    assert f"docs/interconnect.md:{one}: {{{{ gpu_memory.value }}}} gave a float" in b.output
+    assert f"docs/interconnect.md:{two}: {{{{ gpu_memory.value }}}} gave a float" in b.output
+
+
+def test_a_typed_quantity_in_the_front_matter_title_stops_the_build(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    text = page.read_text()
+    assert text.startswith("---\n")
+    page.write_text("---\ndescription: Why 80 GB is not enough\n" + text[len("---\n"):])
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    assert "docs/interconnect.md:2: hand-typed quantity '80' in the front matter's description" in b.output, b.output[-2000:]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -327,3 +328,83 @@ def test_bad_issue14_data_is_refused(tmp_path: Path, case: str, file: str, edit:
     message = broken(tmp_path, file, edit)
     for fragment in expected:
         assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
+
+
+# ---------------------------------------------------------------- well-formed but wrong
+
+
+def _text_edit(tmp_path: Path, file: str, old: str, new: str, extra: str | None = None) -> str:
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    path = data / f"{file}.yaml"
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+    if extra:
+        (data / extra).write_text("x: {}\n")
+    with pytest.raises(DataError) as info:
+        load(data)
+    return str(info.value)
+
+
+def _line_of(file: str, needle: str) -> int:
+    return next(i for i, ln in enumerate((ROOT / "data" / f"{file}.yaml").read_text().splitlines(), 1) if needle in ln)
+
+
+TEXT_CASES = [
+    # (case, file, old, new, expected fragments)
+    ("quoted number", "accelerators", "memory: {value: 80, unit: GB}", 'memory: {value: "80", unit: GB}',
+     ["field 'memory.value'", "valid number", "'80'"]),
+    ("octal-looking number", "accelerators", "memory: {value: 80, unit: GB}", "memory: {value: 010, unit: GB}",
+     ["field 'memory.value'", "'010'"]),
+    ("sexagesimal", "accelerators", "memory: {value: 80, unit: GB}", "memory: {value: 12:30, unit: GB}",
+     ["field 'memory.value'", "'12:30'"]),
+    ("yes for a bool", "models", "tied_embeddings: false", "tied_embeddings: no",
+     ["field 'architecture.tied_embeddings'", "valid boolean", "'no'"]),
+    ("1 for a bool", "models", "tied_embeddings: false", "tied_embeddings: 0",
+     ["field 'architecture.tied_embeddings'", "write true or false"]),
+    ("impossible date", "accelerators", "read: 2026-11-30", "read: 2026-02-30",
+     ["data/accelerators.yaml: not valid YAML: '2026-02-30' is not a date"]),
+    ("future date", "accelerators", "read: 2026-11-30", "read: 2999-01-01",
+     ["field 'sources.0.read'", "is after the build date"]),
+    ("implausible memory", "accelerators", "memory: {value: 80, unit: GB}", "memory: {value: 1.0e-30, unit: GB}",
+     ["field 'memory'", "outside the plausible range", "ByteSize.BOUNDS"]),
+    ("implausible parameters", "models", "stated_params: {value: 405", "stated_params: {value: 4050000000",
+     ["field 'stated_params'", "outside the plausible range"]),
+    ("markup in a name", "accelerators", "name: NVIDIA H100 SXM\n", "name: NVIDIA H100 <script>x</script>\n",
+     ["entry 'h100-sxm'", "field 'name'", "angle bracket"]),
+    ("link in a note", "accelerators", "name: NVIDIA H100 SXM\n", "name: '[x](javascript:alert(1))'\n",
+     ["field 'name'", "Markdown link syntax"]),
+    ("template syntax", "accelerators", "name: NVIDIA H100 SXM\n", "name: 'H100 {{ gpu_memory }}'\n",
+     ["field 'name'", "template syntax"]),
+    ("control character", "accelerators", "name: NVIDIA H100 SXM\n", 'name: "H100\\u202e SXM"\n',
+     ["field 'name'", "U+202E"]),
+    ("url that closes the attribute", "accelerators", "url: https://", 'url: https://x.example/"><img onerror=a>//',
+     ["field 'sources.0.url'", "URL characters"]),
+    ("url without a proper host", "accelerators", "url: https://", "url: https://localhost/",
+     ["field 'sources.0.url'", "host name"]),
+]
+
+
+@pytest.mark.parametrize(("case", "file", "old", "new", "expected"), TEXT_CASES, ids=[c[0] for c in TEXT_CASES])
+def test_wrong_scalars_and_text_are_refused_at_file_line_column(
+    tmp_path: Path, case: str, file: str, old: str, new: str, expected: list[str]
+) -> None:
+    message = _text_edit(tmp_path, file, old, new)
+    for fragment in expected:
+        assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
+    line = _line_of(file, old.splitlines()[0])
+    assert re.search(rf"data/{file}\.yaml:{line}:\d+", message), message
+    assert "Traceback" not in message
+
+
+def test_an_unknown_data_file_is_refused(tmp_path: Path) -> None:
+    message = _text_edit(tmp_path, "models", "tied_embeddings", "tied_embeddings", extra="foo.yaml")
+    assert "data/foo.yaml: unknown data file" in message
+
+
+def test_the_loaded_catalog_is_plain_text_and_strict(catalog) -> None:
+    from snippets.data import check_text
+
+    for _, _, src in iter_sources(catalog):
+        check_text(src.title)

@@ -44,7 +44,8 @@ precision = cat.precisions[PRECISION]
 node = cat.interconnect(NODE, Node)
 gpu = cat.accelerators[node.accelerator]
 reserve = cat.assumptions["runtime-reserve"].value.fraction
-Markdown(f"Sizing **{model.name}** in **{precision.name}** on **{gpu.name}** ({node.name}).")
+e = fmt.escape_markdown
+Markdown(f"Sizing **{e(model.name)}** in **{e(precision.name)}** on **{e(gpu.name)}** ({e(node.name)}).")
 
 # %% [markdown]
 # ## Weight memory and GPU count

@@ -53,6 +53,8 @@ def trail_table(cat: Catalog) -> str:
         ["Usable memory per GPU", "`capacity.usable_bytes`: memory less the reserve", fmt.nbytes(s.usable_bytes, "GB")],
         ["GPUs", "`sizing.size`: weight ÷ usable memory, rounded up", fmt.count(s.gpus_with_headroom, "GPUs", show_unit=True)],
     ]
+    # the middle column is this module's own Markdown (code spans), not data
+    rows = [[step, fmt.Md(str(source)), fig] for step, source, fig in rows]
     return fmt.table("trail", ["Step", "Comes from", "Figure"], rows, align="llr")
 
 

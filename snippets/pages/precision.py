@@ -363,7 +363,8 @@ def worked_example(cat: Catalog) -> str:
         f"2. **INT4 elements.** {h(fb.element_bits, 'worked.element_bits')} bits is "
         f"{h(fmt.quantity(budget.element / 8, 'bytes/weight', 1), 'worked.element_bytes')} byte per weight: "
         f"{h(_gb(element_only), 'worked.element_weight')} if nothing else were stored.",
-        f"3. **Group metadata.** Every {h(group, 'worked.group')} weights share one {fb.scale_format} scale "
+        f"3. **Group metadata.** Every {h(group, 'worked.group')} weights share one "
+        f"{fmt.escape_markdown(str(fb.scale_format))} scale "
         f"({h(scale_width, 'worked.scale_width')} bits) and one zero point "
         f"({h(zero_width, 'worked.zero_width')} bits): ({h(scale_width, 'worked.scale_width')} + "
         f"{h(zero_width, 'worked.zero_width')}) ÷ {h(group, 'worked.group')} = "

@@ -10,13 +10,13 @@ from snippets import fmt
 from snippets.data import Flops
 
 
-def source_links(entry: Any) -> str:
-    """Markdown links to an entry's sources, numbered: "[1](url) [2](url)"; the title shows on hover."""
-    parts = []
-    for i, s in enumerate(entry.sources, 1):
-        title = s.title.replace('"', "'")
-        parts.append(f'[{i}]({s.url} "{title}, read {s.read.isoformat()}")')
-    return " ".join(parts)
+def source_links(entry: Any) -> fmt.Md:
+    """Markdown links to an entry's sources, numbered: "[1](url) [2](url)"; the title shows on hover.
+
+    Title and URL come from data: `fmt.link` escapes the one and percent-encodes the other.
+    """
+    return fmt.Md(" ".join(fmt.link(str(i), s.url, f"{s.title}, read {s.read.isoformat()}")
+                           for i, s in enumerate(entry.sources, 1)))
 
 
 def latest_read(entries: Iterable[Any]) -> dt.date:
