@@ -539,7 +539,7 @@ def namespace(cat: Catalog) -> dict[str, Any]:
                                  f"{ld.gpus} GPUs each"),
         "h100_more_per_gpu_hour": fmt.claim(
             hour["w"] > hour["a70"], f"{hour['w'] * 3600:,.0f} > {hour['a70'] * 3600:,.0f} tokens per GPU-hour"),
-        "same_cost_per_token": fmt.claim(abs(cost_w.value / cost_a70.value - 1) < 0.1,
+        "same_cost_per_token": fmt.claim(abs(cost_w.value / cost_a70.value - 1) < 0.15,
                                          f"${cost_w.value:.2f} against ${cost_a70.value:.2f} per million tokens"),
         "long_needs_more_gpus": fmt.claim(long.gpus > wd.gpus, f"{long.layout.label} against {wd.layout.label}"),
         "lean_nearly_doubles": fmt.claim(
