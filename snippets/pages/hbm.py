@@ -1,8 +1,10 @@
 """Page model of "HBM: capacity and bandwidth" (docs/hbm.md).
 
-Every figure the page shows comes from here; every figure here comes from `data/` through the
-functions of `snippets` (capacity, sizing, layout, decode). The page's reference GPU is the
-H100 SXM of the 8-GPU HGX H100 node; the A100 80GB SXM is the generation before it.
+Every deployment the page shows (layout, memory per GPU, GPUs, nodes, decode ceiling, cost) is the
+engine's (`snippets.engine`, through `snippets.pages.scenario.reference`): the node, the memory
+budget and the context are the reference scenario's (`data/scenarios.yaml`). What this module adds
+is teaching arithmetic that sizes nothing: arithmetic intensity, the ridge point, the time to read
+a card's memory once, a hypothetical card that holds what it cannot.
 """
 
 from __future__ import annotations
@@ -11,45 +13,35 @@ from dataclasses import dataclass
 from typing import Any
 
 from snippets import charts, fmt
-from snippets.capacity import max_params, usable_bytes, weight_bytes
-from snippets.data import Accelerator, Catalog, Model, Node
-from snippets.decode import (
-    FLOP_PER_PARAM_PER_TOKEN,
-    KV_TENSORS,
-    aggregate,
-    batch_tokens_per_s_ceiling,
-    bytes_read_per_step,
-    flop_per_byte,
-    kv_cache_bytes,
-    kv_cache_bytes_per_token,
-    max_batch,
-    ridge_point,
-    step_time,
-    tokens_per_s_ceiling,
-)
+from snippets.data import Catalog
+from snippets.decode import FLOP_PER_PARAM_PER_TOKEN, KV_TENSORS, flop_per_byte
+from snippets.engine import Deployment, Layout, deploy
+from snippets.engine.deployment import Setting
+from snippets.engine.layout import kv_heads_per_gpu, pp_partition
+from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
+from snippets.engine.specs import ChipSpec, NodeSpec
 from snippets.fmt import Figure
-from snippets.layout import Layout, deployable_layout
 from snippets.pages.interconnect import pcie_x16
-from snippets.sizing import Sizing, size_on_node
-from snippets.units import BYTE_UNITS, Bandwidth
+from snippets.pages.scenario import Reference, reference
+from snippets.units import BYTE_UNITS
 
-NODE = "hgx-h100-8"
-OLDER_NODE = "hgx-a100-8"
-RESERVE = "runtime-reserve"
-CONTEXT = "decode-context"
-KV_PRECISION = "fp16"
-"""The KV cache is kept in the model's 16-bit activation format."""
+OLDER = "a100-80gb-sxm"
+"""The generation before the scenario's GPU; its node is the first in data/ built from it."""
 MODELS = ("llama-3.1-70b", "llama-3.1-405b")
-PRECISIONS = ("fp16", "int8")
-PRECISION_ROWS = (("fp32",), ("bf16", "fp16"), ("fp8",), ("int8",), ("int4",))
-"""Rows of the what-fits table; formats of equal width share a row."""
-WORKED = ("llama-3.1-70b", "fp16")
-INT8 = "int8"
-SHARDED = ("llama-3.1-405b", "fp16")
-BATCHES = (1, 2, 4)
+PRECISIONS = ("bf16", "fp8")
+FIT_ROWS = ("fp32", "bf16", "fp8", "int8", "int4")
+"""Rows of the what-fits table (BF16 and FP16 store the same bytes; BF16 is what Llama ships in)."""
+WORKED = ("llama-3.1-70b", "bf16")
+LEANER = ("llama-3.1-70b", "fp8")
+"""The worked model with half the weight bytes, on the same GPUs: the cost lens's second lever."""
+TP_ONLY = ("llama-3.1-405b", "fp8")
+PIPELINED = ("llama-3.1-405b", "bf16")
+BATCHES = (1, 2, 4, 8, 16)
 ILLUSTRATIVE_BATCH = 8
 """A batch size the prose uses to show how batching raises arithmetic intensity."""
 SECONDS_PER_HOUR = 3600
+LONG_CONTEXT = "decode-context"
+"""Its range's upper end is the longest context Llama 3.1 accepts (131,072 tokens, from its config.json)."""
 
 SOURCES = (
     ("accelerators", "h100-sxm"),
@@ -61,12 +53,13 @@ SOURCES = (
     ("models", "llama-3.1-405b"),
     ("precisions", "fp32"),
     ("precisions", "bf16"),
-    ("precisions", "fp16"),
     ("precisions", "fp8"),
     ("precisions", "int8"),
     ("precisions", "int4"),
-    ("assumptions", "runtime-reserve"),
+    ("scenarios", "reference"),
     ("assumptions", "decode-context"),
+    ("policies", "vllm-default"),
+    ("policies", "tp-in-node"),
 )
 """The data entries this page's figures are computed from."""
 
@@ -88,14 +81,12 @@ def per_gpu_hour(tokens_per_s: float, gpus: int) -> Figure:
     return fmt.quantity(tokens_per_s / gpus * SECONDS_PER_HOUR, "tokens/GPU-hour", 0)
 
 
-def tbps(bw: Bandwidth) -> Figure:
-    return fmt.bandwidth(bw, "TB/s", 2)
+def usd(x: float, digits: int = 2) -> Figure:
+    return fmt.Figure(x, "USD", f"${fmt.number(x, digits)}", "indicative on-demand list price")
 
 
-def params(n: float) -> Figure:
-    """A parameter count in billions, with a decimal only when it is not whole (17.5B, 35B)."""
-    whole = abs(n / 1e9 - round(n / 1e9)) < 1e-9
-    return fmt.params(n, 0 if whole else 1)
+def tbps(bytes_per_s: float) -> Figure:
+    return fmt.quantity(bytes_per_s / 1e12, "TB/s", 2, show_unit=True, basis="shared by reads and writes")
 
 
 def byte_count(n: float) -> Figure:
@@ -103,213 +94,200 @@ def byte_count(n: float) -> Figure:
     return fmt.quantity(n, "bytes", 0, show_unit=True)
 
 
-# --------------------------------------------------------------------------- picking data
-
-def accelerator_of(cat: Catalog, node_id: str) -> Accelerator:
-    return cat.accelerators[cat.interconnect(node_id, Node).accelerator]
+def gpu_label(chip: ChipSpec) -> str:
+    return chip.name.replace("NVIDIA ", "")
 
 
-def kv_per_token(cat: Catalog, model: Model) -> float:
-    """KV-cache bytes per token of `model`, in the KV precision."""
-    a = model.architecture
-    return kv_cache_bytes_per_token(a.layers, a.kv_heads, a.head_dim, cat.precisions[KV_PRECISION].width.bytes)
+# --------------------------------------------------------------------------- reading the engine
+
+def weights_read(d: Deployment) -> float:
+    """Weight bytes one decode step reads on the busiest GPU of each stage, stages added up (dense models):
+    the step's bytes without the KV cache. The engine's `decode_step_bytes` adds the KV cache to this."""
+    s = d.setting
+    return sum(st.total for st in stage_weights(s.model.arch, s.precision, d.layout))
 
 
-def context_tokens(cat: Catalog) -> float:
-    return cat.assumptions[CONTEXT].value.count
+def weights_only_ceiling(d: Deployment) -> float:
+    """One sequence's ceiling if the step read the weights alone (no KV cache): HBM ÷ the weights read."""
+    return d.setting.chip.hbm_bytes_per_s / weights_read(d)
 
 
-@dataclass(frozen=True)
-class Decode:
-    """One model x precision on one node's GPU: sizing, layout and decode ceilings, raw."""
-
-    model: Model
-    precision: str
-    acc: Accelerator
-    sizing: Sizing
-    layout: Layout
-    hbm: Bandwidth
-    """One GPU's memory bandwidth, as quoted: shared by reads and writes, all of it usable by reads alone."""
-    kv_per_token: float
-    context: float
-    kv_context: float
-    """KV cache of one sequence at the assumed context."""
-
-    @property
-    def weights(self) -> float:
-        return self.sizing.weight_bytes
-
-    @property
-    def per_token(self) -> float:
-        """Bytes read per generated token at batch 1: weights plus one context's KV cache."""
-        return bytes_read_per_step(self.weights, self.kv_per_token, self.context)
-
-    @property
-    def sequence_bw(self) -> Bandwidth:
-        """Bandwidth one sequence sees: the TP group of its current stage reads together."""
-        return aggregate(self.hbm, self.layout.tp)
-
-    @property
-    def replica_bw(self) -> Bandwidth:
-        """Every GPU of the replica reading at once (all stages busy with different sequences)."""
-        return aggregate(self.hbm, self.layout.gpus)
-
-    @property
-    def memory(self) -> float:
-        return self.layout.gpus * self.acc.memory.bytes
-
-    @property
-    def kv_room(self) -> float:
-        """Memory of the replica left after the weights: an upper bound on room for KV cache."""
-        return self.memory - self.weights
+def kv_per_token(d: Deployment, tp: int = 1) -> float:
+    """KV-cache bytes one token adds, for the whole model (tp=1) or on one GPU of a TP group of `tp`."""
+    s = d.setting
+    arch = s.model.arch
+    return kv_bytes_per_token_per_gpu(arch, arch.layers, tp, s.kv_precision.bytes_per_param)
 
 
-def decode(cat: Catalog, model_id: str, precision_id: str, node_id: str = NODE) -> Decode:
-    s = size_on_node(cat, model_id, precision_id, node_id, RESERVE)
-    model = cat.models[model_id]
-    a = model.architecture
-    lay = deployable_layout(s.gpus_with_headroom, a.attention_heads, a.kv_heads, a.layers, s.gpus_per_node)
-    acc = accelerator_of(cat, node_id)
-    kv = kv_per_token(cat, model)
-    ctx = context_tokens(cat)
-    return Decode(model, cat.precisions[precision_id].name, acc, s, lay,
-                  acc.memory_bandwidth.bandwidth, kv, ctx, kv_cache_bytes(ctx, kv))
+def batch_ceiling(d: Deployment, batch: int) -> float:
+    """Tokens per second of the whole replica at `batch` sequences: batch x HBM ÷ the engine's bytes per step."""
+    return batch * d.setting.chip.hbm_bytes_per_s / d.decode_step_bytes(batch)
+
+
+def one_card(r: Reference, model: str, precision: str, chip: ChipSpec) -> Deployment:
+    """`model` on one card of `chip` alone, at the scenario (a card with no node in data/ gets a one-GPU one).
+
+    The engine's `setting` looks a node up by accelerator; the chart compares cards, some sold only
+    as PCIe cards, so the page stands each on a node of its own, one GPU wide."""
+    base = r.deployment(model, precision).setting
+    node = NodeSpec(id=f"{chip.id}-alone", name=chip.name, chip=chip.id, gpus=1, domain=1, scale_up="pcie")
+    st = Setting(model=base.model, precision=base.precision, kv_precision=base.kv_precision, chip=chip, node=node,
+                 scenario=base.scenario, memory_policy=base.memory_policy, layout_policy=base.layout_policy,
+                 price=r.eng.prices.get(chip.id))
+    return deploy(st, Layout(1))
+
+
+def older_node(r: Reference) -> str:
+    node = r.eng.node_of(OLDER)
+    if node is None:
+        raise ValueError(f"no node in data/ is built from {OLDER}")
+    return node.id
 
 
 # --------------------------------------------------------------------------- tables
 
 def gpu_table(cat: Catalog) -> str:
-    """Capacity (GB and GiB) and bandwidth of the page's GPUs, and the time to read all of memory once."""
+    """Label and reported capacity, bandwidth, and the time to read all of the reported memory once."""
+    r = reference(cat)
     rows: list[list[fmt.Cell]] = []
-    for node_id in (OLDER_NODE, NODE):
-        acc = accelerator_of(cat, node_id)
-        bw = acc.memory_bandwidth.bandwidth
+    for chip_id in (OLDER, r.node.chip):
+        chip, acc = r.eng.chips[chip_id], cat.accelerators[chip_id]
         rows.append([
-            acc.name, acc.memory_type,
-            fmt.nbytes(acc.memory.bytes, "GB"), fmt.nbytes(acc.memory.bytes, "GiB", 1),
-            fmt.bandwidth(bw, "GB/s"), bw.direction.label,
-            ms(step_time(acc.memory.bytes, bw)),
+            chip.name, acc.memory_type,
+            fmt.nbytes(chip.label_bytes, "GB"),
+            fmt.quantity(chip.capacity_bytes / BYTE_UNITS["MiB"], "MiB", 0),
+            fmt.nbytes(chip.capacity_bytes, "GiB", 1),
+            fmt.bandwidth(acc.memory_bandwidth.bandwidth, "GB/s"), acc.memory_bandwidth.bandwidth.direction.label,
+            ms(chip.capacity_bytes / chip.hbm_bytes_per_s),
         ])
     return fmt.table(
         "gpus",
-        ["GPU", "Memory", "Capacity (GB)", "Capacity (GiB)", "Bandwidth", "Quoted as", "Read all of it once"],
-        rows, align="llrrrlr",
-    )
-
-
-def _precision_label(cat: Catalog, group: tuple[str, ...]) -> str:
-    return " / ".join(cat.precisions[p].name for p in group)
-
-
-def _bytes_per_weight(cat: Catalog, group: tuple[str, ...]) -> float:
-    """Effective bytes per weight of a row, per-group scales included; the row's formats must agree."""
-    widths = {cat.precisions[p].bits_per_param for p in group}
-    if len(widths) != 1:
-        raise ValueError(f"formats {group} in one row have different widths: {sorted(widths)}")
-    return widths.pop() / 8
-
-
-def precision_table(cat: Catalog) -> str:
-    """Largest model whose weights fit on one card, per precision: weights only and after the reserve."""
-    acc = accelerator_of(cat, NODE)
-    cap = acc.memory.bytes
-    usable = usable_bytes(cap, cat.assumptions[RESERVE].value.fraction)
-    m70 = cat.models["llama-3.1-70b"]
-    rows: list[list[fmt.Cell]] = []
-    for group in PRECISION_ROWS:
-        bpw = _bytes_per_weight(cat, group)
-        w70 = m70.nominal_params.count * bpw
-        bits = bpw * 8
-        rows.append([
-            _precision_label(cat, group),
-            fmt.quantity(bits, "bits", 0 if bits == int(bits) else 3),
-            params(max_params(cap, bpw)),
-            params(max_params(usable, bpw)),
-            fmt.nbytes(w70, "GB", 1 if w70 % 1e9 else 0),
-            "Yes" if w70 <= usable * (1 + 1e-9) else "No",
-        ])
-    return fmt.table(
-        "fits",
-        ["Precision", "Bits per weight", "Most params, weights only", "Most params, with reserve",
-         f"{m70.name} weights", "Fits one card with reserve?"],
-        rows, align="lrrrrl",
+        ["GPU", "Memory", "Label", "Reported (MiB)", "Reported (GiB)", "Bandwidth", "Quoted as",
+         "Read all of it once"],
+        rows, align="llrrrrlr",
     )
 
 
 def ceiling_table(cat: Catalog) -> str:
-    """Decode ceilings for each model x precision on each GPU: weights only and with one context's KV."""
+    """The engine's deployment of each model x precision on each node, and its single-sequence ceilings."""
+    r = reference(cat)
     rows: list[list[fmt.Cell]] = []
-    for node_id in (OLDER_NODE, NODE):
+    for node_id in (older_node(r), r.node.id):
         for m in MODELS:
             for p in PRECISIONS:
-                d = decode(cat, m, p, node_id)
-                gpu = d.acc.name.replace("NVIDIA ", "")
+                d = r.deployment(m, p, node=node_id)
+                s = d.setting
+                math_in = s.precision.tensor_format.upper()
+                if d.weight_only:
+                    math_in = f"{d.compute_format.upper()} (weight-only {s.precision.name})"
+                cost = d.cost_per_hour
                 rows.append([
-                    f"{d.model.name} {d.precision} on {gpu}",
-                    fmt.nbytes(d.weights, "GB"),
+                    f"{s.model.name} {s.precision.name} on {gpu_label(s.chip)}",
+                    fmt.nbytes(d.weight_bytes, "GB"),
                     d.layout.label,
-                    tbps(d.replica_bw),
-                    tps(tokens_per_s_ceiling(d.weights, d.replica_bw)),
-                    tps(tokens_per_s_ceiling(d.per_token, d.replica_bw)),
-                    tps(tokens_per_s_ceiling(d.per_token, d.sequence_bw)),
-                    per_gpu_hour(tokens_per_s_ceiling(d.per_token, d.replica_bw), d.layout.gpus),
+                    fmt.nbytes(d.memory.weights, "GiB", 1),
+                    math_in,
+                    tps(weights_only_ceiling(d)),
+                    tps(d.decode_ceiling),
+                    per_gpu_hour(d.decode_ceiling, d.gpus_rented),
+                    "unpriced" if cost is None else usd(cost),
                 ])
     return fmt.table(
         "ceiling",
-        ["Model, precision, GPU", "Weights", "Layout", "HBM, all GPUs", "Weights only",
-         "With KV cache", "One sequence", "Per GPU-hour"],
-        rows, align="lrlrrrrr",
+        ["Model, precision, GPU", "Weights", "Layout", "Weights per GPU", "Matrix math in", "Weights only",
+         "One sequence", "Per GPU-hour", "Per hour"],
+        rows, align="lrlrlrrrr",
     )
 
 
-def batch_table(cat: Catalog) -> str:
-    """The worked deployment at growing batch: bytes per step, ceiling and tokens per GPU-hour."""
-    d = decode(cat, *WORKED)
-    most = max_batch(d.kv_room, d.context, d.kv_per_token)
-    batches = sorted({b for b in (*BATCHES, most) if 1 <= b <= most} or {1})
+def fits_table(cat: Catalog) -> str:
+    """The worked model on one card of the scenario's GPU, by precision: what the pool must hold, and whether it does."""
+    r = reference(cat)
+    model = WORKED[0]
     rows: list[list[fmt.Cell]] = []
-    for b in batches:
-        t = batch_tokens_per_s_ceiling(d.weights, d.kv_per_token, d.context, b, d.replica_bw)
+    for p in FIT_ROWS:
+        d = r.deployment(model, p)
+        mem = d.setting.memory(Layout(1))
+        bits = d.setting.precision.bits_per_param
+        rows.append([
+            d.setting.precision.name,
+            fmt.quantity(bits, "bits", 0 if bits == int(bits) else 3),
+            fmt.nbytes(d.weight_bytes, "GB", 1),
+            fmt.nbytes(mem.weights, "GiB", 1),
+            fmt.nbytes(mem.used, "GiB", 1),
+            fmt.nbytes(mem.pool, "GiB", 1),
+            "Yes" if mem.fits else "No",
+            d.layout.label,
+        ])
+    return fmt.table(
+        "fits",
+        ["Precision", "Bits per weight", "Weights", "Weights on one GPU", "Pool must hold", "Pool",
+         "Fits one card?", "Layout chosen"],
+        rows, align="lrrrrrll",
+    )
+
+
+def batch_rows(d: Deployment) -> list[int]:
+    most = d.max_concurrency
+    return sorted({b for b in (*BATCHES, most) if 1 <= b <= most} or {1})
+
+
+def batch_table(cat: Catalog) -> str:
+    """The leaner deployment at growing batch: bytes per step, ceilings, tokens per GPU-hour and per dollar."""
+    d = reference(cat).deployment(*LEANER)
+    cost = d.cost_per_hour
+    rows: list[list[fmt.Cell]] = []
+    for b in batch_rows(d):
+        t = batch_ceiling(d, b)
         rows.append([
             fmt.count(b, "sequences"),
-            fmt.nbytes(kv_cache_bytes(d.context, d.kv_per_token, b), "GB", 1),
-            fmt.nbytes(bytes_read_per_step(d.weights, d.kv_per_token, d.context, b), "GB", 1),
+            fmt.nbytes(d.decode_step_bytes(b) - weights_read(d), "GB", 1),
+            fmt.nbytes(d.decode_step_bytes(b), "GB", 1),
             tps(t),
             tps(t / b),
-            per_gpu_hour(t, d.layout.gpus),
+            per_gpu_hour(t, d.gpus_rented),
+            "unpriced" if cost is None else usd(cost / (t * SECONDS_PER_HOUR) * 1e6),
         ])
     return fmt.table(
         "batch",
-        ["Sequences", "KV cache read", "Bytes per step", "Replica ceiling", "Per sequence", "Per GPU-hour"],
-        rows, align="rrrrrr",
+        ["Sequences", "KV cache read per GPU", "Bytes per step per GPU", "Replica ceiling", "Per sequence",
+         "Per GPU-hour", "Per million tokens"],
+        rows, align="rrrrrrr",
     )
 
 
 def worked_example(cat: Catalog) -> str:
-    """Llama 3.1 70B in FP16 on H100s, step by step, as Markdown with figure spans."""
+    """Llama 3.1 70B in BF16 on the scenario's GPUs, step by step, as Markdown with figure spans."""
     ns = namespace(cat)
     h = fmt.fig_html
     w = ns["w"]
     lines = [
-        f"1. **Weight bytes.** {h(w.params, 'worked.params')} parameters × {h(ns['fp16_bytes'], 'worked.fp16_bytes')} "
-        f"bytes = {h(w.weight, 'worked.weight')}.",
-        f"2. **Where it lives.** With {h(ns['gpu_usable'], 'worked.gpu_usable')} usable per card that is "
-        f"{h(w.gpus_needed, 'worked.gpus_needed')} GPUs; a serving engine splits the heads evenly, so the "
-        f"deployment is {w.layout} on {h(w.gpus, 'worked.gpus')} GPUs.",
-        f"3. **Bandwidth reading together.** {h(w.gpus, 'worked.gpus')} × {h(ns['hbm'], 'worked.hbm')} = "
-        f"{h(w.bw, 'worked.bw')}: each GPU streams its own slice of every weight matrix at the same time.",
-        f"4. **Weights only.** {h(w.weight, 'worked.weight')} ÷ {h(w.bw, 'worked.bw')} = "
-        f"{h(w.step_weights, 'worked.step_weights')} per token at the least, so at most "
-        f"**{h(w.tps_weights, 'worked.tps_weights')} tokens per second**.",
-        f"5. **KV cache per token.** {h(ns['kv_tensors'], 'worked.kv_tensors')} tensors (K and V) × "
+        f"1. **Weight bytes.** {h(w.params, 'worked.params')} parameters (counted from the architecture) × "
+        f"{h(w.bytes_per_param, 'worked.bytes_per_param')} bytes = {h(w.weight, 'worked.weight')}.",
+        f"2. **The pool.** vLLM may use {h(ns['utilization'], 'worked.utilization')} of the "
+        f"{h(ns['gpu_reported'], 'worked.gpu_reported')} an {ns['gpu_name']} reports: "
+        f"{h(ns['pool'], 'worked.pool')} per GPU for the weights, the activations "
+        f"({h(ns['activations'], 'worked.activations')}), the memory outside PyTorch "
+        f"({h(ns['non_torch'], 'worked.non_torch')}) and the KV cache.",
+        f"3. **Where it lives.** The weights alone exceed one pool, so the engine's policy picks "
+        f"**{w.layout}**: {h(w.gpus, 'worked.gpus')} GPUs holding "
+        f"{h(w.weights_gpu_gib, 'worked.weights_gpu_gib')} of weights each.",
+        f"4. **KV cache per token.** {h(ns['kv_tensors'], 'worked.kv_tensors')} tensors (K and V) × "
         f"{h(w.layers, 'worked.layers')} layers × {h(w.kv_heads, 'worked.kv_heads')} KV heads × "
-        f"{h(w.head_dim, 'worked.head_dim')} × {h(ns['fp16_bytes'], 'worked.fp16_bytes')} bytes = "
-        f"{h(w.kv_token, 'worked.kv_token')} ({h(w.kv_token_mb, 'worked.kv_token_mb')}).",
-        f"6. **KV cache of one context.** {h(ns['context'], 'worked.context')} tokens × "
-        f"{h(w.kv_token, 'worked.kv_token')} = {h(w.kv_context, 'worked.kv_context')}, read in full at every step.",
-        f"7. **With the KV cache.** ({h(w.weight, 'worked.weight')} + {h(w.kv_context, 'worked.kv_context')}) ÷ "
-        f"{h(w.bw, 'worked.bw')} = {h(w.step_kv, 'worked.step_kv')}, so at most "
-        f"**{h(w.tps_kv, 'worked.tps_kv')} tokens per second** for this sequence.",
+        f"{h(w.head_dim, 'worked.head_dim')} × {h(w.kv_bytes, 'worked.kv_bytes')} bytes = "
+        f"{h(w.kv_token, 'worked.kv_token')} ({h(w.kv_token_mb, 'worked.kv_token_mb')}); each GPU holds "
+        f"{h(w.kv_heads_gpu, 'worked.kv_heads_gpu')} of the KV heads, {h(w.kv_token_gpu, 'worked.kv_token_gpu')}.",
+        f"5. **KV cache of one context.** {h(ns['context'], 'worked.context')} tokens × "
+        f"{h(w.kv_token, 'worked.kv_token')} = {h(w.kv_context, 'worked.kv_context')}, "
+        f"{h(w.kv_context_gpu, 'worked.kv_context_gpu')} per GPU, read in full at every step. The pool has "
+        f"{h(w.free_gib, 'worked.free_gib')} left after it.",
+        f"6. **Weights only.** Each GPU reads its own {h(w.weights_gpu, 'worked.weights_gpu')} at "
+        f"{h(ns['hbm'], 'worked.hbm')}, all of them at once: {h(w.step_weights, 'worked.step_weights')} a "
+        f"token at the least, so at most **{h(w.tps_weights, 'worked.tps_weights')} tokens per second**.",
+        f"7. **With the KV cache.** ({h(w.weights_gpu, 'worked.weights_gpu')} + "
+        f"{h(w.kv_context_gpu, 'worked.kv_context_gpu')}) ÷ {h(ns['hbm'], 'worked.hbm')} = "
+        f"{h(w.step_kv, 'worked.step_kv')}, so at most **{h(w.tps_kv, 'worked.tps_kv')} tokens per second** "
+        f"for this sequence.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -323,198 +301,255 @@ class Shown:
     model: str
     precision: str
     params: Figure
+    bytes_per_param: Figure
     weight: Figure
-    gpus_needed: Figure
     layout: str
+    why: str
     tp: Figure
     pp: Figure
     gpus: Figure
-    bw: Figure
-    seq_bw: Figure
+    nodes: Figure
+    stage_layers: str
+    weights_gpu: Figure
+    weights_gpu_gib: Figure
     layers: Figure
     kv_heads: Figure
+    kv_heads_gpu: Figure
     head_dim: Figure
+    kv_bytes: Figure
     kv_token: Figure
     kv_token_mb: Figure
+    kv_token_gpu: Figure
     kv_context: Figure
+    kv_context_gpu: Figure
     kv_share: Figure
-    per_token: Figure
+    free_gib: Figure
     step_weights: Figure
     tps_weights: Figure
     step_kv: Figure
     tps_kv: Figure
-    tps_seq: Figure
     one_gpu_tps: Figure
-    """The same bytes at one GPU's bandwidth: what a single card would manage, had it the room."""
+    """The whole weights at one GPU's bandwidth: what a single card would manage, had it the room."""
     gain: Figure
-    kv_room: Figure
-    max_batch: Figure
-    tps_max_batch: Figure
-    gpu_hour_1: Figure
-    gpu_hour_max: Figure
-    batch_gain: Figure
-    decode: Decode
+    max_seq: Figure
+    gpu_hour: Figure
+    cost_hour: Figure | None
+    usd_per_mtok: Figure | None
+    d: Deployment
 
 
-def shown(d: Decode) -> Shown:
-    a = d.model.architecture
-    t_w = tokens_per_s_ceiling(d.weights, d.replica_bw)
-    t_kv = tokens_per_s_ceiling(d.per_token, d.replica_bw)
-    t_one = tokens_per_s_ceiling(d.weights, d.hbm)
-    most = max_batch(d.kv_room, d.context, d.kv_per_token)
-    t_most = batch_tokens_per_s_ceiling(d.weights, d.kv_per_token, d.context, max(most, 1), d.replica_bw)
+def shown(d: Deployment) -> Shown:
+    s = d.setting
+    arch = s.model.arch
+    hbm = s.chip.hbm_bytes_per_s
+    read_w = weights_read(d)
+    step = d.decode_step_bytes(1)
+    ctx = s.scenario.context_tokens
+    t_one = hbm / d.weight_bytes
+    cost = d.cost_per_hour
     return Shown(
-        model=d.model.name,
-        precision=d.precision,
-        params=fmt.params(d.sizing.params),
-        weight=fmt.nbytes(d.weights, "GB"),
-        gpus_needed=fmt.count(d.sizing.gpus_with_headroom),
+        model=s.model.name,
+        precision=s.precision.name,
+        params=fmt.params(d.params, 2),
+        bytes_per_param=fmt.quantity(s.precision.bytes_per_param, "bytes/param", 0),
+        weight=fmt.nbytes(d.weight_bytes, "GB", 1),
         layout=d.layout.label,
+        why=d.why,
         tp=fmt.count(d.layout.tp),
         pp=fmt.count(d.layout.pp),
-        gpus=fmt.count(d.layout.gpus),
-        bw=tbps(d.replica_bw),
-        seq_bw=tbps(d.sequence_bw),
-        layers=fmt.count(a.layers, "layers"),
-        kv_heads=fmt.count(a.kv_heads, "heads"),
-        head_dim=fmt.count(a.head_dim, "elements"),
-        kv_token=byte_count(d.kv_per_token),
-        kv_token_mb=fmt.nbytes(d.kv_per_token, "MB", 2),
-        kv_context=fmt.nbytes(d.kv_context, "GB", 2),
-        kv_share=fmt.percent(d.kv_context / d.per_token, 1),
-        per_token=fmt.nbytes(d.per_token, "GB", 1),
-        step_weights=ms(step_time(d.weights, d.replica_bw)),
-        tps_weights=tps(t_w),
-        step_kv=ms(step_time(d.per_token, d.replica_bw)),
-        tps_kv=tps(t_kv),
-        tps_seq=tps(tokens_per_s_ceiling(d.per_token, d.sequence_bw)),
+        gpus=fmt.count(d.gpus),
+        nodes=fmt.count(d.nodes, "nodes"),
+        stage_layers=" + ".join(str(n) for n in pp_partition(arch.layers, d.layout.pp)),
+        weights_gpu=fmt.nbytes(d.memory.weights, "GB", 1),
+        weights_gpu_gib=fmt.nbytes(d.memory.weights, "GiB", 1),
+        layers=fmt.count(arch.layers, "layers"),
+        kv_heads=fmt.count(arch.kv_heads, "heads"),
+        kv_heads_gpu=fmt.count(kv_heads_per_gpu(arch.kv_heads, d.layout.tp), "heads"),
+        head_dim=fmt.count(arch.head_dim, "elements"),
+        kv_bytes=fmt.quantity(s.kv_precision.bytes_per_param, "bytes/element", 0),
+        kv_token=byte_count(kv_per_token(d)),
+        kv_token_mb=fmt.nbytes(kv_per_token(d), "MB", 2),
+        kv_token_gpu=byte_count(kv_per_token(d, d.layout.tp)),
+        kv_context=fmt.nbytes(kv_per_token(d) * ctx, "GB", 2),
+        kv_context_gpu=fmt.nbytes(d.memory.kv_cache, "GB", 2),
+        kv_share=fmt.percent((step - read_w) / step, 1),
+        free_gib=fmt.nbytes(d.memory.free, "GiB", 1),
+        step_weights=ms(read_w / hbm),
+        tps_weights=tps(hbm / read_w),
+        step_kv=ms(step / hbm),
+        tps_kv=tps(d.decode_ceiling),
         one_gpu_tps=tps(t_one),
-        gain=fmt.ratio(t_w / t_one, 0, basis="replica ceiling ÷ one GPU's, weights only"),
-        kv_room=fmt.nbytes(d.kv_room, "GB"),
-        max_batch=fmt.count(most, "sequences"),
-        tps_max_batch=tps(t_most),
-        gpu_hour_1=per_gpu_hour(t_kv, d.layout.gpus),
-        gpu_hour_max=per_gpu_hour(t_most, d.layout.gpus),
-        batch_gain=fmt.ratio(t_most / t_kv, 1, basis="ceiling at the largest batch that fits ÷ batch 1"),
-        decode=d,
+        gain=fmt.ratio(hbm / read_w / t_one, 1, basis="ceiling on the layout ÷ one GPU's, weights only"),
+        max_seq=fmt.count(d.max_concurrency, "sequences"),
+        gpu_hour=per_gpu_hour(d.decode_ceiling, d.gpus_rented),
+        cost_hour=None if cost is None else usd(cost),
+        usd_per_mtok=None if cost is None else usd(cost / (d.decode_ceiling * SECONDS_PER_HOUR) * 1e6),
+        d=d,
     )
+
+
+def _need(x: Figure | None, what: str) -> Figure:
+    if x is None:
+        raise ValueError(f"{what}: the page needs a price for this accelerator in data/prices.yaml")
+    return x
 
 
 def namespace(cat: Catalog) -> dict[str, Any]:
     """The names the page's `{{ ... }}` values and claims use."""
-    acc = accelerator_of(cat, NODE)
-    old = accelerator_of(cat, OLDER_NODE)
-    node = cat.interconnect(NODE, Node)
-    reserve = cat.assumptions[RESERVE]
-    ctx = cat.assumptions[CONTEXT]
-    cap = acc.memory.bytes
-    usable = usable_bytes(cap, reserve.value.fraction)
-    hbm = acc.memory_bandwidth.bandwidth
-    hbm_old = old.memory_bandwidth.bandwidth
-    fp16_bpp = cat.precisions["fp16"].width.bytes
-    int4_bpp = cat.precisions["int4"].bits_per_param / 8
+    r = reference(cat)
+    chip, old = r.eng.chips[r.node.chip], r.eng.chips[OLDER]
+    acc, acc_old = cat.accelerators[chip.id], cat.accelerators[old.id]
+    pol = r.eng.memory_policies[r.scenario.memory_policy]
+    hbm, hbm_old = chip.hbm_bytes_per_s, old.hbm_bytes_per_s
+    bf16_bpp = r.eng.precisions["bf16"].bytes_per_param
     gen5 = pcie_x16(cat, "pcie-gen5")
 
-    w = shown(decode(cat, *WORKED))
-    a70 = shown(decode(cat, *WORKED, OLDER_NODE))
-    hour = {k: tokens_per_s_ceiling(x.decode.per_token, x.decode.replica_bw) / x.decode.layout.gpus
-            for k, x in (("w", w), ("a70", a70))}
-    # INT8 weights of the worked model on the worked deployment's GPUs: only the bytes change
-    wd = w.decode
-    int8_weights = weight_bytes(wd.sizing.params, cat.precisions[INT8].width.bytes)
-    hour["w8"] = tokens_per_s_ceiling(
-        bytes_read_per_step(int8_weights, wd.kv_per_token, wd.context), wd.replica_bw) / wd.layout.gpus
-    s405 = shown(decode(cat, *SHARDED))
-    w70_int4 = cat.models[WORKED[0]].nominal_params.count * int4_bpp
-    kv70_max = kv_cache_bytes(ctx.range[1], w.decode.kv_per_token)
-    kv70_max_share = kv70_max / bytes_read_per_step(w.decode.weights, w.decode.kv_per_token, ctx.range[1])
+    w = shown(r.deployment(*WORKED))
+    a70 = shown(r.deployment(*WORKED, node=older_node(r)))
+    lean = shown(r.deployment(*LEANER))
+    lean_old = shown(r.deployment(*LEANER, node=older_node(r)))
+    s8 = shown(r.deployment(*TP_ONLY))
+    s405 = shown(r.deployment(*PIPELINED))
+    wd, ld, d8, d405 = w.d, lean.d, s8.d, s405.d
 
-    dense = old.bf16
-    if dense.sparsity != "dense":
-        raise ValueError(f"{old.name}: the compute contrast needs a dense BF16 figure, got {dense.sparsity}")
-    ridge_old = ridge_point(dense.per_s, hbm_old)
-    intensity = flop_per_byte(fp16_bpp)
+    # One sequence of the longest context Llama 3.1 accepts (max_position_embeddings, recorded as the
+    # upper end of the decode-context assumption: data/models.yaml does not give it for these models).
+    ctx_max = int(wd.setting.model.arch.context_length or cat.assumptions[LONG_CONTEXT].range[1])
+    long = r.deployment(*WORKED, context_tokens=ctx_max)
+    kv_max = kv_per_token(long) * ctx_max
+    kv_max_share = (long.decode_step_bytes(1) - weights_read(long)) / long.decode_step_bytes(1)
 
-    binary_reading = acc.memory.value * BYTE_UNITS["GiB"]
-    t_pcie = tokens_per_s_ceiling(w.decode.weights, gen5)
-    kv_share = w.decode.kv_context / w.decode.per_token
-    d405 = s405.decode
+    if "bf16" not in old.dense_flops or "bf16" not in chip.dense_flops:
+        raise ValueError("the compute contrast needs a dense BF16 figure for both GPUs")
+    ridge_old = old.dense_flops["bf16"] / hbm_old
+    ridge = chip.dense_flops["bf16"] / hbm
+    intensity = flop_per_byte(bf16_bpp)
+
+    on_one = {p: r.deployment(WORKED[0], p).setting.memory(Layout(1)) for p in FIT_ROWS}
+    fp8_card, int4_card = on_one["fp8"], on_one["int4"]
+    hour = {k: x.d.decode_ceiling / x.d.gpus_rented for k, x in (("w", w), ("a70", a70), ("lean", lean))}
+    t_pcie = gen5.bytes_per_s / wd.memory.weights
+    kv_share = (wd.decode_step_bytes(1) - weights_read(wd)) / wd.decode_step_bytes(1)
+    cost_w, cost_a70 = _need(w.usd_per_mtok, chip.name), _need(a70.usd_per_mtok, old.name)
+    lean_most = batch_rows(ld)[-1]
+    t_most = batch_ceiling(ld, lean_most)
 
     return {
-        "gpu_name": acc.name,
+        "gpu_name": chip.name,
         "old_gpu_name": old.name,
         "mem_type": acc.memory_type,
-        "old_mem_type": old.memory_type,
-        "node_name": node.name,
-        "node_gpus": fmt.count(node.gpus),
-        "gb": fmt.Figure(BYTE_UNITS["GB"], "bytes", f"{fmt.number(BYTE_UNITS['GB'])} bytes"),
-        "gib": fmt.Figure(BYTE_UNITS["GiB"], "bytes", f"{fmt.number(BYTE_UNITS['GiB'])} bytes"),
-        "gpu_memory": fmt.nbytes(cap, "GB"),
-        "gpu_memory_gib": fmt.nbytes(cap, "GiB", 1),
-        "binary_reading": fmt.nbytes(binary_reading, "GiB"),
-        "binary_reading_gb": fmt.nbytes(binary_reading, "GB", 1),
+        "old_mem_type": acc_old.memory_type,
+        "node_name": r.node.name,
+        "node_gpus": fmt.count(r.node.gpus),
+        "gb": fmt.unit_definition("GB"),
+        "gib": fmt.unit_definition("GiB"),
+        "gpu_label": fmt.nbytes(chip.label_bytes, "GB"),
+        "gpu_label_gib": fmt.nbytes(chip.label_bytes, "GiB", 1),
+        "gpu_reported_mib": fmt.quantity(chip.capacity_bytes / BYTE_UNITS["MiB"], "MiB", 0, show_unit=True),
+        "gpu_reported": fmt.nbytes(chip.capacity_bytes, "GiB", 1),
+        "gpu_reported_gb": fmt.nbytes(chip.capacity_bytes, "GB", 1),
+        "old_reported": fmt.nbytes(old.capacity_bytes, "GiB", 1),
         "gib_gap": fmt.percent(BYTE_UNITS["GiB"] / BYTE_UNITS["GB"] - 1, 1),
-        "gpu_usable": fmt.nbytes(usable, "GB"),
-        "gpu_usable_gib": fmt.nbytes(usable, "GiB", 1),
-        "reserve": fmt.percent(reserve.value.fraction, 1 if reserve.value.value % 1 else 0),
+        "utilization": fmt.percent(pol.utilization),
+        "pool": fmt.nbytes(chip.capacity_bytes * pol.utilization, "GiB", 1),
+        "outside_pool": fmt.nbytes(chip.capacity_bytes * (1 - pol.utilization), "GiB", 1),
+        "activations": fmt.nbytes(pol.activation_bytes, "GiB", 0),
+        "non_torch": fmt.nbytes(pol.non_torch_bytes, "GiB", 1),
+        "block_tokens": fmt.count(pol.kv_block_tokens, "tokens"),
+        "policy_name": pol.name,
         "hbm": tbps(hbm),
-        "hbm_gbs": fmt.bandwidth(hbm),
+        "hbm_gbs": fmt.bandwidth(acc.memory_bandwidth.bandwidth),
         "hbm_old": tbps(hbm_old),
-        "hbm_gain": fmt.ratio(hbm.ratio(hbm_old), 2, basis="H100 ÷ A100, one way each"),
-        "sweep": ms(step_time(cap, hbm)),
-        "sweep_old": ms(step_time(old.memory.bytes, hbm_old)),
-        "fp16_bytes": fmt.quantity(fp16_bpp, "bytes/param", 0),
+        "hbm_gain": fmt.ratio(hbm / hbm_old, 2, basis="H100 ÷ A100, one shared figure each"),
+        "sweep": ms(chip.capacity_bytes / hbm),
+        "sweep_old": ms(old.capacity_bytes / hbm_old),
+        "bf16_bytes": fmt.quantity(bf16_bpp, "bytes/param", 0),
         "flop_per_param": fmt.count(FLOP_PER_PARAM_PER_TOKEN, "FLOP"),
-        "intensity_fp16": fmt.quantity(flop_per_byte(fp16_bpp), "FLOP/byte", 0),
-        "intensity_fp16_batch": fmt.quantity(flop_per_byte(fp16_bpp, ILLUSTRATIVE_BATCH), "FLOP/byte", 0),
-        "old_bf16": fmt.quantity(dense.per_s / 1e12, "TFLOP/s", 0, show_unit=True, basis="dense BF16"),
+        "intensity": fmt.quantity(intensity, "FLOP/byte", 0),
+        "intensity_batch": fmt.quantity(flop_per_byte(bf16_bpp, ILLUSTRATIVE_BATCH), "FLOP/byte", 0),
+        "old_bf16": fmt.quantity(old.dense_flops["bf16"] / 1e12, "TFLOP/s", 0, show_unit=True, basis="dense BF16"),
+        "h100_bf16": fmt.quantity(chip.dense_flops["bf16"] / 1e12, "TFLOP/s", 1, show_unit=True,
+                                  basis="dense BF16, half the stated sparse figure"),
         "ridge_old": fmt.quantity(ridge_old, "FLOP/byte", 0, basis="dense BF16 FLOP/s ÷ HBM bandwidth"),
-        "ridge_gap": fmt.ratio(ridge_old / intensity, 0, basis="ridge point ÷ batch-1 FP16 intensity"),
-        "h100_sparse_only": fmt.claim(acc.bf16.sparsity == "sparse", f"{acc.name}: BF16 figure is {acc.bf16.sparsity}"),
-        "compute_waits": fmt.claim(ridge_old > 10 * intensity,
-                                   f"{ridge_old:.0f} FLOP/byte the chip can do against {intensity:.0f} decoding needs"),
+        "ridge": fmt.quantity(ridge, "FLOP/byte", 0, basis="dense BF16 FLOP/s ÷ HBM bandwidth"),
+        "ridge_gap": fmt.ratio(ridge_old / intensity, 0, basis="ridge point ÷ batch-1 BF16 intensity"),
+        "h100_dense_derived": fmt.claim("bf16" in chip.dense_derived,
+                                        f"{chip.name}: dense BF16 derived from the stated sparse figure"),
+        "compute_waits": fmt.claim(ridge_old > 10 * intensity and ridge > 10 * intensity,
+                                   f"{ridge_old:.0f} and {ridge:.0f} FLOP/byte the chips can do against "
+                                   f"{intensity:.0f} decoding needs"),
         "batch_n": fmt.count(ILLUSTRATIVE_BATCH, "sequences"),
         "kv_tensors": fmt.count(KV_TENSORS, "tensors"),
-        "context": fmt.count(ctx.value.count, "tokens"),
-        "context_low": fmt.count(ctx.range[0], "tokens"),
-        "context_max": fmt.count(ctx.range[1], "tokens"),
-        "fp16_cap": params(max_params(cap, fp16_bpp)),
-        "fp16_cap_usable": params(max_params(usable, fp16_bpp)),
-        "int4_cap_usable": params(max_params(usable, int4_bpp)),
-        "w70_int4": fmt.nbytes(w70_int4, "GB", 1),
+        "context": fmt.count(r.scenario.context_tokens, "tokens"),
+        "context_max": fmt.count(ctx_max, "tokens"),
+        "kv_max": fmt.nbytes(kv_max, "GB", 1),
+        "kv_max_share": fmt.percent(kv_max_share, 0),
+        "long_layout": long.layout.label,
+        "long_gpus": fmt.count(long.gpus),
         "w": w,
-        "int8_same_hour": fmt.quantity(hour["w8"] * SECONDS_PER_HOUR, "tokens/GPU-hour", 0),
         "a70": a70,
-        "int8_hour_gain": fmt.ratio(hour["w8"] / hour["w"], 2, basis="INT8 ÷ FP16 tokens per GPU-hour, H100"),
-        "h100_hour_gain": fmt.ratio(hour["w"] / hour["a70"], 2, basis="H100 ÷ A100 tokens per GPU-hour, FP16"),
+        "lean": lean,
+        "lean_old": lean_old,
+        "s8": s8,
         "s405": s405,
-        "kv_max": fmt.nbytes(kv70_max, "GB", 1),
-        "kv_max_share": fmt.percent(kv70_max_share, 0),
+        "fp8_card_used": fmt.nbytes(fp8_card.used, "GiB", 1),
+        "fp8_card_short": fmt.nbytes(-fp8_card.free, "GiB", 1),
+        "fp8_card_weights": fmt.nbytes(fp8_card.weights, "GiB", 1),
+        "int4_card_free": fmt.nbytes(int4_card.free, "GiB", 1),
+        "int4_card_seqs": fmt.count(int4_card.max_sequences, "sequences"),
+        "lean_hour_gain": fmt.ratio(hour["lean"] / hour["w"], 2, basis="FP8 ÷ BF16 tokens per GPU-hour, same GPUs"),
+        "h100_hour_gain": fmt.ratio(hour["w"] / hour["a70"], 2, basis="H100 ÷ A100 tokens per GPU-hour, BF16"),
+        "usd_mtok_w": cost_w,
+        "usd_mtok_a70": cost_a70,
+        "lean_most": fmt.count(lean_most, "sequences"),
+        "lean_tps_most": tps(t_most),
+        "lean_hour_most": per_gpu_hour(t_most, ld.gpus_rented),
+        "lean_batch_gain": fmt.ratio(t_most / ld.decode_ceiling, 1,
+                                     basis="replica ceiling at the largest batch that fits ÷ batch 1"),
         "gen5": fmt.bandwidth(gen5, digits=1),
-        "hbm_over_gen5": fmt.ratio(hbm.one_way().ratio(gen5), 0, basis="one way each"),
+        "hbm_over_gen5": fmt.ratio(hbm / gen5.bytes_per_s, 0, basis="one way each"),
         "pcie_tps": fmt.quantity(t_pcie, "tokens/s", 2),
         # Claims the prose makes.
-        "w70_exceeds_card": fmt.claim(
-            w.decode.sizing.gpus_with_headroom > 1,
-            f"{w.decode.weights / 1e9:.0f} GB of weights > {usable / 1e9:.1f} GB usable per card"),
-        "h100_faster": fmt.claim(hbm.ratio(hbm_old) > 1, f"{hbm.in_unit('GB/s'):.0f} > {hbm_old.in_unit('GB/s'):.0f} GB/s"),
-        "kv_small_at_batch1": fmt.claim(kv_share < 0.05, f"KV is {kv_share:.1%} of the bytes per token"),
-        "nfold": fmt.claim(
-            abs(d405.replica_bw.ratio(d405.hbm) - d405.layout.gpus) < 1e-9,
-            f"{d405.layout.gpus} GPUs × one GPU's bandwidth"),
-        "pp_splits_sequence": fmt.claim(
-            d405.layout.pp > 1, f"layout {d405.layout.label}: {d405.layout.pp} stages in turn"),
-        "kv_max_not_small": fmt.claim(kv70_max_share > 0.1, f"KV is {kv70_max_share:.0%} of the bytes per token"),
-        "int4_70b_fits": fmt.claim(w70_int4 <= usable, f"{w70_int4 / 1e9:.1f} GB ≤ {usable / 1e9:.1f} GB usable"),
-        "batch_helps": fmt.claim(
-            w.decode.kv_room > 0 and max_batch(w.decode.kv_room, w.decode.context, w.decode.kv_per_token) > 1,
-            "more than one sequence's KV cache fits beside the weights"),
+        "reported_above_label": fmt.claim(chip.capacity_reported and chip.capacity_bytes > chip.label_bytes,
+                                          f"{chip.capacity_bytes / 1e9:.2f} GB reported > {chip.label_bytes / 1e9:.0f} GB"),
+        "reported_below_label_gib": fmt.claim(chip.capacity_bytes < chip.label_bytes / 1e9 * BYTE_UNITS["GiB"],
+                                              f"{chip.capacity_bytes / 2**30:.2f} GiB < {chip.label_bytes / 1e9:.0f} GiB"),
+        "w70_exceeds_card": fmt.claim(wd.gpus > 1 and not on_one["bf16"].fits,
+                                      f"{on_one['bf16'].used / 2**30:.1f} GiB > {on_one['bf16'].pool / 2**30:.1f} GiB"),
+        "h100_faster": fmt.claim(hbm > hbm_old, f"{hbm / 1e9:.0f} > {hbm_old / 1e9:.0f} GB/s"),
+        "kv_small_at_batch1": fmt.claim(kv_share < 0.05, f"KV is {kv_share:.1%} of the bytes per step"),
+        "nfold": fmt.claim(0.9 * d8.layout.tp < hbm / weights_read(d8) / (hbm / d8.weight_bytes) <= d8.layout.tp,
+                           f"{hbm / weights_read(d8) / (hbm / d8.weight_bytes):.2f}× on {d8.layout.tp} GPUs"),
+        "pp_splits_sequence": fmt.claim(d405.layout.pp > 1, f"layout {d405.layout.label}: {d405.layout.pp} stages in turn"),
+        "pp_no_faster": fmt.claim(
+            d405.decode_ceiling <= d405.layout.tp * hbm / d405.weight_bytes,
+            f"{d405.decode_ceiling:.1f} tokens/s ≤ TP{d405.layout.tp}'s {d405.layout.tp * hbm / d405.weight_bytes:.1f}"),
+        "fp8_tp8_faster": fmt.claim(d8.decode_ceiling > 1.8 * d405.decode_ceiling and d8.gpus < d405.gpus,
+                                    f"{d8.decode_ceiling:.1f} on {d8.gpus} GPUs > {d405.decode_ceiling:.1f} on {d405.gpus}"),
+        "kv_max_not_small": fmt.claim(kv_max_share > 0.1, f"KV is {kv_max_share:.0%} of the bytes per step"),
+        "fp8_misses_card": fmt.claim(fp8_card.weights < fp8_card.pool and not fp8_card.fits,
+                                     f"weights {fp8_card.weights / 2**30:.1f} GiB < pool {fp8_card.pool / 2**30:.1f}"
+                                     f" GiB < {fp8_card.used / 2**30:.1f} GiB with the rest"),
+        "int4_70b_fits": fmt.claim(int4_card.fits and int4_card.max_sequences > 1,
+                                   f"{int4_card.used / 2**30:.1f} GiB ≤ {int4_card.pool / 2**30:.1f} GiB"),
+        "bf16_little_room": fmt.claim(wd.max_concurrency < ILLUSTRATIVE_BATCH,
+                                      f"{wd.max_concurrency} sequences fit beside the BF16 weights"),
+        "batch_helps": fmt.claim(ld.max_concurrency > 4 * wd.max_concurrency and ld.gpus == wd.gpus,
+                                 f"{ld.max_concurrency} FP8 against {wd.max_concurrency} BF16 sequences, "
+                                 f"{ld.gpus} GPUs each"),
         "h100_more_per_gpu_hour": fmt.claim(
             hour["w"] > hour["a70"], f"{hour['w'] * 3600:,.0f} > {hour['a70'] * 3600:,.0f} tokens per GPU-hour"),
-        "int8_nearly_doubles": fmt.claim(
-            1.5 < hour["w8"] / hour["w"] <= 2.0, f"INT8 ÷ FP16 per GPU-hour = {hour['w8'] / hour['w']:.2f}"),
-        "hbm_gt_10x_pcie": fmt.claim(hbm.one_way().ratio(gen5) > 10,
-                                     f"HBM ÷ PCIe 5.0 x16 one way = {hbm.one_way().ratio(gen5):.0f}"),
+        "same_cost_per_token": fmt.claim(abs(cost_w.value / cost_a70.value - 1) < 0.15,
+                                         f"${cost_w.value:.2f} against ${cost_a70.value:.2f} per million tokens"),
+        "long_needs_more_gpus": fmt.claim(long.gpus > wd.gpus, f"{long.layout.label} against {wd.layout.label}"),
+        "lean_nearly_doubles": fmt.claim(
+            1.5 < hour["lean"] / hour["w"] <= 2.0, f"FP8 ÷ BF16 per GPU-hour = {hour['lean'] / hour['w']:.2f}"),
+        "a100_fp8_weight_only": fmt.claim(lean_old.d.weight_only and not lean.d.weight_only,
+                                          f"{old.name} computes {lean_old.d.compute_format}, "
+                                          f"{chip.name} {lean.d.compute_format}"),
+        "a100_fp8_still_faster": fmt.claim(lean_old.d.decode_ceiling > 1.5 * a70.d.decode_ceiling,
+                                           f"{lean_old.d.decode_ceiling:.1f} > {a70.d.decode_ceiling:.1f} tokens/s"),
+        "hbm_gt_10x_pcie": fmt.claim(hbm / gen5.bytes_per_s > 10, f"HBM ÷ PCIe 5.0 x16 one way = {hbm / gen5.bytes_per_s:.0f}"),
     }
 
 
@@ -523,22 +558,21 @@ CHART_PRECISION = "fp8"
 
 
 def ceiling_chart(cat: Catalog) -> str:
-    """Tokens-per-second ceiling of one sequence on one accelerator, for every accelerator in data/.
+    """The engine's single-sequence decode ceiling of a small model on one card of every accelerator in data/.
 
-    The model is small enough (Llama 3.1 8B in FP8) to sit on one card of each, so the bars compare
-    the cards' memory bandwidth alone: ceiling = HBM bandwidth ÷ weight bytes (weights only).
+    Llama 3.1 8B in FP8 fits on one card of each, so the bars compare the cards' memory bandwidth:
+    ceiling = HBM bandwidth ÷ (weights + one context's KV cache), as the engine reads them.
     """
-    model, precision = cat.models[CHART_MODEL], cat.precisions[CHART_PRECISION]
-    w = weight_bytes(model.nominal_params.count, precision.bits_per_param / 8)
-    rows = sorted(
-        ((acc.name, tokens_per_s_ceiling(w, acc.memory_bandwidth.bandwidth)) for acc in cat.accelerators.values()),
-        key=lambda r: -r[1],
-    )
+    r = reference(cat)
+    ds = [one_card(r, CHART_MODEL, CHART_PRECISION, chip) for chip in r.eng.chips.values()]
+    rows = sorted(((d.setting.chip.name, d.decode_ceiling) for d in ds), key=lambda x: -x[1])
+    d0 = ds[0]
     bars_ = [charts.Bar(name, tok) for name, tok in rows]
     words = (
-        f"Upper bound on tokens per second for one sequence of {model.name} in {precision.name} "
-        f"({w / 1e9:,.0f} GB of weights), memory bandwidth ÷ weight bytes, by accelerator: from "
-        f"{rows[0][1]:,.0f} on the {rows[0][0]} to {rows[-1][1]:,.0f} on the {rows[-1][0]}."
+        f"Upper bound on tokens per second for one sequence of {d0.setting.model.name} in "
+        f"{d0.setting.precision.name} ({d0.weight_bytes / 1e9:,.1f} GB of weights, embeddings and LM head at 16 bit, "
+        f"and a {r.scenario.context_tokens:,}-token KV cache), memory bandwidth ÷ bytes per step, by accelerator: "
+        f"from {rows[0][1]:,.0f} on the {rows[0][0]} to {rows[-1][1]:,.0f} on the {rows[-1][0]}."
     )
     svg = charts.bars("ceiling-chart", bars_, "tokens per second, one sequence (ceiling)",
                       "Decode ceiling by accelerator", words)

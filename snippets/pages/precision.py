@@ -1,8 +1,9 @@
 """Page model of "Numeric precision" (docs/precision.md).
 
-Every figure the page shows comes from here; every figure here comes from `data/` through the
-functions of `snippets` (precision, sizing, capacity, decode, layout). The reference hardware is
-the 8-GPU HGX H100 node, as on the interconnect page.
+The formats (bits, bytes, ranges) come from `snippets.precision`; every deployment the page shows
+(weights, layout, memory per GPU, GPUs, nodes, decode ceiling, cost) is the engine's, through
+`snippets.pages.scenario.reference`: the node, the memory budget and the context are the
+reference scenario's (`data/scenarios.yaml`).
 """
 
 from __future__ import annotations
@@ -13,25 +14,20 @@ from types import SimpleNamespace
 from typing import Any, TypeVar
 
 from snippets import fmt
-from snippets.capacity import usable_bytes, weight_bytes
-from snippets.data import Catalog, Node, Precision
+from snippets.data import Catalog, Precision
+from snippets.engine import Deployment, Layout, RefusedLayout
+from snippets.engine.memory import stage_weights
 from snippets.fmt import Claim, Figure
-from snippets.layout import Layout, deployable_layout, tp_degrees
-from snippets.pages.interconnect import sizing_fields
+from snippets.pages.scenario import Reference, reference
 from snippets.precision import (
     bit_budget,
     max_finite,
     min_normal,
     min_subnormal,
     relative_step,
-    replica_ceiling,
-    replicas_per_node,
     shrink_factor,
 )
-from snippets.sizing import Sizing, size_on_node
 
-NODE = "hgx-h100-8"
-RESERVE = "runtime-reserve"
 MODELS = {"m70": "llama-3.1-70b", "m405": "llama-3.1-405b"}
 REFERENCE = "fp16"
 FORMATS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "int4-g128", "mxfp4", "nvfp4")
@@ -41,9 +37,12 @@ SIZED = ("fp32", "fp16", "fp8", "int8", "int4", "int4-g128", "mxfp4", "nvfp4")
 FLOATS = ("fp32", "bf16", "fp16", "fp8-e5m2", "fp8-e4m3", "mxfp4")
 """Rows of the range table; MXFP4 stands for its E2M1 element, which NVFP4 shares."""
 COST_MODEL = "m70"
+OLDER = "a100-80gb-sxm"
+"""A GPU without FP8 tensor cores, where FP8 is weight-only."""
 
 SOURCES = (
     ("accelerators", "h100-sxm"),
+    ("accelerators", "a100-80gb-sxm"),
     ("interconnects", "hgx-h100-8"),
     ("models", "llama-3.1-70b"),
     ("models", "llama-3.1-405b"),
@@ -58,7 +57,9 @@ SOURCES = (
     ("precisions", "int4-g128"),
     ("precisions", "mxfp4"),
     ("precisions", "nvfp4"),
-    ("assumptions", "runtime-reserve"),
+    ("scenarios", "reference"),
+    ("policies", "vllm-default"),
+    ("policies", "tp-in-node"),
 )
 """The data entries this page's figures are computed from."""
 
@@ -95,7 +96,7 @@ def _gb(n: float) -> Figure:
 
 
 def _tps(x: float) -> Figure:
-    return fmt.quantity(x, "tokens/s", 0 if x >= 100 else 1, basis="upper bound, one sequence, weights only")
+    return fmt.quantity(x, "tokens/s", 0 if x >= 100 else 1, basis="upper bound, one sequence: HBM ÷ (weights + KV cache) per step")
 
 
 def _power_of_two(x: float) -> str:
@@ -222,203 +223,233 @@ def ranges_table(cat: Catalog) -> str:
 
 # --------------------------------------------------------------------------- model x precision
 
+def kept_16bit_bytes(d: Deployment) -> float:
+    """Bytes of one whole copy kept at 16 bit beside the quantized blocks: embedding, LM head, final norm."""
+    s = d.setting
+    return stage_weights(s.model.arch, s.precision, Layout(1))[0].embedding_bytes
+
+
+def on_layout(r: Reference, model_id: str, precision_id: str, layout: Layout) -> Deployment | None:
+    """The deployment on `layout`, or None where the engines refuse it or its GPUs cannot hold it."""
+    try:
+        return r.deployment(model_id, precision_id, layout=layout)
+    except RefusedLayout:
+        return None
+
+
 @dataclass(frozen=True)
 class Row:
-    """One model in one precision, as figures."""
+    """One model in one precision, deployed by the engine, as figures."""
 
     model: str
     precision: str
     params: Figure
     bytes_per_param: Figure
     weight: Figure
-    gpus_exact: Figure
-    gpus_weights: Figure
-    gpus_exact_usable: Figure
-    gpus: Figure
-    nodes: Figure
+    """One whole copy, embeddings and LM head as the checkpoint keeps them."""
+    kept16: Figure
+    weights_gpu: Figure
+    used_gpu: Figure
     layout: str
     tp: Figure
+    gpus: Figure
     rented: Figure
+    nodes: Figure
     ceiling: Figure
-    """Tokens/s ceiling of one sequence on the smallest deployable layout."""
+    """The engine's single-sequence ceiling on the layout its policy chose."""
     node_ceiling: Figure | None
-    """Tokens/s ceiling of one sequence with the weights spread over one whole node; None if they do not fit."""
+    """The same on one whole node (TP across all its GPUs); None if that layout cannot hold it."""
     replicas: Figure
     node_total: Figure
     """Replicas per node x ceiling per replica."""
+    cost_mtok: Figure | None
+    """Dollars per million tokens at one sequence per replica, at the site's indicative price."""
     fits_node: Claim
     spans_nodes: Claim
     fits_one_gpu: Claim
-    sizing: Sizing
-    deployed: Layout
+    d: Deployment
+    whole_node: Deployment | None
 
 
-def row(cat: Catalog, model_id: str, precision_id: str) -> Row:
-    s = size_on_node(cat, model_id, precision_id, NODE, RESERVE)
-    node = cat.interconnect(NODE, Node)
-    arch = cat.models[model_id].architecture
-    hbm = cat.accelerators[node.accelerator].memory_bandwidth.bandwidth
-    lay = deployable_layout(s.gpus_with_headroom, arch.attention_heads, arch.kv_heads, arch.layers, node.gpus)
-    whole_node = s.fits_one_node and node.gpus in tp_degrees(arch.attention_heads, arch.kv_heads, node.gpus)
-    per_replica = replica_ceiling(s.weight_bytes, hbm, lay.tp)
-    reps = replicas_per_node(lay.gpus, node.gpus)
+def row(r: Reference, model_id: str, precision_id: str) -> Row:
+    d = r.deployment(model_id, precision_id)
+    node = r.node
+    whole = on_layout(r, model_id, precision_id, Layout(node.gpus)) if d.fits_one_node else None
+    reps = node.gpus // d.gpus if d.fits_one_node else 0
+    cost = d.cost_per_hour
+    bpp = d.setting.precision.bytes_per_param
+    basis = f"{d.layout.label}: {d.gpus} GPUs, {d.nodes} node(s) of {node.gpus}"
     return Row(
-        model=cat.models[model_id].name,
-        precision=cat.precisions[precision_id].name,
-        bytes_per_param=fmt.quantity(s.bytes_per_param, "bytes/weight", _digits(s.bytes_per_param, 5)),
-        **sizing_fields(s, weight=_gb(s.weight_bytes), digits=2),
-        layout=lay.label,
-        tp=fmt.count(lay.tp),
-        rented=fmt.count(lay.gpus),
-        ceiling=_tps(per_replica),
-        node_ceiling=_tps(replica_ceiling(s.weight_bytes, hbm, node.gpus)) if whole_node else None,
+        model=d.setting.model.name,
+        precision=d.setting.precision.name,
+        params=fmt.params(d.params, 2),
+        bytes_per_param=fmt.quantity(bpp, "bytes/weight", _digits(bpp, 5)),
+        weight=_gb(d.weight_bytes),
+        kept16=_gb(kept_16bit_bytes(d)),
+        weights_gpu=fmt.nbytes(d.memory.weights, "GiB", 1),
+        used_gpu=fmt.nbytes(d.memory.used, "GiB", 1),
+        layout=d.layout.label,
+        tp=fmt.count(d.layout.tp),
+        gpus=fmt.count(d.gpus),
+        rented=fmt.count(d.gpus_rented),
+        nodes=fmt.count(d.nodes, "nodes"),
+        ceiling=_tps(d.decode_ceiling),
+        node_ceiling=None if whole is None else _tps(whole.decode_ceiling),
         replicas=fmt.count(reps, "replicas"),
-        node_total=_tps(reps * per_replica),
-        deployed=lay,
+        node_total=_tps(reps * d.decode_ceiling),
+        cost_mtok=None if cost is None else fmt.Figure(cost / (d.decode_ceiling * 3600) * 1e6, "USD",
+                                                       f"${cost / (d.decode_ceiling * 3600) * 1e6:,.2f}",
+                                                       "indicative on-demand list price, one sequence"),
+        fits_node=fmt.claim(d.fits_one_node, basis),
+        spans_nodes=fmt.claim(not d.fits_one_node, basis),
+        fits_one_gpu=fmt.claim(d.gpus == 1, basis),
+        d=d,
+        whole_node=whole,
     )
 
 
-def _gpus(r: Row) -> str:
-    return "GPU" if r.sizing.gpus_with_headroom == 1 else "GPUs"
-
-
 def sizing_table(cat: Catalog, model: str) -> str:
-    """One model in each precision: weights, GPUs weights-only and with headroom, layout, one node or not."""
-    model_id = MODELS[model]
+    """One model in each precision: weights, what stays at 16 bit, memory per GPU, the engine's layout, one node or not."""
+    r = reference(cat)
     rows: list[list[fmt.Cell]] = []
     for pid in SIZED:
-        r = row(cat, model_id, pid)
-        if r.sizing.fits_one_gpu:
+        x = row(r, MODELS[model], pid)
+        if x.d.gpus == 1:
             verdict = "Yes: a single GPU"
-        elif r.sizing.fits_one_node:
+        elif x.d.fits_one_node:
             verdict = "Yes"
         else:
-            verdict = f"No: {r.nodes.text} nodes"
-        rows.append([r.precision, r.bytes_per_param, r.weight, r.gpus_exact, r.gpus_weights,
-                     r.gpus_exact_usable, r.gpus, r.layout, verdict])
+            verdict = f"No: {x.nodes.text} nodes"
+        rows.append([x.precision, x.bytes_per_param, x.weight, x.kept16, x.layout, x.gpus, x.weights_gpu,
+                     x.used_gpu, verdict])
     return fmt.table(
         f"sizing_{model}",
-        ["Precision", "Bytes per weight", "Weights", "Weights ÷ card", "GPUs, weights only",
-         "Weights ÷ usable", "GPUs with headroom", "Deployable layout", "One 8-GPU node?"],
+        ["Precision", "Bytes per weight", "Weights", "Embedding and LM head", "Layout", "GPUs", "Weights per GPU",
+         "Pool used per GPU", f"One {r.node.gpus}-GPU node?"],
         rows,
-        align="lrrrrrrll",
+        align="lrrrlrrrl",
     )
 
 
 def decode_table(cat: Catalog, model: str) -> str:
-    """Bytes read per token and the decode ceiling on one whole node, for one model in each precision."""
-    model_id = MODELS[model]
-    node = cat.interconnect(NODE, Node)
+    """The engine's single-sequence ceiling on one whole node and on the layout its policy chose."""
+    r = reference(cat)
     rows: list[list[fmt.Cell]] = []
     for pid in SIZED:
-        r = row(cat, model_id, pid)
+        x = row(r, MODELS[model], pid)
         f = format_of(cat, pid)
-        on_node: fmt.Cell = r.node_ceiling if r.node_ceiling is not None else "does not fit in one node"
-        rows.append([r.precision, r.weight, f.shrink, on_node, r.layout, r.ceiling])
+        on_node: fmt.Cell = x.node_ceiling if x.node_ceiling is not None else "does not fit in one node"
+        rows.append([x.precision, x.weight, f.shrink, on_node, x.layout, x.ceiling])
     return fmt.table(
         f"decode_{model}",
-        ["Precision", "Bytes read per token", "FP16 bytes ÷ these",
-         f"Ceiling on one node (TP{node.gpus}), tokens/s", "Smallest layout", "Ceiling on it, tokens/s"],
+        ["Precision", "Weights", "FP16 bytes ÷ these",
+         f"Ceiling on one node (TP{r.node.gpus}), tokens/s", "Layout", "Ceiling on it, tokens/s"],
         rows,
         align="lrrrlr",
     )
 
 
 def cost_table(cat: Catalog, model: str = COST_MODEL) -> str:
-    """Replicas of one model per node in each precision, and the node's summed decode ceiling."""
-    model_id = MODELS[model]
+    """Replicas of one model per node in each precision, the node's summed ceiling and the cost per token."""
+    r = reference(cat)
     rows: list[list[fmt.Cell]] = []
     for pid in SIZED:
-        r = row(cat, model_id, pid)
-        rows.append([r.precision, r.layout, r.rented, r.replicas, r.ceiling, r.node_total])
+        x = row(r, MODELS[model], pid)
+        rows.append([x.precision, x.layout, x.rented, x.replicas, x.ceiling, x.node_total,
+                     "unpriced" if x.cost_mtok is None else x.cost_mtok])
     return fmt.table(
         f"cost_{model}",
         ["Precision", "Layout", "GPUs per replica", "Replicas per node", "Ceiling per replica, tokens/s",
-         "Node, one sequence per replica, tokens/s"],
+         "Node, one sequence per replica, tokens/s", "Per million tokens"],
         rows,
-        align="llrrrr",
+        align="llrrrrr",
     )
 
 
 def worked_example(cat: Catalog) -> str:
     """Llama 3.1 70B from FP16 to INT4 with group scales, step by step, as Markdown with figure spans."""
+    r = reference(cat)
     model_id = MODELS["m70"]
-    a, b = row(cat, model_id, "fp16"), row(cat, model_id, "int4-g128")
+    a, b = row(r, model_id, "fp16"), row(r, model_id, "int4-g128")
     fa, fb = format_of(cat, "fp16"), format_of(cat, "int4-g128")
     budget = bit_budget(fb.precision)
-    node = cat.interconnect(NODE, Node)
-    acc = cat.accelerators[node.accelerator]
-    hbm = acc.memory_bandwidth.bandwidth
-    n = b.sizing.params
-    element_only = weight_bytes(n, budget.element / 8)
-    meta = weight_bytes(n, (budget.scale + budget.zero_point) / 8)
-    same_gpus = replica_ceiling(b.sizing.weight_bytes, hbm, a.deployed.tp)
-    usable = usable_bytes(acc.memory.bytes, cat.assumptions[RESERVE].value.fraction)
+    same = on_layout(r, model_id, "int4-g128", a.d.layout)
+    if same is None:
+        raise ValueError(f"INT4 on FP16's {a.layout} is refused: the worked example needs it")
+    one = a.d.setting.memory(Layout(1))
+    body = b.d.weight_bytes - kept_16bit_bytes(b.d)
     group, scale_width = need(fb.group, fb.name), need(fb.scale_width, fb.name)
     zero_width = need(fb.zero_width, fb.name)
+    pol = r.eng.memory_policies[r.scenario.memory_policy]
     h = fmt.fig_html
+    shrink = fmt.ratio(a.d.weight_bytes / b.d.weight_bytes, 2, basis="FP16 weights ÷ grouped INT4 weights, as stored")
     lines = [
-        f"1. **FP16.** {h(a.params, 'worked.params')} weights × {h(fa.bytes, 'worked.fp16_bytes')} bytes = "
-        f"{h(a.weight, 'worked.fp16_weight')}.",
+        f"1. **FP16.** {h(a.params, 'worked.params')} weights (counted from the architecture) × "
+        f"{h(fa.bytes, 'worked.fp16_bytes')} bytes = {h(a.weight, 'worked.fp16_weight')}.",
         f"2. **INT4 elements.** {h(fb.element_bits, 'worked.element_bits')} bits is "
-        f"{h(fmt.quantity(budget.element / 8, 'bytes/weight', 1), 'worked.element_bytes')} byte per weight: "
-        f"{h(_gb(element_only), 'worked.element_weight')} if nothing else were stored.",
+        f"{h(fmt.quantity(budget.element / 8, 'bytes/weight', 1), 'worked.element_bytes')} byte per weight.",
         f"3. **Group metadata.** Every {h(group, 'worked.group')} weights share one "
         f"{fmt.escape_markdown(str(fb.scale_format))} scale "
         f"({h(scale_width, 'worked.scale_width')} bits) and one zero point "
         f"({h(zero_width, 'worked.zero_width')} bits): ({h(scale_width, 'worked.scale_width')} + "
         f"{h(zero_width, 'worked.zero_width')}) ÷ {h(group, 'worked.group')} = "
-        f"{h(fb.meta_bits, 'worked.meta_bits')} bits per weight, another {h(_gb(meta), 'worked.meta_weight')}. "
-        f"In all {h(fb.bits, 'worked.bits')} bits per weight and **{h(b.weight, 'worked.int4_weight')}**: "
-        f"{h(fb.shrink, 'worked.shrink')} smaller than FP16, against "
-        f"{h(format_of(cat, 'int4').shrink, 'worked.bare_shrink')} for the elements alone.",
-        f"4. **GPUs.** With {h(_gb(usable), 'worked.usable')} usable per card, FP16 needs "
-        f"{h(a.weight, 'worked.fp16_weight')} ÷ {h(_gb(usable), 'worked.usable')} = "
-        f"{h(a.gpus_exact_usable, 'worked.fp16_exact')}, so **{h(a.gpus, 'worked.fp16_gpus')} {_gpus(a)}**, "
-        f"deployed as {a.layout}; INT4 needs {h(b.gpus_exact_usable, 'worked.int4_exact')}, so "
-        f"**{h(b.gpus, 'worked.int4_gpus')} {_gpus(b)}**, deployed as {b.layout}.",
-        f"5. **Decode ceiling.** Each token reads every weight once, and the GPUs of a tensor-parallel layout "
-        f"read their shares at the same time. FP16: {h(a.tp, 'worked.fp16_tp')} × "
-        f"{h(fmt.bandwidth(hbm, 'TB/s', 2), 'worked.hbm')} ÷ {h(a.weight, 'worked.fp16_weight')} = "
-        f"{h(a.ceiling, 'worked.fp16_ceiling')} tokens/s. INT4: {h(b.tp, 'worked.int4_tp')} × "
-        f"{h(fmt.bandwidth(hbm, 'TB/s', 2), 'worked.hbm')} ÷ {h(b.weight, 'worked.int4_weight')} = "
-        f"{h(b.ceiling, 'worked.int4_ceiling')} tokens/s, and on the same {h(a.tp, 'worked.fp16_tp')} GPUs "
-        f"as FP16 it would be {h(_tps(same_gpus), 'worked.int4_same_gpus')} tokens/s, "
-        f"{h(fb.shrink, 'worked.shrink')} the FP16 figure.",
+        f"{h(fb.meta_bits, 'worked.meta_bits')} bits per weight, {h(fb.bits, 'worked.bits')} in all.",
+        f"4. **What stays in BF16.** The checkpoint keeps the token embedding and the LM head in BF16: "
+        f"{h(b.kept16, 'worked.kept16')}. The quantized blocks are {h(_gb(body), 'worked.body')}, so the "
+        f"model is **{h(b.weight, 'worked.int4_weight')}**: {h(shrink, 'worked.shrink')} smaller than FP16, "
+        f"not the {h(fb.shrink, 'worked.format_shrink')} of the format alone.",
+        f"5. **GPUs.** On one {r.eng.chips[r.node.chip].name} the pool is {h(fmt.nbytes(one.pool, 'GiB', 1), 'worked.pool')} "
+        f"({h(fmt.percent(pol.utilization), 'worked.utilization')} of what the card reports) and must hold the "
+        f"weights, the activations, the runtime and the KV cache: FP16 would need "
+        f"{h(fmt.nbytes(one.used, 'GiB', 1), 'worked.fp16_one_gpu')}, so the engine deploys it as "
+        f"**{a.layout}** on {h(a.gpus, 'worked.fp16_gpus')} GPUs; grouped INT4 needs "
+        f"{h(b.used_gpu, 'worked.int4_used')} and runs as **{b.layout}** on {h(b.gpus, 'worked.int4_gpus')} GPU.",
+        f"6. **Decode ceiling.** Each token reads every weight and the sequence's KV cache once; the GPUs of a "
+        f"tensor-parallel layout read their shares at the same time. FP16 on {a.layout}: "
+        f"{h(a.ceiling, 'worked.fp16_ceiling')} tokens/s. Grouped INT4 on {b.layout}: "
+        f"{h(b.ceiling, 'worked.int4_ceiling')} tokens/s, and on the same {h(a.tp, 'worked.fp16_tp')} GPUs as "
+        f"FP16 it would be {h(_tps(same.decode_ceiling), 'worked.int4_same_gpus')} tokens/s.",
     ]
     return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------- namespace
 
-def _model_rows(cat: Catalog, model_id: str) -> SimpleNamespace:
-    return SimpleNamespace(**{key(p): row(cat, model_id, p) for p in SIZED})
+def _model_rows(r: Reference, model_id: str) -> SimpleNamespace:
+    return SimpleNamespace(**{key(p): row(r, model_id, p) for p in SIZED})
 
 
 def namespace(cat: Catalog) -> dict[str, Any]:
     """The names the page's `{{ ... }}` values and claims use."""
-    node = cat.interconnect(NODE, Node)
-    acc = cat.accelerators[node.accelerator]
-    reserve = cat.assumptions[RESERVE]
-    usable = usable_bytes(acc.memory.bytes, reserve.value.fraction)
+    r = reference(cat)
+    node = r.node
+    chip = r.eng.chips[node.chip]
+    pol = r.eng.memory_policies[r.scenario.memory_policy]
+    pool = chip.capacity_bytes * pol.utilization
     formats = {key(p): format_of(cat, p) for p in (*FORMATS, "fp8-e4m3", "fp8-e5m2")}
-    models = {m: _model_rows(cat, mid) for m, mid in MODELS.items()}
+    models = {m: _model_rows(r, mid) for m, mid in MODELS.items()}
     m70, m405 = models["m70"], models["m405"]
     f = SimpleNamespace(**formats)
 
     def total(pid: str) -> float:
         return bit_budget(cat.precisions[pid]).total
 
-    # Decode on one whole node: ceiling x bytes read is the same for every precision that fits.
-    on_node = [(r.sizing.weight_bytes, r.node_ceiling.value)
-               for ns in models.values() for r in vars(ns).values() if r.node_ceiling is not None]
-    products = [w * c for w, c in on_node]
-    proportional = max(products) / min(products) - 1 < 1e-9
-    # On the fewest GPUs, FP32, FP16 and INT8 70B all hit the same per-replica ceiling.
-    fewest = [m70.fp32.ceiling.value, m70.fp16.ceiling.value, m70.int8.ceiling.value]
-    same_speed = max(fewest) / min(fewest) - 1 < 1e-9
-    cost = [r.node_total.value * r.sizing.bytes_per_param for r in vars(m70).values()]
-    node_total_proportional = max(cost) / min(cost) - 1 < 1e-9
+    # On one whole node, the ceiling rises by less than the bytes of the format shrink: the KV cache
+    # (BF16) and the embedding and LM head (BF16) do not shrink with it.
+    base = m70.fp16.whole_node
+    if base is None:
+        raise ValueError("the decode comparison needs 70B in FP16 on one whole node")
+    gains = []
+    for pid in SIZED:
+        x = getattr(m70, key(pid))
+        if x.whole_node is not None and pid != "fp16" and total(pid) < total("fp16"):
+            gains.append((x.whole_node.decode_ceiling / base.decode_ceiling) / (total("fp16") / total(pid)))
+    below_shrink = all(0.5 < g < 1 for g in gains)
+    # FP32 on TP4 and FP16 on TP2: twice the bytes on twice the GPUs, about the same ceiling.
+    fewest = [m70.fp32.d.decode_ceiling, m70.fp16.d.decode_ceiling]
+    same_speed = max(fewest) / min(fewest) - 1 < 0.05
+    int4_one_gpu = [x for x in vars(m70).values() if x.d.gpus == 1]
+    lean = r.deployment(MODELS["m70"], "fp8", accelerator=OLDER)
 
     e4m3, e5m2 = formats["fp8_e4m3"], formats["fp8_e5m2"]
     e4m3_max, e5m2_max = need(e4m3.max, e4m3.name), need(e5m2.max, e5m2.name)
@@ -427,29 +458,33 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     int4_budget = bit_budget(cat.precisions["int4-g128"])
     scale_only = int4_budget.element + int4_budget.scale
     ordered = total("int4") < total("int4-g128") < total("mxfp4") < total("nvfp4")
+    scale_cost = m405.int4_g128.d.weight_bytes - m405.int4.d.weight_bytes
 
     return {
         **formats,
         "f": f,
         **models,
-        "gpu_name": acc.name,
+        "gpu_name": chip.name,
+        "old_gpu_name": r.eng.chips[OLDER].name,
         "node_name": node.name,
-        "gpu_memory": fmt.nbytes(acc.memory.bytes, "GB"),
-        "gpu_usable": fmt.nbytes(usable, "GB"),
-        "reserve": fmt.percent(reserve.value.fraction, 1 if reserve.value.value % 1 else 0),
+        "gpu_label": fmt.nbytes(chip.label_bytes, "GB"),
+        "gpu_reported": fmt.nbytes(chip.capacity_bytes, "GiB", 1),
+        "pool": fmt.nbytes(pool, "GiB", 1),
+        "utilization": fmt.percent(pol.utilization),
+        "context": fmt.count(r.scenario.context_tokens, "tokens"),
         "node_gpus": fmt.count(node.gpus),
-        "hbm": fmt.bandwidth(acc.memory_bandwidth.bandwidth, "TB/s", 2),
+        "hbm": fmt.quantity(chip.hbm_bytes_per_s / 1e12, "TB/s", 2, show_unit=True, basis="shared by reads and writes"),
         "int4_scale_only_bits": _bits(scale_only),
-        "m405_scale_cost": _gb(m405.int4_g128.sizing.weight_bytes - m405.int4.sizing.weight_bytes),
-        "m405_scale_cards": fmt.percent(
-            (m405.int4_g128.sizing.weight_bytes - m405.int4.sizing.weight_bytes) / usable),
-        "m70_first_single_gpu": next(r.precision for r in vars(m70).values() if r.sizing.fits_one_gpu),
-        "m70_meta": _gb(m70.int4_g128.sizing.weight_bytes - m70.int4.sizing.weight_bytes),
+        "m405_scale_cost": _gb(scale_cost),
+        "m405_scale_pool": fmt.percent(scale_cost / pool),
+        "m70_first_single_gpu": int4_one_gpu[0].precision if int4_one_gpu else "none",
+        "m70_meta": _gb(m70.int4_g128.d.weight_bytes - m70.int4.d.weight_bytes),
         "e4m3_max": e4m3_max,
         "e5m2_max": e5m2_max,
         "e4m3_step": e4m3_step,
         "e5m2_step": e5m2_step,
         "e5m2_over_e4m3_range": fmt.ratio(e5m2_max.value / e4m3_max.value, 0, basis="largest values"),
+        "a100_fp8_ceiling": _tps(lean.decode_ceiling),
         # Claims the prose makes.
         "bf16_same_bytes_as_fp16": fmt.claim(
             total("bf16") == total("fp16"), f"BF16 {total('bf16')} bits, FP16 {total('fp16')} bits"),
@@ -462,20 +497,38 @@ def namespace(cat: Catalog) -> dict[str, Any]:
             e4m3_step.value < e5m2_step.value and e4m3_max.value < e5m2_max.value,
             f"steps {e4m3_step.text} < {e5m2_step.text}; largest {e4m3_max.text} < {e5m2_max.text}"),
         "m70_int4_one_gpu_either_way": fmt.claim(
-            m70.int4.sizing.fits_one_gpu and m70.int4_g128.sizing.fits_one_gpu,
-            f"{m70.int4.sizing.gpus_with_headroom} GPU bare, {m70.int4_g128.sizing.gpus_with_headroom} with scales"),
-        "int8_halves_70b": fmt.claim(
-            m70.int8.deployed.gpus * 2 == m70.fp16.deployed.gpus,
-            f"{m70.int8.deployed.gpus} GPU(s) per replica in INT8, {m70.fp16.deployed.gpus} in FP16"),
+            m70.int4.d.gpus == 1 and m70.int4_g128.d.gpus == 1,
+            f"{m70.int4.d.gpus} GPU bare, {m70.int4_g128.d.gpus} with scales"),
+        "kept16_matters": fmt.claim(
+            m70.int4_g128.d.weight_bytes > 1.05 * m70.int4_g128.d.params * total("int4-g128") / 8,
+            "grouped INT4 weights > 1.05 × params × bits / 8"),
+        "int8_same_gpus": fmt.claim(
+            m70.int8.d.gpus == m70.fp16.d.gpus and m70.int8.d.decode_ceiling > 1.5 * m70.fp16.d.decode_ceiling,
+            f"{m70.int8.d.gpus} GPUs in INT8 and {m70.fp16.d.gpus} in FP16; "
+            f"{m70.int8.d.decode_ceiling:.1f} against {m70.fp16.d.decode_ceiling:.1f} tokens/s"),
+        "int8_misses_one_gpu": fmt.claim(
+            m70.int8.d.setting.memory(Layout(1)).weights < pool and not m70.int8.d.setting.memory(Layout(1)).fits,
+            f"INT8 on one GPU: {m70.int8.d.setting.memory(Layout(1)).used / 2**30:.1f} GiB > pool {pool / 2**30:.1f} GiB"),
         "m405_fp8_first_in_node": fmt.claim(
-            not m405.fp16.sizing.fits_one_node and m405.fp8.sizing.fits_one_node,
-            f"FP16 {m405.fp16.sizing.gpus_with_headroom} GPUs, FP8 {m405.fp8.sizing.gpus_with_headroom} GPUs, "
-            f"{node.gpus} per node"),
-        "ceiling_proportional": fmt.claim(
-            proportional, f"ceiling × bytes read is the same within 1e-9 for {len(on_node)} rows"),
+            not m405.fp16.d.fits_one_node and m405.fp8.d.fits_one_node,
+            f"FP16 {m405.fp16.d.layout.label}, FP8 {m405.fp8.d.layout.label}, {node.gpus} GPUs per node"),
+        "m405_int4_scales_no_gpu": fmt.claim(
+            m405.int4.d.gpus == m405.int4_g128.d.gpus,
+            f"{m405.int4.d.layout.label} bare, {m405.int4_g128.d.layout.label} with scales"),
+        "ceiling_below_shrink": fmt.claim(
+            below_shrink, "ceiling gain ÷ bytes shrink on one node: " + ", ".join(f"{g:.2f}" for g in gains)),
         "same_speed_on_fewest": fmt.claim(
-            same_speed, "70B per-replica ceilings: " + ", ".join(f"{x:.2f}" for x in fewest) + " tokens/s"),
-        "node_total_proportional": fmt.claim(
-            node_total_proportional, "node ceiling × bytes per weight is the same for every precision of 70B"),
+            same_speed, "70B FP32 and FP16 ceilings: " + ", ".join(f"{x:.2f}" for x in fewest) + " tokens/s"),
+        "pp_no_faster": fmt.claim(
+            m405.fp16.d.decode_ceiling < m405.fp8.d.decode_ceiling and m405.fp16.d.gpus > m405.fp8.d.gpus,
+            f"{m405.fp16.d.layout.label}: {m405.fp16.d.decode_ceiling:.1f} tokens/s; "
+            f"{m405.fp8.d.layout.label}: {m405.fp8.d.decode_ceiling:.1f}"),
+        "int4_weight_only_on_h100": fmt.claim(
+            m70.int4_g128.d.weight_only and not m70.fp8.d.weight_only,
+            f"{chip.name}: INT4 computes in {m70.int4_g128.d.compute_format}, FP8 in {m70.fp8.d.compute_format}"),
+        "fp8_weight_only_on_a100": fmt.claim(
+            lean.weight_only, f"{lean.setting.chip.name} computes FP8 weights in {lean.compute_format}"),
         "m70_fp32_fits_node": m70.fp32.fits_node,
     }
+
+
