@@ -92,7 +92,9 @@ def test_interconnect_page_carries_the_charts_with_captions(built: Build) -> Non
     assert cliff.find("svg")["aria-labelledby"] == "cliff-chart-title cliff-chart-desc"
     caption = cliff.find("figcaption").get_text()
     assert "HBM at 3,350 GB/s" in caption and "7.4× NVLink" in caption
-    assert "Llama 3.1 405B FP16: 12" in gpus.find("figcaption").get_text()
+    # the engine's layouts, the same as the parallelism page's: 405B BF16 on TP8 x PP2, INT4 on TP4
+    caption = gpus.find("figcaption").get_text()
+    assert "Llama 3.1 405B BF16: 16 (TP8 × PP2)" in caption and "Llama 3.1 405B INT4: 4 (TP4)" in caption
 
 
 def test_notebook_page_is_executed_without_errors(built: Build) -> None:
