@@ -8,6 +8,8 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 
 from snippets.charts import Bar, bars, decade_ticks, figure, grouped_bars, log_bars, nice_ticks
+from snippets.data import Catalog
+from snippets.pages.scenario import reference
 
 from .conftest import Build, run_build, value
 
@@ -92,22 +94,29 @@ def test_interconnect_page_carries_the_charts_with_captions(built: Build) -> Non
     assert cliff.find("svg")["aria-labelledby"] == "cliff-chart-title cliff-chart-desc"
     caption = cliff.find("figcaption").get_text()
     assert "HBM at 3,350 GB/s" in caption and "7.4× NVLink" in caption
-    assert "Llama 3.1 405B FP16: 12" in gpus.find("figcaption").get_text()
+    # the engine's layouts, the same as the parallelism page's: 405B BF16 on TP8 x PP2, INT4 on TP4
+    caption = gpus.find("figcaption").get_text()
+    assert "Llama 3.1 405B BF16: 16 (TP8 × PP2)" in caption and "Llama 3.1 405B INT4: 4 (TP4)" in caption
 
 
-def test_notebook_page_is_executed_without_errors(built: Build) -> None:
+def test_notebook_page_is_executed_without_errors(built: Build, catalog: Catalog) -> None:
     page = built.page("notebooks/size-your-deployment/index.html")
     outputs = page.select(".jp-OutputArea-output")
     assert len(outputs) >= 4
     assert not page.select('[data-mime-type="application/vnd.jupyter.stderr"]')
     text = page.get_text()
     assert "Traceback" not in text and "Error" not in text
-    # the notebook's default choice: Llama 3.1 405B in INT8 on H100 -> 405 GB, 6 GPUs, TP8 on 8 GPUs
-    assert value(page, "notebook-sizing[Weight memory][Value]") == 405
-    assert value(page, "notebook-sizing[GPUs with the reserve][Value]") == 6
-    assert value(page, "notebook-layout[GPUs rented][Value]") == 8
-    # tokens/s ceiling = 8 x 3.35 TB/s / 405 GB
-    assert value(page, "notebook-ceiling[Tokens per second, ceiling][Value]") == pytest.approx(8 * 3.35e12 / 405e9)
+    # the notebook's default choice: Llama 3.1 405B in FP8 on an HGX H100 -> 410.1 GB, TP8 on 8 GPUs, one node
+    assert value(page, "notebook-sizing[Weight memory, one copy][Value]") == pytest.approx(410.06, abs=0.01)
+    assert value(page, "notebook-sizing[GPUs][Value]") == 8
+    assert value(page, "notebook-sizing[Nodes][Value]") == 1
+    # every figure is the engine's own, not a re-derivation: the same deployment, read back
+    d = reference(catalog).deployment("llama-3.1-405b", "fp8")
+    assert value(page, "notebook-memory[Weights][Value]") == pytest.approx(d.memory.weights / 2**30)
+    assert value(page, "notebook-memory[Sequences the KV cache can hold][Value]") == d.max_concurrency
+    # the pipelined ceiling: HBM bandwidth over the bytes the stages read in turn, 3.35 TB/s / ~51.8 GB
+    assert value(page, "notebook-ceiling[Tokens per second, ceiling][Value]") == pytest.approx(d.decode_ceiling)
+    assert d.decode_ceiling == pytest.approx(3.35e12 / d.decode_step_bytes(1))
     assert (built.site / "notebooks/size-your-deployment/size-your-deployment.py").is_file()
     assert page.select_one('a[href="size-your-deployment.py"]') is not None
 

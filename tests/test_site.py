@@ -19,14 +19,19 @@ def page(built: Build):
     [
         ("m70_fp16.weight", 140, "140 GB"),
         ("m405_fp16.weight", 810, "810 GB"),
-        ("m405_int8.weight", 405, "405 GB"),
+        ("d405_fp8.weight", 410.0602266, "410.1 GB"),
         ("gpu_usable", 70, "70 GB"),
         ("m405_fp16.gpus_exact", 10.125, "10.1"),
         ("m405_fp16.gpus_weights", 11, "11"),
         ("m405_fp16.gpus_exact_usable", 810 / 70, "11.6"),
         ("m405_fp16.gpus", 12, "12"),
-        ("m405_int8.gpus_exact_usable", 405 / 70, "5.8"),
-        ("m405_int8.gpus", 6, "6"),
+        # what the engine deploys (snippets.engine): 405B BF16 on TP8 x PP2, FP8 on TP8
+        ("d405_bf16.gpus", 16, "16"),
+        ("d405_bf16.nodes", 2, "2"),
+        ("d405_fp8.gpus", 8, "8"),
+        ("capacity", 81559 / 1024, "79.6 GiB"),  # the H100's nvidia-smi total, 81,559 MiB
+        ("pool", 0.9 * 81559 / 1024, "71.7 GiB"),  # vLLM's --gpu-memory-utilization 0.9
+        ("d405_bf16_cost", 16 * 2.99, "$47.84"),
         ("fp16_cap", 40, "40B"),
         ("gen4", 16 * 16 * 128 / 130 / 8, "31.5 GB/s"),
         ("nvlink", 450, "450 GB/s"),
@@ -35,7 +40,7 @@ def page(built: Build):
     ],
 )
 def test_prose_figures(page, name: str, expected: float, shown: str) -> None:
-    assert value(page, name) == pytest.approx(expected)
+    assert value(page, name) == pytest.approx(expected, rel=1e-6)
     assert text(page, name) == shown
 
 
@@ -48,20 +53,30 @@ def test_worked_example_steps(page) -> None:
     assert value(page, "worked.nodes") == 2
 
 
+def test_engine_example_steps(page) -> None:
+    # 405B from its architecture: 405.85e9 parameters; embeddings and LM head stay 16-bit
+    assert value(page, "engine.params") == pytest.approx(405.85, abs=0.01)
+    assert value(page, "engine.weight") == pytest.approx(811.7, abs=0.05)
+    assert value(page, "engine.gpus") == 16 and value(page, "engine.nodes") == 2
+    assert value(page, "engine.gpus_fp8") == 8 and value(page, "engine.nodes_fp8") == 1
+
+
 def test_sizing_table(page) -> None:
+    # what the engine deploys on an HGX H100 (TP inside the node, PP across nodes, whole nodes)
     expect = {
-        "Llama 3.1 70B FP16": (140, 2, 2, "Yes"),
-        "Llama 3.1 70B INT8": (70, 1, 1, "Yes: a single GPU"),
-        "Llama 3.1 405B FP16": (810, 11, 12, "No: spans nodes"),
-        "Llama 3.1 405B INT8": (405, 6, 6, "Yes"),
+        "Llama 3.1 70B BF16": ("TP2", 2, 1, "Yes"),
+        "Llama 3.1 70B FP8": ("TP2", 2, 1, "Yes"),
+        "Llama 3.1 405B BF16": ("TP8 × PP2", 16, 2, "No: spans nodes"),
+        "Llama 3.1 405B FP8": ("TP8", 8, 1, "Yes"),
     }
-    table = next(t for t in page.select("table") if "GPUs with headroom" in t.get_text())
+    table = next(t for t in page.select("table") if "Pool used per GPU" in t.get_text())
     rows = {tr.find("td").get_text(): tr for tr in table.select("tbody tr")}
     assert set(rows) == set(expect)
-    for label, (gb, weights_only, headroom, verdict) in expect.items():
-        assert value(page, f"sizing[{label}][Weights]") == gb
-        assert value(page, f"sizing[{label}][GPUs, weights only]") == weights_only
-        assert value(page, f"sizing[{label}][GPUs with headroom]") == headroom
+    for label, (layout, gpus, nodes, verdict) in expect.items():
+        assert rows[label].find_all("td")[2].get_text() == layout
+        assert value(page, f"sizing[{label}][GPUs]") == gpus
+        assert value(page, f"sizing[{label}][Nodes]") == nodes
+        assert value(page, f"sizing[{label}][Pool used per GPU]") <= 0.9 * 81559 / 1024
         assert rows[label].find_all("td")[-1].get_text() == verdict
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from snippets.data import FILES, Catalog
+from snippets.pages.scenario import reference
 
 from .conftest import Build, figures, text, value
 
@@ -14,18 +15,22 @@ def page(built: Build):
     return built.page("how-the-numbers-are-made/index.html")
 
 
-def test_the_trail_is_the_hand_derived_sizing(page) -> None:
-    # Llama 3.1 70B in FP16 on an H100 SXM (80 GB) with a 12.5 % runtime reserve:
-    # 70e9 params x 2 bytes = 140 GB; usable 80 x 0.875 = 70 GB; 140 / 70 = 2 GPUs
-    assert value(page, "trail[Parameters][Figure]") == 70
+def test_the_trail_is_the_engines_deployment(page, catalog: Catalog) -> None:
+    # Llama 3.1 70B in BF16 on an HGX H100 for the reference scenario, as the engine deploys it:
+    # 70.55e9 parameters from the architecture x 2 bytes = 141.1 GB; the H100 reports 81,559 MiB = 79.6 GiB,
+    # vLLM's pool is 0.9 of it = 71.7 GiB; one GPU cannot hold 131.4 GiB of weights, TP2 can (65.7 GiB each)
+    assert value(page, "trail[Parameters][Figure]") == pytest.approx(70.55, abs=0.01)
     assert value(page, "trail[Bytes per parameter][Figure]") == 2
-    assert value(page, "trail[Weight memory][Figure]") == pytest.approx(140)
-    assert value(page, "trail[Memory per GPU][Figure]") == 80
-    assert value(page, "trail[Runtime reserve][Figure]") == pytest.approx(12.5)
-    assert value(page, "trail[Usable memory per GPU][Figure]") == pytest.approx(70)
+    assert value(page, "trail[Weight memory][Figure]") == pytest.approx(141.1, abs=0.05)
+    assert value(page, "trail[Memory the GPU reports][Figure]") == pytest.approx(81559 / 1024)
+    assert value(page, "trail[The engine's pool][Figure]") == pytest.approx(0.9 * 81559 / 1024)
+    assert value(page, "trail[Activations and runtime][Figure]") == pytest.approx(2.5)
     assert value(page, "trail[GPUs][Figure]") == 2
-    # the prose shows the same figures as the table
-    assert text(page, "weight") == "140 GB"
+    # the same deployment the engine gives, and the prose shows the same figures as the table
+    d = reference(catalog).deployment("llama-3.1-70b", "bf16")
+    assert value(page, "trail[GPUs][Figure]") == d.gpus and d.layout.label == "TP2"
+    assert value(page, "trail[KV cache per GPU][Figure]") == pytest.approx(d.memory.kv_cache / 2**30)
+    assert text(page, "weight") == "141.1 GB"
     assert value(page, "gpus") == 2
 
 

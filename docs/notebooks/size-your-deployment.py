@@ -14,83 +14,88 @@
 # %% [markdown]
 # # Size your own deployment
 #
-# This notebook sizes one replica of a model on one kind of accelerator with the same functions
-# that compute every other page of this site. It is executed at every build, so the outputs below
+# This notebook sizes one replica of a model on one kind of node with the serving engine that
+# computes every other page of this site (`snippets.engine`): the same layouts, memory per GPU and
+# decode ceiling, not a second derivation. It is executed at every build, so the outputs below
 # always match the data. [Download the notebook](size-your-deployment.py) (a jupytext percent
-# script: open it in Jupyter with jupytext, or run it as plain Python), change the three choices
-# in the next cell, and run it yourself after `pip install -e .` in a clone of the site.
+# script: open it in Jupyter with jupytext, or run it as plain Python), change the choices in the
+# next cell, and run it yourself after `pip install -e .` in a clone of the site.
 #
 # The choices are ids from the data tables: models from `data/models.yaml`, precisions from
-# `data/precisions.yaml`, nodes (which name their accelerator) from `data/interconnects.yaml`.
+# `data/precisions.yaml`, nodes (which name their accelerator) from `data/interconnects.yaml`,
+# layout policies from `data/policies.yaml`. The scenario (context length, sequences at once,
+# memory budget) is the site's reference scenario in `data/scenarios.yaml`.
 
 # %%
 from IPython.display import Markdown
 
 from snippets import fmt
-from snippets.capacity import nodes_needed
-from snippets.data import Node, load
-from snippets.decode import aggregate, tokens_per_s_ceiling
-from snippets.layout import deployable_layout
-from snippets.sizing import size
+from snippets.data import load
+from snippets.pages.scenario import reference
 
 cat = load()
+r = reference(cat)
 
 MODEL = "llama-3.1-405b"
-PRECISION = "int8"
-NODE = "hgx-h100-8"
+PRECISION = "fp8"
+NODE = r.node.id  # the scenario's node; try "hgx-a100-8"
+POLICY = r.scenario.layout_policy  # or "fewest-gpus"
 
-model = cat.models[MODEL]
-precision = cat.precisions[PRECISION]
-node = cat.interconnect(NODE, Node)
-gpu = cat.accelerators[node.accelerator]
-reserve = cat.assumptions["runtime-reserve"].value.fraction
+d = r.deployment(MODEL, PRECISION, node=NODE, layout_policy=POLICY)
+st = d.setting
 e = fmt.escape_markdown
-Markdown(f"Sizing **{e(model.name)}** in **{e(precision.name)}** on **{e(gpu.name)}** ({e(node.name)}).")
+Markdown(f"Sizing **{e(st.model.name)}** in **{e(st.precision.name)}** on **{e(st.chip.name)}** ({e(st.node.name)}), "
+         f"for the scenario *{e(st.scenario.name)}*.")
 
 # %% [markdown]
-# ## Weight memory and GPU count
+# ## Weights and the layout
 #
-# Weights take parameters times bytes per parameter. Each card keeps the runtime reserve of
-# `data/assumptions.yaml` free for the KV cache, activations and the runtime; the rest holds weights.
+# The parameter count comes from the architecture in `config.json`; the weights keep the tensors the
+# checkpoint keeps unquantized (embeddings, LM head). The layout policy picks, among the layouts the engines accept, the one to
+# rent; the sentence says which policy chose it and how.
 
 # %%
-s = size(model, precision, gpu, reserve, node.gpus)
 Markdown(fmt.table("notebook-sizing", ["Quantity", "Value"], [
-    ["Parameters (nominal)", fmt.params(s.params)],
-    ["Bytes per parameter", fmt.quantity(s.bytes_per_param, "bytes/param", 3)],
-    ["Weight memory", fmt.nbytes(s.weight_bytes, "GB")],
-    ["Usable memory per GPU", fmt.nbytes(s.usable_bytes, "GB")],
-    ["GPUs, weights only", fmt.count(s.gpus_weights_only)],
-    ["GPUs with the reserve", fmt.count(s.gpus_with_headroom)],
+    ["Parameters (from the architecture)", fmt.params(d.params, 1)],
+    ["Weight memory, one copy", fmt.nbytes(d.weight_bytes, "GB", 1)],
+    ["Layout", d.layout.label],
+    ["Chosen by", d.why],
+    ["GPUs", fmt.count(d.gpus)],
+    ["Nodes", fmt.count(d.nodes, "nodes")],
+    ["GPUs rented", fmt.count(d.gpus_rented)],
 ]))
 
 # %% [markdown]
-# ## A layout a serving engine accepts
+# ## Memory of the busiest GPU
 #
-# A tensor-parallel degree must divide the attention heads and the KV heads and fit in one node;
-# pipeline stages must divide the layers. Capacity rounds up to such a layout.
+# The engine budgets from the memory the device reports; its pool (a share of that) holds the weights,
+# the activation peak, memory outside PyTorch and the KV cache of the scenario's sequences.
 
 # %%
-arch = model.architecture
-layout = deployable_layout(s.gpus_with_headroom, arch.attention_heads, arch.kv_heads, arch.layers, node.gpus)
-Markdown(fmt.table("notebook-layout", ["Quantity", "Value"], [
-    ["Layout", layout.label],
-    ["GPUs rented", fmt.count(layout.gpus)],
-    ["Nodes", fmt.count(nodes_needed(layout.gpus, node.gpus), "nodes")],
+m = d.memory
+Markdown(fmt.table("notebook-memory", ["Quantity", "Value"], [
+    ["Memory the GPU reports", fmt.nbytes(m.capacity, "GiB", 1)],
+    ["The engine's pool", fmt.nbytes(m.pool, "GiB", 1)],
+    ["Weights", fmt.nbytes(m.weights, "GiB", 1)],
+    ["Activations and runtime", fmt.nbytes(m.activations + m.non_torch, "GiB", 1)],
+    ["KV cache of the scenario", fmt.nbytes(m.kv_cache, "GiB", 2)],
+    ["Free in the pool", fmt.nbytes(m.free, "GiB", 1)],
+    ["Sequences the KV cache can hold", fmt.count(d.max_concurrency, "sequences")],
 ]))
 
 # %% [markdown]
-# ## The bandwidth ceiling
+# ## The bandwidth ceiling and the cost
 #
-# Generating one token reads every weight once. With the weights spread over the layout's GPUs,
-# their memory bandwidths add up, and bandwidth divided by bytes read is an upper bound on tokens
-# per second for one sequence: it ignores the KV cache, compute and communication.
+# Generating one token reads, on each pipeline stage in turn, the busiest GPU's weights and the
+# sequence's KV cache. HBM bandwidth over those bytes is an upper bound on tokens per second for one
+# sequence: compute, communication and latency are left out.
 
 # %%
-hbm = gpu.memory_bandwidth.bandwidth
-ceiling = tokens_per_s_ceiling(s.weight_bytes, aggregate(hbm, layout.gpus))
+cost = d.cost_per_hour
 Markdown(fmt.table("notebook-ceiling", ["Quantity", "Value"], [
-    ["HBM per GPU", fmt.bandwidth(hbm, "TB/s", 2)],
-    ["HBM of the layout", fmt.bandwidth(aggregate(hbm, layout.gpus), "TB/s", 1)],
-    ["Tokens per second, ceiling", fmt.quantity(ceiling, "tokens/s", 0)],
+    ["Bytes read per token", fmt.nbytes(d.decode_step_bytes(1), "GB", 1)],
+    ["Tokens per second, ceiling", fmt.quantity(d.decode_ceiling, "tokens/s", 1)],
+    ["Matrix units compute in", d.compute_format.upper() + (" (weight-only)" if d.weight_only else "")],
+    ["Cost per hour", "no price" if cost is None else fmt.Figure(cost, "USD/hour", f"${cost:,.2f}",
+                                                                 "indicative on-demand")],
 ]))

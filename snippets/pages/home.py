@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from snippets import fmt
-from snippets.data import Catalog, Node
+from snippets.data import Catalog
+from snippets.pages.scenario import reference
 
 
 def namespace(cat: Catalog) -> dict[str, Any]:
-    node = cat.interconnect("hgx-h100-8", Node)
+    node = reference(cat).node
     return {
         "gb": fmt.unit_definition("GB"),
         "gib": fmt.unit_definition("GiB"),

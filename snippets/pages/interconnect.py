@@ -1,8 +1,13 @@
 """Page model of "Interconnect & Why Big Models Need Many GPUs" (docs/interconnect.md).
 
 Every figure the page shows comes from here; every figure here comes from `data/` through the
-functions of `snippets`. The page's reference hardware is the 8-GPU HGX H100 node; the A100
-appears where the source material compares generations.
+functions of `snippets`. The node is the reference scenario's (`snippets.pages.scenario`); the A100
+appears where the source material compares link generations.
+
+Two kinds of sizing, kept apart: the source's rounded arithmetic (nominal parameters x bytes, over
+the card's label less a flat reserve: `snippets.sizing`), shown as the teaching example and named
+so; and what a serving engine deploys (`snippets.engine` through `reference(cat).deployment`),
+which every other GPU count, layout, node count and verdict on the page comes from.
 """
 
 from __future__ import annotations
@@ -15,15 +20,23 @@ from snippets import charts, fmt
 from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
 from snippets.capacity import max_params, usable_bytes
 from snippets.data import Accelerator, Catalog, Network, Node, NVLink, PCIe, required
+from snippets.engine import Deployment, Layout, feasible, setting
+from snippets.engine.layout import tp_degrees
 from snippets.fmt import Claim, Figure
+from snippets.pages.scenario import Reference, reference
 from snippets.sizing import Sizing, size_on_node
 from snippets.units import Bandwidth
 
-NODE = "hgx-h100-8"
 OLDER_NODE = "hgx-a100-8"
-RESERVE = "runtime-reserve"
+"""The previous generation's node, for the NVLink comparison (a link table, not a deployment)."""
+SOURCE_RESERVE = "runtime-reserve"
+"""The source's flat reserve (data/assumptions.yaml): the teaching example's rounded arithmetic only."""
+SOURCE_MODELS = ("llama-3.1-70b", "llama-3.1-405b")
+SOURCE_PRECISION = "fp16"
+"""The source's worked example: nominal parameters x FP16 bytes, against the card's label."""
 MODELS = ("llama-3.1-70b", "llama-3.1-405b")
-PRECISIONS = ("fp16", "int8")
+PRECISIONS = ("bf16", "fp8")
+"""What an engine deploys: the table's rows, each sized by snippets.engine."""
 ORDER_OF_MAGNITUDE = 10.0
 
 SOURCES = (
@@ -40,8 +53,12 @@ SOURCES = (
     ("models", "llama-3.1-70b"),
     ("models", "llama-3.1-405b"),
     ("precisions", "fp16"),
-    ("precisions", "int8"),
+    ("precisions", "bf16"),
+    ("precisions", "fp8"),
     ("assumptions", "runtime-reserve"),
+    ("policies", "vllm-default"),
+    ("policies", "tp-in-node"),
+    ("scenarios", "reference"),
 )
 """The data entries this page's figures are computed from."""
 
@@ -62,7 +79,7 @@ def nvlink_of(cat: Catalog, acc: Accelerator) -> Bandwidth:
 
 @dataclass(frozen=True)
 class Row:
-    """One model x precision, as figures."""
+    """The source's rounded arithmetic for one model x precision, as figures (the teaching example)."""
 
     model: str
     precision: str
@@ -80,7 +97,7 @@ class Row:
 
 
 def sizing_fields(s: Sizing, weight: Figure | None = None, digits: int = 1) -> dict[str, Any]:
-    """The figures and claims a model x precision row shows for one `Sizing` (this page's rows and the
+    """The figures and claims a model x precision row shows for one `Sizing` (this page's teaching rows and the
     precision page's): weight bytes (`weight` if the page formats them itself), GPU counts unrounded
     to `digits` decimals and rounded up, nodes, and the claims about one node and one GPU."""
     basis = f"{s.gpus_with_headroom} GPUs needed, {s.gpus_per_node} GPUs per node"
@@ -100,8 +117,68 @@ def sizing_fields(s: Sizing, weight: Figure | None = None, digits: int = 1) -> d
 
 
 def _row(cat: Catalog, model_id: str, precision_id: str) -> Row:
-    s = size_on_node(cat, model_id, precision_id, NODE, RESERVE)
+    """The source's arithmetic on the scenario's node: nominal parameters, the label, the flat reserve."""
+    s = size_on_node(cat, model_id, precision_id, reference(cat).node.id, SOURCE_RESERVE)
     return Row(model=cat.models[model_id].name, precision=cat.precisions[precision_id].name, **sizing_fields(s))
+
+
+GIB = 2**30
+
+
+@dataclass(frozen=True)
+class Deployed:
+    """What a serving engine deploys for one model x precision on the scenario's node, as figures."""
+
+    model: str
+    precision: str
+    params: Figure
+    weight: Figure
+    layout: str
+    why: str
+    tp: Figure
+    pp: Figure
+    gpus: Figure
+    nodes: Figure
+    weights_per_gpu: Figure
+    kv_per_gpu: Figure
+    used_per_gpu: Figure
+    pool: Figure
+    free_per_gpu: Figure
+    fits_node: Claim
+    spans_nodes: Claim
+    dep: Deployment
+
+
+def deployed(r: Reference, model_id: str, precision_id: str, **kw: Any) -> Deployed:
+    """The engine's deployment of `model_id` in `precision_id` (on the scenario's node unless `kw` says otherwise)."""
+    d = r.deployment(model_id, precision_id, **kw)
+    m = d.memory
+    basis = f"{d.layout.label}: {d.gpus} GPUs, {d.gpus_per_node} GPUs per node, {d.nodes} node(s)"
+    return Deployed(
+        model=r.eng.models[model_id].name,
+        precision=r.eng.precisions[precision_id].name,
+        params=fmt.params(d.params, 1),
+        weight=fmt.nbytes(d.weight_bytes, "GB", 1),
+        layout=d.layout.label,
+        why=d.why,
+        tp=fmt.count(d.layout.tp, "GPUs"),
+        pp=fmt.count(d.layout.pp, "stages"),
+        gpus=fmt.count(d.gpus),
+        nodes=fmt.count(d.nodes, "nodes"),
+        weights_per_gpu=fmt.nbytes(m.weights, "GiB", 1),
+        kv_per_gpu=fmt.nbytes(m.kv_cache, "GiB", 2),
+        used_per_gpu=fmt.nbytes(m.used, "GiB", 1),
+        pool=fmt.nbytes(m.pool, "GiB", 1),
+        free_per_gpu=fmt.nbytes(m.free, "GiB", 1),
+        fits_node=fmt.claim(d.fits_one_node, basis),
+        spans_nodes=fmt.claim(not d.fits_one_node, basis),
+        dep=d,
+    )
+
+
+def _short(model_id: str, precision_id: str, prefix: str = "d") -> str:
+    """Namespace key of a model x precision: ("llama-3.1-405b", "bf16") -> "d405_bf16"."""
+    return f"{prefix}{model_id.split('-')[-1][:-1]}_{precision_id}"
 
 
 @dataclass(frozen=True)
@@ -114,9 +191,9 @@ class Tier:
     as_quoted: str
 
 
-def tiers(cat: Catalog, node_id: str = NODE) -> list[Tier]:
-    """HBM, NVLink, the GPU's PCIe host link and the network of a node, one way each."""
-    node = cat.interconnect(node_id, Node)
+def tiers(cat: Catalog, node_id: str | None = None) -> list[Tier]:
+    """HBM, NVLink, the GPU's PCIe host link and the network of a node (the scenario's by default), one way each."""
+    node = cat.interconnect(node_id or reference(cat).node.id, Node)
     acc = cat.accelerators[node.accelerator]
     nic = cat.interconnect(required(node.nic, f"a NIC for {node.name}"), Network)
     nics_per_gpu = required(node.nics_per_gpu, f"NICs per GPU for {node.name}")
@@ -171,60 +248,62 @@ def cliff_chart(cat: Catalog) -> str:
     bars_ = [charts.Bar(f"{t.tier}: {t.link}", t.one_way.in_unit("GB/s")) for t in ts]
     steps = ", ".join(f"{hbm.ratio(t.one_way):.0f}× {t.tier}" if hbm.ratio(t.one_way) >= 20
                       else f"{hbm.ratio(t.one_way):.1f}× {t.tier}" for t in ts[1:])
-    words = (f"One-way bandwidth per GPU on an {cat.interconnect(NODE, Node).name} node, log scale: "
+    words = (f"One-way bandwidth per GPU on an {reference(cat).node.name} node, log scale: "
              f"HBM at {hbm.in_unit('GB/s'):,.0f} GB/s is {steps}.")
     svg = charts.log_bars("cliff-chart", bars_, "GB/s, one way (log scale)", "The bandwidth cliff", words)
     return charts.figure(svg, words)
 
 
-CHART_PRECISIONS = ("fp16", "fp8", "int8", "int4")
+CHART_PRECISIONS = ("bf16", "fp8", "int8", "int4")
 
 
 def gpus_chart(cat: Catalog) -> str:
-    """GPUs needed (with headroom) by model and precision, against the GPUs of one node."""
-    node = cat.interconnect(NODE, Node)
+    """GPUs the engine deploys, by model and precision, against the GPUs of one node."""
+    r = reference(cat)
+    node = r.node
     bars_: list[charts.Bar] = []
     parts = []
     for m in MODELS:
         for p in CHART_PRECISIONS:
-            s = size_on_node(cat, m, p, NODE, RESERVE)
-            bars_.append(charts.Bar(cat.precisions[p].name, s.gpus_with_headroom, cat.models[m].name))
-            parts.append(f"{cat.models[m].name} {cat.precisions[p].name}: {s.gpus_with_headroom}")
-    acc = cat.accelerators[node.accelerator]
-    words = (f"GPUs of {acc.memory.value:g} {acc.memory.unit} needed with the runtime reserve, by model and "
-             f"precision ({'; '.join(parts)}); the dashed line is one {node.gpus}-GPU node.")
-    svg = charts.grouped_bars("gpus-chart", bars_, "GPUs needed", "GPUs needed by model and precision", words,
+            d = r.deployment(m, p)
+            bars_.append(charts.Bar(cat.precisions[p].name, d.gpus, cat.models[m].name))
+            parts.append(f"{cat.models[m].name} {cat.precisions[p].name}: {d.gpus} ({d.layout.label})")
+    words = (f"GPUs a serving engine deploys on an {node.name} node ({r.eng.layout_policies[r.scenario.layout_policy].name}), "
+             f"by model and precision ({'; '.join(parts)}); the dashed line is one {node.gpus}-GPU node.")
+    svg = charts.grouped_bars("gpus-chart", bars_, "GPUs deployed", "GPUs deployed by model and precision", words,
                               line=node.gpus, line_label=f"one node ({node.gpus} GPUs)")
     return charts.figure(svg, words)
 
 
 def sizing_table(cat: Catalog) -> str:
-    """Model x precision: weight bytes, GPUs weights-only and with headroom, one node or not."""
+    """Model x precision as the engine deploys it: weights, layout, GPUs, nodes, memory of the busiest GPU."""
+    r = reference(cat)
     rows: list[list[fmt.Cell]] = []
     for m in MODELS:
         for p in PRECISIONS:
-            r = _row(cat, m, p)
-            if r.sizing.fits_one_gpu:
+            e = deployed(r, m, p)
+            d = e.dep
+            if d.gpus == 1:
                 verdict = "Yes: a single GPU"
-            elif r.sizing.fits_one_node:
+            elif d.fits_one_node:
                 verdict = "Yes"
             else:
                 verdict = "No: spans nodes"
-            rows.append([f"{r.model} {r.precision}", r.weight, r.gpus_exact, r.gpus_weights,
-                         r.gpus_exact_usable, r.gpus, r.nodes, verdict])
+            rows.append([f"{e.model} {e.precision}", e.weight, e.layout, e.gpus, e.nodes, e.weights_per_gpu,
+                         e.kv_per_gpu, e.used_per_gpu, verdict])
     return fmt.table(
         "sizing",
-        ["Model and precision", "Weights", "Weights ÷ card", "GPUs, weights only",
-         "Weights ÷ usable", "GPUs with headroom", "Nodes", "One 8-GPU node?"],
+        ["Model and precision", "Weights", "Layout", "GPUs", "Nodes", "Weights per GPU", "KV cache per GPU",
+         "Pool used per GPU", f"One {r.node.gpus}-GPU node?"],
         rows,
-        align="lrrrrrrl",
+        align="lrlrrrrrl",
     )
 
 
 def nvlink_table(cat: Catalog) -> str:
     """NVLink per GPU on A100 and H100 against PCIe Gen4 and Gen5 x16, on both bases."""
     rows: list[list[fmt.Cell]] = []
-    for node_id in (OLDER_NODE, NODE):
+    for node_id in (OLDER_NODE, reference(cat).node.id):
         acc = cat.accelerators[cat.interconnect(node_id, Node).accelerator]
         link = cat.interconnect(required(acc.scale_up, f"a scale-up fabric for {acc.name}").fabric, NVLink)
         one = nvlink_of(cat, acc)
@@ -239,8 +318,8 @@ def nvlink_table(cat: Catalog) -> str:
 
 
 def worked_example(cat: Catalog) -> str:
-    """The 405B FP16 worked example, step by step, as Markdown with figure spans."""
-    r = _row(cat, "llama-3.1-405b", "fp16")
+    """The source's 405B FP16 arithmetic, step by step, as Markdown with figure spans."""
+    r = _row(cat, "llama-3.1-405b", SOURCE_PRECISION)
     s = r.sizing
     ns = namespace(cat)
     h = fmt.fig_html
@@ -261,14 +340,57 @@ def worked_example(cat: Catalog) -> str:
     return "\n".join(lines) + "\n"
 
 
+def engine_example(cat: Catalog) -> str:
+    """What a serving engine deploys for the same model, step by step, as Markdown with figure spans."""
+    ns = namespace(cat)
+    b, f8 = ns["d405_bf16"], ns["d405_fp8"]
+    h = fmt.fig_html
+    lines = [
+        f"1. **Parameters from the architecture.** The layers of its `config.json` add up to "
+        f"{h(b.params, 'engine.params')} parameters, not the name's round figure. In {b.precision}, with the "
+        f"embedding and the LM head at 16 bit as the checkpoint keeps them, one copy is "
+        f"{h(b.weight, 'engine.weight')}; in {f8.precision}, {h(f8.weight, 'engine.weight_fp8')}.",
+        f"2. **What the card reports.** The {ns['gpu_name']} reports {h(ns['capacity'], 'engine.capacity')} "
+        f"to the engine, not the label's {h(ns['gpu_memory'], 'engine.label')}.",
+        f"3. **The engine's pool.** The engine may use {h(ns['utilization'], 'engine.utilization')} of it, "
+        f"{h(ns['pool'], 'engine.pool')} per GPU, and that pool holds everything: the weights, the activation peak "
+        f"({h(ns['activations'], 'engine.activations')}), memory outside PyTorch "
+        f"({h(ns['non_torch'], 'engine.non_torch')}) and the KV cache of the scenario's "
+        f"{h(ns['concurrency'], 'engine.concurrency')} sequence of {h(ns['context'], 'engine.context')}.",
+        f"4. **Whole heads per GPU.** {h(ns['heads_405'], 'engine.heads')} attention heads and "
+        f"{h(ns['kv_heads_405'], 'engine.kv_heads')} KV heads: the TP degrees inside a node are "
+        f"{ns['valid_tp_405']}.",
+        f"5. **The layout.** Chosen by policy ({ns['policy_name']}): {b.precision} on one node is refused "
+        f"({ns['one_node_refusal']}), so it runs as **{b.layout}**, **{h(b.gpus, 'engine.gpus')} GPUs** over "
+        f"**{h(b.nodes, 'engine.nodes')} nodes**; its busiest GPU holds {h(b.weights_per_gpu, 'engine.weights_per_gpu')} "
+        f"of weights, {h(b.used_per_gpu, 'engine.used_per_gpu')} of its {h(b.pool, 'engine.pool')} pool. "
+        f"In {f8.precision} it is **{f8.layout}** on **{h(f8.gpus, 'engine.gpus_fp8')} GPUs** in "
+        f"{h(f8.nodes, 'engine.nodes_fp8')} node.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def namespace(cat: Catalog) -> dict[str, Any]:
     """The names the page's `{{ ... }}` values and claims use."""
-    node = cat.interconnect(NODE, Node)
+    r = reference(cat)
+    node = cat.interconnect(r.node.id, Node)
     acc = cat.accelerators[node.accelerator]
     old = cat.accelerators[cat.interconnect(OLDER_NODE, Node).accelerator]
-    reserve = cat.assumptions[RESERVE]
+    reserve = cat.assumptions[SOURCE_RESERVE]
     usable = usable_bytes(acc.memory.bytes, reserve.value.fraction)
-    rows = {f"m{m.split('-')[-1][:-1]}_{p}": _row(cat, m, p) for m in MODELS for p in PRECISIONS}
+    rows = {_short(m, SOURCE_PRECISION, "m"): _row(cat, m, SOURCE_PRECISION) for m in SOURCE_MODELS}
+    deps = {_short(m, p): deployed(r, m, p) for m in MODELS for p in PRECISIONS}
+    b16, f8, b70 = deps["d405_bf16"], deps["d405_fp8"], deps["d70_bf16"]
+    fewest = deployed(r, "llama-3.1-405b", "bf16", layout_policy="fewest-gpus")
+    mem = b16.dep.memory
+    mpol = r.eng.memory_policies[r.scenario.memory_policy]
+    lpol = r.eng.layout_policies[r.scenario.layout_policy]
+    arch405 = r.eng.models["llama-3.1-405b"].arch
+    valid_tp = tp_degrees(arch405, r.node.gpus)
+    st405 = setting(r.eng, "llama-3.1-405b", "bf16", r.scenario.id)
+    one_node = feasible(st405, Layout(r.node.gpus))
+    price = r.eng.prices.get(r.node.chip)
+    src = rows["m405_fp16"].sizing
 
     tier_list = tiers(cat)
     ts = {t.tier: t for t in tier_list}
@@ -291,7 +413,15 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     nvl_over_net = nvl.ratio(net)
 
     fp16_cap = max_params(acc.memory.bytes, fp16_bpp)
-    fp16_cap_usable = max_params(usable, fp16_bpp)
+    fp16_cap_pool = max_params(mem.pool - mem.activations - mem.non_torch, fp16_bpp)
+
+    def cost(e: Deployed) -> Figure:
+        c = e.dep.cost_per_hour
+        if c is None or price is None:
+            raise ValueError(f"no price the site uses for {r.node.chip}")
+        return fmt.Figure(c, "USD/hour", f"${c:,.2f}",
+                          f"{e.dep.gpus_rented} GPUs × ${price.usd_per_gpu_hour:,.2f} per GPU-hour, "
+                          f"{price.provider}, indicative on-demand")
 
     return {
         "gpu_name": acc.name,
@@ -303,11 +433,32 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "reserve_low": fmt.percent(reserve.range[0] / 100),
         "reserve_high": fmt.percent(reserve.range[1] / 100),
         "node_gpus": fmt.count(node.gpus),
+        # What an engine deploys (snippets.engine), and the inputs that make it differ from the source.
+        **deps,
+        "d405_bf16_fewest": fewest,
+        "policy_name": lpol.name,
+        "capacity": fmt.nbytes(mem.capacity, "GiB", 1),
+        "label_gib": fmt.nbytes(mem.label, "GiB", 1),
+        "utilization": fmt.percent(mpol.utilization),
+        "pool": fmt.nbytes(mem.pool, "GiB", 1),
+        "activations": fmt.nbytes(mpol.activation_bytes, "GiB", 1),
+        "non_torch": fmt.nbytes(mpol.non_torch_bytes, "GiB", 1),
+        "concurrency": fmt.count(r.scenario.concurrency, "sequences"),
+        "context": fmt.count(r.scenario.context_tokens, "tokens", show_unit=True),
+        "gpu_usable_gib": fmt.nbytes(usable, "GiB", 1),
+        "heads_405": fmt.count(arch405.attention_heads, "heads"),
+        "kv_heads_405": fmt.count(arch405.kv_heads, "heads"),
+        "valid_tp_405": ", ".join(str(t) for t in valid_tp),
+        "one_node_refusal": "; ".join(one_node) or "it fits",
+        "d405_bf16_cost": cost(b16),
+        "d405_fp8_cost": cost(f8),
+        "price": fmt.Figure(price.usd_per_gpu_hour if price else 0.0, "USD/GPU-hour",
+                            f"${price.usd_per_gpu_hour:,.2f}" if price else "no price", "indicative on-demand"),
         "fp16_bytes": fmt.quantity(fp16_bpp, "bytes/param", 0),
         "int8_bytes": fmt.quantity(cat.precisions["int8"].width.bytes, "bytes/param", 0),
         **rows,
         "fp16_cap": fmt.params(fp16_cap),
-        "fp16_cap_usable": fmt.params(fp16_cap_usable),
+        "fp16_cap_pool": fmt.params(fp16_cap_pool),
         "hbm": fmt.bandwidth(hbm, "TB/s", 2),
         "hbm_old": fmt.bandwidth(hbm_old, "TB/s", 2),
         "nvlink": fmt.bandwidth(nvl),
@@ -341,10 +492,26 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "tiers_descend": fmt.claim(
             all(a.one_way.bytes_per_s > b.one_way.bytes_per_s for a, b in pairwise(tier_list)),
             " > ".join(f"{t.tier} {t.one_way.in_unit('GB/s'):,.0f} GB/s" for t in tier_list) + " (one way)"),
-        "int8_halves_gpus": fmt.claim(
-            rows["m405_int8"].sizing.gpus_with_headroom * 2 <= rows["m405_fp16"].sizing.gpus_with_headroom,
-            f"{rows['m405_int8'].sizing.gpus_with_headroom} GPUs in INT8 against "
-            f"{rows['m405_fp16'].sizing.gpus_with_headroom} in FP16"),
+        "fp8_halves_gpus": fmt.claim(
+            f8.dep.gpus * 2 <= b16.dep.gpus, f"{f8.dep.gpus} GPUs in FP8 against {b16.dep.gpus} in BF16"),
+        "engine_exceeds_source": fmt.claim(
+            b16.dep.gpus > src.gpus_with_headroom,
+            f"engine {b16.dep.gpus} GPUs ({b16.layout}) > the source's {src.gpus_with_headroom}"),
+        "pool_above_source_usable": fmt.claim(
+            mem.pool > usable, f"pool {mem.pool / GIB:.1f} GiB > the source's {usable / GIB:.1f} GiB usable"),
+        "capacity_above_label": fmt.claim(
+            mem.capacity > mem.label, f"reported {mem.capacity / GIB:.1f} GiB > label {mem.label / GIB:.1f} GiB"),
+        "one_node_refused": fmt.claim(bool(one_node), "; ".join(one_node) or f"TP{r.node.gpus} fits"),
+        "source_count_not_tp": fmt.claim(
+            src.gpus_with_headroom not in valid_tp and src.gpus_with_headroom > r.node.gpus,
+            f"{src.gpus_with_headroom} GPUs: more than a node's {r.node.gpus}, and TP degrees are {valid_tp}"),
+        "whole_nodes": fmt.claim(lpol.whole_nodes and b16.dep.gpus % r.node.gpus == 0,
+                                 f"{b16.dep.gpus} GPUs = {b16.dep.nodes} × {r.node.gpus}"),
+        "engine_accepts_fewer": fmt.claim(
+            fewest.dep.gpus < b16.dep.gpus,
+            f"fewest-gpus policy: {fewest.layout} = {fewest.dep.gpus} GPUs < {b16.layout} = {b16.dep.gpus}"),
+        "small_fits_node": fmt.claim(b70.dep.fits_one_node and b70.dep.gpus > 1,
+                                     f"{b70.layout} on {b70.dep.nodes} node"),
         "fp16_70b_exceeds_card": fmt.claim(
             rows["m70_fp16"].sizing.weight_bytes > acc.memory.bytes, "weights > one card's memory"),
     }

@@ -1,8 +1,9 @@
 """Page model of "How the numbers are made" (docs/how-the-numbers-are-made.md).
 
-The page follows one figure from its data rows to the sentence that shows it, and counts what
-the data tables hold. It computes nothing new: the sizing is `snippets.sizing.size`, as on the
-interconnect page.
+The page follows one figure from its data rows, through the engine's functions, to the sentence that
+shows it, and counts what the data tables hold. It computes nothing new: the sizing is the engine's
+deployment (`snippets.engine`, through `snippets.pages.scenario.reference`), the same one the
+interconnect page's table shows.
 """
 
 from __future__ import annotations
@@ -11,51 +12,63 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from snippets import fmt
-from snippets.data import FILES, Catalog, Node, iter_sources
-from snippets.sizing import Sizing, size
+from snippets.data import FILES, Catalog, iter_sources
+from snippets.engine import Deployment
+from snippets.pages.scenario import reference
 
 MODEL = "llama-3.1-70b"
-PRECISION = "fp16"
-NODE = "hgx-h100-8"
-RESERVE = "runtime-reserve"
-
-SOURCES = (
-    ("models", MODEL),
-    ("precisions", PRECISION),
-    ("interconnects", NODE),
-    ("accelerators", "h100-sxm"),
-    ("assumptions", RESERVE),
-)
-"""The data entries the worked example reads."""
+PRECISION = "bf16"
 
 
-def example(cat: Catalog) -> Sizing:
-    """The worked example: the model in the precision on one GPU of the node, with the runtime reserve."""
-    node = cat.interconnect(NODE, Node)
-    return size(cat.models[MODEL], cat.precisions[PRECISION], cat.accelerators[node.accelerator],
-                cat.assumptions[RESERVE].value.fraction, node.gpus)
+def sources(cat: Catalog) -> tuple[tuple[str, str], ...]:
+    """The data entries the worked example reads: the model, the precision, and the scenario's node, chip and
+    policies."""
+    r = reference(cat)
+    return (
+        ("models", MODEL),
+        ("precisions", PRECISION),
+        ("interconnects", r.node.id),
+        ("accelerators", r.node.chip),
+        ("policies", r.scenario.memory_policy),
+        ("policies", r.scenario.layout_policy),
+        ("scenarios", r.scenario.id),
+    )
+
+
+def example(cat: Catalog) -> Deployment:
+    """The worked example: the model in the precision as the engine deploys it for the reference scenario."""
+    return reference(cat).deployment(MODEL, PRECISION)
 
 
 def trail_table(cat: Catalog) -> str:
-    """One row per step from data to figure: the row or function it comes from, and the figure."""
-    s = example(cat)
-    node = cat.interconnect(NODE, Node)
-    gpu = cat.accelerators[node.accelerator]
-    reserve = cat.assumptions[RESERVE].value
+    """One row per step from data to figure: the engine function, the data row it reads, and the figure."""
+    r = reference(cat)
+    d = example(cat)
+    m = d.memory
+    st = d.setting
     rows: list[list[fmt.Cell]] = [
-        ["Parameters", f"`data/models.yaml`, `{MODEL}`: `nominal_params`", fmt.params(s.params)],
-        ["Bytes per parameter", f"`data/precisions.yaml`, `{PRECISION}`, through `sizing.bytes_per_param`",
-         fmt.quantity(s.bytes_per_param, "bytes/param", 0, show_unit=True)],
-        ["Weight memory", "`sizing.size`: parameters × bytes per parameter", fmt.nbytes(s.weight_bytes, "GB")],
-        ["Memory per GPU", f"`data/accelerators.yaml`, `{node.accelerator}`: `memory`", fmt.nbytes(gpu.memory.bytes, "GB")],
-        ["Runtime reserve", f"`data/assumptions.yaml`, `{RESERVE}`",
-         fmt.percent(reserve.fraction, 1 if reserve.value % 1 else 0)],
-        ["Usable memory per GPU", "`capacity.usable_bytes`: memory less the reserve", fmt.nbytes(s.usable_bytes, "GB")],
-        ["GPUs", "`sizing.size`: weight ÷ usable memory, rounded up", fmt.count(s.gpus_with_headroom, "GPUs", show_unit=True)],
+        ["Parameters", "`engine.params.total_params`", f"`data/models.yaml`, `{MODEL}`: `architecture`",
+         fmt.params(d.params, 1)],
+        ["Bytes per parameter", "`PrecisionSpec.bytes_per_param`", f"`data/precisions.yaml`, `{PRECISION}`: `width`",
+         fmt.quantity(st.precision.bytes_per_param, "bytes/param", 0, show_unit=True)],
+        ["Weight memory", "`engine.memory.weight_bytes`", "the two rows above, by tensor class",
+         fmt.nbytes(d.weight_bytes, "GB", 1)],
+        ["Memory the GPU reports", "`ChipSpec.capacity_bytes`",
+         f"`data/accelerators.yaml`, `{r.node.chip}`: `memory_reported`", fmt.nbytes(m.capacity, "GiB", 1)],
+        ["The engine's pool", "`GpuMemory.pool`", f"`data/policies.yaml`, `{r.scenario.memory_policy}`: `utilization`",
+         fmt.nbytes(m.pool, "GiB", 1)],
+        ["Activations and runtime", "`GpuMemory.activations`, `non_torch`",
+         f"`data/policies.yaml`, `{r.scenario.memory_policy}`: `activation_peak`, `non_torch`",
+         fmt.nbytes(m.activations + m.non_torch, "GiB", 1)],
+        ["KV cache per GPU", "`engine.memory.gpu_memory`",
+         f"`data/scenarios.yaml`, `{r.scenario.id}`: tokens, sequences, `kv_precision`", fmt.nbytes(m.kv_cache, "GiB", 2)],
+        ["Layout", "`engine.deployment.choose`", f"`data/policies.yaml`, `{r.scenario.layout_policy}`", d.layout.label],
+        ["GPUs", "`Deployment.gpus`", f"`data/interconnects.yaml`, `{r.node.id}`: `gpus`",
+         fmt.count(d.gpus, "GPUs", show_unit=True)],
     ]
-    # the middle column is this module's own Markdown (code spans), not data
-    rows = [[step, fmt.Md(str(source)), fig] for step, source, fig in rows]
-    return fmt.table("trail", ["Step", "Comes from", "Figure"], rows, align="llr")
+    # the middle columns are this module's own Markdown (code spans), not data
+    rows = [[row[0], *(fmt.Md(str(c)) for c in row[1:-1]), row[-1]] for row in rows]
+    return fmt.table("trail", ["Step", "Engine function", "Data row", "Figure"], rows, align="lllr")
 
 
 def _entries_with_sources(cat: Catalog) -> dict[str, tuple[int, int]]:
@@ -82,22 +95,25 @@ def data_table(cat: Catalog) -> str:
 
 def namespace(cat: Catalog) -> dict[str, Any]:
     """The names the page's `{{ ... }}` values and claims use."""
-    s = example(cat)
+    r = reference(cat)
+    d = example(cat)
     counts = _entries_with_sources(cat)
     entries = sum(e for e, _ in counts.values())
     sources = sum(n for _, n in counts.values())
     unsourced = [f"{name}/{entry_id}" for name in FILES for entry_id, entry in getattr(cat, name).items()
                  if not entry.sources]
-    node = cat.interconnect(NODE, Node)
     return {
-        "model": cat.models[MODEL].name,
-        "precision": cat.precisions[PRECISION].name,
-        "gpu_name": cat.accelerators[node.accelerator].name,
-        "weight": fmt.nbytes(s.weight_bytes, "GB"),
-        "gpus": fmt.count(s.gpus_with_headroom, "GPUs"),
+        "model": d.setting.model.name,
+        "precision": d.setting.precision.name,
+        "gpu_name": d.setting.chip.name,
+        "node_name": r.node.name,
+        "weight": fmt.nbytes(d.weight_bytes, "GB", 1),
+        "gpus": fmt.count(d.gpus, "GPUs"),
+        "layout": d.layout.label,
+        "policy_name": d.setting.layout_policy.name,
         "tables": fmt.count(len(FILES), "tables"),
         "entries": fmt.count(entries, "entries"),
         "sources": fmt.count(sources, "sources"),
         "every_entry_sourced": fmt.claim(not unsourced, "entries without a source: " + (", ".join(unsourced) or "none")),
-        "more_than_one_gpu": fmt.claim(s.gpus_with_headroom > 1, f"{s.gpus_with_headroom} GPUs needed"),
+        "more_than_one_gpu": fmt.claim(d.gpus > 1, f"{d.layout.label}: {d.gpus} GPUs"),
     }

@@ -1,9 +1,9 @@
 """Page model of "Tensor & pipeline parallelism" (docs/parallelism.md).
 
 Every figure the page shows comes from here; every figure here comes from `data/` through the
-functions of `snippets` (parallel.py for the traffic, layout.py for the layouts, decode.py for the
-token-time lower bound). The reference hardware is the 8-GPU HGX H100 node, as on the
-interconnect page; activations travel in BF16.
+functions of `snippets`: every layout, GPU count, node count and token-time bound is a deployment
+of `snippets.engine` (through `snippets.pages.scenario.reference`), on the scenario's node, as on the
+interconnect page; parallel.py counts the traffic of those layouts. Activations travel in BF16.
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from typing import Any
 from snippets import fmt
 from snippets.bandwidth import transfer_time
 from snippets.data import Catalog, Network, Node, NVLink, PCIe, required
+from snippets.engine import Deployment, Layout, feasible, setting
+from snippets.engine.layout import kv_replicas, pp_partition, tp_degrees
 from snippets.fmt import Figure
-from snippets.layout import Deployment, deploy, tp_degrees
 from snippets.pages.interconnect import nvlink_of, pcie_x16
+from snippets.pages.scenario import reference
 from snippets.parallel import (
     ALLREDUCES_PER_LAYER,
     break_even_tokens,
@@ -26,21 +28,23 @@ from snippets.parallel import (
     pp_bytes_per_token,
     ring_allreduce_bytes_per_gpu,
     ring_allreduce_steps,
-    token_read_time,
     tp_allreduce_message_bytes,
     tp_bytes_per_token,
     tp_messages_per_token,
 )
 from snippets.units import Bandwidth
 
-NODE = "hgx-h100-8"
-RESERVE = "runtime-reserve"
 ACTIVATIONS = "bf16"
 """Activations (and so all TP and PP traffic) stay 16-bit, also when weights are INT8 or INT4 (weight-only)."""
 MODELS = ("llama-3.1-70b", "llama-3.1-405b")
-PRECISIONS = ("fp16", "int8", "int4")
-WORKED = ("llama-3.1-405b", "fp16")
-SMALL = ("llama-3.1-70b", "fp16")
+PRECISIONS = ("bf16", "fp8", "int4")
+WORKED = ("llama-3.1-405b", "bf16")
+SMALL = ("llama-3.1-70b", "bf16")
+UNEVEN = "deepseek-v3"
+"""A model whose layer count no common stage count divides (61 layers)."""
+UNEVEN_STAGES = 4
+FEWEST = "fewest-gpus"
+"""The layout policy that asks how few GPUs an engine accepts (data/policies.yaml)."""
 RING_SIZES = (2, 4, 8)
 
 SOURCES = (
@@ -53,11 +57,14 @@ SOURCES = (
     ("interconnects", "hgx-h100-8"),
     ("models", "llama-3.1-70b"),
     ("models", "llama-3.1-405b"),
+    ("models", "deepseek-v3"),
     ("precisions", "bf16"),
-    ("precisions", "fp16"),
-    ("precisions", "int8"),
+    ("precisions", "fp8"),
     ("precisions", "int4"),
-    ("assumptions", "runtime-reserve"),
+    ("policies", "vllm-default"),
+    ("policies", "tp-in-node"),
+    ("policies", "fewest-gpus"),
+    ("scenarios", "reference"),
 )
 """The data entries this page's figures are computed from."""
 
@@ -82,7 +89,7 @@ class Link:
 
 def links(cat: Catalog) -> dict[str, Link]:
     """NVLink of the node's GPU, PCIe 5.0 and 4.0 x16, and the node's network port per GPU: one way each."""
-    node = cat.interconnect(NODE, Node)
+    node = cat.interconnect(reference(cat).node.id, Node)
     acc = cat.accelerators[node.accelerator]
     nic = cat.interconnect(required(node.nic, f"a NIC for {node.name}"), Network)
     if acc.scale_up is None:
@@ -96,9 +103,12 @@ def links(cat: Catalog) -> dict[str, Link]:
 
 @dataclass(frozen=True)
 class Traffic:
-    """What one deployment sends per decode step of one token, and its weight-read lower bound."""
+    """What one deployment sends per decode step of one token, and its memory-read lower bound."""
 
     dep: Deployment
+    """The engine's deployment, on the layout the scenario's policy chose."""
+    fewest: Deployment
+    """The same model on the fewest GPUs an engine accepts (the fewest-gpus policy)."""
     model: str
     precision: str
     hidden: int
@@ -113,7 +123,8 @@ class Traffic:
     pp_bytes: float
     """Bytes over all stage boundaries."""
     read_s: float
-    """Lower bound on the token's time: weights ÷ (TP x HBM), stage after stage."""
+    """Lower bound on the token's time: the inverse of the engine's decode ceiling (each stage's busiest GPU
+    reads its weights and KV cache from HBM, stage after stage)."""
 
     def tp_time(self, link: Link) -> float:
         return transfer_time(self.tp_bytes, link.one_way)
@@ -123,15 +134,16 @@ class Traffic:
 
 
 def traffic(cat: Catalog, model_id: str, precision_id: str) -> Traffic:
-    """The TP and PP traffic of one token for `model_id` in `precision_id`, on its deployable layout."""
-    dep = deploy(cat, model_id, precision_id, NODE, RESERVE)
+    """The TP and PP traffic of one token for `model_id` in `precision_id`, on the layout the engine deploys."""
+    r = reference(cat)
+    dep = r.deployment(model_id, precision_id)
     arch = cat.models[model_id].architecture
     b = act_bytes(cat)
-    acc = cat.accelerators[cat.interconnect(NODE, Node).accelerator]
     tp, pp = dep.layout.tp, dep.layout.pp
     msg = tp_allreduce_message_bytes(arch.hidden_size, b)
     return Traffic(
         dep=dep,
+        fewest=r.deployment(model_id, precision_id, layout_policy=FEWEST),
         model=cat.models[model_id].name,
         precision=cat.precisions[precision_id].name,
         hidden=arch.hidden_size,
@@ -141,7 +153,7 @@ def traffic(cat: Catalog, model_id: str, precision_id: str) -> Traffic:
         tp_bytes=tp_bytes_per_token(arch.layers, arch.hidden_size, b, tp),
         tp_messages=tp_messages_per_token(arch.layers, tp),
         pp_bytes=pp_bytes_per_token(arch.hidden_size, b, pp),
-        read_s=token_read_time(dep.sizing.weight_bytes, acc.memory_bandwidth.bandwidth, tp, pp),
+        read_s=1 / dep.decode_ceiling,
     )
 
 
@@ -220,32 +232,69 @@ def traffic_table(cat: Catalog, model_id: str, precision_id: str, name: str) -> 
 
 
 def layout_table(cat: Catalog) -> str:
-    """Model x precision: GPUs of capacity, the deployable layout, GPUs rented, nodes, TP traffic per token."""
+    """Model x precision: the fewest GPUs an engine accepts, the layout the policy chooses, GPUs rented, nodes,
+    TP traffic per token."""
     nvl = links(cat)["nvlink"]
     rows: list[list[fmt.Cell]] = []
     for m in MODELS:
         for p in PRECISIONS:
             t = traffic(cat, m, p)
-            d = t.dep
+            d, f = t.dep, t.fewest
             c = t.tp_time(nvl)
             rows.append([
                 f"{t.model} {t.precision}",
-                fmt.nbytes(d.sizing.weight_bytes, "GB", 1 if d.sizing.weight_bytes % 1e9 else 0),
-                fmt.count(d.gpus_capacity),
+                fmt.nbytes(d.weight_bytes, "GB", 1),
+                f.layout.label,
+                fmt.count(f.gpus),
                 d.layout.label,
                 fmt.count(d.gpus_rented),
-                fmt.count(d.extra_gpus),
+                fmt.count(d.gpus_rented - f.gpus),
                 fmt.count(d.nodes, "nodes"),
                 fmt.nbytes(t.tp_bytes, "MB", 2) if d.layout.tp > 1 else "none",
                 share(comm_share(c, t.read_s)) if d.layout.tp > 1 else "none: one GPU",
             ])
     return fmt.table(
         "layouts",
-        ["Model and precision", "Weights", "GPUs of capacity", "Deployable layout", "GPUs rented",
+        ["Model and precision", "Weights", "Fewest-GPU layout", "GPUs, fewest", "Chosen layout", "GPUs rented",
          "Extra GPUs", "Nodes", "TP bytes per token", "TP on NVLink, share of token time"],
         rows,
-        align="lrrlrrrrr",
+        align="lrlrlrrrrr",
     )
+
+
+def rules_table(cat: Catalog) -> str:
+    """Layouts the engines accept that the scenario's policy does not choose: each checked with `feasible`."""
+    r = reference(cat)
+    rows: list[list[fmt.Cell]] = []
+    for model_id, precision_id, lay, what in _accepted(cat):
+        st = setting(r.eng, model_id, precision_id, r.scenario.id)
+        arch = st.model.arch
+        problems = feasible(st, lay)
+        rows.append([
+            f"{st.model.name} {st.precision.name} on {lay.label}",
+            fmt.count(lay.gpus),
+            ", ".join(str(n) for n in pp_partition(arch.layers, lay.pp)),
+            fmt.count(kv_replicas(arch.kv_heads, lay.tp) if arch.mla is None else 1, "GPUs"),
+            "accepted" if not problems else "refused: " + "; ".join(problems),
+            what,
+        ])
+    return fmt.table("rules", ["Layout", "GPUs", "Layers per stage", "GPUs per KV head",
+                               "The engine's rules and memory", "Why the policy does not choose it"],
+                     rows, align="lrlrll")
+
+
+def _accepted(cat: Catalog) -> list[tuple[str, str, Layout, str]]:
+    """The valid layouts the page shows beside the chosen ones, with why the policy passes them over."""
+    r = reference(cat)
+    node = r.node.gpus
+    w = r.deployment(*WORKED)
+    fewest = r.deployment(*WORKED, layout_policy=FEWEST).layout
+    uneven = r.deployment(UNEVEN, "fp8")
+    return [
+        (WORKED[0], WORKED[1], Layout(w.layout.tp * w.layout.pp), "TP across nodes: its all-reduces cross the network"),
+        (WORKED[0], WORKED[1], fewest, f"{fewest.gpus} GPUs are not whole {node}-GPU nodes"),
+        (UNEVEN, "fp8", Layout(node, UNEVEN_STAGES), f"more stages than it needs: the policy stops at {uneven.layout.label}"),
+    ]
 
 
 def ring_table(cat: Catalog) -> str:
@@ -279,9 +328,9 @@ def worked_example(cat: Catalog) -> str:
     w = ns["w"]
     h = fmt.fig_html
     lines = [
-        f"1. **Layout.** The weights need {h(w.gpus_capacity, 'worked.capacity')} GPUs; the deployable layout is "
-        f"{ns['worked_layout']}: a TP group of {h(w.tp, 'worked.tp')} GPUs inside each node, and "
-        f"{h(w.pp, 'worked.pp')} pipeline stages, one per node.",
+        f"1. **Layout.** Chosen by policy ({ns['policy_name']}): {ns['worked_layout']}, a TP group of "
+        f"{h(w.tp, 'worked.tp')} GPUs inside each node and {h(w.pp, 'worked.pp')} pipeline stages, one per node, "
+        f"{h(w.gpus_rented, 'worked.gpus')} GPUs in all.",
         f"2. **One all-reduce.** Hidden size {h(w.hidden, 'worked.hidden')} × {h(ns['act_bytes'], 'worked.act_bytes')} "
         f"bytes = {h(w.message, 'worked.message')}.",
         f"3. **Ring over the TP group.** Each GPU sends 2 × ({h(w.tp, 'worked.tp')} − 1) / {h(w.tp, 'worked.tp')} = "
@@ -294,10 +343,11 @@ def worked_example(cat: Catalog) -> str:
         f"5. **Bandwidth time.** Over NVLink at {h(ns['nvlink'], 'worked.nvlink')} one way: "
         f"{h(w.tp_nvlink, 'worked.tp_nvlink')}. Over the network at {h(ns['network'], 'worked.network')}: "
         f"{h(w.tp_network, 'worked.tp_network')}.",
-        f"6. **Token time, lower bound.** {h(w.weight, 'worked.weight')} of weights ÷ "
-        f"({h(w.tp, 'worked.tp')} × {h(ns['hbm'], 'worked.hbm')}) = {h(w.read, 'worked.read')}: the "
-        "stages take turns, so only one TP group reads at a time.",
-        f"7. **Share.** Added to the weight read, the all-reduces take {h(w.tp_nvlink_share, 'worked.tp_nvlink_share')} "
+        f"6. **Token time, lower bound.** The engine's decode ceiling: each stage's busiest GPU reads its "
+        f"{h(w.weights_per_gpu, 'worked.weights_per_gpu')} of weights and its KV cache at {h(ns['hbm'], 'worked.hbm')}, "
+        f"stage after stage, {h(w.read, 'worked.read')} per token: the stages take turns, so only one TP group "
+        "reads at a time.",
+        f"7. **Share.** Added to the memory read, the all-reduces take {h(w.tp_nvlink_share, 'worked.tp_nvlink_share')} "
         f"of the token's time on NVLink, and {h(w.tp_network_share, 'worked.tp_network_share')} if they crossed the "
         "network.",
         f"8. **The PP boundary.** The hidden state crosses between the nodes once: "
@@ -314,9 +364,11 @@ class Case:
     precision: str
     params: Figure
     weight: Figure
-    gpus_capacity: Figure
+    fewest_layout: str
+    gpus_fewest: Figure
     gpus_rented: Figure
     extra_gpus: Figure
+    weights_per_gpu: Figure
     nodes: Figure
     layout: str
     tp: Figure
@@ -351,11 +403,13 @@ def _case(cat: Catalog, model_id: str, precision_id: str) -> Case:
     return Case(
         model=t.model,
         precision=t.precision,
-        params=fmt.params(d.sizing.params),
-        weight=fmt.nbytes(d.sizing.weight_bytes, "GB"),
-        gpus_capacity=fmt.count(d.gpus_capacity),
+        params=fmt.params(d.params, 1),
+        weight=fmt.nbytes(d.weight_bytes, "GB", 1),
+        fewest_layout=t.fewest.layout.label,
+        gpus_fewest=fmt.count(t.fewest.gpus),
         gpus_rented=fmt.count(d.gpus_rented),
-        extra_gpus=fmt.count(d.extra_gpus),
+        extra_gpus=fmt.count(d.gpus_rented - t.fewest.gpus),
+        weights_per_gpu=fmt.nbytes(d.memory.weights, "GiB", 1),
         nodes=fmt.count(d.nodes, "nodes"),
         layout=d.layout.label,
         tp=fmt.count(d.layout.tp, "GPUs"),
@@ -368,7 +422,7 @@ def _case(cat: Catalog, model_id: str, precision_id: str) -> Case:
         tp_bytes=fmt.nbytes(t.tp_bytes, "MB", 2),
         tp_messages=fmt.count(t.tp_messages, "messages"),
         pp_bytes_exact=nbytes_exact(pp_b),
-        read=ms(t.read_s, basis="lower bound: weights ÷ (TP × HBM bandwidth)"),
+        read=ms(t.read_s, basis="lower bound: the engine's decode ceiling, stages in turn"),
         tp_nvlink=us(c_nvl, basis=BW_BASIS),
         tp_network=us(c_net, 0, basis=BW_BASIS),
         tp_nvlink_share=share(comm_share(c_nvl, t.read_s)),
@@ -384,24 +438,36 @@ def _case(cat: Catalog, model_id: str, precision_id: str) -> Case:
 
 def namespace(cat: Catalog) -> dict[str, Any]:
     """The names the page's `{{ ... }}` values and claims use."""
-    node = cat.interconnect(NODE, Node)
+    r = reference(cat)
+    node = cat.interconnect(r.node.id, Node)
     acc = cat.accelerators[node.accelerator]
     ls = links(cat)
     cases = {_short(m, p): _case(cat, m, p) for m in MODELS for p in PRECISIONS}
     w, s = cases[_short(*WORKED)], cases[_short(*SMALL)]
     wt, st = w.traffic, s.traffic
     nvl, net = ls["nvlink"], ls["network"]
-    arch405 = cat.models[WORKED[0]].architecture
-    valid_tp = tp_degrees(arch405.attention_heads, arch405.kv_heads, node.gpus)
-    i8 = cases["m405_int8"].traffic.dep
+    arch405 = r.eng.models[WORKED[0]].arch
+    valid_tp = tp_degrees(arch405, node.gpus)
+    f8c = cases["m405_fp8"].traffic
+    f8, f8_fewest = f8c.dep, f8c.fewest
+    wf = wt.fewest
+    lpol = r.eng.layout_policies[r.scenario.layout_policy]
+    fewest_pol = r.eng.layout_policies[FEWEST]
+    st405 = setting(r.eng, WORKED[0], WORKED[1], r.scenario.id)
+    tp_across = Layout(wt.dep.layout.tp * wt.dep.layout.pp)
+    tp_across_ok = not feasible(st405, tp_across)
+    fewest_ok = not feasible(st405, wf.layout)
+    uneven = r.eng.models[UNEVEN]
+    uneven_parts = pp_partition(uneven.arch.layers, UNEVEN_STAGES)
+    parts_405 = pp_partition(arch405.layers, UNEVEN_STAGES)
 
     tp_over_pp_bytes = wt.tp_bytes / wt.pp_bytes
     tp_net_s = wt.tp_time(net)
     pp_net_s = wt.pp_time(net)
-    rounded = [c.traffic.dep for c in cases.values() if c.traffic.dep.extra_gpus > 0]
+    rounded = [c.traffic for c in cases.values() if c.traffic.dep.gpus_rented > c.traffic.fewest.gpus]
     chunk = wt.message / wt.dep.layout.tp
-    one_stage_read = token_read_time(wt.dep.sizing.weight_bytes, acc.memory_bandwidth.bandwidth,
-                                     wt.dep.layout.gpus)
+    # Teaching bound: the same bytes if every stage could read at once (the mean stage, not the engine's sum).
+    one_stage_read = wt.read_s / wt.dep.layout.pp
     tp_net_share = comm_share(tp_net_s, wt.read_s)
     tp_nvl_share = comm_share(wt.tp_time(nvl), wt.read_s)
 
@@ -410,7 +476,16 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "node_name": node.name,
         "node_gpus": fmt.count(node.gpus),
         "gpu_memory": fmt.nbytes(acc.memory.bytes, "GB"),
-        "reserve": fmt.percent(cat.assumptions[RESERVE].value.fraction, 1),
+        "policy_name": lpol.name,
+        "fewest_policy_name": fewest_pol.name,
+        "context": fmt.count(r.scenario.context_tokens, "tokens", show_unit=True),
+        "tp_across": tp_across.label,
+        "tp_across_replicas": fmt.count(kv_replicas(arch405.kv_heads, tp_across.tp), "GPUs"),
+        "uneven_model": uneven.name,
+        "uneven_layers": fmt.count(uneven.arch.layers, "layers"),
+        "uneven_stages": fmt.count(UNEVEN_STAGES, "stages"),
+        "uneven_parts": ", ".join(str(n) for n in uneven_parts),
+        "parts_405": ", ".join(str(n) for n in parts_405),
         "hbm": fmt.bandwidth(acc.memory_bandwidth.bandwidth.one_way(), "TB/s", 2),
         "nvlink": fmt.bandwidth(nvl.one_way),
         "gen5": fmt.bandwidth(ls["gen5"].one_way, digits=1),
@@ -437,8 +512,8 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "chunk_network": fmt.quantity(transfer_time(chunk, net.one_way) * 1e9, "ns", 0, show_unit=True,
                                       basis=BW_BASIS),
         "one_stage_read": ms(one_stage_read, basis="if all the GPUs read at once"),
-        "m405_int8_extra_share": fmt.percent(i8.extra_gpus / i8.gpus_rented),
-        "w_extra_share": fmt.percent(wt.dep.extra_gpus / wt.dep.gpus_rented),
+        "m405_fp8_extra_share": fmt.percent((f8.gpus_rented - f8_fewest.gpus) / f8.gpus_rented),
+        "w_extra_share": fmt.percent((wt.dep.gpus_rented - wf.gpus) / wt.dep.gpus_rented),
         # Claims the prose makes.
         "worked_spans_nodes": fmt.claim(wt.dep.nodes > 1 and wt.dep.layout.pp > 1,
                                         f"{wt.dep.layout.label} on {wt.dep.nodes} nodes"),
@@ -450,18 +525,31 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "batch1_bandwidth_small": fmt.claim(tp_net_share < 0.05 and tp_nvl_share < 0.01,
                                             f"shares at batch 1: {tp_nvl_share:.2%} (NVLink), {tp_net_share:.2%} "
                                             "(network)"),
-        "int8_rounds_up": fmt.claim(i8.gpus_rented > i8.gpus_capacity and i8.nodes == 1,
-                                    f"{i8.gpus_capacity} GPUs of capacity → {i8.layout.label} = {i8.gpus_rented}"),
-        "capacity_not_valid_tp": fmt.claim(
-            arch405.attention_heads % i8.gpus_capacity != 0 and arch405.kv_heads % i8.gpus_capacity != 0,
-            f"{arch405.attention_heads} and {arch405.kv_heads} heads are not multiples of {i8.gpus_capacity}"),
+        "fp8_rounds_up": fmt.claim(f8.gpus_rented > f8_fewest.gpus and f8.nodes == 1 and f8.layout.pp == 1,
+                                   f"fewest {f8_fewest.layout.label} = {f8_fewest.gpus} → {f8.layout.label} = "
+                                   f"{f8.gpus_rented}"),
+        "fewest_not_valid_tp": fmt.claim(
+            arch405.attention_heads % f8_fewest.gpus != 0 and arch405.kv_heads % f8_fewest.gpus != 0,
+            f"{arch405.attention_heads} and {arch405.kv_heads} heads are not multiples of {f8_fewest.gpus}"),
+        "fewest_uses_stages": fmt.claim(f8_fewest.layout.pp > 1 and f8_fewest.nodes == 1,
+                                        f"{f8_fewest.layout.label} on {f8_fewest.nodes} node"),
+        "tp_above_kv_accepted": fmt.claim(
+            tp_across_ok and tp_across.tp > arch405.kv_heads,
+            f"{tp_across.label} > {arch405.kv_heads} KV heads: feasible, each KV head on "
+            f"{kv_replicas(arch405.kv_heads, tp_across.tp)} GPUs"),
+        "fewest_accepted": fmt.claim(fewest_ok and wf.gpus < wt.dep.gpus,
+                                     f"{wf.layout.label} = {wf.gpus} GPUs feasible; the policy rents {wt.dep.gpus}"),
+        "fewest_not_whole_nodes": fmt.claim(wf.gpus % node.gpus != 0 and wf.gpus > node.gpus,
+                                            f"{wf.gpus} GPUs over nodes of {node.gpus}"),
+        "uneven_split": fmt.claim(uneven.arch.layers % UNEVEN_STAGES != 0 and len(set(uneven_parts)) > 1,
+                                  f"{uneven.arch.layers} layers in {UNEVEN_STAGES} stages: {uneven_parts}"),
         "tp_thousands_of_messages": fmt.claim(wt.tp_messages >= 1000, f"{wt.tp_messages} ring steps per token"),
-        "worked_exceeds_node": fmt.claim(wt.dep.gpus_capacity > node.gpus,
-                                         f"{wt.dep.gpus_capacity} GPUs of capacity > {node.gpus} per node"),
-        "int8_no_stages": fmt.claim(i8.nodes == 1 and i8.layout.pp == 1, f"{i8.layout.label} on {i8.nodes} node"),
+        "worked_exceeds_node": fmt.claim(wf.gpus > node.gpus,
+                                         f"fewest {wf.layout.label} = {wf.gpus} GPUs > {node.gpus} per node"),
+        "fp8_no_stages": fmt.claim(f8.nodes == 1 and f8.layout.pp == 1, f"{f8.layout.label} on {f8.nodes} node"),
         "small_fits_node": fmt.claim(st.dep.nodes == 1 and st.dep.layout.pp == 1, st.dep.layout.label),
         "pp_no_faster": fmt.claim(wt.read_s > one_stage_read * 1.5,
                                   f"{wt.read_s * 1e3:.1f} ms with stages in turn vs {one_stage_read * 1e3:.1f} ms"),
         "rounding_costs_gpus": fmt.claim(
-            len(rounded) >= 3, "; ".join(f"{d.gpus_capacity} → {d.gpus_rented}" for d in rounded)),
+            len(rounded) >= 3, "; ".join(f"{t.fewest.layout.label} → {t.dep.layout.label}" for t in rounded)),
     }
