@@ -96,7 +96,7 @@ def _gb(n: float) -> Figure:
 
 
 def _tps(x: float) -> Figure:
-    return fmt.quantity(x, "tokens/s", 0 if x >= 100 else 1, basis="upper bound, one sequence: HBM ÷ (weights + KV cache) per step")
+    return fmt.quantity(x, "tokens/s", 0 if x >= 100 else 1, basis="upper bound, one sequence: HBM ÷ bytes per step")
 
 
 def _power_of_two(x: float) -> str:
