@@ -100,7 +100,7 @@ def test_a_figure_changed_by_data_shows_in_the_snapshot_diff(site_copy: Path) ->
     assert proc.returncode != 0
     assert "interconnect.md :: hbm: 3.35 TB/s -> 3 TB/s" in out
     assert "interconnect.md :: hbm_over_nvlink: 7.44444 x -> 6.66667 x" in out
-    assert "hbm.md :: ceiling[Llama 3.1 70B INT8 on H100 SXM][Weights only]: 47.8571 tokens/s -> 42.8571 tokens/s" in out
+    assert "hbm.md :: ceiling[Llama 3.1 70B FP8 on H100 SXM][Weights only]: 92.2116 tokens/s -> 82.5775 tokens/s" in out
 
 
 @pytest.mark.build
