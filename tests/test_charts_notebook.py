@@ -138,9 +138,9 @@ def test_hbm_page_charts_the_decode_ceiling_of_every_accelerator(built: Build, c
         assert acc.name in svg
     # Llama 3.1 8B in FP8 through the engine: 6.98e9 linear weights at 1 byte, embedding, LM head and norms
     # (1.05e9 + 0.27e6) at 2 bytes = 9.08 GB, plus one 8,192-token BF16 KV cache (1.07 GB) = 10.15 GB a step:
-    # B200 8 TB/s / 10.15 GB = 788 tokens/s; L4 300 GB/s / 10.15 GB = 29.5
+    # GB200 8 TB/s / 10.15 GB = 788 tokens/s (B200 is 7.7 TB/s since the data correction); L4 300 GB/s: 29.5
     caption = chart.find("figcaption").get_text()
-    assert "from 788 on the NVIDIA B200" in caption and "to 30 on the NVIDIA L4" in caption
+    assert "from 788 on the NVIDIA GB200 (per Blackwell GPU)" in caption and "to 30 on the NVIDIA L4" in caption
 
 
 @pytest.mark.build

@@ -380,9 +380,9 @@ TEXT_CASES = [
     ("control character", "accelerators", "name: NVIDIA H100 SXM\n", 'name: "H100\\u202e SXM"\n',
      ["field 'name'", "U+202E"]),
     ("url that closes the attribute", "accelerators", "url: https://", 'url: https://x.example/"><img onerror=a>//',
-     ["field 'sources.0.url'", "URL characters"]),
+     ["source.url'", "URL characters"]),
     ("url without a proper host", "accelerators", "url: https://", "url: https://localhost/",
-     ["field 'sources.0.url'", "host name"]),
+     ["source.url'", "host name"]),
 ]
 
 
