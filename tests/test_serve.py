@@ -80,8 +80,8 @@ def test_serve_keeps_the_notebook_worker_and_shows_a_data_edit(site_copy: Path) 
         from mkdocs.commands.build import build
         from mkdocs.config import load_config
         site = {str(site_copy / "site")!r}
-        data = {str(site_copy / "data" / "assumptions.yaml")!r}
-        name = "notebook-sizing[Usable memory per GPU][Value]"
+        data = {str(site_copy / "data" / "policies.yaml")!r}
+        name = "notebook-memory[The engine's pool][Value]"
         first = None
         pids = []
         for run in range(2):
@@ -94,9 +94,9 @@ def test_serve_keeps_the_notebook_worker_and_shows_a_data_edit(site_copy: Path) 
             worker = notebooks.worker()
             pids.append(worker.proc.pid if worker.proc and worker.proc.poll() is None else None)
             figs = json.load(open(os.path.join(site, "numbers.json")))["notebooks/size-your-deployment.py"]["figures"]
-            print(run, "usable", next(f["text"] for f in figs if f["name"] == name))
+            print(run, "pool", next(f["text"] for f in figs if f["name"] == name))
             text = open(data).read()
-            open(data, "w").write(text.replace("value: {{value: 12.5, unit: \\"%\\"}}", "value: {{value: 25, unit: \\"%\\"}}", 1))
+            open(data, "w").write(text.replace("utilization: 0.9", "utilization: 0.85", 1))
         print("same worker", pids[0] is not None and pids[0] == pids[1])
         proc = worker.proc
         first.plugins.on_shutdown()
@@ -107,7 +107,8 @@ def test_serve_keeps_the_notebook_worker_and_shows_a_data_edit(site_copy: Path) 
                           timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = [ln for ln in proc.stdout.splitlines() if ln[:1] in "01" or ln.startswith(("same", "worker"))]
-    assert lines == ["0 usable 70 GB", "1 usable 60 GB", "same worker True", "worker exited True"]
+    # the engine's pool: 81,559 MiB reported x 0.9 = 71.7 GiB, then x 0.85 = 67.7 GiB
+    assert lines == ["0 pool 71.7 GiB", "1 pool 67.7 GiB", "same worker True", "worker exited True"]
 
 
 _EARLY = '''

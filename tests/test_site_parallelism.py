@@ -120,6 +120,7 @@ def test_layouts_engines_accept_beyond_the_policy(page) -> None:
     assert rows["Llama 3.1 405B BF16 on TP4 × PP3"][4] == "accepted"
     # vLLM's get_pp_indices: 61 // 4 = 15 each, the one left over to the stage before the last
     assert rows["DeepSeek-V3 FP8 on TP8 × PP4"][2] == "15, 15, 16, 15"
+    assert rows["DeepSeek-V3 FP8 on TP8 × PP4"][3] == "8"  # MLA: the compressed latent on every TP rank
 
 
 def test_ring_table(page) -> None:

@@ -23,14 +23,16 @@
 #
 # The choices are ids from the data tables: models from `data/models.yaml`, precisions from
 # `data/precisions.yaml`, nodes (which name their accelerator) from `data/interconnects.yaml`,
-# layout policies from `data/policies.yaml`. The scenario (context length, sequences at once,
-# memory budget) is the site's reference scenario in `data/scenarios.yaml`.
+# layout policies from `data/policies.yaml` (try `NODE = "hgx-a100-8"` or `POLICY = "fewest-gpus"`).
+# The scenario (context length, sequences at once, memory budget) is the site's reference scenario
+# in `data/scenarios.yaml`.
 
 # %%
 from IPython.display import Markdown
 
 from snippets import fmt
 from snippets.data import load
+from snippets.pages.interconnect import cost_figure
 from snippets.pages.scenario import reference
 
 cat = load()
@@ -38,8 +40,8 @@ r = reference(cat)
 
 MODEL = "llama-3.1-405b"
 PRECISION = "fp8"
-NODE = r.node.id  # the scenario's node; try "hgx-a100-8"
-POLICY = r.scenario.layout_policy  # or "fewest-gpus"
+NODE = r.node.id
+POLICY = r.scenario.layout_policy
 
 d = r.deployment(MODEL, PRECISION, node=NODE, layout_policy=POLICY)
 st = d.setting
@@ -91,11 +93,10 @@ Markdown(fmt.table("notebook-memory", ["Quantity", "Value"], [
 # sequence: compute, communication and latency are left out.
 
 # %%
-cost = d.cost_per_hour
 Markdown(fmt.table("notebook-ceiling", ["Quantity", "Value"], [
     ["Bytes read per token", fmt.nbytes(d.decode_step_bytes(1), "GB", 1)],
     ["Tokens per second, ceiling", fmt.quantity(d.decode_ceiling, "tokens/s", 1)],
-    ["Matrix units compute in", d.compute_format.upper() + (" (weight-only)" if d.weight_only else "")],
-    ["Cost per hour", "no price" if cost is None else fmt.Figure(cost, "USD/hour", f"${cost:,.2f}",
-                                                                 "indicative on-demand")],
+    ["Matrix units compute in", d.compute_format.upper()],
+    ["Weights converted to compute (weight-only)", ("no", "yes")[d.weight_only]],
+    ["Cost per hour", cost_figure(d)],
 ]))

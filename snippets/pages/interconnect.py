@@ -55,6 +55,8 @@ SOURCES = (
     ("precisions", "fp16"),
     ("precisions", "bf16"),
     ("precisions", "fp8"),
+    ("precisions", "int8"),
+    ("precisions", "int4"),
     ("assumptions", "runtime-reserve"),
     ("policies", "vllm-default"),
     ("policies", "tp-in-node"),
@@ -174,6 +176,15 @@ def deployed(r: Reference, model_id: str, precision_id: str, **kw: Any) -> Deplo
         spans_nodes=fmt.claim(not d.fits_one_node, basis),
         dep=d,
     )
+
+
+def cost_figure(d: Deployment) -> fmt.Cell:
+    """Dollars per hour of the GPUs a deployment rents, at the site's indicative price, or "no price"."""
+    c, p = d.cost_per_hour, d.setting.price
+    if c is None or p is None:
+        return "no price"
+    return fmt.Figure(c, "USD/hour", f"${c:,.2f}",
+                      f"{d.gpus_rented} GPUs × ${p.usd_per_gpu_hour:,.2f} per GPU-hour, {p.provider}, indicative on-demand")
 
 
 def _short(model_id: str, precision_id: str, prefix: str = "d") -> str:
@@ -416,12 +427,10 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     fp16_cap_pool = max_params(mem.pool - mem.activations - mem.non_torch, fp16_bpp)
 
     def cost(e: Deployed) -> Figure:
-        c = e.dep.cost_per_hour
-        if c is None or price is None:
+        c = cost_figure(e.dep)
+        if not isinstance(c, Figure):
             raise ValueError(f"no price the site uses for {r.node.chip}")
-        return fmt.Figure(c, "USD/hour", f"${c:,.2f}",
-                          f"{e.dep.gpus_rented} GPUs × ${price.usd_per_gpu_hour:,.2f} per GPU-hour, "
-                          f"{price.provider}, indicative on-demand")
+        return c
 
     return {
         "gpu_name": acc.name,
@@ -455,7 +464,12 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "price": fmt.Figure(price.usd_per_gpu_hour if price else 0.0, "USD/GPU-hour",
                             f"${price.usd_per_gpu_hour:,.2f}" if price else "no price", "indicative on-demand"),
         "fp16_bytes": fmt.quantity(fp16_bpp, "bytes/param", 0),
-        "int8_bytes": fmt.quantity(cat.precisions["int8"].width.bytes, "bytes/param", 0),
+        "fp8_bytes": fmt.quantity(cat.precisions["fp8"].width.bytes, "bytes/param", 0),
+        "bf16_same_as_fp16": fmt.claim(cat.precisions["bf16"].width.bytes == fp16_bpp,
+                                       f"BF16 {cat.precisions['bf16'].width.bytes:g} bytes, FP16 {fp16_bpp:g}"),
+        "fp8_half_of_bf16": fmt.claim(cat.precisions["fp8"].width.bytes * 2 == cat.precisions["bf16"].width.bytes,
+                                      f"FP8 {cat.precisions['fp8'].width.bytes:g} byte, BF16 "
+                                      f"{cat.precisions['bf16'].width.bytes:g}"),
         **rows,
         "fp16_cap": fmt.params(fp16_cap),
         "fp16_cap_pool": fmt.params(fp16_cap_pool),

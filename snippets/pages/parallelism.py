@@ -274,11 +274,12 @@ def rules_table(cat: Catalog) -> str:
             f"{st.model.name} {st.precision.name} on {lay.label}",
             fmt.count(lay.gpus),
             ", ".join(str(n) for n in pp_partition(arch.layers, lay.pp)),
-            fmt.count(kv_replicas(arch.kv_heads, lay.tp) if arch.mla is None else 1, "GPUs"),
+            # MLA caches one compressed latent per token that every TP rank holds whole
+            fmt.count(kv_replicas(arch.kv_heads, lay.tp) if arch.mla is None else lay.tp, "GPUs"),
             "accepted" if not problems else "refused: " + "; ".join(problems),
             what,
         ])
-    return fmt.table("rules", ["Layout", "GPUs", "Layers per stage", "GPUs per KV head",
+    return fmt.table("rules", ["Layout", "GPUs", "Layers per stage", "GPUs holding each KV head (MLA: the latent)",
                                "The engine's rules and memory", "Why the policy does not choose it"],
                      rows, align="lrlrll")
 
