@@ -103,7 +103,7 @@ def test_layout_table(page, catalog: Catalog) -> None:
         cells = rows[label].find_all("td")
         assert cells[2].get_text() == fewest and cells[4].get_text() == layout
         assert value(page, f"layouts[{label}][GPUs, fewest]") == n_fewest
-        assert value(page, f"layouts[{label}][GPUs rented]") == rented
+        assert value(page, f"layouts[{label}][GPUs, chosen]") == rented
         assert value(page, f"layouts[{label}][Extra GPUs]") == extra
         assert value(page, f"layouts[{label}][Nodes]") == nodes
     # the same GPU counts as the interconnect page's chart and table: both are the engine's

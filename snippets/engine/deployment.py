@@ -192,6 +192,23 @@ class Deployment:
         p = self.setting.price
         return None if p is None else self.gpus_rented * p.usd_per_gpu_hour
 
+    @property
+    def replicas_per_rental(self) -> int:
+        """Copies of this deployment the rented GPUs hold (an 8-GPU instance holds four TP2 replicas)."""
+        return max(1, self.gpus_rented // self.gpus)
+
+    @property
+    def rented_gpus_per_replica(self) -> float:
+        """Rented GPUs one replica carries when the rented unit is filled with replicas: 2 for TP2 in an 8-GPU
+        instance (four replicas), 4 for a 3-GPU layout (two replicas in 8). The divisor of a per-token cost."""
+        return self.gpus_rented / self.replicas_per_rental
+
+    @property
+    def cost_per_replica_hour(self) -> float | None:
+        """One replica's share of the rented unit's hourly cost, with the unit filled with replicas; None if unpriced."""
+        c = self.cost_per_hour
+        return None if c is None else c / self.replicas_per_rental
+
     # ---------------------------------------------------------------- compute format
 
     @property

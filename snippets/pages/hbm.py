@@ -180,7 +180,7 @@ def ceiling_table(cat: Catalog) -> str:
                 math_in = s.precision.tensor_format.upper()
                 if d.weight_only:
                     math_in = f"{d.compute_format.upper()} (weight-only {s.precision.name})"
-                cost = d.cost_per_hour
+                cost = d.cost_per_replica_hour
                 rows.append([
                     f"{s.model.name} {s.precision.name} on {gpu_label(s.chip)}",
                     fmt.nbytes(d.weight_bytes, "GB"),
@@ -189,7 +189,7 @@ def ceiling_table(cat: Catalog) -> str:
                     math_in,
                     tps(weights_only_ceiling(d)),
                     tps(d.decode_ceiling),
-                    per_gpu_hour(d.decode_ceiling, d.gpus_rented),
+                    per_gpu_hour(d.decode_ceiling, d.rented_gpus_per_replica),
                     "unpriced" if cost is None else usd(cost),
                 ])
     return fmt.table(
@@ -235,7 +235,7 @@ def batch_rows(d: Deployment) -> list[int]:
 def batch_table(cat: Catalog) -> str:
     """The leaner deployment at growing batch: bytes per step, ceilings, tokens per GPU-hour and per dollar."""
     d = reference(cat).deployment(*LEANER)
-    cost = d.cost_per_hour
+    cost = d.cost_per_replica_hour
     rows: list[list[fmt.Cell]] = []
     for b in batch_rows(d):
         t = batch_ceiling(d, b)
@@ -245,7 +245,7 @@ def batch_table(cat: Catalog) -> str:
             fmt.nbytes(d.decode_step_bytes(b), "GB", 1),
             tps(t),
             tps(t / b),
-            per_gpu_hour(t, d.gpus_rented),
+            per_gpu_hour(t, d.rented_gpus_per_replica),
             "unpriced" if cost is None else usd(cost / (t * SECONDS_PER_HOUR) * 1e6),
         ])
     return fmt.table(
@@ -259,13 +259,13 @@ def batch_table(cat: Catalog) -> str:
 def worked_example(cat: Catalog) -> str:
     """Llama 3.1 70B in BF16 on the scenario's GPUs, step by step, as Markdown with figure spans."""
     ns = namespace(cat)
-    h = fmt.fig_html
+    h, e = fmt.fig_html, fmt.escape_markdown  # figures as spans; data text (names) escaped as Markdown
     w = ns["w"]
     lines = [
         f"1. **Weight bytes.** {h(w.params, 'worked.params')} parameters (counted from the architecture) × "
         f"{h(w.bytes_per_param, 'worked.bytes_per_param')} bytes = {h(w.weight, 'worked.weight')}.",
         f"2. **The pool.** vLLM may use {h(ns['utilization'], 'worked.utilization')} of the "
-        f"{h(ns['gpu_reported'], 'worked.gpu_reported')} an {ns['gpu_name']} reports: "
+        f"{h(ns['gpu_reported'], 'worked.gpu_reported')} an {e(ns['gpu_name'])} reports: "
         f"{h(ns['pool'], 'worked.pool')} per GPU for the weights, the activations "
         f"({h(ns['activations'], 'worked.activations')}), the memory outside PyTorch "
         f"({h(ns['non_torch'], 'worked.non_torch')}) and the KV cache.",
@@ -346,7 +346,7 @@ def shown(d: Deployment) -> Shown:
     step = d.decode_step_bytes(1)
     ctx = s.scenario.context_tokens
     t_one = hbm / d.weight_bytes
-    cost = d.cost_per_hour
+    cost = d.cost_per_replica_hour
     return Shown(
         model=s.model.name,
         precision=s.precision.name,
@@ -381,7 +381,7 @@ def shown(d: Deployment) -> Shown:
         one_gpu_tps=tps(t_one),
         gain=fmt.ratio(hbm / read_w / t_one, 1, basis="ceiling on the layout ÷ one GPU's, weights only"),
         max_seq=fmt.count(d.max_concurrency, "sequences"),
-        gpu_hour=per_gpu_hour(d.decode_ceiling, d.gpus_rented),
+        gpu_hour=per_gpu_hour(d.decode_ceiling, d.rented_gpus_per_replica),
         cost_hour=None if cost is None else usd(cost),
         usd_per_mtok=None if cost is None else usd(cost / (d.decode_ceiling * SECONDS_PER_HOUR) * 1e6),
         d=d,
@@ -427,7 +427,7 @@ def namespace(cat: Catalog) -> dict[str, Any]:
 
     on_one = {p: r.deployment(WORKED[0], p).setting.memory(Layout(1)) for p in FIT_ROWS}
     fp8_card, int4_card = on_one["fp8"], on_one["int4"]
-    hour = {k: x.d.decode_ceiling / x.d.gpus_rented for k, x in (("w", w), ("a70", a70), ("lean", lean))}
+    hour = {k: x.d.decode_ceiling / x.d.rented_gpus_per_replica for k, x in (("w", w), ("a70", a70), ("lean", lean))}
     t_pcie = gen5.bytes_per_s / wd.memory.weights
     kv_share = (wd.decode_step_bytes(1) - weights_read(wd)) / wd.decode_step_bytes(1)
     cost_w, cost_a70 = _need(w.usd_per_mtok, chip.name), _need(a70.usd_per_mtok, old.name)
@@ -503,7 +503,7 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "usd_mtok_a70": cost_a70,
         "lean_most": fmt.count(lean_most, "sequences"),
         "lean_tps_most": tps(t_most),
-        "lean_hour_most": per_gpu_hour(t_most, ld.gpus_rented),
+        "lean_hour_most": per_gpu_hour(t_most, ld.rented_gpus_per_replica),
         "lean_batch_gain": fmt.ratio(t_most / ld.decode_ceiling, 1,
                                      basis="replica ceiling at the largest batch that fits ÷ batch 1"),
         "gen5": fmt.bandwidth(gen5, digits=1),

@@ -355,13 +355,13 @@ def engine_example(cat: Catalog) -> str:
     """What a serving engine deploys for the same model, step by step, as Markdown with figure spans."""
     ns = namespace(cat)
     b, f8 = ns["d405_bf16"], ns["d405_fp8"]
-    h = fmt.fig_html
+    h, e = fmt.fig_html, fmt.escape_markdown  # figures as spans; data text (names, messages) escaped as Markdown
     lines = [
         f"1. **Parameters from the architecture.** The layers of its `config.json` add up to "
-        f"{h(b.params, 'engine.params')} parameters, not the name's round figure. In {b.precision}, with the "
+        f"{h(b.params, 'engine.params')} parameters, not the name's round figure. In {e(b.precision)}, with the "
         f"embedding and the LM head at 16 bit as the checkpoint keeps them, one copy is "
-        f"{h(b.weight, 'engine.weight')}; in {f8.precision}, {h(f8.weight, 'engine.weight_fp8')}.",
-        f"2. **What the card reports.** The {ns['gpu_name']} reports {h(ns['capacity'], 'engine.capacity')} "
+        f"{h(b.weight, 'engine.weight')}; in {e(f8.precision)}, {h(f8.weight, 'engine.weight_fp8')}.",
+        f"2. **What the card reports.** The {e(ns['gpu_name'])} reports {h(ns['capacity'], 'engine.capacity')} "
         f"to the engine, not the label's {h(ns['gpu_memory'], 'engine.label')}.",
         f"3. **The engine's pool.** The engine may use {h(ns['utilization'], 'engine.utilization')} of it, "
         f"{h(ns['pool'], 'engine.pool')} per GPU, and that pool holds everything: the weights, the activation peak "
@@ -371,11 +371,11 @@ def engine_example(cat: Catalog) -> str:
         f"4. **Whole heads per GPU.** {h(ns['heads_405'], 'engine.heads')} attention heads and "
         f"{h(ns['kv_heads_405'], 'engine.kv_heads')} KV heads: the TP degrees inside a node are "
         f"{ns['valid_tp_405']}.",
-        f"5. **The layout.** Chosen by policy ({ns['policy_name']}): {b.precision} on one node is refused "
-        f"({ns['one_node_refusal']}), so it runs as **{b.layout}**, **{h(b.gpus, 'engine.gpus')} GPUs** over "
+        f"5. **The layout.** Chosen by policy ({e(ns['policy_name'])}): {e(b.precision)} on one node is refused "
+        f"({e(ns['one_node_refusal'])}), so it runs as **{b.layout}**, **{h(b.gpus, 'engine.gpus')} GPUs** over "
         f"**{h(b.nodes, 'engine.nodes')} nodes**; its busiest GPU holds {h(b.weights_per_gpu, 'engine.weights_per_gpu')} "
         f"of weights, {h(b.used_per_gpu, 'engine.used_per_gpu')} of its {h(b.pool, 'engine.pool')} pool. "
-        f"In {f8.precision} it is **{f8.layout}** on **{h(f8.gpus, 'engine.gpus_fp8')} GPUs** in "
+        f"In {e(f8.precision)} it is **{f8.layout}** on **{h(f8.gpus, 'engine.gpus_fp8')} GPUs** in "
         f"{h(f8.nodes, 'engine.nodes_fp8')} node.",
     ]
     return "\n".join(lines) + "\n"

@@ -247,15 +247,15 @@ def layout_table(cat: Catalog) -> str:
                 f.layout.label,
                 fmt.count(f.gpus),
                 d.layout.label,
-                fmt.count(d.gpus_rented),
-                fmt.count(d.gpus_rented - f.gpus),
+                fmt.count(d.gpus),
+                fmt.count(d.gpus - f.gpus),
                 fmt.count(d.nodes, "nodes"),
                 fmt.nbytes(t.tp_bytes, "MB", 2) if d.layout.tp > 1 else "none",
                 share(comm_share(c, t.read_s)) if d.layout.tp > 1 else "none: one GPU",
             ])
     return fmt.table(
         "layouts",
-        ["Model and precision", "Weights", "Fewest-GPU layout", "GPUs, fewest", "Chosen layout", "GPUs rented",
+        ["Model and precision", "Weights", "Fewest-GPU layout", "GPUs, fewest", "Chosen layout", "GPUs, chosen",
          "Extra GPUs", "Nodes", "TP bytes per token", "TP on NVLink, share of token time"],
         rows,
         align="lrlrlrrrrr",
@@ -408,8 +408,8 @@ def _case(cat: Catalog, model_id: str, precision_id: str) -> Case:
         weight=fmt.nbytes(d.weight_bytes, "GB", 1),
         fewest_layout=t.fewest.layout.label,
         gpus_fewest=fmt.count(t.fewest.gpus),
-        gpus_rented=fmt.count(d.gpus_rented),
-        extra_gpus=fmt.count(d.gpus_rented - t.fewest.gpus),
+        gpus_rented=fmt.count(d.gpus),
+        extra_gpus=fmt.count(d.gpus - t.fewest.gpus),
         weights_per_gpu=fmt.nbytes(d.memory.weights, "GiB", 1),
         nodes=fmt.count(d.nodes, "nodes"),
         layout=d.layout.label,
@@ -465,7 +465,7 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     tp_over_pp_bytes = wt.tp_bytes / wt.pp_bytes
     tp_net_s = wt.tp_time(net)
     pp_net_s = wt.pp_time(net)
-    rounded = [c.traffic for c in cases.values() if c.traffic.dep.gpus_rented > c.traffic.fewest.gpus]
+    rounded = [c.traffic for c in cases.values() if c.traffic.dep.gpus > c.traffic.fewest.gpus]
     chunk = wt.message / wt.dep.layout.tp
     # Teaching bound: the same bytes if every stage could read at once (the mean stage, not the engine's sum).
     one_stage_read = wt.read_s / wt.dep.layout.pp
@@ -513,8 +513,8 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "chunk_network": fmt.quantity(transfer_time(chunk, net.one_way) * 1e9, "ns", 0, show_unit=True,
                                       basis=BW_BASIS),
         "one_stage_read": ms(one_stage_read, basis="if all the GPUs read at once"),
-        "m405_fp8_extra_share": fmt.percent((f8.gpus_rented - f8_fewest.gpus) / f8.gpus_rented),
-        "w_extra_share": fmt.percent((wt.dep.gpus_rented - wf.gpus) / wt.dep.gpus_rented),
+        "m405_fp8_extra_share": fmt.percent((f8.gpus - f8_fewest.gpus) / f8.gpus),
+        "w_extra_share": fmt.percent((wt.dep.gpus - wf.gpus) / wt.dep.gpus),
         # Claims the prose makes.
         "worked_spans_nodes": fmt.claim(wt.dep.nodes > 1 and wt.dep.layout.pp > 1,
                                         f"{wt.dep.layout.label} on {wt.dep.nodes} nodes"),
@@ -526,9 +526,9 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "batch1_bandwidth_small": fmt.claim(tp_net_share < 0.05 and tp_nvl_share < 0.01,
                                             f"shares at batch 1: {tp_nvl_share:.2%} (NVLink), {tp_net_share:.2%} "
                                             "(network)"),
-        "fp8_rounds_up": fmt.claim(f8.gpus_rented > f8_fewest.gpus and f8.nodes == 1 and f8.layout.pp == 1,
+        "fp8_rounds_up": fmt.claim(f8.gpus > f8_fewest.gpus and f8.nodes == 1 and f8.layout.pp == 1,
                                    f"fewest {f8_fewest.layout.label} = {f8_fewest.gpus} → {f8.layout.label} = "
-                                   f"{f8.gpus_rented}"),
+                                   f"{f8.gpus}"),
         "fewest_not_valid_tp": fmt.claim(
             arch405.attention_heads % f8_fewest.gpus != 0 and arch405.kv_heads % f8_fewest.gpus != 0,
             f"{arch405.attention_heads} and {arch405.kv_heads} heads are not multiples of {f8_fewest.gpus}"),

@@ -277,7 +277,7 @@ def row(r: Reference, model_id: str, precision_id: str) -> Row:
     node = r.node
     whole = on_layout(r, model_id, precision_id, Layout(node.gpus)) if d.fits_one_node else None
     reps = node.gpus // d.gpus if d.fits_one_node else 0
-    cost = d.cost_per_hour
+    cost = d.cost_per_replica_hour
     bpp = d.setting.precision.bytes_per_param
     basis = f"{d.layout.label}: {d.gpus} GPUs, {d.nodes} node(s) of {node.gpus}"
     return Row(
@@ -292,7 +292,7 @@ def row(r: Reference, model_id: str, precision_id: str) -> Row:
         layout=d.layout.label,
         tp=fmt.count(d.layout.tp),
         gpus=fmt.count(d.gpus),
-        rented=fmt.count(d.gpus_rented),
+        rented=fmt.count(d.rented_gpus_per_replica),  # an instance sold whole holds as many replicas as fit
         nodes=fmt.count(d.nodes, "nodes"),
         ceiling=_tps(d.decode_ceiling),
         node_ceiling=None if whole is None else _tps(whole.decode_ceiling),
@@ -399,7 +399,8 @@ def worked_example(cat: Catalog) -> str:
         f"{h(b.kept16, 'worked.kept16')}. The quantized blocks are {h(_gb(body), 'worked.body')}, so the "
         f"model is **{h(b.weight, 'worked.int4_weight')}**: {h(shrink, 'worked.shrink')} smaller than FP16, "
         f"not the {h(fb.shrink, 'worked.format_shrink')} of the format alone.",
-        f"5. **GPUs.** On one {r.eng.chips[r.node.chip].name} the pool is {h(fmt.nbytes(one.pool, 'GiB', 1), 'worked.pool')} "
+        f"5. **GPUs.** On one {fmt.escape_markdown(r.eng.chips[r.node.chip].name)} the pool is "
+        f"{h(fmt.nbytes(one.pool, 'GiB', 1), 'worked.pool')} "
         f"({h(fmt.percent(pol.utilization), 'worked.utilization')} of what the card reports) and must hold the "
         f"weights, the activations, the runtime and the KV cache: FP16 would need "
         f"{h(fmt.nbytes(one.used, 'GiB', 1), 'worked.fp16_one_gpu')}, so the engine deploys it as "
