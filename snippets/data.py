@@ -997,7 +997,46 @@ class LayoutPolicy(_Strict):
     sources: Sources
 
 
-Policy = Annotated[MemoryPolicy | LayoutPolicy, Field(discriminator="kind")]
+class TimeModel(_Strict):
+    """The engine's time model: achieved fractions of peak and per-hop latencies, each traced to data or a fit.
+
+    The fractions of HBM and link bandwidth and the hop latencies name entries of efficiencies.yaml and
+    latencies.yaml; the compute fraction and the per-step overhead are the two factors fitted on the
+    calibration measurements, each inside a stated range."""
+
+    kind: Literal["time"]
+    name: str
+    hbm_efficiency: str
+    """Id of an efficiencies.yaml entry (resource hbm): achieved ÷ peak is the share of HBM bandwidth a step gets."""
+    link_efficiency: str
+    """Id of an efficiencies.yaml entry (resource nvlink): the share of scale-up bandwidth a collective gets."""
+    hop_latency_nvlink: str
+    """Id of a latencies.yaml entry (path nvlink): one GPU-to-GPU step of a collective inside an NVLink domain."""
+    hop_latency_pcie: str
+    """Id of a latencies.yaml entry (path pcie): the same step between PCIe-only cards."""
+    hop_latency_network: Duration
+    """One step of a collective between nodes (adapter, switch and NCCL's proxy), indicative."""
+    hop_latency_network_range: tuple[PositiveFloat, PositiveFloat]
+    compute_fraction: Annotated[float, Field(gt=0, le=1)]
+    """Share of the dense tensor peak the matrix products reach (fitted on the calibration rows' time to first token)."""
+    compute_fraction_range: tuple[PositiveFloat, PositiveFloat]
+    step_overhead: Duration
+    """Fixed time per forward pass: kernel launches, scheduling, sampling (fitted on inter-token latency at batch 1)."""
+    step_overhead_range: tuple[PositiveFloat, PositiveFloat]
+    rationale: Annotated[str, Field(min_length=20)]
+    sources: Sources
+
+    @model_validator(mode="after")
+    def _within_ranges(self) -> TimeModel:
+        for name, value, rng in (("compute_fraction", self.compute_fraction, self.compute_fraction_range),
+                                 ("step_overhead", self.step_overhead.value, self.step_overhead_range),
+                                 ("hop_latency_network", self.hop_latency_network.value, self.hop_latency_network_range)):
+            if not rng[0] <= value <= rng[1]:
+                raise ValueError(f"{name}: {value:g} lies outside its range {rng[0]:g}-{rng[1]:g}")
+        return self
+
+
+Policy = Annotated[MemoryPolicy | LayoutPolicy | TimeModel, Field(discriminator="kind")]
 
 
 class Scenario(_Strict):
@@ -1008,6 +1047,8 @@ class Scenario(_Strict):
     """Id of the `node` entry whose accelerator and size the page uses by default."""
     memory_policy: str
     layout_policy: str
+    time_model: str
+    """Id of the `time` entry in policies.yaml the scenario's times use."""
     input_tokens: PositiveInt
     output_tokens: PositiveInt
     concurrency: PositiveInt
@@ -1163,7 +1204,7 @@ class Catalog:
     precisions: Mapping[str, Precision]
     assumptions: Mapping[str, Assumption]
     prices: Mapping[str, Price]
-    policies: Mapping[str, MemoryPolicy | LayoutPolicy]
+    policies: Mapping[str, MemoryPolicy | LayoutPolicy | TimeModel]
     scenarios: Mapping[str, Scenario]
     deployments: Mapping[str, DocumentedDeployment]
     latencies: Mapping[str, Latency]
@@ -1416,8 +1457,22 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
             problems.append(f"{where}: field 'memory_policy': {sc.memory_policy!r} is not a memory policy")
         if not isinstance(pols.get(sc.layout_policy), LayoutPolicy):
             problems.append(f"{where}: field 'layout_policy': {sc.layout_policy!r} is not a layout policy")
+        if not isinstance(pols.get(sc.time_model), TimeModel):
+            problems.append(f"{where}: field 'time_model': {sc.time_model!r} is not a time model")
         if sc.kv_precision not in cat["precisions"]:
             problems.append(f"{where}: field 'kv_precision': unknown precision {sc.kv_precision!r}")
+    lats, effs = cat.get("latencies", {}), cat.get("efficiencies", {})
+    for tm_id, tm in pols.items():
+        if not isinstance(tm, TimeModel):
+            continue
+        where = f"data/policies.yaml: entry '{tm_id}'"
+        for field, entries, kind, attr in (("hbm_efficiency", effs, "hbm", "resource"),
+                                           ("link_efficiency", effs, "nvlink", "resource"),
+                                           ("hop_latency_nvlink", lats, "nvlink", "path"),
+                                           ("hop_latency_pcie", lats, "pcie", "path")):
+            target = entries.get(getattr(tm, field))
+            if target is None or getattr(target, attr) != kind:
+                problems.append(f"{where}: field '{field}': {getattr(tm, field)!r} is not a {kind} entry")
     for dep_id, dep in cat.get("deployments", {}).items():
         where = f"data/deployments.yaml: entry '{dep_id}'"
         for field, table in (("model", "models"), ("precision", "precisions"), ("accelerator", "accelerators")):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.bandwidth import pcie_bandwidth
-from snippets.data import Catalog, LayoutPolicy, MemoryPolicy, Node, PCIe
+from snippets.data import Catalog, Efficiency, LayoutPolicy, MemoryPolicy, Network, Node, PCIe, TimeModel
 from snippets.engine.specs import EngineCatalog
 
 _ENGINES: dict[int, tuple[Catalog, EngineCatalog]] = {}
@@ -23,6 +23,14 @@ def _host_link(cat: Catalog, acc_id: str) -> float | None:
     p = cat.interconnect(acc.host_link, PCIe)
     bw = pcie_bandwidth(p.transfer_rate.per_s, acc.host_link_lanes, p.encoding.payload_bits, p.encoding.line_bits)
     return bw.bytes_per_s
+
+
+def _network(cat: Catalog, node: Node) -> float | None:
+    """One GPU's share of the node's scale-out NICs, per direction."""
+    if node.nic is None or node.nics_per_gpu is None:
+        return None
+    port = cat.interconnect(node.nic, Network).port.bandwidth.one_way()
+    return port.bytes_per_s * node.nics_per_gpu
 
 
 def export(cat: Catalog) -> dict[str, Any]:
@@ -41,7 +49,8 @@ def export(cat: Catalog) -> dict[str, Any]:
             "scale_up_bytes_per_s": None if a.scale_up is None else a.scale_up.bandwidth.bandwidth.one_way().bytes_per_s,
             "host_link_bytes_per_s": _host_link(cat, k),
         }
-    nodes = {k: {"name": n.name, "chip": n.accelerator, "gpus": n.gpus, "domain": n.domain, "scale_up": n.scale_up}
+    nodes = {k: {"name": n.name, "chip": n.accelerator, "gpus": n.gpus, "domain": n.domain, "scale_up": n.scale_up,
+                 "network_bytes_per_s": _network(cat, n)}
              for k, n in cat.of_kind(Node).items()}
     models = {k: {"name": m.name, "nominal_params": m.nominal_params.count, "stated_params": m.stated_params.count,
                   "arch": m.architecture.model_dump()}
@@ -55,7 +64,18 @@ def export(cat: Catalog) -> dict[str, Any]:
     layout = {k: {"name": p.name, "tp_limit": p.tp_limit, "across_nodes": p.across_nodes, "prefer": p.prefer,
                   "expert_parallel": p.expert_parallel, "whole_nodes": p.whole_nodes}
               for k, p in cat.policies.items() if isinstance(p, LayoutPolicy)}
+    def fraction(e: Efficiency) -> float:
+        return e.achieved.bandwidth.ratio(e.peak.bandwidth)
+
+    times = {k: {"name": t.name, "hbm_fraction": fraction(cat.efficiencies[t.hbm_efficiency]),
+                 "link_fraction": fraction(cat.efficiencies[t.link_efficiency]),
+                 "nvlink_hop_s": cat.latencies[t.hop_latency_nvlink].value.seconds,
+                 "pcie_hop_s": cat.latencies[t.hop_latency_pcie].value.seconds,
+                 "network_hop_s": t.hop_latency_network.seconds, "compute_fraction": t.compute_fraction,
+                 "step_overhead_s": t.step_overhead.seconds}
+             for k, t in cat.policies.items() if isinstance(t, TimeModel)}
     scenarios = {k: {"name": s.name, "node": s.node, "memory_policy": s.memory_policy, "layout_policy": s.layout_policy,
+                     "time_model": s.time_model,
                      "input_tokens": s.input_tokens, "output_tokens": s.output_tokens, "concurrency": s.concurrency,
                      "kv_precision": s.kv_precision}
                  for k, s in cat.scenarios.items()}
@@ -63,7 +83,7 @@ def export(cat: Catalog) -> dict[str, Any]:
                               "gpus_per_unit": p.gpus_per_unit, "provider": p.provider, "offering": p.offering}
               for p in cat.prices.values() if p.site_uses}
     return {"models": models, "chips": chips, "nodes": nodes, "precisions": precisions, "memory_policies": memory,
-            "layout_policies": layout, "scenarios": scenarios, "prices": prices}
+            "layout_policies": layout, "scenarios": scenarios, "time_models": times, "prices": prices}
 
 
 def engine_catalog(cat: Catalog) -> EngineCatalog:

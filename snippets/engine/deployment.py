@@ -22,6 +22,7 @@ from snippets.engine.specs import (
     PrecisionSpec,
     PriceSpec,
     ScenarioSpec,
+    TimeModelSpec,
 )
 
 
@@ -46,6 +47,7 @@ class Setting:
     memory_policy: MemoryPolicySpec
     layout_policy: LayoutPolicySpec
     price: PriceSpec | None
+    time_model: TimeModelSpec
 
     def memory(self, layout: Layout, sequences: int | None = None) -> GpuMemory:
         s = self.scenario
@@ -85,6 +87,7 @@ def setting(
         model=eng.models[model], precision=eng.precisions[precision], kv_precision=eng.precisions[sc.kv_precision],
         chip=eng.chips[n.chip], node=n, scenario=sc, memory_policy=eng.memory_policies[sc.memory_policy],
         layout_policy=eng.layout_policies[layout_policy or sc.layout_policy], price=eng.prices.get(n.chip),
+        time_model=eng.time_models[sc.time_model],
     )
 
 

@@ -196,6 +196,8 @@ class NodeSpec:
     """GPUs one scale-up fabric joins (the node, or a TPU slice)."""
     scale_up: str
     """nvlink, fabric or pcie: what tensor-parallel traffic crosses inside the domain."""
+    network_bytes_per_s: float | None = None
+    """Scale-out bandwidth per GPU, per direction (its share of the node's NICs); None where none is recorded."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,12 +237,30 @@ class LayoutPolicySpec:
 
 
 @dataclass(frozen=True, slots=True)
+class TimeModelSpec:
+    id: str
+    name: str
+    hbm_fraction: float
+    """Share of the HBM datasheet bandwidth a step's reads reach."""
+    link_fraction: float
+    """Share of the scale-up (or PCIe, or network) bandwidth a collective's transfers reach."""
+    nvlink_hop_s: float
+    pcie_hop_s: float
+    network_hop_s: float
+    compute_fraction: float
+    """Share of the dense tensor peak the matrix products reach."""
+    step_overhead_s: float
+    """Fixed time of one forward pass (launches, scheduling, sampling)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ScenarioSpec:
     id: str
     name: str
     node: str
     memory_policy: str
     layout_policy: str
+    time_model: str
     input_tokens: int
     output_tokens: int
     concurrency: int
@@ -280,6 +300,7 @@ class EngineCatalog:
     memory_policies: Mapping[str, MemoryPolicySpec]
     layout_policies: Mapping[str, LayoutPolicySpec]
     scenarios: Mapping[str, ScenarioSpec]
+    time_models: Mapping[str, TimeModelSpec]
     prices: Mapping[str, PriceSpec]
     """The price the site uses, by accelerator id."""
 
@@ -302,6 +323,7 @@ class EngineCatalog:
             memory_policies=_records(MemoryPolicySpec, d["memory_policies"]),
             layout_policies=_records(LayoutPolicySpec, d["layout_policies"]),
             scenarios=_records(ScenarioSpec, d["scenarios"]),
+            time_models=_records(TimeModelSpec, d["time_models"]),
             prices=MappingProxyType({k: PriceSpec(**_known(PriceSpec, v)) for k, v in d["prices"].items()}),
         )
 

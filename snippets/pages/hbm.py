@@ -15,11 +15,10 @@ from typing import Any
 from snippets import charts, fmt
 from snippets.data import Catalog
 from snippets.decode import FLOP_PER_PARAM_PER_TOKEN, KV_TENSORS, flop_per_byte
-from snippets.engine import Deployment, Layout, deploy
-from snippets.engine.deployment import Setting
+from snippets.engine import Deployment, Layout
 from snippets.engine.layout import kv_heads_per_gpu, pp_partition
 from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
-from snippets.engine.specs import ChipSpec, NodeSpec
+from snippets.engine.specs import ChipSpec
 from snippets.fmt import Figure
 from snippets.pages.interconnect import pcie_x16
 from snippets.pages.scenario import Reference, reference
@@ -76,8 +75,8 @@ def tps(tokens_per_s: float) -> Figure:
     return fmt.quantity(tokens_per_s, "tokens/s", 1 if tokens_per_s < 100 else 0)
 
 
-def per_gpu_hour(tokens_per_s: float, gpus: int) -> Figure:
-    """Tokens per GPU-hour at `tokens_per_s` for the whole replica of `gpus` GPUs."""
+def per_gpu_hour(tokens_per_s: float, gpus: float) -> Figure:
+    """Tokens per rented GPU-hour at `tokens_per_s` for a replica that takes `gpus` rented GPUs."""
     return fmt.quantity(tokens_per_s / gpus * SECONDS_PER_HOUR, "tokens/GPU-hour", 0)
 
 
@@ -125,16 +124,8 @@ def batch_ceiling(d: Deployment, batch: int) -> float:
 
 
 def one_card(r: Reference, model: str, precision: str, chip: ChipSpec) -> Deployment:
-    """`model` on one card of `chip` alone, at the scenario (a card with no node in data/ gets a one-GPU one).
-
-    The engine's `setting` looks a node up by accelerator; the chart compares cards, some sold only
-    as PCIe cards, so the page stands each on a node of its own, one GPU wide."""
-    base = r.deployment(model, precision).setting
-    node = NodeSpec(id=f"{chip.id}-alone", name=chip.name, chip=chip.id, gpus=1, domain=1, scale_up="pcie")
-    st = Setting(model=base.model, precision=base.precision, kv_precision=base.kv_precision, chip=chip, node=node,
-                 scenario=base.scenario, memory_policy=base.memory_policy, layout_policy=base.layout_policy,
-                 price=r.eng.prices.get(chip.id))
-    return deploy(st, Layout(1))
+    """`model` on one card of `chip`, at the scenario (on the first node built from it)."""
+    return r.deployment(model, precision, accelerator=chip.id, layout=Layout(1))
 
 
 def older_node(r: Reference) -> str:

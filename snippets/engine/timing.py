@@ -1,0 +1,240 @@
+"""Time: a roofline of prefill and decode, with collectives that pay latency as well as bandwidth.
+
+A forward pass through one pipeline stage takes the larger of its arithmetic and its memory traffic
+(a roofline), plus its tensor-parallel collectives and a fixed overhead:
+
+- compute: FLOPs ÷ (the chip's dense FLOP/s in the format it computes in × the achieved fraction);
+- memory: bytes read (weights the step's tokens touch, and their KV cache) ÷ (HBM × achieved fraction);
+- collectives, an α–β model: two all-reduces per layer (after attention, after the MLP) of the step's
+  activations. Each algorithm pays a hop latency per step and moves bytes at the link's achieved
+  bandwidth; the cheaper of ring (2(n−1) hops, 2(n−1)/n of the bytes), two-shot (2 hops, the same
+  bytes) and one-shot (1 hop, (n−1) times the bytes) is taken, as NCCL and the engines' custom
+  all-reduces choose by message size;
+- pipeline stages run one after another for a token; a boundary costs one send (a hop and the bytes).
+
+Decode at concurrency c: the sequences are split into one micro-batch per stage, each token passes
+every stage, so time per output token is the sum over stages; throughput is c ÷ that time. Prefill of
+one request is the same sum over its input tokens (causal attention counted). Queueing, chunked
+prefill, speculative decoding and kernel quality beyond the fitted fractions are left out.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from snippets.engine.deployment import Deployment
+from snippets.engine.layout import pp_partition
+from snippets.engine.memory import kv_bytes_per_token_per_gpu, layer_share, stage_weights
+
+ACTIVATION_BYTES = 2
+"""Activations travel between GPUs in BF16."""
+ALLREDUCES_PER_LAYER = 2
+"""Megatron-style TP: one all-reduce after attention's output projection, one after the MLP's down projection."""
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """What a TP group's collectives cross: its per-direction bandwidth (achieved) and the latency of one hop."""
+
+    name: str
+    bytes_per_s: float
+    hop_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class Collective:
+    seconds: float
+    algorithm: str
+    latency_s: float
+    """The hop latencies alone: what the collective costs with no bytes at all."""
+
+
+def allreduce(nbytes: float, n: int, link: Link) -> Collective:
+    """One all-reduce of `nbytes` across `n` GPUs: the cheapest of ring, two-shot and one-shot."""
+    if n <= 1:
+        return Collective(0.0, "none", 0.0)
+    if nbytes < 0:
+        raise ValueError("nbytes must be non-negative")
+    bw, hop = link.bytes_per_s, link.hop_s
+    options = [
+        ("ring", 2 * (n - 1) * hop, 2 * (n - 1) / n * nbytes / bw),
+        ("two-shot", 2 * hop, 2 * (n - 1) / n * nbytes / bw),
+        ("one-shot", hop, (n - 1) * nbytes / bw),
+    ]
+    name, lat, move = min(options, key=lambda o: o[1] + o[2])
+    return Collective(lat + move, name, lat)
+
+
+def send(nbytes: float, link: Link) -> float:
+    """One point-to-point send between pipeline stages."""
+    return link.hop_s + nbytes / link.bytes_per_s
+
+
+def _network(d: Deployment) -> Link:
+    st, tm = d.setting, d.setting.time_model
+    if st.node.network_bytes_per_s is None:
+        raise ValueError(f"{d.layout.label} spans nodes of {st.node.name}, which records no network")
+    return Link("network", st.node.network_bytes_per_s * tm.link_fraction, tm.network_hop_s)
+
+
+def _fabric(d: Deployment) -> Link:
+    """Inside the node: NVLink (or another scale-up fabric), or PCIe on cards without one."""
+    st, tm = d.setting, d.setting.time_model
+    chip = st.chip
+    if st.node.scale_up == "pcie" or chip.scale_up_bytes_per_s is None:
+        if chip.host_link_bytes_per_s is None:
+            raise ValueError(f"{chip.name} records neither a scale-up fabric nor a host link")
+        return Link("pcie", chip.host_link_bytes_per_s * tm.link_fraction, tm.pcie_hop_s)
+    return Link(st.node.scale_up, chip.scale_up_bytes_per_s * tm.link_fraction, tm.nvlink_hop_s)
+
+
+def tp_link(d: Deployment) -> Link:
+    """The link a deployment's TP group crosses: the node's fabric, or the network once TP spans nodes.
+    Achieved bandwidth is the time model's fraction of the per-direction figure."""
+    return _network(d) if d.layout.tp > d.setting.node.gpus else _fabric(d)
+
+
+def pp_link(d: Deployment) -> Link:
+    """Between pipeline stages: the node's fabric, or the network once the layout spans nodes."""
+    return _network(d) if d.gpus > d.setting.node.gpus else _fabric(d)
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """One forward pass through all stages, parts summed over the stages."""
+
+    compute_s: float
+    memory_s: float
+    comm_s: float
+    comm_latency_s: float
+    overhead_s: float
+    total_s: float
+    """Σ over stages of max(compute, memory) + collectives, plus the sends between stages and the overhead."""
+    flops: float
+    bytes_read: float
+    algorithm: str
+
+    @property
+    def bound(self) -> str:
+        """What the largest part is: compute, memory or communication."""
+        parts = {"compute": self.compute_s, "memory": self.memory_s, "communication": self.comm_s}
+        return max(parts, key=lambda k: parts[k])
+
+
+def _attention_flops_per_pair(d: Deployment) -> float:
+    """FLOPs per (query, cached token) pair on one GPU and layer: QKᵀ and the weighted sum of V, 2 FLOPs each."""
+    arch = d.setting.model.arch
+    heads = arch.attention_heads / d.layout.tp
+    if arch.mla is not None:
+        m = arch.mla
+        return 2 * heads * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim)
+    return 2 * heads * 2 * arch.head_dim
+
+
+def forward(d: Deployment, tokens: int, context: float, *, prefill: bool) -> Pass:
+    """One forward pass of `tokens` tokens (a decode micro-batch, or one prompt) through every stage.
+
+    Decode: each token attends to `context` cached tokens. Prefill: `tokens` is the prompt, attending causally.
+    """
+    st, tm, lay = d.setting, d.setting.time_model, d.layout
+    arch, chip = st.model.arch, st.chip
+    flops_per_s = chip.dense_flops[d.compute_format] * tm.compute_fraction
+    hbm = chip.hbm_bytes_per_s * tm.hbm_fraction
+    kvb = st.kv_precision.bytes_per_param
+    link = tp_link(d) if lay.tp > 1 else None
+    moe = arch.moe
+    touched = 1.0
+    if moe is not None:
+        touched = 1 - (1 - moe.active_experts / moe.experts) ** tokens
+    pairs = tokens * (tokens + 1) / 2 if prefill else tokens * context
+    ar = allreduce(tokens * arch.hidden_size * ACTIVATION_BYTES, lay.tp, link) if link else None
+    stages = stage_weights(arch, st.precision, lay)
+    parts = pp_partition(arch.layers, lay.pp)
+    compute = memory = comm = comm_lat = total = flops_all = read_all = 0.0
+    start = 0
+    for i, (sw, n) in enumerate(zip(stages, parts, strict=True)):
+        layer_params = 0.0
+        for layer in range(start, start + n):
+            share = layer_share(arch, layer, lay)
+            active = share.linear - share.expert_linear
+            if moe is not None and share.expert_linear:
+                active += share.expert_linear * moe.active_experts / moe.experts
+            layer_params += active
+        start += n
+        if i == len(parts) - 1:
+            layer_params += arch.vocab_size * arch.hidden_size / lay.tp  # the LM head (tied or not) on the last stage
+        flops = 2 * layer_params * tokens + _attention_flops_per_pair(d) * pairs * n
+        kv_tok = kv_bytes_per_token_per_gpu(arch, n, lay.tp, kvb)
+        kv = kv_tok * (tokens if prefill else tokens * context)  # written once (prefill), read in full (decode)
+        read = sw.total - sw.expert_bytes * (1 - touched) + kv
+        c, m = flops / flops_per_s, read / hbm
+        coll = (ar.seconds if ar else 0.0) * ALLREDUCES_PER_LAYER * n
+        compute += c
+        memory += m
+        comm += coll
+        comm_lat += (ar.latency_s if ar else 0.0) * ALLREDUCES_PER_LAYER * n
+        total += max(c, m) + coll
+        flops_all += flops
+        read_all += read
+    sends = (lay.pp - 1) * send(tokens * arch.hidden_size * ACTIVATION_BYTES, pp_link(d)) if lay.pp > 1 else 0.0
+    total += sends + tm.step_overhead_s
+    return Pass(compute, memory, comm + sends, comm_lat, tm.step_overhead_s, total, flops_all, read_all,
+                ar.algorithm if ar else "none")
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """What the model predicts for a deployment at a concurrency and request shape."""
+
+    concurrency: int
+    input_tokens: int
+    output_tokens: int
+    ttft_s: float
+    """Time to first token of one request: its prefill (queueing left out)."""
+    tpot_s: float
+    """Time per output token at the concurrency, mid-way through the output."""
+    decode: Pass
+    prefill: Pass
+    output_tokens_per_s: float
+    """All sequences of the replica together."""
+    gpus: int
+    cost_per_replica_hour: float | None
+
+    @property
+    def output_tokens_per_s_per_gpu(self) -> float:
+        return self.output_tokens_per_s / self.gpus
+
+    @property
+    def input_tokens_per_s(self) -> float:
+        """Prompt tokens one replica prefills per second, one prompt after another."""
+        return self.input_tokens / self.prefill.total_s
+
+    @property
+    def usd_per_mtok_output(self) -> float | None:
+        c = self.cost_per_replica_hour
+        return None if c is None else c / (self.output_tokens_per_s * 3600) * 1e6
+
+    @property
+    def usd_per_mtok_input(self) -> float | None:
+        c = self.cost_per_replica_hour
+        return None if c is None else c / (self.input_tokens_per_s * 3600) * 1e6
+
+
+def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | None = None,
+            output_tokens: int | None = None) -> Prediction:
+    """TTFT, time per output token, throughput and cost per token of `d` at `concurrency` sequences (default:
+    the scenario's) of `input_tokens` + `output_tokens` (default: the scenario's)."""
+    sc = d.setting.scenario
+    c = sc.concurrency if concurrency is None else concurrency
+    n_in = sc.input_tokens if input_tokens is None else input_tokens
+    n_out = sc.output_tokens if output_tokens is None else output_tokens
+    if min(c, n_in, n_out) < 1:
+        raise ValueError("concurrency, input and output tokens must be at least 1")
+    micro = math.ceil(c / d.layout.pp)
+    dec = forward(d, micro, n_in + n_out / 2, prefill=False)
+    pre = forward(d, n_in, 0, prefill=True)
+    return Prediction(concurrency=c, input_tokens=n_in, output_tokens=n_out, ttft_s=pre.total_s, tpot_s=dec.total_s,
+                      decode=dec, prefill=pre, output_tokens_per_s=c / dec.total_s, gpus=d.gpus,
+                      cost_per_replica_hour=d.cost_per_replica_hour)
+
