@@ -1020,16 +1020,17 @@ class TimeModel(_Strict):
     compute_fraction: Annotated[float, Field(gt=0, le=1)]
     """Share of the dense tensor peak the matrix products reach (fitted on the calibration rows' time to first token)."""
     compute_fraction_range: tuple[PositiveFloat, PositiveFloat]
-    step_overhead: Duration
-    """Fixed time per forward pass: kernel launches, scheduling, sampling (fitted on inter-token latency at batch 1)."""
-    step_overhead_range: tuple[PositiveFloat, PositiveFloat]
+    layer_overhead: Duration
+    """Fixed time per layer of a forward pass: the launch, ramp and tail of its kernels, which no roofline counts
+    (fitted on the calibration rows' inter-token latency)."""
+    layer_overhead_range: tuple[PositiveFloat, PositiveFloat]
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
 
     @model_validator(mode="after")
     def _within_ranges(self) -> TimeModel:
         for name, value, rng in (("compute_fraction", self.compute_fraction, self.compute_fraction_range),
-                                 ("step_overhead", self.step_overhead.value, self.step_overhead_range),
+                                 ("layer_overhead", self.layer_overhead.value, self.layer_overhead_range),
                                  ("hop_latency_network", self.hop_latency_network.value, self.hop_latency_network_range)):
             if not rng[0] <= value <= rng[1]:
                 raise ValueError(f"{name}: {value:g} lies outside its range {rng[0]:g}-{rng[1]:g}")

@@ -72,7 +72,7 @@ def export(cat: Catalog) -> dict[str, Any]:
                  "nvlink_hop_s": cat.latencies[t.hop_latency_nvlink].value.seconds,
                  "pcie_hop_s": cat.latencies[t.hop_latency_pcie].value.seconds,
                  "network_hop_s": t.hop_latency_network.seconds, "compute_fraction": t.compute_fraction,
-                 "step_overhead_s": t.step_overhead.seconds}
+                 "layer_overhead_s": t.layer_overhead.seconds}
              for k, t in cat.policies.items() if isinstance(t, TimeModel)}
     scenarios = {k: {"name": s.name, "node": s.node, "memory_policy": s.memory_policy, "layout_policy": s.layout_policy,
                      "time_model": s.time_model,

@@ -63,7 +63,7 @@ def test_decode_at_batch_1_is_memory_bound_and_reads_the_weights():
     assert p.memory_s > 10 * p.compute_s
     # 160 all-reduces (two per layer) of one token's 16 KiB activations, one NVLink hop each
     assert p.comm_latency_s == pytest.approx(160 * TM.nvlink_hop_s)
-    assert p.total_s == pytest.approx(p.memory_s + p.comm_s + TM.step_overhead_s)
+    assert p.total_s == pytest.approx(p.memory_s + p.comm_s + 80 * TM.layer_overhead_s)
 
 
 def test_prefill_of_a_long_prompt_is_compute_bound():

@@ -249,8 +249,8 @@ class TimeModelSpec:
     network_hop_s: float
     compute_fraction: float
     """Share of the dense tensor peak the matrix products reach."""
-    step_overhead_s: float
-    """Fixed time of one forward pass (launches, scheduling, sampling)."""
+    layer_overhead_s: float
+    """Fixed time per layer of a forward pass (kernel launch, ramp and tail)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,8 @@ A forward pass through one pipeline stage takes the larger of its arithmetic and
   bandwidth; the cheaper of ring (2(n−1) hops, 2(n−1)/n of the bytes), two-shot (2 hops, the same
   bytes) and one-shot (1 hop, (n−1) times the bytes) is taken, as NCCL and the engines' custom
   all-reduces choose by message size;
-- pipeline stages run one after another for a token; a boundary costs one send (a hop and the bytes).
+- pipeline stages run one after another for a token; a boundary costs one send (a hop and the bytes);
+- a fixed time per layer: the launch, ramp and tail of its kernels, which no roofline counts.
 
 Decode at concurrency c: the sequences are split into one micro-batch per stage, each token passes
 every stage, so time per output token is the sum over stages; throughput is c ÷ that time. Prefill of
@@ -178,8 +179,9 @@ def forward(d: Deployment, tokens: int, context: float, *, prefill: bool) -> Pas
         flops_all += flops
         read_all += read
     sends = (lay.pp - 1) * send(tokens * arch.hidden_size * ACTIVATION_BYTES, pp_link(d)) if lay.pp > 1 else 0.0
-    total += sends + tm.step_overhead_s
-    return Pass(compute, memory, comm + sends, comm_lat, tm.step_overhead_s, total, flops_all, read_all,
+    overhead = tm.layer_overhead_s * arch.layers
+    total += sends + overhead
+    return Pass(compute, memory, comm + sends, comm_lat, overhead, total, flops_all, read_all,
                 ar.algorithm if ar else "none")
 
 
