@@ -49,7 +49,7 @@ DATA_DIR_ENV = "SERVING_DATA_DIR"
 """Environment variable naming the data directory; the MkDocs hook sets it to `<site root>/data`."""
 
 FILES = ("accelerators", "interconnects", "models", "precisions", "assumptions", "prices", "policies", "scenarios",
-         "deployments", "latencies", "efficiencies")
+         "deployments", "latencies", "efficiencies", "measurements")
 
 
 class DataError(ValueError):
@@ -1176,6 +1176,42 @@ class Efficiency(_Strict):
         return self.achieved_range[0] * per / peak, self.achieved_range[1] * per / peak
 
 
+class Measurement(_Strict):
+    """A published serving measurement: what ran, how it was loaded, and what it measured.
+
+    calibration rows are the only ones the time model's fitted factors may be fitted on (NVIDIA's NIM
+    benchmark runs); test rows are compared and reported, never fitted."""
+
+    role: Literal["calibration", "test"]
+    engine: str
+    engine_version: str | None = None
+    model: str
+    checkpoint: str | None = None
+    """The released checkpoint where it is not the model entry itself (Llama 3.3 70B on Llama 3.1 70B's architecture)."""
+    precision: str
+    kv_precision: str
+    """Id of the precision of its KV cache, as the source states it or as the note argues it."""
+    accelerator: str
+    layout: DeployedLayout
+    input_tokens: PositiveInt
+    output_tokens: PositiveInt
+    concurrency: PositiveInt | None
+    """Requests kept in flight; None for an offline run that queues every request at once (maximum throughput)."""
+    ttft_ms: PositiveFloat | None = None
+    itl_ms: PositiveFloat | None = None
+    """Inter-token latency (time per output token after the first)."""
+    output_tokens_per_s: PositiveFloat | None = None
+    """Output tokens per second of the whole run, all requests together."""
+    note: Annotated[str, Field(min_length=10)]
+    sources: Sources
+
+    @model_validator(mode="after")
+    def _measures_something(self) -> Measurement:
+        if self.ttft_ms is None and self.itl_ms is None and self.output_tokens_per_s is None:
+            raise ValueError("a measurement needs at least one of ttft_ms, itl_ms, output_tokens_per_s")
+        return self
+
+
 SCHEMAS: dict[str, Any] = {
     "accelerators": Accelerator,
     "interconnects": Interconnect,
@@ -1188,6 +1224,7 @@ SCHEMAS: dict[str, Any] = {
     "deployments": DocumentedDeployment,
     "latencies": Latency,
     "efficiencies": Efficiency,
+    "measurements": Measurement,
 }
 
 T = TypeVar("T")
@@ -1210,6 +1247,7 @@ class Catalog:
     deployments: Mapping[str, DocumentedDeployment]
     latencies: Mapping[str, Latency]
     efficiencies: Mapping[str, Efficiency]
+    measurements: Mapping[str, Measurement]
     directory: Path
 
     def interconnect(self, entry_id: str, kind: type[T]) -> T:
@@ -1474,6 +1512,12 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
             target = entries.get(getattr(tm, field))
             if target is None or getattr(target, attr) != kind:
                 problems.append(f"{where}: field '{field}': {getattr(tm, field)!r} is not a {kind} entry")
+    for m_id, meas in cat.get("measurements", {}).items():
+        where = f"data/measurements.yaml: entry '{m_id}'"
+        for field, table in (("model", "models"), ("precision", "precisions"), ("kv_precision", "precisions"),
+                             ("accelerator", "accelerators")):
+            if getattr(meas, field) not in cat[table]:
+                problems.append(f"{where}: field '{field}': unknown {field} {getattr(meas, field)!r}")
     for dep_id, dep in cat.get("deployments", {}).items():
         where = f"data/deployments.yaml: entry '{dep_id}'"
         for field, table in (("model", "models"), ("precision", "precisions"), ("accelerator", "accelerators")):

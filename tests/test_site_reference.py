@@ -203,6 +203,13 @@ def test_sizing_records_are_published_and_agree_with_the_engine(built: Build, ca
             assert r["cost_per_hour"]["unit"] == "USD/hour"
             assert r["cost_per_hour"]["value"] == pytest.approx(d.cost_per_hour)
         assert Layout(**r["layout"]).gpus == r["gpus"]
+        if r["tpot_ms_c1"] is not None:
+            from snippets.engine.timing import predict
+
+            x = predict(d, 1)
+            assert r["tpot_ms_c1"] == {"value": pytest.approx(x.tpot_s * 1e3), "unit": "ms"}
+            assert r["output_tokens_per_s_per_gpu"]["unit"] == "tokens/s/GPU"
+            assert r["usd_per_mtok_output"] is None or r["usd_per_mtok_output"]["unit"] == "USD/Mtok"
     rows = list(csv.DictReader(io.StringIO((built.site / "reference" / "sizing.csv").read_text(encoding="utf-8"))))
     assert len(rows) == len(recs)
     row = next(x for x in rows if (x["model"], x["precision"], x["accelerator"]) == ("llama-3.1-405b", "fp8", "h100-sxm"))

@@ -79,7 +79,9 @@ def test_prefill_of_a_long_prompt_is_compute_bound():
 def test_predict_puts_throughput_and_cost_together():
     d = _d("llama-3.1-70b", "fp8", Layout(2), context=2000, concurrency=16)
     x = predict(d, 16, 1000, 1000)
-    assert x.output_tokens_per_s == pytest.approx(16 / x.tpot_s)
+    # a generation of the 16 sequences: 16 prefills and 1,000 decode steps of all 16
+    assert x.output_tokens_per_s == pytest.approx(16 * 1000 / (16 * x.prefill_s + 1000 * x.decode.total_s))
+    assert x.tpot_s == pytest.approx(x.decode.total_s + 15 * x.prefill_s / 1000)
     assert x.output_tokens_per_s_per_gpu == pytest.approx(x.output_tokens_per_s / 2)
     assert x.usd_per_mtok_output == pytest.approx(d.cost_per_replica_hour / (x.output_tokens_per_s * 3600) * 1e6)
     # a larger batch shares the weight read: more tokens per second, each a little later
@@ -109,7 +111,8 @@ def test_cli_predict_prints_one_json_object():
     d = _d("llama-3.1-405b", "fp8", Layout(8), context=1500, concurrency=16)
     x = predict(d, 16, 1000, 500)
     assert j["gpus"] == 8 and j["tpot_ms"] == pytest.approx(x.tpot_s * 1e3)
-    assert j["output_tokens_per_s"] == pytest.approx(16 / x.tpot_s)
+    assert j["output_tokens_per_s"] == pytest.approx(x.output_tokens_per_s)
+    assert j["ttft_ms"] == pytest.approx(x.ttft_s * 1e3)
 
 
 def test_cli_max_concurrency_and_size():

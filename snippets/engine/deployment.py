@@ -67,6 +67,7 @@ def setting(
     layout_policy: str | None = None,
     concurrency: int | None = None,
     context_tokens: int | None = None,
+    kv_precision: str | None = None,
 ) -> Setting:
     """Look every input up by id. The node is the scenario's, or `node`, or the first node of `accelerator`."""
     sc = eng.scenarios[scenario]
@@ -84,7 +85,8 @@ def setting(
         node = found.id
     n = eng.nodes[node or sc.node]
     return Setting(
-        model=eng.models[model], precision=eng.precisions[precision], kv_precision=eng.precisions[sc.kv_precision],
+        model=eng.models[model], precision=eng.precisions[precision],
+        kv_precision=eng.precisions[kv_precision or sc.kv_precision],
         chip=eng.chips[n.chip], node=n, scenario=sc, memory_policy=eng.memory_policies[sc.memory_policy],
         layout_policy=eng.layout_policies[layout_policy or sc.layout_policy], price=eng.prices.get(n.chip),
         time_model=eng.time_models[sc.time_model],

@@ -13,10 +13,11 @@ A forward pass through one pipeline stage takes the larger of its arithmetic and
 - pipeline stages run one after another for a token; a boundary costs one send (a hop and the bytes);
 - a fixed time per layer: the launch, ramp and tail of its kernels, which no roofline counts.
 
-Decode at concurrency c: the sequences are split into one micro-batch per stage, each token passes
-every stage, so time per output token is the sum over stages; throughput is c ÷ that time. Prefill of
-one request is the same sum over its input tokens (causal attention counted). Queueing, chunked
-prefill, speculative decoding and kernel quality beyond the fitted fractions are left out.
+Decode at concurrency c: the sequences in flight (at most what the KV cache holds) are split into one
+micro-batch per stage; each token passes every stage, so a step is the sum over stages, and each token
+also carries its share of the prefills that replace finished requests. Prefill of one request is the
+same sum over its input tokens (causal attention counted). `predict` puts them together; scheduling
+policy beyond that, speculative decoding and kernel quality beyond the fitted fractions are left out.
 """
 
 from __future__ import annotations
@@ -190,12 +191,21 @@ class Prediction:
     """What the model predicts for a deployment at a concurrency and request shape."""
 
     concurrency: int
+    in_flight: int
+    """Sequences decoding at once: the concurrency, or as many as the KV cache holds; the rest queue."""
     input_tokens: int
     output_tokens: int
+    prefill_s: float
+    """One request's prefill alone."""
+    prefill_load: float
+    """Share of the replica's time spent prefilling new requests (ρ of the prefill queue)."""
+    queue_s: float
+    """Average wait for a free slot when more requests are in flight than the KV cache holds."""
     ttft_s: float
-    """Time to first token of one request: its prefill (queueing left out)."""
+    """Time to first token: prefill, the wait behind other prefills (M/D/1), and the wait for a slot."""
     tpot_s: float
-    """Time per output token at the concurrency, mid-way through the output."""
+    """Time per output token a request sees: a decode step of the sequences in flight, plus the prefills of the
+    other requests that interleave with its tokens."""
     decode: Pass
     prefill: Pass
     output_tokens_per_s: float
@@ -209,8 +219,8 @@ class Prediction:
 
     @property
     def input_tokens_per_s(self) -> float:
-        """Prompt tokens one replica prefills per second, one prompt after another."""
-        return self.input_tokens / self.prefill.total_s
+        """Prompt tokens the replica takes in per second at this load."""
+        return self.output_tokens_per_s * self.input_tokens / self.output_tokens
 
     @property
     def usd_per_mtok_output(self) -> float | None:
@@ -219,24 +229,46 @@ class Prediction:
 
     @property
     def usd_per_mtok_input(self) -> float | None:
+        """The rent divided over prompt tokens when the replica only prefilled, one prompt after another."""
         c = self.cost_per_replica_hour
-        return None if c is None else c / (self.input_tokens_per_s * 3600) * 1e6
+        return None if c is None else c / (self.input_tokens / self.prefill_s * 3600) * 1e6
 
 
 def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | None = None,
             output_tokens: int | None = None) -> Prediction:
-    """TTFT, time per output token, throughput and cost per token of `d` at `concurrency` sequences (default:
-    the scenario's) of `input_tokens` + `output_tokens` (default: the scenario's)."""
+    """TTFT, time per output token, throughput and cost per token of `d` with `concurrency` requests kept in
+    flight (default: the scenario's), each `input_tokens` + `output_tokens` long (default: the scenario's).
+
+    Continuous batching: at most as many sequences decode at once as the KV cache holds (`max_sequences` at
+    the request's length); the rest wait for a slot. The replica spends each generation of its sequences on
+    their prefills and their output tokens' decode steps, which gives its throughput; a request's tokens
+    are spaced by a decode step plus the other requests' prefills that interleave with them. Its first
+    token waits for its prefill, behind the others queued for the same GPUs (an M/D/1 queue at the
+    prefill load), and for a slot."""
     sc = d.setting.scenario
     c = sc.concurrency if concurrency is None else concurrency
     n_in = sc.input_tokens if input_tokens is None else input_tokens
     n_out = sc.output_tokens if output_tokens is None else output_tokens
     if min(c, n_in, n_out) < 1:
         raise ValueError("concurrency, input and output tokens must be at least 1")
-    micro = math.ceil(c / d.layout.pp)
-    dec = forward(d, micro, n_in + n_out / 2, prefill=False)
+    room = d.setting.memory(d.layout, 1)
+    tokens = n_in + n_out
+    per_seq = room.kv_per_sequence * tokens / max(1, d.setting.scenario.context_tokens)
+    fits = math.floor(room.kv_room / per_seq + 1e-9) * d.layout.dp if per_seq > 0 else c
+    if fits < 1:
+        raise ValueError(f"{d.layout.label}: not one sequence of {tokens} tokens fits the KV cache")
+    b = min(c, fits)
     pre = forward(d, n_in, 0, prefill=True)
-    return Prediction(concurrency=c, input_tokens=n_in, output_tokens=n_out, ttft_s=pre.total_s, tpot_s=dec.total_s,
-                      decode=dec, prefill=pre, output_tokens_per_s=c / dec.total_s, gpus=d.gpus,
+    dec = forward(d, math.ceil(b / d.layout.pp), n_in + n_out / 2, prefill=False)
+    # per generation of the b sequences: b prefills and n_out decode steps of all b
+    busy = b * pre.total_s + n_out * dec.total_s
+    throughput = b * n_out / busy
+    tpot = dec.total_s + (b - 1) * pre.total_s / n_out  # the others' prefills interleave with a request's tokens
+    rate = throughput / n_out  # requests finished (and prefills started) per second
+    rho = min(rate * pre.total_s, 0.95)
+    wait_prefill = pre.total_s * rho / (2 * (1 - rho)) if b > 1 else 0.0
+    queue = (c - b) / rate if c > b else 0.0
+    return Prediction(concurrency=c, in_flight=b, input_tokens=n_in, output_tokens=n_out, prefill_s=pre.total_s,
+                      prefill_load=rho, queue_s=queue, ttft_s=pre.total_s + wait_prefill + queue, tpot_s=tpot,
+                      decode=dec, prefill=pre, output_tokens_per_s=throughput, gpus=d.gpus,
                       cost_per_replica_hour=d.cost_per_replica_hour)
-

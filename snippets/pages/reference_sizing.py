@@ -20,6 +20,7 @@ from snippets import fmt
 from snippets.data import Catalog
 from snippets.engine import Deployment, NoLayout
 from snippets.engine.memory import BYTES_16BIT
+from snippets.engine.timing import Prediction, predict
 from snippets.pages.reference_common import as_of, as_of_text, source_links
 from snippets.pages.scenario import Reference, reference
 
@@ -36,6 +37,10 @@ class Row:
     deployment: Deployment | None
     why_not: str
     """Why no layout serves it (no node in data, or it does not fit), where `deployment` is None."""
+    at_one: Prediction | None = None
+    """The time model at one sequence of the scenario's length (None where the data lacks a link it needs)."""
+    at_scenario: Prediction | None = None
+    """The time model at the scenario's concurrency."""
 
 
 def grid_rows(cat: Catalog, ref: Reference | None = None) -> list[Row]:
@@ -50,9 +55,17 @@ def grid_rows(cat: Catalog, ref: Reference | None = None) -> list[Row]:
                     rows.append(Row(m, p, a, None, "no node in data"))
                     continue
                 try:
-                    rows.append(Row(m, p, a, r.deployment(m, p, node=node.id), ""))
+                    d = r.deployment(m, p, node=node.id)
                 except NoLayout as exc:
                     rows.append(Row(m, p, a, None, f"does not fit: {exc}"))
+                    continue
+                one: Prediction | None
+                at: Prediction | None
+                try:
+                    one, at = predict(d, 1), predict(d)
+                except ValueError:  # a layout across nodes whose node records no network
+                    one = at = None
+                rows.append(Row(m, p, a, d, "", one, at))
     return rows
 
 
@@ -70,8 +83,14 @@ def grid_table(cat: Catalog) -> str:
         names.append(f"{m.name} · {p.name} · {a.name}")
         d = row.deployment
         if d is None:
-            rows.append([m.name, p.name, a.name, *(["—"] * 7), row.why_not])
+            rows.append([m.name, p.name, a.name, *(["—"] * 9), row.why_not])
             continue
+        one = row.at_one
+        tpot: fmt.Cell = "—" if one is None else fmt.quantity(one.tpot_s * 1e3, "ms", 1,
+                                                               basis="time per output token, one sequence")
+        mtok = None if one is None else one.usd_per_mtok_output
+        per_m: fmt.Cell = "—" if mtok is None else fmt.Figure(mtok, "USD/Mtok", f"${mtok:,.2f}",
+                                                              "one sequence; the rented unit filled with replicas")
         cost: fmt.Cell = "no price" if d.cost_per_hour is None else fmt.Figure(
             d.cost_per_hour, "USD/hour", f"${d.cost_per_hour:,.2f}", "indicative on-demand, GPUs rented")
         note = "weight-only: computes in BF16" if d.weight_only else ""
@@ -84,13 +103,15 @@ def grid_table(cat: Catalog) -> str:
             _gib(d.memory.weights),
             _gib(d.memory.kv_room),
             cost,
+            tpot,
+            per_m,
             note,
         ])
     table = fmt.html_table(
         "grid",
         ["Model", "Precision", "Accelerator", "Weights", "Layout", "GPUs", "Nodes", "Weights per GPU",
-         "KV room per GPU", "Cost per hour", "Note"],
-        rows, align="llllrlrrrrl", names=names,
+         "KV room per GPU", "Cost per hour", "ms per token", "$ per M tokens", "Note"],
+        rows, align="llllrlrrrrrrl", names=names,
     )
     # HTML, not Markdown: the page's block sets html="true", so the grid's cells skip the Markdown
     # pass. The grid is left out of the search index (data-search-exclude): thousands of figures
@@ -145,13 +166,22 @@ def records(cat: Catalog) -> list[dict[str, Any]]:
             "decode_ceiling": _quantity(d.decode_ceiling, "tokens/s"),
             "cost_per_hour": None if d.cost_per_hour is None else _quantity(d.cost_per_hour, "USD/hour"),
         })
+        one, at = row.at_one, row.at_scenario
+        rec["tpot_ms_c1"] = None if one is None else _quantity(one.tpot_s * 1e3, "ms")
+        rec["ttft_ms"] = None if one is None else _quantity(one.ttft_s * 1e3, "ms")
+        rec["output_tokens_per_s_per_gpu"] = None if at is None else {
+            **_quantity(at.output_tokens_per_s_per_gpu, "tokens/s/GPU"), "concurrency": at.concurrency}
+        mtok = None if at is None else at.usd_per_mtok_output
+        rec["usd_per_mtok_output"] = None if mtok is None else {**_quantity(mtok, "USD/Mtok"),
+                                                                  "concurrency": at.concurrency if at else None}
         out.append(rec)
     return out
 
 
 CSV_FIELDS = ("model", "precision", "accelerator", "deployable", "layout", "gpus", "nodes", "gpus_per_node",
               "gpus_rented", "weights_total_GB", "weights_per_gpu_GiB", "kv_cache_per_gpu_GiB", "free_per_gpu_GiB",
-              "max_concurrency", "cost_per_hour_USD", "weight_only", "why_not")
+              "max_concurrency", "cost_per_hour_USD", "tpot_ms_c1", "output_tokens_per_s_per_gpu",
+              "usd_per_mtok_output", "weight_only", "why_not")
 
 
 def records_csv(recs: list[dict[str, Any]]) -> str:
@@ -173,6 +203,8 @@ def records_csv(recs: list[dict[str, Any]]) -> str:
                 "kv_cache_per_gpu_GiB": f"{mem['kv_cache']['value'] / GiB:.3f}",
                 "free_per_gpu_GiB": f"{mem['free']['value'] / GiB:.3f}",
                 "cost_per_hour_USD": "" if rec["cost_per_hour"] is None else f"{rec['cost_per_hour']['value']:.2f}",
+                **{k: "" if rec[k] is None else f"{rec[k]['value']:.4g}"
+                   for k in ("tpot_ms_c1", "output_tokens_per_s_per_gpu", "usd_per_mtok_output")},
             })
         w.writerow(row)
     return buf.getvalue()
