@@ -83,7 +83,7 @@ def grid_table(cat: Catalog) -> str:
         names.append(f"{m.name} · {p.name} · {a.name}")
         d = row.deployment
         if d is None:
-            rows.append([m.name, p.name, a.name, *(["—"] * 9), row.why_not])
+            rows.append([m.name, p.name, a.name, *(["—"] * 8), row.why_not])
             continue
         one = row.at_one
         tpot: fmt.Cell = "—" if one is None else fmt.quantity(one.tpot_s * 1e3, "ms", 1,
@@ -93,9 +93,9 @@ def grid_table(cat: Catalog) -> str:
                                                               "one sequence; the rented unit filled with replicas")
         cost: fmt.Cell = "no price" if d.cost_per_hour is None else fmt.Figure(
             d.cost_per_hour, "USD/hour", f"${d.cost_per_hour:,.2f}", "indicative on-demand, GPUs rented")
-        note = "weight-only: computes in BF16" if d.weight_only else ""
+        prec = f"{p.name}, weight-only" if d.weight_only else p.name  # stored in it, computed in BF16
         rows.append([
-            m.name, p.name, a.name,
+            m.name, prec, a.name,
             fmt.nbytes(d.weight_bytes, "GB"),
             d.layout.label,
             fmt.count(d.gpus),
@@ -105,13 +105,12 @@ def grid_table(cat: Catalog) -> str:
             cost,
             tpot,
             per_m,
-            note,
         ])
     table = fmt.html_table(
         "grid",
         ["Model", "Precision", "Accelerator", "Weights", "Layout", "GPUs", "Nodes", "Weights per GPU",
-         "KV room per GPU", "Cost per hour", "ms per token", "$ per M tokens", "Note"],
-        rows, align="llllrlrrrrrrl", names=names,
+         "KV room per GPU", "Cost per hour", "ms per token", "$ per M tokens"],
+        rows, align="lllrlrrrrrrr", names=names,
     )
     # HTML, not Markdown: the page's block sets html="true", so the grid's cells skip the Markdown
     # pass. The grid is left out of the search index (data-search-exclude): thousands of figures
@@ -120,7 +119,7 @@ def grid_table(cat: Catalog) -> str:
             'placeholder="e.g. 405B FP8 H100"></label> <span id="sa-grid-count"></span></p>')
     dated = as_of_text([*cat.models.values(), *cat.accelerators.values(), *cat.prices.values(),
                         cat.scenarios[r.scenario.id]])
-    return (filt + '\n<div class="sa-grid" data-search-exclude>\n' + table + "</div>\n"
+    return (filt + '\n<div class="sa-grid sa-wide" data-search-exclude>\n' + table + "</div>\n"
             + '<script src="../sizing-grid.js"></script>\n'
             + f"<p><em>{html.escape(dated)}</em></p>\n")
 
