@@ -784,7 +784,10 @@ class MoE(_Strict):
     dense_layers: Annotated[int, Field(ge=0, strict=True)] = 0
     """Leading layers with a dense MLP of `ffn_size` instead (first_k_dense_replace)."""
     router_bias: bool = False
-    """A per-expert bias in the router (DeepSeek-V3's e_score_correction_bias)."""
+    """A per-expert bias in the router (DeepSeek-V3's e_score_correction_bias, gpt-oss's router bias)."""
+    layer_step: PositiveInt = 1
+    """Every `layer_step`-th layer routes, the others have a dense MLP of `ffn_size` (Llama 4's
+    interleave_moe_layer_step: 2 in Maverick, layers 1, 3, 5... route; 1 means every layer)."""
 
     @model_validator(mode="after")
     def _active_within(self) -> MoE:
@@ -816,6 +819,16 @@ class Architecture(_Strict):
     position_embeddings: Literal["rope", "learned"] = "rope"
     context_length: PositiveInt | None = None
     """max_position_embeddings; required with learned position embeddings, which it sizes."""
+    qk_norm: bool = False
+    """An RMSNorm over head_dim on queries and on keys in every layer (Qwen3's q_norm, k_norm): 2 x head_dim
+    scales a layer. Llama 4's use_qk_norm is a weightless L2 norm and is not this."""
+    attention_sinks: bool = False
+    """A learned sink logit per attention head in every layer (gpt-oss's sinks)."""
+    sliding_window: PositiveInt | None = None
+    """Tokens a sliding-window layer attends to, and so caches (gpt-oss: 128)."""
+    sliding_window_layers: Literal["alternate", "all"] | None = None
+    """Which layers use the window: "alternate" (layers 0, 2, 4... as gpt-oss's layer_types begins with
+    sliding_attention), "all"; None with no window."""
     mla: MLA | None = None
     moe: MoE | None = None
 
@@ -827,6 +840,12 @@ class Architecture(_Strict):
             raise ValueError("kv_heads must divide attention_heads")
         if self.moe is not None and self.moe.dense_layers >= self.layers:
             raise ValueError("moe.dense_layers must be fewer than layers")
+        if self.moe is not None and self.moe.layer_step > self.layers:
+            raise ValueError("moe.layer_step must not exceed layers")
+        if (self.sliding_window is None) != (self.sliding_window_layers is None):
+            raise ValueError("sliding_window and sliding_window_layers: give both or neither")
+        if self.sliding_window is not None and self.mla is not None:
+            raise ValueError("sliding_window: not modelled with multi-head latent attention")
         return self
 
 
@@ -839,6 +858,16 @@ class Model(_Strict):
     """The total parameter count the model card or paper states; tests recompute it from `architecture`."""
     stated_active_params: Count | None = None
     """Parameters used per token, as stated; MoE models only."""
+    stated_active_excludes_embedding: bool = False
+    """The stated active count leaves out the token-embedding lookup (vocab x hidden), as OpenAI's gpt-oss
+    model card does; tests then compare it with the computed active count less the embedding."""
+    checkpoint_precision: str | None = None
+    """Id in precisions.yaml of the precision the developer's main checkpoint stores its weights in
+    (DeepSeek-V3: fp8; gpt-oss: mxfp4, for its expert weights)."""
+    other_checkpoint_precisions: list[str] = Field(default_factory=list)
+    """Precisions of further checkpoints the developer released (Llama 4 Maverick: fp8 beside bf16)."""
+    checkpoint_note: Text | None = None
+    """Which tensors the checkpoint keeps in another precision, with the source in `sources`."""
     architecture: Architecture
     sources: Sources
 
@@ -846,6 +875,10 @@ class Model(_Strict):
     def _active_only_for_moe(self) -> Model:
         if (self.stated_active_params is None) != (self.architecture.moe is None):
             raise ValueError("stated_active_params: give it for a mixture-of-experts model, and only then")
+        if self.stated_active_excludes_embedding and self.stated_active_params is None:
+            raise ValueError("stated_active_excludes_embedding: only with stated_active_params")
+        if self.other_checkpoint_precisions and self.checkpoint_precision is None:
+            raise ValueError("other_checkpoint_precisions: give checkpoint_precision first")
         return self
 
 
@@ -1518,6 +1551,12 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
                              ("accelerator", "accelerators")):
             if getattr(meas, field) not in cat[table]:
                 problems.append(f"{where}: field '{field}': unknown {field} {getattr(meas, field)!r}")
+    for model_id, model in cat.get("models", {}).items():
+        for field, ids in (("checkpoint_precision", [model.checkpoint_precision]),
+                           ("other_checkpoint_precisions", model.other_checkpoint_precisions)):
+            for pid in ids:
+                if pid is not None and pid not in cat["precisions"]:
+                    problems.append(f"data/models.yaml: entry '{model_id}': field '{field}': unknown precision {pid!r}")
     for dep_id, dep in cat.get("deployments", {}).items():
         where = f"data/deployments.yaml: entry '{dep_id}'"
         for field, table in (("model", "models"), ("precision", "precisions"), ("accelerator", "accelerators")):

@@ -153,7 +153,11 @@ def test_reference_entries_present(catalog) -> None:
             "ethernet-400g", "ethernet-800g", "hgx-a100-8", "hgx-h100-8", "hgx-b200-8", "gb200-nvl72"} \
         <= set(catalog.interconnects)
     assert {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-2-70b", "mixtral-8x7b", "deepseek-v3",
-            "qwen2.5-72b", "gpt-3-175b"} <= set(catalog.models)
+            "qwen2.5-72b", "gpt-3-175b", "llama-4-scout", "llama-4-maverick", "deepseek-r1", "qwen3-235b-a22b",
+            "qwen3-32b", "gpt-oss-120b", "gpt-oss-20b"} <= set(catalog.models)
+    assert catalog.models["deepseek-r1"].checkpoint_precision == "fp8"
+    assert catalog.models["gpt-oss-120b"].checkpoint_precision == "mxfp4"
+    assert catalog.models["llama-4-maverick"].other_checkpoint_precisions == ["fp8"]
     priced = {p.accelerator for p in catalog.prices.values()}
     assert {"h100-sxm", "h200-sxm", "a100-80gb-sxm", "b200", "mi300x"} <= priced
     # values other pages depend on
@@ -197,6 +201,16 @@ REFERENCE_CASES = [
      ["entry 'llama-3.1-8b'", "stated_active_params"]),
     ("learned positions without context", "models", _del("gpt-3-175b/architecture/context_length"),
      ["entry 'gpt-3-175b'", "context_length"]),
+    ("checkpoint in an unknown precision", "models", _set("deepseek-r1/checkpoint_precision", "fp7"),
+     ["entry 'deepseek-r1'", "field 'checkpoint_precision'", "unknown precision 'fp7'"]),
+    ("further checkpoint in an unknown precision", "models",
+     _set("llama-4-maverick/other_checkpoint_precisions", ["fp8", "int3"]),
+     ["entry 'llama-4-maverick'", "field 'other_checkpoint_precisions'", "unknown precision 'int3'"]),
+    ("sliding window without its layers", "models", _del("gpt-oss-20b/architecture/sliding_window_layers"),
+     ["entry 'gpt-oss-20b'", "give both or neither"]),
+    ("sliding window on an unknown pattern", "models",
+     _set("gpt-oss-20b/architecture/sliding_window_layers", "every third"),
+     ["entry 'gpt-oss-20b'", "sliding_window_layers"]),
     ("two prices used for one accelerator", "prices", _set("h100-sxm-runpod/site_uses", True),
      ["data/prices.yaml", "accelerator 'h100-sxm'", "exactly one price", "found 2"]),
     ("price of an unknown accelerator", "prices", _set("mi300x-vultr/accelerator", "mi900x"),

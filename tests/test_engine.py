@@ -10,7 +10,7 @@ from snippets.data import load
 from snippets.engine import Layout, RefusedLayout, deploy, setting
 from snippets.engine.layout import kv_heads_per_gpu, kv_replicas, layout_problems, pp_partition, tp_problems
 from snippets.engine.memory import kv_bytes_per_token_per_gpu, paged_tokens, stage_weights, weight_bytes
-from snippets.engine.params import embedding_params, lm_head_params, norm_params, total_params
+from snippets.engine.params import embedding_params, layer_params, lm_head_params, norm_params, total_params
 from snippets.export import engine_catalog
 
 GiB = 2**30
@@ -61,8 +61,61 @@ def test_mla_latent_is_held_whole_on_every_tp_rank(eng):
     assert kv_bytes_per_token_per_gpu(arch, 61, 1, 2) == kv_bytes_per_token_per_gpu(arch, 61, 16, 2)
 
 
+def test_sliding_window_layers_hold_only_their_window(eng):
+    arch = eng.models["gpt-oss-120b"].arch  # 36 layers, even ones a 128-token window; 8 KV heads of 64
+    per_layer = 2 * 8 * 64 * 2  # K and V, BF16: 2048 B a token and layer at TP1
+    assert kv_bytes_per_token_per_gpu(arch, 36, 1, 2) == 36 * per_layer  # no context given: every token, every layer
+    at_8k = kv_bytes_per_token_per_gpu(arch, 36, 1, 2, context_tokens=8192)
+    assert at_8k == 18 * per_layer + 18 * per_layer * 128 / 8192 == 37_440
+    # TP8: one KV head per GPU, an eighth of it
+    assert kv_bytes_per_token_per_gpu(arch, 36, 8, 2, context_tokens=8192) == 37_440 / 8
+    # a stage of layers 1 and 2 holds one full layer (1) and one windowed (2); layers 0 and 1: the same count
+    assert kv_bytes_per_token_per_gpu(arch, 2, 1, 2, context_tokens=1024, first_layer=1) == per_layer * (1 + 128 / 1024)
+    assert kv_bytes_per_token_per_gpu(arch, 3, 1, 2, context_tokens=1024, first_layer=0) == per_layer * (1 + 2 * 128 / 1024)
+    # the pipeline stages know their first layer: PP2 of 36 is 18 + 18
+    assert [s.first_layer for s in stage_weights(arch, eng.precisions["bf16"], Layout(1, 2))] == [0, 18]
+
+
+def test_gpt_oss_biases_sinks_and_router_stay_16_bit(eng):
+    from snippets.engine.memory import layer_share
+
+    arch = eng.models["gpt-oss-120b"].arch
+    share = layer_share(arch, 0, Layout(1))
+    # kept: two norms 2 x 2880, attention biases 4096 + 2 x 512 + 2880, 64 sinks,
+    # 128 experts' biases of 2 x 2880 + 2880, router 2880 x 128 + 128 bias
+    assert share.kept == 5760 + 8000 + 64 + 128 * 8640 + 2880 * 128 + 128 == 1_488_512
+    # linear: attention matrices 2 x 2880 x 4096 + 2 x 2880 x 512, 128 experts of 3 x 2880 x 2880
+    assert share.linear == 26_542_080 + 128 * 24_883_200 == 3_211_591_680
+    assert share.linear + share.kept == layer_params(arch, 0)
+    # TP8 without EP: the matrices, expert biases and sinks are split eight ways; norms and router are not
+    at8 = layer_share(arch, 0, Layout(8))
+    assert at8.kept == 5760 + 4096 / 8 + 2 * 512 / 8 + 2880 + 64 / 8 + 128 * 8640 / 8 + 2880 * 128 + 128
+
+
+def test_qk_norm_is_on_every_tp_rank(eng):
+    from snippets.engine.memory import layer_share
+
+    arch = eng.models["qwen3-32b"].arch  # q_norm and k_norm of 128 each, two norms of 5120
+    assert layer_share(arch, 0, Layout(8)).kept == 2 * 5120 + 2 * 128
+
+
+def test_maverick_dense_and_moe_layers_split_differently(eng):
+    from snippets.engine.memory import layer_share
+
+    arch = eng.models["llama-4-maverick"].arch
+    lay = Layout(8, ep=8)
+    dense, moe = layer_share(arch, 0, lay), layer_share(arch, 1, lay)
+    assert dense.expert_linear == 0
+    # EP8: 128 / 8 = 16 whole experts of 3 x 5120 x 8192 on each GPU; the shared expert split by TP8
+    assert moe.expert_linear == 16 * 125_829_120
+    attn = (2 * 5120 * 5120 + 2 * 5120 * 1024) / 8  # 8 KV heads over TP8: one each
+    assert dense.linear == attn + 251_658_240 / 8
+    assert moe.linear == attn + 16 * 125_829_120 + 125_829_120 / 8
+
+
 def test_weights_at_bf16_tp1_are_every_parameter_twice(eng):
-    for mid in ("llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b", "deepseek-v3", "gpt-3-175b"):
+    for mid in ("llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b", "deepseek-v3", "gpt-3-175b", "llama-4-maverick",
+                "qwen3-235b-a22b", "qwen3-32b", "gpt-oss-120b"):
         arch = eng.models[mid].arch
         assert weight_bytes(arch, eng.precisions["bf16"]) == pytest.approx(2 * total_params(arch), rel=1e-12)
 

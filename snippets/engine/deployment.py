@@ -241,7 +241,8 @@ class Deployment:
         total = 0.0
         for st in stage_weights(arch, self.setting.precision, self.layout):
             read = st.total - st.expert_bytes * (1 - touched)
-            kv = kv_bytes_per_token_per_gpu(arch, st.layers, self.layout.tp, kvb) * ctx
+            kv = kv_bytes_per_token_per_gpu(arch, st.layers, self.layout.tp, kvb, context_tokens=ctx,
+                                            first_layer=st.first_layer) * ctx
             total += read + kv * batch
         return total
 

@@ -9,7 +9,7 @@ Pipeline stages hold their own layers; the first the embedding, the last the LM 
 
 KV cache: per token and GPU, keys and values of the stage's layers for the KV heads the GPU holds
 (MLA: the compressed latent and the rotary key, which every TP rank holds whole), in whole blocks
-of the paged cache.
+of the paged cache; a sliding-window layer holds no more than its window of the context.
 """
 
 from __future__ import annotations
@@ -64,15 +64,22 @@ def layer_share(arch: ArchLike, layer: int, layout: Layout) -> LayerShare:
             kept += q_out / tp + 2 * kv_out
         if arch.linear_bias:
             kept += h
+        kept += params.qk_norm_params(arch)  # q_norm and k_norm over head_dim, on every rank
+        kept += params.sink_params(arch) / tp  # one sink per head, split with the heads
     moe = arch.moe
     expert_linear = 0.0
-    if moe is None or layer < moe.dense_layers:
-        linear += params.mlp_params(arch, arch.ffn_size) / tp
+    if moe is None or not params.is_moe_layer(arch, layer):
+        bias = params.mlp_bias_params(arch, arch.ffn_size)
+        linear += (params.mlp_params(arch, arch.ffn_size) - bias) / tp
+        kept += bias / tp  # biases stay at 16 bit (sliced with their matrices; the down bias is not, a slip of h)
     else:
-        expert = params.mlp_params(arch, moe.expert_ffn_size)
+        bias = params.mlp_bias_params(arch, moe.expert_ffn_size)
+        matrices = params.mlp_params(arch, moe.expert_ffn_size) - bias
         # EP hands out whole experts; without it every expert is sliced across the TP group
-        expert_linear = experts_per_gpu(moe.experts, layout.ep) * expert if layout.ep > 1 else moe.experts * expert / tp
-        linear += expert_linear + moe.shared_experts * expert / tp
+        share = experts_per_gpu(moe.experts, layout.ep) if layout.ep > 1 else moe.experts / tp
+        expert_linear = share * matrices
+        linear += expert_linear + moe.shared_experts * matrices / tp
+        kept += (share + moe.shared_experts / tp) * bias  # expert biases, 16-bit
         kept += h * moe.experts + (moe.experts if moe.router_bias else 0)  # router, replicated, 16-bit
     return LayerShare(linear, kept, expert_linear)
 
@@ -88,6 +95,8 @@ class StageWeights:
     """Token (and position) embedding and LM head, where this stage holds them, plus the final norm."""
     expert_bytes: float
     """Of `body_bytes`, the routed experts'."""
+    first_layer: int = 0
+    """Index of the stage's first block (which of its layers use a sliding window depends on it)."""
 
     @property
     def total(self) -> float:
@@ -120,7 +129,7 @@ def stage_weights(arch: ArchLike, precision: PrecisionSpec, layout: Layout) -> l
                 edge += vocab_part / layout.tp * head_b
             elif layout.pp > 1:
                 edge += vocab_part / layout.tp * emb_b  # the last stage keeps its own copy of a tied embedding
-        out.append(StageWeights(n, body, edge, expert))
+        out.append(StageWeights(n, body, edge, expert, start - n))
     return out
 
 
@@ -129,11 +138,18 @@ def weight_bytes(arch: ArchLike, precision: PrecisionSpec) -> float:
     return stage_weights(arch, precision, Layout(1))[0].total
 
 
-def kv_bytes_per_token_per_gpu(arch: ArchLike, layers: int, tp: int, kv_bytes_per_elem: float) -> float:
-    """KV-cache bytes one token occupies on one GPU holding `layers` layers of a TP group."""
+def kv_bytes_per_token_per_gpu(arch: ArchLike, layers: int, tp: int, kv_bytes_per_elem: float, *,
+                               context_tokens: float | None = None, first_layer: int = 0) -> float:
+    """KV-cache bytes one token occupies on one GPU holding `layers` layers (from block `first_layer`) of a TP group.
+
+    With `context_tokens`, the figure is averaged over a context of that length: a sliding-window layer holds at
+    most `sliding_window` tokens however long the context (gpt-oss: 128 in every other layer). Without it, every
+    layer holds every token, an upper bound.
+    """
     if arch.mla is not None:
         return layers * (arch.mla.kv_lora_rank + arch.mla.qk_rope_head_dim) * kv_bytes_per_elem
-    return 2 * layers * kv_heads_per_gpu(arch.kv_heads, tp) * arch.head_dim * kv_bytes_per_elem
+    full = params.cached_layers(arch, first_layer, layers, context_tokens)
+    return 2 * full * kv_heads_per_gpu(arch.kv_heads, tp) * arch.head_dim * kv_bytes_per_elem
 
 
 def paged_tokens(tokens: int, block: int) -> int:
@@ -201,7 +217,8 @@ def gpu_memory(
     per_rank_seqs = math.ceil(sequences / layout.dp)
     best: GpuMemory | None = None
     for st in stages:
-        kv_tok = kv_bytes_per_token_per_gpu(arch, st.layers, layout.tp, kv_precision.bytes_per_param)
+        kv_tok = kv_bytes_per_token_per_gpu(arch, st.layers, layout.tp, kv_precision.bytes_per_param,
+                                            context_tokens=tokens, first_layer=st.first_layer)
         m = GpuMemory(capacity=capacity, label=label, pool=capacity * policy.utilization, weights=st.total,
                       activations=policy.activation_bytes, non_torch=policy.non_torch_bytes,
                       kv_cache=kv_tok * tokens * per_rank_seqs, kv_per_sequence=kv_tok * tokens)

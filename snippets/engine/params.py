@@ -1,9 +1,11 @@
 """Parameter counts and KV-cache size from a model's architecture fields.
 
 Counts every weight matrix, bias and norm scale of a decoder-only transformer: token (and learned
-position) embeddings, attention (multi-head, grouped-query or multi-head latent), the MLP (gated
-SwiGLU with three matrices, or plain with two), mixture-of-experts layers (routed and shared
-experts, router, leading dense layers), per-layer and final norms, and an untied LM head.
+position) embeddings, attention (multi-head, grouped-query or multi-head latent, with Qwen3's
+query and key norms and gpt-oss's per-head sinks), the MLP (gated SwiGLU with three matrices, or
+plain with two), mixture-of-experts layers (routed and shared experts, router, leading dense
+layers, Llama 4's interleaved dense layers), per-layer and final norms, and an untied LM head.
+The KV cache counts sliding-window layers (gpt-oss) at no more than their window.
 Pure functions of an architecture record (`snippets.engine.specs.Arch`, or the loader's
 `snippets.data.Architecture`, which has the same fields); counts are plain integers. Standard library only.
 """
@@ -59,17 +61,43 @@ def attention_params(arch: Architecture) -> int:
         n += q_out + 2 * kv_out
     if arch.linear_bias:
         n += h
-    return n
+    return n + qk_norm_params(arch) + sink_params(arch)
+
+
+def qk_norm_params(arch: Architecture) -> int:
+    """Qwen3's RMSNorm over head_dim on queries and on keys, shared by the heads: 2 x head_dim a layer."""
+    return 2 * arch.head_dim if arch.qk_norm else 0
+
+
+def sink_params(arch: Architecture) -> int:
+    """gpt-oss's attention sinks: one learned logit per attention head a layer."""
+    return arch.attention_heads if arch.attention_sinks else 0
+
+
+def mlp_bias_params(arch: Architecture, ffn_size: int) -> int:
+    """The biases of one MLP (with `linear_bias`): gate and up (or up) of `ffn_size` each, down of hidden."""
+    if not arch.linear_bias:
+        return 0
+    return (2 if arch.mlp == "gated" else 1) * ffn_size + arch.hidden_size
 
 
 def mlp_params(arch: Architecture, ffn_size: int) -> int:
     """One MLP of intermediate size `ffn_size`: gated has gate, up and down matrices, plain has up and down."""
     h = arch.hidden_size
     gated = arch.mlp == "gated"
-    n = (3 if gated else 2) * h * ffn_size
-    if arch.linear_bias:
-        n += (2 if gated else 1) * ffn_size + h
-    return n
+    return (3 if gated else 2) * h * ffn_size + mlp_bias_params(arch, ffn_size)
+
+
+def is_moe_layer(arch: Architecture, layer: int) -> bool:
+    """Whether block `layer` (0-based) routes to experts: past the leading dense layers, and every
+    `layer_step`-th layer (Llama 4 Maverick, step 2: layers 1, 3, 5...; transformers' moe_layers)."""
+    moe = arch.moe
+    return moe is not None and layer >= moe.dense_layers and (layer + 1) % moe.layer_step == 0
+
+
+def moe_layers(arch: Architecture) -> int:
+    """How many blocks route to experts."""
+    return sum(is_moe_layer(arch, i) for i in range(arch.layers))
 
 
 def ffn_layer_params(arch: Architecture, layer: int, *, active: bool = False) -> int:
@@ -78,7 +106,7 @@ def ffn_layer_params(arch: Architecture, layer: int, *, active: bool = False) ->
     With `active`, only the experts one token uses count (top-k routed plus shared).
     """
     moe = arch.moe
-    if moe is None or layer < moe.dense_layers:
+    if moe is None or not is_moe_layer(arch, layer):
         return mlp_params(arch, arch.ffn_size)
     expert = mlp_params(arch, moe.expert_ffn_size)
     routed = moe.active_experts if active else moe.experts
@@ -102,22 +130,47 @@ def total_params(arch: Architecture, *, active: bool = False) -> int:
     return embedding_params(arch) + blocks + norm_params(arch) + lm_head_params(arch)
 
 
-def kv_elements_per_token(arch: Architecture) -> int:
-    """Cached values per token over all layers.
+def sliding_layers(arch: Architecture, first: int = 0, count: int | None = None) -> int:
+    """How many of the blocks `first` .. `first + count - 1` (all, by default) use the sliding window."""
+    n = arch.layers - first if count is None else count
+    if arch.sliding_window_layers == "all":
+        return n
+    if arch.sliding_window_layers == "alternate":  # the even layers: 0, 2, 4...
+        return (first + n + 1) // 2 - (first + 1) // 2
+    return 0
+
+
+def cached_layers(arch: Architecture, first: int, count: int, context_tokens: float | None) -> float:
+    """Blocks `first` .. `first + count - 1`, counted as full-context layers: a sliding-window layer holds at
+    most `sliding_window` of the `context_tokens` tokens, so it counts min(window, context) / context.
+    Without `context_tokens` every layer counts whole (the cache at unbounded context is an upper bound)."""
+    window = arch.sliding_window
+    if context_tokens is None or window is None:
+        return float(count)
+    if context_tokens <= 0:
+        raise ValueError("context_tokens must be positive")
+    slid = sliding_layers(arch, first, count)
+    return (count - slid) + slid * min(window, context_tokens) / context_tokens
+
+
+def kv_elements_per_token(arch: Architecture, *, context_tokens: float | None = None) -> float:
+    """Cached values per token over all layers, averaged over a context of `context_tokens` (sliding-window
+    layers hold only their window; without `context_tokens`, every layer holds every token).
 
     MHA/GQA: a key and a value per KV head per layer, 2 x layers x kv_heads x head_dim.
     MLA: one latent plus the shared rotary key per layer, layers x (kv_lora_rank + qk_rope_head_dim).
     """
     if arch.mla is not None:
         return arch.layers * (arch.mla.kv_lora_rank + arch.mla.qk_rope_head_dim)
-    return 2 * arch.layers * arch.kv_heads * arch.head_dim
+    return 2 * cached_layers(arch, 0, arch.layers, context_tokens) * arch.kv_heads * arch.head_dim
 
 
-def kv_bytes_per_token(arch: Architecture, bytes_per_element: float) -> float:
-    """KV-cache bytes one token occupies at `bytes_per_element` (FP16/BF16: 2, FP8: 1)."""
+def kv_bytes_per_token(arch: Architecture, bytes_per_element: float, *, context_tokens: float | None = None) -> float:
+    """KV-cache bytes one token occupies at `bytes_per_element` (FP16/BF16: 2, FP8: 1), at `context_tokens`
+    of context where the model has sliding-window layers."""
     if bytes_per_element <= 0:
         raise ValueError("bytes_per_element must be positive")
-    return kv_elements_per_token(arch) * bytes_per_element
+    return kv_elements_per_token(arch, context_tokens=context_tokens) * bytes_per_element
 
 
 def relative_error(computed: float, stated: float) -> float:

@@ -53,6 +53,8 @@ class MoELike(Protocol):
     def dense_layers(self) -> int: ...
     @property
     def router_bias(self) -> bool: ...
+    @property
+    def layer_step(self) -> int: ...
 
 
 class ArchLike(Protocol):
@@ -87,6 +89,14 @@ class ArchLike(Protocol):
     @property
     def context_length(self) -> int | None: ...
     @property
+    def qk_norm(self) -> bool: ...
+    @property
+    def attention_sinks(self) -> bool: ...
+    @property
+    def sliding_window(self) -> int | None: ...
+    @property
+    def sliding_window_layers(self) -> str | None: ...
+    @property
     def mla(self) -> MLALike | None: ...
     @property
     def moe(self) -> MoELike | None: ...
@@ -109,6 +119,7 @@ class MoE:
     shared_experts: int = 0
     dense_layers: int = 0
     router_bias: bool = False
+    layer_step: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +138,10 @@ class Arch:
     linear_bias: bool = False
     position_embeddings: str = "rope"
     context_length: int | None = None
+    qk_norm: bool = False
+    attention_sinks: bool = False
+    sliding_window: int | None = None
+    sliding_window_layers: str | None = None
     mla: MLA | None = None
     moe: MoE | None = None
 

@@ -167,7 +167,9 @@ def forward(d: Deployment, tokens: int, context: float, *, prefill: bool) -> Pas
         if i == len(parts) - 1:
             layer_params += arch.vocab_size * arch.hidden_size / lay.tp  # the LM head (tied or not) on the last stage
         flops = 2 * layer_params * tokens + _attention_flops_per_pair(d) * pairs * n
-        kv_tok = kv_bytes_per_token_per_gpu(arch, n, lay.tp, kvb)
+        # decode reads each layer's cache (a sliding-window layer's window only); prefill writes every token's
+        kv_tok = kv_bytes_per_token_per_gpu(arch, n, lay.tp, kvb, context_tokens=None if prefill else context,
+                                            first_layer=start - n)
         kv = kv_tok * (tokens if prefill else tokens * context)  # written once (prefill), read in full (decode)
         read = sw.total - sw.expert_bytes * (1 - touched) + kv
         c, m = flops / flops_per_s, read / hbm

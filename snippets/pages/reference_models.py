@@ -45,16 +45,42 @@ def features(arch: Architecture) -> str:
         out.append("QKV biases")
     if arch.linear_bias:
         out.append("biases on every linear layer")
+    if arch.qk_norm:
+        out.append("query and key norms")
+    if arch.attention_sinks:
+        out.append("attention sinks")
+    if arch.sliding_window is not None:
+        which = "alternate layers" if arch.sliding_window_layers == "alternate" else "every layer"
+        out.append(f"{arch.sliding_window:,}-token sliding window on {which}")
     out.append("tied embeddings" if arch.tied_embeddings else "untied LM head")
     if arch.moe is not None:
         m = arch.moe
         moe = f"MoE {m.active_experts} of {m.experts} routed experts"
         if m.shared_experts:
             moe += f" + {m.shared_experts} shared"
+        if m.router_bias:
+            moe += ", router bias"
         if m.dense_layers:
             moe += f", first {m.dense_layers} layers dense"
+        if m.layer_step > 1:
+            moe += f", every {_ordinal(m.layer_step)} layer routed, the others dense"
         out.append(moe)
     return ", ".join(out)
+
+
+def _ordinal(n: int) -> str:
+    return {2: "second", 3: "third", 4: "fourth"}.get(n, f"{n}th")
+
+
+def checkpoint(cat: Catalog, m: Model) -> str:
+    """The precisions the developer released the weights in, main checkpoint first."""
+    if m.checkpoint_precision is None:
+        return "not recorded"
+    return ", ".join(cat.precisions[p].name for p in [m.checkpoint_precision, *m.other_checkpoint_precisions])
+
+
+def context(a: Architecture) -> fmt.Cell:
+    return "not recorded" if a.context_length is None else fmt.count(a.context_length, "tokens")
 
 
 def architecture_table(cat: Catalog) -> str:
@@ -62,14 +88,16 @@ def architecture_table(cat: Catalog) -> str:
     rows: list[list[fmt.Cell]] = []
     for m in cat.models.values():
         a = m.architecture
-        ffn = a.ffn_size if a.moe is None or a.moe.dense_layers else a.moe.expert_ffn_size
+        dense_too = a.moe is not None and (a.moe.dense_layers or a.moe.layer_step > 1)
+        ffn = a.ffn_size if a.moe is None or dense_too else a.moe.expert_ffn_size
         rows.append([m.name, fmt.count(a.layers, "layers"), fmt.count(a.hidden_size, "channels"),
                      fmt.count(a.attention_heads, "heads"), fmt.count(a.kv_heads, "heads"),
                      fmt.count(a.head_dim, "channels"), fmt.count(ffn, "channels"),
-                     fmt.count(a.vocab_size, "tokens"), features(a), source_links(m)])
+                     fmt.count(a.vocab_size, "tokens"), context(a), checkpoint(cat, m), features(a),
+                     source_links(m)])
     return fmt.table("architecture", ["Model", "Layers", "Hidden", "Heads", "KV heads", "Head dim", "MLP width",
-                                      "Vocabulary", "Features", "Sources"], rows,
-                     align="lrrrrrrrll") + as_of(cat.models.values())
+                                      "Vocabulary", "Context", "Checkpoint", "Features", "Sources"], rows,
+                     align="lrrrrrrrrlll") + as_of(cat.models.values())
 
 
 def params_table(cat: Catalog) -> str:
@@ -84,6 +112,8 @@ def params_table(cat: Catalog) -> str:
             act_c: fmt.Cell = "all"
         else:
             act = total_params(a, active=True)
+            if m.stated_active_excludes_embedding:  # counted as the card counts it: without the embedding lookup
+                act -= a.vocab_size * a.hidden_size
             act_s = fmt.params(m.stated_active_params.count, 1)
             act_c = fmt.params(act, 2)
         rows.append([m.name, fmt.params(m.nominal_params.count, 1), fmt.params(m.stated_params.count, 1),
@@ -95,17 +125,23 @@ def params_table(cat: Catalog) -> str:
 
 
 def kv_table(cat: Catalog) -> str:
-    """KV-cache bytes per token, and per sequence at the model's context length where the data gives one."""
+    """KV-cache bytes per token, per thousand tokens and per sequence at the model's context length where the data
+    gives one (a sliding-window layer holds no more than its window of a sequence)."""
     bpe = cat.precisions[KV_PRECISION].width.bytes
     rows: list[list[fmt.Cell]] = []
     for m in cat.models.values():
         a = m.architecture
         per_tok = kv_bytes_per_token(a, bpe)
+        thousand = kv_bytes_per_token(a, bpe, context_tokens=1000) * 1000
+        whole: fmt.Cell = "not recorded"
+        if a.context_length is not None:
+            whole = fmt.nbytes(kv_bytes_per_token(a, bpe, context_tokens=a.context_length) * a.context_length, "GB", 1)
         rows.append([m.name, attention_kind(a), binary_bytes(per_tok, "KiB", 1), fmt.nbytes(per_tok, "KB", 1),
-                     fmt.nbytes(per_tok * 1000, "MB", 0), source_links(m)])
+                     fmt.nbytes(thousand, "MB", 0), whole, source_links(m)])
     return fmt.table("kv", ["Model", "Attention", f"Per token ({cat.precisions[KV_PRECISION].name}, KiB)",
-                            "Per token (KB)", "Per thousand tokens", "Sources"], rows,
-                     align="llrrrl") + as_of(cat.models.values())
+                            "Per token (KB)", "Per thousand tokens", "One sequence at its context length",
+                            "Sources"], rows,
+                     align="llrrrrl") + as_of(cat.models.values())
 
 
 def worked_params(cat: Catalog, model_id: str = WORKED) -> str:

@@ -55,7 +55,8 @@ def rows_table(cat: Catalog, role: str) -> str:
     headers = ["Run", "In flight"] + [h for k in METRICS for h in (HEADS[k], f"{LABELS[k]}, model", f"{LABELS[k]} error")]
     # HTML (the block sets html="true"): rows are named by their data/ id, which no single column is
     table = fmt.html_table(f"rows_{role}", headers, out, align="lr" + "rrr" * len(METRICS), names=[r.id for r in rs])
-    return '<div class="sa-wide">\n' + table + "</div>\n" + f"<p><em>{html.escape(as_of_text([cat.measurements[r.id] for r in rs]))}</em></p>\n"
+    dated = html.escape(as_of_text([cat.measurements[r.id] for r in rs]))
+    return '<div class="sa-wide">\n' + table + "</div>\n" + f"<p><em>{dated}</em></p>\n"
 
 
 def summary_table(cat: Catalog) -> str:
