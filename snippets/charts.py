@@ -237,6 +237,86 @@ def grouped_bars(
     return _serialise(svg)
 
 
+@dataclass(frozen=True, slots=True)
+class Series:
+    """One line of a `lines` chart: its legend label and its (x, y) points, drawn in the given order."""
+
+    label: str
+    points: Sequence[tuple[float, float]]
+    tips: Sequence[str] = ()
+    """A tooltip per point (its concurrency, say); empty: the point's x and y."""
+
+
+_LEGEND_H = 26.0
+_LINES_PLOT_H = 240.0
+_LINES_BOTTOM = 40.0  # tick labels and the x axis title
+
+
+def lines(name: str, series: Sequence[Series], xlabel: str, ylabel: str, title: str, desc: str) -> str:
+    """Lines with a marker on every point, on linear x and y axes from zero, each series in its own colour,
+    with a legend above. Each marker has a tooltip. A point that is not a finite non-negative number, an
+    empty series, two series of one label or a legend wider than the chart is refused."""
+    if not series:
+        raise ValueError("a chart needs at least one series")
+    if len({s.label for s in series}) != len(series):
+        raise ValueError("two series share a label: the legend could not tell them apart")
+    for s in series:
+        if not s.points:
+            raise ValueError(f"series {s.label!r} has no points")
+        if s.tips and len(s.tips) != len(s.points):
+            raise ValueError(f"series {s.label!r}: {len(s.tips)} tooltips for {len(s.points)} points")
+        for x, y in s.points:
+            if not (math.isfinite(x) and math.isfinite(y)) or x < 0 or y < 0:
+                raise ValueError(f"series {s.label!r}: point ({x!r}, {y!r}) is not a pair of finite non-negative numbers")
+    xs = [x for s in series for x, _ in s.points]
+    ys = [y for s in series for _, y in s.points]
+    xticks = nice_ticks(max(max(xs), 1e-12) * 1.02)
+    yticks = nice_ticks(max(max(ys), 1e-12) * 1.05)
+    left = max(_text_width(_fmt_number(t), SMALL) for t in yticks) + 30  # tick labels and the rotated axis title
+    right = _text_width(_fmt_number(xticks[-1]), SMALL) / 2 + 4  # the last x tick's label
+    plot_w = WIDTH - left - right
+    top, plot_h = _LEGEND_H, _LINES_PLOT_H
+    svg = _root(name, title, desc, top + plot_h + _LINES_BOTTOM)
+
+    def x_of(v: float) -> float:
+        return left + v / xticks[-1] * plot_w
+
+    def y_of(v: float) -> float:
+        return top + plot_h - v / yticks[-1] * plot_h
+
+    x = 0.0
+    for i, s in enumerate(series):  # the legend, left to right
+        _rect(svg, x, 6, 10, 10, PALETTE[i % len(PALETTE)], s.label)
+        _text(svg, x + 14, 15, s.label)
+        x += 14 + _text_width(s.label) + 16
+    if x - 16 > WIDTH:
+        raise ValueError(f"the legend ({', '.join(s.label for s in series)}) is too long for the chart's width")
+    grid = ET.SubElement(svg, "g", {"stroke-opacity": _GRID_OPACITY})
+    for t in yticks:
+        _line(grid, left, y_of(t), left + plot_w, y_of(t))
+        _text(svg, left - 4, y_of(t) + SMALL * 0.35, _fmt_number(t), anchor="end", size=SMALL)
+    for t in xticks:
+        _line(grid, x_of(t), top, x_of(t), top + plot_h)
+        _text(svg, x_of(t), top + plot_h + 16, _fmt_number(t), anchor="middle", size=SMALL)
+    mid = top + plot_h / 2
+    _text(svg, 12, mid, ylabel, anchor="middle", transform=f"rotate(-90 12 {_n(mid)})")
+    _text(svg, left + plot_w / 2, top + plot_h + 34, xlabel, anchor="middle")
+    _line(svg, left, top, left, top + plot_h)
+    _line(svg, left, top + plot_h, left + plot_w, top + plot_h)
+    for i, s in enumerate(series):
+        colour = PALETTE[i % len(PALETTE)]
+        g = ET.SubElement(svg, "g", {"fill": colour, "stroke": colour})
+        ET.SubElement(g, "polyline", {
+            "points": " ".join(f"{_n(x_of(px))},{_n(y_of(py))}" for px, py in s.points),
+            "fill": "none", "stroke-width": "2",
+        })
+        for j, (px, py) in enumerate(s.points):
+            dot = ET.SubElement(g, "circle", {"cx": _n(x_of(px)), "cy": _n(y_of(py)), "r": "2.5"})
+            tip = s.tips[j] if s.tips else f"{_fmt_number(px)} {xlabel}, {_fmt_number(py)} {ylabel}"
+            ET.SubElement(dot, "title").text = f"{s.label}: {tip}"
+    return _serialise(svg)
+
+
 def figure(svg: str, caption: str) -> str:
     """The chart as a captioned HTML figure, ready to print from an exec block."""
     return f'<figure class="sa-figure">\n{svg}\n<figcaption>{html.escape(caption)}</figcaption>\n</figure>\n'

@@ -1,0 +1,527 @@
+"""Page model of "Prefill, decode and the roofline" (docs/roofline.md).
+
+Every time on the page is the engine's (`snippets.engine.timing.forward` and `predict`) for the
+reference scenario's request (`data/scenarios.yaml`) and time model (`data/policies.yaml`,
+`measured-fractions`); the deployments are the engine's (`snippets.pages.scenario.reference`).
+What this module adds is teaching arithmetic the engine does not offer as a function (flagged for
+the engine's owners):
+
+- `critical_batch`: the smallest decode batch whose step the engine finds compute-bound, by
+  bisection over `forward` (the compute and memory parts of a step both grow linearly with the batch,
+  so their ratio rises monotonically and the search is exact);
+- `intensity_limit`: what a decode step's FLOPs per byte tend to as the batch grows (the slope of
+  FLOPs over the slope of bytes, read off two `forward` calls);
+- the ridge point: dense FLOP/s ÷ HBM bandwidth, per chip and format, at datasheet peak and at the
+  time model's achieved fractions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from snippets import charts, fmt
+from snippets.data import Catalog
+from snippets.engine import Deployment, Layout
+from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
+from snippets.engine.specs import ChipSpec
+from snippets.engine.timing import ALLREDUCES_PER_LAYER, Pass, forward, predict, tp_link
+from snippets.fmt import Figure
+from snippets.pages.scenario import Reference, reference
+
+MODEL = "llama-3.1-70b"
+PRECISION = "fp8"
+SECOND = "h200-sxm"
+"""The accelerator the curve sets beside the scenario's: the same tensor cores as the H100 SXM, more HBM."""
+OLDER = "a100-80gb-sxm"
+"""An accelerator without FP8 tensor cores: FP8 there is weight-only (a quiz problem)."""
+CURVE_TP = 2
+"""The curve's layout on both accelerators: the one the scenario's policy picks on the H100, so the two
+lines differ only by the chip."""
+QUIZ_CONCURRENCY = 32
+"""The serving scenario's concurrency (data/scenarios.yaml, `serving`), asked about in the quiz."""
+BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+"""Rows of the intensity table; the KV cache's largest batch is added."""
+SEARCH_LIMIT = 1 << 20
+"""Largest batch `critical_batch` looks at: far beyond any KV cache, so "none" means "never"."""
+FLOP_PER_PARAM = 2
+"""One multiply and one add per weight per token."""
+
+SOURCES = (
+    ("accelerators", "h100-sxm"),
+    ("accelerators", "h200-sxm"),
+    ("accelerators", "a100-80gb-sxm"),
+    ("interconnects", "hgx-h100-8"),
+    ("interconnects", "hgx-h200-8"),
+    ("models", "llama-3.1-70b"),
+    ("precisions", "fp8"),
+    ("scenarios", "reference"),
+    ("scenarios", "serving"),
+    ("policies", "measured-fractions"),
+    ("policies", "vllm-default"),
+    ("policies", "tp-in-node"),
+    ("efficiencies", "h200-hbm-stream"),
+    ("efficiencies", "h100-nvlink-p2p"),
+    ("latencies", "gpu-gpu-nvlink-p2p"),
+)
+"""The data entries this page's figures are computed from."""
+
+
+# --------------------------------------------------------------------------- formatting
+
+def ms(seconds: float, digits: int = 1) -> Figure:
+    return fmt.quantity(seconds * 1e3, "ms", digits, show_unit=True)
+
+
+def us(seconds: float, digits: int = 0) -> Figure:
+    return fmt.quantity(seconds * 1e6, "µs", digits, show_unit=True)
+
+
+def intensity(x: float, basis: str = "") -> Figure:
+    return fmt.quantity(x, "FLOP/byte", 1 if x < 10 else 0, basis=basis)
+
+
+def tflops(x: float, basis: str = "dense") -> Figure:
+    return fmt.quantity(x / 1e12, "TFLOP/s", 0, show_unit=True, basis=basis)
+
+
+def tbps(x: float) -> Figure:
+    return fmt.quantity(x / 1e12, "TB/s", 2, show_unit=True, basis="shared by reads and writes")
+
+
+def gflop(x: float) -> Figure:
+    """FLOPs in GFLOP, or in TFLOP from a thousand GFLOP up."""
+    if x >= 1e12:
+        return fmt.quantity(x / 1e12, "TFLOP", 1, show_unit=True)
+    return fmt.quantity(x / 1e9, "GFLOP", 1, show_unit=True)
+
+
+def gbytes(x: float) -> Figure:
+    return fmt.nbytes(x, "GB", 2)
+
+
+def usd(x: float) -> Figure:
+    return fmt.Figure(x, "USD", f"${fmt.number(x, 2)}", "indicative on-demand list price")
+
+
+def tok_s(x: float) -> Figure:
+    return fmt.quantity(x, "tokens/s", 1 if x < 100 else 0)
+
+
+def gpu_label(chip: ChipSpec) -> str:
+    return chip.name.replace("NVIDIA ", "")
+
+
+# --------------------------------------------------------------------------- roofline arithmetic (page helpers)
+
+def ridge(chip: ChipSpec, compute_format: str) -> float:
+    """Datasheet ridge point: dense FLOP/s in the format ÷ HBM bytes/s."""
+    return chip.dense_flops[compute_format] / chip.hbm_bytes_per_s
+
+
+def achieved_ridge(d: Deployment) -> float:
+    """The ridge the time model works with: (dense FLOP/s × compute fraction) ÷ (HBM × HBM fraction)."""
+    tm, chip = d.setting.time_model, d.setting.chip
+    return chip.dense_flops[d.compute_format] * tm.compute_fraction / (chip.hbm_bytes_per_s * tm.hbm_fraction)
+
+
+def compute_bound(d: Deployment, batch: int, context: float) -> bool:
+    p = forward(d, batch, context, prefill=False)
+    return p.compute_s >= p.memory_s
+
+
+def critical_batch(d: Deployment, context: float, limit: int = SEARCH_LIMIT) -> int | None:
+    """The smallest decode batch whose step's arithmetic takes at least as long as its memory traffic, by the
+    engine's `forward` at `context` cached tokens per sequence; None if none up to `limit` does. Not in the
+    engine: a page helper (bisection; compute ÷ memory grows monotonically with the batch)."""
+    if compute_bound(d, 1, context):
+        return 1
+    if not compute_bound(d, limit, context):
+        return None
+    lo, hi = 1, limit
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if compute_bound(d, mid, context) else (mid, hi)
+    return hi
+
+
+def intensity_limit(d: Deployment, context: float, batch: int = 1 << 14) -> float:
+    """FLOPs per byte a decode step tends to as the batch grows at `context`: the extra FLOPs of `batch` more
+    sequences over their extra bytes (the weights are read once whatever the batch). Not in the engine."""
+    a, b = forward(d, batch, context, prefill=False), forward(d, 2 * batch, context, prefill=False)
+    return (b.flops - a.flops) / (b.bytes_read - a.bytes_read)
+
+
+def weights_per_gpu(d: Deployment) -> float:
+    s = d.setting
+    return stage_weights(s.model.arch, s.precision, d.layout)[0].total
+
+
+def kv_per_gpu(d: Deployment, tokens: float) -> float:
+    s = d.setting
+    arch = s.model.arch
+    return kv_bytes_per_token_per_gpu(arch, arch.layers, d.layout.tp, s.kv_precision.bytes_per_param) * tokens
+
+
+def node_of(r: Reference, chip_id: str) -> str:
+    node = r.eng.node_of(chip_id)
+    if node is None:
+        raise ValueError(f"no node in data/ is built from {chip_id}")
+    return node.id
+
+
+def decode_context(r: Reference) -> float:
+    """The context `predict` decodes at: the prompt and half the output (mid-way through the answer)."""
+    return r.scenario.input_tokens + r.scenario.output_tokens / 2
+
+
+def deployments(r: Reference) -> tuple[Deployment, Deployment]:
+    """The worked deployment (the scenario's policy on its node) and the same layout on the second accelerator."""
+    d = r.deployment(MODEL, PRECISION)
+    if d.layout.tp != CURVE_TP or d.layout.pp != 1:
+        raise ValueError(f"the page compares both chips on TP{CURVE_TP}; the policy now picks {d.layout.label}")
+    return d, r.deployment(MODEL, PRECISION, node=node_of(r, SECOND), layout=Layout(CURVE_TP))
+
+
+# --------------------------------------------------------------------------- tables and chart
+
+def ridge_table(cat: Catalog) -> str:
+    """Every accelerator's ridge point in BF16 and FP8, from dense figures; derived ones marked."""
+    r = reference(cat)
+    rows: list[list[fmt.Cell]] = []
+    for chip in r.eng.chips.values():
+        cells: list[fmt.Cell] = [gpu_label(chip), tbps(chip.hbm_bytes_per_s)]
+        for f in ("bf16", "fp8"):
+            if f in chip.dense_flops:
+                cells += [tflops(chip.dense_flops[f]), intensity(ridge(chip, f), "dense FLOP/s ÷ HBM bandwidth")]
+            else:
+                cells += ["no FP8 figure", "—"]
+        derived = sorted(f.upper() for f in ("bf16", "fp8") if f in chip.dense_derived and f in chip.dense_flops)
+        cells.append("derived: half the stated sparse figure" if derived else "stated dense")
+        rows.append(cells)
+    return fmt.table(
+        "ridge",
+        ["Accelerator", "HBM", "BF16 dense", "BF16 ridge (FLOP/byte)", "FP8 dense", "FP8 ridge (FLOP/byte)",
+         "Dense figure"],
+        rows, align="lrrrrrl",
+    )
+
+
+def batch_rows(d: Deployment) -> list[int]:
+    return sorted({*BATCHES, d.max_concurrency})
+
+
+def intensity_table(cat: Catalog) -> str:
+    """A decode step of the worked deployment at growing batch, at predict's context: FLOPs, bytes, the roofline."""
+    r = reference(cat)
+    d, _ = deployments(r)
+    ctx = decode_context(r)
+    rows: list[list[fmt.Cell]] = []
+    for b in batch_rows(d):
+        p = forward(d, b, ctx, prefill=False)
+        rows.append([
+            fmt.count(b, "sequences"),
+            gflop(p.flops),
+            gbytes(p.bytes_read),
+            intensity(p.flops / p.bytes_read),
+            ms(p.compute_s, 2),
+            ms(p.memory_s, 2),
+            ms(p.total_s, 1),
+            p.bound,
+            "yes" if b <= d.max_concurrency else "no",
+        ])
+    return fmt.table(
+        "intensity",
+        ["Sequences", "FLOPs per GPU", "Bytes read per GPU", "FLOP/byte", "Compute", "Memory", "Step",
+         "Largest part", "Fits the KV cache?"],
+        rows, align="rrrrrrrll",
+    )
+
+
+@dataclass(frozen=True)
+class Curve:
+    label: str
+    points: list[tuple[int, float, float]]
+    """(concurrency, output tokens/s per GPU, time per output token in ms)."""
+
+
+def curves(r: Reference) -> list[Curve]:
+    out = []
+    for d in deployments(r):
+        pts = []
+        for c in range(1, d.max_concurrency + 1):
+            x = predict(d, c)
+            pts.append((c, x.output_tokens_per_s_per_gpu, x.tpot_s * 1e3))
+        out.append(Curve(f"{gpu_label(d.setting.chip)}, {d.layout.label}", pts))
+    return out
+
+
+def curve_chart(cat: Catalog) -> str:
+    """Time per output token against output tokens per second per GPU, one point per concurrency."""
+    r = reference(cat)
+    cs = curves(r)
+    series = [charts.Series(c.label, [(x, y) for _, x, y in c.points],
+                            tips=[f"{n:,} sequences: {x:,.0f} tokens/s per GPU, {y:.1f} ms per token"
+                                  for n, x, y in c.points]) for c in cs]
+    sc = r.scenario
+    ends = "; ".join(
+        f"{c.label}: from {c.points[0][2]:.1f} ms per token and {c.points[0][1]:,.0f} tokens/s per GPU at one "
+        f"sequence to {c.points[-1][2]:.1f} ms and {c.points[-1][1]:,.0f} tokens/s per GPU at {c.points[-1][0]:,}"
+        for c in cs)
+    words = (f"Latency against throughput of Llama 3.1 70B in FP8, one point per concurrency from one sequence to "
+             f"as many as the KV cache holds, each request {sc.input_tokens:,} tokens in and {sc.output_tokens:,} out. "
+             f"{ends}.")
+    svg = charts.lines("curve-chart", series, "output tokens/s per GPU", "ms per output token",
+                       "Latency against throughput", words)
+    return charts.figure(svg, words)
+
+
+# --------------------------------------------------------------------------- worked example
+
+@dataclass(frozen=True)
+class PassShown:
+    """A forward pass's figures as the prose uses them (`{{ dec.memory }}`)."""
+
+    flops: Figure
+    bytes: Figure
+    intensity: Figure
+    compute: Figure
+    memory: Figure
+    comm: Figure
+    comm_latency: Figure
+    overhead: Figure
+    total: Figure
+
+
+def _pass_figures(p: Pass) -> PassShown:
+    return PassShown(
+        flops=gflop(p.flops),
+        bytes=gbytes(p.bytes_read),
+        intensity=intensity(p.flops / p.bytes_read),
+        compute=ms(p.compute_s, 2),
+        memory=ms(p.memory_s, 2),
+        comm=ms(p.comm_s, 2),
+        comm_latency=ms(p.comm_latency_s, 2),
+        overhead=ms(p.overhead_s, 1),
+        total=ms(p.total_s, 1),
+    )
+
+
+def worked_example(cat: Catalog) -> str:
+    """One decode step and one prefill of the worked deployment, step by step, as Markdown with figure spans."""
+    ns = namespace(cat)
+    h = fmt.fig_html
+    dec, pre = ns["dec"], ns["pre"]
+    lines = [
+        "**One decode step** (one sequence):",
+        "",
+        f"1. **Arithmetic.** Each GPU holds half of every weight matrix, and each weight does "
+        f"{h(ns['flop_per_param'], 'wx.flop_per_param')} FLOPs for the token, plus attention over the "
+        f"{h(ns['ctx_decode'], 'wx.ctx_decode')} cached tokens: {h(dec.flops, 'wx.dec.flops')} per GPU.",
+        f"2. **Bytes.** Each GPU reads its {h(ns['w_gpu'], 'wx.w_gpu')} of weights and its "
+        f"{h(ns['kv_gpu'], 'wx.kv_gpu')} of KV cache: {h(dec.bytes, 'wx.dec.bytes')}.",
+        f"3. **Intensity.** {h(dec.flops, 'wx.dec.flops')} ÷ {h(dec.bytes, 'wx.dec.bytes')} = "
+        f"{h(dec.intensity, 'wx.dec.intensity')} FLOP per byte, against a ridge of "
+        f"{h(ns['ridge_achieved'], 'wx.ridge_achieved')}: far left of it.",
+        f"4. **Compute time.** {h(dec.flops, 'wx.dec.flops')} ÷ ({h(ns['fp8_dense'], 'wx.fp8_dense')} × "
+        f"{h(ns['compute_fraction'], 'wx.compute_fraction')}) = {h(dec.compute, 'wx.dec.compute')}.",
+        f"5. **Memory time.** {h(dec.bytes, 'wx.dec.bytes')} ÷ ({h(ns['hbm'], 'wx.hbm')} × "
+        f"{h(ns['hbm_fraction'], 'wx.hbm_fraction')}) = {h(dec.memory, 'wx.dec.memory')}: the larger, so "
+        f"the step is memory-bound.",
+        f"6. **Communication.** {h(ns['allreduces'], 'wx.allreduces')} all-reduces of one token's activations "
+        f"({ns['algorithm_dec']}), each paying a hop of {h(ns['hop'], 'wx.hop')}: "
+        f"{h(dec.comm, 'wx.dec.comm')}, of which {h(dec.comm_latency, 'wx.dec.comm_latency')} is latency.",
+        f"7. **Overhead.** {h(ns['layers'], 'wx.layers')} layers × {h(ns['layer_overhead'], 'wx.layer_overhead')} "
+        f"= {h(dec.overhead, 'wx.dec.overhead')}.",
+        f"8. **Time per output token.** {h(dec.memory, 'wx.dec.memory')} + {h(dec.comm, 'wx.dec.comm')} + "
+        f"{h(dec.overhead, 'wx.dec.overhead')} = **{h(dec.total, 'wx.dec.total')}**.",
+        "",
+        f"**One prefill** (a {h(ns['n_in'], 'wx.n_in')}-token prompt):",
+        "",
+        f"1. **Arithmetic.** Every prompt token passes every weight, and attends to the tokens before it: "
+        f"{h(pre.flops, 'wx.pre.flops')} per GPU.",
+        f"2. **Bytes.** The same weights, read once for the whole prompt, and the KV cache written: "
+        f"{h(pre.bytes, 'wx.pre.bytes')}.",
+        f"3. **Intensity.** {h(pre.intensity, 'wx.pre.intensity')} FLOP per byte: far right of the ridge.",
+        f"4. **Compute time.** {h(pre.flops, 'wx.pre.flops')} ÷ ({h(ns['fp8_dense'], 'wx.fp8_dense')} × "
+        f"{h(ns['compute_fraction'], 'wx.compute_fraction')}) = {h(pre.compute, 'wx.pre.compute')}: the "
+        f"larger, so the prefill is compute-bound.",
+        f"5. **Memory time.** {h(pre.bytes, 'wx.pre.bytes')} ÷ ({h(ns['hbm'], 'wx.hbm')} × "
+        f"{h(ns['hbm_fraction'], 'wx.hbm_fraction')}) = {h(pre.memory, 'wx.pre.memory')}.",
+        f"6. **Communication.** The same {h(ns['allreduces'], 'wx.allreduces')} all-reduces, now of the whole "
+        f"prompt's activations ({ns['algorithm_pre']}): {h(pre.comm, 'wx.pre.comm')}.",
+        f"7. **Time to first token.** {h(pre.compute, 'wx.pre.compute')} + {h(pre.comm, 'wx.pre.comm')} + "
+        f"{h(pre.overhead, 'wx.pre.overhead')} = **{h(pre.total, 'wx.pre.total')}**.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- names for prose
+
+def namespace(cat: Catalog) -> dict[str, Any]:
+    """The names the page's `{{ ... }}` values and claims use."""
+    r = reference(cat)
+    sc = r.scenario
+    d, d2 = deployments(r)
+    chip, chip2, old = d.setting.chip, d2.setting.chip, r.eng.chips[OLDER]
+    tm = d.setting.time_model
+    arch = d.setting.model.arch
+    ctx = decode_context(r)
+    fmt_c = d.compute_format
+
+    dec = forward(d, 1, ctx, prefill=False)
+    pre = forward(d, sc.input_tokens, 0, prefill=True)
+    x1, x2 = predict(d, 1), predict(d2, 1)
+    most, most2 = d.max_concurrency, d2.max_concurrency
+    xm, xm2 = predict(d, most), predict(d2, most2)
+    ra = achieved_ridge(d)
+    r_bf16, r_fp8 = ridge(chip, "bf16"), ridge(chip, fmt_c)
+    r2_fp8 = ridge(chip2, d2.compute_format)
+    bpp = d.setting.precision.bytes_per_param
+    envelope = r_fp8 * bpp / FLOP_PER_PARAM
+    envelope_achieved = ra * bpp / FLOP_PER_PARAM
+    crit0 = critical_batch(d, 0)
+    crit_ctx = critical_batch(d, ctx)
+    lim_ctx = intensity_limit(d, ctx)
+    if crit0 is None:
+        raise ValueError("the page expects a weights-only decode step to turn compute-bound at some batch")
+    at_max = forward(d, most, ctx, prefill=False)
+    link = tp_link(d)
+
+    # the quiz: 32 sequences of the scenario's whole context on 2 GPUs, then on the layout the policy picks
+    full = sc.input_tokens + sc.output_tokens
+    q_p = forward(d, QUIZ_CONCURRENCY, full, prefill=False)
+    q_d = r.deployment(MODEL, PRECISION, concurrency=QUIZ_CONCURRENCY)
+    q_pp = forward(q_d, QUIZ_CONCURRENCY, full, prefill=False)
+    d_old = r.deployment(MODEL, PRECISION, node=node_of(r, OLDER), layout=Layout(CURVE_TP))
+    x_old = predict(d_old, 1)
+    d2_policy = r.deployment(MODEL, PRECISION, node=node_of(r, SECOND))
+
+    cost1, costm = x1.usd_per_mtok_output, xm.usd_per_mtok_output
+    cost1_2, costm_2 = x2.usd_per_mtok_output, xm2.usd_per_mtok_output
+    if cost1 is None or costm is None or cost1_2 is None or costm_2 is None:
+        raise ValueError("the cost lens needs prices for both accelerators in data/prices.yaml")
+
+    gain_tput = xm.output_tokens_per_s_per_gpu / x1.output_tokens_per_s_per_gpu
+    gain_tpot = xm.tpot_s / x1.tpot_s
+
+    return {
+        "model": d.setting.model.name,
+        "precision": d.setting.precision.name,
+        "gpu": gpu_label(chip),
+        "gpu2": gpu_label(chip2),
+        "gpu_old": gpu_label(old),
+        "layout": d.layout.label,
+        "gpus": fmt.count(d.gpus),
+        "layout2_policy": d2_policy.layout.label,
+        "n_in": fmt.count(sc.input_tokens, "tokens"),
+        "n_out": fmt.count(sc.output_tokens, "tokens"),
+        "ctx_full": fmt.count(full, "tokens"),
+        "ctx_decode": fmt.count(ctx, "tokens"),
+        "flop_per_param": fmt.count(FLOP_PER_PARAM, "FLOP"),
+        "bytes_per_param": fmt.quantity(bpp, "bytes/param", 0),
+        # the roofline's two roofs
+        "bf16_dense": tflops(chip.dense_flops["bf16"], "dense BF16, half the stated sparse figure"
+                             if "bf16" in chip.dense_derived else "dense BF16"),
+        "fp8_dense": tflops(chip.dense_flops[fmt_c], f"dense {fmt_c.upper()}, half the stated sparse figure"
+                            if fmt_c in chip.dense_derived else f"dense {fmt_c.upper()}"),
+        "hbm": tbps(chip.hbm_bytes_per_s),
+        "hbm2": tbps(chip2.hbm_bytes_per_s),
+        "ridge_bf16": intensity(r_bf16, "dense BF16 FLOP/s ÷ HBM bandwidth"),
+        "ridge_fp8": intensity(r_fp8, "dense FP8 FLOP/s ÷ HBM bandwidth"),
+        "ridge2_fp8": intensity(r2_fp8, "dense FP8 FLOP/s ÷ HBM bandwidth"),
+        "ridge_old_bf16": intensity(ridge(old, "bf16"), "dense BF16 FLOP/s ÷ HBM bandwidth"),
+        "ridge_achieved": intensity(ra, "achieved FLOP/s ÷ achieved HBM bandwidth"),
+        "compute_fraction": fmt.percent(tm.compute_fraction),
+        "hbm_fraction": fmt.percent(tm.hbm_fraction, 1),
+        "layer_overhead": us(tm.layer_overhead_s),
+        "hop": us(link.hop_s, 1),
+        "layers": fmt.count(arch.layers, "layers"),
+        "allreduces": fmt.count(ALLREDUCES_PER_LAYER * arch.layers, "all-reduces"),
+        "algorithm_dec": dec.algorithm,
+        "algorithm_pre": pre.algorithm,
+        "w_gpu": gbytes(weights_per_gpu(d)),
+        "kv_gpu": gbytes(kv_per_gpu(d, ctx)),
+        "dec": _pass_figures(dec),
+        "pre": _pass_figures(pre),
+        "dec_intensity": intensity(dec.flops / dec.bytes_read),
+        "pre_intensity": intensity(pre.flops / pre.bytes_read),
+        # the critical batch
+        "envelope": fmt.count(round(envelope), "sequences"),
+        "envelope_achieved": fmt.count(round(envelope_achieved), "sequences"),
+        "crit0": fmt.count(crit0, "sequences"),
+        "crit_gap": fmt.percent(crit0 / envelope_achieved - 1, 0),
+        "lim_ctx": intensity(lim_ctx, "extra FLOPs ÷ extra bytes of one more sequence"),
+        "most": fmt.count(most, "sequences"),
+        "most2": fmt.count(most2, "sequences"),
+        "most_intensity": intensity(at_max.flops / at_max.bytes_read),
+        # TTFT and TPOT
+        "ttft": ms(x1.ttft_s, 0),
+        "tpot1": ms(x1.tpot_s, 1),
+        "tpotm": ms(xm.tpot_s, 1),
+        "tput1": tok_s(x1.output_tokens_per_s_per_gpu),
+        "tputm": tok_s(xm.output_tokens_per_s_per_gpu),
+        "tpot1_2": ms(x2.tpot_s, 1),
+        "tpotm_2": ms(xm2.tpot_s, 1),
+        "tput1_2": tok_s(x2.output_tokens_per_s_per_gpu),
+        "tputm_2": tok_s(xm2.output_tokens_per_s_per_gpu),
+        "gain_tput": fmt.ratio(gain_tput, 0, basis="tokens/s per GPU at the most sequences ÷ at one"),
+        "gain_tpot": fmt.ratio(gain_tpot, 1, basis="time per output token at the most sequences ÷ at one"),
+        "reads_per_s": fmt.quantity(x1.output_tokens_per_s, "tokens/s", 0),
+        # the cost lens
+        "cost1": usd(cost1),
+        "costm": usd(costm),
+        "cost1_2": usd(cost1_2),
+        "costm_2": usd(costm_2),
+        "cost_drop": fmt.ratio(cost1 / costm, 0, basis="$ per million output tokens at one sequence ÷ at the most"),
+        "cost_in": usd(x1.usd_per_mtok_input or 0.0),
+        "rent": usd(d.cost_per_replica_hour or 0.0),
+        "rent2": usd(d2.cost_per_replica_hour or 0.0),
+        # the quiz
+        "q_conc": fmt.count(QUIZ_CONCURRENCY, "sequences"),
+        "q_intensity": intensity(q_p.flops / q_p.bytes_read),
+        "q_layout": q_d.layout.label,
+        "q_intensity_policy": intensity(q_pp.flops / q_pp.bytes_read),
+        "q_ridge_policy": intensity(achieved_ridge(q_d), "achieved FLOP/s ÷ achieved HBM bandwidth"),
+        "ttft_old": ms(x_old.ttft_s, 0),
+        "ttft_ratio_old": fmt.ratio(x_old.ttft_s / x1.ttft_s, 1, basis="A100 TTFT ÷ H100 TTFT, both TP2"),
+        "old_format": d_old.compute_format.upper(),
+        "old_bf16_dense": tflops(old.dense_flops["bf16"], "dense BF16"),
+        # claims
+        "decode_memory_bound": fmt.claim(dec.bound == "memory" and dec.flops / dec.bytes_read < ra / 10,
+                                         f"{dec.flops / dec.bytes_read:.1f} FLOP/byte against a ridge of {ra:.0f}; "
+                                         f"memory {dec.memory_s * 1e3:.2f} ms > compute {dec.compute_s * 1e3:.2f} ms"),
+        "prefill_compute_bound": fmt.claim(pre.bound == "compute" and pre.flops / pre.bytes_read > 10 * ra,
+                                           f"{pre.flops / pre.bytes_read:,.0f} FLOP/byte against {ra:.0f}; compute "
+                                           f"{pre.compute_s * 1e3:.0f} ms > memory {pre.memory_s * 1e3:.0f} ms"),
+        "fp8_ridge_twice": fmt.claim(abs(r_fp8 / r_bf16 - 2) < 0.01, f"{r_fp8:.0f} ÷ {r_bf16:.0f}"),
+        "h200_lower_ridge": fmt.claim(
+            r2_fp8 < r_fp8 and chip2.dense_flops[fmt_c] == chip.dense_flops[fmt_c],
+            f"same {chip.dense_flops[fmt_c] / 1e12:.0f} TFLOP/s; {r2_fp8:.0f} < {r_fp8:.0f} FLOP/byte"),
+        "crit_beyond_kv": fmt.claim(crit0 > most, f"{crit0} sequences > the {most} the KV cache holds"),
+        "crit_near_envelope": fmt.claim(abs(crit0 / envelope_achieved - 1) < 0.25,
+                                        f"engine {crit0} against ridge × bytes ÷ 2 = {envelope_achieved:.0f}"),
+        "never_at_ctx": fmt.claim(crit_ctx is None and lim_ctx < ra,
+                                  f"limit {lim_ctx:.0f} FLOP/byte < ridge {ra:.0f}; no batch up to {SEARCH_LIMIT:,}"),
+        "max_still_memory": fmt.claim(at_max.bound == "memory", f"{most} sequences: {at_max.bound}-bound"),
+        "h200_faster_everywhere": fmt.claim(
+            x2.tpot_s < x1.tpot_s and xm2.output_tokens_per_s_per_gpu > xm.output_tokens_per_s_per_gpu,
+            f"{x2.tpot_s * 1e3:.1f} < {x1.tpot_s * 1e3:.1f} ms at one sequence; "
+            f"{xm2.output_tokens_per_s_per_gpu:.0f} > {xm.output_tokens_per_s_per_gpu:.0f} tokens/s per GPU at the most"),
+        "h200_more_seqs": fmt.claim(most2 > 2 * most, f"{most2} > 2 × {most}"),
+        "h200_policy_one_gpu": fmt.claim(d2_policy.layout.gpus < d2.gpus,
+                                         f"policy: {d2_policy.layout.label}, curve: {d2.layout.label}"),
+        "same_ttft": fmt.claim(abs(x2.ttft_s / x1.ttft_s - 1) < 0.05,
+                               f"{x2.ttft_s * 1e3:.0f} against {x1.ttft_s * 1e3:.0f} ms"),
+        "batching_cheaper": fmt.claim(cost1 > 5 * costm, f"${cost1:.2f} > 5 × ${costm:.2f}"),
+        "tpot_rises_less": fmt.claim(gain_tpot < gain_tput / 4, f"{gain_tpot:.1f}× slower, {gain_tput:.0f}× more"),
+        "q_memory_bound": fmt.claim(q_p.bound == "memory" and q_p.flops / q_p.bytes_read < ra,
+                                    f"{q_p.flops / q_p.bytes_read:.0f} FLOP/byte < {ra:.0f}"),
+        "q_does_not_fit": fmt.claim(most < QUIZ_CONCURRENCY and q_d.gpus > d.gpus,
+                                    f"{QUIZ_CONCURRENCY} > {most} sequences; policy: {q_d.layout.label}"),
+        "q_policy_memory_bound": fmt.claim(q_pp.bound == "memory", f"{q_d.layout.label}: {q_pp.bound}-bound"),
+        "old_weight_only": fmt.claim(d_old.weight_only and not d.weight_only,
+                                     f"{old.name} computes {d_old.compute_format}"),
+        "old_slower_prefill": fmt.claim(x_old.ttft_s > 2 * x1.ttft_s,
+                                        f"{x_old.ttft_s * 1e3:.0f} > 2 × {x1.ttft_s * 1e3:.0f} ms"),
+    }
