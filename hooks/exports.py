@@ -1,4 +1,5 @@
-"""MkDocs hook: publish the sizing grid's records beside its page (reference/sizing.json and .csv).
+"""MkDocs hook: publish the sizing grid's records beside its page (reference/sizing.json and .csv), and the
+validated catalog as the engine reads it (reference/engine-catalog.json: `python -m snippets.engine --catalog`).
 
 The records are the engine's deployments of every grid row (`snippets.pages.reference_sizing.records`),
 written after the pages, from the same catalog the build validated.
@@ -11,7 +12,13 @@ from typing import Any
 
 
 def on_post_build(config: Any) -> None:
+    import json
+
     from snippets.data import load
+    from snippets.export import export
     from snippets.pages.reference_sizing import write_records
 
-    write_records(load(), Path(config.site_dir) / "reference")
+    out = Path(config.site_dir) / "reference"
+    write_records(load(), out)
+    (out / "engine-catalog.json").write_text(json.dumps(export(load()), indent=1, sort_keys=True) + "\n",
+                                            encoding="utf-8")

@@ -137,3 +137,11 @@ def test_cli_refuses_in_one_line(args, code, words):
     out = _cli("predict", *argv)
     assert out.returncode == code
     assert words in out.stderr and out.stderr.count("\n") == 1 and out.stdout == ""
+
+
+def test_cli_reads_the_published_catalog(built):
+    path = built.site / "reference" / "engine-catalog.json"
+    out = _cli("size", "--model", "llama-3.1-405b", "--precision", "fp8", "--accelerator", "h100-sxm",
+               "--catalog", str(path))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["layout"] == {"tp": 8, "pp": 1, "ep": 1, "dp": 1}
