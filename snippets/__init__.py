@@ -1,13 +1,16 @@
 """Serving Arithmetic: the shared, typed arithmetic behind every number on the site.
 
-Pages, notebooks and tests call these functions; none of them re-implements the math.
+Pages, the grid, the notebook and the tests call these modules; none of them re-derives a result.
 
-- `snippets.units`     unit tables (GB = 10^9 B, GiB = 2^30 B) and bandwidths that carry a direction basis
-- `snippets.data`      the loader and validator of `data/`
-- `snippets.capacity`  weight bytes, usable memory, GPU counts
-- `snippets.bandwidth` link bandwidths derived from their parts, transfer times
-- `snippets.fmt`       figures (value + unit + display text) and their HTML
-- `snippets.pages`     one module per page: the named figures, claims and tables that page shows
+- `snippets.engine`      the serving engine (standard library only): layouts, memory, deployment, time
+- `snippets.data`        the loader and validator of `data/` (pydantic)
+- `snippets.export`      the validated catalog as the engine's records (`engine_catalog`)
+- `snippets.calibration` the time model against the measurements: the fit and each row's error
+- `snippets.units`       unit tables (GB = 10^9 B, GiB = 2^30 B), bandwidths with a direction, FLOP/s with a kind
+- `snippets.bandwidth`   link bandwidths derived from their parts, transfer times
+- `snippets.fmt`         figures (value + unit + display text), tables and their HTML
+- `snippets.charts`      SVG charts drawn at build time
+- `snippets.pages`       one page model per page: selection and presentation
 """
 
-__all__ = ["bandwidth", "capacity", "data", "fmt", "units"]
+__all__ = ["bandwidth", "calibration", "data", "engine", "export", "fmt", "units"]
