@@ -145,3 +145,42 @@ def test_cli_reads_the_published_catalog(built):
                "--catalog", str(path))
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["layout"] == {"tp": 8, "pp": 1, "ep": 1, "dp": 1}
+
+
+def test_alltoall_writes_the_others_share_in_one_hop():
+    from snippets.engine.timing import alltoall
+
+    link = Link("nvlink", 400e9, 2e-6)
+    c = alltoall(8 * 2**20, 8, link)
+    assert c.algorithm == "all-to-all" and c.latency_s == 2e-6
+    assert c.seconds == pytest.approx(2e-6 + 7 / 8 * 8 * 2**20 / 400e9)
+    assert alltoall(1e6, 1, link).seconds == 0
+
+
+def test_expert_parallelism_trades_an_allreduce_for_two_alltoalls_per_moe_layer():
+    from snippets.engine.timing import alltoall, ep_link
+
+    st = setting(ENG, "deepseek-v3", "fp8", "reference", accelerator="h200-sxm", concurrency=8, context_tokens=2048)
+    tp = forward(deploy(st, Layout(8)), 8, 1536, prefill=False)
+    ep_d = deploy(st, Layout(8, ep=8))
+    ep = forward(ep_d, 8, 1536, prefill=False)
+    arch = ep_d.setting.model.arch
+    moe_layers = arch.layers - arch.moe.dense_layers  # 58 of 61
+    link = tp_link(ep_d)
+    ar = allreduce(8 * arch.hidden_size * 2, 8, link)
+    a2a = alltoall(8 * arch.moe.active_experts * arch.hidden_size * 2, 8, ep_link(ep_d))
+    assert ep.comm_s - tp.comm_s == pytest.approx(moe_layers * (2 * a2a.seconds - ar.seconds))
+    # the same arithmetic either way: every token's experts are computed once, wherever they live
+    assert ep.flops == pytest.approx(tp.flops, rel=1e-9)
+
+
+def test_data_parallel_attention_holds_each_sequence_on_one_rank():
+    st = setting(ENG, "deepseek-v3", "fp8", "reference", accelerator="h200-sxm", concurrency=1, context_tokens=2048)
+    tp8 = deploy(st, Layout(8))
+    dp8 = deploy(st, Layout(1, ep=8, dp=8))
+    # MLA's latent cache is whole on every TP rank: DP attention splits the sequences instead, so eight times as
+    # many fit in what the KV room allows (the attention weights, replicated, take some of it back)
+    per_seq = tp8.memory.kv_per_sequence
+    assert dp8.memory.kv_per_sequence == per_seq
+    assert dp8.max_concurrency == 8 * dp8.memory.max_sequences
+    assert dp8.max_concurrency > 4 * tp8.max_concurrency

@@ -32,7 +32,9 @@ from snippets.engine.memory import kv_bytes_per_token_per_gpu, layer_share, stag
 ACTIVATION_BYTES = 2
 """Activations travel between GPUs in BF16."""
 ALLREDUCES_PER_LAYER = 2
-"""Megatron-style TP: one all-reduce after attention's output projection, one after the MLP's down projection."""
+"""Megatron-style TP: one all-reduce after attention's output projection, one after the MLP's down projection.
+With expert parallelism a mixture-of-experts layer keeps the first and replaces the second by two all-to-alls
+(dispatch tokens to their experts, combine the results)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +70,16 @@ def allreduce(nbytes: float, n: int, link: Link) -> Collective:
     return Collective(lat + move, name, lat)
 
 
+def alltoall(nbytes: float, n: int, link: Link) -> Collective:
+    """One all-to-all across `n` GPUs in which each GPU holds `nbytes` for the group: it keeps 1/n and writes the
+    rest to the others at once (one hop), as expert parallelism's dispatch and combine do."""
+    if n <= 1:
+        return Collective(0.0, "none", 0.0)
+    if nbytes < 0:
+        raise ValueError("nbytes must be non-negative")
+    return Collective(link.hop_s + (n - 1) / n * nbytes / link.bytes_per_s, "all-to-all", link.hop_s)
+
+
 def send(nbytes: float, link: Link) -> float:
     """One point-to-point send between pipeline stages."""
     return link.hop_s + nbytes / link.bytes_per_s
@@ -95,6 +107,11 @@ def tp_link(d: Deployment) -> Link:
     """The link a deployment's TP group crosses: the node's fabric, or the network once TP spans nodes.
     Achieved bandwidth is the time model's fraction of the per-direction figure."""
     return _network(d) if d.layout.tp > d.setting.node.gpus else _fabric(d)
+
+
+def ep_link(d: Deployment) -> Link:
+    """The link an expert-parallel group's all-to-alls cross: the node's fabric, or the network beyond it."""
+    return _network(d) if d.layout.ep > d.setting.node.gpus else _fabric(d)
 
 
 def pp_link(d: Deployment) -> Link:
@@ -149,35 +166,44 @@ def forward(d: Deployment, tokens: int, context: float, *, prefill: bool) -> Pas
     touched = 1.0
     if moe is not None:
         touched = 1 - (1 - moe.active_experts / moe.experts) ** tokens
-    pairs = tokens * (tokens + 1) / 2 if prefill else tokens * context
-    ar = allreduce(tokens * arch.hidden_size * ACTIVATION_BYTES, lay.tp, link) if link else None
+    # data-parallel attention: each of the dp ranks runs attention for its share of the tokens; the experts
+    # (EP = TP x DP) see them all
+    local = tokens / lay.dp
+    pairs = local * (local + 1) / 2 if prefill else local * context
+    ar = allreduce(local * arch.hidden_size * ACTIVATION_BYTES, lay.tp, link) if link else None
+    a2a = None
+    if moe is not None and lay.ep > 1:
+        a2a = alltoall(local * moe.active_experts * arch.hidden_size * ACTIVATION_BYTES, lay.ep, ep_link(d))
     stages = stage_weights(arch, st.precision, lay)
     parts = pp_partition(arch.layers, lay.pp)
     compute = memory = comm = comm_lat = total = flops_all = read_all = 0.0
     start = 0
     for i, (sw, n) in enumerate(zip(stages, parts, strict=True)):
         layer_params = 0.0
+        expert_params = 0.0
+        moe_layers = 0
         for layer in range(start, start + n):
             share = layer_share(arch, layer, lay)
-            active = share.linear - share.expert_linear
+            layer_params += share.linear - share.expert_linear
             if moe is not None and share.expert_linear:
-                active += share.expert_linear * moe.active_experts / moe.experts
-            layer_params += active
+                expert_params += share.expert_linear * moe.active_experts / moe.experts
+                moe_layers += 1
         start += n
         if i == len(parts) - 1:
             layer_params += arch.vocab_size * arch.hidden_size / lay.tp  # the LM head (tied or not) on the last stage
-        flops = 2 * layer_params * tokens + _attention_flops_per_pair(d) * pairs * n
+        flops = 2 * layer_params * local + 2 * expert_params * tokens + _attention_flops_per_pair(d) * pairs * n
         # decode reads each layer's cache (a sliding-window layer's window only); prefill writes every token's
         kv_tok = kv_bytes_per_token_per_gpu(arch, n, lay.tp, kvb, context_tokens=None if prefill else context,
                                             first_layer=start - n)
-        kv = kv_tok * (tokens if prefill else tokens * context)  # written once (prefill), read in full (decode)
+        kv = kv_tok * (local if prefill else local * context)  # written once (prefill), read in full (decode)
         read = sw.total - sw.expert_bytes * (1 - touched) + kv
         c, m = flops / flops_per_s, read / hbm
-        coll = (ar.seconds if ar else 0.0) * ALLREDUCES_PER_LAYER * n
+        n_ar = ALLREDUCES_PER_LAYER * n - (moe_layers if a2a else 0)
+        coll = (ar.seconds if ar else 0.0) * n_ar + (2 * a2a.seconds * moe_layers if a2a else 0.0)
         compute += c
         memory += m
         comm += coll
-        comm_lat += (ar.latency_s if ar else 0.0) * ALLREDUCES_PER_LAYER * n
+        comm_lat += (ar.latency_s if ar else 0.0) * n_ar + (2 * a2a.latency_s * moe_layers if a2a else 0.0)
         total += max(c, m) + coll
         flops_all += flops
         read_all += read
