@@ -18,6 +18,8 @@ from snippets.pages.reference_common import as_of_text
 LABELS = {"ttft_ms": "TTFT", "itl_ms": "ITL", "output_tokens_per_s": "Throughput"}
 UNITS = {"ttft_ms": "ms", "itl_ms": "ms", "output_tokens_per_s": "tokens/s"}
 HEADS = {"ttft_ms": "TTFT (ms)", "itl_ms": "ITL (ms)", "output_tokens_per_s": "Output tokens/s"}
+CAL_BAND = 0.15
+"""The band the page states for the calibration rows' ITL and throughput (tests/test_calibration.py holds each row to it)."""
 SWEEP = ("nim180-llama33-70b-fp8-2xh100-in5000-out500-c",)
 """The calibration sweep the chart shows: NIM 1.8.0, 5,000 input and 500 output tokens, by concurrency."""
 
@@ -111,6 +113,7 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     return {
         "cal_run": (f"{first.checkpoint or cat.models[first.model].name} in {cat.precisions[first.precision].name} on "
                     f"{first.layout.tp * first.layout.pp} × {cat.accelerators[first.accelerator].name}"),
+        "cal_band": fmt.percent(CAL_BAND),
         "cal_rows": fmt.count(len(cal), "rows"),
         "test_rows": fmt.count(len(test), "rows"),
         "compute_fraction": fmt.percent(tm.compute_fraction, 1),
@@ -122,7 +125,7 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "cal_tput": fmt.percent(med["cal"]["output_tokens_per_s"]),
         "test_tput": fmt.percent(med["test"]["output_tokens_per_s"]),
         "test_itl": fmt.percent(med["test"]["itl_ms"]),
-        "cal_good": fmt.claim(med["cal"]["itl_ms"] <= 0.10 and med["cal"]["output_tokens_per_s"] <= 0.12,
+        "cal_good": fmt.claim(med["cal"]["itl_ms"] <= CAL_BAND and med["cal"]["output_tokens_per_s"] <= CAL_BAND,
                               f"median ITL error {med['cal']['itl_ms']:.1%}, throughput {med['cal']['output_tokens_per_s']:.1%}"),
         "test_tput_close": fmt.claim(med["test"]["output_tokens_per_s"] <= 0.20,
                                      f"median test throughput error {med['test']['output_tokens_per_s']:.1%}"),
