@@ -80,7 +80,6 @@ SOURCES = (
     ("accelerators", "h100-sxm"),
     ("interconnects", "nvlink-4"),
     ("interconnects", "nvswitch-gen3"),
-    ("interconnects", "pcie-gen4"),
     ("interconnects", "pcie-gen5"),
     ("interconnects", "infiniband-ndr"),
     ("interconnects", "hgx-h100-8"),
@@ -123,15 +122,14 @@ class Link:
 
 
 def links(cat: Catalog) -> dict[str, Link]:
-    """NVLink of the node's GPU, PCIe 5.0 and 4.0 x16, and the node's network port per GPU: one way each."""
+    """NVLink of the node's GPU, PCIe 5.0 x16, and the node's network port per GPU: one way each (datasheets)."""
     node = cat.interconnect(reference(cat).node.id, Node)
     acc = cat.accelerators[node.accelerator]
     nic = cat.interconnect(required(node.nic, f"a NIC for {node.name}"), Network)
     if acc.scale_up is None:
         raise ValueError(f"{acc.name} has no NVLink: this page compares NVLink with the other links")
     out = {"nvlink": Link(cat.interconnect(acc.scale_up.fabric, NVLink).name, nvlink_of(cat, acc))}
-    for key, pid in (("gen5", "pcie-gen5"), ("gen4", "pcie-gen4")):
-        out[key] = Link(f"{cat.interconnect(pid, PCIe).name} x16", pcie_x16(cat, pid))
+    out["gen5"] = Link(f"{cat.interconnect('pcie-gen5', PCIe).name} x16", pcie_x16(cat, "pcie-gen5"))
     out["network"] = Link(nic.name, nic.port.bandwidth.one_way() * required(node.nics_per_gpu, "NICs per GPU"))
     return out
 
@@ -344,11 +342,6 @@ def share(fraction: float) -> Figure:
         return fmt.percent(0.0)
     digits = max(0, 1 - math.floor(math.log10(fraction * 100)))
     return fmt.percent(fraction, digits)
-
-
-def link_bw(link: Link) -> Figure:
-    """A link's one-way bandwidth, one decimal below 100 GB/s."""
-    return fmt.bandwidth(link.one_way, "GB/s", 1 if link.one_way.in_unit("GB/s") < 100 else 0)
 
 
 def gbps(bytes_per_s: float, basis: str = "achieved, one way") -> Figure:
@@ -839,7 +832,6 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "parts_405": ", ".join(str(n) for n in parts_405),
         "hbm": fmt.bandwidth(acc.memory_bandwidth.bandwidth.one_way(), "TB/s", 2),
         "nvlink": fmt.bandwidth(nvl.one_way),
-        "gen5": fmt.bandwidth(ls["gen5"].one_way, digits=1),
         "network": fmt.bandwidth(net.one_way),
         "network_name": net.label,
         "act_name": cat.precisions[ACTIVATIONS].name,
@@ -851,8 +843,6 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "cw": SimpleNamespace(**cw),
         "alg_1": b1["nvlink"].allreduce.algorithm,
         "alg_s": bs["nvlink"].allreduce.algorithm,
-        "alg_1_network": b1["network"].allreduce.algorithm,
-        "alg_s_network": bs["network"].allreduce.algorithm,
         "worked_layout": w.layout,
         "valid_tp_405": ", ".join(str(t) for t in valid_tp),
         "heads_405": fmt.count(arch405.attention_heads, "heads"),
@@ -863,7 +853,6 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "x_step_1": ms(ax[("tp", 1)].total_s, 1, basis="the engine's decode step, TP across nodes"),
         "x_share_1": share(ax[("tp", 1)].comm_share),
         "x_share_s": share(ax[("tp", sv)].comm_share),
-        "x_step_s": ms(ax[("tp", sv)].total_s, 1, basis="the engine's decode step, TP across nodes"),
         "x_max": fmt.count(xx.max_concurrency, "sequences"),
         "pp_max": fmt.count(dx.max_concurrency, "sequences"),
         "x_tput_full": fmt.quantity(tput["tp"], "tokens/s", 0, show_unit=True),
@@ -934,7 +923,6 @@ def namespace(cat: Catalog) -> dict[str, Any]:
                                             f"{wf.gpus} GPUs over nodes of {node.gpus}"),
         "uneven_split": fmt.claim(uneven.arch.layers % UNEVEN_STAGES != 0 and len(set(uneven_parts)) > 1,
                                   f"{uneven.arch.layers} layers in {UNEVEN_STAGES} stages: {uneven_parts}"),
-        "ring_thousands_of_hops": fmt.claim(wt.ring_steps >= 1000, f"{wt.ring_steps} ring hops per token"),
         "worked_exceeds_node": fmt.claim(wf.gpus > node.gpus,
                                          f"fewest {wf.layout.label} = {wf.gpus} GPUs > {node.gpus} per node"),
         "fp8_no_stages": fmt.claim(f8.nodes == 1 and f8.layout.pp == 1, f"{f8.layout.label} on {f8.nodes} node"),
