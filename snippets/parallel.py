@@ -8,7 +8,9 @@ each stage boundary.
 
 All byte counts are plain bytes; times are seconds. Times here are bandwidth times: bytes over
 one direction of a link at its full rate. They ignore the fixed latency every message pays,
-which dominates the small messages of decoding one token at a time.
+which dominates the small messages of decoding one token at a time, and the compute roof: for the
+time of a step, with hop latencies, the algorithm NCCL would pick and the roofline, use
+`snippets.engine.timing` (the parallelism page does).
 """
 
 from __future__ import annotations
@@ -101,14 +103,3 @@ def comm_share(comm_s: float, other_s: float) -> float:
     if comm_s < 0 or other_s <= 0:
         raise ValueError("comm_s must be non-negative and other_s positive")
     return comm_s / (comm_s + other_s)
-
-
-def break_even_tokens(read_s: float, comm_s_per_token: float) -> float:
-    """Tokens per step at which communication time equals the weight-read time.
-
-    The weights are read once per step whatever the batch, while TP traffic grows with every
-    token in the step; past this batch, moving activations takes longer than reading weights.
-    """
-    if read_s <= 0 or comm_s_per_token <= 0:
-        raise ValueError("read_s and comm_s_per_token must be positive")
-    return read_s / comm_s_per_token

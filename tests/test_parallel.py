@@ -4,7 +4,6 @@ import pytest
 
 from snippets.parallel import (
     ALLREDUCES_PER_LAYER,
-    break_even_tokens,
     comm_share,
     pp_boundary_bytes,
     pp_bytes_per_token,
@@ -82,12 +81,10 @@ def test_token_read_time_stages_take_turns() -> None:
         token_read_time(810e9, Bandwidth(900e9, Direction.BOTH_SUMMED), 8)
 
 
-def test_comm_share_and_break_even() -> None:
+def test_comm_share() -> None:
     # 1 unit of communication against 3 of reading: 1/4
     assert comm_share(1.0, 3.0) == 0.25
     assert comm_share(0.0, 3.0) == 0.0
-    # 30 ms of reading, 0.3 ms of traffic per token: 100 tokens per step to match
-    assert break_even_tokens(30e-3, 0.3e-3) == pytest.approx(100)
 
 
 @pytest.mark.parametrize(
@@ -106,7 +103,6 @@ def test_comm_share_and_break_even() -> None:
         lambda: token_read_time(810e9, HBM_H100, 8, pp=0),
         lambda: comm_share(-1.0, 1.0),
         lambda: comm_share(1.0, 0.0),
-        lambda: break_even_tokens(1.0, 0.0),
     ],
 )
 def test_bad_inputs_are_refused(call) -> None:

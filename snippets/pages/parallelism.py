@@ -1,29 +1,49 @@
 """Page model of "Tensor & pipeline parallelism" (docs/parallelism.md).
 
 Every figure the page shows comes from here; every figure here comes from `data/` through the
-functions of `snippets`: every layout, GPU count, node count and token-time bound is a deployment
-of `snippets.engine` (through `snippets.pages.scenario.reference`), on the scenario's node, as on the
-interconnect page; parallel.py counts the traffic of those layouts. Activations travel in BF16.
+functions of `snippets`: every layout, GPU count, node count and time is a deployment of
+`snippets.engine` (through `snippets.pages.scenario.reference`), on the scenario's node, as on the
+interconnect page. Times are the engine's time model (`snippets.engine.timing`): a roofline per stage,
+α–β all-reduces (hop latencies plus bytes at an achieved bandwidth), pipeline sends and a per-layer
+overhead, with every fraction and latency read from the deployment's `setting.time_model`.
+parallel.py counts the bytes of those layouts. Activations travel in BF16.
+
+Helpers here that the engine lacks (flagged for the engine's owners): `time_links` builds the PCIe and
+network links TP *would* cross on the same node, from the same data and fractions as the engine's own
+links; `decode_step` swaps the TP link under the engine's decode pass (the engine's `forward` always uses
+`tp_link`); `algorithm_times` lists all three all-reduce algorithms (the engine's `allreduce` returns only
+the cheapest); `bubble` is the pipeline's fill-and-drain share; `compute_bound_batch` searches the engine's
+`forward` for the first batch whose pass is compute-bound.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from snippets import fmt
-from snippets.bandwidth import transfer_time
 from snippets.data import Catalog, Network, Node, NVLink, PCIe, required
 from snippets.engine import Deployment, Layout, feasible, setting
 from snippets.engine.layout import kv_replicas, pp_partition, tp_degrees
+from snippets.engine.timing import (
+    ACTIVATION_BYTES,
+    ALLREDUCES_PER_LAYER,
+    Collective,
+    Pass,
+    allreduce,
+    forward,
+    pp_link,
+    predict,
+    send,
+    tp_link,
+)
+from snippets.engine.timing import Link as TimeLink
 from snippets.fmt import Figure
 from snippets.pages.interconnect import nvlink_of, pcie_x16
-from snippets.pages.scenario import reference
+from snippets.pages.scenario import SERVING, reference
 from snippets.parallel import (
-    ALLREDUCES_PER_LAYER,
-    break_even_tokens,
-    comm_share,
     pp_boundary_bytes,
     pp_bytes_per_token,
     ring_allreduce_bytes_per_gpu,
@@ -46,12 +66,20 @@ UNEVEN_STAGES = 4
 FEWEST = "fewest-gpus"
 """The layout policy that asks how few GPUs an engine accepts (data/policies.yaml)."""
 RING_SIZES = (2, 4, 8)
+TIME_LINKS = ("nvlink", "pcie", "network")
+"""The links the page compares TP over: the node's NVLink (as deployed), the chip's PCIe host link, the network."""
+PREFILL_TOKENS = (2048, 8192)
+"""Prefill chunks for the all-reduce table: vLLM's chunked-prefill token budget of 2,048 per step and 8,192 (one
+long prompt in one pass). Choices of the page, not data."""
+BUBBLE_STAGES = (2, 4, 8)
+BUBBLE_MICRO = (1, 2, 4, 8, 16, 32)
+BATCH_LIMIT = 1 << 14
+"""The largest batch `compute_bound_batch` tries: far beyond any KV cache of the page's deployments."""
 
 SOURCES = (
     ("accelerators", "h100-sxm"),
     ("interconnects", "nvlink-4"),
     ("interconnects", "nvswitch-gen3"),
-    ("interconnects", "pcie-gen4"),
     ("interconnects", "pcie-gen5"),
     ("interconnects", "infiniband-ndr"),
     ("interconnects", "hgx-h100-8"),
@@ -64,7 +92,13 @@ SOURCES = (
     ("policies", "vllm-default"),
     ("policies", "tp-in-node"),
     ("policies", "fewest-gpus"),
+    ("policies", "measured-fractions"),
+    ("latencies", "gpu-gpu-nvlink-p2p"),
+    ("latencies", "gpu-gpu-pcie-no-p2p"),
+    ("efficiencies", "h100-nvlink-p2p"),
+    ("efficiencies", "h200-hbm-stream"),
     ("scenarios", "reference"),
+    ("scenarios", "serving"),
 )
 """The data entries this page's figures are computed from."""
 
@@ -88,22 +122,21 @@ class Link:
 
 
 def links(cat: Catalog) -> dict[str, Link]:
-    """NVLink of the node's GPU, PCIe 5.0 and 4.0 x16, and the node's network port per GPU: one way each."""
+    """NVLink of the node's GPU, PCIe 5.0 x16, and the node's network port per GPU: one way each (datasheets)."""
     node = cat.interconnect(reference(cat).node.id, Node)
     acc = cat.accelerators[node.accelerator]
     nic = cat.interconnect(required(node.nic, f"a NIC for {node.name}"), Network)
     if acc.scale_up is None:
         raise ValueError(f"{acc.name} has no NVLink: this page compares NVLink with the other links")
     out = {"nvlink": Link(cat.interconnect(acc.scale_up.fabric, NVLink).name, nvlink_of(cat, acc))}
-    for key, pid in (("gen5", "pcie-gen5"), ("gen4", "pcie-gen4")):
-        out[key] = Link(f"{cat.interconnect(pid, PCIe).name} x16", pcie_x16(cat, pid))
+    out["gen5"] = Link(f"{cat.interconnect('pcie-gen5', PCIe).name} x16", pcie_x16(cat, "pcie-gen5"))
     out["network"] = Link(nic.name, nic.port.bandwidth.one_way() * required(node.nics_per_gpu, "NICs per GPU"))
     return out
 
 
 @dataclass(frozen=True)
 class Traffic:
-    """What one deployment sends per decode step of one token, and its memory-read lower bound."""
+    """What one deployment sends for one decode token, in bytes (the time is the engine's: see `decode_step`)."""
 
     dep: Deployment
     """The engine's deployment, on the layout the scenario's policy chose."""
@@ -114,27 +147,21 @@ class Traffic:
     hidden: int
     layers: int
     message: float
-    """Bytes of one all-reduce: the hidden state."""
+    """Bytes of one all-reduce at one token: the hidden state."""
     ring_per_gpu: float
-    """Bytes each GPU sends in one ring all-reduce."""
+    """Bytes each GPU sends in one ring (or two-shot) all-reduce."""
     tp_bytes: float
-    """Bytes each TP GPU sends on the critical path of one token, all layers."""
-    tp_messages: int
+    """Bytes each TP GPU sends for one token over all layers, by ring or two-shot."""
+    ring_steps: int
+    """Sequential ring steps for one token over all layers: what a ring would pay in hop latencies."""
+    allreduces: int
+    """All-reduces on one token's path: two per layer, over all the stages in turn."""
     pp_bytes: float
     """Bytes over all stage boundaries."""
-    read_s: float
-    """Lower bound on the token's time: the inverse of the engine's decode ceiling (each stage's busiest GPU
-    reads its weights and KV cache from HBM, stage after stage)."""
-
-    def tp_time(self, link: Link) -> float:
-        return transfer_time(self.tp_bytes, link.one_way)
-
-    def pp_time(self, link: Link) -> float:
-        return transfer_time(self.pp_bytes, link.one_way)
 
 
 def traffic(cat: Catalog, model_id: str, precision_id: str) -> Traffic:
-    """The TP and PP traffic of one token for `model_id` in `precision_id`, on the layout the engine deploys."""
+    """The TP and PP bytes of one token for `model_id` in `precision_id`, on the layout the engine deploys."""
     r = reference(cat)
     dep = r.deployment(model_id, precision_id)
     arch = cat.models[model_id].architecture
@@ -151,10 +178,143 @@ def traffic(cat: Catalog, model_id: str, precision_id: str) -> Traffic:
         message=msg,
         ring_per_gpu=ring_allreduce_bytes_per_gpu(msg, tp),
         tp_bytes=tp_bytes_per_token(arch.layers, arch.hidden_size, b, tp),
-        tp_messages=tp_messages_per_token(arch.layers, tp),
+        ring_steps=tp_messages_per_token(arch.layers, tp),
+        allreduces=ALLREDUCES_PER_LAYER * arch.layers if tp > 1 else 0,
         pp_bytes=pp_bytes_per_token(arch.hidden_size, b, pp),
-        read_s=1 / dep.decode_ceiling,
     )
+
+
+# --------------------------------------------------------------------------- time, through the engine
+
+def time_links(d: Deployment) -> dict[str, TimeLink]:
+    """The links TP could cross for deployment `d`, as the engine's time model sees links: the achieved share
+    (`link_fraction`) of a per-direction bandwidth, and a hop latency.
+
+    - nvlink: the engine's own `tp_link(d)` (the page's deployments keep TP inside an NVLink node);
+    - pcie: the chip's host link at the PCIe hop latency, as the engine builds it for a card without NVLink;
+    - network: the node's network bandwidth per GPU at the network hop latency, as the engine builds it once TP
+      spans nodes.
+    """
+    st, tm = d.setting, d.setting.time_model
+    own = tp_link(d)
+    if own.name != "nvlink":
+        raise ValueError(f"{d.layout.label} of {st.model.name} crosses {own.name}: the page compares from NVLink")
+    pcie = required(st.chip.host_link_bytes_per_s, f"a host link for {st.chip.name}")
+    net = required(st.node.network_bytes_per_s, f"a network for {st.node.name}")
+    return {
+        "nvlink": own,
+        "pcie": TimeLink("pcie", pcie * tm.link_fraction, tm.pcie_hop_s),
+        "network": TimeLink("network", net * tm.link_fraction, tm.network_hop_s),
+    }
+
+
+def tp_allreduce(d: Deployment, tokens: int, link: TimeLink) -> Collective:
+    """One TP all-reduce of `tokens` tokens' activations over `link`, as the engine prices it."""
+    return allreduce(tokens * d.setting.model.arch.hidden_size * ACTIVATION_BYTES, d.layout.tp, link)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One decode step of `sequences` sequences, the engine's pass with TP's all-reduces priced over `link`."""
+
+    link: TimeLink
+    sequences: int
+    tokens: int
+    """Tokens in one forward pass: the sequences split over the pipeline's micro-batches, as `predict` does."""
+    engine: Pass
+    """The engine's own decode pass (TP over `tp_link`)."""
+    allreduce: Collective
+    """One all-reduce of the pass over `link`."""
+    allreduces: int
+    sends_s: float
+    """The pipeline's point-to-point sends, unchanged by the TP link."""
+    total_s: float
+
+    @property
+    def tp_s(self) -> float:
+        return self.allreduce.seconds * self.allreduces
+
+    @property
+    def tp_latency_s(self) -> float:
+        return self.allreduce.latency_s * self.allreduces
+
+    @property
+    def comm_s(self) -> float:
+        return self.tp_s + self.sends_s
+
+    @property
+    def comm_share(self) -> float:
+        """Share of the step spent communicating: the engine adds collectives to the roofline, no overlap."""
+        return self.comm_s / self.total_s
+
+    @property
+    def comm_over_compute(self) -> float:
+        return self.comm_s / self.engine.compute_s
+
+    @property
+    def latency_share(self) -> float:
+        """Share of the communication that is hop latency, not bytes."""
+        return self.tp_latency_s / self.tp_s
+
+
+def decode_step(d: Deployment, sequences: int, link: TimeLink | None = None) -> Step:
+    """The engine's decode step of `sequences` sequences at the scenario's lengths (`predict`), with TP's
+    all-reduces priced over `link` (default: the deployment's own). Per stage the engine adds the collectives to
+    max(compute, memory), so swapping the link swaps that term alone; on `tp_link(d)` this is the engine's pass."""
+    x = predict(d, sequences)
+    p = x.decode
+    own = tp_link(d)
+    link = link or own
+    tokens = math.ceil(sequences / d.layout.pp)
+    n = ALLREDUCES_PER_LAYER * d.setting.model.arch.layers
+    mine, other = tp_allreduce(d, tokens, own), tp_allreduce(d, tokens, link)
+    sends = p.comm_s - mine.seconds * n
+    return Step(link, sequences, tokens, p, other, n, sends, p.total_s - mine.seconds * n + other.seconds * n)
+
+
+def compute_bound_batch(d: Deployment, context: float, limit: int = BATCH_LIMIT) -> int | None:
+    """The first batch at which the engine's decode pass (`forward`) is compute-bound, each sequence attending to
+    `context` cached tokens; None if none up to `limit` is (each sequence's KV read then costs more than its
+    arithmetic)."""
+    def compute(b: int) -> bool:
+        return forward(d, b, context, prefill=False).bound == "compute"
+
+    hi = 1
+    while not compute(hi):
+        if hi >= limit:
+            return None
+        hi = min(2 * hi, limit)
+    lo = hi // 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if compute(mid) else (mid, hi)
+    return hi
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    name: str
+    hops: int
+    bytes_per_gpu: float
+    seconds: float
+
+
+def algorithm_times(nbytes: float, n: int, link: TimeLink) -> list[Algorithm]:
+    """Ring, two-shot and one-shot all-reduces of `nbytes` over `n` GPUs on `link`, each as the engine's α–β model
+    prices it: hops × hop latency + bytes per GPU ÷ bandwidth. The engine's `allreduce` takes the cheapest."""
+    out = []
+    for name, hops, per_gpu in (("ring", 2 * (n - 1), 2 * (n - 1) / n * nbytes),
+                                ("two-shot", 2, 2 * (n - 1) / n * nbytes),
+                                ("one-shot", 1, (n - 1) * nbytes)):
+        out.append(Algorithm(name, hops, per_gpu, hops * link.hop_s + per_gpu / link.bytes_per_s))
+    return out
+
+
+def bubble(stages: int, micro_batches: int) -> float:
+    """Idle share of each stage while `micro_batches` pass `stages` stages: (p − 1) / (m + p − 1)."""
+    if stages < 1 or micro_batches < 1:
+        raise ValueError("stages and micro-batches must be at least 1")
+    return (stages - 1) / (micro_batches + stages - 1)
 
 
 # --------------------------------------------------------------------------- formatting
@@ -177,70 +337,165 @@ def nbytes_exact(n: float) -> Figure:
 
 
 def share(fraction: float) -> Figure:
-    """A share of a token's time, to two significant digits: 0.11%, 0.0022%, 1.5%."""
+    """A share, to two significant digits: 0.11%, 1.6%, 25%."""
     if fraction <= 0:
         return fmt.percent(0.0)
-    digits = max(1, 1 - math.floor(math.log10(fraction * 100)))
+    digits = max(0, 1 - math.floor(math.log10(fraction * 100)))
     return fmt.percent(fraction, digits)
 
 
-def link_bw(link: Link) -> Figure:
-    """A link's one-way bandwidth, one decimal below 100 GB/s."""
-    return fmt.bandwidth(link.one_way, "GB/s", 1 if link.one_way.in_unit("GB/s") < 100 else 0)
+def gbps(bytes_per_s: float, basis: str = "achieved, one way") -> Figure:
+    v = bytes_per_s / 1e9
+    return fmt.quantity(v, "GB/s", 1 if v < 100 else 0, show_unit=True, basis=basis)
 
 
-BW_BASIS = "bandwidth time only: no per-message latency"
+TIME_BASIS = "the engine's time model: hop latencies + bytes ÷ achieved bandwidth"
 
 
-def traffic_table(cat: Catalog, model_id: str, precision_id: str, name: str) -> str:
-    """One token's TP all-reduces over each link, and the PP boundary over the network, at batch 1."""
+def link_labels(cat: Catalog, d: Deployment) -> dict[str, str]:
+    """Display names of the three links: the node's NVLink, the chip's host link (PCIe), the node's NIC."""
+    node = cat.interconnect(d.setting.node.id, Node)
+    acc = cat.accelerators[d.setting.chip.id]
+    nic = cat.interconnect(required(node.nic, f"a NIC for {node.name}"), Network)
+    host = cat.interconnect(required(acc.host_link, f"a host link for {acc.name}"), PCIe)
+    return {"nvlink": cat.interconnect(required(acc.scale_up, "NVLink").fabric, NVLink).name,
+            "pcie": f"{host.name} x{acc.host_link_lanes or 16}", "network": nic.name}
+
+
+def serving_sequences(cat: Catalog) -> int:
+    """The serving scenario's concurrency: the page's serving batch."""
+    return reference(cat, SERVING).scenario.concurrency
+
+
+def comm_table(cat: Catalog, model_id: str, precision_id: str, name: str) -> str:
+    """TP over NVLink, PCIe and the network at batch 1 and at the serving batch: the engine's decode step."""
     t = traffic(cat, model_id, precision_id)
-    ls = links(cat)
+    d = t.dep
+    ls, labels = time_links(d), link_labels(cat, d)
     rows: list[list[fmt.Cell]] = []
-    lay = t.dep.layout
-    for key in ("nvlink", "gen5", "gen4", "network"):
-        link = ls[key]
-        c = t.tp_time(link)
-        rows.append([
-            f"TP{lay.tp} all-reduces over {link.label}",
-            link_bw(link),
-            fmt.nbytes(t.tp_bytes, "MB", 2),
-            fmt.count(t.tp_messages, "messages"),
-            us(c, basis=BW_BASIS),
-            share(comm_share(c, t.read_s)),
-            fmt.quantity(break_even_tokens(t.read_s, c), "tokens", 0),
-        ])
-    if lay.pp > 1:
-        link = ls["network"]
-        c = t.pp_time(link)
-        rows.append([
-            f"PP{lay.pp} boundary over {link.label}",
-            link_bw(link),
-            fmt.nbytes(t.pp_bytes, "KB", 1),
-            fmt.count(lay.pp - 1, "messages"),
-            us(c, 2, basis=BW_BASIS),
-            share(comm_share(c, t.read_s)),
-            fmt.quantity(break_even_tokens(t.read_s, c), "tokens", 0),
-        ])
+    for seqs in (1, serving_sequences(cat)):
+        for key in TIME_LINKS:
+            s = decode_step(d, seqs, ls[key])
+            rows.append([
+                f"{fmt.number(seqs)} seq. over {labels[key]}",
+                gbps(s.link.bytes_per_s),
+                us(s.link.hop_s, 0, basis="one hop, from data/latencies.yaml or the time model"),
+                s.allreduce.algorithm,
+                us(s.allreduce.seconds, 2, basis=TIME_BASIS),
+                ms(s.comm_s, 2, basis=TIME_BASIS + "; PP sends included"),
+                share(s.latency_share),
+                ms(s.total_s, 1, basis="the engine's decode step with this link"),
+                share(s.comm_share),
+                fmt.ratio(s.comm_over_compute, 2, basis="communication ÷ the step's arithmetic"),
+            ])
     return fmt.table(
         name,
-        ["Traffic", "One way", "Bytes per token", "Sequential messages", "Bandwidth time",
-         "Share of token time", "Tokens per step to match the weight read"],
+        ["Step", "Achieved bandwidth", "Hop latency", "Algorithm", "One all-reduce", "Communication per step",
+         "Of which latency", "Step time", "Share of step", "Communication ÷ compute"],
         rows,
-        align="lrrrrrr",
+        align="lrrlrrrrrr",
     )
+
+
+def algorithm_table(cat: Catalog) -> str:
+    """All-reduces of the worked deployment's TP group on NVLink, from one decode token to a prefill chunk: the
+    three algorithms and the engine's choice; and the engine's choice over the network."""
+    ns_tokens = message_tokens(cat)
+    w = traffic(cat, *WORKED).dep
+    ls = time_links(w)
+    n = w.layout.tp
+    rows: list[list[fmt.Cell]] = []
+    for label, tokens in ns_tokens:
+        nbytes = tokens * w.setting.model.arch.hidden_size * ACTIVATION_BYTES
+        algs = {a.name: a for a in algorithm_times(nbytes, n, ls["nvlink"])}
+        chosen = allreduce(nbytes, n, ls["nvlink"])
+        net = allreduce(nbytes, n, ls["network"])
+        rows.append([
+            label,
+            fmt.nbytes(nbytes, "MB", 3 if nbytes < 1e6 else 1),
+            *(us(algs[k].seconds, 1, basis=f"{algs[k].hops} hops + {algs[k].bytes_per_gpu:,.0f} bytes per GPU")
+              for k in ("ring", "two-shot", "one-shot")),
+            chosen.algorithm,
+            share(chosen.latency_s / chosen.seconds),
+            f"{net.algorithm}, " + fmt.number(net.seconds * 1e6, 1) + " µs",
+        ])
+    return fmt.table(
+        "algorithms",
+        ["Message", "Bytes", f"Ring ({2 * (n - 1)} hops)", "Two-shot (2 hops)", "One-shot (1 hop)",
+         "Engine's choice", "Its latency share", "Over the network"],
+        rows,
+        align="lrrrrlrl",
+    )
+
+
+def across(cat: Catalog) -> tuple[Deployment, Deployment]:
+    """The worked model on its chosen layout, and with the same GPUs as one TP group across the nodes."""
+    r = reference(cat)
+    d = r.deployment(*WORKED)
+    return d, r.deployment(*WORKED, layout=Layout(d.layout.tp * d.layout.pp))
+
+
+def across_points(cat: Catalog, dep: Deployment) -> list[tuple[str, int]]:
+    """The loads the layouts are compared at: one sequence, the serving batch, and as many sequences as the
+    layout's KV cache holds."""
+    return [("one sequence", 1), ("serving batch", serving_sequences(cat)),
+            ("KV cache full", dep.max_concurrency)]
+
+
+def across_table(cat: Catalog) -> str:
+    """The worked model on TP × PP (TP in the node) against one TP group across the nodes: the engine's decode step
+    at one sequence, the serving batch and a full KV cache."""
+    rows: list[list[fmt.Cell]] = []
+    for dep in across(cat):
+        for label, c in across_points(cat, dep):
+            s = decode_step(dep, c)
+            rows.append([
+                f"{dep.layout.label}, {label}",
+                fmt.count(c, "sequences"),
+                s.allreduce.algorithm + (" over the network" if s.link.name == "network" else " over NVLink"),
+                ms(s.total_s, 1, basis="the engine's decode step"),
+                share(s.comm_share),
+                fmt.quantity(c / s.total_s, "tokens/s", 0),
+                fmt.count(dep.max_concurrency, "sequences"),
+            ])
+    return fmt.table("across", ["Layout and load", "Sequences", "All-reduce", "Time per token", "Communication share",
+                                "Output tokens/s", "Sequences the KV cache holds"], rows, align="lrlrrrr")
+
+
+def message_tokens(cat: Catalog) -> list[tuple[str, int]]:
+    """The token counts of the all-reduce table: one decode token, the serving batch's micro-batch, the batch at
+    which decode turns compute-bound (no KV cache), prefill chunks, the scenario's whole prompt."""
+    r = reference(cat)
+    w = r.deployment(*WORKED)
+    micro = math.ceil(serving_sequences(cat) / w.layout.pp)
+    crit = required(compute_bound_batch(w, 0), "a compute-bound batch")
+    out = [("one decode token", 1), (f"serving micro-batch ({micro} tokens)", micro),
+           (f"compute-bound batch ({crit} tokens)", crit)]
+    out += [(f"prefill chunk ({t:,} tokens)", t) for t in PREFILL_TOKENS if t != r.scenario.input_tokens]
+    out.append((f"the scenario's prompt ({r.scenario.input_tokens:,} tokens)", r.scenario.input_tokens))
+    return sorted(out, key=lambda x: x[1])
+
+
+def bubble_table() -> str:
+    """The pipeline bubble (p − 1) / (m + p − 1) for p stages and m micro-batches."""
+    rows: list[list[fmt.Cell]] = []
+    for m in BUBBLE_MICRO:
+        rows.append([f"{m} micro-batch" + ("es" if m > 1 else ""),
+                     *(share(bubble(p, m)) for p in BUBBLE_STAGES)])
+    return fmt.table("bubble", ["Micro-batches in flight", *(f"{p} stages" for p in BUBBLE_STAGES)], rows,
+                     align="l" + "r" * len(BUBBLE_STAGES))
 
 
 def layout_table(cat: Catalog) -> str:
     """Model x precision: the fewest GPUs an engine accepts, the layout the policy chooses, GPUs rented, nodes,
-    TP traffic per token."""
-    nvl = links(cat)["nvlink"]
+    and TP's communication per token at batch 1 (the engine's time model)."""
     rows: list[list[fmt.Cell]] = []
     for m in MODELS:
         for p in PRECISIONS:
             t = traffic(cat, m, p)
             d, f = t.dep, t.fewest
-            c = t.tp_time(nvl)
+            tp = d.layout.tp > 1
+            s = decode_step(d, 1) if tp else None
             rows.append([
                 f"{t.model} {t.precision}",
                 fmt.nbytes(d.weight_bytes, "GB", 1),
@@ -250,15 +505,17 @@ def layout_table(cat: Catalog) -> str:
                 fmt.count(d.gpus),
                 fmt.count(d.gpus - f.gpus),
                 fmt.count(d.nodes, "nodes"),
-                fmt.nbytes(t.tp_bytes, "MB", 2) if d.layout.tp > 1 else "none",
-                share(comm_share(c, t.read_s)) if d.layout.tp > 1 else "none: one GPU",
+                fmt.count(t.allreduces, "all-reduces") if tp else "none",
+                ms(s.comm_s, 2, basis=TIME_BASIS) if s else "none: one GPU",
+                share(s.comm_share) if s else "none: one GPU",
             ])
     return fmt.table(
         "layouts",
         ["Model and precision", "Weights", "Fewest-GPU layout", "GPUs, fewest", "Chosen layout", "GPUs, chosen",
-         "Extra GPUs", "Nodes", "TP bytes per token", "TP on NVLink, share of token time"],
+         "Extra GPUs", "Nodes", "All-reduces per token", "Communication per token, one sequence",
+         "Share of step time"],
         rows,
-        align="lrlrlrrrrr",
+        align="lrlrlrrrrrr",
     )
 
 
@@ -299,12 +556,15 @@ def _accepted(cat: Catalog) -> list[tuple[str, str, Layout, str]]:
 
 
 def ring_table(cat: Catalog) -> str:
-    """A ring all-reduce of the worked model's hidden state over 2, 4 and 8 GPUs."""
+    """A ring all-reduce of the worked model's hidden state (one token) over 2, 4 and 8 GPUs, timed on NVLink by
+    the engine's α–β model, beside the algorithm the engine picks."""
     t = traffic(cat, *WORKED)
-    nvl = links(cat)["nvlink"]
+    nvl = time_links(t.dep)["nvlink"]
     rows: list[list[fmt.Cell]] = []
     for n in RING_SIZES:
         per_gpu = ring_allreduce_bytes_per_gpu(t.message, n)
+        ring = next(a for a in algorithm_times(t.message, n, nvl) if a.name == "ring")
+        chosen = allreduce(t.message, n, nvl)
         rows.append([
             f"{n} GPUs",
             fmt.count(ring_allreduce_steps(n) // 2, "steps"),
@@ -312,47 +572,77 @@ def ring_table(cat: Catalog) -> str:
             nbytes_exact(t.message / n),
             fmt.quantity(per_gpu / t.message, "× message", 2),
             nbytes_exact(per_gpu),
-            us(transfer_time(per_gpu, nvl.one_way), 3, basis=BW_BASIS),
+            us(ring.seconds, 2, basis=TIME_BASIS),
+            f"{chosen.algorithm}, " + fmt.number(chosen.seconds * 1e6, 2) + " µs",
         ])
     return fmt.table(
         "ring",
         ["Ring of", "Reduce-scatter steps", "All-gather steps", "Chunk per step", "Sent per GPU ÷ message",
-         "Sent per GPU", "On NVLink"],
+         "Sent per GPU", "Ring on NVLink", "Engine's choice on NVLink"],
         rows,
-        align="lrrrrrr",
+        align="lrrrrrrl",
     )
+
+
+@dataclass(frozen=True)
+class Comm:
+    """The worked deployment's communication, for prose: the engine's decode steps at batch 1 and at the serving
+    batch over each link, the PP send, the compute-bound batch."""
+
+    b1: dict[str, Step]
+    bs: dict[str, Step]
+    pp_send_s: float
+    crit: int
+    crit_at_context: int | None
+
+
+def _comm(cat: Catalog, d: Deployment) -> Comm:
+    ls = time_links(d)
+    arch = d.setting.model.arch
+    b1 = {k: decode_step(d, 1, ls[k]) for k in TIME_LINKS}
+    bs = {k: decode_step(d, serving_sequences(cat), ls[k]) for k in TIME_LINKS}
+    sc = d.setting.scenario
+    pp_send = send(arch.hidden_size * ACTIVATION_BYTES, pp_link(d)) if d.layout.pp > 1 else 0.0
+    return Comm(b1, bs, pp_send, required(compute_bound_batch(d, 0), "a compute-bound batch"),
+                compute_bound_batch(d, sc.input_tokens + sc.output_tokens / 2))
 
 
 def worked_example(cat: Catalog) -> str:
     """The worked example, step by step, as Markdown with figure spans."""
     ns = namespace(cat)
-    w = ns["w"]
+    w, c = ns["w"], vars(ns["cw"])
     h = fmt.fig_html
     lines = [
         f"1. **Layout.** Chosen by policy ({ns['policy_name']}): {ns['worked_layout']}, a TP group of "
         f"{h(w.tp, 'worked.tp')} GPUs inside each node and {h(w.pp, 'worked.pp')} pipeline stages, one per node, "
         f"{h(w.gpus_rented, 'worked.gpus')} GPUs in all.",
         f"2. **One all-reduce.** Hidden size {h(w.hidden, 'worked.hidden')} × {h(ns['act_bytes'], 'worked.act_bytes')} "
-        f"bytes = {h(w.message, 'worked.message')}.",
-        f"3. **Ring over the TP group.** Each GPU sends 2 × ({h(w.tp, 'worked.tp')} − 1) / {h(w.tp, 'worked.tp')} = "
-        f"{h(w.ring_factor, 'worked.ring_factor')} times the message: {h(w.ring_per_gpu, 'worked.ring_per_gpu')}, "
-        "and receives as much.",
+        f"bytes = {h(w.message, 'worked.message')} for one token.",
+        f"3. **Which algorithm.** On NVLink the engine counts {h(c['nvl_bw'], 'worked.nvl_bw')} achieved one way "
+        f"({h(c['link_fraction'], 'worked.link_fraction')} of {h(ns['nvlink'], 'worked.nvlink')}) and "
+        f"{h(c['nvl_hop'], 'worked.nvl_hop')} per hop. A ring pays {h(c['ring_hops'], 'worked.ring_hops')} hops: "
+        f"{h(c['ring_1'], 'worked.ring_1')}; two-shot pays two: {h(c['two_1'], 'worked.two_1')}; one-shot pays one "
+        f"hop and sends the whole message to each of the other GPUs: {h(c['one_1'], 'worked.one_1')}. The cheapest, "
+        f"{ns['alg_1']}, takes {h(c['ar_1'], 'worked.ar_1')}.",
         f"4. **Per token.** {h(ns['allreduces_per_layer'], 'worked.allreduces_per_layer')} all-reduces per layer × "
-        f"{h(w.layers, 'worked.layers')} layers × {h(w.ring_per_gpu, 'worked.ring_per_gpu')} = "
-        f"{h(w.tp_bytes, 'worked.tp_bytes')} per GPU on the token's critical path, in "
-        f"{h(w.tp_messages, 'worked.tp_messages')} sequential ring steps.",
-        f"5. **Bandwidth time.** Over NVLink at {h(ns['nvlink'], 'worked.nvlink')} one way: "
-        f"{h(w.tp_nvlink, 'worked.tp_nvlink')}. Over the network at {h(ns['network'], 'worked.network')}: "
-        f"{h(w.tp_network, 'worked.tp_network')}.",
-        f"6. **Token time, lower bound.** The engine's decode ceiling: each stage's busiest GPU reads its "
-        f"{h(w.weights_per_gpu, 'worked.weights_per_gpu')} of weights and its KV cache at {h(ns['hbm'], 'worked.hbm')}, "
-        f"stage after stage, {h(w.read, 'worked.read')} per token: the stages take turns, so only one TP group "
-        "reads at a time.",
-        f"7. **Share.** Added to the memory read, the all-reduces take {h(w.tp_nvlink_share, 'worked.tp_nvlink_share')} "
-        f"of the token's time on NVLink, and {h(w.tp_network_share, 'worked.tp_network_share')} if they crossed the "
-        "network.",
-        f"8. **The PP boundary.** The hidden state crosses between the nodes once: "
-        f"{h(w.pp_bytes_exact, 'worked.pp_bytes')}, {h(w.pp_network, 'worked.pp_network')} on the network.",
+        f"{h(w.layers, 'worked.layers')} layers = {h(w.allreduces, 'worked.allreduces')} all-reduces, one after "
+        f"another: {h(c['tp_1'], 'worked.tp_1')}, of which {h(c['lat_1'], 'worked.lat_1')} is hop latency and "
+        f"{h(c['bytes_1'], 'worked.bytes_1')} moving bytes.",
+        f"5. **The PP boundary.** One send of the hidden state between the nodes, over the network: a hop and the "
+        f"bytes, {h(c['pp_send'], 'worked.pp_send')}, once per token.",
+        f"6. **The rest of the step.** The engine's roofline: reading the weights and the KV cache at "
+        f"{h(c['hbm_fraction'], 'worked.hbm_fraction')} of {h(ns['hbm'], 'worked.hbm')} takes "
+        f"{h(c['mem_1'], 'worked.mem_1')} over the stages in turn, the arithmetic {h(c['compute_1'], 'worked.compute_1')}, "
+        f"and the fixed {h(c['layer_overhead'], 'worked.layer_overhead')} per layer "
+        f"{h(c['overhead_1'], 'worked.overhead_1')}. With the communication: {h(c['step_1'], 'worked.step_1')} per token.",
+        f"7. **Share.** Communication is {h(c['share_1'], 'worked.share_1')} of the step at one sequence; "
+        f"counting bytes ÷ datasheet bandwidth alone, as this page once did, gave "
+        f"{h(c['old_share'], 'worked.old_share')}.",
+        f"8. **At a serving batch.** {h(c['serving'], 'worked.serving')} sequences, decoded as "
+        f"{h(w.pp, 'worked.pp')} micro-batches of {h(c['micro'], 'worked.micro')}: each all-reduce carries "
+        f"{h(c['msg_s'], 'worked.msg_s')} by {ns['alg_s']}, communication takes {h(c['tp_s'], 'worked.tp_s')} "
+        f"of a {h(c['step_s'], 'worked.step_s')} step ({h(c['share_s'], 'worked.share_s')}), "
+        f"{h(c['over_compute_s'], 'worked.over_compute_s')} the step's arithmetic.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -380,26 +670,15 @@ class Case:
     ring_factor: Figure
     ring_per_gpu: Figure
     tp_bytes: Figure
-    tp_messages: Figure
+    ring_steps: Figure
+    allreduces: Figure
     pp_bytes_exact: Figure
-    read: Figure
-    tp_nvlink: Figure
-    tp_network: Figure
-    tp_nvlink_share: Figure
-    tp_network_share: Figure
-    pp_network: Figure
-    break_even_nvlink: Figure
-    break_even_network: Figure
     traffic: Traffic
 
 
 def _case(cat: Catalog, model_id: str, precision_id: str) -> Case:
     t = traffic(cat, model_id, precision_id)
     d = t.dep
-    ls = links(cat)
-    nvl, net = ls["nvlink"], ls["network"]
-    c_nvl = t.tp_time(nvl) if d.layout.tp > 1 else 0.0
-    c_net = t.tp_time(net) if d.layout.tp > 1 else 0.0
     pp_b = pp_boundary_bytes(t.hidden, act_bytes(cat))
     return Case(
         model=t.model,
@@ -421,20 +700,74 @@ def _case(cat: Catalog, model_id: str, precision_id: str) -> Case:
         ring_factor=fmt.quantity(ring_allreduce_steps(d.layout.tp) / d.layout.tp, "× message", 2),
         ring_per_gpu=nbytes_exact(t.ring_per_gpu),
         tp_bytes=fmt.nbytes(t.tp_bytes, "MB", 2),
-        tp_messages=fmt.count(t.tp_messages, "messages"),
+        ring_steps=fmt.count(t.ring_steps, "hops"),
+        allreduces=fmt.count(t.allreduces, "all-reduces"),
         pp_bytes_exact=nbytes_exact(pp_b),
-        read=ms(t.read_s, basis="lower bound: the engine's decode ceiling, stages in turn"),
-        tp_nvlink=us(c_nvl, basis=BW_BASIS),
-        tp_network=us(c_net, 0, basis=BW_BASIS),
-        tp_nvlink_share=share(comm_share(c_nvl, t.read_s)),
-        tp_network_share=share(comm_share(c_net, t.read_s)),
-        pp_network=us(transfer_time(pp_b, net.one_way), 2, basis=BW_BASIS),
-        break_even_nvlink=fmt.quantity(break_even_tokens(t.read_s, c_nvl), "tokens", 0) if c_nvl else
-        fmt.Figure(0, "tokens", "none"),
-        break_even_network=fmt.quantity(break_even_tokens(t.read_s, c_net), "tokens", 0) if c_net else
-        fmt.Figure(0, "tokens", "none"),
         traffic=t,
     )
+
+
+def _comm_figures(cat: Catalog, w: Traffic, c: Comm) -> dict[str, Figure]:
+    """The worked deployment's communication figures, named for prose and the worked example."""
+    d = w.dep
+    tm = d.setting.time_model
+    b1, bs = c.b1, c.bs
+    n = d.layout.tp
+    algs = {a.name: a for a in algorithm_times(w.message, n, b1["nvlink"].link)}
+    nvl_datasheet = links(cat)["nvlink"].one_way.bytes_per_s
+    # What the page used to count: ring bytes per GPU ÷ the datasheet's one-way NVLink, against the memory read.
+    old_s = w.tp_bytes / nvl_datasheet
+    old_share = old_s / (old_s + 1 / d.decode_ceiling)
+    p1 = b1["nvlink"].engine
+    out: dict[str, Figure] = {
+        "nvl_bw": gbps(b1["nvlink"].link.bytes_per_s),
+        "pcie_bw": gbps(b1["pcie"].link.bytes_per_s),
+        "net_bw": gbps(b1["network"].link.bytes_per_s),
+        "nvl_hop": us(tm.nvlink_hop_s, 0, basis="data/latencies.yaml"),
+        "pcie_hop": us(tm.pcie_hop_s, 0, basis="data/latencies.yaml"),
+        "net_hop": us(tm.network_hop_s, 0, basis="data/policies.yaml, measured-fractions"),
+        "link_fraction": fmt.percent(tm.link_fraction),
+        "hbm_fraction": fmt.percent(tm.hbm_fraction),
+        "compute_fraction": fmt.percent(tm.compute_fraction),
+        "layer_overhead": us(tm.layer_overhead_s, 0, basis="the time model's fitted overhead per layer"),
+        "ring_hops": fmt.count(algs["ring"].hops, "hops"),
+        "ring_1": us(algs["ring"].seconds, 2, basis=TIME_BASIS),
+        "two_1": us(algs["two-shot"].seconds, 2, basis=TIME_BASIS),
+        "one_1": us(algs["one-shot"].seconds, 2, basis=TIME_BASIS),
+        "ar_1": us(b1["nvlink"].allreduce.seconds, 2, basis=TIME_BASIS),
+        "tp_1": ms(b1["nvlink"].tp_s, 2, basis=TIME_BASIS),
+        "lat_1": ms(b1["nvlink"].tp_latency_s, 2, basis="hop latencies alone"),
+        "bytes_1": ms(b1["nvlink"].tp_s - b1["nvlink"].tp_latency_s, 3, basis="bytes ÷ achieved bandwidth"),
+        "lat_share_1": share(b1["nvlink"].latency_share),
+        "pp_send": us(c.pp_send_s, 1, basis="one hop + the hidden state ÷ achieved network bandwidth"),
+        "mem_1": ms(p1.memory_s, 1, basis="the engine's memory time, stages in turn"),
+        "one_stage_mem": ms(p1.memory_s / d.layout.pp, 1, basis="if every stage could read at once"),
+        "compute_1": ms(p1.compute_s, 2, basis="the engine's compute time"),
+        "overhead_1": ms(p1.overhead_s, 1, basis="per-layer overhead × layers"),
+        "step_1": ms(b1["nvlink"].total_s, 1, basis="the engine's decode step, one sequence"),
+        "share_1": share(b1["nvlink"].comm_share),
+        "old_share": share(old_share),
+        "serving": fmt.count(serving_sequences(cat), "sequences"),
+        "micro": fmt.count(bs["nvlink"].tokens, "tokens"),
+        "msg_s": fmt.nbytes(bs["nvlink"].tokens * w.message, "MB", 2),
+        "tp_s": ms(bs["nvlink"].comm_s, 2, basis=TIME_BASIS),
+        "step_s": ms(bs["nvlink"].total_s, 1, basis="the engine's decode step at the serving batch"),
+        "share_s": share(bs["nvlink"].comm_share),
+        "compute_s": ms(bs["nvlink"].engine.compute_s, 2, basis="the engine's compute time"),
+        "over_compute_s": fmt.ratio(bs["nvlink"].comm_over_compute, 2),
+        "crit": fmt.count(c.crit, "sequences"),
+        "max_concurrency": fmt.count(d.max_concurrency, "sequences"),
+        "bubble_1": share(bubble(d.layout.pp, 1)),
+    }
+    for k in TIME_LINKS:
+        out[f"share_1_{k}"] = share(b1[k].comm_share)
+        out[f"share_s_{k}"] = share(bs[k].comm_share)
+        out[f"comm_1_{k}"] = ms(b1[k].comm_s, 2, basis=TIME_BASIS)
+        out[f"comm_s_{k}"] = ms(bs[k].comm_s, 2, basis=TIME_BASIS)
+        out[f"over_compute_s_{k}"] = fmt.ratio(bs[k].comm_over_compute, 2)
+        out[f"step_1_{k}"] = ms(b1[k].total_s, 1, basis="the engine's decode step with this link")
+        out[f"lat_share_1_{k}"] = share(b1[k].latency_share)
+    return out
 
 
 def namespace(cat: Catalog) -> dict[str, Any]:
@@ -461,16 +794,24 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     uneven = r.eng.models[UNEVEN]
     uneven_parts = pp_partition(uneven.arch.layers, UNEVEN_STAGES)
     parts_405 = pp_partition(arch405.layers, UNEVEN_STAGES)
-
-    tp_over_pp_bytes = wt.tp_bytes / wt.pp_bytes
-    tp_net_s = wt.tp_time(net)
-    pp_net_s = wt.pp_time(net)
     rounded = [c.traffic for c in cases.values() if c.traffic.dep.gpus > c.traffic.fewest.gpus]
-    chunk = wt.message / wt.dep.layout.tp
-    # Teaching bound: the same bytes if every stage could read at once (the mean stage, not the engine's sum).
-    one_stage_read = wt.read_s / wt.dep.layout.pp
-    tp_net_share = comm_share(tp_net_s, wt.read_s)
-    tp_nvl_share = comm_share(wt.tp_time(nvl), wt.read_s)
+
+    comm = _comm(cat, wt.dep)
+    cw = _comm_figures(cat, wt, comm)
+    b1, bs = comm.b1, comm.bs
+    p1 = b1["nvlink"].engine
+    tp_over_pp = b1["nvlink"].tp_s / comm.pp_send_s
+    sc = r.scenario
+    ctx_mid = sc.input_tokens + sc.output_tokens / 2
+    shares_1 = {k: b1[k].comm_share for k in TIME_LINKS}
+    lat_1 = {k: b1[k].latency_share for k in TIME_LINKS}
+    over_s = {k: bs[k].comm_over_compute for k in TIME_LINKS}
+    old = cw["old_share"].value / 100
+    dx, xx = across(cat)
+    sv = serving_sequences(cat)
+    ax = {(k, c): decode_step(dep, c) for k, dep in (("pp", dx), ("tp", xx)) for c in (1, sv)}
+    full = {k: decode_step(dep, dep.max_concurrency) for k, dep in (("pp", dx), ("tp", xx))}
+    tput = {k: full[k].sequences / full[k].total_s for k in ("pp", "tp")}
 
     return {
         "gpu_name": acc.name,
@@ -479,7 +820,9 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "gpu_memory": fmt.nbytes(acc.memory.bytes, "GB"),
         "policy_name": lpol.name,
         "fewest_policy_name": fewest_pol.name,
+        "time_model_name": wt.dep.setting.time_model.name,
         "context": fmt.count(r.scenario.context_tokens, "tokens", show_unit=True),
+        "ctx_mid": fmt.count(ctx_mid, "tokens", show_unit=True),
         "tp_across": tp_across.label,
         "tp_across_replicas": fmt.count(kv_replicas(arch405.kv_heads, tp_across.tp), "GPUs"),
         "uneven_model": uneven.name,
@@ -489,8 +832,6 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "parts_405": ", ".join(str(n) for n in parts_405),
         "hbm": fmt.bandwidth(acc.memory_bandwidth.bandwidth.one_way(), "TB/s", 2),
         "nvlink": fmt.bandwidth(nvl.one_way),
-        "gen5": fmt.bandwidth(ls["gen5"].one_way, digits=1),
-        "gen4": fmt.bandwidth(ls["gen4"].one_way, digits=1),
         "network": fmt.bandwidth(net.one_way),
         "network_name": net.label,
         "act_name": cat.precisions[ACTIVATIONS].name,
@@ -499,33 +840,71 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         **cases,
         "w": w,
         "s": s,
+        "cw": SimpleNamespace(**cw),
+        "alg_1": b1["nvlink"].allreduce.algorithm,
+        "alg_s": bs["nvlink"].allreduce.algorithm,
         "worked_layout": w.layout,
         "valid_tp_405": ", ".join(str(t) for t in valid_tp),
         "heads_405": fmt.count(arch405.attention_heads, "heads"),
         "kv_heads_405": fmt.count(arch405.kv_heads, "heads"),
         "layers_405": fmt.count(arch405.layers, "layers"),
-        "tp_over_pp_bytes": fmt.ratio(tp_over_pp_bytes, 0, basis="TP bytes per GPU per token ÷ PP boundary bytes"),
-        "tp_over_pp_time": fmt.ratio(tp_net_s / pp_net_s, 0, basis="both over the network, bandwidth time"),
+        "tp_over_pp_time": fmt.ratio(tp_over_pp, 0, basis="TP's all-reduces per token ÷ the PP send, engine's times"),
         "nvlink_over_network": fmt.ratio(nvl.one_way.ratio(net.one_way), basis="one way each"),
-        "chunk": nbytes_exact(chunk),
-        "chunk_nvlink": fmt.quantity(transfer_time(chunk, nvl.one_way) * 1e9, "ns", 1, show_unit=True,
-                                     basis=BW_BASIS),
-        "chunk_network": fmt.quantity(transfer_time(chunk, net.one_way) * 1e9, "ns", 0, show_unit=True,
-                                      basis=BW_BASIS),
-        "one_stage_read": ms(one_stage_read, basis="if all the GPUs read at once"),
+        "x_step_1": ms(ax[("tp", 1)].total_s, 1, basis="the engine's decode step, TP across nodes"),
+        "x_share_1": share(ax[("tp", 1)].comm_share),
+        "x_share_s": share(ax[("tp", sv)].comm_share),
+        "x_max": fmt.count(xx.max_concurrency, "sequences"),
+        "pp_max": fmt.count(dx.max_concurrency, "sequences"),
+        "x_tput_full": fmt.quantity(tput["tp"], "tokens/s", 0, show_unit=True),
+        "pp_tput_full": fmt.quantity(tput["pp"], "tokens/s", 0, show_unit=True),
+        "ring_lat_over_bytes": fmt.ratio(
+            next(a for a in algorithm_times(wt.message, wt.dep.layout.tp, b1["nvlink"].link) if a.name == "ring").hops
+            * b1["nvlink"].link.hop_s / (wt.ring_per_gpu / b1["nvlink"].link.bytes_per_s), 0,
+            basis="the ring's hop latencies ÷ its bytes ÷ bandwidth, one token"),
         "m405_fp8_extra_share": fmt.percent((f8.gpus - f8_fewest.gpus) / f8.gpus),
         "w_extra_share": fmt.percent((wt.dep.gpus - wf.gpus) / wt.dep.gpus),
         # Claims the prose makes.
         "worked_spans_nodes": fmt.claim(wt.dep.nodes > 1 and wt.dep.layout.pp > 1,
                                         f"{wt.dep.layout.label} on {wt.dep.nodes} nodes"),
         "worked_tp_in_node": fmt.claim(wt.dep.layout.tp <= node.gpus, f"TP{wt.dep.layout.tp} ≤ {node.gpus} GPUs"),
-        "tp_dwarfs_pp": fmt.claim(tp_over_pp_bytes > 100,
-                                  f"TP sends {tp_over_pp_bytes:.0f}× the PP boundary's bytes per token"),
-        "network_share_above_nvlink": fmt.claim(tp_net_share > 5 * tp_nvl_share,
-                                                f"{tp_net_share:.2%} over the network vs {tp_nvl_share:.2%} on NVLink"),
-        "batch1_bandwidth_small": fmt.claim(tp_net_share < 0.05 and tp_nvl_share < 0.01,
-                                            f"shares at batch 1: {tp_nvl_share:.2%} (NVLink), {tp_net_share:.2%} "
-                                            "(network)"),
+        "tp_dwarfs_pp": fmt.claim(tp_over_pp > 10,
+                                  f"TP {b1['nvlink'].tp_s * 1e6:.0f} µs vs one PP send {comm.pp_send_s * 1e6:.1f} µs"),
+        "latency_dominates_b1": fmt.claim(
+            min(lat_1.values()) > 0.5,
+            "latency share of TP's communication at one sequence: "
+            + ", ".join(f"{k} {v:.0%}" for k, v in lat_1.items())),
+        "one_shot_at_b1": fmt.claim(b1["nvlink"].allreduce.algorithm == "one-shot",
+                                    f"{b1['nvlink'].allreduce.algorithm} at one token"),
+        "share_many_times_old": fmt.claim(shares_1["nvlink"] > 5 * old,
+                                          f"{shares_1['nvlink']:.2%} against {old:.2%} counting bytes alone"),
+        "nvlink_small_b1": fmt.claim(shares_1["nvlink"] < 0.05, f"{shares_1['nvlink']:.2%} on NVLink"),
+        "off_node_large_b1": fmt.claim(min(shares_1["pcie"], shares_1["network"]) > 3 * shares_1["nvlink"],
+                                       ", ".join(f"{k} {v:.2%}" for k, v in shares_1.items())),
+        "network_share_above_nvlink": fmt.claim(
+            bs["network"].comm_share > 3 * bs["nvlink"].comm_share,
+            f"serving batch: {bs['network'].comm_share:.1%} over the network vs {bs['nvlink'].comm_share:.1%} on NVLink"),
+        "nvlink_below_compute": fmt.claim(over_s["nvlink"] < 1, f"NVLink: {over_s['nvlink']:.2f} × compute"),
+        "off_node_above_compute": fmt.claim(min(over_s["pcie"], over_s["network"]) > 1,
+                                            f"PCIe {over_s['pcie']:.2f} ×, network {over_s['network']:.2f} × compute"),
+        "serving_memory_bound": fmt.claim(bs["nvlink"].engine.bound == "memory", bs["nvlink"].engine.bound),
+        "no_compute_bound_at_context": fmt.claim(comm.crit_at_context is None,
+                                                 f"no compute-bound batch up to {BATCH_LIMIT} at {ctx_mid:.0f} tokens"),
+        "crit_above_kv": fmt.claim(comm.crit > wt.dep.max_concurrency,
+                                   f"compute-bound from {comm.crit} sequences; the KV cache holds "
+                                   f"{wt.dep.max_concurrency}"),
+        "across_faster_b1": fmt.claim(ax[("tp", 1)].total_s < ax[("pp", 1)].total_s,
+                                      f"{ax[('tp', 1)].total_s * 1e3:.1f} ms across nodes vs "
+                                      f"{ax[('pp', 1)].total_s * 1e3:.1f} ms with stages"),
+        "across_comm_large": fmt.claim(ax[("tp", sv)].comm_share > 0.25,
+                                       f"{ax[('tp', sv)].comm_share:.0%} of the step at {sv} sequences"),
+        "across_fewer_seqs": fmt.claim(xx.max_concurrency < dx.max_concurrency,
+                                       f"{xx.max_concurrency} < {dx.max_concurrency} sequences"),
+        "pp_more_tput": fmt.claim(tput["pp"] > 1.5 * tput["tp"],
+                                  f"{tput['pp']:.0f} tokens/s at {dx.max_concurrency} sequences vs {tput['tp']:.0f} at "
+                                  f"{xx.max_concurrency}"),
+        "ring_never_chosen": fmt.claim(
+            all(allreduce(t * wt.hidden * ACTIVATION_BYTES, wt.dep.layout.tp, b1[k].link).algorithm != "ring"
+                for _, t in message_tokens(cat) for k in TIME_LINKS), "no row of the table picks the ring"),
         "fp8_rounds_up": fmt.claim(f8.gpus > f8_fewest.gpus and f8.nodes == 1 and f8.layout.pp == 1,
                                    f"fewest {f8_fewest.layout.label} = {f8_fewest.gpus} → {f8.layout.label} = "
                                    f"{f8.gpus}"),
@@ -544,13 +923,13 @@ def namespace(cat: Catalog) -> dict[str, Any]:
                                             f"{wf.gpus} GPUs over nodes of {node.gpus}"),
         "uneven_split": fmt.claim(uneven.arch.layers % UNEVEN_STAGES != 0 and len(set(uneven_parts)) > 1,
                                   f"{uneven.arch.layers} layers in {UNEVEN_STAGES} stages: {uneven_parts}"),
-        "tp_thousands_of_messages": fmt.claim(wt.tp_messages >= 1000, f"{wt.tp_messages} ring steps per token"),
         "worked_exceeds_node": fmt.claim(wf.gpus > node.gpus,
                                          f"fewest {wf.layout.label} = {wf.gpus} GPUs > {node.gpus} per node"),
         "fp8_no_stages": fmt.claim(f8.nodes == 1 and f8.layout.pp == 1, f"{f8.layout.label} on {f8.nodes} node"),
         "small_fits_node": fmt.claim(st.dep.nodes == 1 and st.dep.layout.pp == 1, st.dep.layout.label),
-        "pp_no_faster": fmt.claim(wt.read_s > one_stage_read * 1.5,
-                                  f"{wt.read_s * 1e3:.1f} ms with stages in turn vs {one_stage_read * 1e3:.1f} ms"),
+        "pp_no_faster": fmt.claim(p1.memory_s > 1.5 * p1.memory_s / wt.dep.layout.pp,
+                                  f"{p1.memory_s * 1e3:.1f} ms with stages in turn vs "
+                                  f"{p1.memory_s / wt.dep.layout.pp * 1e3:.1f} ms"),
         "rounding_costs_gpus": fmt.claim(
             len(rounded) >= 3, "; ".join(f"{t.fewest.layout.label} → {t.dep.layout.label}" for t in rounded)),
     }
