@@ -756,6 +756,8 @@ def _comm_figures(cat: Catalog, w: Traffic, c: Comm) -> dict[str, Figure]:
         "compute_s": ms(bs["nvlink"].engine.compute_s, 2, basis="the engine's compute time"),
         "over_compute_s": fmt.ratio(bs["nvlink"].comm_over_compute, 2),
         "crit": fmt.count(c.crit, "sequences"),
+        "crit_ctx": ("no batch up to " + fmt.number(BATCH_LIMIT)) if c.crit_at_context is None
+        else fmt.count(c.crit_at_context, "sequences"),
         "max_concurrency": fmt.count(d.max_concurrency, "sequences"),
         "bubble_1": share(bubble(d.layout.pp, 1)),
     }
@@ -887,11 +889,12 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "off_node_above_compute": fmt.claim(min(over_s["pcie"], over_s["network"]) > 1,
                                             f"PCIe {over_s['pcie']:.2f} ×, network {over_s['network']:.2f} × compute"),
         "serving_memory_bound": fmt.claim(bs["nvlink"].engine.bound == "memory", bs["nvlink"].engine.bound),
-        "no_compute_bound_at_context": fmt.claim(comm.crit_at_context is None,
-                                                 f"no compute-bound batch up to {BATCH_LIMIT} at {ctx_mid:.0f} tokens"),
-        "crit_above_kv": fmt.claim(comm.crit > wt.dep.max_concurrency,
-                                   f"compute-bound from {comm.crit} sequences; the KV cache holds "
-                                   f"{wt.dep.max_concurrency}"),
+        "ctx_crit_later": fmt.claim(comm.crit_at_context is None or comm.crit_at_context > comm.crit,
+                                    f"compute-bound from {comm.crit} sequences without KV, from "
+                                    f"{comm.crit_at_context} at {ctx_mid:.0f} tokens"),
+        "ctx_crit_above_kv": fmt.claim(comm.crit_at_context is None or comm.crit_at_context > wt.dep.max_concurrency,
+                                       f"compute-bound at {comm.crit_at_context} sequences of {ctx_mid:.0f} tokens; "
+                                       f"the KV cache holds {wt.dep.max_concurrency}"),
         "across_faster_b1": fmt.claim(ax[("tp", 1)].total_s < ax[("pp", 1)].total_s,
                                       f"{ax[('tp', 1)].total_s * 1e3:.1f} ms across nodes vs "
                                       f"{ax[('pp', 1)].total_s * 1e3:.1f} ms with stages"),
