@@ -707,7 +707,7 @@ def _case(cat: Catalog, model_id: str, precision_id: str) -> Case:
     )
 
 
-def _comm_figures(cat: Catalog, w: Traffic, c: Comm) -> dict[str, Figure]:
+def _comm_figures(cat: Catalog, w: Traffic, c: Comm) -> dict[str, Figure | str]:
     """The worked deployment's communication figures, named for prose and the worked example."""
     d = w.dep
     tm = d.setting.time_model
@@ -719,7 +719,7 @@ def _comm_figures(cat: Catalog, w: Traffic, c: Comm) -> dict[str, Figure]:
     old_s = w.tp_bytes / nvl_datasheet
     old_share = old_s / (old_s + 1 / d.decode_ceiling)
     p1 = b1["nvlink"].engine
-    out: dict[str, Figure] = {
+    out: dict[str, Figure | str] = {
         "nvl_bw": gbps(b1["nvlink"].link.bytes_per_s),
         "pcie_bw": gbps(b1["pcie"].link.bytes_per_s),
         "net_bw": gbps(b1["network"].link.bytes_per_s),
@@ -808,7 +808,9 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     shares_1 = {k: b1[k].comm_share for k in TIME_LINKS}
     lat_1 = {k: b1[k].latency_share for k in TIME_LINKS}
     over_s = {k: bs[k].comm_over_compute for k in TIME_LINKS}
-    old = cw["old_share"].value / 100
+    old_fig = cw["old_share"]
+    assert isinstance(old_fig, Figure)  # noqa: S101 - a share, always a figure
+    old = old_fig.value / 100
     dx, xx = across(cat)
     sv = serving_sequences(cat)
     ax = {(k, c): decode_step(dep, c) for k, dep in (("pp", dx), ("tp", xx)) for c in (1, sv)}

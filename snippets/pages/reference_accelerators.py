@@ -201,3 +201,11 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "h100_reported_gib": binary_bytes(required(h100.memory_reported, "the H100's reported memory").bytes, "GiB", 1),
         "h100_label_gib": binary_bytes(h100.memory.bytes, "GiB", 1),
     }
+
+
+def used_on_table(cat: Catalog) -> str:
+    """Each accelerator with links to the pages that show it (filled in once every page is built: snippets.usage)."""
+    from snippets.usage import placeholder
+
+    rows: list[list[fmt.Cell]] = [[a.name, placeholder("accelerator", k)] for k, a in cat.accelerators.items()]
+    return fmt.table("usedon", ["Accelerator", "Shown on"], rows, align="ll")

@@ -192,3 +192,11 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "l70_kv": binary_bytes(l70_kv, "KiB", 1),
         "mla_smaller": fmt.claim(ds_kv < l70_kv, f"{ds_kv:.0f} B < {l70_kv:.0f} B per token"),
     }
+
+
+def used_on_table(cat: Catalog) -> str:
+    """Each model with links to the pages that show it (filled in once every page is built: snippets.usage)."""
+    from snippets.usage import placeholder
+
+    rows: list[list[fmt.Cell]] = [[m.name, placeholder("model", k)] for k, m in cat.models.items()]
+    return fmt.table("usedon", ["Model", "Shown on"], rows, align="ll")
