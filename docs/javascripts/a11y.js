@@ -3,6 +3,8 @@
 //   gets a tab stop and a name, so keyboard users can scroll it (WCAG 2.1.1; Chromium and Firefox
 //   focus such scrollers by themselves, Safari does not).
 // - The search dialog gets the name of its search field.
+// - A region that scrolls sideways is marked data-sa-wide, which extra.css uses to keep a table's key
+//   column in view and say that the table scrolls.
 (function () {
   "use strict";
 
@@ -17,6 +19,8 @@
 
   function label(el, n) {
     var scrolls = el.scrollWidth > el.clientWidth + 1;
+    // styling hook (extra.css): a table that scrolls sideways keeps its key column and says that it scrolls
+    if (scrolls) { el.setAttribute("data-sa-wide", "1"); } else { el.removeAttribute("data-sa-wide"); }
     var own = el.getAttribute("data-sa-scroll") === "1";
     if (scrolls && !own && (el.hasAttribute("tabindex") || el.querySelector(FOCUSABLE))) { return; }
     if (scrolls) {

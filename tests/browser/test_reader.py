@@ -291,6 +291,37 @@ def test_no_horizontal_overflow_on_a_phone(browser: Any, site_url: str, pages: l
     assert not failures, "\n".join(failures)
 
 
+def test_wide_tables_keep_their_key_column_and_say_they_scroll(browser: Any, site_url: str, pages: list[str]) -> None:
+    """At 1280 px a table wider than its column says that it scrolls, and its first (key) column stays in view
+    when the reader scrolls it to the far end."""
+    failures: list[str] = []
+    with Reader(browser, site_url, viewport=DESKTOP) as r:
+        for path in pages:
+            page = r.open(path)
+            page.wait_for_timeout(200)  # Material wraps tables and a11y.js marks the scrolling ones after load
+            got = page.evaluate(
+                """() => Array.from(document.querySelectorAll('article .md-typeset__scrollwrap'))
+                    .filter(w => w.querySelector('table') && w.scrollWidth > w.clientWidth + 1)
+                    .map(w => {
+                        const head = (w.querySelector('th') || {}).textContent || '';
+                        const hint = getComputedStyle(w, '::before').content;
+                        const key = w.querySelector('tbody td');
+                        w.scrollLeft = w.scrollWidth;
+                        // after scrolling to the far end, the key cell must still lie inside the visible wrapper
+                        const k = key ? key.getBoundingClientRect() : null, r = w.getBoundingClientRect();
+                        const left = !k ? 0 : k.left < r.left - 1 ? k.left - r.left : k.right > r.right + 1 ? k.right - r.right : 0;
+                        w.scrollLeft = 0;
+                        return {head: head.trim().slice(0, 30), marked: w.getAttribute('data-sa-wide'), hint, left};
+                    })"""
+            )
+            for t in got:
+                if t["marked"] != "1" or "Scroll sideways" not in t["hint"]:
+                    failures.append(f"/{path}: table ({t['head']}) scrolls with no signal")
+                if abs(t["left"]) > 1:
+                    failures.append(f"/{path}: table ({t['head']}) hides its key column when scrolled ({t['left']} px)")
+    assert not failures, "\n".join(failures)
+
+
 # The dark palette changes colours only: scan it with the colour rules, the light one with all rules.
 COLOUR_RULES = ("color-contrast", "link-in-text-block")
 
