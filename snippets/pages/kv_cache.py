@@ -449,6 +449,10 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     long_node = sequences_fit(at(r, *WORKED, context_tokens=ctx_max), Layout(node.gpus))
     long_seq = kv_bytes_per_token(gqa_arch, kv_bf16.bytes_per_param) * ctx_max
 
+    # -- the pool table's spread for the worked model
+    shares = [st.memory(lay_).kv_room / st.memory(lay_).capacity for _, st, lay_ in pool_rows(cat)
+              if (st.model.id, st.precision.id) == WORKED]
+
     # -- the cost lens
     costs = {c.label: c for c in cost_rows(cat)}
     cost_list = list(costs.values())
@@ -577,6 +581,8 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "rep_more_seqs_anyway": fmt.claim(rep[t_hi]["seqs"] > rep[t_lo]["seqs"],
                                           f"{rep[t_hi]['seqs']} > {rep[t_lo]['seqs']}: the weights still halve"),
         "long_few": fmt.claim(reserve_max < need, f"{reserve_max} sequences of {ctx_max:,} tokens"),
+        "pool_spread": fmt.claim(min(shares) < 0.1 and max(shares) > 0.5,
+                                 f"{gqa['name']}: {min(shares):.0%} to {max(shares):.0%} of the card left for KV"),
         "tp2_dearest": fmt.claim(c_lo.usd_per_mtok > 5 * c_mid.usd_per_mtok,
                                  f"${c_lo.usd_per_mtok:.2f} against ${c_mid.usd_per_mtok:.2f}"),
         "most_held_cheapest": fmt.claim(cheapest is max(cost_list, key=lambda c: c.per_dollar_hour),
