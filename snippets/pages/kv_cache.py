@@ -1,0 +1,595 @@
+"""Page model of "KV cache and concurrency" (docs/kv-cache.md).
+
+Every byte, sequence count, layout, time and price the page shows is the engine's
+(`snippets.engine`): KV bytes per token from the architecture (`params.kv_bytes_per_token`, and per GPU
+`memory.kv_bytes_per_token_per_gpu`), the pool and what it leaves for the KV cache (`GpuMemory`), the
+sequences a layout holds (`GpuMemory.max_sequences`, `Deployment.max_concurrency`) and the time and cost
+of a load (`timing.predict`). The node, the memory policy, the context and the concurrency are those of
+`data/scenarios.yaml` (`reference`, one sequence; `serving`, many).
+
+What this module adds, and flags as such, are small readings of the engine that size nothing new:
+`sequences_fit` (a setting's `memory(layout).max_sequences x dp` at any context and KV precision,
+without `deploy`'s check that one sequence fits), `attention_kind`, `longest_context` (Llama 3.1's
+length comes from the `decode-context` assumption: `data/models.yaml` does not record it) and the
+contiguous-reservation contrast of the paging section.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from snippets import charts, fmt
+from snippets.data import Catalog
+from snippets.engine import Layout, deploy
+from snippets.engine.deployment import Deployment, Setting, setting
+from snippets.engine.layout import kv_heads_per_gpu, kv_replicas, tp_degrees
+from snippets.engine.memory import GpuMemory, kv_bytes_per_token_per_gpu, paged_tokens
+from snippets.engine.params import kv_bytes_per_token, kv_elements_per_token
+from snippets.engine.specs import ArchLike
+from snippets.engine.timing import Prediction, predict
+from snippets.fmt import Figure
+from snippets.pages.scenario import SERVING, Reference, reference
+
+WORKED = ("llama-3.1-70b", "bf16")
+"""The worked model: 8 KV heads (GQA), shipped in BF16."""
+WORKED_TPS = (2, 4)
+"""The two layouts the worked example compares for the serving scenario's load."""
+KV_FP8 = "fp8"
+"""The KV-cache precision of the FP8 comparison (vLLM's --kv-cache-dtype fp8); the default is the scenario's."""
+COMPARED = ("gpt-3-175b", "llama-3.1-70b", "deepseek-v3", "gpt-oss-120b")
+"""One model per way of caching attention: MHA, GQA, MLA, GQA with sliding-window layers."""
+MIDDLE_CONTEXT = 32768
+"""A context between the scenario's and the longest, for the chart and the sequences table."""
+CHART_CONCURRENCY = (1, 4, 16, 32)
+"""Sequences in flight, the chart's groups."""
+REPLICATION_TPS = (1, 2, 4, 8, 16)
+"""TP degrees of the KV-head replication table: up to two 8-GPU nodes' worth."""
+LONG_CONTEXT = "decode-context"
+"""Its range's upper end is the longest context Llama 3.1 accepts (131,072 tokens, max_position_embeddings)."""
+POOL_ROWS: tuple[tuple[str, str, int], ...] = (
+    ("llama-3.1-8b", "bf16", 1),
+    ("qwen3-32b", "bf16", 1),
+    ("gpt-oss-120b", "mxfp4", 1),
+    ("llama-3.1-70b", "bf16", 2),
+    ("llama-3.1-70b", "bf16", 4),
+    ("llama-3.1-70b", "bf16", 8),
+    ("llama-3.1-70b", "fp8", 2),
+    ("llama-3.1-405b", "fp8", 8),
+)
+"""Rows of the pool table: (model, precision, TP), one node of the scenario's GPU each."""
+COST_ROWS: tuple[tuple[int, str | None], ...] = ((2, None), (4, None), (8, None), (4, KV_FP8))
+"""Rows of the cost table for the worked model: (TP, KV precision; None is the scenario's)."""
+
+SOURCES = (
+    ("accelerators", "h100-sxm"),
+    ("interconnects", "hgx-h100-8"),
+    ("models", "gpt-3-175b"),
+    ("models", "llama-3.1-8b"),
+    ("models", "llama-3.1-70b"),
+    ("models", "llama-3.1-405b"),
+    ("models", "deepseek-v3"),
+    ("models", "deepseek-r1"),
+    ("models", "qwen3-32b"),
+    ("models", "gpt-oss-120b"),
+    ("precisions", "bf16"),
+    ("precisions", "fp8"),
+    ("precisions", "mxfp4"),
+    ("scenarios", "reference"),
+    ("scenarios", "serving"),
+    ("assumptions", "decode-context"),
+    ("policies", "vllm-default"),
+    ("policies", "tp-in-node"),
+    ("policies", "measured-fractions"),
+)
+"""The data entries this page's figures are computed from."""
+
+GIB = 2**30
+
+
+# --------------------------------------------------------------------------- formatting
+
+def gib(n: float, digits: int = 1) -> Figure:
+    return fmt.nbytes(n, "GiB", digits)
+
+
+def byte_count(n: float) -> Figure:
+    """A small byte count written out: 327,680 bytes."""
+    return fmt.quantity(n, "bytes", 0, show_unit=True)
+
+
+def tokens(n: float) -> Figure:
+    return fmt.count(n, "tokens")
+
+
+def seqs(n: int) -> Figure:
+    return fmt.count(n, "sequences")
+
+
+def usd(x: float, digits: int = 2) -> Figure:
+    return fmt.Figure(x, "USD", f"${fmt.number(x, digits)}", "indicative on-demand list price")
+
+
+# --------------------------------------------------------------------------- reading the engine
+
+def attention_kind(arch: ArchLike) -> str:
+    """How a model caches attention: MHA (a K and V per head), GQA (per KV head), MLA (one latent), and
+    whether some layers keep only a sliding window."""
+    if arch.mla is not None:
+        kind = "MLA"
+    elif arch.kv_heads == arch.attention_heads:
+        kind = "MHA"
+    elif arch.kv_heads == 1:
+        kind = "MQA"
+    else:
+        kind = "GQA"
+    if arch.sliding_window is not None:
+        kind += " + sliding window"
+    return kind
+
+
+def longest_context(cat: Catalog, model: str) -> int | None:
+    """The longest context a model accepts, from data: its config.json's max_position_embeddings where
+    data/models.yaml records it; for Llama 3.1, which it does not, the `decode-context` assumption's upper
+    end (Llama 3.1's 131,072). None where neither says. (Page helper: the engine has no such field for Llama 3.1.)"""
+    arch = cat.models[model].architecture
+    if arch.context_length is not None:
+        return int(arch.context_length)
+    if model.startswith("llama-3.1-"):
+        return int(cat.assumptions[LONG_CONTEXT].range[1])
+    return None
+
+
+def at(r: Reference, model: str, precision: str, *, scenario: str | None = None, context_tokens: int | None = None,
+       concurrency: int | None = None, kv_precision: str | None = None) -> Setting:
+    """The engine's setting for `model` in `precision` at the scenario, with the context, concurrency and KV
+    precision overridden where given (`snippets.engine.deployment.setting`)."""
+    return setting(r.eng, model, precision, scenario or r.scenario.id, context_tokens=context_tokens,
+                   concurrency=concurrency, kv_precision=kv_precision)
+
+
+def sequences_fit(st: Setting, layout: Layout) -> int:
+    """Sequences of the setting's context whose KV cache the layout holds: the busiest GPU's
+    `max_sequences` times the DP replicas, as `Deployment.max_concurrency` counts them, but without
+    `deploy`'s refusal when not even one fits (then 0). (Page helper over `Setting.memory`.)"""
+    return st.memory(layout).max_sequences * layout.dp
+
+
+def kv_token_gpu(st: Setting, tp: int, context: int | None = None) -> float:
+    """KV bytes one token adds on one GPU of a TP group (one stage: all layers), averaged over `context`
+    for sliding-window layers."""
+    arch = st.model.arch
+    return kv_bytes_per_token_per_gpu(arch, arch.layers, tp, st.kv_precision.bytes_per_param,
+                                      context_tokens=context)
+
+
+# --------------------------------------------------------------------------- the worked example
+
+@dataclass(frozen=True)
+class Worked:
+    """One layout of the worked example, step by step, for the serving scenario's load."""
+
+    layout: str
+    gpus: Figure
+    pool: Figure
+    weights: Figure
+    runtime: Figure
+    kv_room: Figure
+    kv_token_gpu: Figure
+    kv_per_seq: Figure
+    kv_need: Figure
+    used: Figure
+    short: Figure
+    """How much the pool lacks (0 when it fits)."""
+    spare: Figure
+    """What the pool has left (0 when it does not fit)."""
+    max_seq: Figure
+    m: GpuMemory
+
+
+def worked(r: Reference, tp: int) -> Worked:
+    st = at(r, *WORKED, scenario=SERVING)
+    m = st.memory(Layout(tp))
+    return Worked(
+        layout=Layout(tp).label, gpus=fmt.count(tp), pool=gib(m.pool), weights=gib(m.weights),
+        runtime=gib(m.activations + m.non_torch, 2), kv_room=gib(m.kv_room), kv_token_gpu=byte_count(kv_token_gpu(st, tp)),
+        kv_per_seq=gib(m.kv_per_sequence, 3), kv_need=gib(m.kv_cache), used=gib(m.used),
+        short=gib(max(0.0, -m.free)), spare=gib(max(0.0, m.free)), max_seq=seqs(m.max_sequences), m=m,
+    )
+
+
+# --------------------------------------------------------------------------- tables
+
+def kv_table(cat: Catalog) -> str:
+    """KV bytes per token of every model in data/models.yaml, and one sequence's cache at the scenario's
+    context and at the model's longest."""
+    r = reference(cat)
+    ctx = r.scenario.context_tokens
+    bf16 = r.eng.precisions[r.scenario.kv_precision].bytes_per_param
+    rows: list[list[fmt.Cell]] = []
+    for mid, m in r.eng.models.items():
+        a = m.arch
+        longest = longest_context(cat, mid)
+        per_tok = kv_bytes_per_token(a, bf16, context_tokens=ctx)
+        cached = f"{a.mla.kv_lora_rank} + {a.mla.qk_rope_head_dim}" if a.mla else f"(K, V) × {a.kv_heads} × {a.head_dim}"
+        beyond = longest is not None and longest < ctx
+        rows.append([
+            m.name, attention_kind(a), fmt.count(a.layers, "layers"), cached,
+            fmt.quantity(kv_elements_per_token(a, context_tokens=ctx), "values", 0),
+            byte_count(per_tok),
+            "beyond its context" if beyond else fmt.nbytes(per_tok * ctx, "GB", 2),
+            "not recorded" if longest is None else tokens(longest),
+            "—" if longest is None else fmt.nbytes(kv_bytes_per_token(a, bf16, context_tokens=longest) * longest, "GB", 1),
+        ])
+    return fmt.table("kv", ["Model", "Attention", "Layers", "Cached per layer and token", "Values per token",
+                            "Bytes per token", "One sequence, scenario context", "Longest context",
+                            "One sequence, longest"], rows, align="llrrrrrrr")
+
+
+def pool_rows(cat: Catalog) -> list[tuple[str, Setting, Layout]]:
+    r = reference(cat)
+    out = []
+    for model, precision, tp in POOL_ROWS:
+        st = at(r, model, precision)
+        out.append((f"{st.model.name} {st.precision.name}, {Layout(tp).label}", st, Layout(tp)))
+    return out
+
+
+def pool_table(cat: Catalog) -> str:
+    """What the memory policy leaves for the KV cache on each GPU, and how many sequences that holds: at the
+    scenario's context with a BF16 and an FP8 KV cache, at a longer context and at the longest."""
+    r = reference(cat)
+    ctx = r.scenario.context_tokens
+    ctx_max = longest_context(cat, WORKED[0])
+    assert ctx_max is not None  # noqa: S101 - Llama 3.1's comes from the decode-context assumption
+    rows: list[list[fmt.Cell]] = []
+    for label, st, lay in pool_rows(cat):
+        m = st.memory(lay)
+        mid = st.model.id
+        longest = longest_context(cat, mid)
+
+        def fit(n: int, kv: str | None = None, mid: str = mid, st: Setting = st, lay: Layout = lay,
+                longest: int | None = longest) -> fmt.Cell:
+            if longest is not None and n > longest:
+                return "beyond its context"
+            return seqs(sequences_fit(at(r, mid, st.precision.id, context_tokens=n, kv_precision=kv), lay))
+
+        rows.append([
+            label, gib(m.weights), gib(m.activations + m.non_torch, 2), gib(m.kv_room),
+            fmt.percent(m.kv_room / m.capacity, 0),
+            fit(ctx), fit(ctx, KV_FP8), fit(MIDDLE_CONTEXT), fit(ctx_max),
+        ])
+    return fmt.table("pool", ["Deployment", "Weights per GPU", "Runtime per GPU", "Left for KV per GPU",
+                              "Share of the card", "Sequences, scenario context", "Same, FP8 KV cache",
+                              "Sequences, middle context", "Sequences, longest context"], rows)
+
+
+def replication_rows(cat: Catalog) -> list[dict[str, Any]]:
+    r = reference(cat)
+    st = at(r, *WORKED)
+    arch = st.model.arch
+    out = []
+    for tp in REPLICATION_TPS:
+        m = st.memory(Layout(tp))
+        per_gpu = kv_token_gpu(st, tp)
+        out.append({"tp": tp, "heads": kv_heads_per_gpu(arch.kv_heads, tp), "copies": kv_replicas(arch.kv_heads, tp),
+                    "per_gpu": per_gpu, "group": per_gpu * tp, "room": m.kv_room, "seqs": m.max_sequences,
+                    "weights": m.weights})
+    return out
+
+
+def replication_table(cat: Catalog) -> str:
+    """KV heads per GPU, copies of each, and the KV cache per token on one GPU and on the whole TP group, for
+    the worked model from TP1 to TP16."""
+    rows: list[list[fmt.Cell]] = []
+    for x in replication_rows(cat):
+        rows.append([
+            Layout(x["tp"]).label, fmt.count(x["heads"], "heads"), fmt.count(x["copies"], "copies"),
+            byte_count(x["per_gpu"]), byte_count(x["group"]), gib(x["weights"]), gib(max(0.0, x["room"])),
+            seqs(x["seqs"]),
+        ])
+    return fmt.table("replication", ["TP", "KV heads per GPU", "Copies of each KV head", "KV per token, one GPU",
+                                     "KV per token, whole group", "Weights per GPU", "Left for KV per GPU",
+                                     "Sequences, scenario context"], rows)
+
+
+@dataclass(frozen=True)
+class CostRow:
+    label: str
+    d: Deployment
+    p: Prediction
+
+    @property
+    def per_dollar_hour(self) -> float:
+        c = self.d.cost_per_replica_hour
+        if c is None:
+            raise ValueError(f"{self.d.setting.chip.name}: the cost lens needs a price in data/prices.yaml")
+        return self.d.max_concurrency / c
+
+    @property
+    def usd_per_mtok(self) -> float:
+        x = self.p.usd_per_mtok_output
+        if x is None:
+            raise ValueError(f"{self.d.setting.chip.name}: the cost lens needs a price in data/prices.yaml")
+        return x
+
+
+def cost_rows(cat: Catalog) -> list[CostRow]:
+    """The worked model on each layout, kept full: as many sequences in flight as its KV cache holds, timed by
+    `predict` at the scenario's request shape."""
+    r = reference(cat)
+    out = []
+    for tp, kv in COST_ROWS:
+        st = at(r, *WORKED, kv_precision=kv)
+        d = deploy(st, Layout(tp))
+        label = f"{d.layout.label}, {st.kv_precision.name} KV cache"
+        out.append(CostRow(label, d, predict(d, concurrency=d.max_concurrency)))
+    return out
+
+
+def cost_table(cat: Catalog) -> str:
+    rows: list[list[fmt.Cell]] = []
+    for c in cost_rows(cat):
+        cost = c.d.cost_per_replica_hour
+        assert cost is not None  # noqa: S101 - per_dollar_hour raised already if not
+        rows.append([
+            c.label, fmt.count(c.d.gpus), seqs(c.d.max_concurrency), usd(cost),
+            fmt.quantity(c.per_dollar_hour, "sequences per $/hour", 1),
+            fmt.quantity(c.p.output_tokens_per_s, "tokens/s", 0),
+            fmt.quantity(c.p.tpot_s * 1e3, "ms", 1),
+            usd(c.usd_per_mtok),
+        ])
+    return fmt.table("cost", ["Layout", "GPUs", "Sequences held", "Replica per hour", "Sequences per $/hour",
+                              "Output tokens/s", "Time per output token (ms)", "Per million output tokens"], rows)
+
+
+def _rent(c: CostRow) -> float:
+    x = c.d.cost_per_replica_hour
+    if x is None:
+        raise ValueError(f"{c.d.setting.chip.name}: the cost lens needs a price in data/prices.yaml")
+    return x
+
+
+# --------------------------------------------------------------------------- the chart
+
+def kv_chart(cat: Catalog) -> str:
+    """KV cache per GPU of the worked model on the serving layout, for contexts x sequences in flight, with the
+    pool's room for it as a dashed line."""
+    r = reference(cat)
+    lay = r.deployment(*WORKED, scenario=SERVING).layout
+    contexts = chart_contexts(cat)
+    room = at(r, *WORKED).memory(lay).kv_room
+    bars_ = []
+    for c in CHART_CONCURRENCY:
+        group = f"{c} seq" + ("" if c == 1 else "s")
+        for n in contexts:
+            m = at(r, *WORKED, context_tokens=n, concurrency=c).memory(lay)
+            bars_.append(charts.Bar(f"{n:,} tokens", m.kv_cache / GIB, group=group))
+    name = r.eng.models[WORKED[0]].name
+    top = max(b.value for b in bars_)
+    words = (f"KV cache per GPU of {name} in BF16 on {lay.label} of {r.node.name}, in GiB, for "
+             f"{', '.join(str(c) for c in CHART_CONCURRENCY)} sequences in flight at "
+             f"{', '.join(f'{n:,}' for n in contexts)} tokens each: from "
+             f"{min(b.value for b in bars_):,.2f} GiB to {top:,.0f} GiB. The dashed line is what the pool "
+             f"leaves for the KV cache on each GPU, {room / GIB:,.1f} GiB: every bar above it does not fit.")
+    svg = charts.grouped_bars("kv-chart", bars_, "GiB per GPU", "KV cache per GPU against context and sequences",
+                              words, line=room / GIB, line_label="left for KV per GPU")
+    return charts.figure(svg, words)
+
+
+def chart_contexts(cat: Catalog) -> tuple[int, ...]:
+    r = reference(cat)
+    ctx_max = longest_context(cat, WORKED[0])
+    assert ctx_max is not None  # noqa: S101
+    return (r.scenario.context_tokens, MIDDLE_CONTEXT, ctx_max)
+
+
+# --------------------------------------------------------------------------- names for the prose
+
+def namespace(cat: Catalog) -> dict[str, Any]:
+    """The names the page's `{{ ... }}` values and claims use."""
+    r = reference(cat)
+    rs = reference(cat, SERVING)
+    chip, node = r.eng.chips[r.node.chip], r.node
+    pol = r.eng.memory_policies[r.scenario.memory_policy]
+    ctx = r.scenario.context_tokens
+    sc_serving = rs.scenario
+    ctx_max = longest_context(cat, WORKED[0])
+    assert ctx_max is not None  # noqa: S101
+    kv_bf16 = r.eng.precisions[r.scenario.kv_precision]
+    kv_fp8 = r.eng.precisions[KV_FP8]
+
+    # -- bytes per token, the four ways of caching
+    cmp: dict[str, dict[str, Any]] = {}
+    for key, mid in zip(("mha", "gqa", "mla", "swa"), COMPARED, strict=True):
+        m = r.eng.models[mid]
+        a = m.arch
+        per_tok = kv_bytes_per_token(a, kv_bf16.bytes_per_param, context_tokens=ctx)
+        cmp[key] = {"name": m.name, "arch": a, "per_tok": per_tok,
+                    "full": kv_bytes_per_token(a, kv_bf16.bytes_per_param)}
+    mha, gqa, mla, swa = cmp["mha"], cmp["gqa"], cmp["mla"], cmp["swa"]
+    gqa_arch, mla_arch, swa_arch = gqa["arch"], mla["arch"], swa["arch"]
+    assert mla_arch.mla is not None and swa_arch.sliding_window is not None  # noqa: S101
+    # MLA's model, had it cached a K and V per attention head (its heads, its value width)
+    mla_as_mha = 2 * mla_arch.layers * mla_arch.attention_heads * mla_arch.mla.v_head_dim * kv_bf16.bytes_per_param
+    swa_long = kv_bytes_per_token(swa_arch, kv_bf16.bytes_per_param, context_tokens=ctx_max)
+
+    # -- the worked example: 32 sequences of the serving scenario's context, TP2 and TP4
+    w = {tp: worked(r, tp) for tp in WORKED_TPS}
+    w_lo, w_hi = w[WORKED_TPS[0]], w[WORKED_TPS[1]]
+    serving = rs.deployment(*WORKED)
+    arch = serving.setting.model.arch
+    need = sc_serving.concurrency
+    answer_tp = next((t for t in tp_degrees(arch, node.gpus)
+                      if sequences_fit(at(r, *WORKED, scenario=SERVING), Layout(t)) >= need), None)
+    if answer_tp is None:
+        raise ValueError(f"no TP degree in one node holds {need} sequences of {WORKED[0]}")
+
+    # -- FP8 KV cache on the serving layout
+    lay = serving.layout
+    st_bf16 = at(r, *WORKED)
+    st_fp8 = at(r, *WORKED, kv_precision=KV_FP8)
+    n_bf16, n_fp8 = sequences_fit(st_bf16, lay), sequences_fit(st_fp8, lay)
+
+    # -- paging: a sequence one token past a block boundary, and contiguous reservation for the longest context
+    block = pol.kv_block_tokens
+    partial = r.scenario.input_tokens + 1  # a prompt and its first generated token
+    partial_paged = paged_tokens(partial, block)
+    per_tok_gpu = kv_token_gpu(st_bf16, lay.tp)
+    room = st_bf16.memory(lay).kv_room
+    reserve_max = sequences_fit(at(r, *WORKED, context_tokens=ctx_max), lay)
+    reserve_waste = 1 - ctx / ctx_max
+    worst_waste_bytes = (block - 1) * per_tok_gpu * need
+
+    # -- replication
+    rep = {x["tp"]: x for x in replication_rows(cat)}
+    t_hi, t_lo = REPLICATION_TPS[-1], REPLICATION_TPS[-2]
+
+    # -- long context on the serving layout and on the whole node
+    long_node = sequences_fit(at(r, *WORKED, context_tokens=ctx_max), Layout(node.gpus))
+    long_seq = kv_bytes_per_token(gqa_arch, kv_bf16.bytes_per_param) * ctx_max
+
+    # -- the pool table's spread for the worked model
+    shares = [st.memory(lay_).kv_room / st.memory(lay_).capacity for _, st, lay_ in pool_rows(cat)
+              if (st.model.id, st.precision.id) == WORKED]
+
+    # -- the cost lens
+    costs = {c.label: c for c in cost_rows(cat)}
+    cost_list = list(costs.values())
+    c_lo, c_mid, c_hi, c_fp8 = cost_list
+    cheapest = min(cost_list, key=lambda c: c.usd_per_mtok)
+
+    # -- the quiz: Llama 3.1 8B's bytes per token, FP8 KV on the serving layout, 128K on a whole node
+    small = r.eng.models["llama-3.1-8b"]
+    small_tok = kv_bytes_per_token(small.arch, kv_bf16.bytes_per_param)
+
+    return {
+        "gpu_name": chip.name,
+        "node_name": node.name,
+        "node_gpus": fmt.count(node.gpus),
+        "policy_name": pol.name,
+        "utilization": fmt.percent(pol.utilization),
+        "block_tokens": fmt.count(block, "tokens"),
+        "context": tokens(ctx),
+        "context_max": tokens(ctx_max),
+        "middle_context": tokens(MIDDLE_CONTEXT),
+        "concurrency": seqs(need),
+        "model_count": fmt.count(len(r.eng.models), "models"),
+        "kv_tensors": fmt.count(2, "tensors"),
+        # the four ways
+        "mha_name": mha["name"], "gqa_name": gqa["name"], "mla_name": mla["name"], "swa_name": swa["name"],
+        "mha_tok": byte_count(mha["per_tok"]),
+        "gqa_tok": byte_count(gqa["per_tok"]),
+        "mla_tok": byte_count(mla["per_tok"]),
+        "swa_tok": byte_count(swa["per_tok"]),
+        "swa_full": byte_count(swa["full"]),
+        "swa_long": byte_count(swa_long),
+        "mha_heads": fmt.count(mha["arch"].kv_heads, "heads"),
+        "gqa_heads": fmt.count(gqa_arch.attention_heads, "heads"),
+        "gqa_kv_heads": fmt.count(gqa_arch.kv_heads, "heads"),
+        "gqa_group": fmt.count(gqa_arch.attention_heads // gqa_arch.kv_heads, "heads"),
+        "gqa_layers": fmt.count(gqa_arch.layers, "layers"),
+        "gqa_head_dim": fmt.count(gqa_arch.head_dim, "elements"),
+        "mla_heads": fmt.count(mla_arch.attention_heads, "heads"),
+        "mla_rank": fmt.count(mla_arch.mla.kv_lora_rank, "elements"),
+        "mla_rope": fmt.count(mla_arch.mla.qk_rope_head_dim, "elements"),
+        "mla_as_mha": byte_count(mla_as_mha),
+        "mla_saving": fmt.ratio(mla_as_mha / mla["per_tok"], 0, basis="K and V per head ÷ MLA's latent, same model"),
+        "mha_over_gqa": fmt.ratio(mha["per_tok"] / gqa["per_tok"], 1, basis="bytes per token, BF16"),
+        "gqa_over_mla": fmt.ratio(gqa["per_tok"] / mla["per_tok"], 1, basis="bytes per token, BF16"),
+        "swa_window": fmt.count(swa_arch.sliding_window, "tokens"),
+        "kv_bf16_bytes": fmt.quantity(kv_bf16.bytes_per_param, "bytes/element", 0),
+        "kv_fp8_bytes": fmt.quantity(kv_fp8.bytes_per_param, "bytes/element", 0),
+        "gqa_seq": fmt.nbytes(gqa["per_tok"] * ctx, "GB", 2),
+        "mha_seq": fmt.nbytes(mha["per_tok"] * ctx, "GB", 1),
+        "long_seq": fmt.nbytes(long_seq, "GB", 1),
+        # worked example
+        "w_lo": w_lo, "w_hi": w_hi,
+        "serving_layout": serving.layout.label,
+        "serving_max": seqs(serving.max_concurrency),
+        # FP8 KV
+        "n_bf16": seqs(n_bf16), "n_fp8": seqs(n_fp8),
+        "fp8_gain": fmt.ratio(n_fp8 / n_bf16, 2, basis="sequences with an FP8 KV cache ÷ with BF16, same layout"),
+        # paging
+        "partial": tokens(partial),
+        "partial_paged": tokens(partial_paged),
+        "partial_waste": tokens(partial_paged - partial),
+        "partial_blocks": fmt.count(partial_paged // block, "blocks"),
+        "worst_waste": fmt.nbytes(worst_waste_bytes, "MiB", 1),
+        "worst_share": fmt.percent(worst_waste_bytes / room, 2),
+        "reserve_max": seqs(reserve_max),
+        "reserve_waste": fmt.percent(reserve_waste, 1),
+        "paged_gain": fmt.ratio(n_bf16 / reserve_max, 0, basis="paged sequences at the scenario's context ÷ "
+                                                                 "sequences reserved at the longest"),
+        # replication
+        "rep_hi": Layout(t_hi).label, "rep_lo": Layout(t_lo).label,
+        "rep_hi_gpu": byte_count(rep[t_hi]["per_gpu"]), "rep_lo_gpu": byte_count(rep[t_lo]["per_gpu"]),
+        "rep_copies": fmt.count(rep[t_hi]["copies"], "copies"),
+        "rep_hi_seqs": seqs(rep[t_hi]["seqs"]), "rep_lo_seqs": seqs(rep[t_lo]["seqs"]),
+        # long context
+        "long_serving": seqs(reserve_max),
+        "long_node": seqs(long_node),
+        "node_layout": Layout(node.gpus).label,
+        # cost
+        "c_lo": c_lo, "c_mid": c_mid, "c_hi": c_hi, "c_fp8": c_fp8,
+        "c_lo_usd": usd(c_lo.usd_per_mtok), "c_mid_usd": usd(c_mid.usd_per_mtok), "c_hi_usd": usd(c_hi.usd_per_mtok),
+        "c_fp8_usd": usd(c_fp8.usd_per_mtok),
+        "c_lo_seqs": seqs(c_lo.d.max_concurrency), "c_hi_seqs": seqs(c_hi.d.max_concurrency),
+        "c_lo_per": fmt.quantity(c_lo.per_dollar_hour, "sequences per $/hour", 1),
+        "c_mid_per": fmt.quantity(c_mid.per_dollar_hour, "sequences per $/hour", 1),
+        "c_lo_layout": c_lo.d.layout.label, "c_mid_layout": c_mid.d.layout.label, "c_hi_layout": c_hi.d.layout.label,
+        "c_hi_per": fmt.quantity(c_hi.per_dollar_hour, "sequences per $/hour", 1),
+        "c_fp8_per": fmt.quantity(c_fp8.per_dollar_hour, "sequences per $/hour", 1),
+        "c_fp8_seqs": seqs(c_fp8.d.max_concurrency), "c_mid_seqs": seqs(c_mid.d.max_concurrency),
+        "c_mid_tpot": fmt.quantity(c_mid.p.tpot_s * 1e3, "ms", 1, show_unit=True),
+        "c_fp8_tpot": fmt.quantity(c_fp8.p.tpot_s * 1e3, "ms", 1, show_unit=True),
+        "c_hi_rent": fmt.ratio(_rent(c_hi) / _rent(c_mid), 0, basis="replica's hourly rent"),
+        "room_gain": fmt.ratio(w_hi.m.kv_room / w_lo.m.kv_room, 1, basis="room for the KV cache per GPU"),
+        "long_share": fmt.percent(long_seq / chip.capacity_bytes, 0),
+        "mha_over_least": fmt.ratio(mha["per_tok"] / swa["per_tok"], 0, basis="bytes per token at the scenario's context"),
+        "order_of_magnitude": fmt.claim(mha["per_tok"] / min(mla["per_tok"], swa["per_tok"]) > 10,
+                                        f"{mha['per_tok']:,.0f} ÷ {min(mla['per_tok'], swa['per_tok']):,.0f} bytes"),
+        "c_lo_ratio": fmt.ratio(c_lo.usd_per_mtok / c_mid.usd_per_mtok, 0, basis="$ per million output tokens"),
+        # quiz
+        "answer_tp": Layout(answer_tp).label,
+        "answer_gpus": fmt.count(answer_tp),
+        "small_name": small.name,
+        "small_layers": fmt.count(small.arch.layers, "layers"),
+        "small_kv_heads": fmt.count(small.arch.kv_heads, "heads"),
+        "small_head_dim": fmt.count(small.arch.head_dim, "elements"),
+        "small_tok": byte_count(small_tok),
+        "small_seq": fmt.nbytes(small_tok * ctx, "GB", 2),
+        # claims
+        "mha_largest": fmt.claim(mha["per_tok"] > gqa["per_tok"] > swa["per_tok"] and gqa["per_tok"] > mla["per_tok"],
+                                 f"{mha['per_tok']:,.0f} > {gqa['per_tok']:,.0f} > {mla['per_tok']:,.0f} bytes"),
+        "gqa_shares": fmt.claim(gqa_arch.kv_heads < gqa_arch.attention_heads,
+                                f"{gqa_arch.kv_heads} KV heads for {gqa_arch.attention_heads} query heads"),
+        "swa_halves": fmt.claim(0.45 < swa_long / swa["full"] < 0.55,
+                                f"{swa_long:,.0f} of {swa['full']:,.0f} bytes per token at {ctx_max:,} tokens"),
+        "lo_misses": fmt.claim(not w_lo.m.fits, f"{w_lo.m.used / GIB:.1f} GiB > {w_lo.m.pool / GIB:.1f} GiB"),
+        "hi_fits": fmt.claim(w_hi.m.fits, f"{w_hi.m.used / GIB:.1f} GiB ≤ {w_hi.m.pool / GIB:.1f} GiB"),
+        "lo_weights_fit": fmt.claim(w_lo.m.weights < w_lo.m.pool,
+                                    f"weights {w_lo.m.weights / GIB:.1f} GiB < pool {w_lo.m.pool / GIB:.1f} GiB"),
+        "engine_agrees": fmt.claim(serving.layout == Layout(answer_tp),
+                                   f"the serving scenario's policy chooses {serving.layout.label}"),
+        "fp8_doubles": fmt.claim(1.9 <= n_fp8 / n_bf16 <= 2.1, f"{n_fp8} against {n_bf16} sequences"),
+        "paging_small": fmt.claim(worst_waste_bytes / room < 0.01,
+                                  f"{worst_waste_bytes / 2**20:.1f} MiB of {room / GIB:.1f} GiB"),
+        "reserve_hurts": fmt.claim(n_bf16 > 10 * reserve_max, f"{n_bf16} paged against {reserve_max} reserved"),
+        "rep_stops": fmt.claim(rep[t_hi]["per_gpu"] == rep[t_lo]["per_gpu"] and rep[t_hi]["copies"] > 1,
+                               f"{rep[t_hi]['per_gpu']:,.0f} bytes per token per GPU at both TP degrees"),
+        "rep_more_seqs_anyway": fmt.claim(rep[t_hi]["seqs"] > rep[t_lo]["seqs"],
+                                          f"{rep[t_hi]['seqs']} > {rep[t_lo]['seqs']}: the weights still halve"),
+        "long_few": fmt.claim(reserve_max < need, f"{reserve_max} sequences of {ctx_max:,} tokens"),
+        "pool_spread": fmt.claim(min(shares) < 0.1 and max(shares) > 0.5,
+                                 f"{gqa['name']}: {min(shares):.0%} to {max(shares):.0%} of the card left for KV"),
+        "tp2_dearest": fmt.claim(c_lo.usd_per_mtok > 5 * c_mid.usd_per_mtok,
+                                 f"${c_lo.usd_per_mtok:.2f} against ${c_mid.usd_per_mtok:.2f}"),
+        "most_held_cheapest": fmt.claim(cheapest is max(cost_list, key=lambda c: c.per_dollar_hour),
+                                        f"cheapest per token: {cheapest.label}, ${cheapest.usd_per_mtok:.2f}, "
+                                        f"{cheapest.per_dollar_hour:.1f} sequences per $/hour"),
+        "tp8_beats_tp4": fmt.claim(c_hi.usd_per_mtok < c_mid.usd_per_mtok,
+                                   f"${c_hi.usd_per_mtok:.2f} < ${c_mid.usd_per_mtok:.2f}"),
+        "fp8_cheaper": fmt.claim(c_fp8.usd_per_mtok < c_mid.usd_per_mtok,
+                                 f"${c_fp8.usd_per_mtok:.2f} < ${c_mid.usd_per_mtok:.2f}"),
+    }
