@@ -12,7 +12,7 @@ from snippets.engine import Layout
 from snippets.engine.timing import predict
 from snippets.pages.scenario import reference
 
-from .conftest import Build, figures, text, value
+from .conftest import Build, text, value
 
 N_IN, N_OUT = 1000, 1000
 H100_PRICE, A100_PRICE = 2.99, 1.79     # data/prices.yaml, site_uses: Lambda, whole 8-GPU instances
