@@ -1,0 +1,526 @@
+"""Page model of "The cost of a token" (docs/cost.md).
+
+Every deployment, throughput and latency on the page is the engine's (`snippets.engine` through
+`snippets.pages.scenario.reference`, and `snippets.engine.timing.predict`); every price is the one
+`data/prices.yaml` marks `site_uses`. What this module adds is the page's choices (the request shape,
+the models, the shares of peak load shown) and one helper the engine lacks: `cheapest_layout`, which
+tries every tensor-parallel degree inside one node and keeps the one with the lowest cost per output
+token at its KV cache's maximum concurrency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from snippets import charts, fmt
+from snippets.calibration import rows, summary
+from snippets.data import Catalog
+from snippets.engine import Deployment, Layout
+from snippets.engine.deployment import RefusedLayout
+from snippets.engine.layout import tp_degrees
+from snippets.engine.timing import Prediction, predict
+from snippets.fmt import Figure
+from snippets.pages.scenario import Reference, reference
+
+INPUT_TOKENS = 1000
+OUTPUT_TOKENS = 1000
+"""The page's request shape, 1,000 tokens in and 1,000 out: data/scenarios.yaml has none this short, and it is
+the row most published maximum-throughput tables share (TensorRT-LLM's, in data/measurements.yaml)."""
+MODELS = ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b")
+PRECISIONS = ("bf16", "fp8")
+WORKED = ("llama-3.1-70b", "fp8", "h100-sxm")
+"""The worked example: the model and precision of the time model's calibration runs, on the scenario's GPU."""
+SPLIT = ("llama-3.1-70b", "fp8", "h100-sxm", (2, 4, 8))
+"""Replicas against a larger TP: one 8-GPU instance cut into TP2, TP4 or TP8 replicas."""
+NIM_SWEEP = "nim180-llama33-70b-fp8-2xh100-in5000-out500-c"
+"""The measured concurrency sweep whose plateau gives the latency-bound share of peak throughput."""
+TTFT_BUDGET_S = 1.0
+"""The page's budget for time to first token of an interactive service: one second."""
+FLEET_SHARES = (0.5, 0.25)
+"""Illustrative average loads of a fleet sized for its busiest hour: not measured, a sensitivity."""
+SECONDS_PER_HOUR = 3600
+
+SOURCES = (
+    ("prices", "h100-sxm-lambda"),
+    ("prices", "a100-80gb-sxm-lambda"),
+    ("prices", "h200-sxm-runpod"),
+    ("prices", "b200-lambda"),
+    ("prices", "mi300x-vultr"),
+    ("accelerators", "h100-sxm"),
+    ("accelerators", "a100-80gb-sxm"),
+    ("accelerators", "h200-sxm"),
+    ("accelerators", "b200"),
+    ("accelerators", "mi300x"),
+    ("models", "llama-3.1-8b"),
+    ("models", "llama-3.1-70b"),
+    ("models", "llama-3.1-405b"),
+    ("scenarios", "reference"),
+    ("policies", "vllm-default"),
+    ("policies", "tp-in-node"),
+    ("policies", "measured-fractions"),
+    ("measurements", "nim180-llama33-70b-fp8-2xh100-in5000-out500-c50"),
+    ("measurements", "nim180-llama33-70b-fp8-2xh100-in5000-out500-c150"),
+)
+"""The data entries this page's figures are computed from."""
+
+
+# --------------------------------------------------------------------------- formatting
+
+def usd(x: float, digits: int = 2) -> Figure:
+    return fmt.Figure(x, "USD", f"${fmt.number(x, digits)}", "indicative on-demand list price")
+
+
+def usd_mtok(x: float) -> Figure:
+    """Dollars per million tokens: three decimals below a dollar, two above."""
+    return fmt.Figure(x, "USD/Mtok", f"${fmt.number(x, 3 if x < 1 else 2)}", "indicative price ÷ predicted tokens")
+
+
+def ms(seconds: float) -> Figure:
+    return fmt.quantity(seconds * 1e3, "ms", 0 if seconds >= 0.1 else 1, show_unit=True)
+
+
+def tps(x: float) -> Figure:
+    return fmt.quantity(x, "tokens/s", 1 if x < 100 else 0)
+
+
+def gpu_label(name: str) -> str:
+    """'NVIDIA H100 SXM' -> 'H100 SXM'; 'NVIDIA B200 (HGX B200)' -> 'B200'; 'AMD Instinct MI300X' -> 'MI300X'."""
+    return name.replace("NVIDIA ", "").replace("AMD Instinct ", "").split(" (")[0]
+
+
+# --------------------------------------------------------------------------- reading the engine
+
+def at_shape(r: Reference, model: str, precision: str, accelerator: str, layout: Layout | None = None) -> Deployment:
+    """`model` on `accelerator`'s node, its KV cache counted at the page's request length."""
+    return r.deployment(model, precision, accelerator=accelerator, layout=layout, concurrency=1,
+                        context_tokens=INPUT_TOKENS + OUTPUT_TOKENS)
+
+
+def run(d: Deployment, concurrency: int) -> Prediction:
+    return predict(d, concurrency, INPUT_TOKENS, OUTPUT_TOKENS)
+
+
+def full(d: Deployment) -> Prediction:
+    """The deployment with as many requests in flight as its KV cache holds at the page's request length."""
+    return run(d, max(1, d.max_concurrency))
+
+
+def out_cost(x: Prediction) -> float:
+    c = x.usd_per_mtok_output
+    if c is None:
+        raise ValueError("the page needs a price for this accelerator in data/prices.yaml")
+    return c
+
+
+def in_cost(x: Prediction) -> float:
+    c = x.usd_per_mtok_input
+    if c is None:
+        raise ValueError("the page needs a price for this accelerator in data/prices.yaml")
+    return c
+
+
+def cheapest_layout(r: Reference, model: str, precision: str, accelerator: str) -> Deployment:
+    """The TP degree inside one node (no pipeline) with the lowest $ per output token at its KV maximum; the
+    scenario policy's layout (pipeline stages across nodes) where no single node holds the model.
+
+    A helper the engine lacks: its layout policies minimise GPUs, not cost per token."""
+    base = at_shape(r, model, precision, accelerator)
+    found: list[Deployment] = []
+    for t in tp_degrees(base.setting.model.arch, base.setting.node.gpus):
+        try:
+            found.append(at_shape(r, model, precision, accelerator, Layout(t)))
+        except RefusedLayout:
+            continue
+    return min(found or [base], key=lambda d: out_cost(full(d)))
+
+
+def priced(r: Reference) -> list[str]:
+    """The accelerators with a price the site uses, cheapest GPU-hour first."""
+    return sorted(r.eng.prices, key=lambda a: r.eng.prices[a].usd_per_gpu_hour)
+
+
+@dataclass(frozen=True)
+class Row:
+    d: Deployment
+    one: Prediction
+    most: Prediction
+
+    @property
+    def label(self) -> str:
+        s = self.d.setting
+        return f"{s.model.name} {s.precision.name} on {gpu_label(s.chip.name)}"
+
+
+def grid(r: Reference) -> list[Row]:
+    out = []
+    for m in MODELS:
+        for p in PRECISIONS:
+            for a in priced(r):
+                d = cheapest_layout(r, m, p, a)
+                out.append(Row(d, run(d, 1), full(d)))
+    return out
+
+
+def nim_share(cat: Catalog) -> tuple[float, int, float, float]:
+    """From the measured NIM sweep: the plateau (most output tokens/s of any concurrency), the highest concurrency
+    whose TTFT stays within the budget, its throughput, and that throughput's share of the plateau."""
+    sweep = [m for k, m in cat.measurements.items() if k.startswith(NIM_SWEEP)]
+    plateau = max(m.output_tokens_per_s or 0.0 for m in sweep)
+    ok = [m for m in sweep if m.ttft_ms is not None and m.ttft_ms <= TTFT_BUDGET_S * 1e3 and m.concurrency]
+    best = max(ok, key=lambda m: m.concurrency or 0)
+    t = best.output_tokens_per_s or 0.0
+    return plateau, best.concurrency or 0, t, t / plateau
+
+
+# --------------------------------------------------------------------------- tables and chart
+
+def cost_table(cat: Catalog) -> str:
+    """$ per million tokens by model x precision x priced accelerator, at one request and at the KV maximum."""
+    r = reference(cat)
+    body: list[list[fmt.Cell]] = []
+    for row in grid(r):
+        d = row.d
+        body.append([
+            row.label,
+            d.layout.label,
+            usd(d.cost_per_replica_hour or 0.0),
+            usd_mtok(out_cost(row.one)),
+            fmt.count(row.most.in_flight, "sequences"),
+            tps(row.most.output_tokens_per_s),
+            ms(row.most.tpot_s),
+            usd_mtok(out_cost(row.most)),
+            usd_mtok(in_cost(row.most)),
+        ])
+    return fmt.table(
+        "cost",
+        ["Model, precision, GPU", "Layout", "Replica $/hour", "Output, one request", "Most in flight",
+         "Output tokens/s", "ITL", "Output, most in flight", "Input"],
+        body, align="llrrrrrrr",
+    )
+
+
+def split_rows(cat: Catalog) -> list[tuple[Deployment, Prediction, Prediction]]:
+    r = reference(cat)
+    m, p, a, tps_ = SPLIT
+    out = []
+    for t in tps_:
+        d = at_shape(r, m, p, a, Layout(t))
+        out.append((d, run(d, 1), full(d)))
+    return out
+
+
+def split_table(cat: Catalog) -> str:
+    """One rented instance cut into replicas of growing TP: latency and cost at one request and at the KV maximum."""
+    body: list[list[fmt.Cell]] = []
+    for d, one, most in split_rows(cat):
+        n = d.replicas_per_rental
+        for what, x in (("one request each", one), ("most in flight", most)):
+            body.append([
+                f"{n} × {d.layout.label}, {what}",
+                fmt.count(x.in_flight * n, "sequences"),
+                tps(x.output_tokens_per_s * n),
+                ms(x.ttft_s),
+                ms(x.tpot_s),
+                usd_mtok(out_cost(x)),
+            ])
+    return fmt.table(
+        "split",
+        ["Replicas, load", "In flight", "Output tokens/s", "TTFT", "ITL", "Output $/Mtok"],
+        body, align="lrrrrr",
+    )
+
+
+def load_rows(cat: Catalog) -> list[tuple[str, float]]:
+    _, _, _, share = nim_share(cat)
+    return [("peak: the KV cache full", 1.0),
+            (f"within a {TTFT_BUDGET_S:g} s first-token budget (measured NIM share)", share),
+            *((f"fleet at {s:.0%} of peak (illustrative)", s) for s in FLEET_SHARES)]
+
+
+def load_table(cat: Catalog) -> str:
+    """The worked deployment's $ per million output tokens at shares of its peak throughput."""
+    r = reference(cat)
+    d = cheapest_layout(r, *WORKED)
+    x = full(d)
+    body: list[list[fmt.Cell]] = []
+    for label, s in load_rows(cat):
+        body.append([label, fmt.percent(s, 0), tps(x.output_tokens_per_s * s), usd_mtok(out_cost(x) / s)])
+    return fmt.table("load", ["Load", "Share of peak", "Output tokens/s", "Output $/Mtok"], body, align="lrrr")
+
+
+def price_table(cat: Catalog) -> str:
+    """The price the site uses for each priced accelerator, with its provider and the date it was read."""
+    rows_: list[list[fmt.Cell]] = []
+    r = reference(cat)
+    for a in priced(r):
+        p = next(p for p in cat.prices.values() if p.accelerator == a and p.site_uses)
+        rows_.append([cat.accelerators[a].name, p.provider, p.offering, usd(p.price.value),
+                      fmt.count(p.gpus_per_unit, "GPUs"), str(p.sources[0].read)])
+    return fmt.table("prices", ["Accelerator", "Provider", "Offering", "$/GPU-hour", "Rented in units of", "Read"],
+                     rows_, align="lllrrl")
+
+
+def sources(cat: Catalog) -> fmt.Md:
+    """`snippets.sources.sources_list` for entries with a name; prices and measurements, which have none, are named
+    by their provider and offering, or their engine and model (a helper `snippets/sources.py` lacks)."""
+    lines = []
+    for file, entry_id in SOURCES:
+        entry = getattr(cat, file)[entry_id]
+        name = getattr(entry, "name", None)
+        if name is None:
+            name = (f"{entry.provider}, {entry.offering}" if file == "prices"
+                    else f"{entry.engine}, {entry.checkpoint or entry.model}")
+        links = "; ".join(f"{fmt.link(s.title, s.url)}, read {s.read.isoformat()}" for s in entry.sources)
+        lines.append(f"- **{fmt.escape_markdown(name)}** (`data/{file}.yaml`, `{entry_id}`): {links}")
+    return fmt.Md("\n".join(lines) + "\n")
+
+
+def cost_chart(cat: Catalog) -> str:
+    """$ per million output tokens at the KV maximum for the worked model, by accelerator and precision."""
+    r = reference(cat)
+    m = WORKED[0]
+    bars_: list[charts.Bar] = []
+    for row in sorted((x for x in grid(r) if x.d.setting.model.id == m), key=lambda x: out_cost(x.most)):
+        s = row.d.setting
+        bars_.append(charts.Bar(f"{gpu_label(s.chip.name)}, {s.precision.name} ({row.d.layout.label})",
+                                out_cost(row.most)))
+    name = r.eng.models[m].name
+    words = (f"Predicted dollars per million output tokens of {name}, {INPUT_TOKENS:,} tokens in and "
+             f"{OUTPUT_TOKENS:,} out, with as many requests in flight as the KV cache holds, on each priced "
+             f"accelerator in its cheapest layout in one node: from ${bars_[0].value:.3f} ({bars_[0].label}) to "
+             f"${bars_[-1].value:.2f} ({bars_[-1].label}).")
+    svg = charts.bars("cost-chart", bars_, "$ per million output tokens", f"{name}: cost per token by accelerator",
+                      words)
+    return charts.figure(svg, words)
+
+
+def worked_example(cat: Catalog) -> str:
+    """The worked deployment's cost per token, step by step, as Markdown with figure spans."""
+    ns = namespace(cat)
+    w = ns["w"]
+    h, e = fmt.fig_html, fmt.escape_markdown
+    lines = [
+        f"1. **The rent.** {e(w.gpu)} at {h(w.price, 'worked.price')} per GPU-hour, sold in units of "
+        f"{h(w.unit, 'worked.unit')} GPUs: {h(w.rental_hour, 'worked.rental_hour')} an hour for the unit.",
+        f"2. **The layout.** {e(w.model)} in {e(w.precision)} runs as **{w.layout}**, the TP degree with the "
+        f"lowest cost per token in one node; the unit holds {h(w.replicas, 'worked.replicas')} replicas, so one "
+        f"replica's share is {h(w.replica_hour, 'worked.replica_hour')} an hour.",
+        f"3. **The load.** At {h(ns['context'], 'worked.context')} tokens a request, the replica's KV cache holds "
+        f"{h(w.most_in_flight, 'worked.most_in_flight')} requests at once.",
+        f"4. **The throughput.** The time model predicts {h(w.most_tps, 'worked.most_tps')} output tokens per second "
+        f"for the replica with them all in flight: {h(w.most_tph, 'worked.most_tph')} million an hour.",
+        f"5. **Dollars per million output tokens.** {h(w.replica_hour, 'worked.replica_hour')} ÷ "
+        f"{h(w.most_tph, 'worked.most_tph')} = **{h(w.most_cost, 'worked.most_cost')}**.",
+        f"6. **One request instead.** Alone, the replica makes {h(w.one_tps, 'worked.one_tps')} tokens per second: "
+        f"{h(w.one_cost, 'worked.one_cost')} per million, {h(w.one_over_most, 'worked.one_over_most')} the price.",
+        f"7. **Input tokens.** Prefill alone takes in {h(w.in_tps, 'worked.in_tps')} prompt tokens per second, "
+        f"so a million of them cost {h(w.in_cost, 'worked.in_cost')} of rent.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- names for prose
+
+@dataclass(frozen=True)
+class Worked:
+    model: str
+    precision: str
+    gpu: str
+    layout: str
+    price: Figure
+    unit: Figure
+    rental_hour: Figure
+    replicas: Figure
+    replica_hour: Figure
+    most_in_flight: Figure
+    most_tps: Figure
+    most_tph: Figure
+    most_cost: Figure
+    most_itl: Figure
+    one_tps: Figure
+    one_cost: Figure
+    one_over_most: Figure
+    in_tps: Figure
+    in_cost: Figure
+    out_over_in: Figure
+
+
+def worked(d: Deployment) -> Worked:
+    s = d.setting
+    if s.price is None:
+        raise ValueError(f"{s.chip.name} has no price in data/prices.yaml")
+    one, most = run(d, 1), full(d)
+    return Worked(
+        model=s.model.name, precision=s.precision.name, gpu=s.chip.name, layout=d.layout.label,
+        price=usd(s.price.usd_per_gpu_hour),
+        unit=fmt.count(s.price.gpus_per_unit, "GPUs"),
+        rental_hour=usd(s.price.usd_per_gpu_hour * s.price.gpus_per_unit),
+        replicas=fmt.count(d.replicas_per_rental, "replicas"),
+        replica_hour=usd(d.cost_per_replica_hour or 0.0),
+        most_in_flight=fmt.count(most.in_flight, "sequences"),
+        most_tps=tps(most.output_tokens_per_s),
+        most_tph=fmt.quantity(most.output_tokens_per_s * SECONDS_PER_HOUR / 1e6, "Mtok/hour", 2),
+        most_cost=usd_mtok(out_cost(most)),
+        most_itl=ms(most.tpot_s),
+        one_tps=tps(one.output_tokens_per_s),
+        one_cost=usd_mtok(out_cost(one)),
+        one_over_most=fmt.ratio(out_cost(one) / out_cost(most), 0, basis="$/Mtok at one request ÷ at the KV maximum"),
+        in_tps=tps(INPUT_TOKENS / most.prefill_s),
+        in_cost=usd_mtok(in_cost(most)),
+        out_over_in=fmt.ratio(out_cost(most) / in_cost(most), 1, basis="output ÷ input $/Mtok, KV maximum"),
+    )
+
+
+def namespace(cat: Catalog) -> dict[str, Any]:
+    """The names the page's `{{ ... }}` values and claims use."""
+    r = reference(cat)
+    wd = cheapest_layout(r, *WORKED)
+    w = worked(wd)
+    w_most = full(wd)
+
+    # replicas against a larger TP, on one rented instance
+    sp = split_rows(cat)
+    small, big = sp[0], sp[-1]
+    sd, s1, sm = small
+    bd, b1, bm = big
+    s_cost, b_cost = out_cost(sm), out_cost(bm)
+
+    # accelerators: the cheapest GPU-hour against the cheapest token, for the worked model at the KV maximum
+    rows_ = [x for x in grid(r) if x.d.setting.model.id == WORKED[0] and x.d.setting.precision.id == WORKED[1]]
+    by_acc = {x.d.setting.chip.id: x for x in rows_}
+    cheap_hour = priced(r)[0]
+    cheap_tok = min(by_acc, key=lambda a: out_cost(by_acc[a].most))
+    ch, ct = by_acc[cheap_hour], by_acc[cheap_tok]
+    h100, a100 = by_acc["h100-sxm"], by_acc["a100-80gb-sxm"]
+    price = {a: r.eng.prices[a].usd_per_gpu_hour for a in by_acc}
+    tok = {a: out_cost(by_acc[a].most) for a in by_acc}
+    every = grid(r)
+    cheap_hour_not_cheapest = [x for x in every if x.d.setting.chip.id == cheap_hour
+                               and out_cost(x.most) > min(out_cost(y.most) for y in every
+                                                          if y.d.setting.model.id == x.d.setting.model.id
+                                                          and y.d.setting.precision.id == x.d.setting.precision.id)]
+    cheapest_8b = min((x for x in every if x.d.setting.model.id == MODELS[0]), key=lambda x: out_cost(x.most))
+    r405 = [x for x in every if x.d.setting.model.id == MODELS[-1]]
+    pp405 = [x for x in r405 if x.d.layout.pp > 1]
+
+    # utilization
+    plateau, nim_c, nim_t, share = nim_share(cat)
+    nim_first = next(m for k, m in cat.measurements.items() if k.startswith(NIM_SWEEP))
+    nim_gpus, nim_acc = nim_first.layout.tp * nim_first.layout.pp, nim_first.accelerator
+    # how well the time model predicts
+    cal, test = rows(cat, "calibration"), rows(cat, "test")
+    cal_itl, cal_tput = summary(cal, "itl_ms"), summary(cal, "output_tokens_per_s")
+    test_tput = summary(test, "output_tokens_per_s")
+    if cal_itl is None or cal_tput is None or test_tput is None:
+        raise ValueError("the page needs calibration and test rows with ITL and throughput")
+    cal_accs = {x.measurement.accelerator for x in cal}
+    test_accs = {x.measurement.accelerator for x in test}
+    reads = sorted({str(p.sources[0].read) for p in cat.prices.values() if p.site_uses})
+
+    return {
+        "n_in": fmt.count(INPUT_TOKENS, "tokens"),
+        "n_out": fmt.count(OUTPUT_TOKENS, "tokens"),
+        "context": fmt.count(INPUT_TOKENS + OUTPUT_TOKENS, "tokens"),
+        "priced_count": fmt.count(len(r.eng.prices), "accelerators"),
+        "price_read": reads[-1],
+        "w": w,
+        "w_gpu_label": gpu_label(w.gpu),
+        "big_model": r.eng.models[MODELS[-1]].name,
+        # replicas against TP
+        "split_model": r.eng.models[SPLIT[0]].name,
+        "split_precision": r.eng.precisions[SPLIT[1]].name,
+        "split_gpus": fmt.count(sd.gpus_rented),
+        "small_layout": sd.layout.label,
+        "big_layout": bd.layout.label,
+        "small_n": fmt.count(sd.replicas_per_rental, "replicas"),
+        "small_itl1": ms(s1.tpot_s),
+        "big_itl1": ms(b1.tpot_s),
+        "small_ttft1": ms(s1.ttft_s),
+        "big_ttft1": ms(b1.ttft_s),
+        "small_cost1": usd_mtok(out_cost(s1)),
+        "big_cost1": usd_mtok(out_cost(b1)),
+        "small_inflight": fmt.count(sm.in_flight * sd.replicas_per_rental, "sequences"),
+        "big_inflight": fmt.count(bm.in_flight, "sequences"),
+        "small_tps": tps(sm.output_tokens_per_s * sd.replicas_per_rental),
+        "big_tps": tps(bm.output_tokens_per_s),
+        "small_itl": ms(sm.tpot_s),
+        "big_itl": ms(bm.tpot_s),
+        "small_cost": usd_mtok(s_cost),
+        "big_cost": usd_mtok(b_cost),
+        "split_gap": fmt.percent(abs(s_cost / b_cost - 1), 0),
+        "big_itl1_gain": fmt.ratio(s1.tpot_s / b1.tpot_s, 1, basis="ITL of the small TP ÷ the large, one request"),
+        # accelerators
+        "cheap_hour_gpu": gpu_label(ch.d.setting.chip.name),
+        "cheap_hour_price": usd(price[cheap_hour]),
+        "cheap_hour_cost": usd_mtok(tok[cheap_hour]),
+        "cheap_tok_gpu": gpu_label(ct.d.setting.chip.name),
+        "cheap_tok_price": usd(price[cheap_tok]),
+        "cheap_tok_cost": usd_mtok(tok[cheap_tok]),
+        "cheap_tok_layout": ct.d.layout.label,
+        "cheap_gap": fmt.ratio(tok[cheap_hour] / tok[cheap_tok], 1, basis="$/Mtok, cheapest GPU-hour ÷ cheapest token"),
+        "h100_price": usd(price["h100-sxm"]),
+        "a100_price": usd(price["a100-80gb-sxm"]),
+        "h100_cost": usd_mtok(tok["h100-sxm"]),
+        "a100_cost": usd_mtok(tok["a100-80gb-sxm"]),
+        "h100_price_ratio": fmt.ratio(price["h100-sxm"] / price["a100-80gb-sxm"], 2, basis="H100 ÷ A100 $/GPU-hour"),
+        "h100_tput_ratio": fmt.ratio(h100.most.output_tokens_per_s / h100.d.rented_gpus_per_replica
+                                     / (a100.most.output_tokens_per_s / a100.d.rented_gpus_per_replica), 1,
+                                     basis="H100 ÷ A100 output tokens/s per rented GPU, KV maximum"),
+        "a100_layout": a100.d.layout.label,
+        "a100_itl": ms(a100.most.tpot_s),
+        "h100_itl": ms(h100.most.tpot_s),
+        "cheapest_8b": cheapest_8b.label,
+        "cheapest_8b_cost": usd_mtok(out_cost(cheapest_8b.most)),
+        # load
+        "nim_plateau": tps(plateau),
+        "nim_gpus": fmt.count(nim_gpus),
+        "nim_gpu": gpu_label(cat.accelerators[nim_acc].name),
+        "nim_c": fmt.count(nim_c, "requests"),
+        "nim_t": tps(nim_t),
+        "nim_share": fmt.percent(share, 0),
+        "ttft_budget": fmt.quantity(TTFT_BUDGET_S, "s", 0, show_unit=True),
+        "w_cost_nim": usd_mtok(out_cost(w_most) / share),
+        "w_cost_half": usd_mtok(out_cost(w_most) / FLEET_SHARES[0]),
+        "fleet_half": fmt.percent(FLEET_SHARES[0], 0),
+        # the time model
+        "cal_itl": fmt.percent(cal_itl[0]),
+        "cal_tput": fmt.percent(cal_tput[0]),
+        "test_tput": fmt.percent(test_tput[0]),
+        "test_tput_worst": fmt.percent(test_tput[1]),
+        "cal_gpu": gpu_label(cat.accelerators[sorted(cal_accs)[0]].name),
+        # claims
+        "batching_pays": fmt.claim(out_cost(run(wd, 1)) > 10 * out_cost(w_most),
+                                   f"${out_cost(run(wd, 1)):.2f} at one request > 10 × ${out_cost(w_most):.3f}"),
+        "input_cheaper": fmt.claim(in_cost(w_most) < out_cost(w_most),
+                                   f"input ${in_cost(w_most):.3f} < output ${out_cost(w_most):.3f} per Mtok"),
+        "tp_faster_alone": fmt.claim(b1.tpot_s < s1.tpot_s and b1.ttft_s < s1.ttft_s,
+                                     f"ITL {b1.tpot_s * 1e3:.1f} < {s1.tpot_s * 1e3:.1f} ms, "
+                                     f"TTFT {b1.ttft_s * 1e3:.0f} < {s1.ttft_s * 1e3:.0f} ms"),
+        "replicas_cheaper_alone": fmt.claim(out_cost(s1) < out_cost(b1),
+                                            f"${out_cost(s1):.2f} < ${out_cost(b1):.2f} per Mtok at one request each"),
+        "split_close_at_peak": fmt.claim(abs(s_cost / b_cost - 1) < 0.15,
+                                         f"${s_cost:.3f} against ${b_cost:.3f} per Mtok at the KV maximum"),
+        "big_holds_more": fmt.claim(bm.in_flight > sm.in_flight * sd.replicas_per_rental,
+                                    f"{bm.in_flight} > {sd.replicas_per_rental} × {sm.in_flight} sequences"),
+        "big_slower_full": fmt.claim(bm.tpot_s > sm.tpot_s,
+                                     f"ITL {bm.tpot_s * 1e3:.1f} > {sm.tpot_s * 1e3:.1f} ms at the KV maximum"),
+        "cheap_hour_not_cheap_tok": fmt.claim(cheap_hour != cheap_tok and tok[cheap_hour] > tok[cheap_tok],
+                                              f"{cheap_hour} ${price[cheap_hour]:.2f}/GPU-hour, ${tok[cheap_hour]:.3f}"
+                                              f"/Mtok; {cheap_tok} ${price[cheap_tok]:.2f}, ${tok[cheap_tok]:.3f}"),
+        "cheap_hour_dearest": fmt.claim(tok[cheap_hour] == max(tok.values()),
+                                        f"{cheap_hour}: ${tok[cheap_hour]:.3f}, the most of {len(tok)}"),
+        "cheap_hour_never_cheapest": fmt.claim(len(cheap_hour_not_cheapest) == len(MODELS) * len(PRECISIONS),
+                                               f"{len(cheap_hour_not_cheapest)} of {len(MODELS) * len(PRECISIONS)} "
+                                               "model × precision rows"),
+        "h100_beats_a100": fmt.claim(price["h100-sxm"] > price["a100-80gb-sxm"] and tok["h100-sxm"] < tok["a100-80gb-sxm"],
+                                     f"${price['h100-sxm']:.2f} > ${price['a100-80gb-sxm']:.2f}/GPU-hour, "
+                                     f"${tok['h100-sxm']:.3f} < ${tok['a100-80gb-sxm']:.3f}/Mtok"),
+        "a100_weight_only": fmt.claim(a100.d.weight_only, f"{a100.d.setting.chip.name} computes {a100.d.compute_format}"),
+        "pp405": fmt.claim(bool(pp405) and all(x.d.setting.precision.id == "bf16" for x in pp405),
+                           "; ".join(f"{x.label}: {x.d.layout.label}" for x in pp405) or "none"),
+        "latency_share_below_one": fmt.claim(0.5 < share < 1.0, f"{nim_t:.0f} ÷ {plateau:.0f} tokens/s"),
+        "cal_one_gpu": fmt.claim(len(cal_accs) == 1, f"calibration accelerators: {sorted(cal_accs)}"),
+        "untested_gpus": fmt.claim(not {"mi300x", "a100-80gb-sxm", "b200"} & (cal_accs | test_accs),
+                                   f"measured accelerators: {sorted(cal_accs | test_accs)}"),
+    }
