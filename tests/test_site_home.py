@@ -32,4 +32,4 @@ def test_start_here_path_links_the_foundations_in_order(built: Build) -> None:
     page = built.page("index.html")
     heading = next(h for h in page.select("article h2") if h.get_text().startswith("Start here"))
     links = [a["href"] for a in heading.find_next("ol").select("a")]
-    assert links == ["hbm/", "roofline/", "precision/", "interconnect/", "parallelism/", "kv-cache/", "cost/"]
+    assert links == ["hbm/", "roofline/", "precision/", "interconnect/", "parallelism/", "moe/", "kv-cache/", "cost/"]

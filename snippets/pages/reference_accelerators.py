@@ -208,4 +208,4 @@ def used_on_table(cat: Catalog) -> str:
     from snippets.usage import placeholder
 
     rows: list[list[fmt.Cell]] = [[a.name, placeholder("accelerator", k)] for k, a in cat.accelerators.items()]
-    return fmt.table("usedon", ["Accelerator", "Shown on"], rows, align="ll")
+    return fmt.table("usedon", ["Accelerator", "Shown on"], rows, align="ll") + as_of(cat.accelerators.values())

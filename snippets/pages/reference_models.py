@@ -199,4 +199,4 @@ def used_on_table(cat: Catalog) -> str:
     from snippets.usage import placeholder
 
     rows: list[list[fmt.Cell]] = [[m.name, placeholder("model", k)] for k, m in cat.models.items()]
-    return fmt.table("usedon", ["Model", "Shown on"], rows, align="ll")
+    return fmt.table("usedon", ["Model", "Shown on"], rows, align="ll") + as_of(cat.models.values())

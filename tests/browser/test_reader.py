@@ -309,7 +309,8 @@ def test_wide_tables_keep_their_key_column_and_say_they_scroll(browser: Any, sit
                         w.scrollLeft = w.scrollWidth;
                         // after scrolling to the far end, the key cell must still lie inside the visible wrapper
                         const k = key ? key.getBoundingClientRect() : null, r = w.getBoundingClientRect();
-                        const left = !k ? 0 : k.left < r.left - 1 ? k.left - r.left : k.right > r.right + 1 ? k.right - r.right : 0;
+                        const left = !k ? 0 : k.left < r.left - 1 ? k.left - r.left
+                            : k.right > r.right + 1 ? k.right - r.right : 0;
                         w.scrollLeft = 0;
                         return {head: head.trim().slice(0, 30), marked: w.getAttribute('data-sa-wide'), hint, left};
                     })"""

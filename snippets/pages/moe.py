@@ -1,0 +1,592 @@
+"""Page model of "Mixture of experts and expert parallelism" (docs/moe.md).
+
+Every deployment is the engine's (`snippets.pages.scenario.reference`, `deploy`, `feasible`); every byte and
+second is the engine's `forward` and `predict` (`snippets.engine.timing`), with the engine's links (`ep_link`)
+and collectives (`alltoall`). What this module adds, as page helpers the engine does not offer (flagged for
+the engine's owners):
+
+- `touched_share`: the expected share of a layer's routed experts a batch of `b` tokens routes to,
+  1 − (1 − k/E)^b (uniform, independent routing), the same expression `forward` uses inside;
+- `weights_read`: the weight bytes of one decode step, `forward`'s bytes less the KV cache it reads (the engine
+  reports the two only summed);
+- `a2a_bytes_per_token`: what one token sends in one dispatch (its hidden vector to each of its k experts, in
+  BF16), the message `forward` builds inside;
+- `smallest_tp_only`: the fewest GPUs a pure tensor-parallel layout (no PP) needs, by `feasible` over TP degrees;
+- `why_more`: the reason a documented deployment rents more GPUs than the engine's own choice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from snippets import charts, fmt
+from snippets.data import Catalog
+from snippets.engine import Deployment, Layout, deploy, feasible, setting
+from snippets.engine.layout import experts_per_gpu
+from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
+from snippets.engine.params import moe_layers, total_params
+from snippets.engine.specs import ArchLike, ChipSpec
+from snippets.engine.timing import ACTIVATION_BYTES, Link, alltoall, ep_link, forward, predict
+from snippets.fmt import Figure
+from snippets.pages.scenario import Reference, reference
+
+MODELS = ("mixtral-8x7b", "deepseek-v3", "deepseek-r1", "qwen3-235b-a22b", "gpt-oss-120b", "gpt-oss-20b",
+          "llama-4-scout", "llama-4-maverick")
+"""The mixture-of-experts models of data/models.yaml, in the table's order."""
+MODEL = "deepseek-v3"
+PRECISION = "fp8"
+ACCEL = "h200-sxm"
+NVL72 = "gb200-nvl72"
+GPUS = 8
+CONTEXT = 2048
+"""Tokens per sequence on this page: a prompt of half and an answer of half (`predict`'s request)."""
+CONCURRENCY = 64
+"""The worked decode batch, and the cost lens's first load."""
+HEAVY = 1024
+"""The cost lens's second load: more sequences than a TP8 replica's KV cache holds at CONTEXT."""
+BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+"""Decode batches of the reads table and chart."""
+PREFILL_TOKENS = 8192
+"""Prompt tokens each GPU's attention prefills in one pass, for the all-to-all table."""
+NETWORK_EP = 16
+"""Expert parallelism over two HGX H200 nodes: the all-to-all crosses the network."""
+QUIZ_MODEL = "qwen3-235b-a22b"
+QUIZ_MIXTRAL = "mixtral-8x7b"
+QUIZ_BATCH = 32
+QUIZ_MIXTRAL_BATCH = 4
+
+SOURCES = (
+    ("models", "mixtral-8x7b"),
+    ("models", "deepseek-v3"),
+    ("models", "deepseek-r1"),
+    ("models", "qwen3-235b-a22b"),
+    ("models", "gpt-oss-120b"),
+    ("models", "gpt-oss-20b"),
+    ("models", "llama-4-scout"),
+    ("models", "llama-4-maverick"),
+    ("accelerators", "h200-sxm"),
+    ("accelerators", "gb200"),
+    ("interconnects", "hgx-h200-8"),
+    ("interconnects", "gb200-nvl72"),
+    ("precisions", "fp8"),
+    ("scenarios", "reference"),
+    ("policies", "vllm-default"),
+    ("policies", "tp-in-node"),
+    ("policies", "measured-fractions"),
+)
+"""The data entries this page's figures are computed from (every DeepSeek-V3 row of data/deployments.yaml is
+also read by the deployments table)."""
+
+
+# --------------------------------------------------------------------------- formatting
+
+def gb(x: float, digits: int = 1) -> Figure:
+    return fmt.nbytes(x, "GB", digits)
+
+
+def kb(x: float) -> Figure:
+    return fmt.quantity(x / 1e3, "kB", 1, show_unit=True, basis="kB = 10^3 bytes")
+
+
+def mb(x: float) -> Figure:
+    return fmt.quantity(x / 1e6, "MB", 2, show_unit=True, basis="MB = 10^6 bytes")
+
+
+def ms(seconds: float, digits: int = 1) -> Figure:
+    return fmt.quantity(seconds * 1e3, "ms", digits, show_unit=True)
+
+
+def us(seconds: float, digits: int = 1) -> Figure:
+    return fmt.quantity(seconds * 1e6, "µs", digits, show_unit=True)
+
+
+def gbps(x: float) -> Figure:
+    return fmt.quantity(x / 1e9, "GB/s", 0, show_unit=True, basis="per direction, achieved")
+
+
+def usd(x: float) -> Figure:
+    return fmt.Figure(x, "USD", f"${fmt.number(x, 2)}", "indicative on-demand list price")
+
+
+def tok_s(x: float) -> Figure:
+    return fmt.quantity(x, "tokens/s", 0)
+
+
+def seqs(n: int) -> Figure:
+    return fmt.count(n, "sequences")
+
+
+def gpu_label(chip: ChipSpec) -> str:
+    return chip.name.replace("NVIDIA ", "").replace("AMD Instinct ", "")
+
+
+# --------------------------------------------------------------------------- page helpers (not in the engine)
+
+def touched_share(arch: ArchLike, tokens: int) -> float:
+    """Expected share of a layer's routed experts that `tokens` tokens route to: 1 − (1 − k/E)^b."""
+    moe = arch.moe
+    if moe is None:
+        return 1.0
+    return 1 - (1 - moe.active_experts / moe.experts) ** tokens
+
+
+def kv_read(d: Deployment, batch: int, context: float) -> float:
+    """KV-cache bytes one decode step of `batch` sequences at `context` reads on the busiest GPU (one stage)."""
+    s = d.setting
+    arch = s.model.arch
+    return kv_bytes_per_token_per_gpu(arch, arch.layers, d.layout.tp, s.kv_precision.bytes_per_param,
+                                      context_tokens=context) * context * batch / d.layout.dp
+
+
+def weights_read(d: Deployment, batch: int) -> float:
+    """Weight bytes a decode step of `batch` tokens reads per GPU: `forward` at no context (no KV cache)."""
+    return forward(d, batch, 0, prefill=False).bytes_read
+
+
+def a2a_bytes_per_token(arch: ArchLike) -> float:
+    """What one token sends in one dispatch (and gets back in one combine): its hidden vector to each of its
+    k routed experts, in BF16."""
+    moe = arch.moe
+    if moe is None:
+        raise ValueError("not a mixture-of-experts model")
+    return moe.active_experts * arch.hidden_size * ACTIVATION_BYTES
+
+
+def ds_deployment(r: Reference, layout: Layout, concurrency: int = CONCURRENCY, node: str | None = None) -> Deployment:
+    if node is None:
+        return r.deployment(MODEL, PRECISION, accelerator=ACCEL, layout=layout, concurrency=concurrency,
+                            context_tokens=CONTEXT)
+    return r.deployment(MODEL, PRECISION, node=node, layout=layout, concurrency=concurrency, context_tokens=CONTEXT)
+
+
+def layouts() -> dict[str, Layout]:
+    """The three layouts of DeepSeek-V3 on one 8-GPU node the page compares."""
+    return {"tp": Layout(GPUS), "ep": Layout(GPUS, ep=GPUS), "dp": Layout(1, ep=GPUS, dp=GPUS)}
+
+
+# --------------------------------------------------------------------------- total and active parameters
+
+def params_rows(cat: Catalog) -> list[dict[str, Any]]:
+    r = reference(cat)
+    out = []
+    for mid in MODELS:
+        m = r.eng.models[mid]
+        a = m.arch
+        moe = a.moe
+        assert moe is not None  # noqa: S101 - every model of MODELS routes to experts
+        total, active = total_params(a), total_params(a, active=True)
+        out.append({"id": mid, "name": m.name, "total": total, "active": active, "experts": moe.experts,
+                    "k": moe.active_experts, "shared": moe.shared_experts, "moe_layers": moe_layers(a),
+                    "layers": a.layers})
+    return out
+
+
+def params_table(cat: Catalog) -> str:
+    rows: list[list[fmt.Cell]] = []
+    for p in params_rows(cat):
+        rows.append([p["name"], fmt.params(p["total"], 1), fmt.params(p["active"], 1),
+                     fmt.percent(p["active"] / p["total"], 1), fmt.count(p["experts"], "experts"),
+                     fmt.count(p["k"], "experts"), fmt.count(p["shared"], "experts"),
+                     f"{p['moe_layers']} of {p['layers']}"])
+    return fmt.table("params", ["Model", "Total", "Active per token", "Active share", "Routed experts",
+                                "Routed per token", "Shared", "MoE layers"], rows)
+
+
+# --------------------------------------------------------------------------- reads against the batch
+
+def reads_table(cat: Catalog) -> str:
+    r = reference(cat)
+    d = ds_deployment(r, layouts()["ep"])
+    arch = d.setting.model.arch
+    held = d.memory.weights
+    rows: list[list[fmt.Cell]] = []
+    for b in BATCHES:
+        w = weights_read(d, b)
+        rows.append([fmt.count(b, "tokens"), fmt.percent(touched_share(arch, b), 1), gb(w),
+                     fmt.percent(w / held, 0), gb(w / b, 2)])
+    return fmt.table("reads", ["Batch (tokens)", "Experts touched", "Weights read per GPU", "Of weights held",
+                               "Per token"], rows)
+
+
+def reads_chart(cat: Catalog) -> str:
+    r = reference(cat)
+    d = ds_deployment(r, layouts()["ep"])
+    held = d.memory.weights / 1e9
+    pts = [(float(b), weights_read(d, b) / 1e9) for b in BATCHES]
+    svg = charts.lines(
+        "moe-reads",
+        [charts.Series("weights read per step", pts),
+         charts.Series("weights held", [(float(b), held) for b in BATCHES])],
+        "decode batch (tokens)", "GB per GPU",
+        f"Weight bytes a decode step reads, {d.setting.model.name} on {d.layout.label}",
+        "Weight bytes one GPU reads in one decode step against the batch, rising from the active experts at one "
+        "token towards every expert the GPU holds, with the flat line of the weights it holds.",
+    )
+    return charts.figure(svg, f"Weight bytes per GPU per decode step, {d.setting.model.name} in "
+                              f"{d.setting.precision.name} on {d.gpus} {gpu_label(d.setting.chip)} "
+                              f"({d.layout.label}); the engine's forward pass with no KV cache.")
+
+
+# --------------------------------------------------------------------------- all-to-all
+
+@dataclass(frozen=True)
+class A2aRow:
+    label: str
+    d: Deployment
+    link: Link
+    decode_one: float
+    decode_step: float
+    decode_pass_comm: float
+    decode_pass_total: float
+    prefill_one: float
+    prefill_pass_comm: float
+    prefill_pass_total: float
+
+
+def a2a_rows(r: Reference) -> list[A2aRow]:
+    arch = r.eng.models[MODEL].arch
+    per_tok = a2a_bytes_per_token(arch)
+    n_moe = moe_layers(arch)
+    out = []
+    nvl = r.eng.nodes[NVL72].gpus
+    h200_node = r.eng.node_of(ACCEL)
+    assert h200_node is not None  # noqa: S101 - the data has an HGX H200 node
+    for node, ep in ((h200_node.id, GPUS), (NVL72, nvl), (h200_node.id, NETWORK_EP)):
+        lay = Layout(1, ep=ep, dp=ep)
+        d = ds_deployment(r, lay, concurrency=CONCURRENCY * ep, node=node)
+        link = ep_link(d)
+        one = alltoall(CONCURRENCY * per_tok, ep, link).seconds
+        pre_one = alltoall(PREFILL_TOKENS * per_tok, ep, link).seconds
+        dec = forward(d, CONCURRENCY * ep, CONTEXT, prefill=False)
+        pre = forward(d, PREFILL_TOKENS * ep, 0, prefill=True)
+        label = f"{d.setting.node.name}: {ep} GPUs over {link.name}"
+        out.append(A2aRow(label, d, link, one, 2 * n_moe * one, dec.comm_s, dec.total_s, pre_one, pre.comm_s,
+                          pre.total_s))
+    return out
+
+
+def a2a_table(cat: Catalog) -> str:
+    r = reference(cat)
+    rows: list[list[fmt.Cell]] = []
+    for x in a2a_rows(r):
+        rows.append([x.label, gbps(x.link.bytes_per_s), us(x.link.hop_s), us(x.decode_one),
+                     fmt.percent(x.decode_pass_comm / x.decode_pass_total, 0), us(x.prefill_one, 0),
+                     fmt.percent(x.prefill_pass_comm / x.prefill_pass_total, 0)])
+    return fmt.table("a2a", ["Expert-parallel group", "Link", "Hop", "Decode all-to-all", "Of the decode step",
+                             "Prefill all-to-all", "Of the prefill"], rows)
+
+
+# --------------------------------------------------------------------------- documented deployments
+
+def smallest_tp_only(st: Any, limit: int = 64) -> int | None:
+    """The fewest GPUs of a pure tensor-parallel layout (no PP, no EP) that `feasible` accepts, up to `limit`."""
+    for t in range(1, limit + 1):
+        if not feasible(st, Layout(t)):
+            return t
+    return None
+
+
+@dataclass(frozen=True)
+class DocRow:
+    label: str
+    documented: Deployment
+    engine: Deployment
+    tp_only: int | None
+    reason: str
+
+
+def why_more(doc: Deployment, eng: Deployment, tp_only: int | None) -> str:
+    """Why the documented layout rents more GPUs than the engine's; the build stops if none of the reasons holds."""
+    if doc.gpus <= eng.gpus:
+        return "no more GPUs than the engine's"
+    if doc.max_concurrency > eng.max_concurrency:
+        return f"sized for serving batches: holds {doc.max_concurrency / eng.max_concurrency:,.1f}× the sequences"
+    if doc.layout.pp == 1 and doc.layout.ep == 1 and tp_only == doc.gpus:
+        return f"tensor parallelism alone: TP{doc.gpus} is the smallest TP-only layout that fits, the engine uses PP"
+    raise ValueError(f"no reason found why {doc.layout.label} needs more GPUs than the engine's {eng.layout.label}")
+
+
+def doc_rows(cat: Catalog) -> list[DocRow]:
+    r = reference(cat)
+    out = []
+    for dep in cat.deployments.values():
+        if dep.model != MODEL:
+            continue
+        ctx = dep.context_tokens or r.scenario.context_tokens
+        st = setting(r.eng, dep.model, dep.precision, r.scenario.id, accelerator=dep.accelerator, concurrency=1,
+                     context_tokens=ctx)
+        lay = Layout(dep.layout.tp, dep.layout.pp, dep.layout.ep, dep.layout.dp)
+        problems = feasible(st, lay)
+        if problems:
+            raise ValueError(f"documented {lay.label} is refused: {problems}")
+        doc, eng = deploy(st, lay), deploy(st)
+        tp_only = smallest_tp_only(st)
+        label = f"{st.precision.name} · {dep.gpus} × {gpu_label(st.chip)}"
+        out.append(DocRow(label, doc, eng, tp_only, why_more(doc, eng, tp_only)))
+    return out
+
+
+def doc_table(cat: Catalog) -> str:
+    rows: list[list[fmt.Cell]] = []
+    for x in doc_rows(cat):
+        m = x.documented.memory
+        rows.append([x.label, x.documented.layout.label, f"yes, {m.used / 1e9:,.0f} of {m.pool / 1e9:,.0f} GB",
+                     x.engine.layout.label, seqs(x.documented.max_concurrency), seqs(x.engine.max_concurrency),
+                     x.reason])
+    ctx = f"{reference(cat).scenario.context_tokens:,}"
+    return fmt.table("docs", ["Documented (SGLang)", "Layout", "Fits, per GPU", "Engine's choice",
+                              f"Sequences of {ctx}", "Engine's", "Why the documented count is larger"], rows,
+                     align="llllrrl")
+
+
+# --------------------------------------------------------------------------- cost lens
+
+def cost_rows(r: Reference) -> dict[str, dict[str, Any]]:
+    out = {}
+    for key, lay in layouts().items():
+        d = ds_deployment(r, lay, concurrency=1)
+        lo, hi = predict(d, CONCURRENCY, CONTEXT // 2, CONTEXT // 2), predict(d, HEAVY, CONTEXT // 2, CONTEXT // 2)
+        out[key] = {"d": d, "lo": lo, "hi": hi}
+    return out
+
+
+def cost_table(cat: Catalog) -> str:
+    r = reference(cat)
+    rows: list[list[fmt.Cell]] = []
+    for c in cost_rows(r).values():
+        d, lo, hi = c["d"], c["lo"], c["hi"]
+        rows.append([d.layout.label, gb(d.memory.weights), seqs(d.max_concurrency),
+                     tok_s(lo.output_tokens_per_s), usd(lo.usd_per_mtok_output),
+                     seqs(hi.in_flight), tok_s(hi.output_tokens_per_s), usd(hi.usd_per_mtok_output)])
+    return fmt.table("cost", ["Layout", "Weights per GPU", "Sequences held",
+                              f"Tokens/s at {CONCURRENCY}", f"$/Mtok at {CONCURRENCY}",
+                              f"In flight of {HEAVY}", f"Tokens/s at {HEAVY}", f"$/Mtok at {HEAVY}"], rows)
+
+
+# --------------------------------------------------------------------------- worked example
+
+def worked_example(cat: Catalog) -> str:
+    """One decode step of the worked deployment, step by step, as Markdown with figure spans."""
+    ns = namespace(cat)
+    h = fmt.fig_html
+    w = ns["w"]
+    lines = [
+        f"1. **Weights held.** Each GPU holds {h(w.experts_gpu, 'wx.experts_gpu')} of the "
+        f"{h(w.experts, 'wx.experts')} routed experts of every MoE layer, and a slice of everything else: "
+        f"{h(w.held, 'wx.held')} per GPU, of which the routed experts are {h(w.expert_held, 'wx.expert_held')}.",
+        f"2. **Experts touched.** Each of the {h(w.batch, 'wx.batch')} tokens picks "
+        f"{h(w.k, 'wx.k')} of the {h(w.experts, 'wx.experts')}; the expected share of experts at least one token "
+        f"picks is 1 − (1 − {h(w.k, 'wx.k')} ÷ {h(w.experts, 'wx.experts')})^{h(w.batch, 'wx.batch')} = "
+        f"{h(w.touched, 'wx.touched')}.",
+        f"3. **Weights read.** Everything but the routed experts, plus that share of them: "
+        f"{h(w.other_held, 'wx.other_held')} + {h(w.touched, 'wx.touched')} × {h(w.expert_held, 'wx.expert_held')} = "
+        f"{h(w.read, 'wx.read')} per GPU, against {h(w.read1, 'wx.read1')} for one token.",
+        f"4. **KV cache read.** The latent cache of {h(w.batch, 'wx.batch')} sequences at "
+        f"{h(w.context, 'wx.context')} tokens, whole on every GPU: {h(w.kv, 'wx.kv')}.",
+        f"5. **Memory time.** ({h(w.read, 'wx.read')} + {h(w.kv, 'wx.kv')}) ÷ achieved HBM bandwidth = "
+        f"{h(w.memory, 'wx.memory')}.",
+        f"6. **All-to-all.** Each token sends its hidden vector to its {h(w.k, 'wx.k')} experts: "
+        f"{h(w.tok_bytes, 'wx.tok_bytes')} per token, {h(w.msg, 'wx.msg')} per GPU for the batch; one dispatch over "
+        f"NVLink takes {h(w.a2a, 'wx.a2a')}, and a step has a dispatch and a combine in each of "
+        f"{h(w.moe_layers, 'wx.moe_layers')} MoE layers. With the all-reduces after attention, communication is "
+        f"{h(w.comm, 'wx.comm')}.",
+        f"7. **The step.** Memory, communication and the fixed overhead per layer: "
+        f"**{h(w.step, 'wx.step')}**, so {h(w.tps, 'wx.tps')} tokens per second for the batch.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Worked:
+    layout: str
+    experts: Figure
+    experts_gpu: Figure
+    k: Figure
+    batch: Figure
+    context: Figure
+    held: Figure
+    expert_held: Figure
+    other_held: Figure
+    touched: Figure
+    read: Figure
+    read1: Figure
+    kv: Figure
+    memory: Figure
+    tok_bytes: Figure
+    msg: Figure
+    a2a: Figure
+    moe_layers: Figure
+    comm: Figure
+    step: Figure
+    tps: Figure
+
+
+def worked(r: Reference) -> Worked:
+    d = ds_deployment(r, layouts()["ep"])
+    arch = d.setting.model.arch
+    moe = arch.moe
+    assert moe is not None  # noqa: S101
+    sw = stage_weights(arch, d.setting.precision, d.layout)[0]
+    p = forward(d, CONCURRENCY, CONTEXT, prefill=False)
+    per_tok = a2a_bytes_per_token(arch)
+    t = touched_share(arch, CONCURRENCY)
+    return Worked(
+        layout=d.layout.label, experts=fmt.count(moe.experts, "experts"),
+        experts_gpu=fmt.count(experts_per_gpu(moe.experts, d.layout.ep), "experts"),
+        k=fmt.count(moe.active_experts, "experts"), batch=fmt.count(CONCURRENCY, "tokens"),
+        context=fmt.count(CONTEXT, "tokens"), held=gb(sw.total), expert_held=gb(sw.expert_bytes),
+        other_held=gb(sw.total - sw.expert_bytes), touched=fmt.percent(t, 1),
+        read=gb(weights_read(d, CONCURRENCY)), read1=gb(weights_read(d, 1)), kv=gb(kv_read(d, CONCURRENCY, CONTEXT), 2),
+        memory=ms(p.memory_s, 2), tok_bytes=kb(per_tok), msg=mb(CONCURRENCY * per_tok),
+        a2a=us(alltoall(CONCURRENCY * per_tok, d.layout.ep, ep_link(d)).seconds),
+        moe_layers=fmt.count(moe_layers(arch), "layers"), comm=ms(p.comm_s, 2), step=ms(p.total_s, 1),
+        tps=tok_s(CONCURRENCY / p.total_s),
+    )
+
+
+# --------------------------------------------------------------------------- namespace
+
+def namespace(cat: Catalog) -> dict[str, Any]:
+    """The names the page's `{{ ... }}` values and claims use."""
+    r = reference(cat)
+    prows = {p["id"]: p for p in params_rows(cat)}
+    ds, mx = prows[MODEL], prows["mixtral-8x7b"]
+    scout, mav = prows["llama-4-scout"], prows["llama-4-maverick"]
+    sparsest = min(prows.values(), key=lambda p: p["active"] / p["total"])
+    densest = max(prows.values(), key=lambda p: p["active"] / p["total"])
+    arch = r.eng.models[MODEL].arch
+    moe = arch.moe
+    assert moe is not None  # noqa: S101
+    lays = layouts()
+    d_tp, d_ep, d_dp = (ds_deployment(r, lays[k]) for k in ("tp", "ep", "dp"))
+    chip = d_ep.setting.chip
+    w = worked(r)
+    held = d_ep.memory.weights
+    read1, read_big = weights_read(d_ep, 1), weights_read(d_ep, BATCHES[-1])
+    total_bytes = d_ep.weight_bytes
+    half = next(b for b in range(1, 1 << 16) if touched_share(arch, b) >= 0.5)
+
+    a2a = a2a_rows(r)
+    nv8, nv72, net = a2a
+    per_tok = a2a_bytes_per_token(arch)
+
+    docs = doc_rows(cat)
+    doc_h200 = next(x for x in docs if x.documented.setting.chip.id == ACCEL and x.documented.gpus == GPUS
+                    and x.documented.setting.precision.id == PRECISION)
+    larger = [x for x in docs if x.documented.gpus > x.engine.gpus]
+    batches = [x for x in larger if x.reason.startswith("sized for serving")]
+    tp_only = [x for x in larger if x.reason.startswith("tensor parallelism alone")]
+
+    cost = cost_rows(r)
+    c_tp, c_ep, c_dp = cost["tp"], cost["ep"], cost["dp"]
+    cheapest_lo = min(cost.values(), key=lambda c: c["lo"].usd_per_mtok_output)
+    cheapest_hi = min(cost.values(), key=lambda c: c["hi"].usd_per_mtok_output)
+
+    qwen = prows[QUIZ_MODEL]
+    qarch = r.eng.models[QUIZ_MODEL].arch
+    qmoe = qarch.moe
+    march = r.eng.models[QUIZ_MIXTRAL].arch
+    mmoe = march.moe
+    assert qmoe is not None and mmoe is not None  # noqa: S101
+    q_tok = a2a_bytes_per_token(qarch)
+
+    kv_seq = d_tp.memory.kv_per_sequence
+    return {
+        # parameters
+        "ds_name": r.eng.models[MODEL].name, "r1_name": r.eng.models["deepseek-r1"].name,
+        "ds_total": fmt.params(ds["total"]), "ds_active": fmt.params(ds["active"], 1),
+        "ds_share": fmt.percent(ds["active"] / ds["total"], 1),
+        "ds_experts": fmt.count(ds["experts"], "experts"), "ds_k": fmt.count(ds["k"], "experts"),
+        "ds_shared": fmt.count(ds["shared"], "experts"),
+        "mx_name": mx["name"], "mx_total": fmt.params(mx["total"], 1), "mx_active": fmt.params(mx["active"], 1),
+        "mx_share": fmt.percent(mx["active"] / mx["total"], 0),
+        "scout_name": scout["name"], "mav_name": mav["name"], "scout_total": fmt.params(scout["total"]),
+        "mav_total": fmt.params(mav["total"]), "scout_active": fmt.params(scout["active"], 1),
+        "mav_active": fmt.params(mav["active"], 1), "mav_over_scout": fmt.ratio(mav["total"] / scout["total"]),
+        "same_active": fmt.claim(abs(scout["active"] - mav["active"]) / mav["active"] < 0.01
+                                 and mav["total"] > 3 * scout["total"],
+                                 f"{scout['active']:,} vs {mav['active']:,} active; {mav['total']:,} vs "
+                                 f"{scout['total']:,} total"),
+        "sparsest_name": sparsest["name"], "sparsest_share": fmt.percent(sparsest["active"] / sparsest["total"], 1),
+        "densest_name": densest["name"], "densest_share": fmt.percent(densest["active"] / densest["total"], 0),
+        # memory and reads
+        "gpus": fmt.count(GPUS), "gpu_name": gpu_label(chip), "precision": d_ep.setting.precision.name,
+        "ep_layout": d_ep.layout.label, "tp_layout": d_tp.layout.label, "dp_layout": d_dp.layout.label,
+        "total_bytes": gb(total_bytes, 0), "held": gb(held), "read1": gb(read1), "read_big": gb(read_big),
+        "read1_share": fmt.percent(read1 / held, 0), "read_big_share": fmt.percent(read_big / held, 0),
+        "big_batch": fmt.count(BATCHES[-1], "tokens"), "half_batch": fmt.count(half, "tokens"),
+        "reads_follow_active": fmt.claim(read1 < 0.2 * held, f"{read1 / 1e9:.1f} GB read of {held / 1e9:.1f} GB held"),
+        "reads_approach_total": fmt.claim(read_big > 0.9 * held,
+                                          f"{read_big / 1e9:.1f} GB read of {held / 1e9:.1f} GB held"),
+        "w": w, "context": fmt.count(CONTEXT, "tokens"), "concurrency": fmt.count(CONCURRENCY, "sequences"),
+        # all-to-all
+        "tok_bytes": kb(per_tok), "hidden": fmt.count(arch.hidden_size, "channels"),
+        "act_bytes": fmt.count(ACTIVATION_BYTES, "bytes"), "prefill_tokens": fmt.count(PREFILL_TOKENS, "tokens"),
+        "nv8_one": us(nv8.decode_one), "nv72_one": us(nv72.decode_one),
+        "net_one": us(net.decode_one), "nv8_pre": us(nv8.prefill_one, 0), "nv72_pre": us(nv72.prefill_one, 0),
+        "net_pre": us(net.prefill_one, 0), "nvl72_gpus": fmt.count(r.eng.nodes[NVL72].gpus),
+        "net_ep": fmt.count(NETWORK_EP), "net_bw": gbps(net.link.bytes_per_s), "nv8_bw": gbps(nv8.link.bytes_per_s),
+        "nv72_bw": gbps(nv72.link.bytes_per_s),
+        "net_pre_share": fmt.percent(net.prefill_pass_comm / net.prefill_pass_total, 0),
+        "nv8_pre_share": fmt.percent(nv8.prefill_pass_comm / nv8.prefill_pass_total, 0),
+        "net_slower": fmt.ratio(net.prefill_one / nv8.prefill_one),
+        "network_hurts_prefill": fmt.claim(net.prefill_one > 3 * nv8.prefill_one,
+                                           f"{net.prefill_one * 1e6:.0f} µs vs {nv8.prefill_one * 1e6:.0f} µs"),
+        "nvl72_fastest": fmt.claim(nv72.prefill_one < nv8.prefill_one < net.prefill_one,
+                                   f"{nv72.prefill_one * 1e6:.0f} < {nv8.prefill_one * 1e6:.0f} < "
+                                   f"{net.prefill_one * 1e6:.0f} µs"),
+        "net_dec_share": fmt.percent(net.decode_pass_comm / net.decode_pass_total, 0),
+        "nv8_dec_share": fmt.percent(nv8.decode_pass_comm / nv8.decode_pass_total, 0),
+        # DP attention
+        "kv_seq": gb(kv_seq, 3), "tp_seqs": seqs(d_tp.max_concurrency), "dp_seqs": seqs(d_dp.max_concurrency),
+        "dp_gain": fmt.ratio(d_dp.max_concurrency / d_tp.max_concurrency),
+        "tp_weights": gb(d_tp.memory.weights), "dp_weights": gb(d_dp.memory.weights),
+        "kv_room_tp": gb(d_tp.memory.kv_room), "kv_room_dp": gb(d_dp.memory.kv_room),
+        "dp_holds_more": fmt.claim(d_dp.max_concurrency > 3 * d_tp.max_concurrency,
+                                   f"{d_dp.max_concurrency} vs {d_tp.max_concurrency} sequences"),
+        "dp_more_weights": fmt.claim(d_dp.memory.weights > d_tp.memory.weights,
+                                     f"{d_dp.memory.weights / 1e9:.1f} GB vs {d_tp.memory.weights / 1e9:.1f} GB"),
+        "latent_whole": fmt.claim(d_tp.memory.kv_per_sequence == d_dp.memory.kv_per_sequence,
+                                  "the same KV bytes per sequence on a GPU of TP8 and of TP1"),
+        # documented deployments
+        "doc_count": fmt.count(len(docs), "deployments"), "doc_larger": fmt.count(len(larger), "deployments"),
+        "doc_batches": fmt.count(len(batches), "deployments"), "doc_tp_only": fmt.count(len(tp_only), "deployments"),
+        "all_feasible": fmt.claim(all(not feasible(x.documented.setting, x.documented.layout) for x in docs),
+                                  f"{len(docs)} documented layouts, each accepted"),
+        "every_larger_explained": fmt.claim(len(batches) + len(tp_only) == len(larger),
+                                            f"{len(batches)} + {len(tp_only)} = {len(larger)}"),
+        "h200_label": doc_h200.label, "h200_doc_layout": doc_h200.documented.layout.label,
+        "h200_doc_used": gb(doc_h200.documented.memory.used), "h200_pool": gb(doc_h200.documented.memory.pool),
+        "h200_engine": doc_h200.engine.layout.label,
+        "h200_matches": fmt.claim(doc_h200.engine.gpus == doc_h200.documented.gpus,
+                                  f"engine {doc_h200.engine.gpus} GPUs = documented {doc_h200.documented.gpus}"),
+        "ref_context": fmt.count(r.scenario.context_tokens, "tokens"),
+        # cost lens
+        "heavy": fmt.count(HEAVY, "sequences"),
+        "c_tp_lo": usd(c_tp["lo"].usd_per_mtok_output), "c_ep_lo": usd(c_ep["lo"].usd_per_mtok_output),
+        "c_dp_lo": usd(c_dp["lo"].usd_per_mtok_output), "c_tp_hi": usd(c_tp["hi"].usd_per_mtok_output),
+        "c_dp_hi": usd(c_dp["hi"].usd_per_mtok_output), "c_ep_hi": usd(c_ep["hi"].usd_per_mtok_output),
+        "tp_in_flight": seqs(c_tp["hi"].in_flight),
+        "dp_cheaper_hi": fmt.ratio(c_tp["hi"].usd_per_mtok_output / c_dp["hi"].usd_per_mtok_output),
+        "tp_cheapest_lo": fmt.claim(cheapest_lo is c_tp, f"cheapest at {CONCURRENCY}: {cheapest_lo['d'].layout.label}"),
+        "dp_cheapest_hi": fmt.claim(cheapest_hi is c_dp, f"cheapest at {HEAVY}: {cheapest_hi['d'].layout.label}"),
+        "ep_dearer_lo": fmt.claim(c_ep["lo"].usd_per_mtok_output > c_tp["lo"].usd_per_mtok_output,
+                                  f"{c_ep['lo'].usd_per_mtok_output:.2f} > {c_tp['lo'].usd_per_mtok_output:.2f}"),
+        "ep_comm": ms(c_ep["lo"].decode.comm_s, 2), "tp_comm": ms(c_tp["lo"].decode.comm_s, 2),
+        "ep_more_comm": fmt.claim(c_ep["lo"].decode.comm_s > c_tp["lo"].decode.comm_s,
+                                  f"{c_ep['lo'].decode.comm_s * 1e3:.2f} ms > {c_tp['lo'].decode.comm_s * 1e3:.2f} ms"),
+        "tp_queues": fmt.claim(c_tp["hi"].in_flight < HEAVY, f"{c_tp['hi'].in_flight} of {HEAVY} in flight"),
+        # quiz
+        "one": fmt.count(1, ""), "two": fmt.count(2, "all-to-alls"),
+        "q_name": qwen["name"], "q_experts": fmt.count(qmoe.experts, "experts"),
+        "q_k": fmt.count(qmoe.active_experts, "experts"), "q_batch": fmt.count(QUIZ_BATCH, "tokens"),
+        "q_touched": fmt.percent(touched_share(qarch, QUIZ_BATCH), 1),
+        "q_hidden": fmt.count(qarch.hidden_size, "channels"), "q_tok_bytes": fmt.count(q_tok, "bytes", show_unit=True),
+        "q_layers": fmt.count(moe_layers(qarch), "layers"),
+        "q_step_bytes": mb(q_tok * 2 * moe_layers(qarch)),
+        "m_name": prows[QUIZ_MIXTRAL]["name"], "m_experts": fmt.count(mmoe.experts, "experts"),
+        "m_k": fmt.count(mmoe.active_experts, "experts"), "m_batch": fmt.count(QUIZ_MIXTRAL_BATCH, "tokens"),
+        "m_touched": fmt.percent(touched_share(march, QUIZ_MIXTRAL_BATCH), 0),
+    }
+
