@@ -40,7 +40,7 @@ def test_the_parallelism_page_has_its_three_diagrams(built: Build, pages: list[s
     assert "parallelism/" in _diagram_pages(built, pages)
     soup = BeautifulSoup((built.site / "parallelism/index.html").read_text(encoding="utf-8"), "html.parser")
     names = [s["aria-labelledby"].split()[0] for s in soup.select("article figure.sa-figure svg.sa-diagram")]
-    assert names == ["tp-split-title", "ring-steps-title", "pipe-schedule-title"]
+    assert names == ["tp-split-title", "pipe-schedule-title", "ring-steps-title"]
 
 
 def test_diagram_text_is_legible_on_a_phone(browser: Any, site_url: str, built: Build, pages: list[str]) -> None:
