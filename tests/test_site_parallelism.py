@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 
@@ -280,3 +281,32 @@ def test_links_to_companion_pages(page) -> None:
     hrefs = {a.get("href") for a in page.select("article a")}
     for target in ("../interconnect/", "../hbm/", "../precision/"):
         assert target in hrefs
+
+
+def test_diagrams_show_the_engines_figures(page, dep) -> None:
+    """The three diagrams and the prose that announces them, against arithmetic by hand."""
+    link = tp_link(dep)
+    # TP8 of 405B: 128 / 8 = 16 query heads, 8 / 8 = 1 KV head, 16 x 128 = 2,048 rows of O, 53,248 / 8 = 6,656
+    assert (value(page, "tpd.heads"), value(page, "tpd.kv"), value(page, "tpd.o_rows")) == (16, 1, 2048)
+    assert (value(page, "tpd.ffn"), value(page, "tpd.ffn_total")) == (6656, 53248)
+    # a ring step moves 32,768 / 8 = 4,096 bytes in one hop; a two-shot step 7/8 of the message
+    assert value(page, "rd.chunk") == MESSAGE / 8
+    assert value(page, "rd.step") == pytest.approx((link.hop_s + MESSAGE / 8 / link.bytes_per_s) * 1e6)
+    assert value(page, "rd.two_step") == pytest.approx((link.hop_s + MESSAGE * 7 / 8 / link.bytes_per_s) * 1e6)
+    assert 14 * value(page, "rd.step") == pytest.approx(value(page, "worked.ring_1"))
+    # two stages: 2 x 1 idle boxes; with 8 micro-batches (2 - 1) / (8 + 2 - 1) = 11%
+    assert value(page, "pd.idle") == 2 and value(page, "pd.bubble_2") == pytest.approx(100 / 9, abs=0.5)
+    figs = page.select("figure.sa-figure")
+    svgs = {f.find("svg")["aria-labelledby"].split("-title")[0]: f for f in figs if f.select_one("svg.sa-diagram")}
+    assert list(svgs) == ["tp-split", "pipe-schedule", "ring-steps"]  # in the order of the page
+    assert "2,048 rows of O" in svgs["tp-split"].figcaption.get_text()
+    assert len(svgs["ring-steps"].select("rect.ring-cell")) == 8 * 14
+    assert len(svgs["pipe-schedule"].select("rect.pipe-idle")) == 2 * 2
+    # the ring diagram's times are the all-reduce table's first row (one decode token), to its rounding
+    table = next(t for t in page.select("table") if "Engine's choice" in t.get_text() and "Two-shot" in t.get_text())
+    first = [td.get_text() for td in table.select("tbody tr")[0].find_all("td")]
+    caption = svgs["ring-steps"].figcaption.get_text()
+    shown = [float(x) for x in re.findall(r"([\d.]+) µs", caption)]
+    for cell in first[2:5]:  # ring, two-shot, one-shot: the table to 0.1 µs, the caption to 0.01 µs
+        assert any(abs(float(cell.removesuffix(" µs").replace(",", "")) - x) <= 0.051 for x in shown), (cell, shown)
+    assert f"picks {first[5]}" in caption

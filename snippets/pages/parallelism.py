@@ -317,6 +317,62 @@ def bubble(stages: int, micro_batches: int) -> float:
     return (stages - 1) / (micro_batches + stages - 1)
 
 
+@dataclass(frozen=True)
+class TPShard:
+    """What one GPU of a TP group holds of one layer (Megatron's split): whole query heads and KV heads
+    (copied when TP exceeds the KV heads), a slice of the MLP's columns."""
+
+    tp: int
+    hidden: int
+    heads: int
+    """Query heads per GPU."""
+    kv_heads: int
+    """KV heads per GPU."""
+    kv_replicas: int
+    head_dim: int
+    ffn: int
+    """The MLP's intermediate columns per GPU."""
+    gated: bool
+
+    @property
+    def qkv_cols(self) -> int:
+        """Columns of the fused Q, K, V projection each GPU holds: its query heads, and a K and a V per KV head."""
+        return (self.heads + 2 * self.kv_heads) * self.head_dim
+
+    @property
+    def o_rows(self) -> int:
+        """Rows of the output projection each GPU holds: one per element of its heads' outputs."""
+        return self.heads * self.head_dim
+
+
+def tp_shard(d: Deployment) -> TPShard:
+    """The per-GPU slice of one layer of deployment `d`'s model over its TP group (`d.layout.tp`)."""
+    a, tp = d.setting.model.arch, d.layout.tp
+    if a.mla is not None or a.moe is not None:
+        raise ValueError(f"{d.setting.model.name}: the TP diagram draws dense layers with standard attention")
+    if a.attention_heads % tp or a.ffn_size % tp:
+        raise ValueError(f"TP{tp} does not divide {d.setting.model.name}'s heads and FFN columns")
+    reps = kv_replicas(a.kv_heads, tp)
+    return TPShard(tp, a.hidden_size, a.attention_heads // tp, a.kv_heads * reps // tp, reps, a.head_dim,
+                   a.ffn_size // tp, a.mlp == "gated")
+
+
+def algorithm_steps(nbytes: float, n: int, link: TimeLink) -> dict[str, list[float]]:
+    """The seconds of each step of a ring, two-shot and one-shot all-reduce of `nbytes` over `n` GPUs on `link`:
+    every step is one hop and its bytes (a ring step moves 1/n of the message; a two-shot step (n − 1)/n of it;
+    one-shot's single step n − 1 messages). Each list sums to `algorithm_times`' seconds."""
+    bw, hop = link.bytes_per_s, link.hop_s
+    return {
+        "ring": [hop + nbytes / n / bw] * (2 * (n - 1)),
+        "two-shot": [hop + (n - 1) / n * nbytes / bw] * 2,
+        "one-shot": [hop + (n - 1) * nbytes / bw],
+    }
+
+
+PIPE_MICRO = (1, 8)
+"""The pipeline diagram's micro-batch counts: one sequence, and a row of the bubble table (a choice of the page)."""
+
+
 # --------------------------------------------------------------------------- formatting
 
 def us(seconds: float, digits: int = 1, basis: str = "") -> Figure:
@@ -584,6 +640,139 @@ def ring_table(cat: Catalog) -> str:
     )
 
 
+def _tp_diagram_parts(cat: Catalog) -> tuple[Deployment, TPShard, Collective]:
+    d = traffic(cat, *WORKED).dep
+    return d, tp_shard(d), tp_allreduce(d, 1, tp_link(d))
+
+
+def tp_diagram(cat: Catalog) -> str:
+    """One layer of the worked model split over its TP group, drawn with the per-GPU shapes, and its caption."""
+    from snippets import charts, diagrams
+
+    d, sh, ar = _tp_diagram_parts(cat)
+    a, n, num = d.setting.model.arch, sh.tp, fmt.number
+    name = d.setting.model.name
+    ar_text = f"all-reduce of {n} partial sums: {num(ar.seconds * 1e6, 2)} µs"
+
+    def kv_tip(i: int) -> str:
+        if sh.kv_heads == 1:
+            return f"KV head {i // sh.kv_replicas + 1}"
+        return f"KV heads {i * sh.kv_heads + 1}–{(i + 1) * sh.kv_heads}"
+
+    heads_tip = [f"GPU {i}: query heads {i * sh.heads + 1}–{(i + 1) * sh.heads}, {kv_tip(i)}" for i in range(n)]
+    ffn_tip = [f"GPU {i}: FFN columns {num(i * sh.ffn + 1)}–{num((i + 1) * sh.ffn)}" for i in range(n)]
+    mlp_in = "gate and up" if sh.gated else "up"
+    kv_word = "KV head" if sh.kv_heads == 1 else "KV heads"
+    blocks = [
+        diagrams.Block(
+            "Attention",
+            diagrams.Split("Q, K, V: columns split by heads", "col",
+                           [f"each GPU: {sh.heads} query heads, {sh.kv_heads} {kv_word}",
+                            f"{num(sh.hidden)} × {num(sh.qkv_cols)} of the weights"], heads_tip),
+            diagrams.Split("O: rows split", "row",
+                           [f"each GPU: {num(sh.o_rows)} rows", f"of {num(sh.hidden)} columns;", "out: a partial sum"],
+                           [f"GPU {i}: rows {num(i * sh.o_rows + 1)}–{num((i + 1) * sh.o_rows)} of O" for i in range(n)]),
+            ar_text),
+        diagrams.Block(
+            "MLP",
+            diagrams.Split(f"{mlp_in}: columns split", "col",
+                           [f"each GPU: {num(sh.ffn)} of the {num(a.ffn_size)} FFN columns",
+                            f"{'2 × ' if sh.gated else ''}{num(sh.hidden)} × {num(sh.ffn)} of the weights"], ffn_tip),
+            diagrams.Split("down: rows split", "row",
+                           [f"each GPU: {num(sh.ffn)} rows", f"of {num(sh.hidden)} columns;", "out: a partial sum"],
+                           [f"GPU {i}: rows {num(i * sh.ffn + 1)}–{num((i + 1) * sh.ffn)} of down" for i in range(n)]),
+            ar_text),
+    ]
+    title = f"One layer of {name} split over a TP group of {n} GPUs"
+    desc = (f"Every GPU holds the whole input, a hidden state of {num(sh.hidden)}. In attention, the Q, K and V "
+            f"projections are split by columns, {sh.heads} query heads and {sh.kv_heads} {kv_word} per GPU; the "
+            f"output projection O is split by rows, so each GPU holds a partial sum of the output, and an "
+            f"all-reduce adds them. In the MLP, {mlp_in} are split by columns, {num(sh.ffn)} of "
+            f"{num(a.ffn_size)} per GPU, down by rows, and a second all-reduce adds the partial sums.")
+    svg = diagrams.tp_layer("tp-split", n, f"input: {num(sh.hidden)} per token, on every GPU", blocks, title, desc)
+    caption = (f"One layer of {name} on the TP group of {n} GPUs of {d.layout.label}. Each GPU holds "
+               f"{sh.heads} of the {a.attention_heads} query heads and {sh.kv_heads} of the {a.kv_heads} KV heads "
+               f"(Q, K, V {num(sh.hidden)} × {num(sh.qkv_cols)}), {num(sh.o_rows)} rows of O, and "
+               f"{num(sh.ffn)} of the {num(a.ffn_size)} FFN columns of {mlp_in} and rows of down. Each block "
+               f"ends in an all-reduce of {num(sh.hidden * ACTIVATION_BYTES)} bytes per token, {ar.algorithm} on "
+               f"NVLink in {num(ar.seconds * 1e6, 2)} µs: {ALLREDUCES_PER_LAYER * a.layers} per token over "
+               f"{a.layers} layers.")
+    return charts.figure(svg, caption)
+
+
+def _ring_parts(cat: Catalog) -> tuple[Traffic, int, dict[str, list[float]], str]:
+    t = traffic(cat, *WORKED)
+    link = tp_link(t.dep)
+    n = t.dep.layout.tp
+    return t, n, algorithm_steps(t.message, n, link), allreduce(t.message, n, link).algorithm
+
+
+def ring_diagram(cat: Catalog) -> str:
+    """A ring all-reduce of one token's hidden state over the worked TP group, step by step, beside two-shot and
+    one-shot on one time axis, with the engine's times."""
+    from snippets import charts, diagrams
+
+    t, n, steps, chosen = _ring_parts(cat)
+
+    def u(x: float) -> str:
+        return fmt.number(x * 1e6, 2)
+
+    def caption(name: str) -> str:
+        st = steps[name]
+        return f"{len(st)} × {u(st[0])} µs = {u(sum(st))} µs" if len(st) > 1 else f"{u(st[0])} µs"
+
+    labels = {"ring": ["RS"] * (n - 1) + ["AG"] * (n - 1), "two-shot": ["RS", "AG"], "one-shot": ["all"]}
+    algos = {k: diagrams.Algorithm(k, steps[k], labels[k], caption(k), chosen=k == chosen) for k in steps}
+    title = f"A ring all-reduce over {n} GPUs, beside two-shot and one-shot"
+    desc = (f"One token's hidden state, {fmt.number(t.message)} bytes, all-reduced over {n} GPUs on NVLink. The ring "
+            f"takes {2 * (n - 1)} steps, {n - 1} of reduce-scatter then {n - 1} of all-gather; at each step every "
+            f"GPU sends one chunk, 1/{n} of the message, to the next, {u(steps['ring'][0])} µs a step. Two-shot "
+            f"takes 2 steps of {u(steps['two-shot'][0])} µs, one-shot 1 step of {u(steps['one-shot'][0])} µs. "
+            f"The engine picks {chosen}.")
+    svg = diagrams.allreduce_steps("ring-steps", n, algos["ring"], [algos["two-shot"], algos["one-shot"]], "µs", 1e6,
+                                   title, desc)
+    rs = steps["ring"][0]
+    cap = (f"An all-reduce of one token of {t.model} ({fmt.number(t.message)} bytes) over the {n} GPUs of "
+           f"{t.dep.layout.label}'s TP group on NVLink. Each cell is the chunk ({fmt.number(t.message / n)} bytes) "
+           f"a GPU sends to the next: {n - 1} reduce-scatter steps, then {n - 1} all-gather steps, each one hop of "
+           f"{u(tp_link(t.dep).hop_s)} µs and the chunk, {u(rs)} µs; the ring takes {u(sum(steps['ring']))} µs, "
+           f"two-shot {u(sum(steps['two-shot']))} µs, one-shot {u(sum(steps['one-shot']))} µs, and the engine "
+           f"picks {chosen}.")
+    return charts.figure(svg, cap)
+
+
+def pipeline_diagram(cat: Catalog) -> str:
+    """The worked layout's pipeline, forward only, with one micro-batch and with more: its boxes and its bubble."""
+    from snippets import charts, diagrams
+
+    d = traffic(cat, *WORKED).dep
+    p = d.layout.pp
+    if p < 2:
+        raise ValueError(f"{d.layout.label} has no pipeline stages to draw")
+
+    def word(m: int) -> str:
+        return f"{m} micro-batch" + ("es" if m > 1 else "")
+
+    def pct(m: int) -> str:
+        return share(bubble(p, m)).text
+
+    schedules = [diagrams.Schedule(m, f"{word(m)}: {p * (p - 1)} of {p * (m + p - 1)} slots idle, {pct(m)}")
+                 for m in PIPE_MICRO]
+    title = f"A pipeline of {p} stages with {' and with '.join(word(m) for m in PIPE_MICRO)}"
+    desc = (f"Each row is a stage of {d.layout.label}, each column a time slot. Micro-batch j enters stage s at slot "
+            f"s + j; the idle boxes are the bubble, "
+            + "; ".join(f"with {word(m)} {p * (p - 1)} idle of {p * (m + p - 1)}, {pct(m)}" for m in PIPE_MICRO)
+            + ".")
+    svg = diagrams.pipeline("pipe-schedule", p, schedules, "time → one slot: one stage, one micro-batch",
+                            title, desc)
+    cap = (f"{d.setting.model.name} on {d.layout.label}: {p} stages, forward only, as in decoding. The bubble "
+           f"(p − 1) / (m + p − 1) is "
+           + " and ".join(f"{p - 1}/{m + p - 1} = {pct(m)} with {word(m)}" for m in PIPE_MICRO)
+           + f": in both, {p * (p - 1)} idle boxes, p × (p − 1), while the schedule grows by one slot per "
+           f"micro-batch.")
+    return charts.figure(svg, cap)
+
+
 @dataclass(frozen=True)
 class Comm:
     """The worked deployment's communication, for prose: the engine's decode steps at batch 1 and at the serving
@@ -756,7 +945,8 @@ def _comm_figures(cat: Catalog, w: Traffic, c: Comm) -> dict[str, Figure | str]:
         "compute_s": ms(bs["nvlink"].engine.compute_s, 2, basis="the engine's compute time"),
         "over_compute_s": fmt.ratio(bs["nvlink"].comm_over_compute, 2),
         "crit": fmt.count(c.crit, "sequences"),
-        "crit_ctx": ("no batch up to " + fmt.number(BATCH_LIMIT)) if c.crit_at_context is None
+        "crit_ctx": fmt.Figure(float(BATCH_LIMIT), "sequences", "no batch up to " + fmt.number(BATCH_LIMIT),
+                               "a lower bound: the search stops there") if c.crit_at_context is None
         else fmt.count(c.crit_at_context, "sequences"),
         "max_concurrency": fmt.count(d.max_concurrency, "sequences"),
         "bubble_1": share(bubble(d.layout.pp, 1)),
@@ -817,7 +1007,25 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     full = {k: decode_step(dep, dep.max_concurrency) for k, dep in (("pp", dx), ("tp", xx))}
     tput = {k: full[k].sequences / full[k].total_s for k in ("pp", "tp")}
 
+    sh = tp_shard(wt.dep)
+    ring_steps = algorithm_steps(wt.message, wt.dep.layout.tp, tp_link(wt.dep))
+    pp = wt.dep.layout.pp
+    tpd = SimpleNamespace(
+        heads=fmt.count(sh.heads, "heads"), kv=fmt.count(sh.kv_heads, "heads"),
+        ffn=fmt.count(sh.ffn, "columns"), ffn_total=fmt.count(arch405.ffn_size, "columns"),
+        o_rows=fmt.count(sh.o_rows, "rows"), qkv_cols=fmt.count(sh.qkv_cols, "columns"))
+    rd = SimpleNamespace(
+        chunk=nbytes_exact(wt.message / wt.dep.layout.tp),
+        step=us(ring_steps["ring"][0], 2, basis="one hop + one chunk ÷ achieved bandwidth"),
+        two_step=us(ring_steps["two-shot"][0], 2, basis="one hop + (n − 1)/n of the message ÷ achieved bandwidth"))
+    pd = SimpleNamespace(
+        m1=fmt.count(PIPE_MICRO[0], "micro-batches"), m2=fmt.count(PIPE_MICRO[1], "micro-batches"),
+        idle=fmt.count(pp * (pp - 1), "boxes"), bubble_2=share(bubble(pp, PIPE_MICRO[1])))
+
     return {
+        "tpd": tpd,
+        "rd": rd,
+        "pd": pd,
         "gpu_name": acc.name,
         "node_name": node.name,
         "node_gpus": fmt.count(node.gpus),
