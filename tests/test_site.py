@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
+
+from snippets.data import Catalog
+from snippets.engine import Deployment, Layout, setting
+from snippets.engine.timing import allreduce, predict, tp_link
+from snippets.pages.scenario import reference
 
 from .conftest import Build, figures, text, value
 
@@ -103,8 +109,41 @@ def test_quiz_answers_are_folded(page) -> None:
     details = page.select("details")
     answers = [d for d in details if "Answers" in d.find("summary").get_text()]
     assert len(answers) == 1 and not answers[0].has_attr("open")
-    assert len(answers[0].select("ol > li")) == 5
+    questions = page.find(id="check-your-understanding").find_next("ol").find_all("li", recursive=False)
+    assert len(answers[0].select("ol > li")) == len(questions) == 5
     assert "810 GB" in answers[0].get_text()
+    asked = " ".join(q.get_text() for q in questions)
+    for recall in ("Why do some models", "Rank HBM", "Why does splitting"):
+        assert recall not in asked
+
+
+def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
+    r = reference(catalog)
+    # one H100 cannot hold Llama 3.1 70B in BF16; the engine's TP2 holds two 8K sequences
+    card = setting(r.eng, "llama-3.1-70b", "bf16", "reference").memory(Layout(1))
+    assert not card.fits and value(page, "q1_card_weights") == pytest.approx(card.weights / 2**30)
+    assert value(page, "q1_pool") == pytest.approx(0.9 * 81559 / 1024)
+    assert value(page, "q1_seqs") == r.deployment("llama-3.1-70b", "bf16").max_concurrency == 2
+    # one decode step's all-reduce of 405B FP8 on TP8: 16,384 x 2 bytes, on NVLink and on PCIe
+    d = r.deployment("llama-3.1-405b", "fp8")
+    assert d.layout == Layout(8)
+    nvl = allreduce(16384 * 2, 8, tp_link(d))
+    pcie_node = dataclasses.replace(d.setting.node, scale_up="pcie")
+    pcie_d = Deployment(dataclasses.replace(d.setting, node=pcie_node), d.layout, "given")
+    assert tp_link(pcie_d).name == "pcie"
+    pcie = allreduce(16384 * 2, 8, tp_link(pcie_d))
+    assert value(page, "q2_msg") == 32768
+    assert value(page, "q2_nvl_ar") == pytest.approx(nvl.seconds * 1e6)
+    assert value(page, "q2_pcie_ar") == pytest.approx(pcie.seconds * 1e6)
+    assert value(page, "q2_pcie_tok") == pytest.approx(pcie.seconds * 2 * 126 * 1e3)
+    assert value(page, "q2_nvl_tpot") == pytest.approx(predict(d, concurrency=1).tpot_s * 1e3)
+    assert value(page, "q2_pcie_tpot") == pytest.approx(predict(pcie_d, concurrency=1).tpot_s * 1e3)
+    assert nvl.seconds < pcie.seconds
+    # Llama 3.1 70B BF16, TP2 against TP8: the predicted time per output token falls by less than the GPUs rise
+    lo, hi = (predict(r.deployment("llama-3.1-70b", "bf16", layout=Layout(t)), concurrency=1) for t in (2, 8))
+    assert value(page, "q3_lo_tpot") == pytest.approx(lo.tpot_s * 1e3)
+    assert value(page, "q3_hi_tpot") == pytest.approx(hi.tpot_s * 1e3)
+    assert value(page, "q3_speedup") == pytest.approx(lo.tpot_s / hi.tpot_s) and lo.tpot_s / hi.tpot_s < 4
 
 
 def test_numbers_json_lists_every_inline_figure(built: Build, page) -> None:

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import pytest
 
+from snippets.data import Catalog
+from snippets.engine import Layout
+from snippets.engine.deployment import RefusedLayout, setting
+from snippets.pages.scenario import SERVING, reference
+
 from .conftest import Build, figures, text, value
 
 GB = 1e9
@@ -158,10 +163,41 @@ def test_claims_are_marked_and_hold(page) -> None:
 
 
 def test_quiz_answers_are_folded(page) -> None:
+    quiz = page.find(id="check-your-understanding")
+    questions = quiz.find_next("ol").find_all("li", recursive=False)
     answers = [d for d in page.select("details") if "Answers" in d.find("summary").get_text()]
     assert len(answers) == 1 and not answers[0].has_attr("open")
-    assert len(answers[0].select("ol > li")) >= 4
+    assert len(answers[0].select("ol > li")) == len(questions) == 5
     assert "516,096 bytes" in answers[0].get_text()
+    # applied problems, not recall
+    for recall in ("Why does generating text", "How much of an"):
+        assert recall not in quiz.find_next("ol").get_text()
+
+
+def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
+    r = reference(catalog)
+    # one card of Llama 3.1 8B in FP8: the sequences its KV room holds, and the ceiling with all of them decoding
+    d = r.deployment("llama-3.1-8b", "fp8", layout=Layout(1))
+    n = d.max_concurrency
+    assert value(page, "q1.max_seq") == n == 60
+    assert value(page, "q1_room") == pytest.approx(d.memory.kv_room / GIB)
+    assert value(page, "q1_room") == pytest.approx((POOL - d.memory.weights - RUNTIME) / GIB)
+    assert value(page, "q1_tps") == pytest.approx(n * H100 / d.decode_step_bytes(n))
+    assert value(page, "q1_tps_seq") == pytest.approx(H100 / d.decode_step_bytes(n))
+    assert value(page, "q1_intensity") == pytest.approx(2 * n / 1)            # 2 FLOP per FP8 byte per sequence
+    assert value(page, "q1_ridge") == pytest.approx(1979e12 / H100)           # 3,958 sparse FP8 / 2
+    # the serving load on Llama 3.1 70B BF16: the smallest TP whose memory holds all 32 sequences of 8K
+    need = reference(catalog, SERVING).scenario.concurrency
+    fits = {t: r.deployment("llama-3.1-70b", "bf16", layout=Layout(t), concurrency=need, context_tokens=CTX)
+            for t in (4, 8)}
+    assert all(x.memory.fits and x.max_concurrency >= need for x in fits.values())
+    with pytest.raises(RefusedLayout):
+        r.deployment("llama-3.1-70b", "bf16", layout=Layout(2), concurrency=need, context_tokens=CTX)
+    assert value(page, "q5_need") == need == 32
+    assert value(page, "q5_gpus") == 4
+    assert value(page, "q5_hi.seqs") == fits[4].max_concurrency == 57
+    assert value(page, "q5_lo.seqs") == setting(r.eng, "llama-3.1-70b", "bf16", SERVING).memory(Layout(2)).max_sequences
+    assert value(page, "q5_lo.room") == pytest.approx((POOL - W70_TP2 - RUNTIME) / GIB)
 
 
 def test_links_to_the_companion_pages(page) -> None:

@@ -13,6 +13,10 @@ import json
 
 import pytest
 
+from snippets.data import Catalog
+from snippets.engine import Layout
+from snippets.pages.scenario import reference
+
 from .conftest import Build, figures, text, value
 
 GROUPED = "INT4, groups of 128 (GPTQ/AWQ)"
@@ -150,5 +154,29 @@ def test_page_shape(page) -> None:
     assert len(page.select("article dl dt")) == 5
     answers = [d for d in page.select("details") if "Answers" in d.find("summary").get_text()]
     assert len(answers) == 1 and not answers[0].has_attr("open")
-    assert len(answers[0].select("ol > li")) >= 4
+    questions = page.find(id="check-your-understanding").find_next("ol").find_all("li", recursive=False)
+    assert len(answers[0].select("ol > li")) == len(questions) == 5
     assert "4.15625" in answers[0].get_text()
+    assert not any(q.get_text().startswith("Why ") for q in questions)   # applied problems, not recall
+
+
+def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
+    r = reference(catalog)
+    # Llama 3.1 405B in MXFP4 and NVFP4: the engine's weights and layouts; both weight-only on the H100
+    mx, nv = (r.deployment("llama-3.1-405b", p) for p in ("mxfp4", "nvfp4"))
+    assert value(page, "m405.mxfp4.weight") == pytest.approx(mx.weight_bytes / 1e9)
+    assert value(page, "m405.nvfp4.weight") == pytest.approx(nv.weight_bytes / 1e9)
+    assert value(page, "m405.nvfp4.gpus") == nv.gpus == mx.gpus
+    assert nv.weight_bytes > mx.weight_bytes and nv.compute_format == mx.compute_format == "bf16"
+    # four A100s (TP4 in an HGX A100) with Llama 3.1 70B in FP8: it fits, computes in BF16, reads half the bytes
+    node = r.eng.node_of("a100-80gb-sxm")
+    assert node is not None
+    fp8 = r.deployment("llama-3.1-70b", "fp8", node=node.id, layout=Layout(4))
+    bf16 = r.deployment("llama-3.1-70b", "bf16", node=node.id, layout=Layout(4))
+    assert fp8.memory.fits and fp8.weight_only and fp8.compute_format == "bf16"
+    assert value(page, "q5_gpus") == 4
+    assert value(page, "q5_fp8_weights") == pytest.approx(fp8.memory.weights / 2**30)
+    assert value(page, "q5_fp8_seqs") == fp8.max_concurrency
+    assert value(page, "q5_bf16_seqs") == bf16.max_concurrency < fp8.max_concurrency
+    assert value(page, "q5_fp8_tps") == pytest.approx(2.039e12 / fp8.decode_step_bytes(1))
+    assert value(page, "q5_bf16_tps") == pytest.approx(2.039e12 / bf16.decode_step_bytes(1))

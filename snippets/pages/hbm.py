@@ -16,12 +16,13 @@ from snippets import charts, fmt
 from snippets.data import Catalog
 from snippets.decode import FLOP_PER_PARAM_PER_TOKEN, KV_TENSORS, flop_per_byte
 from snippets.engine import Deployment, Layout
-from snippets.engine.layout import kv_heads_per_gpu, pp_partition
+from snippets.engine.deployment import setting
+from snippets.engine.layout import kv_heads_per_gpu, pp_partition, tp_degrees
 from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
 from snippets.engine.specs import ChipSpec
 from snippets.fmt import Figure
 from snippets.pages.interconnect import pcie_x16
-from snippets.pages.scenario import Reference, reference
+from snippets.pages.scenario import SERVING, Reference, reference
 from snippets.units import BYTE_UNITS
 
 OLDER = "a100-80gb-sxm"
@@ -35,6 +36,8 @@ LEANER = ("llama-3.1-70b", "fp8")
 """The worked model with half the weight bytes, on the same GPUs: the cost lens's second lever."""
 TP_ONLY = ("llama-3.1-405b", "fp8")
 PIPELINED = ("llama-3.1-405b", "bf16")
+ONE_CARD = ("llama-3.1-8b", "fp8")
+"""The quiz's one-card deployment: how many sequences one GPU holds, and the ceiling at that batch."""
 BATCHES = (1, 2, 4, 8, 16)
 ILLUSTRATIVE_BATCH = 8
 """A batch size the prose uses to show how batching raises arithmetic intensity."""
@@ -48,6 +51,7 @@ SOURCES = (
     ("interconnects", "hgx-h100-8"),
     ("interconnects", "hgx-a100-8"),
     ("interconnects", "pcie-gen5"),
+    ("models", "llama-3.1-8b"),
     ("models", "llama-3.1-70b"),
     ("models", "llama-3.1-405b"),
     ("precisions", "fp32"),
@@ -56,6 +60,7 @@ SOURCES = (
     ("precisions", "int8"),
     ("precisions", "int4"),
     ("scenarios", "reference"),
+    ("scenarios", "serving"),
     ("assumptions", "decode-context"),
     ("policies", "vllm-default"),
     ("policies", "tp-in-node"),
@@ -379,6 +384,69 @@ def shown(d: Deployment) -> Shown:
     )
 
 
+def one_card_quiz(r: Reference, chip: ChipSpec) -> dict[str, Any]:
+    """The quiz's first problem: `ONE_CARD` on one GPU at the scenario's context. The sequences its KV room holds
+    (the engine's `max_concurrency`), and the card's ceiling with all of them decoding (`batch_ceiling`)."""
+    d = r.deployment(*ONE_CARD, layout=Layout(1))
+    m, n = d.memory, d.max_concurrency
+    fmt_id = d.compute_format
+    if fmt_id not in chip.dense_flops:
+        raise ValueError(f"{chip.name}: the quiz needs a dense {fmt_id} figure")
+    t = batch_ceiling(d, n)
+    intensity = flop_per_byte(d.setting.precision.bytes_per_param, n)
+    ridge = chip.dense_flops[fmt_id] / chip.hbm_bytes_per_s
+    return {
+        "q1": shown(d),
+        "q1_room": fmt.nbytes(m.kv_room, "GiB", 1),
+        "q1_kv_seq": fmt.nbytes(m.kv_per_sequence, "GiB", 2),
+        "q1_step": fmt.nbytes(d.decode_step_bytes(n), "GB", 1),
+        "q1_tps": tps(t),
+        "q1_tps_seq": tps(t / n),
+        "q1_intensity": fmt.quantity(intensity, "FLOP/byte", 0, basis=f"weights only, {n} sequences"),
+        "q1_ridge": fmt.quantity(ridge, "FLOP/byte", 0, basis=f"dense {fmt_id.upper()} FLOP/s ÷ HBM bandwidth"),
+        "q1_compute": fmt_id.upper(),
+        "q1_memory_bound": fmt.claim(intensity < ridge, f"{intensity:.0f} < {ridge:.0f} FLOP/byte at {n} sequences"),
+    }
+
+
+@dataclass(frozen=True)
+class TpRoom:
+    """One TP degree of the serving problem: its KV room per GPU, one sequence's share, the sequences held."""
+
+    layout: str
+    room: Figure
+    kv_seq: Figure
+    seqs: Figure
+
+
+def serving_quiz(r: Reference) -> dict[str, Any]:
+    """The quiz's last problem: the fewest GPUs of one node (TP only) on which `WORKED` holds the serving
+    scenario's sequences at once: the smallest TP degree whose memory (`GpuMemory.fits`) takes them all."""
+    st = setting(r.eng, *WORKED, SERVING)
+    need = st.scenario.concurrency
+    degrees = tp_degrees(st.model.arch, r.node.gpus)
+    mem = {t: st.memory(Layout(t)) for t in degrees}
+    tp = next((t for t in degrees if mem[t].fits), None)
+    if tp is None or tp == degrees[0]:
+        raise ValueError(f"the quiz needs a TP degree below one that holds {need} sequences of {WORKED[0]}")
+    lo = degrees[degrees.index(tp) - 1]
+
+    def row(t: int) -> TpRoom:
+        m = mem[t]
+        return TpRoom(Layout(t).label, fmt.nbytes(m.kv_room, "GiB", 1), fmt.nbytes(m.kv_per_sequence, "GiB", 2),
+                      fmt.count(m.max_sequences, "sequences"))
+
+    return {
+        "q5_need": fmt.count(need, "sequences"),
+        "q5_context": fmt.count(st.scenario.context_tokens, "tokens"),
+        "q5_gpus": fmt.count(tp),
+        "q5_layout": Layout(tp).label,
+        "q5_lo": row(lo),
+        "q5_hi": row(tp),
+        "q5_lo_short": fmt.claim(not mem[lo].fits, f"{mem[lo].max_sequences} < {need} sequences on TP{lo}"),
+    }
+
+
 def _need(x: Figure | None, what: str) -> Figure:
     if x is None:
         raise ValueError(f"{what}: the page needs a price for this accelerator in data/prices.yaml")
@@ -426,6 +494,8 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     t_most = batch_ceiling(ld, lean_most)
 
     return {
+        **one_card_quiz(r, chip),
+        **serving_quiz(r),
         "gpu_name": chip.name,
         "old_gpu_name": old.name,
         "mem_type": acc.memory_type,

@@ -12,6 +12,7 @@ which every other GPU count, layout, node count and verdict on the page comes fr
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -22,6 +23,7 @@ from snippets.capacity import max_params, usable_bytes
 from snippets.data import Accelerator, Catalog, Network, Node, NVLink, PCIe, required
 from snippets.engine import Deployment, Layout, feasible, setting
 from snippets.engine.layout import tp_degrees
+from snippets.engine.timing import ACTIVATION_BYTES, ALLREDUCES_PER_LAYER, Collective, Link, allreduce, predict, tp_link
 from snippets.fmt import Claim, Figure
 from snippets.pages.scenario import Reference, reference
 from snippets.sizing import Sizing, size_on_node
@@ -38,6 +40,12 @@ MODELS = ("llama-3.1-70b", "llama-3.1-405b")
 PRECISIONS = ("bf16", "fp8")
 """What an engine deploys: the table's rows, each sized by snippets.engine."""
 ORDER_OF_MAGNITUDE = 10.0
+QUIZ_SPLIT = ("llama-3.1-70b", "bf16")
+"""The quiz's model that one card cannot hold, and whose TP degrees it compares."""
+QUIZ_TPS = (2, 8)
+"""The quiz's two TP degrees of one node: the fewest GPUs that hold QUIZ_SPLIT, and the whole node."""
+QUIZ_ALLREDUCE = ("llama-3.1-405b", "fp8")
+"""The quiz's all-reduce: the largest model one node holds, on TP across the node."""
 
 SOURCES = (
     ("accelerators", "h100-sxm"),
@@ -176,6 +184,89 @@ def deployed(r: Reference, model_id: str, precision_id: str, **kw: Any) -> Deplo
         spans_nodes=fmt.claim(not d.fits_one_node, basis),
         dep=d,
     )
+
+
+def us(seconds: float) -> Figure:
+    """A time in microseconds, unit shown."""
+    return fmt.quantity(seconds * 1e6, "µs", 1, show_unit=True)
+
+
+def ms(seconds: float) -> Figure:
+    """A time in milliseconds, unit shown."""
+    return fmt.quantity(seconds * 1e3, "ms", 1, show_unit=True)
+
+
+def over_pcie(d: Deployment) -> Deployment:
+    """The same deployment if its node's GPUs talked over PCIe alone (no NVLink): the engine's own PCIe link
+    (`timing.tp_link` on a node whose scale-up is "pcie"), a hypothetical for the quiz."""
+    st = d.setting
+    return Deployment(dataclasses.replace(st, node=dataclasses.replace(st.node, scale_up="pcie")),
+                            d.layout, d.why)
+
+
+def quiz(r: Reference) -> dict[str, Any]:
+    """The quiz's applied problems, each the engine's: one card against the deployment (`QUIZ_SPLIT`), one
+    decode step's all-reduce on NVLink and on PCIe (`QUIZ_ALLREDUCE`), and the predicted time per output token
+    on two TP degrees (`timing.predict` at one sequence)."""
+    card = setting(r.eng, *QUIZ_SPLIT, r.scenario.id).memory(Layout(1))
+    split = r.deployment(*QUIZ_SPLIT)
+
+    big = r.deployment(*QUIZ_ALLREDUCE)
+    arch = big.setting.model.arch
+    msg = arch.hidden_size * ACTIVATION_BYTES  # one token's activations: a decode step of one sequence
+    per_token = ALLREDUCES_PER_LAYER * arch.layers
+    links: dict[str, tuple[Link, Collective, float]] = {}
+    for key, d in (("nvl", big), ("pcie", over_pcie(big))):
+        link = tp_link(d)
+        links[key] = (link, allreduce(msg, d.layout.tp, link), predict(d, concurrency=1).tpot_s)
+    (l_nvl, a_nvl, t_nvl), (l_pcie, a_pcie, t_pcie) = links["nvl"], links["pcie"]
+
+    lo, hi = (r.deployment(*QUIZ_SPLIT, layout=Layout(t)) for t in QUIZ_TPS)
+    p_lo, p_hi = (predict(d, concurrency=1) for d in (lo, hi))
+    speedup = p_lo.tpot_s / p_hi.tpot_s
+    gpus_ratio = hi.gpus / lo.gpus
+
+    return {
+        "q1_card_used": fmt.nbytes(card.used, "GiB", 1),
+        "q1_card_weights": fmt.nbytes(card.weights, "GiB", 1),
+        "q1_pool": fmt.nbytes(card.pool, "GiB", 1),
+        "q1_seqs": fmt.count(split.max_concurrency, "sequences"),
+        "q1_misses": fmt.claim(not card.fits and card.weights > card.pool,
+                               f"weights {card.weights / GIB:.1f} GiB > pool {card.pool / GIB:.1f} GiB"),
+        "q2_msg": fmt.quantity(msg, "bytes", 0, show_unit=True),
+        "q2_hidden": fmt.count(arch.hidden_size, "elements"),
+        "q2_act_bytes": fmt.quantity(ACTIVATION_BYTES, "bytes/element", 0),
+        "q2_nvl_bw": fmt.quantity(l_nvl.bytes_per_s / 1e9, "GB/s", 0, show_unit=True, basis="achieved, one way"),
+        "q2_pcie_bw": fmt.quantity(l_pcie.bytes_per_s / 1e9, "GB/s", 1, show_unit=True, basis="achieved, one way"),
+        "q2_nvl_hop": us(l_nvl.hop_s),
+        "q2_pcie_hop": us(l_pcie.hop_s),
+        "q2_nvl_ar": us(a_nvl.seconds),
+        "q2_pcie_ar": us(a_pcie.seconds),
+        "q2_nvl_alg": a_nvl.algorithm,
+        "q2_pcie_alg": a_pcie.algorithm,
+        "q2_per_token": fmt.count(per_token, "all-reduces"),
+        "q2_nvl_tok": ms(a_nvl.seconds * per_token),
+        "q2_pcie_tok": ms(a_pcie.seconds * per_token),
+        "q2_nvl_tpot": ms(t_nvl),
+        "q2_pcie_tpot": ms(t_pcie),
+        "q2_latency_bound": fmt.claim(a_nvl.latency_s > a_nvl.seconds / 2 and a_pcie.latency_s > a_pcie.seconds / 2,
+                                      f"hops {a_nvl.latency_s * 1e6:.1f} of {a_nvl.seconds * 1e6:.1f} µs (NVLink), "
+                                      f"{a_pcie.latency_s * 1e6:.1f} of {a_pcie.seconds * 1e6:.1f} µs (PCIe)"),
+        "q3_lo": lo.layout.label,
+        "q3_hi": hi.layout.label,
+        "q3_lo_tpot": ms(p_lo.tpot_s),
+        "q3_hi_tpot": ms(p_hi.tpot_s),
+        "q3_lo_mem": ms(p_lo.decode.memory_s),
+        "q3_hi_mem": ms(p_hi.decode.memory_s),
+        "q3_lo_comm": ms(p_lo.decode.comm_s),
+        "q3_hi_comm": ms(p_hi.decode.comm_s),
+        "q3_overhead": ms(p_hi.decode.overhead_s),
+        "q3_speedup": fmt.ratio(speedup, 1, basis=f"time per output token, {lo.layout.label} ÷ {hi.layout.label}"),
+        "q3_gpus_ratio": fmt.ratio(gpus_ratio, 0, basis=f"GPUs, {hi.layout.label} ÷ {lo.layout.label}"),
+        "q3_sublinear": fmt.claim(speedup < 0.8 * gpus_ratio and p_hi.decode.comm_s > p_lo.decode.comm_s
+                                  and p_hi.decode.overhead_s == p_lo.decode.overhead_s,
+                                  f"{speedup:.2f}× faster on {gpus_ratio:.0f}× the GPUs"),
+    }
 
 
 def cost_figure(d: Deployment) -> fmt.Cell:
@@ -433,6 +524,7 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         return c
 
     return {
+        **quiz(r),
         "gpu_name": acc.name,
         "old_gpu_name": old.name,
         "node_name": node.name,

@@ -39,11 +39,14 @@ FLOATS = ("fp32", "bf16", "fp16", "fp8-e5m2", "fp8-e4m3", "mxfp4")
 COST_MODEL = "m70"
 OLDER = "a100-80gb-sxm"
 """A GPU without FP8 tensor cores, where FP8 is weight-only."""
+QUIZ_OLD_TP = 4
+"""The quiz's four cards of the older GPU (TP4 inside its 8-GPU node)."""
 
 SOURCES = (
     ("accelerators", "h100-sxm"),
     ("accelerators", "a100-80gb-sxm"),
     ("interconnects", "hgx-h100-8"),
+    ("interconnects", "hgx-a100-8"),
     ("models", "llama-3.1-70b"),
     ("models", "llama-3.1-405b"),
     ("precisions", "fp32"),
@@ -417,6 +420,40 @@ def worked_example(cat: Catalog) -> str:
 
 # --------------------------------------------------------------------------- namespace
 
+def older_quiz(r: Reference) -> dict[str, Any]:
+    """The quiz's older-GPU problem: Llama 3.1 70B on `QUIZ_OLD_TP` cards of `OLDER` in FP8 and in BF16, both
+    the engine's deployments on that layout (`deploy` refuses a layout whose memory does not hold them)."""
+    node = r.eng.node_of(OLDER)
+    if node is None:
+        raise ValueError(f"no node in data/ is built from {OLDER}")
+    lay = Layout(QUIZ_OLD_TP)
+    fp8 = r.deployment(MODELS["m70"], "fp8", node=node.id, layout=lay)
+    bf16 = r.deployment(MODELS["m70"], "bf16", node=node.id, layout=lay)
+    return {
+        "q5_node": node.name,
+        "q5_gpus": fmt.count(lay.gpus),
+        "q5_layout": lay.label,
+        "q5_fp8_weights": fmt.nbytes(fp8.memory.weights, "GiB", 1),
+        "q5_fp8_used": fmt.nbytes(fp8.memory.used, "GiB", 1),
+        "q5_pool": fmt.nbytes(fp8.memory.pool, "GiB", 1),
+        "q5_fp8_seqs": fmt.count(fp8.max_concurrency, "sequences"),
+        "q5_bf16_seqs": fmt.count(bf16.max_concurrency, "sequences"),
+        "q5_compute": fmt_name(fp8.compute_format),
+        "q5_fp8_tps": _tps(fp8.decode_ceiling),
+        "q5_bf16_tps": _tps(bf16.decode_ceiling),
+        "q5_fits": fmt.claim(fp8.memory.fits, f"{fp8.memory.used / 2**30:.1f} GiB ≤ {fp8.memory.pool / 2**30:.1f} GiB"),
+        "q5_weight_only": fmt.claim(fp8.weight_only and not bf16.weight_only,
+                                    f"{fp8.setting.chip.name}: FP8 weights compute in {fp8.compute_format}"),
+        "q5_fp8_faster": fmt.claim(fp8.decode_ceiling > bf16.decode_ceiling,
+                                   f"{fp8.decode_ceiling:.1f} > {bf16.decode_ceiling:.1f} tokens/s on {lay.label}"),
+    }
+
+
+def fmt_name(format_id: str) -> str:
+    """A tensor format's id as the prose writes it: bf16 -> BF16."""
+    return format_id.upper()
+
+
 def _model_rows(r: Reference, model_id: str) -> SimpleNamespace:
     return SimpleNamespace(**{key(p): row(r, model_id, p) for p in SIZED})
 
@@ -463,6 +500,7 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     scale_cost = m405.int4_g128.d.weight_bytes - m405.int4.d.weight_bytes
 
     return {
+        **older_quiz(r),
         **formats,
         "f": f,
         **models,
@@ -531,6 +569,13 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "fp8_weight_only_on_a100": fmt.claim(
             lean.weight_only, f"{lean.setting.chip.name} computes FP8 weights in {lean.compute_format}"),
         "m70_fp32_fits_node": m70.fp32.fits_node,
+        "fp4_same_gpus": fmt.claim(
+            m405.mxfp4.d.gpus == m405.nvfp4.d.gpus and m405.nvfp4.d.weight_bytes > m405.mxfp4.d.weight_bytes,
+            f"MXFP4 {m405.mxfp4.d.layout.label}, NVFP4 {m405.nvfp4.d.layout.label}"),
+        "fp4_compute": fmt_name(m405.nvfp4.d.compute_format),
+        "fp4_weight_only": fmt.claim(
+            m405.mxfp4.d.weight_only and m405.nvfp4.d.weight_only,
+            f"{chip.name}: MXFP4 and NVFP4 compute in {m405.nvfp4.d.compute_format}"),
     }
 
 
