@@ -73,6 +73,8 @@ def on_config(config: Any) -> Any:
             f"{exc}\nHint: the fields, units and directions each table accepts are the pydantic models in "
             "snippets/data.py; run `python -c 'import snippets.data as d; d.load()'` to check data/ alone"
         ) from None
+    site.DATA_TEXT = drift.data_text(data.load(data_dir))
+    site.wrap_python_formatters()
     if not any(isinstance(e, site.ComputedExtension) for e in config.markdown_extensions):
         config.markdown_extensions.append(site.ComputedExtension())
     _key_notebook_cache(config, Path(config.config_file_path).resolve().parent)
@@ -219,6 +221,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if page.file.src_uri.endswith(".py"):  # a jupytext notebook: its prose is its Markdown cells
         source = drift.notebook_markdown(source)
     for lit in drift.typed_quantities(source):
+        state.reported.add((lit.line, lit.token))
         state.errors.append(
             f"docs/{state.src}:{lit.line}: hand-typed quantity {lit.token!r} in prose: \"{lit.context}\". "
             "Compute it with {{ ... }}, or if it is a name, add it to snippets/allowed_names.txt"
@@ -247,6 +250,11 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     for record in _catcher.records:
         state.errors.append(site.describe_block_failure(state, record.getMessage()))
     _catcher.records.clear()
+    if page.file.src_uri.endswith(".py"):
+        state.errors.extend(site.notebook_text_errors(state, html))
+    else:
+        includes = [Path(config.docs_dir) / "includes"]
+        state.errors.extend(site.page_text_errors(state, html, includes))
     figures, claims, problems = site.collect(html)
     if block_failed:  # the published traceback is that failure again: say it once
         problems = [p for p in problems if "traceback" not in p.lower()]

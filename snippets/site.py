@@ -23,12 +23,14 @@ import logging
 import re
 import xml.etree.ElementTree as etree
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from markdown import Extension, Markdown
 from markdown.inlinepatterns import InlineProcessor
 from markdown.util import AtomicString
 
+from snippets import drift
 from snippets.fmt import Claim, Figure
 
 VALUE_RE = r"\{\{\s*(?!claim\s)(?!/claim)(?P<expr>[^{}]+?)\s*\}\}"
@@ -51,6 +53,23 @@ class PageState:
     """Line of every `{{ expr }}` / `{{ claim expr }}` of the page body, by expression, in page order."""
     current_line: int | None = None
     """Line of the occurrence being evaluated: `where` reports it."""
+    blocks_run: int = 0
+    """How many exec blocks of the page have run (the next one is the block after them)."""
+    block_texts: set[str] = field(default_factory=set)
+    """The rendered text the page's exec blocks printed (normalized): scanned at the block, not again."""
+    reported: set[tuple[int, str]] = field(default_factory=set)
+    """(line, token) of every hand-typed quantity already reported on the page."""
+
+    def block_starts(self) -> list[int]:
+        return [self.markdown.count("\n", 0, m.start()) + 1 for m in _EXEC_FENCE.finditer(self.markdown)]
+
+    def source_line(self, token: str) -> int | None:
+        """The first line of the page's source (front matter aside) that holds `token`."""
+        body = _FRONT_MATTER.sub(_blank, self.markdown)
+        for i, ln in enumerate(body.splitlines(), 1):
+            if token in ln:
+                return i
+        return None
 
     def line_of(self, needle: str) -> int | None:
         idx = self.markdown.find(needle)
@@ -403,3 +422,154 @@ def numbers_json(pages: dict[str, PageState]) -> str:
 
 def escape(text: str) -> str:
     return html.escape(text, quote=True)
+
+
+# ---------------------------------------------------------------- what the reader reads
+
+
+DATA_TEXT: frozenset[str] = frozenset()
+"""Every text of the catalog (normalized), set by the build once data/ is loaded: see drift.data_text."""
+
+
+def model_literals(module: str) -> tuple[str, dict[str, list[tuple[str, int]]]]:
+    """The file of page model `module` and the quantities typed in its string literals, by token."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(f"snippets.pages.{module}")
+    if spec is None or spec.origin is None:
+        return "", {}
+    path = Path(spec.origin)
+    rel = f"snippets/pages/{path.name}"
+    return rel, drift.literal_quantities(path.read_text(encoding="utf-8"))
+
+
+def scan_output(where: str, shown: list[drift.Shown], code: str, code_line: int, models: list[str],
+                ) -> list[str]:
+    """Hand-typed quantities in what code printed: a token is typed by hand if it is not part of a text
+    from data/ and is typed in a string literal of the code that ran (the block or cell itself, or
+    the page model it calls); any other digit was computed."""
+    own = drift.literal_quantities(code)
+    typed = [model_literals(m) for m in models]
+    errors: list[str] = []
+    for piece in shown:
+        for lit in drift.quantities_in(piece.text, DATA_TEXT):
+            in_code = drift.typed_in(lit.token, piece.text, own)
+            if in_code is not None:
+                at = f"{where}:{code_line + in_code}:"
+            else:
+                at = next((f"{rel}:{n}" for rel, found in typed
+                           if (n := drift.typed_in(lit.token, piece.text, found)) is not None), "")
+                if not at:
+                    continue
+                at = f"{where}:{code_line}: the block prints, from {at},"
+            shown_as = "text" if piece.where == "text" else f"the {piece.where} attribute"
+            errors.append(
+                f"{at} hand-typed quantity {lit.token!r} in {shown_as} of its output: \"{lit.context[:100]}\". "
+                "Compute it (a Figure from the page model, printed with fmt.fig_html or in fmt.table), or if it "
+                "is a name, add it to snippets/allowed_names.txt"
+            )
+    return errors
+
+
+def block_output_errors(state: PageState, code: str, html_out: str) -> list[str]:
+    """Scan an exec block's rendered output (called as the block finishes, so it is named by its line)."""
+    starts = state.block_starts()
+    line = starts[state.blocks_run - 1] if 0 < state.blocks_run <= len(starts) else 0
+    shown = drift.shown_text(drift.fragment(html_out))
+    state.block_texts.update(drift.normalize(s.text) for s in shown)
+    return scan_output(f"docs/{state.src}", shown, code, line, [state.model] if state.model else [])
+
+
+def page_text_errors(state: PageState, html_text: str, include_dirs: list[Path]) -> list[str]:
+    """Scan a rendered Markdown page's visible text and attributes, outside what its blocks printed."""
+    errors: list[str] = []
+    for piece in drift.shown_text(drift.fragment(html_text)):
+        if drift.normalize(piece.text) in state.block_texts:
+            continue
+        for lit in drift.quantities_in(piece.text, DATA_TEXT):
+            line = state.source_line(lit.token)
+            where = f"docs/{state.src}:{line}" if line else ""
+            if not where:
+                for folder in include_dirs:
+                    for inc in sorted(folder.glob("*.md")):
+                        n = next((i for i, ln in enumerate(inc.read_text(encoding="utf-8").splitlines(), 1)
+                                  if lit.token in ln), None)
+                        if n and not where:
+                            where = f"docs/{inc.parent.name}/{inc.name}:{n} (shown on docs/{state.src})"
+            if (line or 0, lit.token) in state.reported:
+                continue
+            state.reported.add((line or 0, lit.token))
+            shown_as = "the rendered text" if piece.where == "text" else f"the {piece.where} attribute"
+            errors.append(
+                f"{where or 'docs/' + state.src}: hand-typed quantity {lit.token!r} in {shown_as}: "
+                f"\"{lit.context[:100]}\". Compute it with {{{{ ... }}}}, or if it is a name, add it to "
+                "snippets/allowed_names.txt"
+            )
+    return errors
+
+
+_IMPORTED_MODEL = re.compile(r"^\s*from\s+snippets\.pages\.(\w+)\s+import", re.M)
+
+
+def notebook_text_errors(state: PageState, html_text: str) -> list[str]:
+    """Scan a rendered notebook: Markdown cells against the allowlist, outputs for quantities typed in
+    the cell (or a page model it imports), each named by the cell's line in the notebook."""
+    cells = drift.notebook_cells(state.markdown)
+    root = drift.fragment(html_text)
+    if root is None:
+        return []
+    divs = root.xpath('//div[contains(concat(" ", normalize-space(@class), " "), " jp-Cell ")]')  # type: ignore[attr-defined]
+    groups: list[tuple[str, list[Any]]] = []
+    for div in divs:
+        kind = "markdown" if "jp-MarkdownCell" in div.get("class", "") else "code"
+        if groups and groups[-1][0] == kind == "code":
+            groups[-1][1].append(div)
+        else:
+            groups.append((kind, [div]))
+    source_cells = [c for c in cells if c[0] in {"markdown", "code"}]
+    models = _IMPORTED_MODEL.findall(state.markdown)
+    errors: list[str] = []
+    where = f"docs/{state.src}"
+    for (kind, els), (src_kind, line, text) in zip(groups, source_cells, strict=False):
+        shown = [s for el in els for s in drift.shown_text(el)]
+        if kind == "markdown" and src_kind == "markdown":
+            for piece in shown:
+                for lit in drift.quantities_in(piece.text, DATA_TEXT):
+                    at = next((line + i for i, ln in enumerate(text.splitlines()) if lit.token in ln), line)
+                    if (at, lit.token) in state.reported:
+                        continue
+                    state.reported.add((at, lit.token))
+                    errors.append(f"{where}:{at}: hand-typed quantity {lit.token!r} in a Markdown cell: "
+                                  f"\"{lit.context[:100]}\". Compute it in a code cell, or if it is a name, add it "
+                                  "to snippets/allowed_names.txt")
+        elif kind == "code" and src_kind == "code":
+            errors += scan_output(where, shown, text, line - 1, models)
+    return errors
+
+
+_WRAPPED = "__serving_original__"
+
+
+def wrap_python_formatters() -> None:
+    """Run every `python exec="on"` block through `run_block`, by replacing markdown-exec's formatters
+    for python/py in its public `markdown_exec.formatters` table (once; a rebuild rewraps the original)."""
+    import markdown_exec
+
+    for lang in ("python", "py"):
+        current = markdown_exec.formatters[lang]
+        original = getattr(current, _WRAPPED, current)
+
+        def run(*, code: str, md: Markdown, _original: Any = original, **options: Any) -> Any:
+            return run_block(_original, code, md, options)
+
+        setattr(run, _WRAPPED, original)
+        markdown_exec.formatters[lang] = run
+
+
+def run_block(original: Any, code: str, md: Markdown, options: dict[str, Any]) -> Any:
+    """One exec block of the page being converted: run it, then read what it printed."""
+    state = CURRENT
+    state.blocks_run += 1
+    out = original(code=code, md=md, **options)
+    state.errors.extend(block_output_errors(state, code, str(out)))
+    return out
