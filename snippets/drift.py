@@ -198,8 +198,8 @@ def data_text(obj: object) -> frozenset[str]:
         elif isinstance(x, list | tuple | set | frozenset):
             for v in x:
                 walk(v)
-        elif hasattr(type(x), "model_fields"):
-            for name in type(x).model_fields:
+        elif isinstance(fields := getattr(type(x), "model_fields", None), dict):
+            for name in fields:
                 walk(getattr(x, name, None))
 
     walk(obj)

@@ -76,7 +76,7 @@ def tps(tokens_per_s: float) -> Figure:
     return fmt.quantity(tokens_per_s, "tokens/s", 1 if tokens_per_s < 100 else 0)
 
 
-def per_gpu_hour(tokens_per_s: float, gpus: int) -> Figure:
+def per_gpu_hour(tokens_per_s: float, gpus: float) -> Figure:
     """Tokens per GPU-hour at `tokens_per_s` for the whole replica of `gpus` GPUs."""
     return fmt.quantity(tokens_per_s / gpus * SECONDS_PER_HOUR, "tokens/GPU-hour", 0)
 

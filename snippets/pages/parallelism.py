@@ -335,7 +335,8 @@ def worked_example(cat: Catalog) -> str:
         f"2. **One all-reduce.** Hidden size {h(w.hidden, 'worked.hidden')} × {h(ns['act_bytes'], 'worked.act_bytes')} "
         f"bytes = {h(w.message, 'worked.message')}.",
         f"3. **Ring over the TP group.** Each GPU sends `2 × (TP − 1) / TP` times the message; at "
-        f"TP {h(w.tp, 'worked.tp')} that is {h(w.ring_factor, 'worked.ring_factor')} times: {h(w.ring_per_gpu, 'worked.ring_per_gpu')}, "
+        f"TP {h(w.tp, 'worked.tp')} that is {h(w.ring_factor, 'worked.ring_factor')} times: "
+        f"{h(w.ring_per_gpu, 'worked.ring_per_gpu')}, "
         "and receives as much.",
         f"4. **Per token.** {h(ns['allreduces_per_layer'], 'worked.allreduces_per_layer')} all-reduces per layer × "
         f"{h(w.layers, 'worked.layers')} layers × {h(w.ring_per_gpu, 'worked.ring_per_gpu')} = "
