@@ -20,6 +20,7 @@ import importlib
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -61,8 +62,12 @@ def _fresh_snippets() -> None:
     _catcher = site.ExecWarningCatcher()
 
 
+_site_dir: list[str] = []  # set per build; a list, so rebuilds of `mkdocs serve` rebind nothing
+
+
 def on_config(config: Any) -> Any:
     _fresh_snippets()
+    _site_dir[:] = [] if getattr(config, "dirty", False) else [str(config.site_dir)]
     _source_date_epoch(Path(config.config_file_path).resolve().parent)
     data_dir = Path(config.config_file_path).resolve().parent / "data"
     os.environ[DATA_DIR_ENV] = str(data_dir)
@@ -198,14 +203,15 @@ def on_pre_build(config: Any) -> None:
 
 
 def on_files(files: Any, config: Any) -> Any:
-    # Pages are converted in the order of `files`. A notebook that is executing beside the build
-    # goes last, so the other pages are converted while its kernel runs rather than after it;
-    # the navigation comes from mkdocs.yml and does not change.
-    for src_uri in _notebooks_running:
-        file = files.get_file_from_path(src_uri)
-        if file is not None:
-            files.remove(file)
-            files.append(file)
+    # Pages are converted in the order of `files`. Every notebook page goes last, so the other pages
+    # are converted while a notebook's kernel runs rather than after it; every notebook, executing or
+    # cached, so the order (and with it sitemap.xml and the search index) is the same whatever the
+    # cache holds. The navigation comes from mkdocs.yml and does not change.
+    plugin = config.plugins.get("mkdocs-jupyter")
+    notebooks_ = [f for f in files if plugin is not None and plugin.should_include(f)]
+    for file in notebooks_:
+        files.remove(file)
+        files.append(file)
     return files
 
 
@@ -286,6 +292,10 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
 
 def on_build_error(error: Exception) -> None:
     _join_notebooks()  # no kernel outlives a failed build
+    # a failed build (an error, or a warning under --strict, raised after every page was written)
+    # leaves no complete-looking site behind: `mkdocs build` cleaned the directory before writing
+    if _site_dir and not notebooks.worker().serving:
+        shutil.rmtree(_site_dir[0], ignore_errors=True)
     if not notebooks.worker().serving:
         notebooks.worker().close()
 

@@ -57,6 +57,8 @@ class PageState:
     """How many exec blocks of the page have run (the next one is the block after them)."""
     block_texts: set[str] = field(default_factory=set)
     """The rendered text the page's exec blocks printed (normalized): scanned at the block, not again."""
+    block_failures: list[str] = field(default_factory=list)
+    """markdown-exec's record of each block that raised, as the blocks run."""
     reported: set[tuple[int, str]] = field(default_factory=set)
     """(line, token) of every hand-typed quantity already reported on the page."""
 
@@ -344,6 +346,7 @@ class ExecWarningCatcher(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.records.append(record)
+        CURRENT.block_failures.append(record.getMessage())
 
 
 def reset_markdown_exec() -> None:
@@ -566,10 +569,76 @@ def wrap_python_formatters() -> None:
         markdown_exec.formatters[lang] = run
 
 
+BLOCK_TIMEOUT_ENV = "SERVING_BLOCK_TIMEOUT"
+"""Seconds an exec block may run (default 60): a block that sleeps or loops stops the build, not CI."""
+
+
+class BlockTimeout(BaseException):
+    """Raised in a block that overran its time (a BaseException: markdown-exec catches Exception)."""
+
+
+def shared_state() -> dict[str, Any]:
+    """What one page's block could change for the pages after it: every module-level value of the
+    loaded `snippets` modules (by identity) and the defaults of their functions (by value)."""
+    import sys
+    import types
+
+    out: dict[str, Any] = {}
+    for mod_name, mod in list(sys.modules.items()):
+        if not (mod_name == "snippets" or mod_name.startswith("snippets.")) or mod_name == __name__:
+            continue
+        for key, val in list(vars(mod).items()):
+            if key.startswith("__"):
+                continue
+            out[f"{mod_name}.{key}"] = id(val)
+            if isinstance(val, types.FunctionType):
+                out[f"{mod_name}.{key} defaults"] = repr((val.__defaults__, val.__kwdefaults__))
+    return out
+
+
+def _block_line(state: PageState) -> int:
+    starts = state.block_starts()
+    return starts[state.blocks_run - 1] if 0 < state.blocks_run <= len(starts) else 0
+
+
 def run_block(original: Any, code: str, md: Markdown, options: dict[str, Any]) -> Any:
-    """One exec block of the page being converted: run it, then read what it printed."""
+    """One exec block of the page being converted: run it with a time limit, then check that it
+    printed something, changed no shared state and typed no quantity."""
+    import os
+    import signal
+    import threading
+
     state = CURRENT
     state.blocks_run += 1
-    out = original(code=code, md=md, **options)
+    where = f"docs/{state.src}:{_block_line(state)}"
+    limit = float(os.environ.get(BLOCK_TIMEOUT_ENV, "60"))
+    before = shared_state()
+    failures = len(state.block_failures)
+    timed = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+
+    def overrun(signum: int, frame: Any) -> None:
+        raise BlockTimeout
+
+    previous = signal.signal(signal.SIGALRM, overrun) if timed else None
+    if timed:
+        signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        out = original(code=code, md=md, **options)
+    except BlockTimeout:
+        state.errors.append(f"{where}: the Python block ran longer than {limit:g} s and was stopped "
+                            f"(the limit is ${BLOCK_TIMEOUT_ENV}, in seconds)")
+        return ""
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+    after = shared_state()
+    changed = sorted(k for k in before if before[k] != after.get(k))  # a module imported now adds names: fine
+    if changed:
+        state.errors.append(f"{where}: the Python block changed shared state the pages after it would see: "
+                            f"{', '.join(changed[:5])}. A block only prints; keep its changes local")
+    if not str(out).strip() and len(state.block_failures) == failures:
+        state.errors.append(f'{where}: the python exec="on" block printed nothing: a block prints the table or '
+                            "text it stands for; remove it or print what it computes")
     state.errors.extend(block_output_errors(state, code, str(out)))
     return out

@@ -218,3 +218,20 @@ def test_a_typed_quantity_in_a_notebook_md_cell_fails_the_build(site_copy: Path)
     line = _line(nb, "A node holds 640 GB")
     assert f"docs/notebooks/size-your-deployment.py:{line}: hand-typed quantity '640' in prose" in b.output, \
         b.output[-3000:]
+
+
+@pytest.mark.build
+def test_a_warm_and_a_cold_build_are_byte_identical(site_copy: Path, tmp_path: Path) -> None:
+    warm = run_build(site_copy)  # the notebook from the session build's cache
+    assert warm.returncode == 0, warm.output
+    assert "Cache hit" in warm.output or (site_copy / ".cache").is_dir()
+    kept = tmp_path / "warm"
+    warm.site.rename(kept)
+    shutil.rmtree(site_copy / ".cache", ignore_errors=True)  # cold: the notebook is executed
+    cold = run_build(site_copy)
+    assert cold.returncode == 0, cold.output
+    for rel in ("sitemap.xml", "search/search_index.json", "numbers.json"):
+        assert (kept / rel).read_bytes() == (cold.site / rel).read_bytes(), rel
+    _, mismatch, errors = filecmp.cmpfiles(kept, cold.site, [str(p.relative_to(kept)) for p in kept.rglob("*")
+                                                             if p.is_file()], shallow=False)
+    assert mismatch == [] and errors == []
