@@ -83,6 +83,7 @@ def on_config(config: Any) -> Any:
     if not any(isinstance(e, site.ComputedExtension) for e in config.markdown_extensions):
         config.markdown_extensions.append(site.ComputedExtension())
     _key_notebook_cache(config, Path(config.config_file_path).resolve().parent)
+    site.write_cell_timeout_config(Path(config.config_file_path).resolve().parent / ".cache" / "jupyter-config")
     _notebooks_running[:] = _execute_notebooks_early(config)
     if not _notebooks_running:
         notebooks.worker().discard()  # started for nothing: execution is off, or every notebook is cached
@@ -118,6 +119,7 @@ _NB_OPTIONS = ("kernel_name", "theme", "allow_errors", "show_input", "no_input",
 # outlives `mkdocs serve`'s rebuilds, which import this hook anew each time.
 
 _notebooks_running: list[str] = []
+_cache_paths: dict[str, Path] = {}
 
 
 def _execute_notebooks_early(config: Any) -> list[str]:
@@ -158,6 +160,7 @@ def _execute_notebooks_early(config: Any) -> list[str]:
             cache_path = mj._get_cache_path(opts["cache_dir"], mj._compute_cache_key(src, opts, True))
         except Exception:  # the plugin's internals changed: it runs the notebooks itself
             return []
+        _cache_paths[file.src_uri] = cache_path
         if not cache_path.exists():
             todo.append((src, str(cache_path), _kernel_name(src, opts["kernel_name"])))
             running.append(file.src_uri)
@@ -256,8 +259,15 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     for record in _catcher.records:
         state.errors.append(site.describe_block_failure(state, record.getMessage()))
     _catcher.records.clear()
-    if page.file.src_uri.endswith(".py"):
+    if page.file.src_uri.endswith(".py") and (timeouts := site.notebook_timeout_errors(state, html)):
+        state.errors.extend(timeouts)
+        cached = _cache_paths.get(page.file.src_uri)
+        if cached is not None:
+            cached.unlink(missing_ok=True)  # the next build executes the notebook again
+    elif page.file.src_uri.endswith(".py"):
         state.errors.extend(site.notebook_text_errors(state, html))
+        state.errors.extend(site.notebook_link_errors(state, html, page.url, _link_targets(files, page),
+                                                      site.anchor_ids(html)))
     else:
         includes = [Path(config.docs_dir) / "includes"]
         state.errors.extend(site.page_text_errors(state, html, includes))
@@ -269,6 +279,20 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     # keep the processor's record of each claim (it knows the basis), in page order
     state.claims = [c for c in state.claims if any(c["claim"] == h["claim"] for h in claims)]
     return html
+
+
+def _link_targets(files: Any, page: Any) -> dict[str, set[str] | None]:
+    """Every URL of the site, with its page's anchor ids where MkDocs has them (notebooks are converted
+    last, so every Markdown page has been rendered by then)."""
+    out: dict[str, set[str] | None] = {}
+    for f in files:
+        url = f.url.removeprefix("./")
+        anchors = getattr(f.page, "present_anchor_ids", None) if f.page is not None else None
+        out[url] = set(anchors) if anchors is not None else None
+        out.setdefault(f.dest_uri, None)
+    # mkdocs-jupyter's include_source copies the notebook next to its page
+    out.setdefault(page.url.removeprefix("./") + Path(page.file.src_uri).name, None)
+    return out
 
 
 def on_env(env: Any, config: Any, files: Any) -> Any:

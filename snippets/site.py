@@ -642,3 +642,99 @@ def run_block(original: Any, code: str, md: Markdown, options: dict[str, Any]) -
                             "text it stands for; remove it or print what it computes")
     state.errors.extend(block_output_errors(state, code, str(out)))
     return out
+
+
+CELL_TIMEOUT_ENV = "SERVING_CELL_TIMEOUT"
+"""Seconds a notebook cell may run (default 120): nbclient's `timeout`, through the Jupyter config."""
+
+
+def write_cell_timeout_config(folder: Path) -> None:
+    """Give nbconvert's ExecutePreprocessor (nbclient) a cell time limit, the documented way: a
+    `jupyter_nbconvert_config.json` on `JUPYTER_CONFIG_PATH`, which mkdocs-jupyter's NbConvertApp
+    loads (`load_config_file`). The notebook worker and any fallback in the build read it alike."""
+    import os
+
+    limit = int(float(os.environ.get(CELL_TIMEOUT_ENV, "120")))
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "jupyter_nbconvert_config.json").write_text(
+        # NotebookClient, the ExecutePreprocessor's base: mkdocs-jupyter replaces the ExecutePreprocessor
+        # section of the config with its own options, and traitlets applies a base class's section too
+        json.dumps({"NotebookClient": {"timeout": limit}}) + "\n", encoding="utf-8")
+    paths = [p for p in os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p and p != str(folder)]
+    os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join([str(folder), *paths])
+
+
+def notebook_timeout_errors(state: PageState, html_text: str) -> list[str]:
+    """A notebook whose cell overran its time limit: the worker cached a marker with nbclient's message
+    (which quotes the cell); name the cell's line."""
+    import os
+
+    from serving_build.notebook_worker import TIMEOUT_CLASS
+
+    if TIMEOUT_CLASS not in html_text:
+        return []
+    root = drift.fragment(html_text)
+    found = root.xpath(f'//div[@class="{TIMEOUT_CLASS}"]') if root is not None else []  # type: ignore[attr-defined]
+    message = str(found[0].get("data-message")) if found else ""
+    line = 0
+    for kind, first, text in drift.notebook_cells(state.markdown):
+        head = next((ln for ln in text.splitlines() if ln.strip()), None)
+        if kind == "code" and head and head in message:
+            line = first
+    limit = os.environ.get(CELL_TIMEOUT_ENV, "120")
+    return [f"docs/{state.src}" + (f":{line}" if line else "") + f": a notebook cell ran longer than {limit} s and "
+            f"was stopped (nbclient's timeout; the limit is ${CELL_TIMEOUT_ENV}, in seconds)"]
+
+
+_HREF_SKIP = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.I)
+
+
+def notebook_link_errors(state: PageState, html_text: str, page_url: str, targets: dict[str, set[str] | None],
+                         own_anchors: set[str]) -> list[str]:
+    """Links of a rendered notebook (MkDocs validates only Markdown pages' links): each relative link
+    must reach a page or file of the site, and its `#anchor` an id of that page.
+
+    `targets` maps each URL of the site to its page's anchor ids (None: a file, or a page whose ids are
+    not known); `own_anchors` are the notebook page's own ids.
+    """
+    import posixpath
+    from urllib.parse import unquote, urlsplit
+
+    root = drift.fragment(html_text)
+    if root is None:
+        return []
+    base = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url) + "/"
+    errors: list[str] = []
+    for a in root.iter("a"):  # type: ignore[attr-defined]
+        href = a.get("href")
+        if not href or _HREF_SKIP.match(href) or "headerlink" in (a.get("class") or ""):
+            continue
+        parts = urlsplit(href)
+        path, anchor = unquote(parts.path), unquote(parts.fragment)
+        line = state.source_line(href) or state.source_line(path or "#" + anchor)
+        where = f"docs/{state.src}" + (f":{line}" if line else "")
+        if not path:
+            anchors: set[str] | None = own_anchors
+            target = page_url
+        else:
+            target = posixpath.normpath(posixpath.join(base, path)).lstrip("./")
+            if path.endswith("/") and not target.endswith("/"):
+                target += "/"
+            if target == ".":
+                target = ""
+            if target not in targets and target + "/" in targets:
+                target += "/"
+            if target not in targets:
+                errors.append(f"{where}: the link {href!r} in a Markdown cell reaches no page or file of the site "
+                              f"(it resolves to {target!r} from {page_url!r}; link to the page's URL, e.g. '../../hbm/')")
+                continue
+            anchors = targets[target]
+        if anchor and anchors is not None and anchor not in anchors:
+            errors.append(f"{where}: the link {href!r} in a Markdown cell names the anchor #{anchor}, which "
+                          f"{target or 'the home page'!r} does not have")
+    return errors
+
+
+def anchor_ids(html_text: str) -> set[str]:
+    root = drift.fragment(html_text)
+    return {str(i) for i in root.xpath("//@id")} if root is not None else set()  # type: ignore[attr-defined]

@@ -213,3 +213,32 @@ def test_a_strict_failure_leaves_no_site_behind(site_copy: Path) -> None:
     b = run_build(site_copy)
     assert b.returncode != 0 and "missing.md" in b.output
     assert not (b.site / "index.html").exists(), "a strict failure left a complete-looking site/"
+
+
+@pytest.mark.parametrize(("link", "expected"), [
+    ("[the HBM page](../hbm.md)", "the link '../hbm.md' in a Markdown cell reaches no page or file of the site"),
+    ("[the quiz](../../hbm/#no-such-quiz)", "the link '../../hbm/#no-such-quiz' in a Markdown cell names the anchor "
+                                            "#no-such-quiz, which 'hbm/' does not have"),
+])
+def test_a_broken_link_in_a_notebook_stops_the_build(site_copy: Path, link: str, expected: str) -> None:
+    nb = site_copy / "docs/notebooks/size-your-deployment.py"
+    nb.write_text(nb.read_text() + f"\n# %% [markdown]\n# See {link} and [the quiz](../../hbm/#check-your-understanding).\n")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = len(nb.read_text().splitlines())
+    assert f"docs/notebooks/size-your-deployment.py:{line}: {expected}" in b.output, b.output[-3000:]
+    assert "check-your-understanding" not in b.output
+
+
+def test_a_notebook_cell_that_hangs_is_stopped_at_its_time_limit(site_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    nb = site_copy / "docs/notebooks/size-your-deployment.py"
+    nb.write_text(nb.read_text() + "\n# %%\nimport time\n\nwhile True:\n    time.sleep(0.2)\n")
+    monkeypatch.setenv("SERVING_CELL_TIMEOUT", "3")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = next(i for i, ln in enumerate(nb.read_text().splitlines(), 1) if ln == "import time")
+    assert f"docs/notebooks/size-your-deployment.py:{line}: a notebook cell ran longer than 3 s and was stopped" \
+        in b.output, b.output[-3000:]
+    # the marker is not left in the cache: the next build executes the notebook again
+    again = run_build(site_copy)
+    assert f"docs/notebooks/size-your-deployment.py:{line}: a notebook cell ran longer than 3 s" in again.output
