@@ -255,9 +255,7 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     state = _pages[page.file.src_uri]
     if page.file.src_uri.endswith(".py"):  # a notebook: jupytext gives its cells random ids
         html = site.stable_cell_ids(html)
-    block_failed = bool(_catcher.records)
-    for record in _catcher.records:
-        state.errors.append(site.describe_block_failure(state, record.getMessage()))
+    block_failed = bool(state.block_failures)  # each reported by site.run_block, at its block's line
     _catcher.records.clear()
     if page.file.src_uri.endswith(".py") and (timeouts := site.notebook_timeout_errors(state, html)):
         state.errors.extend(timeouts)

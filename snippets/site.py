@@ -206,14 +206,18 @@ def evaluate(state: PageState, expr: str, what: str = "value") -> Any:
     return result
 
 
+_IN_BLOCK: list[bool] = []
+"""Non-empty while an exec block runs and markdown-exec converts what it printed (`run_block`)."""
+
+
 def _in_block_output(md: Markdown) -> bool:
-    """True while markdown-exec converts an exec block's output (its inner Markdown has `_original_md`).
+    """True while markdown-exec converts an exec block's output: `run_block` (the build's formatter for
+    python blocks, through markdown-exec's public `formatters` table) is on the stack.
 
     Block output is text the block printed, often from data: it is never read for `{{ }}` syntax.
-    tests/test_build_failures.py::test_block_output_is_not_read_for_computed_syntax fails if
-    markdown-exec stops marking its inner converter this way.
+    tests/test_build_failures.py::test_block_output_is_not_read_for_computed_syntax fails if it is.
     """
-    return getattr(md, "_original_md", None) is not None
+    return bool(_IN_BLOCK)
 
 
 def _refuse_in_block_output(state: PageState, text: str) -> None:
@@ -319,7 +323,7 @@ _EXEC_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})\s*(?:python|py)\b[^\n]*\bexec=\"
 _BLOCK_FRAME = re.compile(r'File "<code block: n(\d+)>", line (\d+)')
 
 
-def describe_block_failure(state: PageState, log_message: str) -> str:
+def describe_block_failure(state: PageState, log_message: str, block_start: int | None = None) -> str:
     """One actionable line for a raising exec block: page, line of the block, the error, the failing line."""
     lines = [ln.rstrip() for ln in log_message.splitlines() if ln.strip()]
     error = next((ln.strip() for ln in reversed(lines) if re.match(r"^\s*\w+(Error|Exception|Exit)\b", ln)),
@@ -327,7 +331,15 @@ def describe_block_failure(state: PageState, log_message: str) -> str:
     where = f"docs/{state.src}"
     frames = _BLOCK_FRAME.findall(log_message)
     detail = ""
-    if frames:
+    if block_start is not None:  # the block that raised is known: markdown-exec numbers blocks build-wide
+        in_block = re.findall(r'File "<code block: [^>]*>", line (\d+)', log_message)
+        if in_block:
+            n = int(in_block[-1])
+            where += f":{block_start + n}"
+            detail = f" (line {n} of the block that starts at line {block_start})"
+        else:
+            where += f":{block_start}"
+    elif frames:
         block_no, line_in_block = (int(x) for x in frames[-1])
         starts = [state.markdown.count("\n", 0, m.start()) + 1 for m in _EXEC_FENCE.finditer(state.markdown)]
         if 0 < block_no <= len(starts):
@@ -350,12 +362,8 @@ class ExecWarningCatcher(logging.Handler):
 
 
 def reset_markdown_exec() -> None:
-    """Forget every markdown-exec session, so no block state survives a page or a rebuild."""
-    from markdown_exec._internal.formatters import python as mx_python
-
-    mx_python._sessions_globals.clear()
-    mx_python._sessions_counter.clear()
-    mx_python._code_blocks.clear()
+    """Nothing to forget: `run_block` refuses markdown-exec's `session` option, the only state one
+    block could leave for another (each block otherwise runs in fresh globals)."""
 
 
 def collect(html_text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
@@ -619,9 +627,14 @@ def run_block(original: Any, code: str, md: Markdown, options: dict[str, Any]) -
     def overrun(signum: int, frame: Any) -> None:
         raise BlockTimeout
 
+    if options.get("session"):
+        state.errors.append(f"{where}: session={options['session']!r}: a session shares one block's state with the "
+                            "blocks after it; each block computes from the page model alone")
+        return ""
     previous = signal.signal(signal.SIGALRM, overrun) if timed else None
     if timed:
         signal.setitimer(signal.ITIMER_REAL, limit)
+    _IN_BLOCK.append(True)
     try:
         out = original(code=code, md=md, **options)
     except BlockTimeout:
@@ -629,9 +642,12 @@ def run_block(original: Any, code: str, md: Markdown, options: dict[str, Any]) -
                             f"(the limit is ${BLOCK_TIMEOUT_ENV}, in seconds)")
         return ""
     finally:
+        _IN_BLOCK.pop()
         if timed:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+    for message in state.block_failures[failures:]:
+        state.errors.append(describe_block_failure(state, message, _block_line(state)))
     after = shared_state()
     changed = sorted(k for k in before if before[k] != after.get(k))  # a module imported now adds names: fine
     if changed:

@@ -242,3 +242,12 @@ def test_a_notebook_cell_that_hangs_is_stopped_at_its_time_limit(site_copy: Path
     # the marker is not left in the cache: the next build executes the notebook again
     again = run_build(site_copy)
     assert f"docs/notebooks/size-your-deployment.py:{line}: a notebook cell ran longer than 3 s" in again.output
+
+
+def test_a_block_session_is_refused(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    page.write_text(page.read_text() + '\n```python exec="on" session="shared"\nprint("kept")\n```\n')
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = _block_line(page, 'print("kept")')
+    assert f"docs/interconnect.md:{line}: session='shared': a session shares one block's state" in b.output, b.output[-3000:]
