@@ -206,16 +206,19 @@ def data_text(obj: object) -> frozenset[str]:
     return frozenset(s for s in found if re.search(r"\d", s) and len(s) >= 2)
 
 
-def quantities_in(text: str, data: frozenset[str] = frozenset()) -> list[Literal]:
+@lru_cache(maxsize=65536)
+def quantities_in(text: str, data: frozenset[str] = frozenset()) -> tuple[Literal, ...]:
     """The hand-typed quantities of one piece of rendered text (line 1); a token inside a text from
-    data/ that the piece shows whole is not one."""
+    data/ that the piece shows whole is not one. (Cached: a grid repeats its cells.)"""
+    if not any(ch.isdigit() for ch in text):
+        return ()
     flat = normalize(text)
     found = []
     for lit in typed_quantities(flat + "\n"):
         if any(lit.token in d and d in flat for d in data):
             continue
         found.append(lit)
-    return found
+    return tuple(found)
 
 
 def literal_quantities(code: str) -> dict[str, list[tuple[str, int]]]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import html
 import importlib
 import json
@@ -442,6 +443,7 @@ DATA_TEXT: frozenset[str] = frozenset()
 """Every text of the catalog (normalized), set by the build once data/ is loaded: see drift.data_text."""
 
 
+@functools.lru_cache(maxsize=64)
 def model_literals(module: str) -> tuple[str, dict[str, list[tuple[str, int]]]]:
     """The file of page model `module` and the quantities typed in its string literals, by token."""
     import importlib.util
