@@ -20,6 +20,7 @@ import importlib
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -61,8 +62,12 @@ def _fresh_snippets() -> None:
     _catcher = site.ExecWarningCatcher()
 
 
+_site_dir: list[str] = []  # set per build; a list, so rebuilds of `mkdocs serve` rebind nothing
+
+
 def on_config(config: Any) -> Any:
     _fresh_snippets()
+    _site_dir[:] = [] if getattr(config, "dirty", False) else [str(config.site_dir)]
     _source_date_epoch(Path(config.config_file_path).resolve().parent)
     data_dir = Path(config.config_file_path).resolve().parent / "data"
     os.environ[DATA_DIR_ENV] = str(data_dir)
@@ -73,9 +78,12 @@ def on_config(config: Any) -> Any:
             f"{exc}\nHint: the fields, units and directions each table accepts are the pydantic models in "
             "snippets/data.py; run `python -c 'import snippets.data as d; d.load()'` to check data/ alone"
         ) from None
+    site.DATA_TEXT = drift.data_text(data.load(data_dir))
+    site.wrap_python_formatters()
     if not any(isinstance(e, site.ComputedExtension) for e in config.markdown_extensions):
         config.markdown_extensions.append(site.ComputedExtension())
     _key_notebook_cache(config, Path(config.config_file_path).resolve().parent)
+    site.write_cell_timeout_config(Path(config.config_file_path).resolve().parent / ".cache" / "jupyter-config")
     _notebooks_running[:] = _execute_notebooks_early(config)
     if not _notebooks_running:
         notebooks.worker().discard()  # started for nothing: execution is off, or every notebook is cached
@@ -111,6 +119,7 @@ _NB_OPTIONS = ("kernel_name", "theme", "allow_errors", "show_input", "no_input",
 # outlives `mkdocs serve`'s rebuilds, which import this hook anew each time.
 
 _notebooks_running: list[str] = []
+_cache_paths: dict[str, Path] = {}
 
 
 def _execute_notebooks_early(config: Any) -> list[str]:
@@ -151,6 +160,7 @@ def _execute_notebooks_early(config: Any) -> list[str]:
             cache_path = mj._get_cache_path(opts["cache_dir"], mj._compute_cache_key(src, opts, True))
         except Exception:  # the plugin's internals changed: it runs the notebooks itself
             return []
+        _cache_paths[file.src_uri] = cache_path
         if not cache_path.exists():
             todo.append((src, str(cache_path), _kernel_name(src, opts["kernel_name"])))
             running.append(file.src_uri)
@@ -196,14 +206,15 @@ def on_pre_build(config: Any) -> None:
 
 
 def on_files(files: Any, config: Any) -> Any:
-    # Pages are converted in the order of `files`. A notebook that is executing beside the build
-    # goes last, so the other pages are converted while its kernel runs rather than after it;
-    # the navigation comes from mkdocs.yml and does not change.
-    for src_uri in _notebooks_running:
-        file = files.get_file_from_path(src_uri)
-        if file is not None:
-            files.remove(file)
-            files.append(file)
+    # Pages are converted in the order of `files`. Every notebook page goes last, so the other pages
+    # are converted while a notebook's kernel runs rather than after it; every notebook, executing or
+    # cached, so the order (and with it sitemap.xml and the search index) is the same whatever the
+    # cache holds. The navigation comes from mkdocs.yml and does not change.
+    plugin = config.plugins.get("mkdocs-jupyter")
+    notebooks_ = [f for f in files if plugin is not None and plugin.should_include(f)]
+    for file in notebooks_:
+        files.remove(file)
+        files.append(file)
     return files
 
 
@@ -219,6 +230,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if page.file.src_uri.endswith(".py"):  # a jupytext notebook: its prose is its Markdown cells
         source = drift.notebook_markdown(source)
     for lit in drift.typed_quantities(source):
+        state.reported.add((lit.line, lit.token))
         state.errors.append(
             f"docs/{state.src}:{lit.line}: hand-typed quantity {lit.token!r} in prose: \"{lit.context}\". "
             "Compute it with {{ ... }}, or if it is a name, add it to snippets/allowed_names.txt"
@@ -243,10 +255,20 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     state = _pages[page.file.src_uri]
     if page.file.src_uri.endswith(".py"):  # a notebook: jupytext gives its cells random ids
         html = site.stable_cell_ids(html)
-    block_failed = bool(_catcher.records)
-    for record in _catcher.records:
-        state.errors.append(site.describe_block_failure(state, record.getMessage()))
+    block_failed = bool(state.block_failures)  # each reported by site.run_block, at its block's line
     _catcher.records.clear()
+    if page.file.src_uri.endswith(".py") and (timeouts := site.notebook_timeout_errors(state, html)):
+        state.errors.extend(timeouts)
+        cached = _cache_paths.get(page.file.src_uri)
+        if cached is not None:
+            cached.unlink(missing_ok=True)  # the next build executes the notebook again
+    elif page.file.src_uri.endswith(".py"):
+        state.errors.extend(site.notebook_text_errors(state, html))
+        state.errors.extend(site.notebook_link_errors(state, html, page.url, _link_targets(files, page),
+                                                      site.anchor_ids(html)))
+    else:
+        includes = [Path(config.docs_dir) / "includes"]
+        state.errors.extend(site.page_text_errors(state, html, includes))
     figures, claims, problems = site.collect(html)
     if block_failed:  # the published traceback is that failure again: say it once
         problems = [p for p in problems if "traceback" not in p.lower()]
@@ -255,6 +277,20 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
     # keep the processor's record of each claim (it knows the basis), in page order
     state.claims = [c for c in state.claims if any(c["claim"] == h["claim"] for h in claims)]
     return html
+
+
+def _link_targets(files: Any, page: Any) -> dict[str, set[str] | None]:
+    """Every URL of the site, with its page's anchor ids where MkDocs has them (notebooks are converted
+    last, so every Markdown page has been rendered by then)."""
+    out: dict[str, set[str] | None] = {}
+    for f in files:
+        url = f.url.removeprefix("./")
+        anchors = getattr(f.page, "present_anchor_ids", None) if f.page is not None else None
+        out[url] = set(anchors) if anchors is not None else None
+        out.setdefault(f.dest_uri, None)
+    # mkdocs-jupyter's include_source copies the notebook next to its page
+    out.setdefault(page.url.removeprefix("./") + Path(page.file.src_uri).name, None)
+    return out
 
 
 def on_env(env: Any, config: Any, files: Any) -> Any:
@@ -278,6 +314,10 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
 
 def on_build_error(error: Exception) -> None:
     _join_notebooks()  # no kernel outlives a failed build
+    # a failed build (an error, or a warning under --strict, raised after every page was written)
+    # leaves no complete-looking site behind: `mkdocs build` cleaned the directory before writing
+    if _site_dir and not notebooks.worker().serving:
+        shutil.rmtree(_site_dir[0], ignore_errors=True)
     if not notebooks.worker().serving:
         notebooks.worker().close()
 

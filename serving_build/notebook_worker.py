@@ -29,6 +29,7 @@ the notebook's kernelspec), the same extra argument, the same working directory 
 from __future__ import annotations
 
 import contextlib
+import html
 import json
 import os
 import sys
@@ -36,6 +37,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+TIMEOUT_CLASS = "sa-cell-timeout"
+"""The page a notebook whose cell timed out is cached as (snippets.site.notebook_timeout_errors reads it)."""
 # what nbclient passes to an IPython kernel it starts (NotebookClient.ipython_hist_file)
 KERNEL_ARGS = ["--HistoryManager.hist_file=:memory:"]
 
@@ -109,8 +112,14 @@ def convert(src: str, cache_path: str, options: dict[str, Any], toc_depth: int) 
     try:
         body = nb2html(src, execute=True, **options)
         toc_tokens, title = mj._get_nb_toc_tokens(src, toc_depth)
-    except Exception:
-        return  # the plugin runs this notebook again and reports the error
+    except Exception as exc:
+        if type(exc).__name__ != "CellTimeoutError":
+            return  # the plugin runs this notebook again and reports the error
+        # a cell overran nbclient's `timeout` (set through the Jupyter config the build writes): running
+        # it again in the build would hang as long again. The page is this marker; the build reports it
+        # with the cell's line and removes this cache entry.
+        body = f'<div class="{TIMEOUT_CLASS}" data-message="{html.escape(str(exc), quote=True)}"></div>'
+        toc_tokens, title = [], None
     path = Path(cache_path)
     path.parent.mkdir(parents=True, exist_ok=True)
     part = path.with_suffix(".part")

@@ -17,6 +17,7 @@ from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, cast, get_args, get_origin
 
 import yaml
@@ -1617,7 +1618,8 @@ def load(directory: Path | str | None = None) -> Catalog:
         _check_references(tables, problems)
     if problems:
         raise DataError(problems)
-    cat = Catalog(directory=root, **tables)
+    # read-only views: one page's block cannot remove or replace an entry for the pages after it
+    cat = Catalog(directory=root, **{name: MappingProxyType(dict(table)) for name, table in tables.items()})
     _cache[root] = (stamp, cat)
     return cat
 

@@ -9,6 +9,7 @@ hand, unless it belongs to a name on the reviewed allowlist (`snippets/allowed_n
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -75,16 +76,191 @@ def typed_quantities(markdown: str) -> list[Literal]:
     return found
 
 
+def notebook_cells(source: str) -> list[tuple[str, int, str]]:
+    """A jupytext notebook's cells as (cell type, first line in the file, source), read with jupytext.
+
+    jupytext decides what is a cell and what kind (`[markdown]`, its alias `[md]`, raw, code); the
+    file is read only to find the line each cell's text starts at, so messages name the file's line.
+    """
+    import jupytext
+
+    nb = jupytext.reads(source, fmt="py:percent")
+    lines = source.splitlines()
+    pos, out = 0, []
+    for cell in nb.cells:
+        text = str(cell.source)
+        first = next((ln for ln in text.splitlines() if ln.strip()), "")
+        line = pos + 1
+        if first:
+            for i in range(pos, len(lines)):
+                if first.strip() in lines[i]:
+                    line, pos = i + 1, i + 1
+                    break
+        out.append((str(cell.cell_type), line, text))
+    return out
+
+
 def notebook_markdown(source: str) -> str:
-    """The Markdown cells of a jupytext percent notebook, other lines blanked (line numbers kept)."""
-    out: list[str] = []
-    in_markdown = False
-    for line in source.splitlines():
-        if line.startswith("# %%"):
-            in_markdown = "[markdown]" in line
-            out.append("")
-        elif in_markdown and (line.startswith("# ") or line == "#"):
-            out.append(line[2:])
-        else:
-            out.append("")
+    """The Markdown cells of a jupytext notebook at their lines in the file, every other line blank."""
+    width = source.count("\n") + 1
+    out = [""] * width
+    for kind, line, text in notebook_cells(source):
+        if kind != "markdown":
+            continue
+        for i, ln in enumerate(text.splitlines()):
+            if line - 1 + i < width:
+                out[line - 1 + i] = ln
     return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- what the reader reads
+
+_SKIP_XPATH = (
+    './/span[contains(concat(" ", normalize-space(@class), " "), " sa-fig ")]'
+    ' | .//span[contains(concat(" ", normalize-space(@class), " "), " sa-text ")]'
+    ' | .//code | .//pre | .//*[local-name()="svg"] | .//style | .//script'
+    ' | .//*[contains(@class, "jp-InputPrompt") or contains(@class, "jp-OutputPrompt")]'
+    ' | .//*[contains(concat(" ", normalize-space(@class), " "), " jp-InputArea ")]'
+)
+READ_ATTRIBUTES = ("title", "alt", "aria-label")
+_BLOCKS = ("p", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "figcaption", "caption",
+           "summary", "blockquote", "div")
+_INNER_BLOCK = "|".join(f".//{tag}" for tag in _BLOCKS)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A piece of rendered text: `where` is "text" or the attribute it was read from."""
+
+    where: str
+    text: str
+
+
+def shown_text(root: object) -> list[Shown]:
+    """Visible text and title/alt/aria-label attributes of an lxml element, outside computed spans,
+    code, pre and SVG (and a claim's tooltip: the build writes it from the claim's numbers)."""
+    from lxml import etree as lx
+
+    el_root = root if isinstance(root, lx._Element) else None
+    if el_root is None:
+        return []
+    for el in el_root.xpath(_SKIP_XPATH):
+        el.drop_tree()
+    out: list[Shown] = []
+    # text by block (a paragraph, a cell, a list item, a heading): inline markup (an abbreviation, a
+    # link, emphasis) does not cut "PCIe 5.0" in two
+    for el in el_root.iter(*_BLOCKS):
+        if not el.xpath(_INNER_BLOCK):
+            text = el.text_content()
+            if text.strip():
+                out.append(Shown("text", text))
+    for el in el_root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        is_claim = "sa-claim" in (el.get("class") or "").split()
+        for attr in READ_ATTRIBUTES:
+            value = el.get(attr)
+            if value and value.strip() and not (is_claim and attr == "title"):
+                out.append(Shown(attr, value))
+    return out
+
+
+def fragment(html_text: str) -> object:
+    import lxml.html
+
+    return lxml.html.fragment_fromstring(html_text, create_parent="div") if html_text.strip() else None
+
+
+def normalize(text: str) -> str:
+    return " ".join(text.replace('"', "'").split())
+
+
+def data_text(obj: object) -> frozenset[str]:
+    """Every text the catalog holds (names, notes, source titles, ids, dates as ISO), normalized:
+    text printed from data/ has a source of its own and is not typed on a page."""
+    import datetime
+
+    found: set[str] = set()
+    seen: set[int] = set()
+
+    def walk(x: object) -> None:
+        if id(x) in seen:
+            return
+        seen.add(id(x))
+        if isinstance(x, str):
+            found.add(normalize(x))
+        elif isinstance(x, datetime.date):
+            found.add(x.isoformat())
+        elif isinstance(x, dict | Mapping):
+            for k, v in x.items():
+                walk(k)
+                walk(v)
+        elif isinstance(x, list | tuple | set | frozenset):
+            for v in x:
+                walk(v)
+        elif isinstance(fields := getattr(type(x), "model_fields", None), dict):
+            for name in fields:
+                walk(getattr(x, name, None))
+
+    walk(obj)
+    return frozenset(s for s in found if re.search(r"\d", s) and len(s) >= 2)
+
+
+@lru_cache(maxsize=65536)
+def quantities_in(text: str, data: frozenset[str] = frozenset()) -> tuple[Literal, ...]:
+    """The hand-typed quantities of one piece of rendered text (line 1); a token inside a text from
+    data/ that the piece shows whole is not one. (Cached: a grid repeats its cells.)"""
+    if not any(ch.isdigit() for ch in text):
+        return ()
+    flat = normalize(text)
+    found = []
+    for lit in typed_quantities(flat + "\n"):
+        if any(lit.token in d and d in flat for d in data):
+            continue
+        found.append(lit)
+    return tuple(found)
+
+
+def literal_quantities(code: str) -> dict[str, list[tuple[str, int]]]:
+    """Digit-bearing tokens typed in the string literals of Python code (docstrings aside): for each,
+    the words around it in the literal and the literal's line. What a block or page model can print
+    that no value computed is one of these, shown with the same words around it."""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return {}
+    docs: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docs.add(id(first.value))
+    out: dict[str, list[tuple[str, int]]] = {}
+    code_lines = code.splitlines()
+
+    def line_of(node: ast.Constant, token: str, window: str) -> int:
+        # an implicitly joined (f-)string reports its first line for every part: find the part's own
+        span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+        for needle in (window, token):
+            for n in span:
+                if n <= len(code_lines) and needle in normalize(code_lines[n - 1]):
+                    return n
+        return node.lineno
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            for line in prose(node.value + "\n").splitlines():
+                words = normalize(line).split(" ")
+                for i, word in enumerate(words):
+                    for lit in typed_quantities(word + "\n"):
+                        window = " ".join(words[max(0, i - 1):i + 2])
+                        out.setdefault(lit.token, []).append((window, line_of(node, lit.token, window)))
+    return out
+
+
+def typed_in(token: str, shown: str, literals: dict[str, list[tuple[str, int]]]) -> int | None:
+    """The line of a literal that types `token` with the words `shown` has around it, else None."""
+    flat = normalize(shown)
+    return next((line for window, line in literals.get(token, []) if window in flat), None)

@@ -155,3 +155,99 @@ def test_a_typed_quantity_in_the_front_matter_title_stops_the_build(site_copy: P
     b = run_build(site_copy)
     assert b.returncode != 0
     assert "docs/interconnect.md:2: hand-typed quantity '80' in the front matter's description" in b.output, b.output[-2000:]
+
+
+# ---------------------------------------------------------------- state and time (issue 16, item 5)
+
+
+def _block_line(page: Path, needle: str) -> int:
+    lines = page.read_text().splitlines()
+    at = next(i for i, ln in enumerate(lines, 1) if needle in ln)
+    return max(i for i, ln in enumerate(lines[:at], 1) if ln.startswith('```python exec="on"'))
+
+
+def test_a_block_that_changes_shared_state_stops_the_build(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    _edit(page, "print(cliff_table(load()))",
+          "print(cliff_table(load()))\nimport snippets.fmt as f\nf.number.__defaults__ = (3,)")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = _block_line(page, "f.number.__defaults__")
+    said = next((ln for ln in b.output.splitlines()
+                 if ln.startswith(f"docs/interconnect.md:{line}: the Python block changed shared state")), "")
+    assert "snippets.fmt.number defaults" in said, b.output[-3000:]
+
+
+def test_a_block_that_removes_a_catalog_entry_stops_the_build(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    _edit(page, "print(cliff_table(load()))", 'print(cliff_table(load()))\nload().accelerators.pop("l4")')
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = next(i for i, ln in enumerate(page.read_text().splitlines(), 1) if 'pop("l4")' in ln)
+    assert f"docs/interconnect.md:{line}: a Python block raised AttributeError: 'mappingproxy' object has no attribute 'pop'" \
+        in b.output, b.output[-3000:]
+
+
+def test_a_block_that_prints_nothing_stops_the_build(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    page.write_text(page.read_text() + '\n```python exec="on"\nsilent = 1\n```\n')
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = _block_line(page, "silent = 1")
+    assert f'docs/interconnect.md:{line}: the python exec="on" block printed nothing' in b.output, b.output[-3000:]
+
+
+def test_a_block_that_hangs_is_stopped_at_its_time_limit(site_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    page = site_copy / "docs/interconnect.md"
+    page.write_text(page.read_text() + '\n```python exec="on"\nimport time\nwhile True:\n    time.sleep(0.1)\n```\n')
+    monkeypatch.setenv("SERVING_BLOCK_TIMEOUT", "2")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = _block_line(page, "while True:")
+    assert f"docs/interconnect.md:{line}: the Python block ran longer than 2 s and was stopped" in b.output, b.output[-3000:]
+
+
+def test_a_strict_failure_leaves_no_site_behind(site_copy: Path) -> None:
+    page = site_copy / "docs/index.md"
+    page.write_text(page.read_text() + "\nSee [the missing page](missing.md).\n")
+    b = run_build(site_copy)
+    assert b.returncode != 0 and "missing.md" in b.output
+    assert not (b.site / "index.html").exists(), "a strict failure left a complete-looking site/"
+
+
+@pytest.mark.parametrize(("link", "expected"), [
+    ("[the HBM page](../hbm.md)", "the link '../hbm.md' in a Markdown cell reaches no page or file of the site"),
+    ("[the quiz](../../hbm/#no-such-quiz)", "the link '../../hbm/#no-such-quiz' in a Markdown cell names the anchor "
+                                            "#no-such-quiz, which 'hbm/' does not have"),
+])
+def test_a_broken_link_in_a_notebook_stops_the_build(site_copy: Path, link: str, expected: str) -> None:
+    nb = site_copy / "docs/notebooks/size-your-deployment.py"
+    nb.write_text(nb.read_text() + f"\n# %% [markdown]\n# See {link} and [the quiz](../../hbm/#check-your-understanding).\n")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = len(nb.read_text().splitlines())
+    assert f"docs/notebooks/size-your-deployment.py:{line}: {expected}" in b.output, b.output[-3000:]
+    assert "check-your-understanding" not in b.output
+
+
+def test_a_notebook_cell_that_hangs_is_stopped_at_its_time_limit(site_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    nb = site_copy / "docs/notebooks/size-your-deployment.py"
+    nb.write_text(nb.read_text() + "\n# %%\nimport time\n\nwhile True:\n    time.sleep(0.2)\n")
+    monkeypatch.setenv("SERVING_CELL_TIMEOUT", "3")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = next(i for i, ln in enumerate(nb.read_text().splitlines(), 1) if ln == "import time")
+    assert f"docs/notebooks/size-your-deployment.py:{line}: a notebook cell ran longer than 3 s and was stopped" \
+        in b.output, b.output[-3000:]
+    # the marker is not left in the cache: the next build executes the notebook again
+    again = run_build(site_copy)
+    assert f"docs/notebooks/size-your-deployment.py:{line}: a notebook cell ran longer than 3 s" in again.output
+
+
+def test_a_block_session_is_refused(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    page.write_text(page.read_text() + '\n```python exec="on" session="shared"\nprint("kept")\n```\n')
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = _block_line(page, 'print("kept")')
+    assert f"docs/interconnect.md:{line}: session='shared': a session shares one block's state" in b.output, b.output[-3000:]

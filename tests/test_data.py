@@ -422,3 +422,12 @@ def test_the_loaded_catalog_is_plain_text_and_strict(catalog) -> None:
 
     for _, _, src in iter_sources(catalog):
         check_text(src.title)
+
+
+def test_the_loaded_catalog_is_read_only() -> None:
+    cat = load(ROOT / "data")
+    with pytest.raises(AttributeError):
+        cat.accelerators.pop("l4")  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        cat.models["planted"] = cat.models["llama-3.1-70b"]  # type: ignore[index]
+    assert "l4" in load(ROOT / "data").accelerators

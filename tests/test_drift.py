@@ -155,3 +155,83 @@ def test_no_page_publishes_broken_output(built: Build) -> None:
         _, _, problems = site.collect(html)
         assert problems == [], f"{path.relative_to(built.site)}: {problems}"
         assert "Traceback" not in html, path
+
+
+# ---------------------------------------------------------------- what the reader reads (issue 16, item 3)
+
+
+def test_notebook_markdown_is_read_with_jupytext_md_alias_included() -> None:
+    from snippets.drift import notebook_markdown
+
+    nb = "# %% [md]\n# A card holds 80 GB.\n\n# %%\nx = 1\n\n# %% [markdown]\n# Then 405B.\n"
+    text = notebook_markdown(nb)
+    assert [(f.line, f.token) for f in typed_quantities(text)] == [(2, "80"), (8, "405B")]
+
+
+def test_the_rendered_scan_reads_attributes_and_skips_computed_spans() -> None:
+    from snippets.drift import fragment, quantities_in, shown_text
+
+    html = ('<p>On <abbr title="Peripheral">PCIe</abbr> 5.0 a <span class="sa-fig">80 GB</span> card '
+            '<a href="x" title="holds 96 GB">link</a> <img alt="a 4-GPU box"></p><pre>print(7)</pre>'
+            '<svg aria-label="12 bars"><text>9</text></svg>')
+    found = [(s.where, lit.token) for s in shown_text(fragment(html)) for lit in quantities_in(s.text)]
+    assert found == [("title", "96"), ("alt", "4-GPU")]
+
+
+@pytest.mark.build
+def test_a_typed_quantity_printed_by_an_exec_block_fails_the_build(site_copy: Path) -> None:
+    page = site_copy / "docs/interconnect.md"
+    _edit(page, "print(cliff_table(load()))", 'print(cliff_table(load()))\nprint("A card holds 80 GB.")')
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = _line(page, "A card holds 80 GB")
+    assert f"docs/interconnect.md:{line}: hand-typed quantity '80' in text of its output" in b.output, b.output[-3000:]
+
+
+@pytest.mark.build
+def test_a_typed_quantity_printed_from_the_page_model_names_the_model_line(site_copy: Path) -> None:
+    model = site_copy / "snippets/pages/interconnect.py"
+    _edit(model, "embedding and the LM head unquantized as", "embedding and the LM head at 16 bit as")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = _line(model, "LM head at 16 bit as")
+    assert f"the block prints, from snippets/pages/interconnect.py:{line}, hand-typed quantity '16'" in b.output, \
+        b.output[-3000:]
+
+
+@pytest.mark.build
+def test_a_typed_quantity_in_a_link_title_fails_the_build(site_copy: Path) -> None:
+    page = site_copy / "docs/index.md"
+    page.write_text(page.read_text() + '\nSee [the cliff](interconnect.md "where 96 GB ends").\n')
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = _line(page, "where 96 GB ends")
+    assert f"docs/index.md:{line}: hand-typed quantity '96' in the title attribute" in b.output, b.output[-3000:]
+
+
+@pytest.mark.build
+def test_a_typed_quantity_in_a_notebook_md_cell_fails_the_build(site_copy: Path) -> None:
+    nb = site_copy / "docs/notebooks/size-your-deployment.py"
+    nb.write_text(nb.read_text() + "\n# %% [md]\n# A node holds 640 GB.\n")
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = _line(nb, "A node holds 640 GB")
+    assert f"docs/notebooks/size-your-deployment.py:{line}: hand-typed quantity '640' in prose" in b.output, \
+        b.output[-3000:]
+
+
+@pytest.mark.build
+def test_a_warm_and_a_cold_build_are_byte_identical(site_copy: Path, tmp_path: Path) -> None:
+    warm = run_build(site_copy)  # the notebook from the session build's cache
+    assert warm.returncode == 0, warm.output
+    assert "Cache hit" in warm.output or (site_copy / ".cache").is_dir()
+    kept = tmp_path / "warm"
+    warm.site.rename(kept)
+    shutil.rmtree(site_copy / ".cache", ignore_errors=True)  # cold: the notebook is executed
+    cold = run_build(site_copy)
+    assert cold.returncode == 0, cold.output
+    for rel in ("sitemap.xml", "search/search_index.json", "numbers.json"):
+        assert (kept / rel).read_bytes() == (cold.site / rel).read_bytes(), rel
+    _, mismatch, errors = filecmp.cmpfiles(kept, cold.site, [str(p.relative_to(kept)) for p in kept.rglob("*")
+                                                             if p.is_file()], shallow=False)
+    assert mismatch == [] and errors == []

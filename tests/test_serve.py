@@ -14,7 +14,7 @@ import yaml
 from .conftest import ROOT
 
 BLOCK = '''
-```python exec="on" session="shared"
+```python exec="on"
 try:
     seen += 1
 except NameError:
@@ -34,8 +34,8 @@ def test_serve_watches_data_snippets_and_hooks() -> None:
 
 @pytest.mark.build
 def test_rebuilds_in_one_process_start_fresh(site_copy: Path) -> None:
-    # the same session name on two pages, and the site built twice in one process, as `serve` does:
-    # block state never leaks, and an edit under snippets/ shows on the next rebuild
+    # the same block on two pages (sessions are refused: test_a_block_session_is_refused), and the site
+    # built twice in one process, as `serve` does: block state never leaks, and an edit under snippets/ shows on the next rebuild
     for page in ("index.md", "interconnect.md"):
         path = site_copy / "docs" / page
         path.write_text(path.read_text() + BLOCK)

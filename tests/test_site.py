@@ -6,6 +6,7 @@ import dataclasses
 import json
 
 import pytest
+from bs4 import BeautifulSoup
 
 from snippets.data import Catalog
 from snippets.engine import Deployment, Layout, setting
@@ -157,3 +158,19 @@ def test_home_page_says_how_numbers_are_made(built: Build) -> None:
     home = built.page("index.html")
     assert "How the numbers on this site are made" in home.get_text()
     assert value(home, "gb") == 1e9 and value(home, "gib") == 2**30
+
+
+def test_every_quiz_has_one_answer_per_question(built: Build) -> None:
+    checked = 0
+    for path in sorted(built.site.rglob("index.html")):
+        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        heading = soup.find(id="check-your-understanding")
+        if heading is None:
+            continue
+        questions = heading.find_next("ol")
+        answers = next(d for d in heading.find_all_next("details") if "Answers" in d.find("summary").get_text())
+        asked = len(questions.find_all("li", recursive=False))
+        answered = len(answers.find("ol").find_all("li", recursive=False))
+        assert asked == answered, f"{path.relative_to(built.site)}: {asked} questions, {answered} answers"
+        checked += 1
+    assert checked >= 4

@@ -631,7 +631,7 @@ def ceiling_chart(cat: Catalog) -> str:
     bars_ = [charts.Bar(name, tok) for name, tok in rows]
     words = (
         f"Upper bound on tokens per second for one sequence of {d0.setting.model.name} in "
-        f"{d0.setting.precision.name} ({d0.weight_bytes / 1e9:,.1f} GB of weights, embeddings and LM head at 16 bit, "
+        f"{d0.setting.precision.name} ({d0.weight_bytes / 1e9:,.1f} GB of weights, embeddings and LM head unquantized, "
         f"and a {r.scenario.context_tokens:,}-token KV cache), memory bandwidth ÷ bytes per step, by accelerator: "
         f"from {rows[0][1]:,.0f} on the {rows[0][0]} to {rows[-1][1]:,.0f} on the {rows[-1][0]}."
     )

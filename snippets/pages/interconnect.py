@@ -450,7 +450,7 @@ def engine_example(cat: Catalog) -> str:
     lines = [
         f"1. **Parameters from the architecture.** The layers of its `config.json` add up to "
         f"{h(b.params, 'engine.params')} parameters, not the name's round figure. In {e(b.precision)}, with the "
-        f"embedding and the LM head at 16 bit as the checkpoint keeps them, one copy is "
+        f"embedding and the LM head unquantized as the checkpoint keeps them, one copy is "
         f"{h(b.weight, 'engine.weight')}; in {e(f8.precision)}, {h(f8.weight, 'engine.weight_fp8')}.",
         f"2. **What the card reports.** The {e(ns['gpu_name'])} reports {h(ns['capacity'], 'engine.capacity')} "
         f"to the engine, not the label's {h(ns['gpu_memory'], 'engine.label')}.",

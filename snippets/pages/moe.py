@@ -377,8 +377,8 @@ def worked_example(cat: Catalog) -> str:
         f"{h(w.held, 'wx.held')} per GPU, of which the routed experts are {h(w.expert_held, 'wx.expert_held')}.",
         f"2. **Experts touched.** Each of the {h(w.batch, 'wx.batch')} tokens picks "
         f"{h(w.k, 'wx.k')} of the {h(w.experts, 'wx.experts')}; the expected share of experts at least one token "
-        f"picks is 1 − (1 − {h(w.k, 'wx.k')} ÷ {h(w.experts, 'wx.experts')})^{h(w.batch, 'wx.batch')} = "
-        f"{h(w.touched, 'wx.touched')}.",
+        f"picks is `1 − (1 − k ÷ E)^b` with k = {h(w.k, 'wx.k')}, E = {h(w.experts, 'wx.experts')} and "
+        f"b = {h(w.batch, 'wx.batch')}: {h(w.touched, 'wx.touched')}.",
         f"3. **Weights read.** Everything but the routed experts, plus that share of them: "
         f"{h(w.other_held, 'wx.other_held')} + {h(w.touched, 'wx.touched')} × {h(w.expert_held, 'wx.expert_held')} = "
         f"{h(w.read, 'wx.read')} per GPU, against {h(w.read1, 'wx.read1')} for one token.",

@@ -477,7 +477,7 @@ def algorithm_table(cat: Catalog) -> str:
         ])
     return fmt.table(
         "algorithms",
-        ["Message", "Bytes", f"Ring ({2 * (n - 1)} hops)", "Two-shot (2 hops)", "One-shot (1 hop)",
+        ["Message", "Bytes", f"Ring ({2 * (n - 1)} hops)", "Two-shot (two hops)", "One-shot (one hop)",
          "Engine's choice", "Its latency share", "Over the network"],
         rows,
         align="lrrrrlrl",
@@ -765,11 +765,11 @@ def pipeline_diagram(cat: Catalog) -> str:
             + ".")
     svg = diagrams.pipeline("pipe-schedule", p, schedules, "time → one slot: one stage, one micro-batch",
                             title, desc)
-    cap = (f"{d.setting.model.name} on {d.layout.label}: {p} stages, forward only, as in decoding. The bubble "
-           f"(p − 1) / (m + p − 1) is "
+    cap = (f"{d.setting.model.name} on {d.layout.label}: {p} stages, forward only, as in decoding. The bubble, "
+           f"the idle share of the stages' slots, is "
            + " and ".join(f"{p - 1}/{m + p - 1} = {pct(m)} with {word(m)}" for m in PIPE_MICRO)
-           + f": in both, {p * (p - 1)} idle boxes, p × (p − 1), while the schedule grows by one slot per "
-           f"micro-batch.")
+           + f": in both, {p * (p - 1)} idle boxes (the stages times one fewer), while the schedule grows by one "
+           f"slot per micro-batch.")
     return charts.figure(svg, cap)
 
 

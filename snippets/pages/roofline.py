@@ -268,7 +268,8 @@ def curve_chart(cat: Catalog) -> str:
         f"{c.label}: from {c.points[0][2]:.1f} ms per token and {c.points[0][1]:,.0f} tokens/s per GPU at one "
         f"sequence to {c.points[-1][2]:.1f} ms and {c.points[-1][1]:,.0f} tokens/s per GPU at {c.points[-1][0]:,}"
         for c in cs)
-    words = (f"Latency against throughput of Llama 3.1 70B in FP8, one point per concurrency from one sequence to "
+    words = (f"Latency against throughput of {cat.models[MODEL].name} in {cat.precisions[PRECISION].name}, one point "
+             f"per concurrency from one sequence to "
              f"as many as the KV cache holds, each request {sc.input_tokens:,} tokens in and {sc.output_tokens:,} out. "
              f"{ends}.")
     svg = charts.lines("curve-chart", series, "output tokens/s per GPU", "ms per output token",
