@@ -199,7 +199,7 @@ def test_algorithm_table(page, catalog: Catalog, dep) -> None:
         algs = {a.name: a for a in algorithm_times(tokens * MESSAGE, 8, nvl)}
         assert value(page, f"algorithms[{label}][Bytes]") == pytest.approx(tokens * MESSAGE / 1e6)
         assert value(page, f"algorithms[{label}][Ring (14 hops)]") == pytest.approx(algs["ring"].seconds * 1e6)
-        assert value(page, f"algorithms[{label}][One-shot (1 hop)]") == pytest.approx(algs["one-shot"].seconds * 1e6)
+        assert value(page, f"algorithms[{label}][One-shot (one hop)]") == pytest.approx(algs["one-shot"].seconds * 1e6)
     assert message_tokens(catalog)[0] == ("one decode token", 1)
 
 
