@@ -60,11 +60,11 @@ def _line(path: Path, needle: str) -> int:
 @pytest.mark.build
 def test_a_typed_quantity_in_prose_fails_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
-    _edit(page, "and the network {{ network }} per GPU plus latency",
-          "and the network 50 GB/s per GPU plus latency")
+    _edit(page, "while one {{ gpu_name }} carries {{ gpu_memory }} of [HBM](hbm.md)",
+          "while one {{ gpu_name }} carries 50 GB of [HBM](hbm.md)")
     b = run_build(site_copy)
     assert b.returncode != 0
-    line = _line(page, "network 50 GB/s per GPU")
+    line = _line(page, "carries 50 GB of")
     assert f"docs/interconnect.md:{line}: hand-typed quantity '50' in prose" in b.output
 
 
