@@ -111,29 +111,39 @@ def _money(x: float | None, unit: str) -> dict[str, Any]:
 
 def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
     """The engine's report for `inputs`, with the page's figures and bar parts. Raises InputError, ConfigError,
-    NoLayout, RefusedLayout or ValueError (a prediction the data cannot make) with a one-line reason."""
+    NoLayout or RefusedLayout with a one-line reason. Where the time model lacks data (a layout across nodes
+    whose node records no network), the report is None, the times say "not predicted" and `note` says why."""
     if inputs.model == CUSTOM:
         if not inputs.config.strip():
             raise InputError("paste a config.json to size your own model")
         eng = replace(eng, models=MappingProxyType({**eng.models, CUSTOM: model_from_config(inputs.config, CUSTOM)}))
     spec = eng.models[inputs.model]
     limit = spec.arch.context_length
-    if limit is not None and inputs.context > limit:
-        raise InputError(f"{spec.name} reads at most {limit:,} tokens (max_position_embeddings), "
-                         f"not {inputs.context:,}")
+    notes = []
+    if limit is not None and inputs.context > limit:  # sized all the same, as the grid sizes it
+        notes.append(f"{spec.name} reads at most {limit:,} tokens (max_position_embeddings), fewer than "
+                     f"{inputs.context:,}: the memory and times are for a context it cannot serve.")
     st = setting(eng, inputs.model, inputs.precision, SCENARIO, accelerator=inputs.accelerator,
                  layout_policy=inputs.layout_policy, concurrency=inputs.concurrency, context_tokens=inputs.context)
     st = replace(st, memory_policy=eng.memory_policies[inputs.memory_policy])
     d = deploy(st)
     sc = st.scenario
-    rep = report(d, inputs.concurrency, sc.input_tokens, sc.output_tokens)
+    rep: dict[str, Any] | None
+    try:
+        rep = report(d, inputs.concurrency, sc.input_tokens, sc.output_tokens)
+    except ValueError as exc:  # a layout across nodes whose node records no network: sized, but not timed
+        rep = None
+        notes.append(f"Times and cost per token are not predicted: {exc}.")
+    note = " ".join(notes)
     m = d.memory
     parts = {"weights": m.weights, "kv_cache": m.kv_cache, "activations": m.activations, "runtime": m.non_torch,
              "free": m.free, "headroom": m.capacity - m.pool}
     bar = [{"part": k, "label": label, "gib": repr(parts[k] / GiB), "text": f"{parts[k] / GiB:,.1f} GiB",
             "percent": f"{100 * parts[k] / m.capacity:.3f}"} for k, label in BAR_PARTS]
-    tput = rep["output_tokens_per_s_per_gpu"]
-    cost = rep["cost_per_hour"]
+    def timing(key: str, unit: str, text: str) -> dict[str, Any]:
+        return _out(rep[key], unit, text.format(rep[key])) if rep is not None else _out(None, unit, "not predicted")
+
+    cost = d.cost_per_hour
     outputs = {
         "model_name": _out(spec.name, "", spec.name),
         "params": _out(d.params, "parameters", f"{d.params / 1e9:,.2f} billion"),
@@ -146,14 +156,16 @@ def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
         "output_tokens": _out(sc.output_tokens, "tokens", f"{sc.output_tokens:,}"),
         "max_concurrency": _out(d.max_concurrency, "sequences", f"{d.max_concurrency:,}"),
         "capacity": _out(m.capacity / GiB, "GiB", f"{m.capacity / GiB:,.1f} GiB"),
-        "ttft_ms": _out(rep["ttft_ms"], "ms", f"{rep['ttft_ms']:,.1f} ms"),
-        "tpot_ms": _out(rep["tpot_ms"], "ms", f"{rep['tpot_ms']:,.1f} ms"),
-        "tokens_per_s_per_gpu": _out(tput, "tokens/s/GPU", f"{tput:,.1f} tokens/s per GPU"),
-        "cost_per_hour": _money(None if cost is None else cost["value"], "USD/hour"),
-        "cost_per_mtok": _money(rep["usd_per_mtok_output"], "USD/Mtok"),
+        "ttft_ms": timing("ttft_ms", "ms", "{:,.1f} ms"),
+        "tpot_ms": timing("tpot_ms", "ms", "{:,.1f} ms"),
+        "tokens_per_s_per_gpu": timing("output_tokens_per_s_per_gpu", "tokens/s/GPU", "{:,.1f} tokens/s per GPU"),
+        "cost_per_hour": _money(cost, "USD/hour"),
+        "cost_per_mtok": (_money(rep["usd_per_mtok_output"], "USD/Mtok") if rep is not None
+                          else _out(None, "USD/Mtok", "not predicted")),
         "weight_only": _out("yes" if d.weight_only else "no", "",
                             f"stored in {st.precision.name}, computed in BF16" if d.weight_only
                             else f"computed in {st.precision.name}"),
+        "note": _out(note, "", note),
     }
     return {"report": rep, "outputs": outputs, "bar": bar,
             "bar_label": "Memory per GPU: " + ", ".join(f"{b['label']} {b['text']}" for b in bar)}

@@ -60,9 +60,11 @@ if (root) {
   const recompute = () => {
     pending = null;
     const t0 = performance.now();
-    const res = JSON.parse(calculator.answer_json(JSON.stringify(fields())));
+    const asked = JSON.stringify(fields());
+    const res = JSON.parse(calculator.answer_json(asked));
     write(res);
     root.dataset.lastMs = String(performance.now() - t0);  // for scripts/bench.py
+    root.dataset.query = asked;  // what this answer was asked (tests wait for it)
     root.dataset.answers = String(Number(root.dataset.answers) + 1);
     root.dataset.state = res.ok ? "answered" : "refused";
   };
