@@ -16,7 +16,7 @@ from typing import Any
 
 from snippets import fmt
 from snippets.data import Catalog
-from snippets.engine.calc import BAR_PARTS, CUSTOM, MAX_CONCURRENCY, MAX_CONTEXT, SCENARIO, answer, defaults
+from snippets.engine.calc import CUSTOM, MAX_CONCURRENCY, MAX_CONTEXT, SCENARIO, answer, defaults
 from snippets.engine.specs import EngineCatalog
 from snippets.export import export
 
@@ -187,5 +187,4 @@ def namespace(cat: Catalog) -> dict[str, Any]:
         "default_concurrency": fmt.count(sc.concurrency, "sequences"),
         "download": fmt.nbytes(download_bytes(), "MB", 1),
         "pyodide_version": version,
-        "bar_parts": fmt.count(len(BAR_PARTS), "parts"),
     }
