@@ -62,26 +62,24 @@ def test_the_site_ships_the_engine_unchanged(built: Build) -> None:
         assert _sha(built.site / "assets" / "pyodide" / name) == _sha(PYODIDE / name)
 
 
-def test_the_engine_and_calculator_import_nothing_beyond_the_standard_library() -> None:
+def test_the_engine_and_calculator_import_nothing_beyond_the_standard_library(tmp_path: Path) -> None:
     """What the browser imports runs with the build's third-party packages absent."""
+    from snippets.data import load
+    from snippets.export import export
+
+    path = tmp_path / "engine-catalog.json"
+    path.write_text(json.dumps(export(load())), encoding="utf-8")
     script = (
         "import json, sys\n"
         "for name in ('pydantic', 'pydantic_core', 'yaml', '_yaml', 'bs4', 'lxml'):\n"
         "    sys.modules[name] = None\n"
         "from snippets.engine.calc import Calculator\n"
-        f"c = Calculator.from_file({str(ROOT / 'site-export.json')!r})\n"
+        "c = Calculator.from_file(sys.argv[1])\n"
+        "print(c.answer_json(json.dumps({'model': 'custom', 'config': sys.argv[2]})))\n"
     )
-    path = ROOT / "site-export.json"
-    from snippets.data import load
-    from snippets.export import export
-
-    path.write_text(json.dumps(export(load())), encoding="utf-8")
-    try:
-        script += ("print(c.answer_json(json.dumps({'model': 'custom', 'config': sys.argv[1]})))\n")
-        out = subprocess.run([sys.executable, "-c", script, json.dumps(LLAMA_31_8B)], cwd=ROOT, capture_output=True,
-                             text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-    finally:
-        path.unlink()
+    out = subprocess.run([sys.executable, "-c", script, str(path), json.dumps(LLAMA_31_8B)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["ok"]
 
