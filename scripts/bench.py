@@ -11,6 +11,12 @@ repository's own files are never touched:
   b. the rebuild after a one-line data edit, in one process as `mkdocs serve` does it: load the
      config, build once to warm up, then for each run change one YAML value and rebuild.
   c. the test suite without the browser tests (`-m "not browser"`), as the brief's command runs it.
+  d. the calculator page (docs/calculator.md) in headless Chromium (Debian's /usr/bin/chromium), the built
+     site served from 127.0.0.1 with `Cache-Control: max-age=600` (as GitHub Pages serves it): the time
+     from pressing Start to the first answer with an empty browser cache (a fresh context every run) and
+     with the cache warm (the same context, the page reloaded), the time of one recomputation (measured in
+     the page, from the form's value to the answer written, by its script: `data-last-ms`), and the bytes
+     transferred, before Start and in all after it (cold).
 
 Wall time is what you wait; CPU time (user + system, this process and its children, the Jupyter
 kernel included) is less disturbed by other work on the machine. Nothing here asserts a time.
@@ -19,6 +25,7 @@ kernel included) is less disturbed by other work on the machine. Nothing here as
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -276,6 +283,100 @@ def bench_tests(runs: int, work: Path, workers: str, notes: list[str]) -> Timing
     return timing
 
 
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+RECOMPUTES = 10
+"""Recomputations per run of d: the concurrency field set to a new value each time."""
+
+
+def _serve(site: Path) -> tuple[Any, str]:
+    import http.server
+    import threading
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def end_headers(self) -> None:
+            self.send_header("Cache-Control", "max-age=600")
+            super().end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def _record_size(into: list[int], request: Any) -> None:
+    into.append(request.sizes()["responseBodySize"])
+
+
+def _first_answer(page: Any) -> float:
+    """Seconds from the click on Start to the first answer on the page."""
+    t0 = time.perf_counter()
+    page.click("#sa-calc-start")
+    page.wait_for_function("document.getElementById('sa-calc').dataset.answers >= 1", timeout=300_000)
+    return time.perf_counter() - t0
+
+
+def bench_calculator(runs: int, work: Path, notes: list[str]) -> list[str]:
+    """Part d: Start to first answer (cold, warm), one recomputation, and the page's transfer size."""
+    if not CHROMIUM.is_file():
+        notes.append(f"d. skipped: {CHROMIUM} is missing (apt-get install chromium)")
+        return []
+    from playwright.sync_api import sync_playwright
+
+    site = work / "site-on"
+    if not (site / "calculator" / "index.html").is_file():
+        root = copy_tree(work / "calculator")
+        site = work / "site-calculator"
+        mkdocs_build(root, "mkdocs.yml", site)
+    server, base = _serve(site)
+    cold, warm, recompute, page_bytes, start_bytes = [], [], [], [], []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            for i in range(runs):
+                context = browser.new_context(service_workers="block")
+                context.route(lambda url: not url.startswith(base), lambda route: route.abort("blockedbyclient"))
+                sizes: list[int] = []
+                context.on("requestfinished", functools.partial(_record_size, sizes))
+                page = context.new_page()
+                page.goto(base + "calculator/", wait_until="networkidle")
+                page_bytes.append(sum(sizes))
+                sizes.clear()
+                cold.append(_first_answer(page))
+                page.wait_for_load_state("networkidle")
+                start_bytes.append(sum(sizes))
+                for n in range(RECOMPUTES):
+                    answers = int(page.get_attribute("#sa-calc", "data-answers") or 0)
+                    page.fill("[name=concurrency]", str(2 + n + i))
+                    page.wait_for_function(f"document.getElementById('sa-calc').dataset.answers > {answers}")
+                    recompute.append(float(page.get_attribute("#sa-calc", "data-last-ms") or "nan") / 1e3)
+                page.goto(base + "calculator/", wait_until="networkidle")
+                warm.append(_first_answer(page))
+                context.close()
+                print(f"  d. run {i + 1}/{runs} Start to answer {cold[-1]:6.2f} s cold, {warm[-1]:6.2f} s warm; "
+                      f"recomputation median {statistics.median(recompute[-RECOMPUTES:]) * 1e3:.1f} ms", flush=True)
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    notes.append(f"d. calculator transfer (cold): the page {statistics.median(page_bytes) / 1024:,.0f} KiB before "
+                 f"Start, {statistics.median(start_bytes) / 1e6:,.2f} MB more on Start (Pyodide, the engine's "
+                 f"modules, the catalog); recomputations: {len(recompute)}, inside the page")
+    return [wall_row("d. calculator: Start to first answer, empty browser cache", cold, 1, "s"),
+            wall_row("d. calculator: Start to first answer, browser cache warm", warm, 1, "s"),
+            wall_row(f"d. calculator: one recomputation ({RECOMPUTES} a run)", recompute, 1e3, "ms")]
+
+
+def wall_row(label: str, values: list[float], scale: float, unit: str) -> str:
+    """A row of the table for a browser timing: wall time only (the browser's CPU is not this process's)."""
+    med, lo, hi = (scale * statistics.median(values), scale * min(values), scale * max(values))
+    digits = 1 if unit == "ms" else 2
+    return f"| {label} | {len(values)} | {med:.{digits}f} {unit} | — | {lo:.{digits}f}–{hi:.{digits}f} {unit} |"
+
+
 def ratio(x: list[float], y: list[float]) -> float:
     return statistics.median(x) / statistics.median(y)
 
@@ -292,7 +393,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per measurement (median reported); default 3")
-    ap.add_argument("--only", default="abc", help="which parts: any of a (builds), b (rebuild), c (tests); default abc")
+    ap.add_argument("--only", default="abcd",
+                    help="which parts: any of a (builds), b (rebuild), c (tests), d (calculator); default abcd")
     ap.add_argument("--workers", default="2", help="pytest-xdist workers for part c; 0 for none; default 2")
     args = ap.parse_args(argv)
     if args.runs < 1:
@@ -319,6 +421,8 @@ def main(argv: list[str] | None = None) -> int:
         if "c" in args.only:
             rows.append(row('c. test suite, -m "not browser"' + (f", -n {args.workers}" if args.workers != "0" else ""),
                             bench_tests(args.runs, work, args.workers, notes)))
+        if "d" in args.only:
+            rows += bench_calculator(args.runs, work, notes)
     print()
     print("| measurement | runs | median wall (s) | median CPU (s) | wall range (s) |")
     print("| --- | ---: | ---: | ---: | ---: |")

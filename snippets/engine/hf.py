@@ -1,0 +1,169 @@
+"""A Hugging Face `config.json`, read into the engine's architecture record (`specs.Arch`). Standard library only.
+
+The calculator page lets a reader paste a model's config.json; this maps its fields to the names
+`data/models.yaml` uses (`num_hidden_layers` -> `layers`, `num_key_value_heads` -> `kv_heads`, ...), per
+model family (`model_type`), because the families spell the same thing differently (Mixtral's
+`num_local_experts`, Qwen3-MoE's `num_experts`, DeepSeek-V3's `n_routed_experts`). A field the engine needs
+and the config lacks, a value it cannot use, or a feature it does not model (an `o_proj` bias, a sliding
+window on some layers only) is an error that names the field; every such problem is reported at once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from snippets.engine.params import total_params
+from snippets.engine.specs import MLA, Arch, ModelSpec, MoE
+
+FAMILIES = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v3", "gpt_oss")
+"""The `model_type`s the mapping knows. Each is a gated (SwiGLU) MLP with RMSNorm and rotary positions."""
+
+
+class ConfigError(ValueError):
+    """The config.json cannot be read into an architecture; the message names every field at fault."""
+
+
+class _Reader:
+    def __init__(self, cfg: Mapping[str, Any]) -> None:
+        self.cfg = cfg
+        self.problems: list[str] = []
+
+    def int(self, key: str, what: str, default: int | None = None, *, zero: bool = False) -> int:
+        v = self.cfg.get(key, default)
+        if v is None:
+            self.problems.append(f"{key} is missing ({what})")
+            return 1
+        if isinstance(v, bool) or not isinstance(v, int) or v < (0 if zero else 1):
+            self.problems.append(f"{key} must be a {'non-negative' if zero else 'positive'} integer ({what}), "
+                                 f"not {json.dumps(v)}")
+            return 1
+        return int(v)
+
+    def flag(self, key: str, default: bool) -> bool:
+        v = self.cfg.get(key, default)
+        if v is None:
+            return default
+        if not isinstance(v, bool):
+            self.problems.append(f"{key} must be true or false, not {json.dumps(v)}")
+            return default
+        return v
+
+    def refuse(self, key: str, why: str) -> None:
+        self.problems.append(f"{key}: {why}")
+
+
+def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
+    """The architecture a config.json describes, or ConfigError naming each field it cannot use."""
+    if not isinstance(cfg, Mapping):
+        raise ConfigError("config.json must be a JSON object ({...})")
+    family = cfg.get("model_type")
+    if family not in FAMILIES:
+        hint = " (a multimodal config: paste its text_config)" if "text_config" in cfg else ""
+        raise ConfigError(f"model_type {json.dumps(family)} is not one the calculator reads{hint}; "
+                          f"it reads {', '.join(FAMILIES)}")
+    r = _Reader(cfg)
+    layers = r.int("num_hidden_layers", "the number of transformer blocks")
+    hidden = r.int("hidden_size", "the model width")
+    heads = r.int("num_attention_heads", "query heads")
+    kv_heads = r.int("num_key_value_heads", "key-value heads; absent means one per query head", heads)
+    vocab = r.int("vocab_size", "the vocabulary")
+    ffn = r.int("intermediate_size", "the MLP's inner width")
+    context = cfg.get("max_position_embeddings")
+    if context is not None:
+        context = r.int("max_position_embeddings", "the context length")
+    head_dim = cfg.get("head_dim")
+    if head_dim is None:
+        head_dim = hidden // heads if hidden % heads == 0 else None
+        if head_dim is None:
+            r.refuse("head_dim", f"missing, and hidden_size {hidden} is not a multiple of num_attention_heads {heads}")
+            head_dim = 1
+    else:
+        head_dim = r.int("head_dim", "the width of one head")
+    tied = r.flag("tie_word_embeddings", False)
+
+    qkv_bias = family == "qwen2"  # Qwen2 always biases q, k and v
+    linear_bias = False
+    if family == "gpt_oss":
+        linear_bias = r.flag("attention_bias", True)  # and every expert projection's bias
+    elif r.flag("attention_bias", False):
+        r.refuse("attention_bias", "true puts a bias on o_proj too, which the engine does not model")
+    if r.flag("mlp_bias", False):
+        r.refuse("mlp_bias", "true: biases on the MLP's projections are not modelled for this family")
+
+    sliding_window: int | None = None
+    sliding_layers: str | None = None
+    window = cfg.get("sliding_window")
+    if family in ("mistral", "mixtral") and window is not None:
+        sliding_window, sliding_layers = r.int("sliding_window", "the attention window"), "all"
+    elif family in ("qwen2", "qwen3", "qwen3_moe") and r.flag("use_sliding_window", False):
+        r.refuse("use_sliding_window", "true (a window on the layers past max_window_layers) is not modelled")
+    elif family == "gpt_oss":
+        sliding_window = r.int("sliding_window", "the attention window of the sliding layers")
+        kinds = cfg.get("layer_types")
+        alternate = [("sliding_attention", "full_attention")[i % 2] for i in range(layers)]
+        if kinds is None or kinds == alternate:
+            sliding_layers = "alternate"
+        elif kinds == ["sliding_attention"] * layers:
+            sliding_layers = "all"
+        else:
+            r.refuse("layer_types", "only all-sliding, or sliding and full alternating from layer 0, are modelled")
+
+    mla: MLA | None = None
+    moe: MoE | None = None
+    if family == "mixtral":
+        moe = MoE(experts=r.int("num_local_experts", "experts per layer"),
+                  active_experts=r.int("num_experts_per_tok", "experts each token uses"), expert_ffn_size=ffn)
+    elif family == "gpt_oss":
+        moe = MoE(experts=r.int("num_local_experts", "experts per layer"),
+                  active_experts=r.int("num_experts_per_tok", "experts each token uses",
+                                       cfg.get("experts_per_token")),
+                  expert_ffn_size=ffn, router_bias=True)
+    elif family == "qwen3_moe":
+        if cfg.get("mlp_only_layers"):
+            r.refuse("mlp_only_layers", "dense layers named one by one are not modelled (only a leading run)")
+        moe = MoE(experts=r.int("num_experts", "experts per layer"),
+                  active_experts=r.int("num_experts_per_tok", "experts each token uses"),
+                  expert_ffn_size=r.int("moe_intermediate_size", "each expert's inner width"),
+                  layer_step=r.int("decoder_sparse_step", "every how many layers route to experts", 1))
+    elif family == "deepseek_v3":
+        q_lora = cfg.get("q_lora_rank")
+        mla = MLA(kv_lora_rank=r.int("kv_lora_rank", "the latent the KV cache holds"),
+                  qk_nope_head_dim=r.int("qk_nope_head_dim", "the non-rotary part of a query-key head"),
+                  qk_rope_head_dim=r.int("qk_rope_head_dim", "the rotary part of a query-key head"),
+                  v_head_dim=r.int("v_head_dim", "a value head's width"),
+                  q_lora_rank=None if q_lora is None else r.int("q_lora_rank", "the query bottleneck"))
+        head_dim = mla.v_head_dim  # as data/models.yaml records it: query and key heads are wider, see mla
+        if r.int("moe_layer_freq", "every how many layers route to experts", 1) != 1:
+            r.refuse("moe_layer_freq", "only 1 (every layer past the dense ones) is modelled")
+        moe = MoE(experts=r.int("n_routed_experts", "routed experts per layer"),
+                  active_experts=r.int("num_experts_per_tok", "experts each token uses"),
+                  expert_ffn_size=r.int("moe_intermediate_size", "each expert's inner width"),
+                  shared_experts=r.int("n_shared_experts", "shared experts per layer", 0, zero=True),
+                  dense_layers=r.int("first_k_dense_replace", "leading dense layers", 0, zero=True),
+                  router_bias=cfg.get("topk_method") == "noaux_tc")  # e_score_correction_bias
+    if heads % kv_heads:
+        r.refuse("num_key_value_heads", f"{kv_heads} does not divide num_attention_heads {heads}")
+    if moe is not None and moe.active_experts > moe.experts:
+        r.refuse("num_experts_per_tok", f"{moe.active_experts} is more than the {moe.experts} experts")
+    if r.problems:
+        raise ConfigError("config.json: " + "; ".join(r.problems))
+    return Arch(layers=layers, hidden_size=hidden, attention_heads=heads, kv_heads=kv_heads, head_dim=head_dim,
+                ffn_size=ffn, vocab_size=vocab, tied_embeddings=tied, qkv_bias=qkv_bias, linear_bias=linear_bias,
+                context_length=context, qk_norm=family in ("qwen3", "qwen3_moe"),
+                attention_sinks=family == "gpt_oss", sliding_window=sliding_window,
+                sliding_window_layers=sliding_layers, mla=mla, moe=moe)
+
+
+def model_from_config(text: str, model_id: str = "custom") -> ModelSpec:
+    """A model record from config.json text: its architecture, and its computed count as its size."""
+    try:
+        cfg = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"config.json is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    arch = arch_from_config(cfg)
+    name = cfg.get("_name_or_path") or cfg.get("name_or_path")
+    n = float(total_params(arch))
+    label = name if isinstance(name, str) and name else f"your {cfg['model_type']} model"
+    return ModelSpec(id=model_id, name=label, nominal_params=n, stated_params=n, arch=arch)

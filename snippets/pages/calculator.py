@@ -1,0 +1,190 @@
+"""Page model of "Size your deployment" (docs/calculator.md): the form, and the answer before JavaScript runs.
+
+The form's options are `data/` ids; the answer panel is filled from `snippets.engine.calc.answer` run on
+the default inputs, over the catalog as the browser reads it (`export` -> JSON -> `EngineCatalog.from_export`),
+so the build's answer and the browser's first answer are the same computation on the same records. The page's
+script (docs/assets/calculator/calculator.js) replaces the text of each `data-name` element with what the
+same function returns in Pyodide.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from snippets import fmt
+from snippets.data import Catalog
+from snippets.engine.calc import CUSTOM, MAX_CONCURRENCY, MAX_CONTEXT, SCENARIO, answer, defaults
+from snippets.engine.specs import EngineCatalog
+from snippets.export import export
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PYODIDE = ROOT / "docs" / "assets" / "pyodide"
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+"""What the browser fetches of Pyodide when the reader presses Start (no package beyond the standard library)."""
+
+# where each output is explained, relative to the page's URL (calculator/)
+EXPLAINED = {
+    "gpus": ("../parallelism/#layouts-an-engine-accepts-and-the-one-a-policy-chooses", "how a layout is chosen"),
+    "layout": ("../parallelism/#layouts-an-engine-accepts-and-the-one-a-policy-chooses", "how a layout is chosen"),
+    "nodes": ("../interconnect/", "why big models need many GPUs"),
+    "gpus_rented": ("../reference/sizing/#indicative-prices", "prices and rental units"),
+    "ttft_ms": ("../roofline/#ttft-and-time-per-output-token", "TTFT and time per output token"),
+    "tpot_ms": ("../roofline/#ttft-and-time-per-output-token", "TTFT and time per output token"),
+    "tokens_per_s_per_gpu": ("../roofline/#the-cost-lens", "throughput and cost"),
+    "cost_per_hour": ("../reference/sizing/#indicative-prices", "the indicative prices"),
+    "cost_per_mtok": ("../roofline/#the-cost-lens", "cost per token"),
+    "max_concurrency": ("../hbm/#what-fits-on-one-card", "what fits on a card"),
+    "memory": ("../hbm/#what-fits-on-one-card", "what fits on a card"),
+    "weight_only": ("../precision/#weights-and-gpus-per-precision", "precisions and what computes in them"),
+    "accuracy": ("../reference/predictions/", "how well the time model predicts"),
+}
+
+OUTPUTS = (  # (data-name, label)
+    ("layout", "Layout"), ("gpus", "GPUs per replica"), ("nodes", "Nodes"), ("gpus_rented", "GPUs rented"),
+    ("ttft_ms", "Time to first token"), ("tpot_ms", "Time per output token"),
+    ("tokens_per_s_per_gpu", "Throughput per GPU"), ("cost_per_hour", "Cost per hour"),
+    ("cost_per_mtok", "Cost per million output tokens"), ("max_concurrency", "Sequences the KV cache holds"),
+    ("weight_only", "Compute format"),
+)
+
+
+def browser_catalog(cat: Catalog) -> EngineCatalog:
+    """The catalog exactly as the browser reads it: the export, through JSON, into the engine's records."""
+    return EngineCatalog.from_export(json.loads(json.dumps(export(cat))))
+
+
+def default_answer(cat: Catalog) -> dict[str, Any]:
+    eng = browser_catalog(cat)
+    got = answer(eng, defaults(eng).query())
+    if not got["ok"]:
+        raise ValueError(f"the calculator's default inputs have no answer: {got['error']}")
+    return got
+
+
+def _options(items: list[tuple[str, str]], selected: str) -> str:
+    return "".join(f'<option value="{html.escape(v)}"{" selected" if v == selected else ""}>{html.escape(t)}</option>'
+                   for v, t in items)
+
+
+def _select(name: str, label: str, items: list[tuple[str, str]], selected: str, hint: str) -> str:
+    return (f'<div class="sa-calc-field"><label for="sa-calc-{name}">{label}</label>'
+            f'<select id="sa-calc-{name}" name="{name}" aria-describedby="sa-calc-{name}-hint">'
+            f'{_options(items, selected)}</select><small id="sa-calc-{name}-hint">{hint}</small></div>')
+
+
+def _number(name: str, label: str, value: int, low: int, high: int, hint: str) -> str:
+    return (f'<div class="sa-calc-field"><label for="sa-calc-{name}">{label}</label>'
+            f'<input id="sa-calc-{name}" name="{name}" type="number" inputmode="numeric" min="{low}" max="{high}" '
+            f'step="1" value="{value}" aria-describedby="sa-calc-{name}-hint"><small id="sa-calc-{name}-hint">'
+            f'{hint}</small></div>')
+
+
+def _output(name: str, label: str, out: dict[str, Any]) -> str:
+    href, why = EXPLAINED[name]
+    return (f'<div class="sa-calc-item"><dt>{html.escape(label)} <a href="{href}" class="sa-calc-why" '
+            f'title="{html.escape(why)}">(why)</a></dt><dd><span data-name="{name}" '
+            f'data-value="{html.escape(str(out["value"]))}" data-unit="{html.escape(out["unit"])}">'
+            f'{html.escape(out["text"])}</span></dd></div>')
+
+
+def _bar(got: dict[str, Any]) -> str:
+    segs = "".join(f'<span class="sa-calc-seg sa-calc-seg-{b["part"]}" data-part="{b["part"]}" '
+                   f'style="width:{b["percent"]}%"></span>' for b in got["bar"])
+    legend = "".join(f'<li><span class="sa-calc-swatch sa-calc-seg-{b["part"]}"></span>{html.escape(b["label"])}: '
+                     f'<span data-name="mem_{b["part"]}" data-value="{b["gib"]}" data-unit="GiB">{b["text"]}</span></li>'
+                     for b in got["bar"])
+    href, _ = EXPLAINED["memory"]
+    cap = got["outputs"]["capacity"]
+    return (f'<h3 id="sa-calc-memory-title">Memory per GPU <a href="{href}" class="sa-calc-why" '
+            f'title="what fits on a card">(why)</a></h3>'
+            f'<p>The busiest GPU\'s <span data-name="capacity" data-value="{cap["value"]}" data-unit="GiB">'
+            f'{cap["text"]}</span>, by part.</p>'
+            f'<div class="sa-calc-bar" role="img" aria-label="{html.escape(got["bar_label"])}">{segs}</div>'
+            f'<ul class="sa-calc-legend">{legend}</ul>')
+
+
+def calculator_html(cat: Catalog) -> str:
+    """The form (options from data/), the Start button, and the answer panel holding the default answer."""
+    eng = browser_catalog(cat)
+    d = defaults(eng)
+    got = default_answer(cat)
+    models = [(k, m.name) for k, m in eng.models.items()] + [(CUSTOM, "Your own model (paste its config.json)")]
+    precisions = [(k, p.name) for k, p in eng.precisions.items()]
+    chips = []
+    for k, c in eng.chips.items():
+        node = eng.node_of(k)
+        if node is not None:
+            chips.append((k, f"{c.name} ({node.name})"))
+    mem = [(k, p.name) for k, p in eng.memory_policies.items()]
+    lay = [(k, p.name) for k, p in eng.layout_policies.items()]
+    sc = eng.scenarios[SCENARIO]
+    form = (
+        '<form id="sa-calc-form" class="sa-calc-form" novalidate>'
+        + _select("model", "Model", models, d.model, "from data/models.yaml, or your own")
+        + _select("precision", "Precision of the weights", precisions, d.precision, "from data/precisions.yaml")
+        + _select("accelerator", "Accelerator", chips, d.accelerator, "on the first node built from it")
+        + _number("context", "Context, input + output tokens", d.context, 2, MAX_CONTEXT,
+                  f"of which output: up to {sc.output_tokens:,} tokens")
+        + _number("concurrency", "Concurrency, sequences at once", d.concurrency, 1, MAX_CONCURRENCY,
+                  "requests in flight")
+        + _select("memory_policy", "Engine memory policy", mem, d.memory_policy, "from data/policies.yaml")
+        + _select("layout_policy", "Layout policy", lay, d.layout_policy, "from data/policies.yaml")
+        + '<div class="sa-calc-field sa-calc-custom" id="sa-calc-custom" hidden>'
+          '<label for="sa-calc-config">Your model\'s config.json (from its Hugging Face page)</label>'
+          '<textarea id="sa-calc-config" name="config" rows="8" spellcheck="false" '
+          'aria-describedby="sa-calc-config-hint"></textarea>'
+          '<small id="sa-calc-config-hint">Llama, Mistral, Mixtral, Qwen2, Qwen3, DeepSeek-V3 and gpt-oss '
+          'configs are read; the engine counts its parameters and KV bytes per token.</small></div>'
+        + '<p class="sa-calc-actions"><button type="button" id="sa-calc-start" class="sa-calc-start">'
+          'Start</button> <span id="sa-calc-status" role="status" aria-live="polite">Showing the default answer, '
+          'computed when the site was built.</span></p>'
+        + '<p id="sa-calc-error" class="sa-calc-error" role="alert" hidden></p>'
+        + '</form>'
+    )
+    items = "".join(_output(n, label, got["outputs"][n]) for n, label in OUTPUTS)
+    why = got["outputs"]["why"]
+    panel = (
+        '<section class="sa-calc-out" aria-labelledby="sa-calc-answer-title">'
+        '<h3 id="sa-calc-answer-title">The engine\'s answer for '
+        f'<span data-name="model_name" data-value="{html.escape(got["outputs"]["model_name"]["value"])}" '
+        f'data-unit="">{html.escape(got["outputs"]["model_name"]["text"])}</span></h3>'
+        f'<p>Chosen because: <span data-name="why" data-value="{html.escape(why["value"])}" data-unit="">'
+        f'{html.escape(why["text"])}</span>. Counted parameters: <span data-name="params" '
+        f'data-value="{got["outputs"]["params"]["value"]}" data-unit="parameters">'
+        f'{got["outputs"]["params"]["text"]}</span>. The context is <span data-name="input_tokens" '
+        f'data-value="{got["outputs"]["input_tokens"]["value"]}" data-unit="tokens">'
+        f'{got["outputs"]["input_tokens"]["text"]}</span> tokens in and <span data-name="output_tokens" '
+        f'data-value="{got["outputs"]["output_tokens"]["value"]}" data-unit="tokens">'
+        f'{got["outputs"]["output_tokens"]["text"]}</span> out.</p>'
+        f'<dl class="sa-calc-results">{items}</dl>'
+        f'<p class="sa-calc-note" data-name="note" data-value="" data-unit="">{html.escape(got["outputs"]["note"]["text"])}</p>'
+        + _bar(got) + '</section>'
+    )
+    return ('<div id="sa-calc" class="sa-calc" data-assets="../assets/" '
+            'data-catalog="../reference/engine-catalog.json" data-answers="0">'
+            + form + panel + '</div>\n<link rel="stylesheet" href="../assets/calculator/calculator.css">\n'
+            '<script type="module" src="../assets/calculator/calculator.js"></script>\n')
+
+
+def download_bytes() -> int:
+    """Bytes of Pyodide the browser fetches on Start (the engine's modules and the catalog add a few hundred KB)."""
+    return sum((PYODIDE / f).stat().st_size for f in PYODIDE_FILES)
+
+
+def namespace(cat: Catalog) -> dict[str, Any]:
+    eng = browser_catalog(cat)
+    sc = eng.scenarios[SCENARIO]
+    d = defaults(eng)
+    version = (PYODIDE / "VERSION").read_text(encoding="utf-8").split()[1]
+    return {
+        "default_model": eng.models[d.model].name,
+        "default_precision": eng.precisions[d.precision].name,
+        "default_accelerator": eng.chips[d.accelerator].name,
+        "default_context": fmt.count(sc.context_tokens, "tokens"),
+        "default_concurrency": fmt.count(sc.concurrency, "sequences"),
+        "download": fmt.nbytes(download_bytes(), "MB", 1),
+        "pyodide_version": version,
+    }

@@ -1,0 +1,243 @@
+"""The calculator page in a real browser: Pyodide vendored on the site runs the engine's own modules.
+
+Each test opens the page in a fresh context of Debian's Chromium (nothing may leave 127.0.0.1), presses
+Start, drives the form like a reader (select, type, paste) and compares every output the page writes
+with the engine run here, in the test's Python (`snippets.engine.calc.answer`, which is the command
+line's report), and, for the combinations that are rows of the grid, with reference/sizing.json.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+
+from snippets.data import Catalog
+from snippets.engine.calc import answer, defaults
+from snippets.export import engine_catalog
+
+from ..conftest import Build
+from ..test_calculator import assert_matches_grid
+from ..test_hf import DEEPSEEK_V3, LLAMA_31_8B, MIXTRAL_8X7B, QWEN25_72B
+from .conftest import DESKTOP, PHONE, Reader, assert_quiet
+
+pytestmark = pytest.mark.browser
+
+START_TIMEOUT = 180_000  # ms: Pyodide's first start on a busy 2-core machine
+SELECTS = ("model", "precision", "accelerator", "memory_policy", "layout_policy")
+GRID = {"context": "8192", "concurrency": "1"}  # the grid's case: the reference scenario
+
+COMBOS: list[dict[str, str]] = [
+    # rows of the grid
+    {"model": "llama-3.1-8b", "precision": "bf16", "accelerator": "h100-sxm", **GRID},
+    {"model": "llama-3.1-70b", "precision": "fp8", "accelerator": "h100-sxm", **GRID},
+    {"model": "llama-3.1-405b", "precision": "fp8", "accelerator": "h200-sxm", **GRID},
+    {"model": "mixtral-8x7b", "precision": "int4-g128", "accelerator": "a100-80gb-sxm", **GRID},
+    {"model": "deepseek-v3", "precision": "fp8", "accelerator": "b200", **GRID},
+    {"model": "qwen2.5-72b", "precision": "bf16", "accelerator": "mi300x", **GRID},
+    {"model": "gpt-oss-120b", "precision": "fp8", "accelerator": "h100-sxm", **GRID},
+    {"model": "qwen3-32b", "precision": "fp8", "accelerator": "l40s", **GRID},
+    {"model": "llama-2-70b", "precision": "int4-g128", "accelerator": "l4", **GRID},
+    {"model": "deepseek-r1", "precision": "fp8", "accelerator": "l4", **GRID},  # sized, not timed
+    {"model": "llama-3.1-405b", "precision": "bf16", "accelerator": "a100-40gb-sxm", **GRID},
+    # other contexts, loads and policies
+    {"model": "llama-3.1-70b", "precision": "bf16", "accelerator": "h100-sxm", "context": "32768",
+     "concurrency": "16"},
+    {"model": "llama-3.1-8b", "precision": "fp8", "accelerator": "l4", "context": "4096", "concurrency": "64"},
+    {"model": "deepseek-v3", "precision": "bf16", "accelerator": "h200-sxm", "context": "16384",
+     "concurrency": "8", "layout_policy": "fewest-gpus"},
+    {"model": "llama-3.1-405b", "precision": "bf16", "accelerator": "h100-sxm", "context": "8192",
+     "concurrency": "4"},
+    {"model": "mixtral-8x7b", "precision": "fp8", "accelerator": "h100-pcie", "context": "2000",
+     "concurrency": "32"},
+    {"model": "gpt-oss-20b", "precision": "mxfp4", "accelerator": "b200", "context": "131072",
+     "concurrency": "2"},
+    {"model": "qwen3-235b-a22b", "precision": "fp8", "accelerator": "mi355x", "context": "40000",
+     "concurrency": "12", "layout_policy": "fewest-gpus"},
+    {"model": "llama-4-scout", "precision": "int4-g128", "accelerator": "h100-sxm", "context": "100000",
+     "concurrency": "1"},
+    {"model": "gpt-3-175b", "precision": "fp8", "accelerator": "gaudi-3", "context": "2048", "concurrency": "3"},
+    # pasted config.json files
+    {"model": "custom", "config": json.dumps(LLAMA_31_8B, indent=2), "precision": "bf16",
+     "accelerator": "h100-sxm", "context": "8192", "concurrency": "4"},
+    {"model": "custom", "config": json.dumps(DEEPSEEK_V3), "precision": "fp8", "accelerator": "h200-sxm",
+     "context": "8192", "concurrency": "1"},
+    {"model": "custom", "config": json.dumps(MIXTRAL_8X7B), "precision": "int4-g128", "accelerator": "l40s",
+     "context": "16000", "concurrency": "8"},
+    {"model": "custom", "config": json.dumps(QWEN25_72B), "precision": "fp8", "accelerator": "mi300x",
+     "context": "65536", "concurrency": "4"},
+]
+
+WAIT_FOR = """(want) => {
+    const q = document.getElementById('sa-calc').dataset.query;
+    if (!q) return false;
+    const got = JSON.parse(q);
+    return Object.keys(want).length === Object.keys(got).length && Object.keys(want).every(k => got[k] === want[k]);
+}"""
+READ = """() => Object.fromEntries(Array.from(document.querySelectorAll('#sa-calc [data-name]'))
+    .map(e => [e.dataset.name, {text: e.textContent, value: e.dataset.value}]))"""
+
+
+def _full(eng: Any, combo: dict[str, str]) -> dict[str, str]:
+    """The whole form as the page sends it: the defaults, the combination over them, config only for custom."""
+    form = {**defaults(eng).query(), **combo}
+    if form["model"] != "custom":
+        form.pop("config", None)
+    return form
+
+
+def _start(r: Reader, path: str = "calculator/") -> Any:
+    page = r.open(path)
+    page.click("#sa-calc-start")
+    page.wait_for_function("document.getElementById('sa-calc').dataset.answers >= 1", timeout=START_TIMEOUT)
+    return page
+
+
+def _drive(page: Any, form: dict[str, str]) -> None:
+    """Set each field as a reader does, then wait for the answer to the whole form."""
+    page.select_option("[name=model]", form["model"])
+    if form["model"] == "custom":
+        page.fill("[name=config]", form["config"])
+    for name in SELECTS[1:]:
+        page.select_option(f"[name={name}]", form[name])
+    for name in ("context", "concurrency"):
+        page.fill(f"[name={name}]", form[name])
+    page.wait_for_function(WAIT_FOR, arg=form, timeout=60_000)
+
+
+def _assert_same(shown: dict[str, Any], expected: dict[str, Any], where: str) -> None:
+    """Every output the page shows is the Python engine's: the same text, the same value (to 1e-12)."""
+    want = {**{k: v for k, v in expected["outputs"].items()},
+            **{f"mem_{b['part']}": {"text": b["text"], "value": b["gib"]} for b in expected["bar"]}}
+    assert set(want) <= set(shown), (where, sorted(set(want) - set(shown)))
+    for name, out in want.items():
+        got = shown[name]
+        assert got["text"] == out["text"], (where, name, got, out)
+        value = "" if out["value"] is None else out["value"]
+        try:
+            assert math.isclose(float(got["value"]), float(value), rel_tol=1e-12), (where, name, got, out)
+        except ValueError:
+            assert got["value"] == value, (where, name, got, out)
+
+
+def test_twenty_combinations_agree_with_the_engine_and_the_grid(
+    browser: Any, site_url: str, built: Build, catalog: Catalog
+) -> None:
+    eng = engine_catalog(catalog)
+    grid = {(r["model"], r["precision"], r["accelerator"]): r
+            for r in json.loads((built.site / "reference" / "sizing.json").read_text())["records"]}
+    assert len(COMBOS) >= 20
+    checked_grid = 0
+    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
+        page = _start(r)
+        for combo in COMBOS:
+            form = _full(eng, combo)
+            where = json.dumps({k: v for k, v in combo.items() if k != "config"})
+            _drive(page, form)
+            expected = answer(eng, form)
+            assert expected["ok"], (where, expected)
+            assert page.get_attribute("#sa-calc", "data-state") == "answered", where
+            assert page.is_hidden("#sa-calc-error"), where
+            shown = page.evaluate(READ)
+            _assert_same(shown, expected, where)
+            widths = page.evaluate("() => Array.from(document.querySelectorAll('.sa-calc-seg')).map(s => s.style.width)")
+            assert [float(w.removesuffix("%")) for w in widths] == [float(b["percent"]) for b in expected["bar"]], where
+            row = (form["model"], form["precision"], form["accelerator"])
+            if row in grid and combo.get("context") == GRID["context"] and combo.get("concurrency") == "1" \
+                    and form["layout_policy"] == "tp-in-node":
+                assert_matches_grid({k: {"value": v["value"] or None} for k, v in shown.items()}, grid[row], where)
+                checked_grid += 1
+            # the address carries the inputs
+            assert page.evaluate("() => Object.fromEntries(new URLSearchParams(location.search))") == form, where
+        assert_quiet(r, "calculator, 20 combinations")
+    assert checked_grid >= 10
+
+
+def test_a_bad_input_says_why_and_keeps_the_last_good_answer(
+    browser: Any, site_url: str, catalog: Catalog
+) -> None:
+    eng = engine_catalog(catalog)
+    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
+        page = _start(r)
+        good = _full(eng, {"model": "llama-3.1-405b", "precision": "fp8", "accelerator": "h100-sxm"})
+        _drive(page, good)
+        before = page.evaluate(READ)
+        url = page.url
+        bad_inputs = [
+            ({**good, "concurrency": "100000"}, "no layout serves this"),
+            ({**good, "concurrency": "0"}, "must be between 1 and"),
+            ({**good, "model": "custom", "config": json.dumps(
+                {k: v for k, v in LLAMA_31_8B.items() if k not in ("num_hidden_layers", "hidden_size")})},
+             "num_hidden_layers is missing"),
+            ({**good, "model": "custom", "config": "{\"model_type\": \"llama\","}, "config.json is not JSON"),
+        ]
+        for form, words in bad_inputs:
+            if form["model"] != "custom":
+                form.pop("config", None)
+            _drive(page, form)
+            assert page.get_attribute("#sa-calc", "data-state") == "refused", words
+            message = page.inner_text("#sa-calc-error")
+            assert page.is_visible("#sa-calc-error") and words in message, (words, message)
+            assert message == "Not computed: " + answer(eng, form)["error"] or words in message
+            assert page.evaluate(READ) == before, f"{words}: the last good answer changed"
+            assert page.url == url, "a refused input must not replace the shared address"
+        _drive(page, good)
+        assert page.is_hidden("#sa-calc-error")
+        assert_quiet(r, "calculator, bad inputs")
+
+
+def test_the_address_restores_the_inputs(browser: Any, site_url: str, catalog: Catalog) -> None:
+    eng = engine_catalog(catalog)
+    form = _full(eng, {"model": "qwen3-32b", "precision": "bf16", "accelerator": "h200-sxm", "context": "4096",
+                       "concurrency": "8"})
+    query = "&".join(f"{k}={v}" for k, v in form.items())
+    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
+        page = r.open("calculator/?" + query)
+        for k, v in form.items():
+            assert page.input_value(f"[name={k}]") == v, k
+        assert page.evaluate("() => Array.from(performance.getEntriesByType('resource'))"
+                             ".filter(e => e.name.includes('/pyodide/')).length") == 0, "Pyodide before Start"
+        page.click("#sa-calc-start")
+        page.wait_for_function(WAIT_FOR, arg=form, timeout=START_TIMEOUT)
+        _assert_same(page.evaluate(READ), answer(eng, form), "from the address")
+        page.select_option("[name=precision]", "fp8")
+        page.wait_for_function(WAIT_FOR, arg={**form, "precision": "fp8"}, timeout=60_000)
+        assert "precision=fp8" in page.url and "model=qwen3-32b" in page.url
+        assert_quiet(r, "calculator, restored from the address")
+
+
+def test_the_running_calculator_is_accessible(browser: Any, site_url: str, axe_source: str) -> None:
+    """axe-core, after Start, with the config.json box open and an error shown: nothing serious."""
+    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
+        page = _start(r)
+        page.select_option("[name=model]", "custom")
+        page.fill("[name=config]", "{}")
+        page.wait_for_function("document.getElementById('sa-calc').dataset.state === 'refused'")
+        page.add_script_tag(content=axe_source)
+        violations = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+            .filter(v => ['serious', 'critical'].includes(v.impact))
+            .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))""")
+        assert not violations, violations
+        assert_quiet(r, "calculator, axe")
+
+
+def test_usable_on_a_phone(browser: Any, site_url: str, catalog: Catalog) -> None:
+    """At 375 px: the form, the answer and the memory bar fit the width, and the form still drives the answer."""
+    eng = engine_catalog(catalog)
+    with Reader(browser, site_url, viewport=PHONE, is_mobile=True, has_touch=True) as r:
+        page = _start(r)
+        form = _full(eng, {"model": "mixtral-8x7b", "precision": "fp8", "accelerator": "h100-sxm"})
+        _drive(page, form)
+        _assert_same(page.evaluate(READ), answer(eng, form), "phone")
+        got = page.evaluate("""() => {
+            const d = document.documentElement, w = d.clientWidth;
+            const out = Array.from(document.querySelectorAll('#sa-calc *'))
+                .filter(e => e.getBoundingClientRect().right > w + 1).map(e => e.tagName + '.' + e.className);
+            return {scroll: d.scrollWidth, client: w, out: out.slice(0, 5),
+                    bar: document.querySelector('.sa-calc-bar').getBoundingClientRect().width};
+        }""")
+        assert got["scroll"] <= got["client"] and not got["out"], got
+        assert got["bar"] > 200, got
+        assert_quiet(r, "calculator, phone")
