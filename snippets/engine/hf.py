@@ -60,7 +60,10 @@ def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
         raise ConfigError("config.json must be a JSON object ({...})")
     family = cfg.get("model_type")
     if family not in FAMILIES:
-        hint = " (a multimodal config: paste its text_config)" if "text_config" in cfg else ""
+        text = cfg.get("text_config")
+        inner = text.get("model_type") if isinstance(text, Mapping) else None
+        hint = " (a multimodal config: paste its text_config)" if inner in FAMILIES else (
+            f" (a multimodal config whose text model, {json.dumps(inner)}, is not read either)" if text else "")
         raise ConfigError(f"model_type {json.dumps(family)} is not one the calculator reads{hint}; "
                           f"it reads {', '.join(FAMILIES)}")
     r = _Reader(cfg)
