@@ -60,8 +60,8 @@ def _line(path: Path, needle: str) -> int:
 @pytest.mark.build
 def test_a_typed_quantity_in_prose_fails_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
-    _edit(page, "and the network {{ network }} per GPU plus latency",
-          "and the network 50 GB/s per GPU plus latency")
+    _edit(page, "the network {{ network }} per GPU plus",
+          "the network 50 GB/s per GPU plus")
     b = run_build(site_copy)
     assert b.returncode != 0
     line = _line(page, "network 50 GB/s per GPU")
