@@ -65,20 +65,27 @@ def _check(bars: Sequence[Bar], log: bool = False) -> None:
             raise ValueError(f"bar {b.label!r}: value {b.value!r} is not a finite {kind} number")
 
 
-def _root(name: str, title: str, desc: str, height: float) -> ET.Element:
+def svg_root(name: str, title: str, desc: str, width: float, height: float, *, cls: str, max_width: str,
+             font: float) -> ET.Element:
+    """An accessible SVG root (role img, named by its title and description) that scales to its column and
+    draws in currentColor; charts and diagrams (snippets.diagrams) both start from it."""
     svg = ET.Element("svg", {
         "role": "img",
         "aria-labelledby": f"{name}-title {name}-desc",
-        "class": "sa-chart",
-        "style": "width:100%;height:auto;max-width:44rem",
-        "viewBox": f"0 0 {_n(WIDTH)} {_n(height)}",
+        "class": cls,
+        "style": f"width:100%;height:auto;max-width:{max_width}",
+        "viewBox": f"0 0 {_n(width)} {_n(height)}",
         "xmlns": "http://www.w3.org/2000/svg",
-        "font-size": _n(FONT),
+        "font-size": _n(font),
         "fill": "currentColor",
     })
     ET.SubElement(svg, "title", {"id": f"{name}-title"}).text = title
     ET.SubElement(svg, "desc", {"id": f"{name}-desc"}).text = desc
     return svg
+
+
+def _root(name: str, title: str, desc: str, height: float) -> ET.Element:
+    return svg_root(name, title, desc, WIDTH, height, cls="sa-chart", max_width="44rem", font=FONT)
 
 
 def _text(parent: ET.Element, x: float, y: float, text: str, anchor: str = "start", size: float = FONT,

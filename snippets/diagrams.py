@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
-from snippets.charts import CHAR, PALETTE, nice_ticks
+from snippets.charts import CHAR, PALETTE, nice_ticks, svg_root
 from snippets.fmt import number
 
 WIDTH = 360.0
@@ -56,19 +56,7 @@ def _fits(text: str, room: float, size: float = FONT) -> str:
 
 
 def _root(name: str, title: str, desc: str, height: float) -> ET.Element:
-    svg = ET.Element("svg", {
-        "role": "img",
-        "aria-labelledby": f"{name}-title {name}-desc",
-        "class": "sa-diagram",
-        "style": f"width:100%;height:auto;max-width:{MAX_WIDTH}",
-        "viewBox": f"0 0 {_n(WIDTH)} {_n(height)}",
-        "xmlns": "http://www.w3.org/2000/svg",
-        "font-size": _n(FONT),
-        "fill": "currentColor",
-    })
-    ET.SubElement(svg, "title", {"id": f"{name}-title"}).text = title
-    ET.SubElement(svg, "desc", {"id": f"{name}-desc"}).text = desc
-    return svg
+    return svg_root(name, title, desc, WIDTH, height, cls="sa-diagram", max_width=MAX_WIDTH, font=FONT)
 
 
 def _text(parent: ET.Element, x: float, y: float, text: str, *, anchor: str = "start", size: float = FONT,
