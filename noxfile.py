@@ -1,8 +1,8 @@
 """Developer sessions. `python -m pip install nox` once, then `nox -s <session>`.
 
 - build: strict build of the site into site/
-- serve: strict build, then live preview at http://127.0.0.1:8000 (reloads on docs/, data/, snippets/, hooks/)
-- lint: ruff, and mypy --strict on snippets/ and serving_build/
+- serve: strict build, then live preview at http://127.0.0.1:8000 (reloads on docs/, data/, snippets/)
+- lint: ruff, and mypy --strict on snippets/ (the engine, the pages and the build plugin)
 - tests: everything CI runs: lint, the strict build, then the whole pytest suite
 - snapshot: accept an intended change of computed figures (rewrites tests/__snapshots__/)
 - bench: build and test timings, medians of 3 runs (`-- --runs 5`, `-- --only ab`): scripts/bench.py
@@ -52,23 +52,23 @@ def serve(session: nox.Session) -> None:
     """Strict build and live preview at http://127.0.0.1:8000."""
     _install(session, "docs")
     session.run(
-        "mkdocs", "serve", "--strict", "-a", "127.0.0.1:8000",  # watches data/, snippets/, hooks/: see mkdocs.yml
+        "mkdocs", "serve", "--strict", "-a", "127.0.0.1:8000",  # watches data/ and snippets/: see mkdocs.yml
         *session.posargs,
         env=_env(),
     )
 
 
-LINT_PATHS = ("snippets", "serving_build", "hooks", "tests", "scripts", "noxfile.py", "docs/notebooks")
+LINT_PATHS = ("snippets", "tests", "scripts", "noxfile.py", "docs/notebooks")
 
 
 def _lint(session: nox.Session) -> None:
     session.run("ruff", "check", *LINT_PATHS)
-    session.run("mypy", "snippets", "serving_build")  # strict on both: see [tool.mypy] in pyproject.toml
+    session.run("mypy", "snippets")  # strict: see [tool.mypy] in pyproject.toml
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff over the code, mypy --strict over snippets/ and serving_build/."""
+    """ruff over the code, mypy --strict over snippets/."""
     session.install("-e", ".[lint,docs]")
     _lint(session)
 

@@ -45,7 +45,7 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-SITE_PARTS = ("mkdocs.yml", "docs", "data", "hooks", "snippets", "serving_build")
+SITE_PARTS = ("mkdocs.yml", "docs", "data", "snippets")
 TEST_PARTS = (*SITE_PARTS, "tests", "scripts", "pyproject.toml", "noxfile.py")  # a test reads scripts/bench.py
 OFF_CONFIG = "mkdocs-noexec.yml"
 EDIT_FILE = "data/assumptions.yaml"
@@ -115,7 +115,7 @@ def write_noexec_config(root: Path) -> Path:
     """A config that INHERITs mkdocs.yml with markdown-exec dropped and the notebook not executed.
 
     Lists are replaced, not merged, by INHERIT, so `plugins` and `markdown_extensions` are written
-    whole: the parent's, with those changes. Everything else (hooks included) is inherited.
+    whole: the parent's, with those changes. Everything else is inherited.
     """
     parent = yaml.load((root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - SafeLoader subclass
     plugins: list[Any] = []

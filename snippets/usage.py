@@ -1,8 +1,8 @@
 """Which pages show each model and accelerator: the reference pages link every entry to the pages that use it.
 
 The build records, for every page outside reference/, the models and accelerators whose names its rendered
-text shows (`Usage.record`, from the `hooks/usage.py` hook's on_page_content); the reference pages print a
-placeholder per entry (`placeholder`) that the hook fills with links once every page is rendered
+text shows (`Usage.record`, from the `serving` plugin's on_page_content); the reference pages print a
+placeholder per entry (`placeholder`) that the build plugin fills with links once every page is rendered
 (`Usage.fill`, on_post_page). Names are data, so they are matched as text and written escaped.
 """
 

@@ -19,7 +19,7 @@ from snippets.data import Catalog, load
 from .browser.report import pytest_sessionstart, pytest_terminal_summary  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
-SITE_PARTS = ("mkdocs.yml", "docs", "data", "hooks", "snippets", "serving_build")
+SITE_PARTS = ("mkdocs.yml", "docs", "data", "snippets")
 
 
 @pytest.fixture(scope="session")
@@ -39,7 +39,7 @@ class Build:
 
 
 def copy_site(dest: Path) -> Path:
-    """Copy what a build reads (config, pages, data, hooks) into `dest`."""
+    """Copy what a build reads (config, pages, data, the package with its plugin) into `dest`."""
     dest.mkdir(parents=True, exist_ok=True)
     for part in SITE_PARTS:
         src = ROOT / part
@@ -66,7 +66,7 @@ def site_copy(tmp_path: Path, built: Build) -> Path:
     """A fresh copy of the site sources, to modify and build.
 
     It starts with the notebook results of the session's build (mkdocs-jupyter's cache, which the
-    hook keys on the notebook, data/ and snippets/): a copy that changes none of those renders the
+    plugin keys on the notebook, data/ and snippets/): a copy that changes none of those renders the
     notebook from the cache instead of executing it again; one that changes any executes it anew.
     """
     dest = copy_site(tmp_path / "copy")

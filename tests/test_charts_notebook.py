@@ -145,8 +145,8 @@ def test_hbm_page_charts_the_decode_ceiling_of_every_accelerator(built: Build, c
 
 @pytest.mark.build
 def test_the_notebook_worker_converts_as_mkdocs_jupyter_does(tmp_path: Path) -> None:
-    """serving_build/notebook_worker.py hands nbconvert a kernel it started itself; the page must not differ
-    from mkdocs-jupyter's own conversion (jupytext's random cell ids aside: the hook renumbers them)."""
+    """snippets/build/notebook_worker.py converts the notebook in a second process; the page must not differ
+    from mkdocs-jupyter's own conversion (jupytext's random cell ids aside: the plugin renumbers them)."""
     import json
     import os
     import re
@@ -160,8 +160,8 @@ def test_the_notebook_worker_converts_as_mkdocs_jupyter_does(tmp_path: Path) -> 
                "no_prompt": False, "remove_tag_config": {}, "highlight_extra_classes": "",
                "include_requirejs": False, "custom_mathjax_url": ""}
     env = {**os.environ, "SERVING_DATA_DIR": str(ROOT / "data")}
-    job = {"todo": [[src, str(tmp_path / "worker.json"), "python3"]], "options": options, "toc_depth": 6}
-    worker = subprocess.run([sys.executable, "-m", "serving_build.notebook_worker"], input=json.dumps(job) + "\n",
+    job = {"todo": [[src, str(tmp_path / "worker.json")]], "options": options, "toc_depth": 6}
+    worker = subprocess.run([sys.executable, "-m", "snippets.build.notebook_worker"], input=json.dumps(job) + "\n",
                             capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
     assert worker.stdout == "done\n", worker.stderr[-2000:]
     plain = f"""

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from snippets.data import FILES, DataError, iter_sources, load
 from snippets.units import Direction
@@ -157,7 +158,7 @@ def test_reference_entries_present(catalog) -> None:
             "qwen3-32b", "gpt-oss-120b", "gpt-oss-20b"} <= set(catalog.models)
     assert catalog.models["deepseek-r1"].checkpoint_precision == "fp8"
     assert catalog.models["gpt-oss-120b"].checkpoint_precision == "mxfp4"
-    assert catalog.models["llama-4-maverick"].other_checkpoint_precisions == ["fp8"]
+    assert catalog.models["llama-4-maverick"].other_checkpoint_precisions == ("fp8",)
     priced = {p.accelerator for p in catalog.prices.values()}
     assert {"h100-sxm", "h200-sxm", "a100-80gb-sxm", "b200", "mi300x"} <= priced
     # values other pages depend on
@@ -431,3 +432,15 @@ def test_the_loaded_catalog_is_read_only() -> None:
     with pytest.raises(TypeError):
         cat.models["planted"] = cat.models["llama-3.1-70b"]  # type: ignore[index]
     assert "l4" in load(ROOT / "data").accelerators
+    # and inside an entry: its fields (pydantic's frozen models), its tables of figures, its lists
+    h100 = cat.accelerators["h100-sxm"]
+    with pytest.raises(ValidationError):
+        h100.name = "planted"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        h100.tensor["fp8"] = h100.tensor["bf16"]  # type: ignore[index]
+    with pytest.raises(TypeError):
+        h100.not_stated["power"] = "planted by a block"  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        h100.sources.append(h100.sources[0])  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError):
+        cat.precisions["fp8"].keeps_16bit.append("embeddings")  # type: ignore[attr-defined]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from snippets import site
-from snippets.drift import prose, typed_quantities
+from snippets.build import computed
+from snippets.build.drift import prose, typed_quantities
 
 from .conftest import ROOT, Build, run_build
 
@@ -152,7 +152,7 @@ def test_no_page_publishes_broken_output(built: Build) -> None:
     assert len(pages) >= 3
     for path in pages:
         html = path.read_text(encoding="utf-8")
-        _, _, problems = site.collect(html)
+        _, _, problems = computed.collect(html)
         assert problems == [], f"{path.relative_to(built.site)}: {problems}"
         assert "Traceback" not in html, path
 
@@ -161,7 +161,7 @@ def test_no_page_publishes_broken_output(built: Build) -> None:
 
 
 def test_notebook_markdown_is_read_with_jupytext_md_alias_included() -> None:
-    from snippets.drift import notebook_markdown
+    from snippets.build.drift import notebook_markdown
 
     nb = "# %% [md]\n# A card holds 80 GB.\n\n# %%\nx = 1\n\n# %% [markdown]\n# Then 405B.\n"
     text = notebook_markdown(nb)
@@ -169,7 +169,7 @@ def test_notebook_markdown_is_read_with_jupytext_md_alias_included() -> None:
 
 
 def test_the_rendered_scan_reads_attributes_and_skips_computed_spans() -> None:
-    from snippets.drift import fragment, quantities_in, shown_text
+    from snippets.build.drift import fragment, quantities_in, shown_text
 
     html = ('<p>On <abbr title="Peripheral">PCIe</abbr> 5.0 a <span class="sa-fig">80 GB</span> card '
             '<a href="x" title="holds 96 GB">link</a> <img alt="a 4-GPU box"></p><pre>print(7)</pre>'

@@ -3,9 +3,8 @@ pyproject.toml: these fail loudly, naming what changed, before a build would qui
 
 - mkdocs-jupyter (>=0.26,<0.27) has no public API for its cache: the build keys it and fills it from
   the notebook worker with `_compute_cache_key`, `_get_cache_path` and `_get_nb_toc_tokens`
-  (hooks/serving.py, serving_build/notebook_worker.py).
-- nbconvert (>=7.16,<8): the worker hands `ExecutePreprocessor.preprocess` a started kernel through
-  its `km` argument, by wrapping the method (mkdocs-jupyter's nb2html calls it without one).
+  (snippets/build/plugin.py, snippets/build/notebook_worker.py).
+- nbconvert (>=7.16,<8) is used only through mkdocs-jupyter's `nb2html`, which starts its own kernel.
 - markdown-exec (>=1.10,<2) is used only through its public `formatters` table.
 """
 
@@ -43,17 +42,9 @@ def test_mkdocs_jupyter_toc_tokens_come_with_the_title() -> None:
         "mkdocs-jupyter's _get_nb_toc_tokens changed: the worker caches the page's toc and title with it")
 
 
-def test_nbconvert_execute_preprocess_takes_a_kernel_manager() -> None:
-    ep = pytest.importorskip("nbconvert.preprocessors")
-    params = inspect.signature(ep.ExecutePreprocessor.preprocess).parameters
-    assert list(params)[:4] == ["self", "nb", "resources", "km"], (
-        "nbconvert's ExecutePreprocessor.preprocess no longer takes km: the worker cannot hand it the kernel "
-        f"it started ahead; signature now {list(params)}")
-
-
 def test_markdown_exec_formatters_table_is_public_and_called_with_keywords() -> None:
     mx = pytest.importorskip("markdown_exec")
     assert "formatters" in mx.__all__ and callable(mx.formatters["python"]) and callable(mx.formatters["py"])
     src = inspect.getsource(mx.formatter)
     assert "fmt(code=source, md=md, **options)" in src, (
-        "markdown-exec calls its formatters differently: snippets.site.run_block wraps them with (code, md, options)")
+        "markdown-exec calls its formatters differently: snippets.build.guard.run_block wraps them with (code, md, options)")

@@ -24,10 +24,10 @@ print(f"block-state-{'fresh' if seen == 1 else 'leaked'}")
 '''
 
 
-def test_serve_watches_data_snippets_and_hooks() -> None:
+def test_serve_watches_data_and_snippets() -> None:
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506 - !!python tags unused
     watched = {Path(w).as_posix().rstrip("/") for w in config["watch"]}
-    assert {"data", "snippets", "hooks"} <= watched  # docs/ and mkdocs.yml are watched by mkdocs itself
+    assert {"data", "snippets"} <= watched  # docs/ and mkdocs.yml are watched by mkdocs itself
     noxfile = (ROOT / "noxfile.py").read_text()
     assert '"mkdocs", "serve", "--strict"' in noxfile
 
@@ -90,7 +90,7 @@ def test_serve_keeps_the_notebook_worker_and_shows_a_data_edit(site_copy: Path) 
                 first = cfg
                 cfg.plugins.on_startup(command="serve", dirty=False)
             build(cfg)
-            from serving_build import notebooks
+            from snippets.build import notebooks
             worker = notebooks.worker()
             pids.append(worker.proc.pid if worker.proc and worker.proc.poll() is None else None)
             figs = json.load(open(os.path.join(site, "numbers.json")))["notebooks/size-your-deployment.py"]["figures"]
@@ -117,7 +117,7 @@ import json, os, sys
 os.environ["NO_MKDOCS_2_WARNING"] = "1"
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
-from serving_build import notebooks
+from snippets.build import notebooks
 cfg = load_config(config_file={config!r}, site_dir={site!r})
 proc = notebooks.worker().proc
 print("worker running at config load", proc is not None and proc.poll() is None)
@@ -131,7 +131,7 @@ print("notebook outputs", ' jp-OutputArea-output jp-OutputArea-executeResult' in
 
 @pytest.mark.build
 def test_the_worker_starts_as_the_config_is_read_and_the_build_never_imports_nbconvert(site_copy: Path) -> None:
-    """The `serving-notebooks` plugin (listed first) starts the worker while MkDocs reads mkdocs.yml,
+    """The `serving` plugin (listed first) starts the worker while MkDocs reads mkdocs.yml,
     and defers mkdocs-jupyter's nbconvert import: a cold build executes the notebook in the worker
     and its own process never loads nbconvert. With execution off, the plugin converts the notebook
     in this process, and the deferred import is loaded on that first use."""
@@ -157,3 +157,19 @@ def test_the_worker_starts_as_the_config_is_read_and_the_build_never_imports_nbc
     # on_config; the page is converted here, without outputs
     assert results["off"] == ["worker running at config load True", "nbconvert imported at config load False",
                               "nbconvert imported by the build True", "notebook outputs False"]
+
+
+def test_the_build_is_one_plugin_registered_by_the_package() -> None:
+    """The whole build is the `serving` plugin, found through the package's entry point, listed first (it starts
+    the notebook worker as MkDocs reads mkdocs.yml), with no hook beside it."""
+    from importlib.metadata import entry_points
+
+    from mkdocs.plugins import BasePlugin
+
+    from snippets.build.plugin import ServingPlugin
+
+    (ep,) = [e for e in entry_points(group="mkdocs.plugins") if e.name == "serving"]
+    assert ep.load() is ServingPlugin and issubclass(ServingPlugin, BasePlugin)
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506 - !!python tags unused
+    assert config["plugins"][0] == "serving" and "hooks" not in config
+    assert not (ROOT / "hooks").exists() and not (ROOT / "serving_build").exists()

@@ -10,7 +10,7 @@ from typing import Any
 
 from snippets import fmt
 from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
-from snippets.data import _DISPUTABLE, TENSOR_FORMATS, Accelerator, Catalog, Fabric, NVLink, PCIe, required
+from snippets.data import DISPUTABLE, TENSOR_FORMATS, Accelerator, Catalog, Fabric, NVLink, PCIe, required
 from snippets.pages.reference_common import as_of, as_stated, binary_bytes, dense_flops, flops, source_links
 from snippets.units import Bandwidth
 
@@ -151,7 +151,7 @@ def disagreements_table(cat: Catalog) -> str:
         for d in acc.disagreements:
             accs.append(acc)
             used = required(acc.used_value(d.field), f"a value for {d.field} of {acc.name}")
-            per_unit = _DISPUTABLE[d.field][d.unit]
+            per_unit = DISPUTABLE[d.field][d.unit]
             rows.append([
                 f"{acc.name}: {QUANTITY_LABELS[d.field]}",
                 as_stated(d.range[0], d.unit),

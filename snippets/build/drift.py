@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-ALLOWLIST = Path(__file__).with_name("allowed_names.txt")
+ALLOWLIST = Path(__file__).resolve().parent.parent / "allowed_names.txt"
 
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}).*?^(?P=indent)?[ \t]*(?P=fence)[ \t]*$", re.S | re.M)
@@ -74,6 +74,23 @@ def typed_quantities(markdown: str) -> list[Literal]:
         for m in _DIGIT_WORD.finditer(stripped):
             found.append(Literal(lineno, m.group(0).strip(".,;:()*_\"'"), line.strip()))
     return found
+
+
+_NUMBER_WORD = (r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
+                r"sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|trillions?")
+_UNIT_WORD = (r"(?:[kMGTP]i?B|[kMGTP]B/s|bytes?|kilobytes?|megabytes?|gigabytes?|terabytes?|bits?|GPUs?|cards?|nodes?|"
+              r"tokens?|layers?|heads?|experts?|ms|µs|seconds?|milliseconds?|microseconds?|hours?|watts?|dollars?|"
+              r"percent|TFLOP/s|FLOP/s|FLOPs?|parameters?|times)")
+_COUNT_WORD = re.compile(rf"\b(?:(?:{_NUMBER_WORD})(?:[ -](?:{_NUMBER_WORD}))*[ -]{_UNIT_WORD}\b|twice|thrice|"
+                         r"(?:two|three|four|five|ten|hundred)fold|double|triple|quadruple|halve[sd]?)\b", re.I)
+
+
+def count_words(markdown: str) -> list[Literal]:
+    """Quantities written as words in the prose ("eighty gigabytes", "twice"): a warning, not an error,
+    since most are plain English ("twice as fast" may be a computed ratio, or a figure of speech)."""
+    return [Literal(lineno, m.group(0), line.strip())
+            for lineno, line in enumerate(prose(markdown).splitlines(), 1) for m in _COUNT_WORD.finditer(line)
+            if not line[:m.start()].rstrip().lower().endswith("per")]  # "$ per million tokens" is a unit
 
 
 def notebook_cells(source: str) -> list[tuple[str, int, str]]:

@@ -1,14 +1,14 @@
-"""The notebook worker's client, and the MkDocs plugin that starts the worker early.
+"""The notebook worker's client: start, submit, join, close, and the deferred import of nbconvert.
 
-A cold build executes the notebook in a second process (`serving_build.notebook_worker`), beside
+A cold build executes the notebook in a second process (`snippets.build.notebook_worker`), beside
 the rest of the build. The sooner that process starts, the less the build waits for it at the
-notebook's page, so it is started by the plugin `serving-notebooks`, listed first in mkdocs.yml:
-MkDocs creates plugins in that order while it reads the configuration, before the other plugins
-are imported and before any hook is loaded. The worker imports nbconvert while the build's own
-process imports the rest; `hooks/serving.py` then sends the job (which notebooks, with which
-options) from `on_config`, or stops the worker if there is nothing to execute.
+notebook's page, so the `serving` plugin starts it as it is created: listed first in mkdocs.yml,
+it is created while MkDocs reads the configuration, before the other plugins are imported. The
+worker imports nbconvert while the build's own process imports the rest; the plugin then sends the
+job (which notebooks, with which options) from `on_config`, or stops the worker if there is nothing
+to execute.
 
-The plugin does two more things at that moment, both before mkdocs-jupyter is imported:
+Two more things happen at that moment, both before mkdocs-jupyter is imported:
 
 - `NBCONVERT_DISABLE_CONFIG_EXPORTERS=1` (nbconvert's own switch): importing nbconvert's
   command-line app otherwise instantiates every exporter installed, only to list their names in
@@ -28,11 +28,9 @@ import subprocess
 import sys
 from typing import Any
 
-from mkdocs.plugins import BasePlugin
-
-WORKER_MODULE = "serving_build.notebook_worker"  # its protocol is in its docstring
+WORKER_MODULE = "snippets.build.notebook_worker"  # its protocol is in its docstring
 WORKER_ENV = {"NBCONVERT_DISABLE_CONFIG_EXPORTERS": "1"}
-_DEFERRED = "mkdocs_jupyter.convert"
+DEFERRED = "mkdocs_jupyter.convert"
 
 
 class Worker:
@@ -105,8 +103,9 @@ _worker: Worker | None = None
 
 
 def worker() -> Worker:
-    """The one worker of this process. This module is installed, not a hook, so it is imported once
-    and the worker outlives `mkdocs serve`'s rebuilds (each of which loads the hooks anew)."""
+    """The one worker of this process. `mkdocs serve` creates the plugin anew for every rebuild (it reads
+    mkdocs.yml again), and the plugin drops the other `snippets` modules after each build; this module
+    is kept (`plugin.KEPT`), so the worker outlives the rebuilds."""
     global _worker
     if _worker is None:
         _worker = Worker()
@@ -133,15 +132,3 @@ def defer(name: str) -> bool:
     if parent:
         setattr(sys.modules[parent], child, module)
     return True
-
-
-class EarlyStart(BasePlugin):  # type: ignore[type-arg, no-untyped-call]
-    """`serving-notebooks` in mkdocs.yml, listed first: starts the notebook worker as the
-    configuration is read. Options: none."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        for key, value in WORKER_ENV.items():
-            os.environ.setdefault(key, value)
-        defer(_DEFERRED)
-        worker().start()

@@ -1,0 +1,429 @@
+"""Computed values and checked claims in Markdown prose: the Markdown extension and the page's state.
+
+Syntax, in any page whose front matter names a page model (`model: interconnect`):
+
+- `{{ expr }}` shows a computed figure. `expr` is a Python expression over the names that
+  `snippets.pages.<model>.namespace(catalog)` returns, and must give a `Figure` (or a `str`
+  taken from data, such as a model's name). Bare numbers are refused: a figure has a unit.
+- `{{ claim expr }}words{{ /claim }}` marks a sentence that depends on data. `expr` must give a
+  `Claim` (or a bool); if it does not hold, the build stops naming page, line and claim.
+
+Both are inline patterns placed after code spans, so code spans and fenced code are left alone.
+Errors are collected per page and stop the build (`PluginError`), strict or not.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import functools
+import html
+import importlib
+import json
+import logging
+import re
+import xml.etree.ElementTree as etree
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from markdown import Extension, Markdown
+from markdown.inlinepatterns import InlineProcessor
+from markdown.util import AtomicString
+
+from snippets.build import drift
+from snippets.fmt import Claim, Figure
+
+VALUE_RE = r"\{\{\s*(?!claim\s)(?!/claim)(?P<expr>[^{}]+?)\s*\}\}"
+CLAIM_RE = r"(?s)\{\{\s*claim\s+(?P<expr>[^{}]+?)\s*\}\}(?P<words>.+?)\{\{\s*/claim\s*\}\}"
+
+
+@dataclass
+class PageState:
+    """What the build knows about the page being converted."""
+
+    src: str = ""
+    """The page's path under docs/."""
+    markdown: str = ""
+    model: str | None = None
+    namespace: dict[str, Any] | None = None
+    errors: list[str] = field(default_factory=list)
+    figures: list[dict[str, Any]] = field(default_factory=list)
+    claims: list[dict[str, Any]] = field(default_factory=list)
+    occurrences: dict[str, list[int]] | None = None
+    """Line of every `{{ expr }}` / `{{ claim expr }}` of the page body, by expression, in page order."""
+    current_line: int | None = None
+    """Line of the occurrence being evaluated: `where` reports it."""
+    blocks_run: int = 0
+    """How many exec blocks of the page have run (the next one is the block after them)."""
+    block_texts: set[str] = field(default_factory=set)
+    """The rendered text the page's exec blocks printed (normalized): scanned at the block, not again."""
+    block_failures: list[str] = field(default_factory=list)
+    """markdown-exec's record of each block that raised, as the blocks run."""
+    reported: set[tuple[int, str]] = field(default_factory=set)
+    """(line, token) of every hand-typed quantity already reported on the page."""
+
+    def block_starts(self) -> list[int]:
+        return [self.markdown.count("\n", 0, m.start()) + 1 for m in _EXEC_FENCE.finditer(self.markdown)]
+
+    def source_line(self, token: str) -> int | None:
+        """The first line of the page's source (front matter aside) that holds `token`."""
+        body = _FRONT_MATTER.sub(_blank, self.markdown)
+        for i, ln in enumerate(body.splitlines(), 1):
+            if token in ln:
+                return i
+        return None
+
+    def take_line(self, kind: str, expr: str) -> int | None:
+        """The line of the next occurrence of `{{ expr }}` (kind "value") or `{{ claim expr }}` (kind "claim").
+
+        The Markdown processor meets the occurrences of one expression in page order, so each is
+        reported at its own line (not the first one's); front matter and code are not searched.
+        """
+        if self.occurrences is None:
+            self.occurrences = computed_occurrences(self.markdown)
+        queue = self.occurrences.get(f"{kind} {expr}")
+        line = (queue.pop(0) if len(queue) > 1 else queue[0]) if queue else None
+        self.current_line = line
+        return line
+
+    def where(self, expr: str = "") -> str:
+        return f"docs/{self.src}" + (f":{self.current_line}" if self.current_line else "")
+
+
+_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}).*?^(?P=indent)?[ \t]*(?P=fence)[ \t]*$", re.S | re.M)
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_OPENING = re.compile(r"\{\{\s*(?P<claim>claim\s+)?(?P<expr>[^{}]+?)\s*\}\}")
+
+
+def _blank(m: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", " ", m.group(0))
+
+
+def computed_occurrences(markdown: str) -> dict[str, list[int]]:
+    """Line of every computed value and claim opening in a page's body, keyed "value expr" / "claim expr"."""
+    body = markdown
+    for pattern in (_FRONT_MATTER, _FENCE, _HTML_COMMENT, _CODE_SPAN):
+        body = pattern.sub(_blank, body)
+    out: dict[str, list[int]] = {}
+    for m in _OPENING.finditer(body):
+        expr = " ".join(m.group("expr").split())
+        if expr.startswith("/claim"):
+            continue
+        kind = "claim" if m.group("claim") else "value"
+        out.setdefault(f"{kind} {expr}", []).append(body.count("\n", 0, m.start()) + 1)
+    return out
+
+
+@dataclass
+class Pages:
+    """The build's page cursor, shared by the plugin, the Markdown extension and the exec-block wrapper:
+    the page being converted, the catalog's texts, and whether an exec block's output is being converted.
+    One per build, held by the plugin: nothing of it is module state."""
+
+    current: PageState = field(default_factory=PageState)
+    data_text: frozenset[str] = frozenset()
+    """Every text of the catalog (normalized), once data/ is loaded: see drift.data_text."""
+    in_block: int = 0
+    """Above zero while an exec block runs and markdown-exec converts what it printed (`guard.run_block`).
+    Block output is text the block printed, often from data: it is never read for `{{ }}` syntax
+    (tests/test_build_failures.py::test_block_output_is_not_read_for_computed_syntax)."""
+
+    def begin(self, src: str, markdown: str, model: str | None) -> PageState:
+        self.current = PageState(src=src, markdown=markdown, model=model)
+        return self.current
+
+
+def _namespace(state: PageState) -> dict[str, Any] | None:
+    if state.namespace is not None:
+        return state.namespace
+    if state.model is None:
+        state.errors.append(
+            f"docs/{state.src}: uses {{{{ ... }}}} computed values but its front matter names no `model:`"
+        )
+        state.namespace = {}
+        return None
+    from snippets.data import load
+
+    try:
+        module = importlib.import_module(f"snippets.pages.{state.model}")
+        state.namespace = dict(module.namespace(load()))
+    except Exception as exc:
+        state.errors.append(
+            f"docs/{state.src}: page model snippets.pages.{state.model} failed: {type(exc).__name__}: {exc}"
+        )
+        state.namespace = {}
+        return None
+    return state.namespace
+
+
+FAILED = object()
+"""What `evaluate` returns when it has recorded an error (None is itself a result, and refused)."""
+
+
+def _names_used(expr: str) -> set[str] | None:
+    """The free names an expression reads; None if it does not parse."""
+    try:
+        tree = ast.parse(expr.strip(), mode="eval")
+    except SyntaxError:
+        return None
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def evaluate(state: PageState, expr: str, what: str = "value") -> Any:
+    """Evaluate `expr` in the page's namespace; record an error and return FAILED on any failure.
+
+    The expression must read at least one name of the page's namespace: a constant (`{{ "80 GB" }}`,
+    `{{ None }}`, `{{ claim 1 == 1 }}`, `{{ claim True }}`) would publish as computed or checked
+    what nothing computed or checked.
+    """
+    ns = _namespace(state)
+    if ns is None:
+        return FAILED
+    shown = f"{{{{ claim {expr} }}}}" if what == "claim" else f"{{{{ {expr} }}}}"
+    names = _names_used(expr)
+    try:
+        result = eval(expr, {"__builtins__": {}}, ns)  # noqa: S307 - site authors' own expressions, no builtins
+    except NameError as exc:
+        missing = getattr(exc, "name", None) or ""
+        close = difflib.get_close_matches(missing, list(ns), n=3)
+        hint = f"did you mean {', '.join(close)}?" if close else f"known names: {', '.join(sorted(ns))}"
+        state.errors.append(
+            f"{state.where(expr)}: unknown name in {{{{ {expr} }}}}: {exc}; {hint} "
+            f"(names come from snippets/pages/{state.model}.py)"
+        )
+        return FAILED
+    except Exception as exc:
+        state.errors.append(f"{state.where(expr)}: {shown} failed: {type(exc).__name__}: {exc}")
+        return FAILED
+    if names is not None and not names & set(ns):
+        state.errors.append(
+            f"{state.where(expr)}: {shown} uses no name from the page's namespace: a {what} must be computed "
+            f"from data, not typed (names come from snippets/pages/{state.model}.py)"
+        )
+        return FAILED
+    if result is None:
+        state.errors.append(f"{state.where(expr)}: {shown} gave None: nothing would be shown")
+        return FAILED
+    return result
+
+
+def _refuse_in_block_output(state: PageState, text: str) -> None:
+    state.errors.append(
+        f"docs/{state.src}: {' '.join(text.split())[:80]!r} in the output of an exec block: block output is "
+        "never read for {{ }} values or claims; return a Figure from the page model and print it with "
+        "snippets.fmt.fig_html instead"
+    )
+
+
+def figure_element(fig: Figure, name: str) -> etree.Element:
+    el = etree.Element("span")
+    el.set("class", "sa-fig")
+    el.set("data-name", name)
+    el.set("data-value", f"{fig.value:.10g}")
+    el.set("data-unit", fig.unit)
+    if fig.basis:
+        el.set("data-basis", fig.basis)
+        el.set("title", fig.basis)
+    el.text = AtomicString(fig.text)  # inserted as text: later inline patterns cannot reinterpret it
+    return el
+
+
+class ValueProcessor(InlineProcessor):
+    def __init__(self, pattern: str, md: Markdown, pages: Pages) -> None:
+        super().__init__(pattern, md)
+        self.pages = pages
+
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element | None, int, int]:  # type: ignore[override]
+        state = self.pages.current
+        if self.pages.in_block:
+            _refuse_in_block_output(state, m.group(0))
+            return None, m.start(0), m.end(0)
+        expr = m.group("expr").strip()
+        bare = " ".join(expr.split())
+        el = etree.Element("span")
+        if bare.startswith("claim ") or bare == "claim":
+            state.take_line("claim", bare.removeprefix("claim").strip())
+            state.errors.append(
+                f"{state.where()}: {{{{ {bare} }}}} is never closed: a claim needs its words and a "
+                "{{ /claim }} after them, in the same paragraph"
+            )
+            return el, m.start(0), m.end(0)
+        if bare.startswith("/claim"):
+            state.errors.append(f"docs/{state.src}: {{{{ /claim }}}} without an opening {{{{ claim ... }}}}")
+            return el, m.start(0), m.end(0)
+        state.take_line("value", bare)
+        result = evaluate(state, expr)
+        if isinstance(result, Figure):
+            el = figure_element(result, expr)
+            state.figures.append({"name": expr, "value": result.value, "unit": result.unit, "text": result.text})
+        elif isinstance(result, str):
+            el.set("class", "sa-text")
+            el.set("data-name", expr)
+            el.text = AtomicString(result)  # data text: no later inline pattern reads it as Markdown
+        elif result is not FAILED:
+            state.errors.append(
+                f"{state.where(expr)}: {{{{ {expr} }}}} gave a {type(result).__name__}, not a Figure: "
+                "wrap numbers with a snippets.fmt constructor so they carry a unit"
+            )
+        return el, m.start(0), m.end(0)
+
+
+class ClaimProcessor(InlineProcessor):
+    def __init__(self, pattern: str, md: Markdown, pages: Pages) -> None:
+        super().__init__(pattern, md)
+        self.pages = pages
+
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element | None, int, int]:  # type: ignore[override]
+        state = self.pages.current
+        if self.pages.in_block:
+            _refuse_in_block_output(state, m.group(0))
+            return None, m.start(0), m.end(0)
+        expr = m.group("expr").strip()
+        words = m.group("words")
+        state.take_line("claim", " ".join(expr.split()))
+        result = evaluate(state, expr, "claim")
+        el = etree.Element("span")
+        el.set("class", "sa-claim")
+        el.set("data-claim", expr)
+        el.text = words
+        if isinstance(result, bool):
+            result = Claim(result, "")
+        if isinstance(result, Claim):
+            flat = " ".join(words.split())
+            state.claims.append({"claim": expr, "words": flat, "holds": result.holds, "basis": result.basis})
+            if result.holds:
+                if result.basis:
+                    el.set("title", f"Checked at build time: {result.basis}")
+            else:
+                state.errors.append(
+                    f"{state.where(expr)}: claim {expr!r} no longer holds: \"{flat}\""
+                    + (f" — the numbers say: {result.basis}" if result.basis else "")
+                )
+        elif result is not FAILED:
+            state.errors.append(
+                f"{state.where(expr)}: claim {expr!r} gave a {type(result).__name__}, not a Claim or bool"
+            )
+        return el, m.start(0), m.end(0)
+
+
+class ComputedExtension(Extension):
+    """Registers the two inline patterns just after code spans (priority 190), reading the build's `pages`."""
+
+    def __init__(self, pages: Pages) -> None:
+        super().__init__()
+        self.pages = pages
+
+    def extendMarkdown(self, md: Markdown) -> None:
+        md.inlinePatterns.register(ClaimProcessor(CLAIM_RE, md, self.pages), "sa-claim", 186)
+        md.inlinePatterns.register(ValueProcessor(VALUE_RE, md, self.pages), "sa-value", 185)
+
+
+_EXEC_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})\s*(?:python|py)\b[^\n]*\bexec=\"(?:on|true|1)\"", re.M)
+_BLOCK_FRAME = re.compile(r'File "<code block: n(\d+)>", line (\d+)')
+
+
+def describe_block_failure(state: PageState, log_message: str, block_start: int | None = None) -> str:
+    """One actionable line for a raising exec block: page, line of the block, the error, the failing line."""
+    lines = [ln.rstrip() for ln in log_message.splitlines() if ln.strip()]
+    error = next((ln.strip() for ln in reversed(lines) if re.match(r"^\s*\w+(Error|Exception|Exit)\b", ln)),
+                 lines[-1].strip() if lines else "unknown error")
+    where = f"docs/{state.src}"
+    frames = _BLOCK_FRAME.findall(log_message)
+    detail = ""
+    if block_start is not None:  # the block that raised is known: markdown-exec numbers blocks build-wide
+        in_block = re.findall(r'File "<code block: [^>]*>", line (\d+)', log_message)
+        if in_block:
+            n = int(in_block[-1])
+            where += f":{block_start + n}"
+            detail = f" (line {n} of the block that starts at line {block_start})"
+        else:
+            where += f":{block_start}"
+    elif frames:
+        block_no, line_in_block = (int(x) for x in frames[-1])
+        starts = [state.markdown.count("\n", 0, m.start()) + 1 for m in _EXEC_FENCE.finditer(state.markdown)]
+        if 0 < block_no <= len(starts):
+            where += f":{starts[block_no - 1] + line_in_block}"
+            detail = f" (line {line_in_block} of the block that starts at line {starts[block_no - 1]})"
+    return (f"{where}: a Python block raised {error}{detail}. "
+            "Hint: run the block's code in `python` after `pip install -e .` to see the full traceback")
+
+
+class ExecWarningCatcher(logging.Handler):
+    """Collects markdown-exec's warnings (a raising block) so the plugin can stop the build on them."""
+
+    def __init__(self, pages: Pages) -> None:
+        super().__init__(level=logging.WARNING)
+        self.pages = pages
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+        self.pages.current.block_failures.append(record.getMessage())
+
+
+def collect(html_text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    """Read a page's rendered content: its figures, its claims, and any sign of broken output.
+
+    Figures are every `span.sa-fig` (inline values and table cells alike), one per name; a name
+    shown twice with two values is itself a problem. Broken output is a traceback, an error block
+    left by a raising exec block, or a `{{`/`}}` that was never evaluated, outside code.
+
+    The page is parsed with lxml (libxml2's HTML parser): the sizing grid alone holds thousands of
+    figures, and a Python-level tree (BeautifulSoup) took most of a second to build for it.
+    """
+    import lxml.html
+
+    if not html_text.strip():
+        return [], [], []
+    root = lxml.html.fragment_fromstring(html_text, create_parent="div")
+    problems: list[str] = []
+    figs: dict[str, dict[str, Any]] = {}
+    for el in root.xpath('//span[contains(concat(" ", normalize-space(@class), " "), " sa-fig ")]'):
+        name = str(el.get("data-name"))
+        shown = el.text_content()
+        fig: dict[str, Any] = {"name": name, "value": float(str(el.get("data-value"))), "unit": str(el.get("data-unit")),
+                               "text": shown}
+        if not shown.strip():
+            problems.append(f"figure {name!r} renders empty")
+        seen = figs.setdefault(name, fig)
+        if seen != fig:
+            problems.append(f"figure {name!r} is shown with two values: {seen['text']!r} and {fig['text']!r}")
+    claims = [
+        {"claim": str(el.get("data-claim")), "words": " ".join(el.text_content().split())}
+        for el in root.xpath('//span[contains(concat(" ", normalize-space(@class), " "), " sa-claim ")]')
+    ]
+    # code is shown as written: a `{{` there is code, not a missed value; a traceback there is not
+    for code in root.xpath("//pre | //code[not(ancestor::pre)]"):
+        if "Traceback (most recent call last)" in code.text_content():
+            problems.append("a traceback is published in a code block")
+        code.drop_tree()  # keeps the text that follows it
+    for el in root.xpath("//style | //script"):  # not prose (a notebook page carries its CSS inline)
+        el.drop_tree()
+    prose = " ".join(root.itertext())
+    for marker in ("{{", "}}", "Traceback (most recent call last)", 'exec="on"'):
+        if marker in prose:
+            idx = prose.index(marker)
+            problems.append(f"unrendered {marker!r} in the page: ...{' '.join(prose[max(0, idx - 40):idx + 40].split())}...")
+    return sorted(figs.values(), key=lambda f: f["name"]), claims, problems
+
+
+_CELL_ID = re.compile(r'\bid="cell-id=[^"]*"')
+
+
+def stable_cell_ids(html_text: str) -> str:
+    """Number a rendered notebook's cells in order (`cell-1`, `cell-2`, ...).
+
+    jupytext assigns random cell ids when it reads a percent script, and nbconvert writes them into
+    the page, so two builds of one commit would differ by those ids alone.
+    """
+    counter = iter(range(1, 1_000_000))
+    return _CELL_ID.sub(lambda _: f'id="cell-{next(counter)}"', html_text)
+
+
+def numbers_json(pages: dict[str, PageState]) -> str:
+    """Every computed figure and checked claim on the site, by page, as stable JSON."""
+    out = {src: {"figures": st.figures, "claims": st.claims} for src, st in sorted(pages.items())}
+    return json.dumps(out, indent=1, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,0 +1,158 @@
+"""The data of the site: every table of `data/`, validated, as one read-only `Catalog`.
+
+`load()` reads each YAML file of `data/` (a mapping of entry ids to entries), checks each entry against its
+schema (types, required and unknown fields, positive quantities in plausible ranges, known units, a
+direction on every bandwidth, a dated primary source) and then every cross-reference between files.
+Anything wrong raises `DataError`, whose message names file, entry, field, line and column, so a bad
+edit stops the build instead of publishing half-correct numbers.
+
+- `errors`      `DataError`, the files the loader knows (`FILES`), `$SERVING_DATA_DIR`
+- `base`        strict scalars, plain text (no markup, no template syntax), checked URLs, `Source`
+- `quantities`  one measure per kind of figure (bytes, counts, FLOP/s with their kind, bandwidth with its
+                direction, ...), each a value and a unit from its unit table, in a stated plausible range
+- `schema`      one pydantic model per kind of entry (`Accelerator`, `Model`, `Node`, ...), `SCHEMAS` by file
+- `checks`      cross-references between the files
+- `loader`      the YAML loader, error positions, the cache, `Catalog`, `load`
+"""
+
+from snippets.data.base import (
+    PositiveFloat,
+    PositiveInt,
+    Source,
+    Sources,
+    Text,
+    build_date,
+    check_text,
+)
+from snippets.data.errors import (
+    DATA_DIR_ENV,
+    FILES,
+    DataError,
+)
+from snippets.data.loader import (
+    Catalog,
+    default_dir,
+    iter_sources,
+    load,
+    required,
+)
+from snippets.data.quantities import (
+    FLOPS_UNITS,
+    POWER_UNITS,
+    TENSOR_FORMATS,
+    AssumedValue,
+    BandwidthSpec,
+    Bits,
+    ByteSize,
+    Count,
+    Duration,
+    Encoding,
+    Flops,
+    HourlyPrice,
+    Percent,
+    Power,
+    TensorFormat,
+    TransferRate,
+)
+from snippets.data.schema import (
+    DISPUTABLE,
+    MLA,
+    OPTIONAL_ACCELERATOR_FIELDS,
+    SCHEMAS,
+    Accelerator,
+    Architecture,
+    Assumption,
+    BlockScale,
+    DeployedLayout,
+    Disagreement,
+    DocumentedDeployment,
+    Efficiency,
+    Fabric,
+    FloatLayout,
+    Interconnect,
+    Latency,
+    LayoutPolicy,
+    Measurement,
+    MemoryPolicy,
+    Model,
+    MoE,
+    Network,
+    Node,
+    NVLink,
+    NVSwitch,
+    PCIe,
+    Policy,
+    Precision,
+    Price,
+    ReportedMemory,
+    ScaleUp,
+    Scenario,
+    TimeModel,
+)
+
+__all__ = [
+    "DATA_DIR_ENV",
+    "DISPUTABLE",
+    "FILES",
+    "FLOPS_UNITS",
+    "MLA",
+    "OPTIONAL_ACCELERATOR_FIELDS",
+    "POWER_UNITS",
+    "SCHEMAS",
+    "TENSOR_FORMATS",
+    "Accelerator",
+    "Architecture",
+    "AssumedValue",
+    "Assumption",
+    "BandwidthSpec",
+    "Bits",
+    "BlockScale",
+    "ByteSize",
+    "Catalog",
+    "Count",
+    "DataError",
+    "DeployedLayout",
+    "Disagreement",
+    "DocumentedDeployment",
+    "Duration",
+    "Efficiency",
+    "Encoding",
+    "Fabric",
+    "FloatLayout",
+    "Flops",
+    "HourlyPrice",
+    "Interconnect",
+    "Latency",
+    "LayoutPolicy",
+    "Measurement",
+    "MemoryPolicy",
+    "MoE",
+    "Model",
+    "NVLink",
+    "NVSwitch",
+    "Network",
+    "Node",
+    "PCIe",
+    "Percent",
+    "Policy",
+    "PositiveFloat",
+    "PositiveInt",
+    "Power",
+    "Precision",
+    "Price",
+    "ReportedMemory",
+    "ScaleUp",
+    "Scenario",
+    "Source",
+    "Sources",
+    "TensorFormat",
+    "Text",
+    "TimeModel",
+    "TransferRate",
+    "build_date",
+    "check_text",
+    "default_dir",
+    "iter_sources",
+    "load",
+    "required",
+]

@@ -1,0 +1,200 @@
+"""What every entry is made of: strict scalars, plain text, checked URLs, a dated `Source`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import types
+from collections.abc import Hashable, Mapping
+from functools import cache
+from types import MappingProxyType
+from typing import Annotated, Any, Union, cast, get_args, get_origin
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
+
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_MARKUP: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"[<>]"), "an angle bracket (HTML markup)"),
+    (re.compile(r"\]\s*[(\[]|\[[^\]]*\]:"), "Markdown link syntax"),
+    (re.compile(r"`"), "a backtick (Markdown code)"),
+    (re.compile(r"\{\{|\}\}|\{%|%\}|\{#|#\}"), "template syntax ({{ }}, {% %})"),
+    (re.compile(r"(?i)\b(?:javascript|vbscript|data)\s*:"), "a script URL scheme"),
+)
+
+
+def check_text(value: str) -> str:
+    """Data text is shown as text: refuse markup, template syntax and control characters in it.
+
+    Every page escapes data where it writes it; this keeps the data itself free of anything that
+    would mean something to Markdown, HTML or the computed-value syntax if one place did not.
+    """
+    bad = _CONTROL.search(value)
+    if bad:
+        raise ValueError(f"text holds the control or invisible character U+{ord(bad.group(0)):04X}")
+    for pattern, what in _MARKUP:
+        found = pattern.search(value)
+        if found:
+            raise ValueError(f"text holds {what}: {found.group(0)!r}; data is plain text")
+    return value
+
+
+def _check_texts(value: Any) -> Any:
+    if isinstance(value, str):
+        check_text(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_texts(k)
+            _check_texts(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _check_texts(v)
+    return value
+
+
+_SCALARS = (bool, int, float, dt.date)
+
+
+@cache
+def _scalar_kinds(tp: Any) -> frozenset[type]:  # tp: a field's annotation
+    """The bare scalar types a field accepts (bool, int, float, date), or {object} if it takes anything else."""
+    origin = get_origin(tp)
+    if origin is Annotated:
+        return _scalar_kinds(get_args(tp)[0])
+    if origin is Union or origin is types.UnionType:
+        out: set[type] = set()
+        for arg in get_args(tp):
+            if arg is not type(None):
+                out |= _scalar_kinds(arg)
+        return frozenset(out)
+    if tp in _SCALARS:
+        return frozenset({tp})
+    return frozenset({object})
+
+
+def _strict_scalar(kinds: frozenset[type], value: Any) -> Any:
+    """Refuse the coercions pydantic's lax mode would make: "96" or "yes" read as a number or a bool."""
+    if object in kinds or value is None:
+        return value
+    if isinstance(value, bool):
+        if bool not in kinds:
+            raise ValueError("a boolean")
+    elif isinstance(value, int | float):
+        if kinds == {bool}:
+            raise ValueError("a number: write true or false")
+        if float not in kinds and not (int in kinds and isinstance(value, int)):
+            raise ValueError("not a whole number" if int in kinds else "a number")
+    elif isinstance(value, str):
+        if kinds == {dt.date}:
+            return value  # a quoted date is still a date: pydantic parses YYYY-MM-DD and refuses the rest
+        raise ValueError("text: write numbers, true/false and YYYY-MM-DD dates unquoted, in those forms only")
+    elif isinstance(value, dt.datetime) or not isinstance(value, dt.date) or dt.date not in kinds:
+        raise ValueError(f"a {type(value).__name__}")
+    return value
+
+
+class _Refused:
+    """A scalar in the wrong form ("96" for a number): no field type accepts it, so pydantic reports it at its field."""
+
+    __slots__ = ("reason", "value")
+
+    def __init__(self, value: Any, reason: str) -> None:
+        self.value, self.reason = value, reason
+
+    def __repr__(self) -> str:
+        return f"{self.value!r}, {self.reason}"
+
+
+class _Strict(BaseModel):
+    """Base of every schema class: no unknown keys, immutable, strict scalars, plain-text strings.
+
+    Every field of every subclass (new ones too) gets two checks: a number, bool or date field
+    takes only that scalar as YAML wrote it (`"96"`, `yes` or `1` for a bool are refused, not
+    coerced), and every string anywhere in a field is plain text (`check_text`).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _scalars_as_written(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        out = None
+        for key, value in data.items():
+            fld = cls.model_fields.get(key) if isinstance(key, str) else None
+            if fld is None:
+                continue
+            try:
+                _strict_scalar(_scalar_kinds(cast(Hashable, fld.annotation)), value)
+            except ValueError as exc:
+                out = dict(data) if out is None else out
+                out[key] = _Refused(value, str(exc))  # pydantic refuses it at the field, naming the field
+        return data if out is None else out
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _plain_text(cls, value: Any) -> Any:
+        return _check_texts(value)
+
+
+PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False, strict=True)]
+PositiveInt = Annotated[int, Field(gt=0, strict=True)]
+Text = Annotated[str, AfterValidator(check_text)]
+
+
+def _read_only(table: Mapping[Any, Any]) -> Mapping[Any, Any]:
+    """A mapping field as a read-only view: a block that edits an entry's figures raises, for every page."""
+    return MappingProxyType(dict(table))
+"""Plain text from data: no markup, template syntax or control characters (every str field is checked so)."""
+
+_HOST = re.compile(r"^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$")
+_URL_CHARS = re.compile(r"^https://[A-Za-z0-9._~:/?#@!$&*+,;=%()-]+$")
+
+
+def _check_url(url: str) -> str:
+    """An https:// URL to a named host, with nothing that could end a Markdown link or an HTML attribute."""
+    from urllib.parse import urlsplit
+
+    if not _URL_CHARS.match(url):
+        raise ValueError("a source URL is https:// followed only by URL characters (no spaces, quotes, "
+                         "angle brackets, backticks, braces or backslashes)")
+    parts = urlsplit(url)
+    if "@" in parts.netloc or not parts.hostname or not _HOST.match(parts.hostname) or parts.netloc != parts.netloc.lower():
+        raise ValueError(f"a source URL needs a proper lower-case host name (got {parts.netloc!r})")
+    return url
+
+
+def build_date() -> dt.date:
+    """The latest date a source can have been read: today, or the build's SOURCE_DATE_EPOCH if later."""
+    today = dt.datetime.now(dt.UTC).date()
+    stamp = os.environ.get("SOURCE_DATE_EPOCH", "")
+    if stamp.isdigit():
+        today = max(today, dt.datetime.fromtimestamp(int(stamp), dt.UTC).date())
+    return today
+
+
+def _not_future(day: dt.date) -> dt.date:
+    if day > build_date():
+        raise ValueError(f"read {day.isoformat()} is after the build date {build_date().isoformat()}")
+    return day
+
+
+class Source(_Strict):
+    """A primary source: a vendor datasheet, a standard, a model's config.json."""
+
+    url: Annotated[str, Field(max_length=2000), AfterValidator(_check_url)]
+    title: Annotated[Text, Field(min_length=3)]
+    read: Annotated[dt.date, AfterValidator(_not_future)]
+    """The date the figure was read from the source; never after the build date."""
+    note: Text | None = None
+
+
+Sources = Annotated[tuple[Source, ...], Field(min_length=1)]

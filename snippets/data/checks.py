@@ -1,0 +1,118 @@
+"""Cross-references between the files of data/: ids that must exist, prices that must be used, and the like."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snippets.data.schema import Fabric, LayoutPolicy, MemoryPolicy, Network, Node, NVLink, NVSwitch, PCIe, TimeModel
+
+
+def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
+    ics = cat["interconnects"]
+
+    def ref(file: str, entry: str, field: str, target: str, *kinds: type) -> None:
+        found = ics.get(target)
+        if found is None:
+            problems.append(f"data/{file}.yaml: entry '{entry}': field '{field}': unknown interconnect {target!r}")
+        elif not isinstance(found, kinds):
+            expected = " or ".join(f"a {k.__name__.lower()}" for k in kinds)
+            problems.append(
+                f"data/{file}.yaml: entry '{entry}': field '{field}': {target!r} is a "
+                f"{found.kind}, expected {expected}"
+            )
+
+    for acc_id, acc in cat["accelerators"].items():
+        if acc.host_link is not None:
+            ref("accelerators", acc_id, "host_link", acc.host_link, PCIe)
+        if acc.scale_up is not None:
+            ref("accelerators", acc_id, "scale_up.fabric", acc.scale_up.fabric, NVLink, Fabric)
+            link = ics.get(acc.scale_up.fabric)
+            if isinstance(link, NVLink | Fabric) and link.per_link is not None:
+                links = acc.scale_up.links or (link.links_per_gpu if isinstance(link, NVLink) else None)
+                if links is None:
+                    problems.append(
+                        f"data/accelerators.yaml: entry '{acc_id}': field 'scale_up.links': required, "
+                        f"{acc.scale_up.fabric} states a per-link rate"
+                    )
+                    continue
+                from snippets.bandwidth import nvlink_per_gpu  # local: bandwidth imports this module
+
+                derived = nvlink_per_gpu(links, link.per_link.bandwidth)
+                stated = acc.scale_up.bandwidth.bandwidth
+                one, two = derived.one_way().bytes_per_s, stated.one_way().bytes_per_s
+                if abs(one - two) > 1e-6 * two:
+                    problems.append(
+                        f"data/accelerators.yaml: entry '{acc_id}': field 'scale_up.bandwidth': datasheet figure "
+                        f"({two / 1e9:g} GB/s per direction) disagrees with {acc.scale_up.fabric}'s links x "
+                        f"per-link rate ({links} x {link.per_link.bandwidth.one_way().bytes_per_s / 1e9:g} = "
+                        f"{one / 1e9:g} GB/s per direction)"
+                    )
+    for ic_id, ic in ics.items():
+        if isinstance(ic, NVSwitch):
+            ref("interconnects", ic_id, "fabric", ic.fabric, NVLink)
+        if isinstance(ic, Node):
+            if ic.accelerator not in cat["accelerators"]:
+                problems.append(
+                    f"data/interconnects.yaml: entry '{ic_id}': field 'accelerator': unknown accelerator {ic.accelerator!r}"
+                )
+            if ic.switch is not None:
+                ref("interconnects", ic_id, "switch", ic.switch, NVSwitch)
+            if ic.nic is not None:
+                ref("interconnects", ic_id, "nic", ic.nic, Network)
+    used: dict[str, list[str]] = {}
+    for price_id, price in cat.get("prices", {}).items():
+        if price.accelerator not in cat["accelerators"]:
+            problems.append(
+                f"data/prices.yaml: entry '{price_id}': field 'accelerator': unknown accelerator {price.accelerator!r}"
+            )
+        used.setdefault(price.accelerator, [])
+        if price.site_uses:
+            used[price.accelerator].append(price_id)
+    pols = cat.get("policies", {})
+    for sc_id, sc in cat.get("scenarios", {}).items():
+        where = f"data/scenarios.yaml: entry '{sc_id}'"
+        if not isinstance(ics.get(sc.node), Node):
+            problems.append(f"{where}: field 'node': {sc.node!r} is not a node in interconnects.yaml")
+        if not isinstance(pols.get(sc.memory_policy), MemoryPolicy):
+            problems.append(f"{where}: field 'memory_policy': {sc.memory_policy!r} is not a memory policy")
+        if not isinstance(pols.get(sc.layout_policy), LayoutPolicy):
+            problems.append(f"{where}: field 'layout_policy': {sc.layout_policy!r} is not a layout policy")
+        if not isinstance(pols.get(sc.time_model), TimeModel):
+            problems.append(f"{where}: field 'time_model': {sc.time_model!r} is not a time model")
+        if sc.kv_precision not in cat["precisions"]:
+            problems.append(f"{where}: field 'kv_precision': unknown precision {sc.kv_precision!r}")
+    lats, effs = cat.get("latencies", {}), cat.get("efficiencies", {})
+    for tm_id, tm in pols.items():
+        if not isinstance(tm, TimeModel):
+            continue
+        where = f"data/policies.yaml: entry '{tm_id}'"
+        for field, entries, kind, attr in (("hbm_efficiency", effs, "hbm", "resource"),
+                                           ("link_efficiency", effs, "nvlink", "resource"),
+                                           ("hop_latency_nvlink", lats, "nvlink", "path"),
+                                           ("hop_latency_pcie", lats, "pcie", "path")):
+            target = entries.get(getattr(tm, field))
+            if target is None or getattr(target, attr) != kind:
+                problems.append(f"{where}: field '{field}': {getattr(tm, field)!r} is not a {kind} entry")
+    for m_id, meas in cat.get("measurements", {}).items():
+        where = f"data/measurements.yaml: entry '{m_id}'"
+        for field, table in (("model", "models"), ("precision", "precisions"), ("kv_precision", "precisions"),
+                             ("accelerator", "accelerators")):
+            if getattr(meas, field) not in cat[table]:
+                problems.append(f"{where}: field '{field}': unknown {field} {getattr(meas, field)!r}")
+    for model_id, model in cat.get("models", {}).items():
+        for field, ids in (("checkpoint_precision", [model.checkpoint_precision]),
+                           ("other_checkpoint_precisions", model.other_checkpoint_precisions)):
+            for pid in ids:
+                if pid is not None and pid not in cat["precisions"]:
+                    problems.append(f"data/models.yaml: entry '{model_id}': field '{field}': unknown precision {pid!r}")
+    for dep_id, dep in cat.get("deployments", {}).items():
+        where = f"data/deployments.yaml: entry '{dep_id}'"
+        for field, table in (("model", "models"), ("precision", "precisions"), ("accelerator", "accelerators")):
+            if getattr(dep, field) not in cat[table]:
+                problems.append(f"{where}: field '{field}': unknown {field} {getattr(dep, field)!r}")
+    for acc_id, chosen in used.items():
+        if len(chosen) != 1:
+            problems.append(
+                f"data/prices.yaml: accelerator '{acc_id}': field 'site_uses': exactly one price must be marked, "
+                f"found {len(chosen)} ({', '.join(chosen) or 'none'})"
+            )

@@ -1,0 +1,17 @@
+"""What the loader refuses, and where data/ is: `DataError`, the files it knows, the directory's variable."""
+
+from __future__ import annotations
+
+DATA_DIR_ENV = "SERVING_DATA_DIR"
+"""Environment variable naming the data directory; the MkDocs hook sets it to `<site root>/data`."""
+
+FILES = ("accelerators", "interconnects", "models", "precisions", "assumptions", "prices", "policies", "scenarios",
+         "deployments", "latencies", "efficiencies", "measurements")
+
+
+class DataError(ValueError):
+    """Invalid data. The message names file, entry and field of every problem found."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("invalid data:\n  " + "\n  ".join(problems))

@@ -1,0 +1,305 @@
+"""Read data/: a YAML loader that accepts only the scalar forms the schema means, errors with file, line and
+column, the cache keyed on the files, and the `Catalog` it returns."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import types
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
+
+import yaml
+from pydantic import (
+    TypeAdapter,
+    ValidationError,
+)
+
+from snippets.data.base import Source, check_text
+from snippets.data.checks import _check_references
+from snippets.data.errors import DATA_DIR_ENV, FILES, DataError
+from snippets.data.schema import (
+    SCHEMAS,
+    Accelerator,
+    Assumption,
+    DocumentedDeployment,
+    Efficiency,
+    Fabric,
+    Latency,
+    LayoutPolicy,
+    Measurement,
+    MemoryPolicy,
+    Model,
+    Network,
+    Node,
+    NVLink,
+    NVSwitch,
+    PCIe,
+    Precision,
+    Price,
+    Scenario,
+    TimeModel,
+)
+
+T = TypeVar("T")
+
+
+# --------------------------------------------------------------------------- catalog
+
+@dataclass(frozen=True)
+class Catalog:
+    """All of `data/`, validated. Look entries up by id with `get`, or by kind with the `of_kind` helpers."""
+
+    accelerators: Mapping[str, Accelerator]
+    interconnects: Mapping[str, NVLink | PCIe | NVSwitch | Network | Node | Fabric]
+    models: Mapping[str, Model]
+    precisions: Mapping[str, Precision]
+    assumptions: Mapping[str, Assumption]
+    prices: Mapping[str, Price]
+    policies: Mapping[str, MemoryPolicy | LayoutPolicy | TimeModel]
+    scenarios: Mapping[str, Scenario]
+    deployments: Mapping[str, DocumentedDeployment]
+    latencies: Mapping[str, Latency]
+    efficiencies: Mapping[str, Efficiency]
+    measurements: Mapping[str, Measurement]
+    directory: Path
+
+    def interconnect(self, entry_id: str, kind: type[T]) -> T:
+        entry = self.interconnects[entry_id]
+        if not isinstance(entry, kind):
+            raise TypeError(f"interconnect {entry_id!r} is a {type(entry).__name__}, not a {kind.__name__}")
+        return entry
+
+    def of_kind(self, kind: type[T]) -> dict[str, T]:
+        return {k: v for k, v in self.interconnects.items() if isinstance(v, kind)}
+
+
+def required(value: T | None, what: str) -> T:
+    """`value`, or a clear error naming what the data lacks (for fields that are optional in the schema)."""
+    if value is None:
+        raise ValueError(f"data lacks {what}")
+    return value
+
+
+# libyaml's parser where PyYAML was built with it (its wheels are), else the pure-Python one:
+# same documents, same errors with line and column, about seven times faster on data/.
+_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _UniqueKeyLoader(_SafeLoader):  # type: ignore[valid-type,misc]
+    """A YAML loader that reads only the scalar forms the schema means, and refuses duplicate keys.
+
+    PyYAML's SafeLoader follows YAML 1.1: `yes`/`no`/`on`/`off` are booleans, `010` is octal 8,
+    `12:30` is the sexagesimal 750, `1e2` is a string. This one resolves plain scalars by the YAML
+    1.2 core schema, narrowed: `true`/`false`, `null`/`~`, decimal integers without leading zeros,
+    decimal floats (`1.5`, `1e2`, `3.35E+1`) and dates written `YYYY-MM-DD`. Anything else is a
+    string, which a number, bool or date field then refuses (see `_Strict`), naming the field.
+    """
+
+
+_UniqueKeyLoader.yaml_implicit_resolvers = {}
+for _tag, _regexp, _first in (
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", "~nN"),
+    ("tag:yaml.org,2002:int", r"^[-+]?(?:0|[1-9][0-9]*)$", "-+0123456789"),
+    ("tag:yaml.org,2002:float", r"^[-+]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$", "-+0123456789"),
+    ("tag:yaml.org,2002:timestamp", r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "0123456789"),
+):
+    _UniqueKeyLoader.add_implicit_resolver(_tag, re.compile(_regexp), list(_first))
+# "" (an empty value) is null too
+_UniqueKeyLoader.yaml_implicit_resolvers.setdefault("", []).append(
+    ("tag:yaml.org,2002:null", re.compile(r"^$")))
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen.add(key)
+    mapping: dict[Any, Any] = loader.construct_mapping(node, deep)
+    return mapping
+
+
+def _construct_bool(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> bool:
+    return str(loader.construct_scalar(node)).lower() == "true"
+
+
+def _construct_int(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> int:
+    return int(str(loader.construct_scalar(node)))
+
+
+def _construct_float(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> float:
+    return float(str(loader.construct_scalar(node)))
+
+
+def _construct_date(loader: _UniqueKeyLoader, node: yaml.ScalarNode) -> dt.date:
+    text = str(loader.construct_scalar(node))
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError as exc:
+        raise yaml.constructor.ConstructorError(None, None, f"{text!r} is not a date: {exc}", node.start_mark) from None
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_date)
+
+
+def _marks(node: yaml.Node | None, path: tuple[Any, ...] = (), out: dict[tuple[Any, ...], tuple[int, int]] | None = None,
+           ) -> dict[tuple[Any, ...], tuple[int, int]]:
+    """(line, column), 1-based, of every key and list item in a composed YAML document, by path."""
+    out = {} if out is None else out
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = key_node.value
+            out[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            _marks(value_node, (*path, key), out)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            out[(*path, i)] = (item.start_mark.line + 1, item.start_mark.column + 1)
+            _marks(item, (*path, i), out)
+    return out
+
+
+def _where(marks: dict[tuple[Any, ...], tuple[int, int]], path: tuple[Any, ...]) -> tuple[int, int] | None:
+    """The mark of `path`, or of its longest prefix the document has (a missing field: its entry)."""
+    for n in range(len(path), 0, -1):
+        key = tuple(str(p) if not isinstance(p, int) else p for p in path[:n])
+        if key in marks:
+            return marks[key]
+    return None
+
+
+def _field_path(loc: tuple[int | str, ...], schema_is_union: bool) -> str:
+    parts = list(loc)
+    if schema_is_union and parts:
+        parts = parts[1:]  # drop the discriminator tag pydantic puts first
+    return ".".join(str(p) for p in parts) or "(entry)"
+
+
+def _read_yaml(path: Path, shown: str, problems: list[str]) -> tuple[Any, dict[tuple[Any, ...], tuple[int, int]]]:
+    """Parse one file: its document and the position of every key; a syntax error is reported at file:line:column."""
+    loader = _UniqueKeyLoader(path.read_text(encoding="utf-8"))
+    try:
+        node = loader.get_single_node()
+        raw = None if node is None else loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        at = f" ({shown}:{mark.line + 1}:{mark.column + 1})" if mark is not None else ""
+        problems.append(f"{shown}: not valid YAML: {exc.problem or exc.context}{at}")
+        return None, {}
+    except yaml.YAMLError as exc:
+        problems.append(f"{shown}: not valid YAML: {exc}")
+        return None, {}
+    finally:
+        loader.dispose()
+    return raw, _marks(node)
+
+
+def _load_file(directory: Path, name: str, problems: list[str]) -> dict[str, Any]:
+    path = directory / f"{name}.yaml"
+    shown = f"data/{name}.yaml"
+    if not path.is_file():
+        problems.append(f"{shown}: file missing")
+        return {}
+    raw, marks = _read_yaml(path, shown, problems)
+    if raw is None and not marks and problems and problems[-1].startswith(shown):
+        return {}
+    if not isinstance(raw, dict) or not raw:
+        problems.append(f"{shown}: expected a mapping of entry ids to entries")
+        return {}
+    schema = SCHEMAS[name]
+    adapter: TypeAdapter[Any] = TypeAdapter(schema)
+    is_union = get_origin(schema) is Annotated and get_origin(get_args(schema)[0]) in (Union, types.UnionType)
+    entries: dict[str, Any] = {}
+    for entry_id, body in raw.items():
+        if not isinstance(entry_id, str):
+            problems.append(f"{shown}: entry {entry_id!r}: entry ids must be strings")
+            continue
+        try:
+            check_text(entry_id)
+            entries[entry_id] = adapter.validate_python(body)
+        except ValidationError as exc:
+            for err in exc.errors(include_url=False):
+                loc = tuple(err["loc"])
+                field = _field_path(loc, is_union)
+                got = "" if err["type"] == "missing" else f" (got {err['input']!r})"
+                pos = _where(marks, (entry_id, *(loc[1:] if is_union else loc)))
+                at = f" ({shown}:{pos[0]}:{pos[1]})" if pos else ""
+                problems.append(f"{shown}: entry '{entry_id}': field '{field}': {err['msg']}{got}{at}")
+        except ValueError as exc:
+            pos = _where(marks, (entry_id,))
+            at = f" ({shown}:{pos[0]}:{pos[1]})" if pos else ""
+            problems.append(f"{shown}: entry {entry_id!r}: entry id: {exc}{at}")
+    return entries
+
+
+def _fingerprint(directory: Path) -> tuple[tuple[str, int, int], ...]:
+    """mtime and size of every YAML file in `directory` (known or not): any change reloads."""
+    out = []
+    names = set(FILES) | {p.name for p in directory.glob("*.y*ml")}
+    for name in sorted(names):
+        p = directory / (name if name.endswith((".yaml", ".yml")) else f"{name}.yaml")
+        try:
+            st = p.stat()
+            out.append((name, st.st_mtime_ns, st.st_size))
+        except FileNotFoundError:
+            out.append((name, -1, -1))
+    return tuple(out)
+
+
+def _unknown_files(directory: Path) -> list[str]:
+    """A file in data/ that no schema reads would be silently ignored: refuse it instead."""
+    known = {f"{name}.yaml" for name in FILES}
+    return [f"data/{p.name}: unknown data file: no schema reads it (known: {', '.join(sorted(known))}); "
+            "add its schema to SCHEMAS (snippets/data/schema.py) and FILES (snippets/data/errors.py), or remove it"
+            for p in sorted(directory.iterdir()) if p.suffix in (".yaml", ".yml") and p.name not in known]
+
+
+_cache: dict[Path, tuple[tuple[tuple[str, int, int], ...], Catalog]] = {}
+
+
+def default_dir() -> Path:
+    """`$SERVING_DATA_DIR` if set, else the repository's `data/`."""
+    env = os.environ.get(DATA_DIR_ENV)
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "data"
+
+
+def load(directory: Path | str | None = None) -> Catalog:
+    """Load and validate all of `data/`. Re-reads the files whenever one of them changes."""
+    root = Path(directory) if directory is not None else default_dir()
+    root = root.resolve()
+    stamp = _fingerprint(root)
+    hit = _cache.get(root)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    problems: list[str] = _unknown_files(root)
+    tables = {name: _load_file(root, name, problems) for name in FILES}
+    if not problems:
+        _check_references(tables, problems)
+    if problems:
+        raise DataError(problems)
+    # read-only views: one page's block cannot remove or replace an entry for the pages after it
+    cat = Catalog(directory=root, **{name: MappingProxyType(dict(table)) for name, table in tables.items()})
+    _cache[root] = (stamp, cat)
+    return cat
+
+
+def iter_sources(cat: Catalog) -> Iterator[tuple[str, str, Source]]:
+    """(file, entry id, source) for every source in the catalog."""
+    for name in FILES:
+        for entry_id, entry in getattr(cat, name).items():
+            for src in entry.sources:
+                yield name, entry_id, src
