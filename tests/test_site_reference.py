@@ -57,6 +57,45 @@ def test_accelerator_figures(pages, name: str, expected: float, shown: str) -> N
     assert text(pages["accelerators"], name) == shown
 
 
+@pytest.mark.parametrize(
+    ("acc_id", "name"),
+    [("tpu7x", "Google Cloud TPU7x (Ironwood)"), ("trainium2", "AWS Trainium2")],
+)
+def test_new_accelerators_read_back_as_the_data_states(pages, catalog, acc_id: str, name: str) -> None:
+    """Accelerators added for issue 14: what the reference page prints is what data/accelerators.yaml states."""
+    p, acc = pages["accelerators"], catalog.accelerators[acc_id]
+    assert acc.name == name
+    assert value(p, f"accelerators[{name}][Memory (as stated)]") == acc.memory.value  # GiB, as stated
+    assert figures(p)[f"accelerators[{name}][Memory (as stated)]"]["data-unit"] == acc.memory.unit == "GiB"
+    hbm = acc.memory_bandwidth.bandwidth.bytes_per_s / 1e9  # shown in GB/s
+    assert value(p, f"accelerators[{name}][Memory bandwidth (shared)]") == pytest.approx(hbm)
+    for fmt_id, col in (("bf16", "BF16"), ("fp8", "FP8")):
+        stated = acc.tensor[fmt_id]
+        assert stated.sparsity == "dense"  # both vendors state dense peaks: nothing derived
+        assert value(p, f"accelerators[{name}][{col} dense TFLOP/s]") == pytest.approx(stated.per_s / 1e12)
+        assert value(p, f"tensor[{name}][{col}]") == pytest.approx(stated.per_s / 1e12)
+    # the scale-up figure is both directions summed: one way is half of it
+    one_way = acc.scale_up.bandwidth.bandwidth.one_way().bytes_per_s / 1e9
+    assert value(p, f"scaleup[{name}][One way]") == pytest.approx(one_way)
+
+
+def test_new_accelerator_figures_as_shown(pages) -> None:
+    p = pages["accelerators"]
+    # TPU7x: Google's table, 192 GiB at 7380 GB/s, BF16 2307 and FP8 4614 TFLOPs, ICI 1200 GB/s summed
+    assert text(p, "accelerators[Google Cloud TPU7x (Ironwood)][Memory (as stated)]") == "192 GiB"
+    assert text(p, "accelerators[Google Cloud TPU7x (Ironwood)][FP8 as stated]") == "4,614 (dense)"
+    assert value(p, "scaleup[Google Cloud TPU7x (Ironwood)][One way]") == 600  # 1200 / 2
+    # Trainium2: 96 GiB at 2.9 TB/s; NeuronLink-v3 1.28 TB/s summed over 4 links, 640 GB/s one way
+    assert text(p, "accelerators[AWS Trainium2][Memory bandwidth (shared)]") == "2,900 GB/s"
+    assert value(p, "scaleup[AWS Trainium2][One way]") == 640
+    assert value(p, "disagreements[AWS Trainium2: Scale-up bandwidth][Low]") == 1024  # inside one instance
+    i = pages["interconnects"]
+    assert value(i, "nodes[AWS trn2.48xlarge (16 x Trainium2, NeuronLink-v3 2D torus)][In the node]") == 16
+    assert value(i, "nodes[AWS trn2.48xlarge (16 x Trainium2, NeuronLink-v3 2D torus)]"
+                    "[Network per accelerator, one way]") == 25  # 3,200 Gb/s / 16 chips / 8
+    assert value(i, "nodes[Cloud TPU7x VM (4 chips)][Network per accelerator, one way]") == 12.5  # 100 Gb/s
+
+
 def test_dense_columns_hold_only_dense_figures(pages) -> None:
     figs = figures(pages["accelerators"])
     dense = {n: f for n, f in figs.items() if "dense TFLOP/s]" in n}
@@ -146,6 +185,10 @@ def test_model_figures(pages) -> None:
     assert value(p, "kv[Llama 3.1 70B][Per token (BF16, KiB)]") == 320  # 327,680 B / 1024
     assert figures(p)["kv[Llama 3.1 70B][Per token (BF16, KiB)]"]["title"] == "KiB = 2^10 bytes"
     assert value(p, "worked.total") == pytest.approx(70_553_706_496, rel=1e-9)
+    # Llama 3.1's max_position_embeddings, and one sequence's BF16 KV cache at it: 327,680 B x 131,072
+    assert value(p, "architecture[Llama 3.1 70B][Context]") == 131072
+    assert value(p, "kv[Llama 3.1 70B][One sequence at its context length]") == pytest.approx(
+        327_680 * 131_072 / 1e9, rel=1e-4)
 
 
 def test_sizing_grid(pages, catalog) -> None:

@@ -471,8 +471,8 @@ def namespace(cat: Catalog) -> dict[str, Any]:
     s405 = shown(r.deployment(*PIPELINED))
     wd, ld, d8, d405 = w.d, lean.d, s8.d, s405.d
 
-    # One sequence of the longest context Llama 3.1 accepts (max_position_embeddings, recorded as the
-    # upper end of the decode-context assumption: data/models.yaml does not give it for these models).
+    # One sequence of the longest context Llama 3.1 accepts (max_position_embeddings, in data/models.yaml;
+    # the upper end of the decode-context assumption gives the same 131,072 where a model lacks it).
     ctx_max = int(wd.setting.model.arch.context_length or cat.assumptions[LONG_CONTEXT].range[1])
     long = r.deployment(*WORKED, context_tokens=ctx_max)
     kv_max = kv_per_token(long) * ctx_max

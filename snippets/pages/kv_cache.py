@@ -130,8 +130,8 @@ def attention_kind(arch: ArchLike) -> str:
 
 def longest_context(cat: Catalog, model: str) -> int | None:
     """The longest context a model accepts, from data: its config.json's max_position_embeddings where
-    data/models.yaml records it; for Llama 3.1, which it does not, the `decode-context` assumption's upper
-    end (Llama 3.1's 131,072). None where neither says. (Page helper: the engine has no such field for Llama 3.1.)"""
+    data/models.yaml records it (Llama 3.1 included, 131,072); for a Llama 3.1 entry without it, the
+    `decode-context` assumption's upper end (the same 131,072). None where neither says."""
     arch = cat.models[model].architecture
     if arch.context_length is not None:
         return int(arch.context_length)
