@@ -344,15 +344,17 @@ def cliff_table(cat: Catalog) -> str:
 
 
 def cliff_chart(cat: Catalog) -> str:
-    """The bandwidth cliff on a log axis, one way each, with a caption that says it in words."""
+    """The bandwidth cliff, one way each, with a caption that says it in words; on a log axis only where the
+    tiers span `charts.LOG_AXIS_DECADES` (they span less: each bar's length is its bandwidth)."""
     ts = tiers(cat)
     hbm = ts[0].one_way
     bars_ = [charts.Bar(f"{t.tier}: {t.link}", t.one_way.in_unit("GB/s")) for t in ts]
     steps = ", ".join(f"{hbm.ratio(t.one_way):.0f}× {t.tier}" if hbm.ratio(t.one_way) >= 20
                       else f"{hbm.ratio(t.one_way):.1f}× {t.tier}" for t in ts[1:])
-    words = (f"One-way bandwidth per GPU on an {reference(cat).node.name} node, log scale: "
+    scale = ", log scale" if charts.wants_log_axis([b.value for b in bars_]) else ""
+    words = (f"One-way bandwidth per GPU on an {reference(cat).node.name} node{scale}: "
              f"HBM at {hbm.in_unit('GB/s'):,.0f} GB/s is {steps}.")
-    svg = charts.log_bars("cliff-chart", bars_, "GB/s, one way (log scale)", "The bandwidth cliff", words)
+    svg = charts.tier_bars("cliff-chart", bars_, "GB/s, one way", "The bandwidth cliff", words)
     return charts.figure(svg, words)
 
 
