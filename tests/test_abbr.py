@@ -47,7 +47,7 @@ def _out_of_reach(node: NavigableString, titles: set[str]) -> bool:
     for p in node.parents:
         if p.name in UNREACHED or any(c in UNREACHED_CLASSES for c in p.get("class") or ()):
             return True
-        # hooks/usage.py's links to the pages a model or accelerator appears on, added after rendering: a page's
+        # the serving plugin's "used by" links to the pages a model or accelerator appears on, added after rendering: a page's
         # title with no <abbr> (a Markdown link to the same page, written in the prose, has its terms marked)
         if p.name == "a" and p.find("abbr") is None and p.get_text(strip=True) in titles:
             return True
