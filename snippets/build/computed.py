@@ -16,22 +16,18 @@ from __future__ import annotations
 
 import ast
 import difflib
-import functools
-import html
 import importlib
 import json
 import logging
 import re
 import xml.etree.ElementTree as etree
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from markdown import Extension, Markdown
 from markdown.inlinepatterns import InlineProcessor
 from markdown.util import AtomicString
 
-from snippets.build import drift
 from snippets.fmt import Claim, Figure
 
 VALUE_RE = r"\{\{\s*(?!claim\s)(?!/claim)(?P<expr>[^{}]+?)\s*\}\}"

@@ -22,8 +22,6 @@ from snippets.build import drift
 from snippets.build.computed import Pages, PageState, describe_block_failure
 
 
-
-
 @functools.lru_cache(maxsize=64)
 def model_literals(module: str) -> tuple[str, dict[str, list[tuple[str, int]]]]:
     """The file of page model `module` and the quantities typed in its string literals, by token."""

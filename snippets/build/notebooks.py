@@ -26,7 +26,6 @@ import importlib.util
 import os
 import subprocess
 import sys
-from typing import Any
 
 WORKER_MODULE = "snippets.build.notebook_worker"  # its protocol is in its docstring
 WORKER_ENV = {"NBCONVERT_DISABLE_CONFIG_EXPORTERS": "1"}

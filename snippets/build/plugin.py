@@ -34,7 +34,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mkdocs.config import base
 from mkdocs.exceptions import PluginError
@@ -218,7 +218,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         from snippets.build import drift
 
-        assert self.cursor is not None and self.catcher is not None  # on_config ran
+        if self.cursor is None or self.catcher is None:
+            raise PluginError("the serving plugin's on_config did not run before the pages")
         if page.file.src_uri.endswith((".py", ".ipynb")):
             self.worker.join()  # mkdocs-jupyter renders this notebook next: let it find the result
         self.catcher.records.clear()
@@ -259,7 +260,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
 
         from snippets.build import computed, guard
 
-        assert self.cursor is not None and self.catcher is not None and self.usage is not None
+        if self.cursor is None or self.catcher is None or self.usage is None:
+            raise PluginError("the serving plugin's on_config and on_pre_build did not run before the pages")
         state = self.pages[page.file.src_uri]
         src, data_text = page.file.src_uri, self.cursor.data_text
         if src.endswith(".py"):  # a notebook: jupytext gives its cells random ids
