@@ -96,6 +96,38 @@ def test_new_accelerator_figures_as_shown(pages) -> None:
     assert value(i, "nodes[Cloud TPU7x VM (4 chips)][Network per accelerator, one way]") == 12.5  # 100 Gb/s
 
 
+def test_amd_mi350x_and_mi250x_read_back_as_the_data_states(pages, catalog) -> None:
+    """AMD accelerators added for issue 14: the reference pages print what data/accelerators.yaml states."""
+    p, i = pages["accelerators"], pages["interconnects"]
+    mi350x, mi250x = catalog.accelerators["mi350x"], catalog.accelerators["mi250x"]
+    n350, n250 = mi350x.name, mi250x.name
+    # MI350X, ROCm's MI350 Series table: dense BF16 2.3 PF, FP8 4.6 PF, MXFP6/MXFP4 9.2 PF; 288 GB at 8 TB/s
+    assert text(p, f"accelerators[{n350}][Memory (as stated)]") == "288 GB"
+    assert text(p, f"accelerators[{n350}][Memory bandwidth (shared)]") == "8,000 GB/s"
+    assert text(p, f"accelerators[{n350}][BF16 as stated]") == "2,300 (dense)"
+    assert text(p, f"accelerators[{n350}][FP8 as stated]") == "4,600 (dense)"
+    for col, fmt_id in (("BF16", "bf16"), ("FP8", "fp8"), ("FP6", "fp6"), ("FP4", "fp4")):
+        assert value(p, f"tensor[{n350}][{col}]") == pytest.approx(mi350x.tensor[fmt_id].per_s / 1e12)
+    assert value(p, f"tensor[{n350}][FP4]") == 9200  # 9.2 PF, twice the FP8 rate
+    assert value(p, f"accelerators[{n350}][Power]") == 1000
+    # 7 links of 153.6 GB/s both directions summed: 1,075.2 GB/s, 537.6 GB/s one way
+    assert value(p, f"scaleup[{n350}][Datasheet figure]") == pytest.approx(1075.2)
+    assert value(p, f"scaleup[{n350}][One way]") == pytest.approx(7 * 153.6 / 2)
+    # MI250X, AMD's CDNA 2 table per module: 383.0 TF FP16/BF16 dense, no FP8; 128 GB at 3.2 TB/s
+    assert text(p, f"accelerators[{n250}][Memory (as stated)]") == "128 GB"
+    assert value(p, f"accelerators[{n250}][BF16 dense TFLOP/s]") == pytest.approx(383.0)
+    assert mi250x.fp8 is None and f"tensor[{n250}][FP8]" not in figures(p)
+    assert value(p, f"disagreements[{n250}: Memory bandwidth][High]") == pytest.approx(3.2768)  # endnote MI200-30
+    assert value(p, f"disagreements[{n250}: Memory bandwidth][Site uses]") == pytest.approx(3.2)
+    assert value(p, f"accelerators[{n250}][Power]") == 560  # top of "500W & 560W TDP"
+    # 8 external links of 100 GB/s both directions summed: 800 GB/s, 400 GB/s one way
+    assert value(p, f"scaleup[{n250}][One way]") == pytest.approx(8 * 100 / 2)
+    assert value(i, "fabrics[AMD Infinity Fabric (MI200 series)][Per link, one way]") == 50
+    # each on its own node, appended after the others
+    assert value(i, "nodes[AMD Instinct MI350X Platform (8 OAM)][In the node]") == 8
+    assert value(i, "nodes[4 x MI250X node (HPE Cray EX, OLCF Frontier)][In the node]") == 4
+
+
 def test_dense_columns_hold_only_dense_figures(pages) -> None:
     figs = figures(pages["accelerators"])
     dense = {n: f for n, f in figs.items() if "dense TFLOP/s]" in n}
