@@ -127,8 +127,10 @@ class Recording(Catalog):
 
 
 def recording(cat: Catalog) -> Recording:
-    """A catalog like `cat` that notes the entries looked up in it (in `.reads`)."""
-    cat = original(cat)
+    """A catalog like `cat` that notes the entries looked up in it (in `.reads`); `cat` itself if it already does
+    (a page model computed inside another's sources notes into the same reads)."""
+    if isinstance(cat, Recording):
+        return cat
     reads: set[Ref] = set()
 
     def table(name: str) -> _Noted[Any]:
