@@ -14,7 +14,7 @@ from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Va
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar, cast
 
-from snippets.data import FILES, Catalog, Measurement, Price, TimeModel
+from snippets.data import FILES, Catalog, DocumentedDeployment, Measurement, Price, TimeModel
 from snippets.engine.specs import EngineCatalog, PriceSpec, TimeModelSpec
 from snippets.fmt import Md, escape_markdown, link
 
@@ -153,12 +153,15 @@ def in_data_order(cat: Catalog, refs: Iterable[Ref]) -> list[Ref]:
     return sorted(set(refs), key=lambda ref: rank[ref])
 
 
-def _name(entry: Any) -> str:
-    """An entry's name; prices and measurements have none: their provider and offering, or engine and model."""
+def _name(cat: Catalog, entry: Any) -> str:
+    """An entry's name; prices, measurements and documented deployments have none: their provider and offering, or
+    engine and model."""
     if isinstance(entry, Price):
         return f"{entry.provider}, {entry.offering}"
     if isinstance(entry, Measurement):
         return f"{entry.engine}, {entry.checkpoint or entry.model}"
+    if isinstance(entry, DocumentedDeployment):
+        return f"{entry.engine}, {cat.models[entry.model].name} on {cat.accelerators[entry.accelerator].name}"
     return str(entry.name)
 
 
@@ -172,6 +175,6 @@ def sources_list(cat: Catalog, refs: Iterable[Ref]) -> Md:
     for file, entry_id in refs:
         entry = getattr(cat, file)[entry_id]
         links = "; ".join(f"{link(s.title, s.url)}, read {s.read.isoformat()}" for s in entry.sources)
-        lines.append(f"- **{escape_markdown(_name(entry))}** (`data/{file}.yaml`, "
+        lines.append(f"- **{escape_markdown(_name(cat, entry))}** (`data/{file}.yaml`, "
                      f"`{entry_id.replace('`', '')}`): {links}")
     return Md("\n".join(lines) + "\n")
