@@ -14,7 +14,6 @@ from typing import Any
 
 from snippets import charts, fmt
 from snippets.data import Catalog
-from snippets.decode import FLOP_PER_PARAM_PER_TOKEN, KV_TENSORS, flop_per_byte
 from snippets.engine import Deployment, Layout
 from snippets.engine.deployment import setting
 from snippets.engine.layout import kv_heads_per_gpu, pp_partition, tp_degrees
@@ -24,6 +23,7 @@ from snippets.fmt import Figure
 from snippets.pages.base import Page
 from snippets.pages.interconnect import pcie_x16
 from snippets.pages.scenario import SERVING, Reference, reference
+from snippets.pages.teaching import FLOP_PER_PARAM_PER_TOKEN, KV_TENSORS, flop_per_byte
 from snippets.units import BYTE_UNITS
 
 OLDER = "a100-80gb-sxm"

@@ -48,10 +48,11 @@ class HomePage(Page):
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)
         r = self.reference(SERVING)
+        node = r.node
         self.gb = fmt.unit_definition("GB")
         self.gib = fmt.unit_definition("GiB")
-        self.node_gpus = fmt.count(r.node.gpus)
-        self.node_name = r.node.name
+        self.node_gpus = fmt.count(node.gpus)
+        self.node_name = node.name
         self.scenario = r.scenario.name
         self.policy = r.eng.layout_policies[r.scenario.layout_policy].name
 

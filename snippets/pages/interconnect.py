@@ -5,7 +5,7 @@ functions of `snippets`. The node is the reference scenario's (`snippets.pages.s
 appears where the source material compares link generations.
 
 Two kinds of sizing, kept apart: the source's rounded arithmetic (nominal parameters x bytes, over
-the card's label less a flat reserve: `snippets.sizing`), shown as the teaching example and named
+the card's label less a flat reserve: `snippets.pages.teaching`), shown as the teaching example and named
 so; and what a serving engine deploys (`snippets.engine` through `reference(cat).deployment`),
 which every other GPU count, layout, node count and verdict on the page comes from.
 """
@@ -19,7 +19,6 @@ from typing import Any
 
 from snippets import charts, fmt
 from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
-from snippets.capacity import max_params, usable_bytes
 from snippets.data import Accelerator, Catalog, Network, Node, NVLink, PCIe, required
 from snippets.engine import Deployment, Layout, feasible, setting
 from snippets.engine.layout import tp_degrees
@@ -27,7 +26,7 @@ from snippets.engine.timing import ACTIVATION_BYTES, ALLREDUCES_PER_LAYER, Colle
 from snippets.fmt import Claim, Figure
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
-from snippets.sizing import Sizing, size_on_node
+from snippets.pages.teaching import Sizing, max_params, size_on_node, usable_bytes
 from snippets.units import Bandwidth
 
 OLDER_NODE = "hgx-a100-8"

@@ -28,6 +28,7 @@ from snippets.engine.timing import ALLREDUCES_PER_LAYER, Pass, forward, predict,
 from snippets.fmt import Figure
 from snippets.pages.base import Page
 from snippets.pages.scenario import SERVING, Reference, reference
+from snippets.pages.teaching import FLOP_PER_PARAM_PER_TOKEN
 
 MODEL = "llama-3.1-70b"
 PRECISION = "fp8"
@@ -42,8 +43,6 @@ BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 """Rows of the intensity table; the KV cache's largest batch is added."""
 SEARCH_LIMIT = 1 << 20
 """Largest batch `critical_batch` looks at: far beyond any KV cache, so "none" means "never"."""
-FLOP_PER_PARAM = 2
-"""One multiply and one add per weight per token."""
 
 
 # --------------------------------------------------------------------------- formatting
@@ -362,8 +361,8 @@ class RooflinePage(Page):
         r_bf16, r_fp8 = ridge(chip, "bf16"), ridge(chip, fmt_c)
         r2_fp8 = ridge(chip2, d2.compute_format)
         bpp = d.setting.precision.bytes_per_param
-        envelope = r_fp8 * bpp / FLOP_PER_PARAM
-        envelope_achieved = ra * bpp / FLOP_PER_PARAM
+        envelope = r_fp8 * bpp / FLOP_PER_PARAM_PER_TOKEN
+        envelope_achieved = ra * bpp / FLOP_PER_PARAM_PER_TOKEN
         crit0 = critical_batch(d, 0)
         crit_ctx = critical_batch(d, ctx)
         lim_ctx = intensity_limit(d, ctx)
@@ -402,7 +401,7 @@ class RooflinePage(Page):
         self.n_out = fmt.count(sc.output_tokens, "tokens")
         self.ctx_full = fmt.count(full, "tokens")
         self.ctx_decode = fmt.count(ctx, "tokens")
-        self.flop_per_param = fmt.count(FLOP_PER_PARAM, "FLOP")
+        self.flop_per_param = fmt.count(FLOP_PER_PARAM_PER_TOKEN, "FLOP")
         self.bytes_per_param = fmt.quantity(bpp, "bytes/param", 0)
         # the roofline's two roofs
         self.bf16_dense = tflops(chip.dense_flops["bf16"], "dense BF16, half the stated sparse figure"
