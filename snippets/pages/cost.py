@@ -22,6 +22,7 @@ from snippets.engine.timing import Prediction, predict
 from snippets.fmt import Figure
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
+from snippets.pages.units import tps, usd
 
 INPUT_TOKENS = 1000
 OUTPUT_TOKENS = 1000
@@ -44,10 +45,6 @@ SECONDS_PER_HOUR = 3600
 
 # --------------------------------------------------------------------------- formatting
 
-def usd(x: float, digits: int = 2) -> Figure:
-    return fmt.Figure(x, "USD", f"${fmt.number(x, digits)}", "indicative on-demand list price")
-
-
 def usd_mtok(x: float) -> Figure:
     """Dollars per million tokens: three decimals below a dollar, two above."""
     return fmt.Figure(x, "USD/Mtok", f"${fmt.number(x, 3 if x < 1 else 2)}", "indicative price ÷ predicted tokens")
@@ -55,10 +52,6 @@ def usd_mtok(x: float) -> Figure:
 
 def ms(seconds: float) -> Figure:
     return fmt.quantity(seconds * 1e3, "ms", 0 if seconds >= 0.1 else 1, show_unit=True)
-
-
-def tps(x: float) -> Figure:
-    return fmt.quantity(x, "tokens/s", 1 if x < 100 else 0)
 
 
 def gpu_label(name: str) -> str:

@@ -24,6 +24,7 @@ from snippets.pages.base import Page
 from snippets.pages.interconnect import pcie_x16
 from snippets.pages.scenario import SERVING, Reference, reference
 from snippets.pages.teaching import FLOP_PER_PARAM_PER_TOKEN, KV_TENSORS, flop_per_byte
+from snippets.pages.units import byte_count, gpu_label, ms, tbps, tps, usd
 from snippets.units import BYTE_UNITS
 
 OLDER = "a100-80gb-sxm"
@@ -49,36 +50,9 @@ LONG_CONTEXT = "decode-context"
 
 # --------------------------------------------------------------------------- formatting
 
-def ms(seconds: float, digits: int = 1) -> Figure:
-    """A time in milliseconds, unit shown."""
-    return fmt.quantity(seconds * 1e3, "ms", digits, show_unit=True)
-
-
-def tps(tokens_per_s: float) -> Figure:
-    """Tokens per second: one decimal below 100, whole above."""
-    return fmt.quantity(tokens_per_s, "tokens/s", 1 if tokens_per_s < 100 else 0)
-
-
 def per_gpu_hour(tokens_per_s: float, gpus: float) -> Figure:
     """Tokens per rented GPU-hour at `tokens_per_s` for a replica that takes `gpus` rented GPUs."""
     return fmt.quantity(tokens_per_s / gpus * SECONDS_PER_HOUR, "tokens/GPU-hour", 0)
-
-
-def usd(x: float, digits: int = 2) -> Figure:
-    return fmt.Figure(x, "USD", f"${fmt.number(x, digits)}", "indicative on-demand list price")
-
-
-def tbps(bytes_per_s: float) -> Figure:
-    return fmt.quantity(bytes_per_s / 1e12, "TB/s", 2, show_unit=True, basis="shared by reads and writes")
-
-
-def byte_count(n: float) -> Figure:
-    """A small byte count written out: 327,680 bytes."""
-    return fmt.quantity(n, "bytes", 0, show_unit=True)
-
-
-def gpu_label(chip: ChipSpec) -> str:
-    return chip.name.replace("NVIDIA ", "")
 
 
 # --------------------------------------------------------------------------- reading the engine

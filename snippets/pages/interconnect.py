@@ -27,6 +27,7 @@ from snippets.fmt import Claim, Figure
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
 from snippets.pages.teaching import Sizing, max_params, size_on_node, usable_bytes
+from snippets.pages.units import ms, us
 from snippets.units import Bandwidth
 
 OLDER_NODE = "hgx-a100-8"
@@ -159,16 +160,6 @@ def deployed(r: Reference, model_id: str, precision_id: str, **kw: Any) -> Deplo
         spans_nodes=fmt.claim(not d.fits_one_node, basis),
         dep=d,
     )
-
-
-def us(seconds: float) -> Figure:
-    """A time in microseconds, unit shown."""
-    return fmt.quantity(seconds * 1e6, "µs", 1, show_unit=True)
-
-
-def ms(seconds: float) -> Figure:
-    """A time in milliseconds, unit shown."""
-    return fmt.quantity(seconds * 1e3, "ms", 1, show_unit=True)
 
 
 def over_pcie(d: Deployment) -> Deployment:

@@ -31,6 +31,7 @@ from snippets.engine.timing import Prediction, predict
 from snippets.fmt import Figure
 from snippets.pages.base import Page
 from snippets.pages.scenario import SERVING, Reference, reference
+from snippets.pages.units import byte_count, usd
 
 WORKED = ("llama-3.1-70b", "bf16")
 """The worked model: 8 KV heads (GQA), shipped in BF16."""
@@ -72,21 +73,12 @@ def gib(n: float, digits: int = 1) -> Figure:
     return fmt.nbytes(n, "GiB", digits)
 
 
-def byte_count(n: float) -> Figure:
-    """A small byte count written out: 327,680 bytes."""
-    return fmt.quantity(n, "bytes", 0, show_unit=True)
-
-
 def tokens(n: float) -> Figure:
     return fmt.count(n, "tokens")
 
 
 def seqs(n: int) -> Figure:
     return fmt.count(n, "sequences")
-
-
-def usd(x: float, digits: int = 2) -> Figure:
-    return fmt.Figure(x, "USD", f"${fmt.number(x, digits)}", "indicative on-demand list price")
 
 
 # --------------------------------------------------------------------------- reading the engine

@@ -31,6 +31,7 @@ from snippets.engine.timing import ACTIVATION_BYTES, Link, alltoall, ep_link, fo
 from snippets.fmt import Figure
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
+from snippets.pages.units import ms, us, usd
 
 MODELS = ("mixtral-8x7b", "deepseek-v3", "deepseek-r1", "qwen3-235b-a22b", "gpt-oss-120b", "gpt-oss-20b",
           "llama-4-scout", "llama-4-maverick")
@@ -75,20 +76,8 @@ def mb(x: float) -> Figure:
     return fmt.quantity(x / 1e6, "MB", 2, show_unit=True, basis="MB = 10^6 bytes")
 
 
-def ms(seconds: float, digits: int = 1) -> Figure:
-    return fmt.quantity(seconds * 1e3, "ms", digits, show_unit=True)
-
-
-def us(seconds: float, digits: int = 1) -> Figure:
-    return fmt.quantity(seconds * 1e6, "µs", digits, show_unit=True)
-
-
 def gbps(x: float) -> Figure:
     return fmt.quantity(x / 1e9, "GB/s", 0, show_unit=True, basis="per direction, achieved")
-
-
-def usd(x: float) -> Figure:
-    return fmt.Figure(x, "USD", f"${fmt.number(x, 2)}", "indicative on-demand list price")
 
 
 def tok_s(x: float) -> Figure:

@@ -44,6 +44,7 @@ from snippets.fmt import Figure
 from snippets.pages.base import Page
 from snippets.pages.interconnect import nvlink_of, pcie_x16
 from snippets.pages.scenario import SERVING, reference
+from snippets.pages.units import ms, us
 from snippets.parallel import (
     pp_boundary_bytes,
     pp_bytes_per_token,
@@ -349,16 +350,6 @@ PIPE_MICRO = (1, 8)
 
 
 # --------------------------------------------------------------------------- formatting
-
-def us(seconds: float, digits: int = 1, basis: str = "") -> Figure:
-    """A time in microseconds."""
-    return fmt.quantity(seconds * 1e6, "µs", digits, show_unit=True, basis=basis)
-
-
-def ms(seconds: float, digits: int = 1, basis: str = "") -> Figure:
-    """A time in milliseconds."""
-    return fmt.quantity(seconds * 1e3, "ms", digits, show_unit=True, basis=basis)
-
 
 def nbytes_exact(n: float) -> Figure:
     """A small byte count, written out: 32,768 bytes."""

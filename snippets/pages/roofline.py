@@ -29,6 +29,7 @@ from snippets.fmt import Figure
 from snippets.pages.base import Page
 from snippets.pages.scenario import SERVING, Reference, reference
 from snippets.pages.teaching import FLOP_PER_PARAM_PER_TOKEN
+from snippets.pages.units import gpu_label, ms, tbps, tps, us, usd
 
 MODEL = "llama-3.1-70b"
 PRECISION = "fp8"
@@ -47,24 +48,12 @@ SEARCH_LIMIT = 1 << 20
 
 # --------------------------------------------------------------------------- formatting
 
-def ms(seconds: float, digits: int = 1) -> Figure:
-    return fmt.quantity(seconds * 1e3, "ms", digits, show_unit=True)
-
-
-def us(seconds: float, digits: int = 0) -> Figure:
-    return fmt.quantity(seconds * 1e6, "µs", digits, show_unit=True)
-
-
 def intensity(x: float, basis: str = "") -> Figure:
     return fmt.quantity(x, "FLOP/byte", 1 if x < 10 else 0, basis=basis)
 
 
 def tflops(x: float, basis: str = "dense") -> Figure:
     return fmt.quantity(x / 1e12, "TFLOP/s", 0, show_unit=True, basis=basis)
-
-
-def tbps(x: float) -> Figure:
-    return fmt.quantity(x / 1e12, "TB/s", 2, show_unit=True, basis="shared by reads and writes")
 
 
 def gflop(x: float) -> Figure:
@@ -76,18 +65,6 @@ def gflop(x: float) -> Figure:
 
 def gbytes(x: float) -> Figure:
     return fmt.nbytes(x, "GB", 2)
-
-
-def usd(x: float) -> Figure:
-    return fmt.Figure(x, "USD", f"${fmt.number(x, 2)}", "indicative on-demand list price")
-
-
-def tok_s(x: float) -> Figure:
-    return fmt.quantity(x, "tokens/s", 1 if x < 100 else 0)
-
-
-def gpu_label(chip: ChipSpec) -> str:
-    return chip.name.replace("NVIDIA ", "")
 
 
 # --------------------------------------------------------------------------- roofline arithmetic (page helpers)
@@ -417,7 +394,7 @@ class RooflinePage(Page):
         self.ridge_achieved = intensity(ra, "achieved FLOP/s ÷ achieved HBM bandwidth")
         self.compute_fraction = fmt.percent(tm.compute_fraction)
         self.hbm_fraction = fmt.percent(tm.hbm_fraction, 1)
-        self.layer_overhead = us(tm.layer_overhead_s)
+        self.layer_overhead = us(tm.layer_overhead_s, 0)
         self.hop = us(link.hop_s, 1)
         self.layers = fmt.count(arch.layers, "layers")
         self.allreduces = fmt.count(ALLREDUCES_PER_LAYER * arch.layers, "all-reduces")
@@ -442,12 +419,12 @@ class RooflinePage(Page):
         self.ttft = ms(x1.ttft_s, 0)
         self.tpot1 = ms(x1.tpot_s, 1)
         self.tpotm = ms(xm.tpot_s, 1)
-        self.tput1 = tok_s(x1.output_tokens_per_s_per_gpu)
-        self.tputm = tok_s(xm.output_tokens_per_s_per_gpu)
+        self.tput1 = tps(x1.output_tokens_per_s_per_gpu)
+        self.tputm = tps(xm.output_tokens_per_s_per_gpu)
         self.tpot1_2 = ms(x2.tpot_s, 1)
         self.tpotm_2 = ms(xm2.tpot_s, 1)
-        self.tput1_2 = tok_s(x2.output_tokens_per_s_per_gpu)
-        self.tputm_2 = tok_s(xm2.output_tokens_per_s_per_gpu)
+        self.tput1_2 = tps(x2.output_tokens_per_s_per_gpu)
+        self.tputm_2 = tps(xm2.output_tokens_per_s_per_gpu)
         self.gain_tput = fmt.ratio(gain_tput, 0, basis="tokens/s per GPU at the most sequences ÷ at one")
         self.gain_tpot = fmt.ratio(gain_tpot, 1, basis="time per output token at the most sequences ÷ at one")
         self.reads_per_s = fmt.quantity(x1.output_tokens_per_s, "tokens/s", 0)
