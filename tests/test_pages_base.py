@@ -71,6 +71,14 @@ def test_namespace_is_the_public_values(cat: Catalog) -> None:
     assert "llama-3.1-8b" in _Example.sources_of(cat)
 
 
+def test_a_name_is_set_once(cat: Catalog) -> None:
+    page = _Example(cat)
+    page.extend({"other": "x"})
+    assert page.namespace()["other"] == "x"
+    with pytest.raises(ValueError, match="name named twice"):
+        page.extend({"name": "again"})
+
+
 def _pages() -> list[tuple[Path, str]]:
     out = []
     for md in sorted(DOCS.rglob("*.md")):

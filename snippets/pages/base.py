@@ -12,18 +12,23 @@ A page model subclasses `Page` and computes each figure once, in `__init__`, as 
     sources = HomePage.sources_of        # what the page's "Where these numbers come from" block prints
 
 `namespace()` is every public attribute that is not callable, in the order `__init__` set them; locals
-and `_private` attributes stay out. Everything a page computes goes through `self.cat`, a recording
-view of the catalog (`snippets.sources.recording`): each entry looked up by id in it, and each record
-behind a deployment made from `self.reference()` (model, precision, chip, node, scenario, policies,
-time model with its efficiencies and latencies, price), is noted. `sources_of` lists what was noted, in
-the order of `data/`, after also running the module's functions the page's blocks print (`shows`), so
-the list is what the page reads and cannot drift from it. An entry that backs prose only is read with
-`cite`.
+and `_private` attributes stay out. Names made in a loop join with `self.extend({...})`, which refuses
+a name already set.
+
+Sources are recorded, not listed: `self.cat` is a recording view of the catalog
+(`snippets.sources.recording`; page models start `cat = self.cat` and compute from it). Each entry
+looked up by id in it is noted, and so is each record behind a deployment made through
+`self.reference()` or `reference(cat)`: model, precision, KV precision, chip, node, scenario, memory
+and layout policies, and, once the page reads them, the time model (with the efficiency or latency
+behind each fraction read) and the price. Walking a table (`.items()`, `.values()`) notes nothing.
+`sources_of` runs the page and the functions its blocks print (`shows`, with their arguments as
+`functools.partial`) on one recording view and lists what was noted, in the order of `data/`. An
+entry that backs prose only is noted with `cite`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from snippets.data import Catalog
@@ -56,6 +61,14 @@ class Page:
         table = getattr(self._cat, file)
         for entry_id in entry_ids:
             table[entry_id]
+
+    def extend(self, names: Mapping[str, object]) -> None:
+        """Add names made in a loop or by a helper (`share_1_nvlink`, a quiz's figures); a name already set is
+        refused, so each figure is still named once."""
+        taken = sorted(set(names) & set(vars(self)))
+        if taken:
+            raise ValueError(f"{type(self).__name__}: {', '.join(taken)} named twice")
+        vars(self).update(names)
 
     def namespace(self) -> dict[str, Any]:
         """The page's `{{ name }}` values and claims: its public attributes that are not callable."""

@@ -477,8 +477,8 @@ class HbmPage(Page):
         lean_most = batch_rows(ld)[-1]
         t_most = batch_ceiling(ld, lean_most)
 
-        vars(self).update(one_card_quiz(r, chip))
-        vars(self).update(serving_quiz(r))
+        self.extend(one_card_quiz(r, chip))
+        self.extend(serving_quiz(r))
         self.gpu_name = chip.name
         self.old_gpu_name = old.name
         self.mem_type = acc.memory_type

@@ -494,7 +494,7 @@ class InterconnectPage(Page):
                 raise ValueError(f"no price the site uses for {r.node.chip}")
             return c
 
-        vars(self).update(quiz(r))
+        self.extend(quiz(r))
         self.gpu_name = acc.name
         self.old_gpu_name = old.name
         self.node_name = node.name
@@ -505,7 +505,7 @@ class InterconnectPage(Page):
         self.reserve_high = fmt.percent(reserve.range[1] / 100)
         self.node_gpus = fmt.count(node.gpus)
         # What an engine deploys (snippets.engine), and the inputs that make it differ from the source.
-        vars(self).update(deps)
+        self.extend(deps)
         self.d405_bf16_fewest = fewest
         self.policy_name = lpol.name
         self.capacity = fmt.nbytes(mem.capacity, "GiB", 1)
@@ -532,7 +532,7 @@ class InterconnectPage(Page):
         self.fp8_half_of_bf16 = fmt.claim(cat.precisions["fp8"].width.bytes * 2 == cat.precisions["bf16"].width.bytes,
                                           f"FP8 {cat.precisions['fp8'].width.bytes:g} byte, BF16 "
                                           f"{cat.precisions['bf16'].width.bytes:g}")
-        vars(self).update(rows)
+        self.extend(rows)
         self.fp16_cap = fmt.params(fp16_cap)
         self.fp16_cap_pool = fmt.params(fp16_cap_pool)
         self.hbm = fmt.bandwidth(hbm, "TB/s", 2)

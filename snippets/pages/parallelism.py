@@ -1026,7 +1026,7 @@ class ParallelismPage(Page):
         self.act_name = cat.precisions[ACTIVATIONS].name
         self.act_bytes = fmt.quantity(act_bytes(cat), "bytes/element", 0)
         self.allreduces_per_layer = fmt.count(ALLREDUCES_PER_LAYER, "all-reduces")
-        vars(self).update(cases)
+        self.extend(cases)
         self.w = w
         self.s = s
         self.cw = SimpleNamespace(**cw)

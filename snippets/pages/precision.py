@@ -484,10 +484,10 @@ class PrecisionPage(Page):
         ordered = total("int4") < total("int4-g128") < total("mxfp4") < total("nvfp4")
         scale_cost = m405.int4_g128.d.weight_bytes - m405.int4.d.weight_bytes
 
-        vars(self).update(older_quiz(r))
-        vars(self).update(formats)
+        self.extend(older_quiz(r))
+        self.extend(formats)
         self.f = f
-        vars(self).update(models)
+        self.extend(models)
         self.gpu_name = chip.name
         self.old_gpu_name = r.eng.chips[OLDER].name
         self.node_name = node.name
