@@ -278,54 +278,33 @@ def worked_example(cat: Catalog) -> str:
 
 # --------------------------------------------------------------------------- names for prose
 
-@dataclass(frozen=True)
 class Worked:
-    model: str
-    precision: str
-    gpu: str
-    layout: str
-    price: Figure
-    unit: Figure
-    rental_hour: Figure
-    replicas: Figure
-    replica_hour: Figure
-    most_in_flight: Figure
-    most_tps: Figure
-    most_tph: Figure
-    most_cost: Figure
-    most_itl: Figure
-    one_tps: Figure
-    one_cost: Figure
-    one_over_most: Figure
-    in_tps: Figure
-    in_cost: Figure
-    out_over_in: Figure
 
-
-def worked(d: Deployment) -> Worked:
-    s = d.setting
-    if s.price is None:
-        raise ValueError(f"{s.chip.name} has no price in data/prices.yaml")
-    one, most = run(d, 1), full(d)
-    return Worked(
-        model=s.model.name, precision=s.precision.name, gpu=s.chip.name, layout=d.layout.label,
-        price=usd(s.price.usd_per_gpu_hour),
-        unit=fmt.count(s.price.gpus_per_unit, "GPUs"),
-        rental_hour=usd(s.price.usd_per_gpu_hour * s.price.gpus_per_unit),
-        replicas=fmt.count(d.replicas_per_rental, "replicas"),
-        replica_hour=usd(d.cost_per_replica_hour or 0.0),
-        most_in_flight=fmt.count(most.in_flight, "sequences"),
-        most_tps=tps(most.output_tokens_per_s),
-        most_tph=fmt.quantity(most.output_tokens_per_s * SECONDS_PER_HOUR / 1e6, "Mtok/hour", 2),
-        most_cost=usd_mtok(out_cost(most)),
-        most_itl=ms(most.tpot_s),
-        one_tps=tps(one.output_tokens_per_s),
-        one_cost=usd_mtok(out_cost(one)),
-        one_over_most=fmt.ratio(out_cost(one) / out_cost(most), 0, basis="$/Mtok at one request ÷ at the KV maximum"),
-        in_tps=tps(INPUT_TOKENS / most.prefill_s),
-        in_cost=usd_mtok(in_cost(most)),
-        out_over_in=fmt.ratio(out_cost(most) / in_cost(most), 1, basis="output ÷ input $/Mtok, KV maximum"),
-    )
+    def __init__(self, d: Deployment) -> None:
+        s = d.setting
+        if s.price is None:
+            raise ValueError(f"{s.chip.name} has no price in data/prices.yaml")
+        one, most = run(d, 1), full(d)
+        self.model = s.model.name
+        self.precision = s.precision.name
+        self.gpu = s.chip.name
+        self.layout = d.layout.label
+        self.price = usd(s.price.usd_per_gpu_hour)
+        self.unit = fmt.count(s.price.gpus_per_unit, "GPUs")
+        self.rental_hour = usd(s.price.usd_per_gpu_hour * s.price.gpus_per_unit)
+        self.replicas = fmt.count(d.replicas_per_rental, "replicas")
+        self.replica_hour = usd(d.cost_per_replica_hour or 0.0)
+        self.most_in_flight = fmt.count(most.in_flight, "sequences")
+        self.most_tps = tps(most.output_tokens_per_s)
+        self.most_tph = fmt.quantity(most.output_tokens_per_s * SECONDS_PER_HOUR / 1e6, "Mtok/hour", 2)
+        self.most_cost = usd_mtok(out_cost(most))
+        self.most_itl = ms(most.tpot_s)
+        self.one_tps = tps(one.output_tokens_per_s)
+        self.one_cost = usd_mtok(out_cost(one))
+        self.one_over_most = fmt.ratio(out_cost(one) / out_cost(most), 0, basis="$/Mtok at one request ÷ at the KV maximum")
+        self.in_tps = tps(INPUT_TOKENS / most.prefill_s)
+        self.in_cost = usd_mtok(in_cost(most))
+        self.out_over_in = fmt.ratio(out_cost(most) / in_cost(most), 1, basis="output ÷ input $/Mtok, KV maximum")
 
 
 class CostPage(Page):
@@ -337,7 +316,7 @@ class CostPage(Page):
         cat = self.cat
         r = reference(cat)
         wd = cheapest_layout(r, *WORKED)
-        w = worked(wd)
+        w = Worked(wd)
         w_most = full(wd)
 
         # replicas against a larger TP, on one rented instance
