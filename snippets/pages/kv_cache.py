@@ -24,7 +24,7 @@ from snippets.data import Catalog
 from snippets.engine import Layout, deploy
 from snippets.engine.deployment import Deployment, Setting, setting
 from snippets.engine.layout import kv_heads_per_gpu, kv_replicas, tp_degrees
-from snippets.engine.memory import GpuMemory, kv_bytes_per_token_per_gpu, paged_tokens
+from snippets.engine.memory import kv_bytes_per_token_per_gpu, paged_tokens
 from snippets.engine.params import kv_bytes_per_token, kv_elements_per_token
 from snippets.engine.specs import ArchLike
 from snippets.engine.timing import Prediction, predict
@@ -136,37 +136,28 @@ def kv_token_gpu(st: Setting, tp: int, context: int | None = None) -> float:
 
 # --------------------------------------------------------------------------- the worked example
 
-@dataclass(frozen=True)
 class Worked:
     """One layout of the worked example, step by step, for the serving scenario's load."""
 
-    layout: str
-    gpus: Figure
-    pool: Figure
-    weights: Figure
-    runtime: Figure
-    kv_room: Figure
-    kv_token_gpu: Figure
-    kv_per_seq: Figure
-    kv_need: Figure
-    used: Figure
-    short: Figure
-    """How much the pool lacks (0 when it fits)."""
-    spare: Figure
-    """What the pool has left (0 when it does not fit)."""
-    max_seq: Figure
-    m: GpuMemory
-
-
-def worked(r: Reference, tp: int) -> Worked:
-    st = at(r, *WORKED, scenario=SERVING)
-    m = st.memory(Layout(tp))
-    return Worked(
-        layout=Layout(tp).label, gpus=fmt.count(tp), pool=gib(m.pool), weights=gib(m.weights),
-        runtime=gib(m.activations + m.non_torch, 2), kv_room=gib(m.kv_room), kv_token_gpu=byte_count(kv_token_gpu(st, tp)),
-        kv_per_seq=gib(m.kv_per_sequence, 3), kv_need=gib(m.kv_cache), used=gib(m.used),
-        short=gib(max(0.0, -m.free)), spare=gib(max(0.0, m.free)), max_seq=seqs(m.max_sequences), m=m,
-    )
+    def __init__(self, r: Reference, tp: int) -> None:
+        st = at(r, *WORKED, scenario=SERVING)
+        m = st.memory(Layout(tp))
+        self.layout = Layout(tp).label
+        self.gpus = fmt.count(tp)
+        self.pool = gib(m.pool)
+        self.weights = gib(m.weights)
+        self.runtime = gib(m.activations + m.non_torch, 2)
+        self.kv_room = gib(m.kv_room)
+        self.kv_token_gpu = byte_count(kv_token_gpu(st, tp))
+        self.kv_per_seq = gib(m.kv_per_sequence, 3)
+        self.kv_need = gib(m.kv_cache)
+        self.used = gib(m.used)
+        # How much the pool lacks (0 when it fits).
+        self.short = gib(max(0.0, -m.free))
+        # What the pool has left (0 when it does not fit).
+        self.spare = gib(max(0.0, m.free))
+        self.max_seq = seqs(m.max_sequences)
+        self.m = m
 
 
 # --------------------------------------------------------------------------- tables
@@ -392,7 +383,7 @@ class KvCachePage(Page):
         swa_long = kv_bytes_per_token(swa_arch, kv_bf16.bytes_per_param, context_tokens=ctx_max)
 
         # -- the worked example: 32 sequences of the serving scenario's context, TP2 and TP4
-        w = {tp: worked(r, tp) for tp in WORKED_TPS}
+        w = {tp: Worked(r, tp) for tp in WORKED_TPS}
         w_lo, w_hi = w[WORKED_TPS[0]], w[WORKED_TPS[1]]
         serving = rs.deployment(*WORKED)
         arch = serving.setting.model.arch
