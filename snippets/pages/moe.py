@@ -369,52 +369,38 @@ def worked_example(cat: Catalog) -> str:
     return "\n".join(lines) + "\n"
 
 
-@dataclass(frozen=True)
 class Worked:
-    layout: str
-    experts: Figure
-    experts_gpu: Figure
-    k: Figure
-    batch: Figure
-    context: Figure
-    held: Figure
-    expert_held: Figure
-    other_held: Figure
-    touched: Figure
-    read: Figure
-    read1: Figure
-    kv: Figure
-    memory: Figure
-    tok_bytes: Figure
-    msg: Figure
-    a2a: Figure
-    moe_layers: Figure
-    comm: Figure
-    step: Figure
-    tps: Figure
 
-
-def worked(r: Reference) -> Worked:
-    d = ds_deployment(r, layouts()["ep"])
-    arch = d.setting.model.arch
-    moe = arch.moe
-    assert moe is not None  # noqa: S101
-    sw = stage_weights(arch, d.setting.precision, d.layout)[0]
-    p = forward(d, CONCURRENCY, CONTEXT, prefill=False)
-    per_tok = a2a_bytes_per_token(arch)
-    t = touched_share(arch, CONCURRENCY)
-    return Worked(
-        layout=d.layout.label, experts=fmt.count(moe.experts, "experts"),
-        experts_gpu=fmt.count(experts_per_gpu(moe.experts, d.layout.ep), "experts"),
-        k=fmt.count(moe.active_experts, "experts"), batch=fmt.count(CONCURRENCY, "tokens"),
-        context=fmt.count(CONTEXT, "tokens"), held=gb(sw.total), expert_held=gb(sw.expert_bytes),
-        other_held=gb(sw.total - sw.expert_bytes), touched=fmt.percent(t, 1),
-        read=gb(weights_read(d, CONCURRENCY)), read1=gb(weights_read(d, 1)), kv=gb(kv_read(d, CONCURRENCY, CONTEXT), 2),
-        memory=ms(p.memory_s, 2), tok_bytes=kb(per_tok), msg=mb(CONCURRENCY * per_tok),
-        a2a=us(alltoall(CONCURRENCY * per_tok, d.layout.ep, ep_link(d)).seconds),
-        moe_layers=fmt.count(moe_layers(arch), "layers"), comm=ms(p.comm_s, 2), step=ms(p.total_s, 1),
-        tps=tok_s(CONCURRENCY / p.total_s),
-    )
+    def __init__(self, r: Reference) -> None:
+        d = ds_deployment(r, layouts()["ep"])
+        arch = d.setting.model.arch
+        moe = arch.moe
+        assert moe is not None  # noqa: S101
+        sw = stage_weights(arch, d.setting.precision, d.layout)[0]
+        p = forward(d, CONCURRENCY, CONTEXT, prefill=False)
+        per_tok = a2a_bytes_per_token(arch)
+        t = touched_share(arch, CONCURRENCY)
+        self.layout = d.layout.label
+        self.experts = fmt.count(moe.experts, "experts")
+        self.experts_gpu = fmt.count(experts_per_gpu(moe.experts, d.layout.ep), "experts")
+        self.k = fmt.count(moe.active_experts, "experts")
+        self.batch = fmt.count(CONCURRENCY, "tokens")
+        self.context = fmt.count(CONTEXT, "tokens")
+        self.held = gb(sw.total)
+        self.expert_held = gb(sw.expert_bytes)
+        self.other_held = gb(sw.total - sw.expert_bytes)
+        self.touched = fmt.percent(t, 1)
+        self.read = gb(weights_read(d, CONCURRENCY))
+        self.read1 = gb(weights_read(d, 1))
+        self.kv = gb(kv_read(d, CONCURRENCY, CONTEXT), 2)
+        self.memory = ms(p.memory_s, 2)
+        self.tok_bytes = kb(per_tok)
+        self.msg = mb(CONCURRENCY * per_tok)
+        self.a2a = us(alltoall(CONCURRENCY * per_tok, d.layout.ep, ep_link(d)).seconds)
+        self.moe_layers = fmt.count(moe_layers(arch), "layers")
+        self.comm = ms(p.comm_s, 2)
+        self.step = ms(p.total_s, 1)
+        self.tps = tok_s(CONCURRENCY / p.total_s)
 
 
 # --------------------------------------------------------------------------- namespace
@@ -439,7 +425,7 @@ class MoePage(Page):
         lays = layouts()
         d_tp, d_ep, d_dp = (ds_deployment(r, lays[k]) for k in ("tp", "ep", "dp"))
         chip = d_ep.setting.chip
-        w = worked(r)
+        w = Worked(r)
         held = d_ep.memory.weights
         read1, read_big = weights_read(d_ep, 1), weights_read(d_ep, BATCHES[-1])
         total_bytes = d_ep.weight_bytes
