@@ -243,98 +243,56 @@ def worked_example(cat: Catalog) -> str:
 
 # --------------------------------------------------------------------------- names for prose
 
-@dataclass(frozen=True)
 class Shown:
     """A deployment's figures as the prose uses them."""
 
-    model: str
-    precision: str
-    params: Figure
-    bytes_per_param: Figure
-    weight: Figure
-    layout: str
-    why: str
-    tp: Figure
-    pp: Figure
-    gpus: Figure
-    nodes: Figure
-    stage_layers: str
-    weights_gpu: Figure
-    weights_gpu_gib: Figure
-    layers: Figure
-    kv_heads: Figure
-    kv_heads_gpu: Figure
-    head_dim: Figure
-    kv_bytes: Figure
-    kv_token: Figure
-    kv_token_mb: Figure
-    kv_token_gpu: Figure
-    kv_context: Figure
-    kv_context_gpu: Figure
-    kv_share: Figure
-    free_gib: Figure
-    step_weights: Figure
-    tps_weights: Figure
-    step_kv: Figure
-    tps_kv: Figure
-    one_gpu_tps: Figure
-    """The whole weights at one GPU's bandwidth: what a single card would manage, had it the room."""
-    gain: Figure
-    max_seq: Figure
-    gpu_hour: Figure
-    cost_hour: Figure | None
-    usd_per_mtok: Figure | None
-    d: Deployment
-
-
-def shown(d: Deployment) -> Shown:
-    s = d.setting
-    arch = s.model.arch
-    hbm = s.chip.hbm_bytes_per_s
-    read_w = weights_read(d)
-    step = d.decode_step_bytes(1)
-    ctx = s.scenario.context_tokens
-    t_one = hbm / d.weight_bytes
-    cost = d.cost_per_replica_hour
-    return Shown(
-        model=s.model.name,
-        precision=s.precision.name,
-        params=fmt.params(d.params, 2),
-        bytes_per_param=fmt.quantity(s.precision.bytes_per_param, "bytes/param", 0),
-        weight=fmt.nbytes(d.weight_bytes, "GB", 1),
-        layout=d.layout.label,
-        why=d.why,
-        tp=fmt.count(d.layout.tp),
-        pp=fmt.count(d.layout.pp),
-        gpus=fmt.count(d.gpus),
-        nodes=fmt.count(d.nodes, "nodes"),
-        stage_layers=" + ".join(str(n) for n in pp_partition(arch.layers, d.layout.pp)),
-        weights_gpu=fmt.nbytes(d.memory.weights, "GB", 1),
-        weights_gpu_gib=fmt.nbytes(d.memory.weights, "GiB", 1),
-        layers=fmt.count(arch.layers, "layers"),
-        kv_heads=fmt.count(arch.kv_heads, "heads"),
-        kv_heads_gpu=fmt.count(kv_heads_per_gpu(arch.kv_heads, d.layout.tp), "heads"),
-        head_dim=fmt.count(arch.head_dim, "elements"),
-        kv_bytes=fmt.quantity(s.kv_precision.bytes_per_param, "bytes/element", 0),
-        kv_token=byte_count(kv_per_token(d)),
-        kv_token_mb=fmt.nbytes(kv_per_token(d), "MB", 2),
-        kv_token_gpu=byte_count(kv_per_token(d, d.layout.tp)),
-        kv_context=fmt.nbytes(kv_per_token(d) * ctx, "GB", 2),
-        kv_context_gpu=fmt.nbytes(d.memory.kv_cache, "GB", 2),
-        kv_share=fmt.percent((step - read_w) / step, 1),
-        free_gib=fmt.nbytes(d.memory.free, "GiB", 1),
-        step_weights=ms(read_w / hbm),
-        tps_weights=tps(hbm / read_w),
-        step_kv=ms(step / hbm),
-        tps_kv=tps(d.decode_ceiling),
-        one_gpu_tps=tps(t_one),
-        gain=fmt.ratio(hbm / read_w / t_one, 1, basis="ceiling on the layout ÷ one GPU's, weights only"),
-        max_seq=fmt.count(d.max_concurrency, "sequences"),
-        gpu_hour=per_gpu_hour(d.decode_ceiling, d.rented_gpus_per_replica),
-        cost_hour=None if cost is None else usd(cost),
-        usd_per_mtok=None if cost is None else usd(cost / (d.decode_ceiling * SECONDS_PER_HOUR) * 1e6),
-        d=d,
-    )
+    def __init__(self, d: Deployment) -> None:
+        s = d.setting
+        arch = s.model.arch
+        hbm = s.chip.hbm_bytes_per_s
+        read_w = weights_read(d)
+        step = d.decode_step_bytes(1)
+        ctx = s.scenario.context_tokens
+        t_one = hbm / d.weight_bytes
+        cost = d.cost_per_replica_hour
+        self.model = s.model.name
+        self.precision = s.precision.name
+        self.params = fmt.params(d.params, 2)
+        self.bytes_per_param = fmt.quantity(s.precision.bytes_per_param, "bytes/param", 0)
+        self.weight = fmt.nbytes(d.weight_bytes, "GB", 1)
+        self.layout = d.layout.label
+        self.why = d.why
+        self.tp = fmt.count(d.layout.tp)
+        self.pp = fmt.count(d.layout.pp)
+        self.gpus = fmt.count(d.gpus)
+        self.nodes = fmt.count(d.nodes, "nodes")
+        self.stage_layers = " + ".join(str(n) for n in pp_partition(arch.layers, d.layout.pp))
+        self.weights_gpu = fmt.nbytes(d.memory.weights, "GB", 1)
+        self.weights_gpu_gib = fmt.nbytes(d.memory.weights, "GiB", 1)
+        self.layers = fmt.count(arch.layers, "layers")
+        self.kv_heads = fmt.count(arch.kv_heads, "heads")
+        self.kv_heads_gpu = fmt.count(kv_heads_per_gpu(arch.kv_heads, d.layout.tp), "heads")
+        self.head_dim = fmt.count(arch.head_dim, "elements")
+        self.kv_bytes = fmt.quantity(s.kv_precision.bytes_per_param, "bytes/element", 0)
+        self.kv_token = byte_count(kv_per_token(d))
+        self.kv_token_mb = fmt.nbytes(kv_per_token(d), "MB", 2)
+        self.kv_token_gpu = byte_count(kv_per_token(d, d.layout.tp))
+        self.kv_context = fmt.nbytes(kv_per_token(d) * ctx, "GB", 2)
+        self.kv_context_gpu = fmt.nbytes(d.memory.kv_cache, "GB", 2)
+        self.kv_share = fmt.percent((step - read_w) / step, 1)
+        self.free_gib = fmt.nbytes(d.memory.free, "GiB", 1)
+        self.step_weights = ms(read_w / hbm)
+        self.tps_weights = tps(hbm / read_w)
+        self.step_kv = ms(step / hbm)
+        self.tps_kv = tps(d.decode_ceiling)
+        # The whole weights at one GPU's bandwidth: what a single card would manage, had it the room.
+        self.one_gpu_tps = tps(t_one)
+        self.gain = fmt.ratio(hbm / read_w / t_one, 1, basis="ceiling on the layout ÷ one GPU's, weights only")
+        self.max_seq = fmt.count(d.max_concurrency, "sequences")
+        self.gpu_hour = per_gpu_hour(d.decode_ceiling, d.rented_gpus_per_replica)
+        self.cost_hour = None if cost is None else usd(cost)
+        self.usd_per_mtok = None if cost is None else usd(cost / (d.decode_ceiling * SECONDS_PER_HOUR) * 1e6)
+        self.d = d
 
 
 def one_card_quiz(r: Reference, chip: ChipSpec) -> dict[str, Any]:
@@ -349,7 +307,7 @@ def one_card_quiz(r: Reference, chip: ChipSpec) -> dict[str, Any]:
     intensity = flop_per_byte(d.setting.precision.bytes_per_param, n)
     ridge = chip.dense_flops[fmt_id] / chip.hbm_bytes_per_s
     return {
-        "q1": shown(d),
+        "q1": Shown(d),
         "q1_room": fmt.nbytes(m.kv_room, "GiB", 1),
         "q1_kv_seq": fmt.nbytes(m.kv_per_sequence, "GiB", 2),
         "q1_step": fmt.nbytes(d.decode_step_bytes(n), "GB", 1),
@@ -447,12 +405,12 @@ class HbmPage(Page):
         bf16_bpp = r.eng.precisions["bf16"].bytes_per_param
         gen5 = pcie_x16(cat, "pcie-gen5")
 
-        w = shown(r.deployment(*WORKED))
-        a70 = shown(r.deployment(*WORKED, node=older_node(r)))
-        lean = shown(r.deployment(*LEANER))
-        lean_old = shown(r.deployment(*LEANER, node=older_node(r)))
-        s8 = shown(r.deployment(*TP_ONLY))
-        s405 = shown(r.deployment(*PIPELINED))
+        w = Shown(r.deployment(*WORKED))
+        a70 = Shown(r.deployment(*WORKED, node=older_node(r)))
+        lean = Shown(r.deployment(*LEANER))
+        lean_old = Shown(r.deployment(*LEANER, node=older_node(r)))
+        s8 = Shown(r.deployment(*TP_ONLY))
+        s405 = Shown(r.deployment(*PIPELINED))
         wd, ld, d8, d405 = w.d, lean.d, s8.d, s405.d
 
         # One sequence of the longest context Llama 3.1 accepts (max_position_embeddings, recorded as the
