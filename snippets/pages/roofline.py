@@ -234,33 +234,19 @@ def curve_chart(cat: Catalog) -> str:
 
 # --------------------------------------------------------------------------- worked example
 
-@dataclass(frozen=True)
 class PassShown:
     """A forward pass's figures as the prose uses them (`{{ dec.memory }}`)."""
 
-    flops: Figure
-    bytes: Figure
-    intensity: Figure
-    compute: Figure
-    memory: Figure
-    comm: Figure
-    comm_latency: Figure
-    overhead: Figure
-    total: Figure
-
-
-def _pass_figures(p: Pass) -> PassShown:
-    return PassShown(
-        flops=gflop(p.flops),
-        bytes=gbytes(p.bytes_read),
-        intensity=intensity(p.flops / p.bytes_read),
-        compute=ms(p.compute_s, 2),
-        memory=ms(p.memory_s, 2),
-        comm=ms(p.comm_s, 2),
-        comm_latency=ms(p.comm_latency_s, 2),
-        overhead=ms(p.overhead_s, 1),
-        total=ms(p.total_s, 1),
-    )
+    def __init__(self, p: Pass) -> None:
+        self.flops = gflop(p.flops)
+        self.bytes = gbytes(p.bytes_read)
+        self.intensity = intensity(p.flops / p.bytes_read)
+        self.compute = ms(p.compute_s, 2)
+        self.memory = ms(p.memory_s, 2)
+        self.comm = ms(p.comm_s, 2)
+        self.comm_latency = ms(p.comm_latency_s, 2)
+        self.overhead = ms(p.overhead_s, 1)
+        self.total = ms(p.total_s, 1)
 
 
 def worked_example(cat: Catalog) -> str:
@@ -402,8 +388,8 @@ class RooflinePage(Page):
         self.algorithm_pre = pre.algorithm
         self.w_gpu = gbytes(weights_per_gpu(d))
         self.kv_gpu = gbytes(kv_per_gpu(d, ctx))
-        self.dec = _pass_figures(dec)
-        self.pre = _pass_figures(pre)
+        self.dec = PassShown(dec)
+        self.pre = PassShown(pre)
         self.dec_intensity = intensity(dec.flops / dec.bytes_read)
         self.pre_intensity = intensity(pre.flops / pre.bytes_read)
         # the critical batch
