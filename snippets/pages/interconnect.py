@@ -111,55 +111,32 @@ def _row(cat: Catalog, model_id: str, precision_id: str) -> Row:
 GIB = 2**30
 
 
-@dataclass(frozen=True)
 class Deployed:
     """What a serving engine deploys for one model x precision on the scenario's node, as figures."""
 
-    model: str
-    precision: str
-    params: Figure
-    weight: Figure
-    layout: str
-    why: str
-    tp: Figure
-    pp: Figure
-    gpus: Figure
-    nodes: Figure
-    weights_per_gpu: Figure
-    kv_per_gpu: Figure
-    used_per_gpu: Figure
-    pool: Figure
-    free_per_gpu: Figure
-    fits_node: Claim
-    spans_nodes: Claim
-    dep: Deployment
-
-
-def deployed(r: Reference, model_id: str, precision_id: str, **kw: Any) -> Deployed:
-    """The engine's deployment of `model_id` in `precision_id` (on the scenario's node unless `kw` says otherwise)."""
-    d = r.deployment(model_id, precision_id, **kw)
-    m = d.memory
-    basis = f"{d.layout.label}: {d.gpus} GPUs, {d.gpus_per_node} GPUs per node, {d.nodes} node(s)"
-    return Deployed(
-        model=r.eng.models[model_id].name,
-        precision=r.eng.precisions[precision_id].name,
-        params=fmt.params(d.params, 1),
-        weight=fmt.nbytes(d.weight_bytes, "GB", 1),
-        layout=d.layout.label,
-        why=d.why,
-        tp=fmt.count(d.layout.tp, "GPUs"),
-        pp=fmt.count(d.layout.pp, "stages"),
-        gpus=fmt.count(d.gpus),
-        nodes=fmt.count(d.nodes, "nodes"),
-        weights_per_gpu=fmt.nbytes(m.weights, "GiB", 1),
-        kv_per_gpu=fmt.nbytes(m.kv_cache, "GiB", 2),
-        used_per_gpu=fmt.nbytes(m.used, "GiB", 1),
-        pool=fmt.nbytes(m.pool, "GiB", 1),
-        free_per_gpu=fmt.nbytes(m.free, "GiB", 1),
-        fits_node=fmt.claim(d.fits_one_node, basis),
-        spans_nodes=fmt.claim(not d.fits_one_node, basis),
-        dep=d,
-    )
+    def __init__(self, r: Reference, model_id: str, precision_id: str, **kw: Any) -> None:
+        """The engine's deployment of `model_id` in `precision_id` (on the scenario's node unless `kw` says otherwise)."""
+        d = r.deployment(model_id, precision_id, **kw)
+        m = d.memory
+        basis = f"{d.layout.label}: {d.gpus} GPUs, {d.gpus_per_node} GPUs per node, {d.nodes} node(s)"
+        self.model = r.eng.models[model_id].name
+        self.precision = r.eng.precisions[precision_id].name
+        self.params = fmt.params(d.params, 1)
+        self.weight = fmt.nbytes(d.weight_bytes, "GB", 1)
+        self.layout = d.layout.label
+        self.why = d.why
+        self.tp = fmt.count(d.layout.tp, "GPUs")
+        self.pp = fmt.count(d.layout.pp, "stages")
+        self.gpus = fmt.count(d.gpus)
+        self.nodes = fmt.count(d.nodes, "nodes")
+        self.weights_per_gpu = fmt.nbytes(m.weights, "GiB", 1)
+        self.kv_per_gpu = fmt.nbytes(m.kv_cache, "GiB", 2)
+        self.used_per_gpu = fmt.nbytes(m.used, "GiB", 1)
+        self.pool = fmt.nbytes(m.pool, "GiB", 1)
+        self.free_per_gpu = fmt.nbytes(m.free, "GiB", 1)
+        self.fits_node = fmt.claim(d.fits_one_node, basis)
+        self.spans_nodes = fmt.claim(not d.fits_one_node, basis)
+        self.dep = d
 
 
 def over_pcie(d: Deployment) -> Deployment:
@@ -349,7 +326,7 @@ def sizing_table(cat: Catalog) -> str:
     rows: list[list[fmt.Cell]] = []
     for m in MODELS:
         for p in PRECISIONS:
-            e = deployed(r, m, p)
+            e = Deployed(r, m, p)
             d = e.dep
             if d.gpus == 1:
                 verdict = "Yes: a single GPU"
@@ -452,9 +429,9 @@ class InterconnectPage(Page):
         reserve = cat.assumptions[SOURCE_RESERVE]
         usable = usable_bytes(acc.memory.bytes, reserve.value.fraction)
         rows = {_short(m, SOURCE_PRECISION, "m"): _row(cat, m, SOURCE_PRECISION) for m in SOURCE_MODELS}
-        deps = {_short(m, p): deployed(r, m, p) for m in MODELS for p in PRECISIONS}
+        deps = {_short(m, p): Deployed(r, m, p) for m in MODELS for p in PRECISIONS}
         b16, f8, b70 = deps["d405_bf16"], deps["d405_fp8"], deps["d70_bf16"]
-        fewest = deployed(r, "llama-3.1-405b", "bf16", layout_policy="fewest-gpus")
+        fewest = Deployed(r, "llama-3.1-405b", "bf16", layout_policy="fewest-gpus")
         mem = b16.dep.memory
         mpol = r.eng.memory_policies[r.scenario.memory_policy]
         lpol = r.eng.layout_policies[r.scenario.layout_policy]
