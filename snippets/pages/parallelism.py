@@ -802,64 +802,36 @@ def worked_example(cat: Catalog) -> str:
     return "\n".join(lines) + "\n"
 
 
-@dataclass(frozen=True)
 class Case:
     """One deployment's figures for prose."""
 
-    model: str
-    precision: str
-    params: Figure
-    weight: Figure
-    fewest_layout: str
-    gpus_fewest: Figure
-    gpus_rented: Figure
-    extra_gpus: Figure
-    weights_per_gpu: Figure
-    nodes: Figure
-    layout: str
-    tp: Figure
-    pp: Figure
-    hidden: Figure
-    layers: Figure
-    message: Figure
-    ring_factor: Figure
-    ring_per_gpu: Figure
-    tp_bytes: Figure
-    ring_steps: Figure
-    allreduces: Figure
-    pp_bytes_exact: Figure
-    traffic: Traffic
-
-
-def _case(cat: Catalog, model_id: str, precision_id: str) -> Case:
-    t = traffic(cat, model_id, precision_id)
-    d = t.dep
-    pp_b = pp_boundary_bytes(t.hidden, act_bytes(cat))
-    return Case(
-        model=t.model,
-        precision=t.precision,
-        params=fmt.params(d.params, 1),
-        weight=fmt.nbytes(d.weight_bytes, "GB", 1),
-        fewest_layout=t.fewest.layout.label,
-        gpus_fewest=fmt.count(t.fewest.gpus),
-        gpus_rented=fmt.count(d.gpus),
-        extra_gpus=fmt.count(d.gpus - t.fewest.gpus),
-        weights_per_gpu=fmt.nbytes(d.memory.weights, "GiB", 1),
-        nodes=fmt.count(d.nodes, "nodes"),
-        layout=d.layout.label,
-        tp=fmt.count(d.layout.tp, "GPUs"),
-        pp=fmt.count(d.layout.pp, "stages"),
-        hidden=fmt.count(t.hidden, "elements"),
-        layers=fmt.count(t.layers, "layers"),
-        message=nbytes_exact(t.message),
-        ring_factor=fmt.quantity(ring_allreduce_steps(d.layout.tp) / d.layout.tp, "× message", 2),
-        ring_per_gpu=nbytes_exact(t.ring_per_gpu),
-        tp_bytes=fmt.nbytes(t.tp_bytes, "MB", 2),
-        ring_steps=fmt.count(t.ring_steps, "hops"),
-        allreduces=fmt.count(t.allreduces, "all-reduces"),
-        pp_bytes_exact=nbytes_exact(pp_b),
-        traffic=t,
-    )
+    def __init__(self, cat: Catalog, model_id: str, precision_id: str) -> None:
+        t = traffic(cat, model_id, precision_id)
+        d = t.dep
+        pp_b = pp_boundary_bytes(t.hidden, act_bytes(cat))
+        self.model = t.model
+        self.precision = t.precision
+        self.params = fmt.params(d.params, 1)
+        self.weight = fmt.nbytes(d.weight_bytes, "GB", 1)
+        self.fewest_layout = t.fewest.layout.label
+        self.gpus_fewest = fmt.count(t.fewest.gpus)
+        self.gpus_rented = fmt.count(d.gpus)
+        self.extra_gpus = fmt.count(d.gpus - t.fewest.gpus)
+        self.weights_per_gpu = fmt.nbytes(d.memory.weights, "GiB", 1)
+        self.nodes = fmt.count(d.nodes, "nodes")
+        self.layout = d.layout.label
+        self.tp = fmt.count(d.layout.tp, "GPUs")
+        self.pp = fmt.count(d.layout.pp, "stages")
+        self.hidden = fmt.count(t.hidden, "elements")
+        self.layers = fmt.count(t.layers, "layers")
+        self.message = nbytes_exact(t.message)
+        self.ring_factor = fmt.quantity(ring_allreduce_steps(d.layout.tp) / d.layout.tp, "× message", 2)
+        self.ring_per_gpu = nbytes_exact(t.ring_per_gpu)
+        self.tp_bytes = fmt.nbytes(t.tp_bytes, "MB", 2)
+        self.ring_steps = fmt.count(t.ring_steps, "hops")
+        self.allreduces = fmt.count(t.allreduces, "all-reduces")
+        self.pp_bytes_exact = nbytes_exact(pp_b)
+        self.traffic = t
 
 
 def _comm_figures(cat: Catalog, w: Traffic, c: Comm) -> dict[str, Figure | str]:
@@ -946,7 +918,7 @@ class ParallelismPage(Page):
         node = cat.interconnect(r.node.id, Node)
         acc = cat.accelerators[node.accelerator]
         ls = links(cat)
-        cases = {_short(m, p): _case(cat, m, p) for m in MODELS for p in PRECISIONS}
+        cases = {_short(m, p): Case(cat, m, p) for m in MODELS for p in PRECISIONS}
         w, s = cases[_short(*WORKED)], cases[_short(*SMALL)]
         wt, st = w.traffic, s.traffic
         nvl, net = ls["nvlink"], ls["network"]
