@@ -18,7 +18,7 @@ from snippets import fmt
 from snippets.data import Catalog, Precision
 from snippets.engine import Deployment, Layout, RefusedLayout
 from snippets.engine.memory import stage_weights
-from snippets.fmt import Claim, Figure
+from snippets.fmt import Figure
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
 from snippets.precision import (
@@ -219,75 +219,47 @@ def on_layout(r: Reference, model_id: str, precision_id: str, layout: Layout) ->
         return None
 
 
-@dataclass(frozen=True)
 class Row:
     """One model in one precision, deployed by the engine, as figures."""
 
-    model: str
-    precision: str
-    params: Figure
-    bytes_per_param: Figure
-    weight: Figure
-    """One whole copy, embeddings and LM head as the checkpoint keeps them."""
-    kept16: Figure
-    weights_gpu: Figure
-    used_gpu: Figure
-    layout: str
-    tp: Figure
-    gpus: Figure
-    rented: Figure
-    nodes: Figure
-    ceiling: Figure
-    """The engine's single-sequence ceiling on the layout its policy chose."""
-    node_ceiling: Figure | None
-    """The same on one whole node (TP across all its GPUs); None if that layout cannot hold it."""
-    replicas: Figure
-    node_total: Figure
-    """Replicas per node x ceiling per replica."""
-    cost_mtok: Figure | None
-    """Dollars per million tokens at one sequence per replica, at the site's indicative price."""
-    fits_node: Claim
-    spans_nodes: Claim
-    fits_one_gpu: Claim
-    d: Deployment
-    whole_node: Deployment | None
-
-
-def row(r: Reference, model_id: str, precision_id: str) -> Row:
-    d = r.deployment(model_id, precision_id)
-    node = r.node
-    whole = on_layout(r, model_id, precision_id, Layout(node.gpus)) if d.fits_one_node else None
-    reps = node.gpus // d.gpus if d.fits_one_node else 0
-    cost = d.cost_per_replica_hour
-    bpp = d.setting.precision.bytes_per_param
-    basis = f"{d.layout.label}: {d.gpus} GPUs, {d.nodes} node(s) of {node.gpus}"
-    return Row(
-        model=d.setting.model.name,
-        precision=d.setting.precision.name,
-        params=fmt.params(d.params, 2),
-        bytes_per_param=fmt.quantity(bpp, "bytes/weight", _digits(bpp, 5)),
-        weight=_gb(d.weight_bytes),
-        kept16=_gb(kept_16bit_bytes(d)),
-        weights_gpu=fmt.nbytes(d.memory.weights, "GiB", 1),
-        used_gpu=fmt.nbytes(d.memory.used, "GiB", 1),
-        layout=d.layout.label,
-        tp=fmt.count(d.layout.tp),
-        gpus=fmt.count(d.gpus),
-        rented=fmt.count(d.rented_gpus_per_replica),  # an instance sold whole holds as many replicas as fit
-        nodes=fmt.count(d.nodes, "nodes"),
-        ceiling=_tps(d.decode_ceiling),
-        node_ceiling=None if whole is None else _tps(whole.decode_ceiling),
-        replicas=fmt.count(reps, "replicas"),
-        node_total=_tps(reps * d.decode_ceiling),
-        cost_mtok=None if cost is None else fmt.Figure(cost / (d.decode_ceiling * 3600) * 1e6, "USD",
-                                                       f"${cost / (d.decode_ceiling * 3600) * 1e6:,.2f}",
-                                                       "indicative on-demand list price, one sequence"),
-        fits_node=fmt.claim(d.fits_one_node, basis),
-        spans_nodes=fmt.claim(not d.fits_one_node, basis),
-        fits_one_gpu=fmt.claim(d.gpus == 1, basis),
-        d=d,
-        whole_node=whole,
-    )
+    def __init__(self, r: Reference, model_id: str, precision_id: str) -> None:
+        d = r.deployment(model_id, precision_id)
+        node = r.node
+        whole = on_layout(r, model_id, precision_id, Layout(node.gpus)) if d.fits_one_node else None
+        reps = node.gpus // d.gpus if d.fits_one_node else 0
+        cost = d.cost_per_replica_hour
+        bpp = d.setting.precision.bytes_per_param
+        basis = f"{d.layout.label}: {d.gpus} GPUs, {d.nodes} node(s) of {node.gpus}"
+        self.model = d.setting.model.name
+        self.precision = d.setting.precision.name
+        self.params = fmt.params(d.params, 2)
+        self.bytes_per_param = fmt.quantity(bpp, "bytes/weight", _digits(bpp, 5))
+        # One whole copy, embeddings and LM head as the checkpoint keeps them.
+        self.weight = _gb(d.weight_bytes)
+        self.kept16 = _gb(kept_16bit_bytes(d))
+        self.weights_gpu = fmt.nbytes(d.memory.weights, "GiB", 1)
+        self.used_gpu = fmt.nbytes(d.memory.used, "GiB", 1)
+        self.layout = d.layout.label
+        self.tp = fmt.count(d.layout.tp)
+        self.gpus = fmt.count(d.gpus)
+        self.rented = fmt.count(d.rented_gpus_per_replica)
+        self.nodes = fmt.count(d.nodes, "nodes")
+        # The engine's single-sequence ceiling on the layout its policy chose.
+        self.ceiling = _tps(d.decode_ceiling)
+        # The same on one whole node (TP across all its GPUs); None if that layout cannot hold it.
+        self.node_ceiling = None if whole is None else _tps(whole.decode_ceiling)
+        self.replicas = fmt.count(reps, "replicas")
+        # Replicas per node x ceiling per replica.
+        self.node_total = _tps(reps * d.decode_ceiling)
+        # Dollars per million tokens at one sequence per replica, at the site's indicative price.
+        self.cost_mtok = None if cost is None else fmt.Figure(cost / (d.decode_ceiling * 3600) * 1e6, "USD",
+                                                              f"${cost / (d.decode_ceiling * 3600) * 1e6:,.2f}",
+                                                              "indicative on-demand list price, one sequence")
+        self.fits_node = fmt.claim(d.fits_one_node, basis)
+        self.spans_nodes = fmt.claim(not d.fits_one_node, basis)
+        self.fits_one_gpu = fmt.claim(d.gpus == 1, basis)
+        self.d = d
+        self.whole_node = whole
 
 
 def sizing_table(cat: Catalog, model: str) -> str:
@@ -295,7 +267,7 @@ def sizing_table(cat: Catalog, model: str) -> str:
     r = reference(cat)
     rows: list[list[fmt.Cell]] = []
     for pid in SIZED:
-        x = row(r, MODELS[model], pid)
+        x = Row(r, MODELS[model], pid)
         if x.d.gpus == 1:
             verdict = "Yes: a single GPU"
         elif x.d.fits_one_node:
@@ -318,7 +290,7 @@ def decode_table(cat: Catalog, model: str) -> str:
     r = reference(cat)
     rows: list[list[fmt.Cell]] = []
     for pid in SIZED:
-        x = row(r, MODELS[model], pid)
+        x = Row(r, MODELS[model], pid)
         f = format_of(cat, pid)
         on_node: fmt.Cell = x.node_ceiling if x.node_ceiling is not None else "does not fit in one node"
         rows.append([x.precision, x.weight, f.shrink, on_node, x.layout, x.ceiling])
@@ -336,7 +308,7 @@ def cost_table(cat: Catalog, model: str = COST_MODEL) -> str:
     r = reference(cat)
     rows: list[list[fmt.Cell]] = []
     for pid in SIZED:
-        x = row(r, MODELS[model], pid)
+        x = Row(r, MODELS[model], pid)
         rows.append([x.precision, x.layout, x.rented, x.replicas, x.ceiling, x.node_total,
                      "unpriced" if x.cost_mtok is None else x.cost_mtok])
     return fmt.table(
@@ -352,7 +324,7 @@ def worked_example(cat: Catalog) -> str:
     """Llama 3.1 70B from FP16 to INT4 with group scales, step by step, as Markdown with figure spans."""
     r = reference(cat)
     model_id = MODELS["m70"]
-    a, b = row(r, model_id, "fp16"), row(r, model_id, "int4-g128")
+    a, b = Row(r, model_id, "fp16"), Row(r, model_id, "int4-g128")
     fa, fb = format_of(cat, "fp16"), format_of(cat, "int4-g128")
     budget = bit_budget(fb.precision)
     same = on_layout(r, model_id, "int4-g128", a.d.layout)
@@ -433,7 +405,7 @@ def fmt_name(format_id: str) -> str:
 
 
 def _model_rows(r: Reference, model_id: str) -> SimpleNamespace:
-    return SimpleNamespace(**{key(p): row(r, model_id, p) for p in SIZED})
+    return SimpleNamespace(**{key(p): Row(r, model_id, p) for p in SIZED})
 
 
 class PrecisionPage(Page):
