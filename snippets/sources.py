@@ -3,9 +3,10 @@
 `recording(cat)` gives a `Catalog` that notes every entry looked up by id in it (`cat.models[id]`,
 `.get(id)`, `cat.interconnect(id, kind)`), and, through `snippets.pages.scenario.reference`, every
 record the engine's `setting` looks up for a deployment (model, precision, KV precision, chip, node,
-scenario, memory and layout policies, time model with its efficiencies and latencies, price). Going
-through a table (`.items()`, `.values()`, `in`, `len`) reads no entry. `sources_list` prints what was
-noted, in the order of `data/` (file by file, entries in file order), whatever the order of the reads.
+scenario, memory and layout policies) and, once a field of theirs is read, its time model (with the
+efficiency or latency behind the fraction read) and its price. Going through a table (`.items()`,
+`.values()`, `in`, `len`) reads no entry. `sources_list` prints what was noted, in the order of
+`data/` (file by file, entries in file order), whatever the order of the reads.
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ Ref = tuple[str, str]
 
 
 class _Noted(Mapping[str, V]):
-    """A read-only view of `inner` that calls `note(key)` for every entry looked up by key; with `lazy`, it hands
-    out `lazy(key, entry)` instead and notes nothing itself."""
+    """A read-only view of `inner` that calls `note(key)` for every entry looked up by key, or hands out
+    `lazy(key, entry)`, a record that notes when it is read."""
 
     __slots__ = ("_inner", "_lazy", "_note")
 
-    def __init__(self, inner: Mapping[str, V], note: Callable[[str], None],
+    def __init__(self, inner: Mapping[str, V], note: Callable[[str], None] | None = None,
                  lazy: Callable[[str, V], V] | None = None) -> None:
         self._inner = inner
         self._note = note
@@ -39,7 +40,8 @@ class _Noted(Mapping[str, V]):
         value = self._inner[key]
         if self._lazy is not None:
             return self._lazy(key, value)
-        self._note(key)
+        if self._note is not None:
+            self._note(key)
         return value
 
     def __iter__(self) -> Iterator[str]:
@@ -97,9 +99,6 @@ class Recording(Catalog):
         def to(file: str) -> Callable[[str], None]:
             return lambda key: reads.add((file, key))
 
-        def nothing(key: str) -> None:
-            pass
-
         def time_model(key: str, record: TimeModelSpec) -> TimeModelSpec:
             t = cat.policies[key]
             behind = {} if not isinstance(t, TimeModel) else {
@@ -122,7 +121,7 @@ class Recording(Catalog):
             memory_policies=_Noted(eng.memory_policies, to("policies")),
             layout_policies=_Noted(eng.layout_policies, to("policies")),
             scenarios=_Noted(eng.scenarios, to("scenarios")),
-            time_models=_Noted(eng.time_models, nothing, time_model), prices=_Noted(eng.prices, nothing, price),
+            time_models=_Noted(eng.time_models, lazy=time_model), prices=_Noted(eng.prices, lazy=price),
         )
 
 
