@@ -253,8 +253,8 @@ def cost_chart(cat: Catalog) -> str:
 
 def worked_example(cat: Catalog) -> str:
     """The worked deployment's cost per token, step by step, as Markdown with figure spans."""
-    ns = namespace(cat)
-    w = ns["w"]
+    p = CostPage(cat)
+    w = p.w
     h, e = fmt.fig_html, fmt.escape_markdown
     lines = [
         f"1. **The rent.** {e(w.gpu)} at {h(w.price, 'worked.price')} per GPU-hour, sold in units of "
@@ -262,7 +262,7 @@ def worked_example(cat: Catalog) -> str:
         f"2. **The layout.** {e(w.model)} in {e(w.precision)} runs as **{w.layout}**, the TP degree with the "
         f"lowest cost per token in one node; the unit holds {h(w.replicas, 'worked.replicas')} replicas, so one "
         f"replica's share is {h(w.replica_hour, 'worked.replica_hour')} an hour.",
-        f"3. **The load.** At {h(ns['context'], 'worked.context')} tokens a request, the replica's KV cache holds "
+        f"3. **The load.** At {h(p.context, 'worked.context')} tokens a request, the replica's KV cache holds "
         f"{h(w.most_in_flight, 'worked.most_in_flight')} requests at once.",
         f"4. **The throughput.** The time model predicts {h(w.most_tps, 'worked.most_tps')} output tokens per second "
         f"for the replica with them all in flight: {h(w.most_tph, 'worked.most_tph')} million an hour.",

@@ -340,9 +340,9 @@ def cost_table(cat: Catalog) -> str:
 
 def worked_example(cat: Catalog) -> str:
     """One decode step of the worked deployment, step by step, as Markdown with figure spans."""
-    ns = namespace(cat)
+    p = MoePage(cat)
     h = fmt.fig_html
-    w = ns["w"]
+    w = p.w
     lines = [
         f"1. **Weights held.** Each GPU holds {h(w.experts_gpu, 'wx.experts_gpu')} of the "
         f"{h(w.experts, 'wx.experts')} routed experts of every MoE layer, and a slice of everything else: "

@@ -251,47 +251,47 @@ class PassShown:
 
 def worked_example(cat: Catalog) -> str:
     """One decode step and one prefill of the worked deployment, step by step, as Markdown with figure spans."""
-    ns = namespace(cat)
+    p = RooflinePage(cat)
     h = fmt.fig_html
-    dec, pre = ns["dec"], ns["pre"]
+    dec, pre = p.dec, p.pre
     lines = [
         "**One decode step** (one sequence):",
         "",
         f"1. **Arithmetic.** Each GPU holds half of every weight matrix, and each weight does "
-        f"{h(ns['flop_per_param'], 'wx.flop_per_param')} FLOPs for the token, plus attention over the "
-        f"{h(ns['ctx_decode'], 'wx.ctx_decode')} cached tokens: {h(dec.flops, 'wx.dec.flops')} per GPU.",
-        f"2. **Bytes.** Each GPU reads its {h(ns['w_gpu'], 'wx.w_gpu')} of weights and its "
-        f"{h(ns['kv_gpu'], 'wx.kv_gpu')} of KV cache: {h(dec.bytes, 'wx.dec.bytes')}.",
+        f"{h(p.flop_per_param, 'wx.flop_per_param')} FLOPs for the token, plus attention over the "
+        f"{h(p.ctx_decode, 'wx.ctx_decode')} cached tokens: {h(dec.flops, 'wx.dec.flops')} per GPU.",
+        f"2. **Bytes.** Each GPU reads its {h(p.w_gpu, 'wx.w_gpu')} of weights and its "
+        f"{h(p.kv_gpu, 'wx.kv_gpu')} of KV cache: {h(dec.bytes, 'wx.dec.bytes')}.",
         f"3. **Intensity.** {h(dec.flops, 'wx.dec.flops')} ÷ {h(dec.bytes, 'wx.dec.bytes')} = "
         f"{h(dec.intensity, 'wx.dec.intensity')} FLOP per byte, against a ridge of "
-        f"{h(ns['ridge_achieved'], 'wx.ridge_achieved')}: far left of it.",
-        f"4. **Compute time.** {h(dec.flops, 'wx.dec.flops')} ÷ ({h(ns['fp8_dense'], 'wx.fp8_dense')} × "
-        f"{h(ns['compute_fraction'], 'wx.compute_fraction')}) = {h(dec.compute, 'wx.dec.compute')}.",
-        f"5. **Memory time.** {h(dec.bytes, 'wx.dec.bytes')} ÷ ({h(ns['hbm'], 'wx.hbm')} × "
-        f"{h(ns['hbm_fraction'], 'wx.hbm_fraction')}) = {h(dec.memory, 'wx.dec.memory')}: the larger, so "
+        f"{h(p.ridge_achieved, 'wx.ridge_achieved')}: far left of it.",
+        f"4. **Compute time.** {h(dec.flops, 'wx.dec.flops')} ÷ ({h(p.fp8_dense, 'wx.fp8_dense')} × "
+        f"{h(p.compute_fraction, 'wx.compute_fraction')}) = {h(dec.compute, 'wx.dec.compute')}.",
+        f"5. **Memory time.** {h(dec.bytes, 'wx.dec.bytes')} ÷ ({h(p.hbm, 'wx.hbm')} × "
+        f"{h(p.hbm_fraction, 'wx.hbm_fraction')}) = {h(dec.memory, 'wx.dec.memory')}: the larger, so "
         f"the step is memory-bound.",
-        f"6. **Communication.** {h(ns['allreduces'], 'wx.allreduces')} all-reduces of one token's activations "
-        f"({ns['algorithm_dec']}), each paying a hop of {h(ns['hop'], 'wx.hop')}: "
+        f"6. **Communication.** {h(p.allreduces, 'wx.allreduces')} all-reduces of one token's activations "
+        f"({p.algorithm_dec}), each paying a hop of {h(p.hop, 'wx.hop')}: "
         f"{h(dec.comm, 'wx.dec.comm')}, of which {h(dec.comm_latency, 'wx.dec.comm_latency')} is latency.",
-        f"7. **Overhead.** {h(ns['layers'], 'wx.layers')} layers × {h(ns['layer_overhead'], 'wx.layer_overhead')} "
+        f"7. **Overhead.** {h(p.layers, 'wx.layers')} layers × {h(p.layer_overhead, 'wx.layer_overhead')} "
         f"= {h(dec.overhead, 'wx.dec.overhead')}.",
         f"8. **Time per output token.** {h(dec.memory, 'wx.dec.memory')} + {h(dec.comm, 'wx.dec.comm')} + "
         f"{h(dec.overhead, 'wx.dec.overhead')} = **{h(dec.total, 'wx.dec.total')}**.",
         "",
-        f"**One prefill** (a {h(ns['n_in'], 'wx.n_in')}-token prompt):",
+        f"**One prefill** (a {h(p.n_in, 'wx.n_in')}-token prompt):",
         "",
         f"1. **Arithmetic.** Every prompt token passes every weight, and attends to the tokens before it: "
         f"{h(pre.flops, 'wx.pre.flops')} per GPU.",
         f"2. **Bytes.** The same weights, read once for the whole prompt, and the KV cache written: "
         f"{h(pre.bytes, 'wx.pre.bytes')}.",
         f"3. **Intensity.** {h(pre.intensity, 'wx.pre.intensity')} FLOP per byte: far right of the ridge.",
-        f"4. **Compute time.** {h(pre.flops, 'wx.pre.flops')} ÷ ({h(ns['fp8_dense'], 'wx.fp8_dense')} × "
-        f"{h(ns['compute_fraction'], 'wx.compute_fraction')}) = {h(pre.compute, 'wx.pre.compute')}: the "
+        f"4. **Compute time.** {h(pre.flops, 'wx.pre.flops')} ÷ ({h(p.fp8_dense, 'wx.fp8_dense')} × "
+        f"{h(p.compute_fraction, 'wx.compute_fraction')}) = {h(pre.compute, 'wx.pre.compute')}: the "
         f"larger, so the prefill is compute-bound.",
-        f"5. **Memory time.** {h(pre.bytes, 'wx.pre.bytes')} ÷ ({h(ns['hbm'], 'wx.hbm')} × "
-        f"{h(ns['hbm_fraction'], 'wx.hbm_fraction')}) = {h(pre.memory, 'wx.pre.memory')}.",
-        f"6. **Communication.** The same {h(ns['allreduces'], 'wx.allreduces')} all-reduces, now of the whole "
-        f"prompt's activations ({ns['algorithm_pre']}): {h(pre.comm, 'wx.pre.comm')}.",
+        f"5. **Memory time.** {h(pre.bytes, 'wx.pre.bytes')} ÷ ({h(p.hbm, 'wx.hbm')} × "
+        f"{h(p.hbm_fraction, 'wx.hbm_fraction')}) = {h(pre.memory, 'wx.pre.memory')}.",
+        f"6. **Communication.** The same {h(p.allreduces, 'wx.allreduces')} all-reduces, now of the whole "
+        f"prompt's activations ({p.algorithm_pre}): {h(pre.comm, 'wx.pre.comm')}.",
         f"7. **Time to first token.** {h(pre.compute, 'wx.pre.compute')} + {h(pre.comm, 'wx.pre.comm')} + "
         f"{h(pre.overhead, 'wx.pre.overhead')} = **{h(pre.total, 'wx.pre.total')}**.",
     ]
