@@ -87,7 +87,11 @@ def export(cat: Catalog) -> dict[str, Any]:
 
 
 def engine_catalog(cat: Catalog) -> EngineCatalog:
-    """The engine's records of `cat`, made once per loaded catalog."""
+    """The engine's records of `cat`, made once per loaded catalog (a page's recording view counts as the catalog
+    it views)."""
+    from snippets.sources import original
+
+    cat = original(cat)
     hit = _ENGINES.get(id(cat))
     if hit is not None and hit[0] is cat:
         return hit[1]

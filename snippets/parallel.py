@@ -6,17 +6,11 @@ hidden state: once after attention, once after the MLP. Pipeline parallelism (PP
 GPU group a run of consecutive layers and hands the hidden state on once, point to point, at
 each stage boundary.
 
-All byte counts are plain bytes; times are seconds. Times here are bandwidth times: bytes over
-one direction of a link at its full rate. They ignore the fixed latency every message pays,
-which dominates the small messages of decoding one token at a time, and the compute roof: for the
-time of a step, with hop latencies, the algorithm NCCL would pick and the roofline, use
-`snippets.engine.timing` (the parallelism page does).
+All byte counts are plain bytes. For the time of a step, with hop latencies, the algorithm NCCL
+would pick and the roofline, use `snippets.engine.timing` (the parallelism page does).
 """
 
 from __future__ import annotations
-
-from snippets.decode import aggregate, step_time
-from snippets.units import Bandwidth
 
 ALLREDUCES_PER_LAYER = 2
 """A TP transformer layer all-reduces its hidden state twice: after attention and after the MLP."""
@@ -84,22 +78,3 @@ def pp_bytes_per_token(hidden_size: int, bytes_per_elem: float, stages: int, tok
     """Bytes PP sends over all `stages - 1` boundaries per decode step."""
     _check_n(stages, "stages")
     return (stages - 1) * pp_boundary_bytes(hidden_size, bytes_per_elem, tokens)
-
-
-def token_read_time(bytes_read: float, hbm: Bandwidth, tp: int, pp: int = 1) -> float:
-    """Lower bound on one decode step: the weights read from HBM, stage after stage.
-
-    Within a stage the `tp` GPUs read their shards at once (aggregate bandwidth tp x HBM); the
-    `pp` stages of one token run one after another, each reading `bytes_read / pp`. So for a
-    single sequence PP adds GPUs but not speed: the bound is bytes_read / (tp x HBM).
-    """
-    _check_n(tp, "tp")
-    _check_n(pp, "pp")
-    return pp * step_time(bytes_read / pp, aggregate(hbm, tp))
-
-
-def comm_share(comm_s: float, other_s: float) -> float:
-    """Share of a step spent communicating, if communication does not overlap the rest: comm / (comm + other)."""
-    if comm_s < 0 or other_s <= 0:
-        raise ValueError("comm_s must be non-negative and other_s positive")
-    return comm_s / (comm_s + other_s)

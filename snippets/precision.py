@@ -2,8 +2,8 @@
 
 A block-scaled format stores, besides each weight, one scale (and for asymmetric integer formats
 one zero point) per group of weights; their bits are spread over the group. `bit_budget` splits
-the cost into those parts; `Precision.bits_per_param` and `snippets.sizing.bytes_per_param` give
-the same total. The range functions read a float's bit fields (`FloatLayout`): E4M3 reaches 448,
+the cost into those parts; `Precision.bits_per_param` (and the engine's `PrecisionSpec.bytes_per_param`)
+give the same total. The range functions read a float's bit fields (`FloatLayout`): E4M3 reaches 448,
 E5M2 57344, E2M1 6.
 """
 
@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from snippets.data import FloatLayout, Precision
-from snippets.decode import aggregate, tokens_per_s_ceiling
-from snippets.units import Bandwidth
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,24 +91,3 @@ def relative_step(layout: FloatLayout) -> float:
     E4M3: 1/8 (12.5 %), E5M2: 1/4 (25 %). Rounding error is at most half of it.
     """
     return 2.0**-layout.mantissa_bits
-
-
-
-# --------------------------------------------------------------------------- what fewer bytes buy in decode
-
-def replica_ceiling(weight_bytes: float, hbm: Bandwidth, tp: int) -> float:
-    """Upper bound on one sequence's decode tokens/s for a replica whose `tp` GPUs each stream 1/tp of the weights.
-
-    Every token reads every weight once, so the bound is tp x HBM bandwidth ÷ weight bytes
-    (`snippets.decode`). Pipeline stages do not add to it: one token visits the stages in turn, so
-    only the GPUs of one stage read at the same time. Llama 3.1 70B in FP16 on two H100s:
-    2 x 3.35e12 / 140e9 = 47.9 tokens/s. KV-cache reads are not counted, so the true figure is lower.
-    """
-    return tokens_per_s_ceiling(weight_bytes, aggregate(hbm, tp))
-
-
-def replicas_per_node(gpus_per_replica: int, gpus_per_node: int) -> int:
-    """Whole copies of the model a node holds side by side: 8 // 2 = 4; 0 if one copy needs more than a node."""
-    if gpus_per_replica <= 0 or gpus_per_node <= 0:
-        raise ValueError("GPU counts must be positive")
-    return gpus_per_node // gpus_per_replica

@@ -10,19 +10,15 @@ import pytest
 from pydantic import ValidationError
 
 from snippets.data import FloatLayout, Precision, load
-from snippets.decode import tokens_per_s_ceiling
+from snippets.pages.teaching import bytes_per_param, size_on_node
 from snippets.precision import (
     bit_budget,
     max_finite,
     min_normal,
     min_subnormal,
     relative_step,
-    replica_ceiling,
-    replicas_per_node,
     shrink_factor,
 )
-from snippets.sizing import bytes_per_param, size_on_node
-from snippets.units import Bandwidth, BasisMismatchError, Direction
 
 from .conftest import ROOT
 
@@ -158,34 +154,6 @@ def test_repository_layouts_match_the_papers(catalog) -> None:
 
 
 # --------------------------------------------------------------------------- decode
-
-HBM = Bandwidth(3.35e12, Direction.SHARED)
-
-
-def test_replica_ceiling() -> None:
-    # 70B FP16 on TP2: 2 x 3.35e12 / 140e9 = 47.857 tokens/s; INT8 on one GPU: 3.35e12 / 70e9, the same
-    assert replica_ceiling(140e9, HBM, 2) == pytest.approx(47.857, abs=1e-3)
-    assert replica_ceiling(70e9, HBM, 1) == pytest.approx(replica_ceiling(140e9, HBM, 2))
-    # on a fixed TP8 the ceiling rises as bytes fall: 8 x 3.35e12 / 35e9 = 765.7
-    assert replica_ceiling(35e9, HBM, 8) == pytest.approx(765.714, abs=1e-3)
-    assert replica_ceiling(35e9, HBM, 8) == pytest.approx(tokens_per_s_ceiling(35e9, HBM * 8))
-
-
-def test_replica_ceiling_refuses_bad_input() -> None:
-    with pytest.raises(ValueError):
-        replica_ceiling(140e9, HBM, 0)
-    with pytest.raises(BasisMismatchError):
-        replica_ceiling(140e9, Bandwidth(900e9, Direction.BOTH_SUMMED), 2)
-
-
-def test_replicas_per_node() -> None:
-    assert replicas_per_node(2, 8) == 4
-    assert replicas_per_node(3, 8) == 2
-    assert replicas_per_node(16, 8) == 0
-    with pytest.raises(ValueError):
-        replicas_per_node(0, 8)
-    assert replicas_per_node(1, 8) == 8
-
 
 # --------------------------------------------------------------------------- the page model under other data
 

@@ -19,6 +19,7 @@ from snippets.data import Catalog
 from snippets.engine.calc import CUSTOM, MAX_CONCURRENCY, MAX_CONTEXT, SCENARIO, answer, defaults
 from snippets.engine.specs import EngineCatalog
 from snippets.export import export
+from snippets.pages.base import Page
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PYODIDE = ROOT / "docs" / "assets" / "pyodide"
@@ -174,17 +175,24 @@ def download_bytes() -> int:
     return sum((PYODIDE / f).stat().st_size for f in PYODIDE_FILES)
 
 
-def namespace(cat: Catalog) -> dict[str, Any]:
-    eng = browser_catalog(cat)
-    sc = eng.scenarios[SCENARIO]
-    d = defaults(eng)
-    version = (PYODIDE / "VERSION").read_text(encoding="utf-8").split()[1]
-    return {
-        "default_model": eng.models[d.model].name,
-        "default_precision": eng.precisions[d.precision].name,
-        "default_accelerator": eng.chips[d.accelerator].name,
-        "default_context": fmt.count(sc.context_tokens, "tokens"),
-        "default_concurrency": fmt.count(sc.concurrency, "sequences"),
-        "download": fmt.nbytes(download_bytes(), "MB", 1),
-        "pyodide_version": version,
-    }
+class CalculatorPage(Page):
+    shows = (calculator_html,)
+
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        cat = self.cat
+        eng = browser_catalog(cat)
+        sc = eng.scenarios[SCENARIO]
+        d = defaults(eng)
+        version = (PYODIDE / "VERSION").read_text(encoding="utf-8").split()[1]
+        self.default_model = eng.models[d.model].name
+        self.default_precision = eng.precisions[d.precision].name
+        self.default_accelerator = eng.chips[d.accelerator].name
+        self.default_context = fmt.count(sc.context_tokens, "tokens")
+        self.default_concurrency = fmt.count(sc.concurrency, "sequences")
+        self.download = fmt.nbytes(download_bytes(), "MB", 1)
+        self.pyodide_version = version
+
+
+namespace = CalculatorPage.namespace_of
+sources = CalculatorPage.sources_of

@@ -11,7 +11,6 @@ token at its KV cache's maximum concurrency.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from snippets import charts, fmt
 from snippets.calibration import rows, summary
@@ -21,7 +20,9 @@ from snippets.engine.deployment import RefusedLayout
 from snippets.engine.layout import tp_degrees
 from snippets.engine.timing import Prediction, predict
 from snippets.fmt import Figure
+from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
+from snippets.pages.units import tps, usd
 
 INPUT_TOKENS = 1000
 OUTPUT_TOKENS = 1000
@@ -41,35 +42,8 @@ FLEET_SHARES = (0.5, 0.25)
 """Illustrative average loads of a fleet sized for its busiest hour: not measured, a sensitivity."""
 SECONDS_PER_HOUR = 3600
 
-SOURCES = (
-    ("prices", "h100-sxm-lambda"),
-    ("prices", "a100-80gb-sxm-lambda"),
-    ("prices", "h200-sxm-runpod"),
-    ("prices", "b200-lambda"),
-    ("prices", "mi300x-vultr"),
-    ("accelerators", "h100-sxm"),
-    ("accelerators", "a100-80gb-sxm"),
-    ("accelerators", "h200-sxm"),
-    ("accelerators", "b200"),
-    ("accelerators", "mi300x"),
-    ("models", "llama-3.1-8b"),
-    ("models", "llama-3.1-70b"),
-    ("models", "llama-3.1-405b"),
-    ("scenarios", "reference"),
-    ("policies", "vllm-default"),
-    ("policies", "tp-in-node"),
-    ("policies", "measured-fractions"),
-    ("measurements", "nim180-llama33-70b-fp8-2xh100-in5000-out500-c50"),
-    ("measurements", "nim180-llama33-70b-fp8-2xh100-in5000-out500-c150"),
-)
-"""The data entries this page's figures are computed from."""
-
 
 # --------------------------------------------------------------------------- formatting
-
-def usd(x: float, digits: int = 2) -> Figure:
-    return fmt.Figure(x, "USD", f"${fmt.number(x, digits)}", "indicative on-demand list price")
-
 
 def usd_mtok(x: float) -> Figure:
     """Dollars per million tokens: three decimals below a dollar, two above."""
@@ -78,10 +52,6 @@ def usd_mtok(x: float) -> Figure:
 
 def ms(seconds: float) -> Figure:
     return fmt.quantity(seconds * 1e3, "ms", 0 if seconds >= 0.1 else 1, show_unit=True)
-
-
-def tps(x: float) -> Figure:
-    return fmt.quantity(x, "tokens/s", 1 if x < 100 else 0)
 
 
 def gpu_label(name: str) -> str:
@@ -165,10 +135,11 @@ def grid(r: Reference) -> list[Row]:
 def nim_share(cat: Catalog) -> tuple[float, int, float, float]:
     """From the measured NIM sweep: the plateau (most output tokens/s of any concurrency), the highest concurrency
     whose TTFT stays within the budget, its throughput, and that throughput's share of the plateau."""
-    sweep = [m for k, m in cat.measurements.items() if k.startswith(NIM_SWEEP)]
-    plateau = max(m.output_tokens_per_s or 0.0 for m in sweep)
-    ok = [m for m in sweep if m.ttft_ms is not None and m.ttft_ms <= TTFT_BUDGET_S * 1e3 and m.concurrency]
-    best = max(ok, key=lambda m: m.concurrency or 0)
+    sweep = {k: m for k, m in cat.measurements.items() if k.startswith(NIM_SWEEP)}
+    top = cat.measurements[max(sweep, key=lambda k: sweep[k].output_tokens_per_s or 0.0)]
+    plateau = top.output_tokens_per_s or 0.0
+    ok = [k for k, m in sweep.items() if m.ttft_ms is not None and m.ttft_ms <= TTFT_BUDGET_S * 1e3 and m.concurrency]
+    best = cat.measurements[max(ok, key=lambda k: sweep[k].concurrency or 0)]
     t = best.output_tokens_per_s or 0.0
     return plateau, best.concurrency or 0, t, t / plateau
 
@@ -261,21 +232,6 @@ def price_table(cat: Catalog) -> str:
                      rows_, align="lllrrl")
 
 
-def sources(cat: Catalog) -> fmt.Md:
-    """`snippets.sources.sources_list` for entries with a name; prices and measurements, which have none, are named
-    by their provider and offering, or their engine and model (a helper `snippets/sources.py` lacks)."""
-    lines = []
-    for file, entry_id in SOURCES:
-        entry = getattr(cat, file)[entry_id]
-        name = getattr(entry, "name", None)
-        if name is None:
-            name = (f"{entry.provider}, {entry.offering}" if file == "prices"
-                    else f"{entry.engine}, {entry.checkpoint or entry.model}")
-        links = "; ".join(f"{fmt.link(s.title, s.url)}, read {s.read.isoformat()}" for s in entry.sources)
-        lines.append(f"- **{fmt.escape_markdown(name)}** (`data/{file}.yaml`, `{entry_id}`): {links}")
-    return fmt.Md("\n".join(lines) + "\n")
-
-
 def cost_chart(cat: Catalog) -> str:
     """$ per million output tokens at the KV maximum for the worked model, by accelerator and precision."""
     r = reference(cat)
@@ -297,8 +253,8 @@ def cost_chart(cat: Catalog) -> str:
 
 def worked_example(cat: Catalog) -> str:
     """The worked deployment's cost per token, step by step, as Markdown with figure spans."""
-    ns = namespace(cat)
-    w = ns["w"]
+    p = CostPage(cat)
+    w = p.w
     h, e = fmt.fig_html, fmt.escape_markdown
     lines = [
         f"1. **The rent.** {e(w.gpu)} at {h(w.price, 'worked.price')} per GPU-hour, sold in units of "
@@ -306,7 +262,7 @@ def worked_example(cat: Catalog) -> str:
         f"2. **The layout.** {e(w.model)} in {e(w.precision)} runs as **{w.layout}**, the TP degree with the "
         f"lowest cost per token in one node; the unit holds {h(w.replicas, 'worked.replicas')} replicas, so one "
         f"replica's share is {h(w.replica_hour, 'worked.replica_hour')} an hour.",
-        f"3. **The load.** At {h(ns['context'], 'worked.context')} tokens a request, the replica's KV cache holds "
+        f"3. **The load.** At {h(p.context, 'worked.context')} tokens a request, the replica's KV cache holds "
         f"{h(w.most_in_flight, 'worked.most_in_flight')} requests at once.",
         f"4. **The throughput.** The time model predicts {h(w.most_tps, 'worked.most_tps')} output tokens per second "
         f"for the replica with them all in flight: {h(w.most_tph, 'worked.most_tph')} million an hour.",
@@ -322,205 +278,191 @@ def worked_example(cat: Catalog) -> str:
 
 # --------------------------------------------------------------------------- names for prose
 
-@dataclass(frozen=True)
 class Worked:
-    model: str
-    precision: str
-    gpu: str
-    layout: str
-    price: Figure
-    unit: Figure
-    rental_hour: Figure
-    replicas: Figure
-    replica_hour: Figure
-    most_in_flight: Figure
-    most_tps: Figure
-    most_tph: Figure
-    most_cost: Figure
-    most_itl: Figure
-    one_tps: Figure
-    one_cost: Figure
-    one_over_most: Figure
-    in_tps: Figure
-    in_cost: Figure
-    out_over_in: Figure
+
+    def __init__(self, d: Deployment) -> None:
+        s = d.setting
+        if s.price is None:
+            raise ValueError(f"{s.chip.name} has no price in data/prices.yaml")
+        one, most = run(d, 1), full(d)
+        self.model = s.model.name
+        self.precision = s.precision.name
+        self.gpu = s.chip.name
+        self.layout = d.layout.label
+        self.price = usd(s.price.usd_per_gpu_hour)
+        self.unit = fmt.count(s.price.gpus_per_unit, "GPUs")
+        self.rental_hour = usd(s.price.usd_per_gpu_hour * s.price.gpus_per_unit)
+        self.replicas = fmt.count(d.replicas_per_rental, "replicas")
+        self.replica_hour = usd(d.cost_per_replica_hour or 0.0)
+        self.most_in_flight = fmt.count(most.in_flight, "sequences")
+        self.most_tps = tps(most.output_tokens_per_s)
+        self.most_tph = fmt.quantity(most.output_tokens_per_s * SECONDS_PER_HOUR / 1e6, "Mtok/hour", 2)
+        self.most_cost = usd_mtok(out_cost(most))
+        self.most_itl = ms(most.tpot_s)
+        self.one_tps = tps(one.output_tokens_per_s)
+        self.one_cost = usd_mtok(out_cost(one))
+        self.one_over_most = fmt.ratio(out_cost(one) / out_cost(most), 0, basis="$/Mtok at one request ÷ at the KV maximum")
+        self.in_tps = tps(INPUT_TOKENS / most.prefill_s)
+        self.in_cost = usd_mtok(in_cost(most))
+        self.out_over_in = fmt.ratio(out_cost(most) / in_cost(most), 1, basis="output ÷ input $/Mtok, KV maximum")
 
 
-def worked(d: Deployment) -> Worked:
-    s = d.setting
-    if s.price is None:
-        raise ValueError(f"{s.chip.name} has no price in data/prices.yaml")
-    one, most = run(d, 1), full(d)
-    return Worked(
-        model=s.model.name, precision=s.precision.name, gpu=s.chip.name, layout=d.layout.label,
-        price=usd(s.price.usd_per_gpu_hour),
-        unit=fmt.count(s.price.gpus_per_unit, "GPUs"),
-        rental_hour=usd(s.price.usd_per_gpu_hour * s.price.gpus_per_unit),
-        replicas=fmt.count(d.replicas_per_rental, "replicas"),
-        replica_hour=usd(d.cost_per_replica_hour or 0.0),
-        most_in_flight=fmt.count(most.in_flight, "sequences"),
-        most_tps=tps(most.output_tokens_per_s),
-        most_tph=fmt.quantity(most.output_tokens_per_s * SECONDS_PER_HOUR / 1e6, "Mtok/hour", 2),
-        most_cost=usd_mtok(out_cost(most)),
-        most_itl=ms(most.tpot_s),
-        one_tps=tps(one.output_tokens_per_s),
-        one_cost=usd_mtok(out_cost(one)),
-        one_over_most=fmt.ratio(out_cost(one) / out_cost(most), 0, basis="$/Mtok at one request ÷ at the KV maximum"),
-        in_tps=tps(INPUT_TOKENS / most.prefill_s),
-        in_cost=usd_mtok(in_cost(most)),
-        out_over_in=fmt.ratio(out_cost(most) / in_cost(most), 1, basis="output ÷ input $/Mtok, KV maximum"),
-    )
-
-
-def namespace(cat: Catalog) -> dict[str, Any]:
+class CostPage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    r = reference(cat)
-    wd = cheapest_layout(r, *WORKED)
-    w = worked(wd)
-    w_most = full(wd)
+    shows = (price_table, worked_example, cost_table, cost_chart, split_table, load_table)
 
-    # replicas against a larger TP, on one rented instance
-    sp = split_rows(cat)
-    small, big = sp[0], sp[-1]
-    sd, s1, sm = small
-    bd, b1, bm = big
-    s_cost, b_cost = out_cost(sm), out_cost(bm)
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        cat = self.cat
+        r = reference(cat)
+        wd = cheapest_layout(r, *WORKED)
+        w = Worked(wd)
+        w_most = full(wd)
 
-    # accelerators: the cheapest GPU-hour against the cheapest token, for the worked model at the KV maximum
-    rows_ = [x for x in grid(r) if x.d.setting.model.id == WORKED[0] and x.d.setting.precision.id == WORKED[1]]
-    by_acc = {x.d.setting.chip.id: x for x in rows_}
-    cheap_hour = priced(r)[0]
-    cheap_tok = min(by_acc, key=lambda a: out_cost(by_acc[a].most))
-    ch, ct = by_acc[cheap_hour], by_acc[cheap_tok]
-    h100, a100 = by_acc["h100-sxm"], by_acc["a100-80gb-sxm"]
-    price = {a: r.eng.prices[a].usd_per_gpu_hour for a in by_acc}
-    tok = {a: out_cost(by_acc[a].most) for a in by_acc}
-    every = grid(r)
-    cheap_hour_not_cheapest = [x for x in every if x.d.setting.chip.id == cheap_hour
-                               and out_cost(x.most) > min(out_cost(y.most) for y in every
-                                                          if y.d.setting.model.id == x.d.setting.model.id
-                                                          and y.d.setting.precision.id == x.d.setting.precision.id)]
-    cheapest_8b = min((x for x in every if x.d.setting.model.id == MODELS[0]), key=lambda x: out_cost(x.most))
-    r405 = [x for x in every if x.d.setting.model.id == MODELS[-1]]
-    pp405 = [x for x in r405 if x.d.layout.pp > 1]
+        # replicas against a larger TP, on one rented instance
+        sp = split_rows(cat)
+        small, big = sp[0], sp[-1]
+        sd, s1, sm = small
+        bd, b1, bm = big
+        s_cost, b_cost = out_cost(sm), out_cost(bm)
 
-    # utilization
-    plateau, nim_c, nim_t, share = nim_share(cat)
-    nim_first = next(m for k, m in cat.measurements.items() if k.startswith(NIM_SWEEP))
-    nim_gpus, nim_acc = nim_first.layout.tp * nim_first.layout.pp, nim_first.accelerator
-    # how well the time model predicts
-    cal, test = rows(cat, "calibration"), rows(cat, "test")
-    cal_itl, cal_tput = summary(cal, "itl_ms"), summary(cal, "output_tokens_per_s")
-    test_tput = summary(test, "output_tokens_per_s")
-    if cal_itl is None or cal_tput is None or test_tput is None:
-        raise ValueError("the page needs calibration and test rows with ITL and throughput")
-    cal_accs = {x.measurement.accelerator for x in cal}
-    test_accs = {x.measurement.accelerator for x in test}
-    reads = sorted({str(p.sources[0].read) for p in cat.prices.values() if p.site_uses})
+        # accelerators: the cheapest GPU-hour against the cheapest token, for the worked model at the KV maximum
+        rows_ = [x for x in grid(r) if x.d.setting.model.id == WORKED[0] and x.d.setting.precision.id == WORKED[1]]
+        by_acc = {x.d.setting.chip.id: x for x in rows_}
+        cheap_hour = priced(r)[0]
+        cheap_tok = min(by_acc, key=lambda a: out_cost(by_acc[a].most))
+        ch, ct = by_acc[cheap_hour], by_acc[cheap_tok]
+        h100, a100 = by_acc["h100-sxm"], by_acc["a100-80gb-sxm"]
+        price = {a: r.eng.prices[a].usd_per_gpu_hour for a in by_acc}
+        tok = {a: out_cost(by_acc[a].most) for a in by_acc}
+        every = grid(r)
+        cheap_hour_not_cheapest = [x for x in every if x.d.setting.chip.id == cheap_hour
+                                   and out_cost(x.most) > min(out_cost(y.most) for y in every
+                                                              if y.d.setting.model.id == x.d.setting.model.id
+                                                              and y.d.setting.precision.id == x.d.setting.precision.id)]
+        cheapest_8b = min((x for x in every if x.d.setting.model.id == MODELS[0]), key=lambda x: out_cost(x.most))
+        r405 = [x for x in every if x.d.setting.model.id == MODELS[-1]]
+        pp405 = [x for x in r405 if x.d.layout.pp > 1]
 
-    return {
-        "n_in": fmt.count(INPUT_TOKENS, "tokens"),
-        "n_out": fmt.count(OUTPUT_TOKENS, "tokens"),
-        "context": fmt.count(INPUT_TOKENS + OUTPUT_TOKENS, "tokens"),
-        "priced_count": fmt.count(len(r.eng.prices), "accelerators"),
-        "price_read": reads[-1],
-        "w": w,
-        "w_gpu_label": gpu_label(w.gpu),
-        "big_model": r.eng.models[MODELS[-1]].name,
+        # utilization
+        plateau, nim_c, nim_t, share = nim_share(cat)
+        nim_first = next(m for k, m in cat.measurements.items() if k.startswith(NIM_SWEEP))
+        nim_gpus, nim_acc = nim_first.layout.tp * nim_first.layout.pp, nim_first.accelerator
+        # how well the time model predicts
+        cal, test = rows(cat, "calibration"), rows(cat, "test")
+        cal_itl, cal_tput = summary(cal, "itl_ms"), summary(cal, "output_tokens_per_s")
+        test_tput = summary(test, "output_tokens_per_s")
+        if cal_itl is None or cal_tput is None or test_tput is None:
+            raise ValueError("the page needs calibration and test rows with ITL and throughput")
+        cal_accs = {x.measurement.accelerator for x in cal}
+        test_accs = {x.measurement.accelerator for x in test}
+        reads = sorted({str(p.sources[0].read) for p in cat.prices.values() if p.site_uses})
+
+        self.n_in = fmt.count(INPUT_TOKENS, "tokens")
+        self.n_out = fmt.count(OUTPUT_TOKENS, "tokens")
+        self.context = fmt.count(INPUT_TOKENS + OUTPUT_TOKENS, "tokens")
+        self.priced_count = fmt.count(len(r.eng.prices), "accelerators")
+        self.price_read = reads[-1]
+        self.w = w
+        self.w_gpu_label = gpu_label(w.gpu)
+        self.big_model = r.eng.models[MODELS[-1]].name
         # replicas against TP
-        "split_model": r.eng.models[SPLIT[0]].name,
-        "split_precision": r.eng.precisions[SPLIT[1]].name,
-        "split_gpus": fmt.count(sd.gpus_rented),
-        "small_layout": sd.layout.label,
-        "big_layout": bd.layout.label,
-        "small_n": fmt.count(sd.replicas_per_rental, "replicas"),
-        "small_itl1": ms(s1.tpot_s),
-        "big_itl1": ms(b1.tpot_s),
-        "small_ttft1": ms(s1.ttft_s),
-        "big_ttft1": ms(b1.ttft_s),
-        "small_cost1": usd_mtok(out_cost(s1)),
-        "big_cost1": usd_mtok(out_cost(b1)),
-        "small_inflight": fmt.count(sm.in_flight * sd.replicas_per_rental, "sequences"),
-        "big_inflight": fmt.count(bm.in_flight, "sequences"),
-        "small_tps": tps(sm.output_tokens_per_s * sd.replicas_per_rental),
-        "big_tps": tps(bm.output_tokens_per_s),
-        "small_itl": ms(sm.tpot_s),
-        "big_itl": ms(bm.tpot_s),
-        "small_cost": usd_mtok(s_cost),
-        "big_cost": usd_mtok(b_cost),
-        "split_gap": fmt.percent(abs(s_cost / b_cost - 1), 0),
-        "big_itl1_gain": fmt.ratio(s1.tpot_s / b1.tpot_s, 1, basis="ITL of the small TP ÷ the large, one request"),
+        self.split_model = r.eng.models[SPLIT[0]].name
+        self.split_precision = r.eng.precisions[SPLIT[1]].name
+        self.split_gpus = fmt.count(sd.gpus_rented)
+        self.small_layout = sd.layout.label
+        self.big_layout = bd.layout.label
+        self.small_n = fmt.count(sd.replicas_per_rental, "replicas")
+        self.small_itl1 = ms(s1.tpot_s)
+        self.big_itl1 = ms(b1.tpot_s)
+        self.small_ttft1 = ms(s1.ttft_s)
+        self.big_ttft1 = ms(b1.ttft_s)
+        self.small_cost1 = usd_mtok(out_cost(s1))
+        self.big_cost1 = usd_mtok(out_cost(b1))
+        self.small_inflight = fmt.count(sm.in_flight * sd.replicas_per_rental, "sequences")
+        self.big_inflight = fmt.count(bm.in_flight, "sequences")
+        self.small_tps = tps(sm.output_tokens_per_s * sd.replicas_per_rental)
+        self.big_tps = tps(bm.output_tokens_per_s)
+        self.small_itl = ms(sm.tpot_s)
+        self.big_itl = ms(bm.tpot_s)
+        self.small_cost = usd_mtok(s_cost)
+        self.big_cost = usd_mtok(b_cost)
+        self.split_gap = fmt.percent(abs(s_cost / b_cost - 1), 0)
+        self.big_itl1_gain = fmt.ratio(s1.tpot_s / b1.tpot_s, 1, basis="ITL of the small TP ÷ the large, one request")
         # accelerators
-        "cheap_hour_gpu": gpu_label(ch.d.setting.chip.name),
-        "cheap_hour_price": usd(price[cheap_hour]),
-        "cheap_hour_cost": usd_mtok(tok[cheap_hour]),
-        "cheap_tok_gpu": gpu_label(ct.d.setting.chip.name),
-        "cheap_tok_price": usd(price[cheap_tok]),
-        "cheap_tok_cost": usd_mtok(tok[cheap_tok]),
-        "cheap_tok_layout": ct.d.layout.label,
-        "cheap_gap": fmt.ratio(tok[cheap_hour] / tok[cheap_tok], 1, basis="$/Mtok, cheapest GPU-hour ÷ cheapest token"),
-        "h100_price": usd(price["h100-sxm"]),
-        "a100_price": usd(price["a100-80gb-sxm"]),
-        "h100_cost": usd_mtok(tok["h100-sxm"]),
-        "a100_cost": usd_mtok(tok["a100-80gb-sxm"]),
-        "h100_price_ratio": fmt.ratio(price["h100-sxm"] / price["a100-80gb-sxm"], 2, basis="H100 ÷ A100 $/GPU-hour"),
-        "h100_tput_ratio": fmt.ratio(h100.most.output_tokens_per_s / h100.d.rented_gpus_per_replica
-                                     / (a100.most.output_tokens_per_s / a100.d.rented_gpus_per_replica), 1,
-                                     basis="H100 ÷ A100 output tokens/s per rented GPU, KV maximum"),
-        "a100_layout": a100.d.layout.label,
-        "a100_itl": ms(a100.most.tpot_s),
-        "h100_itl": ms(h100.most.tpot_s),
-        "cheapest_8b": cheapest_8b.label,
-        "cheapest_8b_cost": usd_mtok(out_cost(cheapest_8b.most)),
+        self.cheap_hour_gpu = gpu_label(ch.d.setting.chip.name)
+        self.cheap_hour_price = usd(price[cheap_hour])
+        self.cheap_hour_cost = usd_mtok(tok[cheap_hour])
+        self.cheap_tok_gpu = gpu_label(ct.d.setting.chip.name)
+        self.cheap_tok_price = usd(price[cheap_tok])
+        self.cheap_tok_cost = usd_mtok(tok[cheap_tok])
+        self.cheap_tok_layout = ct.d.layout.label
+        self.cheap_gap = fmt.ratio(tok[cheap_hour] / tok[cheap_tok], 1, basis="$/Mtok, cheapest GPU-hour ÷ cheapest token")
+        self.h100_price = usd(price["h100-sxm"])
+        self.a100_price = usd(price["a100-80gb-sxm"])
+        self.h100_cost = usd_mtok(tok["h100-sxm"])
+        self.a100_cost = usd_mtok(tok["a100-80gb-sxm"])
+        self.h100_price_ratio = fmt.ratio(price["h100-sxm"] / price["a100-80gb-sxm"], 2, basis="H100 ÷ A100 $/GPU-hour")
+        self.h100_tput_ratio = fmt.ratio(h100.most.output_tokens_per_s / h100.d.rented_gpus_per_replica
+                                         / (a100.most.output_tokens_per_s / a100.d.rented_gpus_per_replica), 1,
+                                         basis="H100 ÷ A100 output tokens/s per rented GPU, KV maximum")
+        self.a100_layout = a100.d.layout.label
+        self.a100_itl = ms(a100.most.tpot_s)
+        self.h100_itl = ms(h100.most.tpot_s)
+        self.cheapest_8b = cheapest_8b.label
+        self.cheapest_8b_cost = usd_mtok(out_cost(cheapest_8b.most))
         # load
-        "nim_plateau": tps(plateau),
-        "nim_gpus": fmt.count(nim_gpus),
-        "nim_gpu": gpu_label(cat.accelerators[nim_acc].name),
-        "nim_c": fmt.count(nim_c, "requests"),
-        "nim_t": tps(nim_t),
-        "nim_share": fmt.percent(share, 0),
-        "ttft_budget": fmt.quantity(TTFT_BUDGET_S, "s", 0, show_unit=True),
-        "w_cost_nim": usd_mtok(out_cost(w_most) / share),
-        "w_cost_half": usd_mtok(out_cost(w_most) / FLEET_SHARES[0]),
-        "fleet_half": fmt.percent(FLEET_SHARES[0], 0),
+        self.nim_plateau = tps(plateau)
+        self.nim_gpus = fmt.count(nim_gpus)
+        self.nim_gpu = gpu_label(cat.accelerators[nim_acc].name)
+        self.nim_c = fmt.count(nim_c, "requests")
+        self.nim_t = tps(nim_t)
+        self.nim_share = fmt.percent(share, 0)
+        self.ttft_budget = fmt.quantity(TTFT_BUDGET_S, "s", 0, show_unit=True)
+        self.w_cost_nim = usd_mtok(out_cost(w_most) / share)
+        self.w_cost_half = usd_mtok(out_cost(w_most) / FLEET_SHARES[0])
+        self.fleet_half = fmt.percent(FLEET_SHARES[0], 0)
         # the time model
-        "cal_itl": fmt.percent(cal_itl[0]),
-        "cal_tput": fmt.percent(cal_tput[0]),
-        "test_tput": fmt.percent(test_tput[0]),
-        "test_tput_worst": fmt.percent(test_tput[1]),
-        "cal_gpu": gpu_label(cat.accelerators[sorted(cal_accs)[0]].name),
+        self.cal_itl = fmt.percent(cal_itl[0])
+        self.cal_tput = fmt.percent(cal_tput[0])
+        self.test_tput = fmt.percent(test_tput[0])
+        self.test_tput_worst = fmt.percent(test_tput[1])
+        self.cal_gpu = gpu_label(cat.accelerators[sorted(cal_accs)[0]].name)
         # claims
-        "batching_pays": fmt.claim(out_cost(run(wd, 1)) > 10 * out_cost(w_most),
-                                   f"${out_cost(run(wd, 1)):.2f} at one request > 10 × ${out_cost(w_most):.3f}"),
-        "input_cheaper": fmt.claim(in_cost(w_most) < out_cost(w_most),
-                                   f"input ${in_cost(w_most):.3f} < output ${out_cost(w_most):.3f} per Mtok"),
-        "tp_faster_alone": fmt.claim(b1.tpot_s < s1.tpot_s and b1.ttft_s < s1.ttft_s,
-                                     f"ITL {b1.tpot_s * 1e3:.1f} < {s1.tpot_s * 1e3:.1f} ms, "
-                                     f"TTFT {b1.ttft_s * 1e3:.0f} < {s1.ttft_s * 1e3:.0f} ms"),
-        "replicas_cheaper_alone": fmt.claim(out_cost(s1) < out_cost(b1),
-                                            f"${out_cost(s1):.2f} < ${out_cost(b1):.2f} per Mtok at one request each"),
-        "split_close_at_peak": fmt.claim(abs(s_cost / b_cost - 1) < 0.15,
-                                         f"${s_cost:.3f} against ${b_cost:.3f} per Mtok at the KV maximum"),
-        "big_holds_more": fmt.claim(bm.in_flight > sm.in_flight * sd.replicas_per_rental,
-                                    f"{bm.in_flight} > {sd.replicas_per_rental} × {sm.in_flight} sequences"),
-        "big_slower_full": fmt.claim(bm.tpot_s > sm.tpot_s,
-                                     f"ITL {bm.tpot_s * 1e3:.1f} > {sm.tpot_s * 1e3:.1f} ms at the KV maximum"),
-        "cheap_hour_not_cheap_tok": fmt.claim(cheap_hour != cheap_tok and tok[cheap_hour] > tok[cheap_tok],
-                                              f"{cheap_hour} ${price[cheap_hour]:.2f}/GPU-hour, ${tok[cheap_hour]:.3f}"
-                                              f"/Mtok; {cheap_tok} ${price[cheap_tok]:.2f}, ${tok[cheap_tok]:.3f}"),
-        "cheap_hour_dearest": fmt.claim(tok[cheap_hour] == max(tok.values()),
-                                        f"{cheap_hour}: ${tok[cheap_hour]:.3f}, the most of {len(tok)}"),
-        "cheap_hour_never_cheapest": fmt.claim(len(cheap_hour_not_cheapest) == len(MODELS) * len(PRECISIONS),
-                                               f"{len(cheap_hour_not_cheapest)} of {len(MODELS) * len(PRECISIONS)} "
-                                               "model × precision rows"),
-        "h100_beats_a100": fmt.claim(price["h100-sxm"] > price["a100-80gb-sxm"] and tok["h100-sxm"] < tok["a100-80gb-sxm"],
-                                     f"${price['h100-sxm']:.2f} > ${price['a100-80gb-sxm']:.2f}/GPU-hour, "
-                                     f"${tok['h100-sxm']:.3f} < ${tok['a100-80gb-sxm']:.3f}/Mtok"),
-        "a100_weight_only": fmt.claim(a100.d.weight_only, f"{a100.d.setting.chip.name} computes {a100.d.compute_format}"),
-        "pp405": fmt.claim(bool(pp405) and all(x.d.setting.precision.id == "bf16" for x in pp405),
-                           "; ".join(f"{x.label}: {x.d.layout.label}" for x in pp405) or "none"),
-        "latency_share_below_one": fmt.claim(0.5 < share < 1.0, f"{nim_t:.0f} ÷ {plateau:.0f} tokens/s"),
-        "cal_one_gpu": fmt.claim(len(cal_accs) == 1, f"calibration accelerators: {sorted(cal_accs)}"),
-        "untested_gpus": fmt.claim(not {"mi300x", "a100-80gb-sxm", "b200"} & (cal_accs | test_accs),
-                                   f"measured accelerators: {sorted(cal_accs | test_accs)}"),
-    }
+        self.batching_pays = fmt.claim(out_cost(run(wd, 1)) > 10 * out_cost(w_most),
+                                       f"${out_cost(run(wd, 1)):.2f} at one request > 10 × ${out_cost(w_most):.3f}")
+        self.input_cheaper = fmt.claim(in_cost(w_most) < out_cost(w_most),
+                                       f"input ${in_cost(w_most):.3f} < output ${out_cost(w_most):.3f} per Mtok")
+        self.tp_faster_alone = fmt.claim(b1.tpot_s < s1.tpot_s and b1.ttft_s < s1.ttft_s,
+                                         f"ITL {b1.tpot_s * 1e3:.1f} < {s1.tpot_s * 1e3:.1f} ms, "
+                                         f"TTFT {b1.ttft_s * 1e3:.0f} < {s1.ttft_s * 1e3:.0f} ms")
+        self.replicas_cheaper_alone = fmt.claim(out_cost(s1) < out_cost(b1),
+                                                f"${out_cost(s1):.2f} < ${out_cost(b1):.2f} per Mtok at one request each")
+        self.split_close_at_peak = fmt.claim(abs(s_cost / b_cost - 1) < 0.15,
+                                             f"${s_cost:.3f} against ${b_cost:.3f} per Mtok at the KV maximum")
+        self.big_holds_more = fmt.claim(bm.in_flight > sm.in_flight * sd.replicas_per_rental,
+                                        f"{bm.in_flight} > {sd.replicas_per_rental} × {sm.in_flight} sequences")
+        self.big_slower_full = fmt.claim(bm.tpot_s > sm.tpot_s,
+                                         f"ITL {bm.tpot_s * 1e3:.1f} > {sm.tpot_s * 1e3:.1f} ms at the KV maximum")
+        self.cheap_hour_not_cheap_tok = fmt.claim(cheap_hour != cheap_tok and tok[cheap_hour] > tok[cheap_tok],
+                                                  f"{cheap_hour} ${price[cheap_hour]:.2f}/GPU-hour, ${tok[cheap_hour]:.3f}"
+                                                  f"/Mtok; {cheap_tok} ${price[cheap_tok]:.2f}, ${tok[cheap_tok]:.3f}")
+        self.cheap_hour_dearest = fmt.claim(tok[cheap_hour] == max(tok.values()),
+                                            f"{cheap_hour}: ${tok[cheap_hour]:.3f}, the most of {len(tok)}")
+        self.cheap_hour_never_cheapest = fmt.claim(len(cheap_hour_not_cheapest) == len(MODELS) * len(PRECISIONS),
+                                                   f"{len(cheap_hour_not_cheapest)} of {len(MODELS) * len(PRECISIONS)} "
+                                                   "model × precision rows")
+        self.h100_beats_a100 = fmt.claim(price["h100-sxm"] > price["a100-80gb-sxm"] and tok["h100-sxm"] < tok["a100-80gb-sxm"],
+                                         f"${price['h100-sxm']:.2f} > ${price['a100-80gb-sxm']:.2f}/GPU-hour, "
+                                         f"${tok['h100-sxm']:.3f} < ${tok['a100-80gb-sxm']:.3f}/Mtok")
+        self.a100_weight_only = fmt.claim(a100.d.weight_only, f"{a100.d.setting.chip.name} computes {a100.d.compute_format}")
+        self.pp405 = fmt.claim(bool(pp405) and all(x.d.setting.precision.id == "bf16" for x in pp405),
+                               "; ".join(f"{x.label}: {x.d.layout.label}" for x in pp405) or "none")
+        self.latency_share_below_one = fmt.claim(0.5 < share < 1.0, f"{nim_t:.0f} ÷ {plateau:.0f} tokens/s")
+        self.cal_one_gpu = fmt.claim(len(cal_accs) == 1, f"calibration accelerators: {sorted(cal_accs)}")
+        self.untested_gpus = fmt.claim(not {"mi300x", "a100-80gb-sxm", "b200"} & (cal_accs | test_accs),
+                                       f"measured accelerators: {sorted(cal_accs | test_accs)}")
+
+
+namespace = CostPage.namespace_of
+sources = CostPage.sources_of

@@ -14,15 +14,17 @@ from typing import Any
 
 from snippets import charts, fmt
 from snippets.data import Catalog
-from snippets.decode import FLOP_PER_PARAM_PER_TOKEN, KV_TENSORS, flop_per_byte
 from snippets.engine import Deployment, Layout
 from snippets.engine.deployment import setting
 from snippets.engine.layout import kv_heads_per_gpu, pp_partition, tp_degrees
 from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
 from snippets.engine.specs import ChipSpec
 from snippets.fmt import Figure
+from snippets.pages.base import Page
 from snippets.pages.interconnect import pcie_x16
 from snippets.pages.scenario import SERVING, Reference, reference
+from snippets.pages.teaching import FLOP_PER_PARAM_PER_TOKEN, KV_TENSORS, flop_per_byte
+from snippets.pages.units import byte_count, gpu_label, ms, tbps, tps, usd
 from snippets.units import BYTE_UNITS
 
 OLDER = "a100-80gb-sxm"
@@ -45,61 +47,12 @@ SECONDS_PER_HOUR = 3600
 LONG_CONTEXT = "decode-context"
 """Its range's upper end is the longest context Llama 3.1 accepts (131,072 tokens, from its config.json)."""
 
-SOURCES = (
-    ("accelerators", "h100-sxm"),
-    ("accelerators", "a100-80gb-sxm"),
-    ("interconnects", "hgx-h100-8"),
-    ("interconnects", "hgx-a100-8"),
-    ("interconnects", "pcie-gen5"),
-    ("models", "llama-3.1-8b"),
-    ("models", "llama-3.1-70b"),
-    ("models", "llama-3.1-405b"),
-    ("precisions", "fp32"),
-    ("precisions", "bf16"),
-    ("precisions", "fp8"),
-    ("precisions", "int8"),
-    ("precisions", "int4"),
-    ("scenarios", "reference"),
-    ("scenarios", "serving"),
-    ("assumptions", "decode-context"),
-    ("policies", "vllm-default"),
-    ("policies", "tp-in-node"),
-)
-"""The data entries this page's figures are computed from."""
-
 
 # --------------------------------------------------------------------------- formatting
-
-def ms(seconds: float, digits: int = 1) -> Figure:
-    """A time in milliseconds, unit shown."""
-    return fmt.quantity(seconds * 1e3, "ms", digits, show_unit=True)
-
-
-def tps(tokens_per_s: float) -> Figure:
-    """Tokens per second: one decimal below 100, whole above."""
-    return fmt.quantity(tokens_per_s, "tokens/s", 1 if tokens_per_s < 100 else 0)
-
 
 def per_gpu_hour(tokens_per_s: float, gpus: float) -> Figure:
     """Tokens per rented GPU-hour at `tokens_per_s` for a replica that takes `gpus` rented GPUs."""
     return fmt.quantity(tokens_per_s / gpus * SECONDS_PER_HOUR, "tokens/GPU-hour", 0)
-
-
-def usd(x: float, digits: int = 2) -> Figure:
-    return fmt.Figure(x, "USD", f"${fmt.number(x, digits)}", "indicative on-demand list price")
-
-
-def tbps(bytes_per_s: float) -> Figure:
-    return fmt.quantity(bytes_per_s / 1e12, "TB/s", 2, show_unit=True, basis="shared by reads and writes")
-
-
-def byte_count(n: float) -> Figure:
-    """A small byte count written out: 327,680 bytes."""
-    return fmt.quantity(n, "bytes", 0, show_unit=True)
-
-
-def gpu_label(chip: ChipSpec) -> str:
-    return chip.name.replace("NVIDIA ", "")
 
 
 # --------------------------------------------------------------------------- reading the engine
@@ -290,98 +243,56 @@ def worked_example(cat: Catalog) -> str:
 
 # --------------------------------------------------------------------------- names for prose
 
-@dataclass(frozen=True)
 class Shown:
     """A deployment's figures as the prose uses them."""
 
-    model: str
-    precision: str
-    params: Figure
-    bytes_per_param: Figure
-    weight: Figure
-    layout: str
-    why: str
-    tp: Figure
-    pp: Figure
-    gpus: Figure
-    nodes: Figure
-    stage_layers: str
-    weights_gpu: Figure
-    weights_gpu_gib: Figure
-    layers: Figure
-    kv_heads: Figure
-    kv_heads_gpu: Figure
-    head_dim: Figure
-    kv_bytes: Figure
-    kv_token: Figure
-    kv_token_mb: Figure
-    kv_token_gpu: Figure
-    kv_context: Figure
-    kv_context_gpu: Figure
-    kv_share: Figure
-    free_gib: Figure
-    step_weights: Figure
-    tps_weights: Figure
-    step_kv: Figure
-    tps_kv: Figure
-    one_gpu_tps: Figure
-    """The whole weights at one GPU's bandwidth: what a single card would manage, had it the room."""
-    gain: Figure
-    max_seq: Figure
-    gpu_hour: Figure
-    cost_hour: Figure | None
-    usd_per_mtok: Figure | None
-    d: Deployment
-
-
-def shown(d: Deployment) -> Shown:
-    s = d.setting
-    arch = s.model.arch
-    hbm = s.chip.hbm_bytes_per_s
-    read_w = weights_read(d)
-    step = d.decode_step_bytes(1)
-    ctx = s.scenario.context_tokens
-    t_one = hbm / d.weight_bytes
-    cost = d.cost_per_replica_hour
-    return Shown(
-        model=s.model.name,
-        precision=s.precision.name,
-        params=fmt.params(d.params, 2),
-        bytes_per_param=fmt.quantity(s.precision.bytes_per_param, "bytes/param", 0),
-        weight=fmt.nbytes(d.weight_bytes, "GB", 1),
-        layout=d.layout.label,
-        why=d.why,
-        tp=fmt.count(d.layout.tp),
-        pp=fmt.count(d.layout.pp),
-        gpus=fmt.count(d.gpus),
-        nodes=fmt.count(d.nodes, "nodes"),
-        stage_layers=" + ".join(str(n) for n in pp_partition(arch.layers, d.layout.pp)),
-        weights_gpu=fmt.nbytes(d.memory.weights, "GB", 1),
-        weights_gpu_gib=fmt.nbytes(d.memory.weights, "GiB", 1),
-        layers=fmt.count(arch.layers, "layers"),
-        kv_heads=fmt.count(arch.kv_heads, "heads"),
-        kv_heads_gpu=fmt.count(kv_heads_per_gpu(arch.kv_heads, d.layout.tp), "heads"),
-        head_dim=fmt.count(arch.head_dim, "elements"),
-        kv_bytes=fmt.quantity(s.kv_precision.bytes_per_param, "bytes/element", 0),
-        kv_token=byte_count(kv_per_token(d)),
-        kv_token_mb=fmt.nbytes(kv_per_token(d), "MB", 2),
-        kv_token_gpu=byte_count(kv_per_token(d, d.layout.tp)),
-        kv_context=fmt.nbytes(kv_per_token(d) * ctx, "GB", 2),
-        kv_context_gpu=fmt.nbytes(d.memory.kv_cache, "GB", 2),
-        kv_share=fmt.percent((step - read_w) / step, 1),
-        free_gib=fmt.nbytes(d.memory.free, "GiB", 1),
-        step_weights=ms(read_w / hbm),
-        tps_weights=tps(hbm / read_w),
-        step_kv=ms(step / hbm),
-        tps_kv=tps(d.decode_ceiling),
-        one_gpu_tps=tps(t_one),
-        gain=fmt.ratio(hbm / read_w / t_one, 1, basis="ceiling on the layout ÷ one GPU's, weights only"),
-        max_seq=fmt.count(d.max_concurrency, "sequences"),
-        gpu_hour=per_gpu_hour(d.decode_ceiling, d.rented_gpus_per_replica),
-        cost_hour=None if cost is None else usd(cost),
-        usd_per_mtok=None if cost is None else usd(cost / (d.decode_ceiling * SECONDS_PER_HOUR) * 1e6),
-        d=d,
-    )
+    def __init__(self, d: Deployment) -> None:
+        s = d.setting
+        arch = s.model.arch
+        hbm = s.chip.hbm_bytes_per_s
+        read_w = weights_read(d)
+        step = d.decode_step_bytes(1)
+        ctx = s.scenario.context_tokens
+        t_one = hbm / d.weight_bytes
+        cost = d.cost_per_replica_hour
+        self.model = s.model.name
+        self.precision = s.precision.name
+        self.params = fmt.params(d.params, 2)
+        self.bytes_per_param = fmt.quantity(s.precision.bytes_per_param, "bytes/param", 0)
+        self.weight = fmt.nbytes(d.weight_bytes, "GB", 1)
+        self.layout = d.layout.label
+        self.why = d.why
+        self.tp = fmt.count(d.layout.tp)
+        self.pp = fmt.count(d.layout.pp)
+        self.gpus = fmt.count(d.gpus)
+        self.nodes = fmt.count(d.nodes, "nodes")
+        self.stage_layers = " + ".join(str(n) for n in pp_partition(arch.layers, d.layout.pp))
+        self.weights_gpu = fmt.nbytes(d.memory.weights, "GB", 1)
+        self.weights_gpu_gib = fmt.nbytes(d.memory.weights, "GiB", 1)
+        self.layers = fmt.count(arch.layers, "layers")
+        self.kv_heads = fmt.count(arch.kv_heads, "heads")
+        self.kv_heads_gpu = fmt.count(kv_heads_per_gpu(arch.kv_heads, d.layout.tp), "heads")
+        self.head_dim = fmt.count(arch.head_dim, "elements")
+        self.kv_bytes = fmt.quantity(s.kv_precision.bytes_per_param, "bytes/element", 0)
+        self.kv_token = byte_count(kv_per_token(d))
+        self.kv_token_mb = fmt.nbytes(kv_per_token(d), "MB", 2)
+        self.kv_token_gpu = byte_count(kv_per_token(d, d.layout.tp))
+        self.kv_context = fmt.nbytes(kv_per_token(d) * ctx, "GB", 2)
+        self.kv_context_gpu = fmt.nbytes(d.memory.kv_cache, "GB", 2)
+        self.kv_share = fmt.percent((step - read_w) / step, 1)
+        self.free_gib = fmt.nbytes(d.memory.free, "GiB", 1)
+        self.step_weights = ms(read_w / hbm)
+        self.tps_weights = tps(hbm / read_w)
+        self.step_kv = ms(step / hbm)
+        self.tps_kv = tps(d.decode_ceiling)
+        # The whole weights at one GPU's bandwidth: what a single card would manage, had it the room.
+        self.one_gpu_tps = tps(t_one)
+        self.gain = fmt.ratio(hbm / read_w / t_one, 1, basis="ceiling on the layout ÷ one GPU's, weights only")
+        self.max_seq = fmt.count(d.max_concurrency, "sequences")
+        self.gpu_hour = per_gpu_hour(d.decode_ceiling, d.rented_gpus_per_replica)
+        self.cost_hour = None if cost is None else usd(cost)
+        self.usd_per_mtok = None if cost is None else usd(cost / (d.decode_ceiling * SECONDS_PER_HOUR) * 1e6)
+        self.d = d
 
 
 def one_card_quiz(r: Reference, chip: ChipSpec) -> dict[str, Any]:
@@ -396,7 +307,7 @@ def one_card_quiz(r: Reference, chip: ChipSpec) -> dict[str, Any]:
     intensity = flop_per_byte(d.setting.precision.bytes_per_param, n)
     ridge = chip.dense_flops[fmt_id] / chip.hbm_bytes_per_s
     return {
-        "q1": shown(d),
+        "q1": Shown(d),
         "q1_room": fmt.nbytes(m.kv_room, "GiB", 1),
         "q1_kv_seq": fmt.nbytes(m.kv_per_sequence, "GiB", 2),
         "q1_step": fmt.nbytes(d.decode_step_bytes(n), "GB", 1),
@@ -453,167 +364,6 @@ def _need(x: Figure | None, what: str) -> Figure:
     return x
 
 
-def namespace(cat: Catalog) -> dict[str, Any]:
-    """The names the page's `{{ ... }}` values and claims use."""
-    r = reference(cat)
-    chip, old = r.eng.chips[r.node.chip], r.eng.chips[OLDER]
-    acc, acc_old = cat.accelerators[chip.id], cat.accelerators[old.id]
-    pol = r.eng.memory_policies[r.scenario.memory_policy]
-    hbm, hbm_old = chip.hbm_bytes_per_s, old.hbm_bytes_per_s
-    bf16_bpp = r.eng.precisions["bf16"].bytes_per_param
-    gen5 = pcie_x16(cat, "pcie-gen5")
-
-    w = shown(r.deployment(*WORKED))
-    a70 = shown(r.deployment(*WORKED, node=older_node(r)))
-    lean = shown(r.deployment(*LEANER))
-    lean_old = shown(r.deployment(*LEANER, node=older_node(r)))
-    s8 = shown(r.deployment(*TP_ONLY))
-    s405 = shown(r.deployment(*PIPELINED))
-    wd, ld, d8, d405 = w.d, lean.d, s8.d, s405.d
-
-    # One sequence of the longest context Llama 3.1 accepts (max_position_embeddings, in data/models.yaml;
-    # the upper end of the decode-context assumption gives the same 131,072 where a model lacks it).
-    ctx_max = int(wd.setting.model.arch.context_length or cat.assumptions[LONG_CONTEXT].range[1])
-    long = r.deployment(*WORKED, context_tokens=ctx_max)
-    kv_max = kv_per_token(long) * ctx_max
-    kv_max_share = (long.decode_step_bytes(1) - weights_read(long)) / long.decode_step_bytes(1)
-
-    if "bf16" not in old.dense_flops or "bf16" not in chip.dense_flops:
-        raise ValueError("the compute contrast needs a dense BF16 figure for both GPUs")
-    ridge_old = old.dense_flops["bf16"] / hbm_old
-    ridge = chip.dense_flops["bf16"] / hbm
-    intensity = flop_per_byte(bf16_bpp)
-
-    on_one = {p: r.deployment(WORKED[0], p).setting.memory(Layout(1)) for p in FIT_ROWS}
-    fp8_card, int4_card = on_one["fp8"], on_one["int4"]
-    hour = {k: x.d.decode_ceiling / x.d.rented_gpus_per_replica for k, x in (("w", w), ("a70", a70), ("lean", lean))}
-    t_pcie = gen5.bytes_per_s / wd.memory.weights
-    kv_share = (wd.decode_step_bytes(1) - weights_read(wd)) / wd.decode_step_bytes(1)
-    cost_w, cost_a70 = _need(w.usd_per_mtok, chip.name), _need(a70.usd_per_mtok, old.name)
-    lean_most = batch_rows(ld)[-1]
-    t_most = batch_ceiling(ld, lean_most)
-
-    return {
-        **one_card_quiz(r, chip),
-        **serving_quiz(r),
-        "gpu_name": chip.name,
-        "old_gpu_name": old.name,
-        "mem_type": acc.memory_type,
-        "old_mem_type": acc_old.memory_type,
-        "node_name": r.node.name,
-        "node_gpus": fmt.count(r.node.gpus),
-        "gb": fmt.unit_definition("GB"),
-        "gib": fmt.unit_definition("GiB"),
-        "gpu_label": fmt.nbytes(chip.label_bytes, "GB"),
-        "gpu_label_gib": fmt.nbytes(chip.label_bytes, "GiB", 1),
-        "gpu_reported_mib": fmt.quantity(chip.capacity_bytes / BYTE_UNITS["MiB"], "MiB", 0, show_unit=True),
-        "gpu_reported": fmt.nbytes(chip.capacity_bytes, "GiB", 1),
-        "gpu_reported_gb": fmt.nbytes(chip.capacity_bytes, "GB", 1),
-        "old_reported": fmt.nbytes(old.capacity_bytes, "GiB", 1),
-        "gib_gap": fmt.percent(BYTE_UNITS["GiB"] / BYTE_UNITS["GB"] - 1, 1),
-        "utilization": fmt.percent(pol.utilization),
-        "pool": fmt.nbytes(chip.capacity_bytes * pol.utilization, "GiB", 1),
-        "outside_pool": fmt.nbytes(chip.capacity_bytes * (1 - pol.utilization), "GiB", 1),
-        "activations": fmt.nbytes(pol.activation_bytes, "GiB", 0),
-        "non_torch": fmt.nbytes(pol.non_torch_bytes, "GiB", 1),
-        "block_tokens": fmt.count(pol.kv_block_tokens, "tokens"),
-        "policy_name": pol.name,
-        "hbm": tbps(hbm),
-        "hbm_gbs": fmt.bandwidth(acc.memory_bandwidth.bandwidth),
-        "hbm_old": tbps(hbm_old),
-        "hbm_gain": fmt.ratio(hbm / hbm_old, 2, basis="H100 ÷ A100, one shared figure each"),
-        "sweep": ms(chip.capacity_bytes / hbm),
-        "sweep_old": ms(old.capacity_bytes / hbm_old),
-        "bf16_bytes": fmt.quantity(bf16_bpp, "bytes/param", 0),
-        "flop_per_param": fmt.count(FLOP_PER_PARAM_PER_TOKEN, "FLOP"),
-        "intensity": fmt.quantity(intensity, "FLOP/byte", 0),
-        "intensity_batch": fmt.quantity(flop_per_byte(bf16_bpp, ILLUSTRATIVE_BATCH), "FLOP/byte", 0),
-        "old_bf16": fmt.quantity(old.dense_flops["bf16"] / 1e12, "TFLOP/s", 0, show_unit=True, basis="dense BF16"),
-        "h100_bf16": fmt.quantity(chip.dense_flops["bf16"] / 1e12, "TFLOP/s", 1, show_unit=True,
-                                  basis="dense BF16, half the stated sparse figure"),
-        "ridge_old": fmt.quantity(ridge_old, "FLOP/byte", 0, basis="dense BF16 FLOP/s ÷ HBM bandwidth"),
-        "ridge": fmt.quantity(ridge, "FLOP/byte", 0, basis="dense BF16 FLOP/s ÷ HBM bandwidth"),
-        "ridge_gap": fmt.ratio(ridge_old / intensity, 0, basis="ridge point ÷ batch-1 BF16 intensity"),
-        "h100_dense_derived": fmt.claim("bf16" in chip.dense_derived,
-                                        f"{chip.name}: dense BF16 derived from the stated sparse figure"),
-        "compute_waits": fmt.claim(ridge_old > 10 * intensity and ridge > 10 * intensity,
-                                   f"{ridge_old:.0f} and {ridge:.0f} FLOP/byte the chips can do against "
-                                   f"{intensity:.0f} decoding needs"),
-        "batch_n": fmt.count(ILLUSTRATIVE_BATCH, "sequences"),
-        "kv_tensors": fmt.count(KV_TENSORS, "tensors"),
-        "context": fmt.count(r.scenario.context_tokens, "tokens"),
-        "context_max": fmt.count(ctx_max, "tokens"),
-        "kv_max": fmt.nbytes(kv_max, "GB", 1),
-        "kv_max_share": fmt.percent(kv_max_share, 0),
-        "long_layout": long.layout.label,
-        "long_gpus": fmt.count(long.gpus),
-        "w": w,
-        "a70": a70,
-        "lean": lean,
-        "lean_old": lean_old,
-        "s8": s8,
-        "s405": s405,
-        "fp8_card_used": fmt.nbytes(fp8_card.used, "GiB", 1),
-        "fp8_card_short": fmt.nbytes(-fp8_card.free, "GiB", 1),
-        "fp8_card_weights": fmt.nbytes(fp8_card.weights, "GiB", 1),
-        "int4_card_free": fmt.nbytes(int4_card.free, "GiB", 1),
-        "int4_card_seqs": fmt.count(int4_card.max_sequences, "sequences"),
-        "lean_hour_gain": fmt.ratio(hour["lean"] / hour["w"], 2, basis="FP8 ÷ BF16 tokens per GPU-hour, same GPUs"),
-        "h100_hour_gain": fmt.ratio(hour["w"] / hour["a70"], 2, basis="H100 ÷ A100 tokens per GPU-hour, BF16"),
-        "usd_mtok_w": cost_w,
-        "usd_mtok_a70": cost_a70,
-        "lean_most": fmt.count(lean_most, "sequences"),
-        "lean_tps_most": tps(t_most),
-        "lean_hour_most": per_gpu_hour(t_most, ld.rented_gpus_per_replica),
-        "lean_batch_gain": fmt.ratio(t_most / ld.decode_ceiling, 1,
-                                     basis="replica ceiling at the largest batch that fits ÷ batch 1"),
-        "gen5": fmt.bandwidth(gen5, digits=1),
-        "hbm_over_gen5": fmt.ratio(hbm / gen5.bytes_per_s, 0, basis="one way each"),
-        "pcie_tps": fmt.quantity(t_pcie, "tokens/s", 2),
-        # Claims the prose makes.
-        "reported_above_label": fmt.claim(chip.capacity_reported and chip.capacity_bytes > chip.label_bytes,
-                                          f"{chip.capacity_bytes / 1e9:.2f} GB reported > {chip.label_bytes / 1e9:.0f} GB"),
-        "reported_below_label_gib": fmt.claim(chip.capacity_bytes < chip.label_bytes / 1e9 * BYTE_UNITS["GiB"],
-                                              f"{chip.capacity_bytes / 2**30:.2f} GiB < {chip.label_bytes / 1e9:.0f} GiB"),
-        "w70_exceeds_card": fmt.claim(wd.gpus > 1 and not on_one["bf16"].fits,
-                                      f"{on_one['bf16'].used / 2**30:.1f} GiB > {on_one['bf16'].pool / 2**30:.1f} GiB"),
-        "h100_faster": fmt.claim(hbm > hbm_old, f"{hbm / 1e9:.0f} > {hbm_old / 1e9:.0f} GB/s"),
-        "kv_small_at_batch1": fmt.claim(kv_share < 0.05, f"KV is {kv_share:.1%} of the bytes per step"),
-        "nfold": fmt.claim(0.9 * d8.layout.tp < hbm / weights_read(d8) / (hbm / d8.weight_bytes) <= d8.layout.tp,
-                           f"{hbm / weights_read(d8) / (hbm / d8.weight_bytes):.2f}× on {d8.layout.tp} GPUs"),
-        "pp_splits_sequence": fmt.claim(d405.layout.pp > 1, f"layout {d405.layout.label}: {d405.layout.pp} stages in turn"),
-        "pp_no_faster": fmt.claim(
-            d405.decode_ceiling <= d405.layout.tp * hbm / d405.weight_bytes,
-            f"{d405.decode_ceiling:.1f} tokens/s ≤ TP{d405.layout.tp}'s {d405.layout.tp * hbm / d405.weight_bytes:.1f}"),
-        "fp8_tp8_faster": fmt.claim(d8.decode_ceiling > 1.8 * d405.decode_ceiling and d8.gpus < d405.gpus,
-                                    f"{d8.decode_ceiling:.1f} on {d8.gpus} GPUs > {d405.decode_ceiling:.1f} on {d405.gpus}"),
-        "kv_max_not_small": fmt.claim(kv_max_share > 0.1, f"KV is {kv_max_share:.0%} of the bytes per step"),
-        "fp8_misses_card": fmt.claim(fp8_card.weights < fp8_card.pool and not fp8_card.fits,
-                                     f"weights {fp8_card.weights / 2**30:.1f} GiB < pool {fp8_card.pool / 2**30:.1f}"
-                                     f" GiB < {fp8_card.used / 2**30:.1f} GiB with the rest"),
-        "int4_70b_fits": fmt.claim(int4_card.fits and int4_card.max_sequences > 1,
-                                   f"{int4_card.used / 2**30:.1f} GiB ≤ {int4_card.pool / 2**30:.1f} GiB"),
-        "bf16_little_room": fmt.claim(wd.max_concurrency < ILLUSTRATIVE_BATCH,
-                                      f"{wd.max_concurrency} sequences fit beside the BF16 weights"),
-        "batch_helps": fmt.claim(ld.max_concurrency > 4 * wd.max_concurrency and ld.gpus == wd.gpus,
-                                 f"{ld.max_concurrency} FP8 against {wd.max_concurrency} BF16 sequences, "
-                                 f"{ld.gpus} GPUs each"),
-        "h100_more_per_gpu_hour": fmt.claim(
-            hour["w"] > hour["a70"], f"{hour['w'] * 3600:,.0f} > {hour['a70'] * 3600:,.0f} tokens per GPU-hour"),
-        "same_cost_per_token": fmt.claim(abs(cost_w.value / cost_a70.value - 1) < 0.15,
-                                         f"${cost_w.value:.2f} against ${cost_a70.value:.2f} per million tokens"),
-        "long_needs_more_gpus": fmt.claim(long.gpus > wd.gpus, f"{long.layout.label} against {wd.layout.label}"),
-        "lean_nearly_doubles": fmt.claim(
-            1.5 < hour["lean"] / hour["w"] <= 2.0, f"FP8 ÷ BF16 per GPU-hour = {hour['lean'] / hour['w']:.2f}"),
-        "a100_fp8_weight_only": fmt.claim(lean_old.d.weight_only and not lean.d.weight_only,
-                                          f"{old.name} computes {lean_old.d.compute_format}, "
-                                          f"{chip.name} {lean.d.compute_format}"),
-        "a100_fp8_still_faster": fmt.claim(lean_old.d.decode_ceiling > 1.5 * a70.d.decode_ceiling,
-                                           f"{lean_old.d.decode_ceiling:.1f} > {a70.d.decode_ceiling:.1f} tokens/s"),
-        "hbm_gt_10x_pcie": fmt.claim(hbm / gen5.bytes_per_s > 10, f"HBM ÷ PCIe 5.0 x16 one way = {hbm / gen5.bytes_per_s:.0f}"),
-    }
-
-
 CHART_MODEL = "llama-3.1-8b"
 CHART_PRECISION = "fp8"
 
@@ -638,3 +388,172 @@ def ceiling_chart(cat: Catalog) -> str:
     svg = charts.bars("ceiling-chart", bars_, "tokens per second, one sequence (ceiling)",
                       "Decode ceiling by accelerator", words)
     return charts.figure(svg, words)
+
+
+class HbmPage(Page):
+    """The names the page's `{{ ... }}` values and claims use."""
+    shows = (gpu_table, worked_example, ceiling_table, ceiling_chart, fits_table, batch_table)
+
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        cat = self.cat
+        r = reference(cat)
+        chip, old = r.eng.chips[r.node.chip], r.eng.chips[OLDER]
+        acc, acc_old = cat.accelerators[chip.id], cat.accelerators[old.id]
+        pol = r.eng.memory_policies[r.scenario.memory_policy]
+        hbm, hbm_old = chip.hbm_bytes_per_s, old.hbm_bytes_per_s
+        bf16_bpp = r.eng.precisions["bf16"].bytes_per_param
+        gen5 = pcie_x16(cat, "pcie-gen5")
+
+        w = Shown(r.deployment(*WORKED))
+        a70 = Shown(r.deployment(*WORKED, node=older_node(r)))
+        lean = Shown(r.deployment(*LEANER))
+        lean_old = Shown(r.deployment(*LEANER, node=older_node(r)))
+        s8 = Shown(r.deployment(*TP_ONLY))
+        s405 = Shown(r.deployment(*PIPELINED))
+        wd, ld, d8, d405 = w.d, lean.d, s8.d, s405.d
+
+        # One sequence of the longest context Llama 3.1 accepts (max_position_embeddings, in data/models.yaml;
+        # the upper end of the decode-context assumption gives the same 131,072 where a model lacks it).
+        ctx_max = int(wd.setting.model.arch.context_length or cat.assumptions[LONG_CONTEXT].range[1])
+        long = r.deployment(*WORKED, context_tokens=ctx_max)
+        kv_max = kv_per_token(long) * ctx_max
+        kv_max_share = (long.decode_step_bytes(1) - weights_read(long)) / long.decode_step_bytes(1)
+
+        if "bf16" not in old.dense_flops or "bf16" not in chip.dense_flops:
+            raise ValueError("the compute contrast needs a dense BF16 figure for both GPUs")
+        ridge_old = old.dense_flops["bf16"] / hbm_old
+        ridge = chip.dense_flops["bf16"] / hbm
+        intensity = flop_per_byte(bf16_bpp)
+
+        on_one = {p: r.deployment(WORKED[0], p).setting.memory(Layout(1)) for p in FIT_ROWS}
+        fp8_card, int4_card = on_one["fp8"], on_one["int4"]
+        hour = {k: x.d.decode_ceiling / x.d.rented_gpus_per_replica for k, x in (("w", w), ("a70", a70), ("lean", lean))}
+        t_pcie = gen5.bytes_per_s / wd.memory.weights
+        kv_share = (wd.decode_step_bytes(1) - weights_read(wd)) / wd.decode_step_bytes(1)
+        cost_w, cost_a70 = _need(w.usd_per_mtok, chip.name), _need(a70.usd_per_mtok, old.name)
+        lean_most = batch_rows(ld)[-1]
+        t_most = batch_ceiling(ld, lean_most)
+
+        self.extend(one_card_quiz(r, chip))
+        self.extend(serving_quiz(r))
+        self.gpu_name = chip.name
+        self.old_gpu_name = old.name
+        self.mem_type = acc.memory_type
+        self.old_mem_type = acc_old.memory_type
+        self.node_name = r.node.name
+        self.node_gpus = fmt.count(r.node.gpus)
+        self.gb = fmt.unit_definition("GB")
+        self.gib = fmt.unit_definition("GiB")
+        self.gpu_label = fmt.nbytes(chip.label_bytes, "GB")
+        self.gpu_label_gib = fmt.nbytes(chip.label_bytes, "GiB", 1)
+        self.gpu_reported_mib = fmt.quantity(chip.capacity_bytes / BYTE_UNITS["MiB"], "MiB", 0, show_unit=True)
+        self.gpu_reported = fmt.nbytes(chip.capacity_bytes, "GiB", 1)
+        self.gpu_reported_gb = fmt.nbytes(chip.capacity_bytes, "GB", 1)
+        self.old_reported = fmt.nbytes(old.capacity_bytes, "GiB", 1)
+        self.gib_gap = fmt.percent(BYTE_UNITS["GiB"] / BYTE_UNITS["GB"] - 1, 1)
+        self.utilization = fmt.percent(pol.utilization)
+        self.pool = fmt.nbytes(chip.capacity_bytes * pol.utilization, "GiB", 1)
+        self.outside_pool = fmt.nbytes(chip.capacity_bytes * (1 - pol.utilization), "GiB", 1)
+        self.activations = fmt.nbytes(pol.activation_bytes, "GiB", 0)
+        self.non_torch = fmt.nbytes(pol.non_torch_bytes, "GiB", 1)
+        self.block_tokens = fmt.count(pol.kv_block_tokens, "tokens")
+        self.policy_name = pol.name
+        self.hbm = tbps(hbm)
+        self.hbm_gbs = fmt.bandwidth(acc.memory_bandwidth.bandwidth)
+        self.hbm_old = tbps(hbm_old)
+        self.hbm_gain = fmt.ratio(hbm / hbm_old, 2, basis="H100 ÷ A100, one shared figure each")
+        self.sweep = ms(chip.capacity_bytes / hbm)
+        self.sweep_old = ms(old.capacity_bytes / hbm_old)
+        self.bf16_bytes = fmt.quantity(bf16_bpp, "bytes/param", 0)
+        self.flop_per_param = fmt.count(FLOP_PER_PARAM_PER_TOKEN, "FLOP")
+        self.intensity = fmt.quantity(intensity, "FLOP/byte", 0)
+        self.intensity_batch = fmt.quantity(flop_per_byte(bf16_bpp, ILLUSTRATIVE_BATCH), "FLOP/byte", 0)
+        self.old_bf16 = fmt.quantity(old.dense_flops["bf16"] / 1e12, "TFLOP/s", 0, show_unit=True, basis="dense BF16")
+        self.h100_bf16 = fmt.quantity(chip.dense_flops["bf16"] / 1e12, "TFLOP/s", 1, show_unit=True,
+                                      basis="dense BF16, half the stated sparse figure")
+        self.ridge_old = fmt.quantity(ridge_old, "FLOP/byte", 0, basis="dense BF16 FLOP/s ÷ HBM bandwidth")
+        self.ridge = fmt.quantity(ridge, "FLOP/byte", 0, basis="dense BF16 FLOP/s ÷ HBM bandwidth")
+        self.ridge_gap = fmt.ratio(ridge_old / intensity, 0, basis="ridge point ÷ batch-1 BF16 intensity")
+        self.h100_dense_derived = fmt.claim("bf16" in chip.dense_derived,
+                                            f"{chip.name}: dense BF16 derived from the stated sparse figure")
+        self.compute_waits = fmt.claim(ridge_old > 10 * intensity and ridge > 10 * intensity,
+                                       f"{ridge_old:.0f} and {ridge:.0f} FLOP/byte the chips can do against "
+                                       f"{intensity:.0f} decoding needs")
+        self.batch_n = fmt.count(ILLUSTRATIVE_BATCH, "sequences")
+        self.kv_tensors = fmt.count(KV_TENSORS, "tensors")
+        self.context = fmt.count(r.scenario.context_tokens, "tokens")
+        self.context_max = fmt.count(ctx_max, "tokens")
+        self.kv_max = fmt.nbytes(kv_max, "GB", 1)
+        self.kv_max_share = fmt.percent(kv_max_share, 0)
+        self.long_layout = long.layout.label
+        self.long_gpus = fmt.count(long.gpus)
+        self.w = w
+        self.a70 = a70
+        self.lean = lean
+        self.lean_old = lean_old
+        self.s8 = s8
+        self.s405 = s405
+        self.fp8_card_used = fmt.nbytes(fp8_card.used, "GiB", 1)
+        self.fp8_card_short = fmt.nbytes(-fp8_card.free, "GiB", 1)
+        self.fp8_card_weights = fmt.nbytes(fp8_card.weights, "GiB", 1)
+        self.int4_card_free = fmt.nbytes(int4_card.free, "GiB", 1)
+        self.int4_card_seqs = fmt.count(int4_card.max_sequences, "sequences")
+        self.lean_hour_gain = fmt.ratio(hour["lean"] / hour["w"], 2, basis="FP8 ÷ BF16 tokens per GPU-hour, same GPUs")
+        self.h100_hour_gain = fmt.ratio(hour["w"] / hour["a70"], 2, basis="H100 ÷ A100 tokens per GPU-hour, BF16")
+        self.usd_mtok_w = cost_w
+        self.usd_mtok_a70 = cost_a70
+        self.lean_most = fmt.count(lean_most, "sequences")
+        self.lean_tps_most = tps(t_most)
+        self.lean_hour_most = per_gpu_hour(t_most, ld.rented_gpus_per_replica)
+        self.lean_batch_gain = fmt.ratio(t_most / ld.decode_ceiling, 1,
+                                         basis="replica ceiling at the largest batch that fits ÷ batch 1")
+        self.gen5 = fmt.bandwidth(gen5, digits=1)
+        self.hbm_over_gen5 = fmt.ratio(hbm / gen5.bytes_per_s, 0, basis="one way each")
+        self.pcie_tps = fmt.quantity(t_pcie, "tokens/s", 2)
+        # Claims the prose makes.
+        self.reported_above_label = fmt.claim(chip.capacity_reported and chip.capacity_bytes > chip.label_bytes,
+                                              f"{chip.capacity_bytes / 1e9:.2f} GB reported > {chip.label_bytes / 1e9:.0f} GB")
+        self.reported_below_label_gib = fmt.claim(chip.capacity_bytes < chip.label_bytes / 1e9 * BYTE_UNITS["GiB"],
+                                                  f"{chip.capacity_bytes / 2**30:.2f} GiB < {chip.label_bytes / 1e9:.0f} GiB")
+        self.w70_exceeds_card = fmt.claim(wd.gpus > 1 and not on_one["bf16"].fits,
+                                          f"{on_one['bf16'].used / 2**30:.1f} GiB > {on_one['bf16'].pool / 2**30:.1f} GiB")
+        self.h100_faster = fmt.claim(hbm > hbm_old, f"{hbm / 1e9:.0f} > {hbm_old / 1e9:.0f} GB/s")
+        self.kv_small_at_batch1 = fmt.claim(kv_share < 0.05, f"KV is {kv_share:.1%} of the bytes per step")
+        self.nfold = fmt.claim(0.9 * d8.layout.tp < hbm / weights_read(d8) / (hbm / d8.weight_bytes) <= d8.layout.tp,
+                               f"{hbm / weights_read(d8) / (hbm / d8.weight_bytes):.2f}× on {d8.layout.tp} GPUs")
+        self.pp_splits_sequence = fmt.claim(d405.layout.pp > 1, f"layout {d405.layout.label}: {d405.layout.pp} stages in turn")
+        self.pp_no_faster = fmt.claim(
+                d405.decode_ceiling <= d405.layout.tp * hbm / d405.weight_bytes,
+                f"{d405.decode_ceiling:.1f} tokens/s ≤ TP{d405.layout.tp}'s {d405.layout.tp * hbm / d405.weight_bytes:.1f}")
+        self.fp8_tp8_faster = fmt.claim(d8.decode_ceiling > 1.8 * d405.decode_ceiling and d8.gpus < d405.gpus,
+                                        f"{d8.decode_ceiling:.1f} on {d8.gpus} GPUs > {d405.decode_ceiling:.1f} on {d405.gpus}")
+        self.kv_max_not_small = fmt.claim(kv_max_share > 0.1, f"KV is {kv_max_share:.0%} of the bytes per step")
+        self.fp8_misses_card = fmt.claim(fp8_card.weights < fp8_card.pool and not fp8_card.fits,
+                                         f"weights {fp8_card.weights / 2**30:.1f} GiB < pool {fp8_card.pool / 2**30:.1f}"
+                                         f" GiB < {fp8_card.used / 2**30:.1f} GiB with the rest")
+        self.int4_70b_fits = fmt.claim(int4_card.fits and int4_card.max_sequences > 1,
+                                       f"{int4_card.used / 2**30:.1f} GiB ≤ {int4_card.pool / 2**30:.1f} GiB")
+        self.bf16_little_room = fmt.claim(wd.max_concurrency < ILLUSTRATIVE_BATCH,
+                                          f"{wd.max_concurrency} sequences fit beside the BF16 weights")
+        self.batch_helps = fmt.claim(ld.max_concurrency > 4 * wd.max_concurrency and ld.gpus == wd.gpus,
+                                     f"{ld.max_concurrency} FP8 against {wd.max_concurrency} BF16 sequences, "
+                                     f"{ld.gpus} GPUs each")
+        self.h100_more_per_gpu_hour = fmt.claim(
+                hour["w"] > hour["a70"], f"{hour['w'] * 3600:,.0f} > {hour['a70'] * 3600:,.0f} tokens per GPU-hour")
+        self.same_cost_per_token = fmt.claim(abs(cost_w.value / cost_a70.value - 1) < 0.15,
+                                             f"${cost_w.value:.2f} against ${cost_a70.value:.2f} per million tokens")
+        self.long_needs_more_gpus = fmt.claim(long.gpus > wd.gpus, f"{long.layout.label} against {wd.layout.label}")
+        self.lean_nearly_doubles = fmt.claim(
+                1.5 < hour["lean"] / hour["w"] <= 2.0, f"FP8 ÷ BF16 per GPU-hour = {hour['lean'] / hour['w']:.2f}")
+        self.a100_fp8_weight_only = fmt.claim(lean_old.d.weight_only and not lean.d.weight_only,
+                                              f"{old.name} computes {lean_old.d.compute_format}, "
+                                              f"{chip.name} {lean.d.compute_format}")
+        self.a100_fp8_still_faster = fmt.claim(lean_old.d.decode_ceiling > 1.5 * a70.d.decode_ceiling,
+                                               f"{lean_old.d.decode_ceiling:.1f} > {a70.d.decode_ceiling:.1f} tokens/s")
+        self.hbm_gt_10x_pcie = fmt.claim(hbm / gen5.bytes_per_s > 10,
+                                         f"HBM ÷ PCIe 5.0 x16 one way = {hbm / gen5.bytes_per_s:.0f}")
+
+
+namespace = HbmPage.namespace_of
+sources = HbmPage.sources_of

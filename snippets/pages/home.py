@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from snippets import fmt
 from snippets.data import Catalog
 from snippets.engine import NoLayout
 from snippets.engine.timing import predict
+from snippets.pages.base import Page
 from snippets.pages.scenario import SERVING, reference
 
 SUMMARY_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen3-235b-a22b", "gpt-oss-120b",
@@ -43,14 +42,20 @@ def summary_table(cat: Catalog) -> str:
                                       "$ per M output tokens, KV cache full"], rows, align="lllrrrr", names=names)
 
 
-def namespace(cat: Catalog) -> dict[str, Any]:
-    r = reference(cat, SERVING)
-    node = r.node
-    return {
-        "gb": fmt.unit_definition("GB"),
-        "gib": fmt.unit_definition("GiB"),
-        "node_gpus": fmt.count(node.gpus),
-        "node_name": node.name,
-        "scenario": r.scenario.name,
-        "policy": r.eng.layout_policies[r.scenario.layout_policy].name,
-    }
+class HomePage(Page):
+    shows = (summary_table,)
+
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        r = self.reference(SERVING)
+        node = r.node
+        self.gb = fmt.unit_definition("GB")
+        self.gib = fmt.unit_definition("GiB")
+        self.node_gpus = fmt.count(node.gpus)
+        self.node_name = node.name
+        self.scenario = r.scenario.name
+        self.policy = r.eng.layout_policies[r.scenario.layout_policy].name
+
+
+namespace = HomePage.namespace_of
+sources = HomePage.sources_of

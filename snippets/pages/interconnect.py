@@ -5,7 +5,7 @@ functions of `snippets`. The node is the reference scenario's (`snippets.pages.s
 appears where the source material compares link generations.
 
 Two kinds of sizing, kept apart: the source's rounded arithmetic (nominal parameters x bytes, over
-the card's label less a flat reserve: `snippets.sizing`), shown as the teaching example and named
+the card's label less a flat reserve: `snippets.pages.teaching`), shown as the teaching example and named
 so; and what a serving engine deploys (`snippets.engine` through `reference(cat).deployment`),
 which every other GPU count, layout, node count and verdict on the page comes from.
 """
@@ -19,14 +19,15 @@ from typing import Any
 
 from snippets import charts, fmt
 from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
-from snippets.capacity import max_params, usable_bytes
 from snippets.data import Accelerator, Catalog, Network, Node, NVLink, PCIe, required
 from snippets.engine import Deployment, Layout, feasible, setting
 from snippets.engine.layout import tp_degrees
 from snippets.engine.timing import ACTIVATION_BYTES, ALLREDUCES_PER_LAYER, Collective, Link, allreduce, predict, tp_link
 from snippets.fmt import Claim, Figure
+from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
-from snippets.sizing import Sizing, size_on_node
+from snippets.pages.teaching import Sizing, max_params, size_on_node, usable_bytes
+from snippets.pages.units import ms, us
 from snippets.units import Bandwidth
 
 OLDER_NODE = "hgx-a100-8"
@@ -46,31 +47,6 @@ QUIZ_TPS = (2, 8)
 """The quiz's two TP degrees of one node: the fewest GPUs that hold QUIZ_SPLIT, and the whole node."""
 QUIZ_ALLREDUCE = ("llama-3.1-405b", "fp8")
 """The quiz's all-reduce: the largest model one node holds, on TP across the node."""
-
-SOURCES = (
-    ("accelerators", "h100-sxm"),
-    ("accelerators", "a100-80gb-sxm"),
-    ("interconnects", "nvlink-4"),
-    ("interconnects", "nvlink-3"),
-    ("interconnects", "nvswitch-gen3"),
-    ("interconnects", "pcie-gen4"),
-    ("interconnects", "pcie-gen5"),
-    ("interconnects", "infiniband-ndr"),
-    ("interconnects", "hgx-h100-8"),
-    ("interconnects", "hgx-a100-8"),
-    ("models", "llama-3.1-70b"),
-    ("models", "llama-3.1-405b"),
-    ("precisions", "fp16"),
-    ("precisions", "bf16"),
-    ("precisions", "fp8"),
-    ("precisions", "int8"),
-    ("precisions", "int4"),
-    ("assumptions", "runtime-reserve"),
-    ("policies", "vllm-default"),
-    ("policies", "tp-in-node"),
-    ("scenarios", "reference"),
-)
-"""The data entries this page's figures are computed from."""
 
 
 def pcie_x16(cat: Catalog, pcie_id: str, lanes: int = 16) -> Bandwidth:
@@ -135,65 +111,32 @@ def _row(cat: Catalog, model_id: str, precision_id: str) -> Row:
 GIB = 2**30
 
 
-@dataclass(frozen=True)
 class Deployed:
     """What a serving engine deploys for one model x precision on the scenario's node, as figures."""
 
-    model: str
-    precision: str
-    params: Figure
-    weight: Figure
-    layout: str
-    why: str
-    tp: Figure
-    pp: Figure
-    gpus: Figure
-    nodes: Figure
-    weights_per_gpu: Figure
-    kv_per_gpu: Figure
-    used_per_gpu: Figure
-    pool: Figure
-    free_per_gpu: Figure
-    fits_node: Claim
-    spans_nodes: Claim
-    dep: Deployment
-
-
-def deployed(r: Reference, model_id: str, precision_id: str, **kw: Any) -> Deployed:
-    """The engine's deployment of `model_id` in `precision_id` (on the scenario's node unless `kw` says otherwise)."""
-    d = r.deployment(model_id, precision_id, **kw)
-    m = d.memory
-    basis = f"{d.layout.label}: {d.gpus} GPUs, {d.gpus_per_node} GPUs per node, {d.nodes} node(s)"
-    return Deployed(
-        model=r.eng.models[model_id].name,
-        precision=r.eng.precisions[precision_id].name,
-        params=fmt.params(d.params, 1),
-        weight=fmt.nbytes(d.weight_bytes, "GB", 1),
-        layout=d.layout.label,
-        why=d.why,
-        tp=fmt.count(d.layout.tp, "GPUs"),
-        pp=fmt.count(d.layout.pp, "stages"),
-        gpus=fmt.count(d.gpus),
-        nodes=fmt.count(d.nodes, "nodes"),
-        weights_per_gpu=fmt.nbytes(m.weights, "GiB", 1),
-        kv_per_gpu=fmt.nbytes(m.kv_cache, "GiB", 2),
-        used_per_gpu=fmt.nbytes(m.used, "GiB", 1),
-        pool=fmt.nbytes(m.pool, "GiB", 1),
-        free_per_gpu=fmt.nbytes(m.free, "GiB", 1),
-        fits_node=fmt.claim(d.fits_one_node, basis),
-        spans_nodes=fmt.claim(not d.fits_one_node, basis),
-        dep=d,
-    )
-
-
-def us(seconds: float) -> Figure:
-    """A time in microseconds, unit shown."""
-    return fmt.quantity(seconds * 1e6, "µs", 1, show_unit=True)
-
-
-def ms(seconds: float) -> Figure:
-    """A time in milliseconds, unit shown."""
-    return fmt.quantity(seconds * 1e3, "ms", 1, show_unit=True)
+    def __init__(self, r: Reference, model_id: str, precision_id: str, **kw: Any) -> None:
+        """The engine's deployment of `model_id` in `precision_id` (on the scenario's node unless `kw` says otherwise)."""
+        d = r.deployment(model_id, precision_id, **kw)
+        m = d.memory
+        basis = f"{d.layout.label}: {d.gpus} GPUs, {d.gpus_per_node} GPUs per node, {d.nodes} node(s)"
+        self.model = r.eng.models[model_id].name
+        self.precision = r.eng.precisions[precision_id].name
+        self.params = fmt.params(d.params, 1)
+        self.weight = fmt.nbytes(d.weight_bytes, "GB", 1)
+        self.layout = d.layout.label
+        self.why = d.why
+        self.tp = fmt.count(d.layout.tp, "GPUs")
+        self.pp = fmt.count(d.layout.pp, "stages")
+        self.gpus = fmt.count(d.gpus)
+        self.nodes = fmt.count(d.nodes, "nodes")
+        self.weights_per_gpu = fmt.nbytes(m.weights, "GiB", 1)
+        self.kv_per_gpu = fmt.nbytes(m.kv_cache, "GiB", 2)
+        self.used_per_gpu = fmt.nbytes(m.used, "GiB", 1)
+        self.pool = fmt.nbytes(m.pool, "GiB", 1)
+        self.free_per_gpu = fmt.nbytes(m.free, "GiB", 1)
+        self.fits_node = fmt.claim(d.fits_one_node, basis)
+        self.spans_nodes = fmt.claim(not d.fits_one_node, basis)
+        self.dep = d
 
 
 def over_pcie(d: Deployment) -> Deployment:
@@ -385,7 +328,7 @@ def sizing_table(cat: Catalog) -> str:
     rows: list[list[fmt.Cell]] = []
     for m in MODELS:
         for p in PRECISIONS:
-            e = deployed(r, m, p)
+            e = Deployed(r, m, p)
             d = e.dep
             if d.gpus == 1:
                 verdict = "Yes: a single GPU"
@@ -474,152 +417,159 @@ def engine_example(cat: Catalog) -> str:
     return "\n".join(lines) + "\n"
 
 
-def namespace(cat: Catalog) -> dict[str, Any]:
+class InterconnectPage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    r = reference(cat)
-    node = cat.interconnect(r.node.id, Node)
-    acc = cat.accelerators[node.accelerator]
-    old = cat.accelerators[cat.interconnect(OLDER_NODE, Node).accelerator]
-    reserve = cat.assumptions[SOURCE_RESERVE]
-    usable = usable_bytes(acc.memory.bytes, reserve.value.fraction)
-    rows = {_short(m, SOURCE_PRECISION, "m"): _row(cat, m, SOURCE_PRECISION) for m in SOURCE_MODELS}
-    deps = {_short(m, p): deployed(r, m, p) for m in MODELS for p in PRECISIONS}
-    b16, f8, b70 = deps["d405_bf16"], deps["d405_fp8"], deps["d70_bf16"]
-    fewest = deployed(r, "llama-3.1-405b", "bf16", layout_policy="fewest-gpus")
-    mem = b16.dep.memory
-    mpol = r.eng.memory_policies[r.scenario.memory_policy]
-    lpol = r.eng.layout_policies[r.scenario.layout_policy]
-    arch405 = r.eng.models["llama-3.1-405b"].arch
-    valid_tp = tp_degrees(arch405, r.node.gpus)
-    st405 = setting(r.eng, "llama-3.1-405b", "bf16", r.scenario.id)
-    one_node = feasible(st405, Layout(r.node.gpus))
-    price = r.eng.prices.get(r.node.chip)
-    src = rows["m405_fp16"].sizing
+    shows = (cliff_table, cliff_chart, worked_example, engine_example, sizing_table, gpus_chart, nvlink_table)
 
-    tier_list = tiers(cat)
-    ts = {t.tier: t for t in tier_list}
-    hbm = acc.memory_bandwidth.bandwidth.one_way()
-    hbm_old = old.memory_bandwidth.bandwidth.one_way()
-    nvl, nvl_old = nvlink_of(cat, acc), nvlink_of(cat, old)
-    gen4, gen5 = pcie_x16(cat, "pcie-gen4"), pcie_x16(cat, "pcie-gen5")
-    net = ts["Network"].one_way
-    fp16_bpp = cat.precisions["fp16"].width.bytes
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        cat = self.cat
+        r = reference(cat)
+        node = cat.interconnect(r.node.id, Node)
+        acc = cat.accelerators[node.accelerator]
+        old = cat.accelerators[cat.interconnect(OLDER_NODE, Node).accelerator]
+        reserve = cat.assumptions[SOURCE_RESERVE]
+        usable = usable_bytes(acc.memory.bytes, reserve.value.fraction)
+        rows = {_short(m, SOURCE_PRECISION, "m"): _row(cat, m, SOURCE_PRECISION) for m in SOURCE_MODELS}
+        deps = {_short(m, p): Deployed(r, m, p) for m in MODELS for p in PRECISIONS}
+        b16, f8, b70 = deps["d405_bf16"], deps["d405_fp8"], deps["d70_bf16"]
+        fewest = Deployed(r, "llama-3.1-405b", "bf16", layout_policy="fewest-gpus")
+        mem = b16.dep.memory
+        mpol = r.eng.memory_policies[r.scenario.memory_policy]
+        lpol = r.eng.layout_policies[r.scenario.layout_policy]
+        arch405 = r.eng.models["llama-3.1-405b"].arch
+        valid_tp = tp_degrees(arch405, r.node.gpus)
+        st405 = setting(r.eng, "llama-3.1-405b", "bf16", r.scenario.id)
+        one_node = feasible(st405, Layout(r.node.gpus))
+        price = r.eng.prices.get(r.node.chip)
+        src = rows["m405_fp16"].sizing
 
-    hbm_over_nvl = hbm.ratio(nvl)
-    hbm_over_nvl_summed = hbm.bytes_per_s / nvl.both_summed().bytes_per_s  # the source's mixed basis
-    nvl_over_gen5 = nvl.ratio(gen5)
-    nvl_old_over_gen4 = nvl_old.ratio(gen4)
-    # The source's comparison: NVLink both directions summed against PCIe one way.
-    mixed_h100 = nvl.both_summed().bytes_per_s / gen5.bytes_per_s
-    mixed_a100 = nvl_old.both_summed().bytes_per_s / gen4.bytes_per_s
-    hbm_over_gen4 = hbm.ratio(gen4)
-    hbm_old_over_gen4 = hbm_old.ratio(gen4)
-    nvl_over_net = nvl.ratio(net)
+        tier_list = tiers(cat)
+        ts = {t.tier: t for t in tier_list}
+        hbm = acc.memory_bandwidth.bandwidth.one_way()
+        hbm_old = old.memory_bandwidth.bandwidth.one_way()
+        nvl, nvl_old = nvlink_of(cat, acc), nvlink_of(cat, old)
+        gen4, gen5 = pcie_x16(cat, "pcie-gen4"), pcie_x16(cat, "pcie-gen5")
+        net = ts["Network"].one_way
+        fp16_bpp = cat.precisions["fp16"].width.bytes
 
-    fp16_cap = max_params(acc.memory.bytes, fp16_bpp)
-    fp16_cap_pool = max_params(mem.pool - mem.activations - mem.non_torch, fp16_bpp)
+        hbm_over_nvl = hbm.ratio(nvl)
+        hbm_over_nvl_summed = hbm.bytes_per_s / nvl.both_summed().bytes_per_s  # the source's mixed basis
+        nvl_over_gen5 = nvl.ratio(gen5)
+        nvl_old_over_gen4 = nvl_old.ratio(gen4)
+        # The source's comparison: NVLink both directions summed against PCIe one way.
+        mixed_h100 = nvl.both_summed().bytes_per_s / gen5.bytes_per_s
+        mixed_a100 = nvl_old.both_summed().bytes_per_s / gen4.bytes_per_s
+        hbm_over_gen4 = hbm.ratio(gen4)
+        hbm_old_over_gen4 = hbm_old.ratio(gen4)
+        nvl_over_net = nvl.ratio(net)
 
-    def cost(e: Deployed) -> Figure:
-        c = cost_figure(e.dep)
-        if not isinstance(c, Figure):
-            raise ValueError(f"no price the site uses for {r.node.chip}")
-        return c
+        fp16_cap = max_params(acc.memory.bytes, fp16_bpp)
+        fp16_cap_pool = max_params(mem.pool - mem.activations - mem.non_torch, fp16_bpp)
 
-    return {
-        **quiz(r),
-        "gpu_name": acc.name,
-        "old_gpu_name": old.name,
-        "node_name": node.name,
-        "gpu_memory": fmt.nbytes(acc.memory.bytes, "GB"),
-        "gpu_usable": fmt.nbytes(usable, "GB"),
-        "reserve": fmt.percent(reserve.value.fraction, 1 if reserve.value.value % 1 else 0),
-        "reserve_low": fmt.percent(reserve.range[0] / 100),
-        "reserve_high": fmt.percent(reserve.range[1] / 100),
-        "node_gpus": fmt.count(node.gpus),
+        def cost(e: Deployed) -> Figure:
+            c = cost_figure(e.dep)
+            if not isinstance(c, Figure):
+                raise ValueError(f"no price the site uses for {r.node.chip}")
+            return c
+
+        self.extend(quiz(r))
+        self.gpu_name = acc.name
+        self.old_gpu_name = old.name
+        self.node_name = node.name
+        self.gpu_memory = fmt.nbytes(acc.memory.bytes, "GB")
+        self.gpu_usable = fmt.nbytes(usable, "GB")
+        self.reserve = fmt.percent(reserve.value.fraction, 1 if reserve.value.value % 1 else 0)
+        self.reserve_low = fmt.percent(reserve.range[0] / 100)
+        self.reserve_high = fmt.percent(reserve.range[1] / 100)
+        self.node_gpus = fmt.count(node.gpus)
         # What an engine deploys (snippets.engine), and the inputs that make it differ from the source.
-        **deps,
-        "d405_bf16_fewest": fewest,
-        "policy_name": lpol.name,
-        "capacity": fmt.nbytes(mem.capacity, "GiB", 1),
-        "label_gib": fmt.nbytes(mem.label, "GiB", 1),
-        "utilization": fmt.percent(mpol.utilization),
-        "pool": fmt.nbytes(mem.pool, "GiB", 1),
-        "activations": fmt.nbytes(mpol.activation_bytes, "GiB", 1),
-        "non_torch": fmt.nbytes(mpol.non_torch_bytes, "GiB", 1),
-        "concurrency": fmt.count(r.scenario.concurrency, "sequences"),
-        "context": fmt.count(r.scenario.context_tokens, "tokens", show_unit=True),
-        "gpu_usable_gib": fmt.nbytes(usable, "GiB", 1),
-        "heads_405": fmt.count(arch405.attention_heads, "heads"),
-        "kv_heads_405": fmt.count(arch405.kv_heads, "heads"),
-        "valid_tp_405": ", ".join(str(t) for t in valid_tp),
-        "one_node_refusal": "; ".join(one_node) or "it fits",
-        "d405_bf16_cost": cost(b16),
-        "d405_fp8_cost": cost(f8),
-        "price": fmt.Figure(price.usd_per_gpu_hour if price else 0.0, "USD/GPU-hour",
-                            f"${price.usd_per_gpu_hour:,.2f}" if price else "no price", "indicative on-demand"),
-        "fp16_bytes": fmt.quantity(fp16_bpp, "bytes/param", 0),
-        "fp8_bytes": fmt.quantity(cat.precisions["fp8"].width.bytes, "bytes/param", 0),
-        "bf16_same_as_fp16": fmt.claim(cat.precisions["bf16"].width.bytes == fp16_bpp,
-                                       f"BF16 {cat.precisions['bf16'].width.bytes:g} bytes, FP16 {fp16_bpp:g}"),
-        "fp8_half_of_bf16": fmt.claim(cat.precisions["fp8"].width.bytes * 2 == cat.precisions["bf16"].width.bytes,
-                                      f"FP8 {cat.precisions['fp8'].width.bytes:g} byte, BF16 "
-                                      f"{cat.precisions['bf16'].width.bytes:g}"),
-        **rows,
-        "fp16_cap": fmt.params(fp16_cap),
-        "fp16_cap_pool": fmt.params(fp16_cap_pool),
-        "hbm": fmt.bandwidth(hbm, "TB/s", 2),
-        "hbm_old": fmt.bandwidth(hbm_old, "TB/s", 2),
-        "nvlink": fmt.bandwidth(nvl),
-        "nvlink_summed": fmt.bandwidth(nvl.both_summed()),
-        "nvlink_old": fmt.bandwidth(nvl_old),
-        "nvlink_old_summed": fmt.bandwidth(nvl_old.both_summed()),
-        "gen4": fmt.bandwidth(gen4, digits=1),
-        "gen5": fmt.bandwidth(gen5, digits=1),
-        "gen4_summed": fmt.bandwidth(gen4.both_summed(), digits=1),
-        "gen5_summed": fmt.bandwidth(gen5.both_summed(), digits=1),
-        "network": fmt.bandwidth(net),
-        "hbm_over_nvlink": fmt.ratio(hbm_over_nvl, basis="one way each"),
-        "hbm_over_nvlink_summed": fmt.ratio(hbm_over_nvl_summed, basis="HBM against NVLink both directions summed"),
-        "nvlink_over_gen5": fmt.ratio(nvl_over_gen5, basis="one way each"),
-        "nvlink_old_over_gen4": fmt.ratio(nvl_old_over_gen4, basis="one way each"),
-        "mixed_h100": fmt.ratio(mixed_h100, 0, basis="NVLink summed against PCIe one way: mixed bases"),
-        "mixed_a100": fmt.ratio(mixed_a100, 0, basis="NVLink summed against PCIe one way: mixed bases"),
-        "hbm_over_gen4": fmt.ratio(hbm_over_gen4, 0, basis="one way each"),
-        "hbm_old_over_gen4": fmt.ratio(hbm_old_over_gen4, 0, basis="one way each"),
-        "nvlink_over_network": fmt.ratio(nvl_over_net, basis="one way each"),
+        self.extend(deps)
+        self.d405_bf16_fewest = fewest
+        self.policy_name = lpol.name
+        self.capacity = fmt.nbytes(mem.capacity, "GiB", 1)
+        self.label_gib = fmt.nbytes(mem.label, "GiB", 1)
+        self.utilization = fmt.percent(mpol.utilization)
+        self.pool = fmt.nbytes(mem.pool, "GiB", 1)
+        self.activations = fmt.nbytes(mpol.activation_bytes, "GiB", 1)
+        self.non_torch = fmt.nbytes(mpol.non_torch_bytes, "GiB", 1)
+        self.concurrency = fmt.count(r.scenario.concurrency, "sequences")
+        self.context = fmt.count(r.scenario.context_tokens, "tokens", show_unit=True)
+        self.gpu_usable_gib = fmt.nbytes(usable, "GiB", 1)
+        self.heads_405 = fmt.count(arch405.attention_heads, "heads")
+        self.kv_heads_405 = fmt.count(arch405.kv_heads, "heads")
+        self.valid_tp_405 = ", ".join(str(t) for t in valid_tp)
+        self.one_node_refusal = "; ".join(one_node) or "it fits"
+        self.d405_bf16_cost = cost(b16)
+        self.d405_fp8_cost = cost(f8)
+        self.price = fmt.Figure(price.usd_per_gpu_hour if price else 0.0, "USD/GPU-hour",
+                                f"${price.usd_per_gpu_hour:,.2f}" if price else "no price", "indicative on-demand")
+        self.fp16_bytes = fmt.quantity(fp16_bpp, "bytes/param", 0)
+        self.fp8_bytes = fmt.quantity(cat.precisions["fp8"].width.bytes, "bytes/param", 0)
+        self.bf16_same_as_fp16 = fmt.claim(cat.precisions["bf16"].width.bytes == fp16_bpp,
+                                           f"BF16 {cat.precisions['bf16'].width.bytes:g} bytes, FP16 {fp16_bpp:g}")
+        self.fp8_half_of_bf16 = fmt.claim(cat.precisions["fp8"].width.bytes * 2 == cat.precisions["bf16"].width.bytes,
+                                          f"FP8 {cat.precisions['fp8'].width.bytes:g} byte, BF16 "
+                                          f"{cat.precisions['bf16'].width.bytes:g}")
+        self.extend(rows)
+        self.fp16_cap = fmt.params(fp16_cap)
+        self.fp16_cap_pool = fmt.params(fp16_cap_pool)
+        self.hbm = fmt.bandwidth(hbm, "TB/s", 2)
+        self.hbm_old = fmt.bandwidth(hbm_old, "TB/s", 2)
+        self.nvlink = fmt.bandwidth(nvl)
+        self.nvlink_summed = fmt.bandwidth(nvl.both_summed())
+        self.nvlink_old = fmt.bandwidth(nvl_old)
+        self.nvlink_old_summed = fmt.bandwidth(nvl_old.both_summed())
+        self.gen4 = fmt.bandwidth(gen4, digits=1)
+        self.gen5 = fmt.bandwidth(gen5, digits=1)
+        self.gen4_summed = fmt.bandwidth(gen4.both_summed(), digits=1)
+        self.gen5_summed = fmt.bandwidth(gen5.both_summed(), digits=1)
+        self.network = fmt.bandwidth(net)
+        self.hbm_over_nvlink = fmt.ratio(hbm_over_nvl, basis="one way each")
+        self.hbm_over_nvlink_summed = fmt.ratio(hbm_over_nvl_summed, basis="HBM against NVLink both directions summed")
+        self.nvlink_over_gen5 = fmt.ratio(nvl_over_gen5, basis="one way each")
+        self.nvlink_old_over_gen4 = fmt.ratio(nvl_old_over_gen4, basis="one way each")
+        self.mixed_h100 = fmt.ratio(mixed_h100, 0, basis="NVLink summed against PCIe one way: mixed bases")
+        self.mixed_a100 = fmt.ratio(mixed_a100, 0, basis="NVLink summed against PCIe one way: mixed bases")
+        self.hbm_over_gen4 = fmt.ratio(hbm_over_gen4, 0, basis="one way each")
+        self.hbm_old_over_gen4 = fmt.ratio(hbm_old_over_gen4, 0, basis="one way each")
+        self.nvlink_over_network = fmt.ratio(nvl_over_net, basis="one way each")
         # Claims the prose makes.
-        "nvlink_below_hbm_less_than_10x": fmt.claim(
-            hbm_over_nvl < ORDER_OF_MAGNITUDE, f"HBM ÷ NVLink one way = {hbm_over_nvl:.1f}"),
-        "nvlink_about_10x_pcie": fmt.claim(
-            5 <= nvl_over_gen5 < 20 and 5 <= nvl_old_over_gen4 < 20,
-            f"NVLink ÷ PCIe one way = {nvl_over_gen5:.1f} (H100, Gen5), {nvl_old_over_gen4:.1f} (A100, Gen4)"),
-        "pcie_about_100x_below_hbm": fmt.claim(
-            50 <= hbm_over_gen4 < 200, f"HBM ÷ PCIe Gen4 x16 one way = {hbm_over_gen4:.0f}"),
-        "network_below_nvlink": fmt.claim(net.ratio(nvl) < 1, f"network {net.in_unit('GB/s'):.0f} GB/s < NVLink "
-                                          f"{nvl.in_unit('GB/s'):.0f} GB/s one way"),
-        "tiers_descend": fmt.claim(
-            all(a.one_way.bytes_per_s > b.one_way.bytes_per_s for a, b in pairwise(tier_list)),
-            " > ".join(f"{t.tier} {t.one_way.in_unit('GB/s'):,.0f} GB/s" for t in tier_list) + " (one way)"),
-        "fp8_halves_gpus": fmt.claim(
-            f8.dep.gpus * 2 <= b16.dep.gpus, f"{f8.dep.gpus} GPUs in FP8 against {b16.dep.gpus} in BF16"),
-        "engine_exceeds_source": fmt.claim(
-            b16.dep.gpus > src.gpus_with_headroom,
-            f"engine {b16.dep.gpus} GPUs ({b16.layout}) > the source's {src.gpus_with_headroom}"),
-        "pool_above_source_usable": fmt.claim(
-            mem.pool > usable, f"pool {mem.pool / GIB:.1f} GiB > the source's {usable / GIB:.1f} GiB usable"),
-        "capacity_above_label": fmt.claim(
-            mem.capacity > mem.label, f"reported {mem.capacity / GIB:.1f} GiB > label {mem.label / GIB:.1f} GiB"),
-        "one_node_refused": fmt.claim(bool(one_node), "; ".join(one_node) or f"TP{r.node.gpus} fits"),
-        "source_count_not_tp": fmt.claim(
-            src.gpus_with_headroom not in valid_tp and src.gpus_with_headroom > r.node.gpus,
-            f"{src.gpus_with_headroom} GPUs: more than a node's {r.node.gpus}, and TP degrees are {valid_tp}"),
-        "whole_nodes": fmt.claim(lpol.whole_nodes and b16.dep.gpus % r.node.gpus == 0,
-                                 f"{b16.dep.gpus} GPUs = {b16.dep.nodes} × {r.node.gpus}"),
-        "engine_accepts_fewer": fmt.claim(
-            fewest.dep.gpus < b16.dep.gpus,
-            f"fewest-gpus policy: {fewest.layout} = {fewest.dep.gpus} GPUs < {b16.layout} = {b16.dep.gpus}"),
-        "small_fits_node": fmt.claim(b70.dep.fits_one_node and b70.dep.gpus > 1,
-                                     f"{b70.layout} on {b70.dep.nodes} node"),
-        "fp16_70b_exceeds_card": fmt.claim(
-            rows["m70_fp16"].sizing.weight_bytes > acc.memory.bytes, "weights > one card's memory"),
-    }
+        self.nvlink_below_hbm_less_than_10x = fmt.claim(
+                hbm_over_nvl < ORDER_OF_MAGNITUDE, f"HBM ÷ NVLink one way = {hbm_over_nvl:.1f}")
+        self.nvlink_about_10x_pcie = fmt.claim(
+                5 <= nvl_over_gen5 < 20 and 5 <= nvl_old_over_gen4 < 20,
+                f"NVLink ÷ PCIe one way = {nvl_over_gen5:.1f} (H100, Gen5), {nvl_old_over_gen4:.1f} (A100, Gen4)")
+        self.pcie_about_100x_below_hbm = fmt.claim(
+                50 <= hbm_over_gen4 < 200, f"HBM ÷ PCIe Gen4 x16 one way = {hbm_over_gen4:.0f}")
+        self.network_below_nvlink = fmt.claim(net.ratio(nvl) < 1, f"network {net.in_unit('GB/s'):.0f} GB/s < NVLink "
+                                              f"{nvl.in_unit('GB/s'):.0f} GB/s one way")
+        self.tiers_descend = fmt.claim(
+                all(a.one_way.bytes_per_s > b.one_way.bytes_per_s for a, b in pairwise(tier_list)),
+                " > ".join(f"{t.tier} {t.one_way.in_unit('GB/s'):,.0f} GB/s" for t in tier_list) + " (one way)")
+        self.fp8_halves_gpus = fmt.claim(
+                f8.dep.gpus * 2 <= b16.dep.gpus, f"{f8.dep.gpus} GPUs in FP8 against {b16.dep.gpus} in BF16")
+        self.engine_exceeds_source = fmt.claim(
+                b16.dep.gpus > src.gpus_with_headroom,
+                f"engine {b16.dep.gpus} GPUs ({b16.layout}) > the source's {src.gpus_with_headroom}")
+        self.pool_above_source_usable = fmt.claim(
+                mem.pool > usable, f"pool {mem.pool / GIB:.1f} GiB > the source's {usable / GIB:.1f} GiB usable")
+        self.capacity_above_label = fmt.claim(
+                mem.capacity > mem.label, f"reported {mem.capacity / GIB:.1f} GiB > label {mem.label / GIB:.1f} GiB")
+        self.one_node_refused = fmt.claim(bool(one_node), "; ".join(one_node) or f"TP{r.node.gpus} fits")
+        self.source_count_not_tp = fmt.claim(
+                src.gpus_with_headroom not in valid_tp and src.gpus_with_headroom > r.node.gpus,
+                f"{src.gpus_with_headroom} GPUs: more than a node's {r.node.gpus}, and TP degrees are {valid_tp}")
+        self.whole_nodes = fmt.claim(lpol.whole_nodes and b16.dep.gpus % r.node.gpus == 0,
+                                     f"{b16.dep.gpus} GPUs = {b16.dep.nodes} × {r.node.gpus}")
+        self.engine_accepts_fewer = fmt.claim(
+                fewest.dep.gpus < b16.dep.gpus,
+                f"fewest-gpus policy: {fewest.layout} = {fewest.dep.gpus} GPUs < {b16.layout} = {b16.dep.gpus}")
+        self.small_fits_node = fmt.claim(b70.dep.fits_one_node and b70.dep.gpus > 1,
+                                         f"{b70.layout} on {b70.dep.nodes} node")
+        self.fp16_70b_exceeds_card = fmt.claim(
+                rows["m70_fp16"].sizing.weight_bytes > acc.memory.bytes, "weights > one card's memory")
+
+
+namespace = InterconnectPage.namespace_of
+sources = InterconnectPage.sources_of

@@ -24,12 +24,14 @@ from snippets.data import Catalog
 from snippets.engine import Layout, deploy
 from snippets.engine.deployment import Deployment, Setting, setting
 from snippets.engine.layout import kv_heads_per_gpu, kv_replicas, tp_degrees
-from snippets.engine.memory import GpuMemory, kv_bytes_per_token_per_gpu, paged_tokens
+from snippets.engine.memory import kv_bytes_per_token_per_gpu, paged_tokens
 from snippets.engine.params import kv_bytes_per_token, kv_elements_per_token
 from snippets.engine.specs import ArchLike
 from snippets.engine.timing import Prediction, predict
 from snippets.fmt import Figure
+from snippets.pages.base import Page
 from snippets.pages.scenario import SERVING, Reference, reference
+from snippets.pages.units import byte_count, usd
 
 WORKED = ("llama-3.1-70b", "bf16")
 """The worked model: 8 KV heads (GQA), shipped in BF16."""
@@ -61,28 +63,6 @@ POOL_ROWS: tuple[tuple[str, str, int], ...] = (
 COST_ROWS: tuple[tuple[int, str | None], ...] = ((2, None), (4, None), (8, None), (4, KV_FP8))
 """Rows of the cost table for the worked model: (TP, KV precision; None is the scenario's)."""
 
-SOURCES = (
-    ("accelerators", "h100-sxm"),
-    ("interconnects", "hgx-h100-8"),
-    ("models", "gpt-3-175b"),
-    ("models", "llama-3.1-8b"),
-    ("models", "llama-3.1-70b"),
-    ("models", "llama-3.1-405b"),
-    ("models", "deepseek-v3"),
-    ("models", "deepseek-r1"),
-    ("models", "qwen3-32b"),
-    ("models", "gpt-oss-120b"),
-    ("precisions", "bf16"),
-    ("precisions", "fp8"),
-    ("precisions", "mxfp4"),
-    ("scenarios", "reference"),
-    ("scenarios", "serving"),
-    ("assumptions", "decode-context"),
-    ("policies", "vllm-default"),
-    ("policies", "tp-in-node"),
-    ("policies", "measured-fractions"),
-)
-"""The data entries this page's figures are computed from."""
 
 GIB = 2**30
 
@@ -93,21 +73,12 @@ def gib(n: float, digits: int = 1) -> Figure:
     return fmt.nbytes(n, "GiB", digits)
 
 
-def byte_count(n: float) -> Figure:
-    """A small byte count written out: 327,680 bytes."""
-    return fmt.quantity(n, "bytes", 0, show_unit=True)
-
-
 def tokens(n: float) -> Figure:
     return fmt.count(n, "tokens")
 
 
 def seqs(n: int) -> Figure:
     return fmt.count(n, "sequences")
-
-
-def usd(x: float, digits: int = 2) -> Figure:
-    return fmt.Figure(x, "USD", f"${fmt.number(x, digits)}", "indicative on-demand list price")
 
 
 # --------------------------------------------------------------------------- reading the engine
@@ -165,37 +136,28 @@ def kv_token_gpu(st: Setting, tp: int, context: int | None = None) -> float:
 
 # --------------------------------------------------------------------------- the worked example
 
-@dataclass(frozen=True)
 class Worked:
     """One layout of the worked example, step by step, for the serving scenario's load."""
 
-    layout: str
-    gpus: Figure
-    pool: Figure
-    weights: Figure
-    runtime: Figure
-    kv_room: Figure
-    kv_token_gpu: Figure
-    kv_per_seq: Figure
-    kv_need: Figure
-    used: Figure
-    short: Figure
-    """How much the pool lacks (0 when it fits)."""
-    spare: Figure
-    """What the pool has left (0 when it does not fit)."""
-    max_seq: Figure
-    m: GpuMemory
-
-
-def worked(r: Reference, tp: int) -> Worked:
-    st = at(r, *WORKED, scenario=SERVING)
-    m = st.memory(Layout(tp))
-    return Worked(
-        layout=Layout(tp).label, gpus=fmt.count(tp), pool=gib(m.pool), weights=gib(m.weights),
-        runtime=gib(m.activations + m.non_torch, 2), kv_room=gib(m.kv_room), kv_token_gpu=byte_count(kv_token_gpu(st, tp)),
-        kv_per_seq=gib(m.kv_per_sequence, 3), kv_need=gib(m.kv_cache), used=gib(m.used),
-        short=gib(max(0.0, -m.free)), spare=gib(max(0.0, m.free)), max_seq=seqs(m.max_sequences), m=m,
-    )
+    def __init__(self, r: Reference, tp: int) -> None:
+        st = at(r, *WORKED, scenario=SERVING)
+        m = st.memory(Layout(tp))
+        self.layout = Layout(tp).label
+        self.gpus = fmt.count(tp)
+        self.pool = gib(m.pool)
+        self.weights = gib(m.weights)
+        self.runtime = gib(m.activations + m.non_torch, 2)
+        self.kv_room = gib(m.kv_room)
+        self.kv_token_gpu = byte_count(kv_token_gpu(st, tp))
+        self.kv_per_seq = gib(m.kv_per_sequence, 3)
+        self.kv_need = gib(m.kv_cache)
+        self.used = gib(m.used)
+        # How much the pool lacks (0 when it fits).
+        self.short = gib(max(0.0, -m.free))
+        # What the pool has left (0 when it does not fit).
+        self.spare = gib(max(0.0, m.free))
+        self.max_seq = seqs(m.max_sequences)
+        self.m = m
 
 
 # --------------------------------------------------------------------------- tables
@@ -386,210 +348,235 @@ def chart_contexts(cat: Catalog) -> tuple[int, ...]:
 
 # --------------------------------------------------------------------------- names for the prose
 
-def namespace(cat: Catalog) -> dict[str, Any]:
+
+class KvCachePage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    r = reference(cat)
-    rs = reference(cat, SERVING)
-    chip, node = r.eng.chips[r.node.chip], r.node
-    pol = r.eng.memory_policies[r.scenario.memory_policy]
-    ctx = r.scenario.context_tokens
-    sc_serving = rs.scenario
-    ctx_max = longest_context(cat, WORKED[0])
-    assert ctx_max is not None  # noqa: S101
-    kv_bf16 = r.eng.precisions[r.scenario.kv_precision]
-    kv_fp8 = r.eng.precisions[KV_FP8]
+    shows = (kv_table, pool_table, kv_chart, replication_table, cost_table)
 
-    # -- bytes per token, the four ways of caching
-    cmp: dict[str, dict[str, Any]] = {}
-    for key, mid in zip(("mha", "gqa", "mla", "swa"), COMPARED, strict=True):
-        m = r.eng.models[mid]
-        a = m.arch
-        per_tok = kv_bytes_per_token(a, kv_bf16.bytes_per_param, context_tokens=ctx)
-        cmp[key] = {"name": m.name, "arch": a, "per_tok": per_tok,
-                    "full": kv_bytes_per_token(a, kv_bf16.bytes_per_param)}
-    mha, gqa, mla, swa = cmp["mha"], cmp["gqa"], cmp["mla"], cmp["swa"]
-    gqa_arch, mla_arch, swa_arch = gqa["arch"], mla["arch"], swa["arch"]
-    assert mla_arch.mla is not None and swa_arch.sliding_window is not None  # noqa: S101
-    # MLA's model, had it cached a K and V per attention head (its heads, its value width)
-    mla_as_mha = 2 * mla_arch.layers * mla_arch.attention_heads * mla_arch.mla.v_head_dim * kv_bf16.bytes_per_param
-    swa_long = kv_bytes_per_token(swa_arch, kv_bf16.bytes_per_param, context_tokens=ctx_max)
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        cat = self.cat
+        r = reference(cat)
+        rs = reference(cat, SERVING)
+        chip, node = r.eng.chips[r.node.chip], r.node
+        pol = r.eng.memory_policies[r.scenario.memory_policy]
+        ctx = r.scenario.context_tokens
+        sc_serving = rs.scenario
+        ctx_max = longest_context(cat, WORKED[0])
+        assert ctx_max is not None  # noqa: S101
+        kv_bf16 = r.eng.precisions[r.scenario.kv_precision]
+        kv_fp8 = r.eng.precisions[KV_FP8]
 
-    # -- the worked example: 32 sequences of the serving scenario's context, TP2 and TP4
-    w = {tp: worked(r, tp) for tp in WORKED_TPS}
-    w_lo, w_hi = w[WORKED_TPS[0]], w[WORKED_TPS[1]]
-    serving = rs.deployment(*WORKED)
-    arch = serving.setting.model.arch
-    need = sc_serving.concurrency
-    answer_tp = next((t for t in tp_degrees(arch, node.gpus)
-                      if sequences_fit(at(r, *WORKED, scenario=SERVING), Layout(t)) >= need), None)
-    if answer_tp is None:
-        raise ValueError(f"no TP degree in one node holds {need} sequences of {WORKED[0]}")
+        # -- bytes per token, the four ways of caching
+        cmp: dict[str, dict[str, Any]] = {}
+        for key, mid in zip(("mha", "gqa", "mla", "swa"), COMPARED, strict=True):
+            m = r.eng.models[mid]
+            a = m.arch
+            per_tok = kv_bytes_per_token(a, kv_bf16.bytes_per_param, context_tokens=ctx)
+            cmp[key] = {"name": m.name, "arch": a, "per_tok": per_tok,
+                        "full": kv_bytes_per_token(a, kv_bf16.bytes_per_param)}
+        mha, gqa, mla, swa = cmp["mha"], cmp["gqa"], cmp["mla"], cmp["swa"]
+        gqa_arch, mla_arch, swa_arch = gqa["arch"], mla["arch"], swa["arch"]
+        assert mla_arch.mla is not None and swa_arch.sliding_window is not None  # noqa: S101
+        # MLA's model, had it cached a K and V per attention head (its heads, its value width)
+        mla_as_mha = 2 * mla_arch.layers * mla_arch.attention_heads * mla_arch.mla.v_head_dim * kv_bf16.bytes_per_param
+        swa_long = kv_bytes_per_token(swa_arch, kv_bf16.bytes_per_param, context_tokens=ctx_max)
 
-    # -- FP8 KV cache on the serving layout
-    lay = serving.layout
-    st_bf16 = at(r, *WORKED)
-    st_fp8 = at(r, *WORKED, kv_precision=KV_FP8)
-    n_bf16, n_fp8 = sequences_fit(st_bf16, lay), sequences_fit(st_fp8, lay)
+        # -- the worked example: 32 sequences of the serving scenario's context, TP2 and TP4
+        w = {tp: Worked(r, tp) for tp in WORKED_TPS}
+        w_lo, w_hi = w[WORKED_TPS[0]], w[WORKED_TPS[1]]
+        serving = rs.deployment(*WORKED)
+        arch = serving.setting.model.arch
+        need = sc_serving.concurrency
+        answer_tp = next((t for t in tp_degrees(arch, node.gpus)
+                          if sequences_fit(at(r, *WORKED, scenario=SERVING), Layout(t)) >= need), None)
+        if answer_tp is None:
+            raise ValueError(f"no TP degree in one node holds {need} sequences of {WORKED[0]}")
 
-    # -- paging: a sequence one token past a block boundary, and contiguous reservation for the longest context
-    block = pol.kv_block_tokens
-    partial = r.scenario.input_tokens + 1  # a prompt and its first generated token
-    partial_paged = paged_tokens(partial, block)
-    per_tok_gpu = kv_token_gpu(st_bf16, lay.tp)
-    room = st_bf16.memory(lay).kv_room
-    reserve_max = sequences_fit(at(r, *WORKED, context_tokens=ctx_max), lay)
-    reserve_waste = 1 - ctx / ctx_max
-    worst_waste_bytes = (block - 1) * per_tok_gpu * need
+        # -- FP8 KV cache on the serving layout
+        lay = serving.layout
+        st_bf16 = at(r, *WORKED)
+        st_fp8 = at(r, *WORKED, kv_precision=KV_FP8)
+        n_bf16, n_fp8 = sequences_fit(st_bf16, lay), sequences_fit(st_fp8, lay)
 
-    # -- replication
-    rep = {x["tp"]: x for x in replication_rows(cat)}
-    t_hi, t_lo = REPLICATION_TPS[-1], REPLICATION_TPS[-2]
+        # -- paging: a sequence one token past a block boundary, and contiguous reservation for the longest context
+        block = pol.kv_block_tokens
+        partial = r.scenario.input_tokens + 1  # a prompt and its first generated token
+        partial_paged = paged_tokens(partial, block)
+        per_tok_gpu = kv_token_gpu(st_bf16, lay.tp)
+        room = st_bf16.memory(lay).kv_room
+        reserve_max = sequences_fit(at(r, *WORKED, context_tokens=ctx_max), lay)
+        reserve_waste = 1 - ctx / ctx_max
+        worst_waste_bytes = (block - 1) * per_tok_gpu * need
 
-    # -- long context on the serving layout and on the whole node
-    long_node = sequences_fit(at(r, *WORKED, context_tokens=ctx_max), Layout(node.gpus))
-    long_seq = kv_bytes_per_token(gqa_arch, kv_bf16.bytes_per_param) * ctx_max
+        # -- replication
+        rep = {x["tp"]: x for x in replication_rows(cat)}
+        t_hi, t_lo = REPLICATION_TPS[-1], REPLICATION_TPS[-2]
 
-    # -- the pool table's spread for the worked model
-    shares = [st.memory(lay_).kv_room / st.memory(lay_).capacity for _, st, lay_ in pool_rows(cat)
-              if (st.model.id, st.precision.id) == WORKED]
+        # -- long context on the serving layout and on the whole node
+        long_node = sequences_fit(at(r, *WORKED, context_tokens=ctx_max), Layout(node.gpus))
+        long_seq = kv_bytes_per_token(gqa_arch, kv_bf16.bytes_per_param) * ctx_max
 
-    # -- the cost lens
-    costs = {c.label: c for c in cost_rows(cat)}
-    cost_list = list(costs.values())
-    c_lo, c_mid, c_hi, c_fp8 = cost_list
-    cheapest = min(cost_list, key=lambda c: c.usd_per_mtok)
+        # -- the pool table's spread for the worked model
+        shares = [st.memory(lay_).kv_room / st.memory(lay_).capacity for _, st, lay_ in pool_rows(cat)
+                  if (st.model.id, st.precision.id) == WORKED]
 
-    # -- the quiz: Llama 3.1 8B's bytes per token, FP8 KV on the serving layout, 128K on a whole node
-    small = r.eng.models["llama-3.1-8b"]
-    small_tok = kv_bytes_per_token(small.arch, kv_bf16.bytes_per_param)
+        # -- the cost lens
+        costs = {c.label: c for c in cost_rows(cat)}
+        cost_list = list(costs.values())
+        c_lo, c_mid, c_hi, c_fp8 = cost_list
+        cheapest = min(cost_list, key=lambda c: c.usd_per_mtok)
 
-    return {
-        "gpu_name": chip.name,
-        "node_name": node.name,
-        "node_gpus": fmt.count(node.gpus),
-        "policy_name": pol.name,
-        "utilization": fmt.percent(pol.utilization),
-        "block_tokens": fmt.count(block, "tokens"),
-        "context": tokens(ctx),
-        "context_max": tokens(ctx_max),
-        "middle_context": tokens(MIDDLE_CONTEXT),
-        "concurrency": seqs(need),
-        "model_count": fmt.count(len(r.eng.models), "models"),
-        "kv_tensors": fmt.count(2, "tensors"),
+        # -- the quiz: Llama 3.1 8B's bytes per token, FP8 KV on the serving layout, 128K on a whole node
+        small = r.eng.models["llama-3.1-8b"]
+        small_tok = kv_bytes_per_token(small.arch, kv_bf16.bytes_per_param)
+
+        self.gpu_name = chip.name
+        self.node_name = node.name
+        self.node_gpus = fmt.count(node.gpus)
+        self.policy_name = pol.name
+        self.utilization = fmt.percent(pol.utilization)
+        self.block_tokens = fmt.count(block, "tokens")
+        self.context = tokens(ctx)
+        self.context_max = tokens(ctx_max)
+        self.middle_context = tokens(MIDDLE_CONTEXT)
+        self.concurrency = seqs(need)
+        self.model_count = fmt.count(len(r.eng.models), "models")
+        self.kv_tensors = fmt.count(2, "tensors")
         # the four ways
-        "mha_name": mha["name"], "gqa_name": gqa["name"], "mla_name": mla["name"], "swa_name": swa["name"],
-        "mha_tok": byte_count(mha["per_tok"]),
-        "gqa_tok": byte_count(gqa["per_tok"]),
-        "mla_tok": byte_count(mla["per_tok"]),
-        "swa_tok": byte_count(swa["per_tok"]),
-        "swa_full": byte_count(swa["full"]),
-        "swa_long": byte_count(swa_long),
-        "mha_heads": fmt.count(mha["arch"].kv_heads, "heads"),
-        "gqa_heads": fmt.count(gqa_arch.attention_heads, "heads"),
-        "gqa_kv_heads": fmt.count(gqa_arch.kv_heads, "heads"),
-        "gqa_group": fmt.count(gqa_arch.attention_heads // gqa_arch.kv_heads, "heads"),
-        "gqa_layers": fmt.count(gqa_arch.layers, "layers"),
-        "gqa_head_dim": fmt.count(gqa_arch.head_dim, "elements"),
-        "mla_heads": fmt.count(mla_arch.attention_heads, "heads"),
-        "mla_rank": fmt.count(mla_arch.mla.kv_lora_rank, "elements"),
-        "mla_rope": fmt.count(mla_arch.mla.qk_rope_head_dim, "elements"),
-        "mla_as_mha": byte_count(mla_as_mha),
-        "mla_saving": fmt.ratio(mla_as_mha / mla["per_tok"], 0, basis="K and V per head ÷ MLA's latent, same model"),
-        "mha_over_gqa": fmt.ratio(mha["per_tok"] / gqa["per_tok"], 1, basis="bytes per token, BF16"),
-        "gqa_over_mla": fmt.ratio(gqa["per_tok"] / mla["per_tok"], 1, basis="bytes per token, BF16"),
-        "swa_window": fmt.count(swa_arch.sliding_window, "tokens"),
-        "kv_bf16_bytes": fmt.quantity(kv_bf16.bytes_per_param, "bytes/element", 0),
-        "kv_fp8_bytes": fmt.quantity(kv_fp8.bytes_per_param, "bytes/element", 0),
-        "gqa_seq": fmt.nbytes(gqa["per_tok"] * ctx, "GB", 2),
-        "mha_seq": fmt.nbytes(mha["per_tok"] * ctx, "GB", 1),
-        "long_seq": fmt.nbytes(long_seq, "GB", 1),
+        self.mha_name = mha["name"]
+        self.gqa_name = gqa["name"]
+        self.mla_name = mla["name"]
+        self.swa_name = swa["name"]
+        self.mha_tok = byte_count(mha["per_tok"])
+        self.gqa_tok = byte_count(gqa["per_tok"])
+        self.mla_tok = byte_count(mla["per_tok"])
+        self.swa_tok = byte_count(swa["per_tok"])
+        self.swa_full = byte_count(swa["full"])
+        self.swa_long = byte_count(swa_long)
+        self.mha_heads = fmt.count(mha["arch"].kv_heads, "heads")
+        self.gqa_heads = fmt.count(gqa_arch.attention_heads, "heads")
+        self.gqa_kv_heads = fmt.count(gqa_arch.kv_heads, "heads")
+        self.gqa_group = fmt.count(gqa_arch.attention_heads // gqa_arch.kv_heads, "heads")
+        self.gqa_layers = fmt.count(gqa_arch.layers, "layers")
+        self.gqa_head_dim = fmt.count(gqa_arch.head_dim, "elements")
+        self.mla_heads = fmt.count(mla_arch.attention_heads, "heads")
+        self.mla_rank = fmt.count(mla_arch.mla.kv_lora_rank, "elements")
+        self.mla_rope = fmt.count(mla_arch.mla.qk_rope_head_dim, "elements")
+        self.mla_as_mha = byte_count(mla_as_mha)
+        self.mla_saving = fmt.ratio(mla_as_mha / mla["per_tok"], 0, basis="K and V per head ÷ MLA's latent, same model")
+        self.mha_over_gqa = fmt.ratio(mha["per_tok"] / gqa["per_tok"], 1, basis="bytes per token, BF16")
+        self.gqa_over_mla = fmt.ratio(gqa["per_tok"] / mla["per_tok"], 1, basis="bytes per token, BF16")
+        self.swa_window = fmt.count(swa_arch.sliding_window, "tokens")
+        self.kv_bf16_bytes = fmt.quantity(kv_bf16.bytes_per_param, "bytes/element", 0)
+        self.kv_fp8_bytes = fmt.quantity(kv_fp8.bytes_per_param, "bytes/element", 0)
+        self.gqa_seq = fmt.nbytes(gqa["per_tok"] * ctx, "GB", 2)
+        self.mha_seq = fmt.nbytes(mha["per_tok"] * ctx, "GB", 1)
+        self.long_seq = fmt.nbytes(long_seq, "GB", 1)
         # worked example
-        "w_lo": w_lo, "w_hi": w_hi,
-        "serving_layout": serving.layout.label,
-        "serving_max": seqs(serving.max_concurrency),
+        self.w_lo = w_lo
+        self.w_hi = w_hi
+        self.serving_layout = serving.layout.label
+        self.serving_max = seqs(serving.max_concurrency)
         # FP8 KV
-        "n_bf16": seqs(n_bf16), "n_fp8": seqs(n_fp8),
-        "fp8_gain": fmt.ratio(n_fp8 / n_bf16, 2, basis="sequences with an FP8 KV cache ÷ with BF16, same layout"),
+        self.n_bf16 = seqs(n_bf16)
+        self.n_fp8 = seqs(n_fp8)
+        self.fp8_gain = fmt.ratio(n_fp8 / n_bf16, 2, basis="sequences with an FP8 KV cache ÷ with BF16, same layout")
         # paging
-        "partial": tokens(partial),
-        "partial_paged": tokens(partial_paged),
-        "partial_waste": tokens(partial_paged - partial),
-        "partial_blocks": fmt.count(partial_paged // block, "blocks"),
-        "worst_waste": fmt.nbytes(worst_waste_bytes, "MiB", 1),
-        "worst_share": fmt.percent(worst_waste_bytes / room, 2),
-        "reserve_max": seqs(reserve_max),
-        "reserve_waste": fmt.percent(reserve_waste, 1),
-        "paged_gain": fmt.ratio(n_bf16 / reserve_max, 0, basis="paged sequences at the scenario's context ÷ "
-                                                                 "sequences reserved at the longest"),
+        self.partial = tokens(partial)
+        self.partial_paged = tokens(partial_paged)
+        self.partial_waste = tokens(partial_paged - partial)
+        self.partial_blocks = fmt.count(partial_paged // block, "blocks")
+        self.worst_waste = fmt.nbytes(worst_waste_bytes, "MiB", 1)
+        self.worst_share = fmt.percent(worst_waste_bytes / room, 2)
+        self.reserve_max = seqs(reserve_max)
+        self.reserve_waste = fmt.percent(reserve_waste, 1)
+        self.paged_gain = fmt.ratio(n_bf16 / reserve_max, 0, basis="paged sequences at the scenario's context ÷ "
+                                                                     "sequences reserved at the longest")
         # replication
-        "rep_hi": Layout(t_hi).label, "rep_lo": Layout(t_lo).label,
-        "rep_hi_gpu": byte_count(rep[t_hi]["per_gpu"]), "rep_lo_gpu": byte_count(rep[t_lo]["per_gpu"]),
-        "rep_copies": fmt.count(rep[t_hi]["copies"], "copies"),
-        "rep_hi_seqs": seqs(rep[t_hi]["seqs"]), "rep_lo_seqs": seqs(rep[t_lo]["seqs"]),
+        self.rep_hi = Layout(t_hi).label
+        self.rep_lo = Layout(t_lo).label
+        self.rep_hi_gpu = byte_count(rep[t_hi]["per_gpu"])
+        self.rep_lo_gpu = byte_count(rep[t_lo]["per_gpu"])
+        self.rep_copies = fmt.count(rep[t_hi]["copies"], "copies")
+        self.rep_hi_seqs = seqs(rep[t_hi]["seqs"])
+        self.rep_lo_seqs = seqs(rep[t_lo]["seqs"])
         # long context
-        "long_serving": seqs(reserve_max),
-        "long_node": seqs(long_node),
-        "node_layout": Layout(node.gpus).label,
+        self.long_serving = seqs(reserve_max)
+        self.long_node = seqs(long_node)
+        self.node_layout = Layout(node.gpus).label
         # cost
-        "c_lo": c_lo, "c_mid": c_mid, "c_hi": c_hi, "c_fp8": c_fp8,
-        "c_lo_usd": usd(c_lo.usd_per_mtok), "c_mid_usd": usd(c_mid.usd_per_mtok), "c_hi_usd": usd(c_hi.usd_per_mtok),
-        "c_fp8_usd": usd(c_fp8.usd_per_mtok),
-        "c_lo_seqs": seqs(c_lo.d.max_concurrency), "c_hi_seqs": seqs(c_hi.d.max_concurrency),
-        "c_lo_per": fmt.quantity(c_lo.per_dollar_hour, "sequences per $/hour", 1),
-        "c_mid_per": fmt.quantity(c_mid.per_dollar_hour, "sequences per $/hour", 1),
-        "c_lo_layout": c_lo.d.layout.label, "c_mid_layout": c_mid.d.layout.label, "c_hi_layout": c_hi.d.layout.label,
-        "c_hi_per": fmt.quantity(c_hi.per_dollar_hour, "sequences per $/hour", 1),
-        "c_fp8_per": fmt.quantity(c_fp8.per_dollar_hour, "sequences per $/hour", 1),
-        "c_fp8_seqs": seqs(c_fp8.d.max_concurrency), "c_mid_seqs": seqs(c_mid.d.max_concurrency),
-        "c_mid_tpot": fmt.quantity(c_mid.p.tpot_s * 1e3, "ms", 1, show_unit=True),
-        "c_fp8_tpot": fmt.quantity(c_fp8.p.tpot_s * 1e3, "ms", 1, show_unit=True),
-        "c_hi_rent": fmt.ratio(_rent(c_hi) / _rent(c_mid), 0, basis="replica's hourly rent"),
-        "room_gain": fmt.ratio(w_hi.m.kv_room / w_lo.m.kv_room, 1, basis="room for the KV cache per GPU"),
-        "long_share": fmt.percent(long_seq / chip.capacity_bytes, 0),
-        "mha_over_least": fmt.ratio(mha["per_tok"] / swa["per_tok"], 0, basis="bytes per token at the scenario's context"),
-        "order_of_magnitude": fmt.claim(mha["per_tok"] / min(mla["per_tok"], swa["per_tok"]) > 10,
-                                        f"{mha['per_tok']:,.0f} ÷ {min(mla['per_tok'], swa['per_tok']):,.0f} bytes"),
-        "c_lo_ratio": fmt.ratio(c_lo.usd_per_mtok / c_mid.usd_per_mtok, 0, basis="$ per million output tokens"),
+        self.c_lo = c_lo
+        self.c_mid = c_mid
+        self.c_hi = c_hi
+        self.c_fp8 = c_fp8
+        self.c_lo_usd = usd(c_lo.usd_per_mtok)
+        self.c_mid_usd = usd(c_mid.usd_per_mtok)
+        self.c_hi_usd = usd(c_hi.usd_per_mtok)
+        self.c_fp8_usd = usd(c_fp8.usd_per_mtok)
+        self.c_lo_seqs = seqs(c_lo.d.max_concurrency)
+        self.c_hi_seqs = seqs(c_hi.d.max_concurrency)
+        self.c_lo_per = fmt.quantity(c_lo.per_dollar_hour, "sequences per $/hour", 1)
+        self.c_mid_per = fmt.quantity(c_mid.per_dollar_hour, "sequences per $/hour", 1)
+        self.c_lo_layout = c_lo.d.layout.label
+        self.c_mid_layout = c_mid.d.layout.label
+        self.c_hi_layout = c_hi.d.layout.label
+        self.c_hi_per = fmt.quantity(c_hi.per_dollar_hour, "sequences per $/hour", 1)
+        self.c_fp8_per = fmt.quantity(c_fp8.per_dollar_hour, "sequences per $/hour", 1)
+        self.c_fp8_seqs = seqs(c_fp8.d.max_concurrency)
+        self.c_mid_seqs = seqs(c_mid.d.max_concurrency)
+        self.c_mid_tpot = fmt.quantity(c_mid.p.tpot_s * 1e3, "ms", 1, show_unit=True)
+        self.c_fp8_tpot = fmt.quantity(c_fp8.p.tpot_s * 1e3, "ms", 1, show_unit=True)
+        self.c_hi_rent = fmt.ratio(_rent(c_hi) / _rent(c_mid), 0, basis="replica's hourly rent")
+        self.room_gain = fmt.ratio(w_hi.m.kv_room / w_lo.m.kv_room, 1, basis="room for the KV cache per GPU")
+        self.long_share = fmt.percent(long_seq / chip.capacity_bytes, 0)
+        self.mha_over_least = fmt.ratio(mha["per_tok"] / swa["per_tok"], 0, basis="bytes per token at the scenario's context")
+        self.order_of_magnitude = fmt.claim(mha["per_tok"] / min(mla["per_tok"], swa["per_tok"]) > 10,
+                                            f"{mha['per_tok']:,.0f} ÷ {min(mla['per_tok'], swa['per_tok']):,.0f} bytes")
+        self.c_lo_ratio = fmt.ratio(c_lo.usd_per_mtok / c_mid.usd_per_mtok, 0, basis="$ per million output tokens")
         # quiz
-        "answer_tp": Layout(answer_tp).label,
-        "answer_gpus": fmt.count(answer_tp),
-        "small_name": small.name,
-        "small_layers": fmt.count(small.arch.layers, "layers"),
-        "small_kv_heads": fmt.count(small.arch.kv_heads, "heads"),
-        "small_head_dim": fmt.count(small.arch.head_dim, "elements"),
-        "small_tok": byte_count(small_tok),
-        "small_seq": fmt.nbytes(small_tok * ctx, "GB", 2),
+        self.answer_tp = Layout(answer_tp).label
+        self.answer_gpus = fmt.count(answer_tp)
+        self.small_name = small.name
+        self.small_layers = fmt.count(small.arch.layers, "layers")
+        self.small_kv_heads = fmt.count(small.arch.kv_heads, "heads")
+        self.small_head_dim = fmt.count(small.arch.head_dim, "elements")
+        self.small_tok = byte_count(small_tok)
+        self.small_seq = fmt.nbytes(small_tok * ctx, "GB", 2)
         # claims
-        "mha_largest": fmt.claim(mha["per_tok"] > gqa["per_tok"] > swa["per_tok"] and gqa["per_tok"] > mla["per_tok"],
-                                 f"{mha['per_tok']:,.0f} > {gqa['per_tok']:,.0f} > {mla['per_tok']:,.0f} bytes"),
-        "gqa_shares": fmt.claim(gqa_arch.kv_heads < gqa_arch.attention_heads,
-                                f"{gqa_arch.kv_heads} KV heads for {gqa_arch.attention_heads} query heads"),
-        "swa_halves": fmt.claim(0.45 < swa_long / swa["full"] < 0.55,
-                                f"{swa_long:,.0f} of {swa['full']:,.0f} bytes per token at {ctx_max:,} tokens"),
-        "lo_misses": fmt.claim(not w_lo.m.fits, f"{w_lo.m.used / GIB:.1f} GiB > {w_lo.m.pool / GIB:.1f} GiB"),
-        "hi_fits": fmt.claim(w_hi.m.fits, f"{w_hi.m.used / GIB:.1f} GiB ≤ {w_hi.m.pool / GIB:.1f} GiB"),
-        "lo_weights_fit": fmt.claim(w_lo.m.weights < w_lo.m.pool,
-                                    f"weights {w_lo.m.weights / GIB:.1f} GiB < pool {w_lo.m.pool / GIB:.1f} GiB"),
-        "engine_agrees": fmt.claim(serving.layout == Layout(answer_tp),
-                                   f"the serving scenario's policy chooses {serving.layout.label}"),
-        "fp8_doubles": fmt.claim(1.9 <= n_fp8 / n_bf16 <= 2.1, f"{n_fp8} against {n_bf16} sequences"),
-        "paging_small": fmt.claim(worst_waste_bytes / room < 0.01,
-                                  f"{worst_waste_bytes / 2**20:.1f} MiB of {room / GIB:.1f} GiB"),
-        "reserve_hurts": fmt.claim(n_bf16 > 10 * reserve_max, f"{n_bf16} paged against {reserve_max} reserved"),
-        "rep_stops": fmt.claim(rep[t_hi]["per_gpu"] == rep[t_lo]["per_gpu"] and rep[t_hi]["copies"] > 1,
-                               f"{rep[t_hi]['per_gpu']:,.0f} bytes per token per GPU at both TP degrees"),
-        "rep_more_seqs_anyway": fmt.claim(rep[t_hi]["seqs"] > rep[t_lo]["seqs"],
-                                          f"{rep[t_hi]['seqs']} > {rep[t_lo]['seqs']}: the weights still halve"),
-        "long_few": fmt.claim(reserve_max < need, f"{reserve_max} sequences of {ctx_max:,} tokens"),
-        "pool_spread": fmt.claim(min(shares) < 0.1 and max(shares) > 0.5,
-                                 f"{gqa['name']}: {min(shares):.0%} to {max(shares):.0%} of the card left for KV"),
-        "tp2_dearest": fmt.claim(c_lo.usd_per_mtok > 5 * c_mid.usd_per_mtok,
-                                 f"${c_lo.usd_per_mtok:.2f} against ${c_mid.usd_per_mtok:.2f}"),
-        "most_held_cheapest": fmt.claim(cheapest is max(cost_list, key=lambda c: c.per_dollar_hour),
-                                        f"cheapest per token: {cheapest.label}, ${cheapest.usd_per_mtok:.2f}, "
-                                        f"{cheapest.per_dollar_hour:.1f} sequences per $/hour"),
-        "tp8_beats_tp4": fmt.claim(c_hi.usd_per_mtok < c_mid.usd_per_mtok,
-                                   f"${c_hi.usd_per_mtok:.2f} < ${c_mid.usd_per_mtok:.2f}"),
-        "fp8_cheaper": fmt.claim(c_fp8.usd_per_mtok < c_mid.usd_per_mtok,
-                                 f"${c_fp8.usd_per_mtok:.2f} < ${c_mid.usd_per_mtok:.2f}"),
-    }
+        self.mha_largest = fmt.claim(mha["per_tok"] > gqa["per_tok"] > swa["per_tok"] and gqa["per_tok"] > mla["per_tok"],
+                                     f"{mha['per_tok']:,.0f} > {gqa['per_tok']:,.0f} > {mla['per_tok']:,.0f} bytes")
+        self.gqa_shares = fmt.claim(gqa_arch.kv_heads < gqa_arch.attention_heads,
+                                    f"{gqa_arch.kv_heads} KV heads for {gqa_arch.attention_heads} query heads")
+        self.swa_halves = fmt.claim(0.45 < swa_long / swa["full"] < 0.55,
+                                    f"{swa_long:,.0f} of {swa['full']:,.0f} bytes per token at {ctx_max:,} tokens")
+        self.lo_misses = fmt.claim(not w_lo.m.fits, f"{w_lo.m.used / GIB:.1f} GiB > {w_lo.m.pool / GIB:.1f} GiB")
+        self.hi_fits = fmt.claim(w_hi.m.fits, f"{w_hi.m.used / GIB:.1f} GiB ≤ {w_hi.m.pool / GIB:.1f} GiB")
+        self.lo_weights_fit = fmt.claim(w_lo.m.weights < w_lo.m.pool,
+                                        f"weights {w_lo.m.weights / GIB:.1f} GiB < pool {w_lo.m.pool / GIB:.1f} GiB")
+        self.engine_agrees = fmt.claim(serving.layout == Layout(answer_tp),
+                                       f"the serving scenario's policy chooses {serving.layout.label}")
+        self.fp8_doubles = fmt.claim(1.9 <= n_fp8 / n_bf16 <= 2.1, f"{n_fp8} against {n_bf16} sequences")
+        self.paging_small = fmt.claim(worst_waste_bytes / room < 0.01,
+                                      f"{worst_waste_bytes / 2**20:.1f} MiB of {room / GIB:.1f} GiB")
+        self.reserve_hurts = fmt.claim(n_bf16 > 10 * reserve_max, f"{n_bf16} paged against {reserve_max} reserved")
+        self.rep_stops = fmt.claim(rep[t_hi]["per_gpu"] == rep[t_lo]["per_gpu"] and rep[t_hi]["copies"] > 1,
+                                   f"{rep[t_hi]['per_gpu']:,.0f} bytes per token per GPU at both TP degrees")
+        self.rep_more_seqs_anyway = fmt.claim(rep[t_hi]["seqs"] > rep[t_lo]["seqs"],
+                                              f"{rep[t_hi]['seqs']} > {rep[t_lo]['seqs']}: the weights still halve")
+        self.long_few = fmt.claim(reserve_max < need, f"{reserve_max} sequences of {ctx_max:,} tokens")
+        self.pool_spread = fmt.claim(min(shares) < 0.1 and max(shares) > 0.5,
+                                     f"{gqa['name']}: {min(shares):.0%} to {max(shares):.0%} of the card left for KV")
+        self.tp2_dearest = fmt.claim(c_lo.usd_per_mtok > 5 * c_mid.usd_per_mtok,
+                                     f"${c_lo.usd_per_mtok:.2f} against ${c_mid.usd_per_mtok:.2f}")
+        self.most_held_cheapest = fmt.claim(cheapest is max(cost_list, key=lambda c: c.per_dollar_hour),
+                                            f"cheapest per token: {cheapest.label}, ${cheapest.usd_per_mtok:.2f}, "
+                                            f"{cheapest.per_dollar_hour:.1f} sequences per $/hour")
+        self.tp8_beats_tp4 = fmt.claim(c_hi.usd_per_mtok < c_mid.usd_per_mtok,
+                                       f"${c_hi.usd_per_mtok:.2f} < ${c_mid.usd_per_mtok:.2f}")
+        self.fp8_cheaper = fmt.claim(c_fp8.usd_per_mtok < c_mid.usd_per_mtok,
+                                     f"${c_fp8.usd_per_mtok:.2f} < ${c_mid.usd_per_mtok:.2f}")
+
+
+namespace = KvCachePage.namespace_of
+sources = KvCachePage.sources_of

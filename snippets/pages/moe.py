@@ -29,7 +29,9 @@ from snippets.engine.params import moe_layers, total_params
 from snippets.engine.specs import ArchLike, ChipSpec
 from snippets.engine.timing import ACTIVATION_BYTES, Link, alltoall, ep_link, forward, predict
 from snippets.fmt import Figure
+from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
+from snippets.pages.units import ms, us, usd
 
 MODELS = ("mixtral-8x7b", "deepseek-v3", "deepseek-r1", "qwen3-235b-a22b", "gpt-oss-120b", "gpt-oss-20b",
           "llama-4-scout", "llama-4-maverick")
@@ -56,25 +58,6 @@ QUIZ_MIXTRAL = "mixtral-8x7b"
 QUIZ_BATCH = 32
 QUIZ_MIXTRAL_BATCH = 4
 
-SOURCES = (
-    ("models", "mixtral-8x7b"),
-    ("models", "deepseek-v3"),
-    ("models", "deepseek-r1"),
-    ("models", "qwen3-235b-a22b"),
-    ("models", "gpt-oss-120b"),
-    ("models", "gpt-oss-20b"),
-    ("models", "llama-4-scout"),
-    ("models", "llama-4-maverick"),
-    ("accelerators", "h200-sxm"),
-    ("accelerators", "gb200"),
-    ("interconnects", "hgx-h200-8"),
-    ("interconnects", "gb200-nvl72"),
-    ("precisions", "fp8"),
-    ("scenarios", "reference"),
-    ("policies", "vllm-default"),
-    ("policies", "tp-in-node"),
-    ("policies", "measured-fractions"),
-)
 """The data entries this page's figures are computed from (every DeepSeek-V3 row of data/deployments.yaml is
 also read by the deployments table)."""
 
@@ -93,20 +76,8 @@ def mb(x: float) -> Figure:
     return fmt.quantity(x / 1e6, "MB", 2, show_unit=True, basis="MB = 10^6 bytes")
 
 
-def ms(seconds: float, digits: int = 1) -> Figure:
-    return fmt.quantity(seconds * 1e3, "ms", digits, show_unit=True)
-
-
-def us(seconds: float, digits: int = 1) -> Figure:
-    return fmt.quantity(seconds * 1e6, "µs", digits, show_unit=True)
-
-
 def gbps(x: float) -> Figure:
     return fmt.quantity(x / 1e9, "GB/s", 0, show_unit=True, basis="per direction, achieved")
-
-
-def usd(x: float) -> Figure:
-    return fmt.Figure(x, "USD", f"${fmt.number(x, 2)}", "indicative on-demand list price")
 
 
 def tok_s(x: float) -> Figure:
@@ -310,9 +281,10 @@ def why_more(doc: Deployment, eng: Deployment, tp_only: int | None) -> str:
 def doc_rows(cat: Catalog) -> list[DocRow]:
     r = reference(cat)
     out = []
-    for dep in cat.deployments.values():
-        if dep.model != MODEL:
+    for key, found in cat.deployments.items():
+        if found.model != MODEL:
             continue
+        dep = cat.deployments[key]  # by id: the page shows this documented deployment, so its sources list names it
         ctx = dep.context_tokens or r.scenario.context_tokens
         st = setting(r.eng, dep.model, dep.precision, r.scenario.id, accelerator=dep.accelerator, concurrency=1,
                      context_tokens=ctx)
@@ -368,9 +340,9 @@ def cost_table(cat: Catalog) -> str:
 
 def worked_example(cat: Catalog) -> str:
     """One decode step of the worked deployment, step by step, as Markdown with figure spans."""
-    ns = namespace(cat)
+    p = MoePage(cat)
     h = fmt.fig_html
-    w = ns["w"]
+    w = p.w
     lines = [
         f"1. **Weights held.** Each GPU holds {h(w.experts_gpu, 'wx.experts_gpu')} of the "
         f"{h(w.experts, 'wx.experts')} routed experts of every MoE layer, and a slice of everything else: "
@@ -397,196 +369,237 @@ def worked_example(cat: Catalog) -> str:
     return "\n".join(lines) + "\n"
 
 
-@dataclass(frozen=True)
 class Worked:
-    layout: str
-    experts: Figure
-    experts_gpu: Figure
-    k: Figure
-    batch: Figure
-    context: Figure
-    held: Figure
-    expert_held: Figure
-    other_held: Figure
-    touched: Figure
-    read: Figure
-    read1: Figure
-    kv: Figure
-    memory: Figure
-    tok_bytes: Figure
-    msg: Figure
-    a2a: Figure
-    moe_layers: Figure
-    comm: Figure
-    step: Figure
-    tps: Figure
 
-
-def worked(r: Reference) -> Worked:
-    d = ds_deployment(r, layouts()["ep"])
-    arch = d.setting.model.arch
-    moe = arch.moe
-    assert moe is not None  # noqa: S101
-    sw = stage_weights(arch, d.setting.precision, d.layout)[0]
-    p = forward(d, CONCURRENCY, CONTEXT, prefill=False)
-    per_tok = a2a_bytes_per_token(arch)
-    t = touched_share(arch, CONCURRENCY)
-    return Worked(
-        layout=d.layout.label, experts=fmt.count(moe.experts, "experts"),
-        experts_gpu=fmt.count(experts_per_gpu(moe.experts, d.layout.ep), "experts"),
-        k=fmt.count(moe.active_experts, "experts"), batch=fmt.count(CONCURRENCY, "tokens"),
-        context=fmt.count(CONTEXT, "tokens"), held=gb(sw.total), expert_held=gb(sw.expert_bytes),
-        other_held=gb(sw.total - sw.expert_bytes), touched=fmt.percent(t, 1),
-        read=gb(weights_read(d, CONCURRENCY)), read1=gb(weights_read(d, 1)), kv=gb(kv_read(d, CONCURRENCY, CONTEXT), 2),
-        memory=ms(p.memory_s, 2), tok_bytes=kb(per_tok), msg=mb(CONCURRENCY * per_tok),
-        a2a=us(alltoall(CONCURRENCY * per_tok, d.layout.ep, ep_link(d)).seconds),
-        moe_layers=fmt.count(moe_layers(arch), "layers"), comm=ms(p.comm_s, 2), step=ms(p.total_s, 1),
-        tps=tok_s(CONCURRENCY / p.total_s),
-    )
+    def __init__(self, r: Reference) -> None:
+        d = ds_deployment(r, layouts()["ep"])
+        arch = d.setting.model.arch
+        moe = arch.moe
+        assert moe is not None  # noqa: S101
+        sw = stage_weights(arch, d.setting.precision, d.layout)[0]
+        p = forward(d, CONCURRENCY, CONTEXT, prefill=False)
+        per_tok = a2a_bytes_per_token(arch)
+        t = touched_share(arch, CONCURRENCY)
+        self.layout = d.layout.label
+        self.experts = fmt.count(moe.experts, "experts")
+        self.experts_gpu = fmt.count(experts_per_gpu(moe.experts, d.layout.ep), "experts")
+        self.k = fmt.count(moe.active_experts, "experts")
+        self.batch = fmt.count(CONCURRENCY, "tokens")
+        self.context = fmt.count(CONTEXT, "tokens")
+        self.held = gb(sw.total)
+        self.expert_held = gb(sw.expert_bytes)
+        self.other_held = gb(sw.total - sw.expert_bytes)
+        self.touched = fmt.percent(t, 1)
+        self.read = gb(weights_read(d, CONCURRENCY))
+        self.read1 = gb(weights_read(d, 1))
+        self.kv = gb(kv_read(d, CONCURRENCY, CONTEXT), 2)
+        self.memory = ms(p.memory_s, 2)
+        self.tok_bytes = kb(per_tok)
+        self.msg = mb(CONCURRENCY * per_tok)
+        self.a2a = us(alltoall(CONCURRENCY * per_tok, d.layout.ep, ep_link(d)).seconds)
+        self.moe_layers = fmt.count(moe_layers(arch), "layers")
+        self.comm = ms(p.comm_s, 2)
+        self.step = ms(p.total_s, 1)
+        self.tps = tok_s(CONCURRENCY / p.total_s)
 
 
 # --------------------------------------------------------------------------- namespace
 
-def namespace(cat: Catalog) -> dict[str, Any]:
+
+class MoePage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    r = reference(cat)
-    prows = {p["id"]: p for p in params_rows(cat)}
-    ds, mx = prows[MODEL], prows["mixtral-8x7b"]
-    scout, mav = prows["llama-4-scout"], prows["llama-4-maverick"]
-    sparsest = min(prows.values(), key=lambda p: p["active"] / p["total"])
-    densest = max(prows.values(), key=lambda p: p["active"] / p["total"])
-    arch = r.eng.models[MODEL].arch
-    moe = arch.moe
-    assert moe is not None  # noqa: S101
-    lays = layouts()
-    d_tp, d_ep, d_dp = (ds_deployment(r, lays[k]) for k in ("tp", "ep", "dp"))
-    chip = d_ep.setting.chip
-    w = worked(r)
-    held = d_ep.memory.weights
-    read1, read_big = weights_read(d_ep, 1), weights_read(d_ep, BATCHES[-1])
-    total_bytes = d_ep.weight_bytes
-    half = next(b for b in range(1, 1 << 16) if touched_share(arch, b) >= 0.5)
+    shows = (params_table, reads_table, reads_chart, worked_example, a2a_table, doc_table, cost_table)
 
-    a2a = a2a_rows(r)
-    nv8, nv72, net = a2a
-    per_tok = a2a_bytes_per_token(arch)
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        cat = self.cat
+        r = reference(cat)
+        prows = {p["id"]: p for p in params_rows(cat)}
+        ds, mx = prows[MODEL], prows["mixtral-8x7b"]
+        scout, mav = prows["llama-4-scout"], prows["llama-4-maverick"]
+        sparsest = min(prows.values(), key=lambda p: p["active"] / p["total"])
+        densest = max(prows.values(), key=lambda p: p["active"] / p["total"])
+        arch = r.eng.models[MODEL].arch
+        moe = arch.moe
+        assert moe is not None  # noqa: S101
+        lays = layouts()
+        d_tp, d_ep, d_dp = (ds_deployment(r, lays[k]) for k in ("tp", "ep", "dp"))
+        chip = d_ep.setting.chip
+        w = Worked(r)
+        held = d_ep.memory.weights
+        read1, read_big = weights_read(d_ep, 1), weights_read(d_ep, BATCHES[-1])
+        total_bytes = d_ep.weight_bytes
+        half = next(b for b in range(1, 1 << 16) if touched_share(arch, b) >= 0.5)
 
-    docs = doc_rows(cat)
-    doc_h200 = next(x for x in docs if x.documented.setting.chip.id == ACCEL and x.documented.gpus == GPUS
-                    and x.documented.setting.precision.id == PRECISION)
-    larger = [x for x in docs if x.documented.gpus > x.engine.gpus]
-    batches = [x for x in larger if x.reason.startswith("sized for serving")]
-    tp_only = [x for x in larger if x.reason.startswith("tensor parallelism alone")]
+        a2a = a2a_rows(r)
+        nv8, nv72, net = a2a
+        per_tok = a2a_bytes_per_token(arch)
 
-    cost = cost_rows(r)
-    c_tp, c_ep, c_dp = cost["tp"], cost["ep"], cost["dp"]
-    cheapest_lo = min(cost.values(), key=lambda c: c["lo"].usd_per_mtok_output)
-    cheapest_hi = min(cost.values(), key=lambda c: c["hi"].usd_per_mtok_output)
+        docs = doc_rows(cat)
+        doc_h200 = next(x for x in docs if x.documented.setting.chip.id == ACCEL and x.documented.gpus == GPUS
+                        and x.documented.setting.precision.id == PRECISION)
+        larger = [x for x in docs if x.documented.gpus > x.engine.gpus]
+        batches = [x for x in larger if x.reason.startswith("sized for serving")]
+        tp_only = [x for x in larger if x.reason.startswith("tensor parallelism alone")]
 
-    qwen = prows[QUIZ_MODEL]
-    qarch = r.eng.models[QUIZ_MODEL].arch
-    qmoe = qarch.moe
-    march = r.eng.models[QUIZ_MIXTRAL].arch
-    mmoe = march.moe
-    assert qmoe is not None and mmoe is not None  # noqa: S101
-    q_tok = a2a_bytes_per_token(qarch)
+        cost = cost_rows(r)
+        c_tp, c_ep, c_dp = cost["tp"], cost["ep"], cost["dp"]
+        cheapest_lo = min(cost.values(), key=lambda c: c["lo"].usd_per_mtok_output)
+        cheapest_hi = min(cost.values(), key=lambda c: c["hi"].usd_per_mtok_output)
 
-    kv_seq = d_tp.memory.kv_per_sequence
-    return {
+        qwen = prows[QUIZ_MODEL]
+        qarch = r.eng.models[QUIZ_MODEL].arch
+        qmoe = qarch.moe
+        march = r.eng.models[QUIZ_MIXTRAL].arch
+        mmoe = march.moe
+        assert qmoe is not None and mmoe is not None  # noqa: S101
+        q_tok = a2a_bytes_per_token(qarch)
+
+        kv_seq = d_tp.memory.kv_per_sequence
         # parameters
-        "ds_name": r.eng.models[MODEL].name, "r1_name": r.eng.models["deepseek-r1"].name,
-        "ds_total": fmt.params(ds["total"]), "ds_active": fmt.params(ds["active"], 1),
-        "ds_share": fmt.percent(ds["active"] / ds["total"], 1),
-        "ds_experts": fmt.count(ds["experts"], "experts"), "ds_k": fmt.count(ds["k"], "experts"),
-        "ds_shared": fmt.count(ds["shared"], "experts"),
-        "mx_name": mx["name"], "mx_total": fmt.params(mx["total"], 1), "mx_active": fmt.params(mx["active"], 1),
-        "mx_share": fmt.percent(mx["active"] / mx["total"], 0),
-        "scout_name": scout["name"], "mav_name": mav["name"], "scout_total": fmt.params(scout["total"]),
-        "mav_total": fmt.params(mav["total"]), "scout_active": fmt.params(scout["active"], 1),
-        "mav_active": fmt.params(mav["active"], 1), "mav_over_scout": fmt.ratio(mav["total"] / scout["total"]),
-        "same_active": fmt.claim(abs(scout["active"] - mav["active"]) / mav["active"] < 0.01
-                                 and mav["total"] > 3 * scout["total"],
-                                 f"{scout['active']:,} vs {mav['active']:,} active; {mav['total']:,} vs "
-                                 f"{scout['total']:,} total"),
-        "sparsest_name": sparsest["name"], "sparsest_share": fmt.percent(sparsest["active"] / sparsest["total"], 1),
-        "densest_name": densest["name"], "densest_share": fmt.percent(densest["active"] / densest["total"], 0),
+        self.ds_name = r.eng.models[MODEL].name
+        self.r1_name = r.eng.models["deepseek-r1"].name
+        self.ds_total = fmt.params(ds["total"])
+        self.ds_active = fmt.params(ds["active"], 1)
+        self.ds_share = fmt.percent(ds["active"] / ds["total"], 1)
+        self.ds_experts = fmt.count(ds["experts"], "experts")
+        self.ds_k = fmt.count(ds["k"], "experts")
+        self.ds_shared = fmt.count(ds["shared"], "experts")
+        self.mx_name = mx["name"]
+        self.mx_total = fmt.params(mx["total"], 1)
+        self.mx_active = fmt.params(mx["active"], 1)
+        self.mx_share = fmt.percent(mx["active"] / mx["total"], 0)
+        self.scout_name = scout["name"]
+        self.mav_name = mav["name"]
+        self.scout_total = fmt.params(scout["total"])
+        self.mav_total = fmt.params(mav["total"])
+        self.scout_active = fmt.params(scout["active"], 1)
+        self.mav_active = fmt.params(mav["active"], 1)
+        self.mav_over_scout = fmt.ratio(mav["total"] / scout["total"])
+        self.same_active = fmt.claim(abs(scout["active"] - mav["active"]) / mav["active"] < 0.01
+                                     and mav["total"] > 3 * scout["total"],
+                                     f"{scout['active']:,} vs {mav['active']:,} active; {mav['total']:,} vs "
+                                     f"{scout['total']:,} total")
+        self.sparsest_name = sparsest["name"]
+        self.sparsest_share = fmt.percent(sparsest["active"] / sparsest["total"], 1)
+        self.densest_name = densest["name"]
+        self.densest_share = fmt.percent(densest["active"] / densest["total"], 0)
         # memory and reads
-        "gpus": fmt.count(GPUS), "gpu_name": gpu_label(chip), "precision": d_ep.setting.precision.name,
-        "ep_layout": d_ep.layout.label, "tp_layout": d_tp.layout.label, "dp_layout": d_dp.layout.label,
-        "total_bytes": gb(total_bytes, 0), "held": gb(held), "read1": gb(read1), "read_big": gb(read_big),
-        "read1_share": fmt.percent(read1 / held, 0), "read_big_share": fmt.percent(read_big / held, 0),
-        "big_batch": fmt.count(BATCHES[-1], "tokens"), "half_batch": fmt.count(half, "tokens"),
-        "reads_follow_active": fmt.claim(read1 < 0.2 * held, f"{read1 / 1e9:.1f} GB read of {held / 1e9:.1f} GB held"),
-        "reads_approach_total": fmt.claim(read_big > 0.9 * held,
-                                          f"{read_big / 1e9:.1f} GB read of {held / 1e9:.1f} GB held"),
-        "w": w, "context": fmt.count(CONTEXT, "tokens"), "concurrency": fmt.count(CONCURRENCY, "sequences"),
+        self.gpus = fmt.count(GPUS)
+        self.gpu_name = gpu_label(chip)
+        self.precision = d_ep.setting.precision.name
+        self.ep_layout = d_ep.layout.label
+        self.tp_layout = d_tp.layout.label
+        self.dp_layout = d_dp.layout.label
+        self.total_bytes = gb(total_bytes, 0)
+        self.held = gb(held)
+        self.read1 = gb(read1)
+        self.read_big = gb(read_big)
+        self.read1_share = fmt.percent(read1 / held, 0)
+        self.read_big_share = fmt.percent(read_big / held, 0)
+        self.big_batch = fmt.count(BATCHES[-1], "tokens")
+        self.half_batch = fmt.count(half, "tokens")
+        self.reads_follow_active = fmt.claim(read1 < 0.2 * held, f"{read1 / 1e9:.1f} GB read of {held / 1e9:.1f} GB held")
+        self.reads_approach_total = fmt.claim(read_big > 0.9 * held,
+                                              f"{read_big / 1e9:.1f} GB read of {held / 1e9:.1f} GB held")
+        self.w = w
+        self.context = fmt.count(CONTEXT, "tokens")
+        self.concurrency = fmt.count(CONCURRENCY, "sequences")
         # all-to-all
-        "tok_bytes": kb(per_tok), "hidden": fmt.count(arch.hidden_size, "channels"),
-        "act_bytes": fmt.count(ACTIVATION_BYTES, "bytes"), "prefill_tokens": fmt.count(PREFILL_TOKENS, "tokens"),
-        "nv8_one": us(nv8.decode_one), "nv72_one": us(nv72.decode_one),
-        "net_one": us(net.decode_one), "nv8_pre": us(nv8.prefill_one, 0), "nv72_pre": us(nv72.prefill_one, 0),
-        "net_pre": us(net.prefill_one, 0), "nvl72_gpus": fmt.count(r.eng.nodes[NVL72].gpus),
-        "net_ep": fmt.count(NETWORK_EP), "net_bw": gbps(net.link.bytes_per_s), "nv8_bw": gbps(nv8.link.bytes_per_s),
-        "nv72_bw": gbps(nv72.link.bytes_per_s),
-        "net_pre_share": fmt.percent(net.prefill_pass_comm / net.prefill_pass_total, 0),
-        "nv8_pre_share": fmt.percent(nv8.prefill_pass_comm / nv8.prefill_pass_total, 0),
-        "net_slower": fmt.ratio(net.prefill_one / nv8.prefill_one),
-        "network_hurts_prefill": fmt.claim(net.prefill_one > 3 * nv8.prefill_one,
-                                           f"{net.prefill_one * 1e6:.0f} µs vs {nv8.prefill_one * 1e6:.0f} µs"),
-        "nvl72_fastest": fmt.claim(nv72.prefill_one < nv8.prefill_one < net.prefill_one,
-                                   f"{nv72.prefill_one * 1e6:.0f} < {nv8.prefill_one * 1e6:.0f} < "
-                                   f"{net.prefill_one * 1e6:.0f} µs"),
-        "net_dec_share": fmt.percent(net.decode_pass_comm / net.decode_pass_total, 0),
-        "nv8_dec_share": fmt.percent(nv8.decode_pass_comm / nv8.decode_pass_total, 0),
+        self.tok_bytes = kb(per_tok)
+        self.hidden = fmt.count(arch.hidden_size, "channels")
+        self.act_bytes = fmt.count(ACTIVATION_BYTES, "bytes")
+        self.prefill_tokens = fmt.count(PREFILL_TOKENS, "tokens")
+        self.nv8_one = us(nv8.decode_one)
+        self.nv72_one = us(nv72.decode_one)
+        self.net_one = us(net.decode_one)
+        self.nv8_pre = us(nv8.prefill_one, 0)
+        self.nv72_pre = us(nv72.prefill_one, 0)
+        self.net_pre = us(net.prefill_one, 0)
+        self.nvl72_gpus = fmt.count(r.eng.nodes[NVL72].gpus)
+        self.net_ep = fmt.count(NETWORK_EP)
+        self.net_bw = gbps(net.link.bytes_per_s)
+        self.nv8_bw = gbps(nv8.link.bytes_per_s)
+        self.nv72_bw = gbps(nv72.link.bytes_per_s)
+        self.net_pre_share = fmt.percent(net.prefill_pass_comm / net.prefill_pass_total, 0)
+        self.nv8_pre_share = fmt.percent(nv8.prefill_pass_comm / nv8.prefill_pass_total, 0)
+        self.net_slower = fmt.ratio(net.prefill_one / nv8.prefill_one)
+        self.network_hurts_prefill = fmt.claim(net.prefill_one > 3 * nv8.prefill_one,
+                                               f"{net.prefill_one * 1e6:.0f} µs vs {nv8.prefill_one * 1e6:.0f} µs")
+        self.nvl72_fastest = fmt.claim(nv72.prefill_one < nv8.prefill_one < net.prefill_one,
+                                       f"{nv72.prefill_one * 1e6:.0f} < {nv8.prefill_one * 1e6:.0f} < "
+                                       f"{net.prefill_one * 1e6:.0f} µs")
+        self.net_dec_share = fmt.percent(net.decode_pass_comm / net.decode_pass_total, 0)
+        self.nv8_dec_share = fmt.percent(nv8.decode_pass_comm / nv8.decode_pass_total, 0)
         # DP attention
-        "kv_seq": gb(kv_seq, 3), "tp_seqs": seqs(d_tp.max_concurrency), "dp_seqs": seqs(d_dp.max_concurrency),
-        "dp_gain": fmt.ratio(d_dp.max_concurrency / d_tp.max_concurrency),
-        "tp_weights": gb(d_tp.memory.weights), "dp_weights": gb(d_dp.memory.weights),
-        "kv_room_tp": gb(d_tp.memory.kv_room), "kv_room_dp": gb(d_dp.memory.kv_room),
-        "dp_holds_more": fmt.claim(d_dp.max_concurrency > 3 * d_tp.max_concurrency,
-                                   f"{d_dp.max_concurrency} vs {d_tp.max_concurrency} sequences"),
-        "dp_more_weights": fmt.claim(d_dp.memory.weights > d_tp.memory.weights,
-                                     f"{d_dp.memory.weights / 1e9:.1f} GB vs {d_tp.memory.weights / 1e9:.1f} GB"),
-        "latent_whole": fmt.claim(d_tp.memory.kv_per_sequence == d_dp.memory.kv_per_sequence,
-                                  "the same KV bytes per sequence on a GPU of TP8 and of TP1"),
+        self.kv_seq = gb(kv_seq, 3)
+        self.tp_seqs = seqs(d_tp.max_concurrency)
+        self.dp_seqs = seqs(d_dp.max_concurrency)
+        self.dp_gain = fmt.ratio(d_dp.max_concurrency / d_tp.max_concurrency)
+        self.tp_weights = gb(d_tp.memory.weights)
+        self.dp_weights = gb(d_dp.memory.weights)
+        self.kv_room_tp = gb(d_tp.memory.kv_room)
+        self.kv_room_dp = gb(d_dp.memory.kv_room)
+        self.dp_holds_more = fmt.claim(d_dp.max_concurrency > 3 * d_tp.max_concurrency,
+                                       f"{d_dp.max_concurrency} vs {d_tp.max_concurrency} sequences")
+        self.dp_more_weights = fmt.claim(d_dp.memory.weights > d_tp.memory.weights,
+                                         f"{d_dp.memory.weights / 1e9:.1f} GB vs {d_tp.memory.weights / 1e9:.1f} GB")
+        self.latent_whole = fmt.claim(d_tp.memory.kv_per_sequence == d_dp.memory.kv_per_sequence,
+                                      "the same KV bytes per sequence on a GPU of TP8 and of TP1")
         # documented deployments
-        "doc_count": fmt.count(len(docs), "deployments"), "doc_larger": fmt.count(len(larger), "deployments"),
-        "doc_batches": fmt.count(len(batches), "deployments"), "doc_tp_only": fmt.count(len(tp_only), "deployments"),
-        "all_feasible": fmt.claim(all(not feasible(x.documented.setting, x.documented.layout) for x in docs),
-                                  f"{len(docs)} documented layouts, each accepted"),
-        "every_larger_explained": fmt.claim(len(batches) + len(tp_only) == len(larger),
-                                            f"{len(batches)} + {len(tp_only)} = {len(larger)}"),
-        "h200_label": doc_h200.label, "h200_doc_layout": doc_h200.documented.layout.label,
-        "h200_doc_used": gb(doc_h200.documented.memory.used), "h200_pool": gb(doc_h200.documented.memory.pool),
-        "h200_engine": doc_h200.engine.layout.label,
-        "h200_matches": fmt.claim(doc_h200.engine.gpus == doc_h200.documented.gpus,
-                                  f"engine {doc_h200.engine.gpus} GPUs = documented {doc_h200.documented.gpus}"),
-        "ref_context": fmt.count(r.scenario.context_tokens, "tokens"),
+        self.doc_count = fmt.count(len(docs), "deployments")
+        self.doc_larger = fmt.count(len(larger), "deployments")
+        self.doc_batches = fmt.count(len(batches), "deployments")
+        self.doc_tp_only = fmt.count(len(tp_only), "deployments")
+        self.all_feasible = fmt.claim(all(not feasible(x.documented.setting, x.documented.layout) for x in docs),
+                                      f"{len(docs)} documented layouts, each accepted")
+        self.every_larger_explained = fmt.claim(len(batches) + len(tp_only) == len(larger),
+                                                f"{len(batches)} + {len(tp_only)} = {len(larger)}")
+        self.h200_label = doc_h200.label
+        self.h200_doc_layout = doc_h200.documented.layout.label
+        self.h200_doc_used = gb(doc_h200.documented.memory.used)
+        self.h200_pool = gb(doc_h200.documented.memory.pool)
+        self.h200_engine = doc_h200.engine.layout.label
+        self.h200_matches = fmt.claim(doc_h200.engine.gpus == doc_h200.documented.gpus,
+                                      f"engine {doc_h200.engine.gpus} GPUs = documented {doc_h200.documented.gpus}")
+        self.ref_context = fmt.count(r.scenario.context_tokens, "tokens")
         # cost lens
-        "heavy": fmt.count(HEAVY, "sequences"),
-        "c_tp_lo": usd(c_tp["lo"].usd_per_mtok_output), "c_ep_lo": usd(c_ep["lo"].usd_per_mtok_output),
-        "c_dp_lo": usd(c_dp["lo"].usd_per_mtok_output), "c_tp_hi": usd(c_tp["hi"].usd_per_mtok_output),
-        "c_dp_hi": usd(c_dp["hi"].usd_per_mtok_output), "c_ep_hi": usd(c_ep["hi"].usd_per_mtok_output),
-        "tp_in_flight": seqs(c_tp["hi"].in_flight),
-        "dp_cheaper_hi": fmt.ratio(c_tp["hi"].usd_per_mtok_output / c_dp["hi"].usd_per_mtok_output),
-        "tp_cheapest_lo": fmt.claim(cheapest_lo is c_tp, f"cheapest at {CONCURRENCY}: {cheapest_lo['d'].layout.label}"),
-        "dp_cheapest_hi": fmt.claim(cheapest_hi is c_dp, f"cheapest at {HEAVY}: {cheapest_hi['d'].layout.label}"),
-        "ep_dearer_lo": fmt.claim(c_ep["lo"].usd_per_mtok_output > c_tp["lo"].usd_per_mtok_output,
-                                  f"{c_ep['lo'].usd_per_mtok_output:.2f} > {c_tp['lo'].usd_per_mtok_output:.2f}"),
-        "ep_comm": ms(c_ep["lo"].decode.comm_s, 2), "tp_comm": ms(c_tp["lo"].decode.comm_s, 2),
-        "ep_more_comm": fmt.claim(c_ep["lo"].decode.comm_s > c_tp["lo"].decode.comm_s,
-                                  f"{c_ep['lo'].decode.comm_s * 1e3:.2f} ms > {c_tp['lo'].decode.comm_s * 1e3:.2f} ms"),
-        "tp_queues": fmt.claim(c_tp["hi"].in_flight < HEAVY, f"{c_tp['hi'].in_flight} of {HEAVY} in flight"),
+        self.heavy = fmt.count(HEAVY, "sequences")
+        self.c_tp_lo = usd(c_tp["lo"].usd_per_mtok_output)
+        self.c_ep_lo = usd(c_ep["lo"].usd_per_mtok_output)
+        self.c_dp_lo = usd(c_dp["lo"].usd_per_mtok_output)
+        self.c_tp_hi = usd(c_tp["hi"].usd_per_mtok_output)
+        self.c_dp_hi = usd(c_dp["hi"].usd_per_mtok_output)
+        self.c_ep_hi = usd(c_ep["hi"].usd_per_mtok_output)
+        self.tp_in_flight = seqs(c_tp["hi"].in_flight)
+        self.dp_cheaper_hi = fmt.ratio(c_tp["hi"].usd_per_mtok_output / c_dp["hi"].usd_per_mtok_output)
+        self.tp_cheapest_lo = fmt.claim(cheapest_lo is c_tp, f"cheapest at {CONCURRENCY}: {cheapest_lo['d'].layout.label}")
+        self.dp_cheapest_hi = fmt.claim(cheapest_hi is c_dp, f"cheapest at {HEAVY}: {cheapest_hi['d'].layout.label}")
+        self.ep_dearer_lo = fmt.claim(c_ep["lo"].usd_per_mtok_output > c_tp["lo"].usd_per_mtok_output,
+                                      f"{c_ep['lo'].usd_per_mtok_output:.2f} > {c_tp['lo'].usd_per_mtok_output:.2f}")
+        self.ep_comm = ms(c_ep["lo"].decode.comm_s, 2)
+        self.tp_comm = ms(c_tp["lo"].decode.comm_s, 2)
+        self.ep_more_comm = fmt.claim(c_ep["lo"].decode.comm_s > c_tp["lo"].decode.comm_s,
+                                      f"{c_ep['lo'].decode.comm_s * 1e3:.2f} ms > {c_tp['lo'].decode.comm_s * 1e3:.2f} ms")
+        self.tp_queues = fmt.claim(c_tp["hi"].in_flight < HEAVY, f"{c_tp['hi'].in_flight} of {HEAVY} in flight")
         # quiz
-        "one": fmt.count(1, ""), "two": fmt.count(2, "all-to-alls"),
-        "q_name": qwen["name"], "q_experts": fmt.count(qmoe.experts, "experts"),
-        "q_k": fmt.count(qmoe.active_experts, "experts"), "q_batch": fmt.count(QUIZ_BATCH, "tokens"),
-        "q_touched": fmt.percent(touched_share(qarch, QUIZ_BATCH), 1),
-        "q_hidden": fmt.count(qarch.hidden_size, "channels"), "q_tok_bytes": fmt.count(q_tok, "bytes", show_unit=True),
-        "q_layers": fmt.count(moe_layers(qarch), "layers"),
-        "q_step_bytes": mb(q_tok * 2 * moe_layers(qarch)),
-        "m_name": prows[QUIZ_MIXTRAL]["name"], "m_experts": fmt.count(mmoe.experts, "experts"),
-        "m_k": fmt.count(mmoe.active_experts, "experts"), "m_batch": fmt.count(QUIZ_MIXTRAL_BATCH, "tokens"),
-        "m_touched": fmt.percent(touched_share(march, QUIZ_MIXTRAL_BATCH), 0),
-    }
+        self.one = fmt.count(1, "")
+        self.two = fmt.count(2, "all-to-alls")
+        self.q_name = qwen["name"]
+        self.q_experts = fmt.count(qmoe.experts, "experts")
+        self.q_k = fmt.count(qmoe.active_experts, "experts")
+        self.q_batch = fmt.count(QUIZ_BATCH, "tokens")
+        self.q_touched = fmt.percent(touched_share(qarch, QUIZ_BATCH), 1)
+        self.q_hidden = fmt.count(qarch.hidden_size, "channels")
+        self.q_tok_bytes = fmt.count(q_tok, "bytes", show_unit=True)
+        self.q_layers = fmt.count(moe_layers(qarch), "layers")
+        self.q_step_bytes = mb(q_tok * 2 * moe_layers(qarch))
+        self.m_name = prows[QUIZ_MIXTRAL]["name"]
+        self.m_experts = fmt.count(mmoe.experts, "experts")
+        self.m_k = fmt.count(mmoe.active_experts, "experts")
+        self.m_batch = fmt.count(QUIZ_MIXTRAL_BATCH, "tokens")
+        self.m_touched = fmt.percent(touched_share(march, QUIZ_MIXTRAL_BATCH), 0)
 
+
+namespace = MoePage.namespace_of
+sources = MoePage.sources_of

@@ -8,31 +8,16 @@ interconnect page's table shows.
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import urlsplit
 
 from snippets import fmt
 from snippets.data import FILES, Catalog, iter_sources
 from snippets.engine import Deployment
+from snippets.pages.base import Page
 from snippets.pages.scenario import reference
 
 MODEL = "llama-3.1-70b"
 PRECISION = "bf16"
-
-
-def sources(cat: Catalog) -> tuple[tuple[str, str], ...]:
-    """The data entries the worked example reads: the model, the precision, and the scenario's node, chip and
-    policies."""
-    r = reference(cat)
-    return (
-        ("models", MODEL),
-        ("precisions", PRECISION),
-        ("interconnects", r.node.id),
-        ("accelerators", r.node.chip),
-        ("policies", r.scenario.memory_policy),
-        ("policies", r.scenario.layout_policy),
-        ("scenarios", r.scenario.id),
-    )
 
 
 def example(cat: Catalog) -> Deployment:
@@ -93,27 +78,32 @@ def data_table(cat: Catalog) -> str:
     return fmt.table("tables", ["Table", "Entries", "Sources cited", "Distinct hosts"], rows, align="lrrr")
 
 
-def namespace(cat: Catalog) -> dict[str, Any]:
-    """The names the page's `{{ ... }}` values and claims use."""
-    r = reference(cat)
-    d = example(cat)
-    counts = _entries_with_sources(cat)
-    entries = sum(e for e, _ in counts.values())
-    sources = sum(n for _, n in counts.values())
-    unsourced = [f"{name}/{entry_id}" for name in FILES for entry_id, entry in getattr(cat, name).items()
-                 if not entry.sources]
-    return {
-        "model": d.setting.model.name,
-        "precision": d.setting.precision.name,
-        "gpu_name": d.setting.chip.name,
-        "node_name": r.node.name,
-        "weight": fmt.nbytes(d.weight_bytes, "GB", 1),
-        "gpus": fmt.count(d.gpus, "GPUs"),
-        "layout": d.layout.label,
-        "policy_name": d.setting.layout_policy.name,
-        "tables": fmt.count(len(FILES), "tables"),
-        "entries": fmt.count(entries, "entries"),
-        "sources": fmt.count(sources, "sources"),
-        "every_entry_sourced": fmt.claim(not unsourced, "entries without a source: " + (", ".join(unsourced) or "none")),
-        "more_than_one_gpu": fmt.claim(d.gpus > 1, f"{d.layout.label}: {d.gpus} GPUs"),
-    }
+class NumbersPage(Page):
+    shows = (trail_table, data_table)
+
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        cat = self.cat
+        r = self.reference()
+        d = example(cat)
+        counts = _entries_with_sources(cat)
+        unsourced = [f"{name}/{entry_id}" for name in FILES for entry_id, entry in getattr(cat, name).items()
+                     if not entry.sources]
+        self.model = d.setting.model.name
+        self.precision = d.setting.precision.name
+        self.gpu_name = d.setting.chip.name
+        self.node_name = r.node.name
+        self.weight = fmt.nbytes(d.weight_bytes, "GB", 1)
+        self.gpus = fmt.count(d.gpus, "GPUs")
+        self.layout = d.layout.label
+        self.policy_name = d.setting.layout_policy.name
+        self.tables = fmt.count(len(FILES), "tables")
+        self.entries = fmt.count(sum(e for e, _ in counts.values()), "entries")
+        self.sources = fmt.count(sum(n for _, n in counts.values()), "sources")
+        self.every_entry_sourced = fmt.claim(not unsourced,
+                                             "entries without a source: " + (", ".join(unsourced) or "none"))
+        self.more_than_one_gpu = fmt.claim(d.gpus > 1, f"{d.layout.label}: {d.gpus} GPUs")
+
+
+namespace = NumbersPage.namespace_of
+sources = NumbersPage.sources_of

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from types import SimpleNamespace
-from typing import Any
 
 from snippets import fmt
 from snippets.data import Catalog, Network, Node, NVLink, PCIe, required
@@ -41,8 +41,10 @@ from snippets.engine.timing import (
 )
 from snippets.engine.timing import Link as TimeLink
 from snippets.fmt import Figure
+from snippets.pages.base import Page
 from snippets.pages.interconnect import nvlink_of, pcie_x16
 from snippets.pages.scenario import SERVING, reference
+from snippets.pages.units import ms, us
 from snippets.parallel import (
     pp_boundary_bytes,
     pp_bytes_per_token,
@@ -75,32 +77,6 @@ BUBBLE_STAGES = (2, 4, 8)
 BUBBLE_MICRO = (1, 2, 4, 8, 16, 32)
 BATCH_LIMIT = 1 << 14
 """The largest batch `compute_bound_batch` tries: far beyond any KV cache of the page's deployments."""
-
-SOURCES = (
-    ("accelerators", "h100-sxm"),
-    ("interconnects", "nvlink-4"),
-    ("interconnects", "nvswitch-gen3"),
-    ("interconnects", "pcie-gen5"),
-    ("interconnects", "infiniband-ndr"),
-    ("interconnects", "hgx-h100-8"),
-    ("models", "llama-3.1-70b"),
-    ("models", "llama-3.1-405b"),
-    ("models", "deepseek-v3"),
-    ("precisions", "bf16"),
-    ("precisions", "fp8"),
-    ("precisions", "int4"),
-    ("policies", "vllm-default"),
-    ("policies", "tp-in-node"),
-    ("policies", "fewest-gpus"),
-    ("policies", "measured-fractions"),
-    ("latencies", "gpu-gpu-nvlink-p2p"),
-    ("latencies", "gpu-gpu-pcie-no-p2p"),
-    ("efficiencies", "h100-nvlink-p2p"),
-    ("efficiencies", "h200-hbm-stream"),
-    ("scenarios", "reference"),
-    ("scenarios", "serving"),
-)
-"""The data entries this page's figures are computed from."""
 
 
 def _short(model_id: str, precision_id: str) -> str:
@@ -374,16 +350,6 @@ PIPE_MICRO = (1, 8)
 
 
 # --------------------------------------------------------------------------- formatting
-
-def us(seconds: float, digits: int = 1, basis: str = "") -> Figure:
-    """A time in microseconds."""
-    return fmt.quantity(seconds * 1e6, "µs", digits, show_unit=True, basis=basis)
-
-
-def ms(seconds: float, digits: int = 1, basis: str = "") -> Figure:
-    """A time in milliseconds."""
-    return fmt.quantity(seconds * 1e3, "ms", digits, show_unit=True, basis=basis)
-
 
 def nbytes_exact(n: float) -> Figure:
     """A small byte count, written out: 32,768 bytes."""
@@ -836,64 +802,36 @@ def worked_example(cat: Catalog) -> str:
     return "\n".join(lines) + "\n"
 
 
-@dataclass(frozen=True)
 class Case:
     """One deployment's figures for prose."""
 
-    model: str
-    precision: str
-    params: Figure
-    weight: Figure
-    fewest_layout: str
-    gpus_fewest: Figure
-    gpus_rented: Figure
-    extra_gpus: Figure
-    weights_per_gpu: Figure
-    nodes: Figure
-    layout: str
-    tp: Figure
-    pp: Figure
-    hidden: Figure
-    layers: Figure
-    message: Figure
-    ring_factor: Figure
-    ring_per_gpu: Figure
-    tp_bytes: Figure
-    ring_steps: Figure
-    allreduces: Figure
-    pp_bytes_exact: Figure
-    traffic: Traffic
-
-
-def _case(cat: Catalog, model_id: str, precision_id: str) -> Case:
-    t = traffic(cat, model_id, precision_id)
-    d = t.dep
-    pp_b = pp_boundary_bytes(t.hidden, act_bytes(cat))
-    return Case(
-        model=t.model,
-        precision=t.precision,
-        params=fmt.params(d.params, 1),
-        weight=fmt.nbytes(d.weight_bytes, "GB", 1),
-        fewest_layout=t.fewest.layout.label,
-        gpus_fewest=fmt.count(t.fewest.gpus),
-        gpus_rented=fmt.count(d.gpus),
-        extra_gpus=fmt.count(d.gpus - t.fewest.gpus),
-        weights_per_gpu=fmt.nbytes(d.memory.weights, "GiB", 1),
-        nodes=fmt.count(d.nodes, "nodes"),
-        layout=d.layout.label,
-        tp=fmt.count(d.layout.tp, "GPUs"),
-        pp=fmt.count(d.layout.pp, "stages"),
-        hidden=fmt.count(t.hidden, "elements"),
-        layers=fmt.count(t.layers, "layers"),
-        message=nbytes_exact(t.message),
-        ring_factor=fmt.quantity(ring_allreduce_steps(d.layout.tp) / d.layout.tp, "× message", 2),
-        ring_per_gpu=nbytes_exact(t.ring_per_gpu),
-        tp_bytes=fmt.nbytes(t.tp_bytes, "MB", 2),
-        ring_steps=fmt.count(t.ring_steps, "hops"),
-        allreduces=fmt.count(t.allreduces, "all-reduces"),
-        pp_bytes_exact=nbytes_exact(pp_b),
-        traffic=t,
-    )
+    def __init__(self, cat: Catalog, model_id: str, precision_id: str) -> None:
+        t = traffic(cat, model_id, precision_id)
+        d = t.dep
+        pp_b = pp_boundary_bytes(t.hidden, act_bytes(cat))
+        self.model = t.model
+        self.precision = t.precision
+        self.params = fmt.params(d.params, 1)
+        self.weight = fmt.nbytes(d.weight_bytes, "GB", 1)
+        self.fewest_layout = t.fewest.layout.label
+        self.gpus_fewest = fmt.count(t.fewest.gpus)
+        self.gpus_rented = fmt.count(d.gpus)
+        self.extra_gpus = fmt.count(d.gpus - t.fewest.gpus)
+        self.weights_per_gpu = fmt.nbytes(d.memory.weights, "GiB", 1)
+        self.nodes = fmt.count(d.nodes, "nodes")
+        self.layout = d.layout.label
+        self.tp = fmt.count(d.layout.tp, "GPUs")
+        self.pp = fmt.count(d.layout.pp, "stages")
+        self.hidden = fmt.count(t.hidden, "elements")
+        self.layers = fmt.count(t.layers, "layers")
+        self.message = nbytes_exact(t.message)
+        self.ring_factor = fmt.quantity(ring_allreduce_steps(d.layout.tp) / d.layout.tp, "× message", 2)
+        self.ring_per_gpu = nbytes_exact(t.ring_per_gpu)
+        self.tp_bytes = fmt.nbytes(t.tp_bytes, "MB", 2)
+        self.ring_steps = fmt.count(t.ring_steps, "hops")
+        self.allreduces = fmt.count(t.allreduces, "all-reduces")
+        self.pp_bytes_exact = nbytes_exact(pp_b)
+        self.traffic = t
 
 
 def _comm_figures(cat: Catalog, w: Traffic, c: Comm) -> dict[str, Figure | str]:
@@ -962,187 +900,201 @@ def _comm_figures(cat: Catalog, w: Traffic, c: Comm) -> dict[str, Figure | str]:
     return out
 
 
-def namespace(cat: Catalog) -> dict[str, Any]:
+class ParallelismPage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    r = reference(cat)
-    node = cat.interconnect(r.node.id, Node)
-    acc = cat.accelerators[node.accelerator]
-    ls = links(cat)
-    cases = {_short(m, p): _case(cat, m, p) for m in MODELS for p in PRECISIONS}
-    w, s = cases[_short(*WORKED)], cases[_short(*SMALL)]
-    wt, st = w.traffic, s.traffic
-    nvl, net = ls["nvlink"], ls["network"]
-    arch405 = r.eng.models[WORKED[0]].arch
-    valid_tp = tp_degrees(arch405, node.gpus)
-    f8c = cases["m405_fp8"].traffic
-    f8, f8_fewest = f8c.dep, f8c.fewest
-    wf = wt.fewest
-    lpol = r.eng.layout_policies[r.scenario.layout_policy]
-    fewest_pol = r.eng.layout_policies[FEWEST]
-    st405 = setting(r.eng, WORKED[0], WORKED[1], r.scenario.id)
-    tp_across = Layout(wt.dep.layout.tp * wt.dep.layout.pp)
-    tp_across_ok = not feasible(st405, tp_across)
-    fewest_ok = not feasible(st405, wf.layout)
-    uneven = r.eng.models[UNEVEN]
-    uneven_parts = pp_partition(uneven.arch.layers, UNEVEN_STAGES)
-    parts_405 = pp_partition(arch405.layers, UNEVEN_STAGES)
-    rounded = [c.traffic for c in cases.values() if c.traffic.dep.gpus > c.traffic.fewest.gpus]
+    shows = (tp_diagram, worked_example, partial(comm_table, model_id="llama-3.1-405b", precision_id="bf16", name="comm405"),
+             partial(comm_table, model_id="llama-3.1-70b", precision_id="bf16", name="comm70"), across_table,
+             pipeline_diagram, rules_table, layout_table, ring_table, ring_diagram, algorithm_table)
+    """The functions the page's blocks print (`bubble_table` reads no data), `comm_table` with the blocks' arguments."""
 
-    comm = _comm(cat, wt.dep)
-    cw = _comm_figures(cat, wt, comm)
-    b1, bs = comm.b1, comm.bs
-    p1 = b1["nvlink"].engine
-    tp_over_pp = b1["nvlink"].tp_s / comm.pp_send_s
-    sc = r.scenario
-    ctx_mid = sc.input_tokens + sc.output_tokens / 2
-    shares_1 = {k: b1[k].comm_share for k in TIME_LINKS}
-    lat_1 = {k: b1[k].latency_share for k in TIME_LINKS}
-    over_s = {k: bs[k].comm_over_compute for k in TIME_LINKS}
-    old_fig = cw["old_share"]
-    assert isinstance(old_fig, Figure)  # noqa: S101 - a share, always a figure
-    old = old_fig.value / 100
-    dx, xx = across(cat)
-    sv = serving_sequences(cat)
-    ax = {(k, c): decode_step(dep, c) for k, dep in (("pp", dx), ("tp", xx)) for c in (1, sv)}
-    full = {k: decode_step(dep, dep.max_concurrency) for k, dep in (("pp", dx), ("tp", xx))}
-    tput = {k: full[k].sequences / full[k].total_s for k in ("pp", "tp")}
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        cat = self.cat
+        # the prose's NVLink SHARP aside is about the scenario node's switch
+        switch = cat.interconnect(self.reference().node.id, Node).switch
+        if switch is not None:
+            self.cite("interconnects", switch)
+        r = reference(cat)
+        node = cat.interconnect(r.node.id, Node)
+        acc = cat.accelerators[node.accelerator]
+        ls = links(cat)
+        cases = {_short(m, p): Case(cat, m, p) for m in MODELS for p in PRECISIONS}
+        w, s = cases[_short(*WORKED)], cases[_short(*SMALL)]
+        wt, st = w.traffic, s.traffic
+        nvl, net = ls["nvlink"], ls["network"]
+        arch405 = r.eng.models[WORKED[0]].arch
+        valid_tp = tp_degrees(arch405, node.gpus)
+        f8c = cases["m405_fp8"].traffic
+        f8, f8_fewest = f8c.dep, f8c.fewest
+        wf = wt.fewest
+        lpol = r.eng.layout_policies[r.scenario.layout_policy]
+        fewest_pol = r.eng.layout_policies[FEWEST]
+        st405 = setting(r.eng, WORKED[0], WORKED[1], r.scenario.id)
+        tp_across = Layout(wt.dep.layout.tp * wt.dep.layout.pp)
+        tp_across_ok = not feasible(st405, tp_across)
+        fewest_ok = not feasible(st405, wf.layout)
+        uneven = r.eng.models[UNEVEN]
+        uneven_parts = pp_partition(uneven.arch.layers, UNEVEN_STAGES)
+        parts_405 = pp_partition(arch405.layers, UNEVEN_STAGES)
+        rounded = [c.traffic for c in cases.values() if c.traffic.dep.gpus > c.traffic.fewest.gpus]
 
-    sh = tp_shard(wt.dep)
-    ring_steps = algorithm_steps(wt.message, wt.dep.layout.tp, tp_link(wt.dep))
-    pp = wt.dep.layout.pp
-    tpd = SimpleNamespace(
-        heads=fmt.count(sh.heads, "heads"), kv=fmt.count(sh.kv_heads, "heads"),
-        ffn=fmt.count(sh.ffn, "columns"), ffn_total=fmt.count(arch405.ffn_size, "columns"),
-        o_rows=fmt.count(sh.o_rows, "rows"), qkv_cols=fmt.count(sh.qkv_cols, "columns"))
-    rd = SimpleNamespace(
-        chunk=nbytes_exact(wt.message / wt.dep.layout.tp),
-        step=us(ring_steps["ring"][0], 2, basis="one hop + one chunk ÷ achieved bandwidth"),
-        two_step=us(ring_steps["two-shot"][0], 2, basis="one hop + (n − 1)/n of the message ÷ achieved bandwidth"))
-    pd = SimpleNamespace(
-        m1=fmt.count(PIPE_MICRO[0], "micro-batches"), m2=fmt.count(PIPE_MICRO[1], "micro-batches"),
-        idle=fmt.count(pp * (pp - 1), "boxes"), bubble_2=share(bubble(pp, PIPE_MICRO[1])))
+        comm = _comm(cat, wt.dep)
+        cw = _comm_figures(cat, wt, comm)
+        b1, bs = comm.b1, comm.bs
+        p1 = b1["nvlink"].engine
+        tp_over_pp = b1["nvlink"].tp_s / comm.pp_send_s
+        sc = r.scenario
+        ctx_mid = sc.input_tokens + sc.output_tokens / 2
+        shares_1 = {k: b1[k].comm_share for k in TIME_LINKS}
+        lat_1 = {k: b1[k].latency_share for k in TIME_LINKS}
+        over_s = {k: bs[k].comm_over_compute for k in TIME_LINKS}
+        old_fig = cw["old_share"]
+        assert isinstance(old_fig, Figure)  # noqa: S101 - a share, always a figure
+        old = old_fig.value / 100
+        dx, xx = across(cat)
+        sv = serving_sequences(cat)
+        ax = {(k, c): decode_step(dep, c) for k, dep in (("pp", dx), ("tp", xx)) for c in (1, sv)}
+        full = {k: decode_step(dep, dep.max_concurrency) for k, dep in (("pp", dx), ("tp", xx))}
+        tput = {k: full[k].sequences / full[k].total_s for k in ("pp", "tp")}
 
-    return {
-        "tpd": tpd,
-        "rd": rd,
-        "pd": pd,
-        "gpu_name": acc.name,
-        "node_name": node.name,
-        "node_gpus": fmt.count(node.gpus),
-        "gpu_memory": fmt.nbytes(acc.memory.bytes, "GB"),
-        "policy_name": lpol.name,
-        "fewest_policy_name": fewest_pol.name,
-        "time_model_name": wt.dep.setting.time_model.name,
-        "context": fmt.count(r.scenario.context_tokens, "tokens", show_unit=True),
-        "ctx_mid": fmt.count(ctx_mid, "tokens", show_unit=True),
-        "tp_across": tp_across.label,
-        "tp_across_replicas": fmt.count(kv_replicas(arch405.kv_heads, tp_across.tp), "GPUs"),
-        "uneven_model": uneven.name,
-        "uneven_layers": fmt.count(uneven.arch.layers, "layers"),
-        "uneven_stages": fmt.count(UNEVEN_STAGES, "stages"),
-        "uneven_parts": ", ".join(str(n) for n in uneven_parts),
-        "parts_405": ", ".join(str(n) for n in parts_405),
-        "hbm": fmt.bandwidth(acc.memory_bandwidth.bandwidth.one_way(), "TB/s", 2),
-        "nvlink": fmt.bandwidth(nvl.one_way),
-        "network": fmt.bandwidth(net.one_way),
-        "network_name": net.label,
-        "act_name": cat.precisions[ACTIVATIONS].name,
-        "act_bytes": fmt.quantity(act_bytes(cat), "bytes/element", 0),
-        "allreduces_per_layer": fmt.count(ALLREDUCES_PER_LAYER, "all-reduces"),
-        **cases,
-        "w": w,
-        "s": s,
-        "cw": SimpleNamespace(**cw),
-        "alg_1": b1["nvlink"].allreduce.algorithm,
-        "alg_s": bs["nvlink"].allreduce.algorithm,
-        "worked_layout": w.layout,
-        "valid_tp_405": ", ".join(str(t) for t in valid_tp),
-        "heads_405": fmt.count(arch405.attention_heads, "heads"),
-        "kv_heads_405": fmt.count(arch405.kv_heads, "heads"),
-        "layers_405": fmt.count(arch405.layers, "layers"),
-        "tp_over_pp_time": fmt.ratio(tp_over_pp, 0, basis="TP's all-reduces per token ÷ the PP send, engine's times"),
-        "nvlink_over_network": fmt.ratio(nvl.one_way.ratio(net.one_way), basis="one way each"),
-        "x_step_1": ms(ax[("tp", 1)].total_s, 1, basis="the engine's decode step, TP across nodes"),
-        "x_share_1": share(ax[("tp", 1)].comm_share),
-        "x_share_s": share(ax[("tp", sv)].comm_share),
-        "x_max": fmt.count(xx.max_concurrency, "sequences"),
-        "pp_max": fmt.count(dx.max_concurrency, "sequences"),
-        "x_tput_full": fmt.quantity(tput["tp"], "tokens/s", 0, show_unit=True),
-        "pp_tput_full": fmt.quantity(tput["pp"], "tokens/s", 0, show_unit=True),
-        "ring_lat_over_bytes": fmt.ratio(
-            next(a for a in algorithm_times(wt.message, wt.dep.layout.tp, b1["nvlink"].link) if a.name == "ring").hops
-            * b1["nvlink"].link.hop_s / (wt.ring_per_gpu / b1["nvlink"].link.bytes_per_s), 0,
-            basis="the ring's hop latencies ÷ its bytes ÷ bandwidth, one token"),
-        "m405_fp8_extra_share": fmt.percent((f8.gpus - f8_fewest.gpus) / f8.gpus),
-        "w_extra_share": fmt.percent((wt.dep.gpus - wf.gpus) / wt.dep.gpus),
+        sh = tp_shard(wt.dep)
+        ring_steps = algorithm_steps(wt.message, wt.dep.layout.tp, tp_link(wt.dep))
+        pp = wt.dep.layout.pp
+        tpd = SimpleNamespace(
+            heads=fmt.count(sh.heads, "heads"), kv=fmt.count(sh.kv_heads, "heads"),
+            ffn=fmt.count(sh.ffn, "columns"), ffn_total=fmt.count(arch405.ffn_size, "columns"),
+            o_rows=fmt.count(sh.o_rows, "rows"), qkv_cols=fmt.count(sh.qkv_cols, "columns"))
+        rd = SimpleNamespace(
+            chunk=nbytes_exact(wt.message / wt.dep.layout.tp),
+            step=us(ring_steps["ring"][0], 2, basis="one hop + one chunk ÷ achieved bandwidth"),
+            two_step=us(ring_steps["two-shot"][0], 2, basis="one hop + (n − 1)/n of the message ÷ achieved bandwidth"))
+        pd = SimpleNamespace(
+            m1=fmt.count(PIPE_MICRO[0], "micro-batches"), m2=fmt.count(PIPE_MICRO[1], "micro-batches"),
+            idle=fmt.count(pp * (pp - 1), "boxes"), bubble_2=share(bubble(pp, PIPE_MICRO[1])))
+
+        self.tpd = tpd
+        self.rd = rd
+        self.pd = pd
+        self.gpu_name = acc.name
+        self.node_name = node.name
+        self.node_gpus = fmt.count(node.gpus)
+        self.gpu_memory = fmt.nbytes(acc.memory.bytes, "GB")
+        self.policy_name = lpol.name
+        self.fewest_policy_name = fewest_pol.name
+        self.time_model_name = wt.dep.setting.time_model.name
+        self.context = fmt.count(r.scenario.context_tokens, "tokens", show_unit=True)
+        self.ctx_mid = fmt.count(ctx_mid, "tokens", show_unit=True)
+        self.tp_across = tp_across.label
+        self.tp_across_replicas = fmt.count(kv_replicas(arch405.kv_heads, tp_across.tp), "GPUs")
+        self.uneven_model = uneven.name
+        self.uneven_layers = fmt.count(uneven.arch.layers, "layers")
+        self.uneven_stages = fmt.count(UNEVEN_STAGES, "stages")
+        self.uneven_parts = ", ".join(str(n) for n in uneven_parts)
+        self.parts_405 = ", ".join(str(n) for n in parts_405)
+        self.hbm = fmt.bandwidth(acc.memory_bandwidth.bandwidth.one_way(), "TB/s", 2)
+        self.nvlink = fmt.bandwidth(nvl.one_way)
+        self.network = fmt.bandwidth(net.one_way)
+        self.network_name = net.label
+        self.act_name = cat.precisions[ACTIVATIONS].name
+        self.act_bytes = fmt.quantity(act_bytes(cat), "bytes/element", 0)
+        self.allreduces_per_layer = fmt.count(ALLREDUCES_PER_LAYER, "all-reduces")
+        self.extend(cases)
+        self.w = w
+        self.s = s
+        self.cw = SimpleNamespace(**cw)
+        self.alg_1 = b1["nvlink"].allreduce.algorithm
+        self.alg_s = bs["nvlink"].allreduce.algorithm
+        self.worked_layout = w.layout
+        self.valid_tp_405 = ", ".join(str(t) for t in valid_tp)
+        self.heads_405 = fmt.count(arch405.attention_heads, "heads")
+        self.kv_heads_405 = fmt.count(arch405.kv_heads, "heads")
+        self.layers_405 = fmt.count(arch405.layers, "layers")
+        self.tp_over_pp_time = fmt.ratio(tp_over_pp, 0, basis="TP's all-reduces per token ÷ the PP send, engine's times")
+        self.nvlink_over_network = fmt.ratio(nvl.one_way.ratio(net.one_way), basis="one way each")
+        self.x_step_1 = ms(ax[("tp", 1)].total_s, 1, basis="the engine's decode step, TP across nodes")
+        self.x_share_1 = share(ax[("tp", 1)].comm_share)
+        self.x_share_s = share(ax[("tp", sv)].comm_share)
+        self.x_max = fmt.count(xx.max_concurrency, "sequences")
+        self.pp_max = fmt.count(dx.max_concurrency, "sequences")
+        self.x_tput_full = fmt.quantity(tput["tp"], "tokens/s", 0, show_unit=True)
+        self.pp_tput_full = fmt.quantity(tput["pp"], "tokens/s", 0, show_unit=True)
+        self.ring_lat_over_bytes = fmt.ratio(
+                next(a for a in algorithm_times(wt.message, wt.dep.layout.tp, b1["nvlink"].link) if a.name == "ring").hops
+                * b1["nvlink"].link.hop_s / (wt.ring_per_gpu / b1["nvlink"].link.bytes_per_s), 0,
+                basis="the ring's hop latencies ÷ its bytes ÷ bandwidth, one token")
+        self.m405_fp8_extra_share = fmt.percent((f8.gpus - f8_fewest.gpus) / f8.gpus)
+        self.w_extra_share = fmt.percent((wt.dep.gpus - wf.gpus) / wt.dep.gpus)
         # Claims the prose makes.
-        "worked_spans_nodes": fmt.claim(wt.dep.nodes > 1 and wt.dep.layout.pp > 1,
-                                        f"{wt.dep.layout.label} on {wt.dep.nodes} nodes"),
-        "worked_tp_in_node": fmt.claim(wt.dep.layout.tp <= node.gpus, f"TP{wt.dep.layout.tp} ≤ {node.gpus} GPUs"),
-        "tp_dwarfs_pp": fmt.claim(tp_over_pp > 10,
-                                  f"TP {b1['nvlink'].tp_s * 1e6:.0f} µs vs one PP send {comm.pp_send_s * 1e6:.1f} µs"),
-        "latency_dominates_b1": fmt.claim(
-            min(lat_1.values()) > 0.5,
-            "latency share of TP's communication at one sequence: "
-            + ", ".join(f"{k} {v:.0%}" for k, v in lat_1.items())),
-        "one_shot_at_b1": fmt.claim(b1["nvlink"].allreduce.algorithm == "one-shot",
-                                    f"{b1['nvlink'].allreduce.algorithm} at one token"),
-        "share_many_times_old": fmt.claim(shares_1["nvlink"] > 5 * old,
-                                          f"{shares_1['nvlink']:.2%} against {old:.2%} counting bytes alone"),
-        "nvlink_small_b1": fmt.claim(shares_1["nvlink"] < 0.05, f"{shares_1['nvlink']:.2%} on NVLink"),
-        "off_node_large_b1": fmt.claim(min(shares_1["pcie"], shares_1["network"]) > 3 * shares_1["nvlink"],
-                                       ", ".join(f"{k} {v:.2%}" for k, v in shares_1.items())),
-        "network_share_above_nvlink": fmt.claim(
-            bs["network"].comm_share > 3 * bs["nvlink"].comm_share,
-            f"serving batch: {bs['network'].comm_share:.1%} over the network vs {bs['nvlink'].comm_share:.1%} on NVLink"),
-        "nvlink_below_compute": fmt.claim(over_s["nvlink"] < 1, f"NVLink: {over_s['nvlink']:.2f} × compute"),
-        "off_node_above_compute": fmt.claim(min(over_s["pcie"], over_s["network"]) > 1,
-                                            f"PCIe {over_s['pcie']:.2f} ×, network {over_s['network']:.2f} × compute"),
-        "serving_memory_bound": fmt.claim(bs["nvlink"].engine.bound == "memory", bs["nvlink"].engine.bound),
-        "ctx_crit_later": fmt.claim(comm.crit_at_context is None or comm.crit_at_context > comm.crit,
-                                    f"compute-bound from {comm.crit} sequences without KV, from "
-                                    f"{comm.crit_at_context} at {ctx_mid:.0f} tokens"),
-        "ctx_crit_above_kv": fmt.claim(comm.crit_at_context is None or comm.crit_at_context > wt.dep.max_concurrency,
-                                       f"compute-bound at {comm.crit_at_context} sequences of {ctx_mid:.0f} tokens; "
-                                       f"the KV cache holds {wt.dep.max_concurrency}"),
-        "across_faster_b1": fmt.claim(ax[("tp", 1)].total_s < ax[("pp", 1)].total_s,
-                                      f"{ax[('tp', 1)].total_s * 1e3:.1f} ms across nodes vs "
-                                      f"{ax[('pp', 1)].total_s * 1e3:.1f} ms with stages"),
-        "across_comm_large": fmt.claim(ax[("tp", sv)].comm_share > 0.25,
-                                       f"{ax[('tp', sv)].comm_share:.0%} of the step at {sv} sequences"),
-        "across_fewer_seqs": fmt.claim(xx.max_concurrency < dx.max_concurrency,
-                                       f"{xx.max_concurrency} < {dx.max_concurrency} sequences"),
-        "pp_more_tput": fmt.claim(tput["pp"] > 1.5 * tput["tp"],
-                                  f"{tput['pp']:.0f} tokens/s at {dx.max_concurrency} sequences vs {tput['tp']:.0f} at "
-                                  f"{xx.max_concurrency}"),
-        "ring_never_chosen": fmt.claim(
-            all(allreduce(t * wt.hidden * ACTIVATION_BYTES, wt.dep.layout.tp, b1[k].link).algorithm != "ring"
-                for _, t in message_tokens(cat) for k in TIME_LINKS), "no row of the table picks the ring"),
-        "fp8_rounds_up": fmt.claim(f8.gpus > f8_fewest.gpus and f8.nodes == 1 and f8.layout.pp == 1,
-                                   f"fewest {f8_fewest.layout.label} = {f8_fewest.gpus} → {f8.layout.label} = "
-                                   f"{f8.gpus}"),
-        "fewest_not_valid_tp": fmt.claim(
-            arch405.attention_heads % f8_fewest.gpus != 0 and arch405.kv_heads % f8_fewest.gpus != 0,
-            f"{arch405.attention_heads} and {arch405.kv_heads} heads are not multiples of {f8_fewest.gpus}"),
-        "fewest_uses_stages": fmt.claim(f8_fewest.layout.pp > 1 and f8_fewest.nodes == 1,
-                                        f"{f8_fewest.layout.label} on {f8_fewest.nodes} node"),
-        "tp_above_kv_accepted": fmt.claim(
-            tp_across_ok and tp_across.tp > arch405.kv_heads,
-            f"{tp_across.label} > {arch405.kv_heads} KV heads: feasible, each KV head on "
-            f"{kv_replicas(arch405.kv_heads, tp_across.tp)} GPUs"),
-        "fewest_accepted": fmt.claim(fewest_ok and wf.gpus < wt.dep.gpus,
-                                     f"{wf.layout.label} = {wf.gpus} GPUs feasible; the policy rents {wt.dep.gpus}"),
-        "fewest_not_whole_nodes": fmt.claim(wf.gpus % node.gpus != 0 and wf.gpus > node.gpus,
-                                            f"{wf.gpus} GPUs over nodes of {node.gpus}"),
-        "uneven_split": fmt.claim(uneven.arch.layers % UNEVEN_STAGES != 0 and len(set(uneven_parts)) > 1,
-                                  f"{uneven.arch.layers} layers in {UNEVEN_STAGES} stages: {uneven_parts}"),
-        "worked_exceeds_node": fmt.claim(wf.gpus > node.gpus,
-                                         f"fewest {wf.layout.label} = {wf.gpus} GPUs > {node.gpus} per node"),
-        "fp8_no_stages": fmt.claim(f8.nodes == 1 and f8.layout.pp == 1, f"{f8.layout.label} on {f8.nodes} node"),
-        "small_fits_node": fmt.claim(st.dep.nodes == 1 and st.dep.layout.pp == 1, st.dep.layout.label),
-        "pp_no_faster": fmt.claim(p1.memory_s > 1.5 * p1.memory_s / wt.dep.layout.pp,
-                                  f"{p1.memory_s * 1e3:.1f} ms with stages in turn vs "
-                                  f"{p1.memory_s / wt.dep.layout.pp * 1e3:.1f} ms"),
-        "rounding_costs_gpus": fmt.claim(
-            len(rounded) >= 3, "; ".join(f"{t.fewest.layout.label} → {t.dep.layout.label}" for t in rounded)),
-    }
+        self.worked_spans_nodes = fmt.claim(wt.dep.nodes > 1 and wt.dep.layout.pp > 1,
+                                            f"{wt.dep.layout.label} on {wt.dep.nodes} nodes")
+        self.worked_tp_in_node = fmt.claim(wt.dep.layout.tp <= node.gpus, f"TP{wt.dep.layout.tp} ≤ {node.gpus} GPUs")
+        self.tp_dwarfs_pp = fmt.claim(tp_over_pp > 10,
+                                      f"TP {b1['nvlink'].tp_s * 1e6:.0f} µs vs one PP send {comm.pp_send_s * 1e6:.1f} µs")
+        self.latency_dominates_b1 = fmt.claim(
+                min(lat_1.values()) > 0.5,
+                "latency share of TP's communication at one sequence: "
+                + ", ".join(f"{k} {v:.0%}" for k, v in lat_1.items()))
+        self.one_shot_at_b1 = fmt.claim(b1["nvlink"].allreduce.algorithm == "one-shot",
+                                        f"{b1['nvlink'].allreduce.algorithm} at one token")
+        self.share_many_times_old = fmt.claim(shares_1["nvlink"] > 5 * old,
+                                              f"{shares_1['nvlink']:.2%} against {old:.2%} counting bytes alone")
+        self.nvlink_small_b1 = fmt.claim(shares_1["nvlink"] < 0.05, f"{shares_1['nvlink']:.2%} on NVLink")
+        self.off_node_large_b1 = fmt.claim(min(shares_1["pcie"], shares_1["network"]) > 3 * shares_1["nvlink"],
+                                           ", ".join(f"{k} {v:.2%}" for k, v in shares_1.items()))
+        self.network_share_above_nvlink = fmt.claim(
+                bs["network"].comm_share > 3 * bs["nvlink"].comm_share,
+                f"serving batch: {bs['network'].comm_share:.1%} over the network vs {bs['nvlink'].comm_share:.1%} on NVLink")
+        self.nvlink_below_compute = fmt.claim(over_s["nvlink"] < 1, f"NVLink: {over_s['nvlink']:.2f} × compute")
+        self.off_node_above_compute = fmt.claim(min(over_s["pcie"], over_s["network"]) > 1,
+                                                f"PCIe {over_s['pcie']:.2f} ×, network {over_s['network']:.2f} × compute")
+        self.serving_memory_bound = fmt.claim(bs["nvlink"].engine.bound == "memory", bs["nvlink"].engine.bound)
+        self.ctx_crit_later = fmt.claim(comm.crit_at_context is None or comm.crit_at_context > comm.crit,
+                                        f"compute-bound from {comm.crit} sequences without KV, from "
+                                        f"{comm.crit_at_context} at {ctx_mid:.0f} tokens")
+        self.ctx_crit_above_kv = fmt.claim(comm.crit_at_context is None or comm.crit_at_context > wt.dep.max_concurrency,
+                                           f"compute-bound at {comm.crit_at_context} sequences of {ctx_mid:.0f} tokens; "
+                                           f"the KV cache holds {wt.dep.max_concurrency}")
+        self.across_faster_b1 = fmt.claim(ax[("tp", 1)].total_s < ax[("pp", 1)].total_s,
+                                          f"{ax[('tp', 1)].total_s * 1e3:.1f} ms across nodes vs "
+                                          f"{ax[('pp', 1)].total_s * 1e3:.1f} ms with stages")
+        self.across_comm_large = fmt.claim(ax[("tp", sv)].comm_share > 0.25,
+                                           f"{ax[('tp', sv)].comm_share:.0%} of the step at {sv} sequences")
+        self.across_fewer_seqs = fmt.claim(xx.max_concurrency < dx.max_concurrency,
+                                           f"{xx.max_concurrency} < {dx.max_concurrency} sequences")
+        self.pp_more_tput = fmt.claim(tput["pp"] > 1.5 * tput["tp"],
+                                      f"{tput['pp']:.0f} tokens/s at {dx.max_concurrency} sequences vs {tput['tp']:.0f} at "
+                                      f"{xx.max_concurrency}")
+        self.ring_never_chosen = fmt.claim(
+                all(allreduce(t * wt.hidden * ACTIVATION_BYTES, wt.dep.layout.tp, b1[k].link).algorithm != "ring"
+                    for _, t in message_tokens(cat) for k in TIME_LINKS), "no row of the table picks the ring")
+        self.fp8_rounds_up = fmt.claim(f8.gpus > f8_fewest.gpus and f8.nodes == 1 and f8.layout.pp == 1,
+                                       f"fewest {f8_fewest.layout.label} = {f8_fewest.gpus} → {f8.layout.label} = "
+                                       f"{f8.gpus}")
+        self.fewest_not_valid_tp = fmt.claim(
+                arch405.attention_heads % f8_fewest.gpus != 0 and arch405.kv_heads % f8_fewest.gpus != 0,
+                f"{arch405.attention_heads} and {arch405.kv_heads} heads are not multiples of {f8_fewest.gpus}")
+        self.fewest_uses_stages = fmt.claim(f8_fewest.layout.pp > 1 and f8_fewest.nodes == 1,
+                                            f"{f8_fewest.layout.label} on {f8_fewest.nodes} node")
+        self.tp_above_kv_accepted = fmt.claim(
+                tp_across_ok and tp_across.tp > arch405.kv_heads,
+                f"{tp_across.label} > {arch405.kv_heads} KV heads: feasible, each KV head on "
+                f"{kv_replicas(arch405.kv_heads, tp_across.tp)} GPUs")
+        self.fewest_accepted = fmt.claim(fewest_ok and wf.gpus < wt.dep.gpus,
+                                         f"{wf.layout.label} = {wf.gpus} GPUs feasible; the policy rents {wt.dep.gpus}")
+        self.fewest_not_whole_nodes = fmt.claim(wf.gpus % node.gpus != 0 and wf.gpus > node.gpus,
+                                                f"{wf.gpus} GPUs over nodes of {node.gpus}")
+        self.uneven_split = fmt.claim(uneven.arch.layers % UNEVEN_STAGES != 0 and len(set(uneven_parts)) > 1,
+                                      f"{uneven.arch.layers} layers in {UNEVEN_STAGES} stages: {uneven_parts}")
+        self.worked_exceeds_node = fmt.claim(wf.gpus > node.gpus,
+                                             f"fewest {wf.layout.label} = {wf.gpus} GPUs > {node.gpus} per node")
+        self.fp8_no_stages = fmt.claim(f8.nodes == 1 and f8.layout.pp == 1, f"{f8.layout.label} on {f8.nodes} node")
+        self.small_fits_node = fmt.claim(st.dep.nodes == 1 and st.dep.layout.pp == 1, st.dep.layout.label)
+        self.pp_no_faster = fmt.claim(p1.memory_s > 1.5 * p1.memory_s / wt.dep.layout.pp,
+                                      f"{p1.memory_s * 1e3:.1f} ms with stages in turn vs "
+                                      f"{p1.memory_s / wt.dep.layout.pp * 1e3:.1f} ms")
+        self.rounding_costs_gpus = fmt.claim(
+                len(rounded) >= 3, "; ".join(f"{t.fewest.layout.label} → {t.dep.layout.label}" for t in rounded))
+
+
+namespace = ParallelismPage.namespace_of
+sources = ParallelismPage.sources_of

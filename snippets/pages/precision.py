@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
@@ -17,7 +18,8 @@ from snippets import fmt
 from snippets.data import Catalog, Precision
 from snippets.engine import Deployment, Layout, RefusedLayout
 from snippets.engine.memory import stage_weights
-from snippets.fmt import Claim, Figure
+from snippets.fmt import Figure
+from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
 from snippets.precision import (
     bit_budget,
@@ -41,30 +43,6 @@ OLDER = "a100-80gb-sxm"
 """A GPU without FP8 tensor cores, where FP8 is weight-only."""
 QUIZ_OLD_TP = 4
 """The quiz's four cards of the older GPU (TP4 inside its 8-GPU node)."""
-
-SOURCES = (
-    ("accelerators", "h100-sxm"),
-    ("accelerators", "a100-80gb-sxm"),
-    ("interconnects", "hgx-h100-8"),
-    ("interconnects", "hgx-a100-8"),
-    ("models", "llama-3.1-70b"),
-    ("models", "llama-3.1-405b"),
-    ("precisions", "fp32"),
-    ("precisions", "bf16"),
-    ("precisions", "fp16"),
-    ("precisions", "fp8"),
-    ("precisions", "fp8-e4m3"),
-    ("precisions", "fp8-e5m2"),
-    ("precisions", "int8"),
-    ("precisions", "int4"),
-    ("precisions", "int4-g128"),
-    ("precisions", "mxfp4"),
-    ("precisions", "nvfp4"),
-    ("scenarios", "reference"),
-    ("policies", "vllm-default"),
-    ("policies", "tp-in-node"),
-)
-"""The data entries this page's figures are computed from."""
 
 
 T = TypeVar("T")
@@ -241,75 +219,47 @@ def on_layout(r: Reference, model_id: str, precision_id: str, layout: Layout) ->
         return None
 
 
-@dataclass(frozen=True)
 class Row:
     """One model in one precision, deployed by the engine, as figures."""
 
-    model: str
-    precision: str
-    params: Figure
-    bytes_per_param: Figure
-    weight: Figure
-    """One whole copy, embeddings and LM head as the checkpoint keeps them."""
-    kept16: Figure
-    weights_gpu: Figure
-    used_gpu: Figure
-    layout: str
-    tp: Figure
-    gpus: Figure
-    rented: Figure
-    nodes: Figure
-    ceiling: Figure
-    """The engine's single-sequence ceiling on the layout its policy chose."""
-    node_ceiling: Figure | None
-    """The same on one whole node (TP across all its GPUs); None if that layout cannot hold it."""
-    replicas: Figure
-    node_total: Figure
-    """Replicas per node x ceiling per replica."""
-    cost_mtok: Figure | None
-    """Dollars per million tokens at one sequence per replica, at the site's indicative price."""
-    fits_node: Claim
-    spans_nodes: Claim
-    fits_one_gpu: Claim
-    d: Deployment
-    whole_node: Deployment | None
-
-
-def row(r: Reference, model_id: str, precision_id: str) -> Row:
-    d = r.deployment(model_id, precision_id)
-    node = r.node
-    whole = on_layout(r, model_id, precision_id, Layout(node.gpus)) if d.fits_one_node else None
-    reps = node.gpus // d.gpus if d.fits_one_node else 0
-    cost = d.cost_per_replica_hour
-    bpp = d.setting.precision.bytes_per_param
-    basis = f"{d.layout.label}: {d.gpus} GPUs, {d.nodes} node(s) of {node.gpus}"
-    return Row(
-        model=d.setting.model.name,
-        precision=d.setting.precision.name,
-        params=fmt.params(d.params, 2),
-        bytes_per_param=fmt.quantity(bpp, "bytes/weight", _digits(bpp, 5)),
-        weight=_gb(d.weight_bytes),
-        kept16=_gb(kept_16bit_bytes(d)),
-        weights_gpu=fmt.nbytes(d.memory.weights, "GiB", 1),
-        used_gpu=fmt.nbytes(d.memory.used, "GiB", 1),
-        layout=d.layout.label,
-        tp=fmt.count(d.layout.tp),
-        gpus=fmt.count(d.gpus),
-        rented=fmt.count(d.rented_gpus_per_replica),  # an instance sold whole holds as many replicas as fit
-        nodes=fmt.count(d.nodes, "nodes"),
-        ceiling=_tps(d.decode_ceiling),
-        node_ceiling=None if whole is None else _tps(whole.decode_ceiling),
-        replicas=fmt.count(reps, "replicas"),
-        node_total=_tps(reps * d.decode_ceiling),
-        cost_mtok=None if cost is None else fmt.Figure(cost / (d.decode_ceiling * 3600) * 1e6, "USD",
-                                                       f"${cost / (d.decode_ceiling * 3600) * 1e6:,.2f}",
-                                                       "indicative on-demand list price, one sequence"),
-        fits_node=fmt.claim(d.fits_one_node, basis),
-        spans_nodes=fmt.claim(not d.fits_one_node, basis),
-        fits_one_gpu=fmt.claim(d.gpus == 1, basis),
-        d=d,
-        whole_node=whole,
-    )
+    def __init__(self, r: Reference, model_id: str, precision_id: str) -> None:
+        d = r.deployment(model_id, precision_id)
+        node = r.node
+        whole = on_layout(r, model_id, precision_id, Layout(node.gpus)) if d.fits_one_node else None
+        reps = node.gpus // d.gpus if d.fits_one_node else 0
+        cost = d.cost_per_replica_hour
+        bpp = d.setting.precision.bytes_per_param
+        basis = f"{d.layout.label}: {d.gpus} GPUs, {d.nodes} node(s) of {node.gpus}"
+        self.model = d.setting.model.name
+        self.precision = d.setting.precision.name
+        self.params = fmt.params(d.params, 2)
+        self.bytes_per_param = fmt.quantity(bpp, "bytes/weight", _digits(bpp, 5))
+        # One whole copy, embeddings and LM head as the checkpoint keeps them.
+        self.weight = _gb(d.weight_bytes)
+        self.kept16 = _gb(kept_16bit_bytes(d))
+        self.weights_gpu = fmt.nbytes(d.memory.weights, "GiB", 1)
+        self.used_gpu = fmt.nbytes(d.memory.used, "GiB", 1)
+        self.layout = d.layout.label
+        self.tp = fmt.count(d.layout.tp)
+        self.gpus = fmt.count(d.gpus)
+        self.rented = fmt.count(d.rented_gpus_per_replica)
+        self.nodes = fmt.count(d.nodes, "nodes")
+        # The engine's single-sequence ceiling on the layout its policy chose.
+        self.ceiling = _tps(d.decode_ceiling)
+        # The same on one whole node (TP across all its GPUs); None if that layout cannot hold it.
+        self.node_ceiling = None if whole is None else _tps(whole.decode_ceiling)
+        self.replicas = fmt.count(reps, "replicas")
+        # Replicas per node x ceiling per replica.
+        self.node_total = _tps(reps * d.decode_ceiling)
+        # Dollars per million tokens at one sequence per replica, at the site's indicative price.
+        self.cost_mtok = None if cost is None else fmt.Figure(cost / (d.decode_ceiling * 3600) * 1e6, "USD",
+                                                              f"${cost / (d.decode_ceiling * 3600) * 1e6:,.2f}",
+                                                              "indicative on-demand list price, one sequence")
+        self.fits_node = fmt.claim(d.fits_one_node, basis)
+        self.spans_nodes = fmt.claim(not d.fits_one_node, basis)
+        self.fits_one_gpu = fmt.claim(d.gpus == 1, basis)
+        self.d = d
+        self.whole_node = whole
 
 
 def sizing_table(cat: Catalog, model: str) -> str:
@@ -317,7 +267,7 @@ def sizing_table(cat: Catalog, model: str) -> str:
     r = reference(cat)
     rows: list[list[fmt.Cell]] = []
     for pid in SIZED:
-        x = row(r, MODELS[model], pid)
+        x = Row(r, MODELS[model], pid)
         if x.d.gpus == 1:
             verdict = "Yes: a single GPU"
         elif x.d.fits_one_node:
@@ -340,7 +290,7 @@ def decode_table(cat: Catalog, model: str) -> str:
     r = reference(cat)
     rows: list[list[fmt.Cell]] = []
     for pid in SIZED:
-        x = row(r, MODELS[model], pid)
+        x = Row(r, MODELS[model], pid)
         f = format_of(cat, pid)
         on_node: fmt.Cell = x.node_ceiling if x.node_ceiling is not None else "does not fit in one node"
         rows.append([x.precision, x.weight, f.shrink, on_node, x.layout, x.ceiling])
@@ -358,7 +308,7 @@ def cost_table(cat: Catalog, model: str = COST_MODEL) -> str:
     r = reference(cat)
     rows: list[list[fmt.Cell]] = []
     for pid in SIZED:
-        x = row(r, MODELS[model], pid)
+        x = Row(r, MODELS[model], pid)
         rows.append([x.precision, x.layout, x.rented, x.replicas, x.ceiling, x.node_total,
                      "unpriced" if x.cost_mtok is None else x.cost_mtok])
     return fmt.table(
@@ -374,7 +324,7 @@ def worked_example(cat: Catalog) -> str:
     """Llama 3.1 70B from FP16 to INT4 with group scales, step by step, as Markdown with figure spans."""
     r = reference(cat)
     model_id = MODELS["m70"]
-    a, b = row(r, model_id, "fp16"), row(r, model_id, "int4-g128")
+    a, b = Row(r, model_id, "fp16"), Row(r, model_id, "int4-g128")
     fa, fb = format_of(cat, "fp16"), format_of(cat, "int4-g128")
     budget = bit_budget(fb.precision)
     same = on_layout(r, model_id, "int4-g128", a.d.layout)
@@ -455,127 +405,134 @@ def fmt_name(format_id: str) -> str:
 
 
 def _model_rows(r: Reference, model_id: str) -> SimpleNamespace:
-    return SimpleNamespace(**{key(p): row(r, model_id, p) for p in SIZED})
+    return SimpleNamespace(**{key(p): Row(r, model_id, p) for p in SIZED})
 
 
-def namespace(cat: Catalog) -> dict[str, Any]:
+class PrecisionPage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    r = reference(cat)
-    node = r.node
-    chip = r.eng.chips[node.chip]
-    pol = r.eng.memory_policies[r.scenario.memory_policy]
-    pool = chip.capacity_bytes * pol.utilization
-    formats = {key(p): format_of(cat, p) for p in (*FORMATS, "fp8-e4m3", "fp8-e5m2")}
-    models = {m: _model_rows(r, mid) for m, mid in MODELS.items()}
-    m70, m405 = models["m70"], models["m405"]
-    f = SimpleNamespace(**formats)
+    shows = (formats_table, worked_example, partial(sizing_table, model="m70"), partial(sizing_table, model="m405"),
+             partial(decode_table, model="m70"), partial(decode_table, model="m405"), cost_table, ranges_table)
+    """The functions the page's blocks print, with the blocks' arguments."""
 
-    def total(pid: str) -> float:
-        return bit_budget(cat.precisions[pid]).total
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        cat = self.cat
+        r = reference(cat)
+        node = r.node
+        chip = r.eng.chips[node.chip]
+        pol = r.eng.memory_policies[r.scenario.memory_policy]
+        pool = chip.capacity_bytes * pol.utilization
+        formats = {key(p): format_of(cat, p) for p in (*FORMATS, "fp8-e4m3", "fp8-e5m2")}
+        models = {m: _model_rows(r, mid) for m, mid in MODELS.items()}
+        m70, m405 = models["m70"], models["m405"]
+        f = SimpleNamespace(**formats)
 
-    # On one whole node, the ceiling rises by less than the bytes of the format shrink: the KV cache
-    # (BF16) and the embedding and LM head (BF16) do not shrink with it.
-    base = m70.fp16.whole_node
-    if base is None:
-        raise ValueError("the decode comparison needs 70B in FP16 on one whole node")
-    gains = []
-    for pid in SIZED:
-        x = getattr(m70, key(pid))
-        if x.whole_node is not None and pid != "fp16" and total(pid) < total("fp16"):
-            gains.append((x.whole_node.decode_ceiling / base.decode_ceiling) / (total("fp16") / total(pid)))
-    below_shrink = all(0.5 < g < 1 for g in gains)
-    # FP32 on TP4 and FP16 on TP2: twice the bytes on twice the GPUs, about the same ceiling.
-    fewest = [m70.fp32.d.decode_ceiling, m70.fp16.d.decode_ceiling]
-    same_speed = max(fewest) / min(fewest) - 1 < 0.05
-    int4_one_gpu = [x for x in vars(m70).values() if x.d.gpus == 1]
-    lean = r.deployment(MODELS["m70"], "fp8", accelerator=OLDER)
+        def total(pid: str) -> float:
+            return bit_budget(cat.precisions[pid]).total
 
-    e4m3, e5m2 = formats["fp8_e4m3"], formats["fp8_e5m2"]
-    e4m3_max, e5m2_max = need(e4m3.max, e4m3.name), need(e5m2.max, e5m2.name)
-    e4m3_step, e5m2_step = need(e4m3.step, e4m3.name), need(e5m2.step, e5m2.name)
-    fp16_max, bf16_max = need(formats["fp16"].max, "FP16"), need(formats["bf16"].max, "BF16")
-    int4_budget = bit_budget(cat.precisions["int4-g128"])
-    scale_only = int4_budget.element + int4_budget.scale
-    ordered = total("int4") < total("int4-g128") < total("mxfp4") < total("nvfp4")
-    scale_cost = m405.int4_g128.d.weight_bytes - m405.int4.d.weight_bytes
+        # On one whole node, the ceiling rises by less than the bytes of the format shrink: the KV cache
+        # (BF16) and the embedding and LM head (BF16) do not shrink with it.
+        base = m70.fp16.whole_node
+        if base is None:
+            raise ValueError("the decode comparison needs 70B in FP16 on one whole node")
+        gains = []
+        for pid in SIZED:
+            x = getattr(m70, key(pid))
+            if x.whole_node is not None and pid != "fp16" and total(pid) < total("fp16"):
+                gains.append((x.whole_node.decode_ceiling / base.decode_ceiling) / (total("fp16") / total(pid)))
+        below_shrink = all(0.5 < g < 1 for g in gains)
+        # FP32 on TP4 and FP16 on TP2: twice the bytes on twice the GPUs, about the same ceiling.
+        fewest = [m70.fp32.d.decode_ceiling, m70.fp16.d.decode_ceiling]
+        same_speed = max(fewest) / min(fewest) - 1 < 0.05
+        int4_one_gpu = [x for x in vars(m70).values() if x.d.gpus == 1]
+        lean = r.deployment(MODELS["m70"], "fp8", accelerator=OLDER)
 
-    return {
-        **older_quiz(r),
-        **formats,
-        "f": f,
-        **models,
-        "gpu_name": chip.name,
-        "old_gpu_name": r.eng.chips[OLDER].name,
-        "node_name": node.name,
-        "gpu_label": fmt.nbytes(chip.label_bytes, "GB"),
-        "gpu_reported": fmt.nbytes(chip.capacity_bytes, "GiB", 1),
-        "pool": fmt.nbytes(pool, "GiB", 1),
-        "utilization": fmt.percent(pol.utilization),
-        "context": fmt.count(r.scenario.context_tokens, "tokens"),
-        "node_gpus": fmt.count(node.gpus),
-        "hbm": fmt.quantity(chip.hbm_bytes_per_s / 1e12, "TB/s", 2, show_unit=True, basis="shared by reads and writes"),
-        "int4_scale_only_bits": _bits(scale_only),
-        "m405_scale_cost": _gb(scale_cost),
-        "m405_scale_pool": fmt.percent(scale_cost / pool),
-        "m70_first_single_gpu": int4_one_gpu[0].precision if int4_one_gpu else "none",
-        "m70_meta": _gb(m70.int4_g128.d.weight_bytes - m70.int4.d.weight_bytes),
-        "e4m3_max": e4m3_max,
-        "e5m2_max": e5m2_max,
-        "e4m3_step": e4m3_step,
-        "e5m2_step": e5m2_step,
-        "e5m2_over_e4m3_range": fmt.ratio(e5m2_max.value / e4m3_max.value, 0, basis="largest values"),
-        "a100_fp8_ceiling": _tps(lean.decode_ceiling),
+        e4m3, e5m2 = formats["fp8_e4m3"], formats["fp8_e5m2"]
+        e4m3_max, e5m2_max = need(e4m3.max, e4m3.name), need(e5m2.max, e5m2.name)
+        e4m3_step, e5m2_step = need(e4m3.step, e4m3.name), need(e5m2.step, e5m2.name)
+        fp16_max, bf16_max = need(formats["fp16"].max, "FP16"), need(formats["bf16"].max, "BF16")
+        int4_budget = bit_budget(cat.precisions["int4-g128"])
+        scale_only = int4_budget.element + int4_budget.scale
+        ordered = total("int4") < total("int4-g128") < total("mxfp4") < total("nvfp4")
+        scale_cost = m405.int4_g128.d.weight_bytes - m405.int4.d.weight_bytes
+
+        self.extend(older_quiz(r))
+        self.extend(formats)
+        self.f = f
+        self.extend(models)
+        self.gpu_name = chip.name
+        self.old_gpu_name = r.eng.chips[OLDER].name
+        self.node_name = node.name
+        self.gpu_label = fmt.nbytes(chip.label_bytes, "GB")
+        self.gpu_reported = fmt.nbytes(chip.capacity_bytes, "GiB", 1)
+        self.pool = fmt.nbytes(pool, "GiB", 1)
+        self.utilization = fmt.percent(pol.utilization)
+        self.context = fmt.count(r.scenario.context_tokens, "tokens")
+        self.node_gpus = fmt.count(node.gpus)
+        self.hbm = fmt.quantity(chip.hbm_bytes_per_s / 1e12, "TB/s", 2, show_unit=True, basis="shared by reads and writes")
+        self.int4_scale_only_bits = _bits(scale_only)
+        self.m405_scale_cost = _gb(scale_cost)
+        self.m405_scale_pool = fmt.percent(scale_cost / pool)
+        self.m70_first_single_gpu = int4_one_gpu[0].precision if int4_one_gpu else "none"
+        self.m70_meta = _gb(m70.int4_g128.d.weight_bytes - m70.int4.d.weight_bytes)
+        self.e4m3_max = e4m3_max
+        self.e5m2_max = e5m2_max
+        self.e4m3_step = e4m3_step
+        self.e5m2_step = e5m2_step
+        self.e5m2_over_e4m3_range = fmt.ratio(e5m2_max.value / e4m3_max.value, 0, basis="largest values")
+        self.a100_fp8_ceiling = _tps(lean.decode_ceiling)
         # Claims the prose makes.
-        "bf16_same_bytes_as_fp16": fmt.claim(
-            total("bf16") == total("fp16"), f"BF16 {total('bf16')} bits, FP16 {total('fp16')} bits"),
-        "bf16_wider_than_fp16": fmt.claim(
-            bf16_max.value > fp16_max.value, f"largest BF16 {bf16_max.text} > largest FP16 {fp16_max.text}"),
-        "metadata_ordered": fmt.claim(
-            ordered, f"INT4 {total('int4')} < INT4 g128 {total('int4-g128')} < MXFP4 {total('mxfp4')} "
-                     f"< NVFP4 {total('nvfp4')} bits per weight"),
-        "e4m3_finer_e5m2_wider": fmt.claim(
-            e4m3_step.value < e5m2_step.value and e4m3_max.value < e5m2_max.value,
-            f"steps {e4m3_step.text} < {e5m2_step.text}; largest {e4m3_max.text} < {e5m2_max.text}"),
-        "m70_int4_one_gpu_either_way": fmt.claim(
-            m70.int4.d.gpus == 1 and m70.int4_g128.d.gpus == 1,
-            f"{m70.int4.d.gpus} GPU bare, {m70.int4_g128.d.gpus} with scales"),
-        "kept16_matters": fmt.claim(
-            m70.int4_g128.d.weight_bytes > 1.05 * m70.int4_g128.d.params * total("int4-g128") / 8,
-            "grouped INT4 weights > 1.05 × params × bits / 8"),
-        "int8_same_gpus": fmt.claim(
-            m70.int8.d.gpus == m70.fp16.d.gpus and m70.int8.d.decode_ceiling > 1.5 * m70.fp16.d.decode_ceiling,
-            f"{m70.int8.d.gpus} GPUs in INT8 and {m70.fp16.d.gpus} in FP16; "
-            f"{m70.int8.d.decode_ceiling:.1f} against {m70.fp16.d.decode_ceiling:.1f} tokens/s"),
-        "int8_misses_one_gpu": fmt.claim(
-            m70.int8.d.setting.memory(Layout(1)).weights < pool and not m70.int8.d.setting.memory(Layout(1)).fits,
-            f"INT8 on one GPU: {m70.int8.d.setting.memory(Layout(1)).used / 2**30:.1f} GiB > pool {pool / 2**30:.1f} GiB"),
-        "m405_fp8_first_in_node": fmt.claim(
-            not m405.fp16.d.fits_one_node and m405.fp8.d.fits_one_node,
-            f"FP16 {m405.fp16.d.layout.label}, FP8 {m405.fp8.d.layout.label}, {node.gpus} GPUs per node"),
-        "m405_int4_scales_no_gpu": fmt.claim(
-            m405.int4.d.gpus == m405.int4_g128.d.gpus,
-            f"{m405.int4.d.layout.label} bare, {m405.int4_g128.d.layout.label} with scales"),
-        "ceiling_below_shrink": fmt.claim(
-            below_shrink, "ceiling gain ÷ bytes shrink on one node: " + ", ".join(f"{g:.2f}" for g in gains)),
-        "same_speed_on_fewest": fmt.claim(
-            same_speed, "70B FP32 and FP16 ceilings: " + ", ".join(f"{x:.2f}" for x in fewest) + " tokens/s"),
-        "pp_no_faster": fmt.claim(
-            m405.fp16.d.decode_ceiling < m405.fp8.d.decode_ceiling and m405.fp16.d.gpus > m405.fp8.d.gpus,
-            f"{m405.fp16.d.layout.label}: {m405.fp16.d.decode_ceiling:.1f} tokens/s; "
-            f"{m405.fp8.d.layout.label}: {m405.fp8.d.decode_ceiling:.1f}"),
-        "int4_weight_only_on_h100": fmt.claim(
-            m70.int4_g128.d.weight_only and not m70.fp8.d.weight_only,
-            f"{chip.name}: INT4 computes in {m70.int4_g128.d.compute_format}, FP8 in {m70.fp8.d.compute_format}"),
-        "fp8_weight_only_on_a100": fmt.claim(
-            lean.weight_only, f"{lean.setting.chip.name} computes FP8 weights in {lean.compute_format}"),
-        "m70_fp32_fits_node": m70.fp32.fits_node,
-        "fp4_same_gpus": fmt.claim(
-            m405.mxfp4.d.gpus == m405.nvfp4.d.gpus and m405.nvfp4.d.weight_bytes > m405.mxfp4.d.weight_bytes,
-            f"MXFP4 {m405.mxfp4.d.layout.label}, NVFP4 {m405.nvfp4.d.layout.label}"),
-        "fp4_compute": fmt_name(m405.nvfp4.d.compute_format),
-        "fp4_weight_only": fmt.claim(
-            m405.mxfp4.d.weight_only and m405.nvfp4.d.weight_only,
-            f"{chip.name}: MXFP4 and NVFP4 compute in {m405.nvfp4.d.compute_format}"),
-    }
+        self.bf16_same_bytes_as_fp16 = fmt.claim(
+                total("bf16") == total("fp16"), f"BF16 {total('bf16')} bits, FP16 {total('fp16')} bits")
+        self.bf16_wider_than_fp16 = fmt.claim(
+                bf16_max.value > fp16_max.value, f"largest BF16 {bf16_max.text} > largest FP16 {fp16_max.text}")
+        self.metadata_ordered = fmt.claim(
+                ordered, f"INT4 {total('int4')} < INT4 g128 {total('int4-g128')} < MXFP4 {total('mxfp4')} "
+                         f"< NVFP4 {total('nvfp4')} bits per weight")
+        self.e4m3_finer_e5m2_wider = fmt.claim(
+                e4m3_step.value < e5m2_step.value and e4m3_max.value < e5m2_max.value,
+                f"steps {e4m3_step.text} < {e5m2_step.text}; largest {e4m3_max.text} < {e5m2_max.text}")
+        self.m70_int4_one_gpu_either_way = fmt.claim(
+                m70.int4.d.gpus == 1 and m70.int4_g128.d.gpus == 1,
+                f"{m70.int4.d.gpus} GPU bare, {m70.int4_g128.d.gpus} with scales")
+        self.kept16_matters = fmt.claim(
+                m70.int4_g128.d.weight_bytes > 1.05 * m70.int4_g128.d.params * total("int4-g128") / 8,
+                "grouped INT4 weights > 1.05 × params × bits / 8")
+        self.int8_same_gpus = fmt.claim(
+                m70.int8.d.gpus == m70.fp16.d.gpus and m70.int8.d.decode_ceiling > 1.5 * m70.fp16.d.decode_ceiling,
+                f"{m70.int8.d.gpus} GPUs in INT8 and {m70.fp16.d.gpus} in FP16; "
+                f"{m70.int8.d.decode_ceiling:.1f} against {m70.fp16.d.decode_ceiling:.1f} tokens/s")
+        self.int8_misses_one_gpu = fmt.claim(
+                m70.int8.d.setting.memory(Layout(1)).weights < pool and not m70.int8.d.setting.memory(Layout(1)).fits,
+                f"INT8 on one GPU: {m70.int8.d.setting.memory(Layout(1)).used / 2**30:.1f} GiB > pool {pool / 2**30:.1f} GiB")
+        self.m405_fp8_first_in_node = fmt.claim(
+                not m405.fp16.d.fits_one_node and m405.fp8.d.fits_one_node,
+                f"FP16 {m405.fp16.d.layout.label}, FP8 {m405.fp8.d.layout.label}, {node.gpus} GPUs per node")
+        self.m405_int4_scales_no_gpu = fmt.claim(
+                m405.int4.d.gpus == m405.int4_g128.d.gpus,
+                f"{m405.int4.d.layout.label} bare, {m405.int4_g128.d.layout.label} with scales")
+        self.ceiling_below_shrink = fmt.claim(
+                below_shrink, "ceiling gain ÷ bytes shrink on one node: " + ", ".join(f"{g:.2f}" for g in gains))
+        self.same_speed_on_fewest = fmt.claim(
+                same_speed, "70B FP32 and FP16 ceilings: " + ", ".join(f"{x:.2f}" for x in fewest) + " tokens/s")
+        self.pp_no_faster = fmt.claim(
+                m405.fp16.d.decode_ceiling < m405.fp8.d.decode_ceiling and m405.fp16.d.gpus > m405.fp8.d.gpus,
+                f"{m405.fp16.d.layout.label}: {m405.fp16.d.decode_ceiling:.1f} tokens/s; "
+                f"{m405.fp8.d.layout.label}: {m405.fp8.d.decode_ceiling:.1f}")
+        self.int4_weight_only_on_h100 = fmt.claim(
+                m70.int4_g128.d.weight_only and not m70.fp8.d.weight_only,
+                f"{chip.name}: INT4 computes in {m70.int4_g128.d.compute_format}, FP8 in {m70.fp8.d.compute_format}")
+        self.fp8_weight_only_on_a100 = fmt.claim(
+                lean.weight_only, f"{lean.setting.chip.name} computes FP8 weights in {lean.compute_format}")
+        self.m70_fp32_fits_node = m70.fp32.fits_node
+        self.fp4_same_gpus = fmt.claim(
+                m405.mxfp4.d.gpus == m405.nvfp4.d.gpus and m405.nvfp4.d.weight_bytes > m405.mxfp4.d.weight_bytes,
+                f"MXFP4 {m405.mxfp4.d.layout.label}, NVFP4 {m405.nvfp4.d.layout.label}")
+        self.fp4_compute = fmt_name(m405.nvfp4.d.compute_format)
+        self.fp4_weight_only = fmt.claim(
+                m405.mxfp4.d.weight_only and m405.nvfp4.d.weight_only,
+                f"{chip.name}: MXFP4 and NVFP4 compute in {m405.nvfp4.d.compute_format}")
 
 
+namespace = PrecisionPage.namespace_of
+sources = PrecisionPage.sources_of

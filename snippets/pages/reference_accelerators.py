@@ -6,11 +6,10 @@ for display (GB to GiB, a summed link figure to one way), and every row links it
 
 from __future__ import annotations
 
-from typing import Any
-
 from snippets import fmt
 from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
 from snippets.data import DISPUTABLE, TENSOR_FORMATS, Accelerator, Catalog, Fabric, NVLink, PCIe, required
+from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, as_stated, binary_bytes, dense_flops, flops, source_links
 from snippets.units import Bandwidth
 
@@ -179,33 +178,40 @@ def not_stated_table(cat: Catalog) -> str:
     return fmt.table("notstated", ["Accelerator and field", "Why it is not given"], rows, align="ll") + as_of(accs)
 
 
-def namespace(cat: Catalog) -> dict[str, Any]:
-    """Names the page's prose uses."""
-    accs = list(cat.accelerators.values())
-    h100 = cat.accelerators["h100-sxm"]
-    su = required(h100.scale_up, "a scale-up fabric for the H100")
-    return {
-        "count": fmt.count(len(accs), "accelerators"),
-        "vendors": fmt.count(len({a.vendor for a in accs}), "vendors"),
-        "disputed": fmt.count(sum(1 for a in accs if a.disagreements), "accelerators"),
-        "h100_nvlink_summed": as_stated(su.bandwidth.value, su.bandwidth.unit, su.bandwidth.direction.label),
-        "h100_nvlink_one_way": fmt.bandwidth(su.bandwidth.bandwidth.one_way()),
-        "h100_name": h100.name,
-        "gb": fmt.unit_definition("GB"),
-        "gib": fmt.unit_definition("GiB"),
-        "all_shared": fmt.claim(all(a.memory_bandwidth.direction.value == "shared" for a in accs),
-                                "every memory_bandwidth has direction 'shared'"),
-        "sparse_count": fmt.count(sum(1 for a in accs if a.bf16.sparsity == "sparse"), "accelerators"),
-        "derived_count": fmt.count(sum(1 for a in accs if a.bf16.sparse_speedup is not None), "accelerators"),
-        "reported_count": fmt.count(sum(1 for a in accs if a.memory_reported is not None), "accelerators"),
-        "h100_reported_gib": binary_bytes(required(h100.memory_reported, "the H100's reported memory").bytes, "GiB", 1),
-        "h100_label_gib": binary_bytes(h100.memory.bytes, "GiB", 1),
-    }
-
-
 def used_on_table(cat: Catalog) -> str:
     """Each accelerator with links to the pages that show it (filled in once every page is built: snippets.usage)."""
     from snippets.usage import placeholder
 
     rows: list[list[fmt.Cell]] = [[a.name, placeholder("accelerator", k)] for k, a in cat.accelerators.items()]
     return fmt.table("usedon", ["Accelerator", "Shown on"], rows, align="ll") + as_of(cat.accelerators.values())
+
+
+class ReferenceAcceleratorsPage(Page):
+    """Names the page's prose uses."""
+    shows = (accelerators_table, tensor_table, scale_up_table, disagreements_table, not_stated_table, used_on_table)
+
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        cat = self.cat
+        accs = list(cat.accelerators.values())
+        h100 = cat.accelerators["h100-sxm"]
+        su = required(h100.scale_up, "a scale-up fabric for the H100")
+        self.count = fmt.count(len(accs), "accelerators")
+        self.vendors = fmt.count(len({a.vendor for a in accs}), "vendors")
+        self.disputed = fmt.count(sum(1 for a in accs if a.disagreements), "accelerators")
+        self.h100_nvlink_summed = as_stated(su.bandwidth.value, su.bandwidth.unit, su.bandwidth.direction.label)
+        self.h100_nvlink_one_way = fmt.bandwidth(su.bandwidth.bandwidth.one_way())
+        self.h100_name = h100.name
+        self.gb = fmt.unit_definition("GB")
+        self.gib = fmt.unit_definition("GiB")
+        self.all_shared = fmt.claim(all(a.memory_bandwidth.direction.value == "shared" for a in accs),
+                                    "every memory_bandwidth has direction 'shared'")
+        self.sparse_count = fmt.count(sum(1 for a in accs if a.bf16.sparsity == "sparse"), "accelerators")
+        self.derived_count = fmt.count(sum(1 for a in accs if a.bf16.sparse_speedup is not None), "accelerators")
+        self.reported_count = fmt.count(sum(1 for a in accs if a.memory_reported is not None), "accelerators")
+        self.h100_reported_gib = binary_bytes(required(h100.memory_reported, "the H100's reported memory").bytes, "GiB", 1)
+        self.h100_label_gib = binary_bytes(h100.memory.bytes, "GiB", 1)
+
+
+namespace = ReferenceAcceleratorsPage.namespace_of
+sources = ReferenceAcceleratorsPage.sources_of

@@ -7,11 +7,10 @@ NICs. Every row links its sources.
 
 from __future__ import annotations
 
-from typing import Any
-
 from snippets import fmt
 from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
 from snippets.data import Catalog, Fabric, Network, Node, NVLink, NVSwitch, PCIe, required
+from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, as_stated, exact_digits, source_links
 from snippets.units import TIME_UNITS, Bandwidth
 
@@ -149,34 +148,6 @@ def node_notes_table(cat: Catalog) -> str:
     return fmt.table("nodenotes", ["Node", "Note"], rows, align="ll") + as_of(nodes)
 
 
-def namespace(cat: Catalog) -> dict[str, Any]:
-    """Names the page's prose uses."""
-    gen5, gen6 = cat.interconnect("pcie-gen5", PCIe), cat.interconnect("pcie-gen6", PCIe)
-    nvl5 = cat.interconnect("nvlink-5", NVLink)
-    nvl72 = cat.interconnect("gb200-nvl72", Node)
-    dom = required(domain_bandwidth(cat, nvl72), "the NVL72 domain bandwidth")
-    return {
-        "gen5_x16": fmt.bandwidth(pcie_lanes(gen5), "GB/s", 1),
-        "gen6_x16": fmt.bandwidth(pcie_lanes(gen6), "GB/s", 1),
-        "gen6_rate": as_stated(gen6.transfer_rate.value, gen6.transfer_rate.unit, "per lane, per direction"),
-        "gen6_efficiency": fmt.percent(gen6.encoding.payload_bits / gen6.encoding.line_bits, 1),
-        "gen6_payload": fmt.quantity(gen6.encoding.payload_bits, "bytes", 0),
-        "gen6_flit": fmt.quantity(gen6.encoding.line_bits, "bytes", 0),
-        "gen6_over_gen5": fmt.ratio(pcie_lanes(gen6).ratio(pcie_lanes(gen5)), 2, basis="one way each"),
-        "nvl5_links": fmt.count(nvl5.links_per_gpu),
-        "nvl5_link": fmt.bandwidth(nvl5.per_link.bandwidth.one_way()),
-        "nvl5_gpu": fmt.bandwidth(nvlink_gpu(nvl5)),
-        "nvl5_gpu_summed": fmt.bandwidth(nvlink_gpu(nvl5).both_summed(), "TB/s", 1),
-        "nvl72_gpus": fmt.count(nvl72.gpus),
-        "nvl72_domain": fmt.bandwidth(dom, "TB/s", 1),
-        "nvl72_name": nvl72.name,
-        "nvl72_switch_chips": fmt.count(required(nvl72.switch_chips, "the NVL72 switch chips")),
-        "nvl72_switch_trays": fmt.count(required(nvl72.switch_trays, "the NVL72 switch trays")),
-        "gen6_below_double": fmt.claim(pcie_lanes(gen6).ratio(pcie_lanes(gen5)) < 2,
-                                       "Gen6 x16 / Gen5 x16 one way < 2: FLIT overhead exceeds 128b/130b"),
-    }
-
-
 def latency_table(cat: Catalog) -> str:
     """Indicative latencies: the figure the site uses, the range the sources span, and what was timed."""
     lats = list(cat.latencies.values())
@@ -207,3 +178,39 @@ def efficiency_table(cat: Catalog) -> str:
                      e.method, source_links(e)])
     return fmt.table("efficiency", ["Transfer", "Achieved", "Peak", "Fraction", "Range", "Measured with", "Sources"],
                      rows, align="lrrrrll") + as_of(effs)
+
+
+class ReferenceInterconnectsPage(Page):
+    """Names the page's prose uses."""
+    shows = (nvlink_table, switches_table, fabrics_table, pcie_table, networks_table, latency_table, efficiency_table,
+             nodes_table, node_notes_table)
+
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        cat = self.cat
+        gen5, gen6 = cat.interconnect("pcie-gen5", PCIe), cat.interconnect("pcie-gen6", PCIe)
+        nvl5 = cat.interconnect("nvlink-5", NVLink)
+        nvl72 = cat.interconnect("gb200-nvl72", Node)
+        dom = required(domain_bandwidth(cat, nvl72), "the NVL72 domain bandwidth")
+        self.gen5_x16 = fmt.bandwidth(pcie_lanes(gen5), "GB/s", 1)
+        self.gen6_x16 = fmt.bandwidth(pcie_lanes(gen6), "GB/s", 1)
+        self.gen6_rate = as_stated(gen6.transfer_rate.value, gen6.transfer_rate.unit, "per lane, per direction")
+        self.gen6_efficiency = fmt.percent(gen6.encoding.payload_bits / gen6.encoding.line_bits, 1)
+        self.gen6_payload = fmt.quantity(gen6.encoding.payload_bits, "bytes", 0)
+        self.gen6_flit = fmt.quantity(gen6.encoding.line_bits, "bytes", 0)
+        self.gen6_over_gen5 = fmt.ratio(pcie_lanes(gen6).ratio(pcie_lanes(gen5)), 2, basis="one way each")
+        self.nvl5_links = fmt.count(nvl5.links_per_gpu)
+        self.nvl5_link = fmt.bandwidth(nvl5.per_link.bandwidth.one_way())
+        self.nvl5_gpu = fmt.bandwidth(nvlink_gpu(nvl5))
+        self.nvl5_gpu_summed = fmt.bandwidth(nvlink_gpu(nvl5).both_summed(), "TB/s", 1)
+        self.nvl72_gpus = fmt.count(nvl72.gpus)
+        self.nvl72_domain = fmt.bandwidth(dom, "TB/s", 1)
+        self.nvl72_name = nvl72.name
+        self.nvl72_switch_chips = fmt.count(required(nvl72.switch_chips, "the NVL72 switch chips"))
+        self.nvl72_switch_trays = fmt.count(required(nvl72.switch_trays, "the NVL72 switch trays"))
+        self.gen6_below_double = fmt.claim(pcie_lanes(gen6).ratio(pcie_lanes(gen5)) < 2,
+                                           "Gen6 x16 / Gen5 x16 one way < 2: FLIT overhead exceeds 128b/130b")
+
+
+namespace = ReferenceInterconnectsPage.namespace_of
+sources = ReferenceInterconnectsPage.sources_of

@@ -6,8 +6,6 @@ them by `snippets.params` against the count the model card states, and KV-cache 
 
 from __future__ import annotations
 
-from typing import Any
-
 from snippets import fmt
 from snippets.data import Architecture, Catalog, Model
 from snippets.engine.params import (
@@ -21,6 +19,7 @@ from snippets.engine.params import (
     relative_error,
     total_params,
 )
+from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, binary_bytes, source_links
 
 KV_PRECISION = "bf16"
@@ -169,34 +168,41 @@ def worked_params(cat: Catalog, model_id: str = WORKED) -> str:
     return "\n".join(lines) + "\n"
 
 
-def namespace(cat: Catalog) -> dict[str, Any]:
-    """Names the page's prose uses."""
-    errs = {k: relative_error(total_params(m.architecture), m.stated_params.count) for k, m in cat.models.items()}
-    worst = max(errs, key=lambda k: abs(errs[k]))
-    ds = cat.models["deepseek-v3"]
-    l70 = cat.models["llama-3.1-70b"]
-    bpe = cat.precisions[KV_PRECISION].width.bytes
-    ds_kv, l70_kv = kv_bytes_per_token(ds.architecture, bpe), kv_bytes_per_token(l70.architecture, bpe)
-    return {
-        "count": fmt.count(len(cat.models), "models"),
-        "tolerance": fmt.percent(TOLERANCE),
-        "worst_model": cat.models[worst].name,
-        "worst_error": fmt.Figure(abs(errs[worst]) * 100, "%", f"{abs(errs[worst]) * 100:.1f}%", "computed vs stated"),
-        "all_within": fmt.claim(all(abs(e) <= TOLERANCE for e in errs.values()),
-                                f"largest |computed - stated| / stated = {abs(errs[worst]):.4f}"),
-        "worked_model": l70.name,
-        "deepseek": ds.name,
-        "llama70": l70.name,
-        "kv_precision": cat.precisions[KV_PRECISION].name,
-        "ds_kv": binary_bytes(ds_kv, "KiB", 1),
-        "l70_kv": binary_bytes(l70_kv, "KiB", 1),
-        "mla_smaller": fmt.claim(ds_kv < l70_kv, f"{ds_kv:.0f} B < {l70_kv:.0f} B per token"),
-    }
-
-
 def used_on_table(cat: Catalog) -> str:
     """Each model with links to the pages that show it (filled in once every page is built: snippets.usage)."""
     from snippets.usage import placeholder
 
     rows: list[list[fmt.Cell]] = [[m.name, placeholder("model", k)] for k, m in cat.models.items()]
     return fmt.table("usedon", ["Model", "Shown on"], rows, align="ll") + as_of(cat.models.values())
+
+
+class ReferenceModelsPage(Page):
+    """Names the page's prose uses."""
+    shows = (architecture_table, params_table, worked_params, kv_table, used_on_table)
+
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        cat = self.cat
+        errs = {k: relative_error(total_params(m.architecture), m.stated_params.count) for k, m in cat.models.items()}
+        worst = max(errs, key=lambda k: abs(errs[k]))
+        ds = cat.models["deepseek-v3"]
+        l70 = cat.models["llama-3.1-70b"]
+        bpe = cat.precisions[KV_PRECISION].width.bytes
+        ds_kv, l70_kv = kv_bytes_per_token(ds.architecture, bpe), kv_bytes_per_token(l70.architecture, bpe)
+        self.count = fmt.count(len(cat.models), "models")
+        self.tolerance = fmt.percent(TOLERANCE)
+        self.worst_model = cat.models[worst].name
+        self.worst_error = fmt.Figure(abs(errs[worst]) * 100, "%", f"{abs(errs[worst]) * 100:.1f}%", "computed vs stated")
+        self.all_within = fmt.claim(all(abs(e) <= TOLERANCE for e in errs.values()),
+                                    f"largest |computed - stated| / stated = {abs(errs[worst]):.4f}")
+        self.worked_model = l70.name
+        self.deepseek = ds.name
+        self.llama70 = l70.name
+        self.kv_precision = cat.precisions[KV_PRECISION].name
+        self.ds_kv = binary_bytes(ds_kv, "KiB", 1)
+        self.l70_kv = binary_bytes(l70_kv, "KiB", 1)
+        self.mla_smaller = fmt.claim(ds_kv < l70_kv, f"{ds_kv:.0f} B < {l70_kv:.0f} B per token")
+
+
+namespace = ReferenceModelsPage.namespace_of
+sources = ReferenceModelsPage.sources_of

@@ -8,11 +8,12 @@ model's two fitted factors were fitted, apart from test rows, which were only pr
 from __future__ import annotations
 
 import html
-from typing import Any
+from functools import partial
 
 from snippets import charts, fmt
 from snippets.calibration import METRICS, Row, fit, rows, summary
 from snippets.data import Catalog, TimeModel
+from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of_text
 
 LABELS = {"ttft_ms": "TTFT", "itl_ms": "ITL", "output_tokens_per_s": "Throughput"}
@@ -93,46 +94,55 @@ def sweep_chart(cat: Catalog) -> str:
     return charts.figure(svg, words)
 
 
-def namespace(cat: Catalog) -> dict[str, Any]:
-    sc = cat.scenarios["reference"]
-    tm = cat.policies[sc.time_model]
-    if not isinstance(tm, TimeModel):
-        raise TypeError("the scenario's time model is not a time entry")
-    f = fit(cat)
-    cal, test = rows(cat, "calibration"), rows(cat, "test")
-    med: dict[str, dict[str, float]] = {}
-    for role, rs in (("cal", cal), ("test", test)):
-        med[role] = {}
-        for metric in METRICS:
-            s = summary(rs, metric)
-            if s is not None:
-                med[role][metric] = s[0]
-    worst_ttft = max((r for r in test if r.error("ttft_ms") is not None), key=lambda r: abs(r.error("ttft_ms") or 0))
-    short = [r for r in test if r.measurement.input_tokens + r.measurement.output_tokens <= 256]
-    first = cal[0].measurement
-    return {
-        "cal_run": (f"{first.checkpoint or cat.models[first.model].name} in {cat.precisions[first.precision].name} on "
-                    f"{first.layout.tp * first.layout.pp} × {cat.accelerators[first.accelerator].name}"),
-        "cal_band": fmt.percent(CAL_BAND),
-        "cal_rows": fmt.count(len(cal), "rows"),
-        "test_rows": fmt.count(len(test), "rows"),
-        "compute_fraction": fmt.percent(tm.compute_fraction, 1),
-        "layer_overhead": fmt.quantity(tm.layer_overhead.seconds * 1e6, "us", 0, show_unit=True),
-        "fit_compute_fraction": fmt.percent(f.compute_fraction, 1),
-        "fit_layer_overhead": fmt.quantity(f.layer_overhead_s * 1e6, "us", 1, show_unit=True),
-        "cal_itl": fmt.percent(med["cal"]["itl_ms"]),
-        "cal_ttft": fmt.percent(med["cal"]["ttft_ms"]),
-        "cal_tput": fmt.percent(med["cal"]["output_tokens_per_s"]),
-        "test_tput": fmt.percent(med["test"]["output_tokens_per_s"]),
-        "test_itl": fmt.percent(med["test"]["itl_ms"]),
-        "cal_good": fmt.claim(med["cal"]["itl_ms"] <= CAL_BAND and med["cal"]["output_tokens_per_s"] <= CAL_BAND,
-                              f"median ITL error {med['cal']['itl_ms']:.1%}, throughput {med['cal']['output_tokens_per_s']:.1%}"),
-        "test_tput_close": fmt.claim(med["test"]["output_tokens_per_s"] <= 0.20,
-                                     f"median test throughput error {med['test']['output_tokens_per_s']:.1%}"),
-        "worst_ttft_run": _label(worst_ttft, cat),
-        "worst_ttft": fmt.percent(abs(worst_ttft.error("ttft_ms") or 0)),
-        "ttft_under": fmt.claim((worst_ttft.error("ttft_ms") or 0) < -0.5,
-                                f"{worst_ttft.id}: {worst_ttft.error('ttft_ms'):+.0%}"),
-        "short_under": fmt.claim(bool(short) and all((r.error("output_tokens_per_s") or 0) < -0.2 for r in short),
-                                 "; ".join(f"{r.id}: {r.error('output_tokens_per_s'):+.0%}" for r in short)),
-    }
+class ReferencePredictionsPage(Page):
+    shows = (summary_table, sweep_chart, partial(rows_table, role="calibration"), partial(rows_table, role="test"))
+    """The functions the page's blocks print, with the blocks' arguments."""
+
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        cat = self.cat
+        sc = cat.scenarios["reference"]
+        tm = cat.policies[sc.time_model]
+        if not isinstance(tm, TimeModel):
+            raise TypeError("the scenario's time model is not a time entry")
+        f = fit(cat)
+        cal, test = rows(cat, "calibration"), rows(cat, "test")
+        med: dict[str, dict[str, float]] = {}
+        for role, rs in (("cal", cal), ("test", test)):
+            med[role] = {}
+            for metric in METRICS:
+                s = summary(rs, metric)
+                if s is not None:
+                    med[role][metric] = s[0]
+        worst_ttft = max((r for r in test if r.error("ttft_ms") is not None), key=lambda r: abs(r.error("ttft_ms") or 0))
+        short = [r for r in test if r.measurement.input_tokens + r.measurement.output_tokens <= 256]
+        first = cal[0].measurement
+        self.cal_run = (f"{first.checkpoint or cat.models[first.model].name} in {cat.precisions[first.precision].name} on "
+                        f"{first.layout.tp * first.layout.pp} × {cat.accelerators[first.accelerator].name}")
+        self.cal_band = fmt.percent(CAL_BAND)
+        self.cal_rows = fmt.count(len(cal), "rows")
+        self.test_rows = fmt.count(len(test), "rows")
+        self.compute_fraction = fmt.percent(tm.compute_fraction, 1)
+        self.layer_overhead = fmt.quantity(tm.layer_overhead.seconds * 1e6, "us", 0, show_unit=True)
+        self.fit_compute_fraction = fmt.percent(f.compute_fraction, 1)
+        self.fit_layer_overhead = fmt.quantity(f.layer_overhead_s * 1e6, "us", 1, show_unit=True)
+        self.cal_itl = fmt.percent(med["cal"]["itl_ms"])
+        self.cal_ttft = fmt.percent(med["cal"]["ttft_ms"])
+        self.cal_tput = fmt.percent(med["cal"]["output_tokens_per_s"])
+        self.test_tput = fmt.percent(med["test"]["output_tokens_per_s"])
+        self.test_itl = fmt.percent(med["test"]["itl_ms"])
+        self.cal_good = fmt.claim(med["cal"]["itl_ms"] <= CAL_BAND and med["cal"]["output_tokens_per_s"] <= CAL_BAND,
+                                  f"median ITL error {med['cal']['itl_ms']:.1%}, "
+                                  f"throughput {med['cal']['output_tokens_per_s']:.1%}")
+        self.test_tput_close = fmt.claim(med["test"]["output_tokens_per_s"] <= 0.20,
+                                         f"median test throughput error {med['test']['output_tokens_per_s']:.1%}")
+        self.worst_ttft_run = _label(worst_ttft, cat)
+        self.worst_ttft = fmt.percent(abs(worst_ttft.error("ttft_ms") or 0))
+        self.ttft_under = fmt.claim((worst_ttft.error("ttft_ms") or 0) < -0.5,
+                                    f"{worst_ttft.id}: {worst_ttft.error('ttft_ms'):+.0%}")
+        self.short_under = fmt.claim(bool(short) and all((r.error("output_tokens_per_s") or 0) < -0.2 for r in short),
+                                     "; ".join(f"{r.id}: {r.error('output_tokens_per_s'):+.0%}" for r in short))
+
+
+namespace = ReferencePredictionsPage.namespace_of
+sources = ReferencePredictionsPage.sources_of

@@ -21,6 +21,7 @@ from snippets.data import Catalog
 from snippets.engine import Deployment, NoLayout
 from snippets.engine.memory import BYTES_16BIT
 from snippets.engine.timing import Prediction, predict
+from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, as_of_text, source_links
 from snippets.pages.scenario import Reference, reference
 
@@ -236,37 +237,45 @@ def prices_table(cat: Catalog) -> str:
                                 "Grid uses", "Source"], rows, align="llrrll") + as_of(cat.prices.values())
 
 
-def namespace(cat: Catalog) -> dict[str, Any]:
+class ReferenceSizingPage(Page):
     """Names the page's prose uses."""
-    r = reference(cat)
-    rows = grid_rows(cat, r)
-    ex = r.deployment("llama-3.1-405b", "fp8")
-    if ex.cost_per_hour is None:
-        raise ValueError("the worked sizing-grid example needs a price")
-    pol = cat.policies[r.scenario.layout_policy]
-    mem = cat.policies[r.scenario.memory_policy]
-    return {
-        "rows": fmt.count(len(rows), "rows"),
-        "deployable": fmt.count(sum(1 for x in rows if x.deployment is not None), "rows"),
-        "models": fmt.count(len(cat.models), "models"),
-        "precisions": fmt.count(len(PRECISIONS), "precisions"),
-        "accelerators": fmt.count(len(cat.accelerators), "accelerators"),
-        "scenario": r.scenario.name,
-        "context": fmt.count(r.scenario.context_tokens, "tokens", show_unit=True),
-        "policy": pol.name,
-        "memory_policy": mem.name,
-        "kept_width": fmt.quantity(BYTES_16BIT * 8, "bit", 0, show_unit=True, basis="storage width of the tensors "
-                                   "quantized checkpoints keep unquantized"),
-        "ex_model": cat.models["llama-3.1-405b"].name,
-        "ex_precision": cat.precisions["fp8"].name,
-        "ex_gpu": r.eng.chips[r.node.chip].name,
-        "ex_weight": fmt.nbytes(ex.weight_bytes, "GB"),
-        "ex_layout": ex.layout.label,
-        "ex_gpus": fmt.count(ex.gpus),
-        "ex_per_gpu": _gib(ex.memory.weights),
-        "ex_pool": _gib(ex.memory.pool),
-        "ex_capacity": _gib(ex.memory.capacity),
-        "ex_cost": fmt.Figure(ex.cost_per_hour, "USD/hour", f"${ex.cost_per_hour:,.2f}", "indicative on-demand"),
-        "ex_node_gpus": fmt.count(ex.gpus_per_node),
-        "ex_fits": fmt.claim(ex.fits_one_node, f"{ex.gpus} GPUs on {ex.nodes} node(s) of {ex.gpus_per_node}"),
-    }
+    shows = (grid_table, prices_table)
+    """The functions the page's blocks print (`downloads` reads no data)."""
+
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        cat = self.cat
+        r = reference(cat)
+        rows = grid_rows(cat, r)
+        ex = r.deployment("llama-3.1-405b", "fp8")
+        if ex.cost_per_hour is None:
+            raise ValueError("the worked sizing-grid example needs a price")
+        pol = cat.policies[r.scenario.layout_policy]
+        mem = cat.policies[r.scenario.memory_policy]
+        self.rows = fmt.count(len(rows), "rows")
+        self.deployable = fmt.count(sum(1 for x in rows if x.deployment is not None), "rows")
+        self.models = fmt.count(len(cat.models), "models")
+        self.precisions = fmt.count(len(PRECISIONS), "precisions")
+        self.accelerators = fmt.count(len(cat.accelerators), "accelerators")
+        self.scenario = r.scenario.name
+        self.context = fmt.count(r.scenario.context_tokens, "tokens", show_unit=True)
+        self.policy = pol.name
+        self.memory_policy = mem.name
+        self.kept_width = fmt.quantity(BYTES_16BIT * 8, "bit", 0, show_unit=True, basis="storage width of the tensors "
+                                       "quantized checkpoints keep unquantized")
+        self.ex_model = cat.models["llama-3.1-405b"].name
+        self.ex_precision = cat.precisions["fp8"].name
+        self.ex_gpu = r.eng.chips[r.node.chip].name
+        self.ex_weight = fmt.nbytes(ex.weight_bytes, "GB")
+        self.ex_layout = ex.layout.label
+        self.ex_gpus = fmt.count(ex.gpus)
+        self.ex_per_gpu = _gib(ex.memory.weights)
+        self.ex_pool = _gib(ex.memory.pool)
+        self.ex_capacity = _gib(ex.memory.capacity)
+        self.ex_cost = fmt.Figure(ex.cost_per_hour, "USD/hour", f"${ex.cost_per_hour:,.2f}", "indicative on-demand")
+        self.ex_node_gpus = fmt.count(ex.gpus_per_node)
+        self.ex_fits = fmt.claim(ex.fits_one_node, f"{ex.gpus} GPUs on {ex.nodes} node(s) of {ex.gpus_per_node}")
+
+
+namespace = ReferenceSizingPage.namespace_of
+sources = ReferenceSizingPage.sources_of

@@ -18,7 +18,6 @@ the engine's owners):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from snippets import charts, fmt
 from snippets.data import Catalog
@@ -27,7 +26,10 @@ from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
 from snippets.engine.specs import ChipSpec
 from snippets.engine.timing import ALLREDUCES_PER_LAYER, Pass, forward, predict, tp_link
 from snippets.fmt import Figure
-from snippets.pages.scenario import Reference, reference
+from snippets.pages.base import Page
+from snippets.pages.scenario import SERVING, Reference, reference
+from snippets.pages.teaching import FLOP_PER_PARAM_PER_TOKEN
+from snippets.pages.units import gpu_label, ms, tbps, tps, us, usd
 
 MODEL = "llama-3.1-70b"
 PRECISION = "fp8"
@@ -38,44 +40,13 @@ OLDER = "a100-80gb-sxm"
 CURVE_TP = 2
 """The curve's layout on both accelerators: the one the scenario's policy picks on the H100, so the two
 lines differ only by the chip."""
-QUIZ_CONCURRENCY = 32
-"""The serving scenario's concurrency (data/scenarios.yaml, `serving`), asked about in the quiz."""
 BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 """Rows of the intensity table; the KV cache's largest batch is added."""
 SEARCH_LIMIT = 1 << 20
 """Largest batch `critical_batch` looks at: far beyond any KV cache, so "none" means "never"."""
-FLOP_PER_PARAM = 2
-"""One multiply and one add per weight per token."""
-
-SOURCES = (
-    ("accelerators", "h100-sxm"),
-    ("accelerators", "h200-sxm"),
-    ("accelerators", "a100-80gb-sxm"),
-    ("interconnects", "hgx-h100-8"),
-    ("interconnects", "hgx-h200-8"),
-    ("models", "llama-3.1-70b"),
-    ("precisions", "fp8"),
-    ("scenarios", "reference"),
-    ("scenarios", "serving"),
-    ("policies", "measured-fractions"),
-    ("policies", "vllm-default"),
-    ("policies", "tp-in-node"),
-    ("efficiencies", "h200-hbm-stream"),
-    ("efficiencies", "h100-nvlink-p2p"),
-    ("latencies", "gpu-gpu-nvlink-p2p"),
-)
-"""The data entries this page's figures are computed from."""
 
 
 # --------------------------------------------------------------------------- formatting
-
-def ms(seconds: float, digits: int = 1) -> Figure:
-    return fmt.quantity(seconds * 1e3, "ms", digits, show_unit=True)
-
-
-def us(seconds: float, digits: int = 0) -> Figure:
-    return fmt.quantity(seconds * 1e6, "µs", digits, show_unit=True)
-
 
 def intensity(x: float, basis: str = "") -> Figure:
     return fmt.quantity(x, "FLOP/byte", 1 if x < 10 else 0, basis=basis)
@@ -83,10 +54,6 @@ def intensity(x: float, basis: str = "") -> Figure:
 
 def tflops(x: float, basis: str = "dense") -> Figure:
     return fmt.quantity(x / 1e12, "TFLOP/s", 0, show_unit=True, basis=basis)
-
-
-def tbps(x: float) -> Figure:
-    return fmt.quantity(x / 1e12, "TB/s", 2, show_unit=True, basis="shared by reads and writes")
 
 
 def gflop(x: float) -> Figure:
@@ -98,18 +65,6 @@ def gflop(x: float) -> Figure:
 
 def gbytes(x: float) -> Figure:
     return fmt.nbytes(x, "GB", 2)
-
-
-def usd(x: float) -> Figure:
-    return fmt.Figure(x, "USD", f"${fmt.number(x, 2)}", "indicative on-demand list price")
-
-
-def tok_s(x: float) -> Figure:
-    return fmt.quantity(x, "tokens/s", 1 if x < 100 else 0)
-
-
-def gpu_label(chip: ChipSpec) -> str:
-    return chip.name.replace("NVIDIA ", "")
 
 
 # --------------------------------------------------------------------------- roofline arithmetic (page helpers)
@@ -279,78 +234,64 @@ def curve_chart(cat: Catalog) -> str:
 
 # --------------------------------------------------------------------------- worked example
 
-@dataclass(frozen=True)
 class PassShown:
     """A forward pass's figures as the prose uses them (`{{ dec.memory }}`)."""
 
-    flops: Figure
-    bytes: Figure
-    intensity: Figure
-    compute: Figure
-    memory: Figure
-    comm: Figure
-    comm_latency: Figure
-    overhead: Figure
-    total: Figure
-
-
-def _pass_figures(p: Pass) -> PassShown:
-    return PassShown(
-        flops=gflop(p.flops),
-        bytes=gbytes(p.bytes_read),
-        intensity=intensity(p.flops / p.bytes_read),
-        compute=ms(p.compute_s, 2),
-        memory=ms(p.memory_s, 2),
-        comm=ms(p.comm_s, 2),
-        comm_latency=ms(p.comm_latency_s, 2),
-        overhead=ms(p.overhead_s, 1),
-        total=ms(p.total_s, 1),
-    )
+    def __init__(self, p: Pass) -> None:
+        self.flops = gflop(p.flops)
+        self.bytes = gbytes(p.bytes_read)
+        self.intensity = intensity(p.flops / p.bytes_read)
+        self.compute = ms(p.compute_s, 2)
+        self.memory = ms(p.memory_s, 2)
+        self.comm = ms(p.comm_s, 2)
+        self.comm_latency = ms(p.comm_latency_s, 2)
+        self.overhead = ms(p.overhead_s, 1)
+        self.total = ms(p.total_s, 1)
 
 
 def worked_example(cat: Catalog) -> str:
     """One decode step and one prefill of the worked deployment, step by step, as Markdown with figure spans."""
-    ns = namespace(cat)
+    p = RooflinePage(cat)
     h = fmt.fig_html
-    dec, pre = ns["dec"], ns["pre"]
+    dec, pre = p.dec, p.pre
     lines = [
         "**One decode step** (one sequence):",
         "",
         f"1. **Arithmetic.** Each GPU holds half of every weight matrix, and each weight does "
-        f"{h(ns['flop_per_param'], 'wx.flop_per_param')} FLOPs for the token, plus attention over the "
-        f"{h(ns['ctx_decode'], 'wx.ctx_decode')} cached tokens: {h(dec.flops, 'wx.dec.flops')} per GPU.",
-        f"2. **Bytes.** Each GPU reads its {h(ns['w_gpu'], 'wx.w_gpu')} of weights and its "
-        f"{h(ns['kv_gpu'], 'wx.kv_gpu')} of KV cache: {h(dec.bytes, 'wx.dec.bytes')}.",
+        f"{h(p.flop_per_param, 'wx.flop_per_param')} FLOPs for the token, plus attention over the "
+        f"{h(p.ctx_decode, 'wx.ctx_decode')} cached tokens: {h(dec.flops, 'wx.dec.flops')} per GPU.",
+        f"2. **Bytes.** Each GPU reads its {h(p.w_gpu, 'wx.w_gpu')} of weights and its "
+        f"{h(p.kv_gpu, 'wx.kv_gpu')} of KV cache: {h(dec.bytes, 'wx.dec.bytes')}.",
         f"3. **Intensity.** {h(dec.flops, 'wx.dec.flops')} ÷ {h(dec.bytes, 'wx.dec.bytes')} = "
         f"{h(dec.intensity, 'wx.dec.intensity')} FLOP per byte, against a ridge of "
-        f"{h(ns['ridge_achieved'], 'wx.ridge_achieved')}: far left of it.",
-        f"4. **Compute time.** {h(dec.flops, 'wx.dec.flops')} ÷ ({h(ns['fp8_dense'], 'wx.fp8_dense')} × "
-        f"{h(ns['compute_fraction'], 'wx.compute_fraction')}) = {h(dec.compute, 'wx.dec.compute')}.",
-        f"5. **Memory time.** {h(dec.bytes, 'wx.dec.bytes')} ÷ ({h(ns['hbm'], 'wx.hbm')} × "
-        f"{h(ns['hbm_fraction'], 'wx.hbm_fraction')}) = {h(dec.memory, 'wx.dec.memory')}: the larger, so "
+        f"{h(p.ridge_achieved, 'wx.ridge_achieved')}: far left of it.",
+        f"4. **Compute time.** {h(dec.flops, 'wx.dec.flops')} ÷ ({h(p.fp8_dense, 'wx.fp8_dense')} × "
+        f"{h(p.compute_fraction, 'wx.compute_fraction')}) = {h(dec.compute, 'wx.dec.compute')}.",
+        f"5. **Memory time.** {h(dec.bytes, 'wx.dec.bytes')} ÷ ({h(p.hbm, 'wx.hbm')} × "
+        f"{h(p.hbm_fraction, 'wx.hbm_fraction')}) = {h(dec.memory, 'wx.dec.memory')}: the larger, so "
         f"the step is memory-bound.",
-        f"6. **Communication.** {h(ns['allreduces'], 'wx.allreduces')} all-reduces of one token's activations "
-        f"({ns['algorithm_dec']}), each paying a hop of {h(ns['hop'], 'wx.hop')}: "
+        f"6. **Communication.** {h(p.allreduces, 'wx.allreduces')} all-reduces of one token's activations "
+        f"({p.algorithm_dec}), each paying a hop of {h(p.hop, 'wx.hop')}: "
         f"{h(dec.comm, 'wx.dec.comm')}, of which {h(dec.comm_latency, 'wx.dec.comm_latency')} is latency.",
-        f"7. **Overhead.** {h(ns['layers'], 'wx.layers')} layers × {h(ns['layer_overhead'], 'wx.layer_overhead')} "
+        f"7. **Overhead.** {h(p.layers, 'wx.layers')} layers × {h(p.layer_overhead, 'wx.layer_overhead')} "
         f"= {h(dec.overhead, 'wx.dec.overhead')}.",
         f"8. **Time per output token.** {h(dec.memory, 'wx.dec.memory')} + {h(dec.comm, 'wx.dec.comm')} + "
         f"{h(dec.overhead, 'wx.dec.overhead')} = **{h(dec.total, 'wx.dec.total')}**.",
         "",
-        f"**One prefill** (a {h(ns['n_in'], 'wx.n_in')}-token prompt):",
+        f"**One prefill** (a {h(p.n_in, 'wx.n_in')}-token prompt):",
         "",
         f"1. **Arithmetic.** Every prompt token passes every weight, and attends to the tokens before it: "
         f"{h(pre.flops, 'wx.pre.flops')} per GPU.",
         f"2. **Bytes.** The same weights, read once for the whole prompt, and the KV cache written: "
         f"{h(pre.bytes, 'wx.pre.bytes')}.",
         f"3. **Intensity.** {h(pre.intensity, 'wx.pre.intensity')} FLOP per byte: far right of the ridge.",
-        f"4. **Compute time.** {h(pre.flops, 'wx.pre.flops')} ÷ ({h(ns['fp8_dense'], 'wx.fp8_dense')} × "
-        f"{h(ns['compute_fraction'], 'wx.compute_fraction')}) = {h(pre.compute, 'wx.pre.compute')}: the "
+        f"4. **Compute time.** {h(pre.flops, 'wx.pre.flops')} ÷ ({h(p.fp8_dense, 'wx.fp8_dense')} × "
+        f"{h(p.compute_fraction, 'wx.compute_fraction')}) = {h(pre.compute, 'wx.pre.compute')}: the "
         f"larger, so the prefill is compute-bound.",
-        f"5. **Memory time.** {h(pre.bytes, 'wx.pre.bytes')} ÷ ({h(ns['hbm'], 'wx.hbm')} × "
-        f"{h(ns['hbm_fraction'], 'wx.hbm_fraction')}) = {h(pre.memory, 'wx.pre.memory')}.",
-        f"6. **Communication.** The same {h(ns['allreduces'], 'wx.allreduces')} all-reduces, now of the whole "
-        f"prompt's activations ({ns['algorithm_pre']}): {h(pre.comm, 'wx.pre.comm')}.",
+        f"5. **Memory time.** {h(pre.bytes, 'wx.pre.bytes')} ÷ ({h(p.hbm, 'wx.hbm')} × "
+        f"{h(p.hbm_fraction, 'wx.hbm_fraction')}) = {h(pre.memory, 'wx.pre.memory')}.",
+        f"6. **Communication.** The same {h(p.allreduces, 'wx.allreduces')} all-reduces, now of the whole "
+        f"prompt's activations ({p.algorithm_pre}): {h(pre.comm, 'wx.pre.comm')}.",
         f"7. **Time to first token.** {h(pre.compute, 'wx.pre.compute')} + {h(pre.comm, 'wx.pre.comm')} + "
         f"{h(pre.overhead, 'wx.pre.overhead')} = **{h(pre.total, 'wx.pre.total')}**.",
     ]
@@ -359,170 +300,177 @@ def worked_example(cat: Catalog) -> str:
 
 # --------------------------------------------------------------------------- names for prose
 
-def namespace(cat: Catalog) -> dict[str, Any]:
+class RooflinePage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    r = reference(cat)
-    sc = r.scenario
-    d, d2 = deployments(r)
-    chip, chip2, old = d.setting.chip, d2.setting.chip, r.eng.chips[OLDER]
-    tm = d.setting.time_model
-    arch = d.setting.model.arch
-    ctx = decode_context(r)
-    fmt_c = d.compute_format
+    shows = (ridge_table, intensity_table, worked_example, curve_chart)
 
-    dec = forward(d, 1, ctx, prefill=False)
-    pre = forward(d, sc.input_tokens, 0, prefill=True)
-    x1, x2 = predict(d, 1), predict(d2, 1)
-    most, most2 = d.max_concurrency, d2.max_concurrency
-    xm, xm2 = predict(d, most), predict(d2, most2)
-    ra = achieved_ridge(d)
-    r_bf16, r_fp8 = ridge(chip, "bf16"), ridge(chip, fmt_c)
-    r2_fp8 = ridge(chip2, d2.compute_format)
-    bpp = d.setting.precision.bytes_per_param
-    envelope = r_fp8 * bpp / FLOP_PER_PARAM
-    envelope_achieved = ra * bpp / FLOP_PER_PARAM
-    crit0 = critical_batch(d, 0)
-    crit_ctx = critical_batch(d, ctx)
-    lim_ctx = intensity_limit(d, ctx)
-    if crit0 is None:
-        raise ValueError("the page expects a weights-only decode step to turn compute-bound at some batch")
-    at_max = forward(d, most, ctx, prefill=False)
-    link = tp_link(d)
+    def __init__(self, cat: Catalog) -> None:
+        super().__init__(cat)
+        r = self.reference()
+        sc = r.scenario
+        d, d2 = deployments(r)
+        chip, chip2, old = d.setting.chip, d2.setting.chip, r.eng.chips[OLDER]
+        tm = d.setting.time_model
+        arch = d.setting.model.arch
+        ctx = decode_context(r)
+        fmt_c = d.compute_format
 
-    # the quiz: 32 sequences of the scenario's whole context on 2 GPUs, then on the layout the policy picks
-    full = sc.input_tokens + sc.output_tokens
-    q_p = forward(d, QUIZ_CONCURRENCY, full, prefill=False)
-    q_d = r.deployment(MODEL, PRECISION, concurrency=QUIZ_CONCURRENCY)
-    q_pp = forward(q_d, QUIZ_CONCURRENCY, full, prefill=False)
-    d_old = r.deployment(MODEL, PRECISION, node=node_of(r, OLDER), layout=Layout(CURVE_TP))
-    x_old = predict(d_old, 1)
-    d2_policy = r.deployment(MODEL, PRECISION, node=node_of(r, SECOND))
+        dec = forward(d, 1, ctx, prefill=False)
+        pre = forward(d, sc.input_tokens, 0, prefill=True)
+        x1, x2 = predict(d, 1), predict(d2, 1)
+        most, most2 = d.max_concurrency, d2.max_concurrency
+        xm, xm2 = predict(d, most), predict(d2, most2)
+        ra = achieved_ridge(d)
+        r_bf16, r_fp8 = ridge(chip, "bf16"), ridge(chip, fmt_c)
+        r2_fp8 = ridge(chip2, d2.compute_format)
+        bpp = d.setting.precision.bytes_per_param
+        envelope = r_fp8 * bpp / FLOP_PER_PARAM_PER_TOKEN
+        envelope_achieved = ra * bpp / FLOP_PER_PARAM_PER_TOKEN
+        crit0 = critical_batch(d, 0)
+        crit_ctx = critical_batch(d, ctx)
+        lim_ctx = intensity_limit(d, ctx)
+        if crit0 is None:
+            raise ValueError("the page expects a weights-only decode step to turn compute-bound at some batch")
+        at_max = forward(d, most, ctx, prefill=False)
+        link = tp_link(d)
 
-    cost1, costm = x1.usd_per_mtok_output, xm.usd_per_mtok_output
-    cost1_2, costm_2 = x2.usd_per_mtok_output, xm2.usd_per_mtok_output
-    if cost1 is None or costm is None or cost1_2 is None or costm_2 is None:
-        raise ValueError("the cost lens needs prices for both accelerators in data/prices.yaml")
+        # the quiz: 32 sequences of the scenario's whole context on 2 GPUs, then on the layout the policy picks
+        full = sc.input_tokens + sc.output_tokens
+        q_n = self.reference(SERVING).scenario.concurrency  # the serving scenario's concurrency
+        q_p = forward(d, q_n, full, prefill=False)
+        q_d = r.deployment(MODEL, PRECISION, concurrency=q_n)
+        q_pp = forward(q_d, q_n, full, prefill=False)
+        d_old = r.deployment(MODEL, PRECISION, node=node_of(r, OLDER), layout=Layout(CURVE_TP))
+        x_old = predict(d_old, 1)
+        d2_policy = r.deployment(MODEL, PRECISION, node=node_of(r, SECOND))
 
-    gain_tput = xm.output_tokens_per_s_per_gpu / x1.output_tokens_per_s_per_gpu
-    gain_tpot = xm.tpot_s / x1.tpot_s
+        cost1, costm = x1.usd_per_mtok_output, xm.usd_per_mtok_output
+        cost1_2, costm_2 = x2.usd_per_mtok_output, xm2.usd_per_mtok_output
+        if cost1 is None or costm is None or cost1_2 is None or costm_2 is None:
+            raise ValueError("the cost lens needs prices for both accelerators in data/prices.yaml")
 
-    return {
-        "model": d.setting.model.name,
-        "precision": d.setting.precision.name,
-        "gpu": gpu_label(chip),
-        "gpu2": gpu_label(chip2),
-        "gpu_old": gpu_label(old),
-        "layout": d.layout.label,
-        "gpus": fmt.count(d.gpus),
-        "layout2_policy": d2_policy.layout.label,
-        "n_in": fmt.count(sc.input_tokens, "tokens"),
-        "n_out": fmt.count(sc.output_tokens, "tokens"),
-        "ctx_full": fmt.count(full, "tokens"),
-        "ctx_decode": fmt.count(ctx, "tokens"),
-        "flop_per_param": fmt.count(FLOP_PER_PARAM, "FLOP"),
-        "bytes_per_param": fmt.quantity(bpp, "bytes/param", 0),
+        gain_tput = xm.output_tokens_per_s_per_gpu / x1.output_tokens_per_s_per_gpu
+        gain_tpot = xm.tpot_s / x1.tpot_s
+
+        self.model = d.setting.model.name
+        self.precision = d.setting.precision.name
+        self.gpu = gpu_label(chip)
+        self.gpu2 = gpu_label(chip2)
+        self.gpu_old = gpu_label(old)
+        self.layout = d.layout.label
+        self.gpus = fmt.count(d.gpus)
+        self.layout2_policy = d2_policy.layout.label
+        self.n_in = fmt.count(sc.input_tokens, "tokens")
+        self.n_out = fmt.count(sc.output_tokens, "tokens")
+        self.ctx_full = fmt.count(full, "tokens")
+        self.ctx_decode = fmt.count(ctx, "tokens")
+        self.flop_per_param = fmt.count(FLOP_PER_PARAM_PER_TOKEN, "FLOP")
+        self.bytes_per_param = fmt.quantity(bpp, "bytes/param", 0)
         # the roofline's two roofs
-        "bf16_dense": tflops(chip.dense_flops["bf16"], "dense BF16, half the stated sparse figure"
-                             if "bf16" in chip.dense_derived else "dense BF16"),
-        "fp8_dense": tflops(chip.dense_flops[fmt_c], f"dense {fmt_c.upper()}, half the stated sparse figure"
-                            if fmt_c in chip.dense_derived else f"dense {fmt_c.upper()}"),
-        "hbm": tbps(chip.hbm_bytes_per_s),
-        "hbm2": tbps(chip2.hbm_bytes_per_s),
-        "ridge_bf16": intensity(r_bf16, "dense BF16 FLOP/s ÷ HBM bandwidth"),
-        "ridge_fp8": intensity(r_fp8, "dense FP8 FLOP/s ÷ HBM bandwidth"),
-        "ridge2_fp8": intensity(r2_fp8, "dense FP8 FLOP/s ÷ HBM bandwidth"),
-        "ridge_old_bf16": intensity(ridge(old, "bf16"), "dense BF16 FLOP/s ÷ HBM bandwidth"),
-        "ridge_achieved": intensity(ra, "achieved FLOP/s ÷ achieved HBM bandwidth"),
-        "compute_fraction": fmt.percent(tm.compute_fraction),
-        "hbm_fraction": fmt.percent(tm.hbm_fraction, 1),
-        "layer_overhead": us(tm.layer_overhead_s),
-        "hop": us(link.hop_s, 1),
-        "layers": fmt.count(arch.layers, "layers"),
-        "allreduces": fmt.count(ALLREDUCES_PER_LAYER * arch.layers, "all-reduces"),
-        "algorithm_dec": dec.algorithm,
-        "algorithm_pre": pre.algorithm,
-        "w_gpu": gbytes(weights_per_gpu(d)),
-        "kv_gpu": gbytes(kv_per_gpu(d, ctx)),
-        "dec": _pass_figures(dec),
-        "pre": _pass_figures(pre),
-        "dec_intensity": intensity(dec.flops / dec.bytes_read),
-        "pre_intensity": intensity(pre.flops / pre.bytes_read),
+        self.bf16_dense = tflops(chip.dense_flops["bf16"], "dense BF16, half the stated sparse figure"
+                                 if "bf16" in chip.dense_derived else "dense BF16")
+        self.fp8_dense = tflops(chip.dense_flops[fmt_c], f"dense {fmt_c.upper()}, half the stated sparse figure"
+                                if fmt_c in chip.dense_derived else f"dense {fmt_c.upper()}")
+        self.hbm = tbps(chip.hbm_bytes_per_s)
+        self.hbm2 = tbps(chip2.hbm_bytes_per_s)
+        self.ridge_bf16 = intensity(r_bf16, "dense BF16 FLOP/s ÷ HBM bandwidth")
+        self.ridge_fp8 = intensity(r_fp8, "dense FP8 FLOP/s ÷ HBM bandwidth")
+        self.ridge2_fp8 = intensity(r2_fp8, "dense FP8 FLOP/s ÷ HBM bandwidth")
+        self.ridge_old_bf16 = intensity(ridge(old, "bf16"), "dense BF16 FLOP/s ÷ HBM bandwidth")
+        self.ridge_achieved = intensity(ra, "achieved FLOP/s ÷ achieved HBM bandwidth")
+        self.compute_fraction = fmt.percent(tm.compute_fraction)
+        self.hbm_fraction = fmt.percent(tm.hbm_fraction, 1)
+        self.layer_overhead = us(tm.layer_overhead_s, 0)
+        self.hop = us(link.hop_s, 1)
+        self.layers = fmt.count(arch.layers, "layers")
+        self.allreduces = fmt.count(ALLREDUCES_PER_LAYER * arch.layers, "all-reduces")
+        self.algorithm_dec = dec.algorithm
+        self.algorithm_pre = pre.algorithm
+        self.w_gpu = gbytes(weights_per_gpu(d))
+        self.kv_gpu = gbytes(kv_per_gpu(d, ctx))
+        self.dec = PassShown(dec)
+        self.pre = PassShown(pre)
+        self.dec_intensity = intensity(dec.flops / dec.bytes_read)
+        self.pre_intensity = intensity(pre.flops / pre.bytes_read)
         # the critical batch
-        "envelope": fmt.count(round(envelope), "sequences"),
-        "envelope_achieved": fmt.count(round(envelope_achieved), "sequences"),
-        "crit0": fmt.count(crit0, "sequences"),
-        "crit_gap": fmt.percent(crit0 / envelope_achieved - 1, 0),
-        "lim_ctx": intensity(lim_ctx, "extra FLOPs ÷ extra bytes of one more sequence"),
-        "most": fmt.count(most, "sequences"),
-        "most2": fmt.count(most2, "sequences"),
-        "most_intensity": intensity(at_max.flops / at_max.bytes_read),
+        self.envelope = fmt.count(round(envelope), "sequences")
+        self.envelope_achieved = fmt.count(round(envelope_achieved), "sequences")
+        self.crit0 = fmt.count(crit0, "sequences")
+        self.crit_gap = fmt.percent(crit0 / envelope_achieved - 1, 0)
+        self.lim_ctx = intensity(lim_ctx, "extra FLOPs ÷ extra bytes of one more sequence")
+        self.most = fmt.count(most, "sequences")
+        self.most2 = fmt.count(most2, "sequences")
+        self.most_intensity = intensity(at_max.flops / at_max.bytes_read)
         # TTFT and TPOT
-        "ttft": ms(x1.ttft_s, 0),
-        "tpot1": ms(x1.tpot_s, 1),
-        "tpotm": ms(xm.tpot_s, 1),
-        "tput1": tok_s(x1.output_tokens_per_s_per_gpu),
-        "tputm": tok_s(xm.output_tokens_per_s_per_gpu),
-        "tpot1_2": ms(x2.tpot_s, 1),
-        "tpotm_2": ms(xm2.tpot_s, 1),
-        "tput1_2": tok_s(x2.output_tokens_per_s_per_gpu),
-        "tputm_2": tok_s(xm2.output_tokens_per_s_per_gpu),
-        "gain_tput": fmt.ratio(gain_tput, 0, basis="tokens/s per GPU at the most sequences ÷ at one"),
-        "gain_tpot": fmt.ratio(gain_tpot, 1, basis="time per output token at the most sequences ÷ at one"),
-        "reads_per_s": fmt.quantity(x1.output_tokens_per_s, "tokens/s", 0),
+        self.ttft = ms(x1.ttft_s, 0)
+        self.tpot1 = ms(x1.tpot_s, 1)
+        self.tpotm = ms(xm.tpot_s, 1)
+        self.tput1 = tps(x1.output_tokens_per_s_per_gpu)
+        self.tputm = tps(xm.output_tokens_per_s_per_gpu)
+        self.tpot1_2 = ms(x2.tpot_s, 1)
+        self.tpotm_2 = ms(xm2.tpot_s, 1)
+        self.tput1_2 = tps(x2.output_tokens_per_s_per_gpu)
+        self.tputm_2 = tps(xm2.output_tokens_per_s_per_gpu)
+        self.gain_tput = fmt.ratio(gain_tput, 0, basis="tokens/s per GPU at the most sequences ÷ at one")
+        self.gain_tpot = fmt.ratio(gain_tpot, 1, basis="time per output token at the most sequences ÷ at one")
+        self.reads_per_s = fmt.quantity(x1.output_tokens_per_s, "tokens/s", 0)
         # the cost lens
-        "cost1": usd(cost1),
-        "costm": usd(costm),
-        "cost1_2": usd(cost1_2),
-        "costm_2": usd(costm_2),
-        "cost_drop": fmt.ratio(cost1 / costm, 0, basis="$ per million output tokens at one sequence ÷ at the most"),
-        "cost_in": usd(x1.usd_per_mtok_input or 0.0),
-        "rent": usd(d.cost_per_replica_hour or 0.0),
-        "rent2": usd(d2.cost_per_replica_hour or 0.0),
+        self.cost1 = usd(cost1)
+        self.costm = usd(costm)
+        self.cost1_2 = usd(cost1_2)
+        self.costm_2 = usd(costm_2)
+        self.cost_drop = fmt.ratio(cost1 / costm, 0, basis="$ per million output tokens at one sequence ÷ at the most")
+        self.cost_in = usd(x1.usd_per_mtok_input or 0.0)
+        self.rent = usd(d.cost_per_replica_hour or 0.0)
+        self.rent2 = usd(d2.cost_per_replica_hour or 0.0)
         # the quiz
-        "q_conc": fmt.count(QUIZ_CONCURRENCY, "sequences"),
-        "q_intensity": intensity(q_p.flops / q_p.bytes_read),
-        "q_layout": q_d.layout.label,
-        "q_intensity_policy": intensity(q_pp.flops / q_pp.bytes_read),
-        "q_ridge_policy": intensity(achieved_ridge(q_d), "achieved FLOP/s ÷ achieved HBM bandwidth"),
-        "ttft_old": ms(x_old.ttft_s, 0),
-        "ttft_ratio_old": fmt.ratio(x_old.ttft_s / x1.ttft_s, 1, basis="A100 TTFT ÷ H100 TTFT, both TP2"),
-        "old_format": d_old.compute_format.upper(),
-        "old_bf16_dense": tflops(old.dense_flops["bf16"], "dense BF16"),
+        self.q_conc = fmt.count(q_n, "sequences")
+        self.q_intensity = intensity(q_p.flops / q_p.bytes_read)
+        self.q_layout = q_d.layout.label
+        self.q_intensity_policy = intensity(q_pp.flops / q_pp.bytes_read)
+        self.q_ridge_policy = intensity(achieved_ridge(q_d), "achieved FLOP/s ÷ achieved HBM bandwidth")
+        self.ttft_old = ms(x_old.ttft_s, 0)
+        self.ttft_ratio_old = fmt.ratio(x_old.ttft_s / x1.ttft_s, 1, basis="A100 TTFT ÷ H100 TTFT, both TP2")
+        self.old_format = d_old.compute_format.upper()
+        self.old_bf16_dense = tflops(old.dense_flops["bf16"], "dense BF16")
         # claims
-        "decode_memory_bound": fmt.claim(dec.bound == "memory" and dec.flops / dec.bytes_read < ra / 10,
-                                         f"{dec.flops / dec.bytes_read:.1f} FLOP/byte against a ridge of {ra:.0f}; "
-                                         f"memory {dec.memory_s * 1e3:.2f} ms > compute {dec.compute_s * 1e3:.2f} ms"),
-        "prefill_compute_bound": fmt.claim(pre.bound == "compute" and pre.flops / pre.bytes_read > 10 * ra,
-                                           f"{pre.flops / pre.bytes_read:,.0f} FLOP/byte against {ra:.0f}; compute "
-                                           f"{pre.compute_s * 1e3:.0f} ms > memory {pre.memory_s * 1e3:.0f} ms"),
-        "fp8_ridge_twice": fmt.claim(abs(r_fp8 / r_bf16 - 2) < 0.01, f"{r_fp8:.0f} ÷ {r_bf16:.0f}"),
-        "h200_lower_ridge": fmt.claim(
-            r2_fp8 < r_fp8 and chip2.dense_flops[fmt_c] == chip.dense_flops[fmt_c],
-            f"same {chip.dense_flops[fmt_c] / 1e12:.0f} TFLOP/s; {r2_fp8:.0f} < {r_fp8:.0f} FLOP/byte"),
-        "crit_beyond_kv": fmt.claim(crit0 > most, f"{crit0} sequences > the {most} the KV cache holds"),
-        "crit_near_envelope": fmt.claim(abs(crit0 / envelope_achieved - 1) < 0.25,
-                                        f"engine {crit0} against ridge × bytes ÷ 2 = {envelope_achieved:.0f}"),
-        "never_at_ctx": fmt.claim(crit_ctx is None and lim_ctx < ra,
-                                  f"limit {lim_ctx:.0f} FLOP/byte < ridge {ra:.0f}; no batch up to {SEARCH_LIMIT:,}"),
-        "max_still_memory": fmt.claim(at_max.bound == "memory", f"{most} sequences: {at_max.bound}-bound"),
-        "h200_faster_everywhere": fmt.claim(
-            x2.tpot_s < x1.tpot_s and xm2.output_tokens_per_s_per_gpu > xm.output_tokens_per_s_per_gpu,
-            f"{x2.tpot_s * 1e3:.1f} < {x1.tpot_s * 1e3:.1f} ms at one sequence; "
-            f"{xm2.output_tokens_per_s_per_gpu:.0f} > {xm.output_tokens_per_s_per_gpu:.0f} tokens/s per GPU at the most"),
-        "h200_more_seqs": fmt.claim(most2 > 2 * most, f"{most2} > 2 × {most}"),
-        "h200_policy_one_gpu": fmt.claim(d2_policy.layout.gpus < d2.gpus,
-                                         f"policy: {d2_policy.layout.label}, curve: {d2.layout.label}"),
-        "same_ttft": fmt.claim(abs(x2.ttft_s / x1.ttft_s - 1) < 0.05,
-                               f"{x2.ttft_s * 1e3:.0f} against {x1.ttft_s * 1e3:.0f} ms"),
-        "batching_cheaper": fmt.claim(cost1 > 5 * costm, f"${cost1:.2f} > 5 × ${costm:.2f}"),
-        "tpot_rises_less": fmt.claim(gain_tpot < gain_tput / 4, f"{gain_tpot:.1f}× slower, {gain_tput:.0f}× more"),
-        "q_memory_bound": fmt.claim(q_p.bound == "memory" and q_p.flops / q_p.bytes_read < ra,
-                                    f"{q_p.flops / q_p.bytes_read:.0f} FLOP/byte < {ra:.0f}"),
-        "q_does_not_fit": fmt.claim(most < QUIZ_CONCURRENCY and q_d.gpus > d.gpus,
-                                    f"{QUIZ_CONCURRENCY} > {most} sequences; policy: {q_d.layout.label}"),
-        "q_policy_memory_bound": fmt.claim(q_pp.bound == "memory", f"{q_d.layout.label}: {q_pp.bound}-bound"),
-        "old_weight_only": fmt.claim(d_old.weight_only and not d.weight_only,
-                                     f"{old.name} computes {d_old.compute_format}"),
-        "old_slower_prefill": fmt.claim(x_old.ttft_s > 2 * x1.ttft_s,
-                                        f"{x_old.ttft_s * 1e3:.0f} > 2 × {x1.ttft_s * 1e3:.0f} ms"),
-    }
+        self.decode_memory_bound = fmt.claim(dec.bound == "memory" and dec.flops / dec.bytes_read < ra / 10,
+                                             f"{dec.flops / dec.bytes_read:.1f} FLOP/byte against a ridge of {ra:.0f}; "
+                                             f"memory {dec.memory_s * 1e3:.2f} ms > compute {dec.compute_s * 1e3:.2f} ms")
+        self.prefill_compute_bound = fmt.claim(pre.bound == "compute" and pre.flops / pre.bytes_read > 10 * ra,
+                                               f"{pre.flops / pre.bytes_read:,.0f} FLOP/byte against {ra:.0f}; compute "
+                                               f"{pre.compute_s * 1e3:.0f} ms > memory {pre.memory_s * 1e3:.0f} ms")
+        self.fp8_ridge_twice = fmt.claim(abs(r_fp8 / r_bf16 - 2) < 0.01, f"{r_fp8:.0f} ÷ {r_bf16:.0f}")
+        self.h200_lower_ridge = fmt.claim(
+                r2_fp8 < r_fp8 and chip2.dense_flops[fmt_c] == chip.dense_flops[fmt_c],
+                f"same {chip.dense_flops[fmt_c] / 1e12:.0f} TFLOP/s; {r2_fp8:.0f} < {r_fp8:.0f} FLOP/byte")
+        self.crit_beyond_kv = fmt.claim(crit0 > most, f"{crit0} sequences > the {most} the KV cache holds")
+        self.crit_near_envelope = fmt.claim(abs(crit0 / envelope_achieved - 1) < 0.25,
+                                            f"engine {crit0} against ridge × bytes ÷ 2 = {envelope_achieved:.0f}")
+        self.never_at_ctx = fmt.claim(crit_ctx is None and lim_ctx < ra,
+                                      f"limit {lim_ctx:.0f} FLOP/byte < ridge {ra:.0f}; no batch up to {SEARCH_LIMIT:,}")
+        self.max_still_memory = fmt.claim(at_max.bound == "memory", f"{most} sequences: {at_max.bound}-bound")
+        self.h200_faster_everywhere = fmt.claim(
+                x2.tpot_s < x1.tpot_s and xm2.output_tokens_per_s_per_gpu > xm.output_tokens_per_s_per_gpu,
+                f"{x2.tpot_s * 1e3:.1f} < {x1.tpot_s * 1e3:.1f} ms at one sequence; "
+                f"{xm2.output_tokens_per_s_per_gpu:.0f} > {xm.output_tokens_per_s_per_gpu:.0f} tokens/s per GPU at the most")
+        self.h200_more_seqs = fmt.claim(most2 > 2 * most, f"{most2} > 2 × {most}")
+        self.h200_policy_one_gpu = fmt.claim(d2_policy.layout.gpus < d2.gpus,
+                                             f"policy: {d2_policy.layout.label}, curve: {d2.layout.label}")
+        self.same_ttft = fmt.claim(abs(x2.ttft_s / x1.ttft_s - 1) < 0.05,
+                                   f"{x2.ttft_s * 1e3:.0f} against {x1.ttft_s * 1e3:.0f} ms")
+        self.batching_cheaper = fmt.claim(cost1 > 5 * costm, f"${cost1:.2f} > 5 × ${costm:.2f}")
+        self.tpot_rises_less = fmt.claim(gain_tpot < gain_tput / 4, f"{gain_tpot:.1f}× slower, {gain_tput:.0f}× more")
+        self.q_memory_bound = fmt.claim(q_p.bound == "memory" and q_p.flops / q_p.bytes_read < ra,
+                                        f"{q_p.flops / q_p.bytes_read:.0f} FLOP/byte < {ra:.0f}")
+        self.q_does_not_fit = fmt.claim(most < q_n and q_d.gpus > d.gpus,
+                                        f"{q_n} > {most} sequences; policy: {q_d.layout.label}")
+        self.q_policy_memory_bound = fmt.claim(q_pp.bound == "memory", f"{q_d.layout.label}: {q_pp.bound}-bound")
+        self.old_weight_only = fmt.claim(d_old.weight_only and not d.weight_only,
+                                         f"{old.name} computes {d_old.compute_format}")
+        self.old_slower_prefill = fmt.claim(x_old.ttft_s > 2 * x1.ttft_s,
+                                            f"{x_old.ttft_s * 1e3:.0f} > 2 × {x1.ttft_s * 1e3:.0f} ms")
+
+
+namespace = RooflinePage.namespace_of
+sources = RooflinePage.sources_of

@@ -1,9 +1,10 @@
-"""Capacity arithmetic against figures worked out by hand (and in the source material)."""
+"""The teaching arithmetic (snippets/pages/teaching.py) against figures worked out by hand and in the source material."""
 
 import pytest
 
-from snippets.capacity import (
+from snippets.pages.teaching import (
     ceil_count,
+    flop_per_byte,
     gpus_exact,
     gpus_needed,
     max_params,
@@ -70,3 +71,20 @@ def test_nonpositive_inputs_are_refused() -> None:
         weight_bytes(0, 2)
     with pytest.raises(ValueError):
         gpus_needed(1, 0)
+
+
+# ---------------------------------------------------------------- arithmetic intensity
+
+@pytest.mark.parametrize(
+    ("bytes_per_param", "batch", "expected"),
+    [(2, 1, 1.0), (4, 1, 0.5), (1, 1, 2.0), (0.5, 1, 4.0), (2, 8, 8.0)],  # 2 FLOP x batch / bytes
+)
+def test_flop_per_byte(bytes_per_param: float, batch: int, expected: float) -> None:
+    assert flop_per_byte(bytes_per_param, batch) == expected
+
+
+def test_flop_per_byte_refuses_bad_input() -> None:
+    with pytest.raises(ValueError):
+        flop_per_byte(0)
+    with pytest.raises(ValueError):
+        flop_per_byte(2, 0)

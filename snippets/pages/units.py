@@ -1,0 +1,43 @@
+"""Figure constructors several page models share: times, prices, rates, labels. One definition each, so a
+page's `ms(...)` and another's print the same way; a page with its own rounding keeps its own helper."""
+
+from __future__ import annotations
+
+from snippets import fmt
+from snippets.engine.specs import ChipSpec
+from snippets.fmt import Figure
+
+
+def ms(seconds: float, digits: int = 1, basis: str = "") -> Figure:
+    """A time in milliseconds, unit shown."""
+    return fmt.quantity(seconds * 1e3, "ms", digits, show_unit=True, basis=basis)
+
+
+def us(seconds: float, digits: int = 1, basis: str = "") -> Figure:
+    """A time in microseconds, unit shown."""
+    return fmt.quantity(seconds * 1e6, "µs", digits, show_unit=True, basis=basis)
+
+
+def usd(x: float, digits: int = 2) -> Figure:
+    """Dollars, from an indicative on-demand list price."""
+    return fmt.Figure(x, "USD", f"${fmt.number(x, digits)}", "indicative on-demand list price")
+
+
+def tps(tokens_per_s: float) -> Figure:
+    """Tokens per second: one decimal below 100, whole above."""
+    return fmt.quantity(tokens_per_s, "tokens/s", 1 if tokens_per_s < 100 else 0)
+
+
+def tbps(bytes_per_s: float) -> Figure:
+    """HBM bandwidth in TB/s: one figure shared by reads and writes."""
+    return fmt.quantity(bytes_per_s / 1e12, "TB/s", 2, show_unit=True, basis="shared by reads and writes")
+
+
+def byte_count(n: float) -> Figure:
+    """A small byte count written out: 327,680 bytes."""
+    return fmt.quantity(n, "bytes", 0, show_unit=True)
+
+
+def gpu_label(chip: ChipSpec) -> str:
+    """The chip's name without the vendor's "NVIDIA "."""
+    return chip.name.replace("NVIDIA ", "")
