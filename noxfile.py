@@ -4,7 +4,7 @@
 - serve: strict build, then live preview at http://127.0.0.1:8000 (reloads on docs/, data/, snippets/)
 - lint: ruff, and mypy --strict on snippets/ (the engine, the pages and the build plugin)
 - tests: everything CI runs: lint, the strict build, then the whole pytest suite
-- snapshot: accept an intended change of computed figures (rewrites tests/__snapshots__/)
+- snapshot: accept an intended change of computed figures (rewrites tests/site/__snapshots__/)
 - bench: build and test timings, medians of 3 runs (`-- --runs 5`, `-- --only ab`): scripts/bench.py
 """
 
@@ -89,7 +89,7 @@ def snapshot(session: nox.Session) -> None:
     _install(session, "test")
     env = _env()
     session.run("mkdocs", "build", "--strict", "--clean", "-d", SITE_DIR, env=env)
-    session.run("pytest", "tests/test_snapshot.py", "--snapshot-update", env={**env, "SERVING_SITE_DIR": SITE_DIR})
+    session.run("pytest", "tests/site/test_snapshot.py", "--snapshot-update", env={**env, "SERVING_SITE_DIR": SITE_DIR})
 
 
 @nox.session

@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from snippets.data import Catalog, Measurement
+from snippets.data.export import engine_catalog
 from snippets.engine import Deployment, Layout, deploy, setting
 from snippets.engine.specs import EngineCatalog, TimeModelSpec
 from snippets.engine.timing import Prediction, predict
-from snippets.export import engine_catalog
 
 SCENARIO = "reference"
 METRICS = ("ttft_ms", "itl_ms", "output_tokens_per_s")

@@ -30,10 +30,10 @@
 # %%
 from IPython.display import Markdown
 
-from snippets import fmt
 from snippets.data import load
 from snippets.pages.interconnect import cost_figure
 from snippets.pages.scenario import reference
+from snippets.render import fmt
 
 cat = load()
 r = reference(cat)

@@ -28,7 +28,7 @@ from markdown import Extension, Markdown
 from markdown.inlinepatterns import InlineProcessor
 from markdown.util import AtomicString
 
-from snippets.fmt import Claim, Figure
+from snippets.render.fmt import Claim, Figure
 
 VALUE_RE = r"\{\{\s*(?!claim\s)(?!/claim)(?P<expr>[^{}]+?)\s*\}\}"
 CLAIM_RE = r"(?s)\{\{\s*claim\s+(?P<expr>[^{}]+?)\s*\}\}(?P<words>.+?)\{\{\s*/claim\s*\}\}"
@@ -125,7 +125,7 @@ class Pages:
     in_block: int = 0
     """Above zero while an exec block runs and markdown-exec converts what it printed (`guard.run_block`).
     Block output is text the block printed, often from data: it is never read for `{{ }}` syntax
-    (tests/test_build_failures.py::test_block_output_is_not_read_for_computed_syntax)."""
+    (tests/build/test_build_failures.py::test_block_output_is_not_read_for_computed_syntax)."""
 
     def begin(self, src: str, markdown: str, model: str | None) -> PageState:
         self.current = PageState(src=src, markdown=markdown, model=model)
@@ -210,7 +210,7 @@ def _refuse_in_block_output(state: PageState, text: str) -> None:
     state.errors.append(
         f"docs/{state.src}: {' '.join(text.split())[:80]!r} in the output of an exec block: block output is "
         "never read for {{ }} values or claims; return a Figure from the page model and print it with "
-        "snippets.fmt.fig_html instead"
+        "snippets.render.fmt.fig_html instead"
     )
 
 
@@ -262,7 +262,7 @@ class ValueProcessor(InlineProcessor):
         elif result is not FAILED:
             state.errors.append(
                 f"{state.where(expr)}: {{{{ {expr} }}}} gave a {type(result).__name__}, not a Figure: "
-                "wrap numbers with a snippets.fmt constructor so they carry a unit"
+                "wrap numbers with a snippets.render.fmt constructor so they carry a unit"
             )
         return el, m.start(0), m.end(0)
 

@@ -15,7 +15,7 @@ hooks it replaces did):
   and snippets/; send the notebooks to execute to the worker;
 - `on_files`: notebooks last, so the other pages are converted while their kernel runs;
 - `on_page_markdown`, `on_page_content`: the page's computed values, claims and guards
-  (`snippets.build.computed`, `snippets.build.guard`); the names each page shows (`snippets.usage`);
+  (`snippets.build.computed`, `snippets.build.guard`); the names each page shows (`snippets.render.usage`);
 - `on_env`: any error on any page stops the build here, before anything is written;
 - `on_post_page`: the reference pages' "used by" links;
 - `on_post_build`: `numbers.json`, the sizing grid's records and the engine's catalog (`reference/`),
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from mkdocs.structure.pages import Page
 
     from snippets.build.computed import ExecWarningCatcher, Pages, PageState
-    from snippets.usage import Usage
+    from snippets.render.usage import Usage
 
 LAST = -100
 """Priority of every event handler: after the other plugins' (mkdocs-jupyter's files, markdown-exec's fences)."""
@@ -180,7 +180,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             if (src is None or not plugin.should_include(file)
                     or any(Path(src).match(p) for p in opts.get("execute_ignore") or [])):
                 continue
-            # mkdocs-jupyter has no public API for its cache: pinned, and tests/test_private_apis.py checks these
+            # mkdocs-jupyter has no public API for its cache: pinned, and tests/unit/test_private_apis.py checks these
             cache_path = mj._get_cache_path(opts["cache_dir"], mj._compute_cache_key(src, opts, True))
             self.cache_paths[file.src_uri] = cache_path
             if not cache_path.exists():
@@ -194,7 +194,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
     @event_priority(LAST)
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         from snippets.data import load
-        from snippets.usage import Usage
+        from snippets.render.usage import Usage
 
         self.pages.clear()
         cat = load()
@@ -321,7 +321,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         from snippets.build.computed import numbers_json
         from snippets.data import load
-        from snippets.export import export
+        from snippets.data.export import export
         from snippets.pages.reference_sizing import write_records
 
         try:

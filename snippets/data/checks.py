@@ -35,7 +35,7 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
                         f"{acc.scale_up.fabric} states a per-link rate"
                     )
                     continue
-                from snippets.bandwidth import nvlink_per_gpu  # local: bandwidth imports this module
+                from snippets.data.bandwidth import nvlink_per_gpu  # local: bandwidth imports this module
 
                 derived = nvlink_per_gpu(links, link.per_link.bandwidth)
                 stated = acc.scale_up.bandwidth.bandwidth

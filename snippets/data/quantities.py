@@ -11,7 +11,7 @@ from pydantic import (
 )
 
 from snippets.data.base import PositiveFloat, PositiveInt, _Strict
-from snippets.units import (
+from snippets.data.units import (
     BANDWIDTH_UNITS,
     BIT_UNITS,
     BYTE_UNITS,

@@ -31,7 +31,7 @@ from snippets.data.quantities import (
     TransferRate,
     _unit_field,
 )
-from snippets.units import (
+from snippets.data.units import (
     BANDWIDTH_UNITS,
     BYTE_UNITS,
     Direction,

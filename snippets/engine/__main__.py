@@ -30,7 +30,7 @@ def _catalog(args: argparse.Namespace) -> EngineCatalog:
         with open(args.catalog, encoding="utf-8") as f:
             return EngineCatalog.from_export(json.load(f))
     from snippets.data import load  # the build's validating loader (pydantic); the engine itself needs none
-    from snippets.export import engine_catalog
+    from snippets.data.export import engine_catalog
 
     return engine_catalog(load(args.data))
 

@@ -1,7 +1,7 @@
 """The engine's inputs: plain, frozen records of the validated catalog, in base units.
 
 The build validates `data/` with pydantic (`snippets.data`) and exports it as one JSON-ready
-mapping (`snippets.export.export`); `EngineCatalog.from_export` turns that mapping into these
+mapping (`snippets.data.export.export`); `EngineCatalog.from_export` turns that mapping into these
 records. The engine reads nothing else, so it needs only the standard library and runs the same in
 the build and in a browser. Bytes are bytes, bandwidths bytes/s per direction (HBM: shared),
 FLOP/s dense.
@@ -321,7 +321,7 @@ class EngineCatalog:
 
     @classmethod
     def from_export(cls, d: Mapping[str, Any]) -> EngineCatalog:
-        """Records from `snippets.export.export`'s mapping (or the same mapping read back from JSON)."""
+        """Records from `snippets.data.export.export`'s mapping (or the same mapping read back from JSON)."""
         models = {k: ModelSpec(id=k, name=v["name"], nominal_params=v["nominal_params"],
                                stated_params=v["stated_params"], arch=Arch.from_dict(v["arch"]))
                   for k, v in d["models"].items()}

@@ -1,2 +1,3 @@
-"""One module per page: `namespace(catalog)` gives the names its `{{ ... }}` values use,
-and its table functions give the Markdown its blocks print."""
+"""One page model per page, each a `base.Page` whose public attributes are the page's `{{ ... }}` names;
+`scenario` names what the pages size for, `sources` records what a page reads and lists it, `units` holds
+the figure constructors the pages share."""

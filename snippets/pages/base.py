@@ -16,7 +16,7 @@ and `_private` attributes stay out. Names made in a loop join with `self.extend(
 a name already set.
 
 Sources are recorded, not listed: `self.cat` is a recording view of the catalog
-(`snippets.sources.recording`; page models start `cat = self.cat` and compute from it). Each entry
+(`snippets.pages.sources.recording`; page models start `cat = self.cat` and compute from it). Each entry
 looked up by id in it is noted, and so is each record behind a deployment made through
 `self.reference()` or `reference(cat)`: model, precision, KV precision, chip, node, scenario, memory
 and layout policies, and, once the page reads them, the time model (with the efficiency or latency
@@ -32,9 +32,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from snippets.data import Catalog
-from snippets.fmt import Md
 from snippets.pages.scenario import SCENARIO, Reference, reference
-from snippets.sources import Recording, Ref, in_data_order, recording, sources_list
+from snippets.pages.sources import Recording, Ref, in_data_order, recording, sources_list
+from snippets.render.fmt import Md
 
 
 class Page:

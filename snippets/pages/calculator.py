@@ -14,12 +14,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from snippets import fmt
 from snippets.data import Catalog
+from snippets.data.export import export
 from snippets.engine.calc import CUSTOM, MAX_CONCURRENCY, MAX_CONTEXT, SCENARIO, answer, defaults
 from snippets.engine.specs import EngineCatalog
-from snippets.export import export
 from snippets.pages.base import Page
+from snippets.render import fmt
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PYODIDE = ROOT / "docs" / "assets" / "pyodide"

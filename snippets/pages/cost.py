@@ -12,17 +12,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from snippets import charts, fmt
 from snippets.calibration import rows, summary
 from snippets.data import Catalog
 from snippets.engine import Deployment, Layout
 from snippets.engine.deployment import RefusedLayout
 from snippets.engine.layout import tp_degrees
 from snippets.engine.timing import Prediction, predict
-from snippets.fmt import Figure
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
 from snippets.pages.units import tps, usd
+from snippets.render import charts, fmt
+from snippets.render.fmt import Figure
 
 INPUT_TOKENS = 1000
 OUTPUT_TOKENS = 1000

@@ -12,20 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from snippets import charts, fmt
 from snippets.data import Catalog
+from snippets.data.units import BYTE_UNITS
 from snippets.engine import Deployment, Layout
 from snippets.engine.deployment import setting
 from snippets.engine.layout import kv_heads_per_gpu, pp_partition, tp_degrees
 from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
 from snippets.engine.specs import ChipSpec
-from snippets.fmt import Figure
 from snippets.pages.base import Page
 from snippets.pages.interconnect import pcie_x16
 from snippets.pages.scenario import SERVING, Reference, reference
-from snippets.pages.teaching import FLOP_PER_PARAM_PER_TOKEN, KV_TENSORS, flop_per_byte
 from snippets.pages.units import byte_count, gpu_label, ms, tbps, tps, usd
-from snippets.units import BYTE_UNITS
+from snippets.render import charts, fmt
+from snippets.render.fmt import Figure
+from snippets.teaching.rounded import FLOP_PER_PARAM_PER_TOKEN, KV_TENSORS, flop_per_byte
 
 OLDER = "a100-80gb-sxm"
 """The generation before the scenario's GPU; its node is the first in data/ built from it."""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from snippets import fmt
 from snippets.data import Catalog
 from snippets.engine import NoLayout
 from snippets.engine.timing import predict
 from snippets.pages.base import Page
 from snippets.pages.scenario import SERVING, reference
+from snippets.render import fmt
 
 SUMMARY_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen3-235b-a22b", "gpt-oss-120b",
                   "llama-4-maverick", "deepseek-v3")

@@ -5,7 +5,7 @@ functions of `snippets`. The node is the reference scenario's (`snippets.pages.s
 appears where the source material compares link generations.
 
 Two kinds of sizing, kept apart: the source's rounded arithmetic (nominal parameters x bytes, over
-the card's label less a flat reserve: `snippets.pages.teaching`), shown as the teaching example and named
+the card's label less a flat reserve: `snippets.teaching.rounded`), shown as the teaching example and named
 so; and what a serving engine deploys (`snippets.engine` through `reference(cat).deployment`),
 which every other GPU count, layout, node count and verdict on the page comes from.
 """
@@ -17,18 +17,18 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from snippets import charts, fmt
-from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
 from snippets.data import Accelerator, Catalog, Network, Node, NVLink, PCIe, required
+from snippets.data.bandwidth import nvlink_per_gpu, pcie_bandwidth
+from snippets.data.units import Bandwidth
 from snippets.engine import Deployment, Layout, feasible, setting
 from snippets.engine.layout import tp_degrees
 from snippets.engine.timing import ACTIVATION_BYTES, ALLREDUCES_PER_LAYER, Collective, Link, allreduce, predict, tp_link
-from snippets.fmt import Claim, Figure
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
-from snippets.pages.teaching import Sizing, max_params, size_on_node, usable_bytes
 from snippets.pages.units import ms, us
-from snippets.units import Bandwidth
+from snippets.render import charts, fmt
+from snippets.render.fmt import Claim, Figure
+from snippets.teaching.rounded import Sizing, max_params, size_on_node, usable_bytes
 
 OLDER_NODE = "hgx-a100-8"
 """The previous generation's node, for the NVLink comparison (a link table, not a deployment)."""

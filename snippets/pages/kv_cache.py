@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from snippets import charts, fmt
 from snippets.data import Catalog
 from snippets.engine import Layout, deploy
 from snippets.engine.deployment import Deployment, Setting, setting
@@ -28,10 +27,11 @@ from snippets.engine.memory import kv_bytes_per_token_per_gpu, paged_tokens
 from snippets.engine.params import kv_bytes_per_token, kv_elements_per_token
 from snippets.engine.specs import ArchLike
 from snippets.engine.timing import Prediction, predict
-from snippets.fmt import Figure
 from snippets.pages.base import Page
 from snippets.pages.scenario import SERVING, Reference, reference
 from snippets.pages.units import byte_count, usd
+from snippets.render import charts, fmt
+from snippets.render.fmt import Figure
 
 WORKED = ("llama-3.1-70b", "bf16")
 """The worked model: 8 KV heads (GQA), shipped in BF16."""

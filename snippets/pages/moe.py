@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from snippets import charts, fmt
 from snippets.data import Catalog
 from snippets.engine import Deployment, Layout, deploy, feasible, setting
 from snippets.engine.layout import experts_per_gpu
@@ -28,10 +27,11 @@ from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
 from snippets.engine.params import moe_layers, total_params
 from snippets.engine.specs import ArchLike, ChipSpec
 from snippets.engine.timing import ACTIVATION_BYTES, Link, alltoall, ep_link, forward, predict
-from snippets.fmt import Figure
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
 from snippets.pages.units import ms, us, usd
+from snippets.render import charts, fmt
+from snippets.render.fmt import Figure
 
 MODELS = ("mixtral-8x7b", "deepseek-v3", "deepseek-r1", "qwen3-235b-a22b", "gpt-oss-120b", "gpt-oss-20b",
           "llama-4-scout", "llama-4-maverick")

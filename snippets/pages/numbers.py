@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from snippets import fmt
 from snippets.data import FILES, Catalog, iter_sources
 from snippets.engine import Deployment
 from snippets.pages.base import Page
 from snippets.pages.scenario import reference
+from snippets.render import fmt
 
 MODEL = "llama-3.1-70b"
 PRECISION = "bf16"

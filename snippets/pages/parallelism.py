@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from functools import partial
 from types import SimpleNamespace
 
-from snippets import fmt
 from snippets.data import Catalog, Network, Node, NVLink, PCIe, required
+from snippets.data.units import Bandwidth
 from snippets.engine import Deployment, Layout, feasible, setting
 from snippets.engine.layout import kv_replicas, pp_partition, tp_degrees
 from snippets.engine.timing import (
@@ -40,12 +40,13 @@ from snippets.engine.timing import (
     tp_link,
 )
 from snippets.engine.timing import Link as TimeLink
-from snippets.fmt import Figure
 from snippets.pages.base import Page
 from snippets.pages.interconnect import nvlink_of, pcie_x16
 from snippets.pages.scenario import SERVING, reference
 from snippets.pages.units import ms, us
-from snippets.parallel import (
+from snippets.render import fmt
+from snippets.render.fmt import Figure
+from snippets.teaching.traffic import (
     pp_boundary_bytes,
     pp_bytes_per_token,
     ring_allreduce_bytes_per_gpu,
@@ -54,7 +55,6 @@ from snippets.parallel import (
     tp_bytes_per_token,
     tp_messages_per_token,
 )
-from snippets.units import Bandwidth
 
 ACTIVATIONS = "bf16"
 """Activations (and so all TP and PP traffic) stay 16-bit, also when weights are INT8 or INT4 (weight-only)."""
@@ -613,7 +613,7 @@ def _tp_diagram_parts(cat: Catalog) -> tuple[Deployment, TPShard, Collective]:
 
 def tp_diagram(cat: Catalog) -> str:
     """One layer of the worked model split over its TP group, drawn with the per-GPU shapes, and its caption."""
-    from snippets import charts, diagrams
+    from snippets.render import charts, diagrams
 
     d, sh, ar = _tp_diagram_parts(cat)
     a, n, num = d.setting.model.arch, sh.tp, fmt.number
@@ -676,7 +676,7 @@ def _ring_parts(cat: Catalog) -> tuple[Traffic, int, dict[str, list[float]], str
 def ring_diagram(cat: Catalog) -> str:
     """A ring all-reduce of one token's hidden state over the worked TP group, step by step, beside two-shot and
     one-shot on one time axis, with the engine's times."""
-    from snippets import charts, diagrams
+    from snippets.render import charts, diagrams
 
     t, n, steps, chosen = _ring_parts(cat)
 
@@ -709,7 +709,7 @@ def ring_diagram(cat: Catalog) -> str:
 
 def pipeline_diagram(cat: Catalog) -> str:
     """The worked layout's pipeline, forward only, with one micro-batch and with more: its boxes and its bubble."""
-    from snippets import charts, diagrams
+    from snippets.render import charts, diagrams
 
     d = traffic(cat, *WORKED).dep
     p = d.layout.pp

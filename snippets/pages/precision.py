@@ -1,6 +1,6 @@
 """Page model of "Numeric precision" (docs/precision.md).
 
-The formats (bits, bytes, ranges) come from `snippets.precision`; every deployment the page shows
+The formats (bits, bytes, ranges) come from `snippets.teaching.formats`; every deployment the page shows
 (weights, layout, memory per GPU, GPUs, nodes, decode ceiling, cost) is the engine's, through
 `snippets.pages.scenario.reference`: the node, the memory budget and the context are the
 reference scenario's (`data/scenarios.yaml`).
@@ -14,14 +14,14 @@ from functools import partial
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
-from snippets import fmt
 from snippets.data import Catalog, Precision
 from snippets.engine import Deployment, Layout, RefusedLayout
 from snippets.engine.memory import stage_weights
-from snippets.fmt import Figure
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
-from snippets.precision import (
+from snippets.render import fmt
+from snippets.render.fmt import Figure
+from snippets.teaching.formats import (
     bit_budget,
     max_finite,
     min_normal,

@@ -6,12 +6,12 @@ for display (GB to GiB, a summed link figure to one way), and every row links it
 
 from __future__ import annotations
 
-from snippets import fmt
-from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
 from snippets.data import DISPUTABLE, TENSOR_FORMATS, Accelerator, Catalog, Fabric, NVLink, PCIe, required
+from snippets.data.bandwidth import nvlink_per_gpu, pcie_bandwidth
+from snippets.data.units import Bandwidth
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, as_stated, binary_bytes, dense_flops, flops, source_links
-from snippets.units import Bandwidth
+from snippets.render import fmt
 
 QUANTITY_LABELS = {
     "memory": "Memory",
@@ -179,8 +179,8 @@ def not_stated_table(cat: Catalog) -> str:
 
 
 def used_on_table(cat: Catalog) -> str:
-    """Each accelerator with links to the pages that show it (filled in once every page is built: snippets.usage)."""
-    from snippets.usage import placeholder
+    """Each accelerator with links to the pages that show it (filled in once every page is built: snippets.render.usage)."""
+    from snippets.render.usage import placeholder
 
     rows: list[list[fmt.Cell]] = [[a.name, placeholder("accelerator", k)] for k, a in cat.accelerators.items()]
     return fmt.table("usedon", ["Accelerator", "Shown on"], rows, align="ll") + as_of(cat.accelerators.values())

@@ -6,8 +6,8 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
-from snippets import fmt
 from snippets.data import Flops
+from snippets.render import fmt
 
 
 def source_links(entry: Any) -> fmt.Md:

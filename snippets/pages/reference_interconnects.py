@@ -7,12 +7,12 @@ NICs. Every row links its sources.
 
 from __future__ import annotations
 
-from snippets import fmt
-from snippets.bandwidth import nvlink_per_gpu, pcie_bandwidth
 from snippets.data import Catalog, Fabric, Network, Node, NVLink, NVSwitch, PCIe, required
+from snippets.data.bandwidth import nvlink_per_gpu, pcie_bandwidth
+from snippets.data.units import TIME_UNITS, Bandwidth
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, as_stated, exact_digits, source_links
-from snippets.units import TIME_UNITS, Bandwidth
+from snippets.render import fmt
 
 X16 = 16
 

@@ -6,7 +6,6 @@ them by `snippets.params` against the count the model card states, and KV-cache 
 
 from __future__ import annotations
 
-from snippets import fmt
 from snippets.data import Architecture, Catalog, Model
 from snippets.engine.params import (
     attention_params,
@@ -21,10 +20,11 @@ from snippets.engine.params import (
 )
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, binary_bytes, source_links
+from snippets.render import fmt
 
 KV_PRECISION = "bf16"
 TOLERANCE = 0.02
-"""How far a recomputed count may lie from the stated one; tests/test_params.py enforces it."""
+"""How far a recomputed count may lie from the stated one; tests/unit/test_params.py enforces it."""
 WORKED = "llama-3.1-70b"
 
 
@@ -169,8 +169,8 @@ def worked_params(cat: Catalog, model_id: str = WORKED) -> str:
 
 
 def used_on_table(cat: Catalog) -> str:
-    """Each model with links to the pages that show it (filled in once every page is built: snippets.usage)."""
-    from snippets.usage import placeholder
+    """Each model with links to the pages that show it (filled in once every page is built: snippets.render.usage)."""
+    from snippets.render.usage import placeholder
 
     rows: list[list[fmt.Cell]] = [[m.name, placeholder("model", k)] for k, m in cat.models.items()]
     return fmt.table("usedon", ["Model", "Shown on"], rows, align="ll") + as_of(cat.models.values())

@@ -10,17 +10,17 @@ from __future__ import annotations
 import html
 from functools import partial
 
-from snippets import charts, fmt
 from snippets.calibration import METRICS, Row, fit, rows, summary
 from snippets.data import Catalog, TimeModel
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of_text
+from snippets.render import charts, fmt
 
 LABELS = {"ttft_ms": "TTFT", "itl_ms": "ITL", "output_tokens_per_s": "Throughput"}
 UNITS = {"ttft_ms": "ms", "itl_ms": "ms", "output_tokens_per_s": "tokens/s"}
 HEADS = {"ttft_ms": "TTFT (ms)", "itl_ms": "ITL (ms)", "output_tokens_per_s": "Output tokens/s"}
 CAL_BAND = 0.15
-"""The band the page states for the calibration rows' ITL and throughput (tests/test_calibration.py holds each row to it)."""
+"""The band the page states for the calibration rows' ITL and throughput (tests/unit/test_calibration.py holds each row to it)."""
 SWEEP = ("nim180-llama33-70b-fp8-2xh100-in5000-out500-c",)
 """The calibration sweep the chart shows: NIM 1.8.0, 5,000 input and 500 output tokens, by concurrency."""
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snippets import fmt
 from snippets.data import Catalog
 from snippets.engine import Deployment, NoLayout
 from snippets.engine.memory import BYTES_16BIT
@@ -24,6 +23,7 @@ from snippets.engine.timing import Prediction, predict
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, as_of_text, source_links
 from snippets.pages.scenario import Reference, reference
+from snippets.render import fmt
 
 PRECISIONS = ("bf16", "fp8", "int4-g128")
 """One precision per storage width the site serves in: 16, 8 and 4 bits (INT4 with its group scales, as AWQ ships)."""

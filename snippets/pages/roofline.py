@@ -19,17 +19,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from snippets import charts, fmt
 from snippets.data import Catalog
 from snippets.engine import Deployment, Layout
 from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
 from snippets.engine.specs import ChipSpec
 from snippets.engine.timing import ALLREDUCES_PER_LAYER, Pass, forward, predict, tp_link
-from snippets.fmt import Figure
 from snippets.pages.base import Page
 from snippets.pages.scenario import SERVING, Reference, reference
-from snippets.pages.teaching import FLOP_PER_PARAM_PER_TOKEN
 from snippets.pages.units import gpu_label, ms, tbps, tps, us, usd
+from snippets.render import charts, fmt
+from snippets.render.fmt import Figure
+from snippets.teaching.rounded import FLOP_PER_PARAM_PER_TOKEN
 
 MODEL = "llama-3.1-70b"
 PRECISION = "fp8"

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from snippets.data import Catalog
+from snippets.data.export import engine_catalog
 from snippets.engine import Deployment, Layout, deploy, setting
 from snippets.engine.specs import EngineCatalog, NodeSpec, ScenarioSpec
-from snippets.export import engine_catalog
-from snippets.sources import Recording
+from snippets.pages.sources import Recording
 
 SCENARIO = "reference"
 """The scenario the pages size for: one sequence at a moderate context, vLLM's memory budget."""
@@ -38,7 +38,7 @@ class Reference:
 
 
 def reference(cat: Catalog, scenario: str = SCENARIO) -> Reference:
-    """The engine's records, the scenario and its node. From a recording catalog (`snippets.sources.recording`, a
+    """The engine's records, the scenario and its node. From a recording catalog (`snippets.pages.sources.recording`, a
     page's `self.cat`), the records note the entries each deployment is built from."""
     eng = engine_catalog(cat)
     if isinstance(cat, Recording):

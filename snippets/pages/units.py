@@ -3,9 +3,9 @@ page's `ms(...)` and another's print the same way; a page with its own rounding 
 
 from __future__ import annotations
 
-from snippets import fmt
 from snippets.engine.specs import ChipSpec
-from snippets.fmt import Figure
+from snippets.render import fmt
+from snippets.render.fmt import Figure
 
 
 def ms(seconds: float, digits: int = 1, basis: str = "") -> Figure:

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 
 from snippets.data import Catalog
+from snippets.data.export import engine_catalog
 from snippets.engine.calc import answer, defaults
-from snippets.export import engine_catalog
 
 from ..conftest import Build
-from ..test_calculator import assert_matches_grid
-from ..test_hf import DEEPSEEK_V3, LLAMA_31_8B, MIXTRAL_8X7B, QWEN25_72B
+from ..site.test_calculator import assert_matches_grid
+from ..unit.test_hf import DEEPSEEK_V3, LLAMA_31_8B, MIXTRAL_8X7B, QWEN25_72B
 from .conftest import DESKTOP, PHONE, Reader, assert_quiet
 
 pytestmark = pytest.mark.browser

@@ -1,4 +1,4 @@
-"""Every label of every chart and diagram (snippets/charts.py, snippets/diagrams.py) as a reader sees it: at least
+"""Every label of every chart and diagram (snippets/render/charts.py, snippets/render/diagrams.py) as a reader sees it: at least
 11 CSS px on a 375 px phone, and not much larger than the prose on a desktop.
 
 An SVG with a viewBox scales its text with it: a label's rendered size is its computed font size (in the SVG's

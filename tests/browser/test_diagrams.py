@@ -1,4 +1,4 @@
-"""The build-time diagrams (snippets/diagrams.py) as a reader sees them: on a phone their text stays legible and
+"""The build-time diagrams (snippets/render/diagrams.py) as a reader sees them: on a phone their text stays legible and
 they stay inside the column; on a desktop they do not grow past the prose."""
 
 from __future__ import annotations

@@ -1,0 +1,179 @@
+"""The sources behind a page: each data entry it reads, with its primary sources and read dates.
+
+`recording(cat)` gives a `Catalog` that notes every entry looked up by id in it (`cat.models[id]`,
+`.get(id)`, `cat.interconnect(id, kind)`), and, through `snippets.pages.scenario.reference`, every
+record the engine's `setting` looks up for a deployment (model, precision, KV precision, chip, node,
+scenario, memory and layout policies) and, once a field of theirs is read, its time model (with the
+efficiency or latency behind the fraction read) and its price. Going through a table (`.items()`,
+`.values()`, `in`, `len`) reads no entry. `sources_list` prints what was noted, in the order of
+`data/` (file by file, entries in file order), whatever the order of the reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, ValuesView
+from dataclasses import dataclass, fields, replace
+from typing import Any, TypeVar, cast
+
+from snippets.data import FILES, Catalog, DocumentedDeployment, Measurement, Price, TimeModel
+from snippets.engine.specs import EngineCatalog, PriceSpec, TimeModelSpec
+from snippets.render.fmt import Md, escape_markdown, link
+
+V = TypeVar("V")
+Ref = tuple[str, str]
+"""(data file, entry id), e.g. ("accelerators", "h100-sxm")."""
+
+
+class _Noted(Mapping[str, V]):
+    """A read-only view of `inner` that calls `note(key)` for every entry looked up by key, or hands out
+    `lazy(key, entry)`, a record that notes when it is read."""
+
+    __slots__ = ("_inner", "_lazy", "_note")
+
+    def __init__(self, inner: Mapping[str, V], note: Callable[[str], None] | None = None,
+                 lazy: Callable[[str, V], V] | None = None) -> None:
+        self._inner = inner
+        self._note = note
+        self._lazy = lazy
+
+    def __getitem__(self, key: str) -> V:
+        value = self._inner[key]
+        if self._lazy is not None:
+            return self._lazy(key, value)
+        if self._note is not None:
+            self._note(key)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._inner)
+
+    def __len__(self) -> int:
+        return len(self._inner)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._inner
+
+    def items(self) -> ItemsView[str, V]:
+        return self._inner.items()
+
+    def values(self) -> ValuesView[V]:
+        return self._inner.values()
+
+
+S = TypeVar("S")
+_ON_USE: dict[type, type] = {}
+
+
+def _on_use(record: S, note: Callable[[str], None]) -> S:
+    """A copy of the engine record `record` (a frozen dataclass) that calls `note(field)` whenever one of its fields
+    is read: a deployment carries its time model and price whether or not the page computes a time or a cost."""
+    kind = type(record)
+    used = _ON_USE.get(kind)
+    if used is None:
+        names = frozenset(f.name for f in fields(kind))  # type: ignore[arg-type]
+
+        def __getattribute__(self: object, name: str) -> object:
+            if name in names:
+                object.__getattribute__(self, "_note")(name)
+            return object.__getattribute__(self, name)
+
+        used = _ON_USE[kind] = type(f"Noted{kind.__name__}", (kind,),
+                                    {"__slots__": ("_note",), "__getattribute__": __getattribute__})
+    out = used(**{f.name: object.__getattribute__(record, f.name) for f in fields(kind)})  # type: ignore[arg-type]
+    object.__setattr__(out, "_note", note)
+    return cast(S, out)
+
+
+@dataclass(frozen=True)
+class Recording(Catalog):
+    """`original`'s tables, each noting into `reads` the entries looked up in it."""
+
+    original: Catalog
+    reads: set[Ref]
+
+    def engine(self, eng: EngineCatalog) -> EngineCatalog:
+        """`eng` (the engine's records of `original`) noting each record it is asked for as the `data/` entries
+        behind it."""
+        cat, reads = self.original, self.reads
+
+        def to(file: str) -> Callable[[str], None]:
+            return lambda key: reads.add((file, key))
+
+        def time_model(key: str, record: TimeModelSpec) -> TimeModelSpec:
+            t = cat.policies[key]
+            behind = {} if not isinstance(t, TimeModel) else {
+                "hbm_fraction": ("efficiencies", t.hbm_efficiency), "link_fraction": ("efficiencies", t.link_efficiency),
+                "nvlink_hop_s": ("latencies", t.hop_latency_nvlink), "pcie_hop_s": ("latencies", t.hop_latency_pcie)}
+
+            def note(name: str) -> None:
+                reads.add(("policies", key))
+                if name in behind:
+                    reads.add(behind[name])
+            return _on_use(record, note)
+
+        def price(accelerator: str, record: PriceSpec) -> PriceSpec:
+            ids = [("prices", k) for k, p in cat.prices.items() if p.accelerator == accelerator and p.site_uses]
+            return _on_use(record, lambda name: reads.update(ids))
+
+        return replace(
+            eng, models=_Noted(eng.models, to("models")), chips=_Noted(eng.chips, to("accelerators")),
+            nodes=_Noted(eng.nodes, to("interconnects")), precisions=_Noted(eng.precisions, to("precisions")),
+            memory_policies=_Noted(eng.memory_policies, to("policies")),
+            layout_policies=_Noted(eng.layout_policies, to("policies")),
+            scenarios=_Noted(eng.scenarios, to("scenarios")),
+            time_models=_Noted(eng.time_models, lazy=time_model), prices=_Noted(eng.prices, lazy=price),
+        )
+
+
+def recording(cat: Catalog) -> Recording:
+    """A catalog like `cat` that notes the entries looked up in it (in `.reads`); `cat` itself if it already does
+    (a page model computed inside another's sources notes into the same reads)."""
+    if isinstance(cat, Recording):
+        return cat
+    reads: set[Ref] = set()
+
+    def table(name: str) -> _Noted[Any]:
+        return _Noted(getattr(cat, name), lambda key: reads.add((name, key)))
+
+    kept: dict[str, Any] = {f.name: getattr(cat, f.name) for f in fields(Catalog) if f.name not in FILES}
+    noted: dict[str, Any] = {name: table(name) for name in FILES}
+    return Recording(**kept, **noted, original=cat, reads=reads)
+
+
+def original(cat: Catalog) -> Catalog:
+    """The loaded catalog behind `cat` (itself, unless it is a `Recording`)."""
+    return cat.original if isinstance(cat, Recording) else cat
+
+
+def in_data_order(cat: Catalog, refs: Iterable[Ref]) -> list[Ref]:
+    """`refs` without repeats, file by file in `data.FILES` order, entries in the order of their file."""
+    cat = original(cat)
+    rank = {(name, key): (i, j) for i, name in enumerate(FILES) for j, key in enumerate(getattr(cat, name))}
+    return sorted(set(refs), key=lambda ref: rank[ref])
+
+
+def _name(cat: Catalog, entry: Any) -> str:
+    """An entry's name; prices, measurements and documented deployments have none: their provider and offering, or
+    engine and model."""
+    if isinstance(entry, Price):
+        return f"{entry.provider}, {entry.offering}"
+    if isinstance(entry, Measurement):
+        return f"{entry.engine}, {entry.checkpoint or entry.model}"
+    if isinstance(entry, DocumentedDeployment):
+        return f"{entry.engine}, {cat.models[entry.model].name} on {cat.accelerators[entry.accelerator].name}"
+    return str(entry.name)
+
+
+def sources_list(cat: Catalog, refs: Iterable[Ref]) -> Md:
+    """A Markdown list: one item per (file, entry id), naming the row and linking its sources.
+
+    Names and titles are data: escaped as text; URLs are percent-encoded (`fmt.link`).
+    """
+    cat = original(cat)
+    lines = []
+    for file, entry_id in refs:
+        entry = getattr(cat, file)[entry_id]
+        links = "; ".join(f"{link(s.title, s.url)}, read {s.read.isoformat()}" for s in entry.sources)
+        lines.append(f"- **{escape_markdown(_name(cat, entry))}** (`data/{file}.yaml`, "
+                     f"`{entry_id.replace('`', '')}`): {links}")
+    return Md("\n".join(lines) + "\n")

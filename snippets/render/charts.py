@@ -1,0 +1,423 @@
+"""Charts drawn at build time as inline SVG.
+
+Each chart is written element by element with the standard library's ElementTree: bars are
+`<rect>`s, labels are `<text>`, and nothing else is in it. No plotting library: three bar charts
+took matplotlib 1.6 s (its import, then a fifth of a second a chart), more than a third of the
+whole plain build; these take milliseconds and need no post-processing of a plotting library's SVG.
+
+- Deterministic: same input, same bytes (no dates, no random ids; the only ids are the chart's
+  `<title>` and `<desc>`, prefixed by its page-unique name).
+- Readable in Material's light and dark palettes: text, axes and grid use `currentColor`, so they
+  take the page's text colour; data colours are mid-tones that read on both backgrounds.
+- Accessible: the chart is `role="img"` labelled by its `<title>` and `<desc>`, which say in words
+  what it shows; each bar also has a `<title>` (its label and value), shown on hover.
+- Legible on a phone: the viewBox is `WIDTH` units wide and the chart never wider than its column
+  (`MAX_WIDTH`), so at a 375 px viewport (a column of about 341 px) text of `SMALL` units renders at
+  about 11.4 CSS px and `FONT` at 12.3 (tests/browser/test_chart_text.py measures every label). That
+  leaves room for about `WIDTH / (CHAR × FONT)` = 44 characters across a chart, so axis titles sit
+  above the plot rather than turned beside it, legends wrap, and a value label too wide for its bar
+  is turned upright.
+- A log axis only where the data spans `LOG_AXIS_DECADES` or more; on a log axis each bar also says
+  how many times the smallest bar it is, since bar lengths there no longer show the ratio.
+- Text is laid out without measuring fonts: category labels sit on their own line above each
+  horizontal bar, so their length never collides with the bars; where a width must be known
+  (value labels, legend, group labels), it is estimated generously per character, and a label too
+  long for its slot is refused rather than drawn over its neighbour.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from xml.etree import ElementTree as ET
+
+from snippets.render.fmt import number
+
+WIDTH = 360.0
+"""viewBox width: narrow enough that the chart's text stays legible when the column is a phone's."""
+FONT = 13.0
+"""Labels, legends and axis titles, in viewBox units."""
+SMALL = 12.0
+"""Value and tick labels, in viewBox units: 12 x 341 / 360 = 11.4 CSS px at a 375 px viewport."""
+MAX_WIDTH = "28rem"
+"""The widest a chart is drawn, so its text does not grow much past the prose's on a desktop."""
+LOG_AXIS_DECADES = 2.0
+"""The fewest powers of ten the positive values must span (log10 of largest ÷ smallest) before a chart may
+use a log axis. Below it a linear axis shows the ratios as lengths, which a log axis would flatten: the
+bandwidth cliff, 3,350 GB/s against 50, spans 1.8 decades and is drawn linear, each bar's length its value."""
+CHAR = 0.62  # estimated advance of one character, in ems: generous for proportional sans-serif faces
+PALETTE = ("#4c8bf5", "#f28e2b", "#59a14f", "#b07aa1", "#e15759", "#76b7b2")
+_GRID_OPACITY = "0.18"
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    label: str
+    value: float
+    group: str = ""
+
+
+def _n(x: float) -> str:
+    """A coordinate, to a tenth of a unit: short, and the same on every machine."""
+    text = f"{x:.1f}"
+    return "0" if text == "-0.0" else text.removesuffix(".0")
+
+
+def _fmt_number(x: float) -> str:
+    """A tick or value label: whole from 100 up (3,350), else three significant digits (1.06, 0.164, 1.5)."""
+    if x == 0 or abs(x) >= 100:
+        return number(x)
+    decimals = max(0, 2 - math.floor(math.log10(abs(x))))
+    text = number(x, decimals)
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def decades(values: Sequence[float]) -> float:
+    """How many powers of ten the values span: log10(largest ÷ smallest); 0 if any is zero or negative."""
+    if not values or min(values) <= 0:
+        return 0.0
+    return math.log10(max(values) / min(values))
+
+
+def wants_log_axis(values: Sequence[float]) -> bool:
+    """Whether the values span `LOG_AXIS_DECADES` or more, the rule for drawing them on a log axis."""
+    return decades(values) >= LOG_AXIS_DECADES - 1e-9
+
+
+def _ratio(x: float) -> str:
+    """A bar against the smallest, for a log axis: 67×, 7.4×, 1.5×."""
+    return f"{x:,.0f}×" if x >= 20 else f"{x:.1f}×"
+
+
+def _text_width(text: str, size: float = FONT) -> float:
+    return len(text) * CHAR * size
+
+
+def _check(bars: Sequence[Bar], log: bool = False) -> None:
+    if not bars:
+        raise ValueError("a chart needs at least one bar")
+    for b in bars:
+        if not math.isfinite(b.value) or b.value < 0 or (log and b.value <= 0):
+            kind = "positive" if log else "non-negative"
+            raise ValueError(f"bar {b.label!r}: value {b.value!r} is not a finite {kind} number")
+
+
+def svg_root(name: str, title: str, desc: str, width: float, height: float, *, cls: str, max_width: str,
+             font: float) -> ET.Element:
+    """An accessible SVG root (role img, named by its title and description) that scales to its column and
+    draws in currentColor; charts and diagrams (snippets.render.diagrams) both start from it."""
+    svg = ET.Element("svg", {
+        "role": "img",
+        "aria-labelledby": f"{name}-title {name}-desc",
+        "class": cls,
+        "style": f"width:100%;height:auto;max-width:{max_width}",
+        "viewBox": f"0 0 {_n(width)} {_n(height)}",
+        "xmlns": "http://www.w3.org/2000/svg",
+        "font-size": _n(font),
+        "fill": "currentColor",
+    })
+    ET.SubElement(svg, "title", {"id": f"{name}-title"}).text = title
+    ET.SubElement(svg, "desc", {"id": f"{name}-desc"}).text = desc
+    return svg
+
+
+def _root(name: str, title: str, desc: str, height: float) -> ET.Element:
+    return svg_root(name, title, desc, WIDTH, height, cls="sa-chart", max_width=MAX_WIDTH, font=FONT)
+
+
+def _fits(text: str, room: float, what: str, size: float = FONT) -> str:
+    if _text_width(text, size) > room:
+        raise ValueError(f"{what} {text!r} is too long for the chart's {room:.0f}-unit line: shorten it")
+    return text
+
+
+_LEGEND_ROW = 18.0
+
+
+def _legend(parent: ET.Element, entries: Sequence[tuple[str, str, bool]]) -> float:
+    """Legend entries (label, colour, dashed line rather than a swatch) left to right, wrapped to the
+    chart's width; the height they take."""
+    x, y = 0.0, 0.0
+    for label, colour, dashed in entries:
+        w = (24 if dashed else 14) + _text_width(label)
+        if x > 0 and x + w > WIDTH:
+            x, y = 0.0, y + _LEGEND_ROW
+        _fits(label, WIDTH - (24 if dashed else 14), "legend entry")
+        if dashed:
+            ET.SubElement(parent, "path", {"d": f"M{_n(x)} {_n(y + 11)}h20", "stroke": "currentColor",
+                                           "stroke-dasharray": "5 4"})
+            _text(parent, x + 24, y + 15, label)
+        else:
+            _rect(parent, x, y + 6, 10, 10, colour, label)
+            _text(parent, x + 14, y + 15, label)
+        x += w + 16
+    return y + _LEGEND_ROW + 8
+
+
+def _text(parent: ET.Element, x: float, y: float, text: str, anchor: str = "start", size: float = FONT,
+          transform: str = "") -> None:
+    attrs = {"x": _n(x), "y": _n(y)}
+    if anchor != "start":
+        attrs["text-anchor"] = anchor
+    if size != FONT:
+        attrs["font-size"] = _n(size)
+    if transform:
+        attrs["transform"] = transform
+    ET.SubElement(parent, "text", attrs).text = text
+
+
+def _line(parent: ET.Element, x1: float, y1: float, x2: float, y2: float, **attrs: str) -> None:
+    ET.SubElement(parent, "line", {"x1": _n(x1), "y1": _n(y1), "x2": _n(x2), "y2": _n(y2),
+                                   "stroke": "currentColor", **attrs})
+
+
+def _rect(parent: ET.Element, x: float, y: float, w: float, h: float, colour: str, tip: str) -> None:
+    rect = ET.SubElement(parent, "rect", {"x": _n(x), "y": _n(y), "width": _n(w), "height": _n(h), "fill": colour})
+    ET.SubElement(rect, "title").text = tip
+
+
+def _serialise(svg: ET.Element) -> str:
+    return ET.tostring(svg, encoding="unicode")
+
+
+def nice_ticks(top: float, target: int = 5) -> list[float]:
+    """Ticks from 0 at a step of 1, 2 or 5 times a power of ten, the last at or above `top`."""
+    if not math.isfinite(top) or top <= 0:
+        raise ValueError(f"the axis top must be a positive number, not {top!r}")
+    raw = top / target
+    mag = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw * (1 - 1e-9))
+    count = math.ceil(top / step - 1e-9)
+    return [round(i * step, 12) for i in range(count + 1)]
+
+
+def decade_ticks(low: float, high: float) -> list[float]:
+    """Powers of ten from the one at or below `low` to the one at or above `high`."""
+    lo, hi = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    return [10.0 ** k for k in range(lo, max(hi, lo + 1) + 1)]
+
+
+_ROW = 34.0  # one horizontal bar: its label line, the bar, a gap
+_BAR = 14.0
+_BAR_AT = 17.0  # the bar's top, below its row's top
+_TOP = 4.0
+_AXIS = 42.0  # tick labels and the axis title under the bars
+_NOTE = 16.0  # a second line under the axis title: what a log chart's ratios mean
+
+
+def _horizontal(name: str, bars: Sequence[Bar], axis_label: str, title: str, desc: str, log: bool,
+                colours: Sequence[str]) -> str:
+    _check(bars, log=log)
+    values = [b.value for b in bars]
+    if log and not wants_log_axis(values):
+        raise ValueError(f"the values span {decades(values):.1f} powers of ten, fewer than LOG_AXIS_DECADES "
+                         f"({LOG_AXIS_DECADES:g}): draw them on a linear axis, where lengths show the ratios")
+    ticks = decade_ticks(min(values) / 2, max(values)) if log else nice_ticks(max(values))
+    smallest = min(values)
+    ratios = [_ratio(v / smallest) if log and v > smallest else "" for v in values]
+    labels = [_fmt_number(v) for v in values]
+    ends = [_text_width(t, SMALL) + (_text_width(r, SMALL) + 6 if r else 0) for t, r in zip(labels, ratios, strict=True)]
+    x0 = _text_width(_fmt_number(ticks[0]), SMALL) / 2 + 2  # room for the first tick's label
+    room = max(max(ends) + 8, _text_width(_fmt_number(ticks[-1]), SMALL) / 2 + 2)  # value labels, the last tick
+    plot_w = WIDTH - x0 - room
+    if log:
+        lo, hi = math.log10(ticks[0]), math.log10(ticks[-1])
+
+        def x_of(v: float) -> float:
+            return x0 + (math.log10(v) - lo) / (hi - lo) * plot_w
+    else:
+        def x_of(v: float) -> float:
+            return x0 + v / ticks[-1] * plot_w
+
+    plot_h = _TOP + _ROW * len(bars)
+    svg = _root(name, title, desc, plot_h + _AXIS + (_NOTE if log else 0))
+    grid = ET.SubElement(svg, "g", {"stroke-opacity": _GRID_OPACITY})
+    for t in ticks:
+        _line(grid, x_of(t), 0, x_of(t), plot_h)
+    for i, b in enumerate(bars):
+        top = _TOP + i * _ROW
+        _text(svg, x0, top + FONT - 1, _fits(b.label, WIDTH - x0, "bar label"))
+        end = max(x_of(b.value), x0 + 1)
+        _rect(svg, x0, top + _BAR_AT, end - x0, _BAR, colours[i % len(colours)],
+              f"{b.label}: {labels[i]} {axis_label}" + (f", {ratios[i]} the smallest" if ratios[i] else ""))
+        baseline = top + _BAR_AT + _BAR / 2 + SMALL * 0.35
+        _text(svg, end + 4, baseline, labels[i], size=SMALL)
+        if ratios[i]:
+            _text(svg, end + 4 + _text_width(labels[i], SMALL) + 6, baseline, ratios[i], size=SMALL)
+    _line(svg, x0, 0, x0, plot_h)
+    for t in ticks:
+        _text(svg, x_of(t), plot_h + 16, _fmt_number(t), anchor="middle", size=SMALL)
+    axis_title = f"{axis_label} (log scale)" if log else axis_label
+    _text(svg, WIDTH / 2, plot_h + 35, _fits(axis_title, WIDTH, "axis title"), anchor="middle")
+    if log:
+        _text(svg, WIDTH / 2, plot_h + 35 + _NOTE, "n×: times the smallest bar", anchor="middle", size=SMALL)
+    return _serialise(svg)
+
+
+def log_bars(name: str, bars: Sequence[Bar], unit: str, title: str, desc: str) -> str:
+    """Horizontal bars on a log axis, in the given order, each labelled with its value and with how many times the
+    smallest bar it is, each in its own colour. Refused unless the values span `LOG_AXIS_DECADES`."""
+    return _horizontal(name, bars, unit, title, desc, log=True, colours=PALETTE)
+
+
+def bars(name: str, bars: Sequence[Bar], xlabel: str, title: str, desc: str) -> str:
+    """Horizontal bars on a linear axis from zero, in the given order, each labelled with its value."""
+    return _horizontal(name, bars, xlabel, title, desc, log=False, colours=PALETTE[:1])
+
+
+def tier_bars(name: str, bars: Sequence[Bar], unit: str, title: str, desc: str) -> str:
+    """Horizontal bars each in its own colour, on a log axis where the values span `LOG_AXIS_DECADES` (with each
+    bar's ratio to the smallest printed on it), else on a linear axis from zero."""
+    log = wants_log_axis([b.value for b in bars])
+    return _horizontal(name, bars, unit, title, desc, log=log, colours=PALETTE)
+
+
+_TITLE_H = 18.0  # a y axis title, level, above the plot
+
+
+def grouped_bars(
+    name: str, bars: Sequence[Bar], ylabel: str, title: str, desc: str, line: float | None = None,
+    line_label: str = "",
+) -> str:
+    """Vertical bars grouped by `group` (e.g. model) and coloured by `label` (e.g. precision),
+    with an optional dashed horizontal reference line (e.g. GPUs in one node), named in the legend.
+    Value labels too wide for their bars stand upright above them."""
+    _check(bars)
+    groups = list(dict.fromkeys(b.group for b in bars))
+    series = list(dict.fromkeys(b.label for b in bars))
+    cell: dict[tuple[str, str], Bar] = {}
+    for b in bars:  # two bars in one place would hide one of them
+        if cell.setdefault((b.group, b.label), b) is not b:
+            raise ValueError(f"bar {b.label!r} appears twice in group {b.group!r}")
+    top_value = max([b.value for b in bars] + [line or 0])
+    svg = _root(name, title, desc, 0)  # the height is set once the legend is laid out
+    entries = [(s, PALETTE[i % len(PALETTE)], False) for i, s in enumerate(series)]
+    if line is not None:
+        entries.append((line_label, "", True))
+    legend_h = _legend(svg, entries)
+    plot_top, bottom, plot_h = legend_h + _TITLE_H, 26.0, 230.0
+    ticks = nice_ticks(top_value * 1.12)
+    left = max(_text_width(_fmt_number(t), SMALL) for t in ticks) + 6  # tick labels
+    plot_w = WIDTH - left - 4
+    slot = plot_w / len(groups)
+    for g in groups:
+        if _text_width(g) > slot - 4:
+            raise ValueError(f"group label {g!r} is too long for its {slot:.0f}-unit slot: shorten it or chart fewer groups")
+    width = 0.8 * slot / len(series)
+    widest = max(_text_width(_fmt_number(b.value), SMALL) for b in bars)
+    upright = widest > width  # a level label would run into its neighbour's
+    if upright:  # the tallest bar's label needs room above it, under the top of the axis
+        ticks = nice_ticks(max(top_value * 1.12, max(b.value for b in bars) * plot_h / (plot_h - widest - 6)))
+        left = max(_text_width(_fmt_number(t), SMALL) for t in ticks) + 6
+        plot_w = WIDTH - left - 4
+        slot = plot_w / len(groups)
+        width = 0.8 * slot / len(series)
+    svg.set("viewBox", f"0 0 {_n(WIDTH)} {_n(plot_top + plot_h + bottom)}")
+
+    def y_of(v: float) -> float:
+        return plot_top + plot_h - v / ticks[-1] * plot_h
+
+    _text(svg, 0, legend_h + 10, _fits(ylabel, WIDTH, "axis title"))
+    grid = ET.SubElement(svg, "g", {"stroke-opacity": _GRID_OPACITY})
+    for t in ticks:
+        _line(grid, left, y_of(t), left + plot_w, y_of(t))
+        _text(svg, left - 4, y_of(t) + SMALL * 0.35, _fmt_number(t), anchor="end", size=SMALL)
+    for g_i, g in enumerate(groups):
+        centre = left + (g_i + 0.5) * slot
+        for i, s in enumerate(series):
+            bar = cell.get((g, s))
+            if bar is None:  # this group has no bar in this series: its place stays empty
+                continue
+            x = centre + (i - len(series) / 2) * width
+            _rect(svg, x + width * 0.025, y_of(bar.value), width * 0.95, y_of(0) - y_of(bar.value),
+                  PALETTE[i % len(PALETTE)], f"{g}, {s}: {_fmt_number(bar.value)} {ylabel}")
+            if upright:
+                cx, cy = x + width / 2 + SMALL * 0.35, y_of(bar.value) - 3
+                _text(svg, cx, cy, _fmt_number(bar.value), size=SMALL, transform=f"rotate(-90 {_n(cx)} {_n(cy)})")
+            else:
+                _text(svg, x + width / 2, y_of(bar.value) - 3, _fmt_number(bar.value), anchor="middle", size=SMALL)
+        _text(svg, centre, plot_top + plot_h + 18, g, anchor="middle")
+    _line(svg, left, y_of(0), left + plot_w, y_of(0))
+    if line is not None:
+        _line(svg, left, y_of(line), left + plot_w, y_of(line), **{"stroke-dasharray": "5 4"})
+    return _serialise(svg)
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """One line of a `lines` chart: its legend label and its (x, y) points, drawn in the given order."""
+
+    label: str
+    points: Sequence[tuple[float, float]]
+    tips: Sequence[str] = ()
+    """A tooltip per point (its concurrency, say); empty: the point's x and y."""
+
+
+_LINES_PLOT_H = 240.0
+_LINES_BOTTOM = 42.0  # tick labels and the x axis title
+
+
+def lines(name: str, series: Sequence[Series], xlabel: str, ylabel: str, title: str, desc: str) -> str:
+    """Lines with a marker on every point, on linear x and y axes from zero, each series in its own colour,
+    with a legend above. Each marker has a tooltip. A point that is not a finite non-negative number, an
+    empty series, two series of one label or a legend entry wider than the chart is refused."""
+    if not series:
+        raise ValueError("a chart needs at least one series")
+    if len({s.label for s in series}) != len(series):
+        raise ValueError("two series share a label: the legend could not tell them apart")
+    for s in series:
+        if not s.points:
+            raise ValueError(f"series {s.label!r} has no points")
+        if s.tips and len(s.tips) != len(s.points):
+            raise ValueError(f"series {s.label!r}: {len(s.tips)} tooltips for {len(s.points)} points")
+        for x, y in s.points:
+            if not (math.isfinite(x) and math.isfinite(y)) or x < 0 or y < 0:
+                raise ValueError(f"series {s.label!r}: point ({x!r}, {y!r}) is not a pair of finite non-negative numbers")
+    xs = [x for s in series for x, _ in s.points]
+    ys = [y for s in series for _, y in s.points]
+    xticks = nice_ticks(max(max(xs), 1e-12) * 1.02)
+    yticks = nice_ticks(max(max(ys), 1e-12) * 1.05)
+    left = max(_text_width(_fmt_number(t), SMALL) for t in yticks) + 6  # tick labels
+    right = _text_width(_fmt_number(xticks[-1]), SMALL) / 2 + 4  # the last x tick's label
+    plot_w = WIDTH - left - right
+    svg = _root(name, title, desc, 0)  # the height is set once the legend is laid out
+    legend_h = _legend(svg, [(s.label, PALETTE[i % len(PALETTE)], False) for i, s in enumerate(series)])
+    top, plot_h = legend_h + _TITLE_H, _LINES_PLOT_H
+    svg.set("viewBox", f"0 0 {_n(WIDTH)} {_n(top + plot_h + _LINES_BOTTOM)}")
+
+    def x_of(v: float) -> float:
+        return left + v / xticks[-1] * plot_w
+
+    def y_of(v: float) -> float:
+        return top + plot_h - v / yticks[-1] * plot_h
+
+    _text(svg, 0, legend_h + 10, _fits(ylabel, WIDTH, "axis title"))
+    grid = ET.SubElement(svg, "g", {"stroke-opacity": _GRID_OPACITY})
+    for t in yticks:
+        _line(grid, left, y_of(t), left + plot_w, y_of(t))
+        _text(svg, left - 4, y_of(t) + SMALL * 0.35, _fmt_number(t), anchor="end", size=SMALL)
+    for t in xticks:
+        _line(grid, x_of(t), top, x_of(t), top + plot_h)
+        _text(svg, x_of(t), top + plot_h + 16, _fmt_number(t), anchor="middle", size=SMALL)
+    _text(svg, left + plot_w / 2, top + plot_h + 35, _fits(xlabel, WIDTH, "axis title"), anchor="middle")
+    _line(svg, left, top, left, top + plot_h)
+    _line(svg, left, top + plot_h, left + plot_w, top + plot_h)
+    for i, s in enumerate(series):
+        colour = PALETTE[i % len(PALETTE)]
+        g = ET.SubElement(svg, "g", {"fill": colour, "stroke": colour})
+        ET.SubElement(g, "polyline", {
+            "points": " ".join(f"{_n(x_of(px))},{_n(y_of(py))}" for px, py in s.points),
+            "fill": "none", "stroke-width": "2",
+        })
+        for j, (px, py) in enumerate(s.points):
+            dot = ET.SubElement(g, "circle", {"cx": _n(x_of(px)), "cy": _n(y_of(py)), "r": "2.5"})
+            tip = s.tips[j] if s.tips else f"{_fmt_number(px)} {xlabel}, {_fmt_number(py)} {ylabel}"
+            ET.SubElement(dot, "title").text = f"{s.label}: {tip}"
+    return _serialise(svg)
+
+
+def figure(svg: str, caption: str) -> str:
+    """The chart as a captioned HTML figure, ready to print from an exec block."""
+    return f'<figure class="sa-figure">\n{svg}\n<figcaption>{html.escape(caption)}</figcaption>\n</figure>\n'

@@ -1,0 +1,79 @@
+"""The `Page` base (snippets/pages/base.py) and the recording catalog behind its sources (snippets/pages/sources.py)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+from snippets.data import Catalog, load
+from snippets.engine.timing import predict
+from snippets.pages.base import Page
+from snippets.pages.sources import in_data_order, recording
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+@pytest.fixture(scope="module")
+def cat() -> Catalog:
+    return load()
+
+def test_lookups_by_id_are_noted_and_walking_a_table_is_not(cat: Catalog) -> None:
+    rec = recording(cat)
+    assert len(rec.models) == len(cat.models) and "llama-3.1-8b" in rec.models
+    assert [m.name for m in rec.models.values()] == [m.name for m in cat.models.values()]
+    assert not rec.reads
+    assert rec.models["llama-3.1-8b"] is cat.models["llama-3.1-8b"]
+    assert rec.accelerators.get("h100-sxm") is cat.accelerators["h100-sxm"]
+    assert rec.reads == {("models", "llama-3.1-8b"), ("accelerators", "h100-sxm")}
+
+def test_reads_come_in_data_order(cat: Catalog) -> None:
+    refs = [("models", "llama-3.1-70b"), ("accelerators", "h200-sxm"), ("models", "llama-3.1-8b"),
+            ("accelerators", "h100-sxm"), ("models", "llama-3.1-8b")]
+    order = {k: i for i, k in enumerate(cat.accelerators)}
+    assert in_data_order(cat, refs)[:2] == sorted([("accelerators", "h200-sxm"), ("accelerators", "h100-sxm")],
+                                                  key=lambda r: order[r[1]])
+    assert [r[0] for r in in_data_order(cat, refs)] == ["accelerators", "accelerators", "models", "models"]
+
+def test_a_deployment_notes_what_it_is_built_from_and_its_time_model_once_used(cat: Catalog) -> None:
+    page = Page(cat)
+    r = page.reference()
+    d = r.deployment("llama-3.1-70b", "fp8")
+    assert d.gpus >= 1
+    sc = r.scenario
+    built = {("models", "llama-3.1-70b"), ("precisions", "fp8"), ("precisions", sc.kv_precision),
+             ("accelerators", r.node.chip), ("interconnects", r.node.id), ("scenarios", sc.id),
+             ("policies", sc.memory_policy), ("policies", sc.layout_policy)}
+    assert set(page.reads()) == built, "memory and layout read no time model and no price"
+    predict(d, 1)
+    tm = cat.policies[sc.time_model]
+    assert {("policies", sc.time_model), ("efficiencies", tm.hbm_efficiency)} <= set(page.reads())
+    assert d.cost_per_hour is not None
+    assert any(f == "prices" for f, _ in page.reads())
+
+def _pages() -> list[tuple[Path, str]]:
+    out = []
+    for md in sorted(DOCS.rglob("*.md")):
+        found = re.search(r"^model: *(\S+)", md.read_text(encoding="utf-8"), re.M)
+        if found:
+            out.append((md, found.group(1)))
+    return out
+
+@pytest.mark.parametrize(("md", "model"), _pages(), ids=lambda x: str(x))
+def test_shows_lists_every_function_the_page_prints(md: Path, model: str) -> None:
+    """A page on the base lists in `shows` each function of its module its blocks call, so its sources list covers
+    what the tables read."""
+    module = importlib.import_module(f"snippets.pages.{model}")
+    pages = [v for v in vars(module).values() if isinstance(v, type) and issubclass(v, Page) and v is not Page
+             and v.__module__ == module.__name__]
+    if not pages:
+        pytest.skip(f"snippets.pages.{model} is not on the Page base yet")
+    shown = {getattr(f, "func", f).__name__ for p in pages for f in p.shows}
+    imported = set()
+    for names in re.findall(rf"^from snippets\.pages\.{model} import (.+)$", md.read_text(encoding="utf-8"), re.M):
+        imported |= {n.strip() for n in names.split(",")}
+    reads_data = {n for n in imported - {"sources"}
+                  if not (callable(f := getattr(module, n)) and not inspect.signature(f).parameters)}
+    assert reads_data <= shown, f"{md.name}: blocks print {sorted(reads_data - shown)} not in shows"

@@ -1,0 +1,72 @@
+"""Numeric formats against figures worked out by hand from the format definitions."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from snippets.data import load
+
+from ..conftest import ROOT
+
+
+def _claims(ns: dict[str, Any]) -> dict[str, Any]:
+    from snippets.render.fmt import Claim
+
+    return {k: v for k, v in ns.items() if isinstance(v, Claim)}
+
+def _edited_data(tmp_path: Path, edits: list[tuple[str, str, str]]) -> Path:
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    for file, old, new in edits:
+        path = data / file
+        text = path.read_text()
+        assert old in text
+        path.write_text(text.replace(old, new, 1))
+    return data
+
+def test_page_claims_hold_on_the_repository_data(catalog) -> None:
+    from snippets.pages.precision import namespace
+
+    claims = _claims(namespace(catalog))
+    assert len(claims) >= 10
+    assert all(c.holds for c in claims.values()), {k: c.basis for k, c in claims.items() if not c.holds}
+
+def test_page_claims_survive_slower_hbm(tmp_path: Path, catalog) -> None:
+    # The edit tests/build/test_build_failures.py makes: 3.0 TB/s of HBM instead of 3.35. Every ceiling the
+    # engine gives scales by 3.0 / 3.35 (the layouts do not move), and every claim must still hold.
+    from snippets.pages.precision import namespace
+
+    before = namespace(catalog)
+    data = _edited_data(tmp_path, [
+        ("accelerators.yaml", "{value: 3.35, unit: TB/s, direction: shared}",
+         "{value: 3.0, unit: TB/s, direction: shared}"),
+    ])
+    ns = namespace(load(data))
+    assert all(c.holds for c in _claims(ns).values()), {k: c.basis for k, c in _claims(ns).items() if not c.holds}
+    assert ns["m70"].fp16.layout == before["m70"].fp16.layout == "TP2"
+    assert ns["m70"].fp16.ceiling.value == pytest.approx(before["m70"].fp16.ceiling.value * 3.0 / 3.35)
+    assert ns["m70_first_single_gpu"] == "INT4"
+
+def test_page_claims_fail_when_the_story_changes(tmp_path: Path) -> None:
+    # NVFP4 with blocks of 64 would cost 4 + 8/64 = 4.125 bits, less than grouped INT4's 4.15625:
+    # the sentence ranking the metadata costs must then fail.
+    from snippets.pages.precision import namespace
+
+    data = _edited_data(tmp_path, [("precisions.yaml", "group_size: 16\n", "group_size: 64\n")])
+    claims = _claims(namespace(load(data)))
+    assert not claims["metadata_ordered"].holds
+
+def test_page_sizes_against_the_policy_pool(tmp_path: Path) -> None:
+    # The page reads the pool from data/policies.yaml, not a reserve of its own: at 0.95 of the
+    # H100's 79.65 GiB (75.66 GiB) the 70B INT8 weights (67.67 GiB) + 2.5 GiB runtime + 2.5 GiB KV
+    # fit one GPU, and the sentence saying they do not must fail.
+    from snippets.pages.precision import namespace
+
+    data = _edited_data(tmp_path, [("policies.yaml", "utilization: 0.9\n", "utilization: 0.95\n")])
+    ns = namespace(load(data))
+    assert ns["m70"].int8.layout == "TP1"
+    assert not _claims(ns)["int8_misses_one_gpu"].holds

@@ -1,0 +1,110 @@
+"""The calculator page (docs/calculator.md): its vendored Pyodide, the engine modules it ships, and its answers.
+
+The browser half (tests/browser/test_calculator.py) drives the form; this half checks, without a browser,
+that the files the page loads are the ones recorded (Pyodide's checksums, the engine's modules byte for
+byte), that `snippets.engine.calc.answer` agrees with the engine called directly, with the command line and
+with every row of the grid's JSON, and that a reader without JavaScript sees the default answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from snippets.data import Catalog
+from snippets.data.export import engine_catalog
+from snippets.engine import deploy, setting
+from snippets.engine.__main__ import report
+from snippets.engine.calc import answer, defaults
+
+from ..conftest import ROOT
+from .test_hf import DEEPSEEK_V3, LLAMA_31_8B
+
+PYODIDE = ROOT / "docs" / "assets" / "pyodide"
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+def test_vendored_pyodide_matches_its_recorded_checksums() -> None:
+    """Every file of the vendored package is the one recorded in SHA256SUMS (from `npm pack pyodide@VERSION`)."""
+    recorded = dict(reversed(line.split()) for line in (PYODIDE / "SHA256SUMS").read_text().splitlines())
+    present = {p.name for p in PYODIDE.iterdir()} - {"SHA256SUMS", "VERSION", "LICENSE"}
+    assert present == set(recorded), "files and SHA256SUMS disagree"
+    for name, digest in recorded.items():
+        assert _sha(PYODIDE / name) == digest, f"{name} differs from the npm package's"
+    version = (PYODIDE / "VERSION").read_text().split()[1]
+    assert json.loads((PYODIDE / "package.json").read_text())["version"] == version
+    assert "Mozilla Public License Version 2.0" in (PYODIDE / "LICENSE").read_text()
+
+def test_the_engine_and_calculator_import_nothing_beyond_the_standard_library(tmp_path: Path) -> None:
+    """What the browser imports runs with the build's third-party packages absent."""
+    from snippets.data import load
+    from snippets.data.export import export
+
+    path = tmp_path / "engine-catalog.json"
+    path.write_text(json.dumps(export(load())), encoding="utf-8")
+    script = (
+        "import json, sys\n"
+        "for name in ('pydantic', 'pydantic_core', 'yaml', '_yaml', 'bs4', 'lxml'):\n"
+        "    sys.modules[name] = None\n"
+        "from snippets.engine.calc import Calculator\n"
+        "c = Calculator.from_file(sys.argv[1])\n"
+        "print(c.answer_json(json.dumps({'model': 'custom', 'config': sys.argv[2]})))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script, str(path), json.dumps(LLAMA_31_8B)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["ok"]
+
+CASES = [  # (form, what the engine is called with directly)
+    ({}, {}),
+    ({"model": "llama-3.1-405b", "precision": "bf16", "accelerator": "h100-sxm", "concurrency": "4"}, {}),
+    ({"model": "deepseek-v3", "precision": "fp8", "accelerator": "h200-sxm", "context": "16384",
+      "concurrency": "8", "layout_policy": "fewest-gpus"}, {}),
+    ({"model": "mixtral-8x7b", "precision": "int4-g128", "accelerator": "a100-80gb-sxm", "context": "2000",
+      "concurrency": "32"}, {}),
+]
+
+@pytest.mark.parametrize(("form", "_"), CASES)
+def test_an_answer_is_the_engine_called_directly(catalog: Catalog, form: dict[str, str], _: Any) -> None:
+    eng = engine_catalog(catalog)
+    got = answer(eng, form)
+    assert got["ok"], got
+    i = {**defaults(eng).query(), **form}
+    st = setting(eng, i["model"], i["precision"], "reference", accelerator=i["accelerator"],
+                 layout_policy=i["layout_policy"], concurrency=int(i["concurrency"]), context_tokens=int(i["context"]))
+    d = deploy(st)
+    expected = report(d, int(i["concurrency"]), st.scenario.input_tokens, st.scenario.output_tokens)
+    assert got["report"] == expected
+    assert got["outputs"]["gpus"]["value"] == str(d.gpus) and got["outputs"]["layout"]["text"] == d.layout.label
+    assert float(got["outputs"]["tpot_ms"]["value"]) == expected["tpot_ms"]
+    parts = sum(float(b["gib"]) for b in got["bar"])  # the parts fill the GPU: weights ... headroom
+    assert math.isclose(parts, d.memory.capacity / 2**30, rel_tol=1e-12)
+
+def test_bad_inputs_get_a_one_line_reason(catalog: Catalog) -> None:
+    eng = engine_catalog(catalog)
+    cases = {
+        "must be between 1 and": {"concurrency": "0"},
+        "must be a whole number": {"context": "lots"},
+        "no layout serves this": {"model": "llama-3.1-405b", "concurrency": "100000"},
+        "unknown precision": {"precision": "fp7"},
+        "paste a config.json": {"model": "custom"},
+        "num_hidden_layers is missing": {"model": "custom", "config": json.dumps(
+            {k: v for k, v in LLAMA_31_8B.items() if k != "num_hidden_layers"})},
+    }
+    for expected, form in cases.items():
+        got = answer(eng, form)
+        assert not got["ok"] and expected in got["error"] and "\n" not in got["error"], (form, got)
+    custom = answer(eng, {"model": "custom", "config": json.dumps(DEEPSEEK_V3), "precision": "fp8",
+                          "accelerator": "h200-sxm"})
+    direct = answer(eng, {"model": "deepseek-v3", "precision": "fp8", "accelerator": "h200-sxm"})
+    assert custom["ok"] and custom["report"]["gpus"] == direct["report"]["gpus"]
+    assert custom["report"]["tpot_ms"] == direct["report"]["tpot_ms"]

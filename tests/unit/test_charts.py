@@ -1,0 +1,124 @@
+"""Build-time SVG charts: deterministic, proportional, honest axes, legible labels, accessible."""
+
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup, Tag
+
+from snippets.render.charts import (
+    LOG_AXIS_DECADES,
+    Bar,
+    bars,
+    decade_ticks,
+    decades,
+    figure,
+    grouped_bars,
+    log_bars,
+    nice_ticks,
+    tier_bars,
+    wants_log_axis,
+)
+
+CLIFF = [Bar("HBM", 3350), Bar("NVLink", 450), Bar("PCIe", 63), Bar("Network", 50)]
+
+def test_charts_are_deterministic_and_follow_their_data() -> None:
+    one = tier_bars("c", CLIFF, "GB/s", "title", "desc")
+    assert one == tier_bars("c", CLIFF, "GB/s", "title", "desc")
+    changed = tier_bars("c", [Bar("HBM", 3000), *CLIFF[1:]], "GB/s", "title", "desc")
+    assert changed != one
+    assert ">3,350<" in one and ">3,000<" in changed  # value labels are drawn as text
+
+def _bars(svg: str) -> list[Tag]:
+    """The data bars of a chart: rects with a value in their tooltip (legend swatches have none)."""
+    return [r for r in BeautifulSoup(svg, "html.parser").find_all("rect") if ":" in r.title.get_text()]
+
+def test_bar_lengths_are_proportional_to_their_values() -> None:
+    widths = [float(r["width"]) for r in _bars(bars("b", [Bar("a", 100), Bar("b", 50), Bar("c", 25)],
+                                                            "GB/s", "t", "d"))]
+    assert widths[0] == pytest.approx(2 * widths[1], abs=0.2) and widths[1] == pytest.approx(2 * widths[2], abs=0.2)
+    # on a log axis, each tenfold step is the same length
+    w1000, w100, w10 = (float(r["width"]) for r in _bars(log_bars("l", [Bar("a", 1000), Bar("b", 100), Bar("c", 10)],
+                                                                          "GB/s", "t", "d")))
+    assert w1000 - w100 == pytest.approx(w100 - w10, abs=0.2) and w10 > 0
+
+def test_a_log_axis_only_where_the_values_span_decades() -> None:
+    # the cliff, 3,350 against 50 GB/s, spans log10(67) = 1.83 decades: linear, lengths proportional
+    assert decades([b.value for b in CLIFF]) == pytest.approx(1.826, abs=1e-3)
+    assert decades([b.value for b in CLIFF]) < LOG_AXIS_DECADES
+    assert not wants_log_axis([3350, 50]) and wants_log_axis([1000, 10]) and not wants_log_axis([5, 0])
+    hbm, _, _, net = (float(r["width"]) for r in _bars(tier_bars("c", CLIFF, "GB/s", "t", "d")))
+    assert hbm == pytest.approx(67 * net, rel=0.02)
+    assert "log scale" not in tier_bars("c", CLIFF, "GB/s", "t", "d")
+    with pytest.raises(ValueError, match=r"1\.8 powers of ten"):
+        log_bars("l", CLIFF, "GB/s", "t", "d")
+    # 3,350 against 25: 2.1 decades, a log axis that says so, with each bar's ratio to the smallest printed on it
+    wide = tier_bars("w", [Bar("HBM", 3350), Bar("PCIe", 63), Bar("slow", 25)], "GB/s", "t", "d")
+    texts = [t.get_text() for t in BeautifulSoup(wide, "html.parser").find_all("text")]
+    assert "GB/s (log scale)" in texts and "n×: times the smallest bar" in texts
+    assert "134×" in texts and "2.5×" in texts and "3,350" in texts  # 3350 / 25 = 134, 63 / 25 = 2.52
+    assert sum(t.endswith("×") for t in texts) == 2  # the smallest bar has none
+
+def test_labels_keep_their_significant_digits() -> None:
+    svg = bars("b", [Bar("a", 1.06), Bar("b", 0.164417), Bar("c", 12.5)], "$", "t", "d")
+    texts = [t.get_text() for t in BeautifulSoup(svg, "html.parser").find_all("text")]
+    assert {"1.06", "0.164", "12.5"} <= set(texts)   # not "1", "0.164417"
+    assert {"0", "5", "10", "15"} <= set(texts)      # ticks
+    ticks = [t.get_text() for t in BeautifulSoup(bars("b", [Bar("a", 1.06)], "$", "t", "d"), "html.parser")("text")]
+    assert "1.5" in ticks and "2" not in ticks        # 1.5 was drawn as "2"
+
+def test_grouped_value_labels_stand_upright_when_their_bars_are_narrow() -> None:
+    narrow = grouped_bars("g", [Bar(s, v, g) for g in ("a", "b", "c", "d") for s, v in (("x", 0.625), ("y", 320))],
+                          "GiB", "t", "d")
+    turned = [t for t in BeautifulSoup(narrow, "html.parser").find_all("text") if "rotate(-90" in t.get("transform", "")]
+    assert {t.get_text() for t in turned} == {"0.625", "320"}
+    wide = grouped_bars("g", [Bar("x", 2, "a"), Bar("x", 16, "b")], "GPUs", "t", "d", line=8, line_label="one node")
+    soup = BeautifulSoup(wide, "html.parser")
+    assert not [t for t in soup.find_all("text") if "rotate(-90" in t.get("transform", "") and t.get_text() != "GPUs"]
+    assert "one node" in [t.get_text() for t in soup.find_all("text")]  # the dashed line is named in the legend
+    assert soup.find("path", attrs={"stroke-dasharray": True}) is not None
+
+def test_grouped_bars_stand_on_zero_and_meet_the_reference_line() -> None:
+    svg = grouped_bars("g", [Bar("FP16", 8, "405B"), Bar("INT8", 4, "405B"), Bar("FP16", 2, "70B")], "GPUs", "t", "d",
+                       line=8, line_label="one node")
+    fp16, int8, small = _bars(svg)
+    bottoms = {float(r["y"]) + float(r["height"]) for r in (fp16, int8, small)}
+    assert max(bottoms) - min(bottoms) < 0.2  # one baseline
+    assert float(fp16["height"]) == pytest.approx(2 * float(int8["height"]), abs=0.2)
+    dashed = BeautifulSoup(svg, "html.parser").find("line", attrs={"stroke-dasharray": True})
+    assert float(dashed["y1"]) == pytest.approx(float(fp16["y"]), abs=0.1)  # 8 GPUs: the line
+    assert fp16.title.get_text() == "405B, FP16: 8 GPUs"  # a tooltip per bar
+
+def test_axis_ticks_are_round_numbers_that_cover_the_data() -> None:
+    assert nice_ticks(1000) == [0, 200, 400, 600, 800, 1000]
+    assert nice_ticks(13.44) == [0, 5, 10, 15]
+    assert nice_ticks(0.7) == pytest.approx([0, 0.2, 0.4, 0.6, 0.8])
+    assert decade_ticks(25, 3350) == [10, 100, 1000, 10000]
+    assert decade_ticks(100, 100) == [100, 1000]
+
+@pytest.mark.parametrize(("chart", "message"), [
+    (lambda: bars("b", [], "x", "t", "d"), "at least one bar"),
+    (lambda: bars("b", [Bar("H100", float("nan"))], "x", "t", "d"), "'H100'"),
+    (lambda: bars("b", [Bar("H100", -1)], "x", "t", "d"), "non-negative"),
+    (lambda: log_bars("l", [Bar("PCIe", 0)], "x", "t", "d"), "positive"),
+    (lambda: log_bars("l", [Bar("PCIe", 63), Bar("HBM", 3350)], "x", "t", "d"), "LOG_AXIS_DECADES"),
+    (lambda: bars("b", [Bar("a bar label far longer than the chart is wide, which no phone could show", 1)],
+                  "x", "t", "d"), "too long"),
+    (lambda: grouped_bars("g", [Bar("FP16", 1, "a model name far too long to sit under its own bars " * 3)],
+                          "x", "t", "d"), "too long"),
+    (lambda: grouped_bars("g", [Bar("FP16", 12, "405B"), Bar("FP16", 6, "405B")], "x", "t", "d"), "twice"),
+])
+def test_charts_refuse_what_they_cannot_draw_truthfully(chart, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        chart()
+
+def test_charts_are_accessible_and_theme_neutral() -> None:
+    svg = grouped_bars("g", [Bar("FP16", 12, "405B"), Bar("INT8", 6, "405B")], "GPUs", "GPUs needed",
+                       "Twelve in FP16, six in INT8", line=8, line_label="one node")
+    assert svg.startswith('<svg role="img" aria-labelledby="g-title g-desc"')
+    assert '<title id="g-title">GPUs needed</title>' in svg
+    assert '<desc id="g-desc">Twelve in FP16, six in INT8</desc>' in svg
+    assert "currentColor" in svg and "#010203" not in svg  # text and axes follow the palette
+    assert "<?xml" not in svg and "<style" not in svg and "Date" not in svg
+    ids = [part.split('"')[0] for part in svg.split(' id="')[1:]]
+    assert ids and all(i.startswith("g-") for i in ids)
+    assert "<figcaption>Twelve" in figure(svg, "Twelve in FP16")

@@ -1,0 +1,69 @@
+"""The line chart of snippets/render/charts.py: markers where the data says, refusals where it cannot be drawn."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from bs4 import BeautifulSoup
+
+from snippets.render.charts import Series, lines
+
+TWO = [Series("A", [(0, 0), (50, 10), (100, 20)]), Series("B", [(25, 5), (75, 30)], tips=("one", "two"))]
+
+def _soup(svg: str) -> BeautifulSoup:
+    return BeautifulSoup(svg, "html.parser")
+
+def test_lines_are_deterministic_and_follow_their_data() -> None:
+    one = lines("l", TWO, "x units", "y units", "t", "d")
+    assert one == lines("l", TWO, "x units", "y units", "t", "d")
+    assert one != lines("l", [TWO[0], Series("B", [(25, 5), (75, 31)], tips=("one", "two"))], "x", "y", "t", "d")
+
+def test_markers_sit_at_their_values_on_linear_axes_from_zero() -> None:
+    soup = _soup(lines("l", TWO, "x units", "y units", "t", "d"))
+    dots = soup.find_all("circle")
+    assert len(dots) == 5
+    (x0, y0), (x1, y1), (x2, y2) = ((float(c["cx"]), float(c["cy"])) for c in dots[:3])
+    # equal steps in the data are equal steps on the page; y grows upwards
+    assert x1 - x0 == pytest.approx(x2 - x1, abs=0.2) and y0 - y1 == pytest.approx(y1 - y2, abs=0.2)
+    assert y1 < y0
+    # the origin is where the two axes meet
+    axes = [ln for ln in soup.find_all("line") if ln.find_parent("g") is None]
+    assert any(float(a["x1"]) == pytest.approx(x0, abs=0.1) for a in axes)
+    assert any(float(a["y1"]) == pytest.approx(y0, abs=0.1) for a in axes)
+    # series B: (25, 5) and (75, 30) on the same scales as A
+    (bx0, by0), (bx1, by1) = ((float(c["cx"]), float(c["cy"])) for c in dots[3:])
+    assert bx1 - bx0 == pytest.approx((x2 - x0) * 50 / 100, abs=0.2)  # 50 of A's 100 x units
+    assert by0 - by1 == pytest.approx((y0 - y2) * 25 / 20, abs=0.2)   # 25 against A's 20 y units
+    assert bx0 - x0 == pytest.approx((x2 - x0) * 25 / 100, abs=0.2)
+
+def test_each_series_has_a_line_a_colour_and_tooltips() -> None:
+    soup = _soup(lines("l", TWO, "x units", "y units", "t", "d"))
+    polys = soup.find_all("polyline")
+    assert len(polys) == 2 and all(p["fill"] == "none" for p in polys)
+    colours = [g["stroke"] for g in soup.find_all("g") if g.get("stroke") and g["stroke"] != "currentColor"]
+    assert len(set(colours)) == 2
+    tips = [c.title.get_text() for c in soup.find_all("circle")]
+    assert tips[1] == "A: 50 x units, 10 y units" and tips[3:] == ["B: one", "B: two"]
+
+def test_lines_are_accessible_theme_neutral_and_escape_labels() -> None:
+    svg = lines("l", [Series("<b>&", [(1, 1)])], "x", "y", "A <title>", "desc & more")
+    soup = _soup(svg)
+    root = soup.find("svg")
+    assert root["role"] == "img" and root["aria-labelledby"] == "l-title l-desc" and root["fill"] == "currentColor"
+    assert "<b>" not in svg and "&lt;b&gt;&amp;" in svg
+    assert soup.find("title", id="l-title").get_text() == "A <title>"
+
+@pytest.mark.parametrize(("series", "message"), [
+    ([], "at least one series"),
+    ([Series("A", [])], "no points"),
+    ([Series("A", [(1, math.nan)])], "finite non-negative"),
+    ([Series("A", [(-1, 2)])], "finite non-negative"),
+    ([Series("A", [(1, math.inf)])], "finite non-negative"),
+    ([Series("A", [(1, 1)]), Series("A", [(2, 2)])], "share a label"),
+    ([Series("A", [(1, 1)], tips=("a", "b"))], "tooltips"),
+    ([Series("x" * 100, [(1, 1)])], "too long"),
+])
+def test_lines_refuse_what_they_cannot_draw_truthfully(series, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        lines("l", series, "x", "y", "t", "d")

@@ -1,0 +1,410 @@
+"""Validation of data/: every bad edit is refused with file, entry and field named."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from pydantic import ValidationError
+
+from snippets.data import FILES, DataError, iter_sources, load
+from snippets.data.units import Direction
+
+from ..conftest import ROOT
+
+
+def test_repository_data_is_valid(catalog) -> None:
+    assert {"a100-80gb-sxm", "h100-sxm"} <= set(catalog.accelerators)
+    assert {"llama-3.1-70b", "llama-3.1-405b"} <= set(catalog.models)
+    assert {"fp16", "bf16", "fp8", "int8", "int4"} <= set(catalog.precisions)
+    assert catalog.accelerators["h100-sxm"].memory.bytes == 80e9
+    assert catalog.accelerators["h100-sxm"].memory_bandwidth.bandwidth.direction is Direction.SHARED
+    assert catalog.precisions["int4"].width.bytes == 0.5
+    assert catalog.assumptions["runtime-reserve"].value.fraction == 0.125
+
+def test_every_entry_has_a_dated_https_source(catalog) -> None:
+    seen = {(f, e) for f, e, _ in iter_sources(catalog)}
+    for name in FILES:
+        for entry_id in getattr(catalog, name):
+            assert (name, entry_id) in seen
+    for _, _, src in iter_sources(catalog):
+        assert src.url.startswith("https://") and src.read.year >= 2024
+
+Edit = Callable[[dict[str, Any]], None]
+
+def broken(tmp_path: Path, file: str, edit: Edit) -> str:
+    """Copy data/, apply `edit` to one file's parsed YAML, load, and return the error message."""
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    path = data / f"{file}.yaml"
+    doc = yaml.safe_load(path.read_text())
+    edit(doc)
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    with pytest.raises(DataError) as info:
+        load(data)
+    return str(info.value)
+
+def _walk(doc: Any, path: str) -> tuple[Any, Any]:
+    """Follow a /-separated path (entry ids contain dots); numeric parts index lists."""
+    *head, last = path.split("/")
+    for key in head:
+        doc = doc[int(key)] if isinstance(doc, list) else doc[key]
+    return doc, int(last) if isinstance(doc, list) else last
+
+def _set(path: str, value: Any) -> Edit:
+    def edit(doc: dict[str, Any]) -> None:
+        node, last = _walk(doc, path)
+        node[last] = value
+    return edit
+
+def _del(path: str) -> Edit:
+    def edit(doc: dict[str, Any]) -> None:
+        node, last = _walk(doc, path)
+        del node[last]
+    return edit
+
+CASES = [
+    # (case, file, edit, expected fragments)
+    ("wrong type", "accelerators", _set("h100-sxm/memory/value", "eighty"),
+     ["data/accelerators.yaml", "entry 'h100-sxm'", "field 'memory.value'", "valid number"]),
+    ("missing field", "accelerators", _del("h100-sxm/memory_type"),
+     ["entry 'h100-sxm'", "field 'memory_type'", "Field required"]),
+    ("unknown key", "models", _set("llama-3.1-405b/architecture/colour", "green"),
+     ["data/models.yaml", "entry 'llama-3.1-405b'", "field 'architecture.colour'", "Extra inputs"]),
+    ("unknown reference", "accelerators", _set("h100-sxm/host_link", "pcie-gen9"),
+     ["entry 'h100-sxm'", "field 'host_link'", "unknown interconnect 'pcie-gen9'"]),
+    ("reference of the wrong kind", "accelerators", _set("h100-sxm/host_link", "nvlink-4"),
+     ["field 'host_link'", "'nvlink-4' is a nvlink, expected a pcie"]),
+    ("unknown node reference", "interconnects", _set("hgx-h100-8/accelerator", "h900"),
+     ["data/interconnects.yaml", "entry 'hgx-h100-8'", "field 'accelerator'", "unknown accelerator 'h900'"]),
+    ("zero quantity", "accelerators", _set("h100-sxm/memory/value", 0),
+     ["field 'memory.value'", "greater than 0"]),
+    ("negative quantity", "interconnects", _set("nvlink-4/per_link/value", -25),
+     ["data/interconnects.yaml", "entry 'nvlink-4'", "field 'per_link.value'", "greater than 0"]),
+    ("negative transfer rate", "interconnects", _set("pcie-gen4/transfer_rate/value", -16),
+     ["entry 'pcie-gen4'", "field 'transfer_rate.value'"]),
+    ("bandwidth without a direction", "accelerators", _del("h100-sxm/memory_bandwidth/direction"),
+     ["entry 'h100-sxm'", "field 'memory_bandwidth.direction'", "Field required"]),
+    ("unknown direction", "interconnects", _set("infiniband-ndr/port/direction", "bidirectional"),
+     ["entry 'infiniband-ndr'", "field 'port.direction'"]),
+    ("unknown unit", "accelerators", _set("h100-sxm/memory/unit", "gigs"),
+     ["field 'memory.unit'", "'GB'"]),
+    ("missing source", "precisions", _set("fp8/sources", []),
+     ["data/precisions.yaml", "entry 'fp8'", "field 'sources'"]),
+    ("undated source", "models", _del("llama-3.1-70b/sources/0/read"),
+     ["entry 'llama-3.1-70b'", "field 'sources.0.read'", "Field required"]),
+    ("datasheet disagrees with links x rate", "accelerators", _set("h100-sxm/scale_up/bandwidth/value", 800),
+     ["entry 'h100-sxm'", "field 'scale_up.bandwidth'", "disagrees"]),
+    ("percent out of range", "assumptions", _set("runtime-reserve/value/value", 120),
+     ["data/assumptions.yaml", "entry 'runtime-reserve'", "field 'value'", "below 100"]),
+]
+
+@pytest.mark.parametrize(("case", "file", "edit", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_bad_data_is_refused_naming_file_entry_field(
+    tmp_path: Path, case: str, file: str, edit: Edit, expected: list[str]
+) -> None:
+    message = broken(tmp_path, file, edit)
+    for fragment in expected:
+        assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
+
+def test_duplicate_entry_ids_are_refused(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    path = data / "precisions.yaml"
+    text = path.read_text()
+    fp8 = text[text.index("fp8:"):text.index("int8:")]
+    path.write_text(text + "\n" + fp8)
+    with pytest.raises(DataError, match=r"data/precisions.yaml: not valid YAML: duplicate key 'fp8'"):
+        load(data)
+
+def test_loader_rereads_changed_files(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    assert load(data).accelerators["h100-sxm"].memory.value == 80
+    path = data / "accelerators.yaml"
+    text = path.read_text()
+    h100 = text.index("\nh100-sxm:")
+    path.write_text(text[:h100] + text[h100:].replace("memory: {value: 80, unit: GB}", "memory: {value: 96, unit: GB}", 1))
+    assert load(data).accelerators["h100-sxm"].memory.value == 96
+
+def test_reference_entries_present(catalog) -> None:
+    assert {"a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm", "h100-pcie", "h100-nvl", "h200-sxm", "b200", "gb200",
+            "l40s", "l4", "mi300x", "mi325x", "mi355x", "tpu-v5e", "tpu-v5p", "tpu-v6e", "gaudi-3"} \
+        <= set(catalog.accelerators)
+    assert {"nvlink-3", "nvlink-4", "nvlink-5", "nvswitch-gen2", "nvswitch-gen3", "nvswitch-gen4", "pcie-gen3",
+            "pcie-gen4", "pcie-gen5", "pcie-gen6", "infiniband-hdr", "infiniband-ndr", "infiniband-xdr",
+            "ethernet-400g", "ethernet-800g", "hgx-a100-8", "hgx-h100-8", "hgx-b200-8", "gb200-nvl72"} \
+        <= set(catalog.interconnects)
+    assert {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-2-70b", "mixtral-8x7b", "deepseek-v3",
+            "qwen2.5-72b", "gpt-3-175b", "llama-4-scout", "llama-4-maverick", "deepseek-r1", "qwen3-235b-a22b",
+            "qwen3-32b", "gpt-oss-120b", "gpt-oss-20b"} <= set(catalog.models)
+    assert catalog.models["deepseek-r1"].checkpoint_precision == "fp8"
+    assert catalog.models["gpt-oss-120b"].checkpoint_precision == "mxfp4"
+    assert catalog.models["llama-4-maverick"].other_checkpoint_precisions == ("fp8",)
+    priced = {p.accelerator for p in catalog.prices.values()}
+    assert {"h100-sxm", "h200-sxm", "a100-80gb-sxm", "b200", "mi300x"} <= priced
+    # values other pages depend on
+    assert catalog.accelerators["a100-80gb-sxm"].memory_bandwidth.value == 2039
+    assert catalog.models["llama-3.1-405b"].nominal_params.count == 405e9
+
+def test_every_accelerator_is_complete_or_says_why(catalog) -> None:
+    from snippets.data import OPTIONAL_ACCELERATOR_FIELDS
+
+    for acc_id, acc in catalog.accelerators.items():
+        assert acc.memory_bandwidth.direction is Direction.SHARED, acc_id
+        for key in OPTIONAL_ACCELERATOR_FIELDS:
+            if getattr(acc, key) is None and not (key == "host_link_lanes" and acc.host_link is None):
+                assert key in acc.not_stated, (acc_id, key)
+
+REFERENCE_CASES = [
+    ("optional field left out without a reason", "accelerators", _del("tpu-v5e/not_stated/power"),
+     ["entry 'tpu-v5e'", "power: missing", "not_stated.power"]),
+    ("reason given for a present field", "accelerators", _set("h100-sxm/not_stated", {"power": "no reason at all"}),
+     ["entry 'h100-sxm'", "not_stated.power: the field is given"]),
+    ("site value outside the disagreement range", "accelerators", _set("b200/memory/value", 200),
+     ["entry 'b200'", "outside the recorded range 180-192 GB"]),
+    ("disagreement in a unit of another quantity", "accelerators", _set("b200/disagreements/0/unit", "TB/s"),
+     ["entry 'b200'", "not a unit of memory"]),
+    ("memory bandwidth not shared", "accelerators", _set("mi300x/memory_bandwidth/direction", "per_direction"),
+     ["entry 'mi300x'", "direction must be 'shared'"]),
+    ("unknown sparsity", "accelerators", _set("l4/tensor/bf16/sparsity", "effective"),
+     ["entry 'l4'", "field 'tensor.bf16.sparsity'"]),
+    ("fabric links x rate disagree", "accelerators", _set("mi300x/scale_up/bandwidth/value", 900),
+     ["entry 'mi300x'", "field 'scale_up.bandwidth'", "disagrees", "7 x 64"]),
+    ("fabric with a per-link rate needs links", "accelerators", _del("gaudi-3/scale_up/links"),
+     ["entry 'gaudi-3'", "field 'scale_up.links'", "required"]),
+    ("scale-up onto a switch", "accelerators", _set("b200/scale_up/fabric", "nvswitch-gen4"),
+     ["entry 'b200'", "field 'scale_up.fabric'", "expected a nvlink or a fabric"]),
+    ("nic without a count", "interconnects", _del("hgx-b200-8/nics_per_gpu"),
+     ["entry 'hgx-b200-8'", "give both or neither"]),
+    ("active params on a dense model", "models", _set("llama-3.1-8b/stated_active_params",
+                                                        {"value": 8, "unit": "billion"}),
+     ["entry 'llama-3.1-8b'", "stated_active_params"]),
+    ("learned positions without context", "models", _del("gpt-3-175b/architecture/context_length"),
+     ["entry 'gpt-3-175b'", "context_length"]),
+    ("checkpoint in an unknown precision", "models", _set("deepseek-r1/checkpoint_precision", "fp7"),
+     ["entry 'deepseek-r1'", "field 'checkpoint_precision'", "unknown precision 'fp7'"]),
+    ("further checkpoint in an unknown precision", "models",
+     _set("llama-4-maverick/other_checkpoint_precisions", ["fp8", "int3"]),
+     ["entry 'llama-4-maverick'", "field 'other_checkpoint_precisions'", "unknown precision 'int3'"]),
+    ("sliding window without its layers", "models", _del("gpt-oss-20b/architecture/sliding_window_layers"),
+     ["entry 'gpt-oss-20b'", "give both or neither"]),
+    ("sliding window on an unknown pattern", "models",
+     _set("gpt-oss-20b/architecture/sliding_window_layers", "every third"),
+     ["entry 'gpt-oss-20b'", "sliding_window_layers"]),
+    ("two prices used for one accelerator", "prices", _set("h100-sxm-runpod/site_uses", True),
+     ["data/prices.yaml", "accelerator 'h100-sxm'", "exactly one price", "found 2"]),
+    ("price of an unknown accelerator", "prices", _set("mi300x-vultr/accelerator", "mi900x"),
+     ["entry 'mi300x-vultr'", "unknown accelerator 'mi900x'"]),
+    ("price in another unit", "prices", _set("b200-lambda/price/unit", "EUR/GPU-hour"),
+     ["entry 'b200-lambda'", "field 'price.unit'"]),
+]
+
+@pytest.mark.parametrize(("case", "file", "edit", "expected"), REFERENCE_CASES, ids=[c[0] for c in REFERENCE_CASES])
+def test_bad_reference_data_is_refused(tmp_path: Path, case: str, file: str, edit: Edit, expected: list[str]) -> None:
+    message = broken(tmp_path, file, edit)
+    for fragment in expected:
+        assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
+
+def test_every_accelerator_has_a_node(catalog) -> None:
+    from snippets.data import Node
+
+    with_node = {n.accelerator for n in catalog.of_kind(Node).values()}
+    assert set(catalog.accelerators) <= with_node, set(catalog.accelerators) - with_node
+
+def test_a_used_price_has_a_node(catalog) -> None:
+    from snippets.data import Node
+
+    with_node = {n.accelerator for n in catalog.of_kind(Node).values()}
+    for price_id, p in catalog.prices.items():
+        if p.site_uses:
+            assert p.accelerator in with_node, price_id
+    assert catalog.prices["b200-lambda"].gpus_per_unit == 8
+    assert catalog.prices["h200-sxm-aws-p5en"].gpus_per_unit == 8
+    assert all("Secure Cloud, on demand" not in p.offering for p in catalog.prices.values())
+
+def test_tensor_formats_and_dense(catalog) -> None:
+    a = catalog.accelerators
+    assert a["a100-80gb-sxm"].dense("int8").flops_per_s == 624e12
+    assert "fp8" not in a["a100-80gb-sxm"].tensor and "fp8" in a["a100-80gb-sxm"].tensor_notes
+    h100_int8 = a["h100-sxm"].tensor["int8"]
+    assert (h100_int8.value, h100_int8.sparsity, h100_int8.sparse_speedup) == (3958, "sparse", 2)
+    assert a["h100-sxm"].dense("bf16").derived and a["h100-sxm"].dense("bf16").flops_per_s == 989.5e12
+    assert a["b200"].dense("fp4").flops_per_s == 9e15
+    assert a["mi355x"].tensor["fp6"].per_s == 10e15 and a["mi355x"].tensor["fp4"].per_s == 10e15
+    assert a["tpu-v5e"].dense("int8").flops_per_s == 393e12 and a["tpu-v5e"].fp8 is None
+    assert a["tpu-v6e"].dense("int8").flops_per_s == 1836e12
+    assert "int8" in a["tpu-v5p"].tensor_notes  # Google states no Int8 for v5p
+    # every sparse figure states the speedup that derives its dense figure, and every chip has a dense BF16
+    for acc_id, acc in a.items():
+        assert acc.dense("bf16") is not None, acc_id
+        for fmt_, f in acc.tensor.items():
+            if f.sparsity == "sparse":
+                assert f.sparse_speedup == 2, (acc_id, fmt_)
+
+def test_reported_memory(catalog) -> None:
+    a = catalog.accelerators
+    mib = 2**20
+    assert a["h200-sxm"].memory_reported.value == 143771
+    assert a["b200"].capacity_bytes == 183359 * mib
+    assert a["mi300x"].memory_reported.tool == "rocm-smi"
+    for acc_id, acc in a.items():
+        r = acc.memory_reported
+        if r is None:
+            assert "memory_reported" in acc.not_stated, acc_id
+            continue
+        assert r.unit == "MiB" and r.source.url.startswith("https://github.com/"), acc_id
+        assert 0.9 * acc.memory.bytes < r.bytes < 1.1 * acc.memory.bytes, acc_id
+
+def test_corrections(catalog) -> None:
+    from snippets.data import Node
+
+    a = catalog.accelerators
+    assert a["b200"].memory_bandwidth.value == 7.7 and a["b200"].host_link == "pcie-gen5"
+    assert a["b200"].disagreement("memory_bandwidth").range == (7.7, 8)
+    assert a["gaudi-3"].scale_up.links == 21 and a["gaudi-3"].disagreement("scale_up.bandwidth") is not None
+    assert a["h100-pcie"].scale_up.joins == 2 and a["h100-nvl"].scale_up.joins == 2
+    assert a["gb200"].host_link is None and "NVLink-C2C" in a["gb200"].host_link_other
+    nodes = catalog.of_kind(Node)
+    assert "HLS-3" in nodes["hls-gaudi3-8"].name
+    assert nodes["tpu-v5e-host-8"].domain == 256 and nodes["tpu-v6e-host-8"].domain == 256
+    assert nodes["tpu-v5p-vm-4"].domain > 1000
+    assert nodes["h100-pcie-8"].scale_up == "pcie" and nodes["h100-nvl-8"].scale_up == "pcie"
+    assert nodes["gb200-nvl72"].switch_chips == 18 and nodes["gb200-nvl72"].switch_trays == 9
+    assert {"hgx-h200-8", "l40s-pcie-8", "l4-pcie-8", "aws-p5-48xlarge", "aws-p5en-48xlarge"} <= set(nodes)
+
+def test_latencies_and_efficiencies(catalog) -> None:
+    assert catalog.latencies and catalog.efficiencies
+    for lat_id, lat in catalog.latencies.items():
+        assert lat.accelerator is None or lat.accelerator in catalog.accelerators, lat_id
+    for e_id, e in catalog.efficiencies.items():
+        assert e.accelerator in catalog.accelerators, e_id
+        assert 0.3 < e.fraction <= 1, e_id
+    assert catalog.efficiencies["h100-nvlink-p2p"].fraction == pytest.approx(376 / 450)
+
+ISSUE14_CASES = [
+    ("dense and sparse figure", "accelerators", _set("mi300x/tensor/bf16/sparse_speedup", 2),
+     ["entry 'mi300x'", "only a sparse figure has one"]),
+    ("unknown tensor format", "accelerators", _set("l4/tensor/fp12", {"value": 1, "unit": "TFLOP/s", "sparsity": "dense"}),
+     ["entry 'l4'", "field 'tensor.fp12"]),
+    ("note for a given format", "accelerators", _set("tpu-v6e/tensor_notes", {"int8": "no int8 here at all"}),
+     ["entry 'tpu-v6e'", "tensor_notes.int8: the format is given"]),
+    ("reported memory far above the label", "accelerators", _set("h200-sxm/memory_reported/value", 200000),
+     ["entry 'h200-sxm'", "memory_reported: more than the vendor's label"]),
+    ("switch without a chip count", "interconnects", _del("hgx-h200-8/switch_chips"),
+     ["entry 'hgx-h200-8'", "switch and switch_chips"]),
+    ("PCIe-only node with a switch", "interconnects", _set("h100-pcie-8/switch", "nvswitch-gen3"),
+     ["entry 'h100-pcie-8'"]),
+    ("domain smaller than the node", "interconnects", _set("tpu-v5e-host-8/domain_gpus", 4),
+     ["entry 'tpu-v5e-host-8'", "domain_gpus"]),
+    ("latency outside its range", "latencies", _set("gpu-gpu-nvlink-p2p/value/value", 9),
+     ["data/latencies.yaml", "entry 'gpu-gpu-nvlink-p2p'", "outside the range"]),
+    ("efficiency on two bases", "efficiencies", _set("h100-nvlink-p2p/peak/direction", "both_summed"),
+     ["data/efficiencies.yaml", "entry 'h100-nvlink-p2p'", "one basis"]),
+    ("efficiency above peak", "efficiencies", _set("h200-hbm-stream/peak/value", 4),
+     ["entry 'h200-hbm-stream'", "exceeds peak"]),
+    ("bandwidth without a direction in an efficiency", "efficiencies", _del("h200-pcie-h2d/achieved/direction"),
+     ["entry 'h200-pcie-h2d'", "field 'achieved.direction'", "Field required"]),
+]
+
+@pytest.mark.parametrize(("case", "file", "edit", "expected"), ISSUE14_CASES, ids=[c[0] for c in ISSUE14_CASES])
+def test_bad_issue14_data_is_refused(tmp_path: Path, case: str, file: str, edit: Edit, expected: list[str]) -> None:
+    message = broken(tmp_path, file, edit)
+    for fragment in expected:
+        assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
+
+def _text_edit(tmp_path: Path, file: str, old: str, new: str, extra: str | None = None) -> str:
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    path = data / f"{file}.yaml"
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+    if extra:
+        (data / extra).write_text("x: {}\n")
+    with pytest.raises(DataError) as info:
+        load(data)
+    return str(info.value)
+
+def _line_of(file: str, needle: str) -> int:
+    return next(i for i, ln in enumerate((ROOT / "data" / f"{file}.yaml").read_text().splitlines(), 1) if needle in ln)
+
+TEXT_CASES = [
+    # (case, file, old, new, expected fragments)
+    ("quoted number", "accelerators", "memory: {value: 80, unit: GB}", 'memory: {value: "80", unit: GB}',
+     ["field 'memory.value'", "valid number", "'80'"]),
+    ("octal-looking number", "accelerators", "memory: {value: 80, unit: GB}", "memory: {value: 010, unit: GB}",
+     ["field 'memory.value'", "'010'"]),
+    ("sexagesimal", "accelerators", "memory: {value: 80, unit: GB}", "memory: {value: 12:30, unit: GB}",
+     ["field 'memory.value'", "'12:30'"]),
+    ("yes for a bool", "models", "tied_embeddings: false", "tied_embeddings: no",
+     ["field 'architecture.tied_embeddings'", "valid boolean", "'no'"]),
+    ("1 for a bool", "models", "tied_embeddings: false", "tied_embeddings: 0",
+     ["field 'architecture.tied_embeddings'", "write true or false"]),
+    ("impossible date", "accelerators", "read: 2026-11-30", "read: 2026-02-30",
+     ["data/accelerators.yaml: not valid YAML: '2026-02-30' is not a date"]),
+    ("future date", "accelerators", "read: 2026-11-30", "read: 2999-01-01",
+     ["field 'sources.0.read'", "is after the build date"]),
+    ("implausible memory", "accelerators", "memory: {value: 80, unit: GB}", "memory: {value: 1.0e-30, unit: GB}",
+     ["field 'memory'", "outside the plausible range", "ByteSize.BOUNDS"]),
+    ("implausible parameters", "models", "stated_params: {value: 405", "stated_params: {value: 4050000000",
+     ["field 'stated_params'", "outside the plausible range"]),
+    ("markup in a name", "accelerators", "name: NVIDIA H100 SXM\n", "name: NVIDIA H100 <script>x</script>\n",
+     ["entry 'h100-sxm'", "field 'name'", "angle bracket"]),
+    ("link in a note", "accelerators", "name: NVIDIA H100 SXM\n", "name: '[x](javascript:alert(1))'\n",
+     ["field 'name'", "Markdown link syntax"]),
+    ("template syntax", "accelerators", "name: NVIDIA H100 SXM\n", "name: 'H100 {{ gpu_memory }}'\n",
+     ["field 'name'", "template syntax"]),
+    ("control character", "accelerators", "name: NVIDIA H100 SXM\n", 'name: "H100\\u202e SXM"\n',
+     ["field 'name'", "U+202E"]),
+    ("url that closes the attribute", "accelerators", "url: https://", 'url: https://x.example/"><img onerror=a>//',
+     ["source.url'", "URL characters"]),
+    ("url without a proper host", "accelerators", "url: https://", "url: https://localhost/",
+     ["source.url'", "host name"]),
+]
+
+@pytest.mark.parametrize(("case", "file", "old", "new", "expected"), TEXT_CASES, ids=[c[0] for c in TEXT_CASES])
+def test_wrong_scalars_and_text_are_refused_at_file_line_column(
+    tmp_path: Path, case: str, file: str, old: str, new: str, expected: list[str]
+) -> None:
+    message = _text_edit(tmp_path, file, old, new)
+    for fragment in expected:
+        assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
+    line = _line_of(file, old.splitlines()[0])
+    assert re.search(rf"data/{file}\.yaml:{line}:\d+", message), message
+    assert "Traceback" not in message
+
+def test_an_unknown_data_file_is_refused(tmp_path: Path) -> None:
+    message = _text_edit(tmp_path, "models", "tied_embeddings", "tied_embeddings", extra="foo.yaml")
+    assert "data/foo.yaml: unknown data file" in message
+
+def test_the_loaded_catalog_is_plain_text_and_strict(catalog) -> None:
+    from snippets.data import check_text
+
+    for _, _, src in iter_sources(catalog):
+        check_text(src.title)
+
+def test_the_loaded_catalog_is_read_only() -> None:
+    cat = load(ROOT / "data")
+    with pytest.raises(AttributeError):
+        cat.accelerators.pop("l4")  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        cat.models["planted"] = cat.models["llama-3.1-70b"]  # type: ignore[index]
+    assert "l4" in load(ROOT / "data").accelerators
+    # and inside an entry: its fields (pydantic's frozen models), its tables of figures, its lists
+    h100 = cat.accelerators["h100-sxm"]
+    with pytest.raises(ValidationError):
+        h100.name = "planted"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        h100.tensor["fp8"] = h100.tensor["bf16"]  # type: ignore[index]
+    with pytest.raises(TypeError):
+        h100.not_stated["power"] = "planted by a block"  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        h100.sources.append(h100.sources[0])  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError):
+        cat.precisions["fp8"].keeps_16bit.append("embeddings")  # type: ignore[attr-defined]

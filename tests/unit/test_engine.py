@@ -1,0 +1,195 @@
+"""The engine against hand-worked cases: layout rules, memory per GPU, the policy's choice, cost."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from snippets.data import load
+from snippets.data.export import engine_catalog
+from snippets.engine import Layout, RefusedLayout, deploy, setting
+from snippets.engine.layout import kv_heads_per_gpu, kv_replicas, layout_problems, pp_partition, tp_problems
+from snippets.engine.memory import kv_bytes_per_token_per_gpu, paged_tokens, stage_weights, weight_bytes
+from snippets.engine.params import embedding_params, layer_params, lm_head_params, norm_params, total_params
+
+GiB = 2**30
+
+@pytest.fixture(scope="module")
+def eng():
+    return engine_catalog(load())
+
+def test_vllm_pp_partition_gives_the_remainder_to_the_stages_before_the_last():
+    # vLLM's get_pp_indices: layers // pp each, +1 for partitions[-2], partitions[-3], ...
+    assert pp_partition(61, 4) == [15, 15, 16, 15]
+    assert pp_partition(126, 4) == [31, 32, 32, 31]
+    assert pp_partition(61, 2) == [31, 30]
+    assert pp_partition(80, 3) == [27, 27, 26]
+    assert all(sum(pp_partition(61, p)) == 61 for p in range(1, 62))
+    with pytest.raises(ValueError):
+        pp_partition(61, 62)
+
+def test_tp_must_divide_heads_and_kv_heads_divide_each_other(eng):
+    llama70 = eng.models["llama-3.1-70b"].arch  # 64 heads, 8 KV heads
+    assert tp_problems(llama70, 8) == []
+    assert tp_problems(llama70, 16) == []  # beyond the KV heads: each KV head replicated twice
+    assert kv_heads_per_gpu(8, 16) == 1 and kv_replicas(8, 16) == 2
+    assert kv_heads_per_gpu(8, 4) == 2 and kv_replicas(8, 4) == 1
+    assert any("attention heads" in p for p in tp_problems(llama70, 3))
+    gpt3 = eng.models["gpt-3-175b"].arch  # 96 heads, 96 KV heads (multi-head attention)
+    assert tp_problems(gpt3, 12) == []
+    assert tp_problems(gpt3, 64) == ["TP64 does not divide the 96 attention heads",
+                                     "TP64 and the 96 KV heads do not divide one another"]
+
+def test_kv_replication_keeps_a_whole_head_per_gpu(eng):
+    arch = eng.models["llama-3.1-70b"].arch  # 80 layers, 8 KV heads of 128, BF16 cache
+    # TP8: one KV head per GPU; TP16: still one (replicated), so the per-GPU cache does not halve
+    at8 = kv_bytes_per_token_per_gpu(arch, 80, 8, 2)
+    at16 = kv_bytes_per_token_per_gpu(arch, 80, 16, 2)
+    assert at8 == 2 * 80 * 1 * 128 * 2 == 40960
+    assert at16 == at8
+    assert kv_bytes_per_token_per_gpu(arch, 80, 1, 2) == 327680
+
+def test_mla_latent_is_held_whole_on_every_tp_rank(eng):
+    arch = eng.models["deepseek-v3"].arch  # 61 layers, latent 512 + rotary 64
+    assert kv_bytes_per_token_per_gpu(arch, 61, 8, 2) == 61 * (512 + 64) * 2
+    assert kv_bytes_per_token_per_gpu(arch, 61, 1, 2) == kv_bytes_per_token_per_gpu(arch, 61, 16, 2)
+
+def test_sliding_window_layers_hold_only_their_window(eng):
+    arch = eng.models["gpt-oss-120b"].arch  # 36 layers, even ones a 128-token window; 8 KV heads of 64
+    per_layer = 2 * 8 * 64 * 2  # K and V, BF16: 2048 B a token and layer at TP1
+    assert kv_bytes_per_token_per_gpu(arch, 36, 1, 2) == 36 * per_layer  # no context given: every token, every layer
+    at_8k = kv_bytes_per_token_per_gpu(arch, 36, 1, 2, context_tokens=8192)
+    assert at_8k == 18 * per_layer + 18 * per_layer * 128 / 8192 == 37_440
+    # TP8: one KV head per GPU, an eighth of it
+    assert kv_bytes_per_token_per_gpu(arch, 36, 8, 2, context_tokens=8192) == 37_440 / 8
+    # a stage of layers 1 and 2 holds one full layer (1) and one windowed (2); layers 0 and 1: the same count
+    assert kv_bytes_per_token_per_gpu(arch, 2, 1, 2, context_tokens=1024, first_layer=1) == per_layer * (1 + 128 / 1024)
+    assert kv_bytes_per_token_per_gpu(arch, 3, 1, 2, context_tokens=1024, first_layer=0) == per_layer * (1 + 2 * 128 / 1024)
+    # the pipeline stages know their first layer: PP2 of 36 is 18 + 18
+    assert [s.first_layer for s in stage_weights(arch, eng.precisions["bf16"], Layout(1, 2))] == [0, 18]
+
+def test_gpt_oss_biases_sinks_and_router_stay_16_bit(eng):
+    from snippets.engine.memory import layer_share
+
+    arch = eng.models["gpt-oss-120b"].arch
+    share = layer_share(arch, 0, Layout(1))
+    # kept: two norms 2 x 2880, attention biases 4096 + 2 x 512 + 2880, 64 sinks,
+    # 128 experts' biases of 2 x 2880 + 2880, router 2880 x 128 + 128 bias
+    assert share.kept == 5760 + 8000 + 64 + 128 * 8640 + 2880 * 128 + 128 == 1_488_512
+    # linear: attention matrices 2 x 2880 x 4096 + 2 x 2880 x 512, 128 experts of 3 x 2880 x 2880
+    assert share.linear == 26_542_080 + 128 * 24_883_200 == 3_211_591_680
+    assert share.linear + share.kept == layer_params(arch, 0)
+    # TP8 without EP: the matrices, expert biases and sinks are split eight ways; norms and router are not
+    at8 = layer_share(arch, 0, Layout(8))
+    assert at8.kept == 5760 + 4096 / 8 + 2 * 512 / 8 + 2880 + 64 / 8 + 128 * 8640 / 8 + 2880 * 128 + 128
+
+def test_qk_norm_is_on_every_tp_rank(eng):
+    from snippets.engine.memory import layer_share
+
+    arch = eng.models["qwen3-32b"].arch  # q_norm and k_norm of 128 each, two norms of 5120
+    assert layer_share(arch, 0, Layout(8)).kept == 2 * 5120 + 2 * 128
+
+def test_maverick_dense_and_moe_layers_split_differently(eng):
+    from snippets.engine.memory import layer_share
+
+    arch = eng.models["llama-4-maverick"].arch
+    lay = Layout(8, ep=8)
+    dense, moe = layer_share(arch, 0, lay), layer_share(arch, 1, lay)
+    assert dense.expert_linear == 0
+    # EP8: 128 / 8 = 16 whole experts of 3 x 5120 x 8192 on each GPU; the shared expert split by TP8
+    assert moe.expert_linear == 16 * 125_829_120
+    attn = (2 * 5120 * 5120 + 2 * 5120 * 1024) / 8  # 8 KV heads over TP8: one each
+    assert dense.linear == attn + 251_658_240 / 8
+    assert moe.linear == attn + 16 * 125_829_120 + 125_829_120 / 8
+
+def test_weights_at_bf16_tp1_are_every_parameter_twice(eng):
+    for mid in ("llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b", "deepseek-v3", "gpt-3-175b", "llama-4-maverick",
+                "qwen3-235b-a22b", "qwen3-32b", "gpt-oss-120b"):
+        arch = eng.models[mid].arch
+        assert weight_bytes(arch, eng.precisions["bf16"]) == pytest.approx(2 * total_params(arch), rel=1e-12)
+
+def test_fp8_checkpoint_keeps_embeddings_and_lm_head_at_16_bit(eng):
+    arch = eng.models["llama-3.1-405b"].arch
+    fp8 = eng.precisions["fp8"]
+    edge = embedding_params(arch) + lm_head_params(arch)
+    norms = norm_params(arch) * (2 * arch.layers + 1)
+    body = total_params(arch) - edge - norms
+    assert weight_bytes(arch, fp8) == pytest.approx(body * 1 + (edge + norms) * 2, rel=1e-12)
+    # 4.2 GB more than counting every weight at one byte
+    assert weight_bytes(arch, fp8) - total_params(arch) == pytest.approx(edge + norms, rel=1e-12)
+
+def test_tp_and_pp_shares_add_up_to_the_whole_copy_for_a_model_without_replication(eng):
+    arch = eng.models["llama-3.1-405b"].arch  # 8 KV heads: TP8 replicates nothing
+    bf16 = eng.precisions["bf16"]
+    stages = stage_weights(arch, bf16, Layout(8, 2))
+    norms_per_gpu = norm_params(arch) * 2 * arch.layers * 2  # norms are replicated on every TP rank
+    per_gpu_sum = sum(s.total for s in stages) * 8
+    assert per_gpu_sum - norms_per_gpu * 7 == pytest.approx(weight_bytes(arch, bf16) , rel=1e-6)
+
+def test_expert_parallelism_hands_out_whole_experts(eng):
+    arch = eng.models["deepseek-v3"].arch  # 256 routed experts in 58 MoE layers
+    bf16 = eng.precisions["bf16"]
+    ep8 = stage_weights(arch, bf16, Layout(8, ep=8))[0]
+    tp8 = stage_weights(arch, bf16, Layout(8))[0]
+    expert = 3 * arch.hidden_size * arch.moe.expert_ffn_size
+    assert ep8.expert_bytes == pytest.approx(58 * 32 * expert * 2)
+    assert ep8.expert_bytes == pytest.approx(tp8.expert_bytes)  # 256 / 8 whole experts = 256 eighths
+    assert layout_problems(arch, Layout(8, ep=4))  # EP must equal TP x DP
+
+def test_a_weight_only_fp8_row_computes_in_bf16_on_an_a100(eng):
+    d = deploy(setting(eng, "llama-3.1-70b", "fp8", "reference", node="hgx-a100-8"))
+    assert d.weight_only and d.compute_format == "bf16"
+    h = deploy(setting(eng, "llama-3.1-70b", "fp8", "reference", node="hgx-h100-8"))
+    assert not h.weight_only and h.compute_format == "fp8"
+
+def test_memory_fits_against_the_reported_capacity_and_the_pool(eng):
+    d = deploy(setting(eng, "llama-3.1-405b", "fp8", "reference", node="hgx-h100-8"))
+    m = d.memory
+    assert m.capacity == 81559 * 2**20  # nvidia-smi's total, not 80e9
+    assert m.label == 80e9
+    assert m.pool == pytest.approx(0.9 * 81559 * 2**20)
+    # 8,192 tokens of KV on one GPU of TP8: 126 layers x 1 KV head x 128 x 2 (K, V) x 2 bytes per token
+    assert m.kv_cache == 126 * 1 * 128 * 2 * 2 * paged_tokens(8192, 16)
+    assert m.used == pytest.approx(m.weights + m.activations + m.non_torch + m.kv_cache)
+    assert d.layout == Layout(8) and d.gpus == 8 and d.nodes == 1
+
+def test_the_policy_chooses_tp_in_node_then_pp_across_nodes(eng):
+    bf16 = deploy(setting(eng, "llama-3.1-405b", "bf16", "reference", node="hgx-h100-8"))
+    assert bf16.layout == Layout(8, 2) and bf16.nodes == 2 and "pipeline" in bf16.why
+    # the same model, fewest GPUs within a node's TP width: TP4 x PP3 = 12 is smaller and still fits
+    few = deploy(setting(eng, "llama-3.1-405b", "bf16", "reference", node="hgx-h100-8", layout_policy="fewest-gpus"))
+    assert few.gpus < bf16.gpus
+    assert few.layout.tp <= 8
+
+def test_tp_never_crosses_the_policy_limit(eng):
+    for mid in eng.models:
+        d = deploy(setting(eng, mid, "bf16", "reference", node="hgx-h100-8", layout_policy="fewest-gpus"))
+        assert d.layout.tp <= 8
+
+def test_deepseek_v3_bf16_splits_61_layers_unevenly(eng):
+    d = deploy(setting(eng, "deepseek-v3", "bf16", "reference", node="hgx-h100-8"))
+    assert d.layout.tp == 8 and d.layout.pp >= 2
+    assert 61 % d.layout.pp != 0 or d.layout.pp == 61  # no longer forced to divide the layers
+    assert d.gpus < 488  # the old rule deployed TP8 x PP61
+
+def test_a_given_layout_is_checked(eng):
+    st = setting(eng, "llama-3.1-405b", "bf16", "reference", node="hgx-h100-8")
+    with pytest.raises(RefusedLayout, match="attention heads"):
+        deploy(st, Layout(3, 8))
+    with pytest.raises(RefusedLayout, match="GiB per GPU"):
+        deploy(st, Layout(8))  # 812 GB of weights on eight 79.6 GiB cards
+    assert deploy(st, Layout(16)).gpus == 16  # TP across two nodes is valid for the engines
+
+def test_cost_rents_whole_units_of_the_offering(eng):
+    d = deploy(setting(eng, "llama-3.1-8b", "bf16", "reference", node="hgx-h100-8"))
+    price = eng.prices["h100-sxm"]
+    assert d.cost_per_hour == pytest.approx(math.ceil(d.gpus / price.gpus_per_unit) * price.gpus_per_unit
+                                            * price.usd_per_gpu_hour)
+
+def test_pipeline_stages_do_not_raise_one_sequences_ceiling(eng):
+    st = setting(eng, "llama-3.1-70b", "bf16", "reference", node="hgx-h100-8")
+    tp8 = deploy(st, Layout(8))
+    tp4pp2 = deploy(st, Layout(4, 2))
+    assert tp4pp2.decode_ceiling < tp8.decode_ceiling
+    assert tp8.decode_ceiling == pytest.approx(eng.chips["h100-sxm"].hbm_bytes_per_s / tp8.decode_step_bytes(1))

@@ -1,0 +1,53 @@
+"""fmt.table (Markdown) and fmt.html_table (HTML written directly) publish the same table."""
+
+from __future__ import annotations
+
+import markdown
+import pytest
+from bs4 import BeautifulSoup
+
+from snippets.render import fmt
+
+HEADERS = ["Model", "Weights", "GPUs"]
+
+ROWS: list[list[fmt.Cell]] = [
+    ["Llama 3.1 405B · FP8", fmt.nbytes(405e9, "GB"), fmt.count(6)],
+    ["A < B & C", fmt.nbytes(70e9, "GB"), "—"],
+]
+
+def _cells(html: str) -> list[list[tuple[str, str, str | None]]]:
+    """Each row's cells: alignment, text, and the figure's name if the cell holds one."""
+    soup = BeautifulSoup(html, "html.parser")
+    out = []
+    for tr in soup.select("table tr"):
+        row = []
+        for cell in tr.find_all(["th", "td"]):
+            span = cell.find("span", class_="sa-fig")
+            row.append((cell.name + ":" + cell.get("style", ""), cell.get_text(), span["data-name"] if span else None))
+        out.append(row)
+    return out
+
+def test_html_table_is_the_markdown_table_without_markdown() -> None:
+    via_markdown = markdown.markdown(fmt.table("t", HEADERS, ROWS, align="lrr"), extensions=["tables"])
+    direct = fmt.html_table("t", HEADERS, ROWS, align="lrr")
+    assert _cells(direct) == _cells(via_markdown)
+    cells = _cells(direct)
+    assert cells[0][1] == ("th:text-align: right;", "Weights", None)
+    assert cells[1][1] == ("td:text-align: right;", "405 GB", "t[Llama 3.1 405B · FP8][Weights]")
+    assert cells[2][0][1] == "A < B & C"  # text is escaped, then read back as written
+
+def test_html_table_escapes_text_cells() -> None:
+    direct = fmt.html_table("t", HEADERS, ROWS)
+    assert "A &lt; B &amp; C" in direct
+    assert "<tbody>" in direct and direct.count("<tr>") == 1 + len(ROWS)
+
+@pytest.mark.parametrize("render", [fmt.table, fmt.html_table])
+def test_bad_tables_are_refused(render) -> None:
+    with pytest.raises(ValueError, match="every row needs 3 cells"):
+        render("t", HEADERS, [["x", "y"]])
+    with pytest.raises(ValueError, match="row labels in column 0 repeat"):
+        render("t", HEADERS, [["x", "1", "2"], ["x", "3", "4"]])
+    with pytest.raises(ValueError, match="align needs one of l, r, c per column"):
+        render("t", HEADERS, ROWS, align="lr")
+    with pytest.raises(ValueError, match="align needs one of l, r, c per column"):
+        render("t", HEADERS, ROWS, align="lrx")

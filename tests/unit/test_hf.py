@@ -1,0 +1,133 @@
+"""A pasted Hugging Face config.json, read by snippets.engine.hf, gives the architecture data/models.yaml records.
+
+The configs below are the fields of each model's published config.json (the files data/models.yaml cites,
+read 2026-11-30 and 2026-12-01), transcribed with the fields that do not shape the weights or the cache
+(rope scaling, token ids, dropout) left out or kept as they are.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from snippets.data import Catalog
+from snippets.data.export import engine_catalog
+from snippets.engine.hf import ConfigError, arch_from_config, model_from_config
+from snippets.engine.params import total_params
+
+LLAMA_31_8B = {
+    "architectures": ["LlamaForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
+    "bos_token_id": 128000, "eos_token_id": 128001, "hidden_act": "silu", "hidden_size": 4096,
+    "initializer_range": 0.02, "intermediate_size": 14336, "max_position_embeddings": 131072, "mlp_bias": False,
+    "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8,
+    "pretraining_tp": 1, "rms_norm_eps": 1e-05,
+    "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                     "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+    "rope_theta": 500000.0, "tie_word_embeddings": False, "torch_dtype": "bfloat16", "use_cache": True,
+    "vocab_size": 128256,
+}
+
+LLAMA_31_70B = {**LLAMA_31_8B, "hidden_size": 8192, "intermediate_size": 28672, "num_attention_heads": 64,
+                "num_hidden_layers": 80}
+
+MIXTRAL_8X7B = {
+    "architectures": ["MixtralForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 1, "eos_token_id": 2,
+    "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02, "intermediate_size": 14336,
+    "max_position_embeddings": 32768, "model_type": "mixtral", "num_attention_heads": 32,
+    "num_experts_per_tok": 2, "num_hidden_layers": 32, "num_key_value_heads": 8, "num_local_experts": 8,
+    "output_router_logits": False, "rms_norm_eps": 1e-05, "rope_theta": 1e6, "router_aux_loss_coef": 0.02,
+    "sliding_window": None, "tie_word_embeddings": False, "torch_dtype": "bfloat16", "vocab_size": 32000,
+}
+
+DEEPSEEK_V3 = {
+    "architectures": ["DeepseekV3ForCausalLM"], "attention_bias": False, "first_k_dense_replace": 3,
+    "hidden_act": "silu", "hidden_size": 7168, "intermediate_size": 18432, "kv_lora_rank": 512,
+    "max_position_embeddings": 163840, "model_type": "deepseek_v3", "moe_intermediate_size": 2048,
+    "moe_layer_freq": 1, "n_group": 8, "n_routed_experts": 256, "n_shared_experts": 1, "norm_topk_prob": True,
+    "num_attention_heads": 128, "num_experts_per_tok": 8, "num_hidden_layers": 61, "num_key_value_heads": 128,
+    "num_nextn_predict_layers": 1, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+    "rms_norm_eps": 1e-06, "routed_scaling_factor": 2.5, "scoring_func": "sigmoid", "tie_word_embeddings": False,
+    "topk_group": 4, "topk_method": "noaux_tc", "torch_dtype": "bfloat16", "v_head_dim": 128, "vocab_size": 129280,
+}
+
+QWEN25_72B = {
+    "architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 151643,
+    "eos_token_id": 151643, "hidden_act": "silu", "hidden_size": 8192, "initializer_range": 0.02,
+    "intermediate_size": 29568, "max_position_embeddings": 131072, "max_window_layers": 80,
+    "model_type": "qwen2", "num_attention_heads": 64, "num_hidden_layers": 80, "num_key_value_heads": 8,
+    "rms_norm_eps": 1e-05, "rope_theta": 1e6, "sliding_window": 131072, "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16", "use_cache": True, "use_sliding_window": False, "vocab_size": 152064,
+}
+
+QWEN3_32B = {
+    "architectures": ["Qwen3ForCausalLM"], "attention_bias": False, "head_dim": 128, "hidden_act": "silu",
+    "hidden_size": 5120, "intermediate_size": 25600, "max_position_embeddings": 40960, "max_window_layers": 64,
+    "model_type": "qwen3", "num_attention_heads": 64, "num_hidden_layers": 64, "num_key_value_heads": 8,
+    "rms_norm_eps": 1e-06, "rope_theta": 1000000, "sliding_window": None, "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16", "use_sliding_window": False, "vocab_size": 151936,
+}
+
+QWEN3_235B = {
+    "architectures": ["Qwen3MoeForCausalLM"], "attention_bias": False, "decoder_sparse_step": 1, "head_dim": 128,
+    "hidden_act": "silu", "hidden_size": 4096, "intermediate_size": 12288, "max_position_embeddings": 40960,
+    "mlp_only_layers": [], "model_type": "qwen3_moe", "moe_intermediate_size": 1536, "norm_topk_prob": True,
+    "num_attention_heads": 64, "num_experts": 128, "num_experts_per_tok": 8, "num_hidden_layers": 94,
+    "num_key_value_heads": 4, "rms_norm_eps": 1e-06, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+    "use_sliding_window": False, "vocab_size": 151936,
+}
+
+GPT_OSS_120B = {
+    "architectures": ["GptOssForCausalLM"], "attention_bias": True, "experts_per_token": 4, "head_dim": 64,
+    "hidden_act": "silu", "hidden_size": 2880, "intermediate_size": 2880,
+    "layer_types": ["sliding_attention", "full_attention"] * 18, "max_position_embeddings": 131072,
+    "model_type": "gpt_oss", "num_attention_heads": 64, "num_experts_per_tok": 4, "num_hidden_layers": 36,
+    "num_key_value_heads": 8, "num_local_experts": 128, "sliding_window": 128, "tie_word_embeddings": False,
+    "vocab_size": 201088,
+}
+
+REAL = {"llama-3.1-8b": LLAMA_31_8B, "llama-3.1-70b": LLAMA_31_70B, "mixtral-8x7b": MIXTRAL_8X7B,
+        "deepseek-v3": DEEPSEEK_V3, "qwen2.5-72b": QWEN25_72B, "qwen3-32b": QWEN3_32B,
+        "qwen3-235b-a22b": QWEN3_235B, "gpt-oss-120b": GPT_OSS_120B}
+
+@pytest.mark.parametrize("model", sorted(REAL))
+def test_a_real_config_gives_the_recorded_architecture(catalog: Catalog, model: str) -> None:
+    """Every field equal to data/models.yaml's record; the context length too where the record has one."""
+    recorded = engine_catalog(catalog).models[model].arch
+    got = arch_from_config(REAL[model])
+    if recorded.context_length is None:
+        got = replace(got, context_length=None)
+    assert got == recorded
+    assert total_params(got) == total_params(recorded)
+
+def test_a_model_record_from_text_counts_its_parameters() -> None:
+    m = model_from_config(json.dumps({**LLAMA_31_8B, "_name_or_path": "meta-llama/Llama-3.1-8B"}))
+    assert m.name == "meta-llama/Llama-3.1-8B"
+    # 32 x (attention 4096 x 6144 x 2 ... ) written out: see tests/unit/test_params.py; 8,030,261,248 is Meta's count
+    assert m.stated_params == 8_030_261_248
+    assert model_from_config(json.dumps(QWEN3_32B)).name == "your qwen3 model"
+
+@pytest.mark.parametrize(("config", "expected"), [
+    ({k: v for k, v in LLAMA_31_8B.items() if k not in ("num_hidden_layers", "vocab_size")},
+     ["num_hidden_layers is missing", "vocab_size is missing"]),
+    ({**LLAMA_31_8B, "hidden_size": "4096"}, ["hidden_size must be a positive integer"]),
+    ({**LLAMA_31_8B, "num_key_value_heads": 5}, ["num_key_value_heads: 5 does not divide"]),
+    ({**LLAMA_31_8B, "attention_bias": True}, ["attention_bias: true puts a bias on o_proj"]),
+    ({**LLAMA_31_8B, "model_type": "falcon"}, ['model_type "falcon" is not one the calculator reads']),
+    ({"model_type": "llava", "text_config": {"model_type": "llama"}}, ["paste its text_config"]),
+    ({"model_type": "llama4", "text_config": {"model_type": "llama4_text"}}, ['"llama4_text", is not read either']),
+    ({**QWEN3_235B, "mlp_only_layers": [0]}, ["mlp_only_layers"]),
+    ({**MIXTRAL_8X7B, "num_experts_per_tok": 9}, ["num_experts_per_tok: 9 is more than the 8 experts"]),
+    ([1, 2], ["must be a JSON object"]),
+])
+def test_a_config_it_cannot_use_is_refused_naming_each_field(config: Any, expected: list[str]) -> None:
+    with pytest.raises(ConfigError) as err:
+        arch_from_config(config)
+    for part in expected:
+        assert part in str(err.value)
+
+def test_text_that_is_not_json_is_refused_with_its_position() -> None:
+    with pytest.raises(ConfigError, match=r"not JSON: .* line 1, column 2"):
+        model_from_config("{oops")

@@ -1,0 +1,146 @@
+"""snippets.engine.params against counts worked out by hand and the counts models state."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from snippets.data import Architecture, Model
+from snippets.engine.params import (
+    attention_params,
+    kv_bytes_per_token,
+    layer_norm_params,
+    layer_params,
+    mlp_params,
+    relative_error,
+    total_params,
+)
+
+TOLERANCE = 0.02
+
+"""A recomputed count may differ from the stated one by 2 %: model cards round (Llama 2 "70B" is 69.0B)."""
+
+def test_every_model_matches_its_stated_count(catalog) -> None:
+    assert len(catalog.models) >= 8
+    for model_id, m in catalog.models.items():
+        computed = total_params(m.architecture)
+        assert abs(relative_error(computed, m.stated_params.count)) <= TOLERANCE, model_id
+
+def test_moe_active_counts_match_stated(catalog) -> None:
+    moe = {k: m for k, m in catalog.models.items() if m.architecture.moe is not None}
+    assert set(moe) == {"mixtral-8x7b", "deepseek-v3", "deepseek-r1", "llama-4-scout", "llama-4-maverick",
+                        "qwen3-235b-a22b", "gpt-oss-120b", "gpt-oss-20b"}
+    for model_id, m in moe.items():
+        assert m.stated_active_params is not None
+        active = total_params(m.architecture, active=True)
+        if m.stated_active_excludes_embedding:  # gpt-oss's card counts the unembedding, not the embedding lookup
+            active -= m.architecture.vocab_size * m.architecture.hidden_size
+        assert abs(relative_error(active, m.stated_active_params.count)) <= TOLERANCE, model_id
+        assert active < total_params(m.architecture) / 3
+
+def test_llama_8b_by_hand(catalog) -> None:
+    a = catalog.models["llama-3.1-8b"].architecture
+    # attention: Q and O 4096x4096 each, K and V 4096x1024 each
+    assert attention_params(a) == 2 * 4096 * 4096 + 2 * 4096 * 1024 == 41_943_040
+    # gated MLP: 3 x 4096 x 14336
+    assert mlp_params(a, a.ffn_size) == 176_160_768
+    # per layer 41,943,040 + 176,160,768 + 2 x 4096 norms = 218,112,000; x 32 = 6,979,584,000
+    assert layer_norm_params(a) == 2 * 4096
+    assert layer_params(a, 0) == 218_112_000
+    # embeddings and untied head 2 x 128256 x 4096 = 1,050,673,152; final norm 4096
+    assert total_params(a) == 6_979_584_000 + 1_050_673_152 + 4096 == 8_030_261_248
+
+def test_gpt3_by_hand(catalog) -> None:
+    a = catalog.models["gpt-3-175b"].architecture
+    d = 12288
+    # per layer: attention 4d^2 + 4d (biases), plain MLP 8d^2 + 5d, two LayerNorms 4d -> 12d^2 + 13d
+    per_layer = 12 * d * d + 13 * d
+    assert per_layer == 1_812_099_072 == layer_params(a, 0)
+    assert layer_norm_params(a) == 4 * d  # LayerNorm: a scale and a bias each
+    # tied embeddings 50257 x d, learned positions 2048 x d, final LayerNorm 2d
+    assert total_params(a) == 96 * per_layer + 50257 * d + 2048 * d + 2 * d == 174_604_259_328
+
+def test_kv_bytes_per_token_by_hand(catalog) -> None:
+    bf16 = 2
+    # GQA: 2 (K and V) x 80 layers x 8 KV heads x 128 x 2 bytes = 327,680 B = 320 KiB
+    assert kv_bytes_per_token(catalog.models["llama-3.1-70b"].architecture, bf16) == 327_680
+    # MLA: 61 layers x (512 latent + 64 rotary key) x 2 bytes = 70,272 B
+    assert kv_bytes_per_token(catalog.models["deepseek-v3"].architecture, bf16) == 70_272
+    # MHA: 2 x 96 layers x 96 heads x 128 x 2 bytes = 4,718,592 B
+    assert kv_bytes_per_token(catalog.models["gpt-3-175b"].architecture, bf16) == 4_718_592
+    # FP8 halves it
+    assert kv_bytes_per_token(catalog.models["llama-3.1-70b"].architecture, 1) == 163_840
+
+def test_gpt_oss_120b_by_hand(catalog) -> None:
+    a = catalog.models["gpt-oss-120b"].architecture
+    h = 2880
+    # attention: Q and O 2880 x 4096, K and V 2880 x 512; biases 4096 + 2 x 512 + 2880; 64 sinks
+    assert attention_params(a) == 2 * h * 4096 + 2 * h * 512 + 4096 + 1024 + 2880 + 64 == 26_550_144
+    # an expert: gate, up, down 2880 x 2880 with biases 2 x 2880 + 2880 = 24,891,840
+    assert mlp_params(a, 2880) == 3 * h * h + 3 * h == 24_891_840
+    # a layer: 128 experts, router 2880 x 128 + 128 bias, two norms
+    per_layer = 26_550_144 + 128 * 24_891_840 + h * 128 + 128 + 2 * h
+    assert layer_params(a, 0) == per_layer == 3_213_080_192
+    # 36 layers, embedding and untied head 2 x 201,088 x 2880, final norm: the card's 116.83B
+    assert total_params(a) == 36 * per_layer + 2 * 201_088 * h + h == 116_829_156_672
+    # active: 4 experts a token; less the embedding lookup 579,133,440: the card's 5.13B
+    active = total_params(a, active=True) - 201_088 * h
+    assert active == 36 * (26_550_144 + 4 * 24_891_840 + h * 128 + 128 + 2 * h) + 201_088 * h + h == 5_132_849_472
+
+def test_qwen3_qk_norm_adds_two_head_dims(catalog) -> None:
+    a = catalog.models["qwen3-32b"].architecture
+    plain = a.model_copy(update={"qk_norm": False})
+    assert attention_params(a) - attention_params(plain) == 2 * 128
+    # 64 layers of (attention 94,371,840 + 256, MLP 393,216,000, norms 10,240), embedding and head, final norm
+    assert total_params(a) == 64 * (94_371_840 + 256 + 393_216_000 + 10_240) + 2 * 151_936 * 5120 + 5120
+
+def test_maverick_routes_every_other_layer(catalog) -> None:
+    from snippets.engine.params import ffn_layer_params, is_moe_layer, moe_layers
+
+    a = catalog.models["llama-4-maverick"].architecture
+    assert not is_moe_layer(a, 0) and is_moe_layer(a, 1) and moe_layers(a) == 24
+    # dense layer: 3 x 5120 x 16384; MoE layer: 128 routed + 1 shared experts of 3 x 5120 x 8192, router 5120 x 128
+    assert ffn_layer_params(a, 0) == 251_658_240
+    assert ffn_layer_params(a, 1) == 129 * 125_829_120 + 655_360 == 16_232_611_840
+    assert ffn_layer_params(a, 1, active=True) == 2 * 125_829_120 + 655_360
+    scout = catalog.models["llama-4-scout"].architecture
+    assert moe_layers(scout) == 48
+
+def test_sliding_window_caps_the_kv_cache(catalog) -> None:
+    a = catalog.models["gpt-oss-120b"].architecture
+    # per layer and token at BF16: 2 x 8 KV heads x 64 x 2 bytes = 2048 B; 36 layers, 18 of them a 128-token window
+    assert kv_bytes_per_token(a, 2) == 36 * 2048 == 73_728
+    # at 8,192 tokens: 18 full layers + 18 x 128/8192 of a layer
+    assert kv_bytes_per_token(a, 2, context_tokens=8192) == 18 * 2048 + 18 * 2048 * 128 / 8192 == 37_440
+    # within the window every layer holds every token
+    assert kv_bytes_per_token(a, 2, context_tokens=100) == 73_728
+    # a dense model without a window is unchanged by the context
+    l70 = catalog.models["llama-3.1-70b"].architecture
+    assert kv_bytes_per_token(l70, 2, context_tokens=8192) == kv_bytes_per_token(l70, 2) == 327_680
+
+def test_qkv_bias_adds_only_qkv_widths(catalog) -> None:
+    a = catalog.models["qwen2.5-72b"].architecture
+    plain = a.model_copy(update={"qkv_bias": False})
+    # Q 64 x 128 + K and V 8 x 128 each = 10,240 biases per layer
+    assert attention_params(a) - attention_params(plain) == 10_240
+
+def test_errors() -> None:
+    arch = Architecture(layers=2, hidden_size=8, attention_heads=2, kv_heads=1, head_dim=4, ffn_size=16,
+                        vocab_size=10, tied_embeddings=True)
+    with pytest.raises(ValueError):
+        kv_bytes_per_token(arch, 0)
+    with pytest.raises(ValueError):
+        relative_error(1.0, 0.0)
+    with pytest.raises(ValidationError, match="context_length"):
+        Architecture(**{**arch.model_dump(), "position_embeddings": "learned"})
+    with pytest.raises(ValidationError, match="give both or neither"):
+        Architecture(**{**arch.model_dump(), "sliding_window": 4})
+    with pytest.raises(ValidationError, match="layer_step"):
+        Architecture(**{**arch.model_dump(), "moe": {"experts": 2, "active_experts": 1, "expert_ffn_size": 4,
+                                                     "layer_step": 3}})
+    with pytest.raises(ValidationError, match="kv_heads must divide"):
+        Architecture(**{**arch.model_dump(), "kv_heads": 3, "attention_heads": 2})
+    with pytest.raises(ValidationError, match="stated_active_params"):
+        Model(name="x", nominal_params={"value": 1, "unit": "billion"}, stated_params={"value": 1, "unit": "billion"},
+              stated_active_params={"value": 1, "unit": "billion"}, architecture=arch,
+              sources=[{"url": "https://example.org/x", "title": "xyz", "read": "2026-11-30"}])
