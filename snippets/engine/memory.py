@@ -14,6 +14,7 @@ of the paged cache; a sliding-window layer holds no more than its window of the 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -103,8 +104,12 @@ class StageWeights:
         return self.body_bytes + self.embedding_bytes
 
 
-def stage_weights(arch: ArchLike, precision: PrecisionSpec, layout: Layout) -> list[StageWeights]:
-    """Weight bytes per GPU for each pipeline stage of `layout`, first stage first."""
+@functools.lru_cache(maxsize=8192)
+def stage_weights(arch: ArchLike, precision: PrecisionSpec, layout: Layout) -> tuple[StageWeights, ...]:
+    """Weight bytes per GPU for each pipeline stage of `layout`, first stage first.
+
+    Memoized (its arguments are frozen records): the sizing grid asks for the same few thousand combinations
+    tens of thousands of times, each a walk over every layer."""
     bpp, kept_b = precision.bytes_per_param, _kept_bytes(precision)
     emb_b = kept_b if "embeddings" in precision.keeps_16bit else bpp
     head_b = kept_b if "lm_head" in precision.keeps_16bit else bpp
@@ -130,7 +135,7 @@ def stage_weights(arch: ArchLike, precision: PrecisionSpec, layout: Layout) -> l
             elif layout.pp > 1:
                 edge += vocab_part / layout.tp * emb_b  # the last stage keeps its own copy of a tied embedding
         out.append(StageWeights(n, body, edge, expert, start - n))
-    return out
+    return tuple(out)
 
 
 def weight_bytes(arch: ArchLike, precision: PrecisionSpec) -> float:

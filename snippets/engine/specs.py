@@ -58,7 +58,10 @@ class MoELike(Protocol):
 
 
 class ArchLike(Protocol):
-    """What the parameter counts read: the fields of a model's config.json, renamed plainly."""
+    """What the parameter counts read: the fields of a model's config.json, renamed plainly. Hashable (a frozen
+    record), so the engine may memoize what it derives from one (`memory.stage_weights`)."""
+
+    def __hash__(self) -> int: ...
 
     @property
     def layers(self) -> int: ...

@@ -22,12 +22,14 @@ policy beyond that, speculative decoding and kernel quality beyond the fitted fr
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
 from snippets.engine.deployment import Deployment
-from snippets.engine.layout import pp_partition
+from snippets.engine.layout import Layout, pp_partition
 from snippets.engine.memory import kv_bytes_per_token_per_gpu, layer_share, stage_weights
+from snippets.engine.specs import ArchLike
 
 ACTIVATION_BYTES = 2
 """Activations travel between GPUs in BF16."""
@@ -151,6 +153,28 @@ def _attention_flops_per_pair(d: Deployment) -> float:
     return 2 * heads * 2 * arch.head_dim
 
 
+@functools.lru_cache(maxsize=8192)
+def stage_linear(arch: ArchLike, lay: Layout) -> tuple[tuple[float, float, int], ...]:
+    """Per pipeline stage of `lay`, one GPU's linear parameters a token passes through: those of the dense
+    layers and shared parts, those of the experts it is routed to (the active share of each expert layer), and
+    the count of expert layers. Memoized: `forward` asks for the same layouts thousands of times."""
+    moe = arch.moe
+    out = []
+    start = 0
+    for n in pp_partition(arch.layers, lay.pp):
+        layer_params = expert_params = 0.0
+        moe_layers = 0
+        for layer in range(start, start + n):
+            share = layer_share(arch, layer, lay)
+            layer_params += share.linear - share.expert_linear
+            if moe is not None and share.expert_linear:
+                expert_params += share.expert_linear * moe.active_experts / moe.experts
+                moe_layers += 1
+        start += n
+        out.append((layer_params, expert_params, moe_layers))
+    return tuple(out)
+
+
 def forward(d: Deployment, tokens: int, context: float, *, prefill: bool) -> Pass:
     """One forward pass of `tokens` tokens (a decode micro-batch, or one prompt) through every stage.
 
@@ -179,15 +203,7 @@ def forward(d: Deployment, tokens: int, context: float, *, prefill: bool) -> Pas
     compute = memory = comm = comm_lat = total = flops_all = read_all = 0.0
     start = 0
     for i, (sw, n) in enumerate(zip(stages, parts, strict=True)):
-        layer_params = 0.0
-        expert_params = 0.0
-        moe_layers = 0
-        for layer in range(start, start + n):
-            share = layer_share(arch, layer, lay)
-            layer_params += share.linear - share.expert_linear
-            if moe is not None and share.expert_linear:
-                expert_params += share.expert_linear * moe.active_experts / moe.experts
-                moe_layers += 1
+        layer_params, expert_params, moe_layers = stage_linear(arch, lay)[i]
         start += n
         if i == len(parts) - 1:
             layer_params += arch.vocab_size * arch.hidden_size / lay.tp  # the LM head (tied or not) on the last stage
