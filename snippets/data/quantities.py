@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -49,56 +51,68 @@ class _Bounded(_Strict):
         return self
 
 
-def _unit_field(table: dict[str, float]) -> Any:
+def _unit_field(table: Mapping[str, float]) -> Any:
     return Literal[tuple(table)]
 
 
-class ByteSize(_Bounded):
-    """A device's memory: 1 GB to 10 TB."""
+class _Measure(_Bounded):
+    """A figure and its unit: `UNITS` maps each unit the figure may be given in to its size in `BASE` units, and
+    `base` is the figure in `BASE` units. Every kind of figure below is this measure with its own unit table and
+    plausible range; an unknown unit is refused, naming those the table holds."""
 
-    BOUNDS = (1e9, 1e13)
-    BASE = "bytes"
+    UNITS: ClassVar[Mapping[str, float]] = {}
     value: PositiveFloat
-    unit: _unit_field(BYTE_UNITS)  # type: ignore[valid-type]
+    unit: str
+
+    @field_validator("unit")
+    @classmethod
+    def _known_unit(cls, unit: str) -> str:
+        if unit not in cls.UNITS:
+            raise ValueError(f"unit {unit!r} is not one of {', '.join(repr(u) for u in cls.UNITS)}")
+        return unit
+
+    @property
+    def base(self) -> float:
+        return self.value * self.UNITS[self.unit]
 
     def _base_value(self) -> float:
-        return self.bytes
+        return self.base
+
+
+class ByteSize(_Measure):
+    """A device's memory: 1 GB to 10 TB."""
+
+    UNITS = BYTE_UNITS
+    BASE = "bytes"
+    BOUNDS = (1e9, 1e13)
 
     @property
     def bytes(self) -> float:
-        return self.value * BYTE_UNITS[self.unit]
+        return self.base
 
 
-class Count(_Bounded):
+class Count(_Measure):
     """A parameter count: a million to 10^14."""
 
-    BOUNDS = (1e6, 1e14)
+    UNITS = COUNT_UNITS
     BASE = "parameters"
-    value: PositiveFloat
-    unit: _unit_field(COUNT_UNITS)  # type: ignore[valid-type]
-
-    def _base_value(self) -> float:
-        return self.count
+    BOUNDS = (1e6, 1e14)
 
     @property
     def count(self) -> float:
-        return self.value * COUNT_UNITS[self.unit]
+        return self.base
 
 
-class Bits(_Bounded):
+class Bits(_Measure):
     """A storage width: 1 to 64 bits."""
 
-    BOUNDS = (1.0, 64.0)
+    UNITS = BIT_UNITS
     BASE = "bits"
-    value: PositiveFloat
-    unit: _unit_field(BIT_UNITS)  # type: ignore[valid-type]
-
-    def _base_value(self) -> float:
-        return self.value
+    BOUNDS = (1.0, 64.0)
 
     @property
     def bytes(self) -> float:
-        return self.value / 8
+        return self.base / 8
 
 
 class Percent(_Strict):
@@ -135,54 +149,42 @@ class AssumedValue(_Strict):
         return self.value
 
 
-class Duration(_Bounded):
+class Duration(_Measure):
     """A latency: a nanosecond to a second."""
 
-    BOUNDS = (1e-9, 1.0)
+    UNITS = TIME_UNITS
     BASE = "s"
-    value: PositiveFloat
-    unit: _unit_field(TIME_UNITS)  # type: ignore[valid-type]
-
-    def _base_value(self) -> float:
-        return self.seconds
+    BOUNDS = (1e-9, 1.0)
 
     @property
     def seconds(self) -> float:
-        return self.value * TIME_UNITS[self.unit]
+        return self.base
 
 
-class TransferRate(_Bounded):
+class TransferRate(_Measure):
     """A lane's signalling rate: 0.1 to 1,000 GT/s."""
 
-    BOUNDS = (1e8, 1e12)
+    UNITS = TRANSFER_RATE_UNITS
     BASE = "transfers/s"
-    value: PositiveFloat
-    unit: _unit_field(TRANSFER_RATE_UNITS)  # type: ignore[valid-type]
-
-    def _base_value(self) -> float:
-        return self.per_s
+    BOUNDS = (1e8, 1e12)
 
     @property
     def per_s(self) -> float:
-        return self.value * TRANSFER_RATE_UNITS[self.unit]
+        return self.base
 
 
-class BandwidthSpec(_Bounded):
+class BandwidthSpec(_Measure):
     """A link's or a memory's bandwidth: 1 MB/s to 1 PB/s."""
 
-    BOUNDS = (1e6, 1e15)
+    UNITS = BANDWIDTH_UNITS
     BASE = "bytes/s"
-    value: PositiveFloat
-    unit: _unit_field(BANDWIDTH_UNITS)  # type: ignore[valid-type]
-
-    def _base_value(self) -> float:
-        return self.value * BANDWIDTH_UNITS[self.unit]
+    BOUNDS = (1e6, 1e15)
     direction: Direction
     """Required: per_direction, both_summed, or shared (half-duplex memory)."""
 
     @property
     def bandwidth(self) -> Bandwidth:
-        return Bandwidth(self.value * BANDWIDTH_UNITS[self.unit], self.direction)
+        return Bandwidth(self.base, self.direction)
 
 
 class Encoding(_Strict):
@@ -213,17 +215,12 @@ TensorFormat = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int
 TENSOR_FORMATS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4")
 
 
-class Flops(_Bounded):
+class Flops(_Measure):
     """Peak tensor throughput of one format, exactly as the vendor states it: 1 TFLOP/s to 1 EFLOP/s."""
 
-    BOUNDS = (1e12, 1e18)
+    UNITS = FLOPS_UNITS
     BASE = "FLOP/s"
-
-    def _base_value(self) -> float:
-        return self.per_s
-
-    value: PositiveFloat
-    unit: _unit_field(FLOPS_UNITS)  # type: ignore[valid-type]
+    BOUNDS = (1e12, 1e18)
     sparsity: Literal["dense", "sparse"]
     """dense: stated without structured sparsity; sparse: the vendor states only its 2:4-sparsity figure."""
     sparse_speedup: Annotated[float, Field(gt=1, le=4)] | None = None
@@ -239,7 +236,7 @@ class Flops(_Bounded):
     @property
     def per_s(self) -> float:
         """The figure as stated, in FLOP/s (of its own kind: see `throughput`)."""
-        return self.value * FLOPS_UNITS[self.unit]
+        return self.base
 
     @property
     def throughput(self) -> Throughput:
@@ -256,31 +253,21 @@ class Flops(_Bounded):
         return Throughput(self.per_s / self.sparse_speedup, FlopKind.DENSE, derived=True)
 
 
-class Power(_Bounded):
+class Power(_Measure):
     """Maximum board or module power (TDP / TBP) as the vendor states it: 1 W to 100 kW."""
 
-    BOUNDS = (1.0, 1e5)
+    UNITS = POWER_UNITS
     BASE = "W"
-
-    def _base_value(self) -> float:
-        return self.watts
-
-    value: PositiveFloat
-    unit: _unit_field(POWER_UNITS)  # type: ignore[valid-type]
+    BOUNDS = (1.0, 1e5)
 
     @property
     def watts(self) -> float:
-        return self.value * POWER_UNITS[self.unit]
+        return self.base
 
 
-class HourlyPrice(_Bounded):
+class HourlyPrice(_Measure):
     """An hourly price per GPU: a cent to a thousand dollars."""
 
-    BOUNDS = (0.01, 1000.0)
+    UNITS = MappingProxyType({"USD/GPU-hour": 1.0})
     BASE = "USD/GPU-hour"
-
-    def _base_value(self) -> float:
-        return self.value
-
-    value: PositiveFloat
-    unit: Literal["USD/GPU-hour"]
+    BOUNDS = (0.01, 1000.0)
