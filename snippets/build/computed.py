@@ -227,15 +227,24 @@ def figure_element(fig: Figure, name: str) -> etree.Element:
     return el
 
 
-class ValueProcessor(InlineProcessor):
+class _ComputedProcessor(InlineProcessor):
+    """An inline pattern that reads the build's page cursor and never reads an exec block's output."""
+
     def __init__(self, pattern: str, md: Markdown, pages: Pages) -> None:
         super().__init__(pattern, md)
         self.pages = pages
 
+    def refused(self, m: re.Match[str]) -> bool:
+        """True (and an error recorded) if `m` is in what an exec block printed."""
+        if self.pages.in_block:
+            _refuse_in_block_output(self.pages.current, m.group(0))
+        return bool(self.pages.in_block)
+
+
+class ValueProcessor(_ComputedProcessor):
     def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element | None, int, int]:  # type: ignore[override]
         state = self.pages.current
-        if self.pages.in_block:
-            _refuse_in_block_output(state, m.group(0))
+        if self.refused(m):
             return None, m.start(0), m.end(0)
         expr = m.group("expr").strip()
         bare = " ".join(expr.split())
@@ -267,15 +276,10 @@ class ValueProcessor(InlineProcessor):
         return el, m.start(0), m.end(0)
 
 
-class ClaimProcessor(InlineProcessor):
-    def __init__(self, pattern: str, md: Markdown, pages: Pages) -> None:
-        super().__init__(pattern, md)
-        self.pages = pages
-
+class ClaimProcessor(_ComputedProcessor):
     def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element | None, int, int]:  # type: ignore[override]
         state = self.pages.current
-        if self.pages.in_block:
-            _refuse_in_block_output(state, m.group(0))
+        if self.refused(m):
             return None, m.start(0), m.end(0)
         expr = m.group("expr").strip()
         words = m.group("words")

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
@@ -277,6 +277,17 @@ def tier_bars(name: str, bars: Sequence[Bar], unit: str, title: str, desc: str) 
 _TITLE_H = 18.0  # a y axis title, level, above the plot
 
 
+def _y_axis(svg: ET.Element, ylabel: str, legend_h: float, ticks: list[float], left: float, plot_w: float,
+            y_of: Callable[[float], float]) -> ET.Element:
+    """The y axis's title (level, above the plot), its grid lines and tick labels; returns the grid group."""
+    _text(svg, 0, legend_h + 10, _fits(ylabel, WIDTH, "axis title"))
+    grid = ET.SubElement(svg, "g", {"stroke-opacity": _GRID_OPACITY})
+    for t in ticks:
+        _line(grid, left, y_of(t), left + plot_w, y_of(t))
+        _text(svg, left - 4, y_of(t) + SMALL * 0.35, _fmt_number(t), anchor="end", size=SMALL)
+    return grid
+
+
 def grouped_bars(
     name: str, bars: Sequence[Bar], ylabel: str, title: str, desc: str, line: float | None = None,
     line_label: str = "",
@@ -319,11 +330,7 @@ def grouped_bars(
     def y_of(v: float) -> float:
         return plot_top + plot_h - v / ticks[-1] * plot_h
 
-    _text(svg, 0, legend_h + 10, _fits(ylabel, WIDTH, "axis title"))
-    grid = ET.SubElement(svg, "g", {"stroke-opacity": _GRID_OPACITY})
-    for t in ticks:
-        _line(grid, left, y_of(t), left + plot_w, y_of(t))
-        _text(svg, left - 4, y_of(t) + SMALL * 0.35, _fmt_number(t), anchor="end", size=SMALL)
+    _y_axis(svg, ylabel, legend_h, ticks, left, plot_w, y_of)
     for g_i, g in enumerate(groups):
         centre = left + (g_i + 0.5) * slot
         for i, s in enumerate(series):
@@ -393,11 +400,7 @@ def lines(name: str, series: Sequence[Series], xlabel: str, ylabel: str, title: 
     def y_of(v: float) -> float:
         return top + plot_h - v / yticks[-1] * plot_h
 
-    _text(svg, 0, legend_h + 10, _fits(ylabel, WIDTH, "axis title"))
-    grid = ET.SubElement(svg, "g", {"stroke-opacity": _GRID_OPACITY})
-    for t in yticks:
-        _line(grid, left, y_of(t), left + plot_w, y_of(t))
-        _text(svg, left - 4, y_of(t) + SMALL * 0.35, _fmt_number(t), anchor="end", size=SMALL)
+    grid = _y_axis(svg, ylabel, legend_h, yticks, left, plot_w, y_of)
     for t in xticks:
         _line(grid, x_of(t), top, x_of(t), top + plot_h)
         _text(svg, x_of(t), top + plot_h + 16, _fmt_number(t), anchor="middle", size=SMALL)
