@@ -29,12 +29,15 @@ entry that backs prose only is noted with `cite`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from snippets.data import Catalog
 from snippets.pages.scenario import SCENARIO, Reference, reference
 from snippets.pages.sources import Recording, Ref, in_data_order, recording, sources_list
 from snippets.render.fmt import Md
+
+_COMPUTED: dict[tuple[type[Page], int], tuple[Catalog, Page]] = {}
+"""`Page.of`'s cache: (page class, id of the catalog) -> (that catalog, the page computed from it)."""
 
 
 class Page:
@@ -79,13 +82,27 @@ class Page:
         return in_data_order(self._cat, self._cat.reads)
 
     @classmethod
+    def of(cls, cat: Catalog) -> Self:
+        """The page computed once per catalog: its `{{ }}` names, its blocks' worked examples and its sources list
+        read one computation (a page model is a pure function of the catalog, which `load()` keeps while data/
+        is unchanged; `mkdocs serve` imports this module anew for every build)."""
+        hit = _COMPUTED.get((cls, id(cat)))
+        if hit is None or hit[0] is not cat:
+            hit = (cat, cls(cat))
+            _COMPUTED[(cls, id(cat))] = hit
+        page = hit[1]
+        if not isinstance(page, cls):  # pragma: no cover - the key holds the class
+            raise TypeError(f"{cls.__name__}: the cache holds a {type(page).__name__}")
+        return page
+
+    @classmethod
     def namespace_of(cls, cat: Catalog) -> dict[str, Any]:
-        return cls(cat).namespace()
+        return cls.of(cat).namespace()
 
     @classmethod
     def sources_of(cls, cat: Catalog) -> Md:
         """The page's sources list: what computing its figures and its `shows` reads."""
-        page = cls(cat)
+        page = cls.of(cat)
         for show in cls.shows:
             show(page.cat)
         return sources_list(cat, page.reads())

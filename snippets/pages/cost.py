@@ -253,7 +253,7 @@ def cost_chart(cat: Catalog) -> str:
 
 def worked_example(cat: Catalog) -> str:
     """The worked deployment's cost per token, step by step, as Markdown with figure spans."""
-    p = CostPage(cat)
+    p = CostPage.of(cat)
     w = p.w
     h, e = fmt.fig_html, fmt.escape_markdown
     lines = [

@@ -207,7 +207,7 @@ def batch_table(cat: Catalog) -> str:
 
 def worked_example(cat: Catalog) -> str:
     """Llama 3.1 70B in BF16 on the scenario's GPUs, step by step, as Markdown with figure spans."""
-    ns = namespace(cat)
+    ns = HbmPage.of(cat).namespace()
     h, e = fmt.fig_html, fmt.escape_markdown  # figures as spans; data text (names) escaped as Markdown
     w = ns["w"]
     lines = [

@@ -368,7 +368,7 @@ def worked_example(cat: Catalog) -> str:
     """The source's 405B FP16 arithmetic, step by step, as Markdown with figure spans."""
     r = _row(cat, "llama-3.1-405b", SOURCE_PRECISION)
     s = r.sizing
-    ns = namespace(cat)
+    ns = InterconnectPage.of(cat).namespace()
     h = fmt.fig_html
     gpu, usable, per_node = ns["gpu_memory"], ns["gpu_usable"], ns["node_gpus"]
     lines = [
@@ -389,7 +389,7 @@ def worked_example(cat: Catalog) -> str:
 
 def engine_example(cat: Catalog) -> str:
     """What a serving engine deploys for the same model, step by step, as Markdown with figure spans."""
-    ns = namespace(cat)
+    ns = InterconnectPage.of(cat).namespace()
     b, f8 = ns["d405_bf16"], ns["d405_fp8"]
     h, e = fmt.fig_html, fmt.escape_markdown  # figures as spans; data text (names, messages) escaped as Markdown
     lines = [

@@ -340,7 +340,7 @@ def cost_table(cat: Catalog) -> str:
 
 def worked_example(cat: Catalog) -> str:
     """One decode step of the worked deployment, step by step, as Markdown with figure spans."""
-    p = MoePage(cat)
+    p = MoePage.of(cat)
     h = fmt.fig_html
     w = p.w
     lines = [

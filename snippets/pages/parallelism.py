@@ -764,7 +764,7 @@ def _comm(cat: Catalog, d: Deployment) -> Comm:
 
 def worked_example(cat: Catalog) -> str:
     """The worked example, step by step, as Markdown with figure spans."""
-    ns = namespace(cat)
+    ns = ParallelismPage.of(cat).namespace()
     w, c = ns["w"], vars(ns["cw"])
     h = fmt.fig_html
     lines = [

@@ -251,7 +251,7 @@ class PassShown:
 
 def worked_example(cat: Catalog) -> str:
     """One decode step and one prefill of the worked deployment, step by step, as Markdown with figure spans."""
-    p = RooflinePage(cat)
+    p = RooflinePage.of(cat)
     h = fmt.fig_html
     dec, pre = p.dec, p.pre
     lines = [
