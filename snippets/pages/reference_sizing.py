@@ -23,6 +23,7 @@ from snippets.engine.timing import Prediction, predict
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, as_of_text, source_links
 from snippets.pages.scenario import Reference, reference
+from snippets.pages.sources import original
 from snippets.render import fmt
 
 PRECISIONS = ("bf16", "fp8", "int4-g128")
@@ -70,6 +71,12 @@ def grid_rows(cat: Catalog, ref: Reference | None = None) -> list[Row]:
     return rows
 
 
+def page_rows(cat: Catalog) -> list[Row]:
+    """The grid's rows as the page computed them (`Page.of`): the page's prose, its table and the published
+    records show one computation of the grid, not three."""
+    return ReferenceSizingPage.of(original(cat))._rows
+
+
 def _gib(x: float) -> fmt.Figure:
     return fmt.nbytes(x, "GiB", 1)
 
@@ -79,7 +86,7 @@ def grid_table(cat: Catalog) -> str:
     r = reference(cat)
     rows: list[list[fmt.Cell]] = []
     names = []
-    for row in grid_rows(cat, r):
+    for row in page_rows(cat):
         m, p, a = cat.models[row.model], cat.precisions[row.precision], cat.accelerators[row.accelerator]
         names.append(f"{m.name} · {p.name} · {a.name}")
         d = row.deployment
@@ -133,7 +140,7 @@ def records(cat: Catalog) -> list[dict[str, Any]]:
     """The grid as records: ids, layout, GPUs, nodes, memory per GPU by part and cost, each number with its unit."""
     r = reference(cat)
     out = []
-    for row in grid_rows(cat, r):
+    for row in page_rows(cat):
         rec: dict[str, Any] = {"model": row.model, "precision": row.precision, "accelerator": row.accelerator,
                                "scenario": r.scenario.id}
         d = row.deployment
@@ -246,7 +253,7 @@ class ReferenceSizingPage(Page):
         super().__init__(cat)
         cat = self.cat
         r = reference(cat)
-        rows = grid_rows(cat, r)
+        rows = self._rows = grid_rows(cat, r)
         ex = r.deployment("llama-3.1-405b", "fp8")
         if ex.cost_per_hour is None:
             raise ValueError("the worked sizing-grid example needs a price")
