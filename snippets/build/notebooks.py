@@ -12,10 +12,10 @@ Two more things happen at that moment, both before mkdocs-jupyter is imported:
 
 - `NBCONVERT_DISABLE_CONFIG_EXPORTERS=1` (nbconvert's own switch): importing nbconvert's
   command-line app otherwise instantiates every exporter installed, only to list their names in
-  its `--help` text (0.6 s). Nothing here uses that command line.
+  its `--help` text. Nothing here uses that command line.
 - mkdocs-jupyter's `convert` module (which imports nbconvert) is loaded lazily, with the standard
   library's `importlib.util.LazyLoader`: when the worker has executed the notebook, the plugin finds
-  the page in its cache and the build's own process never needs nbconvert (1.4 s of imports). When
+  the page in its cache and the build's own process never imports nbconvert. When
   it does need it (execution off, or the worker failed), the first use loads it, as before.
 """
 

@@ -1,9 +1,9 @@
 """Charts drawn at build time as inline SVG.
 
 Each chart is written element by element with the standard library's ElementTree: bars are
-`<rect>`s, labels are `<text>`, and nothing else is in it. No plotting library: three bar charts
-took matplotlib 1.6 s (its import, then a fifth of a second a chart), more than a third of the
-whole plain build; these take milliseconds and need no post-processing of a plotting library's SVG.
+`<rect>`s, labels are `<text>`, and nothing else is in it. No plotting library: a chart is a few
+milliseconds of the build, and its SVG needs no post-processing to follow the site's palettes
+(CONTRIBUTING.md, "Where a build's time goes", says what a plotting library cost).
 
 - Deterministic: same input, same bytes (no dates, no random ids; the only ids are the chart's
   `<title>` and `<desc>`, prefixed by its page-unique name).

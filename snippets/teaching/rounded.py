@@ -2,7 +2,7 @@
 
 - The source page's rounded arithmetic, which the interconnect page works through before the engine's
   answer: weights at the model's nominal size, the card's label less a flat reserve, GPUs rounded up
-  (`size_on_node`, on `capacity` helpers that used to be `snippets/capacity.py` and `snippets/sizing.py`).
+  (`size_on_node`).
 - A decode step's weights-only arithmetic intensity (`flop_per_byte`), which the HBM page uses to
   introduce the roofline; the engine's `timing.forward` counts attention and the KV cache as well.
 """
