@@ -28,7 +28,7 @@ from markdown import Extension, Markdown
 from markdown.inlinepatterns import InlineProcessor
 from markdown.util import AtomicString
 
-from snippets.render.fmt import Claim, Figure
+from snippets.render.fmt import Claim, Figure, figure_attrs
 
 VALUE_RE = r"\{\{\s*(?!claim\s)(?!/claim)(?P<expr>[^{}]+?)\s*\}\}"
 CLAIM_RE = r"(?s)\{\{\s*claim\s+(?P<expr>[^{}]+?)\s*\}\}(?P<words>.+?)\{\{\s*/claim\s*\}\}"
@@ -215,14 +215,7 @@ def _refuse_in_block_output(state: PageState, text: str) -> None:
 
 
 def figure_element(fig: Figure, name: str) -> etree.Element:
-    el = etree.Element("span")
-    el.set("class", "sa-fig")
-    el.set("data-name", name)
-    el.set("data-value", f"{fig.value:.10g}")
-    el.set("data-unit", fig.unit)
-    if fig.basis:
-        el.set("data-basis", fig.basis)
-        el.set("title", fig.basis)
+    el = etree.Element("span", figure_attrs(fig, name))
     el.text = AtomicString(fig.text)  # inserted as text: later inline patterns cannot reinterpret it
     return el
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.data import Catalog, Efficiency, LayoutPolicy, MemoryPolicy, Network, Node, PCIe, TimeModel
-from snippets.data.bandwidth import pcie_bandwidth
 from snippets.engine.specs import EngineCatalog
 
 _ENGINES: dict[int, tuple[Catalog, EngineCatalog]] = {}
@@ -21,8 +20,7 @@ def _host_link(cat: Catalog, acc_id: str) -> float | None:
     if acc.host_link is None or acc.host_link_lanes is None:
         return None
     p = cat.interconnect(acc.host_link, PCIe)
-    bw = pcie_bandwidth(p.transfer_rate.per_s, acc.host_link_lanes, p.encoding.payload_bits, p.encoding.line_bits)
-    return bw.bytes_per_s
+    return p.lanes(acc.host_link_lanes).bytes_per_s
 
 
 def _network(cat: Catalog, node: Node) -> float | None:

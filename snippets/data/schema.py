@@ -13,6 +13,7 @@ from pydantic import (
     model_validator,
 )
 
+from snippets.data.bandwidth import nvlink_per_gpu, pcie_bandwidth
 from snippets.data.base import PositiveFloat, PositiveInt, Source, Sources, Text, _read_only, _Strict
 from snippets.data.quantities import (
     FLOPS_UNITS,
@@ -34,6 +35,7 @@ from snippets.data.quantities import (
 from snippets.data.units import (
     BANDWIDTH_UNITS,
     BYTE_UNITS,
+    Bandwidth,
     Direction,
     Throughput,
 )
@@ -216,6 +218,11 @@ class NVLink(_Strict):
     per_link: BandwidthSpec
     sources: Sources
 
+    @property
+    def per_gpu(self) -> Bandwidth:
+        """A GPU's NVLink bandwidth, per direction: links x the per-link rate."""
+        return nvlink_per_gpu(self.links_per_gpu, self.per_link.bandwidth).one_way()
+
 
 class Fabric(_Strict):
     """A scale-up fabric other than NVLink: AMD Infinity Fabric, Google ICI, Gaudi's on-die RoCE ports."""
@@ -244,6 +251,10 @@ class PCIe(_Strict):
     encoding_note: str | None = None
     """What the derived figure still includes (packet headers, DLLP bytes)."""
     sources: Sources
+
+    def lanes(self, lanes: int = 16) -> Bandwidth:
+        """Per-direction data rate of `lanes` lanes, after line encoding or FLIT overhead."""
+        return pcie_bandwidth(self.transfer_rate.per_s, lanes, self.encoding.payload_bits, self.encoding.line_bits)
 
 
 class NVSwitch(_Strict):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from snippets.data import Catalog
+from snippets.data import Catalog, required
 from snippets.data.units import BYTE_UNITS
 from snippets.engine import Deployment, Layout
 from snippets.engine.deployment import setting
@@ -358,12 +358,6 @@ def serving_quiz(r: Reference) -> dict[str, Any]:
     }
 
 
-def _need(x: Figure | None, what: str) -> Figure:
-    if x is None:
-        raise ValueError(f"{what}: the page needs a price for this accelerator in data/prices.yaml")
-    return x
-
-
 CHART_MODEL = "llama-3.1-8b"
 CHART_PRECISION = "fp8"
 
@@ -431,7 +425,8 @@ class HbmPage(Page):
         hour = {k: x.d.decode_ceiling / x.d.rented_gpus_per_replica for k, x in (("w", w), ("a70", a70), ("lean", lean))}
         t_pcie = gen5.bytes_per_s / wd.memory.weights
         kv_share = (wd.decode_step_bytes(1) - weights_read(wd)) / wd.decode_step_bytes(1)
-        cost_w, cost_a70 = _need(w.usd_per_mtok, chip.name), _need(a70.usd_per_mtok, old.name)
+        cost_w = required(w.usd_per_mtok, f"a price for the {chip.name} in data/prices.yaml")
+        cost_a70 = required(a70.usd_per_mtok, f"a price for the {old.name} in data/prices.yaml")
         lean_most = batch_rows(ld)[-1]
         t_most = batch_ceiling(ld, lean_most)
 

@@ -18,7 +18,6 @@ from itertools import pairwise
 from typing import Any
 
 from snippets.data import Accelerator, Catalog, Network, Node, NVLink, PCIe, required
-from snippets.data.bandwidth import nvlink_per_gpu, pcie_bandwidth
 from snippets.data.units import Bandwidth
 from snippets.engine import Deployment, Layout, feasible, setting
 from snippets.engine.layout import tp_degrees
@@ -52,7 +51,7 @@ QUIZ_ALLREDUCE = ("llama-3.1-405b", "fp8")
 def pcie_x16(cat: Catalog, pcie_id: str, lanes: int = 16) -> Bandwidth:
     """Per-direction bandwidth of a PCIe generation at `lanes` lanes, derived from the spec's parts."""
     p = cat.interconnect(pcie_id, PCIe)
-    return pcie_bandwidth(p.transfer_rate.per_s, lanes, p.encoding.payload_bits, p.encoding.line_bits)
+    return p.lanes(lanes)
 
 
 def nvlink_of(cat: Catalog, acc: Accelerator) -> Bandwidth:
@@ -60,7 +59,7 @@ def nvlink_of(cat: Catalog, acc: Accelerator) -> Bandwidth:
     if acc.scale_up is None:
         raise ValueError(f"{acc.name} has no scale-up fabric")
     link = cat.interconnect(acc.scale_up.fabric, NVLink)
-    return nvlink_per_gpu(link.links_per_gpu, link.per_link.bandwidth).one_way()
+    return link.per_gpu
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from functools import partial
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
-from snippets.data import Catalog, Precision
+from snippets.data import Catalog, Precision, required
 from snippets.engine import Deployment, Layout, RefusedLayout
 from snippets.engine.memory import stage_weights
 from snippets.pages.base import Page
@@ -46,13 +46,6 @@ QUIZ_OLD_TP = 4
 
 
 T = TypeVar("T")
-
-
-def need(x: T | None, what: str) -> T:
-    """`x`, or a ValueError naming the format that lacks it (a range of a format with no float layout)."""
-    if x is None:
-        raise ValueError(f"{what}: the page needs a figure this format's data does not give")
-    return x
 
 
 def key(precision_id: str) -> str:
@@ -192,8 +185,8 @@ def ranges_table(cat: Catalog) -> str:
     for pid in FLOATS:
         f = format_of(cat, pid)
         label = "FP4 E2M1 (element of MXFP4 and NVFP4)" if pid == "mxfp4" else f.name
-        rows.append([label, need(f.exponent_bits, f.name), need(f.mantissa_bits, f.name), need(f.max, f.name),
-                     need(f.min_subnormal, f.name), need(f.step_pow2, f.name)])
+        rows.append([label, required(f.exponent_bits, f.name), required(f.mantissa_bits, f.name),
+                     required(f.max, f.name), required(f.min_subnormal, f.name), required(f.step_pow2, f.name)])
     return fmt.table(
         "ranges",
         ["Format", "Exponent bits", "Mantissa bits", "Largest value", "Smallest value above zero",
@@ -332,8 +325,8 @@ def worked_example(cat: Catalog) -> str:
         raise ValueError(f"INT4 on FP16's {a.layout} is refused: the worked example needs it")
     one = a.d.setting.memory(Layout(1))
     body = b.d.weight_bytes - kept_16bit_bytes(b.d)
-    group, scale_width = need(fb.group, fb.name), need(fb.scale_width, fb.name)
-    zero_width = need(fb.zero_width, fb.name)
+    group, scale_width = required(fb.group, fb.name), required(fb.scale_width, fb.name)
+    zero_width = required(fb.zero_width, fb.name)
     pol = r.eng.memory_policies[r.scenario.memory_policy]
     h = fmt.fig_html
     shrink = fmt.ratio(a.d.weight_bytes / b.d.weight_bytes, 2, basis="FP16 weights ÷ grouped INT4 weights, as stored")
@@ -448,9 +441,9 @@ class PrecisionPage(Page):
         lean = r.deployment(MODELS["m70"], "fp8", accelerator=OLDER)
 
         e4m3, e5m2 = formats["fp8_e4m3"], formats["fp8_e5m2"]
-        e4m3_max, e5m2_max = need(e4m3.max, e4m3.name), need(e5m2.max, e5m2.name)
-        e4m3_step, e5m2_step = need(e4m3.step, e4m3.name), need(e5m2.step, e5m2.name)
-        fp16_max, bf16_max = need(formats["fp16"].max, "FP16"), need(formats["bf16"].max, "BF16")
+        e4m3_max, e5m2_max = required(e4m3.max, e4m3.name), required(e5m2.max, e5m2.name)
+        e4m3_step, e5m2_step = required(e4m3.step, e4m3.name), required(e5m2.step, e5m2.name)
+        fp16_max, bf16_max = required(formats["fp16"].max, "FP16"), required(formats["bf16"].max, "BF16")
         int4_budget = bit_budget(cat.precisions["int4-g128"])
         scale_only = int4_budget.element + int4_budget.scale
         ordered = total("int4") < total("int4-g128") < total("mxfp4") < total("nvfp4")

@@ -7,7 +7,7 @@ for display (GB to GiB, a summed link figure to one way), and every row links it
 from __future__ import annotations
 
 from snippets.data import DISPUTABLE, TENSOR_FORMATS, Accelerator, Catalog, Fabric, NVLink, PCIe, required
-from snippets.data.bandwidth import nvlink_per_gpu, pcie_bandwidth
+from snippets.data.bandwidth import nvlink_per_gpu
 from snippets.data.units import Bandwidth
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, as_stated, binary_bytes, dense_flops, flops, source_links
@@ -28,7 +28,7 @@ def host_link_bandwidth(cat: Catalog, acc: Accelerator) -> Bandwidth | None:
     if acc.host_link is None or acc.host_link_lanes is None:
         return None
     p = cat.interconnect(acc.host_link, PCIe)
-    return pcie_bandwidth(p.transfer_rate.per_s, acc.host_link_lanes, p.encoding.payload_bits, p.encoding.line_bits)
+    return p.lanes(acc.host_link_lanes)
 
 
 def scale_up_derived(cat: Catalog, acc: Accelerator) -> tuple[int, Bandwidth] | None:

@@ -8,7 +8,6 @@ NICs. Every row links its sources.
 from __future__ import annotations
 
 from snippets.data import Catalog, Fabric, Network, Node, NVLink, NVSwitch, PCIe, required
-from snippets.data.bandwidth import nvlink_per_gpu, pcie_bandwidth
 from snippets.data.units import TIME_UNITS, Bandwidth
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, as_stated, exact_digits, source_links
@@ -19,12 +18,12 @@ X16 = 16
 
 def pcie_lanes(p: PCIe, lanes: int = X16) -> Bandwidth:
     """Per-direction data rate of `lanes` lanes of a PCIe generation, after line encoding or FLIT overhead."""
-    return pcie_bandwidth(p.transfer_rate.per_s, lanes, p.encoding.payload_bits, p.encoding.line_bits)
+    return p.lanes(lanes)
 
 
 def nvlink_gpu(link: NVLink) -> Bandwidth:
     """A GPU's NVLink bandwidth, per direction: links x per-link rate."""
-    return nvlink_per_gpu(link.links_per_gpu, link.per_link.bandwidth).one_way()
+    return link.per_gpu
 
 
 def nvlink_table(cat: Catalog) -> str:

@@ -94,8 +94,9 @@ def claim(holds: bool, basis: str) -> Claim:
 
 # --------------------------------------------------------------------------- HTML
 
-def fig_html(fig: Figure, name: str) -> str:
-    """The span a figure is published as."""
+def figure_attrs(fig: Figure, name: str) -> dict[str, str]:
+    """The attributes of the span a figure is published as, wherever it is written: `fig_html` here (tables and
+    block output), `snippets.build.computed` for `{{ name }}` in prose."""
     attrs = {
         "class": "sa-fig",
         "data-name": name,
@@ -105,7 +106,12 @@ def fig_html(fig: Figure, name: str) -> str:
     if fig.basis:
         attrs["data-basis"] = fig.basis
         attrs["title"] = fig.basis
-    a = " ".join(f'{k}="{inert_html(v)}"' for k, v in attrs.items())
+    return attrs
+
+
+def fig_html(fig: Figure, name: str) -> str:
+    """The span a figure is published as."""
+    a = " ".join(f'{k}="{inert_html(v)}"' for k, v in figure_attrs(fig, name).items())
     return f"<span {a}>{inert_html(fig.text)}</span>"
 
 
