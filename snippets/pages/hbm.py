@@ -207,34 +207,34 @@ def batch_table(cat: Catalog) -> str:
 
 def worked_example(cat: Catalog) -> str:
     """Llama 3.1 70B in BF16 on the scenario's GPUs, step by step, as Markdown with figure spans."""
-    ns = HbmPage.of(cat).namespace()
+    ns = HbmPage.of(cat)
     h, e = fmt.fig_html, fmt.escape_markdown  # figures as spans; data text (names) escaped as Markdown
-    w = ns["w"]
+    w = ns.w
     lines = [
         f"1. **Weight bytes.** {h(w.params, 'worked.params')} parameters (counted from the architecture) × "
         f"{h(w.bytes_per_param, 'worked.bytes_per_param')} bytes = {h(w.weight, 'worked.weight')}.",
-        f"2. **The pool.** vLLM may use {h(ns['utilization'], 'worked.utilization')} of the "
-        f"{h(ns['gpu_reported'], 'worked.gpu_reported')} an {e(ns['gpu_name'])} reports: "
-        f"{h(ns['pool'], 'worked.pool')} per GPU for the weights, the activations "
-        f"({h(ns['activations'], 'worked.activations')}), the memory outside PyTorch "
-        f"({h(ns['non_torch'], 'worked.non_torch')}) and the KV cache.",
+        f"2. **The pool.** vLLM may use {h(ns.utilization, 'worked.utilization')} of the "
+        f"{h(ns.gpu_reported, 'worked.gpu_reported')} an {e(ns.gpu_name)} reports: "
+        f"{h(ns.pool, 'worked.pool')} per GPU for the weights, the activations "
+        f"({h(ns.activations, 'worked.activations')}), the memory outside PyTorch "
+        f"({h(ns.non_torch, 'worked.non_torch')}) and the KV cache.",
         f"3. **Where it lives.** The weights alone exceed one pool, so the engine's policy picks "
         f"**{w.layout}**: {h(w.gpus, 'worked.gpus')} GPUs holding "
         f"{h(w.weights_gpu_gib, 'worked.weights_gpu_gib')} of weights each.",
-        f"4. **KV cache per token.** {h(ns['kv_tensors'], 'worked.kv_tensors')} tensors (K and V) × "
+        f"4. **KV cache per token.** {h(ns.kv_tensors, 'worked.kv_tensors')} tensors (K and V) × "
         f"{h(w.layers, 'worked.layers')} layers × {h(w.kv_heads, 'worked.kv_heads')} KV heads × "
         f"{h(w.head_dim, 'worked.head_dim')} × {h(w.kv_bytes, 'worked.kv_bytes')} bytes = "
         f"{h(w.kv_token, 'worked.kv_token')} ({h(w.kv_token_mb, 'worked.kv_token_mb')}); each GPU holds "
         f"{h(w.kv_heads_gpu, 'worked.kv_heads_gpu')} of the KV heads, {h(w.kv_token_gpu, 'worked.kv_token_gpu')}.",
-        f"5. **KV cache of one context.** {h(ns['context'], 'worked.context')} tokens × "
+        f"5. **KV cache of one context.** {h(ns.context, 'worked.context')} tokens × "
         f"{h(w.kv_token, 'worked.kv_token')} = {h(w.kv_context, 'worked.kv_context')}, "
         f"{h(w.kv_context_gpu, 'worked.kv_context_gpu')} per GPU, read in full at every step. The pool has "
         f"{h(w.free_gib, 'worked.free_gib')} left after it.",
         f"6. **Weights only.** Each GPU reads its own {h(w.weights_gpu, 'worked.weights_gpu')} at "
-        f"{h(ns['hbm'], 'worked.hbm')}, all of them at once: {h(w.step_weights, 'worked.step_weights')} a "
+        f"{h(ns.hbm, 'worked.hbm')}, all of them at once: {h(w.step_weights, 'worked.step_weights')} a "
         f"token at the least, so at most **{h(w.tps_weights, 'worked.tps_weights')} tokens per second**.",
         f"7. **With the KV cache.** ({h(w.weights_gpu, 'worked.weights_gpu')} + "
-        f"{h(w.kv_context_gpu, 'worked.kv_context_gpu')}) ÷ {h(ns['hbm'], 'worked.hbm')} = "
+        f"{h(w.kv_context_gpu, 'worked.kv_context_gpu')}) ÷ {h(ns.hbm, 'worked.hbm')} = "
         f"{h(w.step_kv, 'worked.step_kv')}, so at most **{h(w.tps_kv, 'worked.tps_kv')} tokens per second** "
         f"for this sequence.",
     ]

@@ -367,16 +367,16 @@ def worked_example(cat: Catalog) -> str:
     """The source's 405B FP16 arithmetic, step by step, as Markdown with figure spans."""
     r = _row(cat, "llama-3.1-405b", SOURCE_PRECISION)
     s = r.sizing
-    ns = InterconnectPage.of(cat).namespace()
+    ns = InterconnectPage.of(cat)
     h = fmt.fig_html
-    gpu, usable, per_node = ns["gpu_memory"], ns["gpu_usable"], ns["node_gpus"]
+    gpu, usable, per_node = ns.gpu_memory, ns.gpu_usable, ns.node_gpus
     lines = [
         f"1. **Weight bytes.** {h(fmt.params(s.params), 'worked.params')} parameters × "
         f"{h(fmt.quantity(s.bytes_per_param, 'bytes/param', 0), 'worked.bytes_per_param')} bytes each = "
         f"{h(r.weight, 'worked.weight')}.",
         f"2. **Weights alone.** {h(r.weight, 'worked.weight')} ÷ {h(gpu, 'worked.gpu_memory')} = "
         f"{h(r.gpus_exact, 'worked.gpus_exact')}, rounded up to **{h(r.gpus_weights, 'worked.gpus_weights')} GPUs**.",
-        f"3. **With headroom.** Hold back {h(ns['reserve'], 'worked.reserve')} of each card and "
+        f"3. **With headroom.** Hold back {h(ns.reserve, 'worked.reserve')} of each card and "
         f"{h(usable, 'worked.gpu_usable')} is left for weights: {h(r.weight, 'worked.weight')} ÷ "
         f"{h(usable, 'worked.gpu_usable')} = {h(r.gpus_exact_usable, 'worked.gpus_exact_usable')}, rounded up to "
         f"**{h(r.gpus, 'worked.gpus')} GPUs**.",
@@ -388,26 +388,27 @@ def worked_example(cat: Catalog) -> str:
 
 def engine_example(cat: Catalog) -> str:
     """What a serving engine deploys for the same model, step by step, as Markdown with figure spans."""
-    ns = InterconnectPage.of(cat).namespace()
-    b, f8 = ns["d405_bf16"], ns["d405_fp8"]
+    ns = InterconnectPage.of(cat)
+    deps = ns.namespace()  # the deployments join the page's names in a loop (`extend`): not typed attributes
+    b, f8 = deps["d405_bf16"], deps["d405_fp8"]
     h, e = fmt.fig_html, fmt.escape_markdown  # figures as spans; data text (names, messages) escaped as Markdown
     lines = [
         f"1. **Parameters from the architecture.** The layers of its `config.json` add up to "
         f"{h(b.params, 'engine.params')} parameters, not the name's round figure. In {e(b.precision)}, with the "
         f"embedding and the LM head unquantized as the checkpoint keeps them, one copy is "
         f"{h(b.weight, 'engine.weight')}; in {e(f8.precision)}, {h(f8.weight, 'engine.weight_fp8')}.",
-        f"2. **What the card reports.** The {e(ns['gpu_name'])} reports {h(ns['capacity'], 'engine.capacity')} "
-        f"to the engine, not the label's {h(ns['gpu_memory'], 'engine.label')}.",
-        f"3. **The engine's pool.** The engine may use {h(ns['utilization'], 'engine.utilization')} of it, "
-        f"{h(ns['pool'], 'engine.pool')} per GPU, and that pool holds everything: the weights, the activation peak "
-        f"({h(ns['activations'], 'engine.activations')}), memory outside PyTorch "
-        f"({h(ns['non_torch'], 'engine.non_torch')}) and the KV cache of the scenario's "
-        f"{h(ns['concurrency'], 'engine.concurrency')} sequence of {h(ns['context'], 'engine.context')}.",
-        f"4. **Whole heads per GPU.** {h(ns['heads_405'], 'engine.heads')} attention heads and "
-        f"{h(ns['kv_heads_405'], 'engine.kv_heads')} KV heads: the TP degrees inside a node are "
-        f"{ns['valid_tp_405']}.",
-        f"5. **The layout.** Chosen by policy ({e(ns['policy_name'])}): {e(b.precision)} on one node is refused "
-        f"({e(ns['one_node_refusal'])}), so it runs as **{b.layout}**, **{h(b.gpus, 'engine.gpus')} GPUs** over "
+        f"2. **What the card reports.** The {e(ns.gpu_name)} reports {h(ns.capacity, 'engine.capacity')} "
+        f"to the engine, not the label's {h(ns.gpu_memory, 'engine.label')}.",
+        f"3. **The engine's pool.** The engine may use {h(ns.utilization, 'engine.utilization')} of it, "
+        f"{h(ns.pool, 'engine.pool')} per GPU, and that pool holds everything: the weights, the activation peak "
+        f"({h(ns.activations, 'engine.activations')}), memory outside PyTorch "
+        f"({h(ns.non_torch, 'engine.non_torch')}) and the KV cache of the scenario's "
+        f"{h(ns.concurrency, 'engine.concurrency')} sequence of {h(ns.context, 'engine.context')}.",
+        f"4. **Whole heads per GPU.** {h(ns.heads_405, 'engine.heads')} attention heads and "
+        f"{h(ns.kv_heads_405, 'engine.kv_heads')} KV heads: the TP degrees inside a node are "
+        f"{ns.valid_tp_405}.",
+        f"5. **The layout.** Chosen by policy ({e(ns.policy_name)}): {e(b.precision)} on one node is refused "
+        f"({e(ns.one_node_refusal)}), so it runs as **{b.layout}**, **{h(b.gpus, 'engine.gpus')} GPUs** over "
         f"**{h(b.nodes, 'engine.nodes')} nodes**; its busiest GPU holds {h(b.weights_per_gpu, 'engine.weights_per_gpu')} "
         f"of weights, {h(b.used_per_gpu, 'engine.used_per_gpu')} of its {h(b.pool, 'engine.pool')} pool. "
         f"In {e(f8.precision)} it is **{f8.layout}** on **{h(f8.gpus, 'engine.gpus_fp8')} GPUs** in "

@@ -764,29 +764,29 @@ def _comm(cat: Catalog, d: Deployment) -> Comm:
 
 def worked_example(cat: Catalog) -> str:
     """The worked example, step by step, as Markdown with figure spans."""
-    ns = ParallelismPage.of(cat).namespace()
-    w, c = ns["w"], vars(ns["cw"])
+    ns = ParallelismPage.of(cat)
+    w, c = ns.w, vars(ns.cw)
     h = fmt.fig_html
     lines = [
-        f"1. **Layout.** Chosen by policy ({ns['policy_name']}): {ns['worked_layout']}, a TP group of "
+        f"1. **Layout.** Chosen by policy ({ns.policy_name}): {ns.worked_layout}, a TP group of "
         f"{h(w.tp, 'worked.tp')} GPUs inside each node and {h(w.pp, 'worked.pp')} pipeline stages, one per node, "
         f"{h(w.gpus_rented, 'worked.gpus')} GPUs in all.",
-        f"2. **One all-reduce.** Hidden size {h(w.hidden, 'worked.hidden')} × {h(ns['act_bytes'], 'worked.act_bytes')} "
+        f"2. **One all-reduce.** Hidden size {h(w.hidden, 'worked.hidden')} × {h(ns.act_bytes, 'worked.act_bytes')} "
         f"bytes = {h(w.message, 'worked.message')} for one token.",
         f"3. **Which algorithm.** On NVLink the engine counts {h(c['nvl_bw'], 'worked.nvl_bw')} achieved one way "
-        f"({h(c['link_fraction'], 'worked.link_fraction')} of {h(ns['nvlink'], 'worked.nvlink')}) and "
+        f"({h(c['link_fraction'], 'worked.link_fraction')} of {h(ns.nvlink, 'worked.nvlink')}) and "
         f"{h(c['nvl_hop'], 'worked.nvl_hop')} per hop. A ring pays {h(c['ring_hops'], 'worked.ring_hops')} hops: "
         f"{h(c['ring_1'], 'worked.ring_1')}; two-shot pays two: {h(c['two_1'], 'worked.two_1')}; one-shot pays one "
         f"hop and sends the whole message to each of the other GPUs: {h(c['one_1'], 'worked.one_1')}. The cheapest, "
-        f"{ns['alg_1']}, takes {h(c['ar_1'], 'worked.ar_1')}.",
-        f"4. **Per token.** {h(ns['allreduces_per_layer'], 'worked.allreduces_per_layer')} all-reduces per layer × "
+        f"{ns.alg_1}, takes {h(c['ar_1'], 'worked.ar_1')}.",
+        f"4. **Per token.** {h(ns.allreduces_per_layer, 'worked.allreduces_per_layer')} all-reduces per layer × "
         f"{h(w.layers, 'worked.layers')} layers = {h(w.allreduces, 'worked.allreduces')} all-reduces, one after "
         f"another: {h(c['tp_1'], 'worked.tp_1')}, of which {h(c['lat_1'], 'worked.lat_1')} is hop latency and "
         f"{h(c['bytes_1'], 'worked.bytes_1')} moving bytes.",
         f"5. **The PP boundary.** One send of the hidden state between the nodes, over the network: a hop and the "
         f"bytes, {h(c['pp_send'], 'worked.pp_send')}, once per token.",
         f"6. **The rest of the step.** The engine's roofline: reading the weights and the KV cache at "
-        f"{h(c['hbm_fraction'], 'worked.hbm_fraction')} of {h(ns['hbm'], 'worked.hbm')} takes "
+        f"{h(c['hbm_fraction'], 'worked.hbm_fraction')} of {h(ns.hbm, 'worked.hbm')} takes "
         f"{h(c['mem_1'], 'worked.mem_1')} over the stages in turn, the arithmetic {h(c['compute_1'], 'worked.compute_1')}, "
         f"and the fixed {h(c['layer_overhead'], 'worked.layer_overhead')} per layer "
         f"{h(c['overhead_1'], 'worked.overhead_1')}. With the communication: {h(c['step_1'], 'worked.step_1')} per token.",
@@ -795,7 +795,7 @@ def worked_example(cat: Catalog) -> str:
         f"{h(c['old_share'], 'worked.old_share')}.",
         f"8. **At a serving batch.** {h(c['serving'], 'worked.serving')} sequences, decoded as "
         f"{h(w.pp, 'worked.pp')} micro-batches of {h(c['micro'], 'worked.micro')}: each all-reduce carries "
-        f"{h(c['msg_s'], 'worked.msg_s')} by {ns['alg_s']}, communication takes {h(c['tp_s'], 'worked.tp_s')} "
+        f"{h(c['msg_s'], 'worked.msg_s')} by {ns.alg_s}, communication takes {h(c['tp_s'], 'worked.tp_s')} "
         f"of a {h(c['step_s'], 'worked.step_s')} step ({h(c['share_s'], 'worked.share_s')}), "
         f"{h(c['over_compute_s'], 'worked.over_compute_s')} the step's arithmetic.",
     ]
