@@ -31,7 +31,7 @@ SHORT_PAYLOAD = "<b onclick>"
 
 """For names and what chart labels show: a chart refuses a label too long for its slot (at 375 px a bar's line
 holds about 44 characters, a group's slot about 20), which the long payload would be. A name is also cut to a
-short stem, numbered to stay unique: "NVIDIA7<b onclick>"."""
+short stem, numbered to stay unique: "NVID7<b onclick>"."""
 
 SHORT_FIELDS = ("name", "memory_type")
 
@@ -81,6 +81,7 @@ def plant_payloads(data_dir: Path) -> int:
     """Append PAYLOAD to every string field the loader (text checks off) still accepts; return how many."""
     docs = {f: yaml.safe_load((data_dir / f"{f}.yaml").read_text()) for f in data_mod.FILES}
     planted: dict[tuple[str, tuple[Any, ...]], str] = {}
+    names = 0
     for f, doc in docs.items():
         for path, value in _leaves(doc):
             if len(path) < 2 or (f == "precisions" and path[-1] == "name"):  # legend: no room for a payload
@@ -88,7 +89,8 @@ def plant_payloads(data_dir: Path) -> int:
             if path[-1] == "url":
                 new = URL_PAYLOAD
             elif path[-1] == "name":
-                new = f"{re.sub(r'[^A-Za-z]', '', value)[:6]}{len(planted)}{SHORT_PAYLOAD}"
+                names += 1
+                new = f"{re.sub(r'[^A-Za-z]', '', value)[:4]}{names}{SHORT_PAYLOAD}"
             else:
                 new = value + (SHORT_PAYLOAD if path[-1] in SHORT_FIELDS else PAYLOAD)
             _set(doc, path, new)

@@ -1,0 +1,221 @@
+"""The HBM page, read back from the built HTML: the figures it shows are the hand-derived ones.
+
+The page sizes through the engine for the reference scenario (one sequence of 8,192 tokens, BF16
+KV cache, vLLM's pool of 0.9 x the reported memory, 2 GiB of activations and 0.5 GiB outside
+PyTorch). The expected values below are worked out by hand from config.json shapes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from snippets.data import Catalog
+
+from snippets.engine import Layout
+
+from snippets.engine.deployment import RefusedLayout, setting
+
+from snippets.pages.scenario import SERVING, reference
+
+from ..conftest import Build, figures, text, value
+
+GB = 1e9
+
+GIB = 2**30
+
+H100 = 3.35e12                    # H100 SXM datasheet, bytes/s, shared
+
+A100 = 2.039e12                   # A100 80GB SXM datasheet, bytes/s, shared
+
+H100_REPORTED = 81559 * 2**20     # nvidia-smi total: 85,520,809,984 bytes = 79.65 GiB
+
+A100_REPORTED = 81920 * 2**20
+
+POOL = 0.9 * H100_REPORTED        # vllm-default: 71.68 GiB
+
+RUNTIME = (1.26 + 1.79) * GIB     # vllm-default: activation peak 1.26 GiB + non-torch 1.79 GiB (vLLM's log)
+
+CTX = 8192
+
+# Llama 3.1 70B: 80 layers, hidden 8192, vocab 128,256, untied embedding and LM head, 8 KV heads of 128
+P70 = 70_553_706_496              # parameters from the architecture
+
+NORMS70 = (2 * 80 + 1) * 8192     # RMSNorm weights, kept whole on every GPU
+
+VOCAB70 = 2 * 128_256 * 8192      # embedding + LM head
+
+LINEAR70 = P70 - NORMS70 - VOCAB70
+
+KV70 = 2 * 80 * 8 * 128 * 2       # 327,680 bytes per token, BF16
+
+# TP2 in BF16: half of everything but the norms
+W70_TP2 = ((P70 - NORMS70) / 2 + NORMS70) * 2          # 70,555,025,408 bytes per GPU
+
+KV70_TP2 = KV70 / 2 * CTX                              # 1,342,177,280 bytes per GPU
+
+# FP8: linear weights 1 byte, the embedding, LM head and norms 2 bytes
+W70_FP8_TP2 = LINEAR70 / 2 + VOCAB70 / 2 * 2 + NORMS70 * 2   # 36,329,504,768 bytes per GPU
+
+W70_FP8 = LINEAR70 + VOCAB70 * 2 + NORMS70 * 2               # 72,656,371,712 bytes, one copy
+
+# Llama 3.1 405B in BF16 on TP8 x PP2 (63 + 63 layers): per GPU, per stage
+L405 = (2 * 16384 * 16384 + 2 * 16384 * 1024 + 3 * 16384 * 53248) / 8 + 2 * 16384   # one layer on one GPU
+
+EMB405 = 128_256 * 16384 / 8
+
+STAGES405 = 2 * (63 * L405 + EMB405) + 16384          # parameters: stage 1 + stage 2 (final norm)
+
+KV405_GPU = 2 * 63 * 1 * 128 * 2 * CTX                # one KV head per GPU, each stage
+
+STEP405 = STAGES405 * 2 + 2 * KV405_GPU               # the stages in turn: 101,999,083,520 bytes
+
+KV405 = 2 * 126 * 8 * 128 * 2                         # 516,096 bytes per token, whole model
+
+@pytest.fixture(scope="module")
+def page(built: Build):
+    return built.page("hbm/index.html")
+
+@pytest.mark.parametrize(
+    ("name", "expected", "shown"),
+    [
+        ("gpu_label", 80, "80 GB"),
+        ("gpu_label_gib", 80e9 / GIB, "74.5 GiB"),
+        ("gpu_reported_mib", 81559, "81,559 MiB"),
+        ("gpu_reported", H100_REPORTED / GIB, "79.6 GiB"),
+        ("gpu_reported_gb", H100_REPORTED / GB, "85.5 GB"),
+        ("pool", POOL / GIB, "71.7 GiB"),
+        ("utilization", 90, "90%"),
+        ("gib_gap", (GIB / GB - 1) * 100, "7.4%"),
+        ("hbm", 3.35, "3.35 TB/s"),
+        ("hbm_old", 2.039, "2.04 TB/s"),
+        ("sweep", H100_REPORTED / H100 * 1e3, "25.5 ms"),
+        ("sweep_old", A100_REPORTED / A100 * 1e3, "42.1 ms"),
+        ("intensity", 1, "1"),                                  # 2 FLOP / 2 bytes
+        ("ridge_old", 312e12 / A100, "153"),                    # 312 TFLOP/s dense BF16 / 2,039 GB/s
+        ("ridge", 989.5e12 / H100, "295"),                      # 1,979 sparse / 2 = 989.5 dense
+        ("worked.params", P70 / 1e9, "70.55B"),
+        ("w.weight", P70 * 2 / GB, "141.1 GB"),
+        ("w.weights_gpu", W70_TP2 / GB, "70.6 GB"),
+        ("w.tps_weights", H100 / W70_TP2, "47.5"),
+        ("w.kv_context_gpu", KV70_TP2 / GB, "1.34 GB"),
+        ("w.tps_kv", H100 / (W70_TP2 + KV70_TP2), "46.6"),
+        ("w.max_seq", 2, "2"),                                  # (71.68 - 65.71 - 2.5) GiB / 1.25 GiB = 2.8
+        ("kv_max", 131072 * KV70 / GB, "42.9 GB"),              # the full 128K context
+        ("s8.one_gpu_tps", H100 / (405_853_388_800 + 2 * 128_256 * 16384) * 1, "8.2"),
+        ("s405.gpus", 16, "16"),
+        ("s405.tps_kv", H100 / STEP405, "32.8"),                # two stages in turn, TP8 each
+        ("s405.kv_token", KV405, "516,096 bytes"),
+        ("lean.max_seq", 27, "27"),                             # (71.68 - 33.83 - 3.05) / 1.25 = 27.8
+        ("hbm_over_gen5", 3350 / (32 * 16 * 128 / 130 / 8), "53×"),   # PCIe 5.0 x16: 63.0 GB/s each way
+    ],
+)
+def test_prose_figures(page, name: str, expected: float, shown: str) -> None:
+    assert value(page, name) == pytest.approx(expected, rel=1e-3 if name == "s8.one_gpu_tps" else 1e-6)
+    assert text(page, name) == shown
+
+def test_page_names_its_binary_and_decimal_units(page) -> None:
+    assert value(page, "gb") == GB and value(page, "gib") == GIB
+
+def test_worked_example_steps(page) -> None:
+    assert value(page, "worked.weight") == pytest.approx(P70 * 2 / GB)
+    assert value(page, "worked.gpus") == 2
+    assert value(page, "worked.kv_token") == KV70
+    assert value(page, "worked.kv_token_gpu") == KV70 / 2
+    assert value(page, "worked.context") == CTX
+    assert value(page, "worked.step_weights") == pytest.approx(W70_TP2 / H100 * 1e3)
+    assert value(page, "worked.tps_kv") == pytest.approx(H100 / (W70_TP2 + KV70_TP2))
+    free = POOL - W70_TP2 - RUNTIME - KV70_TP2
+    assert value(page, "worked.free_gib") == pytest.approx(free / GIB)
+
+def test_gpu_table_shows_label_and_report(page) -> None:
+    for gpu, bw, reported in (("NVIDIA A100 80GB SXM", 2039, A100_REPORTED), ("NVIDIA H100 SXM", 3350, H100_REPORTED)):
+        assert value(page, f"gpus[{gpu}][Label]") == 80
+        assert value(page, f"gpus[{gpu}][Reported (GiB)]") == pytest.approx(reported / GIB)
+        assert value(page, f"gpus[{gpu}][Bandwidth]") == pytest.approx(bw)
+        assert figures(page)[f"gpus[{gpu}][Bandwidth]"]["data-basis"] == "shared by reads and writes"
+        assert value(page, f"gpus[{gpu}][Read all of it once]") == pytest.approx(reported / (bw * 1e9) * 1e3)
+
+def test_what_fits_table(page) -> None:
+    fp8 = "fits[FP8]"
+    assert value(page, f"{fp8}[Weights]") == pytest.approx(W70_FP8 / GB)
+    assert value(page, f"{fp8}[Pool must hold]") == pytest.approx((W70_FP8 + RUNTIME + KV70 * CTX) / GIB)
+    table = next(t for t in page.select("table") if "Fits one card?" in t.get_text())
+    verdicts = {tr.find("td").get_text(): tr.find_all("td")[6].get_text() for tr in table.select("tbody tr")}
+    # FP8 weights (67.7 GiB) sit in the 71.7 GiB pool, but not with 2.5 GiB of runtime and 2.5 GiB of KV
+    assert verdicts == {"FP32": "No", "BF16": "No", "FP8": "No", "INT8": "No", "INT4": "Yes"}
+
+def test_ceiling_table(page) -> None:
+    row = "ceiling[Llama 3.1 405B BF16 on H100 SXM]"
+    assert value(page, f"{row}[One sequence]") == pytest.approx(H100 / STEP405)
+    # pipelining adds no bandwidth to one sequence: no more than TP8 reading all of the weights
+    assert value(page, f"{row}[One sequence]") < 8 * H100 / (405_853_388_800 * 2)
+    row = "ceiling[Llama 3.1 70B FP8 on H100 SXM]"
+    assert value(page, f"{row}[Weights only]") == pytest.approx(H100 / W70_FP8_TP2)
+    assert value(page, f"{row}[Per GPU-hour]") == pytest.approx(H100 / (W70_FP8_TP2 + KV70_TP2) / 2 * 3600)
+    table = next(t for t in page.select("table") if "Matrix math in" in t.get_text())
+    math_in = {tr.find("td").get_text(): tr.find_all("td")[4].get_text() for tr in table.select("tbody tr")}
+    assert math_in["Llama 3.1 70B FP8 on A100 80GB SXM"] == "BF16 (weight-only FP8)"
+    assert math_in["Llama 3.1 70B FP8 on H100 SXM"] == "FP8"
+
+def test_batch_table_stops_at_what_fits(page) -> None:
+    names = [n for n in figures(page) if n.startswith("batch[") and n.endswith("[Sequences]")]
+    batches = sorted(int(value(page, n)) for n in names)
+    assert batches == [1, 2, 4, 8, 16, 27]
+    assert value(page, "batch[27][Replica ceiling]") == pytest.approx(27 * H100 / (W70_FP8_TP2 + 27 * KV70_TP2))
+    one = value(page, "ceiling[Llama 3.1 70B FP8 on H100 SXM][One sequence]")
+    assert value(page, "batch[1][Replica ceiling]") == pytest.approx(one)
+
+def test_the_old_reserve_reading_is_gone(page) -> None:
+    body = page.select_one("article").get_text()
+    assert "12.5" not in body and "runtime-reserve" not in body and "with reserve" not in body
+
+def test_claims_are_marked_and_hold(page) -> None:
+    claims = page.select("span.sa-claim")
+    assert len(claims) >= 12
+    for c in claims:
+        assert c["title"].startswith("Checked at build time")
+
+def test_quiz_answers_are_folded(page) -> None:
+    quiz = page.find(id="check-your-understanding")
+    questions = quiz.find_next("ol").find_all("li", recursive=False)
+    answers = [d for d in page.select("details") if "Answers" in d.find("summary").get_text()]
+    assert len(answers) == 1 and not answers[0].has_attr("open")
+    assert len(answers[0].select("ol > li")) == len(questions) == 5
+    assert "516,096 bytes" in answers[0].get_text()
+    # applied problems, not recall
+    for recall in ("Why does generating text", "How much of an"):
+        assert recall not in quiz.find_next("ol").get_text()
+
+def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
+    r = reference(catalog)
+    # one card of Llama 3.1 8B in FP8: the sequences its KV room holds, and the ceiling with all of them decoding
+    d = r.deployment("llama-3.1-8b", "fp8", layout=Layout(1))
+    n = d.max_concurrency
+    assert value(page, "q1.max_seq") == n == 60
+    assert value(page, "q1_room") == pytest.approx(d.memory.kv_room / GIB)
+    assert value(page, "q1_room") == pytest.approx((POOL - d.memory.weights - RUNTIME) / GIB)
+    assert value(page, "q1_tps") == pytest.approx(n * H100 / d.decode_step_bytes(n))
+    assert value(page, "q1_tps_seq") == pytest.approx(H100 / d.decode_step_bytes(n))
+    assert value(page, "q1_intensity") == pytest.approx(2 * n / 1)            # 2 FLOP per FP8 byte per sequence
+    assert value(page, "q1_ridge") == pytest.approx(1979e12 / H100)           # 3,958 sparse FP8 / 2
+    # the serving load on Llama 3.1 70B BF16: the smallest TP whose memory holds all 32 sequences of 8K
+    need = reference(catalog, SERVING).scenario.concurrency
+    fits = {t: r.deployment("llama-3.1-70b", "bf16", layout=Layout(t), concurrency=need, context_tokens=CTX)
+            for t in (4, 8)}
+    assert all(x.memory.fits and x.max_concurrency >= need for x in fits.values())
+    with pytest.raises(RefusedLayout):
+        r.deployment("llama-3.1-70b", "bf16", layout=Layout(2), concurrency=need, context_tokens=CTX)
+    assert value(page, "q5_need") == need == 32
+    assert value(page, "q5_gpus") == 4
+    assert value(page, "q5_hi.seqs") == fits[4].max_concurrency == 57
+    assert value(page, "q5_lo.seqs") == setting(r.eng, "llama-3.1-70b", "bf16", SERVING).memory(Layout(2)).max_sequences
+    assert value(page, "q5_lo.room") == pytest.approx((POOL - W70_TP2 - RUNTIME) / GIB)
+
+def test_links_to_the_companion_pages(page) -> None:
+    hrefs = {a["href"] for a in page.select("article a[href]")}
+    for target in ("../interconnect/", "../precision/", "../parallelism/"):
+        assert any(h.startswith(target) for h in hrefs), target
+
+def test_sources_include_the_scenario_and_the_pool(page) -> None:
+    body = page.get_text()
+    assert "data/scenarios.yaml" in body and "vllm-default" in body

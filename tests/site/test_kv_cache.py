@@ -1,0 +1,145 @@
+"""The KV-cache page, read back from the built HTML: its figures are the hand-derived ones and the engine's.
+
+By hand, from config.json shapes (BF16 KV cache, 2 bytes per element):
+- GPT-3 175B (MHA): 2 x 96 layers x 96 heads x 128 x 2 = 4,718,592 bytes per token.
+- Llama 3.1 70B (GQA): 2 x 80 x 8 KV heads x 128 x 2 = 327,680 bytes per token; per GPU at TP2 163,840,
+  at TP4 81,920, at TP8 and TP16 40,960 (one KV head per GPU, replicated twice at TP16).
+- DeepSeek-V3 (MLA): 61 x (512 + 64) x 2 = 70,272 bytes per token.
+- gpt-oss-120b: 36 layers, 18 of them a 128-token window; at 8,192 tokens
+  2 x (18 + 18 x 128 / 8192) x 8 x 64 x 2 = 37,440 bytes per token on average (73,728 unbounded).
+The pool is vllm-default's 0.9 x 81,559 MiB = 71.68 GiB; the runtime 1.26 + 1.79 GiB.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from snippets.data import Catalog
+
+from snippets.engine import Layout
+
+from snippets.engine.deployment import setting
+
+from snippets.engine.timing import predict
+
+from snippets.pages.scenario import SERVING, reference
+
+from ..conftest import Build, text, value
+
+GIB = 2**30
+
+CTX = 8192
+
+POOL = 0.9 * 81559 * 2**20
+
+RUNTIME = (1.26 + 1.79) * GIB
+
+KV70 = 2 * 80 * 8 * 128 * 2
+
+LONGEST = 131072
+
+@pytest.fixture(scope="module")
+def page(built: Build):
+    return built.page("kv-cache/index.html")
+
+@pytest.mark.parametrize(
+    ("name", "expected", "shown"),
+    [
+        ("mha_tok", 2 * 96 * 96 * 128 * 2, "4,718,592 bytes"),
+        ("gqa_tok", KV70, "327,680 bytes"),
+        ("mla_tok", 61 * (512 + 64) * 2, "70,272 bytes"),
+        ("swa_tok", 2 * (18 + 18 * 128 / 8192) * 8 * 64 * 2, "37,440 bytes"),
+        ("swa_full", 2 * 36 * 8 * 64 * 2, "73,728 bytes"),
+        ("gqa_seq", KV70 * CTX / 1e9, "2.68 GB"),
+        ("long_seq", KV70 * LONGEST / 1e9, "42.9 GB"),
+        ("context_max", LONGEST, "131,072"),
+        ("small_tok", 2 * 32 * 8 * 128 * 2, "131,072 bytes"),
+        ("rep_hi_gpu", KV70 / 8, "40,960 bytes"),
+        ("rep_copies", 2, "2"),
+        ("partial_paged", math.ceil(6145 / 16) * 16, "6,160"),
+        ("partial_waste", 15, "15"),
+        ("reserve_waste", (1 - CTX / LONGEST) * 100, "93.8%"),
+    ],
+)
+def test_prose_figures(page, name: str, expected: float, shown: str) -> None:
+    assert value(page, name) == pytest.approx(expected, rel=1e-9)
+    assert text(page, name) == shown
+
+def test_worked_example_by_hand(page) -> None:
+    # TP2: half of the weights but the norms on each GPU; TP4: a quarter. 32 sequences of 8,192 tokens.
+    for key, tp, fits in (("w_lo", 2, False), ("w_hi", 4, True)):
+        weights = value(page, f"{key}.weights") * GIB
+        room = POOL - weights - RUNTIME
+        assert value(page, f"{key}.pool") == pytest.approx(POOL / GIB)
+        assert value(page, f"{key}.runtime") == pytest.approx(RUNTIME / GIB)
+        assert value(page, f"{key}.kv_room") == pytest.approx(room / GIB)
+        assert value(page, f"{key}.kv_token_gpu") == KV70 / tp
+        per_seq = KV70 / tp * CTX
+        assert value(page, f"{key}.kv_per_seq") == pytest.approx(per_seq / GIB)
+        assert value(page, f"{key}.kv_need") == pytest.approx(32 * per_seq / GIB)
+        assert value(page, f"{key}.max_seq") == math.floor(room / per_seq)
+        assert (weights + RUNTIME + 32 * per_seq <= POOL) is fits
+    assert value(page, "w_lo.max_seq") == 2 and value(page, "w_hi.max_seq") == 57
+
+def test_figures_match_the_engine(page, catalog: Catalog) -> None:
+    r = reference(catalog)
+    serving = reference(catalog, SERVING).deployment("llama-3.1-70b", "bf16")
+    assert serving.layout.label == "TP4"
+    assert f"chooses the same {serving.layout.label}" in page.get_text()
+    assert value(page, "serving_max") == serving.max_concurrency
+    # the quiz's answer: the smallest TP of one node whose KV cache holds the serving scenario's 32 sequences
+    st = setting(r.eng, "llama-3.1-70b", "bf16", SERVING)
+    smallest = next(t for t in (1, 2, 4, 8) if st.memory(Layout(t)).max_sequences >= 32)
+    assert value(page, "answer_gpus") == smallest == 4
+    # FP8 KV cache: twice the sequences
+    fp8 = setting(r.eng, "llama-3.1-70b", "bf16", "reference", kv_precision="fp8")
+    assert value(page, "n_fp8") == fp8.memory(Layout(4)).max_sequences == 2 * value(page, "n_bf16")
+    # 128K: on TP4 and on the whole node
+    long = setting(r.eng, "llama-3.1-70b", "bf16", "reference", context_tokens=LONGEST)
+    assert value(page, "long_serving") == long.memory(Layout(4)).max_sequences == 3
+    assert value(page, "long_node") == long.memory(Layout(8)).max_sequences
+
+def test_tables_read_back(page, catalog: Catalog) -> None:
+    assert value(page, "kv[Llama 3.1 70B][Bytes per token]") == KV70
+    assert value(page, "kv[DeepSeek-V3][Bytes per token]") == 70272
+    assert value(page, "kv[Llama 3.1 70B][One sequence, longest]") == pytest.approx(KV70 * LONGEST / 1e9)
+    assert value(page, "pool[Llama 3.1 70B BF16, TP4][Sequences, scenario context]") == 57
+    assert value(page, "pool[Llama 3.1 70B BF16, TP4][Same, FP8 KV cache]") == 114
+    assert value(page, "replication[TP16][KV per token, one GPU]") == value(page, "replication[TP8][KV per token, one GPU]")
+    assert value(page, "replication[TP16][KV per token, whole group]") == 2 * KV70
+    # cost: the engine's prediction at the KV cache's max concurrency, $2.99 per GPU-hour in 8-GPU instances
+    r = reference(catalog)
+    for tp in (2, 4, 8):
+        d = r.deployment("llama-3.1-70b", "bf16", layout=Layout(tp))
+        p = predict(d, concurrency=d.max_concurrency)
+        row = f"cost[TP{tp}, BF16 KV cache]"
+        assert value(page, f"{row}[Sequences held]") == d.max_concurrency
+        assert value(page, f"{row}[Replica per hour]") == pytest.approx(tp * 2.99)
+        assert value(page, f"{row}[Per million output tokens]") == pytest.approx(p.usd_per_mtok_output)
+        assert value(page, f"{row}[Sequences per $/hour]") == pytest.approx(d.max_concurrency / (tp * 2.99))
+
+def test_chart_is_drawn(page) -> None:
+    svg = page.select_one("svg#kv-chart, svg[aria-labelledby^='kv-chart']")
+    assert svg is not None
+    assert "35.8 GiB" in page.select_one("figure.sa-figure figcaption").get_text()
+
+def test_claims_are_marked_and_hold(page) -> None:
+    claims = page.select("span.sa-claim")
+    assert len(claims) >= 15
+    for c in claims:
+        assert c["title"].startswith("Checked at build time")
+
+def test_quiz_answers_are_folded_and_match_questions(page) -> None:
+    quiz = page.find(id="check-your-understanding")
+    questions = quiz.find_next("ol").find_all("li", recursive=False)
+    answers = [d for d in page.select("details") if "Answers" in d.find("summary").get_text()]
+    assert len(answers) == 1 and not answers[0].has_attr("open")
+    assert len(answers[0].select("ol > li")) == len(questions) == 5
+    assert answers[0].select("ol > li")[0].get_text().startswith("4 (TP4)")
+
+def test_linked_from_home_and_hbm(built: Build) -> None:
+    for rel, prefix in (("index.html", "kv-cache/"), ("hbm/index.html", "../kv-cache/")):
+        hrefs = {a["href"] for a in built.page(rel).select("article a[href]")}
+        assert any(h.startswith(prefix) for h in hrefs), rel

@@ -1,0 +1,51 @@
+"""The notebook page as the built site shows it: executed, without errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bs4 import BeautifulSoup, Tag
+
+from snippets.data import Catalog
+
+from snippets.pages.scenario import reference
+
+from snippets.render.charts import (
+    LOG_AXIS_DECADES,
+    Bar,
+    bars,
+    decade_ticks,
+    decades,
+    figure,
+    grouped_bars,
+    log_bars,
+    nice_ticks,
+    tier_bars,
+    wants_log_axis,
+)
+
+from ..conftest import Build, run_build, value
+
+
+def test_notebook_page_is_executed_without_errors(built: Build, catalog: Catalog) -> None:
+    page = built.page("notebooks/size-your-deployment/index.html")
+    outputs = page.select(".jp-OutputArea-output")
+    assert len(outputs) >= 4
+    assert not page.select('[data-mime-type="application/vnd.jupyter.stderr"]')
+    text = page.get_text()
+    assert "Traceback" not in text and "Error" not in text
+    # the notebook's default choice: Llama 3.1 405B in FP8 on an HGX H100 -> 410.1 GB, TP8 on 8 GPUs, one node
+    assert value(page, "notebook-sizing[Weight memory, one copy][Value]") == pytest.approx(410.06, abs=0.01)
+    assert value(page, "notebook-sizing[GPUs][Value]") == 8
+    assert value(page, "notebook-sizing[Nodes][Value]") == 1
+    # every figure is the engine's own, not a re-derivation: the same deployment, read back
+    d = reference(catalog).deployment("llama-3.1-405b", "fp8")
+    assert value(page, "notebook-memory[Weights][Value]") == pytest.approx(d.memory.weights / 2**30)
+    assert value(page, "notebook-memory[Sequences the KV cache can hold][Value]") == d.max_concurrency
+    # the pipelined ceiling: HBM bandwidth over the bytes the stages read in turn, 3.35 TB/s / ~51.8 GB
+    assert value(page, "notebook-ceiling[Tokens per second, ceiling][Value]") == pytest.approx(d.decode_ceiling)
+    assert d.decode_ceiling == pytest.approx(3.35e12 / d.decode_step_bytes(1))
+    assert (built.site / "notebooks/size-your-deployment/size-your-deployment.py").is_file()
+    assert page.select_one('a[href="size-your-deployment.py"]') is not None

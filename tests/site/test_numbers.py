@@ -1,0 +1,52 @@
+""""How the numbers are made", read back from the built HTML: the trail and the counts are the data's."""
+
+from __future__ import annotations
+
+import pytest
+
+from snippets.data import FILES, Catalog
+
+from snippets.pages.scenario import reference
+
+from ..conftest import Build, figures, text, value
+
+@pytest.fixture(scope="module")
+def page(built: Build):
+    return built.page("how-the-numbers-are-made/index.html")
+
+def test_the_trail_is_the_engines_deployment(page, catalog: Catalog) -> None:
+    # Llama 3.1 70B in BF16 on an HGX H100 for the reference scenario, as the engine deploys it:
+    # 70.55e9 parameters from the architecture x 2 bytes = 141.1 GB; the H100 reports 81,559 MiB = 79.6 GiB,
+    # vLLM's pool is 0.9 of it = 71.7 GiB; one GPU cannot hold 131.4 GiB of weights, TP2 can (65.7 GiB each)
+    assert value(page, "trail[Parameters][Figure]") == pytest.approx(70.55, abs=0.01)
+    assert value(page, "trail[Bytes per parameter][Figure]") == 2
+    assert value(page, "trail[Weight memory][Figure]") == pytest.approx(141.1, abs=0.05)
+    assert value(page, "trail[Memory the GPU reports][Figure]") == pytest.approx(81559 / 1024)
+    assert value(page, "trail[The engine's pool][Figure]") == pytest.approx(0.9 * 81559 / 1024)
+    assert value(page, "trail[Activations and runtime][Figure]") == pytest.approx(1.26 + 1.79, abs=0.05)
+    assert value(page, "trail[GPUs][Figure]") == 2
+    # the same deployment the engine gives, and the prose shows the same figures as the table
+    d = reference(catalog).deployment("llama-3.1-70b", "bf16")
+    assert value(page, "trail[GPUs][Figure]") == d.gpus and d.layout.label == "TP2"
+    assert value(page, "trail[KV cache per GPU][Figure]") == pytest.approx(d.memory.kv_cache / 2**30)
+    assert text(page, "weight") == "141.1 GB"
+    assert value(page, "gpus") == 2
+
+def test_counts_are_the_catalogs(page, catalog: Catalog) -> None:
+    entries = sum(len(getattr(catalog, name)) for name in FILES)
+    sources = sum(len(e.sources) for name in FILES for e in getattr(catalog, name).values())
+    assert value(page, "tables") == len(FILES)
+    assert value(page, "entries") == entries
+    assert value(page, "sources") == sources
+    rows = {n: v for n, v in ((n, float(el["data-value"])) for n, el in figures(page).items()) if n.startswith("tables[")}
+    assert sum(v for n, v in rows.items() if n.endswith("[Entries]")) == entries
+    assert sum(v for n, v in rows.items() if n.endswith("[Sources cited]")) == sources
+
+def test_claims_hold_and_are_marked(page) -> None:
+    claims = {el["data-claim"] for el in page.select("span.sa-claim")}
+    assert claims == {"more_than_one_gpu", "every_entry_sourced"}
+
+def test_the_page_is_second_in_the_nav(built: Build) -> None:
+    home = built.page("index.html")
+    links = [a["href"] for a in home.select("nav.md-nav--primary a.md-nav__link[href]") if not a["href"].startswith("#")]
+    assert links[:2] == [".", "how-the-numbers-are-made/"]

@@ -1,0 +1,223 @@
+"""The parallelism page and its page model: TP's communication is the engine's α–β time model, recomputed here
+through the engine (never from hard-coded fractions: the time model's fitted values may move), and the built page
+shows those figures."""
+
+from __future__ import annotations
+
+import json
+
+import math
+
+import re
+
+import pytest
+
+from snippets.data import Catalog
+
+from snippets.engine import Layout
+
+from snippets.engine.timing import allreduce, forward, pp_link, predict, send, tp_link
+
+from snippets.pages.parallelism import (
+    algorithm_times,
+    bubble,
+    compute_bound_batch,
+    decode_step,
+    message_tokens,
+    time_links,
+)
+
+from snippets.pages.scenario import SERVING, reference
+
+from ..conftest import Build, figures, text, value
+
+# By hand, Llama 3.1 405B in BF16 (BF16 activations, 2 bytes) on TP8 x PP2 of H100 SXM, the layout the
+# engine deploys for the reference scenario (tp-in-node policy):
+MESSAGE = 16384 * 2  # 32,768 bytes per all-reduce at one token
+
+RING = 2 * 7 / 8 * MESSAGE  # 57,344 bytes sent per GPU by a ring (or two-shot)
+
+TP_BYTES = 126 * 2 * RING  # 14,450,688 bytes per token
+
+ALLREDUCES = 126 * 2  # 252 all-reduces per token, one after another
+
+NVLINK = 18 * 25e9  # 450 GB/s one way (datasheet)
+
+@pytest.fixture(scope="module")
+def page(built: Build):
+    return built.page("parallelism/index.html")
+
+@pytest.fixture(scope="module")
+def dep(catalog: Catalog):
+    d = reference(catalog).deployment("llama-3.1-405b", "bf16")
+    assert d.layout.label == "TP8 × PP2"
+    return d
+
+@pytest.fixture(scope="module")
+def serving(catalog: Catalog) -> int:
+    return reference(catalog, SERVING).scenario.concurrency
+
+def test_worked_example(page, dep, serving: int) -> None:
+    assert value(page, "worked.message") == MESSAGE
+    assert text(page, "worked.message") == "32,768 bytes"
+    assert value(page, "worked.allreduces") == ALLREDUCES
+    assert value(page, "worked.gpus") == 16
+    s1, ss = decode_step(dep, 1), decode_step(dep, serving)
+    link = s1.link
+    assert value(page, "worked.nvl_bw") == pytest.approx(link.bytes_per_s / 1e9)
+    assert value(page, "worked.ring_1") == pytest.approx((14 * link.hop_s + RING / link.bytes_per_s) * 1e6)
+    assert value(page, "worked.two_1") == pytest.approx((2 * link.hop_s + RING / link.bytes_per_s) * 1e6)
+    assert value(page, "worked.one_1") == pytest.approx((link.hop_s + 7 * MESSAGE / link.bytes_per_s) * 1e6)
+    assert value(page, "worked.ar_1") == pytest.approx(s1.allreduce.seconds * 1e6)
+    assert value(page, "worked.tp_1") == pytest.approx(s1.tp_s * 1e3)
+    assert value(page, "worked.lat_1") == pytest.approx(ALLREDUCES * link.hop_s * 1e3)
+    assert value(page, "worked.pp_send") == pytest.approx(send(MESSAGE, pp_link(dep)) * 1e6)
+    assert value(page, "worked.step_1") == pytest.approx(predict(dep, 1).tpot_s * 1e3)
+    assert value(page, "worked.share_1") == pytest.approx(100 * s1.comm_share)
+    # what the page used to show: ring bytes ÷ datasheet NVLink against the memory read, 0.11 %
+    old = TP_BYTES / NVLINK
+    assert value(page, "worked.old_share") == pytest.approx(100 * old / (old + 1 / dep.decode_ceiling))
+    assert text(page, "worked.old_share") == "0.11%"
+    assert value(page, "worked.share_1") > 5 * value(page, "worked.old_share")
+    assert value(page, "worked.micro") == serving / 2
+    assert value(page, "worked.step_s") == pytest.approx(ss.total_s * 1e3)
+    assert value(page, "worked.over_compute_s") == pytest.approx(ss.comm_s / ss.engine.compute_s)
+
+def test_comm_table_405b(page, dep, serving: int) -> None:
+    labels = {"nvlink": "NVLink 4", "pcie": "PCIe 5.0 x16", "network": "InfiniBand NDR"}
+    for key, link in time_links(dep).items():
+        for c in (1, serving):
+            s = decode_step(dep, c, link)
+            row = f"comm405[{c} seq. over {labels[key]}]"
+            assert value(page, f"{row}[Achieved bandwidth]") == pytest.approx(link.bytes_per_s / 1e9)
+            assert value(page, f"{row}[Hop latency]") == pytest.approx(link.hop_s * 1e6)
+            assert value(page, f"{row}[One all-reduce]") == pytest.approx(s.allreduce.seconds * 1e6)
+            assert value(page, f"{row}[Communication per step]") == pytest.approx(s.comm_s * 1e3)
+            assert value(page, f"{row}[Step time]") == pytest.approx(s.total_s * 1e3)
+            assert value(page, f"{row}[Share of step]") == pytest.approx(100 * s.comm_share, rel=1e-6)
+    # the conclusion the numbers carry: on NVLink communication is a small share and less than the arithmetic
+    # at the serving batch; over PCIe or the network it is several times the arithmetic
+    assert value(page, f"comm405[{serving} seq. over NVLink 4][Communication ÷ compute]") < 1
+    assert value(page, f"comm405[{serving} seq. over InfiniBand NDR][Communication ÷ compute]") > 1
+
+def test_comm_table_70b_has_no_pipeline(page, catalog: Catalog) -> None:
+    d = reference(catalog).deployment("llama-3.1-70b", "bf16")
+    assert d.layout.label == "TP2"
+    s = decode_step(d, 1)
+    assert s.sends_s == pytest.approx(0)
+    # 80 layers x 2 all-reduces, one-shot: one hop and 1 x 16,384 bytes per GPU
+    link = s.link
+    assert s.comm_s == pytest.approx(160 * (link.hop_s + 16384 / link.bytes_per_s))
+    assert value(page, "comm70[1 seq. over NVLink 4][Communication per step]") == pytest.approx(s.comm_s * 1e3)
+
+def test_algorithm_table(page, catalog: Catalog, dep) -> None:
+    names = [n for n in figures(page) if n.startswith("algorithms[")]
+    assert names
+    nvl = time_links(dep)["nvlink"]
+    for label, tokens in message_tokens(catalog):
+        algs = {a.name: a for a in algorithm_times(tokens * MESSAGE, 8, nvl)}
+        assert value(page, f"algorithms[{label}][Bytes]") == pytest.approx(tokens * MESSAGE / 1e6)
+        assert value(page, f"algorithms[{label}][Ring (14 hops)]") == pytest.approx(algs["ring"].seconds * 1e6)
+        assert value(page, f"algorithms[{label}][One-shot (one hop)]") == pytest.approx(algs["one-shot"].seconds * 1e6)
+    assert message_tokens(catalog)[0] == ("one decode token", 1)
+
+def test_ring_table(page) -> None:
+    for n in (2, 4, 8):
+        assert value(page, f"ring[{n} GPUs][Reduce-scatter steps]") == n - 1
+        assert value(page, f"ring[{n} GPUs][Sent per GPU]") == pytest.approx(2 * (n - 1) / n * MESSAGE)
+
+def test_bubble_table(page) -> None:
+    assert value(page, "bubble[1 micro-batch][2 stages]") == 50
+    assert value(page, "bubble[4 micro-batches][4 stages]") == pytest.approx(300 / 7)
+    assert value(page, "worked.pp") == 2
+
+def test_across_nodes(page, catalog: Catalog, dep) -> None:
+    x = reference(catalog).deployment("llama-3.1-405b", "bf16", layout=Layout(16))
+    assert tp_link(x).name == "network"
+    s1 = decode_step(x, 1)
+    assert value(page, "across[TP16, one sequence][Time per token]") == pytest.approx(s1.total_s * 1e3)
+    full = decode_step(dep, dep.max_concurrency)
+    assert value(page, "across[TP8 × PP2, KV cache full][Output tokens/s]") == pytest.approx(
+        dep.max_concurrency / full.total_s)
+
+def test_layout_table(page, catalog: Catalog) -> None:
+    # fewest GPUs an engine accepts (fewest-gpus policy) against the layout rented (tp-in-node policy)
+    expect = {
+        "Llama 3.1 70B BF16": ("TP2", 2, "TP2", 2, 0, 1),
+        "Llama 3.1 70B INT4": ("TP1", 1, "TP1", 1, 0, 1),
+        "Llama 3.1 405B BF16": ("TP4 × PP3", 12, "TP8 × PP2", 16, 4, 2),
+        "Llama 3.1 405B FP8": ("TP2 × PP3", 6, "TP8", 8, 2, 1),
+        "Llama 3.1 405B INT4": ("TP1 × PP3", 3, "TP4", 4, 1, 1),
+    }
+    table = next(t for t in page.select("table") if "Chosen layout" in t.get_text())
+    rows = {tr.find("td").get_text(): tr for tr in table.select("tbody tr")}
+    for label, (fewest, n_fewest, layout, rented, extra, nodes) in expect.items():
+        cells = rows[label].find_all("td")
+        assert cells[2].get_text() == fewest and cells[4].get_text() == layout
+        assert value(page, f"layouts[{label}][GPUs, fewest]") == n_fewest
+        assert value(page, f"layouts[{label}][GPUs, chosen]") == rented
+        assert value(page, f"layouts[{label}][Extra GPUs]") == extra
+        assert value(page, f"layouts[{label}][Nodes]") == nodes
+    r = reference(catalog)
+    d = r.deployment("llama-3.1-405b", "fp8")
+    assert value(page, "layouts[Llama 3.1 405B FP8][Share of step time]") == pytest.approx(
+        100 * decode_step(d, 1).comm_share, rel=1e-6)
+    # the same GPU counts as the interconnect page's chart and table: both are the engine's
+    assert r.deployment("llama-3.1-405b", "bf16").gpus == 16 and r.deployment("llama-3.1-405b", "int4").gpus == 4
+
+def test_layouts_engines_accept_beyond_the_policy(page) -> None:
+    table = next(t for t in page.select("table") if "Layers per stage" in t.get_text())
+    rows = {tr.find("td").get_text(): [td.get_text() for td in tr.find_all("td")] for tr in table.select("tbody tr")}
+    # TP16 over two nodes: 8 KV heads, each on 16 / 8 = 2 GPUs; TP4 x PP3 holds 405B BF16 on 12 GPUs
+    assert rows["Llama 3.1 405B BF16 on TP16"][3] == "2" and rows["Llama 3.1 405B BF16 on TP16"][4] == "accepted"
+    assert rows["Llama 3.1 405B BF16 on TP4 × PP3"][2] == "42, 42, 42"
+    assert rows["Llama 3.1 405B BF16 on TP4 × PP3"][4] == "accepted"
+    # vLLM's get_pp_indices: 61 // 4 = 15 each, the one left over to the stage before the last
+    assert rows["DeepSeek-V3 FP8 on TP8 × PP4"][2] == "15, 15, 16, 15"
+    assert rows["DeepSeek-V3 FP8 on TP8 × PP4"][3] == "8"  # MLA: the compressed latent on every TP rank
+
+def test_claims_hold_and_answers_are_folded(built: Build, page) -> None:
+    claims = page.select("span.sa-claim")
+    assert len(claims) >= 10
+    assert all(c["title"].startswith("Checked at build time") for c in claims)
+    answers = [d for d in page.select("details") if "Answers" in d.find("summary").get_text()]
+    assert len(answers) == 1 and not answers[0].has_attr("open")
+    assert len(answers[0].select("ol > li")) >= 5
+    assert "32,768 bytes" in answers[0].get_text()
+    data = json.loads((built.site / "numbers.json").read_text())
+    assert all(c["holds"] for c in data["parallelism.md"]["claims"])
+    # no bandwidth-only break-even left on the page
+    assert "to match the weight read" not in page.get_text()
+
+def test_links_to_companion_pages(page) -> None:
+    hrefs = {a.get("href") for a in page.select("article a")}
+    for target in ("../interconnect/", "../hbm/", "../precision/"):
+        assert target in hrefs
+
+def test_diagrams_show_the_engines_figures(page, dep) -> None:
+    """The three diagrams and the prose that announces them, against arithmetic by hand."""
+    link = tp_link(dep)
+    # TP8 of 405B: 128 / 8 = 16 query heads, 8 / 8 = 1 KV head, 16 x 128 = 2,048 rows of O, 53,248 / 8 = 6,656
+    assert (value(page, "tpd.heads"), value(page, "tpd.kv"), value(page, "tpd.o_rows")) == (16, 1, 2048)
+    assert (value(page, "tpd.ffn"), value(page, "tpd.ffn_total")) == (6656, 53248)
+    # a ring step moves 32,768 / 8 = 4,096 bytes in one hop; a two-shot step 7/8 of the message
+    assert value(page, "rd.chunk") == MESSAGE / 8
+    assert value(page, "rd.step") == pytest.approx((link.hop_s + MESSAGE / 8 / link.bytes_per_s) * 1e6)
+    assert value(page, "rd.two_step") == pytest.approx((link.hop_s + MESSAGE * 7 / 8 / link.bytes_per_s) * 1e6)
+    assert 14 * value(page, "rd.step") == pytest.approx(value(page, "worked.ring_1"))
+    # two stages: 2 x 1 idle boxes; with 8 micro-batches (2 - 1) / (8 + 2 - 1) = 11%
+    assert value(page, "pd.idle") == 2 and value(page, "pd.bubble_2") == pytest.approx(100 / 9, abs=0.5)
+    figs = page.select("figure.sa-figure")
+    svgs = {f.find("svg")["aria-labelledby"].split("-title")[0]: f for f in figs if f.select_one("svg.sa-diagram")}
+    assert list(svgs) == ["tp-split", "pipe-schedule", "ring-steps"]  # in the order of the page
+    assert "2,048 rows of O" in svgs["tp-split"].figcaption.get_text()
+    assert len(svgs["ring-steps"].select("rect.ring-cell")) == 8 * 14
+    assert len(svgs["pipe-schedule"].select("rect.pipe-idle")) == 2 * 2
+    # the ring diagram's times are the all-reduce table's first row (one decode token), to its rounding
+    table = next(t for t in page.select("table") if "Engine's choice" in t.get_text() and "Two-shot" in t.get_text())
+    first = [td.get_text() for td in table.select("tbody tr")[0].find_all("td")]
+    caption = svgs["ring-steps"].figcaption.get_text()
+    shown = [float(x) for x in re.findall(r"([\d.]+) µs", caption)]
+    for cell in first[2:5]:  # ring, two-shot, one-shot: the table to 0.1 µs, the caption to 0.01 µs
+        assert any(abs(float(cell.removesuffix(" µs").replace(",", "")) - x) <= 0.051 for x in shown), (cell, shown)
+    assert f"picks {first[5]}" in caption

@@ -1,0 +1,169 @@
+"""The built site, read back with an HTML parser: the figures the page shows are the right ones."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import json
+
+import pytest
+
+from bs4 import BeautifulSoup
+
+from snippets.data import Catalog
+
+from snippets.engine import Deployment, Layout, setting
+
+from snippets.engine.timing import allreduce, predict, tp_link
+
+from snippets.pages.scenario import reference
+
+from ..conftest import Build, figures, text, value
+
+@pytest.fixture(scope="module")
+def page(built: Build):
+    return built.page("interconnect/index.html")
+
+@pytest.mark.parametrize(
+    ("name", "expected", "shown"),
+    [
+        ("m70_fp16.weight", 140, "140 GB"),
+        ("m405_fp16.weight", 810, "810 GB"),
+        ("d405_fp8.weight", 410.0602266, "410.1 GB"),
+        ("gpu_usable", 70, "70 GB"),
+        ("m405_fp16.gpus_exact", 10.125, "10.1"),
+        ("m405_fp16.gpus_weights", 11, "11"),
+        ("m405_fp16.gpus_exact_usable", 810 / 70, "11.6"),
+        ("m405_fp16.gpus", 12, "12"),
+        # what the engine deploys (snippets.engine): 405B BF16 on TP8 x PP2, FP8 on TP8
+        ("d405_bf16.gpus", 16, "16"),
+        ("d405_bf16.nodes", 2, "2"),
+        ("d405_fp8.gpus", 8, "8"),
+        ("capacity", 81559 / 1024, "79.6 GiB"),  # the H100's nvidia-smi total, 81,559 MiB
+        ("pool", 0.9 * 81559 / 1024, "71.7 GiB"),  # vLLM's --gpu-memory-utilization 0.9
+        ("d405_bf16_cost", 16 * 2.99, "$47.84"),
+        ("fp16_cap", 40, "40B"),
+        ("gen4", 16 * 16 * 128 / 130 / 8, "31.5 GB/s"),
+        ("nvlink", 450, "450 GB/s"),
+        ("nvlink_summed", 900, "900 GB/s"),
+        ("nvlink_old_summed", 600, "600 GB/s"),
+    ],
+)
+def test_prose_figures(page, name: str, expected: float, shown: str) -> None:
+    assert value(page, name) == pytest.approx(expected, rel=1e-6)
+    assert text(page, name) == shown
+
+def test_worked_example_steps(page) -> None:
+    assert value(page, "worked.weight") == 810
+    assert value(page, "worked.gpus_exact") == pytest.approx(10.125)
+    assert value(page, "worked.gpus_weights") == 11
+    assert value(page, "worked.gpu_usable") == 70
+    assert value(page, "worked.gpus") == 12
+    assert value(page, "worked.nodes") == 2
+
+def test_engine_example_steps(page) -> None:
+    # 405B from its architecture: 405.85e9 parameters; embeddings and LM head stay 16-bit
+    assert value(page, "engine.params") == pytest.approx(405.85, abs=0.01)
+    assert value(page, "engine.weight") == pytest.approx(811.7, abs=0.05)
+    assert value(page, "engine.gpus") == 16 and value(page, "engine.nodes") == 2
+    assert value(page, "engine.gpus_fp8") == 8 and value(page, "engine.nodes_fp8") == 1
+
+def test_sizing_table(page) -> None:
+    # what the engine deploys on an HGX H100 (TP inside the node, PP across nodes, whole nodes)
+    expect = {
+        "Llama 3.1 70B BF16": ("TP2", 2, 1, "Yes"),
+        "Llama 3.1 70B FP8": ("TP2", 2, 1, "Yes"),
+        "Llama 3.1 405B BF16": ("TP8 × PP2", 16, 2, "No: spans nodes"),
+        "Llama 3.1 405B FP8": ("TP8", 8, 1, "Yes"),
+    }
+    table = next(t for t in page.select("table") if "Pool used per GPU" in t.get_text())
+    rows = {tr.find("td").get_text(): tr for tr in table.select("tbody tr")}
+    assert set(rows) == set(expect)
+    for label, (layout, gpus, nodes, verdict) in expect.items():
+        assert rows[label].find_all("td")[2].get_text() == layout
+        assert value(page, f"sizing[{label}][GPUs]") == gpus
+        assert value(page, f"sizing[{label}][Nodes]") == nodes
+        assert value(page, f"sizing[{label}][Pool used per GPU]") <= 0.9 * 81559 / 1024
+        assert rows[label].find_all("td")[-1].get_text() == verdict
+
+def test_bandwidth_cliff_is_one_basis_and_ordered(page) -> None:
+    figs = figures(page)
+    cells = {n: f for n, f in figs.items() if n.startswith("cliff[") and n.endswith("[One way]")}
+    assert {f["data-basis"] for f in cells.values()} == {"per direction"}
+    one_way = [float(f["data-value"]) for f in cells.values()]
+    assert one_way[0] == pytest.approx(3350)  # HBM3 on H100 SXM
+    assert one_way[1] == pytest.approx(450)  # NVLink 4
+    ratios = [float(f["data-value"]) for n, f in figs.items() if n.startswith("cliff[") and "times faster" in n]
+    assert ratios[0] == 1 and ratios[1] == pytest.approx(3350 / 450)
+    assert value(page, "hbm_over_gen4") == pytest.approx(3350 / 31.5077, rel=1e-3)
+
+def test_claims_are_marked_and_hold(page) -> None:
+    claims = page.select("span.sa-claim")
+    assert len(claims) >= 8
+    for c in claims:
+        assert c["title"].startswith("Checked at build time")
+
+def test_quiz_answers_are_folded(page) -> None:
+    details = page.select("details")
+    answers = [d for d in details if "Answers" in d.find("summary").get_text()]
+    assert len(answers) == 1 and not answers[0].has_attr("open")
+    questions = page.find(id="check-your-understanding").find_next("ol").find_all("li", recursive=False)
+    assert len(answers[0].select("ol > li")) == len(questions) == 5
+    assert "810 GB" in answers[0].get_text()
+    asked = " ".join(q.get_text() for q in questions)
+    for recall in ("Why do some models", "Rank HBM", "Why does splitting"):
+        assert recall not in asked
+
+def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
+    r = reference(catalog)
+    # one H100 cannot hold Llama 3.1 70B in BF16; the engine's TP2 holds two 8K sequences
+    card = setting(r.eng, "llama-3.1-70b", "bf16", "reference").memory(Layout(1))
+    assert not card.fits and value(page, "q1_card_weights") == pytest.approx(card.weights / 2**30)
+    assert value(page, "q1_pool") == pytest.approx(0.9 * 81559 / 1024)
+    assert value(page, "q1_seqs") == r.deployment("llama-3.1-70b", "bf16").max_concurrency == 2
+    # one decode step's all-reduce of 405B FP8 on TP8: 16,384 x 2 bytes, on NVLink and on PCIe
+    d = r.deployment("llama-3.1-405b", "fp8")
+    assert d.layout == Layout(8)
+    nvl = allreduce(16384 * 2, 8, tp_link(d))
+    pcie_node = dataclasses.replace(d.setting.node, scale_up="pcie")
+    pcie_d = Deployment(dataclasses.replace(d.setting, node=pcie_node), d.layout, "given")
+    assert tp_link(pcie_d).name == "pcie"
+    pcie = allreduce(16384 * 2, 8, tp_link(pcie_d))
+    assert value(page, "q2_msg") == 32768
+    assert value(page, "q2_nvl_ar") == pytest.approx(nvl.seconds * 1e6)
+    assert value(page, "q2_pcie_ar") == pytest.approx(pcie.seconds * 1e6)
+    assert value(page, "q2_pcie_tok") == pytest.approx(pcie.seconds * 2 * 126 * 1e3)
+    assert value(page, "q2_nvl_tpot") == pytest.approx(predict(d, concurrency=1).tpot_s * 1e3)
+    assert value(page, "q2_pcie_tpot") == pytest.approx(predict(pcie_d, concurrency=1).tpot_s * 1e3)
+    assert nvl.seconds < pcie.seconds
+    # Llama 3.1 70B BF16, TP2 against TP8: the predicted time per output token falls by less than the GPUs rise
+    lo, hi = (predict(r.deployment("llama-3.1-70b", "bf16", layout=Layout(t)), concurrency=1) for t in (2, 8))
+    assert value(page, "q3_lo_tpot") == pytest.approx(lo.tpot_s * 1e3)
+    assert value(page, "q3_hi_tpot") == pytest.approx(hi.tpot_s * 1e3)
+    assert value(page, "q3_speedup") == pytest.approx(lo.tpot_s / hi.tpot_s) and lo.tpot_s / hi.tpot_s < 4
+
+def test_numbers_json_lists_every_inline_figure(built: Build, page) -> None:
+    data = json.loads((built.site / "numbers.json").read_text())
+    inline = {f["name"]: f for f in data["interconnect.md"]["figures"]}
+    assert inline["m405_fp16.weight"]["value"] == 810 and inline["m405_fp16.weight"]["unit"] == "GB"
+    assert all(c["holds"] for c in data["interconnect.md"]["claims"])
+
+def test_home_page_says_how_numbers_are_made(built: Build) -> None:
+    home = built.page("index.html")
+    assert "How the numbers on this site are made" in home.get_text()
+    assert value(home, "gb") == 1e9 and value(home, "gib") == 2**30
+
+def test_every_quiz_has_one_answer_per_question(built: Build) -> None:
+    checked = 0
+    for path in sorted(built.site.rglob("index.html")):
+        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        heading = soup.find(id="check-your-understanding")
+        if heading is None:
+            continue
+        questions = heading.find_next("ol")
+        answers = next(d for d in heading.find_all_next("details") if "Answers" in d.find("summary").get_text())
+        asked = len(questions.find_all("li", recursive=False))
+        answered = len(answers.find("ol").find_all("li", recursive=False))
+        assert asked == answered, f"{path.relative_to(built.site)}: {asked} questions, {answered} answers"
+        checked += 1
+    assert checked >= 4
