@@ -271,6 +271,8 @@ def literal_quantities(code: str) -> dict[str, list[tuple[str, int]]]:
             for line in prose(node.value + "\n").splitlines():
                 words = normalize(line).split(" ")
                 for i, word in enumerate(words):
+                    if not any(ch.isdigit() for ch in word):
+                        continue  # typed_quantities finds only digit-bearing tokens: skip its regexes
                     for lit in typed_quantities(word + "\n"):
                         window = " ".join(words[max(0, i - 1):i + 2])
                         out.setdefault(lit.token, []).append((window, line_of(node, lit.token, window)))

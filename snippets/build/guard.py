@@ -166,22 +166,23 @@ class BlockTimeout(BaseException):
     """Raised in a block that overran its time (a BaseException: markdown-exec catches Exception)."""
 
 
-def shared_state() -> dict[str, Any]:
+def shared_state() -> dict[tuple[str, ...], Any]:
     """What one page's block could change for the pages after it: every module-level value of the
     loaded `snippets` modules (by identity) and the defaults of their functions (by value)."""
     import sys
     import types
 
-    out: dict[str, Any] = {}
+    out: dict[tuple[str, ...], Any] = {}
     for mod_name, mod in list(sys.modules.items()):
         if not (mod_name == "snippets" or mod_name.startswith("snippets.")) or mod_name.startswith("snippets.build"):
             continue
         for key, val in list(vars(mod).items()):
             if key.startswith("__"):
                 continue
-            out[f"{mod_name}.{key}"] = id(val)
-            if isinstance(val, types.FunctionType):
-                out[f"{mod_name}.{key} defaults"] = repr((val.__defaults__, val.__kwdefaults__))
+            out[mod_name, key] = id(val)
+            if isinstance(val, types.FunctionType):  # defaults by value (a list default edited in place)
+                d, kw = val.__defaults__, val.__kwdefaults__
+                out[mod_name, key, "defaults"] = None if d is None and kw is None else repr((d, kw))
     return out
 
 
@@ -230,7 +231,9 @@ def run_block(pages: Pages, original: Any, code: str, md: Markdown, options: dic
     for message in state.block_failures[failures:]:
         state.errors.append(describe_block_failure(state, message, _block_line(state)))
     after = shared_state()
-    changed = sorted(k for k in before if before[k] != after.get(k))  # a module imported now adds names: fine
+    # a module imported now adds names: fine. Named as before: `snippets.fmt.DEFAULT`, `snippets.fmt.quantity defaults`
+    changed = sorted(".".join(k[:2]) + (f" {k[2]}" if len(k) > 2 else "")
+                     for k in before if before[k] != after.get(k))
     if changed:
         state.errors.append(f"{where}: the Python block changed shared state the pages after it would see: "
                             f"{', '.join(changed[:5])}. A block only prints; keep its changes local")
