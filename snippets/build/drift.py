@@ -142,7 +142,6 @@ _SKIP_XPATH = (
 READ_ATTRIBUTES = ("title", "alt", "aria-label")
 _BLOCKS = ("p", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "figcaption", "caption",
            "summary", "blockquote", "div")
-_INNER_BLOCK = "|".join(f".//{tag}" for tag in _BLOCKS)
 
 
 @dataclass(frozen=True)
@@ -166,8 +165,10 @@ def shown_text(root: object) -> list[Shown]:
     out: list[Shown] = []
     # text by block (a paragraph, a cell, a list item, a heading): inline markup (an abbreviation, a
     # link, emphasis) does not cut "PCIe 5.0" in two
-    for el in el_root.iter(*_BLOCKS):
-        if not el.xpath(_INNER_BLOCK):
+    blocks = list(el_root.iter(*_BLOCKS))
+    outer = {anc for el in blocks for anc in el.iterancestors(*_BLOCKS)}  # blocks holding another block
+    for el in blocks:
+        if el not in outer:
             text = el.text_content()
             if text.strip():
                 out.append(Shown("text", text))
