@@ -268,7 +268,8 @@ def literal_quantities(code: str) -> dict[str, list[tuple[str, int]]]:
         return node.lineno
 
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
+                and any(ch.isdigit() for ch in node.value)):  # only digit-bearing tokens are quantities
             for line in prose(node.value + "\n").splitlines():
                 words = normalize(line).split(" ")
                 for i, word in enumerate(words):
