@@ -18,6 +18,7 @@ from snippets.engine import Deployment, Layout
 from snippets.engine.deployment import RefusedLayout
 from snippets.engine.layout import tp_degrees
 from snippets.engine.timing import Prediction, predict
+from snippets.pages import units
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
 from snippets.pages.units import tps, usd
@@ -56,7 +57,7 @@ def ms(seconds: float) -> Figure:
 
 def gpu_label(name: str) -> str:
     """'NVIDIA H100 SXM' -> 'H100 SXM'; 'NVIDIA B200 (HGX B200)' -> 'B200'; 'AMD Instinct MI300X' -> 'MI300X'."""
-    return name.replace("NVIDIA ", "").replace("AMD Instinct ", "").split(" (")[0]
+    return units.gpu_label(name, units.VENDORS, bare=True)
 
 
 # --------------------------------------------------------------------------- reading the engine

@@ -27,6 +27,7 @@ from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
 from snippets.engine.params import moe_layers, total_params
 from snippets.engine.specs import ArchLike, ChipSpec
 from snippets.engine.timing import ACTIVATION_BYTES, Link, alltoall, ep_link, forward, predict
+from snippets.pages import units
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
 from snippets.pages.units import ms, us, usd
@@ -89,7 +90,8 @@ def seqs(n: int) -> Figure:
 
 
 def gpu_label(chip: ChipSpec) -> str:
-    return chip.name.replace("NVIDIA ", "").replace("AMD Instinct ", "")
+    """'NVIDIA H200 SXM' -> 'H200 SXM'; 'AMD Instinct MI300X' -> 'MI300X'."""
+    return units.gpu_label(chip, units.VENDORS)
 
 
 # --------------------------------------------------------------------------- page helpers (not in the engine)

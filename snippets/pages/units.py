@@ -38,6 +38,15 @@ def byte_count(n: float) -> Figure:
     return fmt.quantity(n, "bytes", 0, show_unit=True)
 
 
-def gpu_label(chip: ChipSpec) -> str:
-    """The chip's name without the vendor's "NVIDIA "."""
-    return chip.name.replace("NVIDIA ", "")
+NVIDIA = ("NVIDIA ",)
+VENDORS = ("NVIDIA ", "AMD Instinct ")
+
+
+def gpu_label(chip: ChipSpec | str, vendors: tuple[str, ...] = NVIDIA, *, bare: bool = False) -> str:
+    """A chip's name without its vendor's prefix: "NVIDIA H100 SXM" -> "H100 SXM" (with `VENDORS`, also "AMD
+    Instinct MI300X" -> "MI300X"); `bare` also drops a parenthesis ("B200 (HGX B200)" -> "B200"), for a chart's
+    narrow label slot."""
+    name = chip if isinstance(chip, str) else chip.name
+    for vendor in vendors:
+        name = name.replace(vendor, "")
+    return name.split(" (")[0] if bare else name
