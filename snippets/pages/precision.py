@@ -9,12 +9,11 @@ reference scenario's (`data/scenarios.yaml`).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import partial
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
-from snippets.data import Catalog, Precision, required
+from snippets.data import Catalog, required
 from snippets.engine import Deployment, Layout, RefusedLayout
 from snippets.engine.memory import stage_weights
 from snippets.pages.base import Page
@@ -84,71 +83,40 @@ def _power_of_two(x: float) -> str:
 
 # --------------------------------------------------------------------------- formats
 
-@dataclass(frozen=True)
 class Format:
-    """One number format, as figures."""
+    """One number format, as figures; each attribute is named once, here."""
 
-    name: str
-    element_bits: Figure
-    scale_bits: Figure
-    """The group's scale spread over its weights, bits per weight."""
-    zero_bits: Figure
-    meta_bits: Figure
-    """Scale plus zero point, bits per weight."""
-    bits: Figure
-    """All of it: bits per weight."""
-    bytes: Figure
-    shrink: Figure
-    """Times fewer bytes than FP16."""
-    overhead: Figure
-    """Scale and zero point as a share of the element bits."""
-    group: Figure | None
-    scale_width: Figure | None
-    zero_width: Figure | None
-    scale_format: str
-    exponent_bits: Figure | None
-    mantissa_bits: Figure | None
-    max: Figure | None
-    min_normal: Figure | None
-    min_subnormal: Figure | None
-    step: Figure | None
-    """Gap between neighbouring values, relative to the power of two below them, in percent."""
-    step_pow2: Figure | None
-    """The same gap as a power of two: 2^-3."""
-    precision: Precision
-
-
-def format_of(cat: Catalog, precision_id: str) -> Format:
-    p = cat.precisions[precision_id]
-    b = bit_budget(p)
-    bs = p.block_scale
-    lay = p.layout
-    shrink = shrink_factor(p, cat.precisions[REFERENCE])
-    return Format(
-        name=p.name,
-        element_bits=_bits(b.element),
-        scale_bits=_bits(b.scale),
-        zero_bits=_bits(b.zero_point),
-        meta_bits=_bits(b.scale + b.zero_point),
-        bits=_bits(b.total),
-        bytes=fmt.quantity(b.total / 8, "bytes/weight", _digits(b.total / 8, 5)),
-        shrink=fmt.ratio(shrink, _digits(shrink, 2),
-                         basis=f"bytes per weight against {cat.precisions[REFERENCE].name}"),
-        overhead=fmt.percent(b.overhead, _digits(b.overhead * 100, 1)),
-        group=None if bs is None else fmt.count(bs.group_size, "weights"),
-        scale_width=None if bs is None else fmt.quantity(bs.scale_width.value, "bits", 0),
-        zero_width=None if bs is None or bs.zero_point_width is None
-        else fmt.quantity(bs.zero_point_width.value, "bits", 0),
-        scale_format="" if bs is None or bs.scale_format is None else bs.scale_format,
-        exponent_bits=None if lay is None else fmt.count(lay.exponent_bits, "bits"),
-        mantissa_bits=None if lay is None else fmt.count(lay.mantissa_bits, "bits"),
-        max=None if lay is None else fmt.Figure(max_finite(lay), "", _sci(max_finite(lay))),
-        min_normal=None if lay is None else fmt.Figure(min_normal(lay), "", _power_of_two(min_normal(lay))),
-        min_subnormal=None if lay is None else fmt.Figure(min_subnormal(lay), "", _power_of_two(min_subnormal(lay))),
-        step=None if lay is None else fmt.percent(relative_step(lay), _digits(relative_step(lay) * 100, 1)),
-        step_pow2=None if lay is None else fmt.Figure(relative_step(lay), "", f"2^-{lay.mantissa_bits}"),
-        precision=p,
-    )
+    def __init__(self, cat: Catalog, precision_id: str) -> None:
+        p = cat.precisions[precision_id]
+        b = bit_budget(p)
+        bs = p.block_scale
+        lay = p.layout
+        shrink = shrink_factor(p, cat.precisions[REFERENCE])
+        self.precision = p
+        self.name = p.name
+        self.element_bits = _bits(b.element)
+        self.scale_bits = _bits(b.scale)  # the group's scale spread over its weights, bits per weight
+        self.zero_bits = _bits(b.zero_point)
+        self.meta_bits = _bits(b.scale + b.zero_point)  # scale plus zero point, bits per weight
+        self.bits = _bits(b.total)  # all of it: bits per weight
+        self.bytes = fmt.quantity(b.total / 8, "bytes/weight", _digits(b.total / 8, 5))
+        self.shrink = fmt.ratio(shrink, _digits(shrink, 2),  # times fewer bytes than FP16
+                                basis=f"bytes per weight against {cat.precisions[REFERENCE].name}")
+        self.overhead = fmt.percent(b.overhead, _digits(b.overhead * 100, 1))  # scale and zero point / element bits
+        self.group = None if bs is None else fmt.count(bs.group_size, "weights")
+        self.scale_width = None if bs is None else fmt.quantity(bs.scale_width.value, "bits", 0)
+        self.zero_width = (None if bs is None or bs.zero_point_width is None
+                           else fmt.quantity(bs.zero_point_width.value, "bits", 0))
+        self.scale_format = "" if bs is None or bs.scale_format is None else bs.scale_format
+        self.exponent_bits = None if lay is None else fmt.count(lay.exponent_bits, "bits")
+        self.mantissa_bits = None if lay is None else fmt.count(lay.mantissa_bits, "bits")
+        self.max = None if lay is None else fmt.Figure(max_finite(lay), "", _sci(max_finite(lay)))
+        self.min_normal = None if lay is None else fmt.Figure(min_normal(lay), "", _power_of_two(min_normal(lay)))
+        self.min_subnormal = (None if lay is None
+                              else fmt.Figure(min_subnormal(lay), "", _power_of_two(min_subnormal(lay))))
+        # the gap between neighbouring values, relative to the power of two below them: in percent, and as 2^-m
+        self.step = None if lay is None else fmt.percent(relative_step(lay), _digits(relative_step(lay) * 100, 1))
+        self.step_pow2 = None if lay is None else fmt.Figure(relative_step(lay), "", f"2^-{lay.mantissa_bits}")
 
 
 def _sci(x: float) -> str:
@@ -163,7 +131,7 @@ def formats_table(cat: Catalog) -> str:
     """Bits and bytes per weight of each format, its per-group metadata, and its shrink against FP16."""
     rows: list[list[fmt.Cell]] = []
     for pid in FORMATS:
-        f = format_of(cat, pid)
+        f = Format(cat, pid)
         if f.group is None:
             group = "none (per tensor or per channel, negligible)"
         else:
@@ -183,7 +151,7 @@ def ranges_table(cat: Catalog) -> str:
     """Exponent and mantissa bits of the floats, and what they buy: range and relative step."""
     rows: list[list[fmt.Cell]] = []
     for pid in FLOATS:
-        f = format_of(cat, pid)
+        f = Format(cat, pid)
         label = "FP4 E2M1 (element of MXFP4 and NVFP4)" if pid == "mxfp4" else f.name
         rows.append([label, required(f.exponent_bits, f.name), required(f.mantissa_bits, f.name),
                      required(f.max, f.name), required(f.min_subnormal, f.name), required(f.step_pow2, f.name)])
@@ -284,7 +252,7 @@ def decode_table(cat: Catalog, model: str) -> str:
     rows: list[list[fmt.Cell]] = []
     for pid in SIZED:
         x = Row(r, MODELS[model], pid)
-        f = format_of(cat, pid)
+        f = Format(cat, pid)
         on_node: fmt.Cell = x.node_ceiling if x.node_ceiling is not None else "does not fit in one node"
         rows.append([x.precision, x.weight, f.shrink, on_node, x.layout, x.ceiling])
     return fmt.table(
@@ -318,7 +286,7 @@ def worked_example(cat: Catalog) -> str:
     r = reference(cat)
     model_id = MODELS["m70"]
     a, b = Row(r, model_id, "fp16"), Row(r, model_id, "int4-g128")
-    fa, fb = format_of(cat, "fp16"), format_of(cat, "int4-g128")
+    fa, fb = Format(cat, "fp16"), Format(cat, "int4-g128")
     budget = bit_budget(fb.precision)
     same = on_layout(r, model_id, "int4-g128", a.d.layout)
     if same is None:
@@ -415,7 +383,7 @@ class PrecisionPage(Page):
         chip = r.eng.chips[node.chip]
         pol = r.eng.memory_policies[r.scenario.memory_policy]
         pool = chip.capacity_bytes * pol.utilization
-        formats = {key(p): format_of(cat, p) for p in (*FORMATS, "fp8-e4m3", "fp8-e5m2")}
+        formats = {key(p): Format(cat, p) for p in (*FORMATS, "fp8-e4m3", "fp8-e5m2")}
         models = {m: _model_rows(r, mid) for m, mid in MODELS.items()}
         m70, m405 = models["m70"], models["m405"]
         f = SimpleNamespace(**formats)
