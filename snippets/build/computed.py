@@ -127,8 +127,13 @@ class Pages:
     Block output is text the block printed, often from data: it is never read for `{{ }}` syntax
     (tests/build/test_build_failures.py::test_block_output_is_not_read_for_computed_syntax)."""
 
+    state_after_block: dict[tuple[str, ...], Any] | None = None
+    """The shared state as the page's last exec block left it (`guard.run_block`): the next block starts from it,
+    so each block costs one snapshot, not two. None at the start of a page."""
+
     def begin(self, src: str, markdown: str, model: str | None) -> PageState:
         self.current = PageState(src=src, markdown=markdown, model=model)
+        self.state_after_block = None
         return self.current
 
 

@@ -202,7 +202,7 @@ def run_block(pages: Pages, original: Any, code: str, md: Markdown, options: dic
     state.blocks_run += 1
     where = f"docs/{state.src}:{_block_line(state)}"
     limit = float(os.environ.get(BLOCK_TIMEOUT_ENV, "60"))
-    before = shared_state()
+    before = pages.state_after_block or shared_state()
     failures = len(state.block_failures)
     timed = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
 
@@ -230,7 +230,7 @@ def run_block(pages: Pages, original: Any, code: str, md: Markdown, options: dic
             signal.signal(signal.SIGALRM, previous)
     for message in state.block_failures[failures:]:
         state.errors.append(describe_block_failure(state, message, _block_line(state)))
-    after = shared_state()
+    after = pages.state_after_block = shared_state()
     # a module imported now adds names: fine. Named as before: `snippets.fmt.DEFAULT`, `snippets.fmt.quantity defaults`
     changed = sorted(".".join(k[:2]) + (f" {k[2]}" if len(k) > 2 else "")
                      for k in before if before[k] != after.get(k))
