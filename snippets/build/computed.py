@@ -125,7 +125,7 @@ class Pages:
     in_block: int = 0
     """Above zero while an exec block runs and markdown-exec converts what it printed (`guard.run_block`).
     Block output is text the block printed, often from data: it is never read for `{{ }}` syntax
-    (tests/build/test_build_failures.py::test_block_output_is_not_read_for_computed_syntax)."""
+    (tests/build/test_hostile_input.py::test_computed_syntax_in_data_is_never_evaluated)."""
 
     state_after_block: dict[tuple[str, ...], Any] | None = None
     """The shared state as the page's last exec block left it (`guard.run_block`): the next block starts from it,
