@@ -16,6 +16,7 @@ def _edit(path: Path, old: str, new: str) -> None:
     assert old in text, f"{old!r} not in {path}"
     path.write_text(text.replace(old, new, 1))
 
+
 def test_figures_follow_the_data(site_copy: Path, built) -> None:
     before = {n: float(e["data-value"]) for n, e in figures(built.page("interconnect/index.html")).items()}
     # Give the H100 3.0 TB/s of HBM instead of 3.35 and the A100 1,935 GB/s instead of 2,039 (its
@@ -51,12 +52,14 @@ def test_figures_follow_the_data(site_copy: Path, built) -> None:
     assert {"hbm", "hbm_over_nvlink", "hbm_over_nvlink_summed", "hbm_over_gen4",
             "hbm_old_over_gen4", "cliff[HBM3 on NVIDIA H100 SXM][One way]"} <= changed
 
+
 def test_a_data_error_stops_the_build(site_copy: Path) -> None:
     _edit(site_copy / "data/accelerators.yaml", "{value: 3.35, unit: TB/s, direction: shared}", "{value: 3.35, unit: TB/s}")
     b = run_build(site_copy)
     assert b.returncode != 0
     assert "data/accelerators.yaml: entry 'h100-sxm': field 'memory_bandwidth.direction': Field required" in b.output
     assert not (b.site / "interconnect/index.html").exists()
+
 
 def test_a_raising_block_stops_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
@@ -67,6 +70,7 @@ def test_a_raising_block_stops_the_build(site_copy: Path) -> None:
     assert f"docs/interconnect.md:{line}: a Python block raised RuntimeError: boom in a block" in b.output
     assert "Traceback" not in b.output  # one actionable line, not a wall of markdown-exec internals
 
+
 def test_an_unknown_inline_name_stops_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
     _edit(page, "carries {{ gpu_memory }} of", "carries {{ gpu_memroy }} of")
@@ -75,6 +79,7 @@ def test_an_unknown_inline_name_stops_the_build(site_copy: Path) -> None:
     line = next(i for i, ln in enumerate(page.read_text().splitlines(), 1) if "gpu_memroy" in ln)
     assert f"docs/interconnect.md:{line}: unknown name in {{{{ gpu_memroy }}}}" in b.output
 
+
 def test_a_failing_expression_stops_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
     _edit(page, "carries {{ gpu_memory }} of", "carries {{ gpu_memory.nonexistent }} of")
@@ -82,12 +87,14 @@ def test_a_failing_expression_stops_the_build(site_copy: Path) -> None:
     assert b.returncode != 0
     assert "docs/interconnect.md:" in b.output and "AttributeError" in b.output
 
+
 def test_a_bare_number_is_refused(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
     _edit(page, "carries {{ gpu_memory }} of", "carries {{ gpu_memory.value }} of")
     b = run_build(site_copy)
     assert b.returncode != 0
     assert "gave a float, not a Figure" in b.output
+
 
 def test_code_is_left_alone(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
@@ -97,12 +104,14 @@ def test_code_is_left_alone(site_copy: Path) -> None:
     html = (b.site / "interconnect/index.html").read_text()
     assert "{{ not_a_name }}" in html and "{{ also_not }}" in html
 
+
 def test_a_broken_link_stops_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/index.md"
     page.write_text(page.read_text() + "\nSee [the missing page](missing.md) and [a lost anchor](interconnect.md#nowhere).\n")
     b = run_build(site_copy)
     assert b.returncode != 0
     assert "missing.md" in b.output
+
 
 @pytest.mark.parametrize(("typed", "expected"), [
     ("{{ claim 1 == 1 }}always{{ /claim }}", "{{ claim 1 == 1 }} uses no name from the page's namespace"),
@@ -123,6 +132,7 @@ def test_values_and_claims_that_compute_nothing_stop_the_build(site_copy: Path, 
     assert f"docs/interconnect.md:{line}:" in b.output, b.output[-3000:]
     assert "SyntaxError" not in b.output
 
+
 def test_each_occurrence_is_reported_at_its_own_line(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
     text = page.read_text()
@@ -135,6 +145,7 @@ def test_each_occurrence_is_reported_at_its_own_line(site_copy: Path) -> None:
     assert f"docs/interconnect.md:{one}: {{{{ gpu_memory.value }}}} gave a float" in b.output
     assert f"docs/interconnect.md:{two}: {{{{ gpu_memory.value }}}} gave a float" in b.output
 
+
 def test_a_typed_quantity_in_the_front_matter_title_stops_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
     text = page.read_text()
@@ -144,10 +155,12 @@ def test_a_typed_quantity_in_the_front_matter_title_stops_the_build(site_copy: P
     assert b.returncode != 0
     assert "docs/interconnect.md:2: hand-typed quantity '80' in the front matter's description" in b.output, b.output[-2000:]
 
+
 def _block_line(page: Path, needle: str) -> int:
     lines = page.read_text().splitlines()
     at = next(i for i, ln in enumerate(lines, 1) if needle in ln)
     return max(i for i, ln in enumerate(lines[:at], 1) if ln.startswith('```python exec="on"'))
+
 
 def test_a_block_that_changes_shared_state_stops_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
@@ -160,6 +173,7 @@ def test_a_block_that_changes_shared_state_stops_the_build(site_copy: Path) -> N
                  if ln.startswith(f"docs/interconnect.md:{line}: the Python block changed shared state")), "")
     assert "snippets.render.fmt.number defaults" in said, b.output[-3000:]
 
+
 def test_a_block_that_removes_a_catalog_entry_stops_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
     _edit(page, "print(cliff_table(load()))", 'print(cliff_table(load()))\nload().accelerators.pop("l4")')
@@ -169,6 +183,7 @@ def test_a_block_that_removes_a_catalog_entry_stops_the_build(site_copy: Path) -
     assert f"docs/interconnect.md:{line}: a Python block raised AttributeError: 'mappingproxy' object has no attribute 'pop'" \
         in b.output, b.output[-3000:]
 
+
 def test_a_block_that_prints_nothing_stops_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
     page.write_text(page.read_text() + '\n```python exec="on"\nsilent = 1\n```\n')
@@ -176,6 +191,7 @@ def test_a_block_that_prints_nothing_stops_the_build(site_copy: Path) -> None:
     assert b.returncode != 0
     line = _block_line(page, "silent = 1")
     assert f'docs/interconnect.md:{line}: the python exec="on" block printed nothing' in b.output, b.output[-3000:]
+
 
 def test_a_block_that_hangs_is_stopped_at_its_time_limit(site_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     page = site_copy / "docs/interconnect.md"
@@ -186,12 +202,14 @@ def test_a_block_that_hangs_is_stopped_at_its_time_limit(site_copy: Path, monkey
     line = _block_line(page, "while True:")
     assert f"docs/interconnect.md:{line}: the Python block ran longer than 2 s and was stopped" in b.output, b.output[-3000:]
 
+
 def test_a_strict_failure_leaves_no_site_behind(site_copy: Path) -> None:
     page = site_copy / "docs/index.md"
     page.write_text(page.read_text() + "\nSee [the missing page](missing.md).\n")
     b = run_build(site_copy)
     assert b.returncode != 0 and "missing.md" in b.output
     assert not (b.site / "index.html").exists(), "a strict failure left a complete-looking site/"
+
 
 @pytest.mark.parametrize(("link", "expected"), [
     ("[the HBM page](../hbm.md)", "the link '../hbm.md' in a Markdown cell reaches no page or file of the site"),
@@ -207,6 +225,7 @@ def test_a_broken_link_in_a_notebook_stops_the_build(site_copy: Path, link: str,
     assert f"docs/notebooks/size-your-deployment.py:{line}: {expected}" in b.output, b.output[-3000:]
     assert "check-your-understanding" not in b.output
 
+
 def test_a_notebook_cell_that_hangs_is_stopped_at_its_time_limit(site_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     nb = site_copy / "docs/notebooks/size-your-deployment.py"
     nb.write_text(nb.read_text() + "\n# %%\nimport time\n\nwhile True:\n    time.sleep(0.2)\n")
@@ -219,6 +238,7 @@ def test_a_notebook_cell_that_hangs_is_stopped_at_its_time_limit(site_copy: Path
     # the marker is not left in the cache: the next build executes the notebook again
     again = run_build(site_copy)
     assert f"docs/notebooks/size-your-deployment.py:{line}: a notebook cell ran longer than 3 s" in again.output
+
 
 def test_a_block_session_is_refused(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"

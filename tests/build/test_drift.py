@@ -19,8 +19,10 @@ def _edit(path: Path, old: str, new: str) -> None:
     assert old in text, f"{old!r} not in {path}"
     path.write_text(text.replace(old, new, 1))
 
+
 def _line(path: Path, needle: str) -> int:
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
 
 @pytest.mark.build
 def test_a_typed_quantity_in_prose_fails_the_build(site_copy: Path) -> None:
@@ -31,6 +33,7 @@ def test_a_typed_quantity_in_prose_fails_the_build(site_copy: Path) -> None:
     assert b.returncode != 0
     line = _line(page, "carries 50 GB of")
     assert f"docs/interconnect.md:{line}: hand-typed quantity '50' in prose" in b.output
+
 
 @pytest.mark.build
 def test_a_claim_made_false_by_data_fails_the_build(site_copy: Path) -> None:
@@ -46,6 +49,7 @@ def test_a_claim_made_false_by_data_fails_the_build(site_copy: Path) -> None:
     assert f"docs/interconnect.md:{line}: claim 'm405_fp16.spans_nodes' no longer holds" in b.output
     assert "7 GPUs needed, 8 GPUs per node" in b.output
     assert "claim 'fp16_70b_exceeds_card' no longer holds" in b.output
+
 
 @pytest.mark.build
 def test_a_figure_changed_by_data_shows_in_the_snapshot_diff(site_copy: Path) -> None:
@@ -65,6 +69,7 @@ def test_a_figure_changed_by_data_shows_in_the_snapshot_diff(site_copy: Path) ->
     assert "interconnect.md :: hbm_over_nvlink: 7.44444 x -> 6.66667 x" in out
     assert "hbm.md :: ceiling[Llama 3.1 70B FP8 on H100 SXM][Weights only]: 92.2116 tokens/s -> 82.5775 tokens/s" in out
 
+
 @pytest.mark.build
 def test_a_link_to_a_missing_anchor_fails_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/index.md"
@@ -73,6 +78,7 @@ def test_a_link_to_a_missing_anchor_fails_the_build(site_copy: Path) -> None:
     assert b.returncode != 0
     assert "no-such-section" in b.output and "index.md" in b.output
 
+
 @pytest.mark.build
 def test_unrendered_braces_fail_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
@@ -80,6 +86,7 @@ def test_unrendered_braces_fail_the_build(site_copy: Path) -> None:
     b = run_build(site_copy)
     assert b.returncode != 0
     assert "docs/interconnect.md: unrendered '{{'" in b.output
+
 
 @pytest.mark.build
 def test_two_builds_are_byte_identical(site_copy: Path, tmp_path: Path) -> None:
@@ -103,6 +110,7 @@ def test_two_builds_are_byte_identical(site_copy: Path, tmp_path: Path) -> None:
     assert differences(filecmp.dircmp(kept, second.site)) == []
     assert (kept / "sitemap.xml").read_bytes() == (second.site / "sitemap.xml").read_bytes()
 
+
 @pytest.mark.build
 def test_a_typed_quantity_printed_by_an_exec_block_fails_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
@@ -111,6 +119,7 @@ def test_a_typed_quantity_printed_by_an_exec_block_fails_the_build(site_copy: Pa
     assert b.returncode != 0
     line = _line(page, "A card holds 80 GB")
     assert f"docs/interconnect.md:{line}: hand-typed quantity '80' in text of its output" in b.output, b.output[-3000:]
+
 
 @pytest.mark.build
 def test_a_typed_quantity_printed_from_the_page_model_names_the_model_line(site_copy: Path) -> None:
@@ -122,6 +131,7 @@ def test_a_typed_quantity_printed_from_the_page_model_names_the_model_line(site_
     assert f"the block prints, from snippets/pages/interconnect.py:{line}, hand-typed quantity '16'" in b.output, \
         b.output[-3000:]
 
+
 @pytest.mark.build
 def test_a_typed_quantity_in_a_link_title_fails_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/index.md"
@@ -130,6 +140,7 @@ def test_a_typed_quantity_in_a_link_title_fails_the_build(site_copy: Path) -> No
     assert b.returncode != 0
     line = _line(page, "where 96 GB ends")
     assert f"docs/index.md:{line}: hand-typed quantity '96' in the title attribute" in b.output, b.output[-3000:]
+
 
 @pytest.mark.build
 def test_a_typed_quantity_in_a_notebook_md_cell_fails_the_build(site_copy: Path) -> None:
@@ -140,6 +151,7 @@ def test_a_typed_quantity_in_a_notebook_md_cell_fails_the_build(site_copy: Path)
     line = _line(nb, "A node holds 640 GB")
     assert f"docs/notebooks/size-your-deployment.py:{line}: hand-typed quantity '640' in prose" in b.output, \
         b.output[-3000:]
+
 
 @pytest.mark.build
 def test_a_warm_and_a_cold_build_are_byte_identical(site_copy: Path, tmp_path: Path) -> None:

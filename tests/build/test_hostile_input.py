@@ -26,7 +26,6 @@ from snippets.render import charts, fmt
 from ..conftest import ROOT, Build, run_build
 
 PAYLOAD = ' <script>alert(1)</script><img src=x onerror=alert(2)> [x](javascript:alert(3)) **b** `c` "\'><b onmouseover=alert(4)>'
-
 SHORT_PAYLOAD = "<b onclick>"
 
 """For names and what chart labels show: a chart refuses a label too long for its slot (at 375 px a bar's line
@@ -34,10 +33,9 @@ holds about 44 characters, a group's slot about 20), which the long payload woul
 short stem, numbered to stay unique: "NVID7<b onclick>"."""
 
 SHORT_FIELDS = ("name", "memory_type")
-
 URL_PAYLOAD = 'https://example.org/a"><script>alert(5)</script>(x) y'
-
 _ENTRY = re.compile(r"^data/(?P<file>\w+)\.yaml: entry '(?P<entry>[^']+)': field '(?P<field>[^']+)'")
+
 
 def _disable_text_checks(copy: Path) -> None:
     """In the copy only: let any text and URL through the schema (the build imports the copy's snippets/)."""
@@ -47,6 +45,7 @@ def _disable_text_checks(copy: Path) -> None:
         assert name in text
         text = text.replace(name, name + "    return value\n" if "check_text" in name else name + "    return url\n")
     path.write_text(text)
+
 
 def _leaves(doc: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], str]]:
     out: list[tuple[tuple[Any, ...], str]] = []
@@ -60,10 +59,12 @@ def _leaves(doc: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...],
         out.append((path, doc))
     return out
 
+
 def _set(doc: Any, path: tuple[Any, ...], value: Any) -> None:
     for p in path[:-1]:
         doc = doc[p]
     doc[path[-1]] = value
+
 
 def _load_problems(data_dir: Path) -> list[str]:
     """What the copy's own loader (its text checks disabled by `_disable_text_checks`) says of `data_dir`: a
@@ -76,6 +77,7 @@ def _load_problems(data_dir: Path) -> list[str]:
     assert proc.returncode == 0, proc.stderr[-2000:]
     problems: list[str] = json.loads(proc.stdout)
     return problems
+
 
 def plant_payloads(data_dir: Path) -> int:
     """Append PAYLOAD to every string field the loader (text checks off) still accepts; return how many."""
@@ -116,6 +118,7 @@ def plant_payloads(data_dir: Path) -> int:
         pytest.fail("could not plant payloads")
     return len(planted)
 
+
 def _active(site: Path) -> dict[str, set[str]]:
     """Per page: every script element, event-handler attribute and script URL, as a signature."""
     out: dict[str, set[str]] = {}
@@ -135,6 +138,7 @@ def _active(site: Path) -> dict[str, set[str]]:
         out[str(page.relative_to(site))] = found
     return out
 
+
 @pytest.mark.build
 def test_payloads_in_every_text_field_publish_nothing_active(tmp_path: Path, built: Build) -> None:
     from ..conftest import copy_site
@@ -153,6 +157,7 @@ def test_payloads_in_every_text_field_publish_nothing_active(tmp_path: Path, bui
     html = (b.site / "reference/accelerators/index.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
 
+
 @pytest.mark.build
 def test_computed_syntax_in_data_is_never_evaluated(tmp_path: Path) -> None:
     from ..conftest import copy_site
@@ -169,6 +174,7 @@ def test_computed_syntax_in_data_is_never_evaluated(tmp_path: Path) -> None:
     assert "gpu_memory" in b.output and ("never read for {{ }}" in b.output or "unrendered '{{'" in b.output), b.output
     assert not (b.site / "interconnect/index.html").exists()
 
+
 def test_table_text_cells_are_text() -> None:
     out = fmt.table("t", ["A <b>", "B"], [[PAYLOAD.strip() + " {{ x }}", fmt.Md("`code` [ok](https://example.org)")]])
     import markdown
@@ -179,9 +185,11 @@ def test_table_text_cells_are_text() -> None:
     assert "&lt;b&gt;" in html  # headers too
     assert "<code>code</code>" in html and '<a href="https://example.org">ok</a>' in html  # authored Markdown stays
 
+
 def test_html_table_text_cells_are_escaped() -> None:
     out = fmt.html_table("t", ["A"], [["<script>x</script>"]])
     assert "<script>" not in out and "&lt;script&gt;" in out
+
 
 def test_links_encode_the_url_and_escape_text_and_title() -> None:
     md = fmt.link("[t](javascript:x) <i>", 'https://example.org/a"><script>(1) b', 'ti"tle <x>')
@@ -192,9 +200,11 @@ def test_links_encode_the_url_and_escape_text_and_title() -> None:
     with pytest.raises(ValueError):
         fmt.link("x", "javascript:alert(1)")
 
+
 def test_chart_labels_are_escaped() -> None:
     svg = charts.bars("c", [charts.Bar("<script>alert(1)</script>", 1.0)], "x <b>", "t <i>", "d <u>")
     assert "<script>" not in svg and "<b>" not in svg and "&lt;script&gt;" in svg
+
 
 def test_data_sources_are_linked_safely() -> None:
     from snippets.pages.reference_common import source_links

@@ -17,6 +17,7 @@ def test_a_raising_notebook_cell_fails_the_build(site_copy: Path) -> None:
     assert b.returncode != 0
     assert "boom in a notebook cell" in b.output
 
+
 @pytest.mark.build
 def test_the_notebook_worker_converts_as_mkdocs_jupyter_does(tmp_path: Path) -> None:
     """snippets/build/notebook_worker.py converts the notebook in a second process; the page must not differ

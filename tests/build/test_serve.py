@@ -23,12 +23,14 @@ print(f"block-state-{'fresh' if seen == 1 else 'leaked'}")
 ```
 '''
 
+
 def test_serve_watches_data_and_snippets() -> None:
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506 - !!python tags unused
     watched = {Path(w).as_posix().rstrip("/") for w in config["watch"]}
     assert {"data", "snippets"} <= watched  # docs/ and mkdocs.yml are watched by mkdocs itself
     noxfile = (ROOT / "noxfile.py").read_text()
     assert '"mkdocs", "serve", "--strict"' in noxfile
+
 
 @pytest.mark.build
 def test_rebuilds_in_one_process_start_fresh(site_copy: Path) -> None:
@@ -65,6 +67,7 @@ def test_rebuilds_in_one_process_start_fresh(site_copy: Path) -> None:
         "0 index.html fresh", "0 interconnect/index.html fresh", "0 node_gpus 8",
         "1 index.html fresh", "1 interconnect/index.html fresh", "1 node_gpus 16",
     ]
+
 
 @pytest.mark.build
 def test_serve_keeps_the_notebook_worker_and_shows_a_data_edit(site_copy: Path) -> None:
@@ -108,6 +111,7 @@ def test_serve_keeps_the_notebook_worker_and_shows_a_data_edit(site_copy: Path) 
     # claims on the HBM and precision pages false, as it should: the build stops)
     assert lines == ["0 pool 71.7 GiB", "1 pool 70.9 GiB", "same worker True", "worker exited True"]
 
+
 _EARLY = '''
 import json, os, sys
 os.environ["NO_MKDOCS_2_WARNING"] = "1"
@@ -123,6 +127,7 @@ print("nbconvert imported by the build", "nbconvert" in sys.modules)
 html = open(os.path.join({site!r}, "notebooks/size-your-deployment/index.html")).read()
 print("notebook outputs", ' jp-OutputArea-output jp-OutputArea-executeResult' in html)
 '''
+
 
 @pytest.mark.build
 def test_the_worker_starts_as_the_config_is_read_and_the_build_never_imports_nbconvert(site_copy: Path) -> None:
@@ -152,6 +157,7 @@ def test_the_worker_starts_as_the_config_is_read_and_the_build_never_imports_nbc
     # on_config; the page is converted here, without outputs
     assert results["off"] == ["worker running at config load True", "nbconvert imported at config load False",
                               "nbconvert imported by the build True", "notebook outputs False"]
+
 
 def test_the_build_is_one_plugin_registered_by_the_package() -> None:
     """The whole build is the `serving` plugin, found through the package's entry point, listed first (it starts

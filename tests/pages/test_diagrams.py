@@ -1,10 +1,9 @@
-"""The build-time diagrams (snippets/render/diagrams.py): their geometry read back from the SVG, and the parallelism page's
-diagrams against the engine's figures."""
+"""The parallelism page's diagrams (snippets/pages/parallelism.py) against the engine's figures, read back from
+their SVG."""
 
 from __future__ import annotations
 
 import math
-from xml.etree import ElementTree as ET
 
 import pytest
 
@@ -23,16 +22,8 @@ from snippets.pages.parallelism import (
 from snippets.pages.scenario import reference
 from snippets.render import diagrams
 
-NS = {"s": "http://www.w3.org/2000/svg"}
+from ..unit.test_diagrams import NS, _f, _rects, _svg  # reading the SVG back
 
-def _svg(text: str) -> ET.Element:
-    return ET.fromstring(text)  # noqa: S314 - our own SVG
-
-def _rects(svg: ET.Element, group: str, cls: str) -> list[ET.Element]:
-    return [r for g in svg.iterfind(f".//s:g[@class='{group}']", NS) for r in g.iterfind(f"s:rect[@class='{cls}']", NS)]
-
-def _f(el: ET.Element, attr: str) -> float:
-    return float(el.get(attr, "nan"))
 
 @pytest.mark.parametrize(("p", "m"), [(2, 1), (2, 8), (4, 1), (4, 4), (8, 16)])
 def test_pipeline_bubble_is_p_times_p_minus_1_boxes(p: int, m: int) -> None:
@@ -47,9 +38,11 @@ def test_pipeline_bubble_is_p_times_p_minus_1_boxes(p: int, m: int) -> None:
         assert min(_f(r, "x") for r in row) == pytest.approx(min(_f(r, "x") for r in busy) + s * _f(row[0], "width")
                                                              + 2 * s, abs=0.1 * s + 0.1)
 
+
 @pytest.fixture(scope="module")
 def dep(catalog: Catalog):
     return reference(catalog).deployment("llama-3.1-405b", "bf16")
+
 
 def test_page_tp_diagram_draws_the_engines_layout(catalog: Catalog, dep) -> None:
     a, tp = dep.setting.model.arch, dep.layout.tp
@@ -61,6 +54,7 @@ def test_page_tp_diagram_draws_the_engines_layout(catalog: Catalog, dep) -> None
     svg = _svg(fig[fig.index("<svg"):fig.index("</svg>") + 6])
     assert len(_rects(svg, "split-col", "stripe")) == 2 * tp
     assert "16,384 × 2,304" in fig and "6,656 of the 53,248" in fig and "<figcaption>" in fig
+
 
 def test_page_ring_diagram_times_are_the_engines(catalog: Catalog, dep) -> None:
     link, n = tp_link(dep), dep.layout.tp
@@ -77,6 +71,7 @@ def test_page_ring_diagram_times_are_the_engines(catalog: Catalog, dep) -> None:
     assert f"picks {chosen.algorithm}" in fig and f"{chosen.algorithm} (engine's choice)" in fig
     svg = _svg(fig[fig.index("<svg"):fig.index("</svg>") + 6])
     assert len(_rects(svg, "ring", "ring-cell")) == n * 2 * (n - 1)
+
 
 def test_page_pipeline_diagram_draws_the_layouts_stages(catalog: Catalog, dep) -> None:
     p = dep.layout.pp

@@ -16,9 +16,11 @@ from snippets.pages.sources import in_data_order, recording
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
+
 @pytest.fixture(scope="module")
 def cat() -> Catalog:
     return load()
+
 
 def test_lookups_by_id_are_noted_and_walking_a_table_is_not(cat: Catalog) -> None:
     rec = recording(cat)
@@ -29,6 +31,7 @@ def test_lookups_by_id_are_noted_and_walking_a_table_is_not(cat: Catalog) -> Non
     assert rec.accelerators.get("h100-sxm") is cat.accelerators["h100-sxm"]
     assert rec.reads == {("models", "llama-3.1-8b"), ("accelerators", "h100-sxm")}
 
+
 def test_reads_come_in_data_order(cat: Catalog) -> None:
     refs = [("models", "llama-3.1-70b"), ("accelerators", "h200-sxm"), ("models", "llama-3.1-8b"),
             ("accelerators", "h100-sxm"), ("models", "llama-3.1-8b")]
@@ -36,6 +39,7 @@ def test_reads_come_in_data_order(cat: Catalog) -> None:
     assert in_data_order(cat, refs)[:2] == sorted([("accelerators", "h200-sxm"), ("accelerators", "h100-sxm")],
                                                   key=lambda r: order[r[1]])
     assert [r[0] for r in in_data_order(cat, refs)] == ["accelerators", "accelerators", "models", "models"]
+
 
 def test_a_deployment_notes_what_it_is_built_from_and_its_time_model_once_used(cat: Catalog) -> None:
     page = Page(cat)
@@ -53,6 +57,7 @@ def test_a_deployment_notes_what_it_is_built_from_and_its_time_model_once_used(c
     assert d.cost_per_hour is not None
     assert any(f == "prices" for f, _ in page.reads())
 
+
 def _pages() -> list[tuple[Path, str]]:
     out = []
     for md in sorted(DOCS.rglob("*.md")):
@@ -60,6 +65,7 @@ def _pages() -> list[tuple[Path, str]]:
         if found:
             out.append((md, found.group(1)))
     return out
+
 
 @pytest.mark.parametrize(("md", "model"), _pages(), ids=lambda x: str(x))
 def test_shows_lists_every_function_the_page_prints(md: Path, model: str) -> None:

@@ -24,14 +24,13 @@ from snippets.pages.scenario import SERVING, reference
 # By hand, Llama 3.1 405B in BF16 (BF16 activations, 2 bytes) on TP8 x PP2 of H100 SXM, the layout the
 # engine deploys for the reference scenario (tp-in-node policy):
 MESSAGE = 16384 * 2  # 32,768 bytes per all-reduce at one token
-
+RING = 2 * 7 / 8 * MESSAGE  # 57,344 bytes sent per GPU by a ring (or two-shot)
+TP_BYTES = 126 * 2 * RING  # 14,450,688 bytes per token
 ALLREDUCES = 126 * 2  # 252 all-reduces per token, one after another
-
 NVLINK = 18 * 25e9  # 450 GB/s one way (datasheet)
-
 NETWORK = 400e9 / 8  # 50 GB/s one way per GPU (one 400 Gb/s NIC per GPU)
-
 GEN5 = 32e9 * 16 * 128 / 130 / 8  # 63.0 GB/s one way
+
 
 @pytest.fixture(scope="module")
 def dep(catalog: Catalog):
@@ -39,9 +38,11 @@ def dep(catalog: Catalog):
     assert d.layout.label == "TP8 × PP2"
     return d
 
+
 @pytest.fixture(scope="module")
 def serving(catalog: Catalog) -> int:
     return reference(catalog, SERVING).scenario.concurrency
+
 
 def test_links_are_the_engines_own(catalog: Catalog, dep) -> None:
     tm = dep.setting.time_model
@@ -58,6 +59,7 @@ def test_links_are_the_engines_own(catalog: Catalog, dep) -> None:
     assert ls["network"].bytes_per_s == pytest.approx(NETWORK * tm.link_fraction)
     assert (ls["nvlink"].hop_s, ls["pcie"].hop_s, ls["network"].hop_s) == (
         tm.nvlink_hop_s, tm.pcie_hop_s, tm.network_hop_s)
+
 
 def test_decode_step_is_the_engines_pass(dep, serving: int) -> None:
     for c in (1, serving):
@@ -80,6 +82,7 @@ def test_decode_step_is_the_engines_pass(dep, serving: int) -> None:
     assert net.total_s - s.total_s == pytest.approx(net.tp_s - s.tp_s)
     assert net.sends_s == pytest.approx(s.sends_s)
 
+
 def test_algorithms_are_those_the_engine_chooses_from(catalog: Catalog, dep) -> None:
     for _, tokens in message_tokens(catalog):
         nbytes = tokens * MESSAGE
@@ -93,12 +96,14 @@ def test_algorithms_are_those_the_engine_chooses_from(catalog: Catalog, dep) -> 
             assert best.name == c.algorithm and best.seconds == pytest.approx(c.seconds)
             assert best.seconds == pytest.approx(best.hops * link.hop_s + best.bytes_per_gpu / link.bytes_per_s)
 
+
 def test_bubble() -> None:
     assert bubble(2, 1) == 0.5  # one sequence on two stages: each idles half the time
     assert bubble(4, 4) == pytest.approx(3 / 7)
     assert bubble(1, 5) == 0
     with pytest.raises(ValueError):
         bubble(2, 0)
+
 
 def test_compute_bound_batch(dep) -> None:
     b = compute_bound_batch(dep, 0)

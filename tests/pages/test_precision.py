@@ -18,6 +18,7 @@ def _claims(ns: dict[str, Any]) -> dict[str, Any]:
 
     return {k: v for k, v in ns.items() if isinstance(v, Claim)}
 
+
 def _edited_data(tmp_path: Path, edits: list[tuple[str, str, str]]) -> Path:
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)
@@ -28,12 +29,14 @@ def _edited_data(tmp_path: Path, edits: list[tuple[str, str, str]]) -> Path:
         path.write_text(text.replace(old, new, 1))
     return data
 
+
 def test_page_claims_hold_on_the_repository_data(catalog) -> None:
     from snippets.pages.precision import namespace
 
     claims = _claims(namespace(catalog))
     assert len(claims) >= 10
     assert all(c.holds for c in claims.values()), {k: c.basis for k, c in claims.items() if not c.holds}
+
 
 def test_page_claims_survive_slower_hbm(tmp_path: Path, catalog) -> None:
     # The edit tests/build/test_build_failures.py makes: 3.0 TB/s of HBM instead of 3.35. Every ceiling the
@@ -51,6 +54,7 @@ def test_page_claims_survive_slower_hbm(tmp_path: Path, catalog) -> None:
     assert ns["m70"].fp16.ceiling.value == pytest.approx(before["m70"].fp16.ceiling.value * 3.0 / 3.35)
     assert ns["m70_first_single_gpu"] == "INT4"
 
+
 def test_page_claims_fail_when_the_story_changes(tmp_path: Path) -> None:
     # NVFP4 with blocks of 64 would cost 4 + 8/64 = 4.125 bits, less than grouped INT4's 4.15625:
     # the sentence ranking the metadata costs must then fail.
@@ -59,6 +63,7 @@ def test_page_claims_fail_when_the_story_changes(tmp_path: Path) -> None:
     data = _edited_data(tmp_path, [("precisions.yaml", "group_size: 16\n", "group_size: 64\n")])
     claims = _claims(namespace(load(data)))
     assert not claims["metadata_ordered"].holds
+
 
 def test_page_sizes_against_the_policy_pool(tmp_path: Path) -> None:
     # The page reads the pool from data/policies.yaml, not a reserve of its own: at 0.95 of the

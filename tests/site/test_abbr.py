@@ -10,16 +10,14 @@ from __future__ import annotations
 import re
 
 import markdown
-
 import pytest
-
 from bs4 import BeautifulSoup, NavigableString, Tag
 
 from ..conftest import ROOT, Build
 
 GLOSSARY = ROOT / "docs" / "includes" / "abbreviations.md"
-
 TERMS = re.findall(r"^\*\[([^\]]+)\]:", GLOSSARY.read_text(encoding="utf-8"), re.M)
+
 
 def sections(article: Tag) -> list[list[Tag | NavigableString]]:
     """The article's nodes in reading order, cut at each <h2> (which starts its own section)."""
@@ -31,8 +29,10 @@ def sections(article: Tag) -> list[list[Tag | NavigableString]]:
             out[-1].append(node)
     return out
 
+
 def _in_abbr(node: NavigableString) -> bool:
     return any(p.name == "abbr" for p in node.parents)
+
 
 UNREACHED = ("code", "pre", "script", "style", "svg", "figcaption", "form")
 
@@ -40,9 +40,9 @@ UNREACHED = ("code", "pre", "script", "style", "svg", "figcaption", "form")
 through untouched: charts and diagrams with their captions (snippets/render/charts.py `figure`), the calculator's form."""
 
 UNREACHED_CLASSES = ("sa-text", "sa-fig", "sa-grid", "sa-calc")
-
 """The same by class: text and figures the hook computes (`{{ }}`), the sizing grid (`fmt.html_table`), the
 calculator (written as HTML, filled in by the reader's browser)."""
+
 
 def _out_of_reach(node: NavigableString, titles: set[str]) -> bool:
     """Whether abbr could not have marked this text, so it cannot be a "first mention" the rule is about."""
@@ -55,17 +55,22 @@ def _out_of_reach(node: NavigableString, titles: set[str]) -> bool:
             return True
     return False
 
+
 def _mentions(text: str, term: str) -> int:
     return len(re.findall(rf"\b{re.escape(term)}\b", text))  # as abbr matches
+
 
 def _article(built: Build, rel: str) -> Tag | None:
     return BeautifulSoup((built.site / rel).read_text(encoding="utf-8"), "html.parser").select_one("article")
 
+
 def _pages(built: Build) -> list[str]:
     return sorted(p.relative_to(built.site).as_posix() for p in built.site.rglob("*.html"))
 
+
 def test_the_glossary_is_read() -> None:
     assert {"HBM", "NVLink", "KV", "TP", "PP"} <= set(TERMS)
+
 
 def test_each_term_has_one_tooltip_per_section_on_its_first_mention(built: Build) -> None:
     """At most one <abbr> per term and section, and it is on the section's first mention that abbr can reach."""
@@ -97,11 +102,13 @@ def test_each_term_has_one_tooltip_per_section_on_its_first_mention(built: Build
     assert marked > 100, f"only {marked} <abbr> on the whole site: is the glossary still appended?"
     assert not failures, f"{len(failures)} problems:\n" + "\n".join(failures[:60])
 
+
 def test_a_tooltip_carries_the_glossary_title(built: Build) -> None:
     article = _article(built, "hbm/index.html")
     assert article is not None
     first = next(a for a in article.select("abbr") if a.get_text() == "HBM")
     assert first["title"].startswith("High Bandwidth Memory")
+
 
 def test_notebook_pages_carry_no_abbreviations(built: Build) -> None:
     """mkdocs-jupyter renders notebook Markdown with nbconvert, which neither the glossary nor abbr reaches."""
@@ -110,12 +117,15 @@ def test_notebook_pages_carry_no_abbreviations(built: Build) -> None:
             article = _article(built, rel)
             assert article is not None and not article.select("abbr"), rel
 
+
 GLOSS = "\n\n*[KV]: key and value\n*[TP]: tensor parallelism\n"
+
 
 def render(text: str) -> BeautifulSoup:
     md = markdown.Markdown(extensions=["abbr", "snippets.build.abbr", "tables", "admonition", "pymdownx.details",
                                        "pymdownx.superfences", "pymdownx.tabbed"])
     return BeautifulSoup(md.convert(text + GLOSS), "html.parser")
+
 
 def test_later_mentions_become_plain_text() -> None:
     soup = render("The KV cache. More KV, and TP.\n\nAgain KV, then TP.")
@@ -123,9 +133,11 @@ def test_later_mentions_become_plain_text() -> None:
     assert soup.get_text().count("KV") == 3  # the words stay: only the markup goes
     assert "Again KV, then TP." in soup.get_text()
 
+
 def test_each_h2_starts_a_section_and_h3_does_not() -> None:
     soup = render("KV intro.\n\n## One\n\nKV here, KV again.\n\n### Sub\n\nKV sub.\n\n## Two\n\nKV there.")
     assert len(soup.find_all("abbr")) == 3  # intro, One, Two: not Sub
+
 
 @pytest.mark.parametrize("block", [
     "| a | b |\n| --- | --- |\n| KV | KV |",
@@ -138,6 +150,7 @@ def test_tables_admonitions_details_and_tabs_count_in_their_section(block: str) 
     abbrs = soup.find_all("abbr")
     assert len(abbrs) == 1
     assert "after it" not in abbrs[0].parent.get_text()  # the block's mention is the first, and keeps it
+
 
 def test_a_tail_after_an_unwrapped_term_keeps_its_place() -> None:
     soup = render("KV first, *then KV* and KV, **TP** and TP.")

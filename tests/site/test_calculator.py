@@ -9,43 +9,28 @@ with every row of the grid's JSON, and that a reader without JavaScript sees the
 from __future__ import annotations
 
 import hashlib
-
 import json
-
 import math
-
-import subprocess
-
-import sys
-
 from pathlib import Path
-
 from typing import Any
-
 from urllib.parse import urljoin, urlsplit
 
 import pytest
 
 from snippets.data import Catalog
-
 from snippets.data.export import engine_catalog
-
-from snippets.engine import deploy, setting
-
-from snippets.engine.__main__ import main, report
-
-from snippets.engine.calc import answer, defaults
+from snippets.engine.__main__ import main
+from snippets.engine.calc import answer
 
 from ..conftest import ROOT, Build
 
-from ..unit.test_hf import DEEPSEEK_V3, LLAMA_31_8B
-
 PYODIDE = ROOT / "docs" / "assets" / "pyodide"
-
 PAGE = "calculator/index.html"
+
 
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
 
 def test_the_site_ships_the_engine_unchanged(built: Build) -> None:
     """Each module under assets/calculator/py/ is byte for byte the repository's; the manifest lists them all."""
@@ -60,6 +45,7 @@ def test_the_site_ships_the_engine_unchanged(built: Build) -> None:
     for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
         assert _sha(built.site / "assets" / "pyodide" / name) == _sha(PYODIDE / name)
 
+
 def test_an_answer_is_the_command_lines_report(built: Build, capsys: pytest.CaptureFixture[str],
                                                catalog: Catalog) -> None:
     got = answer(engine_catalog(catalog), {"model": "llama-3.1-70b", "precision": "bf16", "accelerator": "h100-sxm",
@@ -69,6 +55,7 @@ def test_an_answer_is_the_command_lines_report(built: Build, capsys: pytest.Capt
                  str(got["report"]["output_tokens"]), "--concurrency", "16",
                  "--catalog", str(built.site / "reference" / "engine-catalog.json")]) == 0
     assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(got["report"]))
+
 
 def test_every_grid_row_is_the_calculators_answer_at_the_default_case(built: Build, catalog: Catalog) -> None:
     """All of reference/sizing.json: the same rows deploy, on the same layout, GPUs, times and costs."""
@@ -80,6 +67,7 @@ def test_every_grid_row_is_the_calculators_answer_at_the_default_case(built: Bui
         assert got["ok"] == r["deployable"], where
         if got["ok"]:
             assert_matches_grid(got["outputs"], r, where)
+
 
 def assert_matches_grid(out: dict[str, Any], r: dict[str, Any], where: str) -> None:
     """The calculator's outputs (`data-value` strings) against one record of reference/sizing.json."""
@@ -97,6 +85,7 @@ def assert_matches_grid(out: dict[str, Any], r: dict[str, Any], where: str) -> N
             assert out[name]["value"] is None, (where, name)
         else:
             assert float(out[name]["value"]) == pytest.approx(want["value"], rel=1e-12), (where, name)
+
 
 def test_without_javascript_the_page_shows_the_default_answer(built: Build, catalog: Catalog) -> None:
     """The build's answer is the engine's at the default inputs, every output has a unit and a working link."""
@@ -123,12 +112,14 @@ def test_without_javascript_the_page_shows_the_default_answer(built: Build, cata
     home, grid = built.page("index.html"), built.page("reference/sizing/index.html")
     assert home.select_one('article a[href="calculator/"]') and grid.select_one('article a[href="../../calculator/"]')
 
+
 def test_pyodide_loads_only_on_the_calculator_page(built: Build) -> None:
     for html in built.site.rglob("*.html"):
         text = html.read_text(encoding="utf-8")
         if html.relative_to(built.site).as_posix() != PAGE:
             assert "assets/pyodide/" not in text, html
             assert "calculator.js" not in text and "calculator.css" not in text, html
+
 
 def test_the_published_catalog_puts_each_accelerator_on_the_builds_node(built: Build, catalog: Catalog) -> None:
     """The browser reads reference/engine-catalog.json; an accelerator's node there is the build's (data/'s order)."""

@@ -2,31 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from bs4 import BeautifulSoup, Tag
-
-from snippets.data import Catalog
-
-from snippets.pages.scenario import reference
-
-from snippets.render.charts import (
-    LOG_AXIS_DECADES,
-    Bar,
-    bars,
-    decade_ticks,
-    decades,
-    figure,
-    grouped_bars,
-    log_bars,
-    nice_ticks,
-    tier_bars,
-    wants_log_axis,
-)
-
-from ..conftest import Build, run_build, value
+from ..conftest import Build
 
 
 def test_interconnect_page_carries_the_charts_with_captions(built: Build) -> None:
@@ -40,7 +16,6 @@ def test_interconnect_page_carries_the_charts_with_captions(built: Build) -> Non
     # the engine's layouts, the same as the parallelism page's: 405B BF16 on TP8 x PP2, INT4 on TP4
     caption = gpus.find("figcaption").get_text()
     assert "Llama 3.1 405B BF16: 16 (TP8 × PP2)" in caption and "Llama 3.1 405B INT4: 4 (TP4)" in caption
-
 
 
 def test_hbm_page_charts_the_decode_ceiling_of_every_accelerator(built: Build, catalog) -> None:

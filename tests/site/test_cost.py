@@ -9,31 +9,33 @@ from __future__ import annotations
 import pytest
 
 from snippets.engine import Layout
-
 from snippets.engine.timing import predict
-
 from snippets.pages.scenario import reference
 
 from ..conftest import Build, text, value
 
 N_IN, N_OUT = 1000, 1000
-
 H100_PRICE, A100_PRICE = 2.99, 1.79     # data/prices.yaml, site_uses: Lambda, whole 8-GPU instances
+
 
 @pytest.fixture(scope="module")
 def page(built: Build):
     return built.page("cost/index.html")
 
+
 @pytest.fixture(scope="module")
 def ref(catalog):
     return reference(catalog)
+
 
 def deployed(ref, model: str, precision: str, acc: str, tp: int):
     return ref.deployment(model, precision, accelerator=acc, layout=Layout(tp), concurrency=1,
                           context_tokens=N_IN + N_OUT)
 
+
 def per_mtok(usd_per_hour: float, tokens_per_s: float) -> float:
     return usd_per_hour / (tokens_per_s * 3600) * 1e6
+
 
 def test_worked_example_is_the_division(page, ref) -> None:
     # Llama 3.1 70B FP8 on H100, TP4: an 8-GPU instance at $2.99 holds two replicas, $11.96 an hour each
@@ -51,6 +53,7 @@ def test_worked_example_is_the_division(page, ref) -> None:
     assert value(page, "worked.one_cost") == pytest.approx(per_mtok(4 * H100_PRICE, one.output_tokens_per_s))
     assert value(page, "worked.in_cost") == pytest.approx(per_mtok(4 * H100_PRICE, N_IN / x.prefill_s))
 
+
 def test_cost_table_rows_recompute(page, ref) -> None:
     for label, (m, p, acc, tp, price, gpus) in {
         "Llama 3.1 70B FP8 on H100 SXM": ("llama-3.1-70b", "fp8", "h100-sxm", 4, H100_PRICE, 4),
@@ -67,12 +70,14 @@ def test_cost_table_rows_recompute(page, ref) -> None:
         assert value(page, f"{row}[Output, one request]") == pytest.approx(per_mtok(gpus * price, one.output_tokens_per_s))
         assert value(page, f"{row}[ITL]") == pytest.approx(most.tpot_s * 1e3)
 
+
 def test_table_keeps_the_cheapest_layout_in_one_node(page, ref) -> None:
     row = "cost[Llama 3.1 70B FP8 on H100 SXM]"
     shown = value(page, f"{row}[Output, most in flight]")
     for tp in (2, 4, 8):
         d = deployed(ref, "llama-3.1-70b", "fp8", "h100-sxm", tp)
         assert shown <= predict(d, d.max_concurrency, N_IN, N_OUT).usd_per_mtok_output + 1e-12
+
 
 def test_replicas_against_tp8(page, ref) -> None:
     tp2, tp8 = deployed(ref, "llama-3.1-70b", "fp8", "h100-sxm", 2), deployed(ref, "llama-3.1-70b", "fp8", "h100-sxm", 8)
@@ -87,6 +92,7 @@ def test_replicas_against_tp8(page, ref) -> None:
     assert value(page, "big_itl1") < value(page, "small_itl1")           # TP8 is faster for one user
     assert value(page, "small_cost1") < value(page, "big_cost1")         # four replicas serve four users
 
+
 def test_cheapest_hour_is_not_the_cheapest_token(page) -> None:
     assert value(page, "cheap_hour_price") == A100_PRICE
     assert value(page, "cheap_hour_cost") > value(page, "cheap_tok_cost")
@@ -94,6 +100,7 @@ def test_cheapest_hour_is_not_the_cheapest_token(page) -> None:
     assert value(page, "h100_cost") < value(page, "a100_cost")
     body = page.select_one("article").get_text()
     assert "The A100 80GB SXM has the lowest price per GPU-hour" in body
+
 
 def test_utilization_from_the_nim_plateau(page, catalog) -> None:
     sweep = [m for k, m in catalog.measurements.items() if k.startswith("nim180-llama33-70b-fp8-2xh100-in5000-out500-c")]
@@ -106,11 +113,13 @@ def test_utilization_from_the_nim_plateau(page, catalog) -> None:
     assert value(page, "w_cost_nim") == pytest.approx(peak / (within.output_tokens_per_s / plateau))
     assert value(page, "w_cost_half") == pytest.approx(2 * peak)
 
+
 def test_chart_and_prices_with_dates(page) -> None:
     chart = next(f for f in page.select("figure.sa-figure") if f.find("svg")["aria-labelledby"].startswith("cost-chart"))
     assert len(chart.select("rect")) >= 10                                    # five accelerators x two precisions
     body = page.select_one("article").get_text()
     assert "2026-11-30" in body and "indicative" in body
+
 
 def test_claims_hold_and_answers_are_folded(page) -> None:
     claims = page.select("span.sa-claim")
@@ -122,6 +131,7 @@ def test_claims_hold_and_answers_are_folded(page) -> None:
     assert len(answers) == 1 and not answers[0].has_attr("open")
     assert len(answers[0].select("ol > li")) == len(questions) == 5
     assert text(page, "w_cost_nim") in answers[0].get_text()
+
 
 def test_links(page, built: Build) -> None:
     hrefs = {a["href"] for a in page.select("article a[href]")}

@@ -2,25 +2,10 @@
 
 from __future__ import annotations
 
-import filecmp
-
-import os
-
-import shutil
-
-import subprocess
-
-import sys
-
-from pathlib import Path
-
-import pytest
-
 from snippets.build import computed
 
-from snippets.build.drift import prose, typed_quantities
+from ..conftest import Build
 
-from ..conftest import ROOT, Build, run_build
 
 def test_no_page_publishes_broken_output(built: Build) -> None:
     pages = sorted(built.site.rglob("*.html"))

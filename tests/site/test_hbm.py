@@ -10,70 +10,50 @@ from __future__ import annotations
 import pytest
 
 from snippets.data import Catalog
-
 from snippets.engine import Layout
-
 from snippets.engine.deployment import RefusedLayout, setting
-
 from snippets.pages.scenario import SERVING, reference
 
 from ..conftest import Build, figures, text, value
 
 GB = 1e9
-
 GIB = 2**30
-
 H100 = 3.35e12                    # H100 SXM datasheet, bytes/s, shared
-
 A100 = 2.039e12                   # A100 80GB SXM datasheet, bytes/s, shared
-
 H100_REPORTED = 81559 * 2**20     # nvidia-smi total: 85,520,809,984 bytes = 79.65 GiB
-
 A100_REPORTED = 81920 * 2**20
-
 POOL = 0.9 * H100_REPORTED        # vllm-default: 71.68 GiB
-
 RUNTIME = (1.26 + 1.79) * GIB     # vllm-default: activation peak 1.26 GiB + non-torch 1.79 GiB (vLLM's log)
-
 CTX = 8192
 
 # Llama 3.1 70B: 80 layers, hidden 8192, vocab 128,256, untied embedding and LM head, 8 KV heads of 128
 P70 = 70_553_706_496              # parameters from the architecture
-
 NORMS70 = (2 * 80 + 1) * 8192     # RMSNorm weights, kept whole on every GPU
-
 VOCAB70 = 2 * 128_256 * 8192      # embedding + LM head
-
 LINEAR70 = P70 - NORMS70 - VOCAB70
-
 KV70 = 2 * 80 * 8 * 128 * 2       # 327,680 bytes per token, BF16
 
 # TP2 in BF16: half of everything but the norms
 W70_TP2 = ((P70 - NORMS70) / 2 + NORMS70) * 2          # 70,555,025,408 bytes per GPU
-
 KV70_TP2 = KV70 / 2 * CTX                              # 1,342,177,280 bytes per GPU
 
 # FP8: linear weights 1 byte, the embedding, LM head and norms 2 bytes
 W70_FP8_TP2 = LINEAR70 / 2 + VOCAB70 / 2 * 2 + NORMS70 * 2   # 36,329,504,768 bytes per GPU
-
 W70_FP8 = LINEAR70 + VOCAB70 * 2 + NORMS70 * 2               # 72,656,371,712 bytes, one copy
 
 # Llama 3.1 405B in BF16 on TP8 x PP2 (63 + 63 layers): per GPU, per stage
 L405 = (2 * 16384 * 16384 + 2 * 16384 * 1024 + 3 * 16384 * 53248) / 8 + 2 * 16384   # one layer on one GPU
-
 EMB405 = 128_256 * 16384 / 8
-
 STAGES405 = 2 * (63 * L405 + EMB405) + 16384          # parameters: stage 1 + stage 2 (final norm)
-
 KV405_GPU = 2 * 63 * 1 * 128 * 2 * CTX                # one KV head per GPU, each stage
-
 STEP405 = STAGES405 * 2 + 2 * KV405_GPU               # the stages in turn: 101,999,083,520 bytes
-
 KV405 = 2 * 126 * 8 * 128 * 2                         # 516,096 bytes per token, whole model
+
 
 @pytest.fixture(scope="module")
 def page(built: Build):
     return built.page("hbm/index.html")
+
 
 @pytest.mark.parametrize(
     ("name", "expected", "shown"),
@@ -113,8 +93,10 @@ def test_prose_figures(page, name: str, expected: float, shown: str) -> None:
     assert value(page, name) == pytest.approx(expected, rel=1e-3 if name == "s8.one_gpu_tps" else 1e-6)
     assert text(page, name) == shown
 
+
 def test_page_names_its_binary_and_decimal_units(page) -> None:
     assert value(page, "gb") == GB and value(page, "gib") == GIB
+
 
 def test_worked_example_steps(page) -> None:
     assert value(page, "worked.weight") == pytest.approx(P70 * 2 / GB)
@@ -127,6 +109,7 @@ def test_worked_example_steps(page) -> None:
     free = POOL - W70_TP2 - RUNTIME - KV70_TP2
     assert value(page, "worked.free_gib") == pytest.approx(free / GIB)
 
+
 def test_gpu_table_shows_label_and_report(page) -> None:
     for gpu, bw, reported in (("NVIDIA A100 80GB SXM", 2039, A100_REPORTED), ("NVIDIA H100 SXM", 3350, H100_REPORTED)):
         assert value(page, f"gpus[{gpu}][Label]") == 80
@@ -134,6 +117,7 @@ def test_gpu_table_shows_label_and_report(page) -> None:
         assert value(page, f"gpus[{gpu}][Bandwidth]") == pytest.approx(bw)
         assert figures(page)[f"gpus[{gpu}][Bandwidth]"]["data-basis"] == "shared by reads and writes"
         assert value(page, f"gpus[{gpu}][Read all of it once]") == pytest.approx(reported / (bw * 1e9) * 1e3)
+
 
 def test_what_fits_table(page) -> None:
     fp8 = "fits[FP8]"
@@ -143,6 +127,7 @@ def test_what_fits_table(page) -> None:
     verdicts = {tr.find("td").get_text(): tr.find_all("td")[6].get_text() for tr in table.select("tbody tr")}
     # FP8 weights (67.7 GiB) sit in the 71.7 GiB pool, but not with 2.5 GiB of runtime and 2.5 GiB of KV
     assert verdicts == {"FP32": "No", "BF16": "No", "FP8": "No", "INT8": "No", "INT4": "Yes"}
+
 
 def test_ceiling_table(page) -> None:
     row = "ceiling[Llama 3.1 405B BF16 on H100 SXM]"
@@ -157,6 +142,7 @@ def test_ceiling_table(page) -> None:
     assert math_in["Llama 3.1 70B FP8 on A100 80GB SXM"] == "BF16 (weight-only FP8)"
     assert math_in["Llama 3.1 70B FP8 on H100 SXM"] == "FP8"
 
+
 def test_batch_table_stops_at_what_fits(page) -> None:
     names = [n for n in figures(page) if n.startswith("batch[") and n.endswith("[Sequences]")]
     batches = sorted(int(value(page, n)) for n in names)
@@ -165,15 +151,18 @@ def test_batch_table_stops_at_what_fits(page) -> None:
     one = value(page, "ceiling[Llama 3.1 70B FP8 on H100 SXM][One sequence]")
     assert value(page, "batch[1][Replica ceiling]") == pytest.approx(one)
 
+
 def test_the_old_reserve_reading_is_gone(page) -> None:
     body = page.select_one("article").get_text()
     assert "12.5" not in body and "runtime-reserve" not in body and "with reserve" not in body
+
 
 def test_claims_are_marked_and_hold(page) -> None:
     claims = page.select("span.sa-claim")
     assert len(claims) >= 12
     for c in claims:
         assert c["title"].startswith("Checked at build time")
+
 
 def test_quiz_answers_are_folded(page) -> None:
     quiz = page.find(id="check-your-understanding")
@@ -185,6 +174,7 @@ def test_quiz_answers_are_folded(page) -> None:
     # applied problems, not recall
     for recall in ("Why does generating text", "How much of an"):
         assert recall not in quiz.find_next("ol").get_text()
+
 
 def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
     r = reference(catalog)
@@ -211,10 +201,12 @@ def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
     assert value(page, "q5_lo.seqs") == setting(r.eng, "llama-3.1-70b", "bf16", SERVING).memory(Layout(2)).max_sequences
     assert value(page, "q5_lo.room") == pytest.approx((POOL - W70_TP2 - RUNTIME) / GIB)
 
+
 def test_links_to_the_companion_pages(page) -> None:
     hrefs = {a["href"] for a in page.select("article a[href]")}
     for target in ("../interconnect/", "../precision/", "../parallelism/"):
         assert any(h.startswith(target) for h in hrefs), target
+
 
 def test_sources_include_the_scenario_and_the_pool(page) -> None:
     body = page.get_text()

@@ -5,12 +5,11 @@ from __future__ import annotations
 import pytest
 
 from snippets.engine.timing import predict
-
 from snippets.pages.home import SUMMARY_MODELS, SUMMARY_PRECISIONS
-
 from snippets.pages.scenario import SERVING, reference
 
 from ..conftest import Build, value
+
 
 def test_summary_is_the_engines(built: Build, catalog) -> None:
     page = built.page("index.html")
@@ -27,6 +26,7 @@ def test_summary_is_the_engines(built: Build, catalog) -> None:
             if full.usd_per_mtok_output is not None:
                 assert value(page, f"summary[{row}][$ per M output tokens, KV cache full]") == pytest.approx(
                     full.usd_per_mtok_output, rel=1e-6)
+
 
 def test_start_here_path_links_the_foundations_in_order(built: Build) -> None:
     page = built.page("index.html")

@@ -17,32 +17,25 @@ import math
 import pytest
 
 from snippets.data import Catalog
-
 from snippets.engine import Layout
-
 from snippets.engine.deployment import setting
-
 from snippets.engine.timing import predict
-
 from snippets.pages.scenario import SERVING, reference
 
 from ..conftest import Build, text, value
 
 GIB = 2**30
-
 CTX = 8192
-
 POOL = 0.9 * 81559 * 2**20
-
 RUNTIME = (1.26 + 1.79) * GIB
-
 KV70 = 2 * 80 * 8 * 128 * 2
-
 LONGEST = 131072
+
 
 @pytest.fixture(scope="module")
 def page(built: Build):
     return built.page("kv-cache/index.html")
+
 
 @pytest.mark.parametrize(
     ("name", "expected", "shown"),
@@ -67,6 +60,7 @@ def test_prose_figures(page, name: str, expected: float, shown: str) -> None:
     assert value(page, name) == pytest.approx(expected, rel=1e-9)
     assert text(page, name) == shown
 
+
 def test_worked_example_by_hand(page) -> None:
     # TP2: half of the weights but the norms on each GPU; TP4: a quarter. 32 sequences of 8,192 tokens.
     for key, tp, fits in (("w_lo", 2, False), ("w_hi", 4, True)):
@@ -82,6 +76,7 @@ def test_worked_example_by_hand(page) -> None:
         assert value(page, f"{key}.max_seq") == math.floor(room / per_seq)
         assert (weights + RUNTIME + 32 * per_seq <= POOL) is fits
     assert value(page, "w_lo.max_seq") == 2 and value(page, "w_hi.max_seq") == 57
+
 
 def test_figures_match_the_engine(page, catalog: Catalog) -> None:
     r = reference(catalog)
@@ -100,6 +95,7 @@ def test_figures_match_the_engine(page, catalog: Catalog) -> None:
     long = setting(r.eng, "llama-3.1-70b", "bf16", "reference", context_tokens=LONGEST)
     assert value(page, "long_serving") == long.memory(Layout(4)).max_sequences == 3
     assert value(page, "long_node") == long.memory(Layout(8)).max_sequences
+
 
 def test_tables_read_back(page, catalog: Catalog) -> None:
     assert value(page, "kv[Llama 3.1 70B][Bytes per token]") == KV70
@@ -120,16 +116,19 @@ def test_tables_read_back(page, catalog: Catalog) -> None:
         assert value(page, f"{row}[Per million output tokens]") == pytest.approx(p.usd_per_mtok_output)
         assert value(page, f"{row}[Sequences per $/hour]") == pytest.approx(d.max_concurrency / (tp * 2.99))
 
+
 def test_chart_is_drawn(page) -> None:
     svg = page.select_one("svg#kv-chart, svg[aria-labelledby^='kv-chart']")
     assert svg is not None
     assert "35.8 GiB" in page.select_one("figure.sa-figure figcaption").get_text()
+
 
 def test_claims_are_marked_and_hold(page) -> None:
     claims = page.select("span.sa-claim")
     assert len(claims) >= 15
     for c in claims:
         assert c["title"].startswith("Checked at build time")
+
 
 def test_quiz_answers_are_folded_and_match_questions(page) -> None:
     quiz = page.find(id="check-your-understanding")
@@ -138,6 +137,7 @@ def test_quiz_answers_are_folded_and_match_questions(page) -> None:
     assert len(answers) == 1 and not answers[0].has_attr("open")
     assert len(answers[0].select("ol > li")) == len(questions) == 5
     assert answers[0].select("ol > li")[0].get_text().startswith("4 (TP4)")
+
 
 def test_linked_from_home_and_hbm(built: Build) -> None:
     for rel, prefix in (("index.html", "kv-cache/"), ("hbm/index.html", "../kv-cache/")):

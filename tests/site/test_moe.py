@@ -11,32 +11,31 @@ from __future__ import annotations
 import pytest
 
 from snippets.engine import Layout, deploy, feasible, setting
-
 from snippets.engine.memory import stage_weights
-
 from snippets.engine.params import total_params
-
 from snippets.engine.timing import alltoall, ep_link, forward, predict
-
 from snippets.pages.scenario import reference
 
 from ..conftest import Build, figures, value
 
 CTX = 2048
-
 BATCH = 64
+
 
 @pytest.fixture(scope="module")
 def page(built: Build):
     return built.page("moe/index.html")
 
+
 @pytest.fixture(scope="module")
 def r(catalog):
     return reference(catalog)
 
+
 def ds(r, layout, concurrency=BATCH, node=None):
     kw = {"node": node} if node else {"accelerator": "h200-sxm"}
     return r.deployment("deepseek-v3", "fp8", layout=layout, concurrency=concurrency, context_tokens=CTX, **kw)
+
 
 def test_total_and_active_parameters(page, r) -> None:
     arch = r.eng.models["deepseek-v3"].arch
@@ -48,6 +47,7 @@ def test_total_and_active_parameters(page, r) -> None:
         100 * total_params(m, active=True) / total_params(m))                                         # 27.6 %
     names = {n.split("]")[0][len("params["):] for n in figures(page) if n.startswith("params[")}
     assert len(names) == 8                                                                               # every MoE model
+
 
 def test_memory_follows_the_total_and_reads_the_batch(page, r) -> None:
     d = ds(r, Layout(8, ep=8))
@@ -64,6 +64,7 @@ def test_memory_follows_the_total_and_reads_the_batch(page, r) -> None:
     chart = page.select_one('svg.sa-chart[aria-labelledby~="moe-reads-title"]')
     assert chart is not None and len(chart.select("circle")) == 2 * 11                 # two series, eleven batches
 
+
 def test_worked_decode_step(page, r) -> None:
     d = ds(r, Layout(8, ep=8))
     p = forward(d, BATCH, CTX, prefill=False)
@@ -76,6 +77,7 @@ def test_worked_decode_step(page, r) -> None:
     assert value(page, "wx.a2a") == pytest.approx(alltoall(BATCH * 8 * 7168 * 2, 8, ep_link(d)).seconds * 1e6)
     assert value(page, "wx.comm") == pytest.approx(p.comm_s * 1e3)
     assert value(page, "wx.step") == pytest.approx(p.total_s * 1e3)
+
 
 def test_alltoall_over_nvlink_nvl72_and_network(page, r) -> None:
     per_tok = 8 * 7168 * 2
@@ -96,6 +98,7 @@ def test_alltoall_over_nvlink_nvl72_and_network(page, r) -> None:
     assert rows[16].hop_s == tm.network_hop_s
     assert value(page, "nv72_pre") < value(page, "nv8_pre") < value(page, "net_pre")
 
+
 def test_dp_attention_holds_more_sequences(page, r) -> None:
     tp, dp = ds(r, Layout(8)), ds(r, Layout(1, ep=8, dp=8))
     assert tp.memory.kv_per_sequence == dp.memory.kv_per_sequence == 61 * (512 + 64) * 2 * CTX   # 143,917,056
@@ -103,6 +106,7 @@ def test_dp_attention_holds_more_sequences(page, r) -> None:
     assert value(page, "dp_seqs") == dp.max_concurrency
     assert value(page, "dp_seqs") > 3 * value(page, "tp_seqs")
     assert value(page, "dp_weights") == pytest.approx(dp.memory.weights / 1e9)
+
 
 def test_documented_deployments(page, r, catalog) -> None:
     rows = [d for d in catalog.deployments.values() if d.model == "deepseek-v3"]
@@ -119,6 +123,7 @@ def test_documented_deployments(page, r, catalog) -> None:
     assert value(page, "docs[FP8 · 8 × H200 SXM][Engine's]") == eng.max_concurrency
     assert value(page, "doc_batches") + value(page, "doc_tp_only") == value(page, "doc_larger")
 
+
 def test_cost_lens_is_predicts(page, r) -> None:
     for lay in (Layout(8), Layout(8, ep=8), Layout(1, ep=8, dp=8)):
         d = ds(r, lay, concurrency=1)
@@ -127,6 +132,7 @@ def test_cost_lens_is_predicts(page, r) -> None:
         assert value(page, f"cost[{lay.label}][$/Mtok at 1024]") == pytest.approx(hi.usd_per_mtok_output)
     assert value(page, "c_dp_hi") < value(page, "c_tp_hi")
     assert value(page, "c_tp_lo") < value(page, "c_ep_lo")
+
 
 def test_quiz_answers_equal_questions_and_are_folded(page) -> None:
     answers = [d for d in page.select("details") if "Answers" in d.find("summary").get_text()]

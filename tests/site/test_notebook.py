@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from bs4 import BeautifulSoup, Tag
-
 from snippets.data import Catalog
-
 from snippets.pages.scenario import reference
 
-from snippets.render.charts import (
-    LOG_AXIS_DECADES,
-    Bar,
-    bars,
-    decade_ticks,
-    decades,
-    figure,
-    grouped_bars,
-    log_bars,
-    nice_ticks,
-    tier_bars,
-    wants_log_axis,
-)
-
-from ..conftest import Build, run_build, value
+from ..conftest import Build, value
 
 
 def test_notebook_page_is_executed_without_errors(built: Build, catalog: Catalog) -> None:

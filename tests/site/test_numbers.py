@@ -5,14 +5,15 @@ from __future__ import annotations
 import pytest
 
 from snippets.data import FILES, Catalog
-
 from snippets.pages.scenario import reference
 
 from ..conftest import Build, figures, text, value
 
+
 @pytest.fixture(scope="module")
 def page(built: Build):
     return built.page("how-the-numbers-are-made/index.html")
+
 
 def test_the_trail_is_the_engines_deployment(page, catalog: Catalog) -> None:
     # Llama 3.1 70B in BF16 on an HGX H100 for the reference scenario, as the engine deploys it:
@@ -32,6 +33,7 @@ def test_the_trail_is_the_engines_deployment(page, catalog: Catalog) -> None:
     assert text(page, "weight") == "141.1 GB"
     assert value(page, "gpus") == 2
 
+
 def test_counts_are_the_catalogs(page, catalog: Catalog) -> None:
     entries = sum(len(getattr(catalog, name)) for name in FILES)
     sources = sum(len(e.sources) for name in FILES for e in getattr(catalog, name).values())
@@ -42,9 +44,11 @@ def test_counts_are_the_catalogs(page, catalog: Catalog) -> None:
     assert sum(v for n, v in rows.items() if n.endswith("[Entries]")) == entries
     assert sum(v for n, v in rows.items() if n.endswith("[Sources cited]")) == sources
 
+
 def test_claims_hold_and_are_marked(page) -> None:
     claims = {el["data-claim"] for el in page.select("span.sa-claim")}
     assert claims == {"more_than_one_gpu", "every_entry_sourced"}
+
 
 def test_the_page_is_second_in_the_nav(built: Build) -> None:
     home = built.page("index.html")

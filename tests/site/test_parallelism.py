@@ -5,47 +5,29 @@ shows those figures."""
 from __future__ import annotations
 
 import json
-
-import math
-
 import re
 
 import pytest
 
 from snippets.data import Catalog
-
 from snippets.engine import Layout
-
-from snippets.engine.timing import allreduce, forward, pp_link, predict, send, tp_link
-
+from snippets.engine.timing import pp_link, predict, send, tp_link
 from snippets.pages.parallelism import (
     algorithm_times,
-    bubble,
-    compute_bound_batch,
     decode_step,
     message_tokens,
     time_links,
 )
-
 from snippets.pages.scenario import SERVING, reference
 
 from ..conftest import Build, figures, text, value
+from ..pages.test_parallelism import ALLREDUCES, MESSAGE, NVLINK, RING, TP_BYTES  # worked by hand there
 
-# By hand, Llama 3.1 405B in BF16 (BF16 activations, 2 bytes) on TP8 x PP2 of H100 SXM, the layout the
-# engine deploys for the reference scenario (tp-in-node policy):
-MESSAGE = 16384 * 2  # 32,768 bytes per all-reduce at one token
-
-RING = 2 * 7 / 8 * MESSAGE  # 57,344 bytes sent per GPU by a ring (or two-shot)
-
-TP_BYTES = 126 * 2 * RING  # 14,450,688 bytes per token
-
-ALLREDUCES = 126 * 2  # 252 all-reduces per token, one after another
-
-NVLINK = 18 * 25e9  # 450 GB/s one way (datasheet)
 
 @pytest.fixture(scope="module")
 def page(built: Build):
     return built.page("parallelism/index.html")
+
 
 @pytest.fixture(scope="module")
 def dep(catalog: Catalog):
@@ -53,9 +35,11 @@ def dep(catalog: Catalog):
     assert d.layout.label == "TP8 × PP2"
     return d
 
+
 @pytest.fixture(scope="module")
 def serving(catalog: Catalog) -> int:
     return reference(catalog, SERVING).scenario.concurrency
+
 
 def test_worked_example(page, dep, serving: int) -> None:
     assert value(page, "worked.message") == MESSAGE
@@ -83,6 +67,7 @@ def test_worked_example(page, dep, serving: int) -> None:
     assert value(page, "worked.step_s") == pytest.approx(ss.total_s * 1e3)
     assert value(page, "worked.over_compute_s") == pytest.approx(ss.comm_s / ss.engine.compute_s)
 
+
 def test_comm_table_405b(page, dep, serving: int) -> None:
     labels = {"nvlink": "NVLink 4", "pcie": "PCIe 5.0 x16", "network": "InfiniBand NDR"}
     for key, link in time_links(dep).items():
@@ -100,6 +85,7 @@ def test_comm_table_405b(page, dep, serving: int) -> None:
     assert value(page, f"comm405[{serving} seq. over NVLink 4][Communication ÷ compute]") < 1
     assert value(page, f"comm405[{serving} seq. over InfiniBand NDR][Communication ÷ compute]") > 1
 
+
 def test_comm_table_70b_has_no_pipeline(page, catalog: Catalog) -> None:
     d = reference(catalog).deployment("llama-3.1-70b", "bf16")
     assert d.layout.label == "TP2"
@@ -109,6 +95,7 @@ def test_comm_table_70b_has_no_pipeline(page, catalog: Catalog) -> None:
     link = s.link
     assert s.comm_s == pytest.approx(160 * (link.hop_s + 16384 / link.bytes_per_s))
     assert value(page, "comm70[1 seq. over NVLink 4][Communication per step]") == pytest.approx(s.comm_s * 1e3)
+
 
 def test_algorithm_table(page, catalog: Catalog, dep) -> None:
     names = [n for n in figures(page) if n.startswith("algorithms[")]
@@ -121,15 +108,18 @@ def test_algorithm_table(page, catalog: Catalog, dep) -> None:
         assert value(page, f"algorithms[{label}][One-shot (one hop)]") == pytest.approx(algs["one-shot"].seconds * 1e6)
     assert message_tokens(catalog)[0] == ("one decode token", 1)
 
+
 def test_ring_table(page) -> None:
     for n in (2, 4, 8):
         assert value(page, f"ring[{n} GPUs][Reduce-scatter steps]") == n - 1
         assert value(page, f"ring[{n} GPUs][Sent per GPU]") == pytest.approx(2 * (n - 1) / n * MESSAGE)
 
+
 def test_bubble_table(page) -> None:
     assert value(page, "bubble[1 micro-batch][2 stages]") == 50
     assert value(page, "bubble[4 micro-batches][4 stages]") == pytest.approx(300 / 7)
     assert value(page, "worked.pp") == 2
+
 
 def test_across_nodes(page, catalog: Catalog, dep) -> None:
     x = reference(catalog).deployment("llama-3.1-405b", "bf16", layout=Layout(16))
@@ -139,6 +129,7 @@ def test_across_nodes(page, catalog: Catalog, dep) -> None:
     full = decode_step(dep, dep.max_concurrency)
     assert value(page, "across[TP8 × PP2, KV cache full][Output tokens/s]") == pytest.approx(
         dep.max_concurrency / full.total_s)
+
 
 def test_layout_table(page, catalog: Catalog) -> None:
     # fewest GPUs an engine accepts (fewest-gpus policy) against the layout rented (tp-in-node policy)
@@ -165,6 +156,7 @@ def test_layout_table(page, catalog: Catalog) -> None:
     # the same GPU counts as the interconnect page's chart and table: both are the engine's
     assert r.deployment("llama-3.1-405b", "bf16").gpus == 16 and r.deployment("llama-3.1-405b", "int4").gpus == 4
 
+
 def test_layouts_engines_accept_beyond_the_policy(page) -> None:
     table = next(t for t in page.select("table") if "Layers per stage" in t.get_text())
     rows = {tr.find("td").get_text(): [td.get_text() for td in tr.find_all("td")] for tr in table.select("tbody tr")}
@@ -175,6 +167,7 @@ def test_layouts_engines_accept_beyond_the_policy(page) -> None:
     # vLLM's get_pp_indices: 61 // 4 = 15 each, the one left over to the stage before the last
     assert rows["DeepSeek-V3 FP8 on TP8 × PP4"][2] == "15, 15, 16, 15"
     assert rows["DeepSeek-V3 FP8 on TP8 × PP4"][3] == "8"  # MLA: the compressed latent on every TP rank
+
 
 def test_claims_hold_and_answers_are_folded(built: Build, page) -> None:
     claims = page.select("span.sa-claim")
@@ -189,10 +182,12 @@ def test_claims_hold_and_answers_are_folded(built: Build, page) -> None:
     # no bandwidth-only break-even left on the page
     assert "to match the weight read" not in page.get_text()
 
+
 def test_links_to_companion_pages(page) -> None:
     hrefs = {a.get("href") for a in page.select("article a")}
     for target in ("../interconnect/", "../hbm/", "../precision/"):
         assert target in hrefs
+
 
 def test_diagrams_show_the_engines_figures(page, dep) -> None:
     """The three diagrams and the prose that announces them, against arithmetic by hand."""

@@ -14,34 +14,26 @@ import json
 import pytest
 
 from snippets.data import Catalog
-
 from snippets.engine import Layout
-
 from snippets.pages.scenario import reference
 
 from ..conftest import Build, figures, text, value
 
 GROUPED = "INT4, groups of 128 (GPTQ/AWQ)"
-
 H100 = 3.35e12
-
 P70 = 70_553_706_496                      # Llama 3.1 70B from its architecture
-
 VOCAB70 = 2 * 128_256 * 8192              # embedding + LM head, kept in BF16
-
 NORMS70 = (2 * 80 + 1) * 8192
-
 LINEAR70 = P70 - VOCAB70 - NORMS70
-
 KV70_GPU = 2 * 80 * 8 * 128 * 2 * 8192    # one BF16 sequence, whole model (TP1)
-
 W70_FP16_TP2 = ((P70 - NORMS70) / 2 + NORMS70) * 2
-
 W70_G128 = LINEAR70 * 4.15625 / 8 + (VOCAB70 + NORMS70) * 2   # 39.77 GB
+
 
 @pytest.fixture(scope="module")
 def page(built: Build):
     return built.page("precision/index.html")
+
 
 @pytest.mark.parametrize(
     ("fmt", "bits", "bytes_", "vs_fp16"),
@@ -62,6 +54,7 @@ def test_formats_table(page, fmt: str, bits: float, bytes_: float, vs_fp16: floa
     assert value(page, f"formats[{fmt}][Bytes per weight]") == pytest.approx(bytes_)
     assert value(page, f"formats[{fmt}][FP16 bytes ÷ these]") == pytest.approx(vs_fp16)
 
+
 def test_block_scale_prose(page) -> None:
     assert text(page, "int4_g128.bits") == "4.15625"
     assert text(page, "int4_scale_only_bits") == "4.125"  # 4 + 16/128, the scale without a zero point
@@ -69,6 +62,7 @@ def test_block_scale_prose(page) -> None:
     assert text(page, "nvfp4.bits") == "4.5"
     assert text(page, "nvfp4.shrink") == "3.56×"
     assert value(page, "int4_g128.overhead") == pytest.approx(0.15625 / 4 * 100)
+
 
 def test_worked_example(page) -> None:
     assert value(page, "worked.fp16_weight") == pytest.approx(P70 * 2 / 1e9)  # 141.1 GB
@@ -79,6 +73,7 @@ def test_worked_example(page) -> None:
     # FP16 on TP2: each GPU reads its half of the weights (norms whole) and half the KV heads
     assert value(page, "worked.fp16_ceiling") == pytest.approx(H100 / (W70_FP16_TP2 + KV70_GPU / 2))  # 46.6
     assert value(page, "worked.int4_ceiling") == pytest.approx(H100 / (W70_G128 + KV70_GPU))  # 78.9
+
 
 @pytest.mark.parametrize(
     ("model", "prec", "weight_gb", "layout"),
@@ -104,6 +99,7 @@ def test_sizing_tables(page, model: str, prec: str, weight_gb: float | None, lay
     assert row.find_all("td")[4].get_text() == layout
     assert value(page, f"{t}[Pool used per GPU]") <= 0.9 * 81559 / 1024
 
+
 def test_decode_ceiling_rises_with_fewer_bytes(page) -> None:
     col = "Ceiling on one node (TP8), tokens/s"
     fp16 = value(page, f"decode_m70[FP16][{col}]")
@@ -116,6 +112,7 @@ def test_decode_ceiling_rises_with_fewer_bytes(page) -> None:
     assert value(page, "decode_m405[FP16][Ceiling on it, tokens/s]") < value(page, "decode_m405[FP8][Ceiling on it, tokens/s]")
     assert value(page, "decode_m405[FP16][Ceiling on it, tokens/s]") < 8 * H100 / (405_853_388_800 * 2)
 
+
 def test_cost_table(page) -> None:
     assert value(page, "cost_m70[FP16][Replicas per node]") == 4  # 8 // TP2
     assert value(page, "cost_m70[INT8][Replicas per node]") == 4  # INT8 also needs TP2
@@ -127,6 +124,7 @@ def test_cost_table(page) -> None:
     ceiling = H100 / (W70_FP16_TP2 + KV70_GPU / 2)
     assert value(page, "cost_m70[FP16][Per million tokens]") == pytest.approx(2 * 2.99 / (ceiling * 3600) * 1e6)
 
+
 def test_float_ranges(page) -> None:
     assert value(page, "ranges[FP8 E4M3][Largest value]") == 448
     assert value(page, "ranges[FP8 E5M2][Largest value]") == 57344
@@ -134,6 +132,7 @@ def test_float_ranges(page) -> None:
     assert value(page, "ranges[FP8 E4M3][Smallest value above zero]") == 2**-9
     assert text(page, "e4m3_step") == "12.5%" and text(page, "e5m2_step") == "25%"
     assert value(page, "e5m2_over_e4m3_range") == 128
+
 
 def test_claims_hold_and_links_resolve(page, built: Build) -> None:
     claims = page.select("span.sa-claim")
@@ -144,6 +143,7 @@ def test_claims_hold_and_links_resolve(page, built: Build) -> None:
         assert target in hrefs
     data = json.loads((built.site / "numbers.json").read_text())
     assert all(c["holds"] for c in data["precision.md"]["claims"])
+
 
 def test_page_shape(page) -> None:
     headings = [h.get_text().rstrip("¶") for h in page.select("article h2")]
@@ -158,6 +158,7 @@ def test_page_shape(page) -> None:
     assert len(answers[0].select("ol > li")) == len(questions) == 5
     assert "4.15625" in answers[0].get_text()
     assert not any(q.get_text().startswith("Why ") for q in questions)   # applied problems, not recall
+
 
 def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
     r = reference(catalog)

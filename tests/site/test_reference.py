@@ -8,9 +8,11 @@ from ..conftest import Build, figures, text, value
 
 PAGES = ("accelerators", "interconnects", "models", "sizing")
 
+
 @pytest.fixture(scope="module")
 def pages(built: Build):
     return {p: built.page(f"reference/{p}/index.html") for p in PAGES}
+
 
 def test_every_accelerator_row_links_a_source(pages, catalog) -> None:
     table = pages["accelerators"].select("article table")[0]
@@ -20,11 +22,13 @@ def test_every_accelerator_row_links_a_source(pages, catalog) -> None:
         links = tr.find_all("td")[-1].find_all("a")
         assert links and all(a["href"].startswith("https://") for a in links), tr.find("td").get_text()
 
+
 def test_every_table_has_an_as_of_date(pages) -> None:
     for name, soup in pages.items():
         tables = soup.select("article table")
         notes = [em for em in soup.select("article em") if em.get_text().startswith("As of 2026-")]
         assert tables and len(notes) == len(tables), name
+
 
 @pytest.mark.parametrize(
     ("name", "expected", "shown"),
@@ -52,6 +56,7 @@ def test_accelerator_figures(pages, name: str, expected: float, shown: str) -> N
     assert value(pages["accelerators"], name) == pytest.approx(expected)
     assert text(pages["accelerators"], name) == shown
 
+
 @pytest.mark.parametrize(
     ("acc_id", "name"),
     [("tpu7x", "Google Cloud TPU7x (Ironwood)"), ("trainium2", "AWS Trainium2")],
@@ -73,6 +78,7 @@ def test_new_accelerators_read_back_as_the_data_states(pages, catalog, acc_id: s
     one_way = acc.scale_up.bandwidth.bandwidth.one_way().bytes_per_s / 1e9
     assert value(p, f"scaleup[{name}][One way]") == pytest.approx(one_way)
 
+
 def test_new_accelerator_figures_as_shown(pages) -> None:
     p = pages["accelerators"]
     # TPU7x: Google's table, 192 GiB at 7380 GB/s, BF16 2307 and FP8 4614 TFLOPs, ICI 1200 GB/s summed
@@ -88,6 +94,7 @@ def test_new_accelerator_figures_as_shown(pages) -> None:
     assert value(i, "nodes[AWS trn2.48xlarge (16 x Trainium2, NeuronLink-v3 2D torus)]"
                     "[Network per accelerator, one way]") == 25  # 3,200 Gb/s / 16 chips / 8
     assert value(i, "nodes[Cloud TPU7x VM (4 chips)][Network per accelerator, one way]") == 12.5  # 100 Gb/s
+
 
 def test_amd_mi350x_and_mi250x_read_back_as_the_data_states(pages, catalog) -> None:
     """AMD accelerators added for issue 14: the reference pages print what data/accelerators.yaml states."""
@@ -120,6 +127,7 @@ def test_amd_mi350x_and_mi250x_read_back_as_the_data_states(pages, catalog) -> N
     assert value(i, "nodes[AMD Instinct MI350X Platform (8 OAM)][In the node]") == 8
     assert value(i, "nodes[4 x MI250X node (HPE Cray EX, OLCF Frontier)][In the node]") == 4
 
+
 def test_dense_columns_hold_only_dense_figures(pages) -> None:
     figs = figures(pages["accelerators"])
     dense = {n: f for n, f in figs.items() if "dense TFLOP/s]" in n}
@@ -131,6 +139,7 @@ def test_dense_columns_hold_only_dense_figures(pages) -> None:
         if "as stated]" in n:
             assert f["data-basis"] in {"dense", "sparse"}
             assert ("sparse" in f.get_text()) == (f["data-basis"] == "sparse")
+
 
 def test_tensor_formats_table(pages) -> None:
     p = pages["accelerators"]
@@ -144,6 +153,7 @@ def test_tensor_formats_table(pages) -> None:
     a100 = next(tr for tr in table.select("tbody tr") if tr.find("td").get_text() == "NVIDIA A100 80GB SXM")
     assert a100.find_all("td")[5].get_text() == "—"  # FP8: no native unit
 
+
 def test_scale_up_one_way_and_check(pages) -> None:
     p = pages["accelerators"]
     # MI300X: 896 GB/s summed -> 448 one way; 7 links x 128/2 = 448
@@ -156,6 +166,7 @@ def test_scale_up_one_way_and_check(pages) -> None:
                   and "bridge" in tr.get_text())
     assert "not the node" in bridge.get_text()
 
+
 def test_disagreements_shown(pages) -> None:
     p = pages["accelerators"]
     assert value(p, "disagreements[NVIDIA B200 (HGX B200): Memory][Low]") == 180
@@ -164,6 +175,7 @@ def test_disagreements_shown(pages) -> None:
     assert value(p, "disagreements[NVIDIA GB200 (per Blackwell GPU): Memory][Site uses]") == 186
     assert value(p, "disagreements[NVIDIA B200 (HGX B200): Memory bandwidth][Site uses]") == 7.7
     assert value(p, "disagreements[NVIDIA B200 (HGX B200): Memory bandwidth][High]") == 8
+
 
 def test_interconnect_figures(pages) -> None:
     p = pages["interconnects"]
@@ -196,6 +208,7 @@ def test_interconnect_figures(pages) -> None:
     assert value(p, "efficiency[NVLink 4, one GPU to another, H100 SXM][Fraction]") == pytest.approx(376 / 450 * 100)
     assert value(p, "latency[GPU to GPU over NVLink, P2P enabled][Indicative]") == 2
 
+
 def test_model_figures(pages) -> None:
     p = pages["models"]
     assert value(p, "params[GPT-3 175B][Computed]") == pytest.approx(174.604259328)
@@ -208,6 +221,7 @@ def test_model_figures(pages) -> None:
     assert value(p, "architecture[Llama 3.1 70B][Context]") == 131072
     assert value(p, "kv[Llama 3.1 70B][One sequence at its context length]") == pytest.approx(
         327_680 * 131_072 / 1e9, rel=1e-4)
+
 
 def test_sizing_grid(pages, catalog) -> None:
     """The grid's figures are the engine's deployments, recomputed here from data/ through the engine."""
@@ -237,6 +251,7 @@ def test_sizing_grid(pages, catalog) -> None:
     assert "indicative" in p.get_text().lower()
     links = {a["href"] for a in p.select("article a")}
     assert {"../sizing.json", "../sizing.csv"} <= links
+
 
 def test_sizing_records_are_published_and_agree_with_the_engine(built: Build, catalog) -> None:
     import csv
@@ -276,6 +291,7 @@ def test_sizing_records_are_published_and_agree_with_the_engine(built: Build, ca
     rec = by["llama-3.1-405b", "fp8", "h100-sxm"]
     assert int(row["gpus"]) == rec["gpus"] and row["layout"] == "tp8-pp1-ep1-dp1"
     assert float(row["weights_per_gpu_GiB"]) == pytest.approx(rec["memory_per_gpu"]["weights"]["value"] / 2**30, abs=1e-3)
+
 
 def test_sizing_grid_is_left_out_of_search_but_its_page_is_found(built: Build, pages) -> None:
     """The grid's rows are not indexed (data-search-exclude), the page's prose and price table are."""

@@ -11,26 +11,22 @@ from __future__ import annotations
 import pytest
 
 from snippets.engine import Layout
-
 from snippets.engine.timing import forward, predict
-
 from snippets.pages.roofline import critical_batch
-
 from snippets.pages.scenario import reference
 
 from ..conftest import Build, figures, text, value
 
 H100_BF16, H100_FP8, H100_HBM = 989.5e12, 1979e12, 3.35e12
-
 H200_HBM = 4.8e12
-
 N_IN, N_OUT = 6144, 2048           # the reference scenario's request
-
 CTX = N_IN + N_OUT / 2             # predict decodes mid-way through the answer: 7,168 tokens
+
 
 @pytest.fixture(scope="module")
 def page(built: Build):
     return built.page("roofline/index.html")
+
 
 @pytest.fixture(scope="module")
 def eng(catalog):
@@ -38,6 +34,7 @@ def eng(catalog):
     d = r.deployment("llama-3.1-70b", "fp8")
     d2 = r.deployment("llama-3.1-70b", "fp8", node="hgx-h200-8", layout=Layout(2))
     return r, d, d2
+
 
 def test_ridge_points_are_dense_flops_over_hbm(page) -> None:
     assert value(page, "ridge_bf16") == pytest.approx(H100_BF16 / H100_HBM)   # 295
@@ -47,6 +44,7 @@ def test_ridge_points_are_dense_flops_over_hbm(page) -> None:
     assert value(page, "ridge[H100 SXM][BF16 ridge (FLOP/byte)]") == pytest.approx(H100_BF16 / H100_HBM)
     assert value(page, "ridge[A100 80GB SXM][BF16 ridge (FLOP/byte)]") == pytest.approx(312e12 / 2.039e12)
 
+
 def test_ridge_table_marks_derived_figures_and_missing_fp8(page) -> None:
     table = next(t for t in page.select("table") if "FP8 ridge" in t.get_text())
     rows = {tr.find("td").get_text(): [td.get_text() for td in tr.find_all("td")] for tr in table.select("tbody tr")}
@@ -54,10 +52,12 @@ def test_ridge_table_marks_derived_figures_and_missing_fp8(page) -> None:
     assert rows["AMD Instinct MI300X"][-1] == "stated dense"
     assert rows["A100 80GB SXM"][4] == "no FP8 figure"
 
+
 def test_achieved_ridge_uses_the_time_model(page, eng) -> None:
     _, d, _ = eng
     tm = d.setting.time_model
     assert value(page, "ridge_achieved") == pytest.approx(H100_FP8 * tm.compute_fraction / (H100_HBM * tm.hbm_fraction))
+
 
 def test_worked_decode_step_and_prefill(page, eng) -> None:
     _, d, _ = eng
@@ -79,6 +79,7 @@ def test_worked_decode_step_and_prefill(page, eng) -> None:
     assert value(page, "wx.kv_gpu") == pytest.approx(kv / 1e9)
     assert dec.bound == "memory" and pre.bound == "compute"
 
+
 def test_intensity_of_decode_and_prefill(page, eng) -> None:
     _, d, _ = eng
     dec = forward(d, 1, CTX, prefill=False)
@@ -91,6 +92,7 @@ def test_intensity_of_decode_and_prefill(page, eng) -> None:
     for b in names:
         p = forward(d, b, CTX, prefill=False)
         assert value(page, f"intensity[{b}][FLOP/byte]") == pytest.approx(p.flops / p.bytes_read)
+
 
 def test_critical_batch_engine_and_envelope(page, eng) -> None:
     _, d, _ = eng
@@ -105,6 +107,7 @@ def test_critical_batch_engine_and_envelope(page, eng) -> None:
     assert critical_batch(d, CTX) is None
     assert value(page, "lim_ctx") < value(page, "ridge_achieved")
 
+
 def test_ttft_tpot_and_cost_are_predict_s(page, eng) -> None:
     _, d, d2 = eng
     x1, xm = predict(d, 1), predict(d, d.max_concurrency)
@@ -117,6 +120,7 @@ def test_ttft_tpot_and_cost_are_predict_s(page, eng) -> None:
     assert value(page, "costm") == pytest.approx(xm.usd_per_mtok_output)
     assert value(page, "costm_2") == pytest.approx(predict(d2, d2.max_concurrency).usd_per_mtok_output)
     assert value(page, "most2") == d2.max_concurrency > d.max_concurrency
+
 
 def test_curve_has_one_point_per_concurrency(page, eng) -> None:
     _, d, d2 = eng
@@ -136,6 +140,7 @@ def test_curve_has_one_point_per_concurrency(page, eng) -> None:
         xs = [float(c["cx"]) for c in g.find_all("circle")]
         assert xs == sorted(xs)
 
+
 def test_quiz_answers_are_computed_and_folded(page, eng) -> None:
     r, d, _ = eng
     answers = [x for x in page.select("details") if "Answers" in x.find("summary").get_text()]
@@ -148,6 +153,7 @@ def test_quiz_answers_are_computed_and_folded(page, eng) -> None:
     assert bigger.gpus > d.gpus and d.max_concurrency < 32
     assert f"deploys the load on {bigger.layout.label}" in answers[0].get_text()
 
+
 def test_claims_are_marked_and_sources_listed(page) -> None:
     claims = page.select("span.sa-claim")
     assert len(claims) >= 15
@@ -155,6 +161,7 @@ def test_claims_are_marked_and_sources_listed(page) -> None:
         assert c["title"].startswith("Checked at build time")
     body = page.get_text()
     assert "measured-fractions" in body and "data/policies.yaml" in body and "data/scenarios.yaml" in body
+
 
 def test_linked_from_home_and_hbm(built: Build) -> None:
     for rel, target in (("index.html", "roofline/"), ("hbm/index.html", "../roofline/")):

@@ -3,26 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
-
 import json
 
 import pytest
-
 from bs4 import BeautifulSoup
 
 from snippets.data import Catalog
-
 from snippets.engine import Deployment, Layout, setting
-
 from snippets.engine.timing import allreduce, predict, tp_link
-
 from snippets.pages.scenario import reference
 
 from ..conftest import Build, figures, text, value
 
+
 @pytest.fixture(scope="module")
 def page(built: Build):
     return built.page("interconnect/index.html")
+
 
 @pytest.mark.parametrize(
     ("name", "expected", "shown"),
@@ -53,6 +50,7 @@ def test_prose_figures(page, name: str, expected: float, shown: str) -> None:
     assert value(page, name) == pytest.approx(expected, rel=1e-6)
     assert text(page, name) == shown
 
+
 def test_worked_example_steps(page) -> None:
     assert value(page, "worked.weight") == 810
     assert value(page, "worked.gpus_exact") == pytest.approx(10.125)
@@ -61,12 +59,14 @@ def test_worked_example_steps(page) -> None:
     assert value(page, "worked.gpus") == 12
     assert value(page, "worked.nodes") == 2
 
+
 def test_engine_example_steps(page) -> None:
     # 405B from its architecture: 405.85e9 parameters; embeddings and LM head stay 16-bit
     assert value(page, "engine.params") == pytest.approx(405.85, abs=0.01)
     assert value(page, "engine.weight") == pytest.approx(811.7, abs=0.05)
     assert value(page, "engine.gpus") == 16 and value(page, "engine.nodes") == 2
     assert value(page, "engine.gpus_fp8") == 8 and value(page, "engine.nodes_fp8") == 1
+
 
 def test_sizing_table(page) -> None:
     # what the engine deploys on an HGX H100 (TP inside the node, PP across nodes, whole nodes)
@@ -86,6 +86,7 @@ def test_sizing_table(page) -> None:
         assert value(page, f"sizing[{label}][Pool used per GPU]") <= 0.9 * 81559 / 1024
         assert rows[label].find_all("td")[-1].get_text() == verdict
 
+
 def test_bandwidth_cliff_is_one_basis_and_ordered(page) -> None:
     figs = figures(page)
     cells = {n: f for n, f in figs.items() if n.startswith("cliff[") and n.endswith("[One way]")}
@@ -97,11 +98,13 @@ def test_bandwidth_cliff_is_one_basis_and_ordered(page) -> None:
     assert ratios[0] == 1 and ratios[1] == pytest.approx(3350 / 450)
     assert value(page, "hbm_over_gen4") == pytest.approx(3350 / 31.5077, rel=1e-3)
 
+
 def test_claims_are_marked_and_hold(page) -> None:
     claims = page.select("span.sa-claim")
     assert len(claims) >= 8
     for c in claims:
         assert c["title"].startswith("Checked at build time")
+
 
 def test_quiz_answers_are_folded(page) -> None:
     details = page.select("details")
@@ -113,6 +116,7 @@ def test_quiz_answers_are_folded(page) -> None:
     asked = " ".join(q.get_text() for q in questions)
     for recall in ("Why do some models", "Rank HBM", "Why does splitting"):
         assert recall not in asked
+
 
 def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
     r = reference(catalog)
@@ -142,16 +146,19 @@ def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
     assert value(page, "q3_hi_tpot") == pytest.approx(hi.tpot_s * 1e3)
     assert value(page, "q3_speedup") == pytest.approx(lo.tpot_s / hi.tpot_s) and lo.tpot_s / hi.tpot_s < 4
 
+
 def test_numbers_json_lists_every_inline_figure(built: Build, page) -> None:
     data = json.loads((built.site / "numbers.json").read_text())
     inline = {f["name"]: f for f in data["interconnect.md"]["figures"]}
     assert inline["m405_fp16.weight"]["value"] == 810 and inline["m405_fp16.weight"]["unit"] == "GB"
     assert all(c["holds"] for c in data["interconnect.md"]["claims"])
 
+
 def test_home_page_says_how_numbers_are_made(built: Build) -> None:
     home = built.page("index.html")
     assert "How the numbers on this site are made" in home.get_text()
     assert value(home, "gb") == 1e9 and value(home, "gib") == 2**30
+
 
 def test_every_quiz_has_one_answer_per_question(built: Build) -> None:
     checked = 0

@@ -7,20 +7,16 @@ A change fails with a diff naming page, figure, old -> new value. Accept an inte
 from __future__ import annotations
 
 import json
-
 from collections.abc import Iterator
-
 from typing import Any
 
 import pytest
-
 from syrupy.assertion import SnapshotAssertion
-
 from syrupy.extensions.json import JSONSnapshotExtension
-
 from syrupy.types import SerializedData
 
 from ..conftest import Build
+
 
 def flatten(numbers: dict[str, Any]) -> dict[str, str]:
     """`page :: figure` -> `value unit` (six significant digits: display rounding cannot hide a change)."""
@@ -30,12 +26,14 @@ def flatten(numbers: dict[str, Any]) -> dict[str, str]:
         for fig in entry["figures"]
     }
 
+
 def readable_diff(old: dict[str, str], new: dict[str, str]) -> list[str]:
     """Every difference, one line each: `page :: figure: old -> new` (syrupy's own diff stops early)."""
     lines = [f"{k}: {old[k]} -> {new[k]}" for k in sorted(old.keys() & new.keys()) if old[k] != new[k]]
     lines += [f"{k}: (new) {new[k]}" for k in sorted(new.keys() - old.keys())]
     lines += [f"{k}: {old[k]} -> (gone)" for k in sorted(old.keys() - new.keys())]
     return lines
+
 
 class FigureSnapshot(JSONSnapshotExtension):
     """syrupy's JSON snapshot, with its failure report as one line per changed figure (`diff_lines`, the
@@ -47,9 +45,11 @@ class FigureSnapshot(JSONSnapshotExtension):
         yield f"{len(changes)} computed figure(s) changed. If intended, accept with `python3 -m nox -s snapshot`:"
         yield from changes
 
+
 @pytest.fixture
 def snapshot_figures(snapshot: SnapshotAssertion) -> SnapshotAssertion:
     return snapshot.with_defaults(extension_class=FigureSnapshot)
+
 
 def test_figures_match_snapshot(built: Build, snapshot_figures: SnapshotAssertion) -> None:
     numbers = json.loads((built.site / "numbers.json").read_text(encoding="utf-8"))

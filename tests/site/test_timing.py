@@ -4,28 +4,16 @@ bandwidth-bound all-reduce; and the engine's command line."""
 from __future__ import annotations
 
 import json
-
 import subprocess
-
 import sys
 
-import pytest
-
-from snippets.data import load
-
-from snippets.data.export import engine_catalog
-
-from snippets.engine import Layout, deploy, setting
-
-from snippets.engine.memory import stage_weights
-
-from snippets.engine.timing import Link, allreduce, forward, predict, tp_link
-
 from ..conftest import ROOT
+
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "snippets.engine", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=120)
+
 
 def test_cli_reads_the_published_catalog(built):
     path = built.site / "reference" / "engine-catalog.json"

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from snippets.render.usage import Usage, placeholder
-
 from ..conftest import Build
+
 
 @pytest.mark.parametrize("page", ["reference/models/index.html", "reference/accelerators/index.html"])
 def test_every_entry_links_the_pages_that_show_it(built: Build, catalog, page) -> None:

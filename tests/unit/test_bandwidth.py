@@ -16,12 +16,14 @@ def test_pcie_x16_per_direction(gt_s: float, gb_s: float) -> None:
     assert bw.direction is Direction.PER_DIRECTION
     assert bw.in_unit("GB/s") == pytest.approx(gb_s, abs=1e-3)
 
+
 def test_nvlink_per_gpu_matches_datasheets() -> None:
     per_link = Bandwidth(25e9, Direction.PER_DIRECTION)
     a100 = nvlink_per_gpu(12, per_link)
     h100 = nvlink_per_gpu(18, per_link)
     assert a100.in_unit("GB/s") == 300 and a100.both_summed().in_unit("GB/s") == 600
     assert h100.in_unit("GB/s") == 450 and h100.both_summed().in_unit("GB/s") == 900
+
 
 def test_transfer_time_refuses_a_summed_figure() -> None:
     with pytest.raises(BasisMismatchError):

@@ -29,8 +29,10 @@ from .test_hf import DEEPSEEK_V3, LLAMA_31_8B
 
 PYODIDE = ROOT / "docs" / "assets" / "pyodide"
 
+
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
 
 def test_vendored_pyodide_matches_its_recorded_checksums() -> None:
     """Every file of the vendored package is the one recorded in SHA256SUMS (from `npm pack pyodide@VERSION`)."""
@@ -42,6 +44,7 @@ def test_vendored_pyodide_matches_its_recorded_checksums() -> None:
     version = (PYODIDE / "VERSION").read_text().split()[1]
     assert json.loads((PYODIDE / "package.json").read_text())["version"] == version
     assert "Mozilla Public License Version 2.0" in (PYODIDE / "LICENSE").read_text()
+
 
 def test_the_engine_and_calculator_import_nothing_beyond_the_standard_library(tmp_path: Path) -> None:
     """What the browser imports runs with the build's third-party packages absent."""
@@ -64,6 +67,7 @@ def test_the_engine_and_calculator_import_nothing_beyond_the_standard_library(tm
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["ok"]
 
+
 CASES = [  # (form, what the engine is called with directly)
     ({}, {}),
     ({"model": "llama-3.1-405b", "precision": "bf16", "accelerator": "h100-sxm", "concurrency": "4"}, {}),
@@ -72,6 +76,7 @@ CASES = [  # (form, what the engine is called with directly)
     ({"model": "mixtral-8x7b", "precision": "int4-g128", "accelerator": "a100-80gb-sxm", "context": "2000",
       "concurrency": "32"}, {}),
 ]
+
 
 @pytest.mark.parametrize(("form", "_"), CASES)
 def test_an_answer_is_the_engine_called_directly(catalog: Catalog, form: dict[str, str], _: Any) -> None:
@@ -88,6 +93,7 @@ def test_an_answer_is_the_engine_called_directly(catalog: Catalog, form: dict[st
     assert float(got["outputs"]["tpot_ms"]["value"]) == expected["tpot_ms"]
     parts = sum(float(b["gib"]) for b in got["bar"])  # the parts fill the GPU: weights ... headroom
     assert math.isclose(parts, d.memory.capacity / 2**30, rel_tol=1e-12)
+
 
 def test_bad_inputs_get_a_one_line_reason(catalog: Catalog) -> None:
     eng = engine_catalog(catalog)

@@ -11,13 +11,12 @@ from snippets import calibration
 from snippets.data import TimeModel, load
 
 CAT = load()
-
 BANDS = {
     "calibration": {"itl_ms": 0.15, "output_tokens_per_s": 0.15, "ttft_ms": 0.70},
     "test": {"itl_ms": 0.25, "output_tokens_per_s": 0.70, "ttft_ms": 0.95},
 }
-
 MEDIANS = {"calibration": {"itl_ms": 0.10, "output_tokens_per_s": 0.12, "ttft_ms": 0.20}}
+
 
 def test_the_data_holds_the_fit():
     f = calibration.fit(CAT)
@@ -26,10 +25,12 @@ def test_the_data_holds_the_fit():
     assert tm.compute_fraction == pytest.approx(f.compute_fraction, rel=0.02)
     assert tm.layer_overhead.seconds == pytest.approx(f.layer_overhead_s, rel=0.02)
 
+
 def test_only_nim_runs_calibrate():
     cal = [m for m in CAT.measurements.values() if m.role == "calibration"]
     assert cal and all(m.engine.startswith("TensorRT-LLM (NIM)") for m in cal)
     assert all(s.url.startswith("https://docs.nvidia.com/nim/benchmarking/") for m in cal for s in m.sources)
+
 
 @pytest.mark.parametrize("role", ["calibration", "test"])
 def test_every_row_within_its_band(role):
@@ -41,6 +42,7 @@ def test_every_row_within_its_band(role):
             if e is not None:
                 assert abs(e) <= band, f"{r.id} {metric}: predicted {r.predicted(metric):.1f}, measured " \
                                        f"{r.measured(metric):.1f} ({e:+.0%}, band {band:.0%})"
+
 
 def test_calibration_medians():
     rows = calibration.rows(CAT, "calibration")

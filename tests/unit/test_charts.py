@@ -21,6 +21,7 @@ from snippets.render.charts import (
 
 CLIFF = [Bar("HBM", 3350), Bar("NVLink", 450), Bar("PCIe", 63), Bar("Network", 50)]
 
+
 def test_charts_are_deterministic_and_follow_their_data() -> None:
     one = tier_bars("c", CLIFF, "GB/s", "title", "desc")
     assert one == tier_bars("c", CLIFF, "GB/s", "title", "desc")
@@ -28,9 +29,11 @@ def test_charts_are_deterministic_and_follow_their_data() -> None:
     assert changed != one
     assert ">3,350<" in one and ">3,000<" in changed  # value labels are drawn as text
 
+
 def _bars(svg: str) -> list[Tag]:
     """The data bars of a chart: rects with a value in their tooltip (legend swatches have none)."""
     return [r for r in BeautifulSoup(svg, "html.parser").find_all("rect") if ":" in r.title.get_text()]
+
 
 def test_bar_lengths_are_proportional_to_their_values() -> None:
     widths = [float(r["width"]) for r in _bars(bars("b", [Bar("a", 100), Bar("b", 50), Bar("c", 25)],
@@ -40,6 +43,7 @@ def test_bar_lengths_are_proportional_to_their_values() -> None:
     w1000, w100, w10 = (float(r["width"]) for r in _bars(log_bars("l", [Bar("a", 1000), Bar("b", 100), Bar("c", 10)],
                                                                           "GB/s", "t", "d")))
     assert w1000 - w100 == pytest.approx(w100 - w10, abs=0.2) and w10 > 0
+
 
 def test_a_log_axis_only_where_the_values_span_decades() -> None:
     # the cliff, 3,350 against 50 GB/s, spans log10(67) = 1.83 decades: linear, lengths proportional
@@ -58,6 +62,7 @@ def test_a_log_axis_only_where_the_values_span_decades() -> None:
     assert "134×" in texts and "2.5×" in texts and "3,350" in texts  # 3350 / 25 = 134, 63 / 25 = 2.52
     assert sum(t.endswith("×") for t in texts) == 2  # the smallest bar has none
 
+
 def test_labels_keep_their_significant_digits() -> None:
     svg = bars("b", [Bar("a", 1.06), Bar("b", 0.164417), Bar("c", 12.5)], "$", "t", "d")
     texts = [t.get_text() for t in BeautifulSoup(svg, "html.parser").find_all("text")]
@@ -65,6 +70,7 @@ def test_labels_keep_their_significant_digits() -> None:
     assert {"0", "5", "10", "15"} <= set(texts)      # ticks
     ticks = [t.get_text() for t in BeautifulSoup(bars("b", [Bar("a", 1.06)], "$", "t", "d"), "html.parser")("text")]
     assert "1.5" in ticks and "2" not in ticks        # 1.5 was drawn as "2"
+
 
 def test_grouped_value_labels_stand_upright_when_their_bars_are_narrow() -> None:
     narrow = grouped_bars("g", [Bar(s, v, g) for g in ("a", "b", "c", "d") for s, v in (("x", 0.625), ("y", 320))],
@@ -77,6 +83,7 @@ def test_grouped_value_labels_stand_upright_when_their_bars_are_narrow() -> None
     assert "one node" in [t.get_text() for t in soup.find_all("text")]  # the dashed line is named in the legend
     assert soup.find("path", attrs={"stroke-dasharray": True}) is not None
 
+
 def test_grouped_bars_stand_on_zero_and_meet_the_reference_line() -> None:
     svg = grouped_bars("g", [Bar("FP16", 8, "405B"), Bar("INT8", 4, "405B"), Bar("FP16", 2, "70B")], "GPUs", "t", "d",
                        line=8, line_label="one node")
@@ -88,12 +95,14 @@ def test_grouped_bars_stand_on_zero_and_meet_the_reference_line() -> None:
     assert float(dashed["y1"]) == pytest.approx(float(fp16["y"]), abs=0.1)  # 8 GPUs: the line
     assert fp16.title.get_text() == "405B, FP16: 8 GPUs"  # a tooltip per bar
 
+
 def test_axis_ticks_are_round_numbers_that_cover_the_data() -> None:
     assert nice_ticks(1000) == [0, 200, 400, 600, 800, 1000]
     assert nice_ticks(13.44) == [0, 5, 10, 15]
     assert nice_ticks(0.7) == pytest.approx([0, 0.2, 0.4, 0.6, 0.8])
     assert decade_ticks(25, 3350) == [10, 100, 1000, 10000]
     assert decade_ticks(100, 100) == [100, 1000]
+
 
 @pytest.mark.parametrize(("chart", "message"), [
     (lambda: bars("b", [], "x", "t", "d"), "at least one bar"),
@@ -110,6 +119,7 @@ def test_axis_ticks_are_round_numbers_that_cover_the_data() -> None:
 def test_charts_refuse_what_they_cannot_draw_truthfully(chart, message) -> None:
     with pytest.raises(ValueError, match=message):
         chart()
+
 
 def test_charts_are_accessible_and_theme_neutral() -> None:
     svg = grouped_bars("g", [Bar("FP16", 12, "405B"), Bar("INT8", 6, "405B")], "GPUs", "GPUs needed",

@@ -11,13 +11,16 @@ from snippets.render.charts import Series, lines
 
 TWO = [Series("A", [(0, 0), (50, 10), (100, 20)]), Series("B", [(25, 5), (75, 30)], tips=("one", "two"))]
 
+
 def _soup(svg: str) -> BeautifulSoup:
     return BeautifulSoup(svg, "html.parser")
+
 
 def test_lines_are_deterministic_and_follow_their_data() -> None:
     one = lines("l", TWO, "x units", "y units", "t", "d")
     assert one == lines("l", TWO, "x units", "y units", "t", "d")
     assert one != lines("l", [TWO[0], Series("B", [(25, 5), (75, 31)], tips=("one", "two"))], "x", "y", "t", "d")
+
 
 def test_markers_sit_at_their_values_on_linear_axes_from_zero() -> None:
     soup = _soup(lines("l", TWO, "x units", "y units", "t", "d"))
@@ -37,6 +40,7 @@ def test_markers_sit_at_their_values_on_linear_axes_from_zero() -> None:
     assert by0 - by1 == pytest.approx((y0 - y2) * 25 / 20, abs=0.2)   # 25 against A's 20 y units
     assert bx0 - x0 == pytest.approx((x2 - x0) * 25 / 100, abs=0.2)
 
+
 def test_each_series_has_a_line_a_colour_and_tooltips() -> None:
     soup = _soup(lines("l", TWO, "x units", "y units", "t", "d"))
     polys = soup.find_all("polyline")
@@ -46,6 +50,7 @@ def test_each_series_has_a_line_a_colour_and_tooltips() -> None:
     tips = [c.title.get_text() for c in soup.find_all("circle")]
     assert tips[1] == "A: 50 x units, 10 y units" and tips[3:] == ["B: one", "B: two"]
 
+
 def test_lines_are_accessible_theme_neutral_and_escape_labels() -> None:
     svg = lines("l", [Series("<b>&", [(1, 1)])], "x", "y", "A <title>", "desc & more")
     soup = _soup(svg)
@@ -53,6 +58,7 @@ def test_lines_are_accessible_theme_neutral_and_escape_labels() -> None:
     assert root["role"] == "img" and root["aria-labelledby"] == "l-title l-desc" and root["fill"] == "currentColor"
     assert "<b>" not in svg and "&lt;b&gt;&amp;" in svg
     assert soup.find("title", id="l-title").get_text() == "A <title>"
+
 
 @pytest.mark.parametrize(("series", "message"), [
     ([], "at least one series"),

@@ -27,6 +27,7 @@ def test_repository_data_is_valid(catalog) -> None:
     assert catalog.precisions["int4"].width.bytes == 0.5
     assert catalog.assumptions["runtime-reserve"].value.fraction == 0.125
 
+
 def test_every_entry_has_a_dated_https_source(catalog) -> None:
     seen = {(f, e) for f, e, _ in iter_sources(catalog)}
     for name in FILES:
@@ -35,7 +36,9 @@ def test_every_entry_has_a_dated_https_source(catalog) -> None:
     for _, _, src in iter_sources(catalog):
         assert src.url.startswith("https://") and src.read.year >= 2024
 
+
 Edit = Callable[[dict[str, Any]], None]
+
 
 def broken(tmp_path: Path, file: str, edit: Edit) -> str:
     """Copy data/, apply `edit` to one file's parsed YAML, load, and return the error message."""
@@ -49,6 +52,7 @@ def broken(tmp_path: Path, file: str, edit: Edit) -> str:
         load(data)
     return str(info.value)
 
+
 def _walk(doc: Any, path: str) -> tuple[Any, Any]:
     """Follow a /-separated path (entry ids contain dots); numeric parts index lists."""
     *head, last = path.split("/")
@@ -56,17 +60,20 @@ def _walk(doc: Any, path: str) -> tuple[Any, Any]:
         doc = doc[int(key)] if isinstance(doc, list) else doc[key]
     return doc, int(last) if isinstance(doc, list) else last
 
+
 def _set(path: str, value: Any) -> Edit:
     def edit(doc: dict[str, Any]) -> None:
         node, last = _walk(doc, path)
         node[last] = value
     return edit
 
+
 def _del(path: str) -> Edit:
     def edit(doc: dict[str, Any]) -> None:
         node, last = _walk(doc, path)
         del node[last]
     return edit
+
 
 CASES = [
     # (case, file, edit, expected fragments)
@@ -104,6 +111,7 @@ CASES = [
      ["data/assumptions.yaml", "entry 'runtime-reserve'", "field 'value'", "below 100"]),
 ]
 
+
 @pytest.mark.parametrize(("case", "file", "edit", "expected"), CASES, ids=[c[0] for c in CASES])
 def test_bad_data_is_refused_naming_file_entry_field(
     tmp_path: Path, case: str, file: str, edit: Edit, expected: list[str]
@@ -111,6 +119,7 @@ def test_bad_data_is_refused_naming_file_entry_field(
     message = broken(tmp_path, file, edit)
     for fragment in expected:
         assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
+
 
 def test_duplicate_entry_ids_are_refused(tmp_path: Path) -> None:
     data = tmp_path / "data"
@@ -122,6 +131,7 @@ def test_duplicate_entry_ids_are_refused(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r"data/precisions.yaml: not valid YAML: duplicate key 'fp8'"):
         load(data)
 
+
 def test_loader_rereads_changed_files(tmp_path: Path) -> None:
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)
@@ -131,6 +141,7 @@ def test_loader_rereads_changed_files(tmp_path: Path) -> None:
     h100 = text.index("\nh100-sxm:")
     path.write_text(text[:h100] + text[h100:].replace("memory: {value: 80, unit: GB}", "memory: {value: 96, unit: GB}", 1))
     assert load(data).accelerators["h100-sxm"].memory.value == 96
+
 
 def test_reference_entries_present(catalog) -> None:
     assert {"a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm", "h100-pcie", "h100-nvl", "h200-sxm", "b200", "gb200",
@@ -152,6 +163,7 @@ def test_reference_entries_present(catalog) -> None:
     assert catalog.accelerators["a100-80gb-sxm"].memory_bandwidth.value == 2039
     assert catalog.models["llama-3.1-405b"].nominal_params.count == 405e9
 
+
 def test_every_accelerator_is_complete_or_says_why(catalog) -> None:
     from snippets.data import OPTIONAL_ACCELERATOR_FIELDS
 
@@ -160,6 +172,7 @@ def test_every_accelerator_is_complete_or_says_why(catalog) -> None:
         for key in OPTIONAL_ACCELERATOR_FIELDS:
             if getattr(acc, key) is None and not (key == "host_link_lanes" and acc.host_link is None):
                 assert key in acc.not_stated, (acc_id, key)
+
 
 REFERENCE_CASES = [
     ("optional field left out without a reason", "accelerators", _del("tpu-v5e/not_stated/power"),
@@ -205,17 +218,20 @@ REFERENCE_CASES = [
      ["entry 'b200-lambda'", "field 'price.unit'"]),
 ]
 
+
 @pytest.mark.parametrize(("case", "file", "edit", "expected"), REFERENCE_CASES, ids=[c[0] for c in REFERENCE_CASES])
 def test_bad_reference_data_is_refused(tmp_path: Path, case: str, file: str, edit: Edit, expected: list[str]) -> None:
     message = broken(tmp_path, file, edit)
     for fragment in expected:
         assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
 
+
 def test_every_accelerator_has_a_node(catalog) -> None:
     from snippets.data import Node
 
     with_node = {n.accelerator for n in catalog.of_kind(Node).values()}
     assert set(catalog.accelerators) <= with_node, set(catalog.accelerators) - with_node
+
 
 def test_a_used_price_has_a_node(catalog) -> None:
     from snippets.data import Node
@@ -227,6 +243,7 @@ def test_a_used_price_has_a_node(catalog) -> None:
     assert catalog.prices["b200-lambda"].gpus_per_unit == 8
     assert catalog.prices["h200-sxm-aws-p5en"].gpus_per_unit == 8
     assert all("Secure Cloud, on demand" not in p.offering for p in catalog.prices.values())
+
 
 def test_tensor_formats_and_dense(catalog) -> None:
     a = catalog.accelerators
@@ -247,6 +264,7 @@ def test_tensor_formats_and_dense(catalog) -> None:
             if f.sparsity == "sparse":
                 assert f.sparse_speedup == 2, (acc_id, fmt_)
 
+
 def test_reported_memory(catalog) -> None:
     a = catalog.accelerators
     mib = 2**20
@@ -260,6 +278,7 @@ def test_reported_memory(catalog) -> None:
             continue
         assert r.unit == "MiB" and r.source.url.startswith("https://github.com/"), acc_id
         assert 0.9 * acc.memory.bytes < r.bytes < 1.1 * acc.memory.bytes, acc_id
+
 
 def test_corrections(catalog) -> None:
     from snippets.data import Node
@@ -278,6 +297,7 @@ def test_corrections(catalog) -> None:
     assert nodes["gb200-nvl72"].switch_chips == 18 and nodes["gb200-nvl72"].switch_trays == 9
     assert {"hgx-h200-8", "l40s-pcie-8", "l4-pcie-8", "aws-p5-48xlarge", "aws-p5en-48xlarge"} <= set(nodes)
 
+
 def test_latencies_and_efficiencies(catalog) -> None:
     assert catalog.latencies and catalog.efficiencies
     for lat_id, lat in catalog.latencies.items():
@@ -286,6 +306,7 @@ def test_latencies_and_efficiencies(catalog) -> None:
         assert e.accelerator in catalog.accelerators, e_id
         assert 0.3 < e.fraction <= 1, e_id
     assert catalog.efficiencies["h100-nvlink-p2p"].fraction == pytest.approx(376 / 450)
+
 
 ISSUE14_CASES = [
     ("dense and sparse figure", "accelerators", _set("mi300x/tensor/bf16/sparse_speedup", 2),
@@ -312,11 +333,13 @@ ISSUE14_CASES = [
      ["entry 'h200-pcie-h2d'", "field 'achieved.direction'", "Field required"]),
 ]
 
+
 @pytest.mark.parametrize(("case", "file", "edit", "expected"), ISSUE14_CASES, ids=[c[0] for c in ISSUE14_CASES])
 def test_bad_issue14_data_is_refused(tmp_path: Path, case: str, file: str, edit: Edit, expected: list[str]) -> None:
     message = broken(tmp_path, file, edit)
     for fragment in expected:
         assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
+
 
 def _text_edit(tmp_path: Path, file: str, old: str, new: str, extra: str | None = None) -> str:
     data = tmp_path / "data"
@@ -331,8 +354,10 @@ def _text_edit(tmp_path: Path, file: str, old: str, new: str, extra: str | None 
         load(data)
     return str(info.value)
 
+
 def _line_of(file: str, needle: str) -> int:
     return next(i for i, ln in enumerate((ROOT / "data" / f"{file}.yaml").read_text().splitlines(), 1) if needle in ln)
+
 
 TEXT_CASES = [
     # (case, file, old, new, expected fragments)
@@ -368,6 +393,7 @@ TEXT_CASES = [
      ["source.url'", "host name"]),
 ]
 
+
 @pytest.mark.parametrize(("case", "file", "old", "new", "expected"), TEXT_CASES, ids=[c[0] for c in TEXT_CASES])
 def test_wrong_scalars_and_text_are_refused_at_file_line_column(
     tmp_path: Path, case: str, file: str, old: str, new: str, expected: list[str]
@@ -379,15 +405,18 @@ def test_wrong_scalars_and_text_are_refused_at_file_line_column(
     assert re.search(rf"data/{file}\.yaml:{line}:\d+", message), message
     assert "Traceback" not in message
 
+
 def test_an_unknown_data_file_is_refused(tmp_path: Path) -> None:
     message = _text_edit(tmp_path, "models", "tied_embeddings", "tied_embeddings", extra="foo.yaml")
     assert "data/foo.yaml: unknown data file" in message
+
 
 def test_the_loaded_catalog_is_plain_text_and_strict(catalog) -> None:
     from snippets.data import check_text
 
     for _, _, src in iter_sources(catalog):
         check_text(src.title)
+
 
 def test_the_loaded_catalog_is_read_only() -> None:
     cat = load(ROOT / "data")

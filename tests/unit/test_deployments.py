@@ -10,15 +10,15 @@ from snippets.data.export import engine_catalog
 from snippets.engine import Layout, deploy, feasible, setting
 
 CAT = load()
-
 ENG = engine_catalog(CAT)
-
 SCENARIO = "reference"
+
 
 def _setting(dep):
     ctx = dep.context_tokens or ENG.scenarios[SCENARIO].context_tokens
     return setting(ENG, dep.model, dep.precision, SCENARIO, accelerator=dep.accelerator, concurrency=1,
                    context_tokens=ctx)
+
 
 @pytest.mark.parametrize("dep_id", sorted(CAT.deployments))
 def test_documented_deployment_is_feasible(dep_id):
@@ -26,11 +26,13 @@ def test_documented_deployment_is_feasible(dep_id):
     lay = Layout(dep.layout.tp, dep.layout.pp, dep.layout.ep, dep.layout.dp)
     assert feasible(_setting(dep), lay) == [], dep.note
 
+
 @pytest.mark.parametrize("dep_id", sorted(CAT.deployments))
 def test_engine_needs_no_more_gpus_than_documented(dep_id):
     dep = CAT.deployments[dep_id]
     chosen = deploy(_setting(dep))
     assert chosen.gpus <= dep.gpus, f"engine chose {chosen.layout.label} ({chosen.why}); documented {dep.gpus}"
+
 
 def test_the_field_covers_sglangs_deepseek_table_and_nims_llama_profiles():
     engines = {d.engine for d in CAT.deployments.values()}

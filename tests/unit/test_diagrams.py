@@ -1,5 +1,4 @@
-"""The build-time diagrams (snippets/render/diagrams.py): their geometry read back from the SVG, and the parallelism page's
-diagrams against the engine's figures."""
+"""The build-time diagrams (snippets/render/diagrams.py): their geometry read back from the SVG."""
 
 from __future__ import annotations
 
@@ -12,19 +11,24 @@ from snippets.render import diagrams
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 
+
 def _svg(text: str) -> ET.Element:
     return ET.fromstring(text)  # noqa: S314 - our own SVG
+
 
 def _rects(svg: ET.Element, group: str, cls: str) -> list[ET.Element]:
     return [r for g in svg.iterfind(f".//s:g[@class='{group}']", NS) for r in g.iterfind(f"s:rect[@class='{cls}']", NS)]
 
+
 def _f(el: ET.Element, attr: str) -> float:
     return float(el.get(attr, "nan"))
+
 
 def _block(label: str, n: int) -> diagrams.Block:
     tips = [f"GPU {i}" for i in range(n)]
     return diagrams.Block(label, diagrams.Split("cols", "col", ["a"], tips), diagrams.Split("rows", "row", ["b"], tips),
                           "all-reduce <sum> & more")
+
 
 @pytest.mark.parametrize("n", [2, 4, 8])
 def test_tp_split_has_one_stripe_per_gpu_of_equal_share(n: int) -> None:
@@ -45,6 +49,7 @@ def test_tp_split_has_one_stripe_per_gpu_of_equal_share(n: int) -> None:
         assert [x.get("fill") for x in c] == [x.get("fill") for x in r]
     assert len(_rects(svg, "allreduce", "allreduce-bar")) == 2  # two all-reduces per layer
 
+
 def test_tp_split_escapes_labels_and_is_accessible() -> None:
     text = diagrams.tp_layer("t", 2, "input", [_block("A", 2)], "A <title>", "desc & more")
     svg = _svg(text)
@@ -52,6 +57,7 @@ def test_tp_split_escapes_labels_and_is_accessible() -> None:
     assert svg.find("s:title", NS).text == "A <title>" and "&lt;sum&gt; &amp; more" in text
     assert "currentColor" in text and "<style" not in text
     assert text == diagrams.tp_layer("t", 2, "input", [_block("A", 2)], "A <title>", "desc & more")
+
 
 def test_tp_split_refuses_what_it_cannot_draw() -> None:
     with pytest.raises(ValueError, match="too long"):
@@ -61,12 +67,14 @@ def test_tp_split_refuses_what_it_cannot_draw() -> None:
     with pytest.raises(ValueError, match="at least two"):
         diagrams.tp_layer("t", 1, "input", [_block("A", 1)], "t", "d")
 
+
 def _algos(n: int, step: float = 1.0, two: float = 3.0, one: float = 5.0, chosen: str = "two-shot"
            ) -> tuple[diagrams.Algorithm, list[diagrams.Algorithm]]:
     ring = diagrams.Algorithm("ring", [step] * (2 * (n - 1)), ["RS"] * (n - 1) + ["AG"] * (n - 1), "r",
                               chosen=chosen == "ring")
     return ring, [diagrams.Algorithm("two-shot", [two, two], ["RS", "AG"], "t", chosen=chosen == "two-shot"),
                   diagrams.Algorithm("one-shot", [one], ["all"], "o", chosen=chosen == "one-shot")]
+
 
 @pytest.mark.parametrize("n", [2, 4, 8])
 def test_ring_grid_has_2n_minus_2_steps_per_gpu(n: int) -> None:
@@ -83,6 +91,7 @@ def test_ring_grid_has_2n_minus_2_steps_per_gpu(n: int) -> None:
     # after the reduce-scatter GPU g holds summed chunk g + 1, the one it sends first in the all-gather
     assert all(diagrams.ring_chunk(g, n - 1, n) == (g + 1) % n for g in range(n))
 
+
 def test_ring_reduce_scatter_sums_each_chunk_over_every_gpu() -> None:
     """Simulate the ring from `ring_chunk`: after the reduce-scatter each chunk is summed once on one GPU, after the
     all-gather every GPU holds every summed chunk."""
@@ -96,6 +105,7 @@ def test_ring_reduce_scatter_sums_each_chunk_over_every_gpu() -> None:
         if k == n - 2:
             assert all(held[g][(g + 1) % n] == set(range(n)) for g in range(n))
     assert all(h == set(range(n)) for row in held for h in row)
+
 
 def test_algorithm_bars_are_as_long_as_their_times() -> None:
     n = 4
@@ -112,12 +122,14 @@ def test_algorithm_bars_are_as_long_as_their_times() -> None:
     chosen = [k for k, v in bars.items() if v[0].get("fill") != "none"]
     assert chosen == ["two-shot"]
 
+
 def test_algorithm_diagram_refuses_a_wrong_ring() -> None:
     ring, others = _algos(4)
     with pytest.raises(ValueError, match="takes 8 steps, not 6"):
         diagrams.allreduce_steps("r", 5, ring, others, "µs", 1.0, "t", "d")
     with pytest.raises(ValueError, match="exactly one"):
         diagrams.allreduce_steps("r", 4, ring, _algos(4, chosen="none")[1], "µs", 1.0, "t", "d")
+
 
 def test_pipeline_panels_share_one_slot_width() -> None:
     svg = _svg(diagrams.pipeline("p", 2, [diagrams.Schedule(1, "a"), diagrams.Schedule(8, "b")], "slots", "t", "d"))

@@ -16,15 +16,18 @@ def test_prose_drops_code_blocks_values_and_markup() -> None:
     assert text.count("\n") == md.count("\n")  # line numbers survive
     assert typed_quantities(md) == []
 
+
 def test_typed_quantities_are_found_with_their_line() -> None:
     md = "Intro.\n\nA card holds 80 GB, and an 8-GPU node is common.\n"
     found = typed_quantities(md)
     assert [(f.line, f.token) for f in found] == [(3, "80"), (3, "8-GPU")]
 
+
 def test_names_on_the_allowlist_pass_but_quantities_beside_them_do_not() -> None:
     assert typed_quantities("FP16 on an H100 over PCIe 5.0 x16 and NVLink 4, Llama 3.1.\n") == []
     assert [f.token for f in typed_quantities("Llama 3.1 405B in FP16.\n")] == ["405B"]
     assert [f.token for f in typed_quantities("HBM3e at 4.8 TB/s.\n")] == ["4.8"]
+
 
 def test_notebook_markdown_is_read_with_jupytext_md_alias_included() -> None:
     from snippets.build.drift import notebook_markdown
@@ -32,6 +35,7 @@ def test_notebook_markdown_is_read_with_jupytext_md_alias_included() -> None:
     nb = "# %% [md]\n# A card holds 80 GB.\n\n# %%\nx = 1\n\n# %% [markdown]\n# Then 405B.\n"
     text = notebook_markdown(nb)
     assert [(f.line, f.token) for f in typed_quantities(text)] == [(2, "80"), (8, "405B")]
+
 
 def test_the_rendered_scan_reads_attributes_and_skips_computed_spans() -> None:
     from snippets.build.drift import fragment, quantities_in, shown_text
@@ -41,3 +45,13 @@ def test_the_rendered_scan_reads_attributes_and_skips_computed_spans() -> None:
             '<svg aria-label="12 bars"><text>9</text></svg>')
     found = [(s.where, lit.token) for s in shown_text(fragment(html)) for lit in quantities_in(s.text)]
     assert found == [("title", "96"), ("alt", "4-GPU")]
+
+
+def test_count_words_are_found_and_units_of_price_are_not() -> None:
+    from snippets.build.drift import count_words
+
+    text = ("Twice the GPUs hold eighty gigabytes, a hundred times more.\n"
+            "It costs $2 per million tokens, and two of them halve the cost.\n")
+    found = [(w.line, w.token) for w in count_words(text)]
+    assert found == [(1, "Twice"), (1, "eighty gigabytes"), (1, "hundred times"), (2, "halve")]
+    assert count_words("`twice` in code, {{ twice }} computed\n") == []

@@ -15,9 +15,11 @@ from snippets.engine.params import embedding_params, layer_params, lm_head_param
 
 GiB = 2**30
 
+
 @pytest.fixture(scope="module")
 def eng():
     return engine_catalog(load())
+
 
 def test_vllm_pp_partition_gives_the_remainder_to_the_stages_before_the_last():
     # vLLM's get_pp_indices: layers // pp each, +1 for partitions[-2], partitions[-3], ...
@@ -28,6 +30,7 @@ def test_vllm_pp_partition_gives_the_remainder_to_the_stages_before_the_last():
     assert all(sum(pp_partition(61, p)) == 61 for p in range(1, 62))
     with pytest.raises(ValueError):
         pp_partition(61, 62)
+
 
 def test_tp_must_divide_heads_and_kv_heads_divide_each_other(eng):
     llama70 = eng.models["llama-3.1-70b"].arch  # 64 heads, 8 KV heads
@@ -41,6 +44,7 @@ def test_tp_must_divide_heads_and_kv_heads_divide_each_other(eng):
     assert tp_problems(gpt3, 64) == ["TP64 does not divide the 96 attention heads",
                                      "TP64 and the 96 KV heads do not divide one another"]
 
+
 def test_kv_replication_keeps_a_whole_head_per_gpu(eng):
     arch = eng.models["llama-3.1-70b"].arch  # 80 layers, 8 KV heads of 128, BF16 cache
     # TP8: one KV head per GPU; TP16: still one (replicated), so the per-GPU cache does not halve
@@ -50,10 +54,12 @@ def test_kv_replication_keeps_a_whole_head_per_gpu(eng):
     assert at16 == at8
     assert kv_bytes_per_token_per_gpu(arch, 80, 1, 2) == 327680
 
+
 def test_mla_latent_is_held_whole_on_every_tp_rank(eng):
     arch = eng.models["deepseek-v3"].arch  # 61 layers, latent 512 + rotary 64
     assert kv_bytes_per_token_per_gpu(arch, 61, 8, 2) == 61 * (512 + 64) * 2
     assert kv_bytes_per_token_per_gpu(arch, 61, 1, 2) == kv_bytes_per_token_per_gpu(arch, 61, 16, 2)
+
 
 def test_sliding_window_layers_hold_only_their_window(eng):
     arch = eng.models["gpt-oss-120b"].arch  # 36 layers, even ones a 128-token window; 8 KV heads of 64
@@ -68,6 +74,7 @@ def test_sliding_window_layers_hold_only_their_window(eng):
     assert kv_bytes_per_token_per_gpu(arch, 3, 1, 2, context_tokens=1024, first_layer=0) == per_layer * (1 + 2 * 128 / 1024)
     # the pipeline stages know their first layer: PP2 of 36 is 18 + 18
     assert [s.first_layer for s in stage_weights(arch, eng.precisions["bf16"], Layout(1, 2))] == [0, 18]
+
 
 def test_gpt_oss_biases_sinks_and_router_stay_16_bit(eng):
     from snippets.engine.memory import layer_share
@@ -84,11 +91,13 @@ def test_gpt_oss_biases_sinks_and_router_stay_16_bit(eng):
     at8 = layer_share(arch, 0, Layout(8))
     assert at8.kept == 5760 + 4096 / 8 + 2 * 512 / 8 + 2880 + 64 / 8 + 128 * 8640 / 8 + 2880 * 128 + 128
 
+
 def test_qk_norm_is_on_every_tp_rank(eng):
     from snippets.engine.memory import layer_share
 
     arch = eng.models["qwen3-32b"].arch  # q_norm and k_norm of 128 each, two norms of 5120
     assert layer_share(arch, 0, Layout(8)).kept == 2 * 5120 + 2 * 128
+
 
 def test_maverick_dense_and_moe_layers_split_differently(eng):
     from snippets.engine.memory import layer_share
@@ -103,11 +112,13 @@ def test_maverick_dense_and_moe_layers_split_differently(eng):
     assert dense.linear == attn + 251_658_240 / 8
     assert moe.linear == attn + 16 * 125_829_120 + 125_829_120 / 8
 
+
 def test_weights_at_bf16_tp1_are_every_parameter_twice(eng):
     for mid in ("llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b", "deepseek-v3", "gpt-3-175b", "llama-4-maverick",
                 "qwen3-235b-a22b", "qwen3-32b", "gpt-oss-120b"):
         arch = eng.models[mid].arch
         assert weight_bytes(arch, eng.precisions["bf16"]) == pytest.approx(2 * total_params(arch), rel=1e-12)
+
 
 def test_fp8_checkpoint_keeps_embeddings_and_lm_head_at_16_bit(eng):
     arch = eng.models["llama-3.1-405b"].arch
@@ -119,6 +130,7 @@ def test_fp8_checkpoint_keeps_embeddings_and_lm_head_at_16_bit(eng):
     # 4.2 GB more than counting every weight at one byte
     assert weight_bytes(arch, fp8) - total_params(arch) == pytest.approx(edge + norms, rel=1e-12)
 
+
 def test_tp_and_pp_shares_add_up_to_the_whole_copy_for_a_model_without_replication(eng):
     arch = eng.models["llama-3.1-405b"].arch  # 8 KV heads: TP8 replicates nothing
     bf16 = eng.precisions["bf16"]
@@ -126,6 +138,7 @@ def test_tp_and_pp_shares_add_up_to_the_whole_copy_for_a_model_without_replicati
     norms_per_gpu = norm_params(arch) * 2 * arch.layers * 2  # norms are replicated on every TP rank
     per_gpu_sum = sum(s.total for s in stages) * 8
     assert per_gpu_sum - norms_per_gpu * 7 == pytest.approx(weight_bytes(arch, bf16) , rel=1e-6)
+
 
 def test_expert_parallelism_hands_out_whole_experts(eng):
     arch = eng.models["deepseek-v3"].arch  # 256 routed experts in 58 MoE layers
@@ -137,11 +150,13 @@ def test_expert_parallelism_hands_out_whole_experts(eng):
     assert ep8.expert_bytes == pytest.approx(tp8.expert_bytes)  # 256 / 8 whole experts = 256 eighths
     assert layout_problems(arch, Layout(8, ep=4))  # EP must equal TP x DP
 
+
 def test_a_weight_only_fp8_row_computes_in_bf16_on_an_a100(eng):
     d = deploy(setting(eng, "llama-3.1-70b", "fp8", "reference", node="hgx-a100-8"))
     assert d.weight_only and d.compute_format == "bf16"
     h = deploy(setting(eng, "llama-3.1-70b", "fp8", "reference", node="hgx-h100-8"))
     assert not h.weight_only and h.compute_format == "fp8"
+
 
 def test_memory_fits_against_the_reported_capacity_and_the_pool(eng):
     d = deploy(setting(eng, "llama-3.1-405b", "fp8", "reference", node="hgx-h100-8"))
@@ -154,6 +169,7 @@ def test_memory_fits_against_the_reported_capacity_and_the_pool(eng):
     assert m.used == pytest.approx(m.weights + m.activations + m.non_torch + m.kv_cache)
     assert d.layout == Layout(8) and d.gpus == 8 and d.nodes == 1
 
+
 def test_the_policy_chooses_tp_in_node_then_pp_across_nodes(eng):
     bf16 = deploy(setting(eng, "llama-3.1-405b", "bf16", "reference", node="hgx-h100-8"))
     assert bf16.layout == Layout(8, 2) and bf16.nodes == 2 and "pipeline" in bf16.why
@@ -162,16 +178,19 @@ def test_the_policy_chooses_tp_in_node_then_pp_across_nodes(eng):
     assert few.gpus < bf16.gpus
     assert few.layout.tp <= 8
 
+
 def test_tp_never_crosses_the_policy_limit(eng):
     for mid in eng.models:
         d = deploy(setting(eng, mid, "bf16", "reference", node="hgx-h100-8", layout_policy="fewest-gpus"))
         assert d.layout.tp <= 8
+
 
 def test_deepseek_v3_bf16_splits_61_layers_unevenly(eng):
     d = deploy(setting(eng, "deepseek-v3", "bf16", "reference", node="hgx-h100-8"))
     assert d.layout.tp == 8 and d.layout.pp >= 2
     assert 61 % d.layout.pp != 0 or d.layout.pp == 61  # no longer forced to divide the layers
     assert d.gpus < 488  # the old rule deployed TP8 x PP61
+
 
 def test_a_given_layout_is_checked(eng):
     st = setting(eng, "llama-3.1-405b", "bf16", "reference", node="hgx-h100-8")
@@ -181,11 +200,13 @@ def test_a_given_layout_is_checked(eng):
         deploy(st, Layout(8))  # 812 GB of weights on eight 79.6 GiB cards
     assert deploy(st, Layout(16)).gpus == 16  # TP across two nodes is valid for the engines
 
+
 def test_cost_rents_whole_units_of_the_offering(eng):
     d = deploy(setting(eng, "llama-3.1-8b", "bf16", "reference", node="hgx-h100-8"))
     price = eng.prices["h100-sxm"]
     assert d.cost_per_hour == pytest.approx(math.ceil(d.gpus / price.gpus_per_unit) * price.gpus_per_unit
                                             * price.usd_per_gpu_hour)
+
 
 def test_pipeline_stages_do_not_raise_one_sequences_ceiling(eng):
     st = setting(eng, "llama-3.1-70b", "bf16", "reference", node="hgx-h100-8")

@@ -32,6 +32,7 @@ print(json.dumps({"tpot": x.tpot_s, "tput": x.output_tokens_per_s, "weights": d.
                   "chosen": chosen.layout.label, "loaded": loaded}))
 """
 
+
 def test_engine_runs_from_the_exported_catalog_without_pydantic(tmp_path: Path) -> None:
     cat = load()
     path = tmp_path / "catalog.json"

@@ -9,11 +9,11 @@ from bs4 import BeautifulSoup
 from snippets.render import fmt
 
 HEADERS = ["Model", "Weights", "GPUs"]
-
 ROWS: list[list[fmt.Cell]] = [
     ["Llama 3.1 405B · FP8", fmt.nbytes(405e9, "GB"), fmt.count(6)],
     ["A < B & C", fmt.nbytes(70e9, "GB"), "—"],
 ]
+
 
 def _cells(html: str) -> list[list[tuple[str, str, str | None]]]:
     """Each row's cells: alignment, text, and the figure's name if the cell holds one."""
@@ -27,6 +27,7 @@ def _cells(html: str) -> list[list[tuple[str, str, str | None]]]:
         out.append(row)
     return out
 
+
 def test_html_table_is_the_markdown_table_without_markdown() -> None:
     via_markdown = markdown.markdown(fmt.table("t", HEADERS, ROWS, align="lrr"), extensions=["tables"])
     direct = fmt.html_table("t", HEADERS, ROWS, align="lrr")
@@ -36,10 +37,12 @@ def test_html_table_is_the_markdown_table_without_markdown() -> None:
     assert cells[1][1] == ("td:text-align: right;", "405 GB", "t[Llama 3.1 405B · FP8][Weights]")
     assert cells[2][0][1] == "A < B & C"  # text is escaped, then read back as written
 
+
 def test_html_table_escapes_text_cells() -> None:
     direct = fmt.html_table("t", HEADERS, ROWS)
     assert "A &lt; B &amp; C" in direct
     assert "<tbody>" in direct and direct.count("<tr>") == 1 + len(ROWS)
+
 
 @pytest.mark.parametrize("render", [fmt.table, fmt.html_table])
 def test_bad_tables_are_refused(render) -> None:

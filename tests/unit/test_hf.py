@@ -29,10 +29,8 @@ LLAMA_31_8B = {
     "rope_theta": 500000.0, "tie_word_embeddings": False, "torch_dtype": "bfloat16", "use_cache": True,
     "vocab_size": 128256,
 }
-
 LLAMA_31_70B = {**LLAMA_31_8B, "hidden_size": 8192, "intermediate_size": 28672, "num_attention_heads": 64,
                 "num_hidden_layers": 80}
-
 MIXTRAL_8X7B = {
     "architectures": ["MixtralForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 1, "eos_token_id": 2,
     "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02, "intermediate_size": 14336,
@@ -41,7 +39,6 @@ MIXTRAL_8X7B = {
     "output_router_logits": False, "rms_norm_eps": 1e-05, "rope_theta": 1e6, "router_aux_loss_coef": 0.02,
     "sliding_window": None, "tie_word_embeddings": False, "torch_dtype": "bfloat16", "vocab_size": 32000,
 }
-
 DEEPSEEK_V3 = {
     "architectures": ["DeepseekV3ForCausalLM"], "attention_bias": False, "first_k_dense_replace": 3,
     "hidden_act": "silu", "hidden_size": 7168, "intermediate_size": 18432, "kv_lora_rank": 512,
@@ -52,7 +49,6 @@ DEEPSEEK_V3 = {
     "rms_norm_eps": 1e-06, "routed_scaling_factor": 2.5, "scoring_func": "sigmoid", "tie_word_embeddings": False,
     "topk_group": 4, "topk_method": "noaux_tc", "torch_dtype": "bfloat16", "v_head_dim": 128, "vocab_size": 129280,
 }
-
 QWEN25_72B = {
     "architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 151643,
     "eos_token_id": 151643, "hidden_act": "silu", "hidden_size": 8192, "initializer_range": 0.02,
@@ -61,7 +57,6 @@ QWEN25_72B = {
     "rms_norm_eps": 1e-05, "rope_theta": 1e6, "sliding_window": 131072, "tie_word_embeddings": False,
     "torch_dtype": "bfloat16", "use_cache": True, "use_sliding_window": False, "vocab_size": 152064,
 }
-
 QWEN3_32B = {
     "architectures": ["Qwen3ForCausalLM"], "attention_bias": False, "head_dim": 128, "hidden_act": "silu",
     "hidden_size": 5120, "intermediate_size": 25600, "max_position_embeddings": 40960, "max_window_layers": 64,
@@ -69,7 +64,6 @@ QWEN3_32B = {
     "rms_norm_eps": 1e-06, "rope_theta": 1000000, "sliding_window": None, "tie_word_embeddings": False,
     "torch_dtype": "bfloat16", "use_sliding_window": False, "vocab_size": 151936,
 }
-
 QWEN3_235B = {
     "architectures": ["Qwen3MoeForCausalLM"], "attention_bias": False, "decoder_sparse_step": 1, "head_dim": 128,
     "hidden_act": "silu", "hidden_size": 4096, "intermediate_size": 12288, "max_position_embeddings": 40960,
@@ -78,7 +72,6 @@ QWEN3_235B = {
     "num_key_value_heads": 4, "rms_norm_eps": 1e-06, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
     "use_sliding_window": False, "vocab_size": 151936,
 }
-
 GPT_OSS_120B = {
     "architectures": ["GptOssForCausalLM"], "attention_bias": True, "experts_per_token": 4, "head_dim": 64,
     "hidden_act": "silu", "hidden_size": 2880, "intermediate_size": 2880,
@@ -87,10 +80,10 @@ GPT_OSS_120B = {
     "num_key_value_heads": 8, "num_local_experts": 128, "sliding_window": 128, "tie_word_embeddings": False,
     "vocab_size": 201088,
 }
-
 REAL = {"llama-3.1-8b": LLAMA_31_8B, "llama-3.1-70b": LLAMA_31_70B, "mixtral-8x7b": MIXTRAL_8X7B,
         "deepseek-v3": DEEPSEEK_V3, "qwen2.5-72b": QWEN25_72B, "qwen3-32b": QWEN3_32B,
         "qwen3-235b-a22b": QWEN3_235B, "gpt-oss-120b": GPT_OSS_120B}
+
 
 @pytest.mark.parametrize("model", sorted(REAL))
 def test_a_real_config_gives_the_recorded_architecture(catalog: Catalog, model: str) -> None:
@@ -102,12 +95,14 @@ def test_a_real_config_gives_the_recorded_architecture(catalog: Catalog, model: 
     assert got == recorded
     assert total_params(got) == total_params(recorded)
 
+
 def test_a_model_record_from_text_counts_its_parameters() -> None:
     m = model_from_config(json.dumps({**LLAMA_31_8B, "_name_or_path": "meta-llama/Llama-3.1-8B"}))
     assert m.name == "meta-llama/Llama-3.1-8B"
     # 32 x (attention 4096 x 6144 x 2 ... ) written out: see tests/unit/test_params.py; 8,030,261,248 is Meta's count
     assert m.stated_params == 8_030_261_248
     assert model_from_config(json.dumps(QWEN3_32B)).name == "your qwen3 model"
+
 
 @pytest.mark.parametrize(("config", "expected"), [
     ({k: v for k, v in LLAMA_31_8B.items() if k not in ("num_hidden_layers", "vocab_size")},
@@ -127,6 +122,7 @@ def test_a_config_it_cannot_use_is_refused_naming_each_field(config: Any, expect
         arch_from_config(config)
     for part in expected:
         assert part in str(err.value)
+
 
 def test_text_that_is_not_json_is_refused_with_its_position() -> None:
     with pytest.raises(ConfigError, match=r"not JSON: .* line 1, column 2"):

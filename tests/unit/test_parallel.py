@@ -23,15 +23,18 @@ def test_message_is_the_hidden_state() -> None:
     # 8-bit activations halve it
     assert tp_allreduce_message_bytes(16384, 1) == 16384
 
+
 @pytest.mark.parametrize(("n", "steps", "fraction"), [(1, 0, 0.0), (2, 2, 1.0), (4, 6, 1.5), (8, 14, 1.75)])
 def test_ring_sends_2_n_minus_1_over_n(n: int, steps: int, fraction: float) -> None:
     # 2(n-1) steps, each sending 1/n of the message: n=8 -> 14/8 = 1.75
     assert ring_allreduce_steps(n) == steps
     assert ring_allreduce_bytes_per_gpu(32768, n) == pytest.approx(fraction * 32768)
 
+
 def test_ring_of_8_on_405b() -> None:
     # 1.75 x 32,768 = 57,344 bytes per GPU per all-reduce
     assert ring_allreduce_bytes_per_gpu(32768, 8) == 57344
+
 
 def test_tp_bytes_per_token_405b_tp8() -> None:
     # 126 layers x 2 all-reduces x 57,344 bytes = 14,450,688 bytes
@@ -44,11 +47,13 @@ def test_tp_bytes_per_token_405b_tp8() -> None:
     # traffic grows with tokens in the step: 4 tokens, 4x
     assert tp_bytes_per_token(80, 8192, 2, 2, tokens=4) == 4 * 2_621_440
 
+
 def test_tp_messages_per_token() -> None:
     # 126 layers x 2 all-reduces x 14 ring steps = 3,528; 80 x 2 x 2 = 320
     assert tp_messages_per_token(126, 8) == 3528
     assert tp_messages_per_token(80, 2) == 320
     assert tp_messages_per_token(80, 1) == 0
+
 
 def test_pp_sends_the_hidden_state_once_per_boundary() -> None:
     assert pp_boundary_bytes(16384, 2) == 32768
@@ -59,6 +64,7 @@ def test_pp_sends_the_hidden_state_once_per_boundary() -> None:
     assert pp_bytes_per_token(16384, 2, 1) == 0
     # TP8 over 126 layers sends 14,450,688 / 32,768 = 441 times a PP boundary
     assert tp_bytes_per_token(126, 16384, 2, 8) / pp_bytes_per_token(16384, 2, 2) == 441
+
 
 @pytest.mark.parametrize(
     "call",

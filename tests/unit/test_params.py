@@ -17,14 +17,15 @@ from snippets.engine.params import (
 )
 
 TOLERANCE = 0.02
-
 """A recomputed count may differ from the stated one by 2 %: model cards round (Llama 2 "70B" is 69.0B)."""
+
 
 def test_every_model_matches_its_stated_count(catalog) -> None:
     assert len(catalog.models) >= 8
     for model_id, m in catalog.models.items():
         computed = total_params(m.architecture)
         assert abs(relative_error(computed, m.stated_params.count)) <= TOLERANCE, model_id
+
 
 def test_moe_active_counts_match_stated(catalog) -> None:
     moe = {k: m for k, m in catalog.models.items() if m.architecture.moe is not None}
@@ -38,6 +39,7 @@ def test_moe_active_counts_match_stated(catalog) -> None:
         assert abs(relative_error(active, m.stated_active_params.count)) <= TOLERANCE, model_id
         assert active < total_params(m.architecture) / 3
 
+
 def test_llama_8b_by_hand(catalog) -> None:
     a = catalog.models["llama-3.1-8b"].architecture
     # attention: Q and O 4096x4096 each, K and V 4096x1024 each
@@ -50,6 +52,7 @@ def test_llama_8b_by_hand(catalog) -> None:
     # embeddings and untied head 2 x 128256 x 4096 = 1,050,673,152; final norm 4096
     assert total_params(a) == 6_979_584_000 + 1_050_673_152 + 4096 == 8_030_261_248
 
+
 def test_gpt3_by_hand(catalog) -> None:
     a = catalog.models["gpt-3-175b"].architecture
     d = 12288
@@ -59,6 +62,7 @@ def test_gpt3_by_hand(catalog) -> None:
     assert layer_norm_params(a) == 4 * d  # LayerNorm: a scale and a bias each
     # tied embeddings 50257 x d, learned positions 2048 x d, final LayerNorm 2d
     assert total_params(a) == 96 * per_layer + 50257 * d + 2048 * d + 2 * d == 174_604_259_328
+
 
 def test_kv_bytes_per_token_by_hand(catalog) -> None:
     bf16 = 2
@@ -70,6 +74,7 @@ def test_kv_bytes_per_token_by_hand(catalog) -> None:
     assert kv_bytes_per_token(catalog.models["gpt-3-175b"].architecture, bf16) == 4_718_592
     # FP8 halves it
     assert kv_bytes_per_token(catalog.models["llama-3.1-70b"].architecture, 1) == 163_840
+
 
 def test_gpt_oss_120b_by_hand(catalog) -> None:
     a = catalog.models["gpt-oss-120b"].architecture
@@ -87,12 +92,14 @@ def test_gpt_oss_120b_by_hand(catalog) -> None:
     active = total_params(a, active=True) - 201_088 * h
     assert active == 36 * (26_550_144 + 4 * 24_891_840 + h * 128 + 128 + 2 * h) + 201_088 * h + h == 5_132_849_472
 
+
 def test_qwen3_qk_norm_adds_two_head_dims(catalog) -> None:
     a = catalog.models["qwen3-32b"].architecture
     plain = a.model_copy(update={"qk_norm": False})
     assert attention_params(a) - attention_params(plain) == 2 * 128
     # 64 layers of (attention 94,371,840 + 256, MLP 393,216,000, norms 10,240), embedding and head, final norm
     assert total_params(a) == 64 * (94_371_840 + 256 + 393_216_000 + 10_240) + 2 * 151_936 * 5120 + 5120
+
 
 def test_maverick_routes_every_other_layer(catalog) -> None:
     from snippets.engine.params import ffn_layer_params, is_moe_layer, moe_layers
@@ -106,6 +113,7 @@ def test_maverick_routes_every_other_layer(catalog) -> None:
     scout = catalog.models["llama-4-scout"].architecture
     assert moe_layers(scout) == 48
 
+
 def test_sliding_window_caps_the_kv_cache(catalog) -> None:
     a = catalog.models["gpt-oss-120b"].architecture
     # per layer and token at BF16: 2 x 8 KV heads x 64 x 2 bytes = 2048 B; 36 layers, 18 of them a 128-token window
@@ -118,11 +126,13 @@ def test_sliding_window_caps_the_kv_cache(catalog) -> None:
     l70 = catalog.models["llama-3.1-70b"].architecture
     assert kv_bytes_per_token(l70, 2, context_tokens=8192) == kv_bytes_per_token(l70, 2) == 327_680
 
+
 def test_qkv_bias_adds_only_qkv_widths(catalog) -> None:
     a = catalog.models["qwen2.5-72b"].architecture
     plain = a.model_copy(update={"qkv_bias": False})
     # Q 64 x 128 + K and V 8 x 128 each = 10,240 biases per layer
     assert attention_params(a) - attention_params(plain) == 10_240
+
 
 def test_errors() -> None:
     arch = Architecture(layers=2, hidden_size=8, attention_heads=2, kv_heads=1, head_dim=4, ffn_size=16,

@@ -20,6 +20,7 @@ from snippets.teaching.rounded import bytes_per_param, size_on_node
 
 SRC = [{"url": "https://example.org/spec", "title": "a spec", "read": "2026-11-30"}]
 
+
 def prec(width: float, kind: str = "int", block: dict[str, Any] | None = None,
          layout: dict[str, Any] | None = None) -> Precision:
     body: dict[str, Any] = {"name": "X", "kind": kind, "width": {"value": width, "unit": "bit"}, "sources": SRC,
@@ -30,11 +31,14 @@ def prec(width: float, kind: str = "int", block: dict[str, Any] | None = None,
         body["layout"] = layout
     return Precision.model_validate(body)
 
+
 def bits(v: float) -> dict[str, Any]:
     return {"value": v, "unit": "bit"}
 
+
 def lay(e: int, m: int, bias: int, specials: str) -> FloatLayout:
     return FloatLayout(exponent_bits=e, mantissa_bits=m, bias=bias, specials=specials)  # type: ignore[arg-type]
+
 
 def test_int4_with_fp16_scale_and_4bit_zero_per_128() -> None:
     p = prec(4, block={"group_size": 128, "scale_width": bits(16), "zero_point_width": bits(4)})
@@ -45,6 +49,7 @@ def test_int4_with_fp16_scale_and_4bit_zero_per_128() -> None:
     assert b.overhead == pytest.approx(0.15625 / 4)  # 3.9 % on top of the bare 4 bits
     assert bytes_per_param(p) == pytest.approx(4.15625 / 8)  # 0.51953125 bytes
 
+
 def test_scale_only_group_formats() -> None:
     mx = prec(4, "float", block={"group_size": 32, "scale_width": bits(8)})  # MXFP4: 4 + 8/32
     nv = prec(4, "float", block={"group_size": 16, "scale_width": bits(8)})  # NVFP4: 4 + 8/16
@@ -52,11 +57,13 @@ def test_scale_only_group_formats() -> None:
     assert bit_budget(nv).total == 4.5
     assert bytes_per_param(mx) == 0.53125 and bytes_per_param(nv) == 0.5625
 
+
 def test_formats_without_block_scale_are_their_width() -> None:
     for width, expected_bytes in [(32, 4), (16, 2), (8, 1), (4, 0.5)]:
         p = prec(width)
         assert bit_budget(p).total == width and bit_budget(p).overhead == 0
         assert bytes_per_param(p) == expected_bytes
+
 
 def test_shrink_factor_counts_the_scales() -> None:
     fp16 = prec(16, "float")
@@ -66,6 +73,7 @@ def test_shrink_factor_counts_the_scales() -> None:
     nv = prec(4, "float", block={"group_size": 16, "scale_width": bits(8)})
     assert shrink_factor(nv, fp16) == pytest.approx(3.5556, abs=1e-4)
 
+
 def test_repository_formats(catalog) -> None:
     p = catalog.precisions
     assert p["int4-g128"].bits_per_param == 4 + (16 + 4) / 128
@@ -74,6 +82,7 @@ def test_repository_formats(catalog) -> None:
     # the ids other pages use keep their meaning: no block scale, bytes = width / 8
     for pid, b in [("fp32", 4), ("bf16", 2), ("fp16", 2), ("fp8", 1), ("int8", 1), ("int4", 0.5)]:
         assert p[pid].block_scale is None and bytes_per_param(p[pid]) == b
+
 
 def test_sizing_counts_the_group_scales(catalog) -> None:
     # Llama 3.1 405B: bare INT4 is 405e9 x 0.5 = 202.5 GB, 202.5 / 70 = 2.89 -> 3 GPUs;
@@ -86,11 +95,13 @@ def test_sizing_counts_the_group_scales(catalog) -> None:
     fp16 = size_on_node(catalog, "llama-3.1-405b", "fp16", "hgx-h100-8", "runtime-reserve")
     assert fp16.weight_bytes == pytest.approx(810e9) and fp16.gpus_with_headroom == 12
 
+
 def test_zero_point_alone_is_refused_without_a_scale() -> None:
     with pytest.raises(ValidationError):
         prec(4, block={"group_size": 128, "zero_point_width": bits(4)})
     with pytest.raises(ValidationError):
         prec(4, block={"group_size": 0, "scale_width": bits(16)})
+
 
 @pytest.mark.parametrize(
     ("layout", "largest"),
@@ -106,6 +117,7 @@ def test_zero_point_alone_is_refused_without_a_scale() -> None:
 def test_max_finite(layout: FloatLayout, largest: float) -> None:
     assert max_finite(layout) == largest
 
+
 def test_smallest_values_and_step() -> None:
     e4m3, e5m2, e2m1 = lay(4, 3, 7, "nan_only"), lay(5, 2, 15, "ieee"), lay(2, 1, 1, "none")
     assert min_subnormal(e4m3) == 2.0**-9 and min_normal(e4m3) == 2.0**-6
@@ -113,6 +125,7 @@ def test_smallest_values_and_step() -> None:
     assert min_subnormal(e2m1) == 0.5 and min_normal(e2m1) == 1
     assert min_subnormal(lay(5, 10, 15, "ieee")) == pytest.approx(5.960464477539063e-08)  # FP16: 2^-24
     assert relative_step(e4m3) == 0.125 and relative_step(e5m2) == 0.25  # 1.000 -> 1.125, 1.00 -> 1.25
+
 
 def test_impossible_layouts_are_refused() -> None:
     with pytest.raises(ValueError, match="NaN"):
@@ -123,6 +136,7 @@ def test_impossible_layouts_are_refused() -> None:
         prec(8, "float", layout={"exponent_bits": 4, "mantissa_bits": 2, "bias": 7, "specials": "ieee"})
     with pytest.raises(ValidationError, match="layout"):
         prec(8, "int", layout={"exponent_bits": 4, "mantissa_bits": 3, "bias": 7, "specials": "nan_only"})
+
 
 def test_repository_layouts_match_the_papers(catalog) -> None:
     p = catalog.precisions

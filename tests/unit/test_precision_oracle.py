@@ -11,8 +11,6 @@ disagrees. numpy and ml_dtypes are test dependencies only: `snippets/` stays sta
 
 from __future__ import annotations
 
-import math
-import re
 import subprocess
 import sys
 from typing import Any
@@ -35,7 +33,6 @@ DTYPES: dict[str, Any] = {
     "mxfp4": ml_dtypes.float4_e2m1fn,   # the element of MXFP4 and NVFP4
     "nvfp4": ml_dtypes.float4_e2m1fn,
 }
-
 """Every precision in data/ with a float layout, and the type that implements its element."""
 
 SCALES: dict[str, Any] = {
@@ -43,14 +40,15 @@ SCALES: dict[str, Any] = {
     "E8M0": ml_dtypes.float8_e8m0fnu,
     "E4M3": ml_dtypes.float8_e4m3fn,
 }
-
 """The block-scale formats data/ names, and their types."""
 
 UINT = {4: np.uint8, 8: np.uint8, 16: np.uint16, 32: np.uint32}
 
+
 def oracle(dtype: Any) -> Any:
     """numpy.finfo for numpy's own floats, ml_dtypes.finfo for the others."""
     return np.finfo(dtype) if dtype in (np.float16, np.float32) else ml_dtypes.finfo(dtype)
+
 
 def test_every_float_layout_has_an_oracle(catalog: Catalog) -> None:
     with_layout = {pid for pid, p in catalog.precisions.items() if p.layout is not None}
@@ -58,11 +56,13 @@ def test_every_float_layout_has_an_oracle(catalog: Catalog) -> None:
     scales = {p.block_scale.scale_format for p in catalog.precisions.values() if p.block_scale is not None}
     assert scales <= set(SCALES)
 
+
 def test_numpy_and_ml_dtypes_agree_where_both_speak() -> None:
     # ml_dtypes.finfo defers to numpy.finfo for numpy's own types: one oracle, not two that differ
     for t in (np.float16, np.float32):
         assert ml_dtypes.finfo(t).max == np.finfo(t).max
         assert ml_dtypes.finfo(t).smallest_subnormal == np.finfo(t).smallest_subnormal
+
 
 @pytest.mark.parametrize("pid", sorted(DTYPES))
 def test_bit_fields_match(catalog: Catalog, pid: str) -> None:
@@ -76,6 +76,7 @@ def test_bit_fields_match(catalog: Catalog, pid: str) -> None:
     # the smallest normal exponent is 1 - bias (the all-zeros exponent field is the subnormals)
     assert lay.bias == 1 - fi.minexp
 
+
 @pytest.mark.parametrize("pid", sorted(DTYPES))
 def test_range_and_step_match(catalog: Catalog, pid: str) -> None:
     lay = catalog.precisions[pid].layout
@@ -87,6 +88,7 @@ def test_range_and_step_match(catalog: Catalog, pid: str) -> None:
     assert min_subnormal(lay) == float(fi.smallest_subnormal)
     assert relative_step(lay) == float(fi.eps)
 
+
 def positive_codes(width: int, dtype: Any) -> np.ndarray:
     """Every code with the sign bit clear, decoded by `dtype`, as float64 (FP32: the top two exponents)."""
     # FP32's 2^31 codes are too many; its specials and its largest value live in the top two exponents
@@ -94,6 +96,7 @@ def positive_codes(width: int, dtype: Any) -> np.ndarray:
     codes = np.arange(start, 2 ** (width - 1), dtype=UINT[width])
     with np.errstate(invalid="ignore"):  # the NaN codes stay NaN in float64
         return codes.view(dtype).astype(np.float64)
+
 
 @pytest.mark.parametrize("pid", sorted(DTYPES))
 def test_specials_and_extremes_from_every_code(catalog: Catalog, pid: str) -> None:
@@ -114,10 +117,12 @@ def test_specials_and_extremes_from_every_code(catalog: Catalog, pid: str) -> No
         if above_one.size:
             assert above_one.min() - 1.0 == relative_step(lay)
 
+
 def test_the_formulas_fail_on_a_wrong_layout() -> None:
     """The oracle would catch a wrong entry: E4M3 read as IEEE-style loses its top binade (448 -> 240)."""
     wrong = FloatLayout(exponent_bits=4, mantissa_bits=3, bias=7, specials="ieee")
     assert max_finite(wrong) != float(ml_dtypes.finfo(ml_dtypes.float8_e4m3fn).max)
+
 
 def test_scale_formats_match(catalog: Catalog) -> None:
     for pid, p in catalog.precisions.items():
@@ -130,22 +135,6 @@ def test_scale_formats_match(catalog: Catalog) -> None:
     e8m0 = ml_dtypes.finfo(ml_dtypes.float8_e8m0fnu)
     assert (e8m0.nexp, e8m0.nmant) == (8, 0)
 
-"""The rows of the page's ranges table, by the precision they show."""
-
-def shown(text: str) -> float:
-    """The number a figure's text shows: "57,344", "2^-9", "0.5", "3.39 × 10^38", "12.5%", "128×"."""
-    t = text.replace(",", "").replace("%", "").replace("−", "-").strip().removesuffix("×")
-    if m := re.fullmatch(r"2\^(-?\d+)", t):
-        return 2.0 ** int(m.group(1))
-    if m := re.fullmatch(r"([\d.]+) × 10\^(-?\d+)", t):
-        return float(m.group(1)) * 10.0 ** int(m.group(2))
-    return float(t)
-
-def test_shown_reads_what_the_page_writes() -> None:
-    assert shown("57,344") == 57344 and shown("2^-9") == 2**-9 and shown("0.5") == 0.5
-    assert shown("3.39 × 10^38") == pytest.approx(3.39e38) and shown("12.5%") == 12.5
-    assert shown("128×") == 128
-    assert math.isclose(shown("2^-133"), 2.0**-133)
 
 def test_snippets_do_not_need_numpy() -> None:
     """The oracle is a test dependency: the page models and the engine import without numpy or ml_dtypes."""

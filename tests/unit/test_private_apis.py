@@ -19,9 +19,9 @@ import pytest
 from ..conftest import ROOT
 
 NOTEBOOK = ROOT / "docs/notebooks/size-your-deployment.py"
-
 KEY_OPTIONS = ("kernel_name", "theme", "allow_errors", "show_input", "no_input", "no_prompt", "remove_tag_config",
                "highlight_extra_classes", "include_requirejs", "custom_mathjax_url", "toc_depth")
+
 
 def test_mkdocs_jupyter_cache_key_is_the_notebook_and_its_options() -> None:
     mj = pytest.importorskip("mkdocs_jupyter.plugin")
@@ -34,11 +34,13 @@ def test_mkdocs_jupyter_cache_key_is_the_notebook_and_its_options() -> None:
         "longer looks (every cold build would execute the notebook twice)")
     assert mj._get_cache_path("/c", "k") == Path("/c/k.json"), "mkdocs-jupyter's _get_cache_path changed"
 
+
 def test_mkdocs_jupyter_toc_tokens_come_with_the_title() -> None:
     mj = pytest.importorskip("mkdocs_jupyter.plugin")
     tokens, title = mj._get_nb_toc_tokens(str(NOTEBOOK), 3)
     assert isinstance(tokens, list) and tokens and title == "Size your own deployment", (
         "mkdocs-jupyter's _get_nb_toc_tokens changed: the worker caches the page's toc and title with it")
+
 
 def test_markdown_exec_formatters_table_is_public_and_called_with_keywords() -> None:
     mx = pytest.importorskip("markdown_exec")

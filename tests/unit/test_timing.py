@@ -18,15 +18,15 @@ from snippets.engine.timing import Link, allreduce, forward, predict, tp_link
 from ..conftest import ROOT
 
 ENG = engine_catalog(load())
-
 TM = ENG.time_models["measured-fractions"]
-
 H100 = ENG.chips["h100-sxm"]
+
 
 def _d(model: str, precision: str, layout: Layout, *, context: int = 2000, concurrency: int = 1):
     st = setting(ENG, model, precision, "reference", node="hgx-h100-8", concurrency=concurrency,
                  context_tokens=context)
     return deploy(st, layout)
+
 
 def test_small_allreduce_is_latency_bound_and_takes_one_hop():
     nvl = Link("nvlink", 450e9 * 0.8, 2e-6)
@@ -35,6 +35,7 @@ def test_small_allreduce_is_latency_bound_and_takes_one_hop():
     assert c.latency_s == 2e-6
     assert c.seconds == pytest.approx(2e-6 + 7 * 16 * 1024 / (450e9 * 0.8))
     assert c.seconds < 3e-6  # the bytes add a third of a microsecond: the hop dominates
+
 
 def test_large_allreduce_is_bandwidth_bound_on_a_ring():
     nvl = Link("nvlink", 360e9, 2e-6)
@@ -46,8 +47,10 @@ def test_large_allreduce_is_bandwidth_bound_on_a_ring():
     # a ring of 8 pays 14 hops, two-shot 2: at this size both move the same bytes, so two-shot wins
     assert c.algorithm == "two-shot"
 
+
 def test_one_gpu_has_no_collective():
     assert allreduce(1e6, 1, Link("nvlink", 1e9, 1e-6)).seconds == 0
+
 
 def test_decode_at_batch_1_is_memory_bound_and_reads_the_weights():
     d = _d("llama-3.1-70b", "fp8", Layout(2))
@@ -62,6 +65,7 @@ def test_decode_at_batch_1_is_memory_bound_and_reads_the_weights():
     assert p.comm_latency_s == pytest.approx(160 * TM.nvlink_hop_s)
     assert p.total_s == pytest.approx(p.memory_s + p.comm_s + 80 * TM.layer_overhead_s)
 
+
 def test_prefill_of_a_long_prompt_is_compute_bound():
     d = _d("llama-3.1-70b", "fp8", Layout(2), context=8192)
     p = forward(d, 8192, 0, prefill=True)
@@ -70,6 +74,7 @@ def test_prefill_of_a_long_prompt_is_compute_bound():
     assert p.compute_s == pytest.approx(p.flops / (H100.dense_flops["fp8"] * TM.compute_fraction))
     params_gpu = 70.55e9 / 2
     assert p.flops > 2 * params_gpu * 8192 * 0.98
+
 
 def test_predict_puts_throughput_and_cost_together():
     d = _d("llama-3.1-70b", "fp8", Layout(2), context=2000, concurrency=16)
@@ -83,15 +88,18 @@ def test_predict_puts_throughput_and_cost_together():
     x1 = predict(d, 1, 1000, 1000)
     assert x.tpot_s > x1.tpot_s and x.output_tokens_per_s > 10 * x1.output_tokens_per_s
 
+
 def test_tp_across_nodes_crosses_the_network():
     d = _d("llama-3.1-405b", "bf16", Layout(16))
     link = tp_link(d)
     assert link.name == "network" and link.hop_s == TM.network_hop_s
     assert tp_link(_d("llama-3.1-405b", "fp8", Layout(8))).name == "nvlink"
 
+
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "snippets.engine", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=120)
+
 
 def test_cli_predict_prints_one_json_object():
     out = _cli("predict", "--model", "llama-3.1-405b", "--precision", "fp8", "--accelerator", "h100-sxm", "--tp", "8",
@@ -106,12 +114,14 @@ def test_cli_predict_prints_one_json_object():
     assert j["output_tokens_per_s"] == pytest.approx(x.output_tokens_per_s)
     assert j["ttft_ms"] == pytest.approx(x.ttft_s * 1e3)
 
+
 def test_cli_max_concurrency_and_size():
     j = json.loads(_cli("predict", "--model", "llama-3.1-70b", "--precision", "fp8", "--accelerator", "h100-sxm",
                         "--tp", "2", "--input-tokens", "1000", "--output-tokens", "500", "--concurrency", "max").stdout)
     assert j["concurrency"] == j["max_concurrency"] > 100
     s = _cli("size", "--model", "llama-3.1-405b", "--precision", "bf16", "--accelerator", "h100-sxm")
     assert s.returncode == 0 and json.loads(s.stdout)["layout"] == {"tp": 8, "pp": 2, "ep": 1, "dp": 1}
+
 
 @pytest.mark.parametrize(("args", "code", "words"), [
     (("--model", "nope", "--tp", "1"), 2, "unknown id"),
@@ -128,6 +138,7 @@ def test_cli_refuses_in_one_line(args, code, words):
     assert out.returncode == code
     assert words in out.stderr and out.stderr.count("\n") == 1 and out.stdout == ""
 
+
 def test_alltoall_writes_the_others_share_in_one_hop():
     from snippets.engine.timing import alltoall
 
@@ -136,6 +147,7 @@ def test_alltoall_writes_the_others_share_in_one_hop():
     assert c.algorithm == "all-to-all" and c.latency_s == 2e-6
     assert c.seconds == pytest.approx(2e-6 + 7 / 8 * 8 * 2**20 / 400e9)
     assert alltoall(1e6, 1, link).seconds == 0
+
 
 def test_expert_parallelism_trades_an_allreduce_for_two_alltoalls_per_moe_layer():
     from snippets.engine.timing import alltoall, ep_link
@@ -152,6 +164,7 @@ def test_expert_parallelism_trades_an_allreduce_for_two_alltoalls_per_moe_layer(
     assert ep.comm_s - tp.comm_s == pytest.approx(moe_layers * (2 * a2a.seconds - ar.seconds))
     # the same arithmetic either way: every token's experts are computed once, wherever they live
     assert ep.flops == pytest.approx(tp.flops, rel=1e-9)
+
 
 def test_data_parallel_attention_holds_each_sequence_on_one_rank():
     st = setting(ENG, "deepseek-v3", "fp8", "reference", accelerator="h200-sxm", concurrency=1, context_tokens=2048)
