@@ -52,8 +52,6 @@ class PageState:
     """Line of the occurrence being evaluated: `where` reports it."""
     blocks_run: int = 0
     """How many exec blocks of the page have run (the next one is the block after them)."""
-    block_texts: set[str] = field(default_factory=set)
-    """The rendered text the page's exec blocks printed (normalized): scanned at the block, not again."""
     block_failures: list[str] = field(default_factory=list)
     """markdown-exec's record of each block that raised, as the blocks run."""
     reported: set[tuple[int, str]] = field(default_factory=set)
@@ -363,7 +361,17 @@ class ExecWarningCatcher(logging.Handler):
 
 
 def collect(html_text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
-    """Read a page's rendered content: its figures, its claims, and any sign of broken output.
+    """`collect_tree` of a page's rendered content, parsed."""
+    import lxml.html
+
+    if not html_text.strip():
+        return [], [], []
+    return collect_tree(lxml.html.fragment_fromstring(html_text, create_parent="div"))
+
+
+def collect_tree(root: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    """Read a page's rendered content (parsed; it loses its code, styles and scripts): its figures,
+    its claims, and any sign of broken output.
 
     Figures are every `span.sa-fig` (inline values and table cells alike), one per name; a name
     shown twice with two values is itself a problem. Broken output is a traceback, an error block
@@ -372,11 +380,6 @@ def collect(html_text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
     The page is parsed with lxml (libxml2's HTML parser): the sizing grid alone holds thousands of
     figures, and a Python-level tree (BeautifulSoup) took most of a second to build for it.
     """
-    import lxml.html
-
-    if not html_text.strip():
-        return [], [], []
-    root = lxml.html.fragment_fromstring(html_text, create_parent="div")
     problems: list[str] = []
     figs: dict[str, dict[str, Any]] = {}
     for el in root.xpath('//span[contains(concat(" ", normalize-space(@class), " "), " sa-fig ")]'):

@@ -26,6 +26,7 @@ _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 _ATTR_LIST = re.compile(r"\{:?[ \t]*[#.][^}]*\}")
 _ORDERED_MARKER = re.compile(r"^([ \t]*)\d+[.)](?=[ \t])", re.M)
 _DIGIT_WORD = re.compile(r"[^\s]*\d[^\s]*")
+_DIGIT = re.compile(r"\d")
 
 
 @dataclass(frozen=True)
@@ -36,13 +37,14 @@ class Literal:
 
 
 @lru_cache(maxsize=4)
-def _allowed(path: Path = ALLOWLIST) -> tuple[re.Pattern[str], ...]:
+def _allowed(path: Path = ALLOWLIST) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Each allowlisted name with its pattern, longest first ("HBM3e" before "HBM3")."""
     names = [
         ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()
         if ln.strip() and not ln.lstrip().startswith("#")
     ]
-    names.sort(key=len, reverse=True)  # longest first: "HBM3e" before "HBM3"
-    return tuple(re.compile(r"(?<![\w.])" + re.escape(n) + r"(?![\w])") for n in names)
+    names.sort(key=len, reverse=True)
+    return tuple((n, re.compile(r"(?<![\w.])" + re.escape(n) + r"(?![\w])")) for n in names)
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -68,9 +70,12 @@ def typed_quantities(markdown: str) -> list[Literal]:
     """Every digit-bearing token in the prose that is not an allowlisted name, with its line."""
     found: list[Literal] = []
     for lineno, line in enumerate(prose(markdown).splitlines(), 1):
+        if not _DIGIT.search(line):
+            continue  # no digit, no quantity: names are struck out only to keep their digits
         stripped = line
-        for pat in _allowed():
-            stripped = pat.sub(" ", stripped)
+        for name, pat in _allowed():
+            if name in stripped:  # a match holds the name: most lines hold none, and skip the regex
+                stripped = pat.sub(" ", stripped)
         for m in _DIGIT_WORD.finditer(stripped):
             found.append(Literal(lineno, m.group(0).strip(".,;:()*_\"'"), line.strip()))
     return found
@@ -139,6 +144,10 @@ _SKIP_XPATH = (
     ' | .//*[contains(@class, "jp-InputPrompt") or contains(@class, "jp-OutputPrompt")]'
     ' | .//*[contains(concat(" ", normalize-space(@class), " "), " jp-InputArea ")]'
 )
+BLOCK_OUTPUT_CLASS = "sa-out"
+"""The class of the element the build wraps each exec block's output in while it converts a page: the block
+scan reads it, named by the block's line, and the page scan leaves it out (the wrapper is gone once it has)."""
+_SKIP_BLOCKS_XPATH = _SKIP_XPATH + f' | .//div[@class="{BLOCK_OUTPUT_CLASS}"]'
 READ_ATTRIBUTES = ("title", "alt", "aria-label")
 _BLOCKS = ("p", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "figcaption", "caption",
            "summary", "blockquote", "div")
@@ -152,15 +161,16 @@ class Shown:
     text: str
 
 
-def shown_text(root: object) -> list[Shown]:
+def shown_text(root: object, *, outside_blocks: bool = False) -> list[Shown]:
     """Visible text and title/alt/aria-label attributes of an lxml element, outside computed spans,
-    code, pre and SVG (and a claim's tooltip: the build writes it from the claim's numbers)."""
+    code, pre and SVG (and a claim's tooltip: the build writes it from the claim's numbers); with
+    `outside_blocks`, outside what exec blocks printed too. The element loses what is left out."""
     from lxml import etree as lx
 
     el_root = root if isinstance(root, lx._Element) else None
     if el_root is None:
         return []
-    for el in el_root.xpath(_SKIP_XPATH):
+    for el in el_root.xpath(_SKIP_BLOCKS_XPATH if outside_blocks else _SKIP_XPATH):
         el.drop_tree()
     out: list[Shown] = []
     # text by block (a paragraph, a cell, a list item, a heading): inline markup (an abbreviation, a
@@ -239,6 +249,12 @@ def quantities_in(text: str, data: frozenset[str] = frozenset()) -> tuple[Litera
     return tuple(found)
 
 
+@lru_cache(maxsize=8192)
+def _word_tokens(word: str) -> tuple[str, ...]:
+    """The quantities `typed_quantities` finds in one word (the page models repeat their words)."""
+    return tuple(lit.token for lit in typed_quantities(word + "\n"))
+
+
 def literal_quantities(code: str) -> dict[str, list[tuple[str, int]]]:
     """Digit-bearing tokens typed in the string literals of Python code (docstrings aside): for each,
     the words around it in the literal and the literal's line. What a block or page model can print
@@ -250,8 +266,12 @@ def literal_quantities(code: str) -> dict[str, list[tuple[str, int]]]:
     except SyntaxError:
         return {}
     docs: set[int] = set()
+    texts: list[tuple[ast.Constant, str]] = []  # one walk: the docstrings are known once it ends
     for node in ast.walk(tree):
-        if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.body:
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, str) and any(ch.isdigit() for ch in node.value):
+                texts.append((node, node.value))  # only digit-bearing tokens are quantities
+        elif isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
                 docs.add(id(first.value))
@@ -267,17 +287,16 @@ def literal_quantities(code: str) -> dict[str, list[tuple[str, int]]]:
                     return n
         return node.lineno
 
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
-                and any(ch.isdigit() for ch in node.value)):  # only digit-bearing tokens are quantities
-            for line in prose(node.value + "\n").splitlines():
+    for node, value in texts:
+        if id(node) not in docs:
+            for line in prose(value + "\n").splitlines():
                 words = normalize(line).split(" ")
                 for i, word in enumerate(words):
                     if not any(ch.isdigit() for ch in word):
                         continue  # typed_quantities finds only digit-bearing tokens: skip its regexes
-                    for lit in typed_quantities(word + "\n"):
+                    for token in _word_tokens(word):
                         window = " ".join(words[max(0, i - 1):i + 2])
-                        out.setdefault(lit.token, []).append((window, line_of(node, lit.token, window)))
+                        out.setdefault(token, []).append((window, line_of(node, token, window)))
     return out
 
 

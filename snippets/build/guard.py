@@ -40,11 +40,13 @@ def scan_output(where: str, shown: list[drift.Shown], code: str, code_line: int,
     """Hand-typed quantities in what code printed: a token is typed by hand if it is not part of a text
     from data/ and is typed in a string literal of the code that ran (the block or cell itself, or
     the page model it calls); any other digit was computed."""
-    own = drift.literal_quantities(code)
-    typed = [model_literals(m) for m in models]
     errors: list[str] = []
+    own: dict[str, list[tuple[str, int]]] | None = None  # read only when a piece shows a quantity
     for piece in shown:
         for lit in drift.quantities_in(piece.text, data_text):
+            if own is None:
+                own = drift.literal_quantities(code)
+            typed = [model_literals(m) for m in models]
             in_code = drift.typed_in(lit.token, piece.text, own)
             if in_code is not None:
                 at = f"{where}:{code_line + in_code}:"
@@ -68,16 +70,14 @@ def block_output_errors(state: PageState, code: str, html_out: str, data_text: f
     starts = state.block_starts()
     line = starts[state.blocks_run - 1] if 0 < state.blocks_run <= len(starts) else 0
     shown = drift.shown_text(drift.fragment(html_out))
-    state.block_texts.update(drift.normalize(s.text) for s in shown)
     return scan_output(f"docs/{state.src}", shown, code, line, [state.model] if state.model else [], data_text)
 
 
-def page_text_errors(state: PageState, html_text: str, include_dirs: list[Path], data_text: frozenset[str]) -> list[str]:
-    """Scan a rendered Markdown page's visible text and attributes, outside what its blocks printed."""
+def page_text_errors(state: PageState, root: object, include_dirs: list[Path], data_text: frozenset[str]) -> list[str]:
+    """Scan a rendered Markdown page (`root`, its parsed content, which loses what is not read) for visible
+    text and attributes, outside what its blocks printed (`block_output_errors` read that)."""
     errors: list[str] = []
-    for piece in drift.shown_text(drift.fragment(html_text)):
-        if drift.normalize(piece.text) in state.block_texts:
-            continue
+    for piece in drift.shown_text(root, outside_blocks=True):
         for lit in drift.quantities_in(piece.text, data_text):
             line = state.source_line(lit.token)
             where = f"docs/{state.src}:{line}" if line else ""
@@ -241,7 +241,18 @@ def run_block(pages: Pages, original: Any, code: str, md: Markdown, options: dic
         state.errors.append(f'{where}: the python exec="on" block printed nothing: a block prints the table or '
                             "text it stands for; remove it or print what it computes")
     state.errors.extend(block_output_errors(state, code, str(out), pages.data_text))
-    return out
+    return BLOCK_OUTPUT_OPEN + str(out) + BLOCK_OUTPUT_CLOSE
+
+
+BLOCK_OUTPUT_OPEN = f'<div class="{drift.BLOCK_OUTPUT_CLASS}">'
+BLOCK_OUTPUT_CLOSE = f"</div><!--/{drift.BLOCK_OUTPUT_CLASS}-->"
+"""What `run_block` wraps a block's output in, so the page scan can leave it out; `unwrap_block_outputs`
+removes both once the page is read."""
+
+
+def unwrap_block_outputs(html_text: str) -> str:
+    """The page as published: each block's output in place, without the wrapper the scan used."""
+    return html_text.replace(BLOCK_OUTPUT_OPEN, "").replace(BLOCK_OUTPUT_CLOSE, "")
 
 
 CELL_TIMEOUT_ENV = "SERVING_CELL_TIMEOUT"

@@ -256,9 +256,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
 
     @event_priority(LAST)
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        from lxml import html as lxml_html
-
-        from snippets.build import computed, guard
+        from snippets.build import computed, drift, guard
 
         if self.cursor is None or self.catcher is None or self.usage is None:
             raise PluginError("the serving plugin's on_config and on_pre_build did not run before the pages")
@@ -277,9 +275,16 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             state.errors.extend(guard.notebook_text_errors(state, html, data_text))
             state.errors.extend(guard.notebook_link_errors(state, html, page.url, link_targets(files, page),
                                                            guard.anchor_ids(html)))
-        else:
-            state.errors.extend(guard.page_text_errors(state, html, [Path(config.docs_dir) / "includes"], data_text))
-        figures, claims, problems = computed.collect(html)
+        # one parse of the page serves every reading of it, in this order: each takes away what it has read
+        root = drift.fragment(html)
+        shown = root.text_content() if root is not None else ""  # type: ignore[attr-defined]
+        figures, claims, problems = computed.collect_tree(root) if root is not None else ([], [], [])
+        if not src.endswith(".py"):
+            state.errors.extend(guard.page_text_errors(state, root, [Path(config.docs_dir) / "includes"], data_text))
+            html = guard.unwrap_block_outputs(html)
+            if drift.BLOCK_OUTPUT_CLASS in html:
+                state.errors.append(f"docs/{state.src}: a block's output wrapper ({drift.BLOCK_OUTPUT_CLASS!r}) "
+                                    "reached the page changed, so it was not removed: the build cannot publish it")
         if block_failed:  # the published traceback is that failure again: say it once
             problems = [p for p in problems if "traceback" not in p.lower()]
         state.errors.extend(f"docs/{state.src}: {p}" for p in problems)
@@ -287,9 +292,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         # keep the processor's record of each claim (it knows the basis), in page order
         state.claims = [c for c in state.claims if any(c["claim"] == h["claim"] for h in claims)]
         # the names this page shows, for the reference pages' "used by" links
-        if not page.url.startswith("reference/") and html.strip():
-            self.usage.record(page.url, page.title or page.url,
-                              lxml_html.fromstring(f"<div>{html}</div>").text_content())
+        if not page.url.startswith("reference/") and shown.strip():
+            self.usage.record(page.url, page.title or page.url, shown)
         return html
 
     @event_priority(LAST)
