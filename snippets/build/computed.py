@@ -52,6 +52,8 @@ class PageState:
     """Line of the occurrence being evaluated: `where` reports it."""
     blocks_run: int = 0
     """How many exec blocks of the page have run (the next one is the block after them)."""
+    block_runs: list[tuple[str, int]] = field(default_factory=list)
+    """(code, line) of each exec block run, in order: its output, wrapped with its index, is scanned with the page."""
     block_failures: list[str] = field(default_factory=list)
     """markdown-exec's record of each block that raised, as the blocks run."""
     reported: set[tuple[int, str]] = field(default_factory=set)
@@ -125,7 +127,7 @@ class Pages:
     Block output is text the block printed, often from data: it is never read for `{{ }}` syntax
     (tests/build/test_hostile_input.py::test_computed_syntax_in_data_is_never_evaluated)."""
 
-    state_after_block: dict[tuple[str, ...], Any] | None = None
+    state_after_block: dict[str, Any] | None = None
     """The shared state as the page's last exec block left it (`guard.run_block`): the next block starts from it,
     so each block costs one snapshot, not two. None at the start of a page."""
 

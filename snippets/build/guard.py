@@ -2,7 +2,7 @@
 
 - `page_text_errors`, `notebook_text_errors`, `block_output_errors`: hand-typed quantities in a rendered
   page's visible text and attributes, in a notebook's Markdown cells, in what an exec block or cell
-  printed (named by the block's or the page model's line);
+  printed (named by the block's or the page model's line), each page parsed once for all of them;
 - `run_block`: every `python exec="on"` block, through markdown-exec's public `formatters` table: a
   time limit, something printed, no shared state changed;
 - the notebook's cell time limit (nbclient's `timeout`, through the Jupyter config) and links.
@@ -14,6 +14,7 @@ import functools
 import json
 import re
 from pathlib import Path
+from types import FunctionType
 from typing import Any
 
 from markdown import Markdown
@@ -65,12 +66,15 @@ def scan_output(where: str, shown: list[drift.Shown], code: str, code_line: int,
     return errors
 
 
-def block_output_errors(state: PageState, code: str, html_out: str, data_text: frozenset[str]) -> list[str]:
-    """Scan an exec block's rendered output (called as the block finishes, so it is named by its line)."""
-    starts = state.block_starts()
-    line = starts[state.blocks_run - 1] if 0 < state.blocks_run <= len(starts) else 0
-    shown = drift.shown_text(drift.fragment(html_out))
-    return scan_output(f"docs/{state.src}", shown, code, line, [state.model] if state.model else [], data_text)
+def block_output_errors(state: PageState, root: object, data_text: frozenset[str]) -> list[str]:
+    """Scan what each exec block of a rendered page printed (`root`, the page parsed, which loses what is read):
+    each output is the element `run_block` wrapped it in, named by its block's line and read against its code."""
+    errors: list[str] = []
+    models = [state.model] if state.model else []
+    for el in root.xpath(f'.//div[@class="{drift.BLOCK_OUTPUT_CLASS}"]'):  # type: ignore[attr-defined]
+        code, line = state.block_runs[int(el.get("data-block"))]
+        errors += scan_output(f"docs/{state.src}", drift.shown_text(el), code, line, models, data_text)
+    return errors
 
 
 def page_text_errors(state: PageState, root: object, include_dirs: list[Path], data_text: frozenset[str]) -> list[str]:
@@ -166,24 +170,65 @@ class BlockTimeout(BaseException):
     """Raised in a block that overran its time (a BaseException: markdown-exec catches Exception)."""
 
 
-def shared_state() -> dict[tuple[str, ...], Any]:
-    """What one page's block could change for the pages after it: every module-level value of the
-    loaded `snippets` modules (by identity) and the defaults of their functions (by value)."""
-    import sys
-    import types
+ModuleState = tuple[tuple[str, ...], tuple[int, ...], tuple[str, ...], tuple[object, ...]]
+"""One module as a block found it: its names, the identity of each value, its functions' names and what
+could change in their defaults (see `shared_state`)."""
 
-    out: dict[tuple[str, ...], Any] = {}
+
+def shared_state() -> dict[str, ModuleState]:
+    """What one page's block could change for the pages after it, by module: every module-level value of the
+    loaded `snippets` modules (by identity) and the defaults of their functions (by identity, and by value
+    where a default could change in place: a list, a dict). Compared with `changed_state`."""
+    import sys
+
+    out: dict[str, ModuleState] = {}
     for mod_name, mod in list(sys.modules.items()):
         if not (mod_name == "snippets" or mod_name.startswith("snippets.")) or mod_name.startswith("snippets.build"):
             continue
-        for key, val in list(vars(mod).items()):
-            if key.startswith("__"):
-                continue
-            out[mod_name, key] = id(val)
-            if isinstance(val, types.FunctionType):  # defaults by value (a list default edited in place)
-                d, kw = val.__defaults__, val.__kwdefaults__
-                out[mod_name, key, "defaults"] = None if d is None and kw is None else repr((d, kw))
+        names = vars(mod)
+        funcs = tuple(k for k, v in names.items() if type(v) is FunctionType)
+        out[mod_name] = (tuple(names), tuple(map(id, names.values())), funcs,
+                         tuple(_defaults(names[k]) for k in funcs))
     return out
+
+
+def changed_state(before: dict[str, ModuleState], after: dict[str, ModuleState]) -> list[str]:
+    """What changed between two `shared_state`s, named as `snippets.render.fmt.DEFAULT` (a value) or
+    `snippets.render.fmt.quantity defaults`; a name a module gained (an import) is no change."""
+    changed: list[str] = []
+    for mod_name, was in before.items():
+        now = after.get(mod_name)
+        if now == was:
+            continue  # the common case, compared in C
+        if now is None:
+            changed.append(f"{mod_name} (removed)")
+            continue
+        ids, had = dict(zip(now[0], now[1], strict=True)), dict(zip(was[0], was[1], strict=True))
+        changed += [f"{mod_name}.{k}" for k, v in had.items() if not k.startswith("__") and ids.get(k) != v]
+        defaults = dict(zip(now[2], now[3], strict=True))
+        changed += [f"{mod_name}.{k} defaults" for k, v in zip(was[2], was[3], strict=True)
+                    if ids.get(k) == had[k] and defaults.get(k, v) != v]  # the same function, other defaults
+    return sorted(changed)
+
+
+_ATOMS = (type(None), bool, int, float, complex, str, bytes, range, type)
+
+
+def _immutable(values: tuple[Any, ...]) -> bool:
+    """Whether default values cannot change in place (numbers, text, None, classes, tuples of them)."""
+    return all(isinstance(v, _ATOMS) or (isinstance(v, tuple | frozenset) and _immutable(tuple(v))) for v in values)
+
+
+def _defaults(f: FunctionType) -> object:
+    """A function's defaults as a block could change them: the identity of its defaults (a block that assigns
+    `__defaults__`), and their repr where one could change in place (a list default edited)."""
+    d, kw = f.__defaults__, f.__kwdefaults__
+    if d is None and kw is None:
+        return None
+    kw_values = tuple(kw.values()) if kw else ()
+    if _immutable(d or ()) and _immutable(kw_values):
+        return (id(d), tuple(map(id, kw_values)))  # the keyword defaults' dict can be edited in place
+    return repr((d, kw))
 
 
 def _block_line(state: PageState) -> int:
@@ -231,28 +276,28 @@ def run_block(pages: Pages, original: Any, code: str, md: Markdown, options: dic
     for message in state.block_failures[failures:]:
         state.errors.append(describe_block_failure(state, message, _block_line(state)))
     after = pages.state_after_block = shared_state()
-    # a module imported now adds names: fine. Named as before: `snippets.fmt.DEFAULT`, `snippets.fmt.quantity defaults`
-    changed = sorted(".".join(k[:2]) + (f" {k[2]}" if len(k) > 2 else "")
-                     for k in before if before[k] != after.get(k))
+    changed = changed_state(before, after)
     if changed:
         state.errors.append(f"{where}: the Python block changed shared state the pages after it would see: "
                             f"{', '.join(changed[:5])}. A block only prints; keep its changes local")
     if not str(out).strip() and len(state.block_failures) == failures:
         state.errors.append(f'{where}: the python exec="on" block printed nothing: a block prints the table or '
                             "text it stands for; remove it or print what it computes")
-    state.errors.extend(block_output_errors(state, code, str(out), pages.data_text))
-    return BLOCK_OUTPUT_OPEN + str(out) + BLOCK_OUTPUT_CLOSE
+    # what it printed is scanned with the page (block_output_errors), named by this block's line
+    state.block_runs.append((code, _block_line(state)))
+    return f'<div class="{drift.BLOCK_OUTPUT_CLASS}" data-block="{len(state.block_runs) - 1}">{out}{BLOCK_OUTPUT_CLOSE}'
 
 
-BLOCK_OUTPUT_OPEN = f'<div class="{drift.BLOCK_OUTPUT_CLASS}">'
 BLOCK_OUTPUT_CLOSE = f"</div><!--/{drift.BLOCK_OUTPUT_CLASS}-->"
-"""What `run_block` wraps a block's output in, so the page scan can leave it out; `unwrap_block_outputs`
-removes both once the page is read."""
+_BLOCK_OUTPUT = re.compile(f'<div class="{drift.BLOCK_OUTPUT_CLASS}" data-block="[0-9]+">|{re.escape(BLOCK_OUTPUT_CLOSE)}')
+"""What `run_block` wraps a block's output in while the page converts, so the page is parsed once for every
+scan: `block_output_errors` reads each wrapped output, the page scan leaves them out, and
+`unwrap_block_outputs` removes the wrappers."""
 
 
 def unwrap_block_outputs(html_text: str) -> str:
-    """The page as published: each block's output in place, without the wrapper the scan used."""
-    return html_text.replace(BLOCK_OUTPUT_OPEN, "").replace(BLOCK_OUTPUT_CLOSE, "")
+    """The page as published: each block's output in place, without the wrapper the scans used."""
+    return _BLOCK_OUTPUT.sub("", html_text)
 
 
 CELL_TIMEOUT_ENV = "SERVING_CELL_TIMEOUT"

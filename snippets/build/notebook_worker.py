@@ -65,7 +65,16 @@ def _import_ahead() -> None:
         import nbconvert.preprocessors  # noqa: F401
 
 
+NICENESS = 10
+"""How much the worker (and the kernels nbconvert starts, which inherit it) yields the CPU to the build's own
+process: the notebook page is converted last, so the notebook has the rest of the build to run in, while on
+a machine with few cores the worker's imports, the kernel and the pages would otherwise share them evenly."""
+
+
 def main() -> None:
+    if hasattr(os, "nice") and os.environ.get("SERVING_WORKER_NICE", "1") != "0":
+        with contextlib.suppress(OSError):
+            os.nice(NICENESS)
     imports = threading.Thread(target=_import_ahead, daemon=True)
     imports.start()
     for line in sys.stdin:

@@ -279,7 +279,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         root = drift.fragment(html)
         shown = root.text_content() if root is not None else ""  # type: ignore[attr-defined]
         figures, claims, problems = computed.collect_tree(root) if root is not None else ([], [], [])
-        if not src.endswith(".py"):
+        if not src.endswith(".py") and root is not None:
+            state.errors.extend(guard.block_output_errors(state, root, data_text))
             state.errors.extend(guard.page_text_errors(state, root, [Path(config.docs_dir) / "includes"], data_text))
             html = guard.unwrap_block_outputs(html)
             if drift.BLOCK_OUTPUT_CLASS in html:
