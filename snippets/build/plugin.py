@@ -17,7 +17,9 @@ hooks it replaces did):
 - `on_page_markdown`, `on_page_content`: the page's computed values, claims and guards
   (`snippets.build.computed`, `snippets.build.guard`); the names each page shows (`snippets.render.usage`);
 - `on_env`: any error on any page stops the build here, before anything is written;
-- `on_post_page`: the reference pages' "used by" links;
+- `on_page_context` (Material's search plugin): reads each page with its search-excluded elements set aside
+  (`snippets.build.aside`);
+- `on_post_page`: those elements back in place; the reference pages' "used by" links;
 - `on_post_build`: `numbers.json`, the sizing grid's records and the engine's catalog (`reference/`),
   the engine's modules for the calculator (`assets/calculator/py/`);
 - after every build, built or failed: the `snippets` modules are dropped from `sys.modules`, so the next
@@ -85,6 +87,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         """Removed if the build fails (not when serving, nor for a dirty build)."""
         self.cache_paths: dict[str, Path] = {}
         self.notebooks_running: list[str] = []
+        self.aside: dict[str, list[str]] = {}
+        """By page URL: the search-excluded elements set aside while search reads the page (`snippets.build.aside`)."""
 
     # ------------------------------------------------------------------ once per `mkdocs serve`
 
@@ -256,7 +260,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
 
     @event_priority(LAST)
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        from snippets.build import computed, drift, guard
+        from snippets.build import aside, computed, drift, guard
 
         if self.cursor is None or self.catcher is None or self.usage is None:
             raise PluginError("the serving plugin's on_config and on_pre_build did not run before the pages")
@@ -295,6 +299,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         # the names this page shows, for the reference pages' "used by" links
         if not page.url.startswith("reference/") and shown.strip():
             self.usage.record(page.url, page.title or page.url, shown)
+        html, self.aside[page.url], problems = aside.set_aside(html)
+        state.errors.extend(f"docs/{state.src}: {p}" for p in problems)
         return html
 
     @event_priority(LAST)
@@ -318,6 +324,9 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
 
     @event_priority(LAST)
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
+        from snippets.build import aside
+
+        output = aside.put_back(output, self.aside.pop(page.url, []))
         if self.usage is None or 'class="sa-used-by"' not in output:
             return output
         return self.usage.fill(output, page.url)

@@ -127,7 +127,8 @@ def grid_table(cat: Catalog) -> str:
             'placeholder="e.g. 405B FP8 H100"></label> <span id="sa-grid-count"></span></p>')
     dated = as_of_text([*cat.models.values(), *cat.accelerators.values(), *cat.prices.values(),
                         cat.scenarios[r.scenario.id]])
-    return (filt + '\n<div class="sa-grid sa-wide" data-search-exclude>\n' + table + "</div>\n"
+    return (filt + "\n" + fmt.search_excluded('<div class="sa-grid sa-wide" data-search-exclude>\n' + table + "</div>")
+            + "\n"
             + '<script src="../sizing-grid.js"></script>\n'
             + f"<p><em>{html.escape(dated)}</em></p>\n")
 

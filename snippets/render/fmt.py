@@ -129,6 +129,15 @@ def inert_html(text: str) -> str:
     return html.escape(text, quote=True).translate(_MD_ENTITIES)
 
 
+ASIDE_OPEN, ASIDE_CLOSE = "<!--sa-aside-->", "<!--/sa-aside-->"
+
+
+def search_excluded(element: str) -> str:
+    """An HTML element that carries `data-search-exclude` (Material's search leaves it out of the index),
+    marked so the build sets it aside while search reads the page (`snippets.build.aside`)."""
+    return ASIDE_OPEN + element + ASIDE_CLOSE
+
+
 class Md(str):
     """Markdown written by the site's own code (a link list, `code`, **emphasis**), never data.
 
