@@ -427,6 +427,15 @@ def stable_cell_ids(html_text: str) -> str:
 
 
 def numbers_json(pages: dict[str, PageState]) -> str:
-    """Every computed figure and checked claim on the site, by page, as stable JSON."""
-    out = {src: {"figures": st.figures, "claims": st.claims} for src, st in sorted(pages.items())}
-    return json.dumps(out, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    """Every computed figure and checked claim on the site, by page, as stable JSON: one figure or claim a
+    line (a change to one figure is a one-line diff), each line written by json's C encoder (with
+    `indent`, json falls back to its Python encoder, for some ten thousand figures)."""
+
+    def records(items: list[dict[str, Any]]) -> str:
+        if not items:
+            return "[]"
+        return "[\n   " + ",\n   ".join(json.dumps(x, sort_keys=True, ensure_ascii=False) for x in items) + "\n  ]"
+
+    body = ",\n".join(f' {json.dumps(src, ensure_ascii=False)}: {{\n  "claims": {records(st.claims)},\n'
+                      f'  "figures": {records(st.figures)}\n }}' for src, st in sorted(pages.items()))
+    return "{\n" + body + "\n}\n"

@@ -219,6 +219,20 @@ def _immutable(values: tuple[Any, ...]) -> bool:
     return all(isinstance(v, _ATOMS) or (isinstance(v, tuple | frozenset) and _immutable(tuple(v))) for v in values)
 
 
+_CLASSIFIED: dict[int, tuple[object, bool]] = {}
+"""`_immutable` of each defaults tuple seen, by identity (holding the tuple, so its id is not reused): a block
+makes a snapshot of some 700 functions, whose defaults tuples stay the same objects from block to block."""
+
+
+def _immutable_tuple(d: tuple[Any, ...] | None) -> bool:
+    if d is None:
+        return True
+    hit = _CLASSIFIED.get(id(d))
+    if hit is None or hit[0] is not d:
+        hit = _CLASSIFIED[id(d)] = (d, _immutable(d))
+    return hit[1]
+
+
 def _defaults(f: FunctionType) -> object:
     """A function's defaults as a block could change them: the identity of its defaults (a block that assigns
     `__defaults__`), and their repr where one could change in place (a list default edited)."""
@@ -226,7 +240,7 @@ def _defaults(f: FunctionType) -> object:
     if d is None and kw is None:
         return None
     kw_values = tuple(kw.values()) if kw else ()
-    if _immutable(d or ()) and _immutable(kw_values):
+    if _immutable_tuple(d) and _immutable(kw_values):
         return (id(d), tuple(map(id, kw_values)))  # the keyword defaults' dict can be edited in place
     return repr((d, kw))
 

@@ -8,6 +8,7 @@ drift checks and `numbers.json` can read each figure back with an HTML parser.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -116,6 +117,7 @@ def fig_html(fig: Figure, name: str) -> str:
 
 
 _MD_ENTITIES = {ord(ch): f"&#{ord(ch)};" for ch in "\\`*_{}[]()!|"}
+_MD_SPECIAL = re.compile(r"[\\`*_{}\[\]()!|]")
 
 
 def inert_html(text: str) -> str:
@@ -126,7 +128,8 @@ def inert_html(text: str) -> str:
     (a row label from data) would otherwise be turned into a link or emphasis inside the tag,
     breaking it open. Character references read back as the same text in any HTML parser.
     """
-    return html.escape(text, quote=True).translate(_MD_ENTITIES)
+    out = html.escape(text, quote=True)
+    return out.translate(_MD_ENTITIES) if _MD_SPECIAL.search(out) else out  # most hold none: skip the table
 
 
 ASIDE_OPEN, ASIDE_CLOSE = "<!--sa-aside-->", "<!--/sa-aside-->"
