@@ -32,6 +32,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -261,6 +262,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
     @event_priority(LAST)
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         from snippets.build import aside, computed, drift, guard
+        from snippets.render.fmt import TERMS_MARK
 
         if self.cursor is None or self.catcher is None or self.usage is None:
             raise PluginError("the serving plugin's on_config and on_pre_build did not run before the pages")
@@ -279,6 +281,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             state.errors.extend(guard.notebook_text_errors(state, html, data_text))
             state.errors.extend(guard.notebook_link_errors(state, html, page.url, link_targets(files, page),
                                                            guard.anchor_ids(html)))
+        # a table fmt.table wrote as HTML outside a Markdown page (a notebook's output) keeps its mark: drop it
+        html = re.sub(f'<table {TERMS_MARK}(?:="")?>', "<table>", html)
         # one parse of the page serves every reading of it, in this order: each takes away what it has read
         root = drift.fragment(html)
         shown = root.text_content() if root is not None else ""  # type: ignore[attr-defined]

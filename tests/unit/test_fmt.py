@@ -1,4 +1,4 @@
-"""fmt.table (Markdown) and fmt.html_table (HTML written directly) publish the same table."""
+"""fmt.table's two forms (Markdown, and the HTML Markdown would make of it) and fmt.html_table publish the same table."""
 
 from __future__ import annotations
 
@@ -28,8 +28,30 @@ def _cells(html: str) -> list[list[tuple[str, str, str | None]]]:
     return out
 
 
+TRICKY: list[list[fmt.Cell]] = [
+    ["a | b", "**not bold** [not](a link) `no code`", "x_y_z \\ {{ n }}", fmt.count(2)],
+    ["<script>alert(1)</script>", "", "  padded  ", fmt.nbytes(3e9, "GB")],
+    ["é · — “quoted” 'single' \"double\"", "&amp; &#91; &lt;", "line\nbreak", "#1 +2 -3 .4 !5"],
+]
+
+
+def test_a_table_without_markdown_cells_is_written_as_markdown_would_render_it() -> None:
+    """Byte for byte: the HTML path must publish what the Markdown path published through Python-Markdown."""
+    headers = ["Row (label)", "Text *cell*", "More", "Figure"]
+    for rows in (TRICKY, [[r[0], "t", "u", r[1]] for r in ROWS]):
+        written = fmt.table("t", headers, rows, align="lclr")
+        assert written.lstrip().startswith(f"<table {fmt.TERMS_MARK}>")
+        via_markdown = markdown.markdown(fmt._markdown_table("t", headers, rows, "lclr", 0), extensions=["tables"])
+        assert written.strip().replace(f"<table {fmt.TERMS_MARK}>", "<table>") == via_markdown.strip()
+
+
+def test_a_table_with_a_markdown_cell_stays_markdown() -> None:
+    written = fmt.table("t", ["Page", "GPUs"], [[fmt.Md("[HBM](hbm.md)"), fmt.count(8)]])
+    assert written.startswith("| Page | GPUs |") and "[HBM](hbm.md)" in written
+
+
 def test_html_table_is_the_markdown_table_without_markdown() -> None:
-    via_markdown = markdown.markdown(fmt.table("t", HEADERS, ROWS, align="lrr"), extensions=["tables"])
+    via_markdown = markdown.markdown(fmt._markdown_table("t", HEADERS, ROWS, "lrr", 0), extensions=["tables"])
     direct = fmt.html_table("t", HEADERS, ROWS, align="lrr")
     assert _cells(direct) == _cells(via_markdown)
     cells = _cells(direct)
