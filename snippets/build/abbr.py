@@ -49,7 +49,8 @@ _STASHED = re.compile(r'<h2[\s>]|<abbr title="[^"]*">([^<]*)</abbr>|<table ' + T
 """In stashed HTML: a section's start, an abbreviation as the abbr extension writes it (group 1: the term), or
 a table `snippets.render.fmt.table` wrote as HTML (group 2: its rows), whose terms are marked here."""
 
-_TAG_OR_TEXT = re.compile(r"(<[^>]*>)|([^<]+)")
+_TAG_OR_TEXT = re.compile(r"(<code>.*?</code>|<[^>]*>)|([^<]+)", re.S)
+"""Code (whose text abbr leaves alone, as it does in Markdown), a tag, or text."""
 
 
 class Glossary:
@@ -102,7 +103,7 @@ class FirstMention:
         pattern = glossary.pattern
 
         def text(m: re.Match[str]) -> str:
-            if m.group(1) is not None:  # a tag, as written
+            if m.group(1) is not None:  # a tag or code, as written
                 return m.group(0)
             return pattern.sub(lambda t: glossary.abbr(t.group(0)) if glossary.titles.get(t.group(0))
                                and self.keep(t.group(0)) else t.group(0), m.group(0))

@@ -23,7 +23,8 @@ def _page(table: str) -> str:
 
 def test_terms_in_an_html_table_are_marked_as_in_the_markdown_table() -> None:
     headers = ["Layout", "KV room per GPU", "Note"]
-    rows: list[list[fmt.Cell]] = [["TP8", fmt.nbytes(4e9, "GB"), "TP and KV split"], ["PP2", fmt.count(2), "HBM < KV"]]
+    rows: list[list[fmt.Cell]] = [["TP8", fmt.nbytes(4e9, "GB"), "TP and KV split"], ["PP2", fmt.count(2), "HBM < KV"],
+                                  ["PP4", fmt.count(4), fmt.Md("`HBM` in code, [HBM](https://example.com) in a link")]]
     as_html = fmt.table("t", headers, rows)
     as_markdown = fmt._markdown_table("t", headers, rows, None, 0)
     assert as_html != as_markdown
@@ -36,4 +37,5 @@ def test_terms_in_an_html_table_are_marked_as_in_the_markdown_table() -> None:
     tp = '<abbr title="tensor parallelism: each layer\'s matrices split across &quot;GPUs&quot;">TP</abbr>'
     assert one.count("<abbr") == 3 and f"{tp} and KV split" in one
     # section Two: the table alone, each term once, at its first mention in reading order
+    assert "<code>HBM</code>" in two  # code is left alone, as abbr leaves it
     assert two.count("<abbr") == 3 and '<abbr title="key and value tensors of attention">KV</abbr> room per GPU' in two

@@ -45,7 +45,21 @@ def test_a_table_without_markdown_cells_is_written_as_markdown_would_render_it()
         assert written.strip().replace(f"<table {fmt.TERMS_MARK}>", "<table>") == via_markdown.strip()
 
 
-def test_a_table_with_a_markdown_cell_stays_markdown() -> None:
+def test_markdown_cells_that_need_no_mkdocs_are_rendered_as_markdown_would() -> None:
+    """https:// links, code, emphasis and inline HTML: the HTML path renders each cell as the Markdown table did."""
+    rows: list[list[fmt.Cell]] = [
+        ["a", fmt.link("NVLink [spec] (v4)", "https://example.com/a b?x=1&y=2", 'title "quoted"'), fmt.count(1)],
+        ["b", fmt.Md("`engine.params.total_params` and **bold** *em* a | pipe"), fmt.count(2)],
+        ["c", fmt.Md('<span class="sa-used-by" data-id="x"></span>'), fmt.count(3)],
+    ]
+    written = fmt.table("t", ["Row", "Source", "N"], rows)
+    assert written.lstrip().startswith(f"<table {fmt.TERMS_MARK}>")
+    via_markdown = markdown.markdown(fmt._markdown_table("t", ["Row", "Source", "N"], rows, None, 0), extensions=["tables"])
+    assert written.strip().replace(f"<table {fmt.TERMS_MARK}>", "<table>") == via_markdown.strip()
+
+
+def test_a_table_with_a_relative_link_stays_markdown() -> None:
+    """MkDocs resolves and checks relative links only in Markdown."""
     written = fmt.table("t", ["Page", "GPUs"], [[fmt.Md("[HBM](hbm.md)"), fmt.count(8)]])
     assert written.startswith("| Page | GPUs |") and "[HBM](hbm.md)" in written
 
