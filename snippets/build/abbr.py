@@ -45,9 +45,9 @@ PRIORITY = 6
 SECTION_TAGS = frozenset({"h2"})
 """The elements that start a section."""
 
-_STASHED = re.compile(r'<h2[\s>]|<abbr title="[^"]*">([^<]*)</abbr>|<table ' + TERMS_MARK + r'>(.*?</table>)', re.S)
+_STASHED = re.compile(r'<h2[\s>]|<abbr title="[^"]*">([^<]*)</abbr>|<(table|ul) ' + TERMS_MARK + r'>(.*?</\2>)', re.S)
 """In stashed HTML: a section's start, an abbreviation as the abbr extension writes it (group 1: the term), or
-a table `snippets.render.fmt.table` wrote as HTML (group 2: its rows), whose terms are marked here."""
+a table or list `snippets.render.fmt` wrote as HTML (group 2: its tag, 3: its content), whose terms are marked here."""
 
 _TAG_OR_TEXT = re.compile(r"(<code>.*?</code>|<[^>]*>)|([^<]+)", re.S)
 """Code (whose text abbr leaves alone, as it does in Markdown), a tag, or text."""
@@ -88,7 +88,7 @@ class FirstMention:
 
         def one(m: re.Match[str]) -> str:
             if m.group(2) is not None:
-                return "<table>" + self._terms(m.group(2), glossary)
+                return f"<{m.group(2)}>" + self._terms(m.group(3), glossary)
             if m.group(1) is None:  # an <h2 ...>
                 self.new_section()
                 return m.group(0)

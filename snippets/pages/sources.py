@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 
 from snippets.data import FILES, Catalog, DocumentedDeployment, Measurement, Price, TimeModel
 from snippets.engine.specs import EngineCatalog, PriceSpec, TimeModelSpec
-from snippets.render.fmt import Md, escape_markdown, link
+from snippets.render.fmt import Md, bullets, escape_markdown, link
 
 V = TypeVar("V")
 Ref = tuple[str, str]
@@ -165,15 +165,15 @@ def _name(cat: Catalog, entry: Any) -> str:
 
 
 def sources_list(cat: Catalog, refs: Iterable[Ref]) -> Md:
-    """A Markdown list: one item per (file, entry id), naming the row and linking its sources.
+    """A bulleted list (`fmt.bullets`): one item per (file, entry id), naming the row and linking its sources.
 
     Names and titles are data: escaped as text; URLs are percent-encoded (`fmt.link`).
     """
     cat = original(cat)
-    lines = []
+    items = []
     for file, entry_id in refs:
         entry = getattr(cat, file)[entry_id]
         links = "; ".join(f"{link(s.title, s.url)}, read {s.read.isoformat()}" for s in entry.sources)
-        lines.append(f"- **{escape_markdown(_name(cat, entry))}** (`data/{file}.yaml`, "
-                     f"`{entry_id.replace('`', '')}`): {links}")
-    return Md("\n".join(lines) + "\n")
+        items.append(Md(f"**{escape_markdown(_name(cat, entry))}** (`data/{file}.yaml`, "
+                        f"`{entry_id.replace('`', '')}`): {links}"))
+    return bullets(items)

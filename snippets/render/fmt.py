@@ -318,6 +318,15 @@ def _block_html_table(
             f"<tbody>\n{body}</tbody>\n</table>\n")
 
 
+def bullets(items: Sequence[Md]) -> Md:
+    """A bulleted list of `Md` items for a block's Markdown output: written as the HTML Python-Markdown makes
+    of `- item` lines where no item needs MkDocs (see `table`), else as those lines."""
+    rendered = [_md_inline_html(i) for i in items]
+    if not items or any(r is None for r in rendered):
+        return Md("".join(f"- {i}\n" for i in items))
+    return Md(f"\n<ul {TERMS_MARK}>\n" + "".join(f"<li>{r}</li>\n" for r in rendered) + "</ul>\n")
+
+
 def html_table(
     name: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], align: str | None = None, key: int = 0,
     names: Sequence[str] | None = None,

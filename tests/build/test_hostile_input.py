@@ -214,4 +214,6 @@ def test_data_sources_are_linked_safely() -> None:
     links = source_links(cat.accelerators["h100-sxm"])
     assert isinstance(links, fmt.Md) and links.startswith("[1](https://")
     listing = sources_list(cat, [("accelerators", "h100-sxm")])
-    assert "**NVIDIA H100 SXM**" in listing
+    # written as the HTML Markdown makes of the list (fmt.bullets): the name as text, the link percent-encoded
+    assert "<li><strong>NVIDIA H100 SXM</strong> (<code>data/accelerators.yaml</code>, <code>h100-sxm</code>)" in listing
+    assert '<a href="https://' in listing and "<script" not in listing

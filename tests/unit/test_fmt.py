@@ -90,3 +90,13 @@ def test_bad_tables_are_refused(render) -> None:
         render("t", HEADERS, ROWS, align="lr")
     with pytest.raises(ValueError, match="align needs one of l, r, c per column"):
         render("t", HEADERS, ROWS, align="lrx")
+
+
+def test_bullets_are_the_list_markdown_makes() -> None:
+    items = [fmt.Md("**A** (`x`): " + fmt.link("t", "https://example.com/")), fmt.Md("plain & <b>html</b>")]
+    written = fmt.bullets(items)
+    assert written.lstrip().startswith(f"<ul {fmt.TERMS_MARK}>")
+    via_markdown = markdown.markdown("".join(f"- {i}\n" for i in items))
+    assert written.strip().replace(f"<ul {fmt.TERMS_MARK}>", "<ul>") == via_markdown.strip()
+    relative = [fmt.Md("[page](../hbm.md)")]
+    assert fmt.bullets(relative) == "- [page](../hbm.md)\n"  # MkDocs resolves and checks it
