@@ -294,6 +294,11 @@ def run_block(pages: Pages, original: Any, code: str, md: Markdown, options: dic
     if changed:
         state.errors.append(f"{where}: the Python block changed shared state the pages after it would see: "
                             f"{', '.join(changed[:5])}. A block only prints; keep its changes local")
+    if options.get("html") and (line := next((ln for ln in str(out).splitlines()
+                                             if ln.strip() and not ln.lstrip().startswith("<")), None)):
+        state.errors.append(f'{where}: the html="true" block printed a line that is not HTML, which would be '
+                            f"published as typed: {line.strip()[:80]!r}. Print HTML only (fmt.table writes a table "
+                            "as HTML unless a cell holds a relative link), or drop html=\"true\"")
     if not str(out).strip() and len(state.block_failures) == failures:
         state.errors.append(f'{where}: the python exec="on" block printed nothing: a block prints the table or '
                             "text it stands for; remove it or print what it computes")

@@ -184,6 +184,17 @@ def test_a_block_that_removes_a_catalog_entry_stops_the_build(site_copy: Path) -
         in b.output, b.output[-3000:]
 
 
+def test_an_html_block_that_prints_markdown_stops_the_build(site_copy: Path) -> None:
+    """A block marked html="true" skips Markdown: a Markdown line in its output would be published as typed."""
+    page = site_copy / "docs/reference/models.md"
+    _edit(page, "print(kv_table(load()))", 'print(kv_table(load()))\nprint("Read **this** first.")')
+    b = run_build(site_copy)
+    assert b.returncode != 0
+    line = _block_line(page, 'print("Read **this** first.")')
+    assert (f'docs/reference/models.md:{line}: the html="true" block printed a line that is not HTML, which would be '
+            "published as typed: 'Read **this** first.'") in b.output, b.output[-3000:]
+
+
 def test_a_block_that_prints_nothing_stops_the_build(site_copy: Path) -> None:
     page = site_copy / "docs/interconnect.md"
     page.write_text(page.read_text() + '\n```python exec="on"\nsilent = 1\n```\n')
