@@ -294,17 +294,31 @@ def run_block(pages: Pages, original: Any, code: str, md: Markdown, options: dic
     if changed:
         state.errors.append(f"{where}: the Python block changed shared state the pages after it would see: "
                             f"{', '.join(changed[:5])}. A block only prints; keep its changes local")
-    if options.get("html") and (line := next((ln for ln in str(out).splitlines()
-                                             if ln.strip() and not ln.lstrip().startswith("<")), None)):
-        state.errors.append(f'{where}: the html="true" block printed a line that is not HTML, which would be '
-                            f"published as typed: {line.strip()[:80]!r}. Print HTML only (fmt.table writes a table "
-                            "as HTML unless a cell holds a relative link), or drop html=\"true\"")
+    if options.get("html") and (markdown := markdown_in_html(str(out))):
+        state.errors.append(f'{where}: the html="true" block printed Markdown, which would be published as typed: '
+                            f"{markdown[:80]!r}. Print HTML only (fmt.table writes a table as HTML unless a cell "
+                            "holds a relative link), or drop html=\"true\"")
     if not str(out).strip() and len(state.block_failures) == failures:
         state.errors.append(f'{where}: the python exec="on" block printed nothing: a block prints the table or '
                             "text it stands for; remove it or print what it computes")
     # what it printed is scanned with the page (block_output_errors), named by this block's line
     state.block_runs.append((code, _block_line(state)))
     return f'<div class="{drift.BLOCK_OUTPUT_CLASS}" data-block="{len(state.block_runs) - 1}">{out}{BLOCK_OUTPUT_CLOSE}'
+
+
+_NOT_TEXT = re.compile(r"<(script|style|code|pre)\b.*?</\1>|<[^>]*>", re.S | re.I)
+_MARKDOWN = re.compile(r"\*\*|__|`|\]\(|(?<![\w*])\*(?=\S)[^*\n]+(?<=\S)\*(?![\w*])")
+
+
+def markdown_in_html(output: str) -> str:
+    """What looks like Markdown in the output of an html="true" block (which skips Markdown): a line that does not
+    start with a tag, or emphasis, code or a link in its text; "" if none."""
+    line = next((ln for ln in output.splitlines() if ln.strip() and not ln.lstrip().startswith("<")), None)
+    if line is not None:
+        return line.strip()
+    text = _NOT_TEXT.sub(" ", output)
+    found = _MARKDOWN.search(text)
+    return "" if found is None else text[max(0, found.start() - 30):found.end() + 30].strip()
 
 
 BLOCK_OUTPUT_CLOSE = f"</div><!--/{drift.BLOCK_OUTPUT_CLASS}-->"

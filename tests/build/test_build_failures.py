@@ -191,7 +191,7 @@ def test_an_html_block_that_prints_markdown_stops_the_build(site_copy: Path) -> 
     b = run_build(site_copy)
     assert b.returncode != 0
     line = _block_line(page, 'print("Read **this** first.")')
-    assert (f'docs/reference/models.md:{line}: the html="true" block printed a line that is not HTML, which would be '
+    assert (f'docs/reference/models.md:{line}: the html="true" block printed Markdown, which would be '
             "published as typed: 'Read **this** first.'") in b.output, b.output[-3000:]
 
 

@@ -48,3 +48,13 @@ def test_a_name_added_is_no_change_and_a_rebound_function_is_named_once(probe: t
     assert changed_state(before, shared_state()) == []
     probe.f = lambda: None
     assert changed_state(before, shared_state()) == ["snippets._probe.f"]
+
+
+def test_markdown_in_the_output_of_an_html_block_is_found() -> None:
+    from snippets.build.guard import markdown_in_html
+
+    assert markdown_in_html('<table>\n<tr><td title="a **b**">x</td></tr>\n</table>\n<p><em>As of</em></p>') == ""
+    assert markdown_in_html("<script>const a = `${b}` ** 2;</script><p>2 * 3 * 4</p>") == ""
+    assert markdown_in_html("<p>ok</p>\n- a list item") == "- a list item"
+    for typed in ("**bold**", "*em*", "`code`", "[a link](x.md)", "__strong__"):
+        assert typed in markdown_in_html(f"<p>text {typed} after</p>"), typed
