@@ -6,6 +6,8 @@ pyproject.toml: these fail loudly, naming what changed, before a build would qui
   (snippets/build/plugin.py, snippets/build/notebook_worker.py).
 - nbconvert (>=7.16,<8) is used only through mkdocs-jupyter's `nb2html`, which starts its own kernel.
 - markdown-exec (>=1.10,<2) is used only through its public `formatters` table.
+- Python-Markdown (>=3.7,<4): `snippets/build/abbr.py` gives a table written as HTML the tooltips the
+  `abbr` extension gives Markdown, with the terms and pattern abbr's treeprocessor keeps (`abbrs`, `RE`).
 """
 
 from __future__ import annotations
@@ -48,3 +50,13 @@ def test_markdown_exec_formatters_table_is_public_and_called_with_keywords() -> 
     src = inspect.getsource(mx.formatter)
     assert "fmt(code=source, md=md, **options)" in src, (
         "markdown-exec calls its formatters differently: snippets.build.guard.run_block wraps them with (code, md, options)")
+
+
+def test_abbr_treeprocessor_keeps_its_terms_and_pattern() -> None:
+    import markdown
+
+    md = markdown.Markdown(extensions=["abbr"])
+    md.convert("The KV cache.\n\n*[KV]: key and value")
+    abbr = md.treeprocessors["abbr"]
+    assert abbr.abbrs == {"KV": "key and value"}, "abbr's treeprocessor no longer keeps its terms as `abbrs`"
+    assert abbr.RE is not None and abbr.RE.search("the KV cache"), "abbr's treeprocessor no longer keeps `RE`"
