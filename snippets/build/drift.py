@@ -178,10 +178,9 @@ def shown_text(root: object, *, outside_blocks: bool = False) -> list[Shown]:
     blocks = list(el_root.iter(*_BLOCKS))
     outer = {anc for el in blocks for anc in el.iterancestors(*_BLOCKS)}  # blocks holding another block
     for el in blocks:
-        if el not in outer:
-            text = el.text_content()
-            if text.strip():
-                out.append(Shown("text", text))
+        text = el.text_content() if el not in outer else _own_text(el)
+        if text.strip():
+            out.append(Shown("text", text))
     for el in el_root.iter():
         if not isinstance(el.tag, str):
             continue
@@ -191,6 +190,17 @@ def shown_text(root: object, *, outside_blocks: bool = False) -> list[Shown]:
             if value and value.strip() and not (is_claim and attr == "title"):
                 out.append(Shown(attr, value))
     return out
+
+
+def _own_text(el: object) -> str:
+    """The text of a block that holds other blocks, outside them: a list item's words before its sublist, or
+    text a block printed straight into the page beside a table (its inline children's text included)."""
+    parts = [el.text or ""]  # type: ignore[attr-defined]
+    for child in el:  # type: ignore[attr-defined]
+        if isinstance(child.tag, str) and child.tag not in _BLOCKS:
+            parts.append(child.text_content())
+        parts.append(child.tail or "")
+    return "".join(parts)
 
 
 def fragment(html_text: str) -> object:

@@ -306,19 +306,14 @@ def run_block(pages: Pages, original: Any, code: str, md: Markdown, options: dic
     return f'<div class="{drift.BLOCK_OUTPUT_CLASS}" data-block="{len(state.block_runs) - 1}">{out}{BLOCK_OUTPUT_CLOSE}'
 
 
-_NOT_TEXT = re.compile(r"<(script|style|code|pre)\b.*?</\1>|<[^>]*>", re.S | re.I)
-_MARKDOWN = re.compile(r"\*\*|__|`|\]\(|(?<![\w*])\*(?=\S)[^*\n]+(?<=\S)\*(?![\w*])")
-
-
 def markdown_in_html(output: str) -> str:
-    """What looks like Markdown in the output of an html="true" block (which skips Markdown): a line that does not
-    start with a tag, or emphasis, code or a link in its text; "" if none."""
+    """The first line of an html="true" block's output (which skips Markdown) that does not start with a tag:
+    prose, a list, a table or a heading printed as Markdown would be published as typed; "" if none.
+
+    Text inside a tag's line is not judged: a table cell may show data text that holds `**` or `[x](y)`,
+    escaped to show as typed, exactly as the Markdown path shows it."""
     line = next((ln for ln in output.splitlines() if ln.strip() and not ln.lstrip().startswith("<")), None)
-    if line is not None:
-        return line.strip()
-    text = _NOT_TEXT.sub(" ", output)
-    found = _MARKDOWN.search(text)
-    return "" if found is None else text[max(0, found.start() - 30):found.end() + 30].strip()
+    return "" if line is None else line.strip()
 
 
 BLOCK_OUTPUT_CLOSE = f"</div><!--/{drift.BLOCK_OUTPUT_CLASS}-->"

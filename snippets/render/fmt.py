@@ -254,18 +254,20 @@ def table(
     return _markdown_table(name, headers, rows, align, key)
 
 
-_RELATIVE_LINK = re.compile(r"\]\((?!https://)")
+_HREF = re.compile(r"""<(?:a|img)\b[^>]*?\s(?:href|src)=["']([^"']*)["']""")
 
 
 @functools.lru_cache(maxsize=4096)
 def _md_inline_html(text: str) -> str | None:
     """An `Md` cell as Python-Markdown renders it in a table cell (links to https:// URLs, code, emphasis, inline
     HTML); None where MkDocs must see it: a relative link, which it resolves and checks."""
-    if _RELATIVE_LINK.search(text) or "\n" in text:
+    if "\n" in text:
         return None
     out = str(_inline_markdown().reset().convert(text.strip()))
     if not (out.startswith("<p>") and out.endswith("</p>")) or "\n" in out:
         return None
+    if any(not url.startswith("https://") for url in _HREF.findall(out)):
+        return None  # a link Markdown made to anything but an https:// URL: MkDocs must resolve and check it
     return out[3:-4]
 
 
