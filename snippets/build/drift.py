@@ -198,7 +198,8 @@ def _own_text(el: object) -> str:
     parts = [el.text or ""]  # type: ignore[attr-defined]
     for child in el:  # type: ignore[attr-defined]
         if isinstance(child.tag, str) and child.tag not in _BLOCKS:
-            parts.append(child.text_content())
+            # an element holding blocks (a table, its rows): only its text outside them; the blocks are read whole
+            parts.append(_own_text(child) if next(child.iter(*_BLOCKS), None) is not None else child.text_content())
         parts.append(child.tail or "")
     return "".join(parts)
 

@@ -47,6 +47,18 @@ def test_the_rendered_scan_reads_attributes_and_skips_computed_spans() -> None:
     assert found == [("title", "96"), ("alt", "4-GPU")]
 
 
+def test_text_beside_blocks_is_read_once() -> None:
+    """A list item's words before its sublist, and text printed straight beside a table, are read; each cell once."""
+    from snippets.build.drift import fragment, quantities_in, shown_text
+
+    html = ('<div>Loose 12 GB <em>and 3 more</em><table><tr><td>7 GPUs</td></tr></table> then 5 nodes</div>'
+            '<ul><li>Item 40 cards<ul><li>nested 9 layers</li></ul></li></ul>')
+    pieces = [s.text for s in shown_text(fragment(html))]
+    found = sorted(lit.token for p in pieces for lit in quantities_in(p))
+    assert found == ["12", "3", "40", "5", "7", "9"]  # each once: the cell is not read again with the div
+    assert not any("7 GPUs" in p and "Loose" in p for p in pieces)
+
+
 def test_count_words_are_found_and_units_of_price_are_not() -> None:
     from snippets.build.drift import count_words
 
