@@ -100,3 +100,11 @@ def test_bullets_are_the_list_markdown_makes() -> None:
     assert written.strip().replace(f"<ul {fmt.TERMS_MARK}>", "<ul>") == via_markdown.strip()
     relative = [fmt.Md("[page](../hbm.md)")]
     assert fmt.bullets(relative) == "- [page](../hbm.md)\n"  # MkDocs resolves and checks it
+
+
+def test_the_as_of_line_is_the_paragraph_markdown_makes() -> None:
+    from snippets.data import load
+    from snippets.pages.reference_common import as_of, as_of_text
+
+    models = load().models.values()
+    assert as_of(models).strip() == markdown.markdown(f"*{as_of_text(models)}*").strip()
