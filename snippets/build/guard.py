@@ -43,11 +43,11 @@ def scan_output(where: str, shown: list[drift.Shown], code: str, code_line: int,
     the page model it calls); any other digit was computed."""
     errors: list[str] = []
     own: dict[str, list[tuple[str, int]]] | None = None  # read only when a piece shows a quantity
+    typed: list[tuple[str, dict[str, list[tuple[str, int]]]]] = []
     for piece in shown:
         for lit in drift.quantities_in(piece.text, data_text):
             if own is None:
-                own = drift.literal_quantities(code)
-            typed = [model_literals(m) for m in models]
+                own, typed = drift.literal_quantities(code), [model_literals(m) for m in models]
             in_code = drift.typed_in(lit.token, piece.text, own)
             if in_code is not None:
                 at = f"{where}:{code_line + in_code}:"

@@ -68,7 +68,8 @@ def _import_ahead() -> None:
 NICENESS = 10
 """How much the worker (and the kernels nbconvert starts, which inherit it) yields the CPU to the build's own
 process: the notebook page is converted last, so the notebook has the rest of the build to run in, while on
-a machine with few cores the worker's imports, the kernel and the pages would otherwise share them evenly."""
+a machine with few cores the worker's imports, the kernel and the pages would otherwise share them evenly.
+`SERVING_WORKER_NICE=0` leaves the worker at the build's priority (to measure what this saves)."""
 
 
 def main() -> None:

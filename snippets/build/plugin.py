@@ -281,8 +281,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             state.errors.extend(guard.notebook_text_errors(state, html, data_text))
             state.errors.extend(guard.notebook_link_errors(state, html, page.url, link_targets(files, page),
                                                            guard.anchor_ids(html)))
-        # a table fmt.table wrote as HTML outside a Markdown page (a notebook's output) keeps its mark: drop it
-        html = re.sub(f'<table {TERMS_MARK}(?:="")?>', "<table>", html)
+        if src.endswith(".py"):  # a table fmt.table wrote as HTML in a notebook's output keeps its mark: drop it
+            html = re.sub(f'<table {TERMS_MARK}(?:="")?>', "<table>", html)  # (on a page, abbr.py removes it)
         # one parse of the page serves every reading of it, in this order: each takes away what it has read
         root = drift.fragment(html)
         shown = root.text_content() if root is not None else ""  # type: ignore[attr-defined]
@@ -291,7 +291,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             state.errors.extend(guard.block_output_errors(state, root, data_text))
             state.errors.extend(guard.page_text_errors(state, root, [Path(config.docs_dir) / "includes"], data_text))
             html = guard.unwrap_block_outputs(html)
-            if drift.BLOCK_OUTPUT_CLASS in html:
+            if f'class="{drift.BLOCK_OUTPUT_CLASS}"' in html:
                 state.errors.append(f"docs/{state.src}: a block's output wrapper ({drift.BLOCK_OUTPUT_CLASS!r}) "
                                     "reached the page changed, so it was not removed: the build cannot publish it")
         if block_failed:  # the published traceback is that failure again: say it once

@@ -244,10 +244,11 @@ def table(
     Text cells and headers are plain text, escaped (data may hold any character); a cell the code
     writes as Markdown (links, code, emphasis) is wrapped in `Md`.
 
-    A table with an `Md` cell is written in Markdown: its links are MkDocs' to resolve and check. Any
-    other is written as the HTML Python-Markdown would make of it, tag for tag, marked `TERMS_MARK`
-    for `snippets.build.abbr`, which gives its terms the tooltips Markdown's `abbr` would: the page
-    is the same, without passing every cell through Markdown's inline patterns (a fifth of the build).
+    The table is written as the HTML Python-Markdown would make of it, tag for tag (`Md` cells rendered
+    as Markdown renders them), marked `TERMS_MARK` for `snippets.build.abbr`, which gives its terms the
+    tooltips Markdown's `abbr` would: the page is the same, without passing every cell through
+    Markdown's inline patterns. A table with an `Md` cell that Markdown would make a link to anything
+    but an https:// URL is written in Markdown instead, so MkDocs resolves and checks that link.
     """
     if all(_md_inline_html(c) is not None for c in [*headers, *(c for r in rows for c in r)] if isinstance(c, Md)):
         return _block_html_table(name, headers, rows, align, key)
@@ -298,8 +299,8 @@ TERMS_MARK = "data-sa-terms"
 def _block_html_table(
     name: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], align: str | None, key: int
 ) -> str:
-    """`table` as Python-Markdown writes it (one cell a line; text as Markdown shows an escaped cell), between
-    blank lines, so Markdown passes it through as a raw HTML block."""
+    """`table` as Python-Markdown writes it (one cell a line; text as Markdown shows an escaped cell), starting
+    on a line of its own, so Markdown passes it through as a raw HTML block."""
 
     def text(t: str) -> str:
         if isinstance(t, Md):
