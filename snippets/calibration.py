@@ -48,8 +48,12 @@ class Row:
 
 def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) -> Deployment:
     lay = Layout(m.layout.tp, m.layout.pp, m.layout.ep, m.layout.dp)
+    # A run at a stated concurrency is served by an engine started for it (max_num_seqs at that concurrency, as the
+    # benchmark recipes set it), not with vLLM's default of 1,024 on an H100, whose sampler warm-up would take
+    # memory these engines (TensorRT-LLM under NIM, SGLang) do not set aside; an offline run keeps the default.
     st = setting(eng, m.model, m.precision, SCENARIO, accelerator=m.accelerator, concurrency=1,
-                 context_tokens=m.input_tokens + m.output_tokens, kv_precision=m.kv_precision)
+                 context_tokens=m.input_tokens + m.output_tokens, kv_precision=m.kv_precision,
+                 max_num_seqs=m.concurrency)
     if tm is not None:
         st = replace(st, time_model=tm)
     return deploy(st, lay)

@@ -99,8 +99,14 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
                              ("accelerator", "accelerators")):
             if getattr(meas, field) not in cat[table]:
                 problems.append(f"{where}: field '{field}': unknown {field} {getattr(meas, field)!r}")
+    for pol_id, pol in pols.items():
+        if isinstance(pol, MemoryPolicy):
+            for acc in pol.large_device_excludes:
+                if acc not in cat["accelerators"]:
+                    problems.append(f"data/policies.yaml: entry '{pol_id}': field 'large_device_excludes': "
+                                    f"unknown accelerator {acc!r}")
     for model_id, model in cat.get("models", {}).items():
-        for field, ids in (("checkpoint_precision", [model.checkpoint_precision]),
+        for field, ids in (("dtype", [model.dtype]), ("checkpoint_precision", [model.checkpoint_precision]),
                            ("other_checkpoint_precisions", model.other_checkpoint_precisions)):
             for pid in ids:
                 if pid is not None and pid not in cat["precisions"]:

@@ -31,6 +31,21 @@ def _network(cat: Catalog, node: Node) -> float | None:
     return port.bytes_per_s * node.nics_per_gpu
 
 
+def _memory_policy(p: MemoryPolicy) -> dict[str, Any]:
+    large = p.large_device_defaults
+    return {"name": p.name, "utilization": p.utilization,
+            "max_num_seqs": p.serve_defaults.max_num_seqs,
+            "max_num_batched_tokens": p.serve_defaults.max_num_batched_tokens,
+            "sampler_bytes_per_logit": p.sampler_bytes_per_logit.bytes,
+            "non_torch_by_tp": [[n.tp, n.memory.bytes] for n in p.non_torch_by_tp],
+            "cuda_graph_bytes": p.cuda_graphs.bytes, "cuda_graphs_in_pool": p.cuda_graphs_in_pool,
+            "kv_block_tokens": p.kv_block_tokens, "hybrid_kv_cache": p.hybrid_kv_cache,
+            "large_device_bytes": None if p.large_device_memory is None else p.large_device_memory.bytes,
+            "large_max_num_seqs": None if large is None else large.max_num_seqs,
+            "large_max_num_batched_tokens": None if large is None else large.max_num_batched_tokens,
+            "large_device_excludes": sorted(p.large_device_excludes)}
+
+
 def export(cat: Catalog) -> dict[str, Any]:
     """Every entry the engine reads, keyed by `data/` id, in base units."""
     chips: dict[str, Any] = {}
@@ -51,14 +66,15 @@ def export(cat: Catalog) -> dict[str, Any]:
                  "network_bytes_per_s": _network(cat, n)}
              for k, n in cat.of_kind(Node).items()}
     models = {k: {"name": m.name, "nominal_params": m.nominal_params.count, "stated_params": m.stated_params.count,
-                  "arch": m.architecture.model_dump()}
+                  "arch": m.architecture.model_dump(), "dtype": m.dtype,
+                  "checkpoint_precision": m.checkpoint_precision,
+                  "other_checkpoint_precisions": list(m.other_checkpoint_precisions)}
               for k, m in cat.models.items()}
     precisions = {k: {"name": p.name, "bits_per_param": p.bits_per_param, "tensor_format": p.tensor_format,
-                      "keeps_16bit": sorted(p.keeps_16bit)}
+                      "keeps_16bit": sorted(p.keeps_16bit),
+                      "weight_block": None if p.weight_block is None else [p.weight_block.rows, p.weight_block.cols]}
                   for k, p in cat.precisions.items()}
-    memory = {k: {"name": p.name, "utilization": p.utilization, "activation_bytes": p.activation_peak.bytes,
-                  "non_torch_bytes": p.non_torch.bytes, "kv_block_tokens": p.kv_block_tokens}
-              for k, p in cat.policies.items() if isinstance(p, MemoryPolicy)}
+    memory = {k: _memory_policy(p) for k, p in cat.policies.items() if isinstance(p, MemoryPolicy)}
     layout = {k: {"name": p.name, "tp_limit": p.tp_limit, "across_nodes": p.across_nodes, "prefer": p.prefer,
                   "expert_parallel": p.expert_parallel, "whole_nodes": p.whole_nodes}
               for k, p in cat.policies.items() if isinstance(p, LayoutPolicy)}

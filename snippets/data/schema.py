@@ -30,6 +30,7 @@ from snippets.data.quantities import (
     Power,
     TensorFormat,
     TransferRate,
+    _Measure,
     _unit_field,
 )
 from snippets.data.units import (
@@ -396,6 +397,13 @@ class Architecture(_Strict):
     sliding_window_layers: Literal["alternate", "all"] | None = None
     """Which layers use the window: "alternate" (layers 0, 2, 4... as gpt-oss's layer_types begins with
     sliding_attention), "all"; None with no window."""
+    attention_chunk_size: PositiveInt | None = None
+    """Chunked local attention (Llama 4's attention_chunk_size): a chunked layer attends only within chunks of this
+    many tokens, and so caches at most a chunk of a sequence."""
+    global_layer_interval: Annotated[int, Field(ge=2, strict=True)] | None = None
+    """With chunked attention: every n-th layer (n-1, 2n-1, ... 0-based) attends over the whole context, the others
+    within chunks (Llama 4: its config.json's no_rope_layers is empty, so transformers' default applies, a NoPE
+    layer every no_rope_layer_interval = 4 layers; vLLM gives the RoPE layers chunked attention)."""
     mla: MLA | None = None
     moe: MoE | None = None
 
@@ -413,6 +421,10 @@ class Architecture(_Strict):
             raise ValueError("sliding_window and sliding_window_layers: give both or neither")
         if self.sliding_window is not None and self.mla is not None:
             raise ValueError("sliding_window: not modelled with multi-head latent attention")
+        if (self.attention_chunk_size is None) != (self.global_layer_interval is None):
+            raise ValueError("attention_chunk_size and global_layer_interval: give both or neither")
+        if self.attention_chunk_size is not None and (self.sliding_window is not None or self.mla is not None):
+            raise ValueError("attention_chunk_size: not modelled beside a sliding window or latent attention")
         return self
 
 
@@ -428,9 +440,12 @@ class Model(_Strict):
     stated_active_excludes_embedding: bool = False
     """The stated active count leaves out the token-embedding lookup (vocab x hidden), as OpenAI's gpt-oss
     model card does; tests then compare it with the computed active count less the embedding."""
+    dtype: str | None = None
+    """Id in precisions.yaml of config.json's torch_dtype (bf16, fp16): the data type vLLM computes activations in
+    (--dtype auto) and, with --kv-cache-dtype auto, stores the KV cache in. None for a model with no checkpoint."""
     checkpoint_precision: str | None = None
     """Id in precisions.yaml of the precision the developer's main checkpoint stores its weights in
-    (DeepSeek-V3: fp8; gpt-oss: mxfp4, for its expert weights)."""
+    (DeepSeek-V3: fp8-block; gpt-oss: mxfp4, for its expert weights)."""
     other_checkpoint_precisions: tuple[str, ...] = ()
     """Precisions of further checkpoints the developer released (Llama 4 Maverick: fp8 beside bf16)."""
     checkpoint_note: Text | None = None
@@ -446,6 +461,8 @@ class Model(_Strict):
             raise ValueError("stated_active_excludes_embedding: only with stated_active_params")
         if self.other_checkpoint_precisions and self.checkpoint_precision is None:
             raise ValueError("other_checkpoint_precisions: give checkpoint_precision first")
+        if (self.dtype is None) != (self.checkpoint_precision is None):
+            raise ValueError("dtype and checkpoint_precision: a published checkpoint has both, a model without one neither")
         return self
 
 
@@ -460,6 +477,14 @@ class BlockScale(_Strict):
     """The scale's number format, as its source names it: "FP16", "E8M0", "E4M3"."""
     zero_point_width: Bits | None = None
     """Storage width of one zero point per group (asymmetric integer formats: 4 bit); None if none is stored."""
+
+
+class WeightBlock(_Strict):
+    """Block quantization: one scale per block of `rows` output rows x `cols` input columns of a weight matrix
+    (vLLM's weight_block_size [block_n, block_k]). Tensor parallelism must cut every weight along block edges."""
+
+    rows: PositiveInt
+    cols: PositiveInt
 
 
 class FloatLayout(_Strict):
@@ -483,6 +508,9 @@ class Precision(_Strict):
     """Per-group scale, for formats that need one; None when scales are per tensor or per channel (negligible)."""
     layout: FloatLayout | None = None
     """Sign, exponent and mantissa bits of a float element, where the page needs its range."""
+    weight_block: WeightBlock | None = None
+    """Block-quantized checkpoints (DeepSeek-V3's and Qwen3's FP8, 128 x 128): every TP shard of a weight must be a
+    multiple of the block, which vLLM checks when it creates the layer."""
     tensor_format: TensorFormat
     """The matrix-unit format a chip computes in when it stores weights in this precision and supports it
     natively (FP8 weights: fp8; INT4 with group scales: int4). A chip without it converts the weights to BF16
@@ -543,25 +571,112 @@ class Price(_Strict):
     sources: Sources
 
 
+class RuntimeBytes(_Measure):
+    """Memory a serving engine holds beside the weights (an activation peak, buffers outside PyTorch, CUDA graphs):
+    1 MiB to 1 TiB."""
+
+    UNITS = BYTE_UNITS
+    BASE = "bytes"
+    BOUNDS = (2.0**20, 2.0**40)
+
+    @property
+    def bytes(self) -> float:
+        return self.base
+
+
+class BytesPerElement(_Measure):
+    """Bytes held per element of a tensor shape (per logit of the sampler's batch): 1 to 1,000 bytes."""
+
+    UNITS = BYTE_UNITS
+    BASE = "bytes"
+    BOUNDS = (1.0, 1000.0)
+
+    @property
+    def bytes(self) -> float:
+        return self.base
+
+
+class ServeDefaults(_Strict):
+    """vLLM's scheduler defaults for one class of device (`EngineArgs` sets them from the device and usage context)."""
+
+    max_num_seqs: PositiveInt
+    """Sequences one engine (one DP rank) schedules at once at most."""
+    max_num_batched_tokens: PositiveInt
+    """Tokens one step processes at most; the profiling run's dummy forward pass is this many tokens."""
+
+
+class NonTorchAtTP(_Strict):
+    """Memory outside PyTorch's allocator per GPU at one TP degree, as a start-up log reports it."""
+
+    tp: PositiveInt
+    memory: RuntimeBytes
+    note: Annotated[str, Field(min_length=10)]
+    """Which log, model and version it comes from."""
+
+
 class MemoryPolicy(_Strict):
-    """How a serving engine budgets each GPU's memory: the pool it may take and what the pool must hold."""
+    """How a serving engine budgets each GPU's memory: the pool it may take and what the pool must hold.
+
+    vLLM: the pool is the total the runtime reports (`torch.cuda.mem_get_info`) x `utilization`; inside it the
+    weights, the activation peak of a profiling run (a dummy forward pass of `max_num_batched_tokens` tokens and
+    the sampler over one logit row per dummy request), the memory it finds outside PyTorch (by TP degree); the rest
+    is the paged KV cache, in blocks of `kv_block_tokens`. CUDA graphs are captured after the KV cache is allocated,
+    from the memory outside the pool."""
 
     kind: Literal["memory"]
     name: str
     engine: str
     utilization: Annotated[float, Field(gt=0, le=1)]
-    """Fraction of the device's memory the engine's pool may take (vLLM's --gpu-memory-utilization)."""
-    activation_peak: ByteSize
-    """Per GPU, inside the pool: the activation peak of the engine's profiling run (a full batch of tokens)."""
-    activation_range: tuple[PositiveFloat, PositiveFloat]
-    """Low and high of the activation peaks the sources show, in `activation_peak`'s unit."""
-    non_torch: ByteSize
-    """Per GPU, inside the pool: memory outside PyTorch's allocator (CUDA context, NCCL and cuBLAS workspaces)."""
+    """Fraction of the device's reported total the engine's pool may take (vLLM's --gpu-memory-utilization)."""
+    usage_context: Annotated[str, Field(min_length=5)]
+    """How the engine is started (vLLM's defaults differ between `vllm serve` and the offline `LLM` class)."""
+    serve_defaults: ServeDefaults
+    """max_num_seqs and max_num_batched_tokens on a device of no special class."""
+    large_device_defaults: ServeDefaults | None = None
+    """The same on a large device (vLLM: reported total of at least `large_device_memory`, not an A100)."""
+    large_device_memory: ByteSize | None = None
+    large_device_excludes: tuple[str, ...] = ()
+    """Accelerator ids that keep `serve_defaults` however much memory they report (vLLM: a device name with "a100")."""
+    sampler_bytes_per_logit: BytesPerElement
+    """Bytes the profiling run's sampler holds at its peak per logit of its batch (rows x vocabulary): the logits
+    and their float32 copy, sorted values and indices, probabilities."""
+    sampler_bytes_range: tuple[PositiveFloat, PositiveFloat]
+    non_torch_by_tp: tuple[NonTorchAtTP, ...]
+    """Memory outside PyTorch per GPU (CUDA context, NCCL and custom all-reduce buffers), by TP degree. A degree
+    between two measured ones takes the figure of the largest measured degree below it."""
     non_torch_range: tuple[PositiveFloat, PositiveFloat]
+    """Low and high of the figures the sources show, in GiB."""
+    cuda_graphs: RuntimeBytes
+    """Memory the captured CUDA graphs take per GPU."""
+    cuda_graphs_in_pool: bool
+    """Whether the engine counts CUDA-graph memory inside the pool (False: it comes out of the headroom)."""
     kv_block_tokens: PositiveInt
     """Tokens per block of the paged KV cache: a sequence's cache is allocated in whole blocks."""
+    hybrid_kv_cache: bool
+    """The hybrid KV cache manager: a sliding-window or chunked-attention layer holds its window (or chunk) of a
+    sequence plus one step's tokens, not the whole context. False: every layer is cached as full attention."""
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MemoryPolicy:
+        problems = []
+        if (self.large_device_defaults is None) != (self.large_device_memory is None):
+            problems.append("large_device_defaults and large_device_memory: give both or neither")
+        tps = [n.tp for n in self.non_torch_by_tp]
+        if not tps or tps[0] != 1 or tps != sorted(set(tps)):
+            problems.append("non_torch_by_tp: give TP1 first, then larger degrees, each once")
+        gib = 2.0**30
+        low, high = self.non_torch_range
+        for n in self.non_torch_by_tp:
+            if not low * (1 - 1e-9) <= n.memory.bytes / gib <= high * (1 + 1e-9):
+                problems.append(f"non_torch_by_tp: TP{n.tp}'s {n.memory.bytes / gib:g} GiB lies outside non_torch_range")
+        lo, hi = self.sampler_bytes_range
+        if not lo <= self.sampler_bytes_per_logit.bytes <= hi:
+            problems.append("sampler_bytes_per_logit: lies outside sampler_bytes_range")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
 
 
 class LayoutPolicy(_Strict):
@@ -642,7 +757,8 @@ class Scenario(_Strict):
     concurrency: PositiveInt
     """Sequences served at once, each holding input + output tokens of KV cache at its end."""
     kv_precision: str
-    """Id of the precision the KV cache is stored in (BF16 unless the engine is told --kv-cache-dtype fp8)."""
+    """Id of the precision the KV cache is stored in for a model with no published checkpoint (GPT-3). Otherwise the
+    engine stores it as vLLM's --kv-cache-dtype auto does, in the model's dtype, unless told another."""
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
 

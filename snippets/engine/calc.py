@@ -124,8 +124,8 @@ def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
         notes.append(f"{spec.name} reads at most {limit:,} tokens (max_position_embeddings), fewer than "
                      f"{inputs.context:,}: the memory and times are for a context it cannot serve.")
     st = setting(eng, inputs.model, inputs.precision, SCENARIO, accelerator=inputs.accelerator,
-                 layout_policy=inputs.layout_policy, concurrency=inputs.concurrency, context_tokens=inputs.context)
-    st = replace(st, memory_policy=eng.memory_policies[inputs.memory_policy])
+                 layout_policy=inputs.layout_policy, concurrency=inputs.concurrency, context_tokens=inputs.context,
+                 memory_policy=inputs.memory_policy)
     d = deploy(st)
     sc = st.scenario
     rep: dict[str, Any] | None

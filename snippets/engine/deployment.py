@@ -11,7 +11,19 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from snippets.engine.layout import Layout, layout_problems, tp_degrees
-from snippets.engine.memory import GpuMemory, gpu_memory, kv_bytes_per_token_per_gpu, stage_weights, weight_bytes
+from snippets.engine.memory import (
+    BYTES_16BIT,
+    NO_KV_MEMORY,
+    GpuMemory,
+    estimated_max_model_len,
+    gpu_memory,
+    kv_bytes_per_sequence,
+    kv_bytes_per_token_per_gpu,
+    kv_refusal_message,
+    stage_memories,
+    stage_weights,
+    weight_bytes,
+)
 from snippets.engine.specs import (
     ChipSpec,
     EngineCatalog,
@@ -34,6 +46,24 @@ class RefusedLayout(ValueError):
     """The engines refuse this layout for this model (the message says which rule), or it does not fit."""
 
 
+class KVCacheRefused(RefusedLayout):
+    """vLLM refuses to start: once the weights, the activation peak and the memory outside PyTorch are in, its KV
+    pool is empty or cannot hold one sequence of `max_model_len` tokens. `vllm_message` is vLLM's own error
+    (v1/core/kv_cache_utils.py, `check_enough_kv_cache_memory`)."""
+
+    def __init__(self, explanation: str, vllm_message: str, *, available: float, needed: float,
+                 max_model_len: int, estimated_max_len: int) -> None:
+        super().__init__(f"{explanation} vLLM: {vllm_message}")
+        self.vllm_message = vllm_message
+        self.available = available
+        """vLLM's available KV cache memory on the binding GPU, bytes (negative: nothing is left)."""
+        self.needed = needed
+        """KV bytes one sequence of `max_model_len` needs on that GPU."""
+        self.max_model_len = max_model_len
+        self.estimated_max_len = estimated_max_len
+        """The longest sequence the available memory holds (vLLM's estimate), 0 if none."""
+
+
 @dataclass(frozen=True)
 class Setting:
     """Everything a deployment is computed from, looked up by id."""
@@ -48,12 +78,41 @@ class Setting:
     layout_policy: LayoutPolicySpec
     price: PriceSpec | None
     time_model: TimeModelSpec
+    activation_bytes: float = BYTES_16BIT
+    """Bytes of one activation: the model's dtype (config.json's torch_dtype), in which vLLM computes."""
 
     def memory(self, layout: Layout, sequences: int | None = None) -> GpuMemory:
         s = self.scenario
         return gpu_memory(self.model.arch, self.precision, self.kv_precision, layout, self.memory_policy,
                           self.chip.capacity_bytes, self.chip.label_bytes, s.context_tokens,
-                          s.concurrency if sequences is None else sequences)
+                          s.concurrency if sequences is None else sequences, self.activation_bytes)
+
+    def stages(self, layout: Layout, sequences: int | None = None) -> tuple[GpuMemory, ...]:
+        """One GPU of each pipeline stage of `layout` at the scenario (or `sequences` of its context)."""
+        s = self.scenario
+        return stage_memories(self.model.arch, self.precision, self.kv_precision, layout, self.memory_policy,
+                              self.chip.capacity_bytes, self.chip.label_bytes, s.context_tokens,
+                              s.concurrency if sequences is None else sequences, self.activation_bytes)
+
+    def kv_refusal(self, layout: Layout) -> KVCacheRefused | None:
+        """vLLM's refusal to start `layout` for the scenario's context (`max_model_len`), or None if it starts."""
+        m = self.memory(layout, 1)
+        if m.starts:
+            return None
+        gib = 2**30
+        head = (f"{layout.label}: {self.model.name} in {self.precision.name} on {self.chip.name} leaves "
+                f"{m.kv_room / gib:.2f} GiB of the {m.pool / gib:.2f} GiB pool for the KV cache (weights "
+                f"{m.weights / gib:.2f}, activation peak {m.activations / gib:.2f}, outside PyTorch "
+                f"{m.non_torch / gib:.2f} GiB per GPU)")
+        if m.kv_room <= 0:
+            return KVCacheRefused(head + ": nothing for the KV cache.", NO_KV_MEMORY, available=m.kv_room,
+                                  needed=m.kv_per_sequence, max_model_len=m.max_model_len, estimated_max_len=0)
+        est = estimated_max_model_len(self.model.arch, m.first_layer, m.layers, layout.tp,
+                                      self.kv_precision.bytes_per_param, m.kv_room, m.max_model_len, self.memory_policy)
+        return KVCacheRefused(
+            head + f"; one sequence of {m.max_model_len:,} tokens needs {m.kv_per_sequence / gib:.2f} GiB.",
+            kv_refusal_message(m.kv_room, m.kv_per_sequence, m.max_model_len, est),
+            available=m.kv_room, needed=m.kv_per_sequence, max_model_len=m.max_model_len, estimated_max_len=est)
 
 
 def setting(
@@ -68,8 +127,16 @@ def setting(
     concurrency: int | None = None,
     context_tokens: int | None = None,
     kv_precision: str | None = None,
+    memory_policy: str | None = None,
+    max_num_seqs: int | None = None,
+    max_num_batched_tokens: int | None = None,
 ) -> Setting:
-    """Look every input up by id. The node is the scenario's, or `node`, or the first node of `accelerator`."""
+    """Look every input up by id. The node is the scenario's, or `node`, or the first node of `accelerator`.
+
+    The KV cache's precision is `kv_precision`, or what vLLM picks with --kv-cache-dtype auto: the model's dtype
+    (config.json's torch_dtype), or the scenario's for a model with no published checkpoint. The memory policy
+    (the scenario's, or `memory_policy`) is resolved for the chip: `max_num_seqs` and `max_num_batched_tokens` are
+    vLLM's defaults there unless given."""
     sc = eng.scenarios[scenario]
     if concurrency is not None or context_tokens is not None:
         from dataclasses import replace
@@ -84,13 +151,40 @@ def setting(
             raise KeyError(f"no node in data/ is built from accelerator {accelerator!r}")
         node = found.id
     n = eng.nodes[node or sc.node]
+    spec, chip = eng.models[model], eng.chips[n.chip]
+    pol = eng.memory_policies[memory_policy or sc.memory_policy].for_chip(chip)
+    if max_num_seqs is not None or max_num_batched_tokens is not None:
+        from dataclasses import replace
+
+        pol = replace(pol, max_num_seqs=max_num_seqs or pol.max_num_seqs,
+                      max_num_batched_tokens=max_num_batched_tokens or pol.max_num_batched_tokens)
+    dtype = None if spec.dtype is None else eng.precisions[spec.dtype]
     return Setting(
-        model=eng.models[model], precision=eng.precisions[precision],
-        kv_precision=eng.precisions[kv_precision or sc.kv_precision],
-        chip=eng.chips[n.chip], node=n, scenario=sc, memory_policy=eng.memory_policies[sc.memory_policy],
+        model=spec, precision=eng.precisions[precision],
+        kv_precision=eng.precisions[kv_precision or auto_kv_precision(eng, model, sc.id)],
+        chip=chip, node=n, scenario=sc, memory_policy=pol,
         layout_policy=eng.layout_policies[layout_policy or sc.layout_policy], price=eng.prices.get(n.chip),
         time_model=eng.time_models[sc.time_model],
+        activation_bytes=BYTES_16BIT if dtype is None else dtype.bytes_per_param,
     )
+
+
+def auto_kv_precision(eng: EngineCatalog, model: str, scenario: str) -> str:
+    """The KV cache's precision vLLM picks with --kv-cache-dtype auto: the model's dtype (config.json's torch_dtype;
+    an FP8 or MXFP4 checkpoint still computes, and caches, in it); the scenario's for a model with no checkpoint."""
+    dtype = eng.models[model].dtype
+    return eng.scenarios[scenario].kv_precision if dtype is None else dtype
+
+
+def as_shipped(eng: EngineCatalog, model: str, precision: str) -> str:
+    """The precision a deployment in `precision` loads for `model`: the developer's own checkpoint of that format
+    and width where one is released (Qwen3's FP8 is block-quantized), else `precision` as named."""
+    want = eng.precisions[precision]
+    for pid in eng.models[model].shipped_precisions:
+        p = eng.precisions[pid]
+        if p.tensor_format == want.tensor_format and round(p.bits_per_param) == round(want.bits_per_param):
+            return pid
+    return precision
 
 
 def _with_ep(st: Setting, tp: int, pp: int) -> Layout:
@@ -102,13 +196,13 @@ def choose(st: Setting) -> tuple[Layout, str]:
     """The layout the setting's policy picks, and why, in one sentence."""
     pol, arch, node = st.layout_policy, st.model.arch, st.node
     limit = node.gpus if pol.tp_limit == "node" else node.domain
-    tps = tp_degrees(arch, limit)
+    tps = [t for t in tp_degrees(arch, limit) if not layout_problems(arch, _with_ep(st, t, 1), st.precision)]
     if not tps:
-        raise NoLayout(f"no TP degree up to {limit} divides {st.model.name}'s heads")
+        raise NoLayout(f"no TP degree up to {limit} divides {st.model.name}'s heads (and its quantization blocks)")
     order = sorted(tps, reverse=pol.prefer == "tp")
 
     def fits(lay: Layout) -> bool:
-        return not layout_problems(arch, lay) and st.memory(lay).fits
+        return not layout_problems(arch, lay, st.precision) and st.memory(lay).fits
 
     if pol.across_nodes == "pp":
         for t in sorted(tps):
@@ -162,10 +256,34 @@ class Deployment:
 
         return float(total_params(self.setting.model.arch))
 
+    def kv_sequences(self, tokens: int) -> int:
+        """Sequences of `tokens` tokens the KV pool holds at once, all DP ranks together (vLLM's "maximum
+        concurrency for N tokens per request", rounded down), on the stage whose pool holds the fewest."""
+        st = self.setting
+        kvb = st.kv_precision.bytes_per_param
+        fewest: int | None = None
+        for m in self._stages:
+            per = kv_bytes_per_sequence(st.model.arch, m.first_layer, m.layers, self.layout.tp, kvb, tokens,
+                                        st.memory_policy)
+            x = m.kv_room / per
+            n = 0 if m.kv_room <= 0 else math.floor(x + 1e-9 * max(1.0, x))
+            fewest = n if fewest is None else min(fewest, n)
+        return (fewest or 0) * self.layout.dp
+
+    @cached_property
+    def _stages(self) -> tuple[GpuMemory, ...]:
+        return self.setting.stages(self.layout)
+
+    @property
+    def max_num_seqs(self) -> int:
+        """Sequences vLLM runs at once at most, all DP ranks together (max_num_seqs per rank x DP)."""
+        return self.setting.memory_policy.max_num_seqs * self.layout.dp
+
     @property
     def max_concurrency(self) -> int:
-        """Sequences of the scenario's context the deployment's KV cache can hold at once."""
-        return self.memory.max_sequences * self.layout.dp
+        """Sequences of the scenario's context in flight at once: what the KV pool holds, at most max_num_seqs per
+        DP rank."""
+        return min(self.kv_sequences(self.setting.scenario.context_tokens), self.max_num_seqs)
 
     # ---------------------------------------------------------------- GPUs, nodes, cost
 
@@ -259,9 +377,12 @@ def deploy(st: Setting, layout: Layout | None = None) -> Deployment:
     if layout is None:
         lay, why = choose(st)
         return Deployment(st, lay, why)
-    problems = layout_problems(st.model.arch, layout)
+    problems = layout_problems(st.model.arch, layout, st.precision)
     if problems:
         raise RefusedLayout(f"{layout.label} for {st.model.name}: " + "; ".join(problems))
+    refused = st.kv_refusal(layout)
+    if refused is not None:
+        raise refused
     d = Deployment(st, layout, "given")
     if not d.memory.fits:
         m = d.memory

@@ -7,6 +7,11 @@
   stage `layers // pp` and one more to each of the `layers % pp` stages just before the last
   (`get_pp_indices`): 61 layers in 4 stages are 15, 15, 16, 15.
 - Expert parallelism (EP) hands whole experts to GPUs: EP = TP x DP, each GPU `ceil(experts / ep)`.
+- Block-quantized weights (FP8 with one scale per 128 x 128 block, as DeepSeek-V3's and Qwen3's FP8
+  checkpoints) must be cut along block edges: every TP shard of a weight (a column-parallel output, a
+  row-parallel input, the experts' intermediate size when TP slices them) a multiple of the block. vLLM
+  checks it as it creates each layer (fp8.py) and stops at the first that breaks it, with its own message:
+  Qwen3-235B-A22B-FP8 at TP8 without expert parallelism splits 1,536 into 192.
 
 Which valid layout to rent is a policy (`data/policies.yaml`, `choose` in `snippets.engine.deployment`).
 """
@@ -15,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from snippets.engine.specs import ArchLike
+from snippets.engine.specs import ArchLike, PrecisionSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +92,59 @@ def experts_per_gpu(experts: int, ep: int) -> int:
     return -(-experts // ep)
 
 
-def layout_problems(arch: ArchLike, layout: Layout) -> list[str]:
-    """Every rule of the engines that `layout` breaks for this architecture; empty if it is accepted."""
+def _block_shards(arch: ArchLike, layout: Layout) -> list[tuple[str, str, int]]:
+    """The TP shards of one block's weights that must meet a quantization block, in the order vLLM creates them:
+    (what, kind, size), kind "out" (a column-parallel output partition), "in" (a row-parallel input partition) or
+    "moe" (the experts' intermediate size, where TP slices the experts)."""
+    tp, out = layout.tp, []
+    if tp > 1:
+        if arch.mla is not None:
+            m, heads = arch.mla, arch.attention_heads // tp
+            out += [("q_b_proj output", "out", heads * (m.qk_nope_head_dim + m.qk_rope_head_dim)),
+                    ("kv_b_proj output", "out", heads * (m.qk_nope_head_dim + m.v_head_dim)),
+                    ("o_proj input", "in", heads * m.v_head_dim)]
+        else:
+            q = arch.attention_heads // tp * arch.head_dim
+            kv = kv_heads_per_gpu(arch.kv_heads, tp) * arch.head_dim
+            out += [("q_proj output", "out", q), ("k_proj output", "out", kv), ("v_proj output", "out", kv),
+                    ("o_proj input", "in", q)]
+    moe = arch.moe
+    dense = moe is None or moe.dense_layers > 0 or moe.layer_step > 1
+    if dense and tp > 1:
+        out += [("gate_up_proj output", "out", arch.ffn_size // tp), ("down_proj input", "in", arch.ffn_size // tp)]
+    if moe is not None:
+        if layout.ep == 1:
+            out.append(("experts' gate and up output", "moe", moe.expert_ffn_size // tp))
+        if moe.shared_experts and tp > 1:
+            shared = moe.shared_experts * moe.expert_ffn_size // tp
+            out += [("shared experts' gate_up output", "out", shared), ("shared experts' down input", "in", shared)]
+    return out
+
+
+def block_quant_problem(arch: ArchLike, layout: Layout, precision: PrecisionSpec) -> str | None:
+    """vLLM's refusal of a block-quantized checkpoint at this layout, as its message reads (fp8.py,
+    `validate_fp8_block_shape` and `Fp8MoEMethod.create_weights`), or None if every shard meets the block."""
+    if precision.weight_block is None:
+        return None
+    block_n, block_k = precision.weight_block
+    for what, kind, size in _block_shards(arch, layout):
+        if kind == "in" and size % block_k:
+            msg = f"Weight input_size_per_partition = {size} is not divisible by weight quantization block_k = {block_k}."
+        elif kind == "out" and size % block_n:
+            msg = f"Weight output_partition_size = {size} is not divisible by weight quantization block_n = {block_n}."
+        elif kind == "moe" and size % block_n:
+            msg = (f"The output_size of gate's and up's weight = {size} is not divisible by weight quantization "
+                   f"block_n = {block_n}.")
+        else:
+            continue
+        return (f"TP{layout.tp} cuts the {what} of {precision.name} weights into {size}, not a multiple of the "
+                f"{block_n} x {block_k} block; vLLM: {msg}")
+    return None
+
+
+def layout_problems(arch: ArchLike, layout: Layout, precision: PrecisionSpec | None = None) -> list[str]:
+    """Every rule of the engines that `layout` breaks for this architecture (and, given the precision, its
+    block quantization); empty if it is accepted."""
     out = tp_problems(arch, layout.tp)
     if layout.pp > arch.layers:
         out.append(f"PP{layout.pp} exceeds the {arch.layers} layers")
@@ -102,6 +158,10 @@ def layout_problems(arch: ArchLike, layout: Layout) -> list[str]:
             out.append(f"EP{layout.ep} exceeds the {moe.experts} experts")
     if layout.dp > 1 and layout.ep == 1:
         out.append("data-parallel attention inside a deployment is used with expert parallelism")
+    if precision is not None and not out:
+        block = block_quant_problem(arch, layout, precision)
+        if block is not None:
+            out.append(block)
     return out
 
 

@@ -9,7 +9,16 @@ Pipeline stages hold their own layers; the first the embedding, the last the LM 
 
 KV cache: per token and GPU, keys and values of the stage's layers for the KV heads the GPU holds
 (MLA: the compressed latent and the rotary key, which every TP rank holds whole), in whole blocks
-of the paged cache; a sliding-window layer holds no more than its window of the context.
+of the paged cache; a sliding-window layer holds no more than its window of the context, a
+chunked-attention layer (Llama 4) no more than its chunk.
+
+The budget, as vLLM's worker makes it (`gpu_worker.determine_available_memory`): the pool is the total the
+runtime reports x `--gpu-memory-utilization`; inside it the weights, the activation peak of the profiling run
+(`activation_peak`: a dummy forward pass of `max_num_batched_tokens` tokens, then the sampler over one logit
+row per dummy request on the last pipeline stage) and the memory outside PyTorch (by TP degree, from the
+policy); the rest is the KV cache. vLLM refuses to start when that rest is empty or cannot hold one sequence
+of `max_model_len` tokens (`kv_refusal`, with vLLM's own messages). CUDA graphs are captured afterwards, from
+the memory outside the pool, where the policy says so.
 """
 
 from __future__ import annotations
@@ -162,25 +171,131 @@ def paged_tokens(tokens: int, block: int) -> int:
     return math.ceil(tokens / block) * block
 
 
+@functools.lru_cache(maxsize=16384)
+def kv_bytes_per_sequence(arch: ArchLike, first_layer: int, layers: int, tp: int, kv_bytes_per_elem: float,
+                          tokens: int, policy: MemoryPolicySpec) -> float:
+    """KV-cache bytes one sequence of up to `tokens` tokens needs on one GPU holding `layers` layers from block
+    `first_layer`, as vLLM counts it for its start-up check and its admission (`max_memory_usage_bytes` of each
+    layer's KV cache spec, in whole blocks): a full-attention layer `cdiv(tokens, block)` blocks; with the hybrid
+    KV cache manager, a sliding-window layer `cdiv(min(window - 1 + max_num_batched_tokens, tokens), block) + 1`
+    and a chunked-attention layer `cdiv(min(chunk + max_num_batched_tokens, tokens), block)`."""
+    if tokens < 1:
+        raise ValueError("a sequence holds at least one token")
+    block, batched = policy.kv_block_tokens, policy.max_num_batched_tokens
+    per_token = kv_bytes_per_token_per_gpu(arch, 1, tp, kv_bytes_per_elem)  # one layer, every token
+    full = -(-tokens // block)
+    if not policy.hybrid_kv_cache or (arch.sliding_window is None and arch.attention_chunk_size is None):
+        return layers * full * block * per_token
+    blocks = 0
+    for layer in range(first_layer, first_layer + layers):
+        kind = params.layer_attention(arch, layer)
+        if kind == "sliding":
+            window = arch.sliding_window or tokens
+            blocks += -(-min(window - 1 + batched, tokens) // block) + 1
+        elif kind == "chunked":
+            chunk = arch.attention_chunk_size or tokens
+            blocks += -(-min(chunk + batched, tokens) // block)
+        else:
+            blocks += full
+    return blocks * block * per_token
+
+
+def estimated_max_model_len(arch: ArchLike, first_layer: int, layers: int, tp: int, kv_bytes_per_elem: float,
+                            available: float, upper: int, policy: MemoryPolicySpec) -> int:
+    """The longest sequence (at most `upper` tokens) whose KV cache fits `available` bytes, found by bisection as
+    vLLM's `estimate_max_model_len` finds it; 0 if not even one token fits."""
+    def fits(n: int) -> bool:
+        return kv_bytes_per_sequence(arch, first_layer, layers, tp, kv_bytes_per_elem, n, policy) <= available
+
+    if not fits(1):
+        return 0
+    lo, hi, best = 1, upper, 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            best, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    return best
+
+
+@functools.lru_cache(maxsize=4096)
+def forward_peak_bytes(arch: ArchLike, layout: Layout, tokens: int, act_bytes: float) -> float:
+    """Activations one GPU holds at the peak of a forward pass over `tokens` tokens (vLLM's profiling run): the
+    residual stream, a layer's input and its output (3 x hidden per token), plus the widest transient any layer
+    holds beside them: the gated MLP's fused gate-and-up output with its product (3 x ffn / TP; a plain MLP 2 x),
+    or an MoE layer's per-token expert buffers (top-k x (3 x expert ffn per GPU + hidden), the shared experts and
+    the float32 router logits), or the attention projections (queries, keys, values and the attention output)."""
+    h, tp = arch.hidden_size, layout.tp
+    mult = 3 if arch.mlp == "gated" else 2
+    widths = []
+    moe = arch.moe
+    if moe is None or moe.dense_layers > 0 or moe.layer_step > 1:
+        widths.append(mult * arch.ffn_size / tp)
+    if moe is not None:
+        ffn = moe.expert_ffn_size / (tp if layout.ep == 1 else 1)
+        widths.append(moe.active_experts * (mult * ffn + h) + moe.shared_experts * mult * moe.expert_ffn_size / tp
+                      + moe.experts * 4 / act_bytes)
+    if arch.mla is not None:
+        m = arch.mla
+        heads = arch.attention_heads / tp
+        widths.append(heads * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.qk_nope_head_dim + 2 * m.v_head_dim)
+                      + m.kv_lora_rank + m.qk_rope_head_dim)
+    else:
+        q = arch.attention_heads * arch.head_dim / tp
+        widths.append(2 * q + 2 * kv_heads_per_gpu(arch.kv_heads, tp) * arch.head_dim)
+    return tokens * act_bytes * (3 * h + max(widths))
+
+
+def sampler_peak_bytes(arch: ArchLike, policy: MemoryPolicySpec) -> float:
+    """What the profiling run's sampler holds at its peak: one row of logits per dummy request
+    (min(max_num_seqs, max_num_batched_tokens) rows of the whole vocabulary: vLLM gathers the logits on every TP
+    rank) x the bytes it keeps per logit."""
+    rows = min(policy.max_num_seqs, policy.max_num_batched_tokens)
+    return rows * arch.vocab_size * policy.sampler_bytes_per_logit
+
+
+def activation_peak(arch: ArchLike, layout: Layout, policy: MemoryPolicySpec, act_bytes: float, *,
+                    last_stage: bool = True) -> float:
+    """The activation peak vLLM's profiling run finds on one GPU: the larger of the forward pass over
+    `max_num_batched_tokens` tokens and, on the last pipeline stage, the sampler's peak."""
+    fwd = forward_peak_bytes(arch, layout, policy.max_num_batched_tokens, act_bytes)
+    return max(fwd, sampler_peak_bytes(arch, policy)) if last_stage else fwd
+
+
 @dataclass(frozen=True, slots=True)
 class GpuMemory:
     """One GPU's memory at a layout and scenario: what the engine's pool must hold, and what it has."""
 
     capacity: float
-    """What the device reports (or its label where no report is recorded)."""
+    """What the runtime reports as the device's total (or the label where no report is recorded)."""
     label: float
     pool: float
     """capacity x the policy's utilization: all the engine may use."""
     weights: float
     activations: float
+    """The activation peak of vLLM's profiling run (`activation_peak`)."""
     non_torch: float
+    """Memory outside PyTorch's allocator at the layout's TP degree."""
+    cuda_graphs: float
+    cuda_graphs_in_pool: bool
     kv_cache: float
     """The scenario's sequences' KV cache on this GPU."""
     kv_per_sequence: float
+    """KV bytes one sequence of `max_model_len` tokens needs on this GPU (`kv_bytes_per_sequence`)."""
+    max_model_len: int
+    """Tokens per sequence the engine is started for (the scenario's context)."""
+    first_layer: int = 0
+    layers: int = 0
+    """The pipeline stage this GPU holds (block index and count)."""
 
     @property
     def used(self) -> float:
-        return self.weights + self.activations + self.non_torch + self.kv_cache
+        return self.weights + self.activations + self.non_torch + self.kv_cache + self._graphs_inside
+
+    @property
+    def _graphs_inside(self) -> float:
+        return self.cuda_graphs if self.cuda_graphs_in_pool else 0.0
 
     @property
     def free(self) -> float:
@@ -188,21 +303,63 @@ class GpuMemory:
         return self.pool - self.used
 
     @property
-    def fits(self) -> bool:
-        return self.free >= 0
+    def kv_room(self) -> float:
+        """Pool left for the KV cache once weights, the activation peak and the memory outside PyTorch are in:
+        vLLM's "available KV cache memory" (negative: nothing is left)."""
+        return self.pool - self.weights - self.activations - self.non_torch - self._graphs_inside
 
     @property
-    def kv_room(self) -> float:
-        """Pool left for the KV cache once weights, activations and runtime are in."""
-        return self.pool - self.weights - self.activations - self.non_torch
+    def headroom(self) -> float:
+        """What the device holds beyond the pool, less the CUDA graphs captured there."""
+        return self.capacity - self.pool - (0.0 if self.cuda_graphs_in_pool else self.cuda_graphs)
+
+    @property
+    def starts(self) -> bool:
+        """vLLM starts: its KV memory is positive and holds one sequence of `max_model_len` tokens."""
+        return self.kv_room > 0 and self.kv_per_sequence <= self.kv_room
+
+    @property
+    def fits(self) -> bool:
+        """vLLM starts and its KV cache holds the scenario's sequences at once."""
+        return self.starts and self.free >= 0
 
     @property
     def max_sequences(self) -> int:
-        """Sequences of the scenario's length whose KV cache the pool holds on this GPU."""
+        """Sequences of `max_model_len` tokens whose KV cache the pool holds on this GPU."""
         if self.kv_room <= 0:
             return 0
         x = self.kv_room / self.kv_per_sequence
         return math.floor(x + 1e-9 * max(1.0, x))
+
+
+def stage_memories(
+    arch: ArchLike,
+    precision: PrecisionSpec,
+    kv_precision: PrecisionSpec,
+    layout: Layout,
+    policy: MemoryPolicySpec,
+    capacity: float,
+    label: float,
+    context_tokens: int,
+    sequences: int,
+    act_bytes: float = BYTES_16BIT,
+) -> tuple[GpuMemory, ...]:
+    """One GPU of each pipeline stage at `sequences` of `context_tokens`, first stage first."""
+    stages = stage_weights(arch, precision, layout)
+    per_rank_seqs = math.ceil(sequences / layout.dp)
+    pool = capacity * policy.utilization
+    non_torch = policy.non_torch_bytes(layout.tp)
+    out = []
+    for i, st in enumerate(stages):
+        per_seq = kv_bytes_per_sequence(arch, st.first_layer, st.layers, layout.tp, kv_precision.bytes_per_param,
+                                        context_tokens, policy)
+        out.append(GpuMemory(
+            capacity=capacity, label=label, pool=pool, weights=st.total,
+            activations=activation_peak(arch, layout, policy, act_bytes, last_stage=i == len(stages) - 1),
+            non_torch=non_torch, cuda_graphs=policy.cuda_graph_bytes, cuda_graphs_in_pool=policy.cuda_graphs_in_pool,
+            kv_cache=per_seq * per_rank_seqs, kv_per_sequence=per_seq, max_model_len=context_tokens,
+            first_layer=st.first_layer, layers=st.layers))
+    return tuple(out)
 
 
 def gpu_memory(
@@ -215,19 +372,39 @@ def gpu_memory(
     label: float,
     context_tokens: int,
     sequences: int,
+    act_bytes: float = BYTES_16BIT,
 ) -> GpuMemory:
-    """The busiest GPU's memory (the stage with the most bytes) at `sequences` of `context_tokens`."""
-    stages = stage_weights(arch, precision, layout)
-    tokens = paged_tokens(context_tokens, policy.kv_block_tokens)
-    per_rank_seqs = math.ceil(sequences / layout.dp)
+    """The binding GPU's memory at `sequences` of `context_tokens`: of the pipeline stages, the one whose KV pool
+    holds the fewest sequences (vLLM sizes every stage's cache by the smallest), the most used on a tie."""
     best: GpuMemory | None = None
-    for st in stages:
-        kv_tok = kv_bytes_per_token_per_gpu(arch, st.layers, layout.tp, kv_precision.bytes_per_param,
-                                            context_tokens=tokens, first_layer=st.first_layer)
-        m = GpuMemory(capacity=capacity, label=label, pool=capacity * policy.utilization, weights=st.total,
-                      activations=policy.activation_bytes, non_torch=policy.non_torch_bytes,
-                      kv_cache=kv_tok * tokens * per_rank_seqs, kv_per_sequence=kv_tok * tokens)
-        if best is None or m.used > best.used:
+    for m in stage_memories(arch, precision, kv_precision, layout, policy, capacity, label, context_tokens,
+                            sequences, act_bytes):
+        if best is None or _binds_before(m, best):
             best = m
     assert best is not None  # noqa: S101 - a layout has at least one stage
     return best
+
+
+def _binds_before(a: GpuMemory, b: GpuMemory) -> bool:
+    """Whether stage `a` limits the deployment before stage `b`: less KV room per sequence, or as much and more used."""
+    ra, rb = a.kv_room / a.kv_per_sequence, b.kv_room / b.kv_per_sequence
+    if abs(ra - rb) > 1e-12 * max(1.0, abs(rb)):
+        return ra < rb
+    return a.used > b.used
+
+
+NO_KV_MEMORY = ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                "initializing the engine.")
+"""vLLM's message when the KV memory is not positive (v1/core/kv_cache_utils.py, check_enough_kv_cache_memory)."""
+
+
+def kv_refusal_message(available: float, needed: float, max_model_len: int, estimated_max_len: int) -> str:
+    """vLLM's message when one sequence of `max_model_len` needs more KV memory than is available, word for word as
+    v1/core/kv_cache_utils.py (commit bbf906a, `check_enough_kv_cache_memory`) formats it, GiB to two places."""
+    gib = 2**30
+    estimated = ("Based on the available memory, "
+                 f"the estimated maximum model length is {estimated_max_len}." if estimated_max_len > 0 else "")
+    return (f"To serve at least one request with the models's max seq len ({max_model_len}), "
+            f"({needed / gib:.2f} GiB KV cache is needed, which is larger than the available KV cache memory "
+            f"({available / gib:.2f} GiB). {estimated} Try increasing `gpu_memory_utilization` or decreasing "
+            f"`max_model_len` when initializing the engine.")

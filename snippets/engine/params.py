@@ -5,7 +5,8 @@ position) embeddings, attention (multi-head, grouped-query or multi-head latent,
 query and key norms and gpt-oss's per-head sinks), the MLP (gated SwiGLU with three matrices, or
 plain with two), mixture-of-experts layers (routed and shared experts, router, leading dense
 layers, Llama 4's interleaved dense layers), per-layer and final norms, and an untied LM head.
-The KV cache counts sliding-window layers (gpt-oss) at no more than their window.
+The KV cache counts sliding-window layers (gpt-oss) at no more than their window, and chunked-attention
+layers (Llama 4) at no more than their chunk.
 Pure functions of an architecture record (`snippets.engine.specs.Arch`, or the loader's
 `snippets.data.Architecture`, which has the same fields); counts are plain integers. Standard library only.
 """
@@ -140,22 +141,50 @@ def sliding_layers(arch: Architecture, first: int = 0, count: int | None = None)
     return 0
 
 
+def chunked_layers(arch: Architecture, first: int = 0, count: int | None = None) -> int:
+    """How many of the blocks `first` .. `first + count - 1` (all, by default) attend within chunks: with chunked
+    attention, every layer but each `global_layer_interval`-th (Llama 4: layers 3, 7, 11... are global)."""
+    n = arch.layers - first if count is None else count
+    every = arch.global_layer_interval
+    if arch.attention_chunk_size is None or every is None:
+        return 0
+    end = first + n
+    return n - (end // every - first // every)  # layers i in [first, end) with (i + 1) % every == 0 are global
+
+
+def layer_attention(arch: Architecture, layer: int) -> str:
+    """"full", "sliding" or "chunked": what block `layer` (0-based) attends to, and so what of a sequence it caches."""
+    if sliding_layers(arch, layer, 1):
+        return "sliding"
+    if chunked_layers(arch, layer, 1):
+        return "chunked"
+    return "full"
+
+
 def cached_layers(arch: Architecture, first: int, count: int, context_tokens: float | None) -> float:
     """Blocks `first` .. `first + count - 1`, counted as full-context layers: a sliding-window layer holds at
-    most `sliding_window` of the `context_tokens` tokens, so it counts min(window, context) / context.
-    Without `context_tokens` every layer counts whole (the cache at unbounded context is an upper bound)."""
-    window = arch.sliding_window
-    if context_tokens is None or window is None:
+    most `sliding_window` of the `context_tokens` tokens, a chunked-attention layer at most `attention_chunk_size`,
+    so each counts min(window, context) / context. Without `context_tokens` every layer counts whole (the cache at
+    unbounded context is an upper bound)."""
+    if context_tokens is None:
         return float(count)
     if context_tokens <= 0:
         raise ValueError("context_tokens must be positive")
-    slid = sliding_layers(arch, first, count)
-    return (count - slid) + slid * min(window, context_tokens) / context_tokens
+    out = float(count)
+    window, chunk = arch.sliding_window, arch.attention_chunk_size
+    if window is not None:
+        slid = sliding_layers(arch, first, count)
+        out -= slid * (1 - min(window, context_tokens) / context_tokens)
+    if chunk is not None:
+        chunked = chunked_layers(arch, first, count)
+        out -= chunked * (1 - min(chunk, context_tokens) / context_tokens)
+    return out
 
 
 def kv_elements_per_token(arch: Architecture, *, context_tokens: float | None = None) -> float:
     """Cached values per token over all layers, averaged over a context of `context_tokens` (sliding-window
-    layers hold only their window; without `context_tokens`, every layer holds every token).
+    layers hold only their window, chunked-attention layers their chunk; without `context_tokens`, every layer
+    holds every token).
 
     MHA/GQA: a key and a value per KV head per layer, 2 x layers x kv_heads x head_dim.
     MLA: one latent plus the shared rotary key per layer, layers x (kv_lora_rank + qk_rope_head_dim).

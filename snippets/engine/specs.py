@@ -10,7 +10,7 @@ FLOP/s dense.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
@@ -100,6 +100,10 @@ class ArchLike(Protocol):
     @property
     def sliding_window_layers(self) -> str | None: ...
     @property
+    def attention_chunk_size(self) -> int | None: ...
+    @property
+    def global_layer_interval(self) -> int | None: ...
+    @property
     def mla(self) -> MLALike | None: ...
     @property
     def moe(self) -> MoELike | None: ...
@@ -145,6 +149,10 @@ class Arch:
     attention_sinks: bool = False
     sliding_window: int | None = None
     sliding_window_layers: str | None = None
+    attention_chunk_size: int | None = None
+    """Tokens of a chunk a chunked-attention layer attends within (Llama 4: 8,192); None without chunked attention."""
+    global_layer_interval: int | None = None
+    """With chunked attention: every n-th layer (n-1, 2n-1, ... 0-based) attends globally, the others in chunks."""
     mla: MLA | None = None
     moe: MoE | None = None
 
@@ -177,6 +185,19 @@ class ModelSpec:
     """The size in the model's name (405B): the source's rounded arithmetic uses it; sizing never does."""
     stated_params: float
     arch: Arch
+    dtype: str | None = None
+    """Precision id of config.json's torch_dtype: what vLLM computes activations in (--dtype auto) and stores the KV
+    cache in (--kv-cache-dtype auto); None where no checkpoint is published."""
+    checkpoint_precision: str | None = None
+    """Precision id of the weights of the developer's main checkpoint: the model "as shipped"."""
+    other_checkpoint_precisions: tuple[str, ...] = ()
+    """Precision ids of further checkpoints the developer released (Qwen3's block-FP8)."""
+
+    @property
+    def shipped_precisions(self) -> tuple[str, ...]:
+        """Every precision the developer released the weights in, the main checkpoint first."""
+        main = () if self.checkpoint_precision is None else (self.checkpoint_precision,)
+        return main + self.other_checkpoint_precisions
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +248,9 @@ class PrecisionSpec:
     tensor_format: str
     keeps_16bit: frozenset[str]
     """Tensors its checkpoints keep at 16 bit: embeddings, lm_head."""
+    weight_block: tuple[int, int] | None = None
+    """Block-quantized weights: one scale per (output rows, input columns) block, as vLLM's weight_block_size
+    [block_n, block_k]; every TP shard of a weight must then be a multiple of the block (128 x 128)."""
 
     @property
     def bytes_per_param(self) -> float:
@@ -235,12 +259,54 @@ class PrecisionSpec:
 
 @dataclass(frozen=True, slots=True)
 class MemoryPolicySpec:
+    """How the serving engine budgets one GPU (vLLM: `data/policies.yaml`, `vllm-default`)."""
+
     id: str
     name: str
     utilization: float
-    activation_bytes: float
-    non_torch_bytes: float
+    """Share of the reported total the engine's pool takes (--gpu-memory-utilization)."""
+    max_num_seqs: int
+    """Sequences one engine (one DP rank) runs at once at most. The record in the catalog holds vLLM's default for a
+    device of no special class; `setting` resolves it for the setting's chip (`for_chip`), so a deployment's
+    `setting.memory_policy.max_num_seqs` is what vLLM would use there."""
+    max_num_batched_tokens: int
+    """Tokens one step processes at most (the profiling run's dummy batch); resolved per chip like `max_num_seqs`."""
+    sampler_bytes_per_logit: float
+    """Bytes the profiling run's sampler holds per logit of its batch (one row per dummy request x vocabulary)."""
+    non_torch_by_tp: tuple[tuple[int, float], ...]
+    """(TP degree, bytes outside PyTorch per GPU), smallest degree first."""
+    cuda_graph_bytes: float
+    cuda_graphs_in_pool: bool
+    """False: CUDA graphs are captured after the KV cache is allocated, from the memory outside the pool."""
     kv_block_tokens: int
+    hybrid_kv_cache: bool
+    """Sliding-window and chunked-attention layers hold their window (chunk) plus one step; False: full attention."""
+    large_device_bytes: float | None = None
+    """Reported total from which a device takes the large defaults (vLLM: 70 GiB), None if the engine has none."""
+    large_max_num_seqs: int | None = None
+    large_max_num_batched_tokens: int | None = None
+    large_device_excludes: frozenset[str] = frozenset()
+    """Chip ids that keep the general defaults whatever they report (vLLM: A100s)."""
+
+    def is_large(self, chip: ChipSpec) -> bool:
+        """Whether vLLM gives `chip` its large-device defaults (reported total at least the threshold, not excluded)."""
+        return (self.large_device_bytes is not None and chip.capacity_bytes >= self.large_device_bytes
+                and chip.id not in self.large_device_excludes)
+
+    def for_chip(self, chip: ChipSpec) -> MemoryPolicySpec:
+        """This policy with `max_num_seqs` and `max_num_batched_tokens` as vLLM sets them on `chip`."""
+        if not self.is_large(chip) or self.large_max_num_seqs is None or self.large_max_num_batched_tokens is None:
+            return self
+        return replace(self, max_num_seqs=self.large_max_num_seqs,
+                       max_num_batched_tokens=self.large_max_num_batched_tokens)
+
+    def non_torch_bytes(self, tp: int) -> float:
+        """Memory outside PyTorch per GPU at TP degree `tp`: the figure of the largest measured degree not above it."""
+        out = self.non_torch_by_tp[0][1]
+        for degree, nbytes in self.non_torch_by_tp:
+            if degree <= tp:
+                out = nbytes
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,19 +392,27 @@ class EngineCatalog:
     def from_export(cls, d: Mapping[str, Any]) -> EngineCatalog:
         """Records from `snippets.data.export.export`'s mapping (or the same mapping read back from JSON)."""
         models = {k: ModelSpec(id=k, name=v["name"], nominal_params=v["nominal_params"],
-                               stated_params=v["stated_params"], arch=Arch.from_dict(v["arch"]))
+                               stated_params=v["stated_params"], arch=Arch.from_dict(v["arch"]),
+                               dtype=v.get("dtype"), checkpoint_precision=v.get("checkpoint_precision"),
+                               other_checkpoint_precisions=tuple(v.get("other_checkpoint_precisions", ())))
                   for k, v in d["models"].items()}
         chips = {k: _make(ChipSpec, k, {**v, "dense_flops": MappingProxyType(dict(v["dense_flops"])),
                                         "dense_derived": frozenset(v["dense_derived"])})
                  for k, v in d["chips"].items()}
-        precisions = {k: _make(PrecisionSpec, k, {**v, "keeps_16bit": frozenset(v["keeps_16bit"])})
+        precisions = {k: _make(PrecisionSpec, k, {**v, "keeps_16bit": frozenset(v["keeps_16bit"]),
+                                                  "weight_block": None if v.get("weight_block") is None
+                                                  else tuple(v["weight_block"])})
                       for k, v in d["precisions"].items()}
+        memory = {k: _make(MemoryPolicySpec, k, {
+            **v, "non_torch_by_tp": tuple((int(t), float(b)) for t, b in v["non_torch_by_tp"]),
+            "large_device_excludes": frozenset(v.get("large_device_excludes", ()))})
+            for k, v in d["memory_policies"].items()}
         return cls(
             models=MappingProxyType(models),
             chips=MappingProxyType(chips),
             nodes=_records(NodeSpec, d["nodes"]),
             precisions=MappingProxyType(precisions),
-            memory_policies=_records(MemoryPolicySpec, d["memory_policies"]),
+            memory_policies=MappingProxyType(memory),
             layout_policies=_records(LayoutPolicySpec, d["layout_policies"]),
             scenarios=_records(ScenarioSpec, d["scenarios"]),
             time_models=_records(TimeModelSpec, d["time_models"]),

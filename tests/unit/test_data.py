@@ -154,7 +154,8 @@ def test_reference_entries_present(catalog) -> None:
     assert {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-2-70b", "mixtral-8x7b", "deepseek-v3",
             "qwen2.5-72b", "gpt-3-175b", "llama-4-scout", "llama-4-maverick", "deepseek-r1", "qwen3-235b-a22b",
             "qwen3-32b", "gpt-oss-120b", "gpt-oss-20b"} <= set(catalog.models)
-    assert catalog.models["deepseek-r1"].checkpoint_precision == "fp8"
+    assert catalog.models["deepseek-r1"].checkpoint_precision == "fp8-block"
+    assert catalog.precisions["fp8-block"].weight_block is not None
     assert catalog.models["gpt-oss-120b"].checkpoint_precision == "mxfp4"
     assert catalog.models["llama-4-maverick"].other_checkpoint_precisions == ("fp8",)
     priced = {p.accelerator for p in catalog.prices.values()}

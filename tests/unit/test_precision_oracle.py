@@ -29,6 +29,7 @@ DTYPES: dict[str, Any] = {
     "bf16": ml_dtypes.bfloat16,
     "fp16": np.float16,
     "fp8-e4m3": ml_dtypes.float8_e4m3fn,
+    "fp8-block": ml_dtypes.float8_e4m3fn,   # E4M3 elements, one FP32 scale per 128 x 128 block
     "fp8-e5m2": ml_dtypes.float8_e5m2,
     "mxfp4": ml_dtypes.float4_e2m1fn,   # the element of MXFP4 and NVFP4
     "nvfp4": ml_dtypes.float4_e2m1fn,
@@ -36,6 +37,7 @@ DTYPES: dict[str, Any] = {
 """Every precision in data/ with a float layout, and the type that implements its element."""
 
 SCALES: dict[str, Any] = {
+    "FP32": np.float32,
     "FP16": np.float16,
     "E8M0": ml_dtypes.float8_e8m0fnu,
     "E4M3": ml_dtypes.float8_e4m3fn,
@@ -48,6 +50,10 @@ UINT = {4: np.uint8, 8: np.uint8, 16: np.uint16, 32: np.uint32}
 def oracle(dtype: Any) -> Any:
     """numpy.finfo for numpy's own floats, ml_dtypes.finfo for the others."""
     return np.finfo(dtype) if dtype in (np.float16, np.float32) else ml_dtypes.finfo(dtype)
+
+
+def _bits(dtype: Any) -> int:
+    return int(oracle(dtype).bits)
 
 
 def test_every_float_layout_has_an_oracle(catalog: Catalog) -> None:
@@ -130,7 +136,7 @@ def test_scale_formats_match(catalog: Catalog) -> None:
         if bs is None or bs.scale_format is None:
             continue
         t = SCALES[bs.scale_format]
-        assert bs.scale_width.value == ml_dtypes.finfo(t).bits, f"{pid}: {bs.scale_format} scale"
+        assert bs.scale_width.value == _bits(t), f"{pid}: {bs.scale_format} scale"
     # E8M0 is a pure power of two: no mantissa, so every scale is 2^k (MX spec)
     e8m0 = ml_dtypes.finfo(ml_dtypes.float8_e8m0fnu)
     assert (e8m0.nexp, e8m0.nmant) == (8, 0)

@@ -1,0 +1,318 @@
+"""Memory as vLLM budgets it, against hand-worked cases and the start-up logs the data cites.
+
+vLLM (v1 gpu_worker.determine_available_memory): pool = reported total x gpu_memory_utilization; available KV
+memory = pool - weights - activation peak - memory outside PyTorch. The activation peak is the larger of a dummy
+forward pass of max_num_batched_tokens tokens and the sampler over one logit row per dummy request
+(min(max_num_seqs, max_num_batched_tokens) rows x vocabulary x bytes per logit). It refuses to start when the
+available memory is not positive, or cannot hold one sequence of max_model_len tokens
+(v1/core/kv_cache_utils.check_enough_kv_cache_memory).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from snippets.data import load
+from snippets.data.export import engine_catalog
+from snippets.engine import Layout, RefusedLayout, deploy, setting
+from snippets.engine.deployment import KVCacheRefused, as_shipped, auto_kv_precision
+from snippets.engine.layout import block_quant_problem, layout_problems
+from snippets.engine.memory import (
+    activation_peak,
+    estimated_max_model_len,
+    forward_peak_bytes,
+    kv_bytes_per_sequence,
+    kv_bytes_per_token_per_gpu,
+    sampler_peak_bytes,
+    stage_weights,
+)
+from snippets.engine.params import cached_layers, chunked_layers, layer_attention
+from snippets.engine.specs import EngineCatalog
+
+GiB = 2**30
+H100_CUDA_TOTAL = 79.22 * GiB
+"""What torch.cuda.mem_get_info reports on an H100 SXM (vLLM's log in vllm-project/vllm#10511)."""
+
+
+@pytest.fixture(scope="module")
+def eng() -> EngineCatalog:
+    return engine_catalog(load())
+
+
+def with_h100_total(eng: EngineCatalog, total: float) -> EngineCatalog:
+    chips = dict(eng.chips)
+    chips["h100-sxm"] = replace(chips["h100-sxm"], capacity_bytes=total, capacity_reported=True)
+    return replace(eng, chips=chips)
+
+
+# ----------------------------------------------------------------------------------------- the policy's figures
+
+
+def test_serve_defaults_follow_the_device_as_arg_utils_sets_them(eng):
+    # vllm serve: 1024 sequences and 8,192 batched tokens on a device of 70 GiB or more that is not an A100,
+    # 256 and 2,048 elsewhere
+    pol = eng.memory_policies["vllm-default"]
+    for chip, seqs, tokens in (("h100-sxm", 1024, 8192), ("h200-sxm", 1024, 8192), ("b200", 1024, 8192),
+                               ("mi300x", 1024, 8192), ("a100-80gb-sxm", 256, 2048), ("a100-40gb-sxm", 256, 2048),
+                               ("l40s", 256, 2048), ("l4", 256, 2048)):
+        p = pol.for_chip(eng.chips[chip])
+        assert (p.max_num_seqs, p.max_num_batched_tokens) == (seqs, tokens), chip
+    # the A100 80GB reports 80 GiB, above the threshold: it keeps the small defaults by name, as vLLM's check does
+    assert eng.chips["a100-80gb-sxm"].capacity_bytes >= 70 * GiB
+
+
+def test_memory_outside_pytorch_by_tp_degree(eng):
+    # vllm#10511: 1.79 GiB at TP1, 3.58 GiB at TP2; vllm#10702: 5.68 GiB at TP8 (the largest worker);
+    # an unmeasured degree takes the figure of the largest measured degree below it
+    pol = eng.memory_policies["vllm-default"]
+    assert pol.non_torch_bytes(1) == pytest.approx(1.79 * GiB)
+    assert pol.non_torch_bytes(2) == pytest.approx(3.58 * GiB)
+    assert pol.non_torch_bytes(4) == pytest.approx(3.58 * GiB)
+    assert pol.non_torch_bytes(8) == pytest.approx(5.68 * GiB)
+    assert pol.non_torch_bytes(16) == pytest.approx(5.68 * GiB)
+
+
+# ----------------------------------------------------------------------------------------- the activation peak
+
+
+def test_forward_peak_worked_by_hand(eng):
+    # Llama 3.1 70B at TP2, 8,192 tokens in BF16: residual, input and output (3 x 8,192 hidden) plus the gated
+    # MLP's gate-and-up output and product (3 x 28,672 / 2) = 67,584 values a token, 2 bytes each
+    arch = eng.models["llama-3.1-70b"].arch
+    assert forward_peak_bytes(arch, Layout(2), 8192, 2.0) == 8192 * 2 * (3 * 8192 + 3 * 28672 // 2)
+    assert forward_peak_bytes(arch, Layout(2), 8192, 2.0) / GiB == pytest.approx(1.031, abs=1e-3)
+
+
+def test_activation_peak_against_vllm_10511(eng):
+    # Meta-Llama-3-8B, vLLM 0.6.5 on an H100: max_num_batched_tokens 8,192, max_num_seqs 256; the log shows
+    # "PyTorch activation peak memory 1.26GiB" at TP1 and at TP2. The sampler (256 rows x 128,256 logits x 41.3
+    # bytes) sets the peak at both; the forward pass alone would be 0.84 GiB at TP1 and halve its MLP at TP2.
+    pol = replace(eng.memory_policies["vllm-default"], max_num_seqs=256, max_num_batched_tokens=8192)
+    arch = eng.models["llama-3.1-8b"].arch  # Llama 3 8B's architecture
+    for tp in (1, 2):
+        assert activation_peak(arch, Layout(tp), pol, 2.0) / GiB == pytest.approx(1.26, abs=0.005), tp
+    assert forward_peak_bytes(arch, Layout(1), 8192, 2.0) / GiB == pytest.approx(0.84, abs=0.005)
+    assert forward_peak_bytes(arch, Layout(2), 8192, 2.0) < forward_peak_bytes(arch, Layout(1), 8192, 2.0)
+    # the engine's weights per GPU are the log's: 14.96 and 7.48 GiB
+    assert stage_weights(arch, eng.precisions["bf16"], Layout(1))[0].total / GiB == pytest.approx(14.96, abs=0.005)
+    assert stage_weights(arch, eng.precisions["bf16"], Layout(2))[0].total / GiB == pytest.approx(7.48, abs=0.005)
+
+
+def test_kv_memory_against_vllm_21348(eng):
+    # A test row, not fitted: Qwen3-235B-A22B-FP8 on 4 x H100 at TP4, vllm serve defaults (1,024 sequences),
+    # logged "Available KV cache memory: 8.11 GiB" of the 71.30 GiB pool. The engine: weights 55.11 GiB, the
+    # sampler's 1,024 rows x 151,936 logits x 41.3 bytes = 5.99 GiB, 3.58 GiB outside PyTorch (TP2's figure):
+    # 6.62 GiB, 18 % under the log.
+    e = with_h100_total(eng, H100_CUDA_TOTAL)
+    st = setting(e, "qwen3-235b-a22b", "fp8-block", "reference", accelerator="h100-sxm")
+    m = st.memory(Layout(4), 1)
+    assert m.weights / GiB == pytest.approx(55.1, abs=0.1)
+    assert m.activations / GiB == pytest.approx(5.99, abs=0.01)
+    assert m.kv_room / GiB == pytest.approx(6.62, abs=0.02)
+    assert (m.kv_room / GiB - 8.11) / 8.11 == pytest.approx(-0.18, abs=0.01)
+
+
+def test_the_sampler_runs_on_the_last_pipeline_stage_only(eng):
+    st = setting(eng, "llama-3.1-405b", "bf16", "reference", accelerator="h100-sxm")
+    first, last = st.stages(Layout(8, 2))
+    fwd = forward_peak_bytes(st.model.arch, Layout(8, 2), 8192, 2.0)
+    assert first.activations == fwd
+    assert last.activations == max(fwd, sampler_peak_bytes(st.model.arch, st.memory_policy))
+    assert last.activations > first.activations
+
+
+# ----------------------------------------------------------------------------------------- the flagship refused
+
+
+def test_flagship_refused_once_the_h100_total_is_the_runtimes(eng):
+    # Llama 3.1 70B BF16 on 2 x H100 at TP2, one sequence of 8,192 tokens, 256 sequences (vLLM's default before
+    # the large-device defaults, and --max-num-seqs 256): pool 0.9 x 79.22 = 71.30 GiB; weights 65.71, activation
+    # peak 1.26, outside PyTorch 3.58 leave 0.75 GiB; one sequence needs 80 layers x 2 x 4 KV heads x 128 x 2 bytes
+    # x 8,192 = 1.25 GiB. 0.75 GiB holds 305 blocks of 16 tokens: vLLM estimates 4,880 tokens.
+    e = with_h100_total(eng, H100_CUDA_TOTAL)
+    st = setting(e, "llama-3.1-70b", "bf16", "reference", max_num_seqs=256)
+    with pytest.raises(KVCacheRefused) as exc:
+        deploy(st, Layout(2))
+    r = exc.value
+    assert r.available / GiB == pytest.approx(0.75, abs=0.005)
+    assert r.needed == 80 * 2 * 4 * 128 * 2 * 8192
+    assert r.estimated_max_len == 4880
+    assert r.vllm_message == (
+        "To serve at least one request with the models's max seq len (8192), (1.25 GiB KV cache is needed, which is "
+        "larger than the available KV cache memory (0.75 GiB). Based on the available memory, the estimated maximum "
+        "model length is 4880. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+        "initializing the engine.")
+    assert isinstance(r, RefusedLayout) and r.vllm_message in str(r)
+
+
+def test_flagship_at_vllm_serve_defaults_has_no_kv_memory(eng):
+    # With vllm serve's H100 default of 1,024 sequences the sampler's peak is 1,024 x 128,256 x 41.3 bytes =
+    # 5.05 GiB: 71.30 - 65.71 - 5.05 - 3.58 = -3.04 GiB, and vLLM stops before it sizes a sequence.
+    for e, room in ((with_h100_total(eng, H100_CUDA_TOTAL), -3.04), (eng, -2.66)):  # 79.22 GiB, and data as it is
+        st = setting(e, "llama-3.1-70b", "bf16", "reference")
+        with pytest.raises(KVCacheRefused) as exc:
+            deploy(st, Layout(2))
+        assert exc.value.available / GiB == pytest.approx(room, abs=0.005)
+        assert exc.value.vllm_message == ("No available memory for the cache blocks. Try increasing "
+                                          "`gpu_memory_utilization` when initializing the engine.")
+        assert deploy(st).layout == Layout(4)  # the smallest layout it accepts
+
+
+def test_flagship_with_data_as_it_stands(eng):
+    # nvidia-smi's 81,559 MiB (79.65 GiB) as the total: at 256 sequences 1.13 GiB is left, still short of 1.25
+    st = setting(eng, "llama-3.1-70b", "bf16", "reference", max_num_seqs=256)
+    with pytest.raises(KVCacheRefused) as exc:
+        deploy(st, Layout(2))
+    assert exc.value.available / GiB == pytest.approx(1.13, abs=0.005)
+    assert "(1.25 GiB KV cache is needed" in exc.value.vllm_message
+
+
+def test_estimated_max_model_len_bisects_whole_blocks(eng):
+    st = setting(eng, "llama-3.1-70b", "bf16", "reference")
+    arch, pol = st.model.arch, st.memory_policy
+    per_block = 16 * kv_bytes_per_token_per_gpu(arch, 80, 2, 2.0)
+    assert estimated_max_model_len(arch, 0, 80, 2, 2.0, 305.5 * per_block, 8192, pol) == 305 * 16
+    assert estimated_max_model_len(arch, 0, 80, 2, 2.0, 0.5 * per_block, 8192, pol) == 0
+    assert estimated_max_model_len(arch, 0, 80, 2, 2.0, 10_000 * per_block, 8192, pol) == 8192
+
+
+def test_cuda_graphs_come_out_of_the_headroom(eng):
+    st = setting(eng, "llama-3.1-8b", "bf16", "reference")
+    m = st.memory(Layout(1))
+    assert not m.cuda_graphs_in_pool
+    assert m.cuda_graphs == pytest.approx(0.21 * GiB)
+    assert m.headroom == pytest.approx(m.capacity - m.pool - 0.21 * GiB)
+    assert m.kv_room == pytest.approx(m.pool - m.weights - m.activations - m.non_torch)
+
+
+# ----------------------------------------------------------------------------------------- sequences in flight
+
+
+def test_max_concurrency_is_the_kv_pool_capped_at_max_num_seqs(eng):
+    # Llama 3.1 8B BF16 on one H100 at 128 tokens: 0.9 x 79.647 - 14.958 - 5.051 - 1.79 = 49.884 GiB of KV room,
+    # 16 MiB a sequence (32 layers x 2 x 8 x 128 x 2 bytes x 128): 3,192.6, so 3,192 sequences, capped at 1,024
+    st = setting(eng, "llama-3.1-8b", "bf16", "reference", context_tokens=128)
+    d = deploy(st, Layout(1))
+    assert d.memory.kv_room / GiB == pytest.approx(49.884, abs=0.001)
+    assert d.kv_sequences(128) == 3192
+    assert d.max_num_seqs == 1024
+    assert d.max_concurrency == 1024
+    # an A100 80GB keeps 256: the cost tables' largest batches stop there
+    d = deploy(setting(eng, "llama-3.1-8b", "bf16", "reference", context_tokens=128, accelerator="a100-80gb-sxm"),
+               Layout(1))
+    assert d.max_concurrency == 256 < d.kv_sequences(128)
+    # at 8,192 tokens the KV pool binds: 49.89 GiB / 1 GiB a sequence
+    d = deploy(setting(eng, "llama-3.1-8b", "bf16", "reference"), Layout(1))
+    assert d.max_concurrency == d.kv_sequences(8192) == 49
+
+
+def test_kv_sequences_counts_every_dp_rank(eng):
+    st = setting(eng, "deepseek-v3", "fp8-block", "reference", accelerator="h200-sxm")
+    d = deploy(st, Layout(8))
+    dp = deploy(st, Layout(1, 1, 8, 8))
+    assert dp.max_num_seqs == 8 * 1024
+    assert dp.kv_sequences(8192) % 8 == 0
+    assert d.kv_sequences(8192) > 0
+
+
+# ----------------------------------------------------------------------------------------- chunked attention
+
+
+def test_llama4_layers_three_in_four_attend_in_chunks(eng):
+    arch = eng.models["llama-4-scout"].arch
+    assert [layer_attention(arch, i) for i in range(8)] == ["chunked"] * 3 + ["full"] + ["chunked"] * 3 + ["full"]
+    assert chunked_layers(arch) == 36
+    assert chunked_layers(arch, 4, 10) == 8  # layers 4..13: 7 and 11 are global
+
+
+@pytest.mark.parametrize(("context", "full_equivalent"), [
+    (8192, 48.0),                      # a chunk holds the whole context: every layer caches it all
+    (131072, 12 + 36 * 8192 / 131072),  # 12 global layers + 36 x one chunk = 14.25 layers' worth
+    (1048576, 12 + 36 * 8192 / 1048576),  # 12.28: the cache is 3.9 x smaller than 48 full layers
+])
+def test_chunked_attention_kv_read_at_decode(eng, context, full_equivalent):
+    arch = eng.models["llama-4-scout"].arch
+    assert cached_layers(arch, 0, 48, context) == pytest.approx(full_equivalent)
+    per_layer = 2 * 8 * 128 * 2  # a key and a value of 8 KV heads of 128, BF16, TP1
+    assert kv_bytes_per_token_per_gpu(arch, 48, 1, 2.0, context_tokens=context) == pytest.approx(
+        full_equivalent * per_layer)
+
+
+@pytest.mark.parametrize(("context", "chunked_tokens"), [
+    (8192, 8192),        # min(8,192 + 8,192, 8,192): the whole sequence
+    (131072, 16384),     # a chunk plus one step of 8,192 batched tokens
+    (1048576, 16384),
+])
+def test_chunked_attention_kv_vllm_reserves(eng, context, chunked_tokens):
+    # vLLM's ChunkedLocalAttentionSpec: cdiv(min(chunk + max_num_batched_tokens, max_model_len), 16) blocks;
+    # the 12 global layers hold every token. TP4: 2 KV heads a GPU, 2 x 2 x 128 x 2 = 1,024 bytes a layer-token.
+    st = setting(eng, "llama-4-scout", "bf16", "reference", accelerator="h100-sxm")
+    pol = st.memory_policy
+    assert pol.max_num_batched_tokens == 8192 and pol.hybrid_kv_cache
+    got = kv_bytes_per_sequence(st.model.arch, 0, 48, 4, 2.0, context, pol)
+    assert got == (36 * chunked_tokens + 12 * context) * 1024
+    full = kv_bytes_per_sequence(st.model.arch, 0, 48, 4, 2.0, context, replace(pol, hybrid_kv_cache=False))
+    assert full == 48 * context * 1024
+
+
+# ----------------------------------------------------------------------------------------- block quantization
+
+
+def test_qwen3_fp8_at_tp8_is_refused_with_vllms_message(eng):
+    arch, fp8b = eng.models["qwen3-235b-a22b"].arch, eng.precisions["fp8-block"]
+    problem = block_quant_problem(arch, Layout(8), fp8b)
+    assert problem is not None
+    assert problem.endswith("vLLM: The output_size of gate's and up's weight = 192 is not divisible by weight "
+                            "quantization block_n = 128.")
+    assert block_quant_problem(arch, Layout(4), fp8b) is None           # 1,536 / 4 = 384 = 3 x 128
+    assert block_quant_problem(arch, Layout(8, ep=8), fp8b) is None     # expert parallelism keeps experts whole
+    assert block_quant_problem(arch, Layout(8), eng.precisions["fp8"]) is None  # per-channel FP8: no blocks
+    st = setting(eng, "qwen3-235b-a22b", "fp8-block", "reference")
+    with pytest.raises(RefusedLayout, match="= 192 is not divisible"):
+        deploy(st, Layout(8))
+
+
+def test_deepseek_block_fp8_splits(eng):
+    arch, fp8b = eng.models["deepseek-v3"].arch, eng.precisions["fp8-block"]
+    assert layout_problems(arch, Layout(8), fp8b) == []     # experts 2,048 / 8 = 256
+    assert layout_problems(arch, Layout(16), fp8b) == []    # 128
+    # TP32: the experts would be 64 wide, but vLLM stops earlier, at layer 0's dense MLP: 18,432 / 32 = 576
+    (msg,) = layout_problems(arch, Layout(32), fp8b)
+    assert msg.endswith("vLLM: Weight output_partition_size = 576 is not divisible by weight quantization "
+                        "block_n = 128.")
+
+
+def test_the_policy_skips_refused_tp_degrees(eng):
+    # on L40S nodes Qwen3-235B FP8 needs more than four GPUs' memory; TP8 is refused, so the policy keeps TP4 and
+    # adds pipeline stages
+    st = setting(eng, "qwen3-235b-a22b", "fp8-block", "reference", accelerator="l40s")
+    d = deploy(st)
+    assert d.layout.tp != 8 and not layout_problems(st.model.arch, d.layout, st.precision)
+
+
+# ----------------------------------------------------------------------------------------- precisions as shipped
+
+
+def test_kv_precision_defaults_to_the_checkpoints_dtype(eng):
+    # --kv-cache-dtype auto: the model's dtype (config.json's torch_dtype), also for FP8 and MXFP4 checkpoints
+    assert auto_kv_precision(eng, "llama-3.1-70b", "reference") == "bf16"
+    assert auto_kv_precision(eng, "llama-2-70b", "reference") == "fp16"
+    assert auto_kv_precision(eng, "gpt-oss-120b", "reference") == "bf16"
+    assert auto_kv_precision(eng, "deepseek-r1", "reference") == "bf16"
+    assert auto_kv_precision(eng, "gpt-3-175b", "reference") == eng.scenarios["reference"].kv_precision
+    st = setting(eng, "llama-3.1-70b", "fp8", "reference")
+    assert st.kv_precision.id == "bf16"
+    fp8kv = setting(eng, "llama-3.1-70b", "fp8", "reference", kv_precision="fp8")
+    assert fp8kv.memory(Layout(2)).kv_per_sequence == st.memory(Layout(2)).kv_per_sequence / 2
+
+
+def test_precision_as_shipped(eng):
+    assert as_shipped(eng, "qwen3-235b-a22b", "fp8") == "fp8-block"
+    assert as_shipped(eng, "deepseek-v3", "fp8") == "fp8-block"
+    assert as_shipped(eng, "llama-3.1-70b", "fp8") == "fp8"
+    assert as_shipped(eng, "llama-4-maverick", "fp8") == "fp8"
+    assert as_shipped(eng, "qwen3-235b-a22b", "bf16") == "bf16"
+    assert eng.models["gpt-oss-120b"].shipped_precisions == ("mxfp4",)
+    assert eng.models["gpt-3-175b"].shipped_precisions == ()
