@@ -642,8 +642,9 @@ class MemoryPolicy(_Strict):
     and their float32 copy, sorted values and indices, probabilities."""
     sampler_bytes_range: tuple[PositiveFloat, PositiveFloat]
     non_torch_by_tp: tuple[NonTorchAtTP, ...]
-    """Memory outside PyTorch per GPU (CUDA context, NCCL and custom all-reduce buffers), by TP degree. A degree
-    between two measured ones takes the figure of the largest measured degree below it."""
+    """Memory outside PyTorch per GPU (CUDA context, NCCL and custom all-reduce buffers), by TP degree (a layout
+    with pipeline stages reads it at TP x PP). A degree between two measured ones takes the figure of the largest
+    measured degree below it."""
     non_torch_range: tuple[PositiveFloat, PositiveFloat]
     """Low and high of the figures the sources show, in GiB."""
     cuda_graphs: RuntimeBytes

@@ -276,7 +276,7 @@ class GpuMemory:
     activations: float
     """The activation peak of vLLM's profiling run (`activation_peak`)."""
     non_torch: float
-    """Memory outside PyTorch's allocator at the layout's TP degree."""
+    """Memory outside PyTorch's allocator at the layout's TP degree (TP x PP where the layout has stages)."""
     cuda_graphs: float
     cuda_graphs_in_pool: bool
     kv_cache: float
@@ -348,7 +348,7 @@ def stage_memories(
     stages = stage_weights(arch, precision, layout)
     per_rank_seqs = math.ceil(sequences / layout.dp)
     pool = capacity * policy.utilization
-    non_torch = policy.non_torch_bytes(layout.tp)
+    non_torch = policy.non_torch_bytes(layout.tp * layout.pp)  # NCCL sets up the pipeline group's buffers too
     out = []
     for i, st in enumerate(stages):
         per_seq = kv_bytes_per_sequence(arch, st.first_layer, st.layers, layout.tp, kv_precision.bytes_per_param,

@@ -166,12 +166,12 @@ def cached_layers(arch: Architecture, first: int, count: int, context_tokens: fl
     most `sliding_window` of the `context_tokens` tokens, a chunked-attention layer at most `attention_chunk_size`,
     so each counts min(window, context) / context. Without `context_tokens` every layer counts whole (the cache at
     unbounded context is an upper bound)."""
-    if context_tokens is None:
+    window, chunk = arch.sliding_window, arch.attention_chunk_size
+    if context_tokens is None or (window is None and chunk is None):
         return float(count)
     if context_tokens <= 0:
         raise ValueError("context_tokens must be positive")
     out = float(count)
-    window, chunk = arch.sliding_window, arch.attention_chunk_size
     if window is not None:
         slid = sliding_layers(arch, first, count)
         out -= slid * (1 - min(window, context_tokens) / context_tokens)

@@ -35,7 +35,8 @@ FIT_ROWS = ("fp32", "bf16", "fp8", "int8", "int4")
 """Rows of the what-fits table (BF16 and FP16 store the same bytes; BF16 is what Llama ships in)."""
 WORKED = ("llama-3.1-70b", "bf16")
 LEANER = ("llama-3.1-70b", "fp8")
-"""The worked model with half the weight bytes, on the same GPUs: the cost lens's second lever."""
+"""The worked model with half the weight bytes, on the same GPUs (the worked deployment's layout): the cost lens's
+second lever."""
 TP_ONLY = ("llama-3.1-405b", "fp8")
 PIPELINED = ("llama-3.1-405b", "bf16")
 ONE_CARD = ("llama-3.1-8b", "fp8")
@@ -183,7 +184,8 @@ def batch_rows(d: Deployment) -> list[int]:
 
 def batch_table(cat: Catalog) -> str:
     """The leaner deployment at growing batch: bytes per step, ceilings, tokens per GPU-hour and per dollar."""
-    d = reference(cat).deployment(*LEANER)
+    r = reference(cat)
+    d = r.deployment(*LEANER, layout=r.deployment(*WORKED).layout)
     cost = d.cost_per_replica_hour
     rows: list[list[fmt.Cell]] = []
     for b in batch_rows(d):
@@ -215,12 +217,13 @@ def worked_example(cat: Catalog) -> str:
         f"{h(w.bytes_per_param, 'worked.bytes_per_param')} bytes = {h(w.weight, 'worked.weight')}.",
         f"2. **The pool.** vLLM may use {h(ns.utilization, 'worked.utilization')} of the "
         f"{h(ns.gpu_reported, 'worked.gpu_reported')} an {e(ns.gpu_name)} reports: "
-        f"{h(ns.pool, 'worked.pool')} per GPU for the weights, the activations "
+        f"{h(ns.pool, 'worked.pool')} per GPU for the weights, the activation peak of its profiling run "
         f"({h(ns.activations, 'worked.activations')}), the memory outside PyTorch "
-        f"({h(ns.non_torch, 'worked.non_torch')}) and the KV cache.",
-        f"3. **Where it lives.** The weights alone exceed one pool, so the engine's policy picks "
-        f"**{w.layout}**: {h(w.gpus, 'worked.gpus')} GPUs holding "
-        f"{h(w.weights_gpu_gib, 'worked.weights_gpu_gib')} of weights each.",
+        f"({h(ns.non_torch, 'worked.non_torch')} at {e(w.layout)}) and the KV cache.",
+        f"3. **Where it lives.** The weights alone exceed one pool. {ns._tight_words} The engine's policy therefore "
+        f"picks **{w.layout}**, the smallest layout vLLM accepts: {h(w.gpus, 'worked.gpus')} GPUs holding "
+        f"{h(w.weights_gpu_gib, 'worked.weights_gpu_gib')} of weights each, with "
+        f"{h(ns.w_room, 'worked.w_room')} of each pool left for the KV cache.",
         f"4. **KV cache per token.** {h(ns.kv_tensors, 'worked.kv_tensors')} tensors (K and V) × "
         f"{h(w.layers, 'worked.layers')} layers × {h(w.kv_heads, 'worked.kv_heads')} KV heads × "
         f"{h(w.head_dim, 'worked.head_dim')} × {h(w.kv_bytes, 'worked.kv_bytes')} bytes = "
@@ -308,6 +311,8 @@ def one_card_quiz(r: Reference, chip: ChipSpec) -> dict[str, Any]:
     ridge = chip.dense_flops[fmt_id] / chip.hbm_bytes_per_s
     return {
         "q1": Shown(d),
+        "q1_activations": fmt.nbytes(m.activations, "GiB", 2),
+        "q1_non_torch": fmt.nbytes(m.non_torch, "GiB", 2),
         "q1_room": fmt.nbytes(m.kv_room, "GiB", 1),
         "q1_kv_seq": fmt.nbytes(m.kv_per_sequence, "GiB", 2),
         "q1_step": fmt.nbytes(d.decode_step_bytes(n), "GB", 1),
@@ -358,6 +363,59 @@ def serving_quiz(r: Reference) -> dict[str, Any]:
     }
 
 
+def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:
+    """The worked model on the fewest GPUs whose pools hold its weights (TP only, one node), and what vLLM does
+    there: the engine's refusal (`Setting.kv_refusal`) at the scenario's max_num_seqs, and again at the general
+    default of a smaller GPU (256 sequences), each with vLLM's own message."""
+    st = chosen.setting
+    degrees = tp_degrees(st.model.arch, r.node.gpus)
+    t = next((t for t in degrees if (m := st.memory(Layout(t), 1)).weights < m.pool), None)
+    if t is None:
+        raise ValueError(f"no TP degree up to {r.node.gpus} holds the weights of {st.model.name}")
+    lay = Layout(t)
+    small = r.eng.memory_policies[r.scenario.memory_policy].max_num_seqs  # the default of a device of no class
+    st_small = setting(r.eng, st.model.id, st.precision.id, st.scenario.id, node=st.node.id, max_num_seqs=small)
+    m, m_small = st.memory(lay, 1), st_small.memory(lay, 1)
+    refused, refused_small = st.kv_refusal(lay), st_small.kv_refusal(lay)
+    h = fmt.fig_html
+    if refused is None:
+        words = f"On {lay.label} vLLM starts."
+    else:
+        over = -m.kv_room
+        words = (f"On {h(fmt.count(lay.gpus), 'tight.gpus')} GPUs ({lay.label}) each would hold "
+                 f"{h(fmt.nbytes(m.weights, 'GiB', 2), 'tight.weights')} of weights; with the activation peak "
+                 f"({h(fmt.nbytes(m.activations, 'GiB', 2), 'tight.activations')}: the sampler over the logits of "
+                 f"{h(fmt.count(st.memory_policy.max_num_seqs, 'requests'), 'tight.seqs')} dummy requests) and the "
+                 f"memory outside PyTorch at {lay.label} ({h(fmt.nbytes(m.non_torch, 'GiB', 2), 'tight.non_torch')})"
+                 + (f", that is {h(fmt.nbytes(over, 'GiB', 2), 'tight.over')} more than the pool, and vLLM stops: "
+                    if over >= 0 else
+                    f", the KV cache gets {h(fmt.nbytes(m.kv_room, 'GiB', 2), 'tight.room')}, and vLLM stops: ")
+                 + f"`{refused.vllm_message}`")
+        if refused_small is not None:
+            words += (f" Started with `--max-num-seqs` at {h(fmt.count(small, 'sequences'), 'tight.small')}, the "
+                      f"activation peak falls to {h(fmt.nbytes(m_small.activations, 'GiB', 2), 'tight.act_small')}, "
+                      f"but the KV cache's {h(fmt.nbytes(m_small.kv_room, 'GiB', 2), 'tight.room_small')} is short "
+                      f"of the {h(fmt.nbytes(m_small.kv_per_sequence, 'GiB', 2), 'tight.need')} one sequence needs: "
+                      f"`{refused_small.vllm_message}`")
+    return {
+        "tight_layout": lay.label,
+        "tight_words": words,
+        "tight_weights": fmt.nbytes(m.weights, "GiB", 1),
+        "tight_activations": fmt.nbytes(m.activations, "GiB", 2),
+        "tight_non_torch": fmt.nbytes(m.non_torch, "GiB", 2),
+        "tight_small": fmt.count(small, "sequences"),
+        "tight_room_small": fmt.nbytes(m_small.kv_room, "GiB", 2),
+        "tight_need": fmt.nbytes(m_small.kv_per_sequence, "GiB", 2),
+        "tight_refused": fmt.claim(refused is not None and chosen.gpus > lay.gpus,
+                                   f"{lay.label}: {m.kv_room / 2**30:.2f} GiB for the KV cache; the policy picks "
+                                   f"{chosen.layout.label}"),
+        "tight_nothing": fmt.claim(m.kv_room <= 0, f"{m.kv_room / 2**30:.2f} GiB for the KV cache on {lay.label}"),
+        "tight_refused_small": fmt.claim(refused_small is not None,
+                                         f"{m_small.kv_room / 2**30:.2f} GiB < {m_small.kv_per_sequence / 2**30:.2f} "
+                                         f"GiB at {small} sequences"),
+    }
+
+
 CHART_MODEL = "llama-3.1-8b"
 CHART_PRECISION = "fp8"
 
@@ -386,6 +444,9 @@ def ceiling_chart(cat: Catalog) -> str:
 
 class HbmPage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
+
+    _tight_words: str
+    """The worked model on the fewest GPUs that hold its weights, and vLLM's refusal there (the worked example's step)."""
     shows = (gpu_table, worked_example, ceiling_table, ceiling_chart, fits_table, batch_table)
 
     def __init__(self, cat: Catalog) -> None:
@@ -401,7 +462,7 @@ class HbmPage(Page):
 
         w = Shown(r.deployment(*WORKED))
         a70 = Shown(r.deployment(*WORKED, node=older_node(r)))
-        lean = Shown(r.deployment(*LEANER))
+        lean = Shown(r.deployment(*LEANER, layout=r.deployment(*WORKED).layout))
         lean_old = Shown(r.deployment(*LEANER, node=older_node(r)))
         s8 = Shown(r.deployment(*TP_ONLY))
         s405 = Shown(r.deployment(*PIPELINED))
@@ -432,6 +493,9 @@ class HbmPage(Page):
 
         self.extend(one_card_quiz(r, chip))
         self.extend(serving_quiz(r))
+        tight = tight_layout(r, wd)
+        self._tight_words = str(tight.pop("tight_words"))
+        self.extend(tight)
         self.gpu_name = chip.name
         self.old_gpu_name = old.name
         self.mem_type = acc.memory_type
@@ -450,8 +514,19 @@ class HbmPage(Page):
         self.utilization = fmt.percent(pol.utilization)
         self.pool = fmt.nbytes(chip.capacity_bytes * pol.utilization, "GiB", 1)
         self.outside_pool = fmt.nbytes(chip.capacity_bytes * (1 - pol.utilization), "GiB", 1)
-        self.activations = fmt.nbytes(pol.activation_bytes, "GiB", 0)
-        self.non_torch = fmt.nbytes(pol.non_torch_bytes, "GiB", 1)
+        self.activations = fmt.nbytes(wd.memory.activations, "GiB", 2)
+        self.non_torch = fmt.nbytes(wd.memory.non_torch, "GiB", 2)
+        self.w_room = fmt.nbytes(wd.memory.kv_room, "GiB", 1)
+        self.max_num_seqs = fmt.count(wd.setting.memory_policy.max_num_seqs, "sequences")
+        self.batched_tokens = fmt.count(wd.setting.memory_policy.max_num_batched_tokens, "tokens")
+        self.sampler_bytes = fmt.quantity(pol.sampler_bytes_per_logit, "bytes/logit", 1)
+        self.vocab = fmt.count(wd.setting.model.arch.vocab_size, "logits")
+        nt = dict(pol.non_torch_by_tp)
+        low_tp, most_tp = min(nt), max(nt, key=lambda t: nt[t])
+        self.non_torch_low = fmt.nbytes(nt[low_tp], "GiB", 2)
+        self.non_torch_low_layout = Layout(low_tp).label
+        self.non_torch_most = fmt.nbytes(nt[most_tp], "GiB", 2)
+        self.non_torch_most_layout = Layout(most_tp).label
         self.block_tokens = fmt.count(pol.kv_block_tokens, "tokens")
         self.policy_name = pol.name
         self.hbm = tbps(hbm)
@@ -529,16 +604,13 @@ class HbmPage(Page):
                                          f" GiB < {fp8_card.used / 2**30:.1f} GiB with the rest")
         self.int4_70b_fits = fmt.claim(int4_card.fits and int4_card.max_sequences > 1,
                                        f"{int4_card.used / 2**30:.1f} GiB ≤ {int4_card.pool / 2**30:.1f} GiB")
-        self.bf16_little_room = fmt.claim(wd.max_concurrency < ILLUSTRATIVE_BATCH,
-                                          f"{wd.max_concurrency} sequences fit beside the BF16 weights")
-        self.batch_helps = fmt.claim(ld.max_concurrency > 4 * wd.max_concurrency and ld.gpus == wd.gpus,
+        self.batch_helps = fmt.claim(ld.max_concurrency > 1.3 * wd.max_concurrency and ld.gpus == wd.gpus,
                                      f"{ld.max_concurrency} FP8 against {wd.max_concurrency} BF16 sequences, "
                                      f"{ld.gpus} GPUs each")
         self.h100_more_per_gpu_hour = fmt.claim(
                 hour["w"] > hour["a70"], f"{hour['w'] * 3600:,.0f} > {hour['a70'] * 3600:,.0f} tokens per GPU-hour")
         self.same_cost_per_token = fmt.claim(abs(cost_w.value / cost_a70.value - 1) < 0.15,
                                              f"${cost_w.value:.2f} against ${cost_a70.value:.2f} per million tokens")
-        self.long_needs_more_gpus = fmt.claim(long.gpus > wd.gpus, f"{long.layout.label} against {wd.layout.label}")
         self.lean_nearly_doubles = fmt.claim(
                 1.5 < hour["lean"] / hour["w"] <= 2.0, f"FP8 ÷ BF16 per GPU-hour = {hour['lean'] / hour['w']:.2f}")
         self.a100_fp8_weight_only = fmt.claim(lean_old.d.weight_only and not lean.d.weight_only,

@@ -42,8 +42,6 @@ PRECISIONS = ("bf16", "fp8")
 ORDER_OF_MAGNITUDE = 10.0
 QUIZ_SPLIT = ("llama-3.1-70b", "bf16")
 """The quiz's model that one card cannot hold, and whose TP degrees it compares."""
-QUIZ_TPS = (2, 8)
-"""The quiz's two TP degrees of one node: the fewest GPUs that hold QUIZ_SPLIT, and the whole node."""
 QUIZ_ALLREDUCE = ("llama-3.1-405b", "fp8")
 """The quiz's all-reduce: the largest model one node holds, on TP across the node."""
 
@@ -163,7 +161,8 @@ def quiz(r: Reference) -> dict[str, Any]:
         links[key] = (link, allreduce(msg, d.layout.tp, link), predict(d, concurrency=1).tpot_s)
     (l_nvl, a_nvl, t_nvl), (l_pcie, a_pcie, t_pcie) = links["nvl"], links["pcie"]
 
-    lo, hi = (r.deployment(*QUIZ_SPLIT, layout=Layout(t)) for t in QUIZ_TPS)
+    # the quiz's two TP degrees of one node: the fewest GPUs vLLM accepts for QUIZ_SPLIT (the policy's), the node
+    lo, hi = split, r.deployment(*QUIZ_SPLIT, layout=Layout(r.node.gpus))
     p_lo, p_hi = (predict(d, concurrency=1) for d in (lo, hi))
     speedup = p_lo.tpot_s / p_hi.tpot_s
     gpus_ratio = hi.gpus / lo.gpus
@@ -491,8 +490,8 @@ class InterconnectPage(Page):
         self.label_gib = fmt.nbytes(mem.label, "GiB", 1)
         self.utilization = fmt.percent(mpol.utilization)
         self.pool = fmt.nbytes(mem.pool, "GiB", 1)
-        self.activations = fmt.nbytes(mpol.activation_bytes, "GiB", 1)
-        self.non_torch = fmt.nbytes(mpol.non_torch_bytes, "GiB", 1)
+        self.activations = fmt.nbytes(mem.activations, "GiB", 1)
+        self.non_torch = fmt.nbytes(mem.non_torch, "GiB", 1)
         self.concurrency = fmt.count(r.scenario.concurrency, "sequences")
         self.context = fmt.count(r.scenario.context_tokens, "tokens", show_unit=True)
         self.gpu_usable_gib = fmt.nbytes(usable, "GiB", 1)

@@ -60,8 +60,10 @@ POOL_ROWS: tuple[tuple[str, str, int], ...] = (
     ("llama-3.1-405b", "fp8", 8),
 )
 """Rows of the pool table: (model, precision, TP), one node of the scenario's GPU each."""
-COST_ROWS: tuple[tuple[int, str | None], ...] = ((2, None), (4, None), (8, None), (4, KV_FP8))
+COST_ROWS: tuple[tuple[int, str | None], ...] = ((4, None), (8, None), (4, KV_FP8))
 """Rows of the cost table for the worked model: (TP, KV precision; None is the scenario's)."""
+TIGHT_TP = WORKED_TPS[0]
+"""The worked model's tightest layout, which the cost lens shows vLLM refusing."""
 
 
 GIB = 2**30
@@ -424,7 +426,8 @@ class KvCachePage(Page):
         # -- the cost lens
         costs = {c.label: c for c in cost_rows(cat)}
         cost_list = list(costs.values())
-        c_lo, c_mid, c_hi, c_fp8 = cost_list
+        c_mid, c_hi, c_fp8 = cost_list
+        tight = at(r, *WORKED).kv_refusal(Layout(TIGHT_TP))
         cheapest = min(cost_list, key=lambda c: c.usd_per_mtok)
 
         # -- the quiz: Llama 3.1 8B's bytes per token, FP8 KV on the serving layout, 128K on a whole node
@@ -506,19 +509,14 @@ class KvCachePage(Page):
         self.long_node = seqs(long_node)
         self.node_layout = Layout(node.gpus).label
         # cost
-        self.c_lo = c_lo
         self.c_mid = c_mid
         self.c_hi = c_hi
         self.c_fp8 = c_fp8
-        self.c_lo_usd = usd(c_lo.usd_per_mtok)
         self.c_mid_usd = usd(c_mid.usd_per_mtok)
         self.c_hi_usd = usd(c_hi.usd_per_mtok)
         self.c_fp8_usd = usd(c_fp8.usd_per_mtok)
-        self.c_lo_seqs = seqs(c_lo.d.max_concurrency)
         self.c_hi_seqs = seqs(c_hi.d.max_concurrency)
-        self.c_lo_per = fmt.quantity(c_lo.per_dollar_hour, "sequences per $/hour", 1)
         self.c_mid_per = fmt.quantity(c_mid.per_dollar_hour, "sequences per $/hour", 1)
-        self.c_lo_layout = c_lo.d.layout.label
         self.c_mid_layout = c_mid.d.layout.label
         self.c_hi_layout = c_hi.d.layout.label
         self.c_hi_per = fmt.quantity(c_hi.per_dollar_hour, "sequences per $/hour", 1)
@@ -533,7 +531,6 @@ class KvCachePage(Page):
         self.mha_over_least = fmt.ratio(mha["per_tok"] / swa["per_tok"], 0, basis="bytes per token at the scenario's context")
         self.order_of_magnitude = fmt.claim(mha["per_tok"] / min(mla["per_tok"], swa["per_tok"]) > 10,
                                             f"{mha['per_tok']:,.0f} ÷ {min(mla['per_tok'], swa['per_tok']):,.0f} bytes")
-        self.c_lo_ratio = fmt.ratio(c_lo.usd_per_mtok / c_mid.usd_per_mtok, 0, basis="$ per million output tokens")
         # quiz
         self.answer_tp = Layout(answer_tp).label
         self.answer_gpus = fmt.count(answer_tp)
@@ -567,8 +564,10 @@ class KvCachePage(Page):
         self.long_few = fmt.claim(reserve_max < need, f"{reserve_max} sequences of {ctx_max:,} tokens")
         self.pool_spread = fmt.claim(min(shares) < 0.1 and max(shares) > 0.5,
                                      f"{gqa['name']}: {min(shares):.0%} to {max(shares):.0%} of the card left for KV")
-        self.tp2_dearest = fmt.claim(c_lo.usd_per_mtok > 5 * c_mid.usd_per_mtok,
-                                     f"${c_lo.usd_per_mtok:.2f} against ${c_mid.usd_per_mtok:.2f}")
+        self.tight_layout = Layout(TIGHT_TP).label
+        self.tight_refused = fmt.claim(tight is not None and tight.available <= 0,
+                                       "vLLM starts" if tight is None else
+                                       f"{tight.available / GIB:.2f} GiB left for the KV cache on TP{TIGHT_TP}")
         self.most_held_cheapest = fmt.claim(cheapest is max(cost_list, key=lambda c: c.per_dollar_hour),
                                             f"cheapest per token: {cheapest.label}, ${cheapest.usd_per_mtok:.2f}, "
                                             f"{cheapest.per_dollar_hour:.1f} sequences per $/hour")

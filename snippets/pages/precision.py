@@ -459,8 +459,9 @@ class PrecisionPage(Page):
         self.kept16_matters = fmt.claim(
                 m70.int4_g128.d.weight_bytes > 1.05 * m70.int4_g128.d.params * total("int4-g128") / 8,
                 "grouped INT4 weights > 1.05 × params × bits / 8")
-        self.int8_same_gpus = fmt.claim(
-                m70.int8.d.gpus == m70.fp16.d.gpus and m70.int8.d.decode_ceiling > 1.5 * m70.fp16.d.decode_ceiling,
+        self.int8_fewer_gpus = fmt.claim(
+                m70.int8.d.gpus < m70.fp16.d.gpus
+                and 0.8 < m70.int8.d.decode_ceiling / m70.fp16.d.decode_ceiling < 1.25,
                 f"{m70.int8.d.gpus} GPUs in INT8 and {m70.fp16.d.gpus} in FP16; "
                 f"{m70.int8.d.decode_ceiling:.1f} against {m70.fp16.d.decode_ceiling:.1f} tokens/s")
         self.int8_misses_one_gpu = fmt.claim(

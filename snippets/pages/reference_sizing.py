@@ -18,6 +18,7 @@ from typing import Any
 
 from snippets.data import Catalog
 from snippets.engine import Deployment, NoLayout
+from snippets.engine.deployment import as_shipped
 from snippets.engine.memory import BYTES_16BIT
 from snippets.engine.timing import Prediction, predict
 from snippets.pages.base import Page
@@ -27,7 +28,9 @@ from snippets.pages.sources import original
 from snippets.render import fmt
 
 PRECISIONS = ("bf16", "fp8", "int4-g128")
-"""One precision per storage width the site serves in: 16, 8 and 4 bits (INT4 with its group scales, as AWQ ships)."""
+"""One precision per storage width the site serves in: 16, 8 and 4 bits (INT4 with its group scales, as AWQ ships).
+A model whose developer ships its own checkpoint of that format and width is sized in it (`as_shipped`: Qwen3's and
+DeepSeek's FP8 are block-quantized, 128 x 128, which rules out some TP degrees)."""
 GiB = 2**30
 
 
@@ -50,7 +53,7 @@ def grid_rows(cat: Catalog, ref: Reference | None = None) -> list[Row]:
     r = ref or reference(cat)
     rows = []
     for m in cat.models:
-        for p in PRECISIONS:
+        for p in (as_shipped(r.eng, m, q) for q in PRECISIONS):
             for a in cat.accelerators:
                 node = r.eng.node_of(a)
                 if node is None:
@@ -282,6 +285,10 @@ class ReferenceSizingPage(Page):
         self.ex_capacity = _gib(ex.memory.capacity)
         self.ex_cost = fmt.Figure(ex.cost_per_hour, "USD/hour", f"${ex.cost_per_hour:,.2f}", "indicative on-demand")
         self.ex_node_gpus = fmt.count(ex.gpus_per_node)
+        qwen, width = "qwen3-235b-a22b", "fp8"
+        shipped = as_shipped(r.eng, qwen, width)
+        self.shipped_example = (f"{cat.models[qwen].name} in {cat.precisions[shipped].name}, its own "
+                                f"{cat.precisions[width].name} checkpoint")
         self.ex_fits = fmt.claim(ex.fits_one_node, f"{ex.gpus} GPUs on {ex.nodes} node(s) of {ex.gpus_per_node}")
 
 

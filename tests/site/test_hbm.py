@@ -1,8 +1,10 @@
 """The HBM page, read back from the built HTML: the figures it shows are the hand-derived ones.
 
 The page sizes through the engine for the reference scenario (one sequence of 8,192 tokens, BF16
-KV cache, vLLM's pool of 0.9 x the reported memory, 2 GiB of activations and 0.5 GiB outside
-PyTorch). The expected values below are worked out by hand from config.json shapes.
+KV cache, vLLM's pool of 0.9 x the reported memory; on an H100, vllm serve's 1,024 sequences, whose
+sampler warm-up holds 1,024 x 128,256 logits x 41.3 bytes = 5.05 GiB for Llama 3.1, and the memory
+outside PyTorch by TP degree: 1.79 GiB at TP1, 3.58 GiB at TP2 and TP4). The expected values below are
+worked out by hand from config.json shapes.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ A100 = 2.039e12                   # A100 80GB SXM datasheet, bytes/s, shared
 H100_REPORTED = 81559 * 2**20     # nvidia-smi total: 85,520,809,984 bytes = 79.65 GiB
 A100_REPORTED = 81920 * 2**20
 POOL = 0.9 * H100_REPORTED        # vllm-default: 71.68 GiB
-RUNTIME = (1.26 + 1.79) * GIB     # vllm-default: activation peak 1.26 GiB + non-torch 1.79 GiB (vLLM's log)
+SAMPLER = 1024 * 128_256 * 41.3   # the profiling run's sampler: 1,024 rows of Llama 3's logits, 5.05 GiB
+NON_TORCH = {1: 1.79 * GIB, 2: 3.58 * GIB, 4: 3.58 * GIB}   # vllm#10511 at TP1 and TP2; TP4 takes TP2's
 CTX = 8192
 
 # Llama 3.1 70B: 80 layers, hidden 8192, vocab 128,256, untied embedding and LM head, 8 KV heads of 128
@@ -33,12 +36,17 @@ VOCAB70 = 2 * 128_256 * 8192      # embedding + LM head
 LINEAR70 = P70 - NORMS70 - VOCAB70
 KV70 = 2 * 80 * 8 * 128 * 2       # 327,680 bytes per token, BF16
 
-# TP2 in BF16: half of everything but the norms
+# TP2 in BF16: half of everything but the norms; vLLM refuses it (71.68 - 65.71 - 5.05 - 3.58 < 0 GiB)
 W70_TP2 = ((P70 - NORMS70) / 2 + NORMS70) * 2          # 70,555,025,408 bytes per GPU
 KV70_TP2 = KV70 / 2 * CTX                              # 1,342,177,280 bytes per GPU
+# TP4 in BF16, the smallest layout vLLM accepts: a quarter of everything but the norms
+W70_TP4 = ((P70 - NORMS70) / 4 + NORMS70) * 2          # 35,278,831,616 bytes per GPU
+KV70_TP4 = KV70 / 4 * CTX                              # 671,088,640 bytes per GPU
+ROOM70_TP4 = POOL - W70_TP4 - SAMPLER - NON_TORCH[4]   # 30.20 GiB of KV room: 48.3 sequences
 
 # FP8: linear weights 1 byte, the embedding, LM head and norms 2 bytes
 W70_FP8_TP2 = LINEAR70 / 2 + VOCAB70 / 2 * 2 + NORMS70 * 2   # 36,329,504,768 bytes per GPU
+W70_FP8_TP4 = LINEAR70 / 4 + VOCAB70 / 4 * 2 + NORMS70 * 2   # 18,166,071,296 bytes per GPU
 W70_FP8 = LINEAR70 + VOCAB70 * 2 + NORMS70 * 2               # 72,656,371,712 bytes, one copy
 
 # Llama 3.1 405B in BF16 on TP8 x PP2 (63 + 63 layers): per GPU, per stage
@@ -75,17 +83,22 @@ def page(built: Build):
         ("ridge", 989.5e12 / H100, "295"),                      # 1,979 sparse / 2 = 989.5 dense
         ("worked.params", P70 / 1e9, "70.55B"),
         ("w.weight", P70 * 2 / GB, "141.1 GB"),
-        ("w.weights_gpu", W70_TP2 / GB, "70.6 GB"),
-        ("w.tps_weights", H100 / W70_TP2, "47.5"),
-        ("w.kv_context_gpu", KV70_TP2 / GB, "1.34 GB"),
-        ("w.tps_kv", H100 / (W70_TP2 + KV70_TP2), "46.6"),
-        ("w.max_seq", 2, "2"),                                  # (71.68 - 65.71 - 2.5) GiB / 1.25 GiB = 2.8
+        ("w.weights_gpu", W70_TP4 / GB, "35.3 GB"),
+        ("w.tps_weights", H100 / W70_TP4, "95.0"),
+        ("w.kv_context_gpu", KV70_TP4 / GB, "0.67 GB"),
+        ("w.tps_kv", H100 / (W70_TP4 + KV70_TP4), "93.2"),
+        ("w.max_seq", 48, "48"),                                # 30.20 GiB / 0.625 GiB = 48.3
+        ("tight_weights", W70_TP2 / GIB, "65.7 GiB"),
+        ("tight_activations", SAMPLER / GIB, "5.05 GiB"),
+        ("tight_non_torch", 3.58, "3.58 GiB"),
+        ("tight_room_small", (POOL - W70_TP2 - 256 * 128_256 * 41.3 - NON_TORCH[2]) / GIB, "1.13 GiB"),
+        ("tight_need", KV70_TP2 / GIB, "1.25 GiB"),
         ("kv_max", 131072 * KV70 / GB, "42.9 GB"),              # the full 128K context
         ("s8.one_gpu_tps", H100 / (405_853_388_800 + 2 * 128_256 * 16384) * 1, "8.2"),
         ("s405.gpus", 16, "16"),
         ("s405.tps_kv", H100 / STEP405, "32.8"),                # two stages in turn, TP8 each
         ("s405.kv_token", KV405, "516,096 bytes"),
-        ("lean.max_seq", 27, "27"),                             # (71.68 - 33.83 - 3.05) / 1.25 = 27.8
+        ("lean.max_seq", 73, "73"),                             # FP8 on TP4: (71.68 - 16.92 - 8.63) / 0.625 = 73.8
         ("hbm_over_gen5", 3350 / (32 * 16 * 128 / 130 / 8), "53×"),   # PCIe 5.0 x16: 63.0 GB/s each way
     ],
 )
@@ -100,14 +113,22 @@ def test_page_names_its_binary_and_decimal_units(page) -> None:
 
 def test_worked_example_steps(page) -> None:
     assert value(page, "worked.weight") == pytest.approx(P70 * 2 / GB)
-    assert value(page, "worked.gpus") == 2
+    assert value(page, "worked.gpus") == 4
     assert value(page, "worked.kv_token") == KV70
-    assert value(page, "worked.kv_token_gpu") == KV70 / 2
+    assert value(page, "worked.kv_token_gpu") == KV70 / 4
     assert value(page, "worked.context") == CTX
-    assert value(page, "worked.step_weights") == pytest.approx(W70_TP2 / H100 * 1e3)
-    assert value(page, "worked.tps_kv") == pytest.approx(H100 / (W70_TP2 + KV70_TP2))
-    free = POOL - W70_TP2 - RUNTIME - KV70_TP2
+    assert value(page, "worked.step_weights") == pytest.approx(W70_TP4 / H100 * 1e3)
+    assert value(page, "worked.tps_kv") == pytest.approx(H100 / (W70_TP4 + KV70_TP4))
+    assert value(page, "worked.activations") == pytest.approx(SAMPLER / GIB)
+    assert value(page, "worked.w_room") == pytest.approx(ROOM70_TP4 / GIB)
+    free = ROOM70_TP4 - KV70_TP4
     assert value(page, "worked.free_gib") == pytest.approx(free / GIB)
+    # TP2: 71.68 - 65.71 - 5.05 - 3.58 = -2.66 GiB, and vLLM's own words for it
+    assert value(page, "tight.over") == pytest.approx(-(POOL - W70_TP2 - SAMPLER - NON_TORCH[2]) / GIB)
+    body = page.select_one("article").get_text()
+    assert "No available memory for the cache blocks." in body
+    assert ("To serve at least one request with the models's max seq len (8192), (1.25 GiB KV cache is needed, "
+            "which is larger than the available KV cache memory (1.13 GiB).") in body
 
 
 def test_gpu_table_shows_label_and_report(page) -> None:
@@ -122,10 +143,11 @@ def test_gpu_table_shows_label_and_report(page) -> None:
 def test_what_fits_table(page) -> None:
     fp8 = "fits[FP8]"
     assert value(page, f"{fp8}[Weights]") == pytest.approx(W70_FP8 / GB)
-    assert value(page, f"{fp8}[Pool must hold]") == pytest.approx((W70_FP8 + RUNTIME + KV70 * CTX) / GIB)
+    assert value(page, f"{fp8}[Pool must hold]") == pytest.approx(
+        (W70_FP8 + SAMPLER + NON_TORCH[1] + KV70 * CTX) / GIB)
     table = next(t for t in page.select("table") if "Fits one card?" in t.get_text())
     verdicts = {tr.find("td").get_text(): tr.find_all("td")[6].get_text() for tr in table.select("tbody tr")}
-    # FP8 weights (67.7 GiB) sit in the 71.7 GiB pool, but not with 2.5 GiB of runtime and 2.5 GiB of KV
+    # FP8 weights (67.7 GiB) sit in the 71.7 GiB pool, but not with 6.8 GiB of runtime and 2.5 GiB of KV
     assert verdicts == {"FP32": "No", "BF16": "No", "FP8": "No", "INT8": "No", "INT4": "Yes"}
 
 
@@ -146,10 +168,11 @@ def test_ceiling_table(page) -> None:
 def test_batch_table_stops_at_what_fits(page) -> None:
     names = [n for n in figures(page) if n.startswith("batch[") and n.endswith("[Sequences]")]
     batches = sorted(int(value(page, n)) for n in names)
-    assert batches == [1, 2, 4, 8, 16, 27]
-    assert value(page, "batch[27][Replica ceiling]") == pytest.approx(27 * H100 / (W70_FP8_TP2 + 27 * KV70_TP2))
-    one = value(page, "ceiling[Llama 3.1 70B FP8 on H100 SXM][One sequence]")
-    assert value(page, "batch[1][Replica ceiling]") == pytest.approx(one)
+    # FP8 on the BF16 deployment's TP4: 73 sequences fit
+    assert batches == [1, 2, 4, 8, 16, 73]
+    assert value(page, "batch[73][Replica ceiling]") == pytest.approx(73 * H100 / (W70_FP8_TP4 + 73 * KV70_TP4))
+    # one sequence on TP4 (the ceiling table's FP8 row is the policy's TP2, half the bandwidth)
+    assert value(page, "batch[1][Replica ceiling]") == pytest.approx(H100 / (W70_FP8_TP4 + KV70_TP4))
 
 
 def test_the_old_reserve_reading_is_gone(page) -> None:
@@ -181,9 +204,10 @@ def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
     # one card of Llama 3.1 8B in FP8: the sequences its KV room holds, and the ceiling with all of them decoding
     d = r.deployment("llama-3.1-8b", "fp8", layout=Layout(1))
     n = d.max_concurrency
-    assert value(page, "q1.max_seq") == n == 60
+    room = POOL - d.memory.weights - SAMPLER - NON_TORCH[1]
+    assert value(page, "q1.max_seq") == n == int(room / (2 * 32 * 8 * 128 * 2 * CTX)) == 56
     assert value(page, "q1_room") == pytest.approx(d.memory.kv_room / GIB)
-    assert value(page, "q1_room") == pytest.approx((POOL - d.memory.weights - RUNTIME) / GIB)
+    assert value(page, "q1_room") == pytest.approx(room / GIB)
     assert value(page, "q1_tps") == pytest.approx(n * H100 / d.decode_step_bytes(n))
     assert value(page, "q1_tps_seq") == pytest.approx(H100 / d.decode_step_bytes(n))
     assert value(page, "q1_intensity") == pytest.approx(2 * n / 1)            # 2 FLOP per FP8 byte per sequence
@@ -197,9 +221,9 @@ def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
         r.deployment("llama-3.1-70b", "bf16", layout=Layout(2), concurrency=need, context_tokens=CTX)
     assert value(page, "q5_need") == need == 32
     assert value(page, "q5_gpus") == 4
-    assert value(page, "q5_hi.seqs") == fits[4].max_concurrency == 57
+    assert value(page, "q5_hi.seqs") == fits[4].max_concurrency == 48
     assert value(page, "q5_lo.seqs") == setting(r.eng, "llama-3.1-70b", "bf16", SERVING).memory(Layout(2)).max_sequences
-    assert value(page, "q5_lo.room") == pytest.approx((POOL - W70_TP2 - RUNTIME) / GIB)
+    assert value(page, "q5_lo.room") == pytest.approx((POOL - W70_TP2 - SAMPLER - NON_TORCH[2]) / GIB)
 
 
 def test_links_to_the_companion_pages(page) -> None:

@@ -3,8 +3,9 @@
 Expected values are worked out by hand from the definitions, not copied from the page model:
 bits per weight = element bits + (scale bits + zero-point bits) / group size. Deployments are the
 engine's at the reference scenario (vLLM's pool of 0.9 x the H100's reported 81,559 MiB; one
-8,192-token sequence); weights count the architecture's parameters, with the embedding and LM head
-in BF16 in the quantized formats.
+8,192-token sequence; the activation peak of vllm serve's profiling run, 5.05 GiB on an H100, and the memory
+outside PyTorch by TP degree: vLLM refuses Llama 3.1 70B FP16 on TP2, whose pool has no KV room left); weights
+count the architecture's parameters, with the embedding and LM head in BF16 in the quantized formats.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ VOCAB70 = 2 * 128_256 * 8192              # embedding + LM head, kept in BF16
 NORMS70 = (2 * 80 + 1) * 8192
 LINEAR70 = P70 - VOCAB70 - NORMS70
 KV70_GPU = 2 * 80 * 8 * 128 * 2 * 8192    # one BF16 sequence, whole model (TP1)
-W70_FP16_TP2 = ((P70 - NORMS70) / 2 + NORMS70) * 2
+W70_FP16_TP4 = ((P70 - NORMS70) / 4 + NORMS70) * 2
 W70_G128 = LINEAR70 * 4.15625 / 8 + (VOCAB70 + NORMS70) * 2   # 39.77 GB
 
 
@@ -69,20 +70,20 @@ def test_worked_example(page) -> None:
     assert value(page, "worked.meta_bits") == pytest.approx(0.15625)
     assert value(page, "worked.kept16") == pytest.approx((VOCAB70 + 8192) * 2 / 1e9)  # 4.2 GB
     assert value(page, "worked.int4_weight") == pytest.approx(W70_G128 / 1e9)
-    assert value(page, "worked.fp16_gpus") == 2 and value(page, "worked.int4_gpus") == 1
-    # FP16 on TP2: each GPU reads its half of the weights (norms whole) and half the KV heads
-    assert value(page, "worked.fp16_ceiling") == pytest.approx(H100 / (W70_FP16_TP2 + KV70_GPU / 2))  # 46.6
+    assert value(page, "worked.fp16_gpus") == 4 and value(page, "worked.int4_gpus") == 1
+    # FP16 on TP4: each GPU reads its quarter of the weights (norms whole) and a quarter of the KV heads
+    assert value(page, "worked.fp16_ceiling") == pytest.approx(H100 / (W70_FP16_TP4 + KV70_GPU / 4))  # 93.2
     assert value(page, "worked.int4_ceiling") == pytest.approx(H100 / (W70_G128 + KV70_GPU))  # 78.9
 
 
 @pytest.mark.parametrize(
     ("model", "prec", "weight_gb", "layout"),
     [
-        ("m70", "FP32", P70 * 4 / 1e9, "TP4"),
-        ("m70", "FP16", P70 * 2 / 1e9, "TP2"),
+        ("m70", "FP32", P70 * 4 / 1e9, "TP8"),   # 4 GPUs' 65.7 GiB each leave no room for the runtime
+        ("m70", "FP16", P70 * 2 / 1e9, "TP4"),   # TP2 is refused: 65.7 + 5.05 + 3.58 GiB > 71.7 GiB
         ("m70", "INT8", (LINEAR70 + (VOCAB70 + NORMS70) * 2) / 1e9, "TP2"),  # 72.7 GB + runtime + KV > one pool
         ("m70", GROUPED, W70_G128 / 1e9, "TP1"),
-        ("m405", "FP32", None, "TP8 × PP3"),
+        ("m405", "FP32", None, "TP8 × PP4"),
         ("m405", "FP16", 405_853_388_800 * 2 / 1e9, "TP8 × PP2"),
         ("m405", "FP8", None, "TP8"),
         ("m405", "INT4", None, "TP4"),
@@ -114,15 +115,15 @@ def test_decode_ceiling_rises_with_fewer_bytes(page) -> None:
 
 
 def test_cost_table(page) -> None:
-    assert value(page, "cost_m70[FP16][Replicas per node]") == 4  # 8 // TP2
-    assert value(page, "cost_m70[INT8][Replicas per node]") == 4  # INT8 also needs TP2
+    assert value(page, "cost_m70[FP16][Replicas per node]") == 2  # 8 // TP4
+    assert value(page, "cost_m70[INT8][Replicas per node]") == 4  # INT8 on TP2
     assert value(page, f"cost_m70[{GROUPED}][Replicas per node]") == 8
-    assert value(page, "cost_m70[FP32][Replicas per node]") == 2
-    per_node = 4 * H100 / (W70_FP16_TP2 + KV70_GPU / 2)
+    assert value(page, "cost_m70[FP32][Replicas per node]") == 1  # TP8
+    per_node = 2 * H100 / (W70_FP16_TP4 + KV70_GPU / 4)
     assert value(page, "cost_m70[FP16][Node, one sequence per replica, tokens/s]") == pytest.approx(per_node)
-    # $2.99 per GPU-hour x 2 GPUs over the FP16 replica's tokens per hour, per million
-    ceiling = H100 / (W70_FP16_TP2 + KV70_GPU / 2)
-    assert value(page, "cost_m70[FP16][Per million tokens]") == pytest.approx(2 * 2.99 / (ceiling * 3600) * 1e6)
+    # $2.99 per GPU-hour x 4 GPUs over the FP16 replica's tokens per hour, per million
+    ceiling = H100 / (W70_FP16_TP4 + KV70_GPU / 4)
+    assert value(page, "cost_m70[FP16][Per million tokens]") == pytest.approx(4 * 2.99 / (ceiling * 3600) * 1e6)
 
 
 def test_float_ranges(page) -> None:
