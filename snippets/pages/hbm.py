@@ -221,7 +221,7 @@ def worked_example(cat: Catalog) -> str:
         f"({h(ns.activations, 'worked.activations')}), the memory outside PyTorch "
         f"({h(ns.non_torch, 'worked.non_torch')} at {e(w.layout)}) and the KV cache.",
         f"3. **Where it lives.** The weights alone exceed one pool. {ns._tight_words} The engine's policy therefore "
-        f"picks **{w.layout}**, the smallest layout vLLM accepts: {h(w.gpus, 'worked.gpus')} GPUs holding "
+        f"picks **{w.layout}**, the smallest tensor-parallel degree vLLM accepts: {h(w.gpus, 'worked.gpus')} GPUs holding "
         f"{h(w.weights_gpu_gib, 'worked.weights_gpu_gib')} of weights each, with "
         f"{h(ns.w_room, 'worked.w_room')} of each pool left for the KV cache.",
         f"4. **KV cache per token.** {h(ns.kv_tensors, 'worked.kv_tensors')} tensors (K and V) × "

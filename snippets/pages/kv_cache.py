@@ -23,7 +23,7 @@ from snippets.data import Catalog
 from snippets.engine import Layout, deploy
 from snippets.engine.deployment import Deployment, Setting, setting
 from snippets.engine.layout import kv_heads_per_gpu, kv_replicas, tp_degrees
-from snippets.engine.memory import kv_bytes_per_token_per_gpu, paged_tokens
+from snippets.engine.memory import kv_bytes_per_sequence, kv_bytes_per_token_per_gpu, paged_tokens
 from snippets.engine.params import kv_bytes_per_token, kv_elements_per_token
 from snippets.engine.specs import ArchLike
 from snippets.engine.timing import Prediction, predict
@@ -383,6 +383,11 @@ class KvCachePage(Page):
         # MLA's model, had it cached a K and V per attention head (its heads, its value width)
         mla_as_mha = 2 * mla_arch.layers * mla_arch.attention_heads * mla_arch.mla.v_head_dim * kv_bf16.bytes_per_param
         swa_long = kv_bytes_per_token(swa_arch, kv_bf16.bytes_per_param, context_tokens=ctx_max)
+        # what vLLM reserves for one sequence of the windowed model (its admission): window + one step per layer
+        swa_pol = at(r, COMPARED[3], "bf16").memory_policy
+        def reserved(n: int) -> float:
+            return kv_bytes_per_sequence(swa_arch, 0, swa_arch.layers, 1, kv_bf16.bytes_per_param, n, swa_pol)
+        swa_full_seq = kv_bytes_per_token(swa_arch, kv_bf16.bytes_per_param) * ctx
 
         # -- the worked example: 32 sequences of the serving scenario's context, TP2 and TP4
         w = {tp: Worked(r, tp) for tp in WORKED_TPS}
@@ -457,6 +462,11 @@ class KvCachePage(Page):
         self.swa_tok = byte_count(swa["per_tok"])
         self.swa_full = byte_count(swa["full"])
         self.swa_long = byte_count(swa_long)
+        self.swa_batched = tokens(swa_pol.max_num_batched_tokens)
+        self.swa_reserved_long = byte_count(reserved(ctx_max) / ctx_max)
+        self.swa_reserve_full = fmt.claim(reserved(ctx) >= swa_full_seq,
+                                          f"{reserved(ctx):,.0f} bytes reserved against {swa_full_seq:,.0f} for "
+                                          f"full attention at {ctx:,} tokens")
         self.mha_heads = fmt.count(mha["arch"].kv_heads, "heads")
         self.gqa_heads = fmt.count(gqa_arch.attention_heads, "heads")
         self.gqa_kv_heads = fmt.count(gqa_arch.kv_heads, "heads")

@@ -20,7 +20,7 @@ def test_the_trail_is_the_engines_deployment(page, catalog: Catalog) -> None:
     # 70.55e9 parameters from the architecture x 2 bytes = 141.1 GB; the H100 reports 81,559 MiB = 79.6 GiB,
     # vLLM's pool is 0.9 of it = 71.7 GiB; one GPU cannot hold 131.4 GiB of weights; TP2 holds them (65.7 GiB
     # each) but not the activation peak of vllm serve's profiling run (1,024 x 128,256 logits x 41.3 bytes =
-    # 5.05 GiB) with 3.58 GiB outside PyTorch: vLLM refuses it, and TP4 is the smallest layout it starts
+    # 5.05 GiB) with 3.58 GiB outside PyTorch: vLLM refuses it, and TP4 is the smallest TP degree it starts
     assert value(page, "trail[Parameters][Figure]") == pytest.approx(70.55, abs=0.01)
     assert value(page, "trail[Bytes per parameter][Figure]") == 2
     assert value(page, "trail[Weight memory][Figure]") == pytest.approx(141.1, abs=0.05)

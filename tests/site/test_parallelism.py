@@ -88,7 +88,7 @@ def test_comm_table_405b(page, dep, serving: int) -> None:
 
 def test_comm_table_70b_has_no_pipeline(page, catalog: Catalog) -> None:
     d = reference(catalog).deployment("llama-3.1-70b", "bf16")
-    assert d.layout.label == "TP4"  # vLLM refuses TP2 (no KV room): the smallest layout it starts
+    assert d.layout.label == "TP4"  # vLLM refuses TP2 (no KV room): the smallest TP degree it starts
     s = decode_step(d, 1)
     assert s.sends_s == pytest.approx(0)
     # 80 layers x 2 all-reduces, one-shot: one hop and 3 x 16,384 bytes per GPU

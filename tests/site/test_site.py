@@ -141,7 +141,7 @@ def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
     assert value(page, "q2_nvl_tpot") == pytest.approx(predict(d, concurrency=1).tpot_s * 1e3)
     assert value(page, "q2_pcie_tpot") == pytest.approx(predict(pcie_d, concurrency=1).tpot_s * 1e3)
     assert nvl.seconds < pcie.seconds
-    # Llama 3.1 70B BF16, TP4 (the smallest layout vLLM starts) against TP8: the predicted time per output token
+    # Llama 3.1 70B BF16, TP4 (the smallest TP degree vLLM starts) against TP8: the predicted time per output token
     # falls by less than the GPUs rise
     lo, hi = (predict(r.deployment("llama-3.1-70b", "bf16", layout=Layout(t)), concurrency=1) for t in (4, 8))
     assert value(page, "q3_lo_tpot") == pytest.approx(lo.tpot_s * 1e3)

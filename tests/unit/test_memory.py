@@ -157,7 +157,7 @@ def test_flagship_at_vllm_serve_defaults_has_no_kv_memory(eng):
         assert exc.value.available / GiB == pytest.approx(room, abs=0.005)
         assert exc.value.vllm_message == ("No available memory for the cache blocks. Try increasing "
                                           "`gpu_memory_utilization` when initializing the engine.")
-        assert deploy(st).layout == Layout(4)  # the smallest layout it accepts
+        assert deploy(st).layout == Layout(4)  # the smallest TP degree it accepts
 
 
 def test_flagship_with_data_as_it_stands(eng):
