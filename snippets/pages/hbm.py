@@ -463,7 +463,8 @@ class HbmPage(Page):
         w = Shown(r.deployment(*WORKED))
         a70 = Shown(r.deployment(*WORKED, node=older_node(r)))
         lean = Shown(r.deployment(*LEANER, layout=r.deployment(*WORKED).layout))
-        lean_old = Shown(r.deployment(*LEANER, node=older_node(r)))
+        a70_layout = r.deployment(*WORKED, node=older_node(r)).layout  # FP8 against BF16 on the same GPUs
+        lean_old = Shown(r.deployment(*LEANER, node=older_node(r), layout=a70_layout))
         s8 = Shown(r.deployment(*TP_ONLY))
         s405 = Shown(r.deployment(*PIPELINED))
         wd, ld, d8, d405 = w.d, lean.d, s8.d, s405.d

@@ -35,12 +35,12 @@ COMBOS: list[dict[str, str]] = [
     {"model": "llama-3.1-70b", "precision": "fp8", "accelerator": "h100-sxm", **GRID},
     {"model": "llama-3.1-405b", "precision": "fp8", "accelerator": "h200-sxm", **GRID},
     {"model": "mixtral-8x7b", "precision": "int4-g128", "accelerator": "a100-80gb-sxm", **GRID},
-    {"model": "deepseek-v3", "precision": "fp8", "accelerator": "b200", **GRID},
+    {"model": "deepseek-v3", "precision": "fp8-block", "accelerator": "b200", **GRID},  # its own checkpoint
     {"model": "qwen2.5-72b", "precision": "bf16", "accelerator": "mi300x", **GRID},
     {"model": "gpt-oss-120b", "precision": "fp8", "accelerator": "h100-sxm", **GRID},
     {"model": "qwen3-32b", "precision": "fp8", "accelerator": "l40s", **GRID},
     {"model": "llama-2-70b", "precision": "int4-g128", "accelerator": "l4", **GRID},
-    {"model": "deepseek-r1", "precision": "fp8", "accelerator": "l4", **GRID},  # sized, not timed
+    {"model": "deepseek-r1", "precision": "fp8-block", "accelerator": "l4", **GRID},  # sized, not timed
     {"model": "llama-3.1-405b", "precision": "bf16", "accelerator": "a100-40gb-sxm", **GRID},
     # other contexts, loads and policies
     {"model": "llama-3.1-70b", "precision": "bf16", "accelerator": "h100-sxm", "context": "32768",
