@@ -48,13 +48,12 @@ def _time_model(cat: Catalog, key: str, t: TimeModel) -> dict[str, Any]:
     default_gemm = {"weights": [[1, d.gemm_weights.value], [256, d.gemm_weights_256.value]],
                     "compute": d.gemm_compute.value}
     chips: dict[str, dict[str, Any]] = {}
-    used: list[tuple[str, str]] = [("policies", key)]
+    used: list[tuple[str, str]] = [("policies", key)]  # a chip's own efficiencies are noted with the chip
     for eid, e in cat.efficiencies.items():
         if isinstance(e, Efficiency) and e.resource not in ("hbm", "gemm_weights"):
             continue
         c = chips.setdefault(e.accelerator, {"hbm": d.hbm.value, "attention": d.attention_compute.value, "gemm": {},
                                              "default_gemm": default_gemm})
-        used.append(("efficiencies", eid))
         if isinstance(e, ComputeEfficiency):
             if e.resource == "attention_compute":
                 c["attention"] = e.fraction

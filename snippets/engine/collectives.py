@@ -144,3 +144,17 @@ def gather(nbytes: float, link: Link, tm: TimeModelSpec) -> Collective:
     bw = link.bytes_per_s * (tm.link_fraction if link.nodes > 1 else 1.0)
     lat, t = _ab(tm.nccl, n - 1, moved, bw)
     return Collective(t, "nccl", lat, moved)
+
+
+def priced(nbytes: float, link: Link, tm: TimeModelSpec) -> dict[str, Collective]:
+    """What each all-reduce algorithm the engines run would cost for this message on a one-node group, whichever
+    `allreduce` picks: one-shot and two-shot custom all-reduce, and NCCL (for pages that compare them)."""
+    n = link.gpus
+    if n <= 1:
+        return {}
+    one_moved, two_moved = (n - 1) * nbytes, 2 * (n - 1) / n * nbytes
+    lat1, t1 = _ab(tm.one_shot, 1, one_moved, link.bytes_per_s)
+    lat2, t2 = _ab(tm.two_shot, 1, two_moved, link.bytes_per_s)
+    return {"one-shot": Collective(t1, "one-shot", lat1, one_moved),
+            "two-shot": Collective(t2, "two-shot", lat2, two_moved),
+            "nccl": nccl_allreduce(nbytes, n, link.bytes_per_s, tm)}

@@ -52,6 +52,8 @@ class Op:
     """For a collective: the algorithm the engine picks."""
     comm_latency_s: float = 0.0
     """For a collective: its fixed part."""
+    weights: float = 0.0
+    """Of `bytes`, the weights (or embedding rows) read."""
 
     @property
     def seconds(self) -> float:
@@ -126,7 +128,7 @@ def gemm(name: str, tokens: float, n: float, k: float, r: Rates, *, step_tokens:
     memory = w / (r.hbm_bytes_per_s * wf) + act / r.stream_bytes_per_s
     compute = f / (r.peak_flops * r.gemm.compute * r.kernel_fraction)
     return Op(kind, name, f, w + act, compute, memory, 0.0, launch(r, kernels, max(compute, memory), step_tokens),
-              count)
+              count, weights=w)
 
 
 def attention(name: str, pairs: float, flops_per_pair: float, kv_bytes: float, tokens: float, q_width: float,

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 
 from snippets.engine import collectives as coll
 from snippets.engine import ops
-from snippets.engine.ops import Op
 from snippets.engine.deployment import Deployment
 from snippets.engine.layout import Layout, experts_per_gpu, kv_heads_per_gpu, pp_partition
 from snippets.engine.memory import kv_bytes_per_token_per_gpu
+from snippets.engine.ops import Op
 from snippets.engine.params import cached_layers, is_moe_layer, sliding_layers
 from snippets.engine.specs import ArchLike
 from snippets.engine.topology import group_link
@@ -132,6 +132,11 @@ class Step:
     @property
     def bytes_read(self) -> float:
         return sum(o.bytes * o.count for o in self.ops if not o.comm_s)
+
+    @property
+    def weights_read(self) -> float:
+        """Weight bytes (and embedding rows) the step reads on one GPU, every stage's."""
+        return sum(o.weights * o.count for o in self.ops)
 
     @property
     def bound(self) -> str:
@@ -278,7 +283,7 @@ def run(d: Deployment, batch: Batch, phase: str = "decode") -> Step:
             emb_b = 2.0 if "embeddings" in st.precision.keeps_16bit else st.precision.bytes_per_param
             rows = local * arch.hidden_size * emb_b
             add(ops.Op("gemm", "embedding", 0.0, rows, 0.0, rows / r.stream_bytes_per_s, 0.0,
-                       ops.launch(r, 1, rows / r.stream_bytes_per_s, step_tokens)), 1)
+                       ops.launch(r, 1, rows / r.stream_bytes_per_s, step_tokens), weights=rows), 1)
             if lay.tp > 1:
                 add(ops.collective("allreduce", "embedding all-reduce", ar), 1)
         # attention: projections, the kernel itself, the all-reduce after O
@@ -337,7 +342,7 @@ def run(d: Deployment, batch: Batch, phase: str = "decode") -> Step:
 
 def _counted(o: Op, count: int) -> Op:
     return ops.Op(o.kind, o.name, o.flops, o.bytes, o.compute_s, o.memory_s, o.comm_s, o.launch_s, count * o.count,
-                  o.algorithm, o.comm_latency_s)
+                  o.algorithm, o.comm_latency_s, o.weights)
 
 
 def _moe_ops(d: Deployment, local: float, tokens: float, r: ops.Rates, step_tokens: float, q_extra: int,
