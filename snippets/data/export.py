@@ -49,7 +49,7 @@ def _time_model(cat: Catalog, key: str, t: TimeModel) -> dict[str, Any]:
                     "compute": d.gemm_compute.value}
     chips: dict[str, dict[str, Any]] = {}
     used: list[tuple[str, str]] = [("policies", key)]  # a chip's own efficiencies are noted with the chip
-    for eid, e in cat.efficiencies.items():
+    for e in cat.efficiencies.values():
         if isinstance(e, Efficiency) and e.resource not in ("hbm", "gemm_weights"):
             continue
         c = chips.setdefault(e.accelerator, {"hbm": d.hbm.value, "attention": d.attention_compute.value, "gemm": {},

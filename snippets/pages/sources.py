@@ -99,18 +99,30 @@ class Recording(Catalog):
         def to(file: str) -> Callable[[str], None]:
             return lambda key: reads.add((file, key))
 
+        chips_read: set[str] = set()
+        timed: list[bool] = []  # whether the time model has been read: a chip's efficiencies count from then on
+
+        def efficiencies(chip_id: str) -> set[Ref]:
+            return {("efficiencies", e) for e, x in cat.efficiencies.items()
+                    if x.accelerator == chip_id and x.resource in CHIP_EFFICIENCIES}
+
         def time_model(key: str, record: TimeModelSpec) -> TimeModelSpec:
             behind = set(record.sources) if isinstance(cat.policies[key], TimeModel) else set()
 
-            def note(name: str) -> None:  # the record names the data/ entries it was built from, but a chip's
-                reads.add(("policies", key))  # own efficiencies, noted with the chip
+            def note(name: str) -> None:  # the record names the data/ entries it was built from; the efficiencies
+                reads.add(("policies", key))  # of the chips the page reads are noted with them
                 reads.update(behind)
+                if not timed:
+                    timed.append(True)
+                    for c in chips_read:
+                        reads.update(efficiencies(c))
             return _on_use(record, note)
 
         def chip(key: str) -> None:
             reads.add(("accelerators", key))
-            reads.update(("efficiencies", e) for e, x in cat.efficiencies.items()
-                         if x.accelerator == key and x.resource in CHIP_EFFICIENCIES)
+            chips_read.add(key)
+            if timed:
+                reads.update(efficiencies(key))
 
         def price(accelerator: str, record: PriceSpec) -> PriceSpec:
             ids = [("prices", k) for k, p in cat.prices.items() if p.accelerator == accelerator and p.site_uses]
