@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from snippets.engine import bands as bands_mod
 from snippets.engine.deployment import Deployment
-from snippets.engine.step import Batch, Step, run
+from snippets.engine.step import Batch, Prep, Step, prepare, run
 
 FIXED_POINT_PASSES = 4
 PREFILL_LOAD_CAP = 0.95
@@ -74,12 +74,12 @@ def admitted(d: Deployment, tokens: int) -> int:
 
 
 def mixed_step(d: Deployment, decoding: int, context: float, chunk: int, chunk_context: float,
-               finishing: int = 0) -> Step:
+               finishing: int = 0, prep: Prep | None = None) -> Step:
     """One step of `decoding` sequences (one micro-batch per pipeline stage) and a prompt chunk."""
     micro = math.ceil(decoding / d.layout.pp) if decoding else 0
     return run(d, Batch(decode_seqs=micro, decode_context=context, prefill_tokens=chunk,
                         prefill_context=chunk_context, prefill_finishing=finishing),
-               "decode" if decoding else "prefill")
+               "decode" if decoding else "prefill", prep)
 
 
 def chunks(n_in: int, budget: int | None) -> list[tuple[int, int]]:
@@ -201,6 +201,8 @@ def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float,
             hi = mid
         else:
             lo = mid
+        if hi - lo < 1e-6 * hi:
+            break
     life = hi
     _, tpot, w, rho = f(life)
     return life, (tpot if n_out > 1 else dec), w, rho
@@ -235,12 +237,17 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
     decoding = float(b)
     dec_step = pre_step = None
     tpot = prefill_s = wait = rho = lifetime = 0.0
+    prep = prepare(d)
+    seen: set[int] = set()
     for _ in range(FIXED_POINT_PASSES):
         bd = max(1, round(decoding))
+        if bd in seen:  # the decoding set no longer moves
+            break
+        seen.add(bd)
         left = None if per_rank_budget is None else max(1, per_rank_budget - math.ceil(bd / dp)) * dp
-        dec_step = mixed_step(d, bd, ctx, 0, 0)
+        dec_step = mixed_step(d, bd, ctx, 0, 0, prep=prep)
         alongside = bd if b > 1 else 0
-        steps = [mixed_step(d, alongside, ctx, ck, before, finishing=1 if before + ck == n_in else 0)
+        steps = [mixed_step(d, alongside, ctx, ck, before, finishing=1 if before + ck == n_in else 0, prep=prep)
                  for ck, before in chunks(n_in, left)]
         pre_step = steps[0]
         prefill_s = sum(x.total_s for x in steps)

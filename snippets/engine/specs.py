@@ -9,7 +9,6 @@ FLOP/s dense.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -284,11 +283,12 @@ class GemmEfficiency:
         pts = self.weights
         if tokens <= pts[0][0]:
             return pts[0][1]
-        for (t0, f0), (t1, f1) in itertools.pairwise(pts):
+        t0, f0 = pts[0]
+        for t1, f1 in pts[1:]:
             if tokens <= t1:
-                x = (math.log2(tokens) - math.log2(t0)) / (math.log2(t1) - math.log2(t0))
-                return f0 + x * (f1 - f0)
-        return pts[-1][1]
+                return f0 + (f1 - f0) * math.log2(tokens / t0) / math.log2(t1 / t0)
+            t0, f0 = t1, f1
+        return f0
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,8 +38,8 @@ from snippets.engine.layout import Layout, experts_per_gpu, kv_heads_per_gpu, pp
 from snippets.engine.memory import kv_bytes_per_token_per_gpu
 from snippets.engine.ops import Op
 from snippets.engine.params import cached_layers, is_moe_layer, sliding_layers
-from snippets.engine.specs import ArchLike
-from snippets.engine.topology import group_link
+from snippets.engine.specs import ArchLike, TimeModelSpec
+from snippets.engine.topology import Link, group_link
 
 PHASES = ("prefill", "decode")
 PP_TENSORS = 2
@@ -86,10 +86,8 @@ class Step:
     batch: Batch
     ops: tuple[Op, ...]
     host_s: float
-
-    @property
-    def total_s(self) -> float:
-        return sum(o.total_s for o in self.ops) + self.host_s
+    total_s: float
+    """Every op's time, and the host's per step."""
 
     @property
     def breakdown(self) -> dict[str, float]:
@@ -250,94 +248,122 @@ def _quant_kernels(d: Deployment) -> int:
     return 1 if d.compute_format in ("fp8", "int8", "fp6", "fp4") else 0
 
 
-def run(d: Deployment, batch: Batch, phase: str = "decode") -> Step:
+@dataclass(frozen=True, slots=True)
+class Prep:
+    """What every step of one deployment reads, resolved once (a prediction runs many steps)."""
+
+    arch: ArchLike
+    layout: Layout
+    rates: ops.Rates
+    tm: TimeModelSpec
+    vendor: str
+    tp_link: Link
+    pp_link: Link | None
+    ep_link: Link | None
+    plans: tuple[StagePlan, ...]
+    attention_gemms: tuple[tuple[str, float, float, int, float], ...]
+    """(name, n, k, kernels, activation bytes around it per token)."""
+    mlp_gemms: tuple[tuple[str, float, float, int, float], ...]
+    kv_bytes: float
+    emb_bytes: float
+    head_bytes: float
+    q_width: float
+    decode_pair_flops: float
+    prefill_pair_flops: float
+    q_extra: int
+    host_s: float
+
+
+def prepare(d: Deployment) -> Prep:
+    st, lay = d.setting, d.layout
+    arch, tm, chip = st.model.arch, st.time_model, st.chip
+    q_extra = _quant_kernels(d)
+    h = arch.hidden_size
+    attn = tuple((name, nn, kk, kernels + (q_extra if name in ("qkv", "q", "q_a") else 0),
+                  2 * h * ops.ACTIVATION_BYTES if name in ("qkv", "q", "q_a") else 0.0)
+                 for name, nn, kk, kernels in _attention_gemms(arch, lay.tp))
+    ffn = arch.ffn_size / lay.tp
+    mlp = tuple((name, nn, kk, kernels + q_extra, _around(arch, 1.0, name, ffn))
+                for name, nn, kk, kernels in _mlp_gemms(arch, ffn))
+    prec = st.precision
+    emb_b = 2.0 if "embeddings" in prec.keeps_16bit else prec.bytes_per_param
+    head_b = 2.0 if "lm_head" in prec.keeps_16bit and prec.bits_per_param < 16 else prec.bytes_per_param
+    if arch.tied_embeddings:
+        head_b = emb_b
+    m = arch.mla
+    q_width = arch.attention_heads / lay.tp * (arch.head_dim if m is None else m.qk_nope_head_dim + m.qk_rope_head_dim)
+    return Prep(arch=arch, layout=lay, rates=ops.rates(chip, prec, tm, d.compute_format), tm=tm, vendor=chip.vendor,
+                tp_link=group_link(d, "tp"), pp_link=group_link(d, "pp") if lay.pp > 1 else None,
+                ep_link=group_link(d, "ep") if lay.dp > 1 and lay.ep > 1 else None, plans=stage_plan(arch, lay),
+                attention_gemms=attn, mlp_gemms=mlp, kv_bytes=st.kv_precision.bytes_per_param, emb_bytes=emb_b,
+                head_bytes=head_b, q_width=q_width, decode_pair_flops=_flops_per_pair(arch, lay.tp, decode=True),
+                prefill_pair_flops=_flops_per_pair(arch, lay.tp, decode=False), q_extra=q_extra,
+                host_s=tm.step_overhead_s)
+
+
+def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = None) -> Step:
     """The ops of `batch` through every stage of `d`, one stage after another (a token passes them in turn)."""
     if batch.tokens < 1:
         raise ValueError("a step needs at least one token")
-    st, lay = d.setting, d.layout
-    arch, tm, chip = st.model.arch, st.time_model, st.chip
-    r = ops.rates(chip, st.precision, tm, d.compute_format)
+    p = prep or prepare(d)
+    arch, lay, r, tm = p.arch, p.layout, p.rates, p.tm
+    tp, dp = lay.tp, lay.dp
+    h = arch.hidden_size
     tokens = batch.tokens
-    step_tokens = tokens / lay.dp  # what one rank's kernels see, for the CUDA-graph limit
-    local = tokens / lay.dp  # tokens on one attention (data-parallel) rank
-    q_extra = _quant_kernels(d)
-    tp_link = group_link(d, "tp")
-    vendor = chip.vendor
-    act_msg = local * arch.hidden_size * ops.ACTIVATION_BYTES
-    ar = coll.allreduce(act_msg, tp_link, tm, vendor) if lay.tp > 1 else coll.NONE
-    kvb = st.kv_precision.bytes_per_param
-    moe = arch.moe
-    dec_local = batch.decode_seqs * batch.query_per_seq / lay.dp
-    pre_local = batch.prefill_tokens / lay.dp
+    local = tokens / dp  # tokens on one attention (data-parallel) rank; what its kernels see
+    ar = coll.allreduce(local * h * ops.ACTIVATION_BYTES, p.tp_link, tm, p.vendor) if tp > 1 else coll.NONE
+    dec_local = batch.decode_seqs * batch.query_per_seq / dp
+    pre_local = batch.prefill_tokens / dp
     out: list[Op] = []
-    plans = stage_plan(arch, lay)
-    for i, plan in enumerate(plans):
+    for i, plan in enumerate(p.plans):
         n = plan.layers
-
-        def add(o: Op, count: int) -> None:
-            if count > 0:
-                out.append(_counted(o, count))
-
-        # the first stage: the batch's embedding rows, all-reduced across the vocabulary-parallel TP group
-        if i == 0:
-            emb_b = 2.0 if "embeddings" in st.precision.keeps_16bit else st.precision.bytes_per_param
-            rows = local * arch.hidden_size * emb_b
-            add(ops.Op("gemm", "embedding", 0.0, rows, 0.0, rows / r.stream_bytes_per_s, 0.0,
-                       ops.launch(r, 1, rows / r.stream_bytes_per_s, step_tokens), weights=rows), 1)
-            if lay.tp > 1:
-                add(ops.collective("allreduce", "embedding all-reduce", ar), 1)
-        # attention: projections, the kernel itself, the all-reduce after O
-        for name, nn, kk, kernels in _attention_gemms(arch, lay.tp):
-            k = kernels + (q_extra if name in ("qkv", "q", "q_a") else 0)
-            add(ops.gemm(name, local, nn, kk, r, step_tokens=step_tokens, kernels=k,
-                         extra_bytes=2 * local * arch.hidden_size * ops.ACTIVATION_BYTES if name in ("qkv", "q", "q_a")
-                         else 0.0), n)
-        q_width = arch.attention_heads / lay.tp * (arch.head_dim if arch.mla is None else
-                                                   arch.mla.qk_nope_head_dim + arch.mla.qk_rope_head_dim)
+        if i == 0:  # the batch's embedding rows, all-reduced across the vocabulary-parallel TP group
+            rows = local * h * p.emb_bytes
+            mem = rows / r.stream_bytes_per_s
+            out.append(Op("gemm", "embedding", 0.0, rows, 0.0, mem, 0.0, ops.launch(r, 1, mem, local), weights=rows))
+            if tp > 1:
+                out.append(ops.collective("allreduce", "embedding all-reduce", ar))
+        for name, nn, kk, kernels, around in p.attention_gemms:
+            out.append(ops.gemm(name, local, nn, kk, r, step_tokens=local, kernels=kernels, count=n,
+                                extra_bytes=around * local))
         if dec_local:
             ctx = max(batch.decode_context, 1.0)
-            kv_tok = kv_bytes_per_token_per_gpu(arch, n, lay.tp, kvb, context_tokens=ctx, first_layer=plan.first)
+            kv_tok = kv_bytes_per_token_per_gpu(arch, n, tp, p.kv_bytes, context_tokens=ctx, first_layer=plan.first)
             attended = cached_layers(arch, plan.first, n, ctx) * ctx / n if arch.mla is None else ctx
-            add(ops.attention("attention (decode)", dec_local * attended,
-                              _flops_per_pair(arch, lay.tp, decode=True), dec_local / batch.query_per_seq * kv_tok * ctx / n,
-                              dec_local, q_width, r, step_tokens=step_tokens), n)
+            out.append(ops.attention("attention (decode)", dec_local * attended, p.decode_pair_flops,
+                                     dec_local / batch.query_per_seq * kv_tok * ctx / n, dec_local, p.q_width, r,
+                                     step_tokens=local, count=n))
         if pre_local:
             start = batch.prefill_context
-            kv_tok = kv_bytes_per_token_per_gpu(arch, n, lay.tp, kvb, context_tokens=max(1.0, start + pre_local),
+            kv_tok = kv_bytes_per_token_per_gpu(arch, n, tp, p.kv_bytes, context_tokens=max(1.0, start + pre_local),
                                                 first_layer=plan.first)
-            add(ops.attention("attention (prefill)", _prefill_pairs(arch, plan, start, pre_local),
-                              _flops_per_pair(arch, lay.tp, decode=False), kv_tok * (start + pre_local) / n,
-                              pre_local, q_width, r, step_tokens=step_tokens), n)
-        if lay.tp > 1:
-            add(ops.collective("allreduce", "attention all-reduce", ar), n)
-        # dense layers' MLP
+            out.append(ops.attention("attention (prefill)", _prefill_pairs(arch, plan, start, pre_local),
+                                     p.prefill_pair_flops, kv_tok * (start + pre_local) / n, pre_local, p.q_width, r,
+                                     step_tokens=local, count=n))
+        if tp > 1:
+            out.append(ops.collective("allreduce", "attention all-reduce", ar, count=n))
         dense = n - plan.moe_layers
-        for name, nn, kk, kernels in _mlp_gemms(arch, arch.ffn_size / lay.tp):
-            add(ops.gemm(name, local, nn, kk, r, step_tokens=step_tokens, kernels=kernels + q_extra,
-                         extra_bytes=_around(arch, local, name, arch.ffn_size / lay.tp)), dense)
-        if lay.tp > 1:
-            add(ops.collective("allreduce", "MLP all-reduce", ar), dense)
-        # mixture-of-experts layers
-        if moe is not None and plan.moe_layers:
-            for o in _moe_ops(d, local, tokens, r, step_tokens, q_extra, ar):
-                add(o, plan.moe_layers)
-        # the last stage: final norm, LM head on the tokens that need logits, sampling, logits gathered
-        if i == len(plans) - 1:
-            lg = max(1.0, batch.logits / lay.dp)
-            head_b = 2.0 if "lm_head" in st.precision.keeps_16bit and st.precision.bits_per_param < 16 \
-                else st.precision.bytes_per_param
-            if arch.tied_embeddings:
-                head_b = 2.0 if "embeddings" in st.precision.keeps_16bit else st.precision.bytes_per_param
-            vocab = arch.vocab_size / lay.tp
-            add(ops.gemm("lm_head", lg, vocab, arch.hidden_size, r, step_tokens=step_tokens,
-                         kernels=2 + SAMPLING_KERNELS, weight_bytes=vocab * arch.hidden_size * head_b), 1)
-            if lay.tp > 1:
-                add(ops.collective("allreduce", "logits gather",
-                                   coll.gather(lg * arch.vocab_size * 4, tp_link, tm)), 1)
-    if lay.pp > 1:
-        sent = local * arch.hidden_size * ops.ACTIVATION_BYTES * PP_TENSORS
-        out.append(ops.collective("send", "stage send", coll.send(sent, group_link(d, "pp"), tm), count=lay.pp - 1))
-    return Step(phase, batch, tuple(out), tm.step_overhead_s)
+        if dense:
+            for name, nn, kk, kernels, around in p.mlp_gemms:
+                out.append(ops.gemm(name, local, nn, kk, r, step_tokens=local, kernels=kernels, count=dense,
+                                    extra_bytes=around * local))
+            if tp > 1:
+                out.append(ops.collective("allreduce", "MLP all-reduce", ar, count=dense))
+        if plan.moe_layers:
+            out += [_counted(o, plan.moe_layers) for o in _moe_ops(d, p, local, tokens, ar)]
+        if i == len(p.plans) - 1:  # final norm, LM head on the tokens that need logits, sampling, logits gathered
+            lg = max(1.0, batch.logits / dp)
+            vocab = arch.vocab_size / tp
+            out.append(ops.gemm("lm_head", lg, vocab, h, r, step_tokens=local, kernels=2 + SAMPLING_KERNELS,
+                                weight_bytes=vocab * h * p.head_bytes))
+            if tp > 1:
+                out.append(ops.collective("allreduce", "logits gather",
+                                          coll.gather(lg * arch.vocab_size * 4, p.tp_link, tm)))
+    if p.pp_link is not None:
+        sent = local * h * ops.ACTIVATION_BYTES * PP_TENSORS
+        out.append(ops.collective("send", "stage send", coll.send(sent, p.pp_link, tm), count=lay.pp - 1))
+    total = sum((max(o.compute_s, o.memory_s) + o.comm_s + o.launch_s) * o.count for o in out) + p.host_s
+    return Step(phase, batch, tuple(out), p.host_s, total)
 
 
 def _counted(o: Op, count: int) -> Op:
@@ -345,23 +371,20 @@ def _counted(o: Op, count: int) -> Op:
                   o.algorithm, o.comm_latency_s, o.weights)
 
 
-def _moe_ops(d: Deployment, local: float, tokens: float, r: ops.Rates, step_tokens: float, q_extra: int,
-             ar: coll.Collective) -> list[Op]:
+def _moe_ops(d: Deployment, p: Prep, local: float, tokens: float, ar: coll.Collective) -> list[Op]:
     """One MoE layer's ops on one GPU."""
-    st, lay = d.setting, d.layout
-    arch, tm = st.model.arch, st.time_model
+    arch, lay, r, tm = p.arch, p.layout, p.rates, p.tm
     moe = arch.moe
     assert moe is not None  # noqa: S101 - called for MoE layers only
     h, e, k = arch.hidden_size, moe.experts, moe.active_experts
     gated = arch.mlp == "gated"
     expert_params = (3 if gated else 2) * h * moe.expert_ffn_size
-    out = [ops.gemm("router", local, e, h, r, step_tokens=step_tokens, kind="moe", kernels=1,
-                    weight_bytes=h * e * 2.0)]
+    out = [ops.gemm("router", local, e, h, r, step_tokens=local, kind="moe", kernels=1, weight_bytes=h * e * 2.0)]
     if moe.shared_experts:
         ffn = moe.shared_experts * moe.expert_ffn_size / lay.tp
         for name, nn, kk, kernels in _mlp_gemms(arch, ffn):
-            out.append(ops.gemm(f"shared {name}", local, nn, kk, r, step_tokens=step_tokens, kind="moe",
-                                kernels=kernels + q_extra, extra_bytes=_around(arch, local, name, ffn)))
+            out.append(ops.gemm(f"shared {name}", local, nn, kk, r, step_tokens=local, kind="moe",
+                                kernels=kernels + p.q_extra, extra_bytes=_around(arch, local, name, ffn)))
     # the tokens the experts of one GPU serve: all of the group's (without DP attention every rank holds every
     # token; with it, the dispatch brings every rank's tokens to the ranks of their experts)
     served = tokens if lay.dp > 1 else local
@@ -376,16 +399,15 @@ def _moe_ops(d: Deployment, local: float, tokens: float, r: ops.Rates, step_toke
         flops = 2 * served * k * expert_params / lay.tp
         assignments = served * k
     per_expert = served * k / e
-    out.append(ops.gemm("experts", assignments, 0.0, 0.0, r, step_tokens=step_tokens, kind="moe",
-                        kernels=2 + ROUTING_KERNELS + q_extra, weight_bytes=weights, flops=flops,
+    out.append(ops.gemm("experts", assignments, 0.0, 0.0, r, step_tokens=local, kind="moe",
+                        kernels=2 + ROUTING_KERNELS + p.q_extra, weight_bytes=weights, flops=flops,
                         batch_per_matrix=per_expert,
                         extra_bytes=assignments * (2 * h + 2 * moe.expert_ffn_size) * ops.ACTIVATION_BYTES))
-    if lay.dp > 1 and lay.ep > 1:
-        ep_link = group_link(d, "ep")
+    if p.ep_link is not None:
         per_gpu = tokens / lay.ep
         remote = (lay.ep - 1) / lay.ep
-        dispatch = coll.alltoall(per_gpu * k * h * FP8_DISPATCH_BYTES * remote, ep_link, tm)
-        combine = coll.alltoall(per_gpu * k * h * ops.ACTIVATION_BYTES * remote, ep_link, tm)
+        dispatch = coll.alltoall(per_gpu * k * h * FP8_DISPATCH_BYTES * remote, p.ep_link, tm)
+        combine = coll.alltoall(per_gpu * k * h * ops.ACTIVATION_BYTES * remote, p.ep_link, tm)
         out += [ops.collective("alltoall", "dispatch", dispatch), ops.collective("alltoall", "combine", combine)]
     elif lay.tp > 1:
         out.append(ops.collective("allreduce", "MoE all-reduce", ar))

@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 
 from snippets.engine import Layout, deploy, feasible, setting
+from snippets.engine.collectives import allreduce, alltoall
 from snippets.engine.memory import stage_weights
 from snippets.engine.params import total_params
-from snippets.engine.collectives import allreduce, alltoall
 from snippets.engine.serving import predict
 from snippets.engine.step import step
 from snippets.engine.topology import group_link
@@ -80,7 +80,6 @@ def test_worked_decode_step(page, r) -> None:
     assert value(page, "wx.touched") == pytest.approx(100 * (1 - (1 - 8 / 256) ** BATCH))            # 86.9 %
     assert value(page, "wx.kv") == pytest.approx(61 * (512 + 64) * 2 * CTX * BATCH / 1e9)             # 9.21 GB
     assert value(page, "wx.read") == pytest.approx(step(d, "decode", BATCH, 1).weights_read / 1e9)
-    assert value(page, "wx.tok_bytes") == 8 * 7168 * 2 / 1e3                                           # 114.688 kB
     # without DP attention the experts' outputs are summed by the TP all-reduce of the batch's activations
     assert value(page, "wx.msg") == pytest.approx(BATCH * 7168 * 2 / 1e6)
     assert not p.of("alltoall")
@@ -143,7 +142,10 @@ def test_cost_lens_is_predicts(page, r) -> None:
         assert value(page, f"cost[{lay.label}][$/Mtok at 64]") == pytest.approx(lo.usd_per_mtok_output)
         assert value(page, f"cost[{lay.label}][$/Mtok at 1024]") == pytest.approx(hi.usd_per_mtok_output)
     assert value(page, "c_dp_hi") < value(page, "c_tp_hi")
-    assert value(page, "c_tp_lo") < value(page, "c_ep_lo")
+    # at 64 in flight the three cost within 15 % of one another; EP without DP attention communicates as TP does
+    lows = [value(page, k) for k in ("c_tp_lo", "c_ep_lo", "c_dp_lo")]
+    assert max(lows) < 1.15 * min(lows)
+    assert value(page, "ep_comm") == pytest.approx(value(page, "tp_comm"))
 
 
 def test_quiz_answers_equal_questions_and_are_folded(page) -> None:
@@ -155,5 +157,7 @@ def test_quiz_answers_equal_questions_and_are_folded(page) -> None:
     assert value(page, "q_touched") == pytest.approx(100 * (1 - (1 - 8 / 128) ** 32))               # 87.3 %
     assert value(page, "m_touched") == pytest.approx(100 * (1 - (1 - 2 / 8) ** 4))                   # 68 %
     assert value(page, "q_tok_bytes") == 8 * 4096 * 2                                               # 65,536
-    assert value(page, "q_step_bytes") == pytest.approx(8 * 4096 * 2 * 2 * 94 / 1e6)                # 12.32 MB
+    # a combine of 8 x 4,096 x 2 bytes and a dispatch of 8 x 4,096 x (1 + 4/128) bytes in each of 94 layers
+    assert value(page, "q_dispatch_bytes") == pytest.approx(8 * 4096 * (1 + 4 / 128))             # 33,792
+    assert value(page, "q_step_bytes") == pytest.approx(8 * 4096 * (2 + 1 + 4 / 128) * 94 / 1e6)    # 9.34 MB
     assert "65,536 bytes" in answers[0].get_text()
