@@ -29,7 +29,7 @@ Per stage (vLLM's `get_pp_indices` split), per layer kind (dense or mixture-of-e
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from snippets.engine import collectives as coll
 from snippets.engine import ops
@@ -292,7 +292,15 @@ def prepare(d: Deployment) -> Prep:
         head_b = emb_b
     m = arch.mla
     q_width = arch.attention_heads / lay.tp * (arch.head_dim if m is None else m.qk_nope_head_dim + m.qk_rope_head_dim)
-    return Prep(arch=arch, layout=lay, rates=ops.rates(chip, prec, tm, d.compute_format), tm=tm, vendor=chip.vendor,
+    rates = ops.rates(chip, prec, tm, d.compute_format)
+    # vLLM captures CUDA graphs up to min(2 x max_num_seqs, 512) tokens, and no more than a step's token budget
+    # (VllmConfig._set_cudagraph_sizes); the policy's limits, where it records them (read defensively)
+    pol = st.memory_policy
+    seqs, budget = getattr(pol, "max_num_seqs", None), getattr(pol, "max_num_batched_tokens", None)
+    graph = min([rates.graph_max_tokens] + [x for x in (None if seqs is None else 2 * seqs, budget) if x is not None])
+    if graph != rates.graph_max_tokens:
+        rates = replace(rates, graph_max_tokens=int(graph))
+    return Prep(arch=arch, layout=lay, rates=rates, tm=tm, vendor=chip.vendor,
                 tp_link=group_link(d, "tp"), pp_link=group_link(d, "pp") if lay.pp > 1 else None,
                 ep_link=group_link(d, "ep") if lay.dp > 1 and lay.ep > 1 else None, plans=stage_plan(arch, lay),
                 attention_gemms=attn, mlp_gemms=mlp, kv_bytes=st.kv_precision.bytes_per_param, emb_bytes=emb_b,
