@@ -1,26 +1,38 @@
-"""The time model against the measurements: each row's prediction, its error, and the fit of the two factors.
+"""The time model against the measurements: each row's prediction and error, the fits, and the error bands.
 
-Only `role: calibration` rows (NVIDIA NIM's runs) take part in the fit of the time model's compute fraction
-(from time to first token) and per-layer overhead (from inter-token latency); test rows are predicted with the
-fitted model and reported apart. `python -m snippets.calibration` prints the fit and every row's error.
+Calibration discipline: only `role: calibration` rows (the sources issue 24 names: NVIDIA NIM's benchmarking
+pages, SemiAnalysis InferenceX, Azure's AI benchmarking guide) take part in the fit of the time model's
+factors; test rows are predicted with the fitted model, reported apart, and alone make the error bands.
+
+- `fit`: the host's time per engine step (`step_overhead`), from the calibration rows' inter-token latency at
+  concurrency 1, where it acts alone; and for a vendor whose calibration rows run only on chips without
+  measured kernel efficiencies, the share of the default efficiencies its kernels reach
+  (`vendor_kernel_fraction`), from those rows' inter-token latency and throughput.
+- `fit_collectives`: each collective algorithm's latency and share of the link, least squares on relative
+  error over the published timings by message size (data/latencies.yaml `points`).
+- `band_table`: the test rows' errors by regime (`snippets.engine.bands`).
+
+`python -m snippets.calibration` prints the fits, every row's error, and the bands.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from functools import partial
 
-from snippets.data import Catalog, Measurement
-from snippets.data.export import engine_catalog
+from snippets.data import Catalog, Measurement, TimeModel
 from snippets.engine import Deployment, Layout, deploy, setting
+from snippets.engine import bands as bands_mod
+from snippets.engine.collectives import one_shot_applies
+from snippets.engine.serving import Prediction, predict
 from snippets.engine.specs import EngineCatalog, TimeModelSpec
-from snippets.engine.timing import Prediction, predict
 
 SCENARIO = "reference"
 METRICS = ("ttft_ms", "itl_ms", "output_tokens_per_s")
+BAND_METRIC = {"ttft_ms": "ttft_ms", "itl_ms": "tpot_ms", "output_tokens_per_s": "output_tokens_per_s"}
+"""Each measured metric and the predicted figure it is compared with (the band's metric)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +57,11 @@ class Row:
         m = self.measured(metric)
         return None if m is None else (self.predicted(metric) - m) / m
 
+    def regime(self, metric: str) -> bands_mod.Regime:
+        label = self.prediction.ttft_regime if metric == "ttft_ms" else self.prediction.regime
+        vendor, kind, phase = (x.strip() for x in label.split(",", 2))
+        return bands_mod.Regime(vendor, kind == "MoE", phase)
+
 
 def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) -> Deployment:
     lay = Layout(m.layout.tp, m.layout.pp, m.layout.ep, m.layout.dp)
@@ -60,37 +77,29 @@ def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) ->
 
 
 def _concurrency(d: Deployment, m: Measurement) -> int:
-    """The row's concurrency, or for an offline run (every request queued at once) all the KV cache holds."""
-    return m.concurrency if m.concurrency is not None else max(1, d.max_concurrency)
+    """The row's concurrency, or for an offline run (every request queued at once) all the replica admits."""
+    if m.concurrency is not None:
+        return m.concurrency
+    from snippets.engine.serving import admitted
+
+    return max(1, admitted(d, m.input_tokens + m.output_tokens))
 
 
-def rows(cat: Catalog, role: str | None = None, tm: TimeModelSpec | None = None) -> list[Row]:
-    """Every measurement (of `role`, if given) with the model's prediction, under `tm` or the scenario's time model."""
-    eng = engine_catalog(cat)
+def predict_rows(eng: EngineCatalog, measurements: Iterable[tuple[str, Measurement]],
+                 tm: TimeModelSpec | None = None) -> list[Row]:
     out = []
-    for mid, m in cat.measurements.items():
-        if role is not None and m.role != role:
-            continue
+    for mid, m in measurements:
         d = _deployment(eng, m, tm)
         out.append(Row(mid, m, d, predict(d, _concurrency(d, m), m.input_tokens, m.output_tokens)))
     return out
 
 
-def _loss(rs: Iterable[Row]) -> float:
-    """Squared log errors of TTFT and ITL at concurrency 1, where the two fitted factors act alone."""
-    total = 0.0
-    for r in rs:
-        if r.measurement.concurrency != 1:
-            continue
-        for metric in ("ttft_ms", "itl_ms"):
-            m = r.measured(metric)
-            if m is not None:
-                total += math.log(r.predicted(metric) / m) ** 2
-    return total
+def rows(cat: Catalog, role: str | None = None, tm: TimeModelSpec | None = None) -> list[Row]:
+    """Every measurement (of `role`, if given) with the model's prediction, under `tm` or the scenario's time model."""
+    from snippets.data.export import engine_catalog
 
-
-def _swap(fn: Callable[[float, float], float], first: float, second: float) -> float:
-    return fn(first, second)
+    return predict_rows(engine_catalog(cat), ((k, m) for k, m in cat.measurements.items()
+                                              if role is None or m.role == role), tm)
 
 
 def _golden(fn: Callable[[float], float], lo: float, hi: float, steps: int = 40) -> float:
@@ -108,38 +117,153 @@ def _golden(fn: Callable[[float], float], lo: float, hi: float, steps: int = 40)
 
 @dataclass(frozen=True)
 class Fit:
-    compute_fraction: float
-    layer_overhead_s: float
+    step_overhead_s: float
+    vendor_kernel_fraction: Mapping[str, float]
     loss: float
+    """Sum of squared log errors of the fitted rows' metrics."""
+    rows: int
+    """Calibration rows the fit used."""
+
+
+def _time_model_entry(cat: Catalog) -> tuple[str, TimeModel]:
+    key = cat.scenarios[SCENARIO].time_model
+    entry = cat.policies[key]
+    assert isinstance(entry, TimeModel)  # noqa: S101 - the loader checks the scenario's time model
+    return key, entry
+
+
+def _measured_chips(cat: Catalog) -> set[str]:
+    return {e.accelerator for e in cat.efficiencies.values() if e.resource in ("gemm_weights", "gemm_compute")}
 
 
 def fit(cat: Catalog) -> Fit:
-    """The compute fraction and per-layer overhead that best predict the calibration rows at concurrency 1,
-    each searched inside the range data/policies.yaml states for it."""
-    from snippets.data import TimeModel
+    """The time model's fitted factors, each searched inside the range data/policies.yaml states for it, on the
+    calibration rows only."""
+    from snippets.data.export import engine_catalog
 
     eng = engine_catalog(cat)
-    sc = eng.scenarios[SCENARIO]
-    base = eng.time_models[sc.time_model]
-    entry = cat.policies[sc.time_model]
-    assert isinstance(entry, TimeModel)  # noqa: S101 - the loader checks the scenario's time model
-    cf_lo, cf_hi = entry.compute_fraction_range
-    lo_lo, lo_hi = (x * entry.layer_overhead.seconds / entry.layer_overhead.value for x in entry.layer_overhead_range)
-    cal = [m for m in cat.measurements.values() if m.role == "calibration" and m.concurrency == 1]
+    key, entry = _time_model_entry(cat)
+    base = eng.time_models[key]
+    cal = [(k, m) for k, m in cat.measurements.items() if m.role == "calibration"]
+    lo, hi = (x * entry.step_overhead.seconds / entry.step_overhead.value for x in entry.step_overhead_range)
 
-    def loss(cf: float, lo: float) -> float:
-        tm = replace(base, compute_fraction=cf, layer_overhead_s=lo)
-        rs = []
-        for m in cal:
-            d = _deployment(eng, m, tm)
-            rs.append(Row("", m, d, predict(d, 1, m.input_tokens, m.output_tokens)))
-        return _loss(rs)
+    def loss_of(tm: TimeModelSpec, chosen: list[tuple[str, Measurement]], metrics: tuple[str, ...]) -> float:
+        total = 0.0
+        for r in predict_rows(eng, chosen, tm):
+            for metric in metrics:
+                mv = r.measured(metric)
+                if mv is not None:
+                    total += math.log(r.predicted(metric) / mv) ** 2
+        return total
 
-    cf, lo = base.compute_fraction, base.layer_overhead_s
-    for _ in range(3):  # the two factors barely interact (TTFT is compute, ITL memory): alternate
-        lo = _golden(partial(_swap, loss, cf), lo_lo, lo_hi)
-        cf = _golden(partial(loss, lo=lo), cf_lo, cf_hi)
-    return Fit(cf, lo, loss(cf, lo))
+    single = [(k, m) for k, m in cal if m.concurrency == 1]
+    overhead = _golden(lambda x: loss_of(replace(base, step_overhead_s=x), single, ("itl_ms",)), lo, hi)
+    tm = replace(base, step_overhead_s=overhead)
+    # a vendor whose calibration rows all run on chips without measured kernels: how far its kernels fall short
+    measured = _measured_chips(cat)
+    vendors: dict[str, list[tuple[str, Measurement]]] = {}
+    for k, m in cal:
+        vendors.setdefault(eng.chips[m.accelerator].vendor, []).append((k, m))
+    fractions: dict[str, float] = {}
+    vlo, vhi = entry.vendor_kernel_fraction_range
+    for vendor, vrows in sorted(vendors.items()):
+        if any(m.accelerator in measured for _, m in vrows):
+            continue
+
+        def vloss(x: float, vendor: str = vendor, vrows: list[tuple[str, Measurement]] = vrows) -> float:
+            t = replace(tm, vendor_kernel_fraction=tuple(sorted({**dict(tm.vendor_kernel_fraction), vendor: x}.items())))
+            return loss_of(t, vrows, ("itl_ms", "output_tokens_per_s"))
+
+        fractions[vendor] = _golden(vloss, vlo, vhi)
+    tm = replace(tm, vendor_kernel_fraction=tuple(sorted(fractions.items())))
+    return Fit(overhead, fractions, loss_of(tm, single, ("itl_ms",)), len(cal))
+
+
+# ------------------------------------------------------------------------------------------- collectives
+
+
+@dataclass(frozen=True)
+class CollectiveFit:
+    latency_s: float
+    efficiency: float
+    per_peer_s: float
+    worst: float
+    """Largest |relative error| over the points."""
+    points: int
+
+
+def _least_squares(rows: list[list[float]], ts: list[float]) -> list[float]:
+    """Parameters p minimizing Σ((row · p − t) / t)²: the normal equations, by Gaussian elimination."""
+    k = len(rows[0])
+    m = [[sum(r[i] * r[j] / t / t for r, t in zip(rows, ts, strict=True)) for j in range(k)]
+         + [sum(r[i] / t for r, t in zip(rows, ts, strict=True))] for i in range(k)]
+    for c in range(k):
+        p = max(range(c, k), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        for r in range(k):
+            if r != c:
+                f = m[r][c] / m[c][c]
+                m[r] = [x - f * y for x, y in zip(m[r], m[c], strict=True)]
+    return [m[i][k] / m[i][i] for i in range(k)]
+
+
+def fit_collectives(cat: Catalog) -> dict[str, CollectiveFit]:
+    """Each algorithm's latency (and per-peer latency, NCCL) and share of the measured chip's per-direction
+    scale-up bandwidth, fitted on its published timings: one-shot and two-shot custom all-reduce split as vLLM
+    splits them, NCCL's all-reduce (2(n − 1)/n of the message), the expert all-to-all (bytes sent)."""
+    from snippets.data.export import engine_catalog
+
+    eng = engine_catalog(cat)
+    _, entry = _time_model_entry(cat)
+    out = {}
+
+    def bw(latency_id: str) -> float:
+        acc = cat.latencies[latency_id].accelerator
+        assert acc is not None  # noqa: S101 - a collective's timings name their chip
+        chip = eng.chips[acc]
+        assert chip.scale_up_bytes_per_s is not None  # noqa: S101 - measured on a scale-up fabric
+        return chip.scale_up_bytes_per_s
+
+    def solve(name: str, pts: list[tuple[int, float, float]], moved: Callable[[int, float], float], b: float,
+              per_peer: bool) -> None:
+        rows = [[1.0] + ([float(n - 2)] if per_peer else []) + [moved(n, s) / b] for n, s, _ in pts]
+        ts = [t for *_, t in pts]
+        p = _least_squares(rows, ts)
+        pred = [sum(x * y for x, y in zip(r, p, strict=True)) for r in rows]
+        worst = max(abs(q - t) / t for q, t in zip(pred, ts, strict=True))
+        out[name] = CollectiveFit(p[0], 1 / p[-1], p[1] if per_peer else 0.0, worst, len(pts))
+
+    car = [(n, s, t * 1e-6) for n, s, t in cat.latencies[entry.custom_allreduce_points].points]
+    b = bw(entry.custom_allreduce_points)
+    solve("one_shot", [x for x in car if one_shot_applies(x[0], x[1])], lambda n, s: (n - 1) * s, b, False)
+    solve("two_shot", [x for x in car if not one_shot_applies(x[0], x[1])], lambda n, s: 2 * (n - 1) / n * s, b,
+          False)
+    nccl = [(n, s, t * 1e-6) for n, s, t in cat.latencies[entry.nccl_allreduce_points].points]
+    solve("nccl", nccl, lambda n, s: 2 * (n - 1) / n * s, bw(entry.nccl_allreduce_points), True)
+    a2a = [(n, s, t * 1e-6) for n, s, t in cat.latencies[entry.alltoall_points].points]
+    solve("alltoall", a2a, lambda n, s: s, bw(entry.alltoall_points), False)
+    return out
+
+
+# ------------------------------------------------------------------------------------------- bands
+
+
+def band_errors(rs: Iterable[Row]) -> list[tuple[str, bands_mod.Regime, float]]:
+    out = []
+    for r in rs:
+        for metric in METRICS:
+            e = r.error(metric)
+            if e is not None:
+                out.append((BAND_METRIC[metric], r.regime(metric), e))
+    return out
+
+
+def band_table(eng: EngineCatalog, measurements: Mapping[str, Measurement],
+               tm: TimeModelSpec | None = None) -> tuple[bands_mod.BandEntry, ...]:
+    """The error bands by regime from the test rows alone, predicted by `eng` under `tm` (a time model without
+    bands yet: a band never feeds back into a prediction)."""
+    tests = [(k, m) for k, m in measurements.items() if m.role == "test"]
+    return bands_mod.table(band_errors(predict_rows(eng, tests, tm)))
 
 
 def summary(rs: list[Row], metric: str) -> tuple[float, float, int] | None:
@@ -150,13 +274,32 @@ def summary(rs: list[Row], metric: str) -> tuple[float, float, int] | None:
     return statistics.median(errs), max(errs), len(errs)
 
 
+def inside_band(rs: list[Row]) -> tuple[int, int]:
+    """Of the rows' measured figures, how many fall inside their prediction's band, and how many there are."""
+    inside = total = 0
+    for r in rs:
+        p = r.prediction
+        for metric, rng in (("ttft_ms", p.ttft_range), ("itl_ms", p.tpot_range),
+                            ("output_tokens_per_s", p.throughput_range)):
+            m = r.measured(metric)
+            if m is None:
+                continue
+            scale = 1e3 if metric != "output_tokens_per_s" else 1.0
+            total += 1
+            inside += rng[0] * scale <= m <= rng[1] * scale
+    return inside, total
+
+
 def main() -> None:
     from snippets.data import load
 
     cat = load()
     f = fit(cat)
-    print(f"fit: compute_fraction {f.compute_fraction:.4f}, layer_overhead {f.layer_overhead_s * 1e6:.2f} us "
-          f"(loss {f.loss:.5f})")
+    print(f"fit: step_overhead {f.step_overhead_s * 1e3:.3f} ms, vendor kernel fractions "
+          f"{dict(f.vendor_kernel_fraction) or 'none fitted'} (loss {f.loss:.5f}, {f.rows} calibration rows)")
+    for name, c in fit_collectives(cat).items():
+        print(f"collective {name}: latency {c.latency_s * 1e6:.2f} us + {c.per_peer_s * 1e6:.2f} us per peer, "
+              f"efficiency {c.efficiency:.3f}, worst |error| {c.worst:.0%} over {c.points} points")
     for role in ("calibration", "test"):
         rs = rows(cat, role)
         for r in rs:
@@ -167,6 +310,14 @@ def main() -> None:
             s = summary(rs, k)
             if s:
                 print(f"{role:11} {k}: median |error| {s[0]:.0%}, worst {s[1]:.0%} over {s[2]} rows")
+        n_in, n = inside_band(rs)
+        print(f"{role:11} inside their band: {n_in} of {n}")
+    from snippets.data.export import engine_catalog
+
+    tm = engine_catalog(cat).time_models[_time_model_entry(cat)[0]]
+    for b in tm.bands:
+        print(f"band {b.metric:20} {b.vendor}, {'MoE' if b.moe else 'dense'}, {b.phase}: "
+              f"{b.low:+.0%} to {b.high:+.0%} over {b.rows} test rows")
 
 
 if __name__ == "__main__":

@@ -86,13 +86,30 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
         if not isinstance(tm, TimeModel):
             continue
         where = f"data/policies.yaml: entry '{tm_id}'"
-        for field, entries, kind, attr in (("hbm_efficiency", effs, "hbm", "resource"),
-                                           ("link_efficiency", effs, "nvlink", "resource"),
+        for field, entries, kind, attr in (("link_efficiency", effs, "nvlink", "resource"),
                                            ("hop_latency_nvlink", lats, "nvlink", "path"),
-                                           ("hop_latency_pcie", lats, "pcie", "path")):
+                                           ("hop_latency_pcie", lats, "pcie", "path"),
+                                           ("kernel_launch", lats, "kernel", "path"),
+                                           ("host_dispatch", lats, "kernel", "path"),
+                                           ("custom_allreduce_points", lats, "collective", "path"),
+                                           ("nccl_allreduce_points", lats, "collective", "path"),
+                                           ("alltoall_points", lats, "collective", "path")):
             target = entries.get(getattr(tm, field))
             if target is None or getattr(target, attr) != kind:
                 problems.append(f"{where}: field '{field}': {getattr(tm, field)!r} is not a {kind} entry")
+    for e_id, eff in effs.items():
+        if eff.accelerator not in cat["accelerators"]:
+            problems.append(f"data/efficiencies.yaml: entry '{e_id}': field 'accelerator': unknown accelerator "
+                            f"{eff.accelerator!r}")
+    seen: dict[tuple[str, str, str | None], str] = {}
+    for e_id, eff in effs.items():  # the time model takes one figure per chip, resource and format
+        if eff.resource not in ("hbm", "gemm_weights", "gemm_compute", "attention_compute"):
+            continue
+        key = (eff.accelerator, eff.resource, eff.tensor_format if eff.resource != "hbm" else None)
+        if key in seen:
+            problems.append(f"data/efficiencies.yaml: entry '{e_id}': the time model already reads {seen[key]!r} "
+                            f"for {key[0]}'s {key[1]}")
+        seen[key] = e_id
     for m_id, meas in cat.get("measurements", {}).items():
         where = f"data/measurements.yaml: entry '{m_id}'"
         for field, table in (("model", "models"), ("precision", "precisions"), ("kv_precision", "precisions"),

@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from snippets.data import Catalog, Efficiency, LayoutPolicy, MemoryPolicy, Network, Node, PCIe, TimeModel
+from snippets.data import (
+    Catalog,
+    ComputeEfficiency,
+    Efficiency,
+    LayoutPolicy,
+    MemoryPolicy,
+    Network,
+    Node,
+    PCIe,
+    TimeModel,
+)
 from snippets.engine.specs import EngineCatalog
 
 _ENGINES: dict[int, tuple[Catalog, EngineCatalog]] = {}
@@ -46,8 +56,77 @@ def _memory_policy(p: MemoryPolicy) -> dict[str, Any]:
             "large_device_excludes": sorted(p.large_device_excludes)}
 
 
+def _time_model(cat: Catalog, key: str, t: TimeModel) -> dict[str, Any]:
+    """The time model with every chip's efficiencies resolved: its measured entries where data/efficiencies.yaml
+    has them, the policy's stated defaults otherwise."""
+    d = t.defaults
+    default_gemm = {"weights": [[1, d.gemm_weights.value], [256, d.gemm_weights_256.value]],
+                    "compute": d.gemm_compute.value}
+    chips: dict[str, dict[str, Any]] = {}
+    used: list[tuple[str, str]] = [("policies", key)]  # a chip's own efficiencies are noted with the chip
+    for e in cat.efficiencies.values():
+        if isinstance(e, Efficiency) and e.resource not in ("hbm", "gemm_weights"):
+            continue
+        c = chips.setdefault(e.accelerator, {"hbm": d.hbm.value, "attention": d.attention_compute.value, "gemm": {},
+                                             "default_gemm": default_gemm})
+        if isinstance(e, ComputeEfficiency):
+            if e.resource == "attention_compute":
+                c["attention"] = e.fraction
+            else:
+                c["gemm"].setdefault(e.tensor_format, dict(default_gemm))["compute"] = e.fraction
+        elif e.resource == "hbm":
+            c["hbm"] = e.fraction
+        else:
+            assert e.tensor_format is not None  # noqa: S101 - the schema requires it for gemm_weights
+            points = [[tok, f] for tok, f in e.by_tokens] or [[1, e.fraction]]
+            c["gemm"].setdefault(e.tensor_format, dict(default_gemm))["weights"] = points
+    for c in chips.values():  # a chip measured in BF16 only keeps its BF16 kernels for other formats
+        if "bf16" in c["gemm"]:
+            c["default_gemm"] = c["gemm"]["bf16"]
+    lat = cat.latencies
+    for lid in (t.hop_latency_nvlink, t.hop_latency_pcie, t.kernel_launch, t.host_dispatch, t.custom_allreduce_points,
+                t.nccl_allreduce_points, t.alltoall_points):
+        used.append(("latencies", lid))
+    used.append(("efficiencies", t.link_efficiency))
+    link = cat.efficiencies[t.link_efficiency]
+
+    def ab(x: Any) -> dict[str, float]:
+        return {"latency_s": x.latency.seconds, "efficiency": x.efficiency,
+                "per_peer_s": 0.0 if x.per_peer is None else x.per_peer.seconds}
+
+    co = t.collectives
+    return {
+        "name": t.name, "chips": chips,
+        "default": {"hbm": d.hbm.value, "attention": d.attention_compute.value, "gemm": {},
+                    "default_gemm": default_gemm},
+        "link_fraction": link.fraction,
+        "nvlink_hop_s": lat[t.hop_latency_nvlink].value.seconds, "pcie_hop_s": lat[t.hop_latency_pcie].value.seconds,
+        "network_hop_s": t.hop_latency_network.seconds, "kernel_s": lat[t.kernel_launch].value.seconds,
+        "host_dispatch_s": lat[t.host_dispatch].value.seconds, "graph_max_tokens": t.cuda_graph_max_tokens,
+        "custom_allreduce_max_bytes": float(t.custom_allreduce_max_bytes),
+        "one_shot": ab(co.one_shot), "two_shot": ab(co.two_shot), "nccl": ab(co.nccl), "alltoall": ab(co.alltoall),
+        "step_overhead_s": t.step_overhead.seconds, "vendor_kernel_fraction": dict(t.vendor_kernel_fraction),
+        "sources": sorted(set(used)),
+    }
+
+
 def export(cat: Catalog) -> dict[str, Any]:
-    """Every entry the engine reads, keyed by `data/` id, in base units."""
+    """Every entry the engine reads, keyed by `data/` id, in base units, with each time model's error bands
+    (computed from the test measurements by the time model itself, `snippets.calibration.band_table`)."""
+    from dataclasses import asdict
+
+    from snippets.calibration import band_table
+
+    out = _export(cat)
+    eng = EngineCatalog.from_export(out)
+    for key in out["time_models"]:
+        out["time_models"][key]["bands"] = [asdict(b) for b in band_table(eng, cat.measurements,
+                                                                          eng.time_models[key])]
+    return out
+
+
+def _export(cat: Catalog) -> dict[str, Any]:
+    """Every entry the engine reads, without the bands."""
     chips: dict[str, Any] = {}
     for k, a in cat.accelerators.items():
         dense = {fmt: f.dense for fmt, f in a.tensor.items()}
@@ -61,9 +140,14 @@ def export(cat: Catalog) -> dict[str, Any]:
             "dense_derived": sorted(fmt for fmt, t in dense.items() if t is not None and t.derived),
             "scale_up_bytes_per_s": None if a.scale_up is None else a.scale_up.bandwidth.bandwidth.one_way().bytes_per_s,
             "host_link_bytes_per_s": _host_link(cat, k),
+            "vendor": a.vendor,
+            "scale_up_links": None if a.scale_up is None else a.scale_up.links,
+            "scale_up_name": None if a.scale_up is None else cat.interconnects[a.scale_up.fabric].name,
         }
     nodes = {k: {"name": n.name, "chip": n.accelerator, "gpus": n.gpus, "domain": n.domain, "scale_up": n.scale_up,
-                 "network_bytes_per_s": _network(cat, n)}
+                 "network_bytes_per_s": _network(cat, n), "fabric_shape": n.fabric_shape,
+                 "torus_dims": n.torus_dims,
+                 "network_name": None if n.nic is None else cat.interconnects[n.nic].name}
              for k, n in cat.of_kind(Node).items()}
     models = {k: {"name": m.name, "nominal_params": m.nominal_params.count, "stated_params": m.stated_params.count,
                   "arch": m.architecture.model_dump(), "dtype": m.dtype,
@@ -78,16 +162,7 @@ def export(cat: Catalog) -> dict[str, Any]:
     layout = {k: {"name": p.name, "tp_limit": p.tp_limit, "across_nodes": p.across_nodes, "prefer": p.prefer,
                   "expert_parallel": p.expert_parallel, "whole_nodes": p.whole_nodes}
               for k, p in cat.policies.items() if isinstance(p, LayoutPolicy)}
-    def fraction(e: Efficiency) -> float:
-        return e.achieved.bandwidth.ratio(e.peak.bandwidth)
-
-    times = {k: {"name": t.name, "hbm_fraction": fraction(cat.efficiencies[t.hbm_efficiency]),
-                 "link_fraction": fraction(cat.efficiencies[t.link_efficiency]),
-                 "nvlink_hop_s": cat.latencies[t.hop_latency_nvlink].value.seconds,
-                 "pcie_hop_s": cat.latencies[t.hop_latency_pcie].value.seconds,
-                 "network_hop_s": t.hop_latency_network.seconds, "compute_fraction": t.compute_fraction,
-                 "layer_overhead_s": t.layer_overhead.seconds}
-             for k, t in cat.policies.items() if isinstance(t, TimeModel)}
+    times = {k: _time_model(cat, k, t) for k, t in cat.policies.items() if isinstance(t, TimeModel)}
     scenarios = {k: {"name": s.name, "node": s.node, "memory_policy": s.memory_policy, "layout_policy": s.layout_policy,
                      "time_model": s.time_model,
                      "input_tokens": s.input_tokens, "output_tokens": s.output_tokens, "concurrency": s.concurrency,

@@ -26,6 +26,7 @@ from snippets.data.schema import (
     SCHEMAS,
     Accelerator,
     Assumption,
+    ComputeEfficiency,
     DocumentedDeployment,
     Efficiency,
     Fabric,
@@ -64,7 +65,7 @@ class Catalog:
     scenarios: Mapping[str, Scenario]
     deployments: Mapping[str, DocumentedDeployment]
     latencies: Mapping[str, Latency]
-    efficiencies: Mapping[str, Efficiency]
+    efficiencies: Mapping[str, Efficiency | ComputeEfficiency]
     measurements: Mapping[str, Measurement]
     directory: Path
 

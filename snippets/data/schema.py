@@ -300,6 +300,14 @@ class Node(_Strict):
     """Switch trays that hold the chips, where the node is a rack (GB200 NVL72: 9 trays of 2 chips)."""
     note: Annotated[str, Field(min_length=10)] | None = None
     """What a reader should know about the node that the fields do not say (a bridge joins only pairs)."""
+    fabric_shape: Literal["switched", "full_mesh", "torus", "rack", "pcie"]
+    """How the scale-up links are wired, which decides what a group of its GPUs gets: `switched`, every link of
+    every GPU into switches (any group gets each GPU's whole bandwidth); `full_mesh`, each GPU's links spread
+    evenly over its peers (a group of g gets g − 1 peers' share); `torus`, each chip's links to its neighbours
+    on a ring per dimension; `rack`, a switched domain spanning a rack's compute trays; `pcie`, no scale-up
+    fabric."""
+    torus_dims: PositiveInt | None = None
+    """Dimensions of a torus (2 for a 2D torus); only for `fabric_shape: torus`."""
     sources: Sources
 
     @model_validator(mode="after")
@@ -314,6 +322,12 @@ class Node(_Strict):
             raise ValueError("switch_trays: the chips must divide evenly into the trays")
         if self.scale_up == "pcie" and self.switch is not None:
             raise ValueError("scale_up: a node whose GPUs meet only over PCIe has no NVSwitch")
+        if (self.fabric_shape == "pcie") != (self.scale_up == "pcie"):
+            raise ValueError("fabric_shape: pcie exactly when scale_up is pcie")
+        if (self.fabric_shape in ("switched", "rack")) != (self.switch is not None):
+            raise ValueError("fabric_shape: switched or rack exactly when a switch joins the GPUs")
+        if (self.fabric_shape == "torus") != (self.torus_dims is not None):
+            raise ValueError("torus_dims: give it for a torus, and only for a torus")
         return self
 
     @property
@@ -700,41 +714,118 @@ class LayoutPolicy(_Strict):
     sources: Sources
 
 
-class TimeModel(_Strict):
-    """The engine's time model: achieved fractions of peak and per-hop latencies, each traced to data or a fit.
+class AlphaBeta(_Strict):
+    """A collective's cost as the time model prices it: a fixed latency (plus one per peer beyond the first) and
+    its payload at a share of the link's per-direction bandwidth. Fitted on published timings by message size."""
 
-    The fractions of HBM and link bandwidth and the hop latencies name entries of efficiencies.yaml and
-    latencies.yaml; the compute fraction and the per-step overhead are the two factors fitted on the
-    calibration measurements, each inside a stated range."""
+    latency: Duration
+    latency_range: tuple[PositiveFloat, PositiveFloat]
+    """In `latency`'s unit."""
+    per_peer: Duration | None = None
+    """Added per GPU beyond the second (NCCL's ring steps); None where the time does not grow with the group."""
+    efficiency: Annotated[float, Field(gt=0, le=1)]
+    """Share of the per-direction link bandwidth the payload moves at."""
+    efficiency_range: tuple[PositiveFloat, PositiveFloat]
+
+    @model_validator(mode="after")
+    def _within(self) -> AlphaBeta:
+        for name, value, rng in (("latency", self.latency.value, self.latency_range),
+                                 ("efficiency", self.efficiency, self.efficiency_range)):
+            if not rng[0] <= value <= rng[1]:
+                raise ValueError(f"{name}: {value:g} lies outside its range {rng[0]:g}-{rng[1]:g}")
+        return self
+
+
+class Collectives(_Strict):
+    """The α–β factors of each collective algorithm the engines pick, fitted on data/latencies.yaml's points."""
+
+    one_shot: AlphaBeta
+    """Custom all-reduce, one stage: each GPU reads every peer's buffer and reduces."""
+    two_shot: AlphaBeta
+    """Custom all-reduce, two stages: reduce-scatter then all-gather through the peers' buffers."""
+    nccl: AlphaBeta
+    """NCCL's all-reduce (ring or tree as its tuner picks), the fallback for what custom all-reduce refuses."""
+    alltoall: AlphaBeta
+    """Expert parallelism's dispatch and combine (DeepEP's low-latency kernels)."""
+
+
+class DefaultEfficiency(_Strict):
+    """A factor for chips no published measurement covers: a stated value inside the range the measured chips span."""
+
+    value: Annotated[float, Field(gt=0, le=1)]
+    range: tuple[PositiveFloat, PositiveFloat]
+
+    @model_validator(mode="after")
+    def _within(self) -> DefaultEfficiency:
+        if not self.range[0] <= self.value <= self.range[1]:
+            raise ValueError(f"value: {self.value:g} lies outside its range {self.range[0]:g}-{self.range[1]:g}")
+        return self
+
+
+class Defaults(_Strict):
+    hbm: DefaultEfficiency
+    """Share of the HBM datasheet bandwidth a streaming kernel reaches."""
+    gemm_weights: DefaultEfficiency
+    """Share of the HBM datasheet bandwidth a decode GEMM's weight stream reaches at one token."""
+    gemm_weights_256: DefaultEfficiency
+    """The same at 256 tokens, where the tiles fill and the stream slows."""
+    gemm_compute: DefaultEfficiency
+    """Share of the dense peak a large GEMM reaches."""
+    attention_compute: DefaultEfficiency
+    """Share of the dense peak a fused attention kernel reaches in prefill."""
+
+
+class TimeModel(_Strict):
+    """The engine's time model: each figure traced to data/ (an efficiency, a latency, a collective's published
+    timings) or to a fit on the calibration measurements, each inside a stated range."""
 
     kind: Literal["time"]
     name: str
-    hbm_efficiency: str
-    """Id of an efficiencies.yaml entry (resource hbm): achieved ÷ peak is the share of HBM bandwidth a step gets."""
     link_efficiency: str
-    """Id of an efficiencies.yaml entry (resource nvlink): the share of scale-up bandwidth a collective gets."""
+    """Id of an efficiencies.yaml entry (resource nvlink): the share of a link a point-to-point copy reaches
+    (pipeline sends, the network's share of a collective)."""
     hop_latency_nvlink: str
-    """Id of a latencies.yaml entry (path nvlink): one GPU-to-GPU step of a collective inside an NVLink domain."""
+    """Id of a latencies.yaml entry (path nvlink): one GPU-to-GPU write inside a scale-up domain."""
     hop_latency_pcie: str
-    """Id of a latencies.yaml entry (path pcie): the same step between PCIe-only cards."""
+    """Id of a latencies.yaml entry (path pcie): the same between PCIe-only cards."""
     hop_latency_network: Duration
-    """One step of a collective between nodes (adapter, switch and NCCL's proxy), indicative."""
+    """One step between nodes (adapter, switch and NCCL's proxy), indicative."""
     hop_latency_network_range: tuple[PositiveFloat, PositiveFloat]
-    compute_fraction: Annotated[float, Field(gt=0, le=1)]
-    """Share of the dense tensor peak the matrix products reach (fitted on the calibration rows' time to first token)."""
-    compute_fraction_range: tuple[PositiveFloat, PositiveFloat]
-    layer_overhead: Duration
-    """Fixed time per layer of a forward pass: the launch, ramp and tail of its kernels, which no roofline counts
-    (fitted on the calibration rows' inter-token latency)."""
-    layer_overhead_range: tuple[PositiveFloat, PositiveFloat]
+    kernel_launch: str
+    """Id of a latencies.yaml entry (path kernel): a kernel's fixed cost inside a CUDA graph."""
+    host_dispatch: str
+    """Id of a latencies.yaml entry (path kernel): the host's time to issue one operation outside a CUDA graph."""
+    cuda_graph_max_tokens: PositiveInt
+    """The largest batch (tokens in one step) the engine replays as a CUDA graph; larger steps run eagerly."""
+    custom_allreduce_max_bytes: PositiveInt
+    """The largest message (bytes) vLLM's custom all-reduce takes (`max_size`, 8 MiB); NCCL takes larger ones."""
+    custom_allreduce_points: str
+    """Id of the latencies.yaml entry (path collective) with the custom all-reduce's timings by size."""
+    nccl_allreduce_points: str
+    """Id of the latencies.yaml entry (path collective) with NCCL's all-reduce timings by size."""
+    alltoall_points: str
+    """Id of the latencies.yaml entry (path collective) with the expert all-to-all's timings by size."""
+    collectives: Collectives
+    defaults: Defaults
+    step_overhead: Duration
+    """Host time per engine step that the GPU waits for (scheduling, sampling, input preparation): fitted on the
+    calibration rows' inter-token latency."""
+    step_overhead_range: tuple[PositiveFloat, PositiveFloat]
+    vendor_kernel_fraction: Annotated[Mapping[str, Annotated[float, Field(gt=0, le=1)]],
+                                      AfterValidator(_read_only)] = Field(default_factory=lambda: MappingProxyType({}))
+    """Per vendor whose calibration rows allow the fit: the share of the measured (or default) kernel efficiencies
+    its software stack reaches; 1 for a vendor not listed."""
+    vendor_kernel_fraction_range: tuple[PositiveFloat, PositiveFloat]
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
 
     @model_validator(mode="after")
     def _within_ranges(self) -> TimeModel:
-        for name, value, rng in (("compute_fraction", self.compute_fraction, self.compute_fraction_range),
-                                 ("layer_overhead", self.layer_overhead.value, self.layer_overhead_range),
-                                 ("hop_latency_network", self.hop_latency_network.value, self.hop_latency_network_range)):
+        checks = [("hop_latency_network", self.hop_latency_network.value, self.hop_latency_network_range),
+                  ("step_overhead", self.step_overhead.value, self.step_overhead_range)]
+        checks += [(f"vendor_kernel_fraction.{k}", v, self.vendor_kernel_fraction_range)
+                   for k, v in self.vendor_kernel_fraction.items()]
+        for name, value, rng in checks:
             if not rng[0] <= value <= rng[1]:
                 raise ValueError(f"{name}: {value:g} lies outside its range {rng[0]:g}-{rng[1]:g}")
         return self
@@ -805,9 +896,9 @@ class Latency(_Strict):
     """
 
     name: str
-    path: Literal["nvlink", "pcie", "network", "collective"]
+    path: Literal["nvlink", "pcie", "network", "collective", "kernel"]
     """What the time crosses: GPU to GPU over NVLink, GPU to GPU over PCIe and the host, the scale-out
-    network, or a whole collective (launch and synchronisation included)."""
+    network, a whole collective (launch and synchronisation included), or one kernel's fixed cost on a GPU."""
     what: Annotated[str, Field(min_length=10)]
     """What exactly is timed: "one-way small write between two GPUs, p2pBandwidthLatencyTest"."""
     accelerator: str | None = None
@@ -819,6 +910,9 @@ class Latency(_Strict):
     basis: Literal["measured", "datasheet", "derived"]
     """measured: read from a published run; datasheet: a vendor's stated figure; derived: computed from a
     published run (a time from a bus bandwidth and a message size), the note says how."""
+    points: tuple[tuple[PositiveInt, PositiveFloat, PositiveFloat], ...] = ()
+    """For a collective: the published times it was read from, each (GPUs, message bytes, time in `value`'s
+    unit); the time model's collective factors are fitted on them (`snippets.calibration.fit_collectives`)."""
     note: Annotated[str, Field(min_length=10)]
     sources: Sources
 
@@ -827,6 +921,8 @@ class Latency(_Strict):
         low, high = self.range
         if low > high:
             raise ValueError("range must be [low, high]")
+        if self.points and self.path != "collective":
+            raise ValueError("points: only a collective's time is tabulated by message size")
         if not low <= self.value.value <= high:
             raise ValueError(f"value: {self.value.value:g} {self.value.unit} lies outside the range {low:g}-{high:g}")
         return self
@@ -839,9 +935,16 @@ class Efficiency(_Strict):
     """
 
     name: str
-    resource: Literal["nvlink", "pcie_h2d", "hbm", "network"]
+    resource: Literal["nvlink", "pcie_h2d", "hbm", "network", "gemm_weights", "allreduce", "alltoall"]
+    """What moved: a link's or HBM's copy, a decode GEMM's weight stream (`gemm_weights`), or a collective's
+    payload (`allreduce`, `alltoall`, against the link it crosses)."""
     accelerator: str
     """Id of the accelerator measured."""
+    tensor_format: TensorFormat | None = None
+    """For `gemm_weights`: the format the weights are stored and computed in."""
+    by_tokens: tuple[tuple[PositiveInt, Annotated[float, Field(gt=0, le=1)]], ...] = ()
+    """For `gemm_weights`: the fraction of `peak` reached with each number of tokens in the batch, (tokens,
+    fraction), tokens rising; the time model interpolates between them."""
     achieved: BandwidthSpec
     """What the run reached, on the same basis as `peak` (the loader refuses two bases)."""
     achieved_range: tuple[PositiveFloat, PositiveFloat]
@@ -866,6 +969,14 @@ class Efficiency(_Strict):
                 "compare on one basis")
         if self.fraction > 1:
             raise ValueError(f"achieved exceeds peak ({self.fraction:.3f}): check units and basis")
+        if (self.resource == "gemm_weights") != (self.tensor_format is not None):
+            raise ValueError("tensor_format: give it for gemm_weights, and only there")
+        if self.by_tokens:
+            if self.resource != "gemm_weights":
+                raise ValueError("by_tokens: only a GEMM's weight stream is given by batch")
+            tokens = [t for t, _ in self.by_tokens]
+            if tokens != sorted(set(tokens)):
+                raise ValueError("by_tokens: tokens must rise")
         return self
 
     @property
@@ -878,6 +989,49 @@ class Efficiency(_Strict):
         per = BANDWIDTH_UNITS[self.achieved.unit]
         peak = self.peak.bandwidth.bytes_per_s
         return self.achieved_range[0] * per / peak, self.achieved_range[1] * per / peak
+
+
+class ComputeEfficiency(_Strict):
+    """A throughput achieved in published runs, as a fraction of the dense peak of the same format."""
+
+    name: str
+    resource: Literal["gemm_compute", "attention_compute"]
+    """Matrix products at large batch (`gemm_compute`), or a fused attention kernel (`attention_compute`)."""
+    accelerator: str
+    tensor_format: TensorFormat
+    achieved: Flops
+    achieved_range: tuple[PositiveFloat, PositiveFloat]
+    """Low and high of the figures the sources show, in `achieved`'s unit."""
+    peak: Flops
+    """The datasheet's dense figure in the same format."""
+    method: Annotated[str, Field(min_length=5)]
+    note: Annotated[str, Field(min_length=10)]
+    sources: Sources
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ComputeEfficiency:
+        low, high = self.achieved_range
+        if low > high:
+            raise ValueError("achieved_range must be [low, high]")
+        if not low <= self.achieved.value <= high:
+            raise ValueError("achieved: the value lies outside achieved_range")
+        if self.achieved.sparsity != "dense" or self.peak.sparsity != "dense":
+            raise ValueError("achieved and peak: compare dense figures")
+        if self.fraction > 1:
+            raise ValueError(f"achieved exceeds peak ({self.fraction:.3f}): check units")
+        return self
+
+    @property
+    def fraction(self) -> float:
+        return self.achieved.per_s / self.peak.per_s
+
+    @property
+    def fraction_range(self) -> tuple[float, float]:
+        per = FLOPS_UNITS[self.achieved.unit]
+        return self.achieved_range[0] * per / self.peak.per_s, self.achieved_range[1] * per / self.peak.per_s
+
+
+EfficiencyEntry = Annotated[Efficiency | ComputeEfficiency, Field(discriminator="resource")]
 
 
 class Measurement(_Strict):
@@ -927,6 +1081,6 @@ SCHEMAS: dict[str, Any] = {
     "scenarios": Scenario,
     "deployments": DocumentedDeployment,
     "latencies": Latency,
-    "efficiencies": Efficiency,
+    "efficiencies": EfficiencyEntry,
     "measurements": Measurement,
 }

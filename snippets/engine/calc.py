@@ -141,7 +141,14 @@ def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
     bar = [{"part": k, "label": label, "gib": repr(parts[k] / GiB), "text": f"{parts[k] / GiB:,.1f} GiB",
             "percent": f"{100 * parts[k] / m.capacity:.3f}"} for k, label in BAR_PARTS]
     def timing(key: str, unit: str, text: str) -> dict[str, Any]:
-        return _out(rep[key], unit, text.format(rep[key])) if rep is not None else _out(None, unit, "not predicted")
+        """The figure, and where the report carries it the band that held 80 % of the regime's test errors."""
+        if rep is None:
+            return _out(None, unit, "not predicted")
+        shown = text.format(rep[key])
+        rng = rep.get(f"{key}_range")
+        if rng is not None and rng[1] > rng[0]:
+            shown += f", {rng[0]:,.1f}–{rng[1]:,.1f}"
+        return _out(rep[key], unit, shown)
 
     cost = d.cost_per_hour
     outputs = {

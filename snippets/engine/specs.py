@@ -9,10 +9,13 @@ FLOP/s dense.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
+
+from snippets.engine.bands import BandEntry
 
 T = TypeVar("T")
 
@@ -219,6 +222,12 @@ class ChipSpec:
     """Scale-up fabric bandwidth per GPU, per direction; None for a PCIe-only card."""
     host_link_bytes_per_s: float | None
     """Host link (PCIe) bandwidth per direction."""
+    vendor: str = ""
+    """Who makes it (NVIDIA, AMD, Google, Intel, AWS): the engines' kernels and collectives differ by vendor."""
+    scale_up_links: int | None = None
+    """Scale-up links per GPU where the data states them (7 on an MI300X, 18 NVLinks on an H100)."""
+    scale_up_name: str | None = None
+    """The scale-up fabric's name (NVLink 4, AMD Infinity Fabric (MI300 series))."""
 
     def computes(self, tensor_format: str) -> bool:
         return tensor_format in self.dense_flops
@@ -237,6 +246,11 @@ class NodeSpec:
     """nvlink, fabric or pcie: what tensor-parallel traffic crosses inside the domain."""
     network_bytes_per_s: float | None = None
     """Scale-out bandwidth per GPU, per direction (its share of the node's NICs); None where none is recorded."""
+    fabric_shape: str = "switched"
+    """How the scale-up links are wired: switched, full_mesh, torus, rack or pcie (`snippets.engine.topology`)."""
+    torus_dims: int | None = None
+    network_name: str | None = None
+    """The scale-out NICs' fabric (InfiniBand NDR), where the node records them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,20 +335,124 @@ class LayoutPolicySpec:
 
 
 @dataclass(frozen=True, slots=True)
+class GemmEfficiency:
+    """How well one chip's matrix products run in one format."""
+
+    weights: tuple[tuple[float, float], ...]
+    """(tokens, share of the HBM datasheet bandwidth the weight stream reaches), tokens rising."""
+    compute: float
+    """Share of the dense peak reached with every dimension large."""
+
+    def weight_fraction(self, tokens: float) -> float:
+        """The weight stream's share at `tokens` tokens: linear in log2(tokens) between the measured points, flat
+        beyond them."""
+        pts = self.weights
+        if tokens <= pts[0][0]:
+            return pts[0][1]
+        t0, f0 = pts[0]
+        for t1, f1 in pts[1:]:
+            if tokens <= t1:
+                return f0 + (f1 - f0) * math.log2(tokens / t0) / math.log2(t1 / t0)
+            t0, f0 = t1, f1
+        return f0
+
+
+@dataclass(frozen=True, slots=True)
+class ChipEfficiency:
+    """The shares of its peaks one chip's kernels reach, each from data/efficiencies.yaml or the stated default."""
+
+    hbm: float
+    """A streaming kernel's share of the HBM datasheet bandwidth (attention's KV reads, elementwise work)."""
+    attention: float
+    """A fused attention kernel's share of the dense BF16 peak in prefill."""
+    gemm: tuple[tuple[str, GemmEfficiency], ...]
+    """By tensor format."""
+    default_gemm: GemmEfficiency
+    """For a format the chip has no measurement of."""
+
+    def gemm_for(self, tensor_format: str) -> GemmEfficiency:
+        for fmt, g in self.gemm:
+            if fmt == tensor_format:
+                return g
+        return self.default_gemm
+
+
+@dataclass(frozen=True, slots=True)
+class AlphaBetaSpec:
+    """A collective algorithm's cost: `latency_s` (+ `per_peer_s` per GPU beyond two) and its payload at
+    `efficiency` times the group's per-direction link bandwidth."""
+
+    latency_s: float
+    efficiency: float
+    per_peer_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class TimeModelSpec:
     id: str
     name: str
-    hbm_fraction: float
-    """Share of the HBM datasheet bandwidth a step's reads reach."""
+    chips: tuple[tuple[str, ChipEfficiency], ...]
+    """Per accelerator id: its efficiencies, measured parts and defaults merged."""
+    default: ChipEfficiency
+    """For an accelerator no entry covers."""
     link_fraction: float
-    """Share of the scale-up (or PCIe, or network) bandwidth a collective's transfers reach."""
+    """Share of a link a point-to-point copy reaches (pipeline sends; the network's share of a collective)."""
     nvlink_hop_s: float
     pcie_hop_s: float
     network_hop_s: float
-    compute_fraction: float
-    """Share of the dense tensor peak the matrix products reach."""
-    layer_overhead_s: float
-    """Fixed time per layer of a forward pass (kernel launch, ramp and tail)."""
+    kernel_s: float
+    """A kernel's fixed cost inside a CUDA graph (launch, ramp, tail)."""
+    host_dispatch_s: float
+    """The host's time to issue one operation outside a CUDA graph."""
+    graph_max_tokens: int
+    """Steps of at most this many tokens replay a CUDA graph; larger ones run eagerly."""
+    custom_allreduce_max_bytes: float
+    one_shot: AlphaBetaSpec
+    two_shot: AlphaBetaSpec
+    nccl: AlphaBetaSpec
+    alltoall: AlphaBetaSpec
+    step_overhead_s: float
+    """Host time per engine step the GPU waits for (fitted)."""
+    vendor_kernel_fraction: tuple[tuple[str, float], ...] = ()
+    """Per vendor: the share of the measured or default kernel efficiencies its software reaches (fitted; 1 if absent)."""
+    sources: tuple[tuple[str, str], ...] = ()
+    """The (file, id) of every data/ entry the record was built from."""
+    bands: tuple[BandEntry, ...] = ()
+    """The error bands by regime, computed from the test measurements (`snippets.engine.bands`)."""
+
+    def chip(self, chip_id: str) -> ChipEfficiency:
+        for cid, eff in self.chips:
+            if cid == chip_id:
+                return eff
+        return self.default
+
+    def kernel_fraction(self, vendor: str) -> float:
+        for v, f in self.vendor_kernel_fraction:
+            if v == vendor:
+                return f
+        return 1.0
+
+    @classmethod
+    def from_dict(cls, key: str, d: Mapping[str, Any]) -> TimeModelSpec:
+        def gemm(g: Mapping[str, Any]) -> GemmEfficiency:
+            return GemmEfficiency(tuple((float(t), float(f)) for t, f in g["weights"]), float(g["compute"]))
+
+        def chip(c: Mapping[str, Any]) -> ChipEfficiency:
+            return ChipEfficiency(hbm=c["hbm"], attention=c["attention"],
+                                  gemm=tuple((fmt, gemm(g)) for fmt, g in sorted(c["gemm"].items())),
+                                  default_gemm=gemm(c["default_gemm"]))
+
+        body = dict(d)
+        chips = body.pop("chips")
+        default = body.pop("default")
+        one_shot, two_shot, nccl, alltoall = (AlphaBetaSpec(**_known(AlphaBetaSpec, body.pop(k)))
+                                              for k in ("one_shot", "two_shot", "nccl", "alltoall"))
+        vkf = tuple(sorted((str(k), float(v)) for k, v in body.pop("vendor_kernel_fraction", {}).items()))
+        sources = tuple((str(f), str(i)) for f, i in body.pop("sources", ()))
+        bands = tuple(BandEntry(**_known(BandEntry, b)) for b in body.pop("bands", ()))
+        return cls(id=key, chips=tuple((k, chip(v)) for k, v in sorted(chips.items())), default=chip(default),
+                   vendor_kernel_fraction=vkf, sources=sources, bands=bands, one_shot=one_shot, two_shot=two_shot,
+                   nccl=nccl, alltoall=alltoall, **_known(cls, body))
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,7 +533,7 @@ class EngineCatalog:
             memory_policies=MappingProxyType(memory),
             layout_policies=_records(LayoutPolicySpec, d["layout_policies"]),
             scenarios=_records(ScenarioSpec, d["scenarios"]),
-            time_models=_records(TimeModelSpec, d["time_models"]),
+            time_models=MappingProxyType({k: TimeModelSpec.from_dict(k, v) for k, v in d["time_models"].items()}),
             prices=MappingProxyType({k: PriceSpec(**_known(PriceSpec, v)) for k, v in d["prices"].items()}),
         )
 

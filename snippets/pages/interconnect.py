@@ -20,8 +20,12 @@ from typing import Any
 from snippets.data import Accelerator, Catalog, Network, Node, NVLink, PCIe, required
 from snippets.data.units import Bandwidth
 from snippets.engine import Deployment, Layout, feasible, setting
+from snippets.engine.collectives import Collective, allreduce
 from snippets.engine.layout import tp_degrees
-from snippets.engine.timing import ACTIVATION_BYTES, ALLREDUCES_PER_LAYER, Collective, Link, allreduce, predict, tp_link
+from snippets.engine.ops import ACTIVATION_BYTES
+from snippets.engine.serving import predict
+from snippets.engine.timing import ALLREDUCES_PER_LAYER
+from snippets.engine.topology import Link, group_link
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
 from snippets.pages.units import ms, us
@@ -138,16 +142,16 @@ class Deployed:
 
 def over_pcie(d: Deployment) -> Deployment:
     """The same deployment if its node's GPUs talked over PCIe alone (no NVLink): the engine's own PCIe link
-    (`timing.tp_link` on a node whose scale-up is "pcie"), a hypothetical for the quiz."""
+    (`topology.group_link` on a node whose fabric is PCIe), a hypothetical for the quiz."""
     st = d.setting
-    return Deployment(dataclasses.replace(st, node=dataclasses.replace(st.node, scale_up="pcie")),
-                            d.layout, d.why)
+    return Deployment(dataclasses.replace(st, node=dataclasses.replace(st.node, scale_up="pcie", fabric_shape="pcie")),
+                      d.layout, d.why)
 
 
 def quiz(r: Reference) -> dict[str, Any]:
     """The quiz's applied problems, each the engine's: one card against the deployment (`QUIZ_SPLIT`), one
     decode step's all-reduce on NVLink and on PCIe (`QUIZ_ALLREDUCE`), and the predicted time per output token
-    on two TP degrees (`timing.predict` at one sequence)."""
+    on two TP degrees (`serving.predict` at one sequence)."""
     card = setting(r.eng, *QUIZ_SPLIT, r.scenario.id).memory(Layout(1))
     split = r.deployment(*QUIZ_SPLIT)
 
@@ -157,8 +161,9 @@ def quiz(r: Reference) -> dict[str, Any]:
     per_token = ALLREDUCES_PER_LAYER * arch.layers
     links: dict[str, tuple[Link, Collective, float]] = {}
     for key, d in (("nvl", big), ("pcie", over_pcie(big))):
-        link = tp_link(d)
-        links[key] = (link, allreduce(msg, d.layout.tp, link), predict(d, concurrency=1).tpot_s)
+        link = group_link(d, "tp")
+        links[key] = (link, allreduce(msg, link, d.setting.time_model, d.setting.chip.vendor),
+                      predict(d, concurrency=1).tpot_s)
     (l_nvl, a_nvl, t_nvl), (l_pcie, a_pcie, t_pcie) = links["nvl"], links["pcie"]
 
     # the quiz's two TP degrees of one node: the fewest GPUs vLLM accepts for QUIZ_SPLIT (the policy's), the node
@@ -177,10 +182,10 @@ def quiz(r: Reference) -> dict[str, Any]:
         "q2_msg": fmt.quantity(msg, "bytes", 0, show_unit=True),
         "q2_hidden": fmt.count(arch.hidden_size, "elements"),
         "q2_act_bytes": fmt.quantity(ACTIVATION_BYTES, "bytes/element", 0),
-        "q2_nvl_bw": fmt.quantity(l_nvl.bytes_per_s / 1e9, "GB/s", 0, show_unit=True, basis="achieved, one way"),
-        "q2_pcie_bw": fmt.quantity(l_pcie.bytes_per_s / 1e9, "GB/s", 1, show_unit=True, basis="achieved, one way"),
-        "q2_nvl_hop": us(l_nvl.hop_s),
-        "q2_pcie_hop": us(l_pcie.hop_s),
+        "q2_nvl_bw": fmt.quantity(l_nvl.bytes_per_s / 1e9, "GB/s", 0, show_unit=True, basis="each GPU's, one way"),
+        "q2_pcie_bw": fmt.quantity(l_pcie.bytes_per_s / 1e9, "GB/s", 1, show_unit=True, basis="each GPU's, one way"),
+        "q2_nvl_hop": us(a_nvl.latency_s),
+        "q2_pcie_hop": us(a_pcie.latency_s),
         "q2_nvl_ar": us(a_nvl.seconds),
         "q2_pcie_ar": us(a_pcie.seconds),
         "q2_nvl_alg": a_nvl.algorithm,
@@ -191,7 +196,7 @@ def quiz(r: Reference) -> dict[str, Any]:
         "q2_nvl_tpot": ms(t_nvl),
         "q2_pcie_tpot": ms(t_pcie),
         "q2_latency_bound": fmt.claim(a_nvl.latency_s > a_nvl.seconds / 2 and a_pcie.latency_s > a_pcie.seconds / 2,
-                                      f"hops {a_nvl.latency_s * 1e6:.1f} of {a_nvl.seconds * 1e6:.1f} µs (NVLink), "
+                                      f"fixed {a_nvl.latency_s * 1e6:.1f} of {a_nvl.seconds * 1e6:.1f} µs (NVLink), "
                                       f"{a_pcie.latency_s * 1e6:.1f} of {a_pcie.seconds * 1e6:.1f} µs (PCIe)"),
         "q3_lo": lo.layout.label,
         "q3_hi": hi.layout.label,
@@ -201,11 +206,11 @@ def quiz(r: Reference) -> dict[str, Any]:
         "q3_hi_mem": ms(p_hi.decode.memory_s),
         "q3_lo_comm": ms(p_lo.decode.comm_s),
         "q3_hi_comm": ms(p_hi.decode.comm_s),
-        "q3_overhead": ms(p_hi.decode.overhead_s),
+        "q3_overhead": ms(p_hi.decode.launch_s),
         "q3_speedup": fmt.ratio(speedup, 1, basis=f"time per output token, {lo.layout.label} ÷ {hi.layout.label}"),
         "q3_gpus_ratio": fmt.ratio(gpus_ratio, 0, basis=f"GPUs, {hi.layout.label} ÷ {lo.layout.label}"),
         "q3_sublinear": fmt.claim(speedup < 0.8 * gpus_ratio and p_hi.decode.comm_s > p_lo.decode.comm_s
-                                  and p_hi.decode.overhead_s == p_lo.decode.overhead_s,
+                                  and p_hi.decode.launch_s >= p_lo.decode.launch_s,
                                   f"{speedup:.2f}× faster on {gpus_ratio:.0f}× the GPUs"),
     }
 

@@ -1,16 +1,16 @@
 """Page model of "Mixture of experts and expert parallelism" (docs/moe.md).
 
 Every deployment is the engine's (`snippets.pages.scenario.reference`, `deploy`, `feasible`); every byte and
-second is the engine's `forward` and `predict` (`snippets.engine.timing`), with the engine's links (`ep_link`)
-and collectives (`alltoall`). What this module adds, as page helpers the engine does not offer (flagged for
-the engine's owners):
+second is the engine's `step` and `predict` (`snippets.engine.step`, `snippets.engine.serving`), with the
+engine's links (`topology.group_link`) and collectives (`collectives.alltoall`, `allreduce`). What this module
+adds, as page helpers the engine does not offer (flagged for the engine's owners):
 
 - `touched_share`: the expected share of a layer's routed experts a batch of `b` tokens routes to,
-  1 − (1 − k/E)^b (uniform, independent routing), the same expression `forward` uses inside;
-- `weights_read`: the weight bytes of one decode step, `forward`'s bytes less the KV cache it reads (the engine
+  1 − (1 − k/E)^b (uniform, independent routing), the same expression the engine's step uses inside;
+- `weights_read`: the weight bytes of one decode step, the step's bytes less the KV cache it reads (the engine
   reports the two only summed);
-- `a2a_bytes_per_token`: what one token sends in one dispatch (its hidden vector to each of its k experts, in
-  BF16), the message `forward` builds inside;
+- `a2a_bytes_per_token`: what one token's combine brings back in one layer (its k experts' outputs, in BF16);
+  its dispatch sends about half as much (FP8, as DeepEP sends it: `step.FP8_DISPATCH_BYTES` per element);
 - `smallest_tp_only`: the fewest GPUs a pure tensor-parallel layout (no PP) needs, by `feasible` over TP degrees;
 - `why_more`: the reason a documented deployment rents more GPUs than the engine's own choice.
 """
@@ -22,11 +22,15 @@ from typing import Any
 
 from snippets.data import Catalog
 from snippets.engine import Deployment, Layout, deploy, feasible, setting
+from snippets.engine.collectives import allreduce, alltoall
 from snippets.engine.layout import experts_per_gpu
 from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
+from snippets.engine.ops import ACTIVATION_BYTES
 from snippets.engine.params import moe_layers, total_params
+from snippets.engine.serving import predict
 from snippets.engine.specs import ArchLike, ChipSpec
-from snippets.engine.timing import ACTIVATION_BYTES, Link, alltoall, ep_link, forward, predict
+from snippets.engine.step import FP8_DISPATCH_BYTES, step
+from snippets.engine.topology import Link, group_link
 from snippets.pages import units
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
@@ -78,7 +82,7 @@ def mb(x: float) -> Figure:
 
 
 def gbps(x: float) -> Figure:
-    return fmt.quantity(x / 1e9, "GB/s", 0, show_unit=True, basis="per direction, achieved")
+    return fmt.quantity(x / 1e9, "GB/s", 0, show_unit=True, basis="per direction, each GPU's")
 
 
 def tok_s(x: float) -> Figure:
@@ -113,13 +117,14 @@ def kv_read(d: Deployment, batch: int, context: float) -> float:
 
 
 def weights_read(d: Deployment, batch: int) -> float:
-    """Weight bytes a decode step of `batch` tokens reads per GPU: `forward` at no context (no KV cache)."""
-    return forward(d, batch, 0, prefill=False).bytes_read
+    """Weight bytes a decode step of `batch` tokens reads per GPU: the step's weight reads (its GEMMs' weight
+    streams, without activations or KV cache)."""
+    return step(d, "decode", batch, 1).weights_read
 
 
 def a2a_bytes_per_token(arch: ArchLike) -> float:
-    """What one token sends in one dispatch (and gets back in one combine): its hidden vector to each of its
-    k routed experts, in BF16."""
+    """What one token gets back in one combine: its k routed experts' outputs, in BF16 (its dispatch sends the
+    same vectors in FP8, about half the bytes)."""
     moe = arch.moe
     if moe is None:
         raise ValueError("not a mixture-of-experts model")
@@ -228,11 +233,14 @@ def a2a_rows(r: Reference) -> list[A2aRow]:
     for node, ep in ((h200_node.id, GPUS), (NVL72, nvl), (h200_node.id, NETWORK_EP)):
         lay = Layout(1, ep=ep, dp=ep)
         d = ds_deployment(r, lay, concurrency=CONCURRENCY * ep, node=node)
-        link = ep_link(d)
-        one = alltoall(CONCURRENCY * per_tok, ep, link).seconds
-        pre_one = alltoall(PREFILL_TOKENS * per_tok, ep, link).seconds
-        dec = forward(d, CONCURRENCY * ep, CONTEXT, prefill=False)
-        pre = forward(d, PREFILL_TOKENS * ep, 0, prefill=True)
+        link = group_link(d, "ep")
+        tm = d.setting.time_model
+        remote = (ep - 1) / ep
+        dispatch = per_tok * FP8_DISPATCH_BYTES / ACTIVATION_BYTES * remote  # FP8 out, as DeepEP sends it
+        one = alltoall(CONCURRENCY * dispatch, link, tm).seconds
+        pre_one = alltoall(PREFILL_TOKENS * dispatch, link, tm).seconds
+        dec = step(d, "decode", CONCURRENCY * ep, CONTEXT)
+        pre = step(d, "prefill", PREFILL_TOKENS * ep, 0)
         label = f"{d.setting.node.name}: {ep} GPUs over {link.name}"
         out.append(A2aRow(label, d, link, one, 2 * n_moe * one, dec.comm_s, dec.total_s, pre_one, pre.comm_s,
                           pre.total_s))
@@ -358,14 +366,14 @@ def worked_example(cat: Catalog) -> str:
         f"{h(w.read, 'wx.read')} per GPU, against {h(w.read1, 'wx.read1')} for one token.",
         f"4. **KV cache read.** The latent cache of {h(w.batch, 'wx.batch')} sequences at "
         f"{h(w.context, 'wx.context')} tokens, whole on every GPU: {h(w.kv, 'wx.kv')}.",
-        f"5. **Memory time.** ({h(w.read, 'wx.read')} + {h(w.kv, 'wx.kv')}) ÷ achieved HBM bandwidth = "
-        f"{h(w.memory, 'wx.memory')}.",
-        f"6. **All-to-all.** Each token sends its hidden vector to its {h(w.k, 'wx.k')} experts: "
-        f"{h(w.tok_bytes, 'wx.tok_bytes')} per token, {h(w.msg, 'wx.msg')} per GPU for the batch; one dispatch over "
-        f"NVLink takes {h(w.a2a, 'wx.a2a')}, and a step has a dispatch and a combine in each of "
-        f"{h(w.moe_layers, 'wx.moe_layers')} MoE layers. With the all-reduces after attention, communication is "
-        f"{h(w.comm, 'wx.comm')}.",
-        f"7. **The step.** Memory, communication and the fixed overhead per layer: "
+        f"5. **Memory time.** {h(w.read, 'wx.read')} and {h(w.kv, 'wx.kv')}, with the activations, at the shares of "
+        f"HBM bandwidth the engine's kernels reach: {h(w.memory, 'wx.memory')}.",
+        f"6. **Combine.** Attention ran tensor-parallel, so every GPU already holds all "
+        f"{h(w.batch, 'wx.batch')} tokens: each computes its own experts' share for them and the shares are "
+        f"summed by the same all-reduce tensor parallelism uses, {h(w.msg, 'wx.msg')} per GPU in "
+        f"{h(w.a2a, 'wx.a2a')}, once in each of {h(w.moe_layers, 'wx.moe_layers')} MoE layers. With the "
+        f"all-reduces after attention, communication is {h(w.comm, 'wx.comm')}.",
+        f"7. **The step.** Each operation's larger part, the communication and the launches: "
         f"**{h(w.step, 'wx.step')}**, so {h(w.tps, 'wx.tps')} tokens per second for the batch.",
     ]
     return "\n".join(lines) + "\n"
@@ -379,7 +387,7 @@ class Worked:
         moe = arch.moe
         assert moe is not None  # noqa: S101
         sw = stage_weights(arch, d.setting.precision, d.layout)[0]
-        p = forward(d, CONCURRENCY, CONTEXT, prefill=False)
+        p = step(d, "decode", CONCURRENCY, CONTEXT)
         per_tok = a2a_bytes_per_token(arch)
         t = touched_share(arch, CONCURRENCY)
         self.layout = d.layout.label
@@ -397,8 +405,9 @@ class Worked:
         self.kv = gb(kv_read(d, CONCURRENCY, CONTEXT), 2)
         self.memory = ms(p.memory_s, 2)
         self.tok_bytes = kb(per_tok)
-        self.msg = mb(CONCURRENCY * per_tok)
-        self.a2a = us(alltoall(CONCURRENCY * per_tok, d.layout.ep, ep_link(d)).seconds)
+        msg = CONCURRENCY * arch.hidden_size * ACTIVATION_BYTES
+        self.msg = mb(msg)
+        self.a2a = us(allreduce(msg, group_link(d, "tp"), d.setting.time_model, d.setting.chip.vendor).seconds)
         self.moe_layers = fmt.count(moe_layers(arch), "layers")
         self.comm = ms(p.comm_s, 2)
         self.step = ms(p.total_s, 1)
@@ -446,7 +455,6 @@ class MoePage(Page):
 
         cost = cost_rows(r)
         c_tp, c_ep, c_dp = cost["tp"], cost["ep"], cost["dp"]
-        cheapest_lo = min(cost.values(), key=lambda c: c["lo"].usd_per_mtok_output)
         cheapest_hi = min(cost.values(), key=lambda c: c["hi"].usd_per_mtok_output)
 
         qwen = prows[QUIZ_MODEL]
@@ -575,18 +583,24 @@ class MoePage(Page):
         self.c_ep_hi = usd(c_ep["hi"].usd_per_mtok_output)
         self.tp_in_flight = seqs(c_tp["hi"].in_flight)
         self.dp_cheaper_hi = fmt.ratio(c_tp["hi"].usd_per_mtok_output / c_dp["hi"].usd_per_mtok_output)
-        self.tp_cheapest_lo = fmt.claim(cheapest_lo is c_tp, f"cheapest at {CONCURRENCY}: {cheapest_lo['d'].layout.label}")
+        lo_costs = [c["lo"].usd_per_mtok_output for c in cost.values()]
+        self.lo_spread = fmt.percent(max(lo_costs) / min(lo_costs) - 1, 0)
+        self.lo_close = fmt.claim(max(lo_costs) < 1.15 * min(lo_costs),
+                                  f"{min(lo_costs):.2f} to {max(lo_costs):.2f} $/Mtok at {CONCURRENCY}")
         self.dp_cheapest_hi = fmt.claim(cheapest_hi is c_dp, f"cheapest at {HEAVY}: {cheapest_hi['d'].layout.label}")
-        self.ep_dearer_lo = fmt.claim(c_ep["lo"].usd_per_mtok_output > c_tp["lo"].usd_per_mtok_output,
-                                      f"{c_ep['lo'].usd_per_mtok_output:.2f} > {c_tp['lo'].usd_per_mtok_output:.2f}")
         self.ep_comm = ms(c_ep["lo"].decode.comm_s, 2)
         self.tp_comm = ms(c_tp["lo"].decode.comm_s, 2)
-        self.ep_more_comm = fmt.claim(c_ep["lo"].decode.comm_s > c_tp["lo"].decode.comm_s,
-                                      f"{c_ep['lo'].decode.comm_s * 1e3:.2f} ms > {c_tp['lo'].decode.comm_s * 1e3:.2f} ms")
+        self.dp_comm = ms(c_dp["lo"].decode.comm_s, 2)
+        self.ep_same_comm = fmt.claim(abs(c_ep["lo"].decode.comm_s - c_tp["lo"].decode.comm_s)
+                                      < 1e-3 * c_tp["lo"].decode.comm_s
+                                      and not c_ep["lo"].decode.of("alltoall"),
+                                      f"{c_ep['lo'].decode.comm_s * 1e3:.3f} ms = {c_tp['lo'].decode.comm_s * 1e3:.3f} ms, "
+                                      "no all-to-all")
+        self.dp_alltoall = fmt.claim(bool(c_dp["lo"].decode.of("alltoall")) and not c_dp["lo"].decode.of("allreduce"),
+                                     f"{len(c_dp['lo'].decode.of('alltoall'))} all-to-all ops per step")
         self.tp_queues = fmt.claim(c_tp["hi"].in_flight < HEAVY, f"{c_tp['hi'].in_flight} of {HEAVY} in flight")
         # quiz
         self.one = fmt.count(1, "")
-        self.two = fmt.count(2, "all-to-alls")
         self.q_name = qwen["name"]
         self.q_experts = fmt.count(qmoe.experts, "experts")
         self.q_k = fmt.count(qmoe.active_experts, "experts")
@@ -595,7 +609,8 @@ class MoePage(Page):
         self.q_hidden = fmt.count(qarch.hidden_size, "channels")
         self.q_tok_bytes = fmt.count(q_tok, "bytes", show_unit=True)
         self.q_layers = fmt.count(moe_layers(qarch), "layers")
-        self.q_step_bytes = mb(q_tok * 2 * moe_layers(qarch))
+        self.q_dispatch_bytes = fmt.count(q_tok * FP8_DISPATCH_BYTES / ACTIVATION_BYTES, "bytes", show_unit=True)
+        self.q_step_bytes = mb(q_tok * (1 + FP8_DISPATCH_BYTES / ACTIVATION_BYTES) * moe_layers(qarch))
         self.m_name = prows[QUIZ_MIXTRAL]["name"]
         self.m_experts = fmt.count(mmoe.experts, "experts")
         self.m_k = fmt.count(mmoe.active_experts, "experts")

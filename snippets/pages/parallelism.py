@@ -3,48 +3,41 @@
 Every figure the page shows comes from here; every figure here comes from `data/` through the
 functions of `snippets`: every layout, GPU count, node count and time is a deployment of
 `snippets.engine` (through `snippets.pages.scenario.reference`), on the scenario's node, as on the
-interconnect page. Times are the engine's time model (`snippets.engine.timing`): a roofline per stage,
-α–β all-reduces (hop latencies plus bytes at an achieved bandwidth), pipeline sends and a per-layer
-overhead, with every fraction and latency read from the deployment's `setting.time_model`.
+interconnect page. Times are the engine's time model (`snippets.engine.step`, `serving`, `collectives`):
+each operation's roofline, the all-reduces the engines pick priced by their published timings, pipeline
+sends, and every kernel's fixed cost, with every figure read from the deployment's `setting.time_model`.
 parallel.py counts the bytes of those layouts. Activations travel in BF16.
 
-Helpers here that the engine lacks (flagged for the engine's owners): `time_links` builds the PCIe and
-network links TP *would* cross on the same node, from the same data and fractions as the engine's own
-links; `decode_step` swaps the TP link under the engine's decode pass (the engine's `forward` always uses
-`tp_link`); `algorithm_times` lists all three all-reduce algorithms (the engine's `allreduce` returns only
-the cheapest); `bubble` is the pipeline's fill-and-drain share; `compute_bound_batch` searches the engine's
-`forward` for the first batch whose pass is compute-bound.
+Helpers here that the engine lacks (flagged for the engine's owners): `over` builds the same deployment as if
+its node's GPUs met only over PCIe, or each over its own network adapter, so that the engine's own step shows
+TP over those links; `bubble` is the pipeline's fill-and-drain share; `compute_bound_batch` searches the
+engine's step for the first batch whose arithmetic outlasts its memory traffic.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from types import SimpleNamespace
 
 from snippets.data import Catalog, Network, Node, NVLink, PCIe, required
 from snippets.data.units import Bandwidth
 from snippets.engine import Deployment, Layout, feasible, setting
+from snippets.engine.collectives import Collective, allreduce, priced
 from snippets.engine.layout import kv_replicas, pp_partition, tp_degrees
-from snippets.engine.timing import (
-    ACTIVATION_BYTES,
-    ALLREDUCES_PER_LAYER,
-    Collective,
-    Pass,
-    allreduce,
-    forward,
-    pp_link,
-    predict,
-    send,
-    tp_link,
-)
-from snippets.engine.timing import Link as TimeLink
+from snippets.engine.ops import ACTIVATION_BYTES, KINDS
+from snippets.engine.serving import mixed_step
+from snippets.engine.step import Step as EngineStep
+from snippets.engine.step import step as engine_step
+from snippets.engine.timing import ALLREDUCES_PER_LAYER
+from snippets.engine.topology import Link as TimeLink
+from snippets.engine.topology import group_link
 from snippets.pages.base import Page
 from snippets.pages.interconnect import nvlink_of, pcie_x16
 from snippets.pages.scenario import SERVING, reference
 from snippets.pages.units import ms, us
-from snippets.render import fmt
+from snippets.render import charts, fmt
 from snippets.render.fmt import Figure
 from snippets.teaching.traffic import (
     pp_boundary_bytes,
@@ -162,65 +155,69 @@ def traffic(cat: Catalog, model_id: str, precision_id: str) -> Traffic:
 
 # --------------------------------------------------------------------------- time, through the engine
 
-def time_links(d: Deployment) -> dict[str, TimeLink]:
-    """The links TP could cross for deployment `d`, as the engine's time model sees links: the achieved share
-    (`link_fraction`) of a per-direction bandwidth, and a hop latency.
-
-    - nvlink: the engine's own `tp_link(d)` (the page's deployments keep TP inside an NVLink node);
-    - pcie: the chip's host link at the PCIe hop latency, as the engine builds it for a card without NVLink;
-    - network: the node's network bandwidth per GPU at the network hop latency, as the engine builds it once TP
-      spans nodes.
-    """
-    st, tm = d.setting, d.setting.time_model
-    own = tp_link(d)
-    if own.name != "nvlink":
-        raise ValueError(f"{d.layout.label} of {st.model.name} crosses {own.name}: the page compares from NVLink")
-    pcie = required(st.chip.host_link_bytes_per_s, f"a host link for {st.chip.name}")
-    net = required(st.node.network_bytes_per_s, f"a network for {st.node.name}")
-    return {
-        "nvlink": own,
-        "pcie": TimeLink("pcie", pcie * tm.link_fraction, tm.pcie_hop_s),
-        "network": TimeLink("network", net * tm.link_fraction, tm.network_hop_s),
-    }
-
-
-def tp_allreduce(d: Deployment, tokens: int, link: TimeLink) -> Collective:
-    """One TP all-reduce of `tokens` tokens' activations over `link`, as the engine prices it."""
-    return allreduce(tokens * d.setting.model.arch.hidden_size * ACTIVATION_BYTES, d.layout.tp, link)
+def over(d: Deployment, link: str) -> Deployment:
+    """Deployment `d` with its TP group's traffic over `link`: "nvlink" (as deployed), "pcie" (the same node if
+    its GPUs met only over their PCIe host links), or "network" (each GPU in a node of its own, so every
+    collective crosses its network adapter). The engine then prices every step itself."""
+    st = d.setting
+    if link == "nvlink":
+        return d
+    if link == "pcie":
+        node = replace(st.node, scale_up="pcie", fabric_shape="pcie")
+    elif link == "network":
+        node = replace(st.node, gpus=1, domain=1)
+    else:
+        raise ValueError(f"link must be one of {TIME_LINKS}, got {link!r}")
+    return Deployment(replace(st, node=node), d.layout, d.why)
 
 
 @dataclass(frozen=True)
 class Step:
-    """One decode step of `sequences` sequences, the engine's pass with TP's all-reduces priced over `link`."""
+    """One decode step of `sequences` sequences (one micro-batch per pipeline stage) of a deployment, with its
+    TP group's traffic over `link`: the engine's own step."""
 
     link: TimeLink
     sequences: int
     tokens: int
     """Tokens in one forward pass: the sequences split over the pipeline's micro-batches, as `predict` does."""
-    engine: Pass
-    """The engine's own decode pass (TP over `tp_link`)."""
-    allreduce: Collective
-    """One all-reduce of the pass over `link`."""
-    allreduces: int
-    sends_s: float
-    """The pipeline's point-to-point sends, unchanged by the TP link."""
-    total_s: float
+    engine: EngineStep
+
+    @property
+    def tp_ops(self) -> tuple[object, ...]:
+        return tuple(o for o in self.engine.ops if o.kind == "allreduce" and o.name.endswith("all-reduce")
+                     and not o.name.startswith("embedding"))
+
+    @property
+    def allreduce(self) -> Collective:
+        """One of the layers' all-reduces, as the engine picked and priced it."""
+        o = next((o for o in self.engine.ops if o.name == "attention all-reduce"), None)
+        if o is None:
+            return Collective(0.0, "none", 0.0)
+        return Collective(o.comm_s, o.algorithm, o.comm_latency_s, o.bytes)
+
+    @property
+    def allreduces(self) -> int:
+        return sum(o.count for o in self.engine.ops if o.name in ("attention all-reduce", "MLP all-reduce"))
 
     @property
     def tp_s(self) -> float:
-        return self.allreduce.seconds * self.allreduces
+        return sum(o.comm_s * o.count for o in self.engine.ops if o.kind == "allreduce")
 
     @property
     def tp_latency_s(self) -> float:
-        return self.allreduce.latency_s * self.allreduces
+        return sum(o.comm_latency_s * o.count for o in self.engine.ops if o.kind == "allreduce")
 
     @property
     def comm_s(self) -> float:
-        return self.tp_s + self.sends_s
+        return self.engine.comm_s
+
+    @property
+    def total_s(self) -> float:
+        return self.engine.total_s
 
     @property
     def comm_share(self) -> float:
-        """Share of the step spent communicating: the engine adds collectives to the roofline, no overlap."""
+        """Share of the step spent communicating: the engine adds the collectives to the ops, no overlap."""
         return self.comm_s / self.total_s
 
     @property
@@ -229,31 +226,26 @@ class Step:
 
     @property
     def latency_share(self) -> float:
-        """Share of the communication that is hop latency, not bytes."""
+        """Share of TP's communication that is the collectives' fixed cost, not bytes."""
         return self.tp_latency_s / self.tp_s
 
 
-def decode_step(d: Deployment, sequences: int, link: TimeLink | None = None) -> Step:
-    """The engine's decode step of `sequences` sequences at the scenario's lengths (`predict`), with TP's
-    all-reduces priced over `link` (default: the deployment's own). Per stage the engine adds the collectives to
-    max(compute, memory), so swapping the link swaps that term alone; on `tp_link(d)` this is the engine's pass."""
-    x = predict(d, sequences)
-    p = x.decode
-    own = tp_link(d)
-    link = link or own
-    tokens = math.ceil(sequences / d.layout.pp)
-    n = ALLREDUCES_PER_LAYER * d.setting.model.arch.layers
-    mine, other = tp_allreduce(d, tokens, own), tp_allreduce(d, tokens, link)
-    sends = p.comm_s - mine.seconds * n
-    return Step(link, sequences, tokens, p, other, n, sends, p.total_s - mine.seconds * n + other.seconds * n)
+def decode_step(d: Deployment, sequences: int, link: str = "nvlink") -> Step:
+    """The engine's decode step of `sequences` sequences at the scenario's mid-answer context (one micro-batch per
+    pipeline stage, as `predict` decodes), with the TP group's traffic over `link`."""
+    sc = d.setting.scenario
+    o = over(d, link)
+    p = mixed_step(o, sequences, sc.input_tokens + sc.output_tokens / 2, 0, 0)
+    return Step(group_link(o, "tp"), sequences, math.ceil(sequences / d.layout.pp), p)
 
 
 def compute_bound_batch(d: Deployment, context: float, limit: int = BATCH_LIMIT) -> int | None:
-    """The first batch at which the engine's decode pass (`forward`) is compute-bound, each sequence attending to
-    `context` cached tokens; None if none up to `limit` is (each sequence's KV read then costs more than its
-    arithmetic)."""
+    """The first batch at which the engine's decode step's arithmetic outlasts its memory traffic, each sequence
+    attending to `context` cached tokens; None if none up to `limit` is (each sequence's KV read then costs more
+    than its arithmetic)."""
     def compute(b: int) -> bool:
-        return forward(d, b, context, prefill=False).bound == "compute"
+        p = engine_step(d, "decode", b, max(context, 1))
+        return p.compute_s >= p.memory_s
 
     hi = 1
     while not compute(hi):
@@ -267,23 +259,26 @@ def compute_bound_batch(d: Deployment, context: float, limit: int = BATCH_LIMIT)
     return hi
 
 
-@dataclass(frozen=True)
-class Algorithm:
-    name: str
-    hops: int
-    bytes_per_gpu: float
-    seconds: float
+def tp_allreduce(d: Deployment, tokens: int, link: str = "nvlink") -> Collective:
+    """One TP all-reduce of `tokens` tokens' activations, as the engine picks and prices it over `link`."""
+    o = over(d, link)
+    return allreduce(tokens * d.setting.model.arch.hidden_size * ACTIVATION_BYTES, group_link(o, "tp"),
+                     o.setting.time_model, o.setting.chip.vendor)
 
 
-def algorithm_times(nbytes: float, n: int, link: TimeLink) -> list[Algorithm]:
-    """Ring, two-shot and one-shot all-reduces of `nbytes` over `n` GPUs on `link`, each as the engine's α–β model
-    prices it: hops × hop latency + bytes per GPU ÷ bandwidth. The engine's `allreduce` takes the cheapest."""
-    out = []
-    for name, hops, per_gpu in (("ring", 2 * (n - 1), 2 * (n - 1) / n * nbytes),
-                                ("two-shot", 2, 2 * (n - 1) / n * nbytes),
-                                ("one-shot", 1, (n - 1) * nbytes)):
-        out.append(Algorithm(name, hops, per_gpu, hops * link.hop_s + per_gpu / link.bytes_per_s))
-    return out
+def algorithm_prices(d: Deployment, nbytes: float) -> dict[str, Collective]:
+    """One-shot, two-shot and NCCL all-reduces of `nbytes` over `d`'s TP group on its NVLink, each as the engine
+    prices it (`collectives.priced`), whichever the engine picks."""
+    return priced(nbytes, group_link(d, "tp"), d.setting.time_model)
+
+
+def ring_steps_of(d: Deployment, nbytes: float) -> dict[str, list[float]]:
+    """The engine's price of each algorithm for `nbytes` over `d`'s TP group, spread over its steps: NCCL's ring
+    2(n − 1) steps, two-shot 2, one-shot 1 (equal shares: the engine prices a collective whole)."""
+    n = d.layout.tp
+    p = algorithm_prices(d, nbytes)
+    return {"ring": [p["nccl"].seconds / (2 * (n - 1))] * (2 * (n - 1)),
+            "two-shot": [p["two-shot"].seconds / 2] * 2, "one-shot": [p["one-shot"].seconds]}
 
 
 def bubble(stages: int, micro_batches: int) -> float:
@@ -333,18 +328,6 @@ def tp_shard(d: Deployment) -> TPShard:
                    a.ffn_size // tp, a.mlp == "gated")
 
 
-def algorithm_steps(nbytes: float, n: int, link: TimeLink) -> dict[str, list[float]]:
-    """The seconds of each step of a ring, two-shot and one-shot all-reduce of `nbytes` over `n` GPUs on `link`:
-    every step is one hop and its bytes (a ring step moves 1/n of the message; a two-shot step (n − 1)/n of it;
-    one-shot's single step n − 1 messages). Each list sums to `algorithm_times`' seconds."""
-    bw, hop = link.bytes_per_s, link.hop_s
-    return {
-        "ring": [hop + nbytes / n / bw] * (2 * (n - 1)),
-        "two-shot": [hop + (n - 1) / n * nbytes / bw] * 2,
-        "one-shot": [hop + (n - 1) * nbytes / bw],
-    }
-
-
 PIPE_MICRO = (1, 8)
 """The pipeline diagram's micro-batch counts: one sequence, and a row of the bubble table (a choice of the page)."""
 
@@ -366,12 +349,12 @@ def share(fraction: float) -> Figure:
     return fmt.percent(fraction, digits)
 
 
-def gbps(bytes_per_s: float, basis: str = "achieved, one way") -> Figure:
+def gbps(bytes_per_s: float, basis: str = "each GPU's, one way") -> Figure:
     v = bytes_per_s / 1e9
     return fmt.quantity(v, "GB/s", 1 if v < 100 else 0, show_unit=True, basis=basis)
 
 
-TIME_BASIS = "the engine's time model: hop latencies + bytes ÷ achieved bandwidth"
+TIME_BASIS = "the engine's time model: the collective's fixed latency + bytes ÷ the share of the link it reaches"
 
 
 def link_labels(cat: Catalog, d: Deployment) -> dict[str, str]:
@@ -393,18 +376,18 @@ def comm_table(cat: Catalog, model_id: str, precision_id: str, name: str) -> str
     """TP over NVLink, PCIe and the network at batch 1 and at the serving batch: the engine's decode step."""
     t = traffic(cat, model_id, precision_id)
     d = t.dep
-    ls, labels = time_links(d), link_labels(cat, d)
+    labels = link_labels(cat, d)
     rows: list[list[fmt.Cell]] = []
     for seqs in (1, serving_sequences(cat)):
         for key in TIME_LINKS:
-            s = decode_step(d, seqs, ls[key])
+            s = decode_step(d, seqs, key)
             rows.append([
                 f"{fmt.number(seqs)} seq. over {labels[key]}",
                 gbps(s.link.bytes_per_s),
-                us(s.link.hop_s, 0, basis="one hop, from data/latencies.yaml or the time model"),
                 s.allreduce.algorithm,
+                us(s.allreduce.latency_s, 1, basis="the algorithm's fixed latency"),
                 us(s.allreduce.seconds, 2, basis=TIME_BASIS),
-                ms(s.comm_s, 2, basis=TIME_BASIS + "; PP sends included"),
+                ms(s.comm_s, 2, basis=TIME_BASIS + "; the embedding's, the logits' and PP's sends included"),
                 share(s.latency_share),
                 ms(s.total_s, 1, basis="the engine's decode step with this link"),
                 share(s.comm_share),
@@ -412,39 +395,60 @@ def comm_table(cat: Catalog, model_id: str, precision_id: str, name: str) -> str
             ])
     return fmt.table(
         name,
-        ["Step", "Achieved bandwidth", "Hop latency", "Algorithm", "One all-reduce", "Communication per step",
-         "Of which latency", "Step time", "Share of step", "Communication ÷ compute"],
+        ["Step", "Link per GPU", "Algorithm", "Fixed latency", "One all-reduce", "Communication per step",
+         "Of which fixed", "Step time", "Share of step", "Communication ÷ compute"],
         rows,
-        align="lrrlrrrrrr",
+        align="lrlrrrrrrr",
     )
 
 
+def breakdown_chart(cat: Catalog) -> str:
+    """The worked deployment's decode step, by kind of operation, over each link at one sequence and at the
+    serving batch: where the time goes, and how much of it is communication."""
+    t = traffic(cat, *WORKED)
+    d = t.dep
+    labels = link_labels(cat, d)
+    stacks = []
+    for seqs in (1, serving_sequences(cat)):
+        for key in TIME_LINKS:
+            b = decode_step(d, seqs, key).engine.breakdown
+            stacks.append(charts.Stack(f"{fmt.number(seqs)} seq., {labels[key]}",
+                                       [(k, b[k] * 1e3) for k in KINDS]))
+    words = (f"One decode step of {t.model} in {t.precision} on {d.layout.label}, split by kind of operation "
+             "(matrix products, attention, all-reduces, pipeline sends, kernel launches and the host's time per "
+             "step), with the TP group's all-reduces over NVLink, PCIe and the network, at one sequence and at the "
+             "serving batch. " + "; ".join(f"{s.label}: {s.total:.1f} ms, of which communication "
+                                            f"{sum(v for k, v in s.parts if k in ('allreduce', 'alltoall', 'send')):.1f}"
+                                            for s in stacks) + ".")
+    svg = charts.stacked_bars("breakdown-chart", stacks, "ms per decode step", "Where a decode step's time goes",
+                              words)
+    return charts.figure(svg, words)
+
+
 def algorithm_table(cat: Catalog) -> str:
-    """All-reduces of the worked deployment's TP group on NVLink, from one decode token to a prefill chunk: the
-    three algorithms and the engine's choice; and the engine's choice over the network."""
+    """All-reduces of the worked deployment's TP group on NVLink, from one decode token to a prompt: each algorithm
+    as the engine prices it, the one the engine picks, and what it picks over the network."""
     ns_tokens = message_tokens(cat)
     w = traffic(cat, *WORKED).dep
-    ls = time_links(w)
-    n = w.layout.tp
     rows: list[list[fmt.Cell]] = []
     for label, tokens in ns_tokens:
         nbytes = tokens * w.setting.model.arch.hidden_size * ACTIVATION_BYTES
-        algs = {a.name: a for a in algorithm_times(nbytes, n, ls["nvlink"])}
-        chosen = allreduce(nbytes, n, ls["nvlink"])
-        net = allreduce(nbytes, n, ls["network"])
+        algs = algorithm_prices(w, nbytes)
+        chosen = tp_allreduce(w, tokens)
+        net = tp_allreduce(w, tokens, "network")
         rows.append([
             label,
             fmt.nbytes(nbytes, "MB", 3 if nbytes < 1e6 else 1),
-            *(us(algs[k].seconds, 1, basis=f"{algs[k].hops} hops + {algs[k].bytes_per_gpu:,.0f} bytes per GPU")
-              for k in ("ring", "two-shot", "one-shot")),
+            *(us(algs[k].seconds, 1, basis=f"{algs[k].latency_s * 1e6:.1f} µs fixed + {algs[k].bytes_moved:,.0f} "
+                                            "bytes per GPU") for k in ("nccl", "two-shot", "one-shot")),
             chosen.algorithm,
             share(chosen.latency_s / chosen.seconds),
             f"{net.algorithm}, " + fmt.number(net.seconds * 1e6, 1) + " µs",
         ])
     return fmt.table(
         "algorithms",
-        ["Message", "Bytes", f"Ring ({2 * (n - 1)} hops)", "Two-shot (two hops)", "One-shot (one hop)",
-         "Engine's choice", "Its latency share", "Over the network"],
+        ["Message", "Bytes", "NCCL (ring)", "Custom, two-shot", "Custom, one-shot",
+         "Engine's choice", "Its fixed share", "Over the network"],
         rows,
         align="lrrrrlrl",
     )
@@ -474,7 +478,7 @@ def across_table(cat: Catalog) -> str:
             rows.append([
                 f"{dep.layout.label}, {label}",
                 fmt.count(c, "sequences"),
-                s.allreduce.algorithm + (" over the network" if s.link.name == "network" else " over NVLink"),
+                s.allreduce.algorithm + (" over the network" if s.link.shape == "network" else " over NVLink"),
                 ms(s.total_s, 1, basis="the engine's decode step"),
                 share(s.comm_share),
                 fmt.quantity(c / s.total_s, "tokens/s", 0),
@@ -579,14 +583,14 @@ def _accepted(cat: Catalog) -> list[tuple[str, str, Layout, str]]:
 
 def ring_table(cat: Catalog) -> str:
     """A ring all-reduce of the worked model's hidden state (one token) over 2, 4 and 8 GPUs, timed on NVLink by
-    the engine's α–β model, beside the algorithm the engine picks."""
+    the engine's price of NCCL's all-reduce, beside the algorithm the engine picks."""
     t = traffic(cat, *WORKED)
-    nvl = time_links(t.dep)["nvlink"]
     rows: list[list[fmt.Cell]] = []
     for n in RING_SIZES:
         per_gpu = ring_allreduce_bytes_per_gpu(t.message, n)
-        ring = next(a for a in algorithm_times(t.message, n, nvl) if a.name == "ring")
-        chosen = allreduce(t.message, n, nvl)
+        d = Deployment(t.dep.setting, Layout(n), "a TP group of n GPUs of the same node, for the table")
+        ring = algorithm_prices(d, t.message)["nccl"]
+        chosen = tp_allreduce(d, 1)
         rows.append([
             f"{n} GPUs",
             fmt.count(ring_allreduce_steps(n) // 2, "steps"),
@@ -600,7 +604,7 @@ def ring_table(cat: Catalog) -> str:
     return fmt.table(
         "ring",
         ["Ring of", "Reduce-scatter steps", "All-gather steps", "Chunk per step", "Sent per GPU ÷ message",
-         "Sent per GPU", "Ring on NVLink", "Engine's choice on NVLink"],
+         "Sent per GPU", "NCCL on NVLink", "Engine's choice on NVLink"],
         rows,
         align="lrrrrrrl",
     )
@@ -608,7 +612,7 @@ def ring_table(cat: Catalog) -> str:
 
 def _tp_diagram_parts(cat: Catalog) -> tuple[Deployment, TPShard, Collective]:
     d = traffic(cat, *WORKED).dep
-    return d, tp_shard(d), tp_allreduce(d, 1, tp_link(d))
+    return d, tp_shard(d), tp_allreduce(d, 1)
 
 
 def tp_diagram(cat: Catalog) -> str:
@@ -668,14 +672,14 @@ def tp_diagram(cat: Catalog) -> str:
 
 def _ring_parts(cat: Catalog) -> tuple[Traffic, int, dict[str, list[float]], str]:
     t = traffic(cat, *WORKED)
-    link = tp_link(t.dep)
     n = t.dep.layout.tp
-    return t, n, algorithm_steps(t.message, n, link), allreduce(t.message, n, link).algorithm
+    chosen = tp_allreduce(t.dep, 1).algorithm
+    return t, n, ring_steps_of(t.dep, t.message), {"nccl": "ring"}.get(chosen, chosen)
 
 
 def ring_diagram(cat: Catalog) -> str:
     """A ring all-reduce of one token's hidden state over the worked TP group, step by step, beside two-shot and
-    one-shot on one time axis, with the engine's times."""
+    one-shot on one time axis, each taking the engine's price of its algorithm (NCCL's for the ring)."""
     from snippets.render import charts, diagrams
 
     t, n, steps, chosen = _ring_parts(cat)
@@ -692,18 +696,18 @@ def ring_diagram(cat: Catalog) -> str:
     title = f"A ring all-reduce over {n} GPUs, beside two-shot and one-shot"
     desc = (f"One token's hidden state, {fmt.number(t.message)} bytes, all-reduced over {n} GPUs on NVLink. The ring "
             f"takes {2 * (n - 1)} steps, {n - 1} of reduce-scatter then {n - 1} of all-gather; at each step every "
-            f"GPU sends one chunk, 1/{n} of the message, to the next, {u(steps['ring'][0])} µs a step. Two-shot "
-            f"takes 2 steps of {u(steps['two-shot'][0])} µs, one-shot 1 step of {u(steps['one-shot'][0])} µs. "
-            f"The engine picks {chosen}.")
+            f"GPU sends one chunk, 1/{n} of the message, to the next: NCCL's price spread over its steps, "
+            f"{u(steps['ring'][0])} µs a step. Two-shot takes 2 steps of {u(steps['two-shot'][0])} µs, one-shot 1 "
+            f"step of {u(steps['one-shot'][0])} µs. The engine picks {chosen}.")
     svg = diagrams.allreduce_steps("ring-steps", n, algos["ring"], [algos["two-shot"], algos["one-shot"]], "µs", 1e6,
                                    title, desc)
     rs = steps["ring"][0]
     cap = (f"An all-reduce of one token of {t.model} ({fmt.number(t.message)} bytes) over the {n} GPUs of "
            f"{t.dep.layout.label}'s TP group on NVLink. Each cell is the chunk ({fmt.number(t.message / n)} bytes) "
-           f"a GPU sends to the next: {n - 1} reduce-scatter steps, then {n - 1} all-gather steps, each one hop of "
-           f"{u(tp_link(t.dep).hop_s)} µs and the chunk, {u(rs)} µs; the ring takes {u(sum(steps['ring']))} µs, "
-           f"two-shot {u(sum(steps['two-shot']))} µs, one-shot {u(sum(steps['one-shot']))} µs, and the engine "
-           f"picks {chosen}.")
+           f"a GPU sends to the next: {n - 1} reduce-scatter steps, then {n - 1} all-gather steps, {u(rs)} µs each "
+           f"at NCCL's price; the ring takes {u(sum(steps['ring']))} µs, vLLM's custom two-shot "
+           f"{u(sum(steps['two-shot']))} µs and one-shot {u(sum(steps['one-shot']))} µs, and the engine picks "
+           f"{chosen}.")
     return charts.figure(svg, cap)
 
 
@@ -752,12 +756,11 @@ class Comm:
 
 
 def _comm(cat: Catalog, d: Deployment) -> Comm:
-    ls = time_links(d)
-    arch = d.setting.model.arch
-    b1 = {k: decode_step(d, 1, ls[k]) for k in TIME_LINKS}
-    bs = {k: decode_step(d, serving_sequences(cat), ls[k]) for k in TIME_LINKS}
+    b1 = {k: decode_step(d, 1, k) for k in TIME_LINKS}
+    bs = {k: decode_step(d, serving_sequences(cat), k) for k in TIME_LINKS}
     sc = d.setting.scenario
-    pp_send = send(arch.hidden_size * ACTIVATION_BYTES, pp_link(d)) if d.layout.pp > 1 else 0.0
+    sends = [o for o in b1["nvlink"].engine.ops if o.kind == "send"]
+    pp_send = sends[0].comm_s if sends else 0.0
     return Comm(b1, bs, pp_send, required(compute_bound_batch(d, 0), "a compute-bound batch"),
                 compute_bound_batch(d, sc.input_tokens + sc.output_tokens / 2))
 
@@ -773,23 +776,27 @@ def worked_example(cat: Catalog) -> str:
         f"{h(w.gpus_rented, 'worked.gpus')} GPUs in all.",
         f"2. **One all-reduce.** Hidden size {h(w.hidden, 'worked.hidden')} × {h(ns.act_bytes, 'worked.act_bytes')} "
         f"bytes = {h(w.message, 'worked.message')} for one token.",
-        f"3. **Which algorithm.** On NVLink the engine counts {h(c['nvl_bw'], 'worked.nvl_bw')} achieved one way "
-        f"({h(c['link_fraction'], 'worked.link_fraction')} of {h(ns.nvlink, 'worked.nvlink')}) and "
-        f"{h(c['nvl_hop'], 'worked.nvl_hop')} per hop. A ring pays {h(c['ring_hops'], 'worked.ring_hops')} hops: "
-        f"{h(c['ring_1'], 'worked.ring_1')}; two-shot pays two: {h(c['two_1'], 'worked.two_1')}; one-shot pays one "
-        f"hop and sends the whole message to each of the other GPUs: {h(c['one_1'], 'worked.one_1')}. The cheapest, "
-        f"{ns.alg_1}, takes {h(c['ar_1'], 'worked.ar_1')}.",
+        f"3. **Which algorithm.** The group is one NVLink node, and the message is far below "
+        f"{h(ns.custom_limit, 'worked.custom_limit')}: vLLM takes "
+        f"its custom all-reduce. In one stage each GPU reads the other GPUs' buffers, a fixed "
+        f"{h(c['car_latency'], 'worked.car_latency')} and the bytes at {h(c['car_efficiency'], 'worked.car_efficiency')} "
+        f"of {h(c['nvl_bw'], 'worked.nvl_bw')}: {h(c['one_1'], 'worked.one_1')}; in two stages (reduce-scatter, "
+        f"all-gather) {h(c['two_1'], 'worked.two_1')}; NCCL's ring of {h(c['ring_hops'], 'worked.ring_hops')} would "
+        f"take {h(c['ring_1'], 'worked.ring_1')}. The engine runs {ns.alg_1}: {h(c['ar_1'], 'worked.ar_1')}.",
         f"4. **Per token.** {h(ns.allreduces_per_layer, 'worked.allreduces_per_layer')} all-reduces per layer × "
         f"{h(w.layers, 'worked.layers')} layers = {h(w.allreduces, 'worked.allreduces')} all-reduces, one after "
-        f"another: {h(c['tp_1'], 'worked.tp_1')}, of which {h(c['lat_1'], 'worked.lat_1')} is hop latency and "
-        f"{h(c['bytes_1'], 'worked.bytes_1')} moving bytes.",
+        f"another (with the embedding's and the logits' own): {h(c['tp_1'], 'worked.tp_1')}, of which "
+        f"{h(c['lat_1'], 'worked.lat_1')} is the collectives' fixed latency and {h(c['bytes_1'], 'worked.bytes_1')} "
+        f"moving bytes.",
         f"5. **The PP boundary.** One send of the hidden state between the nodes, over the network: a hop and the "
         f"bytes, {h(c['pp_send'], 'worked.pp_send')}, once per token.",
-        f"6. **The rest of the step.** The engine's roofline: reading the weights and the KV cache at "
-        f"{h(c['hbm_fraction'], 'worked.hbm_fraction')} of {h(ns.hbm, 'worked.hbm')} takes "
-        f"{h(c['mem_1'], 'worked.mem_1')} over the stages in turn, the arithmetic {h(c['compute_1'], 'worked.compute_1')}, "
-        f"and the fixed {h(c['layer_overhead'], 'worked.layer_overhead')} per layer "
-        f"{h(c['overhead_1'], 'worked.overhead_1')}. With the communication: {h(c['step_1'], 'worked.step_1')} per token.",
+        f"6. **The rest of the step.** The engine's operations: reading the weights (one token's matrix products "
+        f"stream them at {h(c['hbm_fraction'], 'worked.hbm_fraction')} of {h(ns.hbm, 'worked.hbm')}) and the KV "
+        f"cache takes {h(c['mem_1'], 'worked.mem_1')} over the stages in turn, the arithmetic "
+        f"{h(c['compute_1'], 'worked.compute_1')}, and every kernel's fixed "
+        f"{h(c['kernel_cost'], 'worked.kernel_cost')} with the host's {h(c['step_overhead'], 'worked.step_overhead')} "
+        f"per step {h(c['overhead_1'], 'worked.overhead_1')}. With the communication: "
+        f"{h(c['step_1'], 'worked.step_1')} per token.",
         f"7. **Share.** Communication is {h(c['share_1'], 'worked.share_1')} of the step at one sequence; "
         f"counting bytes ÷ datasheet bandwidth alone, as this page once did, gave "
         f"{h(c['old_share'], 'worked.old_share')}.",
@@ -840,7 +847,8 @@ def _comm_figures(cat: Catalog, w: Traffic, c: Comm) -> dict[str, Figure | str]:
     tm = d.setting.time_model
     b1, bs = c.b1, c.bs
     n = d.layout.tp
-    algs = {a.name: a for a in algorithm_times(w.message, n, b1["nvlink"].link)}
+    algs = algorithm_prices(d, w.message)
+    g = tm.chip(d.setting.chip.id).gemm_for(d.setting.precision.tensor_format)
     nvl_datasheet = links(cat)["nvlink"].one_way.bytes_per_s
     # What the page used to count: ring bytes per GPU ÷ the datasheet's one-way NVLink, against the memory read.
     old_s = w.tp_bytes / nvl_datasheet
@@ -853,24 +861,29 @@ def _comm_figures(cat: Catalog, w: Traffic, c: Comm) -> dict[str, Figure | str]:
         "nvl_hop": us(tm.nvlink_hop_s, 0, basis="data/latencies.yaml"),
         "pcie_hop": us(tm.pcie_hop_s, 0, basis="data/latencies.yaml"),
         "net_hop": us(tm.network_hop_s, 0, basis="data/policies.yaml, measured-fractions"),
+        "car_latency": us(tm.one_shot.latency_s, 1, basis="fitted on vLLM's custom all-reduce timings"),
+        "two_latency": us(tm.two_shot.latency_s, 1, basis="fitted on vLLM's custom all-reduce timings"),
+        "nccl_latency": us(algs["nccl"].latency_s, 1, basis="fitted on nccl-tests timings, at this group's size"),
+        "car_efficiency": fmt.percent(tm.one_shot.efficiency),
         "link_fraction": fmt.percent(tm.link_fraction),
-        "hbm_fraction": fmt.percent(tm.hbm_fraction),
-        "compute_fraction": fmt.percent(tm.compute_fraction),
-        "layer_overhead": us(tm.layer_overhead_s, 0, basis="the time model's fitted overhead per layer"),
-        "ring_hops": fmt.count(algs["ring"].hops, "hops"),
-        "ring_1": us(algs["ring"].seconds, 2, basis=TIME_BASIS),
+        "hbm_fraction": fmt.percent(g.weight_fraction(1)),
+        "compute_fraction": fmt.percent(g.compute),
+        "kernel_cost": us(tm.kernel_s, 1, basis="data/latencies.yaml, kernel-in-graph"),
+        "step_overhead": ms(tm.step_overhead_s, 2, basis="fitted on the calibration rows"),
+        "ring_hops": fmt.count(2 * (n - 1), "steps"),
+        "ring_1": us(algs["nccl"].seconds, 2, basis=TIME_BASIS),
         "two_1": us(algs["two-shot"].seconds, 2, basis=TIME_BASIS),
         "one_1": us(algs["one-shot"].seconds, 2, basis=TIME_BASIS),
         "ar_1": us(b1["nvlink"].allreduce.seconds, 2, basis=TIME_BASIS),
         "tp_1": ms(b1["nvlink"].tp_s, 2, basis=TIME_BASIS),
-        "lat_1": ms(b1["nvlink"].tp_latency_s, 2, basis="hop latencies alone"),
-        "bytes_1": ms(b1["nvlink"].tp_s - b1["nvlink"].tp_latency_s, 3, basis="bytes ÷ achieved bandwidth"),
+        "lat_1": ms(b1["nvlink"].tp_latency_s, 2, basis="the collectives' fixed latencies alone"),
+        "bytes_1": ms(b1["nvlink"].tp_s - b1["nvlink"].tp_latency_s, 3, basis="bytes ÷ the share of the link reached"),
         "lat_share_1": share(b1["nvlink"].latency_share),
-        "pp_send": us(c.pp_send_s, 1, basis="one hop + the hidden state ÷ achieved network bandwidth"),
+        "pp_send": us(c.pp_send_s, 1, basis="one hop + the hidden state and residual ÷ the network's copy rate"),
         "mem_1": ms(p1.memory_s, 1, basis="the engine's memory time, stages in turn"),
         "one_stage_mem": ms(p1.memory_s / d.layout.pp, 1, basis="if every stage could read at once"),
         "compute_1": ms(p1.compute_s, 2, basis="the engine's compute time"),
-        "overhead_1": ms(p1.overhead_s, 1, basis="per-layer overhead × layers"),
+        "overhead_1": ms(p1.launch_s, 1, basis="every kernel's fixed cost and the host's time per step"),
         "step_1": ms(b1["nvlink"].total_s, 1, basis="the engine's decode step, one sequence"),
         "share_1": share(b1["nvlink"].comm_share),
         "old_share": share(old_share),
@@ -903,7 +916,8 @@ def _comm_figures(cat: Catalog, w: Traffic, c: Comm) -> dict[str, Figure | str]:
 class ParallelismPage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
     shows = (tp_diagram, worked_example, partial(comm_table, model_id="llama-3.1-405b", precision_id="bf16", name="comm405"),
-             partial(comm_table, model_id="llama-3.1-70b", precision_id="bf16", name="comm70"), across_table,
+             partial(comm_table, model_id="llama-3.1-70b", precision_id="bf16", name="comm70"), breakdown_chart,
+             across_table,
              pipeline_diagram, rules_table, layout_table, ring_table, ring_diagram, algorithm_table)
     """The functions the page's blocks print (`bubble_table` reads no data), `comm_table` with the blocks' arguments."""
 
@@ -958,7 +972,7 @@ class ParallelismPage(Page):
         tput = {k: full[k].sequences / full[k].total_s for k in ("pp", "tp")}
 
         sh = tp_shard(wt.dep)
-        ring_steps = algorithm_steps(wt.message, wt.dep.layout.tp, tp_link(wt.dep))
+        ring_steps = ring_steps_of(wt.dep, wt.message)
         pp = wt.dep.layout.pp
         tpd = SimpleNamespace(
             heads=fmt.count(sh.heads, "heads"), kv=fmt.count(sh.kv_heads, "heads"),
@@ -966,8 +980,8 @@ class ParallelismPage(Page):
             o_rows=fmt.count(sh.o_rows, "rows"), qkv_cols=fmt.count(sh.qkv_cols, "columns"))
         rd = SimpleNamespace(
             chunk=nbytes_exact(wt.message / wt.dep.layout.tp),
-            step=us(ring_steps["ring"][0], 2, basis="one hop + one chunk ÷ achieved bandwidth"),
-            two_step=us(ring_steps["two-shot"][0], 2, basis="one hop + (n − 1)/n of the message ÷ achieved bandwidth"))
+            step=us(ring_steps["ring"][0], 2, basis="NCCL's price of the all-reduce over its ring's steps"),
+            two_step=us(ring_steps["two-shot"][0], 2, basis="the custom two-shot's price over its two steps"))
         pd = SimpleNamespace(
             m1=fmt.count(PIPE_MICRO[0], "micro-batches"), m2=fmt.count(PIPE_MICRO[1], "micro-batches"),
             idle=fmt.count(pp * (pp - 1), "boxes"), bubble_2=share(bubble(pp, PIPE_MICRO[1])))
@@ -1018,10 +1032,9 @@ class ParallelismPage(Page):
         self.pp_max = fmt.count(dx.max_concurrency, "sequences")
         self.x_tput_full = fmt.quantity(tput["tp"], "tokens/s", 0, show_unit=True)
         self.pp_tput_full = fmt.quantity(tput["pp"], "tokens/s", 0, show_unit=True)
-        self.ring_lat_over_bytes = fmt.ratio(
-                next(a for a in algorithm_times(wt.message, wt.dep.layout.tp, b1["nvlink"].link) if a.name == "ring").hops
-                * b1["nvlink"].link.hop_s / (wt.ring_per_gpu / b1["nvlink"].link.bytes_per_s), 0,
-                basis="the ring's hop latencies ÷ its bytes ÷ bandwidth, one token")
+        nccl1 = algorithm_prices(wt.dep, wt.message)["nccl"]
+        self.ring_lat_over_bytes = fmt.ratio(nccl1.latency_s / (nccl1.seconds - nccl1.latency_s), 0,
+                                             basis="NCCL's fixed latency ÷ its bytes' time, one token")
         self.m405_fp8_extra_share = fmt.percent((f8.gpus - f8_fewest.gpus) / f8.gpus)
         self.w_extra_share = fmt.percent((wt.dep.gpus - wf.gpus) / wt.dep.gpus)
         # Claims the prose makes.
@@ -1044,9 +1057,9 @@ class ParallelismPage(Page):
         self.network_share_above_nvlink = fmt.claim(
                 bs["network"].comm_share > 3 * bs["nvlink"].comm_share,
                 f"serving batch: {bs['network'].comm_share:.1%} over the network vs {bs['nvlink'].comm_share:.1%} on NVLink")
-        self.nvlink_below_compute = fmt.claim(over_s["nvlink"] < 1, f"NVLink: {over_s['nvlink']:.2f} × compute")
-        self.off_node_above_compute = fmt.claim(min(over_s["pcie"], over_s["network"]) > 1,
-                                                f"PCIe {over_s['pcie']:.2f} ×, network {over_s['network']:.2f} × compute")
+        self.off_node_above_compute = fmt.claim(min(over_s["pcie"], over_s["network"]) > 2 * over_s["nvlink"],
+                                                f"PCIe {over_s['pcie']:.2f} ×, network {over_s['network']:.2f} × compute, "
+                                                f"NVLink {over_s['nvlink']:.2f} ×")
         self.serving_memory_bound = fmt.claim(bs["nvlink"].engine.bound == "memory", bs["nvlink"].engine.bound)
         self.ctx_crit_later = fmt.claim(comm.crit_at_context is None or comm.crit_at_context > comm.crit,
                                         f"compute-bound from {comm.crit} sequences without KV, from "
@@ -1064,9 +1077,12 @@ class ParallelismPage(Page):
         self.pp_more_tput = fmt.claim(tput["pp"] > 1.5 * tput["tp"],
                                       f"{tput['pp']:.0f} tokens/s at {dx.max_concurrency} sequences vs {tput['tp']:.0f} at "
                                       f"{xx.max_concurrency}")
-        self.ring_never_chosen = fmt.claim(
-                all(allreduce(t * wt.hidden * ACTIVATION_BYTES, wt.dep.layout.tp, b1[k].link).algorithm != "ring"
-                    for _, t in message_tokens(cat) for k in TIME_LINKS), "no row of the table picks the ring")
+        picks = {t: tp_allreduce(wt.dep, t).algorithm for _, t in message_tokens(cat)}
+        limit = wt.dep.setting.time_model.custom_allreduce_max_bytes
+        self.custom_below_limit = fmt.claim(
+                all((a == "nccl") == (t * wt.hidden * ACTIVATION_BYTES >= limit) for t, a in picks.items()),
+                "; ".join(f"{t} tokens: {a}" for t, a in picks.items()))
+        self.custom_limit = fmt.nbytes(limit, "MiB", 0)
         self.fp8_rounds_up = fmt.claim(f8.gpus > f8_fewest.gpus and f8.nodes == 1 and f8.layout.pp == 1,
                                        f"fewest {f8_fewest.layout.label} = {f8_fewest.gpus} → {f8.layout.label} = "
                                        f"{f8.gpus}")

@@ -7,7 +7,7 @@ NICs. Every row links its sources.
 
 from __future__ import annotations
 
-from snippets.data import Catalog, Fabric, Network, Node, NVLink, NVSwitch, PCIe, required
+from snippets.data import Catalog, Efficiency, Fabric, Network, Node, NVLink, NVSwitch, PCIe, required
 from snippets.data.units import TIME_UNITS, Bandwidth
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, as_stated, exact_digits, source_links
@@ -164,8 +164,9 @@ def latency_table(cat: Catalog) -> str:
 
 
 def efficiency_table(cat: Catalog) -> str:
-    """Bandwidth achieved in published runs as a fraction of the datasheet figure on the same basis."""
-    effs = list(cat.efficiencies.values())
+    """Bandwidth achieved in published runs as a fraction of the datasheet figure on the same basis (the compute
+    efficiencies, FLOP/s against a dense peak, are the time model's and listed with it)."""
+    effs = [e for e in cat.efficiencies.values() if isinstance(e, Efficiency)]
     rows: list[list[fmt.Cell]] = []
     for e in effs:
         low, high = e.fraction_range

@@ -99,30 +99,47 @@ class Recording(Catalog):
         def to(file: str) -> Callable[[str], None]:
             return lambda key: reads.add((file, key))
 
-        def time_model(key: str, record: TimeModelSpec) -> TimeModelSpec:
-            t = cat.policies[key]
-            behind = {} if not isinstance(t, TimeModel) else {
-                "hbm_fraction": ("efficiencies", t.hbm_efficiency), "link_fraction": ("efficiencies", t.link_efficiency),
-                "nvlink_hop_s": ("latencies", t.hop_latency_nvlink), "pcie_hop_s": ("latencies", t.hop_latency_pcie)}
+        chips_read: set[str] = set()
+        timed: list[bool] = []  # whether the time model has been read: a chip's efficiencies count from then on
 
-            def note(name: str) -> None:
-                reads.add(("policies", key))
-                if name in behind:
-                    reads.add(behind[name])
+        def efficiencies(chip_id: str) -> set[Ref]:
+            return {("efficiencies", e) for e, x in cat.efficiencies.items()
+                    if x.accelerator == chip_id and x.resource in CHIP_EFFICIENCIES}
+
+        def time_model(key: str, record: TimeModelSpec) -> TimeModelSpec:
+            behind = set(record.sources) if isinstance(cat.policies[key], TimeModel) else set()
+
+            def note(name: str) -> None:  # the record names the data/ entries it was built from; the efficiencies
+                reads.add(("policies", key))  # of the chips the page reads are noted with them
+                reads.update(behind)
+                if not timed:
+                    timed.append(True)
+                    for c in chips_read:
+                        reads.update(efficiencies(c))
             return _on_use(record, note)
+
+        def chip(key: str) -> None:
+            reads.add(("accelerators", key))
+            chips_read.add(key)
+            if timed:
+                reads.update(efficiencies(key))
 
         def price(accelerator: str, record: PriceSpec) -> PriceSpec:
             ids = [("prices", k) for k, p in cat.prices.items() if p.accelerator == accelerator and p.site_uses]
             return _on_use(record, lambda name: reads.update(ids))
 
         return replace(
-            eng, models=_Noted(eng.models, to("models")), chips=_Noted(eng.chips, to("accelerators")),
+            eng, models=_Noted(eng.models, to("models")), chips=_Noted(eng.chips, chip),
             nodes=_Noted(eng.nodes, to("interconnects")), precisions=_Noted(eng.precisions, to("precisions")),
             memory_policies=_Noted(eng.memory_policies, to("policies")),
             layout_policies=_Noted(eng.layout_policies, to("policies")),
             scenarios=_Noted(eng.scenarios, to("scenarios")),
             time_models=_Noted(eng.time_models, lazy=time_model), prices=_Noted(eng.prices, lazy=price),
         )
+
+
+CHIP_EFFICIENCIES = ("hbm", "gemm_weights", "gemm_compute", "attention_compute")
+"""The efficiencies.yaml resources the time model reads per chip: a page that reads a chip's record notes them."""
 
 
 def recording(cat: Catalog) -> Recording:

@@ -256,6 +256,67 @@ def _horizontal(name: str, bars: Sequence[Bar], axis_label: str, title: str, des
     return _serialise(svg)
 
 
+@dataclass(frozen=True, slots=True)
+class Stack:
+    """One bar of a `stacked_bars` chart: its label and its parts, (part name, value), in the legend's order."""
+
+    label: str
+    parts: Sequence[tuple[str, float]]
+
+    @property
+    def total(self) -> float:
+        return sum(v for _, v in self.parts)
+
+
+def stacked_bars(name: str, stacks: Sequence[Stack], axis_label: str, title: str, desc: str) -> str:
+    """Horizontal bars split into coloured parts (one colour per part name, named in the legend), each bar's label
+    above it and its total after it; each part's tooltip gives its value and its share of the bar. Parts of
+    zero in every bar are left out of the legend."""
+    if not stacks:
+        raise ValueError("a chart needs at least one bar")
+    names = list(dict.fromkeys(n for s in stacks for n, v in s.parts if v > 0))
+    if len(names) > len(PALETTE):
+        raise ValueError(f"{len(names)} parts, more than the palette's {len(PALETTE)} colours")
+    for s in stacks:
+        if any(v < 0 or not math.isfinite(v) for _, v in s.parts) or s.total <= 0:
+            raise ValueError(f"bar {s.label!r}: parts must be non-negative and add up to more than zero")
+    colour = {n: PALETTE[i] for i, n in enumerate(names)}
+    totals = [_fmt_number(s.total) for s in stacks]
+    ticks = nice_ticks(max(s.total for s in stacks))
+    x0 = _text_width(_fmt_number(ticks[0]), SMALL) / 2 + 2
+    room = max(max(_text_width(t, SMALL) for t in totals) + 8, _text_width(_fmt_number(ticks[-1]), SMALL) / 2 + 2)
+    plot_w = WIDTH - x0 - room
+
+    def x_of(v: float) -> float:
+        return x0 + v / ticks[-1] * plot_w
+
+    svg = _root(name, title, desc, 0)
+    legend_h = _legend(svg, [(n, colour[n], False) for n in names])
+    top0 = legend_h + 4
+    plot_h = _TOP + _ROW * len(stacks)
+    svg.set("viewBox", f"0 0 {_n(WIDTH)} {_n(top0 + plot_h + _AXIS)}")
+    grid = ET.SubElement(svg, "g", {"stroke-opacity": _GRID_OPACITY})
+    for t in ticks:
+        _line(grid, x_of(t), top0, x_of(t), top0 + plot_h)
+    for i, s in enumerate(stacks):
+        top = top0 + _TOP + i * _ROW
+        _text(svg, x0, top + FONT - 1, _fits(s.label, WIDTH - x0, "bar label"))
+        at = 0.0
+        for part, v in s.parts:
+            if v <= 0:
+                continue
+            _rect(svg, x_of(at), top + _BAR_AT, max(x_of(at + v) - x_of(at), 0.5), _BAR, colour[part],
+                  f"{s.label}, {part}: {_fmt_number(v)} {axis_label} ({v / s.total:.0%})")
+            at += v
+        baseline = top + _BAR_AT + _BAR / 2 + SMALL * 0.35
+        _text(svg, x_of(at) + 4, baseline, totals[i], size=SMALL)
+    _line(svg, x0, top0, x0, top0 + plot_h)
+    for t in ticks:
+        _text(svg, x_of(t), top0 + plot_h + 16, _fmt_number(t), anchor="middle", size=SMALL)
+    _text(svg, WIDTH / 2, top0 + plot_h + 35, _fits(axis_label, WIDTH, "axis title"), anchor="middle")
+    return _serialise(svg)
+
+
 def log_bars(name: str, bars: Sequence[Bar], unit: str, title: str, desc: str) -> str:
     """Horizontal bars on a log axis, in the given order, each labelled with its value and with how many times the
     smallest bar it is, each in its own colour. Refused unless the values span `LOG_AXIS_DECADES`."""

@@ -8,14 +8,14 @@ import math
 import pytest
 
 from snippets.data import Catalog
-from snippets.engine.timing import allreduce, tp_link
 from snippets.pages.parallelism import (
     PIPE_MICRO,
-    algorithm_steps,
-    algorithm_times,
+    algorithm_prices,
     bubble,
     pipeline_diagram,
     ring_diagram,
+    ring_steps_of,
+    tp_allreduce,
     tp_diagram,
     tp_shard,
 )
@@ -57,16 +57,15 @@ def test_page_tp_diagram_draws_the_engines_layout(catalog: Catalog, dep) -> None
 
 
 def test_page_ring_diagram_times_are_the_engines(catalog: Catalog, dep) -> None:
-    link, n = tp_link(dep), dep.layout.tp
+    n = dep.layout.tp
     msg = dep.setting.model.arch.hidden_size * 2
-    steps = algorithm_steps(msg, n, link)
-    times = {a.name: a for a in algorithm_times(msg, n, link)}
-    for k, st in steps.items():
-        assert len(st) == times[k].hops
-        assert sum(st) == pytest.approx(times[k].seconds)
-    chosen = allreduce(msg, n, link)
-    assert min(times.values(), key=lambda a: a.seconds).name == chosen.algorithm
-    assert math.isclose(sum(steps[chosen.algorithm]), chosen.seconds)
+    steps = ring_steps_of(dep, msg)
+    prices = algorithm_prices(dep, msg)
+    for k, name in (("ring", "nccl"), ("two-shot", "two-shot"), ("one-shot", "one-shot")):
+        assert sum(steps[k]) == pytest.approx(prices[name].seconds)
+    assert [len(steps[k]) for k in ("ring", "two-shot", "one-shot")] == [2 * (n - 1), 2, 1]
+    chosen = tp_allreduce(dep, 1)
+    assert chosen.algorithm == "one-shot" and math.isclose(sum(steps["one-shot"]), chosen.seconds)
     fig = ring_diagram(catalog)
     assert f"picks {chosen.algorithm}" in fig and f"{chosen.algorithm} (engine's choice)" in fig
     svg = _svg(fig[fig.index("<svg"):fig.index("</svg>") + 6])

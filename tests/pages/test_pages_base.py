@@ -53,7 +53,11 @@ def test_a_deployment_notes_what_it_is_built_from_and_its_time_model_once_used(c
     assert set(page.reads()) == built, "memory and layout read no time model and no price"
     predict(d, 1)
     tm = cat.policies[sc.time_model]
-    assert {("policies", sc.time_model), ("efficiencies", tm.hbm_efficiency)} <= set(page.reads())
+    # the time model, the latencies it reads, and the efficiencies measured on the deployment's chip (and no other's)
+    assert {("policies", sc.time_model), ("latencies", tm.kernel_launch), ("efficiencies", tm.link_efficiency),
+            ("efficiencies", "h100-hbm-stream"), ("efficiencies", "h100-sxm-gemm-weights-fp8")} <= set(page.reads())
+    assert not {e for f, e in page.reads() if f == "efficiencies" and cat.efficiencies[e].accelerator not in
+                (r.node.chip, cat.efficiencies[tm.link_efficiency].accelerator)}
     assert d.cost_per_hour is not None
     assert any(f == "prices" for f, _ in page.reads())
 

@@ -1,6 +1,6 @@
-"""The parallelism page and its page model: TP's communication is the engine's α–β time model, recomputed here
-through the engine (never from hard-coded fractions: the time model's fitted values may move), and the built page
-shows those figures."""
+"""The parallelism page and its page model: TP's communication is the engine's own (its step over each link,
+the collectives it picks), recomputed here by hand from the time model's data (never from hard-coded fitted
+values: they may move), and the built page shows those figures."""
 
 from __future__ import annotations
 
@@ -10,14 +10,17 @@ import pytest
 
 from snippets.data import Catalog
 from snippets.engine import Layout
-from snippets.engine.timing import allreduce, forward, pp_link, predict, send, tp_link
+from snippets.engine.serving import mixed_step
+from snippets.engine.step import step
+from snippets.engine.topology import group_link
 from snippets.pages.parallelism import (
-    algorithm_times,
+    algorithm_prices,
     bubble,
     compute_bound_batch,
     decode_step,
     message_tokens,
-    time_links,
+    over,
+    ring_steps_of,
 )
 from snippets.pages.scenario import SERVING, reference
 
@@ -45,56 +48,58 @@ def serving(catalog: Catalog) -> int:
 
 
 def test_links_are_the_engines_own(catalog: Catalog, dep) -> None:
-    tm = dep.setting.time_model
-    ls = time_links(dep)
     r = reference(catalog)
-    assert ls["nvlink"] == tp_link(dep)
-    # the network: the engine's own link once one TP group spans the two nodes
-    assert ls["network"] == tp_link(r.deployment("llama-3.1-405b", "bf16", layout=Layout(16)))
+    nvl, pcie, net = (group_link(over(dep, k), "tp") for k in ("nvlink", "pcie", "network"))
+    assert nvl == group_link(dep, "tp")
+    # by hand: each GPU's per-direction figure from the datasheets, what the group's wiring gives it
+    assert (nvl.bytes_per_s, nvl.shape) == (pytest.approx(NVLINK), "switched")
+    assert (pcie.bytes_per_s, pcie.shape) == (pytest.approx(GEN5), "pcie")
+    assert (net.bytes_per_s, net.shape, net.nodes) == (pytest.approx(NETWORK), "network", 8)
     # PCIe: the engine's own link on a PCIe-only node whose card has the same host link (PCIe 5.0 x16)
-    assert ls["pcie"] == tp_link(r.deployment("llama-3.1-70b", "bf16", node="h100-pcie-8"))
-    # by hand: the datasheet one-way figures at the time model's achieved fraction and hop latencies
-    assert ls["nvlink"].bytes_per_s == pytest.approx(NVLINK * tm.link_fraction)
-    assert ls["pcie"].bytes_per_s == pytest.approx(GEN5 * tm.link_fraction)
-    assert ls["network"].bytes_per_s == pytest.approx(NETWORK * tm.link_fraction)
-    assert (ls["nvlink"].hop_s, ls["pcie"].hop_s, ls["network"].hop_s) == (
-        tm.nvlink_hop_s, tm.pcie_hop_s, tm.network_hop_s)
+    assert pcie.bytes_per_s == group_link(r.deployment("llama-3.1-70b", "bf16", node="h100-pcie-8"), "tp").bytes_per_s
 
 
-def test_decode_step_is_the_engines_pass(dep, serving: int) -> None:
+def test_decode_step_is_the_engines_step(dep, serving: int) -> None:
+    tm = dep.setting.time_model
+    sc = dep.setting.scenario
     for c in (1, serving):
-        s, x = decode_step(dep, c), predict(dep, c)
-        assert s.total_s == pytest.approx(x.decode.total_s)
-        assert s.comm_s == pytest.approx(x.decode.comm_s)
-        # the engine splits the sequences into one micro-batch per stage; one send per boundary
-        tokens = math.ceil(c / 2)
-        assert s.tokens == tokens
-        assert s.sends_s == pytest.approx(send(tokens * MESSAGE, pp_link(dep)))
-    # one token on NVLink, by hand: one-shot, one hop and 7 x the message per GPU, 252 times in turn
+        s = decode_step(dep, c)
+        assert s.engine == mixed_step(dep, c, sc.input_tokens + sc.output_tokens / 2, 0, 0)
+        assert s.tokens == math.ceil(c / 2)  # one micro-batch per stage
+    # one token on NVLink, by hand: vLLM's custom all-reduce in one stage (two GPUs, or eight below 256 KB):
+    # its fitted latency and 7 x the message per GPU at its share of 450 GB/s, 252 times in turn
     s = decode_step(dep, 1)
-    link = s.link
+    one = tm.one_shot.latency_s + 7 * MESSAGE / (NVLINK * tm.one_shot.efficiency)
     assert s.allreduce.algorithm == "one-shot"
-    assert s.tp_s == pytest.approx(ALLREDUCES * (link.hop_s + 7 * MESSAGE / link.bytes_per_s))
-    assert s.tp_latency_s == pytest.approx(ALLREDUCES * link.hop_s)
+    assert s.allreduce.seconds == pytest.approx(one)
+    assert s.allreduces == ALLREDUCES
     assert s.tp_latency_s > s.tp_s / 2  # latency, not bytes
-    # another link swaps the all-reduces alone; the roofline, the overhead and the PP send stay
-    net = decode_step(dep, 1, time_links(dep)["network"])
-    assert net.total_s - s.total_s == pytest.approx(net.tp_s - s.tp_s)
-    assert net.sends_s == pytest.approx(s.sends_s)
+    # over PCIe vLLM refuses its custom all-reduce for eight GPUs: NCCL at its fitted latency for 8 GPUs
+    p = decode_step(dep, 1, "pcie")
+    assert p.allreduce.algorithm == "nccl"
+    nccl = tm.nccl.latency_s + 6 * tm.nccl.per_peer_s + RING / (GEN5 * tm.nccl.efficiency)
+    assert p.allreduce.seconds == pytest.approx(nccl)
+    # the network: every GPU of the group in its own node, the all-reduce across them hierarchical with one GPU a
+    # node, so all of it crosses the NICs: NCCL's latency plus a hop per ring step, 2 x 7/8 of the message
+    n = decode_step(dep, 1, "network")
+    assert n.allreduce.algorithm == "hierarchical"
+    net = tm.nccl.latency_s + 14 * tm.network_hop_s + RING / (NETWORK * tm.link_fraction)
+    assert n.allreduce.seconds == pytest.approx(net)
 
 
-def test_algorithms_are_those_the_engine_chooses_from(catalog: Catalog, dep) -> None:
+def test_algorithm_prices_by_hand(catalog: Catalog, dep) -> None:
+    tm = dep.setting.time_model
     for _, tokens in message_tokens(catalog):
         nbytes = tokens * MESSAGE
-        for link in time_links(dep).values():
-            algs = {a.name: a for a in algorithm_times(nbytes, 8, link)}
-            assert (algs["ring"].hops, algs["two-shot"].hops, algs["one-shot"].hops) == (14, 2, 1)
-            assert algs["ring"].bytes_per_gpu == algs["two-shot"].bytes_per_gpu == pytest.approx(1.75 * nbytes)
-            assert algs["one-shot"].bytes_per_gpu == pytest.approx(7 * nbytes)
-            best = min(algs.values(), key=lambda a: a.seconds)
-            c = allreduce(nbytes, 8, link)
-            assert best.name == c.algorithm and best.seconds == pytest.approx(c.seconds)
-            assert best.seconds == pytest.approx(best.hops * link.hop_s + best.bytes_per_gpu / link.bytes_per_s)
+        p = algorithm_prices(dep, nbytes)
+        assert p["one-shot"].seconds == pytest.approx(tm.one_shot.latency_s + 7 * nbytes / (NVLINK * tm.one_shot.efficiency))
+        assert p["two-shot"].seconds == pytest.approx(tm.two_shot.latency_s + 1.75 * nbytes / (NVLINK * tm.two_shot.efficiency))
+        assert p["nccl"].seconds == pytest.approx(tm.nccl.latency_s + 6 * tm.nccl.per_peer_s
+                                                  + 1.75 * nbytes / (NVLINK * tm.nccl.efficiency))
+    # the ring diagram spreads each price over its steps
+    st = ring_steps_of(dep, MESSAGE)
+    assert [len(st[k]) for k in ("ring", "two-shot", "one-shot")] == [14, 2, 1]
+    assert sum(st["ring"]) == pytest.approx(algorithm_prices(dep, MESSAGE)["nccl"].seconds)
 
 
 def test_bubble() -> None:
@@ -108,15 +113,26 @@ def test_bubble() -> None:
 def test_compute_bound_batch(dep) -> None:
     b = compute_bound_batch(dep, 0)
     assert b is not None
-    assert forward(dep, b, 0, prefill=False).bound == "compute"
-    assert forward(dep, b - 1, 0, prefill=False).bound != "compute"
-    # weights alone, BF16: 2 FLOPs per weight of 2 bytes, one FLOP per byte per token; the ridge, at the achieved
-    # fractions, is FLOP/s ÷ bytes/s, so b is near it (the LM head and per-layer norms move it a little)
-    tm, chip = dep.setting.time_model, dep.setting.chip
-    ridge = chip.dense_flops["bf16"] * tm.compute_fraction / (chip.hbm_bytes_per_s * tm.hbm_fraction)
-    assert b == pytest.approx(ridge, rel=0.1)
-    # at the scenario's context each sequence also reads its KV cache: compute-bound later, if at all (whether it
-    # ever is depends on the fitted compute fraction), and never within what the KV cache holds
+
+    def ratio(n: int) -> float:
+        p = step(dep, "decode", n, 1)
+        return p.compute_s / p.memory_s
+
+    assert ratio(b) >= 1 > ratio(b - 1)
+    # weights alone, BF16: 2 FLOPs per weight of 2 bytes, one FLOP per byte per token; the ridge of the measured
+    # kernels (a large GEMM's share of the peak over the weight stream's share of HBM at that batch) is near b
+    chip, tm = dep.setting.chip, dep.setting.time_model
+    g = tm.chip(chip.id).gemm_for("bf16")
+    ridge = chip.dense_flops["bf16"] * g.compute / (chip.hbm_bytes_per_s * g.weight_fraction(b))
+    assert b == pytest.approx(ridge, rel=0.15)
+    # at the scenario's context each sequence also reads its KV cache: compute-bound later, if at all, and never
+    # within what the KV cache holds
     sc = dep.setting.scenario
     at_ctx = compute_bound_batch(dep, sc.input_tokens + sc.output_tokens / 2)
     assert at_ctx is None or at_ctx > max(b, dep.max_concurrency)
+
+
+def test_tp_across_nodes_is_hierarchical(catalog: Catalog) -> None:
+    d = reference(catalog).deployment("llama-3.1-405b", "bf16", layout=Layout(16))
+    s = decode_step(d, 1)
+    assert s.allreduce.algorithm == "hierarchical" and s.link.nodes == 2 and s.link.local_gpus == 8

@@ -1,6 +1,5 @@
-"""The parallelism page and its page model: TP's communication is the engine's α–β time model, recomputed here
-through the engine (never from hard-coded fractions: the time model's fitted values may move), and the built page
-shows those figures."""
+"""The built parallelism page: TP's communication is the engine's own, recomputed here through the engine (never
+from hard-coded fitted values: they may move), and the page shows those figures."""
 
 from __future__ import annotations
 
@@ -11,12 +10,14 @@ import pytest
 
 from snippets.data import Catalog
 from snippets.engine import Layout
-from snippets.engine.timing import pp_link, predict, send, tp_link
+from snippets.engine.serving import predict
+from snippets.engine.topology import group_link
 from snippets.pages.parallelism import (
-    algorithm_times,
+    TIME_LINKS,
+    algorithm_prices,
     decode_step,
     message_tokens,
-    time_links,
+    over,
 )
 from snippets.pages.scenario import SERVING, reference
 
@@ -42,22 +43,28 @@ def serving(catalog: Catalog) -> int:
 
 
 def test_worked_example(page, dep, serving: int) -> None:
+    tm = dep.setting.time_model
     assert value(page, "worked.message") == MESSAGE
     assert text(page, "worked.message") == "32,768 bytes"
     assert value(page, "worked.allreduces") == ALLREDUCES
     assert value(page, "worked.gpus") == 16
     s1, ss = decode_step(dep, 1), decode_step(dep, serving)
-    link = s1.link
-    assert value(page, "worked.nvl_bw") == pytest.approx(link.bytes_per_s / 1e9)
-    assert value(page, "worked.ring_1") == pytest.approx((14 * link.hop_s + RING / link.bytes_per_s) * 1e6)
-    assert value(page, "worked.two_1") == pytest.approx((2 * link.hop_s + RING / link.bytes_per_s) * 1e6)
-    assert value(page, "worked.one_1") == pytest.approx((link.hop_s + 7 * MESSAGE / link.bytes_per_s) * 1e6)
-    assert value(page, "worked.ar_1") == pytest.approx(s1.allreduce.seconds * 1e6)
+    assert value(page, "worked.nvl_bw") == pytest.approx(NVLINK / 1e9)
+    # by hand: NCCL's ring (its latency grows by a step per GPU), custom two-shot and one-shot, each its fitted price
+    assert value(page, "worked.ring_1") == pytest.approx(
+        (tm.nccl.latency_s + 6 * tm.nccl.per_peer_s + RING / (NVLINK * tm.nccl.efficiency)) * 1e6)
+    assert value(page, "worked.two_1") == pytest.approx((tm.two_shot.latency_s + RING / (NVLINK * tm.two_shot.efficiency)) * 1e6)
+    one = tm.one_shot.latency_s + 7 * MESSAGE / (NVLINK * tm.one_shot.efficiency)
+    assert value(page, "worked.one_1") == pytest.approx(one * 1e6)
+    assert value(page, "worked.ar_1") == pytest.approx(one * 1e6)
     assert value(page, "worked.tp_1") == pytest.approx(s1.tp_s * 1e3)
-    assert value(page, "worked.lat_1") == pytest.approx(ALLREDUCES * link.hop_s * 1e3)
-    assert value(page, "worked.pp_send") == pytest.approx(send(MESSAGE, pp_link(dep)) * 1e6)
+    assert value(page, "worked.lat_1") == pytest.approx(s1.tp_latency_s * 1e3)
     assert value(page, "worked.step_1") == pytest.approx(predict(dep, 1).tpot_s * 1e3)
     assert value(page, "worked.share_1") == pytest.approx(100 * s1.comm_share)
+    # the PP send over the network: one hop, and the hidden state and residual at the copy's share of the NIC
+    pp = group_link(dep, "pp")
+    assert value(page, "worked.pp_send") == pytest.approx(
+        (tm.network_hop_s + 2 * MESSAGE / (pp.bytes_per_s * tm.link_fraction)) * 1e6)
     # what the page used to show: ring bytes ÷ datasheet NVLink against the memory read, 0.11 %
     old = TP_BYTES / NVLINK
     assert value(page, "worked.old_share") == pytest.approx(100 * old / (old + 1 / dep.decode_ceiling))
@@ -70,42 +77,55 @@ def test_worked_example(page, dep, serving: int) -> None:
 
 def test_comm_table_405b(page, dep, serving: int) -> None:
     labels = {"nvlink": "NVLink 4", "pcie": "PCIe 5.0 x16", "network": "InfiniBand NDR"}
-    for key, link in time_links(dep).items():
+    for key in TIME_LINKS:
+        link = group_link(over(dep, key), "tp")
         for c in (1, serving):
-            s = decode_step(dep, c, link)
+            s = decode_step(dep, c, key)
             row = f"comm405[{c} seq. over {labels[key]}]"
-            assert value(page, f"{row}[Achieved bandwidth]") == pytest.approx(link.bytes_per_s / 1e9)
-            assert value(page, f"{row}[Hop latency]") == pytest.approx(link.hop_s * 1e6)
+            assert value(page, f"{row}[Link per GPU]") == pytest.approx(link.bytes_per_s / 1e9)
+            assert value(page, f"{row}[Fixed latency]") == pytest.approx(s.allreduce.latency_s * 1e6)
             assert value(page, f"{row}[One all-reduce]") == pytest.approx(s.allreduce.seconds * 1e6)
             assert value(page, f"{row}[Communication per step]") == pytest.approx(s.comm_s * 1e3)
             assert value(page, f"{row}[Step time]") == pytest.approx(s.total_s * 1e3)
             assert value(page, f"{row}[Share of step]") == pytest.approx(100 * s.comm_share, rel=1e-6)
-    # the conclusion the numbers carry: on NVLink communication is a small share and less than the arithmetic
-    # at the serving batch; over PCIe or the network it is several times the arithmetic
-    assert value(page, f"comm405[{serving} seq. over NVLink 4][Communication ÷ compute]") < 1
-    assert value(page, f"comm405[{serving} seq. over InfiniBand NDR][Communication ÷ compute]") > 1
+    # the conclusion the numbers carry: over PCIe or the network, communication is several times NVLink's share
+    # of the arithmetic at the serving batch
+    nvl = value(page, f"comm405[{serving} seq. over NVLink 4][Communication ÷ compute]")
+    assert value(page, f"comm405[{serving} seq. over InfiniBand NDR][Communication ÷ compute]") > 2 * nvl
+    assert value(page, f"comm405[{serving} seq. over PCIe 5.0 x16][Communication ÷ compute]") > 2 * nvl
 
 
 def test_comm_table_70b_has_no_pipeline(page, catalog: Catalog) -> None:
     d = reference(catalog).deployment("llama-3.1-70b", "bf16")
     assert d.layout.label == "TP4"  # vLLM refuses TP2 (no KV room): the smallest TP degree it starts
     s = decode_step(d, 1)
-    assert s.sends_s == pytest.approx(0)
-    # 80 layers x 2 all-reduces, one-shot: one hop and 3 x 16,384 bytes per GPU
-    link = s.link
-    assert s.comm_s == pytest.approx(160 * (link.hop_s + 3 * 16384 / link.bytes_per_s))
+    assert not s.engine.of("send")
+    # 80 layers x 2 all-reduces and the embedding's, one-shot at TP4: the fitted latency and 3 x 16,384 bytes per
+    # GPU at its share of 450 GB/s; and the logits' gather
+    tm = d.setting.time_model
+    ar = tm.one_shot.latency_s + 3 * 16384 / (NVLINK * tm.one_shot.efficiency)
+    gather = next(o for o in s.engine.ops if o.name == "logits gather").comm_s
+    assert s.comm_s == pytest.approx(161 * ar + gather)
     assert value(page, "comm70[1 seq. over NVLink 4][Communication per step]") == pytest.approx(s.comm_s * 1e3)
+
+
+def test_breakdown_chart_sums_to_the_step(page, dep, serving: int) -> None:
+    fig = next(f for f in page.select("figure.sa-figure") if f.select_one("svg[aria-labelledby^='breakdown-chart']"))
+    bars = fig.select("svg rect title")
+    assert bars
+    for c in (1, serving):
+        total = decode_step(dep, c).total_s * 1e3
+        assert f"{c} seq., NVLink 4: {total:.1f} ms" in fig.figcaption.get_text()
 
 
 def test_algorithm_table(page, catalog: Catalog, dep) -> None:
     names = [n for n in figures(page) if n.startswith("algorithms[")]
     assert names
-    nvl = time_links(dep)["nvlink"]
     for label, tokens in message_tokens(catalog):
-        algs = {a.name: a for a in algorithm_times(tokens * MESSAGE, 8, nvl)}
+        algs = algorithm_prices(dep, tokens * MESSAGE)
         assert value(page, f"algorithms[{label}][Bytes]") == pytest.approx(tokens * MESSAGE / 1e6)
-        assert value(page, f"algorithms[{label}][Ring (14 hops)]") == pytest.approx(algs["ring"].seconds * 1e6)
-        assert value(page, f"algorithms[{label}][One-shot (one hop)]") == pytest.approx(algs["one-shot"].seconds * 1e6)
+        assert value(page, f"algorithms[{label}][NCCL (ring)]") == pytest.approx(algs["nccl"].seconds * 1e6)
+        assert value(page, f"algorithms[{label}][Custom, one-shot]") == pytest.approx(algs["one-shot"].seconds * 1e6)
     assert message_tokens(catalog)[0] == ("one decode token", 1)
 
 
@@ -123,7 +143,7 @@ def test_bubble_table(page) -> None:
 
 def test_across_nodes(page, catalog: Catalog, dep) -> None:
     x = reference(catalog).deployment("llama-3.1-405b", "bf16", layout=Layout(16))
-    assert tp_link(x).name == "network"
+    assert group_link(x, "tp").shape == "network"
     s1 = decode_step(x, 1)
     assert value(page, "across[TP16, one sequence][Time per token]") == pytest.approx(s1.total_s * 1e3)
     full = decode_step(dep, dep.max_concurrency)
@@ -194,14 +214,14 @@ def test_links_to_companion_pages(page) -> None:
 
 def test_diagrams_show_the_engines_figures(page, dep) -> None:
     """The three diagrams and the prose that announces them, against arithmetic by hand."""
-    link = tp_link(dep)
+    prices = algorithm_prices(dep, MESSAGE)
     # TP8 of 405B: 128 / 8 = 16 query heads, 8 / 8 = 1 KV head, 16 x 128 = 2,048 rows of O, 53,248 / 8 = 6,656
     assert (value(page, "tpd.heads"), value(page, "tpd.kv"), value(page, "tpd.o_rows")) == (16, 1, 2048)
     assert (value(page, "tpd.ffn"), value(page, "tpd.ffn_total")) == (6656, 53248)
-    # a ring step moves 32,768 / 8 = 4,096 bytes in one hop; a two-shot step 7/8 of the message
+    # a ring step moves 32,768 / 8 = 4,096 bytes; each algorithm's price spread over its steps
     assert value(page, "rd.chunk") == MESSAGE / 8
-    assert value(page, "rd.step") == pytest.approx((link.hop_s + MESSAGE / 8 / link.bytes_per_s) * 1e6)
-    assert value(page, "rd.two_step") == pytest.approx((link.hop_s + MESSAGE * 7 / 8 / link.bytes_per_s) * 1e6)
+    assert value(page, "rd.step") == pytest.approx(prices["nccl"].seconds / 14 * 1e6)
+    assert value(page, "rd.two_step") == pytest.approx(prices["two-shot"].seconds / 2 * 1e6)
     assert 14 * value(page, "rd.step") == pytest.approx(value(page, "worked.ring_1"))
     # two stages: 2 x 1 idle boxes; with 8 micro-batches (2 - 1) / (8 + 2 - 1) = 11%
     assert value(page, "pd.idle") == 2 and value(page, "pd.bubble_2") == pytest.approx(100 / 9, abs=0.5)
@@ -212,10 +232,10 @@ def test_diagrams_show_the_engines_figures(page, dep) -> None:
     assert len(svgs["ring-steps"].select("rect.ring-cell")) == 8 * 14
     assert len(svgs["pipe-schedule"].select("rect.pipe-idle")) == 2 * 2
     # the ring diagram's times are the all-reduce table's first row (one decode token), to its rounding
-    table = next(t for t in page.select("table") if "Engine's choice" in t.get_text() and "Two-shot" in t.get_text())
+    table = next(t for t in page.select("table") if "Engine's choice" in t.get_text() and "two-shot" in t.get_text())
     first = [td.get_text() for td in table.select("tbody tr")[0].find_all("td")]
     caption = svgs["ring-steps"].figcaption.get_text()
     shown = [float(x) for x in re.findall(r"([\d.]+) µs", caption)]
-    for cell in first[2:5]:  # ring, two-shot, one-shot: the table to 0.1 µs, the caption to 0.01 µs
+    for cell in first[2:5]:  # NCCL's ring, two-shot, one-shot: the table to 0.1 µs, the caption to 0.01 µs
         assert any(abs(float(cell.removesuffix(" µs").replace(",", "")) - x) <= 0.051 for x in shown), (cell, shown)
     assert f"picks {first[5]}" in caption

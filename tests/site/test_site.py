@@ -10,7 +10,9 @@ from bs4 import BeautifulSoup
 
 from snippets.data import Catalog
 from snippets.engine import Deployment, Layout, setting
-from snippets.engine.timing import allreduce, predict, tp_link
+from snippets.engine.collectives import allreduce
+from snippets.engine.serving import predict
+from snippets.engine.topology import group_link
 from snippets.pages.scenario import reference
 
 from ..conftest import Build, figures, text, value
@@ -129,11 +131,13 @@ def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
     # one decode step's all-reduce of 405B FP8 on TP8: 16,384 x 2 bytes, on NVLink and on PCIe
     d = r.deployment("llama-3.1-405b", "fp8")
     assert d.layout == Layout(8)
-    nvl = allreduce(16384 * 2, 8, tp_link(d))
-    pcie_node = dataclasses.replace(d.setting.node, scale_up="pcie")
+    tm = d.setting.time_model
+    nvl = allreduce(16384 * 2, group_link(d, "tp"), tm)
+    pcie_node = dataclasses.replace(d.setting.node, scale_up="pcie", fabric_shape="pcie")
     pcie_d = Deployment(dataclasses.replace(d.setting, node=pcie_node), d.layout, "given")
-    assert tp_link(pcie_d).name == "pcie"
-    pcie = allreduce(16384 * 2, 8, tp_link(pcie_d))
+    assert group_link(pcie_d, "tp").name == "PCIe"
+    pcie = allreduce(16384 * 2, group_link(pcie_d, "tp"), tm)
+    assert (nvl.algorithm, pcie.algorithm) == ("one-shot", "nccl")  # vLLM refuses custom all-reduce over PCIe
     assert value(page, "q2_msg") == 32768
     assert value(page, "q2_nvl_ar") == pytest.approx(nvl.seconds * 1e6)
     assert value(page, "q2_pcie_ar") == pytest.approx(pcie.seconds * 1e6)

@@ -1,100 +1,339 @@
-"""The time model on hand-worked cases: a memory-bound decode, a compute-bound prefill, a latency-bound and a
-bandwidth-bound all-reduce; and the engine's command line."""
+"""The layered time model on hand-worked cases: each op's roofline and launch cost, attention's bytes with
+sliding windows, the all-reduce the engines pick by size, a hierarchical all-reduce across two nodes, fabrics as
+wired (MI300X's and Gaudi 3's meshes), experts with and without data-parallel attention, the embedding's rows, a
+step's breakdown, serving's steady state; and the engine's command line.
+
+Fitted values (the host's time per step, each collective's latency and share of the link) are read from the
+time model, never typed here: they may move with the data. Everything else is worked by hand."""
 
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
 from snippets.data import load
 from snippets.data.export import engine_catalog
-from snippets.engine import Layout, deploy, setting
-from snippets.engine.memory import stage_weights
-from snippets.engine.timing import Link, allreduce, forward, predict, tp_link
+from snippets.engine import Deployment, Layout, deploy, setting
+from snippets.engine import bands as bands_mod
+from snippets.engine.collectives import allreduce, alltoall, hierarchical_allreduce, send
+from snippets.engine.ops import KINDS, Rates, gemm, launch
+from snippets.engine.serving import admitted, chunks, kv_sequences, predict
+from snippets.engine.specs import GemmEfficiency
+from snippets.engine.step import FP8_DISPATCH_BYTES, step
+from snippets.engine.topology import group_link
 
 from ..conftest import ROOT
 
 ENG = engine_catalog(load())
 TM = ENG.time_models["measured-fractions"]
 H100 = ENG.chips["h100-sxm"]
+NVLINK = 450e9  # H100 SXM, one way: 18 links of 25 GB/s
+NDR = 400e9 / 8  # one 400 Gb/s NDR adapter per GPU, one way
 
 
-def _d(model: str, precision: str, layout: Layout, *, context: int = 2000, concurrency: int = 1):
-    st = setting(ENG, model, precision, "reference", node="hgx-h100-8", concurrency=concurrency,
-                 context_tokens=context)
+def _d(model: str, precision: str, layout: Layout, *, accelerator: str = "h100-sxm", context: int = 2000,
+       concurrency: int = 1, kv: str | None = None) -> Deployment:
+    st = setting(ENG, model, precision, "reference", accelerator=accelerator, concurrency=concurrency,
+                 context_tokens=context, kv_precision=kv)
     return deploy(st, layout)
 
 
-def test_small_allreduce_is_latency_bound_and_takes_one_hop():
-    nvl = Link("nvlink", 450e9 * 0.8, 2e-6)
-    c = allreduce(16 * 1024, 8, nvl)  # one decode token of a 8,192-wide model: 16 KiB
-    assert c.algorithm == "one-shot"
-    assert c.latency_s == 2e-6
-    assert c.seconds == pytest.approx(2e-6 + 7 * 16 * 1024 / (450e9 * 0.8))
-    assert c.seconds < 3e-6  # the bytes add a third of a microsecond: the hop dominates
+# --------------------------------------------------------------------------- ops
+
+RATES = Rates(peak_flops=1e15, bf16_flops=5e14, gemm=GemmEfficiency(((1, 0.8), (256, 0.6)), 0.5),
+              hbm_bytes_per_s=1e12, stream_bytes_per_s=0.9e12, attention_flops_per_s=2.5e14, weight_bytes=1.0,
+              kernel_fraction=1.0, kernel_s=2.7e-6, host_s=16.7e-6, graph_max_tokens=512)
 
 
-def test_large_allreduce_is_bandwidth_bound_on_a_ring():
-    nvl = Link("nvlink", 360e9, 2e-6)
-    n, size = 8, 256 * 2**20  # a 256 MiB gradient-sized message
-    c = allreduce(size, n, nvl)
-    assert c.algorithm in ("ring", "two-shot")
-    assert c.seconds == pytest.approx(c.latency_s + 2 * (n - 1) / n * size / 360e9)
-    assert c.seconds - c.latency_s > 100 * c.latency_s  # bytes dominate
-    # a ring of 8 pays 14 hops, two-shot 2: at this size both move the same bytes, so two-shot wins
+def test_gemm_roofline_by_hand():
+    # one token through an 8,192 x 8,192 FP8 weight: 67,108,864 bytes of weights at 80 % of 1 TB/s, the token's
+    # activations in and out (2 x 8,192 x 2 bytes) at 0.9 TB/s; 2 x 8,192² FLOPs at half of 1 PFLOP/s; one kernel
+    o = gemm("x", 1, 8192, 8192, RATES, step_tokens=1)
+    assert o.weights == 8192 * 8192
+    assert o.memory_s == pytest.approx(8192 * 8192 / 0.8e12 + 2 * 8192 * 2 / 0.9e12)
+    assert o.compute_s == pytest.approx(2 * 8192 * 8192 / 0.5e15)
+    assert o.launch_s == pytest.approx(2.7e-6)
+    assert o.seconds == pytest.approx(o.memory_s + 2.7e-6) and o.bound == "memory"
+    # 16 tokens: the weight stream's share halfway (in log2) between 1 and 256 tokens, 0.7
+    assert RATES.gemm.weight_fraction(16) == pytest.approx(0.7)
+    # 4,096 tokens: past the measured points the share stays 0.6; the arithmetic now dominates
+    big = gemm("x", 4096, 8192, 8192, RATES, step_tokens=4096)
+    assert big.compute_s == pytest.approx(2 * 4096 * 8192 * 8192 / 0.5e15) and big.bound == "compute"
+
+
+def test_launch_inside_and_outside_a_cuda_graph():
+    # inside a graph: the kernel's fixed cost alone, however short its work
+    assert launch(RATES, 3, 1e-6, 64) == pytest.approx(3 * 2.7e-6)
+    # outside one (more tokens than the engine captures): the host issues each kernel in 16.7 us; the GPU waits
+    # for whatever its work (and the fixed costs) do not cover
+    assert launch(RATES, 3, 10e-6, 1024) == pytest.approx(3 * 2.7e-6 + (3 * 16.7e-6 - 10e-6 - 3 * 2.7e-6))
+    assert launch(RATES, 3, 1e-3, 1024) == pytest.approx(3 * 2.7e-6)  # long kernels hide the host
+
+
+def test_attention_decode_reads_a_sliding_windows_tokens_only():
+    # gpt-oss-120b: 36 layers, every other one on a 128-token window; 8 KV heads of 64, BF16 cache at TP1:
+    # 2 x 8 x 64 x 2 = 2,048 bytes per token per layer. One sequence at 4,096 tokens reads 18 layers x 4,096
+    # tokens and 18 layers x 128: 76,032 token-layers, 155,713,536 bytes
+    d = _d("gpt-oss-120b", "mxfp4", Layout(1), context=8192, kv="bf16")
+    s = step(d, "decode", 1, 4096)
+    att = next(o for o in s.ops if o.name == "attention (decode)")
+    act = 2 * 1 * 64 * 64 * 2  # the query and the output, 64 heads of 64, BF16
+    assert att.count == 36
+    assert (att.bytes - act) * att.count == pytest.approx((18 * 4096 + 18 * 128) * 2048)
+    # (query, key) pairs: 2 x 2 x 64 heads x 64 FLOPs each
+    assert att.flops * att.count == pytest.approx((18 * 4096 + 18 * 128) * 4 * 64 * 64)
+
+
+def test_prefill_pairs_with_a_window_by_hand():
+    # a 1,000-token prompt: a full layer attends 1 + 2 + ... + 1,000 = 500,500 pairs; a 128-token window layer
+    # 1 + ... + 128 and then 128 for each of the other 872: 8,256 + 111,616 = 119,872
+    d = _d("gpt-oss-120b", "mxfp4", Layout(1), context=8192, kv="bf16")
+    att = next(o for o in step(d, "prefill", 1000, 0).ops if o.name == "attention (prefill)")
+    assert att.flops * att.count == pytest.approx((18 * 500_500 + 18 * 119_872) * 4 * 64 * 64)
+
+
+def test_embedding_reads_the_looked_up_rows_and_the_head_reads_the_whole_table():
+    # Llama 3.1 8B, BF16, one decode token: the embedding reads one row of 4,096 x 2 bytes, not the table's
+    # 128,256 x 4,096 x 2 = 1.05 GB; the LM head (untied) reads all of its own 1.05 GB
+    d = _d("llama-3.1-8b", "bf16", Layout(1))
+    s = step(d, "decode", 1, 2000)
+    emb = next(o for o in s.ops if o.name == "embedding")
+    head = next(o for o in s.ops if o.name == "lm_head")
+    assert emb.weights == 4096 * 2
+    assert head.weights == 128256 * 4096 * 2
+    # 32 sequences look up 32 rows
+    assert next(o for o in step(d, "decode", 32, 2000).ops if o.name == "embedding").weights == 32 * 4096 * 2
+
+
+# --------------------------------------------------------------------------- collectives
+
+def test_allreduce_picks_as_vllm_does_by_size():
+    d = _d("llama-3.1-405b", "fp8", Layout(8))
+    link = group_link(d, "tp")
+    one, two, nccl = TM.one_shot, TM.two_shot, TM.nccl
+    # 16 KB on eight GPUs: one stage, each GPU reads 7 x 16 KB over its 450 GB/s at the one-stage share
+    c = allreduce(16384, link, TM)
+    assert c.algorithm == "one-shot" and c.seconds == pytest.approx(one.latency_s + 7 * 16384 / (NVLINK * one.efficiency))
+    # 512 KB on eight GPUs (256 KB and up): two stages, 2 x 7/8 of the message
+    c = allreduce(512 * 1024, link, TM)
     assert c.algorithm == "two-shot"
+    assert c.seconds == pytest.approx(two.latency_s + 1.75 * 512 * 1024 / (NVLINK * two.efficiency))
+    # 8 MiB and up: NCCL, its latency growing by a step per GPU beyond two
+    c = allreduce(16 * 2**20, link, TM)
+    assert c.algorithm == "nccl"
+    assert c.seconds == pytest.approx(nccl.latency_s + 6 * nccl.per_peer_s + 1.75 * 16 * 2**20 / (NVLINK * nccl.efficiency))
+    # two GPUs stay one-shot up to the limit
+    d2 = _d("llama-3.1-70b", "fp8", Layout(2))
+    assert allreduce(4 * 2**20, group_link(d2, "tp"), TM).algorithm == "one-shot"
+    # an AMD group takes vLLM's ROCm custom all-reduce; a chip without one (Gaudi 3) goes to the collective library
+    assert allreduce(16384, link, TM, "Intel").algorithm == "nccl"
 
 
-def test_one_gpu_has_no_collective():
-    assert allreduce(1e6, 1, Link("nvlink", 1e9, 1e-6)).seconds == 0
+def test_the_custom_allreduce_model_stays_near_its_published_timings():
+    cat = load()
+    tm = cat.policies["measured-fractions"]
+    pts = cat.latencies[tm.custom_allreduce_points].points
+    d8 = _d("llama-3.1-405b", "fp8", Layout(8))
+    for n, nbytes, us in pts:
+        d = d8 if n == 8 else Deployment(d8.setting, Layout(n), "a group of n")
+        c = allreduce(nbytes, group_link(d, "tp"), TM)
+        assert c.seconds * 1e6 == pytest.approx(us, rel=0.25), (n, nbytes, c.algorithm)
 
 
-def test_decode_at_batch_1_is_memory_bound_and_reads_the_weights():
-    d = _d("llama-3.1-70b", "fp8", Layout(2))
-    p = forward(d, 1, 2000, prefill=False)
-    assert p.bound == "memory"
-    weights_gpu = stage_weights(d.setting.model.arch, d.setting.precision, Layout(2))[0].total
-    kv_gpu = 2 * 80 * 4 * 128 * 2 * 2000  # 4 KV heads per GPU, BF16, 2,000 tokens
-    assert p.bytes_read == pytest.approx(weights_gpu + kv_gpu)
-    assert p.memory_s == pytest.approx((weights_gpu + kv_gpu) / (H100.hbm_bytes_per_s * TM.hbm_fraction))
-    assert p.memory_s > 10 * p.compute_s
-    # 160 all-reduces (two per layer) of one token's 16 KiB activations, one NVLink hop each
-    assert p.comm_latency_s == pytest.approx(160 * TM.nvlink_hop_s)
-    assert p.total_s == pytest.approx(p.memory_s + p.comm_s + 80 * TM.layer_overhead_s)
-
-
-def test_prefill_of_a_long_prompt_is_compute_bound():
-    d = _d("llama-3.1-70b", "fp8", Layout(2), context=8192)
-    p = forward(d, 8192, 0, prefill=True)
-    assert p.bound == "compute"
-    # 2 FLOPs per active parameter per token on each GPU, plus causal attention, at the fitted fraction
-    assert p.compute_s == pytest.approx(p.flops / (H100.dense_flops["fp8"] * TM.compute_fraction))
-    params_gpu = 70.55e9 / 2
-    assert p.flops > 2 * params_gpu * 8192 * 0.98
-
-
-def test_predict_puts_throughput_and_cost_together():
-    d = _d("llama-3.1-70b", "fp8", Layout(2), context=2000, concurrency=16)
-    x = predict(d, 16, 1000, 1000)
-    # a generation of the 16 sequences: 16 prefills and 1,000 decode steps of all 16
-    assert x.output_tokens_per_s == pytest.approx(16 * 1000 / (16 * x.prefill_s + 1000 * x.decode.total_s))
-    assert x.tpot_s == pytest.approx(x.decode.total_s + 15 * x.prefill_s / 1000)
-    assert x.output_tokens_per_s_per_gpu == pytest.approx(x.output_tokens_per_s / 2)
-    assert x.usd_per_mtok_output == pytest.approx(d.cost_per_replica_hour / (x.output_tokens_per_s * 3600) * 1e6)
-    # a larger batch shares the weight read: more tokens per second, each a little later
-    x1 = predict(d, 1, 1000, 1000)
-    assert x.tpot_s > x1.tpot_s and x.output_tokens_per_s > 10 * x1.output_tokens_per_s
-
-
-def test_tp_across_nodes_crosses_the_network():
+def test_hierarchical_allreduce_tp16_on_two_hgx_h100_by_hand():
+    """TP16 over two HGX H100 nodes, one MiB per GPU (32 tokens of Llama 3.1 405B in BF16: 32 x 16,384 x 2)."""
     d = _d("llama-3.1-405b", "bf16", Layout(16))
-    link = tp_link(d)
-    assert link.name == "network" and link.hop_s == TM.network_hop_s
-    assert tp_link(_d("llama-3.1-405b", "fp8", Layout(8))).name == "nvlink"
+    link = group_link(d, "tp")
+    assert (link.nodes, link.local_gpus, link.bytes_per_s, link.local_bytes_per_s) == (2, 8, NDR, NVLINK)
+    nbytes = 32 * 16384 * 2  # 1,048,576
+    n = TM.nccl
+    # 1. reduce-scatter among the node's 8 GPUs: 7/8 of the message over NVLink at NCCL's share, and half of NCCL's
+    #    8-GPU latency (one of its two passes): 917,504 bytes
+    inside = 7 / 8 * nbytes
+    half = (n.latency_s + 6 * n.per_peer_s) / 2
+    rs = half + inside / (NVLINK * n.efficiency)
+    # 2. each GPU all-reduces its 1/8 shard (131,072 bytes) with its counterpart in the other node over its own
+    #    NIC: 2 x (2 − 1)/2 of the shard, at a copy's share of 50 GB/s, NCCL's latency and a network hop per step
+    shard = nbytes / 8
+    net = n.latency_s + 2 * 1 * TM.network_hop_s + 2 * (2 - 1) / 2 * shard / (NDR * TM.link_fraction)
+    # 3. all-gather inside the node: the same as the reduce-scatter
+    c = hierarchical_allreduce(nbytes, link, TM)
+    assert c.algorithm == "hierarchical"
+    assert c.seconds == pytest.approx(2 * rs + net)
+    assert c.bytes_moved == pytest.approx(2 * inside + shard)
+    # the same through the engine's choice; and for a prompt-sized message (64 MiB), where bytes dominate, far
+    # quicker than a flat ring of 16 at one NIC's rate: an eighth of the message crosses each NIC, not 2 x 15/16
+    assert allreduce(nbytes, link, TM).seconds == pytest.approx(c.seconds)
+    big = 64 * 2**20
+    flat = n.latency_s + 14 * n.per_peer_s + 2 * 15 / 16 * big / (NDR * TM.link_fraction)
+    assert hierarchical_allreduce(big, link, TM).seconds < flat / 4
 
+
+def test_alltoall_splits_its_bytes_between_fabric_and_network():
+    # EP16 over two HGX H200 nodes: of what a GPU sends, 7/15 goes to the other GPUs of its node over NVLink, 8/15
+    # over its NIC, both at once
+    d = _d("deepseek-v3", "fp8", Layout(1, ep=16, dp=16), accelerator="h200-sxm", context=2048)
+    link = group_link(d, "ep")
+    assert (link.gpus, link.nodes, link.local_gpus) == (16, 2, 8)
+    nbytes = 1e6
+    c = alltoall(nbytes, link, TM)
+    t_in = nbytes * 7 / 15 / (NVLINK * TM.alltoall.efficiency)
+    t_out = nbytes * 8 / 15 / (NDR * TM.link_fraction)
+    assert c.seconds == pytest.approx(TM.alltoall.latency_s + TM.network_hop_s + max(t_in, t_out))
+
+
+def test_pipeline_send():
+    d = _d("llama-3.1-405b", "bf16", Layout(8, 2))
+    link = group_link(d, "pp")
+    assert link.bytes_per_s == NDR  # the stages are on two nodes
+    c = send(65536, link, TM)
+    assert c.seconds == pytest.approx(TM.network_hop_s + 65536 / (NDR * TM.link_fraction))
+
+
+# --------------------------------------------------------------------------- topology
+
+def test_mi300x_tp2_gets_one_link_and_tp8_all_seven():
+    # 7 Infinity Fabric links of 128 GB/s both directions summed: 64 GB/s each way, one to each of the 7 peers
+    two = group_link(_d("llama-3.1-70b", "fp8", Layout(2), accelerator="mi300x"), "tp")
+    eight = group_link(_d("llama-3.1-405b", "fp8", Layout(8), accelerator="mi300x"), "tp")
+    assert (two.shape, two.bytes_per_s, two.fully_connected) == ("full_mesh", pytest.approx(64e9), True)
+    assert eight.bytes_per_s == pytest.approx(7 * 64e9)
+    # an H100 pair behind NVSwitch gets each GPU's whole 450 GB/s
+    assert group_link(_d("llama-3.1-70b", "fp8", Layout(2)), "tp").bytes_per_s == pytest.approx(NVLINK)
+
+
+def test_mi300x_tp2_on_one_link_slows_a_loaded_decode():
+    """The issue's case, as the engine now has it: Llama 3.1 70B FP8 as TP2 on MI300X with the KV cache full at
+    1,000 + 1,000 tokens. The pair's all-reduces cross one 64 GB/s link; if the pair got all 448 GB/s (as the
+    engine used to assume), the step would be much shorter."""
+    d = _d("llama-3.1-70b", "fp8", Layout(2), accelerator="mi300x")
+    switched = Deployment(replace(d.setting, node=replace(d.setting.node, fabric_shape="switched")), d.layout, d.why)
+    c = admitted(d, 2000)
+    one, wide = predict(d, c, 1000, 1000), predict(switched, c, 1000, 1000)
+    assert one.breakdown["allreduce"] > 4 * wide.breakdown["allreduce"]
+    assert one.tpot_s > 1.3 * wide.tpot_s
+    assert one.breakdown["gemm"] == pytest.approx(wide.breakdown["gemm"])
+
+
+def test_gaudi3_gives_three_ports_per_peer():
+    st = setting(ENG, "llama-3.1-70b", "bf16", "reference", accelerator="gaudi-3", concurrency=1, context_tokens=2000)
+    d = Deployment(st, Layout(2), "given")
+    # 21 scale-up ports of 200 Gb/s (25 GB/s each way), three to each of the seven other cards
+    assert group_link(d, "tp").bytes_per_s == pytest.approx(3 * 25e9)
+    assert group_link(Deployment(st, Layout(8), "given"), "tp").bytes_per_s == pytest.approx(21 * 25e9)
+
+
+# --------------------------------------------------------------------------- experts
+
+def test_experts_without_dp_attention_combine_like_tp():
+    d = _d("deepseek-v3", "fp8", Layout(8, ep=8), accelerator="h200-sxm", context=2048)
+    s = step(d, "decode", 64, 1024)
+    names = {o.name for o in s.ops}
+    assert "MoE all-reduce" in names and not s.of("alltoall")
+    tp = step(_d("deepseek-v3", "fp8", Layout(8), accelerator="h200-sxm", context=2048), "decode", 64, 1024)
+    # the same communication as plain TP, and the same arithmetic: every token's experts computed once
+    assert s.comm_s == pytest.approx(tp.comm_s)
+    assert s.flops == pytest.approx(tp.flops, rel=1e-9)
+
+
+def test_experts_with_dp_attention_dispatch_in_fp8_and_combine_in_bf16():
+    d = _d("deepseek-v3", "fp8", Layout(1, ep=8, dp=8), accelerator="h200-sxm", context=2048)
+    s = step(d, "decode", 64, 1024)
+    assert not [o for o in s.ops if o.kind == "allreduce"]
+    dispatch, combine = (next(o for o in s.ops if o.name == n) for n in ("dispatch", "combine"))
+    arch = d.setting.model.arch
+    # 64 tokens over 8 ranks: 8 each, each to 8 experts, 7/8 of them on other GPUs
+    per_gpu = 64 / 8 * arch.moe.active_experts * arch.hidden_size * 7 / 8
+    assert dispatch.bytes == pytest.approx(per_gpu * FP8_DISPATCH_BYTES)
+    assert combine.bytes == pytest.approx(per_gpu * 2)
+    moe_layers = arch.layers - arch.moe.dense_layers
+    assert dispatch.count == combine.count == moe_layers
+
+
+# --------------------------------------------------------------------------- steps and serving
+
+@pytest.mark.parametrize(("model", "precision", "layout", "acc"), [
+    ("llama-3.1-70b", "fp8", Layout(2), "h100-sxm"),
+    ("llama-3.1-405b", "bf16", Layout(8, 2), "h100-sxm"),
+    ("deepseek-v3", "fp8", Layout(1, ep=8, dp=8), "h200-sxm"),
+])
+def test_a_steps_breakdown_sums_to_its_time(model, precision, layout, acc):
+    d = _d(model, precision, layout, accelerator=acc, context=4096)
+    for s in (step(d, "decode", 16, 2000), step(d, "prefill", 2048, 0)):
+        b = s.breakdown
+        assert set(b) == set(KINDS)
+        assert sum(b.values()) == pytest.approx(s.total_s)
+        assert b["launch"] >= TM.step_overhead_s
+
+
+def test_decode_at_one_sequence_is_memory_bound_and_prefill_compute_bound():
+    d = _d("llama-3.1-70b", "fp8", Layout(2), context=8192)
+    assert step(d, "decode", 1, 2000).bound == "memory"
+    assert step(d, "prefill", 8192, 0).bound == "compute"
+
+
+def test_predict_alone_is_its_own_steps():
+    d = _d("llama-3.1-70b", "fp8", Layout(2), context=2000)
+    x = predict(d, 1, 1000, 1000)
+    # one request: no wait, its prompt in one step, then one decode step per token
+    assert x.queue_s == x.prefill_wait_s == 0
+    assert x.ttft_s == pytest.approx(step(d, "prefill", 1000, 0).total_s)
+    assert x.tpot_s == pytest.approx(x.decode.total_s)
+    assert x.output_tokens_per_s == pytest.approx(1000 / (x.ttft_s + 999 * x.tpot_s))
+
+
+def test_predict_under_load_is_bounded_by_its_prefills():
+    d = _d("llama-3.1-70b", "fp8", Layout(2), context=5500, kv="fp8")
+    cap = admitted(d, 5500)
+    x = predict(d, cap, 5000, 500)
+    # every prompt takes its turn: requests cannot finish faster than one prompt's steps each
+    assert x.output_tokens_per_s <= 500 / x.prefill_s * (1 + 1e-9)
+    # a larger batch shares the weight read: more tokens per second, each a little later
+    x1 = predict(d, 1, 5000, 500)
+    assert x.tpot_s > x1.tpot_s and x.output_tokens_per_s > 10 * x1.output_tokens_per_s
+    # beyond what the replica admits, requests wait for a slot
+    y = predict(d, 2 * cap, 5000, 500)
+    assert y.in_flight == cap and y.queue_s > 0 and y.ttft_s > x.ttft_s
+
+
+def test_admission_defaults_to_the_kv_cache_without_a_max_num_seqs():
+    d = _d("llama-3.1-70b", "fp8", Layout(2), context=2000)
+    assert admitted(d, 2000) == kv_sequences(d, 2000)
+
+
+def test_chunked_prefill_splits_a_prompt_into_the_budget():
+    assert chunks(5000, 2048) == [(2048, 0), (2048, 2048), (904, 4096)]
+    assert chunks(5000, None) == [(5000, 0)]
+
+
+def test_every_prediction_carries_its_band_and_regime():
+    d = _d("llama-3.1-70b", "fp8", Layout(2), context=2000)
+    x = predict(d, 8, 1000, 1000)
+    assert x.regime == "NVIDIA, dense, decode at low load" and x.ttft_regime == "NVIDIA, dense, prefill"
+    lo, hi = x.tpot_range
+    assert lo <= hi and x.tpot_band == bands_mod.band(TM.bands, "tpot_ms", bands_mod.Regime("NVIDIA", False,
+                                                                                             "decode at low load"))
+
+
+def test_a_band_holds_the_central_share_of_its_errors():
+    errs = [-0.3, -0.1, 0.0, 0.05, 0.1, 0.2, 0.25, 0.3, 0.9, 1.5]
+    lo, hi = bands_mod.central(errs)
+    inside = [e for e in errs if lo <= e <= hi]
+    assert len(inside) >= 8 and hi - lo == pytest.approx(0.6)  # -0.3 .. 0.3 is the narrowest holding eight
+    r = bands_mod.Regime("AMD", False, "prefill")
+    few = (bands_mod.BandEntry("ttft_ms", "AMD", False, "prefill", -0.1, 0.1, 2),
+           bands_mod.BandEntry("ttft_ms", "NVIDIA", False, "prefill", -0.4, 0.2, 9))
+    b = bands_mod.band(few, "ttft_ms", r)
+    assert b.widest and (b.low, b.high, b.rows) == (-0.4, 0.2, 2)  # too few rows: the metric's widest band
+    assert b.around(100.0) == pytest.approx((100 / 1.2, 100 / 0.6))
+
+
+# --------------------------------------------------------------------------- the command line
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "snippets.engine", *args], cwd=ROOT, capture_output=True, text=True,
@@ -103,16 +342,30 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_cli_predict_prints_one_json_object():
     out = _cli("predict", "--model", "llama-3.1-405b", "--precision", "fp8", "--accelerator", "h100-sxm", "--tp", "8",
-               "--pp", "1", "--input-tokens", "1000", "--output-tokens", "500", "--concurrency", "16")
+               "--pp", "1", "--input-tokens", "1000", "--output-tokens", "500", "--concurrency", "16",
+               "--kv-precision", "fp8")
     assert out.returncode == 0, out.stderr
     j = json.loads(out.stdout)
     assert {"ttft_ms", "tpot_ms", "output_tokens_per_s", "output_tokens_per_s_per_gpu", "gpus", "memory_per_gpu",
-            "assumptions"} <= set(j)
-    d = _d("llama-3.1-405b", "fp8", Layout(8), context=1500, concurrency=16)
+            "assumptions", "breakdown", "links", "tpot_ms_range", "ttft_ms_range", "output_tokens_per_s_range",
+            "regime"} <= set(j)
+    d = _d("llama-3.1-405b", "fp8", Layout(8), context=1500, concurrency=16, kv="fp8")
     x = predict(d, 16, 1000, 500)
+    assert j["assumptions"]["kv_precision"] == "fp8"
     assert j["gpus"] == 8 and j["tpot_ms"] == pytest.approx(x.tpot_s * 1e3)
     assert j["output_tokens_per_s"] == pytest.approx(x.output_tokens_per_s)
     assert j["ttft_ms"] == pytest.approx(x.ttft_s * 1e3)
+    # one decode step's seconds by kind, every kind present, summing to the step
+    assert set(j["breakdown"]) == set(KINDS)
+    assert sum(j["breakdown"].values()) == pytest.approx(x.decode.total_s)
+    # what each group's links give it, per direction: TP8 over NVSwitch 450 GB/s, no EP, no PP
+    assert j["links"]["tp"] == {"name": "NVLink 4", "gb_per_s": pytest.approx(450.0), "hop_us": pytest.approx(2.0)}
+    assert j["links"]["ep"]["gb_per_s"] == 0 and j["links"]["pp"]["name"] == "none"
+    for k in ("tpot_ms_range", "ttft_ms_range", "output_tokens_per_s_range"):
+        lo, hi = j[k]
+        assert 0 < lo <= hi
+    assert j["tpot_ms_range"] == pytest.approx([v * 1e3 for v in x.tpot_range])
+    assert j["regime"] == x.regime
 
 
 def test_cli_max_concurrency_and_size():
@@ -127,6 +380,7 @@ def test_cli_max_concurrency_and_size():
     (("--model", "nope", "--tp", "1"), 2, "unknown id"),
     (("--model", "llama-3.1-405b", "--tp", "3"), 1, "does not divide the 128 attention heads"),
     (("--model", "llama-3.1-405b", "--tp", "8", "--precision", "bf16"), 1, "GiB per GPU"),
+    (("--model", "llama-3.1-405b", "--tp", "8", "--kv-precision", "nope"), 2, "unknown id"),
 ])
 def test_cli_refuses_in_one_line(args, code, words):
     base = {"--precision": "fp8", "--accelerator": "h100-sxm"}
@@ -139,40 +393,13 @@ def test_cli_refuses_in_one_line(args, code, words):
     assert words in out.stderr and out.stderr.count("\n") == 1 and out.stdout == ""
 
 
-def test_alltoall_writes_the_others_share_in_one_hop():
-    from snippets.engine.timing import alltoall
-
-    link = Link("nvlink", 400e9, 2e-6)
-    c = alltoall(8 * 2**20, 8, link)
-    assert c.algorithm == "all-to-all" and c.latency_s == 2e-6
-    assert c.seconds == pytest.approx(2e-6 + 7 / 8 * 8 * 2**20 / 400e9)
-    assert alltoall(1e6, 1, link).seconds == 0
-
-
-def test_expert_parallelism_trades_an_allreduce_for_two_alltoalls_per_moe_layer():
-    from snippets.engine.timing import alltoall, ep_link
-
-    st = setting(ENG, "deepseek-v3", "fp8", "reference", accelerator="h200-sxm", concurrency=8, context_tokens=2048)
-    tp = forward(deploy(st, Layout(8)), 8, 1536, prefill=False)
-    ep_d = deploy(st, Layout(8, ep=8))
-    ep = forward(ep_d, 8, 1536, prefill=False)
-    arch = ep_d.setting.model.arch
-    moe_layers = arch.layers - arch.moe.dense_layers  # 58 of 61
-    link = tp_link(ep_d)
-    ar = allreduce(8 * arch.hidden_size * 2, 8, link)
-    a2a = alltoall(8 * arch.moe.active_experts * arch.hidden_size * 2, 8, ep_link(ep_d))
-    assert ep.comm_s - tp.comm_s == pytest.approx(moe_layers * (2 * a2a.seconds - ar.seconds))
-    # the same arithmetic either way: every token's experts are computed once, wherever they live
-    assert ep.flops == pytest.approx(tp.flops, rel=1e-9)
-
-
 def test_data_parallel_attention_holds_each_sequence_on_one_rank():
     st = setting(ENG, "deepseek-v3", "fp8", "reference", accelerator="h200-sxm", concurrency=1, context_tokens=2048)
     tp8 = deploy(st, Layout(8))
     dp8 = deploy(st, Layout(1, ep=8, dp=8))
     # MLA's latent cache is whole on every TP rank: DP attention splits the sequences instead, so eight times as
     # many fit in what the KV room allows (the attention weights, replicated, take some of it back)
-    per_seq = tp8.memory.kv_per_sequence
-    assert dp8.memory.kv_per_sequence == per_seq
+    assert dp8.memory.kv_per_sequence == tp8.memory.kv_per_sequence
     assert dp8.max_concurrency == 8 * dp8.memory.max_sequences
     assert dp8.max_concurrency > 4 * tp8.max_concurrency
+    assert math.isfinite(predict(dp8, 64, 1024, 1024).tpot_s)

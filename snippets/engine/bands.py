@@ -1,0 +1,108 @@
+"""Error bands: how far the time model's predictions fell from published measurements, by regime.
+
+The table is computed at build time from the **test** measurements only (`snippets.calibration.band_table`;
+calibration rows never widen or narrow a band) and travels with the time model (`TimeModelSpec.bands`), so
+the browser's engine has it too. A regime is the chip's vendor, dense or mixture-of-experts, and the phase a
+metric depends on: decode at low load, decode at saturation (time per output token, throughput), or prefill
+(time to first token). A metric's band in a regime is the range of relative errors, (predicted − measured) ÷
+measured, that held the central 80 % of that regime's test rows; a regime with fewer than `MIN_ROWS` rows
+says so and takes the widest band of that metric. Standard library only.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+METRICS = ("tpot_ms", "ttft_ms", "output_tokens_per_s")
+PHASES = ("decode at low load", "decode at saturation", "prefill")
+MIN_ROWS = 5
+"""Fewer test rows than this in a regime: its band is the widest of the metric's."""
+COVERAGE = 0.8
+"""The share of a regime's test errors its band holds."""
+
+
+@dataclass(frozen=True, slots=True)
+class Regime:
+    vendor: str
+    moe: bool
+    phase: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.vendor}, {'MoE' if self.moe else 'dense'}, {self.phase}"
+
+
+@dataclass(frozen=True, slots=True)
+class BandEntry:
+    metric: str
+    vendor: str
+    moe: bool
+    phase: str
+    low: float
+    """Relative error at the low end of the band (−0.2: the prediction was 20 % under the measurement)."""
+    high: float
+    rows: int
+    """Test rows of this regime and metric."""
+
+
+@dataclass(frozen=True, slots=True)
+class Band:
+    """The band a prediction of one metric carries."""
+
+    low: float
+    high: float
+    rows: int
+    """Test rows behind it in its own regime (fewer than MIN_ROWS: the band is the metric's widest)."""
+    widest: bool
+    """True when the regime had too few rows and took the metric's widest band."""
+
+    def around(self, predicted: float) -> tuple[float, float]:
+        """The range the measured value fell in for 80 % of this regime's test rows: predicted ÷ (1 + error)."""
+        return predicted / (1 + self.high), predicted / (1 + self.low)
+
+
+NO_BAND = Band(0.0, 0.0, 0, True)
+
+
+def central(errors: Sequence[float], coverage: float = COVERAGE) -> tuple[float, float]:
+    """The narrowest interval holding `coverage` of `errors` (at least ceil(coverage × n) of them)."""
+    xs = sorted(errors)
+    n = len(xs)
+    if n == 0:
+        raise ValueError("no errors to band")
+    k = max(1, math.ceil(coverage * n))
+    best = min(range(n - k + 1), key=lambda i: xs[i + k - 1] - xs[i])
+    return xs[best], xs[best + k - 1]
+
+
+def table(errors: Iterable[tuple[str, Regime, float]]) -> tuple[BandEntry, ...]:
+    """Band entries from (metric, regime, relative error) of the test rows."""
+    by: dict[tuple[str, Regime], list[float]] = {}
+    for metric, regime, e in errors:
+        by.setdefault((metric, regime), []).append(e)
+    out = []
+    for (metric, regime), es in sorted(by.items(), key=lambda kv: (kv[0][0], kv[0][1].label)):
+        lo, hi = central(es)
+        out.append(BandEntry(metric, regime.vendor, regime.moe, regime.phase, lo, hi, len(es)))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def band(entries: tuple[BandEntry, ...], metric: str, regime: Regime) -> Band:
+    """The band of `metric` in `regime`: its own if at least MIN_ROWS test rows are behind it, else the widest
+    band of the metric among regimes that have enough (or among all, if none has). Memoized: its arguments are
+    frozen records, and every prediction asks."""
+    mine = next((e for e in entries if e.metric == metric and e.vendor == regime.vendor and e.moe == regime.moe
+                 and e.phase == regime.phase), None)
+    if mine is not None and mine.rows >= MIN_ROWS:
+        return Band(mine.low, mine.high, mine.rows, False)
+    same = [e for e in entries if e.metric == metric]
+    if not same:
+        return NO_BAND
+    enough = [e for e in same if e.rows >= MIN_ROWS] or same
+    lo = min(e.low for e in enough)
+    hi = max(e.high for e in enough)
+    return Band(lo, hi, 0 if mine is None else mine.rows, True)

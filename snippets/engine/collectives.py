@@ -1,0 +1,160 @@
+"""Collectives as the engines run them: the algorithm each picks by message size, priced by published timings.
+
+- **All-reduce, one node.** vLLM's custom all-reduce takes a message below `custom_allreduce_max_bytes`
+  (8 MiB) on a group of 2, 4, 6 or 8 GPUs that is two GPUs or fully connected (NVLink, Infinity Fabric), on
+  CUDA and ROCm (`should_custom_ar`); it runs one stage (each GPU reads every peer's buffer: (n − 1) × the
+  message over its links) on two GPUs, on up to four below 512 KB and up to eight below 256 KB, two stages
+  (reduce-scatter then all-gather through the peers: 2(n − 1)/n × the message) above
+  (`csrc/custom_all_reduce.cuh`). Everything else goes to NCCL (ring-like: 2(n − 1)/n × the message, and a
+  latency that grows by a step per GPU).
+- **All-reduce across nodes**, as NCCL does it on multi-node groups (custom all-reduce refuses them):
+  reduce-scatter inside the node, an all-reduce of each GPU's 1/g shard across the nodes over every GPU's own
+  NIC share, all-gather inside the node.
+- **All-to-all** (expert dispatch and combine under data-parallel attention): each GPU sends its tokens'
+  copies to the ranks holding their experts; the share bound for GPUs in the same node crosses the fabric,
+  the rest the network, both at once (the slower decides).
+- **Send** (between pipeline stages): one hop and the bytes at a point-to-point copy's share of the link.
+
+Each algorithm's fixed latency and share of the link bandwidth are the time model's (`TimeModelSpec`:
+`one_shot`, `two_shot`, `nccl`, `alltoall`), fitted on the published timings in `data/latencies.yaml`; the
+bandwidth is what `snippets.engine.topology` says the group's links give each member.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from snippets.engine.specs import AlphaBetaSpec, TimeModelSpec
+from snippets.engine.topology import Link
+
+CUSTOM_AR_SIZES = (2, 4, 6, 8)
+"""Group sizes vLLM's custom all-reduce supports (`CustomAllreduce._SUPPORTED_WORLD_SIZES`)."""
+CUSTOM_AR_VENDORS = ("NVIDIA", "AMD")
+"""Platforms vLLM builds its custom all-reduce for (CUDA and ROCm)."""
+ONE_SHOT_LIMITS = ((2, float("inf")), (4, 512 * 1024), (8, 256 * 1024))
+"""(largest group, message bytes below which) vLLM's custom all-reduce runs one stage."""
+
+
+@dataclass(frozen=True, slots=True)
+class Collective:
+    seconds: float
+    algorithm: str
+    """one-shot, two-shot, nccl, hierarchical, all-to-all, send, or none."""
+    latency_s: float
+    """The fixed part: what the collective costs with no bytes at all."""
+    bytes_moved: float = 0.0
+    """Bytes each GPU sends over its links (both levels, for a hierarchical one)."""
+
+
+NONE = Collective(0.0, "none", 0.0)
+
+
+def _ab(spec: AlphaBetaSpec, peers: int, moved: float, bytes_per_s: float) -> tuple[float, float]:
+    lat = spec.latency_s + spec.per_peer_s * max(0, peers - 1)
+    return lat, lat + moved / (bytes_per_s * spec.efficiency)
+
+
+def one_shot_applies(n: int, nbytes: float) -> bool:
+    return any(n <= most and nbytes < below for most, below in ONE_SHOT_LIMITS)
+
+
+def custom_allreduce_applies(n: int, nbytes: float, link: Link, tm: TimeModelSpec, vendor: str) -> bool:
+    """vLLM's `should_custom_ar`: one node, a supported size, two GPUs or a fully connected group, a message
+    below the maximum, and a CUDA or ROCm platform."""
+    return (link.nodes == 1 and n in CUSTOM_AR_SIZES and (n == 2 or link.fully_connected)
+            and nbytes < tm.custom_allreduce_max_bytes and vendor in CUSTOM_AR_VENDORS)
+
+
+def nccl_allreduce(nbytes: float, n: int, bytes_per_s: float, tm: TimeModelSpec) -> Collective:
+    moved = 2 * (n - 1) / n * nbytes
+    lat, t = _ab(tm.nccl, n - 1, moved, bytes_per_s)
+    return Collective(t, "nccl", lat, moved)
+
+
+def allreduce(nbytes: float, link: Link, tm: TimeModelSpec, vendor: str = "NVIDIA") -> Collective:
+    """One all-reduce of `nbytes` (each GPU's whole message) across the `link.gpus` GPUs of a group."""
+    n = link.gpus
+    if n <= 1:
+        return NONE
+    if nbytes < 0:
+        raise ValueError("nbytes must be non-negative")
+    if link.nodes > 1:
+        return hierarchical_allreduce(nbytes, link, tm)
+    if custom_allreduce_applies(n, nbytes, link, tm, vendor):
+        if one_shot_applies(n, nbytes):
+            moved = (n - 1) * nbytes
+            lat, t = _ab(tm.one_shot, 1, moved, link.bytes_per_s)
+            return Collective(t, "one-shot", lat, moved)
+        moved = 2 * (n - 1) / n * nbytes
+        lat, t = _ab(tm.two_shot, 1, moved, link.bytes_per_s)
+        return Collective(t, "two-shot", lat, moved)
+    return nccl_allreduce(nbytes, n, link.bytes_per_s, tm)
+
+
+def hierarchical_allreduce(nbytes: float, link: Link, tm: TimeModelSpec) -> Collective:
+    """NCCL across nodes: reduce-scatter among the g GPUs of each node (each keeps 1/g of the sum), all-reduce of
+    that shard across the N nodes over each GPU's NIC share, all-gather back inside the node.
+
+    Inside the node each phase moves (g − 1)/g of the message and pays half of NCCL's all-reduce latency (one
+    of its two passes); across the nodes the shard's all-reduce moves 2(N − 1)/N × message/g over the network
+    at a point-to-point copy's share of the NIC, and pays NCCL's latency with the network's hop for each of its
+    2(N − 1) steps."""
+    g, nodes = link.local_gpus, link.nodes
+    inside = (g - 1) / g * nbytes if g > 1 else 0.0
+    lat_in = (tm.nccl.latency_s + tm.nccl.per_peer_s * max(0, g - 2)) / 2 if g > 1 else 0.0
+    rs = lat_in + inside / (link.local_bytes_per_s * tm.nccl.efficiency) if g > 1 else 0.0
+    shard = nbytes / g
+    across = 2 * (nodes - 1) / nodes * shard
+    lat_net = tm.nccl.latency_s + 2 * (nodes - 1) * link.hop_s
+    net = lat_net + across / (link.bytes_per_s * tm.link_fraction)
+    latency = 2 * lat_in + lat_net
+    return Collective(2 * rs + net, "hierarchical", latency, 2 * inside + across)
+
+
+def alltoall(nbytes: float, link: Link, tm: TimeModelSpec) -> Collective:
+    """One all-to-all in which each GPU sends `nbytes` to the others of its `link.gpus`-GPU group, spread evenly:
+    the share bound for its own node's GPUs crosses the fabric, the rest the network, at once."""
+    n = link.gpus
+    if n <= 1 or nbytes <= 0:
+        return NONE
+    g = link.local_gpus
+    intra = nbytes * (g - 1) / (n - 1)
+    inter = nbytes - intra
+    spec = tm.alltoall
+    t_in = intra / (link.local_bytes_per_s * spec.efficiency) if intra else 0.0
+    t_out = inter / (link.bytes_per_s * tm.link_fraction) if inter else 0.0
+    lat = spec.latency_s + (link.hop_s if inter else 0.0)
+    return Collective(lat + max(t_in, t_out), "all-to-all", lat, nbytes)
+
+
+def send(nbytes: float, link: Link, tm: TimeModelSpec) -> Collective:
+    """One point-to-point send between pipeline stages: a hop and the bytes at a copy's share of the link."""
+    if nbytes <= 0:
+        return NONE
+    return Collective(link.hop_s + nbytes / (link.bytes_per_s * tm.link_fraction), "send", link.hop_s, nbytes)
+
+
+def gather(nbytes: float, link: Link, tm: TimeModelSpec) -> Collective:
+    """NCCL's gather of `nbytes` in all (each GPU's 1/n share to one of them), as the LM head's logits are
+    gathered across the TP group."""
+    n = link.gpus
+    if n <= 1 or nbytes <= 0:
+        return NONE
+    moved = (n - 1) / n * nbytes
+    bw = link.bytes_per_s * (tm.link_fraction if link.nodes > 1 else 1.0)
+    lat, t = _ab(tm.nccl, n - 1, moved, bw)
+    return Collective(t, "nccl", lat, moved)
+
+
+def priced(nbytes: float, link: Link, tm: TimeModelSpec) -> dict[str, Collective]:
+    """What each all-reduce algorithm the engines run would cost for this message on a one-node group, whichever
+    `allreduce` picks: one-shot and two-shot custom all-reduce, and NCCL (for pages that compare them)."""
+    n = link.gpus
+    if n <= 1:
+        return {}
+    one_moved, two_moved = (n - 1) * nbytes, 2 * (n - 1) / n * nbytes
+    lat1, t1 = _ab(tm.one_shot, 1, one_moved, link.bytes_per_s)
+    lat2, t2 = _ab(tm.two_shot, 1, two_moved, link.bytes_per_s)
+    return {"one-shot": Collective(t1, "one-shot", lat1, one_moved),
+            "two-shot": Collective(t2, "two-shot", lat2, two_moved),
+            "nccl": nccl_allreduce(nbytes, n, link.bytes_per_s, tm)}

@@ -1,0 +1,155 @@
+"""Operations: each GEMM, attention (prefill and decode), MoE expert work and routing, each collective and each
+pipeline send, with its FLOPs, its bytes, its own roofline time and its launch cost.
+
+One `Op` is one operation of one layer (repeated `count` times over a stage's layers of the same kind):
+
+    seconds = max(compute_s, memory_s) + comm_s + launch_s
+
+- `compute_s`: FLOPs ÷ (the chip's dense peak in the format the matrix units run × the share that kind of kernel
+  reaches: a large GEMM's, or fused attention's);
+- `memory_s`: bytes ÷ HBM bandwidth at the share that kind of traffic reaches: a GEMM's weight stream at its
+  batch (`GemmEfficiency.weight_fraction`, measured by tokens), a streaming kernel's for activations and the
+  KV cache;
+- `comm_s`: a collective's or a send's time (`snippets.engine.collectives`);
+- `launch_s`: each kernel's fixed cost inside a CUDA graph; outside one (a step of more tokens than the engine
+  captures), also the host's time to issue the kernels wherever it exceeds the GPU's work.
+
+The elementwise kernels around a GEMM (the norm before it, FP8 activation quantization, the activation between
+the MLP's two GEMMs) are counted with it: their bytes (the activations they read and write) and their launches.
+A vendor's kernel fraction (`TimeModelSpec.kernel_fraction`, 1 unless fitted) scales every kernel efficiency of
+its chips. Standard library only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from snippets.engine.collectives import Collective
+from snippets.engine.specs import ChipSpec, GemmEfficiency, PrecisionSpec, TimeModelSpec
+
+ACTIVATION_BYTES = 2
+"""Activations are kept and exchanged in BF16."""
+KINDS = ("gemm", "attention", "moe", "allreduce", "alltoall", "send", "launch")
+"""The kinds a step's time is broken down by; `launch` holds every kernel's fixed cost and the host's time."""
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    kind: str
+    """gemm, attention, moe, allreduce, alltoall or send."""
+    name: str
+    flops: float
+    """Per instance, on one GPU."""
+    bytes: float
+    """Read and written in HBM per instance, on one GPU (for a collective or send: bytes it sends)."""
+    compute_s: float
+    memory_s: float
+    comm_s: float
+    launch_s: float
+    count: int = 1
+    """Instances in the step (the stage's layers of this kind)."""
+    algorithm: str = ""
+    """For a collective: the algorithm the engine picks."""
+    comm_latency_s: float = 0.0
+    """For a collective: its fixed part."""
+    weights: float = 0.0
+    """Of `bytes`, the weights (or embedding rows) read."""
+
+    @property
+    def seconds(self) -> float:
+        """One instance: the larger of its compute and memory time, plus communication and launches."""
+        return max(self.compute_s, self.memory_s) + self.comm_s + self.launch_s
+
+    @property
+    def total_s(self) -> float:
+        return self.seconds * self.count
+
+    @property
+    def bound(self) -> str:
+        parts = {"compute": self.compute_s, "memory": self.memory_s, "communication": self.comm_s}
+        return max(parts, key=lambda k: parts[k])
+
+
+@dataclass(frozen=True, slots=True)
+class Rates:
+    """What one GPU of a deployment reaches, resolved once from the chip, the precision and the time model."""
+
+    peak_flops: float
+    """Dense peak in the format the matrix units compute in."""
+    bf16_flops: float
+    gemm: GemmEfficiency
+    hbm_bytes_per_s: float
+    stream_bytes_per_s: float
+    """HBM at a streaming kernel's share."""
+    attention_flops_per_s: float
+    weight_bytes: float
+    """Per parameter of a quantized linear layer."""
+    kernel_fraction: float
+    kernel_s: float
+    host_s: float
+    graph_max_tokens: int
+
+
+def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_format: str) -> Rates:
+    eff = tm.chip(chip.id)
+    kf = tm.kernel_fraction(chip.vendor)
+    gemm = eff.gemm_for(precision.tensor_format)
+    bf16 = chip.dense_flops.get("bf16", chip.dense_flops[compute_format])
+    return Rates(peak_flops=chip.dense_flops[compute_format], bf16_flops=bf16, gemm=gemm,
+                 hbm_bytes_per_s=chip.hbm_bytes_per_s, stream_bytes_per_s=chip.hbm_bytes_per_s * eff.hbm * kf,
+                 attention_flops_per_s=bf16 * eff.attention * kf, weight_bytes=precision.bytes_per_param,
+                 kernel_fraction=kf, kernel_s=tm.kernel_s, host_s=tm.host_dispatch_s,
+                 graph_max_tokens=tm.graph_max_tokens)
+
+
+def launch(r: Rates, kernels: int, work_s: float, step_tokens: float) -> float:
+    """The fixed cost of `kernels` kernels doing `work_s` of GPU work in a step of `step_tokens` tokens: each
+    kernel's cost inside a CUDA graph; outside one the host also issues each, and the GPU waits wherever that
+    takes longer than the work."""
+    fixed = kernels * r.kernel_s
+    if step_tokens <= r.graph_max_tokens:
+        return fixed
+    return fixed + max(0.0, kernels * r.host_s - work_s - fixed)
+
+
+def gemm(name: str, tokens: float, n: float, k: float, r: Rates, *, step_tokens: float, kind: str = "gemm",
+         kernels: int = 1, count: int = 1, weight_bytes: float | None = None, extra_bytes: float = 0.0,
+         batch_per_matrix: float | None = None, flops: float | None = None) -> Op:
+    """A matrix product of `tokens` rows through a k × n weight on one GPU.
+
+    `weight_bytes` overrides n·k at the precision's bytes (a 16-bit router; the experts a step touches);
+    `batch_per_matrix` is the rows each weight matrix sees (a grouped expert GEMM's tokens per expert), which
+    sets the weight stream's efficiency; `extra_bytes` the activations the kernels around it read and write."""
+    w = n * k * r.weight_bytes if weight_bytes is None else weight_bytes
+    f = 2 * tokens * n * k if flops is None else flops
+    act = tokens * (n + k) * ACTIVATION_BYTES + extra_bytes
+    m = tokens if batch_per_matrix is None else batch_per_matrix
+    wf = r.gemm.weight_fraction(max(1.0, m)) * r.kernel_fraction
+    memory = w / (r.hbm_bytes_per_s * wf) + act / r.stream_bytes_per_s
+    compute = f / (r.peak_flops * r.gemm.compute * r.kernel_fraction)
+    return Op(kind, name, f, w + act, compute, memory, 0.0, launch(r, kernels, max(compute, memory), step_tokens),
+              count, weights=w)
+
+
+def attention(name: str, pairs: float, flops_per_pair: float, kv_bytes: float, tokens: float, q_width: float,
+              r: Rates, *, step_tokens: float, kernels: int = 2, count: int = 1) -> Op:
+    """Attention of one layer on one GPU: `pairs` (query, cached token) pairs at `flops_per_pair`, reading
+    `kv_bytes` of cache (decode: every cached token of every sequence; prefill: the chunk's own keys and values
+    and those cached before it), and the queries and outputs (`tokens` × `q_width` each). Two kernels: rotary
+    embedding with the cache write, and the attention kernel."""
+    f = pairs * flops_per_pair
+    act = 2 * tokens * q_width * ACTIVATION_BYTES
+    memory = (kv_bytes + act) / r.stream_bytes_per_s
+    compute = f / r.attention_flops_per_s
+    return Op("attention", name, f, kv_bytes + act, compute, memory, 0.0,
+              launch(r, kernels, max(compute, memory), step_tokens), count)
+
+
+def collective(kind: str, name: str, c: Collective, *, count: int = 1) -> Op:
+    """A collective (or send) as an op: its time is communication; its launch is inside its measured latency."""
+    return Op(kind, name, 0.0, c.bytes_moved, 0.0, 0.0, c.seconds, 0.0, count, c.algorithm, c.latency_s)
+
+
+def host(seconds: float) -> Op:
+    """The host's time per engine step that the GPU waits for (scheduling, sampling, input preparation)."""
+    return Op("launch", "host step", 0.0, 0.0, 0.0, 0.0, 0.0, seconds)

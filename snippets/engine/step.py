@@ -1,0 +1,432 @@
+"""A step: one batch through every pipeline stage, as the list of its operations.
+
+A batch holds the tokens an engine step computes together (vLLM's scheduler puts the decoding sequences first,
+one token each, then prompt chunks up to `max_num_batched_tokens`): `decode_seqs` sequences with
+`decode_context` tokens cached each, and `prefill_tokens` prompt tokens after `prefill_context` already cached.
+Every matrix product runs on all of them at once (the weights are read once for the whole batch); attention
+is per token and its context.
+
+Per stage (vLLM's `get_pp_indices` split), per layer kind (dense or mixture-of-experts):
+
+- attention's projections (QKV and O, or MLA's low-rank ones), attention itself, and with TP > 1 an
+  all-reduce after O;
+- a dense layer's MLP (gate-up, down) and its all-reduce;
+- an MoE layer's router, shared experts and routed experts. Without data-parallel attention the tokens are on
+  every rank, each rank computes its experts' (or slices') share for all of them and the output is summed by
+  an all-reduce, as under TP (vLLM and SGLang with TP × EP on one node). With it (`dp` > 1), each rank holds
+  its own tokens: a dispatch all-to-all sends each token (FP8, as DeepEP does) to the ranks of its experts and
+  a combine all-to-all (BF16) brings the results back;
+- the first stage looks up the embedding rows of the batch's tokens (not the table) and, with TP > 1,
+  all-reduces them (vocabulary-parallel embedding); the last stage runs the final norm, the LM head on the
+  tokens that need logits (one per decoding sequence, one per prompt finishing in this step) and sampling,
+  gathering the logits across the TP group;
+- between stages, a send of the hidden state and residual.
+
+`step` returns every op and `breakdown`: seconds by kind (`KINDS`, each present, 0 where none), which sum to
+`total_s`. Standard library only.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+
+from snippets.engine import collectives as coll
+from snippets.engine import ops
+from snippets.engine.deployment import Deployment
+from snippets.engine.layout import Layout, experts_per_gpu, kv_heads_per_gpu, pp_partition
+from snippets.engine.memory import kv_bytes_per_token_per_gpu
+from snippets.engine.ops import Op
+from snippets.engine.params import cached_layers, is_moe_layer, sliding_layers
+from snippets.engine.specs import ArchLike, TimeModelSpec
+from snippets.engine.topology import Link, group_link
+
+PHASES = ("prefill", "decode")
+PP_TENSORS = 2
+"""Tensors a pipeline stage hands the next per token: the hidden state and the residual (vLLM's
+IntermediateTensors for Llama-style models)."""
+FP8_DISPATCH_BYTES = 1 + 4 / 128
+"""Bytes per element of DeepEP's FP8 dispatch: one byte and a 4-byte scale per 128 elements."""
+ROUTING_KERNELS = 4
+"""Kernels around a fused MoE besides its two GEMMs: top-k, sorting tokens by expert, the activation, and the
+weighted sum back."""
+SAMPLING_KERNELS = 3
+"""Kernels after the LM head: softmax or log-softmax, top-k/top-p, sampling."""
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """The tokens of one engine step, all data-parallel ranks together."""
+
+    decode_seqs: int = 0
+    decode_context: float = 0.0
+    """Tokens each decoding sequence has cached (the mean over them)."""
+    prefill_tokens: int = 0
+    prefill_context: float = 0.0
+    """Prompt tokens already cached before this chunk (chunked prefill: the chunk's offset)."""
+    prefill_finishing: int = 0
+    """Prompts whose last chunk is in this step (each needs logits for its first token)."""
+    query_per_seq: int = 1
+    """Tokens each decoding sequence feeds (1; k + 1 when k drafted tokens are verified)."""
+
+    @property
+    def tokens(self) -> int:
+        return self.decode_seqs * self.query_per_seq + self.prefill_tokens
+
+    @property
+    def logits(self) -> int:
+        return self.decode_seqs * self.query_per_seq + self.prefill_finishing
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One batch through every stage: its operations and their times."""
+
+    phase: str
+    batch: Batch
+    ops: tuple[Op, ...]
+    host_s: float
+    total_s: float
+    """Every op's time, and the host's per step."""
+
+    @property
+    def breakdown(self) -> dict[str, float]:
+        """Seconds by kind of op, every kind present: an op's roofline and communication go to its kind, its
+        kernels' fixed costs and the host's time per step to `launch`."""
+        out = dict.fromkeys(ops.KINDS, 0.0)
+        for o in self.ops:
+            out[o.kind] += (max(o.compute_s, o.memory_s) + o.comm_s) * o.count
+            out["launch"] += o.launch_s * o.count
+        out["launch"] += self.host_s
+        return out
+
+    def _sum(self, attr: str) -> float:
+        return float(sum(getattr(o, attr) * o.count for o in self.ops))
+
+    @property
+    def compute_s(self) -> float:
+        return self._sum("compute_s")
+
+    @property
+    def memory_s(self) -> float:
+        return self._sum("memory_s")
+
+    @property
+    def comm_s(self) -> float:
+        return self._sum("comm_s")
+
+    @property
+    def comm_latency_s(self) -> float:
+        return self._sum("comm_latency_s")
+
+    @property
+    def launch_s(self) -> float:
+        return self._sum("launch_s") + self.host_s
+
+    @property
+    def flops(self) -> float:
+        return sum(o.flops * o.count for o in self.ops if not o.comm_s)
+
+    @property
+    def bytes_read(self) -> float:
+        return sum(o.bytes * o.count for o in self.ops if not o.comm_s)
+
+    @property
+    def weights_read(self) -> float:
+        """Weight bytes (and embedding rows) the step reads on one GPU, every stage's."""
+        return sum(o.weights * o.count for o in self.ops)
+
+    @property
+    def bound(self) -> str:
+        """What the largest part is: compute, memory or communication."""
+        parts = {"compute": self.compute_s, "memory": self.memory_s, "communication": self.comm_s}
+        return max(parts, key=lambda k: parts[k])
+
+    @property
+    def algorithm(self) -> str:
+        """The tensor-parallel all-reduce's algorithm (`none` without one)."""
+        return next((o.algorithm for o in self.ops if o.kind == "allreduce" and o.name.startswith("attention")),
+                    "none")
+
+    def of(self, kind: str) -> tuple[Op, ...]:
+        return tuple(o for o in self.ops if o.kind == kind)
+
+
+@dataclass(frozen=True, slots=True)
+class StagePlan:
+    first: int
+    layers: int
+    moe_layers: int
+    sliding_layers: int
+
+
+@functools.lru_cache(maxsize=4096)
+def stage_plan(arch: ArchLike, layout: Layout) -> tuple[StagePlan, ...]:
+    """Per pipeline stage: its first layer, layers, MoE layers and sliding-window layers. Memoized."""
+    out = []
+    start = 0
+    for n in pp_partition(arch.layers, layout.pp):
+        moe = sum(is_moe_layer(arch, i) for i in range(start, start + n))
+        out.append(StagePlan(start, n, moe, sliding_layers(arch, start, n)))
+        start += n
+    return tuple(out)
+
+
+def _causal_pairs(start: float, q: float) -> float:
+    """(query, key) pairs of q queries at positions start+1 .. start+q, each attending to every earlier token."""
+    return q * start + q * (q + 1) / 2
+
+
+def _window_pairs(start: float, q: float, w: float) -> float:
+    """The same with each query attending to at most its `w` latest tokens."""
+    if start + q <= w:
+        return _causal_pairs(start, q)
+    if start >= w:
+        return q * w
+    below = w - start  # queries still inside the window's growth
+    return _causal_pairs(start, below) + (q - below) * w
+
+
+def _prefill_pairs(arch: ArchLike, plan: StagePlan, start: float, q: float) -> float:
+    """Pairs over the stage's layers (averaged per layer) for a prompt chunk of q tokens after `start`."""
+    full = plan.layers - plan.sliding_layers
+    total = full * _causal_pairs(start, q)
+    if plan.sliding_layers and arch.sliding_window is not None:
+        total += plan.sliding_layers * _window_pairs(start, q, arch.sliding_window)
+    return total / plan.layers
+
+
+def _flops_per_pair(arch: ArchLike, tp: int, *, decode: bool) -> float:
+    """FLOPs per (query, cached token) pair on one GPU of one layer: QKᵀ and the weighted sum of V, 2 each.
+    MLA decodes with the projections absorbed (scores and values in the latent); it prefills as multi-head."""
+    heads = arch.attention_heads / tp
+    m = arch.mla
+    if m is not None:
+        if decode:
+            return 2 * heads * (2 * m.kv_lora_rank + m.qk_rope_head_dim)
+        return 2 * heads * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim)
+    return 2 * heads * 2 * arch.head_dim
+
+
+def _attention_gemms(arch: ArchLike, tp: int) -> list[tuple[str, float, float, int]]:
+    """(name, n, k, kernels) of one layer's attention projections on one GPU of the TP group."""
+    h = arch.hidden_size
+    m = arch.mla
+    if m is not None:
+        qk = m.qk_nope_head_dim + m.qk_rope_head_dim
+        heads = arch.attention_heads
+        out: list[tuple[str, float, float, int]] = []
+        if m.q_lora_rank is None:
+            out.append(("q", heads * qk / tp, h, 2))
+        else:
+            out += [("q_a", m.q_lora_rank, h, 2), ("q_b", heads * qk / tp, m.q_lora_rank, 2)]
+        out += [("kv_a", m.kv_lora_rank + m.qk_rope_head_dim, h, 1),
+                ("kv_b", heads * (m.qk_nope_head_dim + m.v_head_dim) / tp, m.kv_lora_rank, 2),
+                ("o", h, heads * m.v_head_dim / tp, 1)]
+        return out
+    q_out = arch.attention_heads * arch.head_dim
+    kv_out = kv_heads_per_gpu(arch.kv_heads, tp) * arch.head_dim
+    return [("qkv", q_out / tp + 2 * kv_out, h, 2), ("o", h, q_out / tp, 1)]
+
+
+def _mlp_gemms(arch: ArchLike, ffn: float) -> list[tuple[str, float, float, int]]:
+    """(name, n, k, kernels) of an MLP of intermediate size `ffn` (already divided over the TP group)."""
+    up = 2 * ffn if arch.mlp == "gated" else ffn
+    return [("gate_up", up, arch.hidden_size, 2), ("down", arch.hidden_size, ffn, 2)]
+
+
+def _around(arch: ArchLike, tokens: float, name: str, ffn: float) -> float:
+    """Activation bytes the elementwise kernels next to an MLP GEMM read and write: the norm before gate-up
+    (reads and writes the hidden state), the activation before down (reads gate and up, writes their product)."""
+    if name == "gate_up":
+        return 2 * tokens * arch.hidden_size * ops.ACTIVATION_BYTES
+    return tokens * (3 if arch.mlp == "gated" else 2) * ffn * ops.ACTIVATION_BYTES
+
+
+def _quant_kernels(d: Deployment) -> int:
+    """Kernels a GEMM adds to quantize its activations: one where the matrix units run in 8 bits or fewer."""
+    return 1 if d.compute_format in ("fp8", "int8", "fp6", "fp4") else 0
+
+
+@dataclass(frozen=True, slots=True)
+class Prep:
+    """What every step of one deployment reads, resolved once (a prediction runs many steps)."""
+
+    arch: ArchLike
+    layout: Layout
+    rates: ops.Rates
+    tm: TimeModelSpec
+    vendor: str
+    tp_link: Link
+    pp_link: Link | None
+    ep_link: Link | None
+    plans: tuple[StagePlan, ...]
+    attention_gemms: tuple[tuple[str, float, float, int, float], ...]
+    """(name, n, k, kernels, activation bytes around it per token)."""
+    mlp_gemms: tuple[tuple[str, float, float, int, float], ...]
+    kv_bytes: float
+    emb_bytes: float
+    head_bytes: float
+    q_width: float
+    decode_pair_flops: float
+    prefill_pair_flops: float
+    q_extra: int
+    host_s: float
+
+
+def prepare(d: Deployment) -> Prep:
+    st, lay = d.setting, d.layout
+    arch, tm, chip = st.model.arch, st.time_model, st.chip
+    q_extra = _quant_kernels(d)
+    h = arch.hidden_size
+    attn = tuple((name, nn, kk, kernels + (q_extra if name in ("qkv", "q", "q_a") else 0),
+                  2 * h * ops.ACTIVATION_BYTES if name in ("qkv", "q", "q_a") else 0.0)
+                 for name, nn, kk, kernels in _attention_gemms(arch, lay.tp))
+    ffn = arch.ffn_size / lay.tp
+    mlp = tuple((name, nn, kk, kernels + q_extra, _around(arch, 1.0, name, ffn))
+                for name, nn, kk, kernels in _mlp_gemms(arch, ffn))
+    prec = st.precision
+    emb_b = 2.0 if "embeddings" in prec.keeps_16bit else prec.bytes_per_param
+    head_b = 2.0 if "lm_head" in prec.keeps_16bit and prec.bits_per_param < 16 else prec.bytes_per_param
+    if arch.tied_embeddings:
+        head_b = emb_b
+    m = arch.mla
+    q_width = arch.attention_heads / lay.tp * (arch.head_dim if m is None else m.qk_nope_head_dim + m.qk_rope_head_dim)
+    rates = ops.rates(chip, prec, tm, d.compute_format)
+    # vLLM captures CUDA graphs up to min(2 x max_num_seqs, 512) tokens, and no more than a step's token budget
+    # (VllmConfig._set_cudagraph_sizes)
+    pol = st.memory_policy
+    graph = min(rates.graph_max_tokens, 2 * pol.max_num_seqs, pol.max_num_batched_tokens)
+    if graph != rates.graph_max_tokens:
+        rates = replace(rates, graph_max_tokens=int(graph))
+    return Prep(arch=arch, layout=lay, rates=rates, tm=tm, vendor=chip.vendor,
+                tp_link=group_link(d, "tp"), pp_link=group_link(d, "pp") if lay.pp > 1 else None,
+                ep_link=group_link(d, "ep") if lay.dp > 1 and lay.ep > 1 else None, plans=stage_plan(arch, lay),
+                attention_gemms=attn, mlp_gemms=mlp, kv_bytes=st.kv_precision.bytes_per_param, emb_bytes=emb_b,
+                head_bytes=head_b, q_width=q_width, decode_pair_flops=_flops_per_pair(arch, lay.tp, decode=True),
+                prefill_pair_flops=_flops_per_pair(arch, lay.tp, decode=False), q_extra=q_extra,
+                host_s=tm.step_overhead_s)
+
+
+def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = None) -> Step:
+    """The ops of `batch` through every stage of `d`, one stage after another (a token passes them in turn)."""
+    if batch.tokens < 1:
+        raise ValueError("a step needs at least one token")
+    p = prep or prepare(d)
+    arch, lay, r, tm = p.arch, p.layout, p.rates, p.tm
+    tp, dp = lay.tp, lay.dp
+    h = arch.hidden_size
+    tokens = batch.tokens
+    local = tokens / dp  # tokens on one attention (data-parallel) rank; what its kernels see
+    ar = coll.allreduce(local * h * ops.ACTIVATION_BYTES, p.tp_link, tm, p.vendor) if tp > 1 else coll.NONE
+    dec_local = batch.decode_seqs * batch.query_per_seq / dp
+    pre_local = batch.prefill_tokens / dp
+    out: list[Op] = []
+    for i, plan in enumerate(p.plans):
+        n = plan.layers
+        if i == 0:  # the batch's embedding rows, all-reduced across the vocabulary-parallel TP group
+            rows = local * h * p.emb_bytes
+            mem = rows / r.stream_bytes_per_s
+            out.append(Op("gemm", "embedding", 0.0, rows, 0.0, mem, 0.0, ops.launch(r, 1, mem, local), weights=rows))
+            if tp > 1:
+                out.append(ops.collective("allreduce", "embedding all-reduce", ar))
+        for name, nn, kk, kernels, around in p.attention_gemms:
+            out.append(ops.gemm(name, local, nn, kk, r, step_tokens=local, kernels=kernels, count=n,
+                                extra_bytes=around * local))
+        if dec_local:
+            ctx = max(batch.decode_context, 1.0)
+            kv_tok = kv_bytes_per_token_per_gpu(arch, n, tp, p.kv_bytes, context_tokens=ctx, first_layer=plan.first)
+            attended = cached_layers(arch, plan.first, n, ctx) * ctx / n if arch.mla is None else ctx
+            out.append(ops.attention("attention (decode)", dec_local * attended, p.decode_pair_flops,
+                                     dec_local / batch.query_per_seq * kv_tok * ctx / n, dec_local, p.q_width, r,
+                                     step_tokens=local, count=n))
+        if pre_local:
+            start = batch.prefill_context
+            kv_tok = kv_bytes_per_token_per_gpu(arch, n, tp, p.kv_bytes, context_tokens=max(1.0, start + pre_local),
+                                                first_layer=plan.first)
+            out.append(ops.attention("attention (prefill)", _prefill_pairs(arch, plan, start, pre_local),
+                                     p.prefill_pair_flops, kv_tok * (start + pre_local) / n, pre_local, p.q_width, r,
+                                     step_tokens=local, count=n))
+        if tp > 1:
+            out.append(ops.collective("allreduce", "attention all-reduce", ar, count=n))
+        dense = n - plan.moe_layers
+        if dense:
+            for name, nn, kk, kernels, around in p.mlp_gemms:
+                out.append(ops.gemm(name, local, nn, kk, r, step_tokens=local, kernels=kernels, count=dense,
+                                    extra_bytes=around * local))
+            if tp > 1:
+                out.append(ops.collective("allreduce", "MLP all-reduce", ar, count=dense))
+        if plan.moe_layers:
+            out += [_counted(o, plan.moe_layers) for o in _moe_ops(d, p, local, tokens, ar)]
+        if i == len(p.plans) - 1:  # final norm, LM head on the tokens that need logits, sampling, logits gathered
+            lg = max(1.0, batch.logits / dp)
+            vocab = arch.vocab_size / tp
+            out.append(ops.gemm("lm_head", lg, vocab, h, r, step_tokens=local, kernels=2 + SAMPLING_KERNELS,
+                                weight_bytes=vocab * h * p.head_bytes))
+            if tp > 1:
+                out.append(ops.collective("allreduce", "logits gather",
+                                          coll.gather(lg * arch.vocab_size * 4, p.tp_link, tm)))
+    if p.pp_link is not None:
+        sent = local * h * ops.ACTIVATION_BYTES * PP_TENSORS
+        out.append(ops.collective("send", "stage send", coll.send(sent, p.pp_link, tm), count=lay.pp - 1))
+    total = sum((max(o.compute_s, o.memory_s) + o.comm_s + o.launch_s) * o.count for o in out) + p.host_s
+    return Step(phase, batch, tuple(out), p.host_s, total)
+
+
+def _counted(o: Op, count: int) -> Op:
+    return ops.Op(o.kind, o.name, o.flops, o.bytes, o.compute_s, o.memory_s, o.comm_s, o.launch_s, count * o.count,
+                  o.algorithm, o.comm_latency_s, o.weights)
+
+
+def _moe_ops(d: Deployment, p: Prep, local: float, tokens: float, ar: coll.Collective) -> list[Op]:
+    """One MoE layer's ops on one GPU."""
+    arch, lay, r, tm = p.arch, p.layout, p.rates, p.tm
+    moe = arch.moe
+    assert moe is not None  # noqa: S101 - called for MoE layers only
+    h, e, k = arch.hidden_size, moe.experts, moe.active_experts
+    gated = arch.mlp == "gated"
+    expert_params = (3 if gated else 2) * h * moe.expert_ffn_size
+    out = [ops.gemm("router", local, e, h, r, step_tokens=local, kind="moe", kernels=1, weight_bytes=h * e * 2.0)]
+    if moe.shared_experts:
+        ffn = moe.shared_experts * moe.expert_ffn_size / lay.tp
+        for name, nn, kk, kernels in _mlp_gemms(arch, ffn):
+            out.append(ops.gemm(f"shared {name}", local, nn, kk, r, step_tokens=local, kind="moe",
+                                kernels=kernels + p.q_extra, extra_bytes=_around(arch, local, name, ffn)))
+    # the tokens the experts of one GPU serve: all of the group's (without DP attention every rank holds every
+    # token; with it, the dispatch brings every rank's tokens to the ranks of their experts)
+    served = tokens if lay.dp > 1 else local
+    touched = 1 - (1 - k / e) ** max(served, 1.0)
+    if lay.ep > 1:
+        held = experts_per_gpu(e, lay.ep)
+        assignments = served * k / lay.ep
+        weights = held * touched * expert_params * r.weight_bytes
+        flops = 2 * assignments * expert_params
+    else:
+        weights = e * touched * expert_params / lay.tp * r.weight_bytes
+        flops = 2 * served * k * expert_params / lay.tp
+        assignments = served * k
+    per_expert = served * k / e
+    out.append(ops.gemm("experts", assignments, 0.0, 0.0, r, step_tokens=local, kind="moe",
+                        kernels=2 + ROUTING_KERNELS + p.q_extra, weight_bytes=weights, flops=flops,
+                        batch_per_matrix=per_expert,
+                        extra_bytes=assignments * (2 * h + 2 * moe.expert_ffn_size) * ops.ACTIVATION_BYTES))
+    if p.ep_link is not None:
+        per_gpu = tokens / lay.ep
+        remote = (lay.ep - 1) / lay.ep
+        dispatch = coll.alltoall(per_gpu * k * h * FP8_DISPATCH_BYTES * remote, p.ep_link, tm)
+        combine = coll.alltoall(per_gpu * k * h * ops.ACTIVATION_BYTES * remote, p.ep_link, tm)
+        out += [ops.collective("alltoall", "dispatch", dispatch), ops.collective("alltoall", "combine", combine)]
+    elif lay.tp > 1:
+        out.append(ops.collective("allreduce", "MoE all-reduce", ar))
+    return out
+
+
+def step(d: Deployment, phase: str, tokens: int, context: float, *, tokens_per_seq: int = 1) -> Step:
+    """One step of `phase`: "decode", `tokens` sequences each with `context` tokens cached (and `tokens_per_seq`
+    query tokens each); or "prefill", a prompt chunk of `tokens` tokens after `context` already cached."""
+    if phase == "decode":
+        return run(d, Batch(decode_seqs=tokens, decode_context=context, query_per_seq=tokens_per_seq), phase)
+    if phase == "prefill":
+        return run(d, Batch(prefill_tokens=tokens, prefill_context=context, prefill_finishing=1), phase)
+    raise ValueError(f"phase must be one of {PHASES}, got {phase!r}")
+
