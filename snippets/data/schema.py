@@ -420,6 +420,11 @@ class Architecture(_Strict):
     layer every no_rope_layer_interval = 4 layers; vLLM gives the RoPE layers chunked attention)."""
     mla: MLA | None = None
     moe: MoE | None = None
+    mtp_layers: Annotated[int, Field(ge=0, strict=True)] = 0
+    """Multi-token-prediction modules after the last block (DeepSeek-V3/R1's num_nextn_predict_layers: 1): each one
+    more block of the model's own structure, two RMSNorms and a projection of 2 x hidden_size to hidden_size, sharing
+    the embedding and the LM head. Left out of the parameter count (the model card's 671B leaves it out); engines run
+    it as the draft of speculative decoding (vLLM's and SGLang's DeepSeek MTP)."""
 
     @model_validator(mode="after")
     def _consistent(self) -> Architecture:

@@ -1,8 +1,10 @@
-"""The engine from the command line: `python -m snippets.engine predict|size ...` prints one JSON object.
+"""The engine from the command line: `python -m snippets.engine predict|size|search ...` prints one JSON object.
 
     python -m snippets.engine predict --model llama-3.1-405b --precision fp8 --accelerator h100-sxm \\
         --tp 8 --pp 1 --input-tokens 1000 --output-tokens 500 --concurrency 16
     python -m snippets.engine size --model llama-3.1-70b --precision bf16 --accelerator a100-80gb-sxm
+    python -m snippets.engine search --model llama-3.1-70b --precision fp8 --accelerator h100-sxm \\
+        --input-tokens 3000 --output-tokens 150 --ttft-ms 1000 --tpot-ms 50 --rate 20 --mode any
 
 Ids are `data/` ids. `--concurrency max` serves as many sequences as the KV cache holds. `--kv-precision`
 picks the KV cache's precision (default: the scenario's, or what the engine picks for the checkpoint). The
@@ -11,6 +13,16 @@ each [low, high], and `regime`), one decode step's seconds by kind of op (`break
 and PP groups' links give them (`links`: `name`, per-direction `gb_per_s`, `hop_us`). An unknown id,
 a layout the engines refuse, or a model that does not fit exits non-zero with a one-line message.
 `data/` is read through the build's loader (`--data DIR`), or an exported catalog (`--catalog FILE.json`).
+
+`predict --spec-tokens K --acceptance A [--draft mtp|eagle|MODEL]` predicts speculative decoding (k drafted tokens,
+acceptance rate α; the draft: the model's MTP module where its config has one, an EAGLE head, or a draft model
+from data/), and `--prefix-hit H` a prefix cache holding that share of each prompt (`--prefix-groups N` distinct
+prefixes). `search` prints `frontier` (the throughput-interactivity frontier: each point's mode, layout,
+concurrency, GPUs, output tokens/s per GPU and per user, TTFT, TPOT, $ per million output tokens; disaggregated
+points also each pool's layout, workers and GPUs) and `best` (the cheapest point meeting `--ttft-ms` and
+`--tpot-ms`; with `--rate`, also the replicas, or prefill and decode workers, the rented `gpus` and `usd_per_hour`
+that carry that many requests a second), or `best: null` with `why` (the target that binds, by how much) and
+exit status 1. A point's figures are what `predict` gives for its configuration.
 """
 
 from __future__ import annotations
@@ -23,7 +35,8 @@ from typing import Any
 
 from snippets.engine.deployment import Deployment, NoLayout, RefusedLayout, deploy, setting
 from snippets.engine.layout import Layout
-from snippets.engine.serving import predict
+from snippets.engine.search import MODES, Search, search
+from snippets.engine.serving import DisaggPrediction, Speculation, predict
 from snippets.engine.specs import EngineCatalog
 from snippets.engine.topology import links
 
@@ -43,7 +56,7 @@ def _catalog(args: argparse.Namespace) -> EngineCatalog:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m snippets.engine", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
-    for name in ("predict", "size"):
+    for name in ("predict", "size", "search"):
         s = sub.add_parser(name)
         s.add_argument("--model", required=True)
         s.add_argument("--precision", required=True)
@@ -52,8 +65,9 @@ def _parser() -> argparse.ArgumentParser:
         s.add_argument("--scenario", default="reference")
         s.add_argument("--input-tokens", type=int)
         s.add_argument("--output-tokens", type=int)
-        s.add_argument("--concurrency", default=None, help="sequences at once, or 'max'")
-        s.add_argument("--layout-policy", help="a layout policy id (size)")
+        if name != "search":
+            s.add_argument("--concurrency", default=None, help="sequences at once, or 'max'")
+            s.add_argument("--layout-policy", help="a layout policy id (size)")
         s.add_argument("--kv-precision", help="a precision id for the KV cache (default: the scenario's)")
         s.add_argument("--data", help="the data directory (default: the repository's data/)")
         s.add_argument("--catalog", help="an exported catalog (JSON) instead of data/")
@@ -62,16 +76,46 @@ def _parser() -> argparse.ArgumentParser:
             s.add_argument("--pp", type=int, default=1)
             s.add_argument("--ep", type=int, default=1)
             s.add_argument("--dp", type=int, default=1)
+        if name in ("predict", "search"):
+            s.add_argument("--spec-tokens", type=int, help="speculative decoding: tokens drafted per step (k)")
+            s.add_argument("--acceptance", type=float, help="speculative decoding: acceptance rate of a draft (0-1)")
+            s.add_argument("--draft", help="the draft: mtp (the model's own module), eagle, or a model id")
+            s.add_argument("--prefix-hit", type=float, default=0.0, help="share of each prompt in the prefix cache")
+            s.add_argument("--prefix-groups", type=int, default=1, help="distinct cached prefixes held")
+        if name == "search":
+            s.add_argument("--ttft-ms", type=float, help="time-to-first-token target")
+            s.add_argument("--tpot-ms", type=float, help="time-per-output-token target")
+            s.add_argument("--rate", type=float, help="requests per second to carry")
+            s.add_argument("--mode", default="any", choices=MODES)
     return p
+
+
+def speculation_of(eng: EngineCatalog, model: str, tokens: int | None, acceptance: float | None,
+                   draft: str | None) -> Speculation | None:
+    """The speculation the flags ask for, or None: the draft is `draft` (mtp, eagle or a model id), by default the
+    model's own MTP module where its config has one."""
+    if tokens is None and acceptance is None and draft is None:
+        return None
+    if tokens is None or acceptance is None:
+        raise ValueError("speculative decoding needs both --spec-tokens and --acceptance")
+    if draft is None:
+        if eng.models[model].arch.mtp_layers < 1:
+            raise ValueError(f"{eng.models[model].name} has no MTP module: name a draft (--draft eagle or a model id)")
+        draft = "mtp"
+    if draft in ("mtp", "eagle"):
+        return Speculation(tokens, acceptance, draft)
+    return Speculation(tokens, acceptance, "draft-model", eng.models[draft])
 
 
 def _q(value: float, unit: str) -> dict[str, Any]:
     return {"value": value, "unit": unit}
 
 
-def report(d: Deployment, concurrency: int, n_in: int, n_out: int) -> dict[str, Any]:
+def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculation: Speculation | None = None,
+           prefix_hit: float = 0.0, prefix_groups: int = 1) -> dict[str, Any]:
     """The JSON the command prints: the prediction, the deployment and every assumption behind them."""
-    x = predict(d, concurrency, n_in, n_out)
+    x = predict(d, concurrency, n_in, n_out, speculation=speculation, prefix_hit=prefix_hit,
+                prefix_groups=prefix_groups)
     st, m, tm = d.setting, d.memory, d.setting.time_model
 
     def ms(rng: tuple[float, float]) -> list[float]:
@@ -87,7 +131,11 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int) -> dict[str, 
         "ttft_ms_range": ms(x.ttft_range), "tpot_ms_range": ms(x.tpot_range),
         "output_tokens_per_s": x.output_tokens_per_s, "output_tokens_per_s_range": list(x.throughput_range),
         "output_tokens_per_s_per_gpu": x.output_tokens_per_s_per_gpu,
-        "regime": x.regime, "ttft_regime": x.ttft_regime,
+        "regime": x.regime, "ttft_regime": x.ttft_regime, "mode": x.mode,
+        "output_tokens_per_s_per_user": x.output_tokens_per_s_per_user,
+        "speculation": None if speculation is None else {**speculation.as_dict(), "draft_ms": x.draft_s * 1e3,
+                                                          "verify_extra_ms": x.verify_extra_s * 1e3},
+        "prefix_hit": x.prefix_hit, "cached_tokens": x.cached_tokens, "admitted": x.admitted,
         "breakdown": x.breakdown,
         "links": {k: v.as_dict() for k, v in links(d).items()},
         "decode_bound": x.decode.bound, "allreduce_algorithm": x.decode.algorithm,
@@ -110,10 +158,41 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int) -> dict[str, 
     }
 
 
+def search_report(res: Search) -> dict[str, Any]:
+    """The JSON `search` prints: the frontier, the cheapest point meeting the targets (with the plan for the rate)
+    or why there is none."""
+    st, t = res.setting, res.targets
+    best: dict[str, Any] | None = None
+    if res.best is not None:
+        best = res.best.as_dict()
+        if res.plan is not None:  # the configuration scaled to the rate: the point's own GPUs become the rented
+            plan, z = res.plan, res.best.prediction
+            best.update({"gpus_used": plan.gpus, "gpus": plan.rented_gpus, "usd_per_hour": plan.usd_per_hour,
+                         "rate": plan.rate, "replicas": plan.replicas if res.best.mode == "aggregated" else None})
+            if isinstance(z, DisaggPrediction):
+                best.update({"prefill_workers": plan.prefill_workers, "decode_workers": plan.replicas,
+                             "prefill_gpus": plan.prefill_workers * z.prefill.deployment.gpus,
+                             "decode_gpus": plan.replicas * z.decode.deployment.gpus})
+            else:
+                best["gpus_per_replica"] = res.best.gpus
+    return {
+        "model": st.model.id, "precision": st.precision.id, "accelerator": st.chip.id, "node": st.node.id,
+        "input_tokens": res.input_tokens, "output_tokens": res.output_tokens,
+        "targets": {"ttft_ms": None if t.ttft_s is None else t.ttft_s * 1e3,
+                    "tpot_ms": None if t.tpot_s is None else t.tpot_s * 1e3},
+        "frontier": [p.as_dict() for p in res.frontier], "best": best,
+        "why": None if res.why is None else res.why.as_dict(),
+        "evaluated": len(res.points), "layouts": [lay.as_dict() for lay in res.layouts], "pruned": res.pruned,
+        "skipped": list(res.skipped),
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         eng = _catalog(args)
+        if args.command == "search":
+            return _search(eng, args)
         sc = eng.scenarios[args.scenario]
         n_in = args.input_tokens or sc.input_tokens
         n_out = args.output_tokens or sc.output_tokens
@@ -135,7 +214,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             d = deploy(setting(eng, args.model, args.precision, args.scenario, node=args.node,
                                accelerator=args.accelerator, layout_policy=args.layout_policy, concurrency=conc,
                                context_tokens=n_in + n_out, kv_precision=args.kv_precision), d.layout)
-        out = report(d, conc, n_in, n_out)
+        spec = None if args.command != "predict" else speculation_of(eng, args.model, args.spec_tokens,
+                                                                     args.acceptance, args.draft)
+        out = report(d, conc, n_in, n_out, speculation=spec,
+                     prefix_hit=args.prefix_hit if args.command == "predict" else 0.0,
+                     prefix_groups=args.prefix_groups if args.command == "predict" else 1)
     except KeyError as exc:
         print(f"error: unknown id {exc}", file=sys.stderr)
         return 2
@@ -144,6 +227,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     print(json.dumps(out, indent=1, sort_keys=True))
     return 0
+
+
+def _search(eng: EngineCatalog, args: argparse.Namespace) -> int:
+    sc = eng.scenarios[args.scenario]
+    res = search(eng, args.model, args.precision, args.accelerator or eng.nodes[args.node or sc.node].chip,
+                 args.input_tokens or sc.input_tokens, args.output_tokens or sc.output_tokens,
+                 ttft_ms=args.ttft_ms, tpot_ms=args.tpot_ms, rate=args.rate, mode=args.mode,
+                 speculation=speculation_of(eng, args.model, args.spec_tokens, args.acceptance, args.draft),
+                 prefix_hit=args.prefix_hit, prefix_groups=args.prefix_groups, scenario=args.scenario,
+                 kv_precision=args.kv_precision, node=args.node)
+    print(json.dumps(search_report(res), indent=1, sort_keys=True))
+    return 0 if res.best is not None else 1
 
 
 if __name__ == "__main__":

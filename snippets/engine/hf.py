@@ -115,6 +115,7 @@ def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
 
     mla: MLA | None = None
     moe: MoE | None = None
+    mtp_layers = 0
     if family == "mixtral":
         moe = MoE(experts=r.int("num_local_experts", "experts per layer"),
                   active_experts=r.int("num_experts_per_tok", "experts each token uses"), expert_ffn_size=ffn)
@@ -146,6 +147,7 @@ def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
                   shared_experts=r.int("n_shared_experts", "shared experts per layer", 0, zero=True),
                   dense_layers=r.int("first_k_dense_replace", "leading dense layers", 0, zero=True),
                   router_bias=cfg.get("topk_method") == "noaux_tc")  # e_score_correction_bias
+        mtp_layers = r.int("num_nextn_predict_layers", "multi-token-prediction modules", 0, zero=True)
     if heads % kv_heads:
         r.refuse("num_key_value_heads", f"{kv_heads} does not divide num_attention_heads {heads}")
     if moe is not None and moe.active_experts > moe.experts:
@@ -156,7 +158,7 @@ def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
                 ffn_size=ffn, vocab_size=vocab, tied_embeddings=tied, qkv_bias=qkv_bias, linear_bias=linear_bias,
                 context_length=context, qk_norm=family in ("qwen3", "qwen3_moe"),
                 attention_sinks=family == "gpt_oss", sliding_window=sliding_window,
-                sliding_window_layers=sliding_layers, mla=mla, moe=moe)
+                sliding_window_layers=sliding_layers, mla=mla, moe=moe, mtp_layers=mtp_layers)
 
 
 def model_from_config(text: str, model_id: str = "custom") -> ModelSpec:

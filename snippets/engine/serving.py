@@ -20,18 +20,42 @@ With `concurrency` requests kept in flight (a closed loop: each finished request
   micro-batch passes every stage.
 
 `predict` solves that steady state (a few fixed-point passes) and carries the band of each figure
-(`snippets.engine.bands`). Disaggregated prefill/decode and speculative decoding build on `admitted`,
-`mixed_step` and `Batch.query_per_seq`; they are not modelled here. Standard library only.
+(`snippets.engine.bands`). The modes engines run besides:
+
+- **Speculative decoding** (`Speculation`): a draft proposes k tokens, the model verifies them in one step of
+  k + 1 query tokens per sequence, and with a chance α that each drafted token is accepted (given the ones before
+  it were) a step yields (1 − α^(k+1)) ÷ (1 − α) tokens on average. The draft's own cost is counted: k forward
+  passes of the model's multi-token-prediction module (DeepSeek-V3/R1), of a one-layer head (EAGLE), or of a
+  separate draft model on the model's TP group, each a step of the time model; its weights and its KV cache
+  take room from the pool.
+- **Prefix caching** (`prefix_hit`): the share of each prompt found in the cache (whole KV blocks, never the
+  last token, as vLLM's `get_computed_blocks` finds it) is not computed again: the prompt's chunks start after it,
+  attending to it. The cached prefix holds KV memory: `prefix_groups` distinct prefixes (a system prompt, a
+  shared document) stay in the pool once each, and each sequence holds only its own blocks beside them.
+- **Disaggregated prefill and decode** (`predict_disaggregated`): prefill workers (`prefill_pool`) compute
+  prompts and send their KV cache to decode workers (`decode_pool`), each pool on its own layout. The decode
+  workers run only decode steps of `decode_batch` sequences each; the requests they finish set the arrival rate
+  at the prefill pool, whose workers queue (M/D/1 at the load they carry). The KV cache's transfer crosses the
+  link that joins the pools (the node's fabric when both fit in one node, the network otherwise) and is charged
+  to the time to first token.
+
+Standard library only.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from snippets.engine import bands as bands_mod
+from snippets.engine import collectives as coll
+from snippets.engine import ops
 from snippets.engine.deployment import Deployment
+from snippets.engine.layout import Layout
+from snippets.engine.memory import kv_bytes_per_sequence, kv_bytes_per_token_per_gpu, stage_weights
+from snippets.engine.specs import Arch, ModelSpec
 from snippets.engine.step import Batch, Prep, Step, prepare, run
+from snippets.engine.topology import Link, fabric_bandwidth, fabric_hop
 
 FIXED_POINT_PASSES = 4
 PREFILL_LOAD_CAP = 0.95
@@ -61,11 +85,13 @@ def admitted(d: Deployment, tokens: int) -> int:
 
 
 def mixed_step(d: Deployment, decoding: int, context: float, chunk: int, chunk_context: float,
-               finishing: int = 0, prep: Prep | None = None) -> Step:
-    """One step of `decoding` sequences (one micro-batch per pipeline stage) and a prompt chunk."""
+               finishing: int = 0, prep: Prep | None = None, *, query_per_seq: int = 1) -> Step:
+    """One step of `decoding` sequences (one micro-batch per pipeline stage, `query_per_seq` tokens each: k + 1
+    when k drafted tokens are verified) and a prompt chunk."""
     micro = math.ceil(decoding / d.layout.pp) if decoding else 0
     return run(d, Batch(decode_seqs=micro, decode_context=context, prefill_tokens=chunk,
-                        prefill_context=chunk_context, prefill_finishing=finishing),
+                        prefill_context=chunk_context, prefill_finishing=finishing,
+                        query_per_seq=query_per_seq if decoding else 1),
                "decode" if decoding else "prefill", prep)
 
 
@@ -79,6 +105,178 @@ def chunks(n_in: int, budget: int | None) -> list[tuple[int, int]]:
         out.append((c, done))
         done += c
     return out
+
+
+# --------------------------------------------------------------------------- speculative decoding
+
+SPECULATION_METHODS = ("mtp", "eagle", "draft-model")
+"""mtp: the model's own multi-token-prediction module (config.json's num_nextn_predict_layers); eagle: a head of
+one decoder layer of the model's own width (EAGLE), fed the model's hidden states; draft-model: a separate smaller
+model with the same tokenizer."""
+
+
+@dataclass(frozen=True, slots=True)
+class Speculation:
+    """Speculative decoding: a draft proposes `draft_tokens` tokens a step, the model verifies them all at once."""
+
+    draft_tokens: int
+    """k: tokens the draft proposes per verify step (one draft forward pass each)."""
+    acceptance: float
+    """α: the chance that a drafted token is accepted, given that the ones before it were."""
+    method: str = "mtp"
+    draft_model: ModelSpec | None = None
+    """The separate draft model (method "draft-model"), run on the model's tensor-parallel group."""
+
+    def __post_init__(self) -> None:
+        if self.draft_tokens < 1:
+            raise ValueError(f"speculative decoding drafts at least one token a step, not {self.draft_tokens}")
+        if not 0 <= self.acceptance <= 1:
+            raise ValueError(f"the acceptance rate is a share between 0 and 1, not {self.acceptance}")
+        if self.method not in SPECULATION_METHODS:
+            raise ValueError(f"speculation method must be one of {', '.join(SPECULATION_METHODS)}, not {self.method!r}")
+        if (self.method == "draft-model") != (self.draft_model is not None):
+            raise ValueError("name a draft model exactly when the method is draft-model")
+
+    @property
+    def tokens_per_step(self) -> float:
+        """Tokens one verify step yields on average: (1 − α^(k+1)) ÷ (1 − α), the accepted drafts and the token the
+        model's own step adds (k + 1 when every draft is accepted, 1 when none is)."""
+        a, k = self.acceptance, self.draft_tokens
+        if a >= 1:
+            return float(k + 1)
+        return (1 - a ** (k + 1)) / (1 - a)
+
+    @property
+    def label(self) -> str:
+        what = self.draft_model.name if self.draft_model is not None else {"mtp": "MTP", "eagle": "EAGLE"}[self.method]
+        return f"{what}, k = {self.draft_tokens}, α = {self.acceptance:g}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"method": self.method, "draft_tokens": self.draft_tokens, "acceptance": self.acceptance,
+                "draft_model": None if self.draft_model is None else self.draft_model.id,
+                "tokens_per_step": self.tokens_per_step}
+
+
+def draft_arch(arch: Arch, spec: Speculation) -> Arch:
+    """The draft's architecture: the model's multi-token-prediction module (one more block of the model's own
+    structure, a mixture-of-experts block for DeepSeek), one dense decoder layer of the model's width (EAGLE), or
+    the draft model's."""
+    if spec.method == "mtp":
+        if arch.mtp_layers < 1:
+            raise ValueError("the model has no multi-token-prediction module (num_nextn_predict_layers is 0): "
+                             "speculate with a draft model or an EAGLE head")
+        moe = None if arch.moe is None else replace(arch.moe, dense_layers=0, layer_step=1)
+        return replace(arch, layers=arch.mtp_layers, moe=moe, mtp_layers=0)
+    if spec.method == "eagle":
+        return replace(arch, layers=1, moe=None, mtp_layers=0)
+    assert spec.draft_model is not None  # noqa: S101 - checked by Speculation
+    return spec.draft_model.arch
+
+
+@dataclass(frozen=True)
+class Draft:
+    """The draft of a speculative deployment: what one of its forward passes costs and what it holds in memory."""
+
+    deployment: Deployment
+    """The draft on the model's GPUs (its layout: the model's TP group, one pipeline stage)."""
+    prep: Prep
+    shares_embeddings: bool
+    """The MTP module and an EAGLE head read the model's embedding and LM head (vLLM shares them)."""
+    fuse_inputs: int
+    """Hidden states its input projection fuses: 2 for MTP's eh_proj (the embedding and the model's last hidden
+    state), 3 for EAGLE-3's fc, 0 for a draft model."""
+    weight_bytes: float
+    """Per GPU, beside the model's weights."""
+
+    def pass_s(self, seqs: int, context: float) -> float:
+        """One draft forward pass of `seqs` sequences at `context` cached tokens: the draft's step without the
+        host's per-step time (the passes run inside the model's step), plus its input projection."""
+        d, p = self.deployment, self.prep
+        step = run(d, Batch(decode_seqs=seqs, decode_context=context), "decode", p)
+        total = step.total_s - step.host_s
+        if self.fuse_inputs:
+            h = d.setting.model.arch.hidden_size
+            local = seqs / d.layout.dp
+            g = ops.gemm("input projection", local, h, self.fuse_inputs * h, p.rates, step_tokens=local,
+                         weight_bytes=self.fuse_inputs * h * h * d.setting.activation_bytes)
+            total += g.total_s
+        return total
+
+    def kv_bytes(self, tokens: int) -> float:
+        """KV-cache bytes the draft holds on one GPU for one sequence of `tokens` tokens."""
+        st = self.deployment.setting
+        arch = st.model.arch
+        return kv_bytes_per_sequence(arch, 0, arch.layers, self.deployment.layout.tp, st.kv_precision.bytes_per_param,
+                                     tokens, st.memory_policy)
+
+
+def draft_of(d: Deployment, spec: Speculation) -> Draft:
+    """The draft `spec` names, on `d`'s GPUs."""
+    lay = d.layout
+    if lay.pp > 1:
+        raise ValueError(f"{lay.label}: speculative decoding with pipeline stages is not modelled")
+    arch = draft_arch(d.setting.model.arch, spec)
+    if spec.method == "mtp":
+        dlay = lay
+    elif lay.dp > 1:
+        raise ValueError(f"{lay.label}: a draft beside data-parallel attention is modelled only as the MTP module")
+    else:
+        dlay = Layout(lay.tp)
+    from snippets.engine.layout import tp_problems
+
+    problems = tp_problems(arch, dlay.tp)
+    if problems:
+        raise ValueError(f"the draft on the model's TP group: {'; '.join(problems)}")
+    model = d.setting.model
+    spec_model = spec.draft_model or ModelSpec(id=f"{model.id}-{spec.method}", name=f"{model.name} {spec.method}",
+                                               nominal_params=0.0, stated_params=0.0, arch=arch)
+    dd = Deployment(replace(d.setting, model=spec_model), dlay, "draft")
+    shares = spec.method != "draft-model"
+    fuse = {"mtp": 2, "eagle": 3}.get(spec.method, 0)
+    w = stage_weights(arch, d.setting.precision, dlay)[0]
+    weights = (w.body_bytes if shares else w.total) + fuse * arch.hidden_size ** 2 * d.setting.activation_bytes
+    return Draft(dd, prepare(dd), shares, fuse, weights)
+
+
+# --------------------------------------------------------------------------- prefix caching and admission
+
+
+def cached_tokens(input_tokens: int, hit: float, block: int) -> int:
+    """Prompt tokens found in the prefix cache at a hit rate `hit`: whole blocks only, and never the last token
+    (vLLM computes at least one token of every prompt, `get_computed_blocks`)."""
+    if not 0 <= hit <= 1:
+        raise ValueError(f"the prefix hit rate is a share between 0 and 1, not {hit}")
+    if hit == 0:
+        return 0
+    want = math.floor(hit * input_tokens + 1e-9) // block * block
+    return max(0, min(want, (input_tokens - 1) // block * block))
+
+
+def admission(d: Deployment, tokens: int, *, draft: Draft | None = None, cached: int = 0, groups: int = 1) -> int:
+    """Sequences of `tokens` tokens that may run at once with a draft beside the model and `groups` cached prefixes
+    of `cached` tokens held in the pool once each: the KV pool less the draft's weights and the prefixes, over each
+    sequence's own blocks (the model's and the draft's), at most `max_num_seqs` per data-parallel rank."""
+    if draft is None and cached == 0:
+        return admitted(d, tokens)
+    if groups < 1:
+        raise ValueError("at least one cached prefix is held")
+    st = d.setting
+    arch, pol, kvb, tp = st.model.arch, st.memory_policy, st.kv_precision.bytes_per_param, d.layout.tp
+    fewest: int | None = None
+    for m in st.stages(d.layout):
+        room = m.kv_room
+        per = kv_bytes_per_sequence(arch, m.first_layer, m.layers, tp, kvb, tokens, pol)
+        prefix = kv_bytes_per_sequence(arch, m.first_layer, m.layers, tp, kvb, cached, pol) if cached else 0.0
+        if draft is not None:
+            room -= draft.weight_bytes
+            per += draft.kv_bytes(tokens)
+            prefix += draft.kv_bytes(cached) if cached else 0.0
+        room -= groups * prefix
+        own = max(per - prefix, per / max(1, tokens))
+        x = room / own
+        n = 0 if room <= 0 else math.floor(x + 1e-9 * max(1.0, x))
+        fewest = n if fewest is None else min(fewest, n)
+    return min((fewest or 0) * d.layout.dp, max_num_seqs(d) * d.layout.dp)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,10 +314,34 @@ class Prediction:
     tpot_band: bands_mod.Band
     ttft_band: bands_mod.Band
     throughput_band: bands_mod.Band
+    speculation: Speculation | None = None
+    tokens_per_step: float = 1.0
+    """Output tokens one decode (verify) step yields per sequence on average."""
+    draft_s: float = 0.0
+    """The draft's passes in one step (k of them), zero without speculative decoding."""
+    verify_extra_s: float = 0.0
+    """What verifying k + 1 tokens a sequence adds to the step over a one-token decode step."""
+    prefix_hit: float = 0.0
+    cached_tokens: int = 0
+    """Prompt tokens found in the prefix cache (whole blocks), not computed again."""
+    admitted: int = 0
+    """Sequences of the request's length the replica admits at once (KV cache, draft and prefixes, max_num_seqs)."""
+
+    mode = "aggregated"
+
+    @property
+    def speculation_cost_s(self) -> float:
+        """What speculating costs a step besides its yield: the draft's passes and the verification's extra tokens."""
+        return self.draft_s + self.verify_extra_s
 
     @property
     def output_tokens_per_s_per_gpu(self) -> float:
         return self.output_tokens_per_s / self.gpus
+
+    @property
+    def output_tokens_per_s_per_user(self) -> float:
+        """Interactivity: the tokens a second one request sees while it decodes (1 ÷ time per output token)."""
+        return 1 / self.tpot_s
 
     @property
     def input_tokens_per_s(self) -> float:
@@ -155,19 +377,20 @@ class Prediction:
 
 
 def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float,
-            shared: bool) -> tuple[float, float, float, float]:
+            shared: bool, steps_per_token: float = 1.0) -> tuple[float, float, float, float]:
     """(lifetime, time per output token, prefill wait, prefill load) of `b` requests kept in flight.
 
     A request lives L = W + P + D: W waiting behind other prompts, P its own prompt's steps, D its n_out − 1
-    decode steps. Prompts start at λ = b / L; the other b − 1 requests' prompts land in a decoding request's
-    window at λ (b − 1)/b, each adding `extra` to the steps it shares, so D = (n_out − 1) dec / (1 − λ extra
-    (b − 1)/b). W is M/D/1's wait at load ρ = λ P (or half a step when several prompts share a step). The
-    lifetime cannot fall below b P (every prompt takes its turn) nor leave the decoding no time; between those
-    bounds L − f(L) rises, so bisection finds the one steady state."""
+    decode steps (× `steps_per_token`: a verify step yields 1 ÷ that many tokens under speculative decoding).
+    Prompts start at λ = b / L; the other b − 1 requests' prompts land in a decoding request's window at
+    λ (b − 1)/b, each adding `extra` to the steps it shares, so D = (n_out − 1) dec / (1 − λ extra (b − 1)/b).
+    W is M/D/1's wait at load ρ = λ P (or half a step when several prompts share a step). The lifetime cannot
+    fall below b P (every prompt takes its turn) nor leave the decoding no time; between those bounds L − f(L)
+    rises, so bisection finds the one steady state."""
     def f(life: float) -> tuple[float, float, float, float]:
         lam = b / life
         busy = lam * extra * (b - 1) / b
-        d_win = (n_out - 1) * dec / max(1e-9, 1 - busy)
+        d_win = (n_out - 1) * steps_per_token * dec / max(1e-9, 1 - busy)
         rho = lam * prefill if b > 1 else 0.0
         if b <= 1:
             w = 0.0
@@ -177,7 +400,7 @@ def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float,
             w = prefill * rho / (2 * (1 - rho)) if rho < 1 else math.inf
         return w + prefill + d_win, d_win / max(1, n_out - 1), w, rho
 
-    lo = max(prefill + (n_out - 1) * dec, b * prefill if b > 1 and not shared else 0.0,
+    lo = max(prefill + (n_out - 1) * steps_per_token * dec, b * prefill if b > 1 and not shared else 0.0,
              extra * (b - 1) if b > 1 else 0.0) * (1 + 1e-9)
     hi = max(lo * 2, f(lo * 2)[0])
     while f(hi)[0] > hi:
@@ -192,7 +415,7 @@ def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float,
             break
     life = hi
     _, tpot, w, rho = f(life)
-    return life, (tpot if n_out > 1 else dec), w, rho
+    return life, (tpot if n_out > 1 else dec * steps_per_token), w, rho
 
 
 def _regimes(d: Deployment, saturated: bool) -> tuple[bands_mod.Regime, bands_mod.Regime]:
@@ -203,27 +426,36 @@ def _regimes(d: Deployment, saturated: bool) -> tuple[bands_mod.Regime, bands_mo
 
 
 def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | None = None,
-            output_tokens: int | None = None) -> Prediction:
+            output_tokens: int | None = None, *, speculation: Speculation | None = None, prefix_hit: float = 0.0,
+            prefix_groups: int = 1) -> Prediction:
     """TTFT, time per output token, throughput and cost per token of `d` with `concurrency` requests kept in
-    flight (default: the scenario's), each `input_tokens` + `output_tokens` long (default: the scenario's)."""
+    flight (default: the scenario's), each `input_tokens` + `output_tokens` long (default: the scenario's), served
+    aggregated; with `speculation`, speculative decoding; with `prefix_hit`, that share of each prompt found in
+    the prefix cache (`prefix_groups` distinct prefixes held in the pool)."""
     sc = d.setting.scenario
     c = sc.concurrency if concurrency is None else concurrency
     n_in = sc.input_tokens if input_tokens is None else input_tokens
     n_out = sc.output_tokens if output_tokens is None else output_tokens
     if min(c, n_in, n_out) < 1:
         raise ValueError("concurrency, input and output tokens must be at least 1")
-    cap = admitted(d, n_in + n_out)
+    cached = cached_tokens(n_in, prefix_hit, d.setting.memory_policy.kv_block_tokens)
+    draft = None if speculation is None else draft_of(d, speculation)
+    cap = admission(d, n_in + n_out, draft=draft, cached=cached, groups=prefix_groups)
     if cap < 1:
         raise ValueError(f"{d.layout.label}: not one sequence of {n_in + n_out} tokens fits the KV cache")
     b = min(c, cap)
     dp = d.layout.dp
     per_rank_budget = token_budget(d)
     ctx = n_in + n_out / 2
+    n_new = n_in - cached
+    q = 1 if speculation is None else speculation.draft_tokens + 1
+    per_step = 1.0 if speculation is None else speculation.tokens_per_step
+    spt = 1.0 / per_step
     # steady state: for a decoding set of `bd` sequences, the lifetime L of a request solves L = f(L)
     # (f falls as L grows), found by bisection; bd itself is the decoding share of b at that L
     decoding = float(b)
     dec_step = pre_step = None
-    tpot = prefill_s = wait = rho = lifetime = 0.0
+    tpot = prefill_s = wait = rho = lifetime = draft_s = verify_extra = 0.0
     prep = prepare(d)
     seen: set[int] = set()
     for _ in range(FIXED_POINT_PASSES):
@@ -231,16 +463,22 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         if bd in seen:  # the decoding set no longer moves
             break
         seen.add(bd)
-        left = max(1, per_rank_budget - math.ceil(bd / dp)) * dp
-        dec_step = mixed_step(d, bd, ctx, 0, 0, prep=prep)
+        left = max(1, per_rank_budget - math.ceil(bd * q / dp)) * dp
+        dec_step = mixed_step(d, bd, ctx, 0, 0, prep=prep, query_per_seq=q)
+        if draft is not None:
+            draft_s = (q - 1) * draft.pass_s(bd, ctx)
+            verify_extra = dec_step.total_s - mixed_step(d, bd, ctx, 0, 0, prep=prep).total_s
+        dec_s = dec_step.total_s + draft_s
         alongside = bd if b > 1 else 0
-        steps = [mixed_step(d, alongside, ctx, ck, before, finishing=1 if before + ck == n_in else 0, prep=prep)
-                 for ck, before in chunks(n_in, left)]
+        steps = [mixed_step(d, alongside, ctx, ck, cached + before, finishing=1 if before + ck == n_new else 0,
+                            prep=prep, query_per_seq=q)
+                 for ck, before in chunks(n_new, left)]
         pre_step = steps[0]
-        prefill_s = sum(x.total_s for x in steps)
-        extra = sum(x.total_s - dec_step.total_s for x in steps)  # what a prompt's steps cost the decoding ones
-        shared = b > 1 and left is not None and n_in <= left / 2  # several prompts fit one step
-        lifetime, tpot, wait, rho = _steady(b, n_out, dec_step.total_s, prefill_s, max(0.0, extra), shared)
+        times = [x.total_s + (draft_s if alongside else 0.0) for x in steps]
+        prefill_s = sum(times)
+        extra = sum(t - dec_s for t in times)  # what a prompt's steps cost the decoding ones
+        shared = b > 1 and left is not None and n_new <= left / 2  # several prompts fit one step
+        lifetime, tpot, wait, rho = _steady(b, n_out, dec_s, prefill_s, max(0.0, extra), shared, spt)
         decoding = b * (n_out - 1) * tpot / lifetime if n_out > 1 else 1.0
     assert dec_step is not None and pre_step is not None  # noqa: S101 - the loop ran
     throughput = b * n_out / lifetime
@@ -256,4 +494,258 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         tpot_band=bands_mod.band(table, "tpot_ms", dec_regime),
         ttft_band=bands_mod.band(table, "ttft_ms", pre_regime),
         throughput_band=bands_mod.band(table, "output_tokens_per_s", dec_regime),
+        speculation=speculation, tokens_per_step=per_step, draft_s=draft_s, verify_extra_s=verify_extra,
+        prefix_hit=prefix_hit, cached_tokens=cached, admitted=cap,
     )
+
+
+# --------------------------------------------------------------------------- disaggregated prefill and decode
+
+
+def rented_share(gpus: int, unit: int) -> float:
+    """Rented GPUs one copy of a `gpus`-GPU configuration carries when GPUs are rented in units of `unit` and each
+    unit is filled with copies: 2 for a 2-GPU copy in an 8-GPU unit, 4 for a 3-GPU one, 16 for 12 GPUs."""
+    rented = math.ceil(gpus / unit) * unit
+    return rented / max(1, rented // gpus)
+
+
+@dataclass(frozen=True, slots=True)
+class PrefillPool:
+    """One prefill worker: a deployment that only computes prompts and hands their KV cache on."""
+
+    deployment: Deployment
+    input_tokens: int
+    cached_tokens: int
+    prefill_s: float
+    """One prompt alone through its chunks."""
+    service_s: float
+    """A prompt's share of the worker's time at full load: its chunks' steps, or a step's share where several
+    prompts fit one step (`prompts_per_step`)."""
+    prompts_per_step: int
+    kv_bytes_per_gpu: float
+    """The prompt's computed KV cache on the GPU holding the most of it: what that GPU sends."""
+    first: Step
+    """The prompt's first chunk."""
+
+
+def prefill_pool(d: Deployment, input_tokens: int, *, prefix_hit: float = 0.0) -> PrefillPool:
+    """A prefill worker of `d` for prompts of `input_tokens` (a share `prefix_hit` found in its prefix cache)."""
+    st = d.setting
+    cached = cached_tokens(input_tokens, prefix_hit, st.memory_policy.kv_block_tokens)
+    n_new = input_tokens - cached
+    budget = token_budget(d) * d.layout.dp
+    prep = prepare(d)
+    steps = [mixed_step(d, 0, 0, ck, cached + before, finishing=1 if before + ck == n_new else 0, prep=prep)
+             for ck, before in chunks(n_new, budget)]
+    alone = sum(x.total_s for x in steps)
+    k = budget // n_new if n_new <= budget // 2 else 1
+    service = alone
+    if k > 1:
+        batched = run(d, Batch(prefill_tokens=k * n_new, prefill_context=cached, prefill_finishing=k,
+                               prefill_seqs=k), "prefill", prep)
+        service = batched.total_s / k
+    arch, kvb = st.model.arch, st.kv_precision.bytes_per_param
+    per_gpu = max(kv_bytes_per_token_per_gpu(arch, w.layers, d.layout.tp, kvb, context_tokens=input_tokens,
+                                             first_layer=w.first_layer)
+                  for w in stage_weights(arch, st.precision, d.layout)) * n_new
+    return PrefillPool(d, input_tokens, cached, alone, service, k, per_gpu, steps[0])
+
+
+@dataclass(frozen=True, slots=True)
+class DecodePool:
+    """One decode worker: a deployment that only decodes, `batch` sequences at once."""
+
+    deployment: Deployment
+    batch: int
+    input_tokens: int
+    output_tokens: int
+    step: Step
+    """One decode (verify) step of the batch."""
+    tpot_s: float
+    admitted: int
+    """Sequences of the request's length the worker admits at once."""
+    kv_bytes_per_gpu: float
+    """A prompt's KV cache (what the prefill worker computed) on the GPU of this worker that holds the most of it."""
+    speculation: Speculation | None = None
+    draft_s: float = 0.0
+    verify_extra_s: float = 0.0
+
+    @property
+    def requests_per_s(self) -> float:
+        """Requests one worker finishes a second: its batch, each for n_out − 1 steps' worth of tokens."""
+        return self.batch / ((self.output_tokens - 1) * self.tpot_s)
+
+
+def decode_pool(d: Deployment, batch: int, input_tokens: int, output_tokens: int, *,
+                speculation: Speculation | None = None, prefix_hit: float = 0.0,
+                prefix_groups: int = 1) -> DecodePool:
+    """A decode worker of `d` with `batch` sequences of `input_tokens` + `output_tokens` decoding at once."""
+    if output_tokens < 2:
+        raise ValueError("disaggregated serving decodes at least one token after the first")
+    st = d.setting
+    cached = cached_tokens(input_tokens, prefix_hit, st.memory_policy.kv_block_tokens)
+    draft = None if speculation is None else draft_of(d, speculation)
+    cap = admission(d, input_tokens + output_tokens, draft=draft, cached=cached, groups=prefix_groups)
+    if not 1 <= batch <= cap:
+        raise ValueError(f"{d.layout.label}: a decode worker admits 1 to {cap} sequences of "
+                         f"{input_tokens + output_tokens} tokens, not {batch}")
+    ctx = input_tokens + output_tokens / 2
+    prep = prepare(d)
+    q = 1 if speculation is None else speculation.draft_tokens + 1
+    step = mixed_step(d, batch, ctx, 0, 0, prep=prep, query_per_seq=q)
+    draft_s = verify_extra = 0.0
+    if draft is not None:
+        draft_s = (q - 1) * draft.pass_s(batch, ctx)
+        verify_extra = step.total_s - mixed_step(d, batch, ctx, 0, 0, prep=prep).total_s
+    per_step = 1.0 if speculation is None else speculation.tokens_per_step
+    arch, kvb = st.model.arch, st.kv_precision.bytes_per_param
+    per_gpu = max(kv_bytes_per_token_per_gpu(arch, w.layers, d.layout.tp, kvb, context_tokens=input_tokens,
+                                             first_layer=w.first_layer)
+                  for w in stage_weights(arch, st.precision, d.layout)) * (input_tokens - cached)
+    return DecodePool(d, batch, input_tokens, output_tokens, step, (step.total_s + draft_s) / per_step, cap, per_gpu,
+                      speculation, draft_s, verify_extra)
+
+
+def kv_link(prefill: Deployment, gpus: int) -> Link:
+    """The link a prompt's KV cache crosses from a prefill GPU to a decode GPU: the node's fabric (GPU to GPU)
+    when the `gpus` of both pools fit one node, each GPU's share of the node's NICs otherwise."""
+    st = prefill.setting
+    node, tm = st.node, st.time_model
+    if gpus <= node.gpus:
+        name = "PCIe" if node.fabric_shape == "pcie" else (st.chip.scale_up_name or node.scale_up)
+        bw = fabric_bandwidth(prefill, 2)
+        return Link(name, bw, fabric_hop(prefill), node.fabric_shape, 2, 1, True, bw, fabric_hop(prefill), 2)
+    if node.network_bytes_per_s is None:
+        raise ValueError(f"{gpus} GPUs of prefill and decode workers span nodes of {node.name}, which records "
+                         "no network")
+    return Link(node.network_name or "network", node.network_bytes_per_s, tm.network_hop_s, "network", 2, 2)
+
+
+def kv_transfer(p: PrefillPool, dec: DecodePool, gpus: int) -> tuple[Link, coll.Collective]:
+    """The link between the pools and one prompt's KV cache sent over it: each prefill GPU sends its share to the
+    decode GPUs that hold it, all at once; the GPU with the most to send or to receive decides."""
+    link = kv_link(p.deployment, gpus)
+    return link, coll.send(max(p.kv_bytes_per_gpu, dec.kv_bytes_per_gpu), link, p.deployment.setting.time_model)
+
+
+@dataclass(frozen=True, slots=True)
+class DisaggPrediction:
+    """Prefill workers and decode workers together: what a request sees and what the GPUs make."""
+
+    prefill: PrefillPool
+    decode: DecodePool
+    prefill_workers: int
+    decode_workers: int
+    requests_per_s: float
+    """Requests the decode workers finish a second, and so the rate the prefill workers take them in."""
+    prefill_load: float
+    """ρ of each prefill worker's queue."""
+    prefill_wait_s: float
+    link: Link
+    transfer_s: float
+    """One prompt's KV cache from its prefill worker to its decode worker (charged to TTFT)."""
+    ttft_s: float
+    tpot_s: float
+    output_tokens_per_s: float
+    cost_per_hour: float | None
+    """The share of the rented GPUs this configuration carries (units filled with copies of it)."""
+    regime: str
+    ttft_regime: str
+    tpot_band: bands_mod.Band
+    ttft_band: bands_mod.Band
+    throughput_band: bands_mod.Band
+
+    mode = "disaggregated"
+
+    @property
+    def prefill_gpus(self) -> int:
+        return self.prefill_workers * self.prefill.deployment.gpus
+
+    @property
+    def decode_gpus(self) -> int:
+        return self.decode_workers * self.decode.deployment.gpus
+
+    @property
+    def gpus(self) -> int:
+        return self.prefill_gpus + self.decode_gpus
+
+    @property
+    def in_flight(self) -> float:
+        """Requests in flight (Little's law: the rate times a request's time in the system)."""
+        return self.requests_per_s * (self.ttft_s + (self.decode.output_tokens - 1) * self.tpot_s)
+
+    @property
+    def output_tokens_per_s_per_gpu(self) -> float:
+        return self.output_tokens_per_s / self.gpus
+
+    @property
+    def output_tokens_per_s_per_user(self) -> float:
+        return 1 / self.tpot_s
+
+    @property
+    def usd_per_mtok_output(self) -> float | None:
+        c = self.cost_per_hour
+        return None if c is None else c / (self.output_tokens_per_s * 3600) * 1e6
+
+    @property
+    def tpot_range(self) -> tuple[float, float]:
+        return self.tpot_band.around(self.tpot_s)
+
+    @property
+    def ttft_range(self) -> tuple[float, float]:
+        return self.ttft_band.around(self.ttft_s)
+
+    @property
+    def throughput_range(self) -> tuple[float, float]:
+        return self.throughput_band.around(self.output_tokens_per_s)
+
+
+def prefill_wait(load: float, service_s: float) -> float:
+    """M/D/1's mean wait at load ρ for a deterministic service time."""
+    if load >= 1:
+        return math.inf
+    return service_s * load / (2 * (1 - load))
+
+
+def combine(p: PrefillPool, dec: DecodePool, prefill_workers: int, decode_workers: int) -> DisaggPrediction:
+    """`prefill_workers` prefill workers feeding `decode_workers` decode workers, each decode worker at its batch:
+    the rate the decode workers finish requests sets the prefill workers' load; TTFT is the wait in the prefill
+    queue, the prompt's own steps and its KV cache's transfer."""
+    if prefill_workers < 1 or decode_workers < 1:
+        raise ValueError("a disaggregated deployment has at least one prefill and one decode worker")
+    rate = decode_workers * dec.requests_per_s
+    load = rate * p.service_s / prefill_workers
+    if load >= 1:
+        raise ValueError(f"{prefill_workers} prefill workers cannot keep up with {decode_workers} decode workers: "
+                         f"load {load:.2f}")
+    wait = prefill_wait(load, p.service_s)
+    gpus = prefill_workers * p.deployment.gpus + decode_workers * dec.deployment.gpus
+    link, transfer = kv_transfer(p, dec, gpus)
+    dd = dec.deployment
+    price = dd.setting.price
+    cost = None if price is None else rented_share(gpus, price.gpus_per_unit) * price.usd_per_gpu_hour
+    dec_regime, _ = _regimes(dd, dec.batch >= SATURATION * dec.admitted)
+    _, pre_regime = _regimes(p.deployment, False)
+    table = dd.setting.time_model.bands
+    return DisaggPrediction(
+        prefill=p, decode=dec, prefill_workers=prefill_workers, decode_workers=decode_workers, requests_per_s=rate,
+        prefill_load=load, prefill_wait_s=wait, link=link, transfer_s=transfer.seconds,
+        ttft_s=wait + p.prefill_s + transfer.seconds, tpot_s=dec.tpot_s, output_tokens_per_s=rate * dec.output_tokens,
+        cost_per_hour=cost, regime=dec_regime.label, ttft_regime=pre_regime.label,
+        tpot_band=bands_mod.band(table, "tpot_ms", dec_regime), ttft_band=bands_mod.band(table, "ttft_ms", pre_regime),
+        throughput_band=bands_mod.band(table, "output_tokens_per_s", dec_regime))
+
+
+def predict_disaggregated(prefill: Deployment, decode: Deployment, prefill_workers: int, decode_workers: int,
+                          decode_batch: int, input_tokens: int | None = None, output_tokens: int | None = None, *,
+                          speculation: Speculation | None = None, prefix_hit: float = 0.0,
+                          prefix_groups: int = 1) -> DisaggPrediction:
+    """TTFT, time per output token, throughput and cost of `prefill_workers` workers of `prefill` handing prompts
+    to `decode_workers` workers of `decode`, each decoding `decode_batch` sequences at once."""
+    sc = decode.setting.scenario
+    n_in = sc.input_tokens if input_tokens is None else input_tokens
+    n_out = sc.output_tokens if output_tokens is None else output_tokens
+    return combine(prefill_pool(prefill, n_in, prefix_hit=prefix_hit),
+                   decode_pool(decode, decode_batch, n_in, n_out, speculation=speculation, prefix_hit=prefix_hit,
+                               prefix_groups=prefix_groups),
+                   prefill_workers, decode_workers)

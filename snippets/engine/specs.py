@@ -158,6 +158,9 @@ class Arch:
     """With chunked attention: every n-th layer (n-1, 2n-1, ... 0-based) attends globally, the others in chunks."""
     mla: MLA | None = None
     moe: MoE | None = None
+    mtp_layers: int = 0
+    """Multi-token-prediction modules (config.json's num_nextn_predict_layers): the draft of speculative decoding
+    where the model has one (`snippets.engine.serving.Speculation`); not among the blocks counted or served."""
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Arch:

@@ -68,6 +68,9 @@ class Batch:
     """Prompts whose last chunk is in this step (each needs logits for its first token)."""
     query_per_seq: int = 1
     """Tokens each decoding sequence feeds (1; k + 1 when k drafted tokens are verified)."""
+    prefill_seqs: int = 1
+    """Prompts whose chunks share the step, `prefill_tokens / prefill_seqs` tokens each after `prefill_context` (a
+    prefill-only worker batches several short prompts into one step); each attends only to its own tokens."""
 
     @property
     def tokens(self) -> int:
@@ -342,10 +345,12 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
                                      step_tokens=local, count=n))
         if pre_local:
             start = batch.prefill_context
-            kv_tok = kv_bytes_per_token_per_gpu(arch, n, tp, p.kv_bytes, context_tokens=max(1.0, start + pre_local),
+            prompts = max(1.0, batch.prefill_seqs / dp)  # prompts on one rank, each of `q` tokens after `start`
+            q = pre_local / prompts
+            kv_tok = kv_bytes_per_token_per_gpu(arch, n, tp, p.kv_bytes, context_tokens=max(1.0, start + q),
                                                 first_layer=plan.first)
-            out.append(ops.attention("attention (prefill)", _prefill_pairs(arch, plan, start, pre_local),
-                                     p.prefill_pair_flops, kv_tok * (start + pre_local) / n, pre_local, p.q_width, r,
+            out.append(ops.attention("attention (prefill)", prompts * _prefill_pairs(arch, plan, start, q),
+                                     p.prefill_pair_flops, prompts * kv_tok * (start + q) / n, pre_local, p.q_width, r,
                                      step_tokens=local, count=n))
         if tp > 1:
             out.append(ops.collective("allreduce", "attention all-reduce", ar, count=n))

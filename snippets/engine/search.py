@@ -1,0 +1,652 @@
+"""Search: the configurations that serve a model on an accelerator, the throughput–interactivity frontier among
+them, and the cheapest one that meets a latency target. Standard library only (the calculator runs it).
+
+A **candidate** is a way to serve `input_tokens` + `output_tokens` requests, predicted by the serving layer
+(`snippets.engine.serving`), never re-derived here:
+
+- **aggregated**: a replica on a layout the engines accept (`layouts`: every TP degree in the node, for a
+  mixture-of-experts model also with expert parallelism and with data-parallel attention, each with the fewest
+  pipeline stages that hold it), with `concurrency` requests kept in flight (`serving.predict`);
+- **disaggregated**: prefill workers on one layout handing their KV cache to decode workers on another, the
+  decode workers at a batch, as many prefill workers as keep up with them (and meet the TTFT target), over the
+  link that joins the pools (`serving.combine`);
+- each with speculative decoding where the caller gives a draft and its acceptance rate, and without; a prefix
+  hit rate applies to all.
+
+Each point carries its throughput per GPU (output tokens/s ÷ the GPUs it runs on), its interactivity (tokens/s a
+user sees, 1 ÷ TPOT), TTFT, TPOT, GPUs, rent and $ per million output tokens, with the bands of the time model.
+
+- `frontier`: the points no other point beats on both throughput per GPU and interactivity (among those that
+  meet the TTFT target, when one is given): what a deployment can trade between cost and speed.
+- `cheapest`: the point of lowest cost per output token (rented GPU-hours per token, which with one price per
+  accelerator is lowest $ per million tokens) that meets the TTFT and TPOT targets; with a request rate, the
+  replicas (or prefill and decode workers) and rented GPUs that carry it, and $ per hour. When nothing meets the
+  targets, `why` names the target that binds and by how much.
+
+Pruning makes it fast, not a coarser grid: TTFT and TPOT rise and throughput per GPU rises with concurrency up to
+what the KV cache admits (no point beyond it is tried), so a layout's one-request point and its fullest point
+bound all of its points. A layout whose bound no point already found beats is swept; one whose fullest point costs
+more than the cheapest found is not searched for the target; a layout that misses the TPOT target alone misses it
+at every load. The highest concurrency that meets the targets is found by bisection, exactly; prefill layouts that
+another beats on prompt time, GPU time per prompt and KV bytes to send are dropped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from snippets.engine.deployment import Deployment, NoLayout, RefusedLayout, Setting, deploy, setting
+from snippets.engine.layout import Layout, layout_problems, tp_degrees
+from snippets.engine.serving import (
+    PREFILL_LOAD_CAP,
+    DecodePool,
+    DisaggPrediction,
+    Prediction,
+    PrefillPool,
+    Speculation,
+    combine,
+    decode_pool,
+    kv_transfer,
+    predict,
+    prefill_pool,
+    prefill_wait,
+    rented_share,
+)
+from snippets.engine.specs import EngineCatalog
+
+MODES = ("aggregated", "disaggregated", "any")
+MAX_DECODE_WORKERS = 8
+"""Decode workers a disaggregated configuration is tried with (1 to this), each with the fewest prefill workers that
+keep up with them and meet the TTFT target: the ratio of prefill to decode workers follows."""
+MAX_NODES = 8
+"""A replica (one worker) spans at most this many nodes: the fewest pipeline stages that hold the model are tried,
+up to there."""
+MAX_EXPERT_DATA_PARALLEL = 8
+"""Data-parallel attention ranks tried with expert parallelism (2, 4, ... up to this, within one node)."""
+
+
+def concurrencies(cap: int) -> list[int]:
+    """The frontier's loads: 1, 2, 3, 4, 6, 8, 12, 16, ... (powers of two and half again between) below `cap`,
+    and `cap` itself, the most the replica admits."""
+    out: set[int] = {cap}
+    n = 1
+    while n < cap:
+        out.add(n)
+        if n >= 2 and n * 3 // 2 < cap:
+            out.add(n * 3 // 2)
+        n *= 2
+    return sorted(x for x in out if 1 <= x <= cap)
+
+
+@dataclass(frozen=True, slots=True)
+class Targets:
+    """A service-level objective: time to first token and time per output token, in seconds (None: no limit)."""
+
+    ttft_s: float | None = None
+    tpot_s: float | None = None
+
+    def __post_init__(self) -> None:
+        for name, v in (("TTFT", self.ttft_s), ("TPOT", self.tpot_s)):
+            if v is not None and not v > 0:
+                raise ValueError(f"the {name} target must be positive, not {v}")
+
+    def ttft_met(self, ttft_s: float) -> bool:
+        return self.ttft_s is None or ttft_s <= self.ttft_s
+
+    def met(self, ttft_s: float, tpot_s: float) -> bool:
+        return self.ttft_met(ttft_s) and (self.tpot_s is None or tpot_s <= self.tpot_s)
+
+    def excess(self, ttft_s: float, tpot_s: float) -> dict[str, float]:
+        """Each target's measured ÷ target ratio (above 1: missed)."""
+        out = {}
+        if self.ttft_s is not None:
+            out["ttft_ms"] = ttft_s / self.ttft_s
+        if self.tpot_s is not None:
+            out["tpot_ms"] = tpot_s / self.tpot_s
+        return out
+
+
+@dataclass(frozen=True)
+class Point:
+    """One configuration and what the serving layer predicts for it."""
+
+    prediction: Prediction | DisaggPrediction
+    deployment: Deployment
+    """The replica (aggregated) or a decode worker (disaggregated)."""
+    rented_gpus: float
+    """Rented GPUs this configuration carries, rental units filled with copies of it (the divisor of its cost)."""
+    usd_per_gpu_hour: float | None
+    prefill_layout: Layout | None = None
+
+    @property
+    def mode(self) -> str:
+        return self.prediction.mode
+
+    @property
+    def layout(self) -> Layout:
+        """The replica's layout (aggregated) or the decode workers' (disaggregated)."""
+        return self.deployment.layout
+
+    @property
+    def speculation(self) -> Speculation | None:
+        p = self.prediction
+        return p.speculation if isinstance(p, Prediction) else p.decode.speculation
+
+    @property
+    def concurrency(self) -> int:
+        """Requests in flight: a replica's (aggregated), or the whole configuration's (disaggregated, by Little's
+        law: the rate times the time a request spends)."""
+        p = self.prediction
+        return p.in_flight if isinstance(p, Prediction) else max(1, round(p.in_flight))
+
+    @property
+    def gpus(self) -> int:
+        return self.prediction.gpus
+
+    @property
+    def ttft_s(self) -> float:
+        return self.prediction.ttft_s
+
+    @property
+    def tpot_s(self) -> float:
+        return self.prediction.tpot_s
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        return self.prediction.output_tokens_per_s
+
+    @property
+    def per_gpu(self) -> float:
+        """Output tokens per second per GPU."""
+        return self.prediction.output_tokens_per_s / self.prediction.gpus
+
+    @property
+    def per_user(self) -> float:
+        """Interactivity: output tokens per second one request sees (1 ÷ TPOT)."""
+        return 1 / self.prediction.tpot_s
+
+    @property
+    def requests_per_s(self) -> float:
+        return self.prediction.output_tokens_per_s / self._output_tokens
+
+    @property
+    def _output_tokens(self) -> int:
+        p = self.prediction
+        return p.output_tokens if isinstance(p, Prediction) else p.decode.output_tokens
+
+    @property
+    def gpu_hours_per_mtok(self) -> float:
+        """Rented GPU-hours per million output tokens: the cost per token without a price."""
+        return self.rented_gpus / (self.output_tokens_per_s * 3600) * 1e6
+
+    @property
+    def usd_per_mtok(self) -> float | None:
+        p = self.usd_per_gpu_hour
+        return None if p is None else p * self.gpu_hours_per_mtok
+
+    @property
+    def label(self) -> str:
+        p = self.prediction
+        spec = "" if self.speculation is None else f", speculative ({self.speculation.label})"
+        if isinstance(p, Prediction):
+            return f"aggregated {self.layout.label}, {p.in_flight} in flight{spec}"
+        assert self.prefill_layout is not None  # noqa: S101 - a disaggregated point has one
+        return (f"disaggregated {p.prefill_workers} × {self.prefill_layout.label} prefill, {p.decode_workers} × "
+                f"{self.layout.label} decode at {p.decode.batch} each{spec}")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The point as the command line prints it."""
+        p = self.prediction
+        out: dict[str, Any] = {
+            "mode": self.mode, "layout": self.layout.as_dict(), "layout_label": self.layout.label,
+            "concurrency": self.concurrency, "gpus": self.gpus,
+            "output_tokens_per_s_per_gpu": self.per_gpu, "output_tokens_per_s_per_user": self.per_user,
+            "output_tokens_per_s": self.output_tokens_per_s,
+            "ttft_ms": self.ttft_s * 1e3, "tpot_ms": self.tpot_s * 1e3,
+            "ttft_ms_range": [x * 1e3 for x in p.ttft_range], "tpot_ms_range": [x * 1e3 for x in p.tpot_range],
+            "output_tokens_per_s_range": list(p.throughput_range),
+            "usd_per_mtok_output": self.usd_per_mtok, "gpu_hours_per_mtok_output": self.gpu_hours_per_mtok,
+            "rented_gpus": self.rented_gpus, "regime": p.regime, "ttft_regime": p.ttft_regime,
+            "speculation": None if self.speculation is None else self.speculation.as_dict(),
+        }
+        if isinstance(p, DisaggPrediction):
+            assert self.prefill_layout is not None  # noqa: S101 - a disaggregated point has one
+            out.update({
+                "prefill_layout": self.prefill_layout.as_dict(), "decode_layout": self.layout.as_dict(),
+                "prefill_workers": p.prefill_workers, "decode_workers": p.decode_workers,
+                "prefill_gpus": p.prefill_gpus, "decode_gpus": p.decode_gpus, "decode_batch": p.decode.batch,
+                "kv_transfer_ms": p.transfer_s * 1e3, "kv_link": p.link.name, "prefill_load": p.prefill_load,
+            })
+        else:
+            out["in_flight"] = p.in_flight
+        return out
+
+
+def dominates(a: Point, b: Point) -> bool:
+    """`a` is at least as good as `b` on throughput per GPU and interactivity, and better on one."""
+    return (a.per_gpu >= b.per_gpu and a.per_user >= b.per_user
+            and (a.per_gpu > b.per_gpu or a.per_user > b.per_user))
+
+
+def pareto(points: Iterable[Point]) -> list[Point]:
+    """The points no other point dominates, most interactive first (of equal points, the cheapest)."""
+    ordered = sorted(points, key=lambda p: (-p.per_user, -p.per_gpu, p.gpu_hours_per_mtok))
+    out: list[Point] = []
+    best = -math.inf
+    for p in ordered:
+        if p.per_gpu > best:
+            out.append(p)
+            best = p.per_gpu
+    return out
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What carries a request rate: the point's configuration copied `replicas` times (aggregated), or its decode
+    and prefill workers scaled to the rate (disaggregated)."""
+
+    point: Point
+    rate: float
+    """Requests per second."""
+    replicas: int
+    """Replicas (aggregated) or decode workers (disaggregated)."""
+    prefill_workers: int
+    gpus: int
+    rented_gpus: int
+    usd_per_hour: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {"rate": self.rate, "replicas": self.replicas, "gpus": self.gpus, "rented_gpus": self.rented_gpus,
+               "usd_per_hour": self.usd_per_hour}
+        if self.point.mode == "disaggregated":
+            out.update({"prefill_workers": self.prefill_workers, "decode_workers": self.replicas})
+        return out
+
+
+@dataclass(frozen=True)
+class Why:
+    """Why nothing meets the targets: the target that binds at the configuration closest to meeting both."""
+
+    text: str
+    binding: str | None = None
+    """ttft_ms or tpot_ms; None when no configuration serves the request at all."""
+    target: float | None = None
+    closest: float | None = None
+    """What the closest configuration gives for the binding target (ms)."""
+    over_by: float | None = None
+    """(closest − target) ÷ target."""
+    point: Point | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "binding": self.binding, "target": self.target, "closest": self.closest,
+                "over_by": self.over_by, "configuration": None if self.point is None else self.point.as_dict()}
+
+
+@dataclass(frozen=True)
+class Search:
+    """A search's answer: every point it predicted, the frontier, the cheapest meeting the targets."""
+
+    setting: Setting
+    input_tokens: int
+    output_tokens: int
+    targets: Targets
+    points: tuple[Point, ...]
+    frontier: tuple[Point, ...]
+    best: Point | None
+    plan: Plan | None
+    why: Why | None
+    layouts: tuple[Layout, ...]
+    """Every layout that holds the model (the candidates of both pools)."""
+    pruned: int
+    """Layouts (with or without speculation) whose sweep the frontier's bound made unnecessary."""
+    skipped: tuple[str, ...] = field(default=())
+    """Layouts or modes the time model could not predict, with the reason."""
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+def layouts(st: Setting) -> list[Deployment]:
+    """Every layout the engines accept that holds the model at the setting's context: each TP degree in the node
+    (for a mixture-of-experts model also TP with expert parallelism, and data-parallel attention ranks with
+    expert parallelism across them), each with the fewest pipeline stages that hold it, at most `MAX_NODES`
+    nodes."""
+    arch, node = st.model.arch, st.node
+    most = node.gpus * MAX_NODES
+    shapes: list[tuple[int, int, int]] = []
+    for t in tp_degrees(arch, node.gpus):
+        shapes.append((t, 1, 1))
+        if arch.moe is not None:
+            if t > 1:
+                shapes.append((t, t, 1))
+            dp = 2
+            while dp <= MAX_EXPERT_DATA_PARALLEL and t * dp <= node.gpus:
+                shapes.append((t, t * dp, dp))
+                dp *= 2
+    out: list[Deployment] = []
+    for tp, ep, dp in shapes:
+        if layout_problems(arch, Layout(tp, 1, ep, dp), st.precision):
+            continue
+        for pp in range(1, arch.layers + 1):
+            lay = Layout(tp, pp, ep, dp)
+            if lay.gpus > most:
+                break
+            try:
+                out.append(deploy(st, lay))
+            except RefusedLayout:
+                continue
+            break
+    return out
+
+
+@dataclass
+class _Run:
+    """One search's working state (local to the call: no module-level state)."""
+
+    targets: Targets
+    n_in: int
+    n_out: int
+    prefix_hit: float
+    prefix_groups: int
+    points: list[Point] = field(default_factory=list)
+    candidates: list[Point] = field(default_factory=list)
+    """Points that meet the targets."""
+    skipped: list[str] = field(default_factory=list)
+    pruned: int = 0
+
+    def eligible(self, p: Point) -> bool:
+        return self.targets.ttft_met(p.ttft_s)
+
+
+def _agg_point(d: Deployment, c: int, run: _Run, spec: Speculation | None) -> Point:
+    x = predict(d, c, run.n_in, run.n_out, speculation=spec, prefix_hit=run.prefix_hit,
+                prefix_groups=run.prefix_groups)
+    price = d.setting.price
+    return Point(x, d, d.rented_gpus_per_replica, None if price is None else price.usd_per_gpu_hour)
+
+
+def _largest(lo: int, hi: int, ok: Callable[[int], bool]) -> int:
+    """The largest n in [lo, hi] with ok(n), given ok(lo) and that ok holds up to some n and not beyond."""
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _aggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | None], run: _Run, sweep: bool) -> None:
+    """Every aggregated candidate: the corners of each layout, its sweep unless the frontier already beats its
+    bound, and its cheapest load meeting the targets unless it cannot beat the cheapest found."""
+    t = run.targets
+    corners: list[tuple[Point, Point, int, Deployment, Speculation | None]] = []
+    for d in deps:
+        for spec in specs:
+            try:
+                one = _agg_point(d, 1, run, spec)
+            except ValueError as exc:
+                run.skipped.append(f"{d.layout.label}{'' if spec is None else ' speculative'}: {exc}")
+                continue
+            cap = one.prediction.admitted if isinstance(one.prediction, Prediction) else 1
+            full = one if cap == 1 else _agg_point(d, cap, run, spec)
+            run.points += [one] if full is one else [one, full]
+            corners.append((one, full, cap, d, spec))
+    # most promising first: the fullest points' throughput per GPU
+    corners.sort(key=lambda x: -x[1].per_gpu)
+    for one, full, cap, d, spec in corners:
+        if sweep:
+            found = [p for p in run.points if run.eligible(p)]
+            bound = (full.per_gpu, one.per_user)
+            if any(p.per_gpu >= bound[0] and p.per_user >= bound[1] and p is not one and p is not full
+                   for p in found):
+                run.pruned += 1
+            else:
+                for c in concurrencies(cap):
+                    if c not in (1, cap):
+                        run.points.append(_agg_point(d, c, run, spec))
+        if not t.met(one.ttft_s, one.tpot_s):
+            continue  # TTFT and TPOT only rise with the load
+        if t.met(full.ttft_s, full.tpot_s):
+            run.candidates.append(full)
+            continue
+        best = min((p.gpu_hours_per_mtok for p in run.candidates), default=math.inf)
+        if full.gpu_hours_per_mtok >= best:
+            continue  # even its fullest point costs more than the cheapest found
+        memo: dict[int, Point] = {1: one}
+
+        def ok(c: int, d: Deployment = d, spec: Speculation | None = spec, memo: dict[int, Point] = memo) -> bool:
+            if c not in memo:
+                memo[c] = _agg_point(d, c, run, spec)
+            return t.met(memo[c].ttft_s, memo[c].tpot_s)
+
+        c_star = _largest(1, cap, ok)
+        run.points += [p for c, p in memo.items() if c != 1]
+        run.candidates.append(memo[c_star])
+
+
+def _prefill_pools(deps: Sequence[Deployment], run: _Run) -> list[PrefillPool]:
+    """Prefill workers of every layout, less those another beats on prompt time, GPU time per prompt and the
+    KV bytes a GPU sends."""
+    pools = []
+    for d in deps:
+        try:
+            pools.append(prefill_pool(d, run.n_in, prefix_hit=run.prefix_hit))
+        except ValueError as exc:
+            run.skipped.append(f"prefill {d.layout.label}: {exc}")
+
+    def key(p: PrefillPool) -> tuple[float, float, float]:
+        return p.prefill_s, p.service_s * p.deployment.gpus, p.kv_bytes_per_gpu
+
+    keep = []
+    for p in pools:
+        kp = key(p)
+        if not any(all(a <= b for a, b in zip(key(o), kp, strict=True)) and key(o) != kp for o in pools):
+            keep.append(p)
+    return keep
+
+
+def _workers(p: PrefillPool, dec: DecodePool, rate: float, decode_workers: int, t: Targets) -> int | None:
+    """The fewest prefill workers that keep up with `rate` requests a second (load at most the cap) and meet the
+    TTFT target with the KV transfer to the decode workers; None if no number of them can."""
+    def transfer(x: int) -> float | None:
+        try:
+            return kv_transfer(p, dec, x * p.deployment.gpus + decode_workers * dec.deployment.gpus)[1].seconds
+        except ValueError:  # the pools would span nodes whose network the data does not record
+            return None
+
+    least = max(1, math.ceil(rate * p.service_s / PREFILL_LOAD_CAP))
+    for _ in range(2):  # the transfer's link depends on whether both pools fit one node
+        sent = transfer(least)
+        if sent is None:
+            return None
+        if t.ttft_s is None:
+            return least
+        budget = t.ttft_s - p.prefill_s - sent
+        if budget <= 0:
+            return None
+        # M/D/1: s ρ / (2 (1 − ρ)) <= budget  <=>  ρ <= 2 budget / (s + 2 budget)
+        rho = min(PREFILL_LOAD_CAP, 2 * budget / (p.service_s + 2 * budget))
+        x = max(least, math.ceil(rate * p.service_s / rho - 1e-12))
+        sent_x = transfer(x)
+        if sent_x is None:
+            return None
+        if prefill_wait(rate * p.service_s / x, p.service_s) + p.prefill_s + sent_x <= t.ttft_s:
+            return x
+        least = x + 1
+    return None
+
+
+def _disagg_point(p: PrefillPool, dec: DecodePool, run: _Run) -> Point | None:
+    """The best ratio of workers for one prefill pool and one decode pool: for 1 to MAX_DECODE_WORKERS decode
+    workers, the fewest prefill workers that keep up and meet the TTFT target; the cheapest per token."""
+    dd = dec.deployment
+    price = dd.setting.price
+    unit = 1 if price is None else price.gpus_per_unit
+    best: tuple[float, int, int, int] | None = None
+    for y in range(1, MAX_DECODE_WORKERS + 1):
+        x = _workers(p, dec, y * dec.requests_per_s, y, run.targets)
+        if x is None:
+            continue
+        gpus = x * p.deployment.gpus + y * dd.gpus
+        cost = rented_share(gpus, unit) / (y * dec.requests_per_s)
+        if best is None or (cost, gpus) < (best[0], best[1]):
+            best = (cost, gpus, x, y)
+    if best is None:
+        return None
+    _, _, x, y = best
+    z = combine(p, dec, x, y)
+    return Point(z, dd, rented_share(z.gpus, unit), None if price is None else price.usd_per_gpu_hour,
+                 prefill_layout=p.deployment.layout)
+
+
+def _disaggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | None], run: _Run, sweep: bool) -> None:
+    """Every disaggregated candidate: each surviving prefill pool with each decode layout at the frontier's
+    batches (and the largest batch meeting the TPOT target)."""
+    t = run.targets
+    pools = _prefill_pools(deps, run)
+    if not pools:
+        return
+    fastest = min(p.prefill_s for p in pools)
+    if t.ttft_s is not None and fastest > t.ttft_s:
+        # no prefill pool computes a prompt within the target: keep the closest for `why`
+        pools = [min(pools, key=lambda p: p.prefill_s)]
+    for d in deps:
+        for spec in specs:
+            try:
+                first = decode_pool(d, 1, run.n_in, run.n_out, speculation=spec, prefix_hit=run.prefix_hit,
+                                    prefix_groups=run.prefix_groups)
+            except ValueError as exc:
+                run.skipped.append(f"decode {d.layout.label}{'' if spec is None else ' speculative'}: {exc}")
+                continue
+            cap = first.admitted
+            memo: dict[int, DecodePool] = {1: first}
+
+            def pool(b: int, d: Deployment = d, spec: Speculation | None = spec,
+                     memo: dict[int, DecodePool] = memo) -> DecodePool:
+                if b not in memo:
+                    memo[b] = decode_pool(d, b, run.n_in, run.n_out, speculation=spec, prefix_hit=run.prefix_hit,
+                                          prefix_groups=run.prefix_groups)
+                return memo[b]
+
+            batches = set(concurrencies(cap)) if sweep else {1, cap}
+            if t.tpot_s is not None and first.tpot_s <= t.tpot_s:
+                limit: float = t.tpot_s
+
+                def fast(b: int, limit: float = limit, pool: Callable[[int], DecodePool] = pool) -> bool:
+                    return pool(b).tpot_s <= limit
+
+                batches.add(_largest(1, cap, fast))
+            for b in sorted(batches):
+                dec = pool(b)
+                for p in pools:
+                    pt = _disagg_point(p, dec, run)
+                    if pt is None:
+                        continue
+                    run.points.append(pt)
+                    if t.met(pt.ttft_s, pt.tpot_s):
+                        run.candidates.append(pt)
+
+
+# --------------------------------------------------------------------------- the answer
+
+
+def _plan(pt: Point, rate: float, t: Targets) -> Plan | None:
+    """What carries `rate` requests a second in `pt`'s configuration: replicas of it, or decode workers at its
+    batch and the fewest prefill workers that keep up and meet the TTFT target; None if the prefill side cannot."""
+    z = pt.prediction
+    d = pt.deployment
+    price = d.setting.price
+    unit = 1 if price is None else price.gpus_per_unit
+    if isinstance(z, DisaggPrediction):
+        y = math.ceil(rate / z.decode.requests_per_s - 1e-12)
+        x = _workers(z.prefill, z.decode, rate, y, t)
+        if x is None:
+            return None
+        gpus = x * z.prefill.deployment.gpus + y * d.gpus
+    else:
+        y = math.ceil(rate / pt.requests_per_s - 1e-12)
+        x = 0
+        gpus = y * d.gpus
+    rented = math.ceil(gpus / unit) * unit
+    return Plan(pt, rate, y, x, gpus, rented, None if price is None else rented * price.usd_per_gpu_hour)
+
+
+def _why(run: _Run, n_layouts: int, st: Setting) -> Why:
+    t = run.targets
+    if not n_layouts:
+        return Why(f"no layout of up to {MAX_NODES} nodes holds {st.model.name} in {st.precision.name} on "
+                   f"{st.chip.name} at {run.n_in + run.n_out:,} tokens")
+    if not run.points:
+        return Why("the time model could not predict any layout: " + "; ".join(run.skipped[:3]))
+
+    def worst(p: Point) -> float:
+        return max(t.excess(p.ttft_s, p.tpot_s).values())
+
+    closest = min(run.points, key=worst)
+    ex = t.excess(closest.ttft_s, closest.tpot_s)
+    binding = max(ex, key=lambda k: ex[k])
+    target = (t.ttft_s if binding == "ttft_ms" else t.tpot_s) or 0.0
+    value = closest.ttft_s if binding == "ttft_ms" else closest.tpot_s
+    what = "time to first token" if binding == "ttft_ms" else "time per output token"
+    return Why(f"the {what} binds: the closest configuration ({closest.label}) gives {value * 1e3:,.1f} ms against "
+               f"the {target * 1e3:,.1f} ms target, {ex[binding] - 1:.0%} over",
+               binding, target * 1e3, value * 1e3, ex[binding] - 1, closest)
+
+
+def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, input_tokens: int,
+           output_tokens: int, *, ttft_ms: float | None = None, tpot_ms: float | None = None,
+           rate: float | None = None, mode: str = "any", speculation: Speculation | None = None,
+           prefix_hit: float = 0.0, prefix_groups: int = 1, scenario: str = "reference",
+           kv_precision: str | None = None, node: str | None = None, sweep: bool = True) -> Search:
+    """Every configuration of `model` in `precision` on `accelerator`'s node for requests of `input_tokens` +
+    `output_tokens`, in `mode` (aggregated, disaggregated or any), with and without `speculation` where given:
+    the frontier (unless `sweep` is False: then only what the cheapest needs) and the cheapest meeting the
+    targets, with the plan that carries `rate` requests a second. The node is `accelerator`'s first, or `node`."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if min(input_tokens, output_tokens) < 1:
+        raise ValueError("input and output tokens must be at least 1")
+    if rate is not None and not rate > 0:
+        raise ValueError(f"the request rate must be positive, not {rate}")
+    t = Targets(None if ttft_ms is None else ttft_ms / 1e3, None if tpot_ms is None else tpot_ms / 1e3)
+    st = setting(eng, model, precision, scenario, accelerator=None if node else accelerator, node=node,
+                 concurrency=1, context_tokens=input_tokens + output_tokens, kv_precision=kv_precision)
+    try:
+        deps = layouts(st)
+    except NoLayout:
+        deps = []
+    run = _Run(t, input_tokens, output_tokens, prefix_hit, prefix_groups)
+    specs: list[Speculation | None] = [None] if speculation is None else [None, speculation]
+    if mode in ("aggregated", "any"):
+        _aggregated(deps, specs, run, sweep)
+    if mode in ("disaggregated", "any") and output_tokens > 1:
+        _disaggregated(deps, specs, run, sweep)
+    front = tuple(pareto(p for p in run.points if run.eligible(p))) if sweep else ()
+    plan: Plan | None = None
+    best: Point | None = None
+    if rate is None:
+        best = min(run.candidates, key=lambda p: (p.gpu_hours_per_mtok, p.gpus), default=None)
+    else:
+        plans = [x for x in (_plan(p, rate, t) for p in run.candidates) if x is not None]
+        plan = min(plans, key=lambda x: (x.rented_gpus, x.gpus, x.point.gpu_hours_per_mtok), default=None)
+        best = None if plan is None else plan.point
+    why = None if best is not None else _why(run, len(deps), st)
+    return Search(st, input_tokens, output_tokens, t, tuple(run.points), front, best, plan, why,
+                  tuple(d.layout for d in deps), run.pruned, tuple(run.skipped))
+
+
+def frontier(eng: EngineCatalog, model: str, precision: str, accelerator: str, input_tokens: int,
+             output_tokens: int, **kw: Any) -> tuple[Point, ...]:
+    """The throughput–interactivity frontier (`search`'s, with the same keywords)."""
+    return search(eng, model, precision, accelerator, input_tokens, output_tokens, **kw).frontier
+
+
+def cheapest(eng: EngineCatalog, model: str, precision: str, accelerator: str, input_tokens: int,
+             output_tokens: int, **kw: Any) -> Search:
+    """The cheapest configuration meeting the targets, its plan for a rate, or why there is none (`search` without
+    the frontier's sweep)."""
+    return search(eng, model, precision, accelerator, input_tokens, output_tokens, sweep=False, **kw)

@@ -1,0 +1,428 @@
+"""Serving modes and the search for a latency target (issue 28): speculative decoding, prefix caching, disaggregated
+prefill and decode, the throughput–interactivity frontier and the cheapest configuration meeting a TTFT and TPOT
+target; and the `search` command.
+
+Each mode's arithmetic is checked by hand where it is arithmetic (tokens per verify step, whole cached blocks, the
+KV cache's bytes and its transfer), and against the serving layer where it is the time model's (a search point is
+the prediction `predict` gives for its configuration). Fitted values are read from the time model, never typed."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+from snippets.data import load
+from snippets.data.export import engine_catalog
+from snippets.engine import Deployment, Layout, deploy, setting
+from snippets.engine.params import total_params
+from snippets.engine.search import MAX_DECODE_WORKERS, Point, concurrencies, dominates, pareto, search
+from snippets.engine.serving import (
+    DisaggPrediction,
+    Prediction,
+    Speculation,
+    admission,
+    cached_tokens,
+    decode_pool,
+    draft_arch,
+    draft_of,
+    kv_transfer,
+    predict,
+    predict_disaggregated,
+    prefill_pool,
+    rented_share,
+)
+
+from ..conftest import ROOT
+
+ENG = engine_catalog(load())
+N_IN, N_OUT = 3000, 150  # NVIDIA Dynamo's disaggregation example: 3K in, 150 out
+
+
+def _d(model: str, precision: str, layout: Layout, *, accelerator: str = "h100-sxm",
+       context: int = N_IN + N_OUT) -> Deployment:
+    return deploy(setting(ENG, model, precision, "reference", accelerator=accelerator, concurrency=1,
+                          context_tokens=context), layout)
+
+
+# --------------------------------------------------------------------------- speculative decoding
+
+
+@pytest.mark.parametrize(("k", "alpha", "expected"), [
+    (1, 0.0, 1.0), (1, 0.85, 1.85), (3, 0.7, (1 - 0.7**4) / 0.3), (4, 1.0, 5.0), (2, 0.5, 1.75)])
+def test_tokens_per_verify_step(k, alpha, expected):
+    # (1 − α^(k+1)) / (1 − α): 1 + α + α² + ... + α^k, the accepted prefix of the draft and the model's own token
+    assert Speculation(k, alpha).tokens_per_step == pytest.approx(expected)
+    assert Speculation(k, alpha).tokens_per_step == pytest.approx(sum(alpha**i for i in range(k + 1)))
+
+
+def test_deepseek_mtp_module_is_one_more_moe_block():
+    # DeepSeek's README_WEIGHTS.md: 11.5B unique parameters (without the shared embedding and head): one more
+    # block of the main layers' structure (a MoE block) and eh_proj, 2 x 7168 -> 7168
+    arch = ENG.models["deepseek-v3"].arch
+    mtp = draft_arch(arch, Speculation(1, 0.85))
+    assert mtp.layers == 1 and mtp.moe is not None and mtp.moe.dense_layers == 0
+    vocab = mtp.vocab_size * mtp.hidden_size
+    unique = total_params(mtp) - 2 * vocab + 2 * mtp.hidden_size**2
+    assert unique == pytest.approx(11.5e9, rel=0.02)
+    with pytest.raises(ValueError, match="no multi-token-prediction module"):
+        draft_arch(ENG.models["llama-3.1-70b"].arch, Speculation(1, 0.8))
+
+
+@pytest.mark.parametrize(("model", "precision", "layout", "spec"), [
+    ("deepseek-v3", "fp8-block", Layout(8, ep=8), Speculation(1, 0.0)),
+    ("llama-3.1-70b", "fp8", Layout(4), Speculation(3, 0.0, "draft-model", ENG.models["llama-3.1-8b"])),
+    ("llama-3.1-8b", "bf16", Layout(1), Speculation(5, 0.0, "eagle")),
+])
+def test_speculation_at_zero_acceptance_changes_nothing_but_its_drafts_cost(model, precision, layout, spec):
+    acc = "h200-sxm" if model == "deepseek-v3" else "h100-sxm"
+    d = _d(model, precision, layout, accelerator=acc, context=2000)
+    plain, spec0 = predict(d, 1, 1000, 1000), predict(d, 1, 1000, 1000, speculation=spec)
+    assert spec0.tokens_per_step == 1.0
+    assert spec0.draft_s > 0 and spec0.verify_extra_s > 0  # the draft's passes, the k extra tokens verified
+    # one request: the prompt is the same, each token costs the plain step and speculating's cost
+    assert spec0.ttft_s == pytest.approx(plain.ttft_s, rel=1e-12)
+    assert spec0.tpot_s == pytest.approx(plain.tpot_s + spec0.speculation_cost_s, rel=1e-9)
+    assert spec0.decode.total_s - spec0.verify_extra_s == pytest.approx(plain.decode.total_s, rel=1e-12)
+    # the draft's cost is all it changes: its k passes are what the draft's own steps cost
+    dr = draft_of(d, spec)
+    assert spec0.draft_s == pytest.approx(spec.draft_tokens * dr.pass_s(1, 1500), rel=1e-12)
+    # under load too, at most what the draft's memory takes from the KV cache
+    assert predict(d, 32, 1000, 1000, speculation=spec).tpot_s > predict(d, 32, 1000, 1000).tpot_s
+    assert spec0.admitted <= plain.admitted
+
+
+def test_speculation_pays_at_one_request_and_less_at_saturation():
+    d = _d("llama-3.1-70b", "fp8", Layout(4), context=2000)
+    spec = Speculation(3, 0.8, "draft-model", ENG.models["llama-3.1-8b"])
+    one = predict(d, 1, 1000, 1000).tpot_s / predict(d, 1, 1000, 1000, speculation=spec).tpot_s
+    full = predict(d, 256, 1000, 1000)
+    full_spec = predict(d, 256, 1000, 1000, speculation=spec)
+    assert one > 1.5  # memory-bound: k + 1 tokens verified for about the price of one
+    assert full.output_tokens_per_s / full_spec.output_tokens_per_s > 1 / one * 1.5  # the gain shrinks when loaded
+
+
+def test_the_draft_takes_room_from_the_kv_cache():
+    d = _d("deepseek-v3", "fp8-block", Layout(8, ep=8), accelerator="h200-sxm", context=2000)
+    spec = Speculation(1, 0.85)
+    dr = draft_of(d, spec)
+    m = d.memory
+    st = d.setting
+    per = m.kv_per_sequence + dr.kv_bytes(2000)
+    # MLA: the latent and the rotary key of every layer, on every rank: one more layer for the MTP block
+    one_layer = (512 + 64) * st.kv_precision.bytes_per_param * math.ceil(2000 / 16) * 16
+    assert dr.kv_bytes(2000) == pytest.approx(one_layer)
+    want = min(math.floor((m.kv_room - dr.weight_bytes) / per), st.memory_policy.max_num_seqs)
+    assert admission(d, 2000, draft=dr) == want < admission(d, 2000)
+
+
+# --------------------------------------------------------------------------- prefix caching
+
+
+def test_cached_tokens_are_whole_blocks_and_never_the_last_token():
+    assert cached_tokens(3200, 0.625, 16) == 2000
+    assert cached_tokens(1000, 0.5, 16) == 496  # 500 tokens hit: 31 whole blocks
+    assert cached_tokens(1024, 1.0, 16) == 1008  # the last token is always computed: 63 blocks, not 64
+    assert cached_tokens(1000, 0.0, 16) == 0
+    with pytest.raises(ValueError):
+        cached_tokens(1000, 1.5, 16)
+
+
+def test_a_prefix_hit_cuts_prefill_and_the_cached_prefix_holds_memory():
+    d = _d("llama-3.1-70b", "fp8", Layout(4), context=4000)
+    plain = predict(d, 1, 3200, 800)
+    hit = predict(d, 1, 3200, 800, prefix_hit=0.625)
+    assert hit.cached_tokens == 2000
+    assert hit.ttft_s < plain.ttft_s and hit.tpot_s == pytest.approx(plain.tpot_s, rel=1e-12)
+    # the prompt's chunks start after the cached 2,000 tokens: 1,200 computed, attending to all 3,200
+    assert hit.prefill.batch.prefill_tokens == 1200 and hit.prefill.batch.prefill_context == 2000
+    # each sequence holds its own 2,000 tokens (1,200 + 800) beside the prefixes, held once per group
+    m = d.memory
+    st = d.setting
+    block = st.memory_policy.kv_block_tokens
+    per_token = 2 * 80 * 2 * 128 * st.kv_precision.bytes_per_param  # 80 layers, 8 KV heads over TP4, head 128
+    for groups in (1, 10):
+        room = m.kv_room - groups * 2000 * per_token
+        want = min(math.floor(room / (math.ceil(4000 / block) * block * per_token - 2000 * per_token)),
+                   st.memory_policy.max_num_seqs)
+        assert admission(d, 4000, cached=2000, groups=groups) == want
+    assert admission(d, 4000, cached=2000, groups=10) < admission(d, 4000, cached=2000, groups=1)
+
+
+# --------------------------------------------------------------------------- disaggregated prefill and decode
+
+
+def test_a_disaggregated_ttft_includes_its_kv_transfer():
+    p, dd = _d("llama-3.1-70b", "fp8", Layout(2)), _d("llama-3.1-70b", "fp8", Layout(4))
+    tm = p.setting.time_model
+    kvb = p.setting.kv_precision.bytes_per_param
+    # Llama 3.1 70B: 80 layers, 8 KV heads of 128; a TP2 GPU holds 4 heads, a TP4 GPU 2
+    sent = 2 * 80 * 4 * 128 * kvb * N_IN
+    for x, y, link_bw, hop in ((1, 1, 450e9, tm.nvlink_hop_s),   # 6 GPUs in one HGX H100: NVLink 4, one way
+                               (6, 1, 400e9 / 8, tm.network_hop_s)):  # 16 GPUs: each GPU's 400 Gb/s NIC
+        z = predict_disaggregated(p, dd, x, y, 8, N_IN, N_OUT)
+        transfer = hop + sent / (link_bw * tm.link_fraction)
+        assert z.transfer_s == pytest.approx(transfer, rel=1e-9)
+        assert z.ttft_s == pytest.approx(z.prefill_wait_s + z.prefill.prefill_s + transfer, rel=1e-12)
+        assert z.ttft_s > z.prefill_wait_s + z.prefill.prefill_s
+
+
+def test_disaggregated_rates_loads_and_gpus_by_hand():
+    p, dd = _d("llama-3.1-70b", "fp8", Layout(2)), _d("llama-3.1-70b", "fp8", Layout(4))
+    z = predict_disaggregated(p, dd, 3, 1, 16, N_IN, N_OUT)
+    dec = z.decode
+    # the decode worker has 16 sequences, each n_out − 1 steps of the decode-only step: its request rate
+    rate = 16 / ((N_OUT - 1) * dec.step.total_s)
+    assert dec.tpot_s == pytest.approx(dec.step.total_s) and z.requests_per_s == pytest.approx(rate)
+    assert z.prefill_load == pytest.approx(rate * z.prefill.service_s / 3)
+    assert z.prefill_wait_s == pytest.approx(z.prefill.service_s * z.prefill_load / (2 * (1 - z.prefill_load)))
+    assert z.output_tokens_per_s == pytest.approx(rate * N_OUT)
+    assert (z.gpus, z.prefill_gpus, z.decode_gpus) == (10, 6, 4)
+    price = dd.setting.price
+    assert price is not None
+    assert z.cost_per_hour == pytest.approx(rented_share(10, price.gpus_per_unit) * price.usd_per_gpu_hour)
+    with pytest.raises(ValueError, match="cannot keep up"):
+        predict_disaggregated(p, dd, 1, 4, 128, N_IN, N_OUT)
+
+
+def test_rented_share_fills_units_with_copies():
+    assert [rented_share(g, 8) for g in (1, 2, 3, 4, 6, 8, 10, 12, 16)] == [1, 2, 4, 4, 8, 8, 16, 16, 16]
+    assert rented_share(5, 1) == 5
+
+
+def test_short_prompts_share_a_prefill_step():
+    p = prefill_pool(_d("llama-3.1-8b", "bf16", Layout(1), context=400), 200)
+    budget = p.deployment.setting.memory_policy.max_num_batched_tokens
+    assert p.prompts_per_step == budget // 200 and p.service_s < p.prefill_s / 2
+    long = prefill_pool(_d("llama-3.1-8b", "bf16", Layout(1), context=20000), 12000)
+    assert long.prompts_per_step == 1 and long.service_s == long.prefill_s
+
+
+# --------------------------------------------------------------------------- the search
+
+
+@pytest.fixture(scope="module")
+def h100_any():
+    return search(ENG, "llama-3.1-70b", "fp8", "h100-sxm", N_IN, N_OUT, ttft_ms=1000, tpot_ms=50, rate=20)
+
+
+def _all(*searches):
+    for s in searches:
+        yield from s.frontier
+
+
+SEARCHES = [
+    dict(model="llama-3.1-70b", precision="fp8", accelerator="h100-sxm", ttft_ms=1000),
+    dict(model="llama-3.1-70b", precision="fp8", accelerator="mi300x"),
+    dict(model="llama-3.1-8b", precision="bf16", accelerator="h200-sxm", n_in=1000, n_out=1000,
+         speculation=Speculation(3, 0.7, "eagle")),
+    dict(model="mixtral-8x7b", precision="fp8", accelerator="b200", n_in=2000, n_out=500, mode="aggregated"),
+]
+
+
+def _search(case):
+    kw = dict(case)
+    n_in, n_out = kw.pop("n_in", N_IN), kw.pop("n_out", N_OUT)
+    return search(ENG, kw.pop("model"), kw.pop("precision"), kw.pop("accelerator"), n_in, n_out, **kw)
+
+
+@pytest.mark.parametrize("case", SEARCHES, ids=lambda c: f"{c['model']}-{c['accelerator']}")
+def test_the_frontier_holds_no_dominated_point(case):
+    s = _search(case)
+    assert len(s.frontier) >= 5
+    eligible = [p for p in s.points if s.targets.ttft_met(p.ttft_s)]
+    for p in s.frontier:
+        assert not any(dominates(q, p) for q in eligible), p.label
+        assert s.targets.ttft_met(p.ttft_s)
+    # and every point off it is dominated by a point on it, or equals one
+    for q in eligible:
+        assert any(dominates(p, q) or (p.per_gpu >= q.per_gpu and p.per_user >= q.per_user) for p in s.frontier)
+    # most interactive first, throughput per GPU rising along it
+    users = [p.per_user for p in s.frontier]
+    gpus = [p.per_gpu for p in s.frontier]
+    assert users == sorted(users, reverse=True) and gpus == sorted(gpus)
+
+
+def test_pruning_leaves_the_frontier_as_a_full_sweep_finds_it():
+    # every layout at every concurrency of the sweep, predicted here without pruning
+    s = search(ENG, "llama-3.1-70b", "fp8", "b200", N_IN, N_OUT, mode="aggregated")
+    brute = []
+    for lay in s.layouts:
+        d = _d("llama-3.1-70b", "fp8", lay, accelerator="b200")
+        cap = predict(d, 1, N_IN, N_OUT).admitted
+        price = d.setting.price
+        for c in concurrencies(cap):
+            brute.append(Point(predict(d, c, N_IN, N_OUT), d, d.rented_gpus_per_replica,
+                               None if price is None else price.usd_per_gpu_hour))
+    want = [(p.layout, p.concurrency) for p in pareto(brute)]
+    assert [(p.layout, p.concurrency) for p in s.frontier] == want
+
+
+def test_the_cheapest_load_is_the_largest_that_meets_the_targets():
+    # bisection finds what a scan of every concurrency finds
+    s = search(ENG, "llama-3.1-8b", "bf16", "h100-sxm", 1000, 200, ttft_ms=300, tpot_ms=12, mode="aggregated",
+               sweep=False)
+    assert s.best is not None
+    d = s.best.deployment
+    cap = predict(d, 1, 1000, 200).admitted
+    ok = [c for c in range(1, cap + 1) if (x := predict(d, c, 1000, 200)).ttft_s <= 0.3 and x.tpot_s <= 0.012]
+    assert ok and s.best.concurrency == max(ok)
+    assert ok == list(range(1, max(ok) + 1))  # what bisection relies on: feasible up to a load, not beyond
+
+
+@pytest.mark.parametrize("mode", ["aggregated", "any"])
+def test_tightening_tpot_never_makes_the_cheapest_cheaper(mode):
+    costs = []
+    for tpot in (80, 50, 35, 25, 18, 14, 11, 9, 7, 5, 3):
+        s = search(ENG, "llama-3.1-70b", "fp8", "h100-sxm", N_IN, N_OUT, ttft_ms=2000, tpot_ms=tpot, mode=mode,
+                   sweep=False)
+        if s.best is None:
+            assert s.why is not None and s.why.binding == "tpot_ms"
+            costs.append(math.inf)
+            continue
+        assert s.best.tpot_s <= tpot / 1e3 and s.best.ttft_s <= 2.0
+        costs.append(s.best.gpu_hours_per_mtok)
+    assert costs == sorted(costs) and costs[0] < costs[-2]
+    assert math.isinf(costs[-1])  # 3 ms is faster than any layout decodes 70B here
+
+
+def test_with_a_rate_the_plan_carries_it(h100_any):
+    s = h100_any
+    assert s.best is not None and s.plan is not None
+    plan, z = s.plan, s.best.prediction
+    price = s.setting.price
+    assert price is not None
+    assert plan.rented_gpus % price.gpus_per_unit == 0 and plan.rented_gpus >= plan.gpus
+    assert plan.usd_per_hour == pytest.approx(plan.rented_gpus * price.usd_per_gpu_hour)
+    if isinstance(z, DisaggPrediction):
+        assert plan.replicas == math.ceil(20 / z.decode.requests_per_s - 1e-12)
+        assert plan.gpus == plan.prefill_workers * z.prefill.deployment.gpus + plan.replicas * z.decode.deployment.gpus
+        assert 20 * z.prefill.service_s / plan.prefill_workers < 1
+    else:
+        assert plan.replicas == math.ceil(20 / s.best.requests_per_s - 1e-12)
+    # no cheaper plan among the other candidates
+    for p in s.points:
+        if s.targets.met(p.ttft_s, p.tpot_s) and p.mode == "aggregated":
+            assert math.ceil(math.ceil(20 / p.requests_per_s - 1e-12) * p.gpus / price.gpus_per_unit) \
+                * price.gpus_per_unit >= plan.rented_gpus
+
+
+def test_when_nothing_meets_the_targets_it_says_which_binds_and_by_how_much():
+    s = search(ENG, "llama-3.1-70b", "fp8", "h100-sxm", N_IN, N_OUT, ttft_ms=5000, tpot_ms=3)
+    assert s.best is None and s.why is not None and s.why.binding == "tpot_ms"
+    fastest = min(p.tpot_s for p in s.points)
+    assert s.why.closest == pytest.approx(fastest * 1e3)
+    assert s.why.over_by == pytest.approx(fastest / 0.003 - 1)
+    assert "time per output token" in s.why.text
+    s = search(ENG, "llama-3.1-70b", "fp8", "h100-sxm", N_IN, N_OUT, ttft_ms=20, tpot_ms=200)
+    assert s.best is None and s.why is not None and s.why.binding == "ttft_ms"
+    assert s.why.closest == pytest.approx(min(p.ttft_s for p in s.points) * 1e3)
+    s = search(ENG, "llama-3.1-405b", "bf16", "h100-sxm", 100_000_000, 100)
+    assert s.best is None and s.why is not None and s.why.binding is None and "no layout" in s.why.text
+
+
+def test_search_points_are_what_predict_gives(h100_any):
+    s = h100_any
+    st = s.setting
+    seen = {"aggregated": 0, "disaggregated": 0}
+    for p in [*s.frontier, s.best]:
+        assert p is not None
+        z = p.prediction
+        if isinstance(z, Prediction):
+            d = deploy(setting(ENG, st.model.id, st.precision.id, "reference", accelerator=st.chip.id,
+                               concurrency=p.concurrency, context_tokens=N_IN + N_OUT), p.layout)
+            x = predict(d, p.concurrency, N_IN, N_OUT)
+        else:
+            assert p.prefill_layout is not None
+            x = predict_disaggregated(_d(st.model.id, st.precision.id, p.prefill_layout), _d(st.model.id,
+                                      st.precision.id, p.layout), z.prefill_workers, z.decode_workers,
+                                      z.decode.batch, N_IN, N_OUT)
+        seen[p.mode] += 1
+        assert (x.ttft_s, x.tpot_s, x.output_tokens_per_s, x.gpus) == (p.ttft_s, p.tpot_s, p.output_tokens_per_s,
+                                                                        p.gpus)
+        assert p.usd_per_mtok is not None and z.usd_per_mtok_output is not None
+        assert p.usd_per_mtok == pytest.approx(z.usd_per_mtok_output, rel=1e-12)
+    assert seen["aggregated"] and seen["disaggregated"]
+
+
+def test_disaggregated_points_use_the_fewest_prefill_workers_that_keep_up():
+    s = search(ENG, "llama-3.1-70b", "fp8", "h100-sxm", N_IN, N_OUT, mode="disaggregated")
+    for p in s.frontier:
+        z = p.prediction
+        assert isinstance(z, DisaggPrediction) and 1 <= z.decode_workers <= MAX_DECODE_WORKERS
+        assert z.prefill_load <= 0.95 + 1e-9
+        if z.prefill_workers > 1:  # one fewer would not keep up
+            assert z.requests_per_s * z.prefill.service_s / (z.prefill_workers - 1) > 0.95
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "snippets.engine", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=180)
+
+
+FIELDS = {"mode", "layout", "concurrency", "gpus", "output_tokens_per_s_per_gpu", "output_tokens_per_s_per_user",
+          "ttft_ms", "tpot_ms", "usd_per_mtok_output"}
+
+
+def test_cli_search_prints_the_frontier_and_the_best_that_predict_agrees_with():
+    out = _cli("search", "--model", "llama-3.1-70b", "--precision", "fp8", "--accelerator", "h100-sxm",
+               "--input-tokens", str(N_IN), "--output-tokens", str(N_OUT), "--ttft-ms", "1000", "--tpot-ms", "50",
+               "--rate", "20", "--mode", "any")
+    assert out.returncode == 0, out.stderr
+    j = json.loads(out.stdout)
+    assert j["frontier"] and all(set(p) >= FIELDS for p in j["frontier"])
+    disagg = [p for p in j["frontier"] if p["mode"] == "disaggregated"]
+    assert disagg and all({"prefill_gpus", "decode_gpus", "prefill_layout", "decode_layout"} <= set(p)
+                          for p in disagg)
+    best = j["best"]
+    assert set(best) >= FIELDS and {"replicas", "gpus", "usd_per_hour"} <= set(best)
+    assert best["ttft_ms"] <= 1000 and best["tpot_ms"] <= 50 and j["why"] is None
+    # an aggregated frontier point, asked of `predict` with its layout and concurrency
+    agg = next(p for p in j["frontier"] if p["mode"] == "aggregated")
+    lay = agg["layout"]
+    got = _cli("predict", "--model", "llama-3.1-70b", "--precision", "fp8", "--accelerator", "h100-sxm",
+               "--tp", str(lay["tp"]), "--pp", str(lay["pp"]), "--ep", str(lay["ep"]), "--dp", str(lay["dp"]),
+               "--input-tokens", str(N_IN), "--output-tokens", str(N_OUT), "--concurrency", str(agg["concurrency"]))
+    assert got.returncode == 0, got.stderr
+    p = json.loads(got.stdout)
+    for k in ("ttft_ms", "tpot_ms", "output_tokens_per_s_per_gpu", "output_tokens_per_s_per_user",
+              "usd_per_mtok_output"):
+        assert p[k] == pytest.approx(agg[k], rel=1e-12), k
+
+
+def test_cli_search_says_why_and_exits_1():
+    out = _cli("search", "--model", "llama-3.1-70b", "--precision", "fp8", "--accelerator", "h100-sxm",
+               "--input-tokens", str(N_IN), "--output-tokens", str(N_OUT), "--tpot-ms", "2", "--mode", "aggregated")
+    assert out.returncode == 1
+    j = json.loads(out.stdout)
+    assert j["best"] is None and j["why"]["binding"] == "tpot_ms" and j["why"]["over_by"] > 0
+
+
+def test_cli_predict_speculation_and_prefix_hit():
+    out = _cli("predict", "--model", "deepseek-v3", "--precision", "fp8-block", "--accelerator", "h200-sxm",
+               "--tp", "8", "--ep", "8", "--input-tokens", "1000", "--output-tokens", "1000", "--concurrency", "4",
+               "--spec-tokens", "1", "--acceptance", "0.85", "--prefix-hit", "0.5")
+    assert out.returncode == 0, out.stderr
+    j = json.loads(out.stdout)
+    d = _d("deepseek-v3", "fp8-block", Layout(8, ep=8), accelerator="h200-sxm", context=2000)
+    x = predict(d, 4, 1000, 1000, speculation=Speculation(1, 0.85), prefix_hit=0.5)
+    assert j["tpot_ms"] == pytest.approx(x.tpot_s * 1e3, rel=1e-12)
+    assert j["ttft_ms"] == pytest.approx(x.ttft_s * 1e3, rel=1e-12)
+    assert j["speculation"]["tokens_per_step"] == pytest.approx(1.85) and j["cached_tokens"] == 496
+    bad = _cli("predict", "--model", "llama-3.1-70b", "--precision", "fp8", "--accelerator", "h100-sxm", "--tp", "4",
+               "--spec-tokens", "2", "--acceptance", "0.7")
+    assert bad.returncode == 1 and "no MTP module" in bad.stderr
+
+
+def test_decode_pool_refuses_more_than_it_admits():
+    d = _d("llama-3.1-70b", "fp8", Layout(2))
+    cap = decode_pool(d, 1, N_IN, N_OUT).admitted
+    with pytest.raises(ValueError, match="admits"):
+        decode_pool(d, cap + 1, N_IN, N_OUT)
+    assert kv_transfer(prefill_pool(d, N_IN), decode_pool(d, 1, N_IN, N_OUT), 4)[0].name == "NVLink 4"
