@@ -44,11 +44,13 @@ from snippets.engine.serving import (
     PREFILL_LOAD_CAP,
     DecodePool,
     DisaggPrediction,
+    Draft,
     Prediction,
     PrefillPool,
     Speculation,
     combine,
     decode_pool,
+    draft_of,
     kv_transfer,
     predict,
     prefill_pool,
@@ -56,6 +58,7 @@ from snippets.engine.serving import (
     rented_share,
 )
 from snippets.engine.specs import EngineCatalog
+from snippets.engine.step import Prep, prepare
 
 MODES = ("aggregated", "disaggregated", "any")
 MAX_DECODE_WORKERS = 8
@@ -312,8 +315,8 @@ class Search:
 def layouts(st: Setting) -> list[Deployment]:
     """Every layout the engines accept that holds the model at the setting's context: each TP degree in the node
     (for a mixture-of-experts model also TP with expert parallelism, and data-parallel attention ranks with
-    expert parallelism across them), each with the fewest pipeline stages that hold it, at most `MAX_NODES`
-    nodes."""
+    expert parallelism across them); where one stage does not hold it, the widest of those shapes with the fewest
+    pipeline stages that do, at most `MAX_NODES` nodes (a pipeline of part-filled nodes is not tried)."""
     arch, node = st.model.arch, st.node
     most = node.gpus * MAX_NODES
     shapes: list[tuple[int, int, int]] = []
@@ -326,19 +329,32 @@ def layouts(st: Setting) -> list[Deployment]:
             while dp <= MAX_EXPERT_DATA_PARALLEL and t * dp <= node.gpus:
                 shapes.append((t, t * dp, dp))
                 dp *= 2
+    shapes = [x for x in shapes if not layout_problems(arch, Layout(x[0], 1, x[1], x[2]), st.precision)]
+    widest = max((tp * dp for tp, _, dp in shapes), default=0)
     out: list[Deployment] = []
     for tp, ep, dp in shapes:
-        if layout_problems(arch, Layout(tp, 1, ep, dp), st.precision):
-            continue
-        for pp in range(1, arch.layers + 1):
-            lay = Layout(tp, pp, ep, dp)
-            if lay.gpus > most:
-                break
-            try:
-                out.append(deploy(st, lay))
-            except RefusedLayout:
+        pp = 1
+        if not st.memory(Layout(tp, 1, ep, dp), 1).starts:
+            if tp * dp < widest:
+                continue  # a pipeline of part-filled nodes: the engines fill a node's TP group before adding stages
+            # the fewest stages vLLM starts with (more stages hold fewer layers a GPU): doubling, then halving
+            top = min(arch.layers, most // (tp * dp))
+            lo, hi = 1, 2
+            while hi < top and not st.memory(Layout(tp, hi, ep, dp), 1).starts:
+                lo, hi = hi, min(2 * hi, top)
+            if not st.memory(Layout(tp, hi, ep, dp), 1).starts:
                 continue
-            break
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if st.memory(Layout(tp, mid, ep, dp), 1).starts:
+                    hi = mid
+                else:
+                    lo = mid
+            pp = hi
+        try:
+            out.append(deploy(st, Layout(tp, pp, ep, dp)))
+        except RefusedLayout:
+            continue
     return out
 
 
@@ -356,27 +372,59 @@ class _Run:
     """Points that meet the targets."""
     skipped: list[str] = field(default_factory=list)
     pruned: int = 0
+    preps: dict[Layout, Prep] = field(default_factory=dict)
+    """Each layout's resolved rates, links and shapes, made once (`step.prepare`)."""
+    drafts: dict[tuple[Layout, Speculation], Draft] = field(default_factory=dict)
 
     def eligible(self, p: Point) -> bool:
         return self.targets.ttft_met(p.ttft_s)
 
+    def prep(self, d: Deployment) -> Prep:
+        if d.layout not in self.preps:
+            self.preps[d.layout] = prepare(d)
+        return self.preps[d.layout]
+
+    def draft(self, d: Deployment, spec: Speculation | None) -> Draft | None:
+        if spec is None:
+            return None
+        if (d.layout, spec) not in self.drafts:
+            self.drafts[d.layout, spec] = draft_of(d, spec)
+        return self.drafts[d.layout, spec]
+
 
 def _agg_point(d: Deployment, c: int, run: _Run, spec: Speculation | None) -> Point:
     x = predict(d, c, run.n_in, run.n_out, speculation=spec, prefix_hit=run.prefix_hit,
-                prefix_groups=run.prefix_groups)
+                prefix_groups=run.prefix_groups, prep=run.prep(d), draft=run.draft(d, spec))
     price = d.setting.price
     return Point(x, d, d.rented_gpus_per_replica, None if price is None else price.usd_per_gpu_hour)
 
 
-def _largest(lo: int, hi: int, ok: Callable[[int], bool]) -> int:
-    """The largest n in [lo, hi] with ok(n), given ok(lo) and that ok holds up to some n and not beyond."""
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if ok(mid):
-            lo = mid
+def _largest(lo: int, hi: int, excess: Callable[[int], float], e_lo: float, e_hi: float) -> int:
+    """The largest n in [lo, hi) with excess(n) <= 0, given excess(lo) = e_lo <= 0 < e_hi = excess(hi) and that
+    excess rises with n: interpolated where excess crosses zero (it is nearly linear in the load), and halved
+    when one end stays put twice running, so the answer is exact in a few evaluations."""
+    stuck = 0
+    last = 0
+    while hi - lo > 1:
+        if stuck >= 2:
+            c = (lo + hi) // 2
         else:
-            hi = mid - 1
+            c = lo + int((hi - lo) * -e_lo / (e_hi - e_lo))
+            c = min(max(c, lo + 1), hi - 1)
+        e = excess(c)
+        side = 1 if e <= 0 else -1
+        stuck = stuck + 1 if side == last else 1
+        last = side
+        if e <= 0:
+            lo, e_lo = c, e
+        else:
+            hi, e_hi = c, e
     return lo
+
+
+def _excess(t: Targets, ttft_s: float, tpot_s: float) -> float:
+    """How far a point misses the targets: its largest figure ÷ target, less one (at most zero: it meets them)."""
+    return max(t.excess(ttft_s, tpot_s).values(), default=0.0) - 1
 
 
 def _aggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | None], run: _Run, sweep: bool) -> None:
@@ -391,9 +439,13 @@ def _aggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | None],
             except ValueError as exc:
                 run.skipped.append(f"{d.layout.label}{'' if spec is None else ' speculative'}: {exc}")
                 continue
+            run.points.append(one)
+            if not sweep and not t.met(one.ttft_s, one.tpot_s):
+                continue  # TTFT and TPOT only rise with the load: no load of this layout meets the targets
             cap = one.prediction.admitted if isinstance(one.prediction, Prediction) else 1
             full = one if cap == 1 else _agg_point(d, cap, run, spec)
-            run.points += [one] if full is one else [one, full]
+            if full is not one:
+                run.points.append(full)
             corners.append((one, full, cap, d, spec))
     # most promising first: the fullest points' throughput per GPU
     corners.sort(key=lambda x: -x[1].per_gpu)
@@ -416,15 +468,15 @@ def _aggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | None],
         best = min((p.gpu_hours_per_mtok for p in run.candidates), default=math.inf)
         if full.gpu_hours_per_mtok >= best:
             continue  # even its fullest point costs more than the cheapest found
-        memo: dict[int, Point] = {1: one}
+        memo: dict[int, Point] = {1: one, cap: full}
 
-        def ok(c: int, d: Deployment = d, spec: Speculation | None = spec, memo: dict[int, Point] = memo) -> bool:
+        def excess(c: int, d: Deployment = d, spec: Speculation | None = spec, memo: dict[int, Point] = memo) -> float:
             if c not in memo:
                 memo[c] = _agg_point(d, c, run, spec)
-            return t.met(memo[c].ttft_s, memo[c].tpot_s)
+            return _excess(t, memo[c].ttft_s, memo[c].tpot_s)
 
-        c_star = _largest(1, cap, ok)
-        run.points += [p for c, p in memo.items() if c != 1]
+        c_star = _largest(1, cap, excess, excess(1), excess(cap))
+        run.points += [p for c, p in memo.items() if c not in (1, cap)]
         run.candidates.append(memo[c_star])
 
 
@@ -434,7 +486,7 @@ def _prefill_pools(deps: Sequence[Deployment], run: _Run) -> list[PrefillPool]:
     pools = []
     for d in deps:
         try:
-            pools.append(prefill_pool(d, run.n_in, prefix_hit=run.prefix_hit))
+            pools.append(prefill_pool(d, run.n_in, prefix_hit=run.prefix_hit, prep=run.prep(d)))
         except ValueError as exc:
             run.skipped.append(f"prefill {d.layout.label}: {exc}")
 
@@ -518,7 +570,7 @@ def _disaggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | Non
         for spec in specs:
             try:
                 first = decode_pool(d, 1, run.n_in, run.n_out, speculation=spec, prefix_hit=run.prefix_hit,
-                                    prefix_groups=run.prefix_groups)
+                                    prefix_groups=run.prefix_groups, prep=run.prep(d), draft=run.draft(d, spec))
             except ValueError as exc:
                 run.skipped.append(f"decode {d.layout.label}{'' if spec is None else ' speculative'}: {exc}")
                 continue
@@ -529,17 +581,19 @@ def _disaggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | Non
                      memo: dict[int, DecodePool] = memo) -> DecodePool:
                 if b not in memo:
                     memo[b] = decode_pool(d, b, run.n_in, run.n_out, speculation=spec, prefix_hit=run.prefix_hit,
-                                          prefix_groups=run.prefix_groups)
+                                          prefix_groups=run.prefix_groups, prep=run.prep(d), draft=run.draft(d, spec))
                 return memo[b]
 
             batches = set(concurrencies(cap)) if sweep else {1, cap}
             if t.tpot_s is not None and first.tpot_s <= t.tpot_s:
                 limit: float = t.tpot_s
+                if pool(cap).tpot_s <= limit:
+                    batches.add(cap)
+                else:
+                    def over(b: int, limit: float = limit, pool: Callable[[int], DecodePool] = pool) -> float:
+                        return pool(b).tpot_s / limit - 1
 
-                def fast(b: int, limit: float = limit, pool: Callable[[int], DecodePool] = pool) -> bool:
-                    return pool(b).tpot_s <= limit
-
-                batches.add(_largest(1, cap, fast))
+                    batches.add(_largest(1, cap, over, over(1), over(cap)))
             for b in sorted(batches):
                 dec = pool(b)
                 for p in pools:
@@ -650,3 +704,15 @@ def cheapest(eng: EngineCatalog, model: str, precision: str, accelerator: str, i
     """The cheapest configuration meeting the targets, its plan for a rate, or why there is none (`search` without
     the frontier's sweep)."""
     return search(eng, model, precision, accelerator, input_tokens, output_tokens, sweep=False, **kw)
+
+
+def at_scenario(eng: EngineCatalog, model: str, precision: str, scenario: str, *, accelerator: str | None = None,
+                **kw: Any) -> Search:
+    """`search` at a scenario of data/scenarios.yaml: its request shape and its latency target, on its node (or
+    `accelerator`'s first)."""
+    sc = eng.scenarios[scenario]
+    chip = accelerator or eng.nodes[sc.node].chip
+    kw.setdefault("ttft_ms", None if sc.ttft_s is None else sc.ttft_s * 1e3)
+    kw.setdefault("tpot_ms", None if sc.tpot_s is None else sc.tpot_s * 1e3)
+    return search(eng, model, precision, chip, sc.input_tokens, sc.output_tokens, scenario=scenario,
+                  node=None if accelerator else sc.node, **kw)

@@ -427,11 +427,12 @@ def _regimes(d: Deployment, saturated: bool) -> tuple[bands_mod.Regime, bands_mo
 
 def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | None = None,
             output_tokens: int | None = None, *, speculation: Speculation | None = None, prefix_hit: float = 0.0,
-            prefix_groups: int = 1) -> Prediction:
+            prefix_groups: int = 1, prep: Prep | None = None, draft: Draft | None = None) -> Prediction:
     """TTFT, time per output token, throughput and cost per token of `d` with `concurrency` requests kept in
     flight (default: the scenario's), each `input_tokens` + `output_tokens` long (default: the scenario's), served
     aggregated; with `speculation`, speculative decoding; with `prefix_hit`, that share of each prompt found in
-    the prefix cache (`prefix_groups` distinct prefixes held in the pool)."""
+    the prefix cache (`prefix_groups` distinct prefixes held in the pool). `prep` and `draft`, where given, are
+    `prepare(d)` and `draft_of(d, speculation)` made once for many predictions of one deployment."""
     sc = d.setting.scenario
     c = sc.concurrency if concurrency is None else concurrency
     n_in = sc.input_tokens if input_tokens is None else input_tokens
@@ -439,7 +440,10 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
     if min(c, n_in, n_out) < 1:
         raise ValueError("concurrency, input and output tokens must be at least 1")
     cached = cached_tokens(n_in, prefix_hit, d.setting.memory_policy.kv_block_tokens)
-    draft = None if speculation is None else draft_of(d, speculation)
+    if speculation is None:
+        draft = None
+    elif draft is None:
+        draft = draft_of(d, speculation)
     cap = admission(d, n_in + n_out, draft=draft, cached=cached, groups=prefix_groups)
     if cap < 1:
         raise ValueError(f"{d.layout.label}: not one sequence of {n_in + n_out} tokens fits the KV cache")
@@ -456,7 +460,7 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
     decoding = float(b)
     dec_step = pre_step = None
     tpot = prefill_s = wait = rho = lifetime = draft_s = verify_extra = 0.0
-    prep = prepare(d)
+    prep = prep or prepare(d)
     seen: set[int] = set()
     for _ in range(FIXED_POINT_PASSES):
         bd = max(1, round(decoding))
@@ -528,13 +532,14 @@ class PrefillPool:
     """The prompt's first chunk."""
 
 
-def prefill_pool(d: Deployment, input_tokens: int, *, prefix_hit: float = 0.0) -> PrefillPool:
+def prefill_pool(d: Deployment, input_tokens: int, *, prefix_hit: float = 0.0,
+                 prep: Prep | None = None) -> PrefillPool:
     """A prefill worker of `d` for prompts of `input_tokens` (a share `prefix_hit` found in its prefix cache)."""
     st = d.setting
     cached = cached_tokens(input_tokens, prefix_hit, st.memory_policy.kv_block_tokens)
     n_new = input_tokens - cached
     budget = token_budget(d) * d.layout.dp
-    prep = prepare(d)
+    prep = prep or prepare(d)
     steps = [mixed_step(d, 0, 0, ck, cached + before, finishing=1 if before + ck == n_new else 0, prep=prep)
              for ck, before in chunks(n_new, budget)]
     alone = sum(x.total_s for x in steps)
@@ -577,20 +582,23 @@ class DecodePool:
 
 
 def decode_pool(d: Deployment, batch: int, input_tokens: int, output_tokens: int, *,
-                speculation: Speculation | None = None, prefix_hit: float = 0.0,
-                prefix_groups: int = 1) -> DecodePool:
+                speculation: Speculation | None = None, prefix_hit: float = 0.0, prefix_groups: int = 1,
+                prep: Prep | None = None, draft: Draft | None = None) -> DecodePool:
     """A decode worker of `d` with `batch` sequences of `input_tokens` + `output_tokens` decoding at once."""
     if output_tokens < 2:
         raise ValueError("disaggregated serving decodes at least one token after the first")
     st = d.setting
     cached = cached_tokens(input_tokens, prefix_hit, st.memory_policy.kv_block_tokens)
-    draft = None if speculation is None else draft_of(d, speculation)
+    if speculation is None:
+        draft = None
+    elif draft is None:
+        draft = draft_of(d, speculation)
     cap = admission(d, input_tokens + output_tokens, draft=draft, cached=cached, groups=prefix_groups)
     if not 1 <= batch <= cap:
         raise ValueError(f"{d.layout.label}: a decode worker admits 1 to {cap} sequences of "
                          f"{input_tokens + output_tokens} tokens, not {batch}")
     ctx = input_tokens + output_tokens / 2
-    prep = prepare(d)
+    prep = prep or prepare(d)
     q = 1 if speculation is None else speculation.draft_tokens + 1
     step = mixed_step(d, batch, ctx, 0, 0, prep=prep, query_per_seq=q)
     draft_s = verify_extra = 0.0

@@ -198,6 +198,9 @@ class ModelSpec:
     """Precision id of the weights of the developer's main checkpoint: the model "as shipped"."""
     other_checkpoint_precisions: tuple[str, ...] = ()
     """Precision ids of further checkpoints the developer released (Qwen3's block-FP8)."""
+    mtp_acceptance: tuple[int, float, float] | None = None
+    """(tokens drafted a step, lowest, highest acceptance rate) of the model's own multi-token-prediction module, as
+    its developer measured it; None where not measured."""
 
     @property
     def shipped_precisions(self) -> tuple[str, ...]:
@@ -470,6 +473,10 @@ class ScenarioSpec:
     output_tokens: int
     concurrency: int
     kv_precision: str
+    ttft_s: float | None = None
+    """The time-to-first-token target the scenario is served to (data/scenarios.yaml), None where none is set."""
+    tpot_s: float | None = None
+    """The time-per-output-token target."""
 
     @property
     def context_tokens(self) -> int:
@@ -515,7 +522,10 @@ class EngineCatalog:
         models = {k: ModelSpec(id=k, name=v["name"], nominal_params=v["nominal_params"],
                                stated_params=v["stated_params"], arch=Arch.from_dict(v["arch"]),
                                dtype=v.get("dtype"), checkpoint_precision=v.get("checkpoint_precision"),
-                               other_checkpoint_precisions=tuple(v.get("other_checkpoint_precisions", ())))
+                               other_checkpoint_precisions=tuple(v.get("other_checkpoint_precisions", ())),
+                               mtp_acceptance=None if v.get("mtp_acceptance") is None else
+                               (int(v["mtp_acceptance"][0]), float(v["mtp_acceptance"][1]),
+                                float(v["mtp_acceptance"][2])))
                   for k, v in d["models"].items()}
         chips = {k: _make(ChipSpec, k, {**v, "dense_flops": MappingProxyType(dict(v["dense_flops"])),
                                         "dense_derived": frozenset(v["dense_derived"])})

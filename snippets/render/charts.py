@@ -427,9 +427,12 @@ _LINES_PLOT_H = 240.0
 _LINES_BOTTOM = 42.0  # tick labels and the x axis title
 
 
-def lines(name: str, series: Sequence[Series], xlabel: str, ylabel: str, title: str, desc: str) -> str:
-    """Lines with a marker on every point, on linear x and y axes from zero, each series in its own colour,
-    with a legend above. Each marker has a tooltip. A point that is not a finite non-negative number, an
+def lines(name: str, series: Sequence[Series], xlabel: str, ylabel: str, title: str, desc: str, *,
+          log_x: bool | None = False, log_y: bool | None = False) -> str:
+    """Lines with a marker on every point, each series in its own colour, with a legend above. Each marker has a
+    tooltip. An axis is linear from zero, or logarithmic (between the powers of ten around the data) where
+    `log_x` / `log_y` say so; None lets the data decide, by the site's rule (`wants_log_axis`: the values span
+    `LOG_AXIS_DECADES` or more). A point that is not a finite non-negative number (positive, on a log axis), an
     empty series, two series of one label or a legend entry wider than the chart is refused."""
     if not series:
         raise ValueError("a chart needs at least one series")
@@ -445,8 +448,13 @@ def lines(name: str, series: Sequence[Series], xlabel: str, ylabel: str, title: 
                 raise ValueError(f"series {s.label!r}: point ({x!r}, {y!r}) is not a pair of finite non-negative numbers")
     xs = [x for s in series for x, _ in s.points]
     ys = [y for s in series for _, y in s.points]
-    xticks = nice_ticks(max(max(xs), 1e-12) * 1.02)
-    yticks = nice_ticks(max(max(ys), 1e-12) * 1.05)
+    lx = wants_log_axis(xs) if log_x is None else log_x
+    ly = wants_log_axis(ys) if log_y is None else log_y
+    for axis, log, vals in (("x", lx, xs), ("y", ly, ys)):
+        if log and min(vals) <= 0:
+            raise ValueError(f"a log {axis} axis cannot show {min(vals)!r}")
+    xticks = decade_ticks(min(xs), max(xs)) if lx else nice_ticks(max(max(xs), 1e-12) * 1.02)
+    yticks = decade_ticks(min(ys), max(ys)) if ly else nice_ticks(max(max(ys), 1e-12) * 1.05)
     left = max(_text_width(_fmt_number(t), SMALL) for t in yticks) + 6  # tick labels
     right = _text_width(_fmt_number(xticks[-1]), SMALL) / 2 + 4  # the last x tick's label
     plot_w = WIDTH - left - right
@@ -455,11 +463,17 @@ def lines(name: str, series: Sequence[Series], xlabel: str, ylabel: str, title: 
     top, plot_h = legend_h + _TITLE_H, _LINES_PLOT_H
     svg.set("viewBox", f"0 0 {_n(WIDTH)} {_n(top + plot_h + _LINES_BOTTOM)}")
 
+    def share(v: float, ticks: list[float], log: bool) -> float:
+        """Where `v` falls between the axis's first and last tick, 0 to 1."""
+        if log:
+            return (math.log10(v) - math.log10(ticks[0])) / (math.log10(ticks[-1]) - math.log10(ticks[0]))
+        return v / ticks[-1]
+
     def x_of(v: float) -> float:
-        return left + v / xticks[-1] * plot_w
+        return left + share(v, xticks, lx) * plot_w
 
     def y_of(v: float) -> float:
-        return top + plot_h - v / yticks[-1] * plot_h
+        return top + plot_h - share(v, yticks, ly) * plot_h
 
     grid = _y_axis(svg, ylabel, legend_h, yticks, left, plot_w, y_of)
     for t in xticks:

@@ -73,3 +73,23 @@ def test_lines_are_accessible_theme_neutral_and_escape_labels() -> None:
 def test_lines_refuse_what_they_cannot_draw_truthfully(series, message) -> None:
     with pytest.raises(ValueError, match=message):
         lines("l", series, "x", "y", "t", "d")
+
+
+def test_a_log_axis_puts_each_decade_an_equal_step_apart() -> None:
+    # throughput per GPU from 10 to 1,000 (two decades: log by the site's rule); interactivity 20 to 80 (linear)
+    data = [Series("A", [(20, 10), (40, 100), (80, 1000)])]
+    soup = _soup(lines("l", data, "x units", "y units", "t", "d", log_y=None, log_x=None))
+    (x0, y0), (x1, y1), (x2, y2) = ((float(c["cx"]), float(c["cy"])) for c in soup.find_all("circle"))
+    assert y0 - y1 == pytest.approx(y1 - y2, abs=0.2)  # ×10 is one step on the log y axis
+    assert x2 - x1 == pytest.approx(2 * (x1 - x0), abs=0.3)  # x stays linear: 40 units against 20
+    ticks = [t.get_text() for t in soup.find_all("text")]
+    assert {"10", "100", "1,000"} <= set(ticks)
+    # the data decides: the same y values on a span of less than two decades stay linear
+    flat = _soup(lines("l", [Series("A", [(20, 10), (40, 50), (80, 90)])], "x", "y", "t", "d", log_y=None))
+    (_, f0), (_, f1), (_, f2) = ((float(c["cx"]), float(c["cy"])) for c in flat.find_all("circle"))
+    assert f0 - f1 == pytest.approx(f1 - f2, abs=0.2)  # 40 units each: equal steps on a linear axis
+
+
+def test_a_log_axis_refuses_zero() -> None:
+    with pytest.raises(ValueError, match="log y axis"):
+        lines("l", [Series("A", [(1, 0), (2, 100)])], "x", "y", "t", "d", log_y=True)
