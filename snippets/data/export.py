@@ -152,7 +152,9 @@ def _export(cat: Catalog) -> dict[str, Any]:
     models = {k: {"name": m.name, "nominal_params": m.nominal_params.count, "stated_params": m.stated_params.count,
                   "arch": m.architecture.model_dump(), "dtype": m.dtype,
                   "checkpoint_precision": m.checkpoint_precision,
-                  "other_checkpoint_precisions": list(m.other_checkpoint_precisions)}
+                  "other_checkpoint_precisions": list(m.other_checkpoint_precisions),
+                  "mtp_acceptance": None if m.mtp_acceptance is None else
+                  [m.mtp_acceptance.draft_tokens, m.mtp_acceptance.low, m.mtp_acceptance.high]}
               for k, m in cat.models.items()}
     precisions = {k: {"name": p.name, "bits_per_param": p.bits_per_param, "tensor_format": p.tensor_format,
                       "keeps_16bit": sorted(p.keeps_16bit),
@@ -166,7 +168,7 @@ def _export(cat: Catalog) -> dict[str, Any]:
     scenarios = {k: {"name": s.name, "node": s.node, "memory_policy": s.memory_policy, "layout_policy": s.layout_policy,
                      "time_model": s.time_model,
                      "input_tokens": s.input_tokens, "output_tokens": s.output_tokens, "concurrency": s.concurrency,
-                     "kv_precision": s.kv_precision}
+                     "kv_precision": s.kv_precision, "ttft_s": s.target.ttft.seconds, "tpot_s": s.target.tpot.seconds}
                  for k, s in cat.scenarios.items()}
     prices = {p.accelerator: {"accelerator": p.accelerator, "usd_per_gpu_hour": p.price.value,
                               "gpus_per_unit": p.gpus_per_unit, "provider": p.provider, "offering": p.offering}

@@ -36,6 +36,7 @@ from snippets.data.quantities import (
 from snippets.data.units import (
     BANDWIDTH_UNITS,
     BYTE_UNITS,
+    TIME_UNITS,
     Bandwidth,
     Direction,
     Throughput,
@@ -447,6 +448,24 @@ class Architecture(_Strict):
         return self
 
 
+class MTPAcceptance(_Strict):
+    """How often a model's own multi-token-prediction module guesses right: the share of its drafted tokens the model
+    accepts, as the developer measured it (a range where they give one)."""
+
+    draft_tokens: PositiveInt
+    """Tokens the module drafts per step in the measurement (DeepSeek-V3: 1, the second token)."""
+    low: Annotated[float, Field(gt=0, le=1, strict=True)]
+    high: Annotated[float, Field(gt=0, le=1, strict=True)]
+    note: Text
+    sources: Sources
+
+    @model_validator(mode="after")
+    def _ordered(self) -> MTPAcceptance:
+        if self.low > self.high:
+            raise ValueError("low must not exceed high")
+        return self
+
+
 class Model(_Strict):
     name: str
     nominal_params: Count
@@ -470,6 +489,8 @@ class Model(_Strict):
     checkpoint_note: Text | None = None
     """Which tensors the checkpoint keeps in another precision, with the source in `sources`."""
     architecture: Architecture
+    mtp_acceptance: MTPAcceptance | None = None
+    """Where the model has a multi-token-prediction module (`architecture.mtp_layers`) and its developer measured it."""
     sources: Sources
 
     @model_validator(mode="after")
@@ -482,6 +503,8 @@ class Model(_Strict):
             raise ValueError("other_checkpoint_precisions: give checkpoint_precision first")
         if (self.dtype is None) != (self.checkpoint_precision is None):
             raise ValueError("dtype and checkpoint_precision: a published checkpoint has both, a model without one neither")
+        if self.mtp_acceptance is not None and self.architecture.mtp_layers < 1:
+            raise ValueError("mtp_acceptance: only for a model with a multi-token-prediction module (mtp_layers)")
         return self
 
 
@@ -839,8 +862,31 @@ class TimeModel(_Strict):
 Policy = Annotated[MemoryPolicy | LayoutPolicy | TimeModel, Field(discriminator="kind")]
 
 
+class TargetTime(_Measure):
+    """A service-level time, a TTFT or TPOT target: a tenth of a millisecond to ten minutes."""
+
+    UNITS = TIME_UNITS
+    BASE = "s"
+    BOUNDS = (1e-4, 600.0)
+
+    @property
+    def seconds(self) -> float:
+        return self.base
+
+
+class LatencyTarget(_Strict):
+    """The service-level objective a scenario is served to: the time to first token (queueing included) and the
+    time per output token after the first, each a limit a request's figure must not exceed."""
+
+    ttft: TargetTime
+    tpot: TargetTime
+    rationale: Annotated[str, Field(min_length=20)]
+    sources: Sources
+
+
 class Scenario(_Strict):
-    """What a deployment is sized for: where, under which policies, and for how many sequences of what length."""
+    """What a deployment is sized for: where, under which policies, for how many sequences of what length, and the
+    latency target it is served to."""
 
     name: str
     node: str
@@ -856,6 +902,7 @@ class Scenario(_Strict):
     kv_precision: str
     """Id of the precision the KV cache is stored in for a model with no published checkpoint (GPT-3). Otherwise the
     engine stores it as vLLM's --kv-cache-dtype auto does, in the model's dtype, unless told another."""
+    target: LatencyTarget
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
 

@@ -1,0 +1,88 @@
+""""Serving to a latency target", read back from the built HTML and checked against the engine's search and by hand.
+
+$ per million output tokens = rented GPUs x $/GPU-hour ÷ (output tokens/s x 3600) x 1e6; interactivity = 1 ÷ TPOT;
+a verify step of k = 1 drafted token at acceptance α yields 1 + α tokens.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from snippets.data.export import engine_catalog
+from snippets.engine.search import at_scenario
+
+from ..conftest import Build, figures, text, value
+
+H100_PRICE = 2.99  # data/prices.yaml, site_uses: Lambda, whole 8-GPU instances
+TTFT_MS, TPOT_MS = 2000, 30  # data/scenarios.yaml, chat: AIConfigurator's defaults
+
+
+@pytest.fixture(scope="module")
+def page(built: Build):
+    return built.page("latency-target/index.html")
+
+
+def test_the_objective_and_its_interactivity(page) -> None:
+    assert value(page, "ttft_target") == TTFT_MS and value(page, "tpot_target") == TPOT_MS
+    assert value(page, "target_interactivity") == pytest.approx(1000 / TPOT_MS)
+    assert value(page, "w.interactivity") == pytest.approx(1000 / TPOT_MS)
+
+
+def test_the_worked_example_is_the_division_and_the_search(page, catalog) -> None:
+    assert value(page, "w.price") == H100_PRICE
+    cost = value(page, "w.rented") * H100_PRICE / value(page, "w.tokens_per_hour")
+    assert value(page, "w.cost") == pytest.approx(cost, rel=1e-6)
+    assert value(page, "w.tpot") <= TPOT_MS and value(page, "w.ttft") <= TTFT_MS
+    assert value(page, "w.tpot_lo") <= value(page, "w.tpot_hi")
+    # the engine's own search, asked here, gives the same point
+    s = at_scenario(engine_catalog(catalog), "llama-3.1-70b", "fp8", "chat", accelerator="h100-sxm")
+    assert s.best is not None
+    assert value(page, "w.cost") == pytest.approx(s.best.usd_per_mtok)
+    assert value(page, "w.gpus") == s.best.gpus and value(page, "w.frontier") == len(s.frontier)
+    assert value(page, "w.per_gpu") == pytest.approx(s.best.per_gpu)
+
+
+def test_every_cheapest_row_meets_the_target(page) -> None:
+    rows = {k: v for k, v in figures(page).items() if k.startswith("cheapest[")}
+    labels = {k.split("][")[0][len("cheapest["):] for k in rows}
+    assert len(labels) == 8  # four accelerators, two modes
+    for label in labels:
+        assert value(page, f"cheapest[{label}][TTFT]") <= TTFT_MS
+        assert value(page, f"cheapest[{label}][TPOT]") <= TPOT_MS
+    for gpu in ("H100 SXM", "H200 SXM", "B200", "MI300X"):
+        agg = value(page, f"cheapest[{gpu}, aggregated][Tokens/s per GPU]")
+        dis = value(page, f"cheapest[{gpu}, disaggregated][Tokens/s per GPU]")
+        assert value(page, "gain_low") - 0.01 <= dis / agg <= value(page, "gain_high") + 0.01
+
+
+def test_tightening_never_buys_a_cheaper_token(page) -> None:
+    costs = [v for k, v in ((k, float(el["data-value"])) for k, el in figures(page).items())
+             if k.startswith("ladder[") and k.endswith("[$ per M output tokens]")]
+    assert len(costs) >= 5 and costs == sorted(costs)
+    assert value(page, "tight_cost") == pytest.approx(max(costs))
+    assert value(page, "miss_closest") > value(page, "miss_target")
+
+
+def test_speculation_by_hand(page) -> None:
+    # DeepSeek's MTP: one drafted token accepted 85 % to 90 % of the time (data/models.yaml)
+    assert value(page, "spec_alpha_low") == pytest.approx(85) and value(page, "spec_alpha_high") == pytest.approx(90)
+    assert value(page, "spec_per_step") == pytest.approx(1.85) and value(page, "spec_per_step_high") == pytest.approx(1.9)
+    assert 1 < value(page, "spec_one") < value(page, "spec_per_step")  # the draft's pass and verification cost
+    assert value(page, "spec_sat") < value(page, "spec_one")
+
+
+def test_prefix_caching_by_hand(page) -> None:
+    # dstack's workload: 2,000 of 3,200 prompt tokens repeat (62.5 %), whole 16-token blocks
+    assert value(page, "prefix_cached") == 2000 and value(page, "prefix_hit") == pytest.approx(62.5)
+    assert value(page, "prefix_ttft_warm") < value(page, "prefix_ttft_cold")
+    assert value(page, "prefix_admit_warm") > value(page, "prefix_admit_cold")
+    assert value(page, "prefix_ttft_ratio") == pytest.approx(
+        value(page, "prefix_ttft_cold") / value(page, "prefix_ttft_warm"), rel=1e-3)
+
+
+def test_the_frontier_charts_are_drawn_per_accelerator(page) -> None:
+    charts = page.select("figure.sa-figure svg")
+    assert len(charts) == 4
+    for svg in charts:
+        assert {"aggregated", "disaggregated"} <= {t.get_text() for t in svg.find_all("text")}
+    assert "×" in text(page, "gain_high")
