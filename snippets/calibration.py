@@ -1,18 +1,31 @@
 """The time model against the measurements: each row's prediction and error, the fits, and the error bands.
 
+Every row of data/measurements.yaml is either predicted or skipped with the reason (never dropped silently):
+rows served in a mode today's engine cannot predict (disaggregated prefill/decode, speculative decoding, a
+repeated prefix) wait for issue 28; rows loaded by request rate, or whose layout or lengths the source does not
+state, cannot be put to the engine; a layout the engine refuses is listed with the engine's message.
+
+The engine predicts each row's own quantity (`Measurement.definitions`): TTFT with or without the wait for a
+slot, time per output token with or without the first token, and throughput as output tokens per second of the
+whole run (a per-GPU or total-token figure is converted by `Measurement.output_tokens_per_s`). Errors are
+(predicted − measured) ÷ measured, reported by role and by regime (vendor; dense or MoE; prefill, decode at low
+load, decode at saturation: `snippets.engine.bands`).
+
 Calibration discipline: only `role: calibration` rows (the sources issue 24 names: NVIDIA NIM's benchmarking
-pages, SemiAnalysis InferenceX, Azure's AI benchmarking guide) take part in the fit of the time model's
+1.0.0 pages, SemiAnalysis InferenceX, Azure's AI benchmarking guide) take part in the fit of the time model's
 factors; test rows are predicted with the fitted model, reported apart, and alone make the error bands.
 
-- `fit`: the host's time per engine step (`step_overhead`), from the calibration rows' inter-token latency at
-  concurrency 1, where it acts alone; and for a vendor whose calibration rows run only on chips without
-  measured kernel efficiencies, the share of the default efficiencies its kernels reach
-  (`vendor_kernel_fraction`), from those rows' inter-token latency and throughput.
+- `fit`: the host's time per engine step (`step_overhead`), from the fit basis' inter-token latency at
+  concurrency 1, where it acts alone; and for a vendor whose fitted rows run only on chips without measured
+  kernel efficiencies, the share of the default efficiencies its kernels reach (`vendor_kernel_fraction`).
+  The fit basis (`fit_basis`) is NIM's rows, as the time model's rationale says; rows whose configuration the
+  data infers are never fitted.
 - `fit_collectives`: each collective algorithm's latency and share of the link, least squares on relative
   error over the published timings by message size (data/latencies.yaml `points`).
 - `band_table`: the test rows' errors by regime (`snippets.engine.bands`).
 
-`python -m snippets.calibration` prints the fits, every row's error, and the bands.
+`python -m snippets.calibration` prints the fits, every row's error, the skipped rows, the errors by regime and
+the bands.
 """
 
 from __future__ import annotations
@@ -26,27 +39,43 @@ from snippets.data import Catalog, Measurement, TimeModel
 from snippets.engine import Deployment, Layout, deploy, setting
 from snippets.engine import bands as bands_mod
 from snippets.engine.collectives import one_shot_applies
-from snippets.engine.serving import Prediction, predict
+from snippets.engine.deployment import NoLayout, RefusedLayout
+from snippets.engine.serving import Prediction, admitted, predict
 from snippets.engine.specs import EngineCatalog, TimeModelSpec
 
 SCENARIO = "reference"
 METRICS = ("ttft_ms", "itl_ms", "output_tokens_per_s")
 BAND_METRIC = {"ttft_ms": "ttft_ms", "itl_ms": "tpot_ms", "output_tokens_per_s": "output_tokens_per_s"}
 """Each measured metric and the predicted figure it is compared with (the band's metric)."""
+FIT_SOURCE = "https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/"
+"""The rows the host's time per step is fitted on come from this source (the time model's rationale names it)."""
 
 
 @dataclass(frozen=True)
 class Row:
-    """One measurement beside the model's prediction of it."""
+    """One measurement beside the model's prediction of the same quantity."""
 
     id: str
     measurement: Measurement
     deployment: Deployment
     prediction: Prediction
+    vendor: str = ""
+    """The accelerator's vendor as data/accelerators.yaml names it (NVIDIA, AMD)."""
 
     def predicted(self, metric: str) -> float:
-        p = self.prediction
-        return {"ttft_ms": p.ttft_s * 1e3, "itl_ms": p.tpot_s * 1e3, "output_tokens_per_s": p.output_tokens_per_s}[metric]
+        """The engine's figure of `metric` as the row's source defines it (`Measurement.definitions`)."""
+        p, d = self.prediction, self.measurement.definitions
+        if metric == "ttft_ms":
+            # queueing-excluded: from the request's scheduling, so without the wait for a slot
+            return (p.ttft_s - (p.queue_s if d.ttft == "queueing-excluded" else 0.0)) * 1e3
+        if metric == "itl_ms":
+            if d.token_latency == "tpot-including-first":  # noqa: S105 - a definition; latency over output tokens
+                n = p.output_tokens
+                return (p.ttft_s + (n - 1) * p.tpot_s) / n * 1e3
+            return p.tpot_s * 1e3
+        if metric == "output_tokens_per_s":
+            return p.output_tokens_per_s
+        raise ValueError(f"unknown metric {metric!r}")
 
     def measured(self, metric: str) -> float | None:
         value: float | None = getattr(self.measurement, metric)
@@ -57,13 +86,46 @@ class Row:
         m = self.measured(metric)
         return None if m is None else (self.predicted(metric) - m) / m
 
+    @property
+    def in_flight(self) -> int:
+        """Sequences the prediction serves at once: the row's concurrency, capped by what the deployment admits."""
+        return self.prediction.in_flight
+
     def regime(self, metric: str) -> bands_mod.Regime:
+        """The regime of `metric`'s prediction: prefill for time to first token, else the decode regime the
+        engine assigns (`snippets.engine.serving`)."""
         label = self.prediction.ttft_regime if metric == "ttft_ms" else self.prediction.regime
         vendor, kind, phase = (x.strip() for x in label.split(",", 2))
         return bands_mod.Regime(vendor, kind == "MoE", phase)
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """A measurement today's engine does not predict, and why."""
+
+    id: str
+    measurement: Measurement
+    reason: str
+
+
+def why_not_predicted(m: Measurement) -> str | None:
+    """Why a row cannot be put to today's engine as it stands, or None if it can."""
+    if not m.mode.plain:
+        return "awaiting issue 28: today's engine predicts aggregated serving without speculation or a repeated prefix"
+    if m.definitions.load == "request-rate":
+        return "loaded by request rate: today's serving model takes the requests kept in flight"
+    if m.definitions.load == "not-stated":
+        return "the source does not state the load"
+    missing = [f for f in ("layout", "input_tokens", "output_tokens") if getattr(m, f) is None]
+    if missing:
+        return "the source does not state its " + " or ".join(f.replace("_", " ") for f in missing)
+    if m.ttft_ms is None and m.itl_ms is None and m.output_tokens_per_s is None:
+        return "no figure the engine predicts (only a speed-up)"
+    return None
+
+
 def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) -> Deployment:
+    assert m.layout is not None and m.input_tokens is not None and m.output_tokens is not None  # noqa: S101 - why_not_predicted
     lay = Layout(m.layout.tp, m.layout.pp, m.layout.ep, m.layout.dp)
     # A run at a stated concurrency is served by an engine started for it (max_num_seqs at that concurrency, as the
     # benchmark recipes set it), not with vLLM's default of 1,024 on an H100, whose sampler warm-up would take
@@ -80,26 +142,56 @@ def _concurrency(d: Deployment, m: Measurement) -> int:
     """The row's concurrency, or for an offline run (every request queued at once) all the replica admits."""
     if m.concurrency is not None:
         return m.concurrency
-    from snippets.engine.serving import admitted
-
+    assert m.input_tokens is not None and m.output_tokens is not None  # noqa: S101 - why_not_predicted
     return max(1, admitted(d, m.input_tokens + m.output_tokens))
 
 
 def predict_rows(eng: EngineCatalog, measurements: Iterable[tuple[str, Measurement]],
-                 tm: TimeModelSpec | None = None) -> list[Row]:
-    out = []
+                 tm: TimeModelSpec | None = None) -> tuple[list[Row], list[Skipped]]:
+    """Each measurement predicted under `tm` (or its scenario's time model), or skipped with the reason."""
+    done: list[Row] = []
+    skipped: list[Skipped] = []
     for mid, m in measurements:
-        d = _deployment(eng, m, tm)
-        out.append(Row(mid, m, d, predict(d, _concurrency(d, m), m.input_tokens, m.output_tokens)))
-    return out
+        why = why_not_predicted(m)
+        if why is None:
+            try:
+                d = _deployment(eng, m, tm)
+                assert m.input_tokens is not None and m.output_tokens is not None  # noqa: S101 - checked above
+                done.append(Row(mid, m, d, predict(d, _concurrency(d, m), m.input_tokens, m.output_tokens),
+                                eng.chips[m.accelerator].vendor))
+                continue
+            except (RefusedLayout, NoLayout, ValueError, KeyError) as exc:
+                why = f"the engine refuses it: {exc}"
+        skipped.append(Skipped(mid, m, why))
+    return done, skipped
 
 
-def rows(cat: Catalog, role: str | None = None, tm: TimeModelSpec | None = None) -> list[Row]:
-    """Every measurement (of `role`, if given) with the model's prediction, under `tm` or the scenario's time model."""
+def evaluate(cat: Catalog, role: str | None = None,
+             tm: TimeModelSpec | None = None) -> tuple[list[Row], list[Skipped]]:
+    """Every measurement (of `role`, if given): predicted under `tm` or the scenario's time model, or skipped
+    with the reason."""
     from snippets.data.export import engine_catalog
 
     return predict_rows(engine_catalog(cat), ((k, m) for k, m in cat.measurements.items()
                                               if role is None or m.role == role), tm)
+
+
+def rows(cat: Catalog, role: str | None = None, tm: TimeModelSpec | None = None) -> list[Row]:
+    """Every measurement (of `role`, if given) the engine predicts, with the prediction (`evaluate` lists the rest)."""
+    return evaluate(cat, role, tm)[0]
+
+
+def skipped(cat: Catalog, role: str | None = None) -> list[Skipped]:
+    """Every measurement (of `role`, if given) the engine does not predict today, with the reason."""
+    return evaluate(cat, role)[1]
+
+
+def fit_basis(cat: Catalog) -> dict[str, Measurement]:
+    """The rows the host's time per step is fitted on: calibration rows from NIM (`FIT_SOURCE`) whose configuration
+    the source states, served plainly, at one request in flight."""
+    return {k: m for k, m in cat.measurements.items()
+            if m.role == "calibration" and m.config_from == "source" and m.concurrency == 1 and m.mode.plain
+            and why_not_predicted(m) is None and all(s.url.startswith(FIT_SOURCE) for s in m.sources)}
 
 
 def _golden(fn: Callable[[float], float], lo: float, hi: float, steps: int = 40) -> float:
@@ -138,18 +230,18 @@ def _measured_chips(cat: Catalog) -> set[str]:
 
 def fit(cat: Catalog) -> Fit:
     """The time model's fitted factors, each searched inside the range data/policies.yaml states for it, on the
-    calibration rows only."""
+    fit basis (`fit_basis`: calibration rows only)."""
     from snippets.data.export import engine_catalog
 
     eng = engine_catalog(cat)
     key, entry = _time_model_entry(cat)
     base = eng.time_models[key]
-    cal = [(k, m) for k, m in cat.measurements.items() if m.role == "calibration"]
+    cal = sorted(fit_basis(cat).items())
     lo, hi = (x * entry.step_overhead.seconds / entry.step_overhead.value for x in entry.step_overhead_range)
 
     def loss_of(tm: TimeModelSpec, chosen: list[tuple[str, Measurement]], metrics: tuple[str, ...]) -> float:
         total = 0.0
-        for r in predict_rows(eng, chosen, tm):
+        for r in predict_rows(eng, chosen, tm)[0]:
             for metric in metrics:
                 mv = r.measured(metric)
                 if mv is not None:
@@ -159,7 +251,7 @@ def fit(cat: Catalog) -> Fit:
     single = [(k, m) for k, m in cal if m.concurrency == 1]
     overhead = _golden(lambda x: loss_of(replace(base, step_overhead_s=x), single, ("itl_ms",)), lo, hi)
     tm = replace(base, step_overhead_s=overhead)
-    # a vendor whose calibration rows all run on chips without measured kernels: how far its kernels fall short
+    # a vendor whose fitted rows all run on chips without measured kernels: how far its kernels fall short
     measured = _measured_chips(cat)
     vendors: dict[str, list[tuple[str, Measurement]]] = {}
     for k, m in cal:
@@ -263,7 +355,7 @@ def band_table(eng: EngineCatalog, measurements: Mapping[str, Measurement],
     """The error bands by regime from the test rows alone, predicted by `eng` under `tm` (a time model without
     bands yet: a band never feeds back into a prediction)."""
     tests = [(k, m) for k, m in measurements.items() if m.role == "test"]
-    return bands_mod.table(band_errors(predict_rows(eng, tests, tm)))
+    return bands_mod.table(band_errors(predict_rows(eng, tests, tm)[0]))
 
 
 def summary(rs: list[Row], metric: str) -> tuple[float, float, int] | None:
@@ -274,46 +366,62 @@ def summary(rs: list[Row], metric: str) -> tuple[float, float, int] | None:
     return statistics.median(errs), max(errs), len(errs)
 
 
+def by_regime(rs: list[Row]) -> dict[tuple[str, str], tuple[float, float, float, int]]:
+    """(regime label, metric) -> median |error|, signed median error, worst |error|, rows."""
+    errs: dict[tuple[str, str], list[float]] = {}
+    for r in rs:
+        for metric in METRICS:
+            e = r.error(metric)
+            if e is not None:
+                errs.setdefault((r.regime(metric).label, metric), []).append(e)
+    return {k: (statistics.median(abs(x) for x in v), statistics.median(v), max(abs(x) for x in v), len(v))
+            for k, v in sorted(errs.items())}
+
+
 def inside_band(rs: list[Row]) -> tuple[int, int]:
     """Of the rows' measured figures, how many fall inside their prediction's band, and how many there are."""
     inside = total = 0
     for r in rs:
         p = r.prediction
-        for metric, rng in (("ttft_ms", p.ttft_range), ("itl_ms", p.tpot_range),
-                            ("output_tokens_per_s", p.throughput_range)):
+        for metric, band in (("ttft_ms", p.ttft_band), ("itl_ms", p.tpot_band),
+                             ("output_tokens_per_s", p.throughput_band)):
             m = r.measured(metric)
             if m is None:
                 continue
-            scale = 1e3 if metric != "output_tokens_per_s" else 1.0
+            lo, hi = band.around(r.predicted(metric))
             total += 1
-            inside += rng[0] * scale <= m <= rng[1] * scale
+            inside += lo <= m <= hi
     return inside, total
 
 
 def main() -> None:
     from snippets.data import load
+    from snippets.data.export import engine_catalog
 
     cat = load()
     f = fit(cat)
-    print(f"fit: step_overhead {f.step_overhead_s * 1e3:.3f} ms, vendor kernel fractions "
-          f"{dict(f.vendor_kernel_fraction) or 'none fitted'} (loss {f.loss:.5f}, {f.rows} calibration rows)")
+    print(f"fit on {f.rows} rows: step_overhead {f.step_overhead_s * 1e3:.3f} ms, vendor kernel fractions "
+          f"{dict(f.vendor_kernel_fraction) or 'none fitted'} (loss {f.loss:.5f})")
     for name, c in fit_collectives(cat).items():
         print(f"collective {name}: latency {c.latency_s * 1e6:.2f} us + {c.per_peer_s * 1e6:.2f} us per peer, "
               f"efficiency {c.efficiency:.3f}, worst |error| {c.worst:.0%} over {c.points} points")
     for role in ("calibration", "test"):
-        rs = rows(cat, role)
+        rs, skip = evaluate(cat, role)
         for r in rs:
             parts = [f"{k} {r.predicted(k):.1f} vs {r.measured(k):.1f} ({r.error(k):+.0%})" for k in METRICS
                      if r.measured(k) is not None]
             print(f"{role:11} {r.id}: {'; '.join(parts)}")
+        for s in skip:
+            print(f"{role:11} {s.id}: not predicted: {s.reason}")
         for k in METRICS:
-            s = summary(rs, k)
-            if s:
-                print(f"{role:11} {k}: median |error| {s[0]:.0%}, worst {s[1]:.0%} over {s[2]} rows")
+            sm = summary(rs, k)
+            if sm:
+                print(f"{role:11} {k}: median |error| {sm[0]:.0%}, worst {sm[1]:.0%} over {sm[2]} rows")
+        for (reg, k), (med, signed, worst, n) in by_regime(rs).items():
+            print(f"{role:11} {reg:40} {k:20} median |error| {med:4.0%} (signed {signed:+.0%}), worst {worst:.0%}, "
+                  f"{n} rows")
         n_in, n = inside_band(rs)
-        print(f"{role:11} inside their band: {n_in} of {n}")
-    from snippets.data.export import engine_catalog
-
+        print(f"{role:11} predicted {len(rs)}, not predicted {len(skip)}; inside their band: {n_in} of {n}")
     tm = engine_catalog(cat).time_models[_time_model_entry(cat)[0]]
     for b in tm.bands:
         print(f"band {b.metric:20} {b.vendor}, {'MoE' if b.moe else 'dense'}, {b.phase}: "

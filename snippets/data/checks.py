@@ -110,12 +110,7 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
             problems.append(f"data/efficiencies.yaml: entry '{e_id}': the time model already reads {seen[key]!r} "
                             f"for {key[0]}'s {key[1]}")
         seen[key] = e_id
-    for m_id, meas in cat.get("measurements", {}).items():
-        where = f"data/measurements.yaml: entry '{m_id}'"
-        for field, table in (("model", "models"), ("precision", "precisions"), ("kv_precision", "precisions"),
-                             ("accelerator", "accelerators")):
-            if getattr(meas, field) not in cat[table]:
-                problems.append(f"{where}: field '{field}': unknown {field} {getattr(meas, field)!r}")
+    _check_measurements(cat, problems)
     for pol_id, pol in pols.items():
         if isinstance(pol, MemoryPolicy):
             for acc in pol.large_device_excludes:
@@ -138,4 +133,39 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
             problems.append(
                 f"data/prices.yaml: accelerator '{acc_id}': field 'site_uses': exactly one price must be marked, "
                 f"found {len(chosen)} ({', '.join(chosen) or 'none'})"
+            )
+
+
+def _check_measurements(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
+    """Every id a measurement names exists; expert parallelism only for a mixture of experts; a baseline is
+    another row of the same model on the same accelerator, served plainly; a row's role matches its sources."""
+    meas = cat.get("measurements", {})
+    for m_id, m in meas.items():
+        where = f"data/measurements.yaml: entry '{m_id}'"
+        for field, table in (("model", "models"), ("precision", "precisions"), ("kv_precision", "precisions"),
+                             ("accelerator", "accelerators")):
+            if getattr(m, field) not in cat[table]:
+                problems.append(f"{where}: field '{field}': unknown {field} {getattr(m, field)!r}")
+        model = cat["models"].get(m.model)
+        dis = m.mode.disaggregation
+        layouts = [("layout", m.layout)]
+        if dis is not None:
+            layouts += [("mode.disaggregation.prefill.layout", dis.prefill and dis.prefill.layout),
+                        ("mode.disaggregation.decode.layout", dis.decode and dis.decode.layout)]
+        for field, lay in layouts:
+            if lay is not None and lay.ep > 1 and model is not None and model.architecture.moe is None:
+                problems.append(f"{where}: field '{field}.ep': EP {lay.ep} on {m.model}, which has no experts")
+        if m.baseline is not None:
+            base = meas.get(m.baseline)
+            if base is None or m.baseline == m_id:
+                problems.append(f"{where}: field 'baseline': {m.baseline!r} is not another entry of measurements.yaml")
+            elif (base.model, base.accelerator) != (m.model, m.accelerator) or not base.mode.plain:
+                problems.append(f"{where}: field 'baseline': {m.baseline!r} is not the same model on the same "
+                                "accelerator served without the row's mode")
+        if (m.role == "calibration") != m.sourced_from_permitted:
+            problems.append(
+                f"{where}: field 'role': {m.role} rows come "
+                + ("only from the sources issue 24 names for fitting (NIM LLM benchmarking 1.0.0, InferenceX, "
+                   "Azure AI-benchmarking-guide)" if m.role == "calibration"
+                   else "from other publications than the fitting sources")
             )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from snippets.calibration import rows, summary
+from snippets.calibration import fit_basis, rows, summary
 from snippets.data import Catalog
 from snippets.engine import Deployment, Layout
 from snippets.engine.deployment import RefusedLayout
@@ -348,15 +348,19 @@ class CostPage(Page):
         # utilization
         plateau, nim_c, nim_t, share = nim_share(cat)
         nim_first = next(m for k, m in cat.measurements.items() if k.startswith(NIM_SWEEP))
-        nim_gpus, nim_acc = nim_first.layout.tp * nim_first.layout.pp, nim_first.accelerator
-        # how well the time model predicts
-        cal, test = rows(cat, "calibration"), rows(cat, "test")
+        nim_gpus, nim_acc = nim_first.gpu_count or 0, nim_first.accelerator
+        # how well the time model predicts: on the rows its two factors are fitted on (NIM's), and on the test rows
+        basis = fit_basis(cat)
+        fit_source = {s.url.split("/")[2] for m in basis.values() for s in m.sources}
+        cal = [r for r in rows(cat, "calibration") if r.measurement.config_from == "source"
+               and {s.url.split("/")[2] for s in r.measurement.sources} <= fit_source]
+        test = rows(cat, "test")
         cal_itl, cal_tput = summary(cal, "itl_ms"), summary(cal, "output_tokens_per_s")
         test_tput = summary(test, "output_tokens_per_s")
         if cal_itl is None or cal_tput is None or test_tput is None:
             raise ValueError("the page needs calibration and test rows with ITL and throughput")
-        cal_accs = {x.measurement.accelerator for x in cal}
-        test_accs = {x.measurement.accelerator for x in test}
+        cal_accs = {m.accelerator for m in basis.values()}
+        measured_accs = {m.accelerator for m in cat.measurements.values()}
         reads = sorted({str(p.sources[0].read) for p in cat.prices.values() if p.site_uses})
 
         self.n_in = fmt.count(INPUT_TOKENS, "tokens")
@@ -461,8 +465,9 @@ class CostPage(Page):
                                "; ".join(f"{x.label}: {x.d.layout.label}" for x in pp405) or "none")
         self.latency_share_below_one = fmt.claim(0.5 < share < 1.0, f"{nim_t:.0f} ÷ {plateau:.0f} tokens/s")
         self.cal_one_gpu = fmt.claim(len(cal_accs) == 1, f"calibration accelerators: {sorted(cal_accs)}")
-        self.untested_gpus = fmt.claim(not {"mi300x", "a100-80gb-sxm", "b200"} & (cal_accs | test_accs),
-                                       f"measured accelerators: {sorted(cal_accs | test_accs)}")
+        others = {"mi300x", "a100-80gb-sxm", "b200"}
+        self.untested_gpus = fmt.claim(others <= measured_accs and not others & cal_accs,
+                                       f"fitted on {sorted(cal_accs)}; measured {sorted(measured_accs)}")
 
 
 namespace = CostPage.namespace_of
