@@ -1,9 +1,11 @@
 """The time model against the measurements: each row's prediction and error, the fits, and the error bands.
 
 Every row of data/measurements.yaml is either predicted or skipped with the reason (never dropped silently):
-rows served in a mode today's engine cannot predict (disaggregated prefill/decode, speculative decoding, a
-repeated prefix) wait for issue 28; rows loaded by request rate, or whose layout or lengths the source does not
-state, cannot be put to the engine; a layout the engine refuses is listed with the engine's message.
+rows served in another mode are predicted in it (disaggregated prefill and decode with the pools the source
+states, kept at its concurrency; speculative decoding with the acceptance it states; a repeated prefix at its hit
+rate: `snippets.engine.serving`), unless the source leaves out what the mode needs; rows loaded by request rate,
+or whose layout or lengths the source does not state, cannot be put to the engine; a layout the engine refuses is
+listed with the engine's message. Rows that give only a speed-up are compared in `snippets.comparisons`.
 
 The engine predicts each row's own quantity (`Measurement.definitions`): TTFT with or without the wait for a
 slot, time per output token with or without the first token, and throughput as output tokens per second of the
@@ -40,7 +42,14 @@ from snippets.engine import Deployment, Layout, deploy, setting
 from snippets.engine import bands as bands_mod
 from snippets.engine.collectives import one_shot_applies
 from snippets.engine.deployment import NoLayout, RefusedLayout
-from snippets.engine.serving import Prediction, admitted, predict
+from snippets.engine.serving import (
+    DisaggPrediction,
+    Prediction,
+    Speculation,
+    admitted,
+    disaggregated_at,
+    predict,
+)
 from snippets.engine.specs import EngineCatalog, TimeModelSpec
 
 SCENARIO = "reference"
@@ -58,7 +67,8 @@ class Row:
     id: str
     measurement: Measurement
     deployment: Deployment
-    prediction: Prediction
+    """The replica, or a decode worker of a disaggregated run."""
+    prediction: Prediction | DisaggPrediction
     vendor: str = ""
     """The accelerator's vendor as data/accelerators.yaml names it (NVIDIA, AMD)."""
 
@@ -89,7 +99,7 @@ class Row:
     @property
     def in_flight(self) -> int:
         """Sequences the prediction serves at once: the row's concurrency, capped by what the deployment admits."""
-        return self.prediction.in_flight
+        return round(self.prediction.in_flight)
 
     def regime(self, metric: str) -> bands_mod.Regime:
         """The regime of `metric`'s prediction: prefill for time to first token, else the decode regime the
@@ -108,10 +118,51 @@ class Skipped:
     reason: str
 
 
+SGLANG_EAGLE = (5, 4, 8)
+"""SGLang's EAGLE defaults (--speculative-num-steps 5, --speculative-eagle-topk 4, --speculative-num-draft-tokens 8;
+docs.sglang.io, Speculative Decoding, EAGLE Decoding), for a row that runs them without stating its settings."""
+
+
+def speculation_of(m: Measurement) -> Speculation | None:
+    """The row's speculative decoding as the engine runs it (the MTP module, or an EAGLE head with SGLang's tree
+    where the row names no settings), or None where the row states no acceptance (or names a separate draft model,
+    which data/models.yaml does not hold)."""
+    sp = m.mode.speculation
+    if sp is None or sp.method not in ("mtp", "eagle", "eagle3"):
+        return None
+    if sp.acceptance_rate is None and sp.acceptance_length is None:
+        return None
+    if sp.method == "mtp":
+        if sp.draft_tokens is None:
+            return None
+        return Speculation(sp.draft_tokens, sp.acceptance_rate or 0.0, "mtp", acceptance_length=sp.acceptance_length)
+    steps, width, verify = SGLANG_EAGLE if sp.draft_tokens is None else (sp.draft_tokens, 1, None)
+    return Speculation(steps, sp.acceptance_rate or 0.0, "eagle", acceptance_length=sp.acceptance_length,
+                       tree_width=width, verify_tokens=verify)
+
+
+def _mode_gap(m: Measurement) -> str | None:
+    """What the row's mode needs that its source does not state, or None."""
+    mode = m.mode
+    if mode.speculation is not None and speculation_of(m) is None:
+        return ("its speculative decoding's acceptance (or its draft) is not stated, and the speed-up it brings "
+                "depends on it")
+    dis = mode.disaggregation
+    if dis is not None:
+        if dis.prefill is None or dis.decode is None:
+            return "its prefill and decode pools are not stated"
+        if m.definitions.load != "fixed-concurrency":
+            return "a disaggregated run is predicted at the concurrency its client keeps in flight"
+        if mode.speculation is not None:
+            return "disaggregated and speculative at once: not modelled together"
+    return None
+
+
 def why_not_predicted(m: Measurement) -> str | None:
     """Why a row cannot be put to today's engine as it stands, or None if it can."""
-    if not m.mode.plain:
-        return "awaiting issue 28: today's engine predicts aggregated serving without speculation or a repeated prefix"
+    gap = _mode_gap(m)
+    if gap is not None:
+        return gap
     if m.definitions.load == "request-rate":
         return "loaded by request rate: today's serving model takes the requests kept in flight"
     if m.definitions.load == "not-stated":
@@ -146,6 +197,23 @@ def _concurrency(d: Deployment, m: Measurement) -> int:
     return max(1, admitted(d, m.input_tokens + m.output_tokens))
 
 
+def _predict(eng: EngineCatalog, m: Measurement, d: Deployment,
+             tm: TimeModelSpec | None) -> Prediction | DisaggPrediction:
+    """The row's prediction in its mode: aggregated (with its speculation and its prefix hit), or its prefill pool's
+    workers handing prompts to its decode pool's at the concurrency its client keeps."""
+    assert m.input_tokens is not None and m.output_tokens is not None  # noqa: S101 - why_not_predicted
+    hit = 0.0 if m.mode.prefix_cache is None else m.mode.prefix_cache.hit_rate
+    spec = speculation_of(m)
+    dis = m.mode.disaggregation
+    if dis is None:
+        return predict(d, _concurrency(d, m), m.input_tokens, m.output_tokens, speculation=spec, prefix_hit=hit)
+    assert dis.prefill is not None and dis.decode is not None and m.concurrency is not None  # noqa: S101 - _mode_gap
+    pl = dis.prefill.layout
+    prefill = deploy(d.setting, Layout(pl.tp, pl.pp, pl.ep, pl.dp))
+    return disaggregated_at(prefill, d, dis.prefill.workers, dis.decode.workers, m.concurrency, m.input_tokens,
+                            m.output_tokens, prefix_hit=hit)
+
+
 def predict_rows(eng: EngineCatalog, measurements: Iterable[tuple[str, Measurement]],
                  tm: TimeModelSpec | None = None) -> tuple[list[Row], list[Skipped]]:
     """Each measurement predicted under `tm` (or its scenario's time model), or skipped with the reason."""
@@ -157,8 +225,7 @@ def predict_rows(eng: EngineCatalog, measurements: Iterable[tuple[str, Measureme
             try:
                 d = _deployment(eng, m, tm)
                 assert m.input_tokens is not None and m.output_tokens is not None  # noqa: S101 - checked above
-                done.append(Row(mid, m, d, predict(d, _concurrency(d, m), m.input_tokens, m.output_tokens),
-                                eng.chips[m.accelerator].vendor))
+                done.append(Row(mid, m, d, _predict(eng, m, d, tm), eng.chips[m.accelerator].vendor))
                 continue
             except (RefusedLayout, NoLayout, ValueError, KeyError) as exc:
                 why = f"the engine refuses it: {exc}"
@@ -353,8 +420,9 @@ def band_errors(rs: Iterable[Row]) -> list[tuple[str, bands_mod.Regime, float]]:
 def band_table(eng: EngineCatalog, measurements: Mapping[str, Measurement],
                tm: TimeModelSpec | None = None) -> tuple[bands_mod.BandEntry, ...]:
     """The error bands by regime from the test rows alone, predicted by `eng` under `tm` (a time model without
-    bands yet: a band never feeds back into a prediction)."""
-    tests = [(k, m) for k, m in measurements.items() if m.role == "test"]
+    bands yet: a band never feeds back into a prediction). Rows served in another mode (disaggregated, speculative,
+    a repeated prefix) are reported apart and make no band: a band is the aggregated time model's."""
+    tests = [(k, m) for k, m in measurements.items() if m.role == "test" and m.mode.plain]
     return bands_mod.table(band_errors(predict_rows(eng, tests, tm)[0]))
 
 

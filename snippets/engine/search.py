@@ -307,6 +307,11 @@ class Search:
     """Layouts (with or without speculation) whose sweep the frontier's bound made unnecessary."""
     skipped: tuple[str, ...] = field(default=())
     """Layouts or modes the time model could not predict, with the reason."""
+    candidates: tuple[Point, ...] = field(default=())
+    """The points that meet the targets (each layout's cheapest among them, and whichever the sweep met)."""
+
+    def candidates_of(self, mode: str) -> tuple[Point, ...]:
+        return tuple(p for p in self.candidates if p.mode == mode)
 
 
 # --------------------------------------------------------------------------- candidates
@@ -367,6 +372,8 @@ class _Run:
     n_out: int
     prefix_hit: float
     prefix_groups: int
+    max_gpus: int | None = None
+    """The most GPUs one configuration may take (a replica, or a disaggregated configuration's pools together)."""
     points: list[Point] = field(default_factory=list)
     candidates: list[Point] = field(default_factory=list)
     """Points that meet the targets."""
@@ -544,6 +551,8 @@ def _disagg_point(p: PrefillPool, dec: DecodePool, run: _Run) -> Point | None:
         if x is None:
             continue
         gpus = x * p.deployment.gpus + y * dd.gpus
+        if run.max_gpus is not None and gpus > run.max_gpus:
+            continue
         cost = rented_share(gpus, unit) / (y * dec.requests_per_s)
         if best is None or (cost, gpus) < (best[0], best[1]):
             best = (cost, gpus, x, y)
@@ -655,11 +664,13 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
            output_tokens: int, *, ttft_ms: float | None = None, tpot_ms: float | None = None,
            rate: float | None = None, mode: str = "any", speculation: Speculation | None = None,
            prefix_hit: float = 0.0, prefix_groups: int = 1, scenario: str = "reference",
-           kv_precision: str | None = None, node: str | None = None, sweep: bool = True) -> Search:
+           kv_precision: str | None = None, node: str | None = None, max_gpus: int | None = None,
+           sweep: bool = True) -> Search:
     """Every configuration of `model` in `precision` on `accelerator`'s node for requests of `input_tokens` +
     `output_tokens`, in `mode` (aggregated, disaggregated or any), with and without `speculation` where given:
     the frontier (unless `sweep` is False: then only what the cheapest needs) and the cheapest meeting the
-    targets, with the plan that carries `rate` requests a second. The node is `accelerator`'s first, or `node`."""
+    targets, with the plan that carries `rate` requests a second. The node is `accelerator`'s first, or `node`;
+    `max_gpus` bounds one configuration (a replica, or the pools of a disaggregated one), not the plan."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if min(input_tokens, output_tokens) < 1:
@@ -673,7 +684,9 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
         deps = layouts(st)
     except NoLayout:
         deps = []
-    run = _Run(t, input_tokens, output_tokens, prefix_hit, prefix_groups)
+    run = _Run(t, input_tokens, output_tokens, prefix_hit, prefix_groups, max_gpus)
+    if max_gpus is not None:
+        deps = [d for d in deps if d.gpus <= max_gpus]
     specs: list[Speculation | None] = [None] if speculation is None else [None, speculation]
     if mode in ("aggregated", "any"):
         _aggregated(deps, specs, run, sweep)
@@ -690,7 +703,7 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
         best = None if plan is None else plan.point
     why = None if best is not None else _why(run, len(deps), st)
     return Search(st, input_tokens, output_tokens, t, tuple(run.points), front, best, plan, why,
-                  tuple(d.layout for d in deps), run.pruned, tuple(run.skipped))
+                  tuple(d.layout for d in deps), run.pruned, tuple(run.skipped), tuple(run.candidates))
 
 
 def frontier(eng: EngineCatalog, model: str, precision: str, accelerator: str, input_tokens: int,

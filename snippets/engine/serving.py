@@ -126,6 +126,13 @@ class Speculation:
     method: str = "mtp"
     draft_model: ModelSpec | None = None
     """The separate draft model (method "draft-model"), run on the model's tensor-parallel group."""
+    acceptance_length: float | None = None
+    """Tokens a verify step yields on average where a source measured it (SGLang's avg_spec_accept_length): it
+    stands for the chain's formula, as a tree of drafts accepts more than a chain of the same depth."""
+    tree_width: int = 1
+    """Tokens each draft pass proposes per sequence (a tree's branching, SGLang's --speculative-eagle-topk)."""
+    verify_tokens: int | None = None
+    """Tokens per sequence the model verifies a step (a tree's --speculative-num-draft-tokens); k + 1 for a chain."""
 
     def __post_init__(self) -> None:
         if self.draft_tokens < 1:
@@ -136,11 +143,24 @@ class Speculation:
             raise ValueError(f"speculation method must be one of {', '.join(SPECULATION_METHODS)}, not {self.method!r}")
         if (self.method == "draft-model") != (self.draft_model is not None):
             raise ValueError("name a draft model exactly when the method is draft-model")
+        if self.tree_width < 1 or (self.verify_tokens is not None and self.verify_tokens < 2):
+            raise ValueError("a draft pass proposes at least one token, and a step verifies at least two")
+        if self.acceptance_length is not None and not 1 <= self.acceptance_length <= self.query_per_seq:
+            raise ValueError(f"an acceptance length is between 1 and the {self.query_per_seq} tokens verified, "
+                             f"not {self.acceptance_length}")
+
+    @property
+    def query_per_seq(self) -> int:
+        """Tokens per sequence the verify step computes: the drafts and the last accepted token."""
+        return self.verify_tokens or self.draft_tokens + 1
 
     @property
     def tokens_per_step(self) -> float:
         """Tokens one verify step yields on average: (1 − α^(k+1)) ÷ (1 − α), the accepted drafts and the token the
-        model's own step adds (k + 1 when every draft is accepted, 1 when none is)."""
+        model's own step adds (k + 1 when every draft is accepted, 1 when none is); or the measured acceptance
+        length where one is given."""
+        if self.acceptance_length is not None:
+            return self.acceptance_length
         a, k = self.acceptance, self.draft_tokens
         if a >= 1:
             return float(k + 1)
@@ -154,7 +174,8 @@ class Speculation:
     def as_dict(self) -> dict[str, object]:
         return {"method": self.method, "draft_tokens": self.draft_tokens, "acceptance": self.acceptance,
                 "draft_model": None if self.draft_model is None else self.draft_model.id,
-                "tokens_per_step": self.tokens_per_step}
+                "acceptance_length": self.acceptance_length, "tree_width": self.tree_width,
+                "verify_tokens": self.query_per_seq, "tokens_per_step": self.tokens_per_step}
 
 
 def draft_arch(arch: Arch, spec: Speculation) -> Arch:
@@ -188,15 +209,16 @@ class Draft:
     weight_bytes: float
     """Per GPU, beside the model's weights."""
 
-    def pass_s(self, seqs: int, context: float) -> float:
-        """One draft forward pass of `seqs` sequences at `context` cached tokens: the draft's step without the
-        host's per-step time (the passes run inside the model's step), plus its input projection."""
+    def pass_s(self, seqs: int, context: float, width: int = 1) -> float:
+        """One draft forward pass of `seqs` sequences at `context` cached tokens, `width` tokens each (a tree's
+        branches): the draft's step without the host's per-step time (the passes run inside the model's step),
+        plus its input projection."""
         d, p = self.deployment, self.prep
-        step = run(d, Batch(decode_seqs=seqs, decode_context=context), "decode", p)
+        step = run(d, Batch(decode_seqs=seqs, decode_context=context, query_per_seq=width), "decode", p)
         total = step.total_s - step.host_s
         if self.fuse_inputs:
             h = d.setting.model.arch.hidden_size
-            local = seqs / d.layout.dp
+            local = seqs * width / d.layout.dp
             g = ops.gemm("input projection", local, h, self.fuse_inputs * h, p.rates, step_tokens=local,
                          weight_bytes=self.fuse_inputs * h * h * d.setting.activation_bytes)
             total += g.total_s
@@ -452,7 +474,7 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
     per_rank_budget = token_budget(d)
     ctx = n_in + n_out / 2
     n_new = n_in - cached
-    q = 1 if speculation is None else speculation.draft_tokens + 1
+    q = 1 if speculation is None else speculation.query_per_seq
     per_step = 1.0 if speculation is None else speculation.tokens_per_step
     spt = 1.0 / per_step
     # steady state: for a decoding set of `bd` sequences, the lifetime L of a request solves L = f(L)
@@ -469,8 +491,8 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         seen.add(bd)
         left = max(1, per_rank_budget - math.ceil(bd * q / dp)) * dp
         dec_step = mixed_step(d, bd, ctx, 0, 0, prep=prep, query_per_seq=q)
-        if draft is not None:
-            draft_s = (q - 1) * draft.pass_s(bd, ctx)
+        if draft is not None and speculation is not None:
+            draft_s = speculation.draft_tokens * draft.pass_s(bd, ctx, speculation.tree_width)
             verify_extra = dec_step.total_s - mixed_step(d, bd, ctx, 0, 0, prep=prep).total_s
         dec_s = dec_step.total_s + draft_s
         alongside = bd if b > 1 else 0
@@ -599,11 +621,11 @@ def decode_pool(d: Deployment, batch: int, input_tokens: int, output_tokens: int
                          f"{input_tokens + output_tokens} tokens, not {batch}")
     ctx = input_tokens + output_tokens / 2
     prep = prep or prepare(d)
-    q = 1 if speculation is None else speculation.draft_tokens + 1
+    q = 1 if speculation is None else speculation.query_per_seq
     step = mixed_step(d, batch, ctx, 0, 0, prep=prep, query_per_seq=q)
     draft_s = verify_extra = 0.0
-    if draft is not None:
-        draft_s = (q - 1) * draft.pass_s(batch, ctx)
+    if draft is not None and speculation is not None:
+        draft_s = speculation.draft_tokens * draft.pass_s(batch, ctx, speculation.tree_width)
         verify_extra = step.total_s - mixed_step(d, batch, ctx, 0, 0, prep=prep).total_s
     per_step = 1.0 if speculation is None else speculation.tokens_per_step
     arch, kvb = st.model.arch, st.kv_precision.bytes_per_param
@@ -664,6 +686,16 @@ class DisaggPrediction:
     throughput_band: bands_mod.Band
 
     mode = "disaggregated"
+    queue_s = 0.0
+    """No wait for a slot outside the prefill queue (its wait is `prefill_wait_s`, inside the TTFT)."""
+
+    @property
+    def input_tokens(self) -> int:
+        return self.decode.input_tokens
+
+    @property
+    def output_tokens(self) -> int:
+        return self.decode.output_tokens
 
     @property
     def prefill_gpus(self) -> int:
@@ -757,3 +789,46 @@ def predict_disaggregated(prefill: Deployment, decode: Deployment, prefill_worke
                    decode_pool(decode, decode_batch, n_in, n_out, speculation=speculation, prefix_hit=prefix_hit,
                                prefix_groups=prefix_groups),
                    prefill_workers, decode_workers)
+
+
+def disaggregated_at(prefill: Deployment, decode: Deployment, prefill_workers: int, decode_workers: int,
+                     concurrency: int, input_tokens: int, output_tokens: int, *,
+                     speculation: Speculation | None = None, prefix_hit: float = 0.0,
+                     prefix_groups: int = 1) -> DisaggPrediction:
+    """`predict_disaggregated` with `concurrency` requests kept in flight (a closed loop, as a benchmark client
+    keeps them): the decode batch is the largest at which the requests in flight by Little's law (the rate times
+    the TTFT and the decode steps) come to no more than the concurrency. The requests not decoding wait in the
+    prefill queue: the wait is what Little's law leaves of the concurrency, (C − the decoding) ÷ the rate, less
+    the prompt's own steps and its transfer, and at least the open queue's (M/D/1) wait; where the prefill workers
+    are the bottleneck, that wait is what grows."""
+    p = prefill_pool(prefill, input_tokens, prefix_hit=prefix_hit)
+    prep = prepare(decode)
+    draft = None if speculation is None else draft_of(decode, speculation)
+
+    def at(b: int) -> DisaggPrediction | None:
+        dec = decode_pool(decode, b, input_tokens, output_tokens, speculation=speculation, prefix_hit=prefix_hit,
+                          prefix_groups=prefix_groups, prep=prep, draft=draft)
+        try:
+            return combine(p, dec, prefill_workers, decode_workers)
+        except ValueError:  # the prefill workers would not keep up
+            return None
+
+    first = decode_pool(decode, 1, input_tokens, output_tokens, speculation=speculation, prefix_hit=prefix_hit,
+                        prefix_groups=prefix_groups, prep=prep, draft=draft)
+    most = max(1, min(first.admitted, concurrency // decode_workers))
+    lo = at(1)
+    if lo is None:
+        raise ValueError(f"{prefill_workers} prefill workers cannot keep up with even one sequence per decode worker")
+    lo_b, hi_b = 1, most + 1
+    best = lo
+    while hi_b - lo_b > 1:
+        mid = (lo_b + hi_b) // 2
+        z = at(mid)
+        if z is not None and z.in_flight <= concurrency:
+            lo_b, best = mid, z
+        else:
+            hi_b = mid
+    decoding = best.requests_per_s * (output_tokens - 1) * best.tpot_s
+    closed = (concurrency - decoding) / best.requests_per_s
+    wait = max(best.prefill_wait_s, closed - best.prefill.prefill_s - best.transfer_s)
+    return replace(best, prefill_wait_s=wait, ttft_s=wait + best.prefill.prefill_s + best.transfer_s)

@@ -11,13 +11,18 @@ accelerators, the ladder of TPOT targets, the loads of the speculative-decoding 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import mean as statistics_mean
+from statistics import median
 
+from snippets.calibration import predict_rows
+from snippets.comparisons import Comparison, comparisons
 from snippets.data import Catalog
 from snippets.engine import Layout
 from snippets.engine.search import Point, Search, at_scenario, pareto
-from snippets.engine.serving import Prediction, Speculation, predict
+from snippets.engine.serving import DisaggPrediction, Prediction, Speculation, predict
 from snippets.pages import units
 from snippets.pages.base import Page
+from snippets.pages.reference_predictions import source_label
 from snippets.pages.sources import original
 from snippets.pages.units import ms, usd
 from snippets.render import charts, fmt
@@ -187,6 +192,52 @@ def speculation_table(cat: Catalog) -> str:
                      align="rrrrrr")
 
 
+def comparisons_table(cat: Catalog) -> str:
+    """Each published ratio of a mode beside the engine's, with the error."""
+    p = LatencyTargetPage.of(original(cat))
+    rows: list[list[fmt.Cell]] = []
+    for c in p._comparisons:
+        m = c.measurement
+        src = m.sources[0]
+        gpus = "" if m.gpu_count is None else f"{m.gpu_count} × "
+        load = "" if m.concurrency is None else f", {m.concurrency:,} in flight"
+        run = f"{c.what}: {m.engine}, {p._names[m.model]}, {gpus}{p._names[m.accelerator]}{load}"
+        bound = {"exact": "", "at-least": "at least ", "up-to": "up to "}[c.bound]
+        published = fmt.Figure(c.measured, "x", f"{bound}{fmt.number(c.measured, 2)}×", c.what)
+        link = fmt.link(source_label(m), src.url)
+        if c.predicted is None:
+            rows.append([run, link, published, "—", "—", c.basis])
+            continue
+        err: fmt.Cell = fmt.percent(c.error or 0.0, 0)
+        if c.bound != "exact":
+            err = "within the bound" if c.consistent else fmt.percent(c.error or 0.0, 0)
+        rows.append([run, link, published, fmt.ratio(c.predicted, 2, basis=c.what), err, c.basis])
+    return fmt.table("comparisons", ["Ratio and run", "Source", "Published", "Engine", "Error",
+                                     "How the engine ran it"], rows, align="llrrrl")
+
+
+def pd_table(cat: Catalog) -> str:
+    """dstack's disaggregated runs (prefill and decode workers on one 8-GPU H200 node): measured and predicted."""
+    p = LatencyTargetPage.of(original(cat))
+    rows: list[list[fmt.Cell]] = []
+    for r in p._pd_rows:
+        z = r.prediction
+        m = r.measurement
+        if not isinstance(z, DisaggPrediction) or m.concurrency is None:
+            continue
+        label = (f"{z.prefill_workers}P{z.decode_workers}D, {m.input_tokens:,} in, {m.output_tokens:,} out, "
+                 f"{m.concurrency:,} in flight")
+        cells: list[fmt.Cell] = [label]
+        for metric, unit in (("ttft_ms", "ms"), ("itl_ms", "ms"), ("output_tokens_per_s", "tokens/s")):
+            measured, err = r.measured(metric), r.error(metric)
+            cells += [fmt.quantity(measured or 0.0, unit, 0 if unit != "ms" or (measured or 0) >= 100 else 1),
+                      fmt.quantity(r.predicted(metric), unit, 0 if unit != "ms" or r.predicted(metric) >= 100 else 1),
+                      fmt.percent(err or 0.0, 0)]
+        rows.append(cells)
+    return fmt.table("pd", ["Workers, requests", "TTFT", "TTFT, engine", "TTFT error", "TPOT", "TPOT, engine",
+                            "TPOT error", "Tokens/s", "Tokens/s, engine", "Tokens/s error"], rows, align="lrrrrrrrrr")
+
+
 def worked_example(cat: Catalog) -> str:
     """How the TPOT target picks the point on the worked GPU, step by step, as Markdown with figure spans."""
     p = LatencyTargetPage.of(original(cat))
@@ -248,7 +299,8 @@ class Worked:
 
 class LatencyTargetPage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    shows = (frontier_charts, cheapest_table, worked_example, ladder_table, shapes_table, speculation_table)
+    shows = (frontier_charts, cheapest_table, worked_example, ladder_table, shapes_table, speculation_table,
+             comparisons_table, pd_table)
 
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)
@@ -439,6 +491,79 @@ class LatencyTargetPage(Page):
                                         basis="$/Mtok at the target ÷ with none")
         self.target_costs_more = fmt.claim(cost(worked.search.best) > cost(loose.best),
                                            f"${cost(worked.search.best):.3f} > ${cost(loose.best):.3f}")
+
+        # ------------------------------------------------ compared with published results
+        measured = original(cat).measurements
+        comps = comparisons(original(cat), eng)
+        self._comparisons = comps
+        pd_ids = [k for k, m in measured.items() if m.mode.serving == "disaggregated" and m.mode.disaggregation
+                  is not None and m.mode.disaggregation.prefill is not None and m.role == "test"]
+        self._pd_rows = predict_rows(eng, [(k, measured[k]) for k in pd_ids])[0]
+        self.cite("measurements", *sorted({c.id for c in comps} | {m.baseline for c in comps
+                                                                     if (m := c.measurement).baseline} | set(pd_ids)))
+        self._names = {**{k: m.name for k, m in eng.models.items()},
+                          **{k: gpu_label(c.name) for k, c in eng.chips.items()}}
+        def one(found: list[Comparison]) -> Comparison:
+            if len(found) != 1 or found[0].predicted is None:
+                raise ValueError(f"the page needs one predicted comparison, found {[c.id for c in found]}")
+            return found[0]
+
+        dyn = sorted((c for c in comps if c.measurement.mode.serving == "disaggregated" and c.predicted is not None
+                      and c.measurement.speedup is not None and c.measurement.model == MODEL),
+                     key=lambda c: c.measurement.gpu_count or 0)
+        if len(dyn) != 2:
+            raise ValueError(f"the page compares two disaggregated runs of {MODEL}, found {[c.id for c in dyn]}")
+        one_node, two_node = dyn
+        eagle = sorted((c for c in comps if (spc := c.measurement.mode.speculation) is not None
+                        and spc.method == "eagle3" and c.what.startswith("output tokens/s")),
+                       key=lambda c: c.measurement.concurrency or 0)
+        e1, e64 = one(eagle[:1]), one(eagle[1:])
+        mtp = one([c for c in comps if (spc := c.measurement.mode.speculation) is not None and spc.method == "mtp"
+                   and c.measurement.speedup is not None and c.predicted is not None])
+        self.eagle_model = eng.models[e1.measurement.model].name
+        self.eagle_batch = fmt.count(e64.measurement.concurrency or 0, "requests")
+        self.dyn_one, self.dyn_one_pred = fmt.ratio(one_node.measured, 1), fmt.ratio(one_node.predicted or 0, 2)
+        self.dyn_one_err = fmt.percent(abs(one_node.error or 0), 0)
+        self.dyn_two, self.dyn_two_pred = fmt.ratio(two_node.measured, 1), fmt.ratio(two_node.predicted or 0, 2)
+        self.dyn_two_short = fmt.claim(not two_node.consistent, f"{two_node.predicted:.2f} < {two_node.measured}")
+        self.dyn_one_under = fmt.claim((one_node.predicted or 0) < one_node.measured,
+                                       f"{one_node.predicted:.2f} < {one_node.measured}")
+        self.eagle_one, self.eagle_one_pred = fmt.ratio(e1.measured, 2), fmt.ratio(e1.predicted or 0, 2)
+        self.eagle_one_err = fmt.percent(abs(e1.error or 0), 0)
+        self.eagle_64, self.eagle_64_pred = fmt.ratio(e64.measured, 2), fmt.ratio(e64.predicted or 0, 2)
+        self.eagle_64_err = fmt.percent(abs(e64.error or 0), 0)
+        self.mtp_pub, self.mtp_pred = fmt.ratio(mtp.measured, 1), fmt.ratio(mtp.predicted or 0, 2)
+        self.mtp_err = fmt.percent(abs(mtp.error or 0), 0)
+        self.eagle_under_alone = fmt.claim((e1.predicted or 0) < e1.measured,
+                                           f"{e1.predicted:.2f} < {e1.measured:.2f}")
+        self.eagle_gain_shrinks = fmt.claim(e64.measured < e1.measured and (e64.predicted or 0) < (e1.predicted or 0),
+                                            f"published {e1.measured:.2f} -> {e64.measured:.2f}, engine "
+                                            f"{e1.predicted:.2f} -> {e64.predicted:.2f}")
+        pd = self._pd_rows[0]
+        pz = pd.prediction
+        if not isinstance(pz, DisaggPrediction):
+            raise TypeError("the page's disaggregated runs are predicted disaggregated")
+        self.pd_model = eng.models[pd.measurement.model].name
+        self.pd_node_gpus = fmt.count(pd.deployment.setting.node.gpus)
+        self.pd_worker_gpus = fmt.count(pd.deployment.gpus)
+        pd_errs = {metric: sorted(abs(e) for r in self._pd_rows if (e := r.error(metric)) is not None)
+                   for metric in ("ttft_ms", "itl_ms", "output_tokens_per_s")}
+        self.pd_runs = fmt.count(len(self._pd_rows), "runs")
+        self.pd_tpot_err = fmt.percent(median(pd_errs["itl_ms"]), 0)
+        self.pd_tput_err = fmt.percent(median(pd_errs["output_tokens_per_s"]), 0)
+        self.pd_ttft_err = fmt.percent(median(pd_errs["ttft_ms"]), 0)
+        self.pd_ttft_under = fmt.claim(all(r.predicted("ttft_ms") < (r.measured("ttft_ms") or 0)
+                                           for r in self._pd_rows),
+                                       "; ".join(f"{r.predicted('ttft_ms'):.0f} < {r.measured('ttft_ms'):.0f} ms"
+                                                 for r in self._pd_rows))
+        prefix = [c for c in comps if c.measurement.mode.prefix_cache is not None and c.predicted is not None]
+        self.prefix_runs = fmt.count(len({c.id for c in prefix}), "runs")
+        tput = [c for c in prefix if c.what.startswith("output tokens/s")]
+        self.prefix_tput_pub_lo = fmt.ratio(min(c.measured for c in tput), 2)
+        self.prefix_tput_pub_hi = fmt.ratio(max(c.measured for c in tput), 2)
+        self.prefix_tput_pred = fmt.ratio(statistics_mean([c.predicted or 0 for c in tput]), 2)
+        self.prefix_tput_under = fmt.claim(all((c.predicted or 0) < c.measured for c in tput),
+                                           "; ".join(f"{c.predicted:.2f} < {c.measured:.2f}" for c in tput))
 
         # ------------------------------------------------ the quiz's capacity problem
         plan_s = at_scenario(eng, MODEL, PRECISION, SHAPE, accelerator=WORKED_GPU, rate=RATE, sweep=False)

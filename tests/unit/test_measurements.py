@@ -10,6 +10,7 @@ import pytest
 
 from snippets import calibration
 from snippets.data import load
+from snippets.engine.serving import DisaggPrediction
 
 from .test_data import Edit, _del, _set, broken
 
@@ -99,9 +100,12 @@ def test_every_row_is_predicted_or_skipped_with_its_reason():
     assert sorted(ids) == sorted(CAT.measurements)
     for s in skipped:
         assert len(s.reason) > 15, s
-        if not s.measurement.mode.plain:
-            assert s.reason.startswith("awaiting issue 28"), s
-    assert all(r.measurement.mode.plain for r in done)
+        assert "issue 28" not in s.reason, s  # every mode is predicted where the source states what it needs
+    # rows in each mode are predicted in it: prefix hits, disaggregated pools at their concurrency
+    modes = {r.measurement.mode.label.split(" (")[0] for r in done if not r.measurement.mode.plain}
+    assert {"disaggregated", "prefix cache"} <= modes, modes
+    assert all(isinstance(r.prediction, DisaggPrediction) == (r.measurement.mode.serving == "disaggregated")
+               for r in done)
     for r in done:
         for metric in calibration.METRICS:
             e = r.error(metric)
