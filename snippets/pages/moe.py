@@ -38,6 +38,8 @@ MODELS = ("mixtral-8x7b", "deepseek-v3", "deepseek-r1", "qwen3-235b-a22b", "gpt-
           "llama-4-scout", "llama-4-maverick")
 """The mixture-of-experts models of data/models.yaml, in the table's order."""
 MODEL = "deepseek-v3"
+DOC_MODELS = ("deepseek-v3", "deepseek-r1")
+"""The documented deployments the page tabulates: DeepSeek-V3's and DeepSeek-R1's, one architecture."""
 PRECISION = "fp8"
 ACCEL = "h200-sxm"
 NVL72 = "gb200-nvl72"
@@ -59,8 +61,8 @@ QUIZ_MIXTRAL = "mixtral-8x7b"
 QUIZ_BATCH = 32
 QUIZ_MIXTRAL_BATCH = 4
 
-"""The data entries this page's figures are computed from (every DeepSeek-V3 row of data/deployments.yaml is
-also read by the deployments table)."""
+"""The data entries this page's figures are computed from (every DeepSeek-V3 and DeepSeek-R1 row of
+data/deployments.yaml is also read by the deployments table)."""
 
 
 # --------------------------------------------------------------------------- formatting
@@ -284,7 +286,7 @@ def doc_rows(cat: Catalog) -> list[DocRow]:
     r = reference(cat)
     out = []
     for key, found in cat.deployments.items():
-        if found.model != MODEL:
+        if found.model not in DOC_MODELS:
             continue
         dep = cat.deployments[key]  # by id: the page shows this documented deployment, so its sources list names it
         ctx = dep.context_tokens or r.scenario.context_tokens
