@@ -78,7 +78,9 @@ def export(cat: Catalog) -> dict[str, Any]:
                      "kv_precision": s.kv_precision}
                  for k, s in cat.scenarios.items()}
     prices = {p.accelerator: {"accelerator": p.accelerator, "usd_per_gpu_hour": p.price.value,
-                              "gpus_per_unit": p.gpus_per_unit, "provider": p.provider, "offering": p.offering}
+                              "gpus_per_unit": p.gpus_per_unit, "provider": p.provider, "offering": p.offering,
+                              "read": p.read.isoformat(), "kind": p.kind, "tier": p.tier or "",
+                              "secondary": p.secondary}
               for p in cat.prices.values() if p.site_uses}
     return {"models": models, "chips": chips, "nodes": nodes, "precisions": precisions, "memory_policies": memory,
             "layout_policies": layout, "scenarios": scenarios, "time_models": times, "prices": prices}

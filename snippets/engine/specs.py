@@ -289,6 +289,9 @@ class ScenarioSpec:
         return self.input_tokens + self.output_tokens
 
 
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
 @dataclass(frozen=True, slots=True)
 class PriceSpec:
     accelerator: str
@@ -296,6 +299,20 @@ class PriceSpec:
     gpus_per_unit: int
     provider: str
     offering: str
+    read: str = ""
+    """The date (YYYY-MM-DD) the price list was read: a transcription's own date where the list was not read."""
+    kind: str = "on-demand"
+    tier: str = ""
+    """The provider's tier where it has several for one GPU (RunPod's Community or Secure Cloud); "" where none."""
+    secondary: bool = False
+    """Read from a transcription of the provider's price list, not the list itself."""
+
+    @property
+    def as_of(self) -> str:
+        """The month the price was read, as every cost shows it beside its figure: "Sep 2026"; "" if not recorded."""
+        if len(self.read) < 7:
+            return ""
+        return f"{MONTHS[int(self.read[5:7]) - 1]} {self.read[:4]}"
 
 
 def _records(cls: type[T], table: Mapping[str, Mapping[str, Any]]) -> Mapping[str, T]:

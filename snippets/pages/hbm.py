@@ -139,7 +139,7 @@ def ceiling_table(cat: Catalog) -> str:
                     tps(weights_only_ceiling(d)),
                     tps(d.decode_ceiling),
                     per_gpu_hour(d.decode_ceiling, d.rented_gpus_per_replica),
-                    "unpriced" if cost is None else usd(cost),
+                    "unpriced" if cost is None or s.price is None else usd(cost, s.price),
                 ])
     return fmt.table(
         "ceiling",
@@ -195,7 +195,8 @@ def batch_table(cat: Catalog) -> str:
             tps(t),
             tps(t / b),
             per_gpu_hour(t, d.rented_gpus_per_replica),
-            "unpriced" if cost is None else usd(cost / (t * SECONDS_PER_HOUR) * 1e6),
+            "unpriced" if cost is None or d.setting.price is None else usd(cost / (t * SECONDS_PER_HOUR) * 1e6,
+                                                                           d.setting.price),
         ])
     return fmt.table(
         "batch",
@@ -290,8 +291,9 @@ class Shown:
         self.gain = fmt.ratio(hbm / read_w / t_one, 1, basis="ceiling on the layout ÷ one GPU's, weights only")
         self.max_seq = fmt.count(d.max_concurrency, "sequences")
         self.gpu_hour = per_gpu_hour(d.decode_ceiling, d.rented_gpus_per_replica)
-        self.cost_hour = None if cost is None else usd(cost)
-        self.usd_per_mtok = None if cost is None else usd(cost / (d.decode_ceiling * SECONDS_PER_HOUR) * 1e6)
+        self.cost_hour = None if cost is None or s.price is None else usd(cost, s.price)
+        self.usd_per_mtok = (None if cost is None or s.price is None
+                             else usd(cost / (d.decode_ceiling * SECONDS_PER_HOUR) * 1e6, s.price))
         self.d = d
 
 

@@ -22,6 +22,7 @@ from snippets.data.units import Bandwidth
 from snippets.engine import Deployment, Layout, feasible, setting
 from snippets.engine.layout import tp_degrees
 from snippets.engine.timing import ACTIVATION_BYTES, ALLREDUCES_PER_LAYER, Collective, Link, allreduce, predict, tp_link
+from snippets.pages import units
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
 from snippets.pages.units import ms, us
@@ -216,8 +217,8 @@ def cost_figure(d: Deployment) -> fmt.Cell:
     c, p = d.cost_per_hour, d.setting.price
     if c is None or p is None:
         return "no price"
-    return fmt.Figure(c, "USD/hour", f"${c:,.2f}",
-                      f"{d.gpus_rented} GPUs × ${p.usd_per_gpu_hour:,.2f} per GPU-hour, {p.provider}, indicative on-demand")
+    return units.dated(fmt.Figure(c, "USD/hour", f"${c:,.2f}",
+                                  f"{d.gpus_rented} GPUs × ${p.usd_per_gpu_hour:,.2f} per GPU-hour, indicative"), p)
 
 
 def _short(model_id: str, precision_id: str, prefix: str = "d") -> str:
@@ -502,8 +503,9 @@ class InterconnectPage(Page):
         self.one_node_refusal = "; ".join(one_node) or "it fits"
         self.d405_bf16_cost = cost(b16)
         self.d405_fp8_cost = cost(f8)
-        self.price = fmt.Figure(price.usd_per_gpu_hour if price else 0.0, "USD/GPU-hour",
-                                f"${price.usd_per_gpu_hour:,.2f}" if price else "no price", "indicative on-demand")
+        if price is None:
+            raise ValueError(f"no price the site uses for {r.node.chip}")
+        self.price = units.usd(price.usd_per_gpu_hour, price)
         self.fp16_bytes = fmt.quantity(fp16_bpp, "bytes/param", 0)
         self.fp8_bytes = fmt.quantity(cat.precisions["fp8"].width.bytes, "bytes/param", 0)
         self.bf16_same_as_fp16 = fmt.claim(cat.precisions["bf16"].width.bytes == fp16_bpp,

@@ -173,7 +173,9 @@ def sources_list(cat: Catalog, refs: Iterable[Ref]) -> Md:
     items = []
     for file, entry_id in refs:
         entry = getattr(cat, file)[entry_id]
-        links = "; ".join(f"{link(s.title, s.url)}, read {s.read.isoformat()}" for s in entry.sources)
+        links = "; ".join(f"{link(s.title, s.url)}, read {s.read.isoformat()}"
+                          + ("" if s.copies is None else f" (secondary: a transcription of {escape_markdown(s.copies)})")
+                          for s in entry.sources)
         items.append(Md(f"**{escape_markdown(_name(cat, entry))}** (`data/{file}.yaml`, "
                         f"`{entry_id.replace('`', '')}`): {links}"))
     return bullets(items)

@@ -105,16 +105,16 @@ def test_tables_read_back(page, catalog: Catalog) -> None:
     assert value(page, "pool[Llama 3.1 70B BF16, TP4][Same, FP8 KV cache]") == 114
     assert value(page, "replication[TP16][KV per token, one GPU]") == value(page, "replication[TP8][KV per token, one GPU]")
     assert value(page, "replication[TP16][KV per token, whole group]") == 2 * KV70
-    # cost: the engine's prediction at the KV cache's max concurrency, $2.99 per GPU-hour in 8-GPU instances
+    # cost: the engine's prediction at the KV cache's max concurrency, $3.99 per GPU-hour in 8-GPU instances (Sep 2026)
     r = reference(catalog)
     for tp in (2, 4, 8):
         d = r.deployment("llama-3.1-70b", "bf16", layout=Layout(tp))
         p = predict(d, concurrency=d.max_concurrency)
         row = f"cost[TP{tp}, BF16 KV cache]"
         assert value(page, f"{row}[Sequences held]") == d.max_concurrency
-        assert value(page, f"{row}[Replica per hour]") == pytest.approx(tp * 2.99)
+        assert value(page, f"{row}[Replica per hour]") == pytest.approx(tp * 3.99)
         assert value(page, f"{row}[Per million output tokens]") == pytest.approx(p.usd_per_mtok_output)
-        assert value(page, f"{row}[Sequences per $/hour]") == pytest.approx(d.max_concurrency / (tp * 2.99))
+        assert value(page, f"{row}[Sequences per $/hour]") == pytest.approx(d.max_concurrency / (tp * 3.99))
 
 
 def test_chart_is_drawn(page) -> None:

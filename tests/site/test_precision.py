@@ -120,9 +120,9 @@ def test_cost_table(page) -> None:
     assert value(page, "cost_m70[FP32][Replicas per node]") == 2
     per_node = 4 * H100 / (W70_FP16_TP2 + KV70_GPU / 2)
     assert value(page, "cost_m70[FP16][Node, one sequence per replica, tokens/s]") == pytest.approx(per_node)
-    # $2.99 per GPU-hour x 2 GPUs over the FP16 replica's tokens per hour, per million
+    # $3.99 per GPU-hour (Sep 2026) x 2 GPUs over the FP16 replica's tokens per hour, per million
     ceiling = H100 / (W70_FP16_TP2 + KV70_GPU / 2)
-    assert value(page, "cost_m70[FP16][Per million tokens]") == pytest.approx(2 * 2.99 / (ceiling * 3600) * 1e6)
+    assert value(page, "cost_m70[FP16][Per million tokens]") == pytest.approx(2 * 3.99 / (ceiling * 3600) * 1e6)
 
 
 def test_float_ranges(page) -> None:

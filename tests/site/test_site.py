@@ -38,7 +38,7 @@ def page(built: Build):
         ("d405_fp8.gpus", 8, "8"),
         ("capacity", 81559 / 1024, "79.6 GiB"),  # the H100's nvidia-smi total, 81,559 MiB
         ("pool", 0.9 * 81559 / 1024, "71.7 GiB"),  # vLLM's --gpu-memory-utilization 0.9
-        ("d405_bf16_cost", 16 * 2.99, "$47.84"),
+        ("d405_bf16_cost", 16 * 3.99, "$63.84 (Sep 2026 price)"),
         ("fp16_cap", 40, "40B"),
         ("gen4", 16 * 16 * 128 / 130 / 8, "31.5 GB/s"),
         ("nvlink", 450, "450 GB/s"),

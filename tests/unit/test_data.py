@@ -34,7 +34,9 @@ def test_every_entry_has_a_dated_https_source(catalog) -> None:
         for entry_id in getattr(catalog, name):
             assert (name, entry_id) in seen
     for _, _, src in iter_sources(catalog):
-        assert src.url.startswith("https://") and src.read.year >= 2024
+        assert src.url.startswith("https://") and src.read.year >= 2023
+        assert src.read.year >= 2024 or src.secondary, src  # only a dated transcription may be that old
+        assert (src.copies is not None) == src.secondary, src  # a transcription names the document it copies
 
 
 Edit = Callable[[dict[str, Any]], None]
@@ -210,8 +212,18 @@ REFERENCE_CASES = [
     ("sliding window on an unknown pattern", "models",
      _set("gpt-oss-20b/architecture/sliding_window_layers", "every third"),
      ["entry 'gpt-oss-20b'", "sliding_window_layers"]),
-    ("two prices used for one accelerator", "prices", _set("h100-sxm-runpod/site_uses", True),
+    ("two prices used for one accelerator", "prices", _set("h100-sxm-runpod-community/site_uses", True),
      ["data/prices.yaml", "accelerator 'h100-sxm'", "exactly one price", "found 2"]),
+    ("a spot price used for the site's costs", "prices", _set("h100-sxm-gcp-a3-spot/site_uses", True),
+     ["entry 'h100-sxm-gcp-a3-spot'", "site_uses: the site's costs use an on-demand price"]),
+    ("a price without its kind", "prices", _del("mi300x-vultr/kind"),
+     ["entry 'mi300x-vultr'", "field 'kind'", "required"]),
+    ("a reserved price without its term", "prices", _set("h100-sxm-aws-p5/kind", "reserved"),
+     ["entry 'h100-sxm-aws-p5'", "term: a reserved price states its term"]),
+    ("a secondary source that names no primary", "prices", _del("b200-lambda/sources/0/copies"),
+     ["entry 'b200-lambda'", "copies: a secondary source names the primary document"]),
+    ("a primary source that copies another", "prices", _set("mi300x-vultr/sources/0/copies", "Vultr's own page"),
+     ["entry 'mi300x-vultr'", "only a secondary source copies another document"]),
     ("price of an unknown accelerator", "prices", _set("mi300x-vultr/accelerator", "mi900x"),
      ["entry 'mi300x-vultr'", "unknown accelerator 'mi900x'"]),
     ("price in another unit", "prices", _set("b200-lambda/price/unit", "EUR/GPU-hour"),
@@ -240,9 +252,45 @@ def test_a_used_price_has_a_node(catalog) -> None:
     for price_id, p in catalog.prices.items():
         if p.site_uses:
             assert p.accelerator in with_node, price_id
-    assert catalog.prices["b200-lambda"].gpus_per_unit == 8
+    assert catalog.prices["b200-lambda"].gpus_per_unit == 1  # the snapshot's B200 row is a 1x instance
     assert catalog.prices["h200-sxm-aws-p5en"].gpus_per_unit == 8
     assert all("Secure Cloud, on demand" not in p.offering for p in catalog.prices.values())
+
+
+def test_prices_as_the_september_2026_snapshot_gives_them(catalog) -> None:
+    """tgarg01/silybench-data's gpu_prices.csv (rows checked 2026-09-25): Lambda's 8-GPU H100 and A100 instances at
+    3.99 and 2.79, one B200 at 6.99; RunPod's Community and Secure Cloud tiers recorded apart."""
+    pr = catalog.prices
+    used = {p.accelerator: p for p in pr.values() if p.site_uses}
+    assert (used["h100-sxm"].price.value, used["h100-sxm"].gpus_per_unit) == (3.99, 8)
+    assert (used["a100-80gb-sxm"].price.value, used["a100-80gb-sxm"].gpus_per_unit) == (2.79, 8)
+    assert (used["b200"].price.value, used["b200"].gpus_per_unit) == (6.99, 1)
+    assert (used["h200-sxm"].price.value, used["h200-sxm"].tier) == (3.59, "Community Cloud")
+    for p in used.values():
+        assert p.kind == "on-demand"
+    tiers = {(p.accelerator, p.tier): p.price.value for p in pr.values() if p.provider == "RunPod"}
+    assert tiers == {("h100-sxm", "Community Cloud"): 2.69, ("h100-sxm", "Secure Cloud"): 3.49,
+                     ("a100-80gb-sxm", "Community Cloud"): 1.39, ("a100-80gb-sxm", "Secure Cloud"): 1.59,
+                     ("h200-sxm", "Community Cloud"): 3.59, ("h200-sxm", "Secure Cloud"): 4.59,
+                     ("b200", "Community Cloud"): 5.98, ("b200", "Secure Cloud"): 6.79}
+    snap = [p for p in pr.values() if "silybench" in p.sources[0].url]
+    assert snap and all(p.secondary and p.read.isoformat() in ("2026-09-25", "2026-09-26") for p in snap)
+
+
+def test_hyperscaler_prices_by_kind(catalog) -> None:
+    """Azure ND H100 v5 ($117.984 and $29.496 an hour for 8 GPUs, skypilot-catalog#50, 2023-12-06) and Google
+    Cloud A3 (a3-highgpu-1g, $10.9791 and $6.571, the 2026-09-26 snapshot), on demand and spot, each secondary."""
+    pr = catalog.prices
+    assert pr["h100-sxm-azure-nd-v5"].price.value == pytest.approx(117.984 / 8)
+    assert pr["h100-sxm-azure-nd-v5-spot"].price.value == pytest.approx(29.496 / 8)
+    assert pr["h100-sxm-azure-nd-v5"].read.isoformat() == "2023-12-06"
+    assert (pr["h100-sxm-gcp-a3"].price.value, pr["h100-sxm-gcp-a3-spot"].price.value) == (10.9791, 6.571)
+    assert pr["h200-sxm-aws-p5en-spot"].price.value == pytest.approx(26.57 / 8)
+    kinds = {k: p.kind for k, p in pr.items() if p.provider in ("Microsoft Azure", "Google Cloud", "AWS")}
+    assert kinds == {"h100-sxm-azure-nd-v5": "on-demand", "h100-sxm-azure-nd-v5-spot": "spot",
+                     "h100-sxm-gcp-a3": "on-demand", "h100-sxm-gcp-a3-spot": "spot",
+                     "h200-sxm-aws-p5en": "on-demand", "h200-sxm-aws-p5en-spot": "spot", "h100-sxm-aws-p5": "on-demand"}
+    assert all(pr[k].secondary for k in kinds)
 
 
 def test_tensor_formats_and_dense(catalog) -> None:
