@@ -40,7 +40,7 @@ def export(cat: Catalog) -> dict[str, Any]:
             "name": a.name,
             "label_bytes": a.memory.bytes,
             "capacity_bytes": a.capacity_bytes,
-            "capacity_reported": a.memory_reported is not None,
+            "capacity_reported": a.memory_runtime is not None,
             "hbm_bytes_per_s": a.memory_bandwidth.bandwidth.bytes_per_s,
             "dense_flops": {fmt: t.flops_per_s for fmt, t in dense.items() if t is not None},
             "dense_derived": sorted(fmt for fmt, t in dense.items() if t is not None and t.derived),

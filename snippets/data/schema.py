@@ -85,12 +85,30 @@ class ScaleUp(_Strict):
     None: every device of the node (an NVSwitch baseboard, a fully connected mesh, a torus)."""
 
 
-OPTIONAL_ACCELERATOR_FIELDS = ("memory_reported", "scale_up", "host_link", "host_link_lanes", "power")
+OPTIONAL_ACCELERATOR_FIELDS = ("memory_runtime", "memory_reported", "scale_up", "host_link", "host_link_lanes", "power")
 """Fields an accelerator may leave out, each only with a reason in `not_stated`."""
 
 
+class RuntimeMemory(_Strict):
+    """The device's total as its runtime reports it to a program: what CUDA's cudaMemGetInfo (torch.cuda.mem_get_info,
+    vLLM's total_gpu_memory) or cudaDeviceProp.totalGlobalMem give, ROCm's HIP equivalents, a TPU runtime's limit.
+    Less than a management tool's total (nvidia-smi counts memory the driver keeps for itself): the total an engine
+    budgets from."""
+
+    value: PositiveFloat
+    unit: _unit_field(BYTE_UNITS)  # type: ignore[valid-type]
+    runtime: Literal["CUDA", "ROCm", "TPU runtime", "Neuron runtime", "Habana runtime"]
+    tool: Annotated[str, Field(min_length=5)]
+    """How it was read: "torch.cuda.get_device_properties total_memory", "vLLM's total_gpu_memory (mem_get_info)"."""
+    source: Source
+
+    @property
+    def bytes(self) -> float:
+        return self.value * BYTE_UNITS[self.unit]
+
+
 class ReportedMemory(_Strict):
-    """Device memory as the device itself reports it (nvidia-smi's total, amd-smi's VRAM total)."""
+    """Device memory as a management tool reports it (nvidia-smi's total, amd-smi's or rocm-smi's VRAM total)."""
 
     value: PositiveFloat
     unit: _unit_field(BYTE_UNITS)  # type: ignore[valid-type]
@@ -108,8 +126,12 @@ class Accelerator(_Strict):
     vendor: str
     memory: ByteSize
     """The vendor's label (80 GB), as the datasheet states it; not what an engine can allocate."""
+    memory_runtime: RuntimeMemory | None = None
+    """The total the runtime reports to a program (an H100 SXM's 79.22 GiB to CUDA): the capacity the engine budgets
+    from. Where none is published the engine budgets from the label, and `not_stated.memory_runtime` says so."""
     memory_reported: ReportedMemory | None = None
-    """What the device reports (an H100's 81,559 MiB); the engine fits against it where given."""
+    """What a management tool reports as the total (nvidia-smi's 81,559 MiB on an H100 SXM): shown beside the
+    runtime's figure, never budgeted from (it counts memory the driver keeps for itself)."""
     memory_type: str
     memory_bandwidth: BandwidthSpec
     """Always `shared`: one figure for reads and writes together."""
@@ -153,6 +175,12 @@ class Accelerator(_Strict):
                 problems.append(f"tensor_notes.{key}: the format is given, so it needs no note")
         if self.memory_reported is not None and self.memory_reported.bytes > self.memory.bytes * 1.1:
             problems.append("memory_reported: more than the vendor's label plus 10 %: check the unit")
+        if self.memory_runtime is not None:
+            if not self.memory.bytes * 0.8 <= self.memory_runtime.bytes <= self.memory.bytes * 1.1:
+                problems.append("memory_runtime: more than 20 % under or 10 % over the vendor's label: check the unit")
+            if self.memory_reported is not None and self.memory_runtime.bytes > self.memory_reported.bytes:
+                problems.append("memory_runtime: more than the management tool's total, which counts the driver's "
+                                "own memory as well: check the unit")
         if self.memory_bandwidth.direction is not Direction.SHARED:
             problems.append("memory_bandwidth: memory bandwidth is one shared figure: direction must be 'shared'")
         for d in self.disagreements:
@@ -188,8 +216,14 @@ class Accelerator(_Strict):
 
     @property
     def capacity_bytes(self) -> float:
-        """The memory an engine can budget: the reported capacity where recorded, else the vendor's label."""
-        return self.memory.bytes if self.memory_reported is None else self.memory_reported.bytes
+        """The memory an engine budgets from: the total the runtime reports (CUDA's, ROCm's) where one is published,
+        else the vendor's label (and the pages say it is the label)."""
+        return self.memory.bytes if self.memory_runtime is None else self.memory_runtime.bytes
+
+    @property
+    def capacity_basis(self) -> str:
+        """What `capacity_bytes` is: "CUDA", "ROCm"... (the runtime that reported it), or "label"."""
+        return "label" if self.memory_runtime is None else self.memory_runtime.runtime
 
     def used_value(self, field: str) -> float | None:
         """The site's value of a disputable quantity in base units (bytes, bytes/s, FLOP/s, W); None if absent."""

@@ -186,8 +186,10 @@ class ChipSpec:
     label_bytes: float
     """The vendor's label (80 GB as 80e9 bytes)."""
     capacity_bytes: float
-    """What the device reports (an H100's 81,559 MiB), or the label where no report is recorded."""
+    """The total the runtime reports to a program (CUDA's mem_get_info total: 79.22 GiB on an H100 SXM), or the label
+    where none is published."""
     capacity_reported: bool
+    """True where `capacity_bytes` is the runtime's total, False where it is the label."""
     hbm_bytes_per_s: float
     """Memory bandwidth, one shared figure for reads and writes."""
     dense_flops: Mapping[str, float]

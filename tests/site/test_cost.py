@@ -76,7 +76,7 @@ def test_table_keeps_the_cheapest_layout_in_one_node(page, ref) -> None:
     shown = value(page, f"{row}[Output, most in flight]")
     for tp in (2, 4, 8):
         d = deployed(ref, "llama-3.1-70b", "fp8", "h100-sxm", tp)
-        assert shown <= predict(d, d.max_concurrency, N_IN, N_OUT).usd_per_mtok_output + 1e-12
+        assert shown <= predict(d, d.max_concurrency, N_IN, N_OUT).usd_per_mtok_output * (1 + 1e-9)  # data-value: 10 digits
 
 
 def test_replicas_against_tp8(page, ref) -> None:

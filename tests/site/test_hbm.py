@@ -20,9 +20,9 @@ GB = 1e9
 GIB = 2**30
 H100 = 3.35e12                    # H100 SXM datasheet, bytes/s, shared
 A100 = 2.039e12                   # A100 80GB SXM datasheet, bytes/s, shared
-H100_REPORTED = 81559 * 2**20     # nvidia-smi total: 85,520,809,984 bytes = 79.65 GiB
-A100_REPORTED = 81920 * 2**20
-POOL = 0.9 * H100_REPORTED        # vllm-default: 71.68 GiB
+H100_REPORTED = 79.22 * 2**30     # CUDA's total (vllm-project/vllm#10511): 81,121 MiB, 85.06 GB; nvidia-smi shows 81,559 MiB
+A100_REPORTED = 80e9             # A100 80GB: no published CUDA total, so the engine budgets the label
+POOL = 0.9 * H100_REPORTED        # vllm-default: 71.30 GiB
 RUNTIME = (1.26 + 1.79) * GIB     # vllm-default: activation peak 1.26 GiB + non-torch 1.79 GiB (vLLM's log)
 CTX = 8192
 
@@ -60,16 +60,17 @@ def page(built: Build):
     [
         ("gpu_label", 80, "80 GB"),
         ("gpu_label_gib", 80e9 / GIB, "74.5 GiB"),
-        ("gpu_reported_mib", 81559, "81,559 MiB"),
-        ("gpu_reported", H100_REPORTED / GIB, "79.6 GiB"),
-        ("gpu_reported_gb", H100_REPORTED / GB, "85.5 GB"),
-        ("pool", POOL / GIB, "71.7 GiB"),
+        ("gpu_reported_mib", 79.22 * 1024, "81,121 MiB"),
+        ("gpu_reported", H100_REPORTED / GIB, "79.2 GiB"),
+        ("gpu_smi_mib", 81559, "81,559 MiB"),
+        ("gpu_reported_gb", H100_REPORTED / GB, "85.1 GB"),
+        ("pool", POOL / GIB, "71.3 GiB"),
         ("utilization", 90, "90%"),
         ("gib_gap", (GIB / GB - 1) * 100, "7.4%"),
         ("hbm", 3.35, "3.35 TB/s"),
         ("hbm_old", 2.039, "2.04 TB/s"),
-        ("sweep", H100_REPORTED / H100 * 1e3, "25.5 ms"),
-        ("sweep_old", A100_REPORTED / A100 * 1e3, "42.1 ms"),
+        ("sweep", H100_REPORTED / H100 * 1e3, "25.4 ms"),
+        ("sweep_old", A100_REPORTED / A100 * 1e3, "39.2 ms"),
         ("intensity", 1, "1"),                                  # 2 FLOP / 2 bytes
         ("ridge_old", 312e12 / A100, "153"),                    # 312 TFLOP/s dense BF16 / 2,039 GB/s
         ("ridge", 989.5e12 / H100, "295"),                      # 1,979 sparse / 2 = 989.5 dense
@@ -79,13 +80,13 @@ def page(built: Build):
         ("w.tps_weights", H100 / W70_TP2, "47.5"),
         ("w.kv_context_gpu", KV70_TP2 / GB, "1.34 GB"),
         ("w.tps_kv", H100 / (W70_TP2 + KV70_TP2), "46.6"),
-        ("w.max_seq", 2, "2"),                                  # (71.68 - 65.71 - 2.5) GiB / 1.25 GiB = 2.8
+        ("w.max_seq", 2, "2"),                                  # (71.30 - 65.71 - 2.5) GiB / 1.25 GiB = 2.5
         ("kv_max", 131072 * KV70 / GB, "42.9 GB"),              # the full 128K context
         ("s8.one_gpu_tps", H100 / (405_853_388_800 + 2 * 128_256 * 16384) * 1, "8.2"),
         ("s405.gpus", 16, "16"),
         ("s405.tps_kv", H100 / STEP405, "32.8"),                # two stages in turn, TP8 each
         ("s405.kv_token", KV405, "516,096 bytes"),
-        ("lean.max_seq", 27, "27"),                             # (71.68 - 33.83 - 3.05) / 1.25 = 27.8
+        ("lean.max_seq", 27, "27"),                             # (71.30 - 33.83 - 3.05) / 1.25 = 27.5
         ("hbm_over_gen5", 3350 / (32 * 16 * 128 / 130 / 8), "53×"),   # PCIe 5.0 x16: 63.0 GB/s each way
     ],
 )
@@ -113,7 +114,7 @@ def test_worked_example_steps(page) -> None:
 def test_gpu_table_shows_label_and_report(page) -> None:
     for gpu, bw, reported in (("NVIDIA A100 80GB SXM", 2039, A100_REPORTED), ("NVIDIA H100 SXM", 3350, H100_REPORTED)):
         assert value(page, f"gpus[{gpu}][Label]") == 80
-        assert value(page, f"gpus[{gpu}][Reported (GiB)]") == pytest.approx(reported / GIB)
+        assert value(page, f"gpus[{gpu}][Budgeted (GiB)]") == pytest.approx(reported / GIB)
         assert value(page, f"gpus[{gpu}][Bandwidth]") == pytest.approx(bw)
         assert figures(page)[f"gpus[{gpu}][Bandwidth]"]["data-basis"] == "shared by reads and writes"
         assert value(page, f"gpus[{gpu}][Read all of it once]") == pytest.approx(reported / (bw * 1e9) * 1e3)
@@ -125,7 +126,7 @@ def test_what_fits_table(page) -> None:
     assert value(page, f"{fp8}[Pool must hold]") == pytest.approx((W70_FP8 + RUNTIME + KV70 * CTX) / GIB)
     table = next(t for t in page.select("table") if "Fits one card?" in t.get_text())
     verdicts = {tr.find("td").get_text(): tr.find_all("td")[6].get_text() for tr in table.select("tbody tr")}
-    # FP8 weights (67.7 GiB) sit in the 71.7 GiB pool, but not with 2.5 GiB of runtime and 2.5 GiB of KV
+    # FP8 weights (67.7 GiB) sit in the 71.3 GiB pool, but not with 2.5 GiB of runtime and 2.5 GiB of KV
     assert verdicts == {"FP32": "No", "BF16": "No", "FP8": "No", "INT8": "No", "INT4": "Yes"}
 
 
@@ -181,7 +182,7 @@ def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
     # one card of Llama 3.1 8B in FP8: the sequences its KV room holds, and the ceiling with all of them decoding
     d = r.deployment("llama-3.1-8b", "fp8", layout=Layout(1))
     n = d.max_concurrency
-    assert value(page, "q1.max_seq") == n == 60
+    assert value(page, "q1.max_seq") == n == 59  # (71.30 GiB pool - 8.5 weights - 3.05 runtime) / 1 GiB a sequence
     assert value(page, "q1_room") == pytest.approx(d.memory.kv_room / GIB)
     assert value(page, "q1_room") == pytest.approx((POOL - d.memory.weights - RUNTIME) / GIB)
     assert value(page, "q1_tps") == pytest.approx(n * H100 / d.decode_step_bytes(n))
@@ -197,7 +198,7 @@ def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
         r.deployment("llama-3.1-70b", "bf16", layout=Layout(2), concurrency=need, context_tokens=CTX)
     assert value(page, "q5_need") == need == 32
     assert value(page, "q5_gpus") == 4
-    assert value(page, "q5_hi.seqs") == fits[4].max_concurrency == 57
+    assert value(page, "q5_hi.seqs") == fits[4].max_concurrency == 56  # (71.30 - 32.86 - 3.05) / 0.625 = 56.6
     assert value(page, "q5_lo.seqs") == setting(r.eng, "llama-3.1-70b", "bf16", SERVING).memory(Layout(2)).max_sequences
     assert value(page, "q5_lo.room") == pytest.approx((POOL - W70_TP2 - RUNTIME) / GIB)
 

@@ -17,13 +17,13 @@ def page(built: Build):
 
 def test_the_trail_is_the_engines_deployment(page, catalog: Catalog) -> None:
     # Llama 3.1 70B in BF16 on an HGX H100 for the reference scenario, as the engine deploys it:
-    # 70.55e9 parameters from the architecture x 2 bytes = 141.1 GB; the H100 reports 81,559 MiB = 79.6 GiB,
-    # vLLM's pool is 0.9 of it = 71.7 GiB; one GPU cannot hold 131.4 GiB of weights, TP2 can (65.7 GiB each)
+    # 70.55e9 parameters from the architecture x 2 bytes = 141.1 GB; CUDA reports 79.22 GiB of an H100,
+    # vLLM's pool is 0.9 of it = 71.3 GiB; one GPU cannot hold 131.4 GiB of weights, TP2 can (65.7 GiB each)
     assert value(page, "trail[Parameters][Figure]") == pytest.approx(70.55, abs=0.01)
     assert value(page, "trail[Bytes per parameter][Figure]") == 2
     assert value(page, "trail[Weight memory][Figure]") == pytest.approx(141.1, abs=0.05)
-    assert value(page, "trail[Memory the GPU reports][Figure]") == pytest.approx(81559 / 1024)
-    assert value(page, "trail[The engine's pool][Figure]") == pytest.approx(0.9 * 81559 / 1024)
+    assert value(page, "trail[Memory the GPU reports][Figure]") == pytest.approx(79.22)
+    assert value(page, "trail[The engine's pool][Figure]") == pytest.approx(0.9 * 79.22)
     assert value(page, "trail[Activations and runtime][Figure]") == pytest.approx(1.26 + 1.79, abs=0.05)
     assert value(page, "trail[GPUs][Figure]") == 2
     # the same deployment the engine gives, and the prose shows the same figures as the table

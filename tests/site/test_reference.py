@@ -35,10 +35,22 @@ def test_every_table_has_an_as_of_date(pages) -> None:
     [
         ("accelerators[NVIDIA H100 SXM][Memory (as stated)]", 80, "80 GB"),
         # the reported capacity, not the label converted (80 GB would be 74.5 GiB)
-        ("accelerators[NVIDIA H100 SXM][Memory reported (GiB)]", 81559 / 1024, "79.6 GiB"),
-        ("accelerators[NVIDIA H200 SXM][Memory reported (GiB)]", 143771 / 1024, "140.4 GiB"),
-        ("accelerators[NVIDIA B200 (HGX B200)][Memory reported (GiB)]", 183359 / 1024, "179.1 GiB"),
-        ("accelerators[AMD Instinct MI300X][Memory reported (GiB)]", 196592 / 1024, "192.0 GiB"),
+        ("accelerators[NVIDIA H100 SXM][Tool's total (GiB)]", 81559 / 1024, "79.6 GiB"),  # nvidia-smi
+        ("accelerators[NVIDIA H200 SXM][Tool's total (GiB)]", 143771 / 1024, "140.4 GiB"),
+        ("accelerators[NVIDIA B200 (HGX B200)][Tool's total (GiB)]", 183359 / 1024, "179.1 GiB"),
+        ("accelerators[AMD Instinct MI300X][Tool's total (GiB)]", 196592 / 1024, "192.0 GiB"),
+        # what the engine budgets: the runtime's total (issue 26), or the label where none is published
+        ("accelerators[NVIDIA H100 SXM][Memory the engine budgets (GiB)]", 79.22, "79.22 GiB (CUDA)"),  # vllm#10511
+        ("accelerators[NVIDIA H200 SXM][Memory the engine budgets (GiB)]", 143156 / 1024, "139.80 GiB (CUDA)"),
+        ("accelerators[NVIDIA B200 (HGX B200)][Memory the engine budgets (GiB)]", 178.35, "178.35 GiB (CUDA)"),
+        ("accelerators[AMD Instinct MI300X][Memory the engine budgets (GiB)]", 196592 / 1024, "191.98 GiB (ROCm)"),
+        ("accelerators[NVIDIA A100 40GB SXM][Memory the engine budgets (GiB)]", 42298834944 / 2**30, "39.39 GiB (CUDA)"),
+        ("accelerators[NVIDIA H100 PCIe][Memory the engine budgets (GiB)]", 80e9 / 2**30, "74.51 GiB (label)"),
+        ("accelerators[NVIDIA GB200 (per Blackwell GPU)][Memory the engine budgets (GiB)]", 186e9 / 2**30,
+         "173.23 GiB (label)"),
+        ("accelerators[NVIDIA GB200 (per Blackwell GPU)][Tool's total (GiB)]", 189471 / 1024, "185.0 GiB"),
+        ("accelerators[Google Cloud TPU v6e (Trillium)][Memory the engine budgets (GiB)]", 32, "32.00 GiB (label)"),
+        ("accelerators[AMD Instinct MI325X][Memory the engine budgets (GiB)]", 256e9 / 2**30, "238.42 GiB (label)"),
         ("accelerators[NVIDIA H100 SXM][Memory bandwidth (shared)]", 3350, "3,350 GB/s"),
         # dense in the comparison column, derived from the sparse figure; as stated beside it
         ("accelerators[NVIDIA H100 SXM][BF16 dense TFLOP/s]", 989.5, "989.5 (derived)"),

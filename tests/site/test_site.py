@@ -36,8 +36,8 @@ def page(built: Build):
         ("d405_bf16.gpus", 16, "16"),
         ("d405_bf16.nodes", 2, "2"),
         ("d405_fp8.gpus", 8, "8"),
-        ("capacity", 81559 / 1024, "79.6 GiB"),  # the H100's nvidia-smi total, 81,559 MiB
-        ("pool", 0.9 * 81559 / 1024, "71.7 GiB"),  # vLLM's --gpu-memory-utilization 0.9
+        ("capacity", 79.22, "79.2 GiB"),  # the total CUDA reports of an H100 (vLLM's log), not nvidia-smi's 81,559 MiB
+        ("pool", 0.9 * 79.22, "71.3 GiB"),  # vLLM's --gpu-memory-utilization 0.9
         ("d405_bf16_cost", 16 * 3.99, "$63.84 (Sep 2026 price)"),
         ("fp16_cap", 40, "40B"),
         ("gen4", 16 * 16 * 128 / 130 / 8, "31.5 GB/s"),
@@ -83,7 +83,7 @@ def test_sizing_table(page) -> None:
         assert rows[label].find_all("td")[2].get_text() == layout
         assert value(page, f"sizing[{label}][GPUs]") == gpus
         assert value(page, f"sizing[{label}][Nodes]") == nodes
-        assert value(page, f"sizing[{label}][Pool used per GPU]") <= 0.9 * 81559 / 1024
+        assert value(page, f"sizing[{label}][Pool used per GPU]") <= 0.9 * 79.22
         assert rows[label].find_all("td")[-1].get_text() == verdict
 
 
@@ -123,7 +123,7 @@ def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
     # one H100 cannot hold Llama 3.1 70B in BF16; the engine's TP2 holds two 8K sequences
     card = setting(r.eng, "llama-3.1-70b", "bf16", "reference").memory(Layout(1))
     assert not card.fits and value(page, "q1_card_weights") == pytest.approx(card.weights / 2**30)
-    assert value(page, "q1_pool") == pytest.approx(0.9 * 81559 / 1024)
+    assert value(page, "q1_pool") == pytest.approx(0.9 * 79.22)
     assert value(page, "q1_seqs") == r.deployment("llama-3.1-70b", "bf16").max_concurrency == 2
     # one decode step's all-reduce of 405B FP8 on TP8: 16,384 x 2 bytes, on NVLink and on PCIe
     d = r.deployment("llama-3.1-405b", "fp8")

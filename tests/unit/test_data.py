@@ -317,7 +317,21 @@ def test_reported_memory(catalog) -> None:
     a = catalog.accelerators
     mib = 2**20
     assert a["h200-sxm"].memory_reported.value == 143771
-    assert a["b200"].capacity_bytes == 183359 * mib
+    assert a["b200"].memory_reported.value == 183359
+    # the engine budgets the runtime's total where one is published, else the label (issue 26: one basis)
+    assert a["h100-sxm"].capacity_bytes == 79.22 * 2**30 and a["h100-sxm"].capacity_basis == "CUDA"
+    assert a["b200"].capacity_bytes == 178.35 * 2**30
+    assert a["h200-sxm"].capacity_bytes == 143156 * mib
+    assert a["mi300x"].capacity_bytes == 196592 * mib and a["mi300x"].capacity_basis == "ROCm"
+    assert a["a100-40gb-sxm"].capacity_bytes == 42298834944
+    assert a["gb200"].capacity_basis == "label" and a["gb200"].capacity_bytes == 186e9
+    assert a["gb200"].memory_reported.value == 189471 and a["gb200"].memory_reported.source.secondary
+    assert a["h100-pcie"].capacity_bytes == a["h100-sxm"].memory.bytes == 80e9  # PCIe: label (no runtime total)
+    assert a["tpu-v6e"].capacity_bytes == 32 * 2**30  # Google's 32 GiB
+    for acc_id in ("mi325x", "mi350x", "mi355x"):
+        assert a[acc_id].capacity_basis == "label" and "memory_runtime" in a[acc_id].not_stated
+    for acc_id, acc in a.items():
+        assert (acc.memory_runtime is None) == ("memory_runtime" in acc.not_stated), acc_id
     assert a["mi300x"].memory_reported.tool == "rocm-smi"
     for acc_id, acc in a.items():
         r = acc.memory_reported
