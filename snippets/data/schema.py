@@ -83,6 +83,9 @@ class ScaleUp(_Strict):
     joins: Annotated[int, Field(ge=2, strict=True)] | None = None
     """Devices the fabric joins directly where that is fewer than a node: an NVLink bridge joins 2 cards.
     None: every device of the node (an NVSwitch baseboard, a fully connected mesh, a torus)."""
+    basis: Annotated[str, Field(min_length=10)] | None = None
+    """What the figure counts where it is not every link the device drives (Gaudi 3's 21 scale-up ports of 24, an
+    MI250X's 6 GPU-facing links of 8 in the node modelled); shown beside the figure wherever it is shown."""
 
 
 OPTIONAL_ACCELERATOR_FIELDS = ("memory_runtime", "memory_reported", "scale_up", "host_link", "host_link_lanes", "power")
@@ -470,6 +473,12 @@ class Model(_Strict):
     """Precisions of further checkpoints the developer released (Llama 4 Maverick: fp8 beside bf16)."""
     checkpoint_note: Text | None = None
     """Which tensors the checkpoint keeps in another precision, with the source in `sources`."""
+    context_checkpoint: Annotated[str, Field(min_length=3)] | None = None
+    """The released checkpoint whose config.json `architecture.context_length` is, where its checkpoints differ."""
+    context_by_checkpoint: Annotated[Mapping[str, PositiveInt], AfterValidator(_read_only)] = Field(
+        default_factory=lambda: MappingProxyType({}))
+    """max_position_embeddings of each released checkpoint, where they differ (Llama 4: the base configs' 262,144,
+    the Instruct configs' 10,485,760 and 1,048,576)."""
     architecture: Architecture
     sources: Sources
 
@@ -481,6 +490,15 @@ class Model(_Strict):
             raise ValueError("stated_active_excludes_embedding: only with stated_active_params")
         if self.other_checkpoint_precisions and self.checkpoint_precision is None:
             raise ValueError("other_checkpoint_precisions: give checkpoint_precision first")
+        if (self.context_checkpoint is None) != (not self.context_by_checkpoint):
+            raise ValueError("context_checkpoint and context_by_checkpoint: give both or neither")
+        if self.context_checkpoint is not None:
+            own = self.context_by_checkpoint.get(self.context_checkpoint)
+            if own is None:
+                raise ValueError(f"context_checkpoint: {self.context_checkpoint!r} is not in context_by_checkpoint")
+            if own != self.architecture.context_length:
+                raise ValueError(f"context_checkpoint: {self.context_checkpoint} gives {own:,} tokens, but "
+                                 f"architecture.context_length is {self.architecture.context_length}")
         return self
 
 

@@ -93,8 +93,9 @@ def budgeted_gib(acc: Accelerator) -> fmt.Figure:
     if rt is None:
         return fmt.Figure(fig.value, fig.unit, f"{fig.text} (label)",
                           f"{fig.basis}; the vendor's label: no runtime total published (see the notes)")
+    copy = f" (secondary: {rt.source.title})" if rt.source.secondary else ""
     return fmt.Figure(fig.value, fig.unit, f"{fig.text} ({rt.runtime})",
-                      f"{fig.basis}; {rt.tool}: {rt.value:,g} {rt.unit}")
+                      f"{fig.basis}; {rt.tool}: {rt.value:,g} {rt.unit}{copy}")
 
 
 def reported_gib(acc: Accelerator) -> fmt.Cell:
@@ -104,7 +105,8 @@ def reported_gib(acc: Accelerator) -> fmt.Cell:
         return "not recorded (see notes)"
     r = acc.memory_reported
     fig = binary_bytes(r.bytes, "GiB", 1)
-    return fmt.Figure(fig.value, fig.unit, fig.text, f"{fig.basis}; {r.tool} reports {r.value:,.0f} {r.unit}")
+    copy = f" (secondary: {r.source.title})" if r.source.secondary else ""
+    return fmt.Figure(fig.value, fig.unit, fig.text, f"{fig.basis}; {r.tool} reports {r.value:,.0f} {r.unit}{copy}")
 
 
 def tensor_table(cat: Catalog) -> str:
@@ -147,13 +149,14 @@ def scale_up_table(cat: Catalog) -> str:
             check = "matches the datasheet"  # the loader refuses data where it does not
         joins = ("every device of its node" if acc.scale_up.joins is None
                  else f"{acc.scale_up.joins} devices only (a bridge), not the node")
-        rows.append([acc.name, link.name, links_cell, stated, one_way, calc, check, joins, source_links(link)])
+        counts = acc.scale_up.basis or "every link it drives"
+        rows.append([acc.name, link.name, links_cell, stated, one_way, calc, check, joins, counts, source_links(link)])
     return fmt.table(
         "scaleup",
-        ["Accelerator", "Fabric", "Links", "Datasheet figure", "One way", "Links × per-link rate, one way",
-         "Check", "Joins", "Fabric sources"],
+        ["Accelerator", "Fabric", "Links", "Figure used", "One way", "Links × per-link rate, one way",
+         "Check", "Joins", "What it counts", "Fabric sources"],
         rows,
-        align="llrrrrlll",
+        align="llrrrrllll",
     ) + as_of(entries)
 
 

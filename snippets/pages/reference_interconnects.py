@@ -7,7 +7,7 @@ NICs. Every row links its sources.
 
 from __future__ import annotations
 
-from snippets.data import Catalog, Fabric, Network, Node, NVLink, NVSwitch, PCIe, required
+from snippets.data import Accelerator, Catalog, Fabric, Network, Node, NVLink, NVSwitch, PCIe, required
 from snippets.data.units import TIME_UNITS, Bandwidth
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, as_stated, exact_digits, source_links
@@ -129,12 +129,22 @@ def nodes_table(cat: Catalog) -> str:
         dom = domain_bandwidth(cat, n)
         dom_cell: fmt.Cell = "—" if dom is None else fmt.bandwidth(dom, "TB/s", 1)
         chips: fmt.Cell = "—" if n.switch_chips is None else fmt.count(n.switch_chips, "switch chips")
+        counts = "—" if dom is None else scale_up_counts(acc)
         rows.append([n.name, acc.name, fmt.count(n.gpus, "accelerators"), fmt.count(n.domain, "accelerators"),
-                     SCALE_UP_LABELS[n.scale_up], sw, chips, dom_cell, nic, nics, per, source_links(n)])
+                     SCALE_UP_LABELS[n.scale_up], sw, chips, dom_cell, counts, nic, nics, per, source_links(n)])
     return fmt.table("nodes", ["Node", "Accelerator", "In the node", "In the scale-up domain", "Scale-up over",
                                "Switch", "Switch chips", "Domain scale-up, as its datasheet sums it",
-                               "Compute NIC", "NICs per accelerator", "Network per accelerator, one way", "Sources"],
-                     rows, align="llrrllrrlrrl") + as_of(nodes)
+                               "Each accelerator's figure counts", "Compute NIC", "NICs per accelerator",
+                               "Network per accelerator, one way", "Sources"],
+                     rows, align="llrrllrrllrrl") + as_of(nodes)
+
+
+def scale_up_counts(acc: Accelerator) -> str:
+    """What an accelerator's scale-up figure counts: its basis where it is not every link (Gaudi 3's 21 ports of 24),
+    else every link it drives."""
+    if acc.scale_up is None:
+        return "no scale-up fabric"
+    return acc.scale_up.basis or "every link it drives"
 
 
 SCALE_UP_LABELS = {"nvlink": "NVLink", "fabric": "vendor fabric", "pcie": "PCIe only"}
