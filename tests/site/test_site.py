@@ -87,6 +87,27 @@ def test_sizing_table(page) -> None:
         assert rows[label].find_all("td")[-1].get_text() == verdict
 
 
+def test_the_sources_table_beside_the_engine(page) -> None:
+    """The source's own rows, "405B INT8 -> 405 GB -> 405 / 70 = 5.8 -> 6 GPUs" and "405B FP16 -> 810 GB -> 11.6 -> 12",
+    beside the engine's: 410.1 GB with the embeddings and LM head at 16 bit, TP8 on 8 GPUs; 811.7 GB on TP8 x PP2."""
+    int8 = "source[Llama 3.1 405B INT8]"
+    assert value(page, f"{int8}[Source: weights]") == 405
+    assert value(page, f"{int8}[Source: weights ÷ 70 GB]") == pytest.approx(405 / 70)
+    assert text(page, f"{int8}[Source: weights ÷ 70 GB]") == "5.8"
+    assert value(page, f"{int8}[Source: GPUs]") == 6
+    assert value(page, f"{int8}[Engine: weights]") == pytest.approx(410.06, abs=0.01)
+    assert text(page, f"{int8}[Engine: weights]") == "410.1 GB"
+    assert value(page, f"{int8}[Engine: GPUs]") == 8
+    fp16 = "source[Llama 3.1 405B FP16]"
+    assert value(page, f"{fp16}[Source: weights]") == 810
+    assert value(page, f"{fp16}[Source: weights ÷ 70 GB]") == pytest.approx(810 / 70)
+    assert value(page, f"{fp16}[Source: GPUs]") == 12
+    assert value(page, f"{fp16}[Engine: GPUs]") == 16
+    assert value(page, "source[Llama 3.1 70B INT8][Source: GPUs]") == 1  # 70 GB / 70 GB: one card
+    for name in ("int8_source_fits", "int8_engine_more", "int8_weight_above_nominal"):
+        assert page.select_one(f'span.sa-claim[data-claim="{name}"]') is not None, name
+
+
 def test_bandwidth_cliff_is_one_basis_and_ordered(page) -> None:
     figs = figures(page)
     cells = {n: f for n, f in figs.items() if n.startswith("cliff[") and n.endswith("[One way]")}
