@@ -171,8 +171,10 @@ class Accelerator(_Strict):
                 if key == "host_link_lanes" and self.host_link is None:
                     continue
                 problems.append(f"{key}: missing; give it, or say why under not_stated.{key}")
-        if "bf16" not in self.tensor:
-            problems.append("tensor.bf16: every accelerator states its BF16 (or FP16) tensor throughput")
+        if "bf16" not in self.tensor and "fp16" not in self.tensor:
+            problems.append("tensor.bf16: every accelerator states its BF16 or FP16 tensor throughput")
+        if "bf16" not in self.tensor and "bf16" not in self.tensor_notes:
+            problems.append("tensor_notes.bf16: a chip without BF16 says why (engines refuse BF16 weights on it)")
         for key in self.tensor_notes:
             if key in self.tensor:
                 problems.append(f"tensor_notes.{key}: the format is given, so it needs no note")
@@ -203,9 +205,14 @@ class Accelerator(_Strict):
         return self
 
     @property
-    def bf16(self) -> Flops:
-        """The BF16 (or FP16) tensor figure, as stated."""
-        return self.tensor["bf16"]
+    def bf16(self) -> Flops | None:
+        """The BF16 tensor figure, as stated; None on a chip without BF16 (V100: FP16 only)."""
+        return self.tensor.get("bf16")
+
+    @property
+    def half(self) -> Flops:
+        """The 16-bit tensor figure every accelerator states: BF16's, or FP16's on a chip without BF16."""
+        return self.tensor["bf16"] if "bf16" in self.tensor else self.tensor["fp16"]
 
     @property
     def fp8(self) -> Flops | None:
@@ -235,7 +242,7 @@ class Accelerator(_Strict):
         if field == "memory_bandwidth":
             return self.memory_bandwidth.bandwidth.bytes_per_s
         if field in ("bf16", "fp8"):
-            f: Flops | None = getattr(self, field)
+            f: Flops | None = self.tensor.get(field)  # type: ignore[call-overload]
             return None if f is None else f.per_s
         if field == "power":
             return None if self.power is None else self.power.watts
@@ -313,7 +320,30 @@ class Network(_Strict):
     latency: Duration | None = None
     """Indicative latency, labelled as such where shown; `latency_note` says what it covers."""
     latency_note: str | None = None
+    switch_latency: Duration | None = None
+    """Port-to-port latency of one switch as the switch's manual prints it; InfiniBand entries give it or say why not."""
+    adapter_latency: Duration | None = None
+    """Latency of the host adapter as its manual prints it; InfiniBand entries give it or say why not."""
+    not_stated: Annotated[Mapping[str, Annotated[str, Field(min_length=10)]],
+                          AfterValidator(_read_only)] = Field(default_factory=lambda: MappingProxyType({}))
+    """Why `switch_latency` or `adapter_latency` is left out."""
     sources: Sources
+
+    @model_validator(mode="after")
+    def _latencies_given_or_explained(self) -> Network:
+        problems = []
+        for key in self.not_stated:
+            if key not in ("switch_latency", "adapter_latency"):
+                problems.append(f"not_stated.{key}: only switch_latency and adapter_latency may be explained")
+            elif getattr(self, key) is not None:
+                problems.append(f"not_stated.{key}: the field is given, so it needs no reason")
+        if self.family == "InfiniBand":
+            for key in ("switch_latency", "adapter_latency"):
+                if getattr(self, key) is None and key not in self.not_stated:
+                    problems.append(f"{key}: give the manual's figure, or say why under not_stated.{key}")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
 
 
 class Node(_Strict):
@@ -345,8 +375,10 @@ class Node(_Strict):
             raise ValueError("nic and nics_per_gpu: give both or neither")
         if self.domain_gpus is not None and self.domain_gpus < self.gpus:
             raise ValueError("domain_gpus: a scale-up domain holds at least the node's own accelerators")
-        if (self.switch is None) != (self.switch_chips is None):
-            raise ValueError("switch and switch_chips: give both or neither")
+        if self.switch_chips is not None and self.switch is None:
+            raise ValueError("switch_chips: a node without a switch has no switch chips")
+        if self.switch is not None and self.switch_chips is None and self.note is None:
+            raise ValueError("switch_chips: give the switch chips, or say in `note` why the sources do not")
         if self.switch_trays is not None and self.switch_chips is not None and self.switch_chips % self.switch_trays:
             raise ValueError("switch_trays: the chips must divide evenly into the trays")
         if self.scale_up == "pcie" and self.switch is not None:

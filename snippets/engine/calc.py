@@ -166,7 +166,7 @@ def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
         "cost_per_mtok": (_money(rep["usd_per_mtok_output"], "USD/Mtok", st.price) if rep is not None
                           else _out(None, "USD/Mtok", "not predicted")),
         "weight_only": _out("yes" if d.weight_only else "no", "",
-                            f"stored in {st.precision.name}, computed in BF16" if d.weight_only
+                            f"stored in {st.precision.name}, computed in {d.compute_format.upper()}" if d.weight_only
                             else f"computed in {st.precision.name}"),
         "note": _out(note, "", note),
     }

@@ -225,8 +225,8 @@ class ReferenceAcceleratorsPage(Page):
         self.gib = fmt.unit_definition("GiB")
         self.all_shared = fmt.claim(all(a.memory_bandwidth.direction.value == "shared" for a in accs),
                                     "every memory_bandwidth has direction 'shared'")
-        self.sparse_count = fmt.count(sum(1 for a in accs if a.bf16.sparsity == "sparse"), "accelerators")
-        self.derived_count = fmt.count(sum(1 for a in accs if a.bf16.sparse_speedup is not None), "accelerators")
+        self.sparse_count = fmt.count(sum(1 for a in accs if a.half.sparsity == "sparse"), "accelerators")
+        self.derived_count = fmt.count(sum(1 for a in accs if a.half.sparse_speedup is not None), "accelerators")
         self.reported_count = fmt.count(sum(1 for a in accs if a.memory_reported is not None), "accelerators")
         self.runtime_count = fmt.count(sum(1 for a in accs if a.memory_runtime is not None), "accelerators")
         self.label_count = fmt.count(sum(1 for a in accs if a.memory_runtime is None), "accelerators")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from snippets.data import Catalog, Price
-from snippets.engine import Deployment, NoLayout
+from snippets.engine import Deployment, NoLayout, UnsupportedFormat
 from snippets.engine.memory import BYTES_16BIT
 from snippets.engine.timing import Prediction, predict
 from snippets.pages import units
@@ -60,6 +60,9 @@ def grid_rows(cat: Catalog, ref: Reference | None = None) -> list[Row]:
                     continue
                 try:
                     d = r.deployment(m, p, node=node.id)
+                except UnsupportedFormat as exc:  # BF16 weights on a chip without BF16: refused, whatever the memory
+                    rows.append(Row(m, p, a, None, f"refused: {exc}"))
+                    continue
                 except NoLayout as exc:
                     rows.append(Row(m, p, a, None, f"does not fit: {exc}"))
                     continue

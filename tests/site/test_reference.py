@@ -413,3 +413,45 @@ def test_secondary_sources_are_shown_as_such(pages) -> None:
                for a in b200.select("a"))
     # GB200's nvidia-smi total comes from a transcription too: its figure's tooltip says so
     assert "secondary" in figures(p)["accelerators[NVIDIA GB200 (per Blackwell GPU)][Tool's total (GiB)]"]["title"]
+
+
+def test_new_accelerators_read_back(pages) -> None:
+    """B300 and GB300 (NVIDIA's Blackwell Ultra datasheet as NVIDIA's aiconfigurator transcribes it; MLPerf v6.0's
+    system descriptions), A100 80GB PCIe and V100 (their datasheets as TensorRT-LLM and composer transcribe them)."""
+    p, i = pages["accelerators"], pages["interconnects"]
+    b300, gb300 = "NVIDIA B300 (HGX B300)", "NVIDIA GB300 (per Blackwell Ultra GPU)"
+    assert text(p, f"accelerators[{b300}][Memory (as stated)]") == "288 GB"
+    assert value(p, f"accelerators[{b300}][Tool's total (GiB)]") == pytest.approx(275040 / 1024)  # nvidia-smi
+    assert text(p, f"accelerators[{b300}][Memory the engine budgets (GiB)]") == "268.22 GiB (label)"  # 288e9 / 2^30
+    assert value(p, f"accelerators[{b300}][BF16 dense TFLOP/s]") == 2250  # 4.5 PF sparse / 2
+    assert value(p, f"tensor[{b300}][FP4]") == 14000  # stated dense
+    assert value(p, f"accelerators[{b300}][Power]") == 1100
+    assert value(p, f"disagreements[{b300}: Memory][Low]") == 268 and value(p, f"disagreements[{b300}: Memory][High]") == 288
+    assert value(p, f"accelerators[{gb300}][Memory bandwidth (shared)]") == 8000
+    assert value(p, f"accelerators[{gb300}][BF16 dense TFLOP/s]") == 2500
+    assert value(p, f"accelerators[{gb300}][Power]") == 1400
+    pcie = "NVIDIA A100 80GB PCIe"
+    assert value(p, f"accelerators[{pcie}][Memory bandwidth (shared)]") == 1935
+    assert value(p, f"accelerators[{pcie}][Power]") == 300
+    v100 = "NVIDIA V100 SXM2 32GB"
+    assert value(p, f"accelerators[{v100}][Memory bandwidth (shared)]") == 900
+    assert cell(p, "accelerators", v100, "BF16 as stated") == "not stated"
+    assert value(p, f"tensor[{v100}][FP16]") == 125
+    assert value(p, f"scaleup[{v100}][One way]") == 150
+    nodes = {("NVIDIA HGX B300 8-GPU", 8), ("NVIDIA GB300 NVL72 (one NVLink domain)", 72),
+             ("8 x A100 80GB PCIe server", 8), ("AWS p3dn.24xlarge (8 x V100 SXM2 32GB)", 8)}
+    for name, n in nodes:
+        assert value(i, f"nodes[{name}][In the node]") == n, name
+    s = pages["sizing"]
+    refused = [tr.get_text(" ") for tr in s.select(".sa-grid table tbody tr")
+               if "NVIDIA V100 SXM2 32GB" in tr.get_text() and " BF16 " in f" {tr.get_text(' ')} "]
+    assert refused and all("refused: Bfloat16 is only supported on GPUs with compute capability" in r for r in refused)
+
+
+def test_infiniband_latency_not_stated_with_its_reason(pages) -> None:
+    i = pages["interconnects"]
+    for name in ("InfiniBand HDR", "InfiniBand NDR", "InfiniBand XDR"):
+        assert cell(i, "networks", name, "Switch latency") == "not stated (see below)"
+        assert cell(i, "networks", name, "Adapter latency") == "not stated (see below)"
+    body = " ".join(i.select_one("article").get_text().split())
+    assert "InfiniBand NDR, switch latency: The pages of NVIDIA's QM97xx (NDR) switch manual read here" in body
