@@ -548,7 +548,7 @@ class InterconnectPage(Page):
         self.d405_fp8_cost = cost(f8)
         if price is None:
             raise ValueError(f"no price the site uses for {r.node.chip}")
-        self.price = units.usd(price.usd_per_gpu_hour, price)
+        self.price = units.usd_gpu_hour(price)
         self.fp16_bytes = fmt.quantity(fp16_bpp, "bytes/param", 0)
         self.fp8_bytes = fmt.quantity(cat.precisions["fp8"].width.bytes, "bytes/param", 0)
         self.bf16_same_as_fp16 = fmt.claim(cat.precisions["bf16"].width.bytes == fp16_bpp,

@@ -58,6 +58,12 @@ def usd_mtok(x: float, price: PriceSpec) -> Figure:
                  price)
 
 
+def usd_gpu_hour(price: PriceSpec) -> Figure:
+    """A price per GPU-hour, the month it was read beside it."""
+    x = price.usd_per_gpu_hour
+    return dated(fmt.Figure(x, "USD/GPU-hour", f"${fmt.number(x, 2)}", "indicative list price"), price)
+
+
 def usd_hour(x: float, price: PriceSpec) -> Figure:
     """Dollars per hour of rented GPUs, dated by the price they rest on."""
     return dated(fmt.Figure(x, "USD/hour", f"${fmt.number(x, 2)}", "indicative list price × GPUs rented"), price)
