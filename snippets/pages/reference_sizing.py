@@ -19,7 +19,7 @@ from typing import Any
 
 from snippets.data import Catalog, Price
 from snippets.engine import Deployment, NoLayout, UnsupportedFormat
-from snippets.engine.memory import BYTES_16BIT
+from snippets.engine.memory import BYTES_16BIT, weight_bytes
 from snippets.engine.timing import Prediction, predict
 from snippets.pages import units
 from snippets.pages.base import Page
@@ -95,8 +95,9 @@ def grid_table(cat: Catalog) -> str:
         m, p, a = cat.models[row.model], cat.precisions[row.precision], cat.accelerators[row.accelerator]
         names.append(f"{m.name} · {p.name} · {a.name}")
         d = row.deployment
-        if d is None:
-            rows.append([m.name, p.name, a.name, *(["—"] * 8), row.why_not, "—"])
+        if d is None:  # the weights' size needs no accelerator: shown even where none serves them
+            size = fmt.nbytes(weight_bytes(r.eng.models[row.model].arch, r.eng.precisions[row.precision]), "GB")
+            rows.append([m.name, p.name, a.name, size, *(["—"] * 7), row.why_not, "—"])
             continue
         one = row.at_one
         tpot: fmt.Cell = "—" if one is None else fmt.quantity(one.tpot_s * 1e3, "ms", 1,
