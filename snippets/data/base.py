@@ -188,13 +188,28 @@ def _not_future(day: dt.date) -> dt.date:
 
 
 class Source(_Strict):
-    """A primary source: a vendor datasheet, a standard, a model's config.json."""
+    """Where a figure was read: a primary source (a vendor datasheet, a standard, a model's config.json), or, where
+    no primary one could be read, a dated transcription of one (`secondary`, naming the document it `copies`)."""
 
     url: Annotated[str, Field(max_length=2000), AfterValidator(_check_url)]
     title: Annotated[Text, Field(min_length=3)]
     read: Annotated[dt.date, AfterValidator(_not_future)]
-    """The date the figure was read from the source; never after the build date."""
+    """The date the figure was read: for a transcription, the date of the copy (when it read its own source), not
+    the day the site read the copy; never after the build date."""
     note: Text | None = None
+    secondary: bool = False
+    """True for a transcription (a repository's table, a tool's catalog, a benchmark's notes) of a primary document
+    that could not be read here; pages show it as secondary."""
+    copies: Annotated[Text, Field(min_length=3)] | None = None
+    """The primary document a secondary source transcribes, by name (and address where known)."""
+
+    @model_validator(mode="after")
+    def _secondary_names_its_primary(self) -> Source:
+        if self.secondary and self.copies is None:
+            raise ValueError("copies: a secondary source names the primary document it transcribes")
+        if self.copies is not None and not self.secondary:
+            raise ValueError("copies: only a secondary source copies another document (set secondary: true)")
+        return self
 
 
 Sources = Annotated[tuple[Source, ...], Field(min_length=1)]

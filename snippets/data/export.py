@@ -134,7 +134,7 @@ def _export(cat: Catalog) -> dict[str, Any]:
             "name": a.name,
             "label_bytes": a.memory.bytes,
             "capacity_bytes": a.capacity_bytes,
-            "capacity_reported": a.memory_reported is not None,
+            "capacity_reported": a.memory_runtime is not None,
             "hbm_bytes_per_s": a.memory_bandwidth.bandwidth.bytes_per_s,
             "dense_flops": {fmt: t.flops_per_s for fmt, t in dense.items() if t is not None},
             "dense_derived": sorted(fmt for fmt, t in dense.items() if t is not None and t.derived),
@@ -171,7 +171,9 @@ def _export(cat: Catalog) -> dict[str, Any]:
                      "kv_precision": s.kv_precision, "ttft_s": s.target.ttft.seconds, "tpot_s": s.target.tpot.seconds}
                  for k, s in cat.scenarios.items()}
     prices = {p.accelerator: {"accelerator": p.accelerator, "usd_per_gpu_hour": p.price.value,
-                              "gpus_per_unit": p.gpus_per_unit, "provider": p.provider, "offering": p.offering}
+                              "gpus_per_unit": p.gpus_per_unit, "provider": p.provider, "offering": p.offering,
+                              "read": p.read.isoformat(), "kind": p.kind, "tier": p.tier or "",
+                              "secondary": p.secondary}
               for p in cat.prices.values() if p.site_uses}
     return {"models": models, "chips": chips, "nodes": nodes, "precisions": precisions, "memory_policies": memory,
             "layout_policies": layout, "scenarios": scenarios, "time_models": times, "prices": prices}

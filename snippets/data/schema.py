@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Annotated, Any, Literal
@@ -84,14 +85,35 @@ class ScaleUp(_Strict):
     joins: Annotated[int, Field(ge=2, strict=True)] | None = None
     """Devices the fabric joins directly where that is fewer than a node: an NVLink bridge joins 2 cards.
     None: every device of the node (an NVSwitch baseboard, a fully connected mesh, a torus)."""
+    basis: Annotated[str, Field(min_length=10)] | None = None
+    """What the figure counts where it is not every link the device drives (Gaudi 3's 21 scale-up ports of 24, an
+    MI250X's 6 GPU-facing links of 8 in the node modelled); shown beside the figure wherever it is shown."""
 
 
-OPTIONAL_ACCELERATOR_FIELDS = ("memory_reported", "scale_up", "host_link", "host_link_lanes", "power")
+OPTIONAL_ACCELERATOR_FIELDS = ("memory_runtime", "memory_reported", "scale_up", "host_link", "host_link_lanes", "power")
 """Fields an accelerator may leave out, each only with a reason in `not_stated`."""
 
 
+class RuntimeMemory(_Strict):
+    """The device's total as its runtime reports it to a program: what CUDA's cudaMemGetInfo (torch.cuda.mem_get_info,
+    vLLM's total_gpu_memory) or cudaDeviceProp.totalGlobalMem give, ROCm's HIP equivalents, a TPU runtime's limit.
+    Less than a management tool's total (nvidia-smi counts memory the driver keeps for itself): the total an engine
+    budgets from."""
+
+    value: PositiveFloat
+    unit: _unit_field(BYTE_UNITS)  # type: ignore[valid-type]
+    runtime: Literal["CUDA", "ROCm", "TPU runtime", "Neuron runtime", "Habana runtime"]
+    tool: Annotated[str, Field(min_length=5)]
+    """How it was read: "torch.cuda.get_device_properties total_memory", "vLLM's total_gpu_memory (mem_get_info)"."""
+    source: Source
+
+    @property
+    def bytes(self) -> float:
+        return self.value * BYTE_UNITS[self.unit]
+
+
 class ReportedMemory(_Strict):
-    """Device memory as the device itself reports it (nvidia-smi's total, amd-smi's VRAM total)."""
+    """Device memory as a management tool reports it (nvidia-smi's total, amd-smi's or rocm-smi's VRAM total)."""
 
     value: PositiveFloat
     unit: _unit_field(BYTE_UNITS)  # type: ignore[valid-type]
@@ -109,8 +131,12 @@ class Accelerator(_Strict):
     vendor: str
     memory: ByteSize
     """The vendor's label (80 GB), as the datasheet states it; not what an engine can allocate."""
+    memory_runtime: RuntimeMemory | None = None
+    """The total the runtime reports to a program (an H100 SXM's 79.22 GiB to CUDA): the capacity the engine budgets
+    from. Where none is published the engine budgets from the label, and `not_stated.memory_runtime` says so."""
     memory_reported: ReportedMemory | None = None
-    """What the device reports (an H100's 81,559 MiB); the engine fits against it where given."""
+    """What a management tool reports as the total (nvidia-smi's 81,559 MiB on an H100 SXM): shown beside the
+    runtime's figure, never budgeted from (it counts memory the driver keeps for itself)."""
     memory_type: str
     memory_bandwidth: BandwidthSpec
     """Always `shared`: one figure for reads and writes together."""
@@ -147,13 +173,21 @@ class Accelerator(_Strict):
                 if key == "host_link_lanes" and self.host_link is None:
                     continue
                 problems.append(f"{key}: missing; give it, or say why under not_stated.{key}")
-        if "bf16" not in self.tensor:
-            problems.append("tensor.bf16: every accelerator states its BF16 (or FP16) tensor throughput")
+        if "bf16" not in self.tensor and "fp16" not in self.tensor:
+            problems.append("tensor.bf16: every accelerator states its BF16 or FP16 tensor throughput")
+        if "bf16" not in self.tensor and "bf16" not in self.tensor_notes:
+            problems.append("tensor_notes.bf16: a chip without BF16 says why (engines refuse BF16 weights on it)")
         for key in self.tensor_notes:
             if key in self.tensor:
                 problems.append(f"tensor_notes.{key}: the format is given, so it needs no note")
         if self.memory_reported is not None and self.memory_reported.bytes > self.memory.bytes * 1.1:
             problems.append("memory_reported: more than the vendor's label plus 10 %: check the unit")
+        if self.memory_runtime is not None:
+            if not self.memory.bytes * 0.8 <= self.memory_runtime.bytes <= self.memory.bytes * 1.1:
+                problems.append("memory_runtime: more than 20 % under or 10 % over the vendor's label: check the unit")
+            if self.memory_reported is not None and self.memory_runtime.bytes > self.memory_reported.bytes:
+                problems.append("memory_runtime: more than the management tool's total, which counts the driver's "
+                                "own memory as well: check the unit")
         if self.memory_bandwidth.direction is not Direction.SHARED:
             problems.append("memory_bandwidth: memory bandwidth is one shared figure: direction must be 'shared'")
         for d in self.disagreements:
@@ -173,9 +207,14 @@ class Accelerator(_Strict):
         return self
 
     @property
-    def bf16(self) -> Flops:
-        """The BF16 (or FP16) tensor figure, as stated."""
-        return self.tensor["bf16"]
+    def bf16(self) -> Flops | None:
+        """The BF16 tensor figure, as stated; None on a chip without BF16 (V100: FP16 only)."""
+        return self.tensor.get("bf16")
+
+    @property
+    def half(self) -> Flops:
+        """The 16-bit tensor figure every accelerator states: BF16's, or FP16's on a chip without BF16."""
+        return self.tensor["bf16"] if "bf16" in self.tensor else self.tensor["fp16"]
 
     @property
     def fp8(self) -> Flops | None:
@@ -189,8 +228,14 @@ class Accelerator(_Strict):
 
     @property
     def capacity_bytes(self) -> float:
-        """The memory an engine can budget: the reported capacity where recorded, else the vendor's label."""
-        return self.memory.bytes if self.memory_reported is None else self.memory_reported.bytes
+        """The memory an engine budgets from: the total the runtime reports (CUDA's, ROCm's) where one is published,
+        else the vendor's label (and the pages say it is the label)."""
+        return self.memory.bytes if self.memory_runtime is None else self.memory_runtime.bytes
+
+    @property
+    def capacity_basis(self) -> str:
+        """What `capacity_bytes` is: "CUDA", "ROCm"... (the runtime that reported it), or "label"."""
+        return "label" if self.memory_runtime is None else self.memory_runtime.runtime
 
     def used_value(self, field: str) -> float | None:
         """The site's value of a disputable quantity in base units (bytes, bytes/s, FLOP/s, W); None if absent."""
@@ -199,7 +244,7 @@ class Accelerator(_Strict):
         if field == "memory_bandwidth":
             return self.memory_bandwidth.bandwidth.bytes_per_s
         if field in ("bf16", "fp8"):
-            f: Flops | None = getattr(self, field)
+            f: Flops | None = self.tensor.get(field)  # type: ignore[call-overload]
             return None if f is None else f.per_s
         if field == "power":
             return None if self.power is None else self.power.watts
@@ -277,7 +322,30 @@ class Network(_Strict):
     latency: Duration | None = None
     """Indicative latency, labelled as such where shown; `latency_note` says what it covers."""
     latency_note: str | None = None
+    switch_latency: Duration | None = None
+    """Port-to-port latency of one switch as the switch's manual prints it; InfiniBand entries give it or say why not."""
+    adapter_latency: Duration | None = None
+    """Latency of the host adapter as its manual prints it; InfiniBand entries give it or say why not."""
+    not_stated: Annotated[Mapping[str, Annotated[str, Field(min_length=10)]],
+                          AfterValidator(_read_only)] = Field(default_factory=lambda: MappingProxyType({}))
+    """Why `switch_latency` or `adapter_latency` is left out."""
     sources: Sources
+
+    @model_validator(mode="after")
+    def _latencies_given_or_explained(self) -> Network:
+        problems = []
+        for key in self.not_stated:
+            if key not in ("switch_latency", "adapter_latency"):
+                problems.append(f"not_stated.{key}: only switch_latency and adapter_latency may be explained")
+            elif getattr(self, key) is not None:
+                problems.append(f"not_stated.{key}: the field is given, so it needs no reason")
+        if self.family == "InfiniBand":
+            for key in ("switch_latency", "adapter_latency"):
+                if getattr(self, key) is None and key not in self.not_stated:
+                    problems.append(f"{key}: give the manual's figure, or say why under not_stated.{key}")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
 
 
 class Node(_Strict):
@@ -317,8 +385,10 @@ class Node(_Strict):
             raise ValueError("nic and nics_per_gpu: give both or neither")
         if self.domain_gpus is not None and self.domain_gpus < self.gpus:
             raise ValueError("domain_gpus: a scale-up domain holds at least the node's own accelerators")
-        if (self.switch is None) != (self.switch_chips is None):
-            raise ValueError("switch and switch_chips: give both or neither")
+        if self.switch_chips is not None and self.switch is None:
+            raise ValueError("switch_chips: a node without a switch has no switch chips")
+        if self.switch is not None and self.switch_chips is None and self.note is None:
+            raise ValueError("switch_chips: give the switch chips, or say in `note` why the sources do not")
         if self.switch_trays is not None and self.switch_chips is not None and self.switch_chips % self.switch_trays:
             raise ValueError("switch_trays: the chips must divide evenly into the trays")
         if self.scale_up == "pcie" and self.switch is not None:
@@ -488,6 +558,12 @@ class Model(_Strict):
     """Precisions of further checkpoints the developer released (Llama 4 Maverick: fp8 beside bf16)."""
     checkpoint_note: Text | None = None
     """Which tensors the checkpoint keeps in another precision, with the source in `sources`."""
+    context_checkpoint: Annotated[str, Field(min_length=3)] | None = None
+    """The released checkpoint whose config.json `architecture.context_length` is, where its checkpoints differ."""
+    context_by_checkpoint: Annotated[Mapping[str, PositiveInt], AfterValidator(_read_only)] = Field(
+        default_factory=lambda: MappingProxyType({}))
+    """max_position_embeddings of each released checkpoint, where they differ (Llama 4: the base configs' 262,144,
+    the Instruct configs' 10,485,760 and 1,048,576)."""
     architecture: Architecture
     mtp_acceptance: MTPAcceptance | None = None
     """Where the model has a multi-token-prediction module (`architecture.mtp_layers`) and its developer measured it."""
@@ -505,6 +581,15 @@ class Model(_Strict):
             raise ValueError("dtype and checkpoint_precision: a published checkpoint has both, a model without one neither")
         if self.mtp_acceptance is not None and self.architecture.mtp_layers < 1:
             raise ValueError("mtp_acceptance: only for a model with a multi-token-prediction module (mtp_layers)")
+        if (self.context_checkpoint is None) != (not self.context_by_checkpoint):
+            raise ValueError("context_checkpoint and context_by_checkpoint: give both or neither")
+        if self.context_checkpoint is not None:
+            own = self.context_by_checkpoint.get(self.context_checkpoint)
+            if own is None:
+                raise ValueError(f"context_checkpoint: {self.context_checkpoint!r} is not in context_by_checkpoint")
+            if own != self.architecture.context_length:
+                raise ValueError(f"context_checkpoint: {self.context_checkpoint} gives {own:,} tokens, but "
+                                 f"architecture.context_length is {self.architecture.context_length}")
         return self
 
 
@@ -597,20 +682,49 @@ class Assumption(_Strict):
         return v
 
 
+PRICE_KINDS = ("on-demand", "reserved", "spot")
+"""How a price is bought: by the hour with no commitment, against a term commitment, or preemptible capacity."""
+
+
 class Price(_Strict):
-    """An indicative on-demand list price of one accelerator at one provider, from its public price page."""
+    """An indicative list price of one accelerator at one provider, per GPU-hour, as a price list gave it on the date
+    its source read it (a transcription's date where the price list itself could not be read)."""
 
     accelerator: str
     """Id of the accelerator in accelerators.yaml."""
     provider: str
     offering: str
     """What the provider sells at that price: "8x H100 SXM instance, on demand"."""
+    kind: Literal["on-demand", "reserved", "spot"]
+    """on-demand: by the hour, no commitment; reserved: against a term (`term` says which); spot: preemptible."""
+    tier: Annotated[str, Field(min_length=3)] | None = None
+    """The provider's tier where it sells the same GPU at several prices (RunPod's Community or Secure Cloud)."""
+    term: Annotated[str, Field(min_length=3)] | None = None
+    """The commitment a reserved price needs ("1 year"); only for `kind: reserved`."""
     price: HourlyPrice
     gpus_per_unit: PositiveInt = 1
     """GPUs in the smallest unit the offering rents (8 for an 8-GPU instance sold only whole)."""
     site_uses: bool = False
-    """True on exactly one price per priced accelerator: the one the sizing grid's cost uses."""
+    """True on exactly one price per priced accelerator: the one every cost on the site uses (on demand only)."""
     sources: Sources
+
+    @model_validator(mode="after")
+    def _kind_consistent(self) -> Price:
+        if self.site_uses and self.kind != "on-demand":
+            raise ValueError("site_uses: the site's costs use an on-demand price, not a reserved or spot one")
+        if (self.term is not None) != (self.kind == "reserved"):
+            raise ValueError("term: a reserved price states its term, and only a reserved price has one")
+        return self
+
+    @property
+    def read(self) -> dt.date:
+        """The date the price list was read: the first source's, which for a transcription is the copy's own date."""
+        return self.sources[0].read
+
+    @property
+    def secondary(self) -> bool:
+        """The price comes from a transcription of the provider's price list, not the list itself."""
+        return self.sources[0].secondary
 
 
 class RuntimeBytes(_Measure):
@@ -1182,6 +1296,11 @@ class Disaggregation(_Strict):
         return self
 
 
+SPECULATION_NAMES = {"eagle": "EAGLE", "eagle3": "EAGLE-3", "mtp": "MTP", "draft-model": "a draft model",
+                     "ngram": "n-gram lookup", "medusa": "Medusa"}
+"""How a page names each speculative-decoding method (the ids are SGLang's and vLLM's --speculative-algorithm)."""
+
+
 class Speculation(_Strict):
     """Speculative decoding: a draft proposes tokens, the model verifies them in one step."""
 
@@ -1240,7 +1359,7 @@ class Mode(_Strict):
         """"aggregated", or what sets the mode apart: "disaggregated", "speculative decoding (eagle3)", ..."""
         parts: list[str] = [] if self.serving == "aggregated" else [self.serving]
         if self.speculation is not None:
-            parts.append(f"speculative decoding ({self.speculation.method})")
+            parts.append(f"speculative decoding ({SPECULATION_NAMES[self.speculation.method]})")
         if self.prefix_cache is not None:
             parts.append(f"prefix cache (hit rate {self.prefix_cache.hit_rate:.1%})")
         return ", ".join(parts) or "aggregated"

@@ -7,7 +7,17 @@
 - `deployment`: `deploy(setting(...))`, the one `Deployment` every page reads.
 """
 
-from snippets.engine.deployment import Deployment, NoLayout, RefusedLayout, Setting, deploy, feasible, setting
+from snippets.engine.deployment import (
+    Deployment,
+    NoLayout,
+    RefusedLayout,
+    Setting,
+    UnsupportedFormat,
+    deploy,
+    feasible,
+    setting,
+)
 from snippets.engine.layout import Layout
 
-__all__ = ["Deployment", "Layout", "NoLayout", "RefusedLayout", "Setting", "deploy", "feasible", "setting"]
+__all__ = ["Deployment", "Layout", "NoLayout", "RefusedLayout", "Setting", "UnsupportedFormat", "deploy", "feasible",
+           "setting"]

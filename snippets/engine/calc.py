@@ -19,7 +19,7 @@ from typing import Any
 from snippets.engine.__main__ import report
 from snippets.engine.deployment import NoLayout, RefusedLayout, deploy, setting
 from snippets.engine.hf import ConfigError, model_from_config
-from snippets.engine.specs import EngineCatalog
+from snippets.engine.specs import EngineCatalog, PriceSpec
 
 SCENARIO = "reference"
 """The scenario the form starts from and takes what it does not ask for (node, time model, KV precision)."""
@@ -105,8 +105,11 @@ def _out(value: float | int | str | None, unit: str, text: str) -> dict[str, Any
             "unit": unit, "text": text}
 
 
-def _money(x: float | None, unit: str) -> dict[str, Any]:
-    return _out(x, unit, "no price in data" if x is None else f"${x:,.2f}")
+def _money(x: float | None, unit: str, price: PriceSpec | None) -> dict[str, Any]:
+    """A cost, the month of the price it rests on beside it (every cost on the site shows how old its price is)."""
+    if x is None or price is None:
+        return _out(None, unit, "no price in data")
+    return _out(x, unit, f"${x:,.2f} ({price.as_of or 'undated'} price)")
 
 
 def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
@@ -166,11 +169,11 @@ def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
         "ttft_ms": timing("ttft_ms", "ms", "{:,.1f} ms"),
         "tpot_ms": timing("tpot_ms", "ms", "{:,.1f} ms"),
         "tokens_per_s_per_gpu": timing("output_tokens_per_s_per_gpu", "tokens/s/GPU", "{:,.1f} tokens/s per GPU"),
-        "cost_per_hour": _money(cost, "USD/hour"),
-        "cost_per_mtok": (_money(rep["usd_per_mtok_output"], "USD/Mtok") if rep is not None
+        "cost_per_hour": _money(cost, "USD/hour", st.price),
+        "cost_per_mtok": (_money(rep["usd_per_mtok_output"], "USD/Mtok", st.price) if rep is not None
                           else _out(None, "USD/Mtok", "not predicted")),
         "weight_only": _out("yes" if d.weight_only else "no", "",
-                            f"stored in {st.precision.name}, computed in BF16" if d.weight_only
+                            f"stored in {st.precision.name}, computed in {d.compute_format.upper()}" if d.weight_only
                             else f"computed in {st.precision.name}"),
         "note": _out(note, "", note),
     }

@@ -62,6 +62,17 @@ class KVCacheRefused(RefusedLayout):
         self.max_model_len = max_model_len
         self.estimated_max_len = estimated_max_len
         """The longest sequence the available memory holds (vLLM's estimate), 0 if none."""
+class UnsupportedFormat(NoLayout):
+    """The chip cannot compute in the precision's activation format at all, so no layout serves it: BF16 weights on
+    a GPU whose tensor cores have no BF16 (a V100). vLLM refuses at start (vllm/worker/worker.py,
+    `_check_if_gpu_supports_dtype`); its message is kept, with the chip named instead of its compute capability."""
+
+
+def bf16_refusal(chip: ChipSpec) -> str:
+    """vLLM's message for BF16 on a GPU without it, naming the chip."""
+    return ("Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
+            f"Your {chip.name} has no BF16 tensor format. You can use float16 instead by explicitly setting the "
+            "`dtype` flag in CLI, for example: --dtype=half.")
 
 
 @dataclass(frozen=True)
@@ -152,6 +163,8 @@ def setting(
         node = found.id
     n = eng.nodes[node or sc.node]
     spec, chip = eng.models[model], eng.chips[n.chip]
+    if eng.precisions[precision].tensor_format == "bf16" and not chip.computes("bf16"):
+        raise UnsupportedFormat(bf16_refusal(chip))
     pol = eng.memory_policies[memory_policy or sc.memory_policy].for_chip(chip)
     if max_num_seqs is not None or max_num_batched_tokens is not None:
         from dataclasses import replace
@@ -336,9 +349,13 @@ class Deployment:
 
     @property
     def compute_format(self) -> str:
-        """The format the matrix units run in: the precision's, if the chip has it, else BF16 (weight-only)."""
+        """The format the matrix units run in: the precision's, if the chip has it, else BF16 (weight-only), or FP16
+        on a chip without BF16 (a V100 runs `--dtype half`)."""
         fmt = self.setting.precision.tensor_format
-        return fmt if self.setting.chip.computes(fmt) else "bf16"
+        chip = self.setting.chip
+        if chip.computes(fmt):
+            return fmt
+        return "bf16" if chip.computes("bf16") else "fp16"
 
     @property
     def weight_only(self) -> bool:

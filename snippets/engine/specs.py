@@ -216,8 +216,10 @@ class ChipSpec:
     label_bytes: float
     """The vendor's label (80 GB as 80e9 bytes)."""
     capacity_bytes: float
-    """What the device reports (an H100's 81,559 MiB), or the label where no report is recorded."""
+    """The total the runtime reports to a program (CUDA's mem_get_info total: 79.22 GiB on an H100 SXM), or the label
+    where none is published."""
     capacity_reported: bool
+    """True where `capacity_bytes` is the runtime's total, False where it is the label."""
     hbm_bytes_per_s: float
     """Memory bandwidth, one shared figure for reads and writes."""
     dense_flops: Mapping[str, float]
@@ -483,6 +485,9 @@ class ScenarioSpec:
         return self.input_tokens + self.output_tokens
 
 
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
 @dataclass(frozen=True, slots=True)
 class PriceSpec:
     accelerator: str
@@ -490,6 +495,20 @@ class PriceSpec:
     gpus_per_unit: int
     provider: str
     offering: str
+    read: str = ""
+    """The date (YYYY-MM-DD) the price list was read: a transcription's own date where the list was not read."""
+    kind: str = "on-demand"
+    tier: str = ""
+    """The provider's tier where it has several for one GPU (RunPod's Community or Secure Cloud); "" where none."""
+    secondary: bool = False
+    """Read from a transcription of the provider's price list, not the list itself."""
+
+    @property
+    def as_of(self) -> str:
+        """The month the price was read, as every cost shows it beside its figure: "Sep 2026"; "" if not recorded."""
+        if len(self.read) < 7:
+            return ""
+        return f"{MONTHS[int(self.read[5:7]) - 1]} {self.read[:4]}"
 
 
 def _records(cls: type[T], table: Mapping[str, Mapping[str, Any]]) -> Mapping[str, T]:

@@ -17,11 +17,12 @@ from snippets.data import Catalog
 from snippets.engine import Deployment, Layout
 from snippets.engine.deployment import RefusedLayout
 from snippets.engine.layout import tp_degrees
+from snippets.engine.specs import PriceSpec
 from snippets.engine.timing import Prediction, predict
 from snippets.pages import units
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
-from snippets.pages.units import tps, usd
+from snippets.pages.units import price_of, tps, usd
 from snippets.render import charts, fmt
 from snippets.render.fmt import Figure
 
@@ -46,9 +47,9 @@ SECONDS_PER_HOUR = 3600
 
 # --------------------------------------------------------------------------- formatting
 
-def usd_mtok(x: float) -> Figure:
-    """Dollars per million tokens: three decimals below a dollar, two above."""
-    return fmt.Figure(x, "USD/Mtok", f"${fmt.number(x, 3 if x < 1 else 2)}", "indicative price ÷ predicted tokens")
+def usd_mtok(x: float, price: PriceSpec) -> Figure:
+    """Dollars per million tokens: three decimals below a dollar, two above, the month of their price beside them."""
+    return units.usd_mtok(x, price)
 
 
 def ms(seconds: float) -> Figure:
@@ -153,16 +154,17 @@ def cost_table(cat: Catalog) -> str:
     body: list[list[fmt.Cell]] = []
     for row in grid(r):
         d = row.d
+        pr = price_of(d)
         body.append([
             row.label,
             d.layout.label,
-            usd(d.cost_per_replica_hour or 0.0),
-            usd_mtok(out_cost(row.one)),
+            usd(d.cost_per_replica_hour or 0.0, pr),
+            usd_mtok(out_cost(row.one), pr),
             fmt.count(row.most.in_flight, "sequences"),
             tps(row.most.output_tokens_per_s),
             ms(row.most.tpot_s),
-            usd_mtok(out_cost(row.most)),
-            usd_mtok(in_cost(row.most)),
+            usd_mtok(out_cost(row.most), pr),
+            usd_mtok(in_cost(row.most), pr),
         ])
     return fmt.table(
         "cost",
@@ -194,7 +196,7 @@ def split_table(cat: Catalog) -> str:
                 tps(x.output_tokens_per_s * n),
                 ms(x.ttft_s),
                 ms(x.tpot_s),
-                usd_mtok(out_cost(x)),
+                usd_mtok(out_cost(x), price_of(d)),
             ])
     return fmt.table(
         "split",
@@ -217,20 +219,23 @@ def load_table(cat: Catalog) -> str:
     x = full(d)
     body: list[list[fmt.Cell]] = []
     for label, s in load_rows(cat):
-        body.append([label, fmt.percent(s, 0), tps(x.output_tokens_per_s * s), usd_mtok(out_cost(x) / s)])
+        body.append([label, fmt.percent(s, 0), tps(x.output_tokens_per_s * s), usd_mtok(out_cost(x) / s, price_of(d))])
     return fmt.table("load", ["Load", "Share of peak", "Output tokens/s", "Output $/Mtok"], body, align="lrrr")
 
 
 def price_table(cat: Catalog) -> str:
-    """The price the site uses for each priced accelerator, with its provider and the date it was read."""
+    """The price the site uses for each priced accelerator: provider and tier, how it is bought, the date the price
+    list was read and whether from the list itself or a dated transcription of it."""
     rows_: list[list[fmt.Cell]] = []
     r = reference(cat)
     for a in priced(r):
         p = next(p for p in cat.prices.values() if p.accelerator == a and p.site_uses)
-        rows_.append([cat.accelerators[a].name, p.provider, p.offering, usd(p.price.value),
-                      fmt.count(p.gpus_per_unit, "GPUs"), str(p.sources[0].read)])
-    return fmt.table("prices", ["Accelerator", "Provider", "Offering", "$/GPU-hour", "Rented in units of", "Read"],
-                     rows_, align="lllrrl")
+        provider = p.provider if p.tier is None else f"{p.provider}, {p.tier}"
+        rows_.append([cat.accelerators[a].name, provider, p.offering, p.kind, usd(p.price.value, r.eng.prices[a]),
+                      fmt.count(p.gpus_per_unit, "GPUs"), p.read.isoformat(),
+                      "a dated transcription" if p.secondary else "the provider's page"])
+    return fmt.table("prices", ["Accelerator", "Provider", "Offering", "Kind", "$/GPU-hour", "Rented in units of",
+                                "Read", "Read from"], rows_, align="llllrrll")
 
 
 def cost_chart(cat: Catalog) -> str:
@@ -243,10 +248,11 @@ def cost_chart(cat: Catalog) -> str:
         bars_.append(charts.Bar(f"{gpu_label(s.chip.name)}, {s.precision.name} ({row.d.layout.label})",
                                 out_cost(row.most)))
     name = r.eng.models[m].name
+    months = sorted({r.eng.prices[a].as_of for a in priced(r)}, key=lambda m: (m[-4:], units.MONTH_ORDER[m[:3]]))
     words = (f"Predicted dollars per million output tokens of {name}, {INPUT_TOKENS:,} tokens in and "
              f"{OUTPUT_TOKENS:,} out, with as many requests in flight as the KV cache holds, on each priced "
              f"accelerator in its cheapest layout in one node: from ${bars_[0].value:.3f} ({bars_[0].label}) to "
-             f"${bars_[-1].value:.2f} ({bars_[-1].label}).")
+             f"${bars_[-1].value:.2f} ({bars_[-1].label}), at prices read in {' and '.join(months)}.")
     svg = charts.bars("cost-chart", bars_, "$ per million output tokens", f"{name}: cost per token by accelerator",
                       words)
     return charts.figure(svg, words)
@@ -285,26 +291,27 @@ class Worked:
         s = d.setting
         if s.price is None:
             raise ValueError(f"{s.chip.name} has no price in data/prices.yaml")
+        pr = s.price
         one, most = run(d, 1), full(d)
         self.model = s.model.name
         self.precision = s.precision.name
         self.gpu = s.chip.name
         self.layout = d.layout.label
-        self.price = usd(s.price.usd_per_gpu_hour)
-        self.unit = fmt.count(s.price.gpus_per_unit, "GPUs")
-        self.rental_hour = usd(s.price.usd_per_gpu_hour * s.price.gpus_per_unit)
+        self.price = usd(pr.usd_per_gpu_hour, pr)
+        self.unit = fmt.count(pr.gpus_per_unit, "GPUs")
+        self.rental_hour = usd(pr.usd_per_gpu_hour * pr.gpus_per_unit, pr)
         self.replicas = fmt.count(d.replicas_per_rental, "replicas")
-        self.replica_hour = usd(d.cost_per_replica_hour or 0.0)
+        self.replica_hour = usd(d.cost_per_replica_hour or 0.0, pr)
         self.most_in_flight = fmt.count(most.in_flight, "sequences")
         self.most_tps = tps(most.output_tokens_per_s)
         self.most_tph = fmt.quantity(most.output_tokens_per_s * SECONDS_PER_HOUR / 1e6, "Mtok/hour", 2)
-        self.most_cost = usd_mtok(out_cost(most))
+        self.most_cost = usd_mtok(out_cost(most), pr)
         self.most_itl = ms(most.tpot_s)
         self.one_tps = tps(one.output_tokens_per_s)
-        self.one_cost = usd_mtok(out_cost(one))
+        self.one_cost = usd_mtok(out_cost(one), pr)
         self.one_over_most = fmt.ratio(out_cost(one) / out_cost(most), 0, basis="$/Mtok at one request ÷ at the KV maximum")
         self.in_tps = tps(INPUT_TOKENS / most.prefill_s)
-        self.in_cost = usd_mtok(in_cost(most))
+        self.in_cost = usd_mtok(in_cost(most), pr)
         self.out_over_in = fmt.ratio(out_cost(most) / in_cost(most), 1, basis="output ÷ input $/Mtok, KV maximum")
 
 
@@ -334,13 +341,13 @@ class CostPage(Page):
         cheap_tok = min(by_acc, key=lambda a: out_cost(by_acc[a].most))
         ch, ct = by_acc[cheap_hour], by_acc[cheap_tok]
         h100, a100 = by_acc["h100-sxm"], by_acc["a100-80gb-sxm"]
-        price = {a: r.eng.prices[a].usd_per_gpu_hour for a in by_acc}
+        ps = {a: r.eng.prices[a] for a in by_acc}
+        price = {a: ps[a].usd_per_gpu_hour for a in by_acc}
         tok = {a: out_cost(by_acc[a].most) for a in by_acc}
         every = grid(r)
-        cheap_hour_not_cheapest = [x for x in every if x.d.setting.chip.id == cheap_hour
-                                   and out_cost(x.most) > min(out_cost(y.most) for y in every
-                                                              if y.d.setting.model.id == x.d.setting.model.id
-                                                              and y.d.setting.precision.id == x.d.setting.precision.id)]
+        # Pairs the hourly price ranks one way and the token price the other: the cheaper hour, the cheaper token.
+        inverted = [(a, b) for a in by_acc for b in by_acc if price[a] < price[b] and tok[a] > tok[b]]
+        inv_hour, inv_tok = max(inverted, key=lambda ab: tok[ab[0]] / tok[ab[1]]) if inverted else (cheap_hour, cheap_tok)
         cheapest_8b = min((x for x in every if x.d.setting.model.id == MODELS[0]), key=lambda x: out_cost(x.most))
         r405 = [x for x in every if x.d.setting.model.id == MODELS[-1]]
         pp405 = [x for x in r405 if x.d.layout.pp > 1]
@@ -361,7 +368,7 @@ class CostPage(Page):
             raise ValueError("the page needs calibration and test rows with ITL and throughput")
         cal_accs = {m.accelerator for m in basis.values()}
         measured_accs = {m.accelerator for m in cat.measurements.values()}
-        reads = sorted({str(p.sources[0].read) for p in cat.prices.values() if p.site_uses})
+        reads = sorted({p.read.isoformat() for p in cat.prices.values() if p.site_uses})
 
         self.n_in = fmt.count(INPUT_TOKENS, "tokens")
         self.n_out = fmt.count(OUTPUT_TOKENS, "tokens")
@@ -382,31 +389,39 @@ class CostPage(Page):
         self.big_itl1 = ms(b1.tpot_s)
         self.small_ttft1 = ms(s1.ttft_s)
         self.big_ttft1 = ms(b1.ttft_s)
-        self.small_cost1 = usd_mtok(out_cost(s1))
-        self.big_cost1 = usd_mtok(out_cost(b1))
+        self.small_cost1 = usd_mtok(out_cost(s1), price_of(sd))
+        self.big_cost1 = usd_mtok(out_cost(b1), price_of(bd))
         self.small_inflight = fmt.count(sm.in_flight * sd.replicas_per_rental, "sequences")
         self.big_inflight = fmt.count(bm.in_flight, "sequences")
         self.small_tps = tps(sm.output_tokens_per_s * sd.replicas_per_rental)
         self.big_tps = tps(bm.output_tokens_per_s)
         self.small_itl = ms(sm.tpot_s)
         self.big_itl = ms(bm.tpot_s)
-        self.small_cost = usd_mtok(s_cost)
-        self.big_cost = usd_mtok(b_cost)
+        self.small_cost = usd_mtok(s_cost, price_of(sd))
+        self.big_cost = usd_mtok(b_cost, price_of(bd))
         self.split_gap = fmt.percent(abs(s_cost / b_cost - 1), 0)
         self.big_itl1_gain = fmt.ratio(s1.tpot_s / b1.tpot_s, 1, basis="ITL of the small TP ÷ the large, one request")
         # accelerators
         self.cheap_hour_gpu = gpu_label(ch.d.setting.chip.name)
-        self.cheap_hour_price = usd(price[cheap_hour])
-        self.cheap_hour_cost = usd_mtok(tok[cheap_hour])
+        self.cheap_hour_price = usd(price[cheap_hour], ps[cheap_hour])
+        self.cheap_hour_cost = usd_mtok(tok[cheap_hour], ps[cheap_hour])
         self.cheap_tok_gpu = gpu_label(ct.d.setting.chip.name)
-        self.cheap_tok_price = usd(price[cheap_tok])
-        self.cheap_tok_cost = usd_mtok(tok[cheap_tok])
+        self.cheap_tok_price = usd(price[cheap_tok], ps[cheap_tok])
+        self.cheap_tok_cost = usd_mtok(tok[cheap_tok], ps[cheap_tok])
         self.cheap_tok_layout = ct.d.layout.label
-        self.cheap_gap = fmt.ratio(tok[cheap_hour] / tok[cheap_tok], 1, basis="$/Mtok, cheapest GPU-hour ÷ cheapest token")
-        self.h100_price = usd(price["h100-sxm"])
-        self.a100_price = usd(price["a100-80gb-sxm"])
-        self.h100_cost = usd_mtok(tok["h100-sxm"])
-        self.a100_cost = usd_mtok(tok["a100-80gb-sxm"])
+        self.inv_hour_gpu = gpu_label(by_acc[inv_hour].d.setting.chip.name)
+        self.inv_hour_price = usd(price[inv_hour], ps[inv_hour])
+        self.inv_hour_cost = usd_mtok(tok[inv_hour], ps[inv_hour])
+        self.inv_tok_gpu = gpu_label(by_acc[inv_tok].d.setting.chip.name)
+        self.inv_tok_price = usd(price[inv_tok], ps[inv_tok])
+        self.inv_tok_cost = usd_mtok(tok[inv_tok], ps[inv_tok])
+        self.inv_gap = fmt.ratio(tok[inv_hour] / tok[inv_tok], 1,
+                                 basis="$/Mtok of the cheaper hour ÷ the cheaper token, the most inverted pair")
+        self.inverted_pairs = fmt.count(len(inverted), "pairs")
+        self.h100_price = usd(price["h100-sxm"], ps["h100-sxm"])
+        self.a100_price = usd(price["a100-80gb-sxm"], ps["a100-80gb-sxm"])
+        self.h100_cost = usd_mtok(tok["h100-sxm"], ps["h100-sxm"])
+        self.a100_cost = usd_mtok(tok["a100-80gb-sxm"], ps["a100-80gb-sxm"])
         self.h100_price_ratio = fmt.ratio(price["h100-sxm"] / price["a100-80gb-sxm"], 2, basis="H100 ÷ A100 $/GPU-hour")
         self.h100_tput_ratio = fmt.ratio(h100.most.output_tokens_per_s / h100.d.rented_gpus_per_replica
                                          / (a100.most.output_tokens_per_s / a100.d.rented_gpus_per_replica), 1,
@@ -415,7 +430,7 @@ class CostPage(Page):
         self.a100_itl = ms(a100.most.tpot_s)
         self.h100_itl = ms(h100.most.tpot_s)
         self.cheapest_8b = cheapest_8b.label
-        self.cheapest_8b_cost = usd_mtok(out_cost(cheapest_8b.most))
+        self.cheapest_8b_cost = usd_mtok(out_cost(cheapest_8b.most), price_of(cheapest_8b.d))
         # load
         self.nim_plateau = tps(plateau)
         self.nim_gpus = fmt.count(nim_gpus)
@@ -424,8 +439,8 @@ class CostPage(Page):
         self.nim_t = tps(nim_t)
         self.nim_share = fmt.percent(share, 0)
         self.ttft_budget = fmt.quantity(TTFT_BUDGET_S, "s", 0, show_unit=True)
-        self.w_cost_nim = usd_mtok(out_cost(w_most) / share)
-        self.w_cost_half = usd_mtok(out_cost(w_most) / FLEET_SHARES[0])
+        self.w_cost_nim = usd_mtok(out_cost(w_most) / share, price_of(wd))
+        self.w_cost_half = usd_mtok(out_cost(w_most) / FLEET_SHARES[0], price_of(wd))
         self.fleet_half = fmt.percent(FLEET_SHARES[0], 0)
         # the time model
         self.cal_itl = fmt.percent(cal_itl[0])
@@ -449,14 +464,9 @@ class CostPage(Page):
                                         f"{bm.in_flight} > {sd.replicas_per_rental} × {sm.in_flight} sequences")
         self.big_slower_full = fmt.claim(bm.tpot_s > sm.tpot_s,
                                          f"ITL {bm.tpot_s * 1e3:.1f} > {sm.tpot_s * 1e3:.1f} ms at the KV maximum")
-        self.cheap_hour_not_cheap_tok = fmt.claim(cheap_hour != cheap_tok and tok[cheap_hour] > tok[cheap_tok],
-                                                  f"{cheap_hour} ${price[cheap_hour]:.2f}/GPU-hour, ${tok[cheap_hour]:.3f}"
-                                                  f"/Mtok; {cheap_tok} ${price[cheap_tok]:.2f}, ${tok[cheap_tok]:.3f}")
-        self.cheap_hour_dearest = fmt.claim(tok[cheap_hour] == max(tok.values()),
-                                            f"{cheap_hour}: ${tok[cheap_hour]:.3f}, the most of {len(tok)}")
-        self.cheap_hour_never_cheapest = fmt.claim(len(cheap_hour_not_cheapest) == len(MODELS) * len(PRECISIONS),
-                                                   f"{len(cheap_hour_not_cheapest)} of {len(MODELS) * len(PRECISIONS)} "
-                                                   "model × precision rows")
+        self.rank_differs = fmt.claim(bool(inverted),
+                                      f"{inv_hour} ${price[inv_hour]:.2f}/GPU-hour, ${tok[inv_hour]:.3f}/Mtok; "
+                                      f"{inv_tok} ${price[inv_tok]:.2f}, ${tok[inv_tok]:.3f}")
         self.h100_beats_a100 = fmt.claim(price["h100-sxm"] > price["a100-80gb-sxm"] and tok["h100-sxm"] < tok["a100-80gb-sxm"],
                                          f"${price['h100-sxm']:.2f} > ${price['a100-80gb-sxm']:.2f}/GPU-hour, "
                                          f"${tok['h100-sxm']:.3f} < ${tok['a100-80gb-sxm']:.3f}/Mtok")

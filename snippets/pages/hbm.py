@@ -97,7 +97,8 @@ def older_node(r: Reference) -> str:
 # --------------------------------------------------------------------------- tables
 
 def gpu_table(cat: Catalog) -> str:
-    """Label and reported capacity, bandwidth, and the time to read all of the reported memory once."""
+    """Label and budgeted capacity (the runtime's total, or the label where none is published), bandwidth, and the
+    time to read all of the budgeted memory once."""
     r = reference(cat)
     rows: list[list[fmt.Cell]] = []
     for chip_id in (OLDER, r.node.chip):
@@ -107,14 +108,15 @@ def gpu_table(cat: Catalog) -> str:
             fmt.nbytes(chip.label_bytes, "GB"),
             fmt.quantity(chip.capacity_bytes / BYTE_UNITS["MiB"], "MiB", 0),
             fmt.nbytes(chip.capacity_bytes, "GiB", 1),
+            f"{acc.capacity_basis}'s total" if chip.capacity_reported else "the label (no runtime total published)",
             fmt.bandwidth(acc.memory_bandwidth.bandwidth, "GB/s"), acc.memory_bandwidth.bandwidth.direction.label,
             ms(chip.capacity_bytes / chip.hbm_bytes_per_s),
         ])
     return fmt.table(
         "gpus",
-        ["GPU", "Memory", "Label", "Reported (MiB)", "Reported (GiB)", "Bandwidth", "Quoted as",
+        ["GPU", "Memory", "Label", "Budgeted (MiB)", "Budgeted (GiB)", "Budgeted is", "Bandwidth", "Quoted as",
          "Read all of it once"],
-        rows, align="llrrrrlr",
+        rows, align="llrrrlrlr",
     )
 
 
@@ -140,7 +142,7 @@ def ceiling_table(cat: Catalog) -> str:
                     tps(weights_only_ceiling(d)),
                     tps(d.decode_ceiling),
                     per_gpu_hour(d.decode_ceiling, d.rented_gpus_per_replica),
-                    "unpriced" if cost is None else usd(cost),
+                    "unpriced" if cost is None or s.price is None else usd(cost, s.price),
                 ])
     return fmt.table(
         "ceiling",
@@ -197,7 +199,8 @@ def batch_table(cat: Catalog) -> str:
             tps(t),
             tps(t / b),
             per_gpu_hour(t, d.rented_gpus_per_replica),
-            "unpriced" if cost is None else usd(cost / (t * SECONDS_PER_HOUR) * 1e6),
+            "unpriced" if cost is None or d.setting.price is None else usd(cost / (t * SECONDS_PER_HOUR) * 1e6,
+                                                                           d.setting.price),
         ])
     return fmt.table(
         "batch",
@@ -293,8 +296,9 @@ class Shown:
         self.gain = fmt.ratio(hbm / read_w / t_one, 1, basis="ceiling on the layout ÷ one GPU's, weights only")
         self.max_seq = fmt.count(d.max_concurrency, "sequences")
         self.gpu_hour = per_gpu_hour(d.decode_ceiling, d.rented_gpus_per_replica)
-        self.cost_hour = None if cost is None else usd(cost)
-        self.usd_per_mtok = None if cost is None else usd(cost / (d.decode_ceiling * SECONDS_PER_HOUR) * 1e6)
+        self.cost_hour = None if cost is None or s.price is None else usd(cost, s.price)
+        self.usd_per_mtok = (None if cost is None or s.price is None
+                             else usd(cost / (d.decode_ceiling * SECONDS_PER_HOUR) * 1e6, s.price))
         self.d = d
 
 
@@ -511,6 +515,13 @@ class HbmPage(Page):
         self.gpu_reported = fmt.nbytes(chip.capacity_bytes, "GiB", 1)
         self.gpu_reported_gb = fmt.nbytes(chip.capacity_bytes, "GB", 1)
         self.old_reported = fmt.nbytes(old.capacity_bytes, "GiB", 1)
+        smi = cat.accelerators[chip.id].memory_reported
+        if smi is None:
+            raise ValueError(f"{chip.name}: the page compares the runtime's total with nvidia-smi's")
+        self.gpu_smi_mib = fmt.quantity(smi.bytes / BYTE_UNITS["MiB"], "MiB", 0, show_unit=True)
+        self.old_is_label = fmt.claim(not old.capacity_reported, f"{old.name}: no runtime total in data/")
+        self.reported_below_smi = fmt.claim(chip.capacity_reported and chip.capacity_bytes < smi.bytes,
+                                            f"{chip.capacity_bytes / 2**20:,.0f} < {smi.bytes / 2**20:,.0f} MiB")
         self.gib_gap = fmt.percent(BYTE_UNITS["GiB"] / BYTE_UNITS["GB"] - 1, 1)
         self.utilization = fmt.percent(pol.utilization)
         self.pool = fmt.nbytes(chip.capacity_bytes * pol.utilization, "GiB", 1)
@@ -617,8 +628,10 @@ class HbmPage(Page):
         self.a100_fp8_weight_only = fmt.claim(lean_old.d.weight_only and not lean.d.weight_only,
                                               f"{old.name} computes {lean_old.d.compute_format}, "
                                               f"{chip.name} {lean.d.compute_format}")
-        self.a100_fp8_still_faster = fmt.claim(lean_old.d.decode_ceiling > 1.5 * a70.d.decode_ceiling,
-                                               f"{lean_old.d.decode_ceiling:.1f} > {a70.d.decode_ceiling:.1f} tokens/s")
+        old_hour = {k: s.d.decode_ceiling / s.d.rented_gpus_per_replica for k, s in (("lean", lean_old), ("w", a70))}
+        self.a100_fp8_still_faster = fmt.claim(old_hour["lean"] > 1.5 * old_hour["w"],
+                                               f"per rented GPU: {old_hour['lean']:.1f} ({lean_old.layout}) > 1.5 × "
+                                               f"{old_hour['w']:.1f} tokens/s ({a70.layout})")
         self.hbm_gt_10x_pcie = fmt.claim(hbm / gen5.bytes_per_s > 10,
                                          f"HBM ÷ PCIe 5.0 x16 one way = {hbm / gen5.bytes_per_s:.0f}")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from snippets.data import Catalog
 from snippets.engine import NoLayout
 from snippets.engine.timing import predict
+from snippets.pages import units
 from snippets.pages.base import Page
 from snippets.pages.scenario import SERVING, reference
 from snippets.render import fmt
@@ -35,8 +36,9 @@ def summary_table(cat: Catalog) -> str:
                 cat.models[m].name, cat.precisions[p].name, d.layout.label,
                 fmt.count(d.gpus), fmt.count(d.nodes, "nodes"),
                 fmt.quantity(one.tpot_s * 1e3, "ms", 1, basis="time per output token, one sequence"),
-                "no price" if mtok is None else fmt.Figure(mtok, "USD/Mtok", f"${mtok:,.2f}",
-                                                           f"{full.in_flight} sequences in flight, indicative price"),
+                "no price" if mtok is None else units.dated(
+                    fmt.Figure(mtok, "USD/Mtok", f"${mtok:,.2f}", f"{full.in_flight} sequences in flight, indicative price"),
+                    units.price_of(d)),
             ])
     return fmt.html_table("summary", ["Model", "Precision", "Layout", "GPUs", "Nodes", "ms per token, one sequence",
                                       "$ per M output tokens, KV cache full"], rows, align="lllrrrr", names=names)

@@ -22,10 +22,12 @@ from snippets.data.units import Bandwidth
 from snippets.engine import Deployment, Layout, feasible, setting
 from snippets.engine.collectives import Collective, allreduce
 from snippets.engine.layout import tp_degrees
+from snippets.engine.memory import BYTES_16BIT
 from snippets.engine.ops import ACTIVATION_BYTES
 from snippets.engine.serving import predict
 from snippets.engine.timing import ALLREDUCES_PER_LAYER
 from snippets.engine.topology import Link, group_link
+from snippets.pages import units
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
 from snippets.pages.units import ms, us
@@ -40,6 +42,8 @@ SOURCE_RESERVE = "runtime-reserve"
 SOURCE_MODELS = ("llama-3.1-70b", "llama-3.1-405b")
 SOURCE_PRECISION = "fp16"
 """The source's worked example: nominal parameters x FP16 bytes, against the card's label."""
+SOURCE_TABLE_PRECISIONS = ("fp16", "int8")
+"""The precisions of the source's closing table: its rows are each model in FP16 and in INT8."""
 MODELS = ("llama-3.1-70b", "llama-3.1-405b")
 PRECISIONS = ("bf16", "fp8")
 """What an engine deploys: the table's rows, each sized by snippets.engine."""
@@ -220,8 +224,8 @@ def cost_figure(d: Deployment) -> fmt.Cell:
     c, p = d.cost_per_hour, d.setting.price
     if c is None or p is None:
         return "no price"
-    return fmt.Figure(c, "USD/hour", f"${c:,.2f}",
-                      f"{d.gpus_rented} GPUs × ${p.usd_per_gpu_hour:,.2f} per GPU-hour, {p.provider}, indicative on-demand")
+    return units.dated(fmt.Figure(c, "USD/hour", f"${c:,.2f}",
+                                  f"{d.gpus_rented} GPUs × ${p.usd_per_gpu_hour:,.2f} per GPU-hour, indicative"), p)
 
 
 def _short(model_id: str, precision_id: str, prefix: str = "d") -> str:
@@ -367,6 +371,30 @@ def nvlink_table(cat: Catalog) -> str:
                      rows, align="lrrr")
 
 
+def source_table(cat: Catalog) -> str:
+    """The source's closing table, row by row, beside what the engine decides for the same model and precision: the
+    source's nominal bytes over a card less its flat reserve, rounded up; the engine's bytes from the architecture
+    (embeddings and LM head kept at 16 bit in quantized checkpoints) and its layout."""
+    r = reference(cat)
+    ns = InterconnectPage.of(cat)
+    rows: list[list[fmt.Cell]] = []
+    for m in SOURCE_MODELS:
+        for p in SOURCE_TABLE_PRECISIONS:
+            src = _row(cat, m, p)
+            e = Deployed(r, m, p)
+            rows.append([f"{src.model} {src.precision}", src.weight, src.gpus_exact_usable, src.gpus,
+                         "Yes" if src.sizing.fits_one_node else "No", e.weight, e.layout, e.gpus,
+                         "Yes" if e.dep.fits_one_node else "No"])
+    usable = ns.gpu_usable.text
+    return fmt.table(
+        "source",
+        ["Model and precision", "Source: weights", f"Source: weights ÷ {usable}", "Source: GPUs",
+         f"Source: one {r.node.gpus}-GPU node?", "Engine: weights", "Engine: layout", "Engine: GPUs",
+         f"Engine: one {r.node.gpus}-GPU node?"],
+        rows, align="lrrrlrlrl",
+    )
+
+
 def worked_example(cat: Catalog) -> str:
     """The source's 405B FP16 arithmetic, step by step, as Markdown with figure spans."""
     r = _row(cat, "llama-3.1-405b", SOURCE_PRECISION)
@@ -423,7 +451,8 @@ def engine_example(cat: Catalog) -> str:
 
 class InterconnectPage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    shows = (cliff_table, cliff_chart, worked_example, engine_example, sizing_table, gpus_chart, nvlink_table)
+    shows = (cliff_table, cliff_chart, worked_example, engine_example, source_table, sizing_table, gpus_chart,
+             nvlink_table)
 
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)
@@ -434,8 +463,10 @@ class InterconnectPage(Page):
         old = cat.accelerators[cat.interconnect(OLDER_NODE, Node).accelerator]
         reserve = cat.assumptions[SOURCE_RESERVE]
         usable = usable_bytes(acc.memory.bytes, reserve.value.fraction)
-        rows = {_short(m, SOURCE_PRECISION, "m"): _row(cat, m, SOURCE_PRECISION) for m in SOURCE_MODELS}
+        rows = {_short(m, p, "m"): _row(cat, m, p) for m in SOURCE_MODELS for p in SOURCE_TABLE_PRECISIONS}
         deps = {_short(m, p): Deployed(r, m, p) for m in MODELS for p in PRECISIONS}
+        d405_int8 = Deployed(r, "llama-3.1-405b", "int8")
+        i405 = rows["m405_int8"]
         b16, f8, b70 = deps["d405_bf16"], deps["d405_fp8"], deps["d70_bf16"]
         fewest = Deployed(r, "llama-3.1-405b", "bf16", layout_policy="fewest-gpus")
         mem = b16.dep.memory
@@ -490,6 +521,19 @@ class InterconnectPage(Page):
         # What an engine deploys (snippets.engine), and the inputs that make it differ from the source.
         self.extend(deps)
         self.d405_bf16_fewest = fewest
+        self.d405_int8 = d405_int8
+        self.kept_width = fmt.quantity(BYTES_16BIT * 8, "bit", 0, show_unit=True,
+                                       basis="storage width of the tensors quantized checkpoints keep unquantized")
+        self.int8_source_fits = fmt.claim(i405.sizing.fits_one_node and i405.sizing.gpus_with_headroom not in valid_tp,
+                                          f"{i405.sizing.gpus_with_headroom} GPUs in one node of {r.node.gpus}, "
+                                          f"TP degrees {valid_tp}")
+        self.int8_engine_more = fmt.claim(d405_int8.dep.gpus > i405.sizing.gpus_with_headroom
+                                          and d405_int8.dep.fits_one_node,
+                                          f"engine {d405_int8.layout} = {d405_int8.dep.gpus} GPUs > the source's "
+                                          f"{i405.sizing.gpus_with_headroom}, one node")
+        self.int8_weight_above_nominal = fmt.claim(d405_int8.dep.weight_bytes > i405.sizing.weight_bytes,
+                                                   f"{d405_int8.dep.weight_bytes / 1e9:.1f} GB > "
+                                                   f"{i405.sizing.weight_bytes / 1e9:.0f} GB")
         self.policy_name = lpol.name
         self.capacity = fmt.nbytes(mem.capacity, "GiB", 1)
         self.label_gib = fmt.nbytes(mem.label, "GiB", 1)
@@ -506,8 +550,9 @@ class InterconnectPage(Page):
         self.one_node_refusal = "; ".join(one_node) or "it fits"
         self.d405_bf16_cost = cost(b16)
         self.d405_fp8_cost = cost(f8)
-        self.price = fmt.Figure(price.usd_per_gpu_hour if price else 0.0, "USD/GPU-hour",
-                                f"${price.usd_per_gpu_hour:,.2f}" if price else "no price", "indicative on-demand")
+        if price is None:
+            raise ValueError(f"no price the site uses for {r.node.chip}")
+        self.price = units.usd_gpu_hour(price)
         self.fp16_bytes = fmt.quantity(fp16_bpp, "bytes/param", 0)
         self.fp8_bytes = fmt.quantity(cat.precisions["fp8"].width.bytes, "bytes/param", 0)
         self.bf16_same_as_fp16 = fmt.claim(cat.precisions["bf16"].width.bytes == fp16_bpp,

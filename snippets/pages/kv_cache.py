@@ -25,8 +25,9 @@ from snippets.engine.deployment import Deployment, Setting, setting
 from snippets.engine.layout import kv_heads_per_gpu, kv_replicas, tp_degrees
 from snippets.engine.memory import kv_bytes_per_sequence, kv_bytes_per_token_per_gpu, paged_tokens
 from snippets.engine.params import kv_bytes_per_token, kv_elements_per_token
-from snippets.engine.specs import ArchLike
+from snippets.engine.specs import ArchLike, PriceSpec
 from snippets.engine.timing import Prediction, predict
+from snippets.pages import units
 from snippets.pages.base import Page
 from snippets.pages.scenario import SERVING, Reference, reference
 from snippets.pages.units import byte_count, usd
@@ -271,6 +272,18 @@ class CostRow:
         return self.d.max_concurrency / c
 
     @property
+    def price(self) -> PriceSpec:
+        """The price this row's costs rest on."""
+        pr = self.d.setting.price
+        if pr is None:
+            raise ValueError(f"{self.d.setting.chip.name}: the cost lens needs a price in data/prices.yaml")
+        return pr
+
+    def per_dollar(self) -> Figure:
+        """Sequences held per dollar-hour of rent, dated by the price it rests on."""
+        return units.dated(fmt.quantity(self.per_dollar_hour, "sequences per $/hour", 1), self.price)
+
+    @property
     def usd_per_mtok(self) -> float:
         x = self.p.usd_per_mtok_output
         if x is None:
@@ -297,11 +310,11 @@ def cost_table(cat: Catalog) -> str:
         cost = c.d.cost_per_replica_hour
         assert cost is not None  # noqa: S101 - per_dollar_hour raised already if not
         rows.append([
-            c.label, fmt.count(c.d.gpus), seqs(c.d.max_concurrency), usd(cost),
-            fmt.quantity(c.per_dollar_hour, "sequences per $/hour", 1),
+            c.label, fmt.count(c.d.gpus), seqs(c.d.max_concurrency), usd(cost, c.price),
+            c.per_dollar(),
             fmt.quantity(c.p.output_tokens_per_s, "tokens/s", 0),
             fmt.quantity(c.p.tpot_s * 1e3, "ms", 1),
-            usd(c.usd_per_mtok),
+            usd(c.usd_per_mtok, c.price),
         ])
     return fmt.table("cost", ["Layout", "GPUs", "Sequences held", "Replica per hour", "Sequences per $/hour",
                               "Output tokens/s", "Time per output token (ms)", "Per million output tokens"], rows)
@@ -522,15 +535,15 @@ class KvCachePage(Page):
         self.c_mid = c_mid
         self.c_hi = c_hi
         self.c_fp8 = c_fp8
-        self.c_mid_usd = usd(c_mid.usd_per_mtok)
-        self.c_hi_usd = usd(c_hi.usd_per_mtok)
-        self.c_fp8_usd = usd(c_fp8.usd_per_mtok)
+        self.c_mid_usd = usd(c_mid.usd_per_mtok, c_mid.price)
+        self.c_hi_usd = usd(c_hi.usd_per_mtok, c_hi.price)
+        self.c_fp8_usd = usd(c_fp8.usd_per_mtok, c_fp8.price)
         self.c_hi_seqs = seqs(c_hi.d.max_concurrency)
-        self.c_mid_per = fmt.quantity(c_mid.per_dollar_hour, "sequences per $/hour", 1)
+        self.c_mid_per = c_mid.per_dollar()
         self.c_mid_layout = c_mid.d.layout.label
         self.c_hi_layout = c_hi.d.layout.label
-        self.c_hi_per = fmt.quantity(c_hi.per_dollar_hour, "sequences per $/hour", 1)
-        self.c_fp8_per = fmt.quantity(c_fp8.per_dollar_hour, "sequences per $/hour", 1)
+        self.c_hi_per = c_hi.per_dollar()
+        self.c_fp8_per = c_fp8.per_dollar()
         self.c_fp8_seqs = seqs(c_fp8.d.max_concurrency)
         self.c_mid_seqs = seqs(c_mid.d.max_concurrency)
         self.c_mid_tpot = fmt.quantity(c_mid.p.tpot_s * 1e3, "ms", 1, show_unit=True)

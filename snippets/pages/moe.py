@@ -27,14 +27,14 @@ from snippets.engine.layout import experts_per_gpu
 from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
 from snippets.engine.ops import ACTIVATION_BYTES
 from snippets.engine.params import moe_layers, total_params
-from snippets.engine.serving import predict
+from snippets.engine.serving import Prediction, predict
 from snippets.engine.specs import ArchLike, ChipSpec
 from snippets.engine.step import FP8_DISPATCH_BYTES, step
 from snippets.engine.topology import Link, group_link
 from snippets.pages import units
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
-from snippets.pages.units import ms, us, usd
+from snippets.pages.units import ms, price_of, us, usd
 from snippets.render import charts, fmt
 from snippets.render.fmt import Figure
 
@@ -42,6 +42,8 @@ MODELS = ("mixtral-8x7b", "deepseek-v3", "deepseek-r1", "qwen3-235b-a22b", "gpt-
           "llama-4-scout", "llama-4-maverick")
 """The mixture-of-experts models of data/models.yaml, in the table's order."""
 MODEL = "deepseek-v3"
+DOC_MODELS = ("deepseek-v3", "deepseek-r1")
+"""The documented deployments the page tabulates: DeepSeek-V3's and DeepSeek-R1's, one architecture."""
 PRECISION = "fp8"
 ACCEL = "h200-sxm"
 NVL72 = "gb200-nvl72"
@@ -63,8 +65,8 @@ QUIZ_MIXTRAL = "mixtral-8x7b"
 QUIZ_BATCH = 32
 QUIZ_MIXTRAL_BATCH = 4
 
-"""The data entries this page's figures are computed from (every DeepSeek-V3 row of data/deployments.yaml is
-also read by the deployments table)."""
+"""The data entries this page's figures are computed from (every DeepSeek-V3 and DeepSeek-R1 row of
+data/deployments.yaml is also read by the deployments table)."""
 
 
 # --------------------------------------------------------------------------- formatting
@@ -292,7 +294,7 @@ def doc_rows(cat: Catalog) -> list[DocRow]:
     r = reference(cat)
     out = []
     for key, found in cat.deployments.items():
-        if found.model != MODEL:
+        if found.model not in DOC_MODELS:
             continue
         dep = cat.deployments[key]  # by id: the page shows this documented deployment, so its sources list names it
         ctx = dep.context_tokens or r.scenario.context_tokens
@@ -333,14 +335,22 @@ def cost_rows(r: Reference) -> dict[str, dict[str, Any]]:
     return out
 
 
+def cost_of(p: Prediction) -> float:
+    """A prediction's dollars per million output tokens (the page prices only priced accelerators)."""
+    x = p.usd_per_mtok_output
+    if x is None:
+        raise ValueError("the cost lens needs a price for its accelerator in data/prices.yaml")
+    return x
+
+
 def cost_table(cat: Catalog) -> str:
     r = reference(cat)
     rows: list[list[fmt.Cell]] = []
     for c in cost_rows(r).values():
         d, lo, hi = c["d"], c["lo"], c["hi"]
         rows.append([d.layout.label, gb(d.memory.weights), seqs(d.max_concurrency),
-                     tok_s(lo.output_tokens_per_s), usd(lo.usd_per_mtok_output),
-                     seqs(hi.in_flight), tok_s(hi.output_tokens_per_s), usd(hi.usd_per_mtok_output)])
+                     tok_s(lo.output_tokens_per_s), usd(cost_of(lo), price_of(d)),
+                     seqs(hi.in_flight), tok_s(hi.output_tokens_per_s), usd(cost_of(hi), price_of(d))])
     return fmt.table("cost", ["Layout", "Weights per GPU", "Sequences held",
                               f"Tokens/s at {CONCURRENCY}", f"$/Mtok at {CONCURRENCY}",
                               f"In flight of {HEAVY}", f"Tokens/s at {HEAVY}", f"$/Mtok at {HEAVY}"], rows)
@@ -575,12 +585,12 @@ class MoePage(Page):
         self.ref_context = fmt.count(r.scenario.context_tokens, "tokens")
         # cost lens
         self.heavy = fmt.count(HEAVY, "sequences")
-        self.c_tp_lo = usd(c_tp["lo"].usd_per_mtok_output)
-        self.c_ep_lo = usd(c_ep["lo"].usd_per_mtok_output)
-        self.c_dp_lo = usd(c_dp["lo"].usd_per_mtok_output)
-        self.c_tp_hi = usd(c_tp["hi"].usd_per_mtok_output)
-        self.c_dp_hi = usd(c_dp["hi"].usd_per_mtok_output)
-        self.c_ep_hi = usd(c_ep["hi"].usd_per_mtok_output)
+        self.c_tp_lo = usd(cost_of(c_tp["lo"]), price_of(c_tp["d"]))
+        self.c_ep_lo = usd(cost_of(c_ep["lo"]), price_of(c_ep["d"]))
+        self.c_dp_lo = usd(cost_of(c_dp["lo"]), price_of(c_dp["d"]))
+        self.c_tp_hi = usd(cost_of(c_tp["hi"]), price_of(c_tp["d"]))
+        self.c_dp_hi = usd(cost_of(c_dp["hi"]), price_of(c_dp["d"]))
+        self.c_ep_hi = usd(cost_of(c_ep["hi"]), price_of(c_ep["d"]))
         self.tp_in_flight = seqs(c_tp["hi"].in_flight)
         self.dp_cheaper_hi = fmt.ratio(c_tp["hi"].usd_per_mtok_output / c_dp["hi"].usd_per_mtok_output)
         lo_costs = [c["lo"].usd_per_mtok_output for c in cost.values()]

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from snippets.data import Catalog, required
 from snippets.engine import Deployment, Layout, RefusedLayout
 from snippets.engine.memory import stage_weights
+from snippets.pages import units
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
 from snippets.render import fmt
@@ -213,9 +214,9 @@ class Row:
         # Replicas per node x ceiling per replica.
         self.node_total = _tps(reps * d.decode_ceiling)
         # Dollars per million tokens at one sequence per replica, at the site's indicative price.
-        self.cost_mtok = None if cost is None else fmt.Figure(cost / (d.decode_ceiling * 3600) * 1e6, "USD",
-                                                              f"${cost / (d.decode_ceiling * 3600) * 1e6:,.2f}",
-                                                              "indicative on-demand list price, one sequence")
+        self.cost_mtok = None if cost is None else units.dated(
+            fmt.Figure(cost / (d.decode_ceiling * 3600) * 1e6, "USD", f"${cost / (d.decode_ceiling * 3600) * 1e6:,.2f}",
+                       "indicative list price, one sequence"), units.price_of(d))
         self.fits_node = fmt.claim(d.fits_one_node, basis)
         self.spans_nodes = fmt.claim(not d.fits_one_node, basis)
         self.fits_one_gpu = fmt.claim(d.gpus == 1, basis)

@@ -61,6 +61,7 @@ def accelerators_table(cat: Catalog) -> str:
         rows.append([
             acc.name,
             as_stated(acc.memory.value, acc.memory.unit, "as the vendor states it"),
+            budgeted_gib(acc),
             reported_gib(acc),
             acc.memory_type,
             fmt.bandwidth(acc.memory_bandwidth.bandwidth, "GB/s"),
@@ -75,21 +76,37 @@ def accelerators_table(cat: Catalog) -> str:
         ])
     return fmt.table(
         "accelerators",
-        ["Accelerator", "Memory (as stated)", "Memory reported (GiB)", "Type", "Memory bandwidth (shared)",
+        ["Accelerator", "Memory (as stated)", "Memory the engine budgets (GiB)", "Tool's total (GiB)", "Type",
+         "Memory bandwidth (shared)",
          "BF16 dense TFLOP/s", "BF16 as stated", "FP8 dense TFLOP/s", "FP8 as stated", "Host link",
          "Host link, one way", "Power", "Sources"],
         rows,
-        align="lrrlrrrrrlrrl",
+        align="lrrrlrrrrrlrrl",
     ) + as_of(cat.accelerators.values())
 
 
+def budgeted_gib(acc: Accelerator) -> fmt.Figure:
+    """The capacity the engine budgets from, in GiB, saying which it is: the total the runtime reports (CUDA's,
+    ROCm's), or the vendor's label where no runtime total is published (the notes say so)."""
+    fig = binary_bytes(acc.capacity_bytes, "GiB", 2)
+    rt = acc.memory_runtime
+    if rt is None:
+        return fmt.Figure(fig.value, fig.unit, f"{fig.text} (label)",
+                          f"{fig.basis}; the vendor's label: no runtime total published (see the notes)")
+    copy = f" (secondary: {rt.source.title})" if rt.source.secondary else ""
+    return fmt.Figure(fig.value, fig.unit, f"{fig.text} ({rt.runtime})",
+                      f"{fig.basis}; {rt.tool}: {rt.value:,g} {rt.unit}{copy}")
+
+
 def reported_gib(acc: Accelerator) -> fmt.Cell:
-    """The capacity the device reports, in GiB; "not recorded" where no primary record was found (see notes)."""
+    """The total a management tool shows (nvidia-smi, rocm-smi), in GiB; "not recorded" where none was found. It counts
+    memory the driver keeps for itself, so it is shown beside the budget, never budgeted from."""
     if acc.memory_reported is None:
         return "not recorded (see notes)"
     r = acc.memory_reported
     fig = binary_bytes(r.bytes, "GiB", 1)
-    return fmt.Figure(fig.value, fig.unit, fig.text, f"{fig.basis}; {r.tool} reports {r.value:,.0f} {r.unit}")
+    copy = f" (secondary: {r.source.title})" if r.source.secondary else ""
+    return fmt.Figure(fig.value, fig.unit, fig.text, f"{fig.basis}; {r.tool} reports {r.value:,.0f} {r.unit}{copy}")
 
 
 def tensor_table(cat: Catalog) -> str:
@@ -132,13 +149,14 @@ def scale_up_table(cat: Catalog) -> str:
             check = "matches the datasheet"  # the loader refuses data where it does not
         joins = ("every device of its node" if acc.scale_up.joins is None
                  else f"{acc.scale_up.joins} devices only (a bridge), not the node")
-        rows.append([acc.name, link.name, links_cell, stated, one_way, calc, check, joins, source_links(link)])
+        counts = acc.scale_up.basis or "every link it drives"
+        rows.append([acc.name, link.name, links_cell, stated, one_way, calc, check, joins, counts, source_links(link)])
     return fmt.table(
         "scaleup",
-        ["Accelerator", "Fabric", "Links", "Datasheet figure", "One way", "Links × per-link rate, one way",
-         "Check", "Joins", "Fabric sources"],
+        ["Accelerator", "Fabric", "Links", "Figure used", "One way", "Links × per-link rate, one way",
+         "Check", "Joins", "What it counts", "Fabric sources"],
         rows,
-        align="llrrrrlll",
+        align="llrrrrllll",
     ) + as_of(entries)
 
 
@@ -164,7 +182,8 @@ def disagreements_table(cat: Catalog) -> str:
 
 def not_stated_table(cat: Catalog) -> str:
     """Fields an accelerator leaves out, and why."""
-    labels = {"memory_reported": "Memory the device reports", "scale_up": "Scale-up fabric", "host_link": "Host link",
+    labels = {"memory_runtime": "Memory the runtime reports (the engine budgets the label)",
+              "memory_reported": "Memory a management tool reports", "scale_up": "Scale-up fabric", "host_link": "Host link",
               "host_link_lanes": "Host link width", "power": "Power"}
     rows: list[list[fmt.Cell]] = []
     accs = []
@@ -206,10 +225,13 @@ class ReferenceAcceleratorsPage(Page):
         self.gib = fmt.unit_definition("GiB")
         self.all_shared = fmt.claim(all(a.memory_bandwidth.direction.value == "shared" for a in accs),
                                     "every memory_bandwidth has direction 'shared'")
-        self.sparse_count = fmt.count(sum(1 for a in accs if a.bf16.sparsity == "sparse"), "accelerators")
-        self.derived_count = fmt.count(sum(1 for a in accs if a.bf16.sparse_speedup is not None), "accelerators")
+        self.sparse_count = fmt.count(sum(1 for a in accs if a.half.sparsity == "sparse"), "accelerators")
+        self.derived_count = fmt.count(sum(1 for a in accs if a.half.sparse_speedup is not None), "accelerators")
         self.reported_count = fmt.count(sum(1 for a in accs if a.memory_reported is not None), "accelerators")
-        self.h100_reported_gib = binary_bytes(required(h100.memory_reported, "the H100's reported memory").bytes, "GiB", 1)
+        self.runtime_count = fmt.count(sum(1 for a in accs if a.memory_runtime is not None), "accelerators")
+        self.label_count = fmt.count(sum(1 for a in accs if a.memory_runtime is None), "accelerators")
+        self.h100_reported_gib = binary_bytes(required(h100.memory_reported, "the H100's reported memory").bytes, "GiB", 2)
+        self.h100_runtime_gib = binary_bytes(required(h100.memory_runtime, "the H100's runtime total").bytes, "GiB", 2)
         self.h100_label_gib = binary_bytes(h100.memory.bytes, "GiB", 1)
 
 

@@ -12,11 +12,14 @@ from snippets.render import fmt
 
 
 def source_links(entry: Any) -> fmt.Md:
-    """Markdown links to an entry's sources, numbered: "[1](url) [2](url)"; the title shows on hover.
+    """Markdown links to an entry's sources, numbered: "[1](url) [2](url) (secondary)"; the title, the date read and,
+    for a transcription, the document it copies show on hover, and a secondary source says so beside its link.
 
     Title and URL come from data: `fmt.link` escapes the one and percent-encodes the other.
     """
-    return fmt.Md(" ".join(fmt.link(str(i), s.url, f"{s.title}, read {s.read.isoformat()}")
+    return fmt.Md(" ".join(fmt.link(str(i), s.url, f"{s.title}, read {s.read.isoformat()}"
+                                    + ("" if s.copies is None else f"; secondary, a transcription of {s.copies}"))
+                           + (" (secondary)" if s.secondary else "")
                            for i, s in enumerate(entry.sources, 1)))
 
 

@@ -7,7 +7,7 @@ NICs. Every row links its sources.
 
 from __future__ import annotations
 
-from snippets.data import Catalog, Efficiency, Fabric, Network, Node, NVLink, NVSwitch, PCIe, required
+from snippets.data import Accelerator, Catalog, Efficiency, Fabric, Network, Node, NVLink, NVSwitch, PCIe, required
 from snippets.data.units import TIME_UNITS, Bandwidth
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, as_stated, exact_digits, source_links
@@ -86,16 +86,30 @@ def switches_table(cat: Catalog) -> str:
                      rows, align="lrlll") + as_of([s for _, s in items])
 
 
+def _manual_latency(n: Network, key: str) -> fmt.Cell:
+    """A switch's or adapter's latency as its manual prints it; "not stated" (the notes say why) or "—" otherwise."""
+    d = getattr(n, key)
+    if d is not None:
+        return fmt.quantity(d.value, d.unit, 0, show_unit=True, basis="as the manual prints it")
+    return "not stated (see below)" if key in n.not_stated else "—"
+
+
 def networks_table(cat: Catalog) -> str:
-    """Scale-out networks: one port's rate as stated (Gb/s) and in GB/s, one way."""
+    """Scale-out networks: one port's rate as stated (Gb/s) and in GB/s, one way; the switch and adapter latency as
+    NVIDIA's manuals print them, or not stated, with the reasons listed under the table."""
     nets = list(cat.of_kind(Network).values())
     rows: list[list[fmt.Cell]] = []
     for n in nets:
         one = n.port.bandwidth.one_way()
         rows.append([n.name, n.family, as_stated(n.port.value, n.port.unit, n.port.direction.label),
-                     fmt.bandwidth(one, "GB/s", exact_digits(one.in_unit("GB/s"))), source_links(n)])
-    return fmt.table("networks", ["Network", "Family", "Port, as stated", "Port, one way", "Sources"],
-                     rows, align="llrrl") + as_of(nets)
+                     fmt.bandwidth(one, "GB/s", exact_digits(one.in_unit("GB/s"))),
+                     _manual_latency(n, "switch_latency"), _manual_latency(n, "adapter_latency"), source_links(n)])
+    table = fmt.table("networks", ["Network", "Family", "Port, as stated", "Port, one way", "Switch latency",
+                                   "Adapter latency", "Sources"], rows, align="llrrlll")
+    notes = [fmt.Md(f"**{fmt.escape_markdown(n.name)}**, {what}: {fmt.escape_markdown(' '.join(why.split()))}")
+             for n in nets for key, why in n.not_stated.items()
+             for what in (("switch latency" if key == "switch_latency" else "adapter latency"),)]
+    return table + ("\n" + fmt.bullets(notes) if notes else "") + as_of(nets)
 
 
 def domain_bandwidth(cat: Catalog, node: Node) -> Bandwidth | None:
@@ -129,12 +143,22 @@ def nodes_table(cat: Catalog) -> str:
         dom = domain_bandwidth(cat, n)
         dom_cell: fmt.Cell = "—" if dom is None else fmt.bandwidth(dom, "TB/s", 1)
         chips: fmt.Cell = "—" if n.switch_chips is None else fmt.count(n.switch_chips, "switch chips")
+        counts = "—" if dom is None else scale_up_counts(acc)
         rows.append([n.name, acc.name, fmt.count(n.gpus, "accelerators"), fmt.count(n.domain, "accelerators"),
-                     SCALE_UP_LABELS[n.scale_up], sw, chips, dom_cell, nic, nics, per, source_links(n)])
+                     SCALE_UP_LABELS[n.scale_up], sw, chips, dom_cell, counts, nic, nics, per, source_links(n)])
     return fmt.table("nodes", ["Node", "Accelerator", "In the node", "In the scale-up domain", "Scale-up over",
                                "Switch", "Switch chips", "Domain scale-up, as its datasheet sums it",
-                               "Compute NIC", "NICs per accelerator", "Network per accelerator, one way", "Sources"],
-                     rows, align="llrrllrrlrrl") + as_of(nodes)
+                               "Each accelerator's figure counts", "Compute NIC", "NICs per accelerator",
+                               "Network per accelerator, one way", "Sources"],
+                     rows, align="llrrllrrllrrl") + as_of(nodes)
+
+
+def scale_up_counts(acc: Accelerator) -> str:
+    """What an accelerator's scale-up figure counts: its basis where it is not every link (Gaudi 3's 21 ports of 24),
+    else every link it drives."""
+    if acc.scale_up is None:
+        return "no scale-up fabric"
+    return acc.scale_up.basis or "every link it drives"
 
 
 SCALE_UP_LABELS = {"nvlink": "NVLink", "fabric": "vendor fabric", "pcie": "PCIe only"}

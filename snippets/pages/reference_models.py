@@ -82,6 +82,14 @@ def context(a: Architecture) -> fmt.Cell:
     return "not recorded" if a.context_length is None else fmt.count(a.context_length, "tokens")
 
 
+def context_of(m: Model) -> str:
+    """Which checkpoint the context length is, where a model's checkpoints differ, with the others' lengths."""
+    if m.context_checkpoint is None:
+        return "its config.json"
+    others = "; ".join(f"{name}: {n:,}" for name, n in m.context_by_checkpoint.items() if name != m.context_checkpoint)
+    return f"{m.context_checkpoint} (others: {others})" if others else m.context_checkpoint
+
+
 def architecture_table(cat: Catalog) -> str:
     """The config.json fields each model is computed from."""
     rows: list[list[fmt.Cell]] = []
@@ -92,11 +100,11 @@ def architecture_table(cat: Catalog) -> str:
         rows.append([m.name, fmt.count(a.layers, "layers"), fmt.count(a.hidden_size, "channels"),
                      fmt.count(a.attention_heads, "heads"), fmt.count(a.kv_heads, "heads"),
                      fmt.count(a.head_dim, "channels"), fmt.count(ffn, "channels"),
-                     fmt.count(a.vocab_size, "tokens"), context(a), checkpoint(cat, m), features(a),
+                     fmt.count(a.vocab_size, "tokens"), context(a), context_of(m), checkpoint(cat, m), features(a),
                      source_links(m)])
     return fmt.table("architecture", ["Model", "Layers", "Hidden", "Heads", "KV heads", "Head dim", "MLP width",
-                                      "Vocabulary", "Context", "Checkpoint", "Features", "Sources"], rows,
-                     align="lrrrrrrrrlll") + as_of(cat.models.values())
+                                      "Vocabulary", "Context", "Context of", "Checkpoint", "Features", "Sources"],
+                     rows, align="lrrrrrrrrllll") + as_of(cat.models.values())
 
 
 def params_table(cat: Catalog) -> str:

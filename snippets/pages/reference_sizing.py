@@ -9,6 +9,7 @@ records are published as reference/sizing.json and reference/sizing.csv (`write_
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import html
 import io
 import json
@@ -16,13 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snippets.data import Catalog
-from snippets.engine import Deployment, NoLayout
+from snippets.data import Catalog, Price
+from snippets.engine import Deployment, NoLayout, UnsupportedFormat
 from snippets.engine.deployment import as_shipped
-from snippets.engine.memory import BYTES_16BIT
+from snippets.engine.memory import BYTES_16BIT, weight_bytes
 from snippets.engine.timing import Prediction, predict
+from snippets.pages import units
 from snippets.pages.base import Page
-from snippets.pages.reference_common import as_of, as_of_text, source_links
+from snippets.pages.reference_common import as_of, as_of_text, latest_read, source_links
 from snippets.pages.scenario import Reference, reference
 from snippets.pages.sources import original
 from snippets.render import fmt
@@ -61,6 +63,9 @@ def grid_rows(cat: Catalog, ref: Reference | None = None) -> list[Row]:
                     continue
                 try:
                     d = r.deployment(m, p, node=node.id)
+                except UnsupportedFormat as exc:  # BF16 weights on a chip without BF16: refused, whatever the memory
+                    rows.append(Row(m, p, a, None, f"refused: {exc}"))
+                    continue
                 except NoLayout as exc:
                     rows.append(Row(m, p, a, None, f"does not fit: {exc}"))
                     continue
@@ -93,8 +98,9 @@ def grid_table(cat: Catalog) -> str:
         m, p, a = cat.models[row.model], cat.precisions[row.precision], cat.accelerators[row.accelerator]
         names.append(f"{m.name} · {p.name} · {a.name}")
         d = row.deployment
-        if d is None:
-            rows.append([m.name, p.name, a.name, *(["—"] * 8), row.why_not])
+        if d is None:  # the weights' size needs no accelerator: shown even where none serves them
+            size = fmt.nbytes(weight_bytes(r.eng.models[row.model].arch, r.eng.precisions[row.precision]), "GB")
+            rows.append([m.name, p.name, a.name, size, *(["—"] * 7), row.why_not, "—"])
             continue
         one = row.at_one
         tpot: fmt.Cell = "—" if one is None else fmt.quantity(one.tpot_s * 1e3, "ms", 1,
@@ -104,6 +110,8 @@ def grid_table(cat: Catalog) -> str:
                                                               "one sequence; the rented unit filled with replicas")
         cost: fmt.Cell = "no price" if d.cost_per_hour is None else fmt.Figure(
             d.cost_per_hour, "USD/hour", f"${d.cost_per_hour:,.2f}", "indicative on-demand, GPUs rented")
+        pr = d.setting.price
+        read: fmt.Cell = "—" if pr is None else pr.as_of
         prec = f"{p.name}, weight-only" if d.weight_only else p.name  # stored in it, computed in BF16
         rows.append([
             m.name, prec, a.name,
@@ -116,12 +124,13 @@ def grid_table(cat: Catalog) -> str:
             cost,
             tpot,
             per_m,
+            read,
         ])
     table = fmt.html_table(
         "grid",
         ["Model", "Precision", "Accelerator", "Weights", "Layout", "GPUs", "Nodes", "Weights per GPU",
-         "KV room per GPU", "Cost per hour", "ms per token", "$ per M tokens"],
-        rows, align="lllrlrrrrrrr", names=names,
+         "KV room per GPU", "Cost per hour", "ms per token", "$ per M tokens", "Price read"],
+        rows, align="lllrlrrrrrrrl", names=names,
     )
     # HTML, not Markdown: the page's block sets html="true", so the grid's cells skip the Markdown
     # pass. The grid is left out of the search index (data-search-exclude): thousands of figures
@@ -176,6 +185,7 @@ def records(cat: Catalog) -> list[dict[str, Any]]:
             "max_concurrency": d.max_concurrency,
             "decode_ceiling": _quantity(d.decode_ceiling, "tokens/s"),
             "cost_per_hour": None if d.cost_per_hour is None else _quantity(d.cost_per_hour, "USD/hour"),
+            "price_read": None if d.setting.price is None else d.setting.price.read,
         })
         one, at = row.at_one, row.at_scenario
         rec["tpot_ms_c1"] = None if one is None else _quantity(one.tpot_s * 1e3, "ms")
@@ -237,15 +247,36 @@ def downloads() -> str:
             '· <a href="../sizing.csv">sizing.csv</a> (one row per record, units in the column names).</p>\n')
 
 
+def months_between(earlier: dt.date, later: dt.date) -> int:
+    """Whole months from `earlier` to `later` (a price read on 2026-09-25 is 2 months old on 2026-12-01)."""
+    months = (later.year - earlier.year) * 12 + later.month - earlier.month
+    return months - (1 if later.day < earlier.day else 0)
+
+
+def price_age(p: Price, newest: dt.date) -> fmt.Figure:
+    """How much older a price's reading is than the data's latest reading: what "indicative" hides."""
+    n = months_between(p.read, newest)
+    return fmt.Figure(float(n), "months", f"{n:,} months",
+                      f"read {p.read.isoformat()}; the data's latest reading is {newest.isoformat()}")
+
+
 def prices_table(cat: Catalog) -> str:
-    """Every recorded price: provider, offering, $/GPU-hour, rental unit, which one the grid uses, source and date."""
+    """Every recorded price: provider and tier, how it is bought (on demand, reserved, spot), $/GPU-hour, rental unit,
+    the date the price list was read and how much older that is than the data's latest reading, whether the site's
+    costs use it, and its sources (a transcription marked secondary)."""
+    newest = latest_read([*cat.accelerators.values(), *cat.models.values(), *cat.prices.values()])
     rows: list[list[fmt.Cell]] = []
     for p in cat.prices.values():
-        rows.append([f"{cat.accelerators[p.accelerator].name} at {p.provider}", p.offering,
-                     fmt.Figure(p.price.value, "USD/GPU-hour", f"${p.price.value:,.2f}", "indicative on-demand"),
-                     fmt.count(p.gpus_per_unit), "yes" if p.site_uses else "", source_links(p)])
-    return fmt.table("prices", ["Accelerator and provider", "Offering", "Per GPU-hour (indicative)", "Rented by (GPUs)",
-                                "Grid uses", "Source"], rows, align="llrrll") + as_of(cat.prices.values())
+        provider = p.provider if p.tier is None else f"{p.provider}, {p.tier}"
+        kind = p.kind if p.term is None else f"{p.kind}, {p.term}"
+        spot = "" if p.kind == "on-demand" else f", {p.kind}"
+        rows.append([f"{cat.accelerators[p.accelerator].name} at {provider}{spot}", p.offering, kind,
+                     fmt.Figure(p.price.value, "USD/GPU-hour", f"${p.price.value:,.2f}", f"indicative, {p.kind}"),
+                     fmt.count(p.gpus_per_unit), p.read.isoformat(), price_age(p, newest),
+                     "yes" if p.site_uses else "", source_links(p)])
+    return fmt.table("prices", ["Accelerator and provider", "Offering", "Kind", "Per GPU-hour (indicative)",
+                                "Rented by (GPUs)", "Price read", "Older than the data by", "Site's costs use",
+                                "Source"], rows, align="lllrrlrll") + as_of(cat.prices.values())
 
 
 class ReferenceSizingPage(Page):
@@ -283,7 +314,7 @@ class ReferenceSizingPage(Page):
         self.ex_per_gpu = _gib(ex.memory.weights)
         self.ex_pool = _gib(ex.memory.pool)
         self.ex_capacity = _gib(ex.memory.capacity)
-        self.ex_cost = fmt.Figure(ex.cost_per_hour, "USD/hour", f"${ex.cost_per_hour:,.2f}", "indicative on-demand")
+        self.ex_cost = units.usd_hour(ex.cost_per_hour, units.price_of(ex))
         self.ex_node_gpus = fmt.count(ex.gpus_per_node)
         qwen, width = "qwen3-235b-a22b", "fp8"
         shipped = as_shipped(r.eng, qwen, width)

@@ -29,7 +29,7 @@ from snippets.engine.timing import ALLREDUCES_PER_LAYER
 from snippets.engine.topology import group_link
 from snippets.pages.base import Page
 from snippets.pages.scenario import SERVING, Reference, reference
-from snippets.pages.units import gpu_label, ms, tbps, tps, us, usd
+from snippets.pages.units import gpu_label, ms, price_of, tbps, tps, us, usd
 from snippets.render import charts, fmt
 from snippets.render.fmt import Figure
 from snippets.teaching.rounded import FLOP_PER_PARAM_PER_TOKEN
@@ -444,14 +444,14 @@ class RooflinePage(Page):
         self.gain_tpot = fmt.ratio(gain_tpot, 1, basis="time per output token at the most sequences ÷ at one")
         self.reads_per_s = fmt.quantity(x1.output_tokens_per_s, "tokens/s", 0)
         # the cost lens
-        self.cost1 = usd(cost1)
-        self.costm = usd(costm)
-        self.cost1_2 = usd(cost1_2)
-        self.costm_2 = usd(costm_2)
+        self.cost1 = usd(cost1, price_of(d))
+        self.costm = usd(costm, price_of(d))
+        self.cost1_2 = usd(cost1_2, price_of(d2))
+        self.costm_2 = usd(costm_2, price_of(d2))
         self.cost_drop = fmt.ratio(cost1 / costm, 0, basis="$ per million output tokens at one sequence ÷ at the most")
-        self.cost_in = usd(x1.usd_per_mtok_input or 0.0)
-        self.rent = usd(d.cost_per_replica_hour or 0.0)
-        self.rent2 = usd(d2.cost_per_replica_hour or 0.0)
+        self.cost_in = usd(x1.usd_per_mtok_input or 0.0, price_of(d))
+        self.rent = usd(d.cost_per_replica_hour or 0.0, price_of(d))
+        self.rent2 = usd(d2.cost_per_replica_hour or 0.0, price_of(d2))
         # the quiz
         self.q_conc = fmt.count(q_n, "sequences")
         self.q_intensity = intensity(q_p.flops / q_p.bytes_read)

@@ -175,7 +175,7 @@ def _name(cat: Catalog, entry: Any) -> str:
     if isinstance(entry, Price):
         return f"{entry.provider}, {entry.offering}"
     if isinstance(entry, Measurement):
-        return f"{entry.engine}, {entry.checkpoint or entry.model}"
+        return f"{entry.engine}, {entry.checkpoint or cat.models[entry.model].name}"
     if isinstance(entry, DocumentedDeployment):
         return f"{entry.engine}, {cat.models[entry.model].name} on {cat.accelerators[entry.accelerator].name}"
     return str(entry.name)
@@ -190,7 +190,9 @@ def sources_list(cat: Catalog, refs: Iterable[Ref]) -> Md:
     items = []
     for file, entry_id in refs:
         entry = getattr(cat, file)[entry_id]
-        links = "; ".join(f"{link(s.title, s.url)}, read {s.read.isoformat()}" for s in entry.sources)
+        links = "; ".join(f"{link(s.title, s.url)}, read {s.read.isoformat()}"
+                          + ("" if s.copies is None else f" (secondary: a transcription of {escape_markdown(s.copies)})")
+                          for s in entry.sources)
         items.append(Md(f"**{escape_markdown(_name(cat, entry))}** (`data/{file}.yaml`, "
                         f"`{entry_id.replace('`', '')}`): {links}"))
     return bullets(items)

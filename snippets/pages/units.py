@@ -3,7 +3,8 @@ page's `ms(...)` and another's print the same way; a page with its own rounding 
 
 from __future__ import annotations
 
-from snippets.engine.specs import ChipSpec
+from snippets.engine.deployment import Deployment
+from snippets.engine.specs import MONTHS, ChipSpec, PriceSpec
 from snippets.render import fmt
 from snippets.render.fmt import Figure
 
@@ -18,9 +19,54 @@ def us(seconds: float, digits: int = 1, basis: str = "") -> Figure:
     return fmt.quantity(seconds * 1e6, "µs", digits, show_unit=True, basis=basis)
 
 
-def usd(x: float, digits: int = 2) -> Figure:
-    """Dollars, from an indicative on-demand list price."""
-    return fmt.Figure(x, "USD", f"${fmt.number(x, digits)}", "indicative on-demand list price")
+MONTH_ORDER = {m: i for i, m in enumerate(MONTHS)}
+"""A month's place in the year, for ordering "Sep 2026" labels."""
+
+
+def price_basis(price: PriceSpec) -> str:
+    """Where a cost's price comes from, for its tooltip: provider, tier, kind, the date read, a transcription or not."""
+    tier = f" {price.tier}" if price.tier else ""
+    copy = ", from a dated transcription of the price list" if price.secondary else ""
+    return f"{price.provider}{tier}, {price.kind}, read {price.read}{copy}"
+
+
+def dated(fig: Figure, price: PriceSpec) -> Figure:
+    """A dollar figure with the month of the price it rests on beside it ("$0.57 (Sep 2026 price)"), and the price's
+    provider and reading in its tooltip: every cost on the site shows how old its price is."""
+    month = price.as_of or "undated"
+    basis = f"{fig.basis}; {price_basis(price)}" if fig.basis else price_basis(price)
+    return Figure(fig.value, fig.unit, f"{fig.text} ({month} price)", basis)
+
+
+def price_of(d: Deployment) -> PriceSpec:
+    """The price a deployment's costs rest on (the site's price for its accelerator); a page that shows a cost of an
+    unpriced accelerator is an error."""
+    p = d.setting.price
+    if p is None:
+        raise ValueError(f"{d.setting.chip.name}: a cost needs a price in data/prices.yaml")
+    return p
+
+
+def usd(x: float, price: PriceSpec, digits: int = 2) -> Figure:
+    """Dollars at an indicative list price, the month that price was read beside them."""
+    return dated(fmt.Figure(x, "USD", f"${fmt.number(x, digits)}", "indicative list price"), price)
+
+
+def usd_mtok(x: float, price: PriceSpec) -> Figure:
+    """Dollars per million tokens (three decimals below a dollar, two above), dated by the price they rest on."""
+    return dated(fmt.Figure(x, "USD/Mtok", f"${fmt.number(x, 3 if x < 1 else 2)}", "indicative price ÷ predicted tokens"),
+                 price)
+
+
+def usd_gpu_hour(price: PriceSpec) -> Figure:
+    """A price per GPU-hour, the month it was read beside it."""
+    x = price.usd_per_gpu_hour
+    return dated(fmt.Figure(x, "USD/GPU-hour", f"${fmt.number(x, 2)}", "indicative list price"), price)
+
+
+def usd_hour(x: float, price: PriceSpec) -> Figure:
+    """Dollars per hour of rented GPUs, dated by the price they rest on."""
+    return dated(fmt.Figure(x, "USD/hour", f"${fmt.number(x, 2)}", "indicative list price × GPUs rented"), price)
 
 
 def tps(tokens_per_s: float) -> Figure:

@@ -37,10 +37,13 @@ def test_a_typed_quantity_in_prose_fails_the_build(site_copy: Path) -> None:
 
 @pytest.mark.build
 def test_a_claim_made_false_by_data_fails_the_build(site_copy: Path) -> None:
-    # An H100 with 141 GB: 405B FP16 then needs ceil(810 / 123.4) = 7 GPUs and fits one node,
-    # and 70B FP16 (140 GB) no longer exceeds one card. Both sentences must stop the build.
-    _edit(site_copy / "data/accelerators.yaml", "memory: {value: 80, unit: GB}\n  memory_type: HBM3",
-          "memory: {value: 141, unit: GB}\n  memory_type: HBM3")
+    # An H100 with 141 GB, as CUDA reports it (the total the engine budgets): 405B FP16 then needs
+    # ceil(810 / 126.9) = 7 GPUs and fits one node, and 70B FP16 (140 GB) no longer exceeds one card.
+    # Both sentences must stop the build. (The label and nvidia-smi's total move with it, or the data is refused.)
+    acc = site_copy / "data/accelerators.yaml"
+    _edit(acc, "memory: {value: 80, unit: GB}\n  memory_type: HBM3\n  memory_runtime:\n    value: 79.22\n    unit: GiB",
+          "memory: {value: 141, unit: GB}\n  memory_type: HBM3\n  memory_runtime:\n    value: 141\n    unit: GB")
+    _edit(acc, "memory_reported:\n    value: 81559\n    unit: MiB", "memory_reported:\n    value: 143000\n    unit: MiB")
     b = run_build(site_copy)
     assert b.returncode != 0
     assert "nothing was written" in b.output  # every page's errors are listed, no page is published

@@ -67,7 +67,7 @@ def test_page_claims_fail_when_the_story_changes(tmp_path: Path) -> None:
 
 def test_page_sizes_against_the_policy_pool(tmp_path: Path) -> None:
     # The page reads the pool from data/policies.yaml, not a reserve of its own: at 0.99 of the
-    # H100's 79.65 GiB (78.85 GiB) the 70B INT8 weights (67.67 GiB) + the 5.05 GiB activation peak + 1.79 GiB
+    # H100's 79.22 GiB (78.43 GiB) the 70B INT8 weights (67.67 GiB) + the 5.05 GiB activation peak + 1.79 GiB
     # outside PyTorch + 2.5 GiB KV (77.0 GiB) fit one GPU, and the sentence saying they do not must fail.
     from snippets.pages.precision import namespace
 

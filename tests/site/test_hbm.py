@@ -22,9 +22,9 @@ GB = 1e9
 GIB = 2**30
 H100 = 3.35e12                    # H100 SXM datasheet, bytes/s, shared
 A100 = 2.039e12                   # A100 80GB SXM datasheet, bytes/s, shared
-H100_REPORTED = 81559 * 2**20     # nvidia-smi total: 85,520,809,984 bytes = 79.65 GiB
-A100_REPORTED = 81920 * 2**20
-POOL = 0.9 * H100_REPORTED        # vllm-default: 71.68 GiB
+H100_REPORTED = 79.22 * 2**30     # CUDA's total (vllm-project/vllm#10511): 81,121 MiB, 85.06 GB; nvidia-smi shows 81,559 MiB
+A100_REPORTED = 80e9             # A100 80GB: no published CUDA total, so the engine budgets the label
+POOL = 0.9 * H100_REPORTED        # vllm-default: 71.30 GiB
 SAMPLER = 1024 * 128_256 * 41.3   # the profiling run's sampler: 1,024 rows of Llama 3's logits, 5.05 GiB
 NON_TORCH = {1: 1.79 * GIB, 2: 3.58 * GIB, 4: 3.58 * GIB}   # vllm#10511 at TP1 and TP2; TP4 takes TP2's
 CTX = 8192
@@ -36,13 +36,13 @@ VOCAB70 = 2 * 128_256 * 8192      # embedding + LM head
 LINEAR70 = P70 - NORMS70 - VOCAB70
 KV70 = 2 * 80 * 8 * 128 * 2       # 327,680 bytes per token, BF16
 
-# TP2 in BF16: half of everything but the norms; vLLM refuses it (71.68 - 65.71 - 5.05 - 3.58 < 0 GiB)
+# TP2 in BF16: half of everything but the norms; vLLM refuses it (71.30 - 65.71 - 5.05 - 3.58 < 0 GiB)
 W70_TP2 = ((P70 - NORMS70) / 2 + NORMS70) * 2          # 70,555,025,408 bytes per GPU
 KV70_TP2 = KV70 / 2 * CTX                              # 1,342,177,280 bytes per GPU
 # TP4 in BF16, the smallest layout vLLM accepts: a quarter of everything but the norms
 W70_TP4 = ((P70 - NORMS70) / 4 + NORMS70) * 2          # 35,278,831,616 bytes per GPU
 KV70_TP4 = KV70 / 4 * CTX                              # 671,088,640 bytes per GPU
-ROOM70_TP4 = POOL - W70_TP4 - SAMPLER - NON_TORCH[4]   # 30.20 GiB of KV room: 48.3 sequences
+ROOM70_TP4 = POOL - W70_TP4 - SAMPLER - NON_TORCH[4]   # 29.81 GiB of KV room: 47.7 sequences
 
 # FP8: linear weights 1 byte, the embedding, LM head and norms 2 bytes
 W70_FP8_TP2 = LINEAR70 / 2 + VOCAB70 / 2 * 2 + NORMS70 * 2   # 36,329,504,768 bytes per GPU
@@ -68,16 +68,17 @@ def page(built: Build):
     [
         ("gpu_label", 80, "80 GB"),
         ("gpu_label_gib", 80e9 / GIB, "74.5 GiB"),
-        ("gpu_reported_mib", 81559, "81,559 MiB"),
-        ("gpu_reported", H100_REPORTED / GIB, "79.6 GiB"),
-        ("gpu_reported_gb", H100_REPORTED / GB, "85.5 GB"),
-        ("pool", POOL / GIB, "71.7 GiB"),
+        ("gpu_reported_mib", 79.22 * 1024, "81,121 MiB"),
+        ("gpu_reported", H100_REPORTED / GIB, "79.2 GiB"),
+        ("gpu_smi_mib", 81559, "81,559 MiB"),
+        ("gpu_reported_gb", H100_REPORTED / GB, "85.1 GB"),
+        ("pool", POOL / GIB, "71.3 GiB"),
         ("utilization", 90, "90%"),
         ("gib_gap", (GIB / GB - 1) * 100, "7.4%"),
         ("hbm", 3.35, "3.35 TB/s"),
         ("hbm_old", 2.039, "2.04 TB/s"),
-        ("sweep", H100_REPORTED / H100 * 1e3, "25.5 ms"),
-        ("sweep_old", A100_REPORTED / A100 * 1e3, "42.1 ms"),
+        ("sweep", H100_REPORTED / H100 * 1e3, "25.4 ms"),
+        ("sweep_old", A100_REPORTED / A100 * 1e3, "39.2 ms"),
         ("intensity", 1, "1"),                                  # 2 FLOP / 2 bytes
         ("ridge_old", 312e12 / A100, "153"),                    # 312 TFLOP/s dense BF16 / 2,039 GB/s
         ("ridge", 989.5e12 / H100, "295"),                      # 1,979 sparse / 2 = 989.5 dense
@@ -87,18 +88,18 @@ def page(built: Build):
         ("w.tps_weights", H100 / W70_TP4, "95.0"),
         ("w.kv_context_gpu", KV70_TP4 / GB, "0.67 GB"),
         ("w.tps_kv", H100 / (W70_TP4 + KV70_TP4), "93.2"),
-        ("w.max_seq", 48, "48"),                                # 30.20 GiB / 0.625 GiB = 48.3
+        ("w.max_seq", 47, "47"),                                # 29.81 GiB / 0.625 GiB = 47.7
         ("tight_weights", W70_TP2 / GIB, "65.7 GiB"),
         ("tight_activations", SAMPLER / GIB, "5.05 GiB"),
         ("tight_non_torch", 3.58, "3.58 GiB"),
-        ("tight_room_small", (POOL - W70_TP2 - 256 * 128_256 * 41.3 - NON_TORCH[2]) / GIB, "1.13 GiB"),
+        ("tight_room_small", (POOL - W70_TP2 - 256 * 128_256 * 41.3 - NON_TORCH[2]) / GIB, "0.75 GiB"),
         ("tight_need", KV70_TP2 / GIB, "1.25 GiB"),
         ("kv_max", 131072 * KV70 / GB, "42.9 GB"),              # the full 128K context
         ("s8.one_gpu_tps", H100 / (405_853_388_800 + 2 * 128_256 * 16384) * 1, "8.2"),
         ("s405.gpus", 16, "16"),
         ("s405.tps_kv", H100 / STEP405, "32.8"),                # two stages in turn, TP8 each
         ("s405.kv_token", KV405, "516,096 bytes"),
-        ("lean.max_seq", 73, "73"),                             # FP8 on TP4: (71.68 - 16.92 - 8.63) / 0.625 = 73.8
+        ("lean.max_seq", 73, "73"),                             # FP8 on TP4: (71.30 - 16.92 - 8.63) / 0.625 = 73.2
         ("hbm_over_gen5", 3350 / (32 * 16 * 128 / 130 / 8), "53×"),   # PCIe 5.0 x16: 63.0 GB/s each way
     ],
 )
@@ -123,18 +124,18 @@ def test_worked_example_steps(page) -> None:
     assert value(page, "worked.w_room") == pytest.approx(ROOM70_TP4 / GIB)
     free = ROOM70_TP4 - KV70_TP4
     assert value(page, "worked.free_gib") == pytest.approx(free / GIB)
-    # TP2: 71.68 - 65.71 - 5.05 - 3.58 = -2.66 GiB, and vLLM's own words for it
+    # TP2: 71.30 - 65.71 - 5.05 - 3.58 = -3.04 GiB, and vLLM's own words for it
     assert value(page, "tight.over") == pytest.approx(-(POOL - W70_TP2 - SAMPLER - NON_TORCH[2]) / GIB)
     body = page.select_one("article").get_text()
     assert "No available memory for the cache blocks." in body
     assert ("To serve at least one request with the models's max seq len (8192), (1.25 GiB KV cache is needed, "
-            "which is larger than the available KV cache memory (1.13 GiB).") in body
+            "which is larger than the available KV cache memory (0.75 GiB).") in body
 
 
 def test_gpu_table_shows_label_and_report(page) -> None:
     for gpu, bw, reported in (("NVIDIA A100 80GB SXM", 2039, A100_REPORTED), ("NVIDIA H100 SXM", 3350, H100_REPORTED)):
         assert value(page, f"gpus[{gpu}][Label]") == 80
-        assert value(page, f"gpus[{gpu}][Reported (GiB)]") == pytest.approx(reported / GIB)
+        assert value(page, f"gpus[{gpu}][Budgeted (GiB)]") == pytest.approx(reported / GIB)
         assert value(page, f"gpus[{gpu}][Bandwidth]") == pytest.approx(bw)
         assert figures(page)[f"gpus[{gpu}][Bandwidth]"]["data-basis"] == "shared by reads and writes"
         assert value(page, f"gpus[{gpu}][Read all of it once]") == pytest.approx(reported / (bw * 1e9) * 1e3)
@@ -205,7 +206,7 @@ def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
     d = r.deployment("llama-3.1-8b", "fp8", layout=Layout(1))
     n = d.max_concurrency
     room = POOL - d.memory.weights - SAMPLER - NON_TORCH[1]
-    assert value(page, "q1.max_seq") == n == int(room / (2 * 32 * 8 * 128 * 2 * CTX)) == 56
+    assert value(page, "q1.max_seq") == n == int(room / (2 * 32 * 8 * 128 * 2 * CTX)) == 55
     assert value(page, "q1_room") == pytest.approx(d.memory.kv_room / GIB)
     assert value(page, "q1_room") == pytest.approx(room / GIB)
     assert value(page, "q1_tps") == pytest.approx(n * H100 / d.decode_step_bytes(n))
@@ -221,7 +222,7 @@ def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
         r.deployment("llama-3.1-70b", "bf16", layout=Layout(2), concurrency=need, context_tokens=CTX)
     assert value(page, "q5_need") == need == 32
     assert value(page, "q5_gpus") == 4
-    assert value(page, "q5_hi.seqs") == fits[4].max_concurrency == 48
+    assert value(page, "q5_hi.seqs") == fits[4].max_concurrency == 47
     assert value(page, "q5_lo.seqs") == setting(r.eng, "llama-3.1-70b", "bf16", SERVING).memory(Layout(2)).max_sequences
     assert value(page, "q5_lo.room") == pytest.approx((POOL - W70_TP2 - SAMPLER - NON_TORCH[2]) / GIB)
 

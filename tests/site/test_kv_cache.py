@@ -7,9 +7,9 @@ By hand, from config.json shapes (BF16 KV cache, 2 bytes per element):
 - DeepSeek-V3 (MLA): 61 x (512 + 64) x 2 = 70,272 bytes per token.
 - gpt-oss-120b: 36 layers, 18 of them a 128-token window; at 8,192 tokens
   2 x (18 + 18 x 128 / 8192) x 8 x 64 x 2 = 37,440 bytes per token on average (73,728 unbounded).
-The pool is vllm-default's 0.9 x 81,559 MiB = 71.68 GiB. The runtime beside the weights: the profiling run's
-sampler over vllm serve's 1,024 rows of 128,256 logits x 41.3 bytes (5.05 GiB) and 3.58 GiB outside PyTorch at TP2
-and TP4 (vllm#10511's TP2 figure): 8.63 GiB. At TP2 that leaves no KV room, and vLLM refuses to start.
+The pool is vllm-default's 0.9 x the 79.22 GiB CUDA reports = 71.30 GiB. The runtime beside the weights: the
+profiling run's sampler over vllm serve's 1,024 rows of 128,256 logits x 41.3 bytes (5.05 GiB) and 3.58 GiB outside
+PyTorch at TP2 and TP4 (vllm#10511's TP2 figure): 8.63 GiB. At TP2 that leaves no KV room, and vLLM refuses to start.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from ..conftest import Build, text, value
 
 GIB = 2**30
 CTX = 8192
-POOL = 0.9 * 81559 * 2**20
+POOL = 0.9 * 79.22 * 2**30
 RUNTIME = 1024 * 128_256 * 41.3 + 3.58 * GIB   # sampler peak + memory outside PyTorch at TP2 and TP4
 KV70 = 2 * 80 * 8 * 128 * 2
 LONGEST = 131072
@@ -77,8 +77,8 @@ def test_worked_example_by_hand(page) -> None:
         assert value(page, f"{key}.kv_need") == pytest.approx(32 * per_seq / GIB)
         assert value(page, f"{key}.max_seq") == max(0, math.floor(room / per_seq))
         assert (weights + RUNTIME + 32 * per_seq <= POOL) is fits
-    assert value(page, "w_lo.kv_room") < 0  # TP2: 71.68 - 65.71 - 8.63 = -2.66 GiB
-    assert value(page, "w_lo.max_seq") == 0 and value(page, "w_hi.max_seq") == 48
+    assert value(page, "w_lo.kv_room") < 0  # TP2: 71.30 - 65.71 - 8.63 = -3.04 GiB
+    assert value(page, "w_lo.max_seq") == 0 and value(page, "w_hi.max_seq") == 47
 
 
 def test_figures_match_the_engine(page, catalog: Catalog) -> None:
@@ -93,10 +93,12 @@ def test_figures_match_the_engine(page, catalog: Catalog) -> None:
     assert value(page, "answer_gpus") == smallest == 4
     # FP8 KV cache: twice the sequences
     fp8 = setting(r.eng, "llama-3.1-70b", "bf16", "reference", kv_precision="fp8")
-    assert value(page, "n_fp8") == fp8.memory(Layout(4)).max_sequences == 2 * value(page, "n_bf16")
+    # half the bytes a sequence: floor(29.81 / 0.3125) = 95, one more than twice floor(29.81 / 0.625)
+    assert value(page, "n_fp8") == fp8.memory(Layout(4)).max_sequences == 95
+    assert 2 * value(page, "n_bf16") <= value(page, "n_fp8") <= 2 * value(page, "n_bf16") + 1
     # 128K: on TP4 and on the whole node
     long = setting(r.eng, "llama-3.1-70b", "bf16", "reference", context_tokens=LONGEST)
-    assert value(page, "long_serving") == long.memory(Layout(4)).max_sequences == 3  # 30.2 GiB / 10 GiB
+    assert value(page, "long_serving") == long.memory(Layout(4)).max_sequences == 2  # 29.8 GiB / 10 GiB
     assert value(page, "long_node") == long.memory(Layout(8)).max_sequences
 
 
@@ -104,27 +106,27 @@ def test_tables_read_back(page, catalog: Catalog) -> None:
     assert value(page, "kv[Llama 3.1 70B][Bytes per token]") == KV70
     assert value(page, "kv[DeepSeek-V3][Bytes per token]") == 70272
     assert value(page, "kv[Llama 3.1 70B][One sequence, longest]") == pytest.approx(KV70 * LONGEST / 1e9)
-    assert value(page, "pool[Llama 3.1 70B BF16, TP4][Sequences, scenario context]") == 48   # 30.2 / 0.625 GiB
-    assert value(page, "pool[Llama 3.1 70B BF16, TP4][Same, FP8 KV cache]") == 96    # 30.2 / 0.3125 GiB
+    assert value(page, "pool[Llama 3.1 70B BF16, TP4][Sequences, scenario context]") == 47   # 29.8 / 0.625 GiB
+    assert value(page, "pool[Llama 3.1 70B BF16, TP4][Same, FP8 KV cache]") == 95    # 29.8 / 0.3125 GiB
     assert value(page, "replication[TP16][KV per token, one GPU]") == value(page, "replication[TP8][KV per token, one GPU]")
     assert value(page, "replication[TP16][KV per token, whole group]") == 2 * KV70
-    # cost: the engine's prediction at the KV cache's max concurrency, $2.99 per GPU-hour in 8-GPU instances
+    # cost: the engine's prediction at the KV cache's max concurrency, $3.99 per GPU-hour in 8-GPU instances (Sep 2026)
     r = reference(catalog)
     for tp in (4, 8):  # TP2 is refused by vLLM: the page says so instead of pricing it
         d = r.deployment("llama-3.1-70b", "bf16", layout=Layout(tp))
         p = predict(d, concurrency=d.max_concurrency)
         row = f"cost[TP{tp}, BF16 KV cache]"
         assert value(page, f"{row}[Sequences held]") == d.max_concurrency
-        assert value(page, f"{row}[Replica per hour]") == pytest.approx(tp * 2.99)
+        assert value(page, f"{row}[Replica per hour]") == pytest.approx(tp * 3.99)
         assert value(page, f"{row}[Per million output tokens]") == pytest.approx(p.usd_per_mtok_output)
-        assert value(page, f"{row}[Sequences per $/hour]") == pytest.approx(d.max_concurrency / (tp * 2.99))
+        assert value(page, f"{row}[Sequences per $/hour]") == pytest.approx(d.max_concurrency / (tp * 3.99))
 
 
 def test_chart_is_drawn(page) -> None:
     svg = page.select_one("svg#kv-chart, svg[aria-labelledby^='kv-chart']")
     assert svg is not None
-    # the dashed line: what TP4's pool leaves for the KV cache, 71.68 - 32.86 - 5.05 - 3.58 = 30.2 GiB
-    assert "30.2 GiB" in page.select_one("figure.sa-figure figcaption").get_text()
+    # the dashed line: what TP4's pool leaves for the KV cache, 71.30 - 32.86 - 5.05 - 3.58 = 29.8 GiB
+    assert "29.8 GiB" in page.select_one("figure.sa-figure figcaption").get_text()
 
 
 def test_claims_are_marked_and_hold(page) -> None:

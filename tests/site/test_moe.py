@@ -120,7 +120,7 @@ def test_dp_attention_holds_more_sequences(page, r) -> None:
 
 
 def test_documented_deployments(page, r, catalog) -> None:
-    rows = [d for d in catalog.deployments.values() if d.model == "deepseek-v3"]
+    rows = [d for d in catalog.deployments.values() if d.model in ("deepseek-v3", "deepseek-r1")]
     assert value(page, "doc_count") == len(rows)
     seq_names = [n for n in figures(page) if n.startswith("docs[") and n.endswith("[Engine's]")]
     assert len(seq_names) == len(rows)

@@ -2,7 +2,7 @@
 
 Expected values are worked out by hand from the definitions, not copied from the page model:
 bits per weight = element bits + (scale bits + zero-point bits) / group size. Deployments are the
-engine's at the reference scenario (vLLM's pool of 0.9 x the H100's reported 81,559 MiB; one
+engine's at the reference scenario (vLLM's pool of 0.9 x the 79.22 GiB CUDA reports of an H100; one
 8,192-token sequence; the activation peak of vllm serve's profiling run, 5.05 GiB on an H100, and the memory
 outside PyTorch by TP degree: vLLM refuses Llama 3.1 70B FP16 on TP2, whose pool has no KV room left); weights
 count the architecture's parameters, with the embedding and LM head in BF16 in the quantized formats.
@@ -98,7 +98,7 @@ def test_sizing_tables(page, model: str, prec: str, weight_gb: float | None, lay
     table = next(tb for tb in page.select("table") if f"sizing_{model}[" in str(tb))
     row = next(tr for tr in table.select("tbody tr") if tr.find("td").get_text() == prec)
     assert row.find_all("td")[4].get_text() == layout
-    assert value(page, f"{t}[Pool used per GPU]") <= 0.9 * 81559 / 1024
+    assert value(page, f"{t}[Pool used per GPU]") <= 0.9 * 79.22
 
 
 def test_decode_ceiling_rises_with_fewer_bytes(page) -> None:
@@ -121,9 +121,9 @@ def test_cost_table(page) -> None:
     assert value(page, "cost_m70[FP32][Replicas per node]") == 1  # TP8
     per_node = 2 * H100 / (W70_FP16_TP4 + KV70_GPU / 4)
     assert value(page, "cost_m70[FP16][Node, one sequence per replica, tokens/s]") == pytest.approx(per_node)
-    # $2.99 per GPU-hour x 4 GPUs over the FP16 replica's tokens per hour, per million
+    # $3.99 per GPU-hour (Sep 2026) x 4 GPUs over the FP16 replica's tokens per hour, per million
     ceiling = H100 / (W70_FP16_TP4 + KV70_GPU / 4)
-    assert value(page, "cost_m70[FP16][Per million tokens]") == pytest.approx(4 * 2.99 / (ceiling * 3600) * 1e6)
+    assert value(page, "cost_m70[FP16][Per million tokens]") == pytest.approx(4 * 3.99 / (ceiling * 3600) * 1e6)
 
 
 def test_float_ranges(page) -> None:

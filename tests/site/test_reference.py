@@ -35,10 +35,22 @@ def test_every_table_has_an_as_of_date(pages) -> None:
     [
         ("accelerators[NVIDIA H100 SXM][Memory (as stated)]", 80, "80 GB"),
         # the reported capacity, not the label converted (80 GB would be 74.5 GiB)
-        ("accelerators[NVIDIA H100 SXM][Memory reported (GiB)]", 81559 / 1024, "79.6 GiB"),
-        ("accelerators[NVIDIA H200 SXM][Memory reported (GiB)]", 143771 / 1024, "140.4 GiB"),
-        ("accelerators[NVIDIA B200 (HGX B200)][Memory reported (GiB)]", 183359 / 1024, "179.1 GiB"),
-        ("accelerators[AMD Instinct MI300X][Memory reported (GiB)]", 196592 / 1024, "192.0 GiB"),
+        ("accelerators[NVIDIA H100 SXM][Tool's total (GiB)]", 81559 / 1024, "79.6 GiB"),  # nvidia-smi
+        ("accelerators[NVIDIA H200 SXM][Tool's total (GiB)]", 143771 / 1024, "140.4 GiB"),
+        ("accelerators[NVIDIA B200 (HGX B200)][Tool's total (GiB)]", 183359 / 1024, "179.1 GiB"),
+        ("accelerators[AMD Instinct MI300X][Tool's total (GiB)]", 196592 / 1024, "192.0 GiB"),
+        # what the engine budgets: the runtime's total (issue 26), or the label where none is published
+        ("accelerators[NVIDIA H100 SXM][Memory the engine budgets (GiB)]", 79.22, "79.22 GiB (CUDA)"),  # vllm#10511
+        ("accelerators[NVIDIA H200 SXM][Memory the engine budgets (GiB)]", 143156 / 1024, "139.80 GiB (CUDA)"),
+        ("accelerators[NVIDIA B200 (HGX B200)][Memory the engine budgets (GiB)]", 178.35, "178.35 GiB (CUDA)"),
+        ("accelerators[AMD Instinct MI300X][Memory the engine budgets (GiB)]", 196592 / 1024, "191.98 GiB (ROCm)"),
+        ("accelerators[NVIDIA A100 40GB SXM][Memory the engine budgets (GiB)]", 42298834944 / 2**30, "39.39 GiB (CUDA)"),
+        ("accelerators[NVIDIA H100 PCIe][Memory the engine budgets (GiB)]", 80e9 / 2**30, "74.51 GiB (label)"),
+        ("accelerators[NVIDIA GB200 (per Blackwell GPU)][Memory the engine budgets (GiB)]", 186e9 / 2**30,
+         "173.23 GiB (label)"),
+        ("accelerators[NVIDIA GB200 (per Blackwell GPU)][Tool's total (GiB)]", 189471 / 1024, "185.0 GiB"),
+        ("accelerators[Google Cloud TPU v6e (Trillium)][Memory the engine budgets (GiB)]", 32, "32.00 GiB (label)"),
+        ("accelerators[AMD Instinct MI325X][Memory the engine budgets (GiB)]", 256e9 / 2**30, "238.42 GiB (label)"),
         ("accelerators[NVIDIA H100 SXM][Memory bandwidth (shared)]", 3350, "3,350 GB/s"),
         # dense in the comparison column, derived from the sparse figure; as stated beside it
         ("accelerators[NVIDIA H100 SXM][BF16 dense TFLOP/s]", 989.5, "989.5 (derived)"),
@@ -79,16 +91,33 @@ def test_new_accelerators_read_back_as_the_data_states(pages, catalog, acc_id: s
     assert value(p, f"scaleup[{name}][One way]") == pytest.approx(one_way)
 
 
+def cell(page, table: str, row: str, column: str) -> str:
+    """The text of a table cell that is not a figure: in the table whose figures are named `table[...]`, the row whose
+    first cell is `row`, the column named `column`."""
+    tab = next(t for t in page.select("article table") if t.select_one(f'span.sa-fig[data-name^="{table}["]'))
+    heads = [th.get_text(" ", strip=True) for th in tab.select("thead th")]
+    for tr in tab.select("tbody tr"):
+        cells = tr.find_all("td")
+        if cells and cells[0].get_text(" ", strip=True) == row:
+            return " ".join(cells[heads.index(column)].get_text(" ", strip=True).split())
+    raise AssertionError(f"no row {row!r} in table {table!r}")
+
+
 def test_new_accelerator_figures_as_shown(pages) -> None:
     p = pages["accelerators"]
     # TPU7x: Google's table, 192 GiB at 7380 GB/s, BF16 2307 and FP8 4614 TFLOPs, ICI 1200 GB/s summed
     assert text(p, "accelerators[Google Cloud TPU7x (Ironwood)][Memory (as stated)]") == "192 GiB"
     assert text(p, "accelerators[Google Cloud TPU7x (Ironwood)][FP8 as stated]") == "4,614 (dense)"
     assert value(p, "scaleup[Google Cloud TPU7x (Ironwood)][One way]") == 600  # 1200 / 2
-    # Trainium2: 96 GiB at 2.9 TB/s; NeuronLink-v3 1.28 TB/s summed over 4 links, 640 GB/s one way
+    # Trainium2: 96 GiB at 2.9 TB/s; the modelled 16-chip instance's NeuronLink-v3 is 1,024 GB/s per chip inside
+    # it (trn2-arch.rst's "Intra-instance NeuronLink-v3 bandwidth (GB/sec/chip) 1,024"), read as both directions
+    # summed: 512 GB/s one way; the chip's 1.28 TB/s (with the 256 GB/s to other instances) is the range's top
     assert text(p, "accelerators[AWS Trainium2][Memory bandwidth (shared)]") == "2,900 GB/s"
-    assert value(p, "scaleup[AWS Trainium2][One way]") == 640
-    assert value(p, "disagreements[AWS Trainium2: Scale-up bandwidth][Low]") == 1024  # inside one instance
+    assert value(p, "scaleup[AWS Trainium2][Figure used]") == 1024
+    assert value(p, "scaleup[AWS Trainium2][One way]") == 512
+    assert "inside one trn2.48xlarge" in cell(p, "scaleup", "AWS Trainium2", "What it counts")
+    assert value(p, "disagreements[AWS Trainium2: Scale-up bandwidth][High]") == 1280
+    assert value(p, "disagreements[AWS Trainium2: Scale-up bandwidth][Site uses]") == 1024
     i = pages["interconnects"]
     assert value(i, "nodes[AWS trn2.48xlarge (16 x Trainium2, NeuronLink-v3 2D torus)][In the node]") == 16
     assert value(i, "nodes[AWS trn2.48xlarge (16 x Trainium2, NeuronLink-v3 2D torus)]"
@@ -111,7 +140,7 @@ def test_amd_mi350x_and_mi250x_read_back_as_the_data_states(pages, catalog) -> N
     assert value(p, f"tensor[{n350}][FP4]") == 9200  # 9.2 PF, twice the FP8 rate
     assert value(p, f"accelerators[{n350}][Power]") == 1000
     # 7 links of 153.6 GB/s both directions summed: 1,075.2 GB/s, 537.6 GB/s one way
-    assert value(p, f"scaleup[{n350}][Datasheet figure]") == pytest.approx(1075.2)
+    assert value(p, f"scaleup[{n350}][Figure used]") == pytest.approx(1075.2)
     assert value(p, f"scaleup[{n350}][One way]") == pytest.approx(7 * 153.6 / 2)
     # MI250X, AMD's CDNA 2 table per module: 383.0 TF FP16/BF16 dense, no FP8; 128 GB at 3.2 TB/s
     assert text(p, f"accelerators[{n250}][Memory (as stated)]") == "128 GB"
@@ -120,8 +149,12 @@ def test_amd_mi350x_and_mi250x_read_back_as_the_data_states(pages, catalog) -> N
     assert value(p, f"disagreements[{n250}: Memory bandwidth][High]") == pytest.approx(3.2768)  # endnote MI200-30
     assert value(p, f"disagreements[{n250}: Memory bandwidth][Site uses]") == pytest.approx(3.2)
     assert value(p, f"accelerators[{n250}][Power]") == 560  # top of "500W & 560W TDP"
-    # 8 external links of 100 GB/s both directions summed: 800 GB/s, 400 GB/s one way
-    assert value(p, f"scaleup[{n250}][One way]") == pytest.approx(8 * 100 / 2)
+    # 8 external links of 100 GB/s both summed is AMD's 800 GB/s; in the Frontier node one link of each GCD faces
+    # the CPU, so 6 join GPUs: 600 GB/s, 300 GB/s one way, said beside the figure
+    assert value(p, f"scaleup[{n250}][Figure used]") == 600
+    assert value(p, f"scaleup[{n250}][One way]") == pytest.approx(6 * 100 / 2)
+    assert "6 of its 8 Infinity Fabric links" in cell(p, "scaleup", n250, "What it counts")
+    assert value(p, f"disagreements[{n250}: Scale-up bandwidth][High]") == 800
     assert value(i, "fabrics[AMD Infinity Fabric (MI200 series)][Per link, one way]") == 50
     # each on its own node, appended after the others
     assert value(i, "nodes[AMD Instinct MI350X Platform (8 OAM)][In the node]") == 8
@@ -306,3 +339,119 @@ def test_sizing_grid_is_left_out_of_search_but_its_page_is_found(built: Build, p
     assert "NVIDIA L40S" not in text_of  # ... but its rows are not in the index
     assert "Sizing grid" in text_of and "Indicative prices" in text_of
     assert "engine's deployment" in text_of  # the page's prose is indexed
+
+
+# --------------------------------------------------------------------------- issue 26: read back what was corrected
+
+
+def test_llama4_context_names_its_checkpoint(pages) -> None:
+    """Scout's 10,485,760 and Maverick's 1,048,576 are the Instruct configs'; the base configs' is 262,144
+    (huggingface/text-generation-inference#3245: the Instruct's max_position_embeddings is 40 times the base's)."""
+    p = pages["models"]
+    for name, instruct, ckpt in (("Llama 4 Scout (17B-16E)", 10_485_760, "Llama-4-Scout-17B-16E-Instruct"),
+                                 ("Llama 4 Maverick (17B-128E)", 1_048_576, "Llama-4-Maverick-17B-128E-Instruct")):
+        assert value(p, f"architecture[{name}][Context]") == instruct
+        shown = cell(p, "architecture", name, "Context of")
+        assert shown.startswith(f"meta-llama/{ckpt} (others: ") and "262,144" in shown
+    assert 10_485_760 == 40 * 262_144
+    assert cell(p, "architecture", "Llama 3.1 70B", "Context of") == "its config.json"
+
+
+def test_gaudi3_scale_up_says_what_it_counts(pages) -> None:
+    """21 of 24 ports of 200 GbE: 21 x 200 Gb/s = 525 GB/s each way, 1,050 GB/s both summed, the basis said beside it."""
+    p, i = pages["accelerators"], pages["interconnects"]
+    name = "Intel Gaudi 3 (OAM)"
+    assert value(p, f"scaleup[{name}][Figure used]") == 1050
+    assert value(p, f"scaleup[{name}][One way]") == 525
+    assert cell(p, "scaleup", name, "What it counts").startswith("21 of its 24 ports of 200 GbE")
+    assert cell(i, "nodes", "Intel Gaudi 3 HLS-3 baseboard (8 OAM)", "Each accelerator's figure counts").startswith(
+        "21 of its 24 ports")
+    assert cell(p, "scaleup", "NVIDIA H100 SXM", "What it counts") == "every link it drives"
+
+
+def test_capacity_basis_said_on_the_page(pages, catalog) -> None:
+    """The engine budgets the runtime's total where one is published, and the page says '(label)' where not."""
+    p = pages["accelerators"]
+    for acc_id, acc in catalog.accelerators.items():
+        shown = text(p, f"accelerators[{acc.name}][Memory the engine budgets (GiB)]")
+        assert shown.endswith("(label)") == (acc.memory_runtime is None), acc_id
+    notes = " ".join(p.select_one("article").get_text().split())
+    assert "Memory the runtime reports (the engine budgets the label)" in notes
+
+
+def test_prices_by_kind_tier_date_and_source(pages, catalog) -> None:
+    """Each price with its kind and tier, the date read (the snapshot's own), its age, and a transcription marked."""
+    p = pages["sizing"]
+    assert value(p, "prices[NVIDIA H100 SXM at Lambda][Per GPU-hour (indicative)]") == 3.99
+    assert value(p, "prices[NVIDIA H100 SXM at RunPod, Community Cloud][Per GPU-hour (indicative)]") == 2.69
+    assert value(p, "prices[NVIDIA H100 SXM at RunPod, Secure Cloud][Per GPU-hour (indicative)]") == 3.49
+    assert value(p, "prices[NVIDIA H100 SXM at Microsoft Azure, spot][Per GPU-hour (indicative)]") == pytest.approx(3.687)
+    assert value(p, "prices[NVIDIA H100 SXM at Google Cloud][Per GPU-hour (indicative)]") == pytest.approx(10.9791)
+    assert cell(p, "prices", "NVIDIA H100 SXM at Lambda", "Price read") == "2026-09-25"
+    assert cell(p, "prices", "NVIDIA H100 SXM at Microsoft Azure", "Kind") == "on-demand"
+    assert cell(p, "prices", "NVIDIA H100 SXM at Microsoft Azure, spot", "Kind") == "spot"
+    # months before the data's latest reading (2026-12-01): 2023-12-06 -> 35, 2026-09-25 -> 2
+    assert value(p, "prices[NVIDIA H100 SXM at Microsoft Azure][Older than the data by]") == 35
+    assert value(p, "prices[NVIDIA H100 SXM at Lambda][Older than the data by]") == 2
+    assert "(secondary)" in cell(p, "prices", "NVIDIA H100 SXM at Lambda", "Source")
+    assert "(secondary)" not in cell(p, "prices", "AMD Instinct MI300X at Vultr", "Source")
+    # the grid shows the month of the price beside each cost
+    grid = p.select_one(".sa-grid table")
+    heads = [th.get_text() for th in grid.select("thead th")]
+    row = next(tr for tr in grid.select("tbody tr")
+               if [td.get_text() for td in tr.find_all("td")][:3] == ["Llama 3.1 8B", "BF16", "NVIDIA H100 SXM"])
+    assert row.find_all("td")[heads.index("Price read")].get_text() == "Sep 2026"
+
+
+def test_secondary_sources_are_shown_as_such(pages) -> None:
+    """A transcription's link is marked secondary, and its hover names the document it copies."""
+    p = pages["accelerators"]
+    b200 = next(tr for tr in p.select("article table")[0].select("tbody tr") if tr.find("td").get_text().startswith(
+        "NVIDIA B200"))
+    assert "(secondary)" in b200.get_text()  # NVIDIA's aiconfigurator, a transcription of the Blackwell datasheet
+    assert any("secondary, a transcription of NVIDIA Blackwell datasheet" in (a.get("title") or "")
+               for a in b200.select("a"))
+    # GB200's nvidia-smi total comes from a transcription too: its figure's tooltip says so
+    assert "secondary" in figures(p)["accelerators[NVIDIA GB200 (per Blackwell GPU)][Tool's total (GiB)]"]["title"]
+
+
+def test_new_accelerators_read_back(pages) -> None:
+    """B300 and GB300 (NVIDIA's Blackwell Ultra datasheet as NVIDIA's aiconfigurator transcribes it; MLPerf v6.0's
+    system descriptions), A100 80GB PCIe and V100 (their datasheets as TensorRT-LLM and composer transcribe them)."""
+    p, i = pages["accelerators"], pages["interconnects"]
+    b300, gb300 = "NVIDIA B300 (HGX B300)", "NVIDIA GB300 (per Blackwell Ultra GPU)"
+    assert text(p, f"accelerators[{b300}][Memory (as stated)]") == "288 GB"
+    assert value(p, f"accelerators[{b300}][Tool's total (GiB)]") == pytest.approx(275040 / 1024)  # nvidia-smi
+    assert text(p, f"accelerators[{b300}][Memory the engine budgets (GiB)]") == "268.22 GiB (label)"  # 288e9 / 2^30
+    assert value(p, f"accelerators[{b300}][BF16 dense TFLOP/s]") == 2250  # 4.5 PF sparse / 2
+    assert value(p, f"tensor[{b300}][FP4]") == 14000  # stated dense
+    assert value(p, f"accelerators[{b300}][Power]") == 1100
+    assert value(p, f"disagreements[{b300}: Memory][Low]") == 268 and value(p, f"disagreements[{b300}: Memory][High]") == 288
+    assert value(p, f"accelerators[{gb300}][Memory bandwidth (shared)]") == 8000
+    assert value(p, f"accelerators[{gb300}][BF16 dense TFLOP/s]") == 2500
+    assert value(p, f"accelerators[{gb300}][Power]") == 1400
+    pcie = "NVIDIA A100 80GB PCIe"
+    assert value(p, f"accelerators[{pcie}][Memory bandwidth (shared)]") == 1935
+    assert value(p, f"accelerators[{pcie}][Power]") == 300
+    v100 = "NVIDIA V100 SXM2 32GB"
+    assert value(p, f"accelerators[{v100}][Memory bandwidth (shared)]") == 900
+    assert cell(p, "accelerators", v100, "BF16 as stated") == "not stated"
+    assert value(p, f"tensor[{v100}][FP16]") == 125
+    assert value(p, f"scaleup[{v100}][One way]") == 150
+    nodes = {("NVIDIA HGX B300 8-GPU", 8), ("NVIDIA GB300 NVL72 (one NVLink domain)", 72),
+             ("8 x A100 80GB PCIe server", 8), ("AWS p3dn.24xlarge (8 x V100 SXM2 32GB)", 8)}
+    for name, n in nodes:
+        assert value(i, f"nodes[{name}][In the node]") == n, name
+    s = pages["sizing"]
+    refused = [tr.get_text(" ") for tr in s.select(".sa-grid table tbody tr")
+               if "NVIDIA V100 SXM2 32GB" in tr.get_text() and " BF16 " in f" {tr.get_text(' ')} "]
+    assert refused and all("refused: Bfloat16 is only supported on GPUs with compute capability" in r for r in refused)
+
+
+def test_infiniband_latency_not_stated_with_its_reason(pages) -> None:
+    i = pages["interconnects"]
+    for name in ("InfiniBand HDR", "InfiniBand NDR", "InfiniBand XDR"):
+        assert cell(i, "networks", name, "Switch latency") == "not stated (see below)"
+        assert cell(i, "networks", name, "Adapter latency") == "not stated (see below)"
+    body = " ".join(i.select_one("article").get_text().split())
+    assert "InfiniBand NDR, switch latency: The pages of NVIDIA's QM97xx (NDR) switch manual read here" in body

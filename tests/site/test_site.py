@@ -38,9 +38,9 @@ def page(built: Build):
         ("d405_bf16.gpus", 16, "16"),
         ("d405_bf16.nodes", 2, "2"),
         ("d405_fp8.gpus", 8, "8"),
-        ("capacity", 81559 / 1024, "79.6 GiB"),  # the H100's nvidia-smi total, 81,559 MiB
-        ("pool", 0.9 * 81559 / 1024, "71.7 GiB"),  # vLLM's --gpu-memory-utilization 0.9
-        ("d405_bf16_cost", 16 * 2.99, "$47.84"),
+        ("capacity", 79.22, "79.2 GiB"),  # the total CUDA reports of an H100 (vLLM's log), not nvidia-smi's 81,559 MiB
+        ("pool", 0.9 * 79.22, "71.3 GiB"),  # vLLM's --gpu-memory-utilization 0.9
+        ("d405_bf16_cost", 16 * 3.99, "$63.84 (Sep 2026 price)"),
         ("fp16_cap", 40, "40B"),
         ("gen4", 16 * 16 * 128 / 130 / 8, "31.5 GB/s"),
         ("nvlink", 450, "450 GB/s"),
@@ -85,8 +85,29 @@ def test_sizing_table(page) -> None:
         assert rows[label].find_all("td")[2].get_text() == layout
         assert value(page, f"sizing[{label}][GPUs]") == gpus
         assert value(page, f"sizing[{label}][Nodes]") == nodes
-        assert value(page, f"sizing[{label}][Pool used per GPU]") <= 0.9 * 81559 / 1024
+        assert value(page, f"sizing[{label}][Pool used per GPU]") <= 0.9 * 79.22
         assert rows[label].find_all("td")[-1].get_text() == verdict
+
+
+def test_the_sources_table_beside_the_engine(page) -> None:
+    """The source's own rows, "405B INT8 -> 405 GB -> 405 / 70 = 5.8 -> 6 GPUs" and "405B FP16 -> 810 GB -> 11.6 -> 12",
+    beside the engine's: 410.1 GB with the embeddings and LM head at 16 bit, TP8 on 8 GPUs; 811.7 GB on TP8 x PP2."""
+    int8 = "source[Llama 3.1 405B INT8]"
+    assert value(page, f"{int8}[Source: weights]") == 405
+    assert value(page, f"{int8}[Source: weights ÷ 70 GB]") == pytest.approx(405 / 70)
+    assert text(page, f"{int8}[Source: weights ÷ 70 GB]") == "5.8"
+    assert value(page, f"{int8}[Source: GPUs]") == 6
+    assert value(page, f"{int8}[Engine: weights]") == pytest.approx(410.06, abs=0.01)
+    assert text(page, f"{int8}[Engine: weights]") == "410.1 GB"
+    assert value(page, f"{int8}[Engine: GPUs]") == 8
+    fp16 = "source[Llama 3.1 405B FP16]"
+    assert value(page, f"{fp16}[Source: weights]") == 810
+    assert value(page, f"{fp16}[Source: weights ÷ 70 GB]") == pytest.approx(810 / 70)
+    assert value(page, f"{fp16}[Source: GPUs]") == 12
+    assert value(page, f"{fp16}[Engine: GPUs]") == 16
+    assert value(page, "source[Llama 3.1 70B INT8][Source: GPUs]") == 1  # 70 GB / 70 GB: one card
+    for name in ("int8_source_fits", "int8_engine_more", "int8_weight_above_nominal"):
+        assert page.select_one(f'span.sa-claim[data-claim="{name}"]') is not None, name
 
 
 def test_bandwidth_cliff_is_one_basis_and_ordered(page) -> None:
@@ -122,12 +143,12 @@ def test_quiz_answers_are_folded(page) -> None:
 
 def test_quiz_answers_match_the_engine(page, catalog: Catalog) -> None:
     r = reference(catalog)
-    # one H100 cannot hold Llama 3.1 70B in BF16; vLLM refuses TP2, and the engine's TP4 holds 48 sequences of 8K
-    # ((71.68 - 32.86 - 5.05 - 3.58) GiB / 0.625 GiB)
+    # one H100 cannot hold Llama 3.1 70B in BF16; vLLM refuses TP2, and the engine's TP4 holds 47 sequences of 8K
+    # ((71.30 - 32.86 - 5.05 - 3.58) GiB / 0.625 GiB)
     card = setting(r.eng, "llama-3.1-70b", "bf16", "reference").memory(Layout(1))
     assert not card.fits and value(page, "q1_card_weights") == pytest.approx(card.weights / 2**30)
-    assert value(page, "q1_pool") == pytest.approx(0.9 * 81559 / 1024)
-    assert value(page, "q1_seqs") == r.deployment("llama-3.1-70b", "bf16").max_concurrency == 48
+    assert value(page, "q1_pool") == pytest.approx(0.9 * 79.22)
+    assert value(page, "q1_seqs") == r.deployment("llama-3.1-70b", "bf16").max_concurrency == 47
     # one decode step's all-reduce of 405B FP8 on TP8: 16,384 x 2 bytes, on NVLink and on PCIe
     d = r.deployment("llama-3.1-405b", "fp8")
     assert d.layout == Layout(8)

@@ -114,3 +114,17 @@ def test_bad_inputs_get_a_one_line_reason(catalog: Catalog) -> None:
     direct = answer(eng, {"model": "deepseek-v3", "precision": "fp8", "accelerator": "h200-sxm"})
     assert custom["ok"] and custom["report"]["gpus"] == direct["report"]["gpus"]
     assert custom["report"]["tpot_ms"] == direct["report"]["tpot_ms"]
+
+
+def test_the_calculators_costs_show_their_price_month_and_bf16_on_a_v100_is_refused(catalog: Catalog) -> None:
+    """Every cost the calculator prints carries its price's month (Lambda's H100 price, read 2026-09-25 in the
+    silybench snapshot); BF16 on a V100 gets vLLM's one-line refusal."""
+    eng = engine_catalog(catalog)
+    got = answer(eng, {"model": "llama-3.1-8b", "precision": "bf16", "accelerator": "h100-sxm"})
+    assert got["ok"]
+    assert got["outputs"]["cost_per_hour"]["text"].endswith("(Sep 2026 price)")
+    assert got["outputs"]["cost_per_mtok"]["text"].endswith("(Sep 2026 price)")
+    bad = answer(eng, {"model": "llama-3.1-8b", "precision": "bf16", "accelerator": "v100-sxm2-32gb"})
+    assert not bad["ok"] and "Bfloat16 is only supported on GPUs with compute capability" in bad["error"]
+    fp16 = answer(eng, {"model": "llama-3.1-8b", "precision": "fp16", "accelerator": "v100-sxm2-32gb"})
+    assert fp16["ok"] and fp16["outputs"]["cost_per_hour"]["text"] == "no price in data"

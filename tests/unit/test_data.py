@@ -34,7 +34,9 @@ def test_every_entry_has_a_dated_https_source(catalog) -> None:
         for entry_id in getattr(catalog, name):
             assert (name, entry_id) in seen
     for _, _, src in iter_sources(catalog):
-        assert src.url.startswith("https://") and src.read.year >= 2024
+        assert src.url.startswith("https://") and src.read.year >= 2023
+        assert src.read.year >= 2024 or src.secondary, src  # only a dated transcription may be that old
+        assert (src.copies is not None) == src.secondary, src  # a transcription names the document it copies
 
 
 Edit = Callable[[dict[str, Any]], None]
@@ -211,8 +213,18 @@ REFERENCE_CASES = [
     ("sliding window on an unknown pattern", "models",
      _set("gpt-oss-20b/architecture/sliding_window_layers", "every third"),
      ["entry 'gpt-oss-20b'", "sliding_window_layers"]),
-    ("two prices used for one accelerator", "prices", _set("h100-sxm-runpod/site_uses", True),
+    ("two prices used for one accelerator", "prices", _set("h100-sxm-runpod-community/site_uses", True),
      ["data/prices.yaml", "accelerator 'h100-sxm'", "exactly one price", "found 2"]),
+    ("a spot price used for the site's costs", "prices", _set("h100-sxm-gcp-a3-spot/site_uses", True),
+     ["entry 'h100-sxm-gcp-a3-spot'", "site_uses: the site's costs use an on-demand price"]),
+    ("a price without its kind", "prices", _del("mi300x-vultr/kind"),
+     ["entry 'mi300x-vultr'", "field 'kind'", "required"]),
+    ("a reserved price without its term", "prices", _set("h100-sxm-aws-p5/kind", "reserved"),
+     ["entry 'h100-sxm-aws-p5'", "term: a reserved price states its term"]),
+    ("a secondary source that names no primary", "prices", _del("b200-lambda/sources/0/copies"),
+     ["entry 'b200-lambda'", "copies: a secondary source names the primary document"]),
+    ("a primary source that copies another", "prices", _set("mi300x-vultr/sources/0/copies", "Vultr's own page"),
+     ["entry 'mi300x-vultr'", "only a secondary source copies another document"]),
     ("price of an unknown accelerator", "prices", _set("mi300x-vultr/accelerator", "mi900x"),
      ["entry 'mi300x-vultr'", "unknown accelerator 'mi900x'"]),
     ("price in another unit", "prices", _set("b200-lambda/price/unit", "EUR/GPU-hour"),
@@ -241,9 +253,45 @@ def test_a_used_price_has_a_node(catalog) -> None:
     for price_id, p in catalog.prices.items():
         if p.site_uses:
             assert p.accelerator in with_node, price_id
-    assert catalog.prices["b200-lambda"].gpus_per_unit == 8
+    assert catalog.prices["b200-lambda"].gpus_per_unit == 1  # the snapshot's B200 row is a 1x instance
     assert catalog.prices["h200-sxm-aws-p5en"].gpus_per_unit == 8
     assert all("Secure Cloud, on demand" not in p.offering for p in catalog.prices.values())
+
+
+def test_prices_as_the_september_2026_snapshot_gives_them(catalog) -> None:
+    """tgarg01/silybench-data's gpu_prices.csv (rows checked 2026-09-25): Lambda's 8-GPU H100 and A100 instances at
+    3.99 and 2.79, one B200 at 6.99; RunPod's Community and Secure Cloud tiers recorded apart."""
+    pr = catalog.prices
+    used = {p.accelerator: p for p in pr.values() if p.site_uses}
+    assert (used["h100-sxm"].price.value, used["h100-sxm"].gpus_per_unit) == (3.99, 8)
+    assert (used["a100-80gb-sxm"].price.value, used["a100-80gb-sxm"].gpus_per_unit) == (2.79, 8)
+    assert (used["b200"].price.value, used["b200"].gpus_per_unit) == (6.99, 1)
+    assert (used["h200-sxm"].price.value, used["h200-sxm"].tier) == (3.59, "Community Cloud")
+    for p in used.values():
+        assert p.kind == "on-demand"
+    tiers = {(p.accelerator, p.tier): p.price.value for p in pr.values() if p.provider == "RunPod"}
+    assert tiers == {("h100-sxm", "Community Cloud"): 2.69, ("h100-sxm", "Secure Cloud"): 3.49,
+                     ("a100-80gb-sxm", "Community Cloud"): 1.39, ("a100-80gb-sxm", "Secure Cloud"): 1.59,
+                     ("h200-sxm", "Community Cloud"): 3.59, ("h200-sxm", "Secure Cloud"): 4.59,
+                     ("b200", "Community Cloud"): 5.98, ("b200", "Secure Cloud"): 6.79}
+    snap = [p for p in pr.values() if "silybench" in p.sources[0].url]
+    assert snap and all(p.secondary and p.read.isoformat() in ("2026-09-25", "2026-09-26") for p in snap)
+
+
+def test_hyperscaler_prices_by_kind(catalog) -> None:
+    """Azure ND H100 v5 ($117.984 and $29.496 an hour for 8 GPUs, skypilot-catalog#50, 2023-12-06) and Google
+    Cloud A3 (a3-highgpu-1g, $10.9791 and $6.571, the 2026-09-26 snapshot), on demand and spot, each secondary."""
+    pr = catalog.prices
+    assert pr["h100-sxm-azure-nd-v5"].price.value == pytest.approx(117.984 / 8)
+    assert pr["h100-sxm-azure-nd-v5-spot"].price.value == pytest.approx(29.496 / 8)
+    assert pr["h100-sxm-azure-nd-v5"].read.isoformat() == "2023-12-06"
+    assert (pr["h100-sxm-gcp-a3"].price.value, pr["h100-sxm-gcp-a3-spot"].price.value) == (10.9791, 6.571)
+    assert pr["h200-sxm-aws-p5en-spot"].price.value == pytest.approx(26.57 / 8)
+    kinds = {k: p.kind for k, p in pr.items() if p.provider in ("Microsoft Azure", "Google Cloud", "AWS")}
+    assert kinds == {"h100-sxm-azure-nd-v5": "on-demand", "h100-sxm-azure-nd-v5-spot": "spot",
+                     "h100-sxm-gcp-a3": "on-demand", "h100-sxm-gcp-a3-spot": "spot",
+                     "h200-sxm-aws-p5en": "on-demand", "h200-sxm-aws-p5en-spot": "spot", "h100-sxm-aws-p5": "on-demand"}
+    assert all(pr[k].secondary for k in kinds)
 
 
 def test_tensor_formats_and_dense(catalog) -> None:
@@ -258,9 +306,11 @@ def test_tensor_formats_and_dense(catalog) -> None:
     assert a["tpu-v5e"].dense("int8").flops_per_s == 393e12 and a["tpu-v5e"].fp8 is None
     assert a["tpu-v6e"].dense("int8").flops_per_s == 1836e12
     assert "int8" in a["tpu-v5p"].tensor_notes  # Google states no Int8 for v5p
-    # every sparse figure states the speedup that derives its dense figure, and every chip has a dense BF16
+    # every sparse figure states the speedup that derives its dense figure, and every chip has a dense BF16 but the
+    # V100, whose tensor cores compute FP16 only (its note says so, and the engine refuses BF16 on it)
     for acc_id, acc in a.items():
-        assert acc.dense("bf16") is not None, acc_id
+        assert acc.dense("bf16") is not None or (acc_id == "v100-sxm2-32gb" and "bf16" in acc.tensor_notes), acc_id
+        assert acc.dense("bf16") is not None or acc.dense("fp16") is not None, acc_id
         for fmt_, f in acc.tensor.items():
             if f.sparsity == "sparse":
                 assert f.sparse_speedup == 2, (acc_id, fmt_)
@@ -270,14 +320,28 @@ def test_reported_memory(catalog) -> None:
     a = catalog.accelerators
     mib = 2**20
     assert a["h200-sxm"].memory_reported.value == 143771
-    assert a["b200"].capacity_bytes == 183359 * mib
+    assert a["b200"].memory_reported.value == 183359
+    # the engine budgets the runtime's total where one is published, else the label (issue 26: one basis)
+    assert a["h100-sxm"].capacity_bytes == 79.22 * 2**30 and a["h100-sxm"].capacity_basis == "CUDA"
+    assert a["b200"].capacity_bytes == 178.35 * 2**30
+    assert a["h200-sxm"].capacity_bytes == 143156 * mib
+    assert a["mi300x"].capacity_bytes == 196592 * mib and a["mi300x"].capacity_basis == "ROCm"
+    assert a["a100-40gb-sxm"].capacity_bytes == 42298834944
+    assert a["gb200"].capacity_basis == "label" and a["gb200"].capacity_bytes == 186e9
+    assert a["gb200"].memory_reported.value == 189471 and a["gb200"].memory_reported.source.secondary
+    assert a["h100-pcie"].capacity_bytes == a["h100-sxm"].memory.bytes == 80e9  # PCIe: label (no runtime total)
+    assert a["tpu-v6e"].capacity_bytes == 32 * 2**30  # Google's 32 GiB
+    for acc_id in ("mi325x", "mi350x", "mi355x"):
+        assert a[acc_id].capacity_basis == "label" and "memory_runtime" in a[acc_id].not_stated
+    for acc_id, acc in a.items():
+        assert (acc.memory_runtime is None) == ("memory_runtime" in acc.not_stated), acc_id
     assert a["mi300x"].memory_reported.tool == "rocm-smi"
     for acc_id, acc in a.items():
         r = acc.memory_reported
         if r is None:
             assert "memory_reported" in acc.not_stated, acc_id
             continue
-        assert r.unit == "MiB" and r.source.url.startswith("https://github.com/"), acc_id
+        assert r.unit in ("MiB", "B") and r.source.url.startswith("https://"), acc_id
         assert 0.9 * acc.memory.bytes < r.bytes < 1.1 * acc.memory.bytes, acc_id
 
 
@@ -318,8 +382,22 @@ ISSUE14_CASES = [
      ["entry 'tpu-v6e'", "tensor_notes.int8: the format is given"]),
     ("reported memory far above the label", "accelerators", _set("h200-sxm/memory_reported/value", 200000),
      ["entry 'h200-sxm'", "memory_reported: more than the vendor's label"]),
-    ("switch without a chip count", "interconnects", _del("hgx-h200-8/switch_chips"),
-     ["entry 'hgx-h200-8'", "switch and switch_chips"]),
+    ("switch without a chip count or a note", "interconnects", _del("hgx-h200-8/switch_chips"),
+     ["entry 'hgx-h200-8'", "switch_chips: give the switch chips, or say in `note` why"]),
+    ("switch chips without a switch", "interconnects", _del("hgx-h200-8/switch"),
+     ["entry 'hgx-h200-8'", "switch_chips: a node without a switch has no switch chips"]),
+    ("runtime total far below the label", "accelerators", _set("h100-sxm/memory_runtime/value", 50),
+     ["entry 'h100-sxm'", "memory_runtime: more than 20 % under"]),
+    ("runtime total above the tool's", "accelerators", _set("h200-sxm/memory_runtime/value", 144000),
+     ["entry 'h200-sxm'", "memory_runtime: more than the management tool's total"]),
+    ("a checkpoint's context that is not the architecture's", "models",
+     _set("llama-4-scout/context_checkpoint", "meta-llama/Llama-4-Scout-17B-16E"),
+     ["entry 'llama-4-scout'", "context_checkpoint", "262,144 tokens"]),
+    ("a chip without BF16 that does not say why", "accelerators", _del("v100-sxm2-32gb/tensor_notes/bf16"),
+     ["entry 'v100-sxm2-32gb'", "tensor_notes.bf16"]),
+    ("InfiniBand without its switch latency or a reason", "interconnects",
+     _del("infiniband-ndr/not_stated/switch_latency"),
+     ["entry 'infiniband-ndr'", "switch_latency: give the manual's figure, or say why"]),
     ("PCIe-only node with a switch", "interconnects", _set("h100-pcie-8/switch", "nvswitch-gen3"),
      ["entry 'h100-pcie-8'"]),
     ("domain smaller than the node", "interconnects", _set("tpu-v5e-host-8/domain_gpus", 4),
@@ -438,3 +516,35 @@ def test_the_loaded_catalog_is_read_only() -> None:
         h100.sources.append(h100.sources[0])  # type: ignore[attr-defined]
     with pytest.raises(AttributeError):
         cat.precisions["fp8"].keeps_16bit.append("embeddings")  # type: ignore[attr-defined]
+
+
+def test_what_readers_buy_now(catalog) -> None:
+    """Issue 26's additions, each figure as its source (primary, else a transcription marked secondary) states it."""
+    a = catalog.accelerators
+    b300, gb300 = a["b300"], a["gb300"]
+    # B300: 288 GB label, 268-288 GB across NVIDIA's datasheet, MLPerf's "270GB" and AWS's 2,144 GB / 8
+    assert b300.memory.bytes == 288e9 and b300.disagreement("memory").range == (268, 288)
+    assert b300.memory_reported.value == 275040 and b300.memory_reported.source.secondary
+    assert b300.memory_bandwidth.value == 7.75 and b300.power.watts == 1100
+    assert b300.dense("bf16").flops_per_s == 2.25e15 and b300.dense("fp8").flops_per_s == 4.5e15
+    assert b300.dense("fp4").flops_per_s == 14e15 and b300.dense("int8").flops_per_s == 153.5e12
+    assert gb300.memory.bytes == 288e9 and gb300.power.watts == 1400 and gb300.memory_bandwidth.value == 8
+    assert gb300.dense("bf16").flops_per_s == 2.5e15 and gb300.dense("fp4").flops_per_s == 15e15
+    assert gb300.host_link is None and "NVLink-C2C" in gb300.host_link_other
+    # A100 80GB PCIe: the A100 datasheet's PCIe column as transcribed: 1,935 GB/s, 300 W, the SXM's tensor rates
+    pcie = a["a100-80gb-pcie"]
+    assert pcie.memory_bandwidth.value == 1935 and pcie.power.watts == 300 and pcie.dense("bf16").flops_per_s == 312e12
+    # V100: FP16 125 TFLOPS dense, no BF16; 900 GB/s; NVLink 150 GB/s each way; 300 W (NVML's default limit)
+    v100 = a["v100-sxm2-32gb"]
+    assert v100.bf16 is None and v100.half.per_s == 125e12 and v100.memory_bandwidth.value == 900
+    assert v100.scale_up.bandwidth.bandwidth.one_way().bytes_per_s == 150e9 and v100.power.watts == 300
+    for acc in (b300, gb300, pcie, v100):
+        assert acc.sources and all(s.secondary == (s.copies is not None) for s in acc.sources)
+        assert "memory_runtime" in acc.not_stated  # no runtime total published: the label, said so
+    # InfiniBand switch and adapter latency: not printed in the manual pages read, recorded as not stated
+    from snippets.data import Network
+
+    for net_id in ("infiniband-hdr", "infiniband-ndr", "infiniband-xdr"):
+        n = catalog.interconnect(net_id, Network)
+        assert n.switch_latency is None and "switch_latency" in n.not_stated
+        assert n.adapter_latency is None and "adapter_latency" in n.not_stated

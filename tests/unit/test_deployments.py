@@ -37,6 +37,7 @@ def test_engine_needs_no_more_gpus_than_documented(dep_id):
 def test_the_field_covers_sglangs_deepseek_table_and_nims_llama_profiles():
     engines = {d.engine for d in CAT.deployments.values()}
     assert {"SGLang", "TensorRT-LLM (NIM)"} <= engines
-    deepseek = {(d.precision, d.accelerator, d.gpus) for d in CAT.deployments.values() if d.model == "deepseek-v3"}
+    deepseek = {(d.precision, d.accelerator, d.gpus) for d in CAT.deployments.values()
+                if d.model in ("deepseek-v3", "deepseek-r1")}
     assert {("fp8", "h200-sxm", 8), ("fp8", "h100-sxm", 16), ("bf16", "h100-sxm", 32), ("bf16", "a100-80gb-sxm", 32),
             ("int8", "a100-80gb-sxm", 16), ("int8", "l40s", 32)} <= deepseek

@@ -161,9 +161,9 @@ def test_a_weight_only_fp8_row_computes_in_bf16_on_an_a100(eng):
 def test_memory_fits_against_the_reported_capacity_and_the_pool(eng):
     d = deploy(setting(eng, "llama-3.1-405b", "fp8", "reference", node="hgx-h100-8"))
     m = d.memory
-    assert m.capacity == 81559 * 2**20  # nvidia-smi's total, not 80e9
+    assert m.capacity == 79.22 * 2**30  # the total CUDA reports (vLLM's total_gpu_memory), not 80e9 nor nvidia-smi's
     assert m.label == 80e9
-    assert m.pool == pytest.approx(0.9 * 81559 * 2**20)
+    assert m.pool == pytest.approx(0.9 * 79.22 * 2**30)
     # 8,192 tokens of KV on one GPU of TP8: 126 layers x 1 KV head x 128 x 2 (K, V) x 2 bytes per token
     assert m.kv_cache == 126 * 1 * 128 * 2 * 2 * paged_tokens(8192, 16)
     assert m.used == pytest.approx(m.weights + m.activations + m.non_torch + m.kv_cache)
@@ -197,7 +197,7 @@ def test_a_given_layout_is_checked(eng):
     with pytest.raises(RefusedLayout, match="attention heads"):
         deploy(st, Layout(3, 8))
     with pytest.raises(RefusedLayout, match="GiB per GPU"):
-        deploy(st, Layout(8))  # 812 GB of weights on eight 79.6 GiB cards
+        deploy(st, Layout(8))  # 812 GB of weights on eight 79.2 GiB cards
     assert deploy(st, Layout(16)).gpus == 16  # TP across two nodes is valid for the engines
 
 
@@ -214,3 +214,36 @@ def test_pipeline_stages_do_not_raise_one_sequences_ceiling(eng):
     tp4pp2 = deploy(st, Layout(4, 2))
     assert tp4pp2.decode_ceiling < tp8.decode_ceiling
     assert tp8.decode_ceiling == pytest.approx(eng.chips["h100-sxm"].hbm_bytes_per_s / tp8.decode_step_bytes(1))
+
+
+def test_bf16_weights_are_refused_on_a_chip_without_bf16(eng):
+    """A V100 computes FP16, not BF16: vLLM refuses a BF16 model at start ("Bfloat16 is only supported on GPUs with
+    compute capability of at least 8.0 ... --dtype=half"), and so does the engine, whatever the memory; FP16 runs,
+    and a weight-only format falls back to FP16, not to the BF16 it lacks."""
+    from snippets.engine import NoLayout, UnsupportedFormat
+
+    chip = eng.chips["v100-sxm2-32gb"]
+    assert chip.computes("fp16") and not chip.computes("bf16")
+    with pytest.raises(UnsupportedFormat, match=r"^Bfloat16 is only supported on GPUs with compute capability of at "
+                                                r"least 8\.0\. Your NVIDIA V100 SXM2 32GB .*--dtype=half\.$"):
+        setting(eng, "llama-3.1-8b", "bf16", "reference", accelerator="v100-sxm2-32gb")
+    assert issubclass(UnsupportedFormat, NoLayout)  # the grid, the calculator and the CLI report it as no layout
+    fp16 = deploy(setting(eng, "llama-3.1-8b", "fp16", "reference", accelerator="v100-sxm2-32gb"))
+    assert fp16.compute_format == "fp16" and not fp16.weight_only
+    int8 = deploy(setting(eng, "llama-3.1-8b", "int8", "reference", accelerator="v100-sxm2-32gb"))
+    assert int8.compute_format == "fp16" and int8.weight_only  # Volta has no INT8 tensor cores
+    # every other chip computes BF16: a weight-only format still falls back to BF16 there
+    a100 = deploy(setting(eng, "llama-3.1-8b", "fp8", "reference", accelerator="a100-80gb-sxm"))
+    assert a100.compute_format == "bf16" and a100.weight_only
+    assert all(c.computes("bf16") for k, c in eng.chips.items() if k != "v100-sxm2-32gb")
+
+
+def test_new_accelerators_size_on_their_nodes(eng):
+    """B300, GB300, A100 80GB PCIe and V100 each have a node the engine sizes on (the grid covers them all)."""
+    for acc, node, gpus in (("b300", "hgx-b300-8", 8), ("gb300", "gb300-nvl72", 72),
+                            ("a100-80gb-pcie", "a100-80gb-pcie-8", 8), ("v100-sxm2-32gb", "aws-p3dn-24xlarge", 8)):
+        n = eng.node_of(acc)
+        assert n is not None and n.id == node and n.gpus == gpus
+    d = deploy(setting(eng, "llama-3.1-70b", "fp8", "reference", accelerator="b300"))
+    assert d.layout == Layout(1)  # 72.7 GB of FP8 weights in one 288 GB label's pool
+    assert eng.chips["b300"].capacity_bytes == 288e9 and not eng.chips["b300"].capacity_reported
