@@ -11,6 +11,7 @@ accelerators, the ladder of TPOT targets, the loads of the speculative-decoding 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from statistics import mean as statistics_mean
 from statistics import median
 
@@ -365,7 +366,7 @@ class LatencyTargetPage(Page):
         self._loosest = cost(met[0][1])
         costs = [cost(b) for _, b in met]
         self.ladder_tolerance = fmt.percent(LADDER_TOLERANCE, 0)
-        self.ladder_monotone = fmt.claim(all(b >= a * (1 - LADDER_TOLERANCE) for a, b in zip(costs, costs[1:])),
+        self.ladder_monotone = fmt.claim(all(b >= a * (1 - LADDER_TOLERANCE) for a, b in pairwise(costs)),
                                          " <= ".join(f"${c:.3f}" for c in costs))
         default = next(s.best for t, s in ladder if abs(t - sc.tpot_s) < 1e-12)
         tight_t, tight = met[-1]

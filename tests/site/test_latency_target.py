@@ -6,6 +6,8 @@ a verify step of k = 1 drafted token at acceptance α yields 1 + α tokens.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from snippets.data.export import engine_catalog
@@ -61,7 +63,7 @@ def test_tightening_never_buys_a_cheaper_token(page) -> None:
     # prefill to 3 x TP4 decode at 250, $0.7086 against its $0.7101)
     costs = [v for k, v in ((k, float(el["data-value"])) for k, el in figures(page).items())
              if k.startswith("ladder[") and k.endswith("[$ per M output tokens]")]
-    assert len(costs) >= 5 and all(b >= a * 0.99 for a, b in zip(costs, costs[1:]))
+    assert len(costs) >= 5 and all(b >= a * 0.99 for a, b in pairwise(costs))
     assert costs[-1] > 5 * costs[0]
     assert value(page, "tight_cost") == pytest.approx(max(costs))
     assert value(page, "miss_closest") > value(page, "miss_target")
