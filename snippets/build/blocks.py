@@ -11,14 +11,19 @@ markdown-exec's public `base_format` with `Blocks.run` as the code runner. So a 
   modules as it found them (`shared_state`: their values and function defaults);
 - reports a failure itself, once, at the page's line (`docs/page.md:LINE: a Python block raised ...`): nothing
   is logged through markdown-exec, and the build stops when every page is converted;
-- prints Markdown (converted by markdown-exec with the page's extensions, then kept in Python-Markdown's HTML
-  stash) or, with `html="true"`, HTML only (a Markdown line there is refused: it would be published as typed).
+- prints Markdown (converted by markdown-exec's `MarkdownConverter` with the page's extensions, then kept in
+  Python-Markdown's HTML stash) or, with `html="true"`, HTML only (a Markdown line there is refused: it would
+  be published as typed). The figure spans `snippets.render.fmt` writes into Markdown (a table's cells, a worked
+  example's figures) are set aside before the conversion and put back after it, through the converter's own
+  `stash`, as mkdocstrings' AutoDocProcessor stores its HTML: Markdown's inline patterns never read them, which
+  halves what a table costs to convert.
 
 `{{ }}` syntax in what a block prints is never evaluated (`snippets.build.computed`, `Pages.in_block`).
 """
 
 from __future__ import annotations
 
+import re
 import signal
 import threading
 import traceback
@@ -31,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from snippets.build import drift
 from snippets.build.computed import Pages, PageState
+from snippets.render.fmt import FIGURE_SPAN
 
 if TYPE_CHECKING:
     from markdown import Markdown
@@ -164,7 +170,7 @@ class Blocks:
     def fence(self, source: str, language: str, css_class: str, options: dict[str, Any], md: Markdown,
               **kwargs: Any) -> str:
         """A superfences custom fence's `format` for python/py: one exec block of the page being converted."""
-        from markdown_exec import base_format
+        from markdown_exec import MarkdownConverter, base_format
 
         pages = self.pages
         state = pages.current
@@ -179,8 +185,21 @@ class Blocks:
         self._failed = False
         pages.in_block += 1
         try:
+            # markdown-exec runs the block and reports nothing itself (`run` does); what it printed comes back as
+            # written (html), and Markdown output is converted here, with its figure spans set aside
             out = str(base_format(language=language, run=partial(self.run, state, line), code=source, md=md,
-                                  **options))
+                                  **{**options, "html": True}))
+            if not options.get("html") and out.strip():
+                spans: dict[str, str] = {}
+
+                def aside(m: re.Match[str]) -> str:
+                    spans[key := f"<!--sa-figure-{id(spans)}-{len(spans)}-->"] = m.group(0)
+                    return key
+
+                prefix = options.get("id_prefix")
+                prefix = prefix if prefix is not None else (f"{options['id']}-" if options.get("id") else None)
+                out = str(MarkdownConverter(md, update_toc=options.get("update_toc", True)).convert(
+                    FIGURE_SPAN.sub(aside, out), stash=spans, id_prefix=prefix))
         finally:
             pages.in_block -= 1
         after = pages.state_after_block = self.shared.snapshot()

@@ -116,6 +116,11 @@ def fig_html(fig: Figure, name: str) -> str:
     return f"<span {a}>{inert_html(fig.text)}</span>"
 
 
+FIGURE_SPAN = re.compile(r'<span class="sa-fig" [^<>]*>[^<>]*</span>')
+"""A span as `fig_html` writes it (its attributes and text escaped: no `<` or `>` inside), which the build sets aside
+while Markdown converts what a block printed (`snippets.build.blocks`)."""
+
+
 _MD_ENTITIES = {ord(ch): f"&#{ord(ch)};" for ch in "\\`*_{}[]()!|"}
 _MD_SPECIAL = re.compile(r"[\\`*_{}\[\]()!|]")
 
