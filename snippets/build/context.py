@@ -61,12 +61,10 @@ class BuildContext:
     guard: Guard
     usage: Usage
     notebooks: Notebooks
-    site_dir: Path | None = None
-    """Removed if the build fails (not when serving, nor for a dirty build)."""
     states: dict[str, PageState] = field(default_factory=dict)
 
 
-def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog, site_dir: Path | None) -> BuildContext:
+def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog) -> BuildContext:
     """A build's context over `catalog`, loaded from `root`/data by the plugin."""
     from snippets.build import drift
     from snippets.build.blocks import Blocks
@@ -79,7 +77,7 @@ def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog,
     names = {("model", k): m.name for k, m in catalog.models.items()}
     names |= {("accelerator", k): a.name for k, a in catalog.accelerators.items()}
     return BuildContext(
-        root=root, options=options, catalog=catalog, pages=pages, site_dir=site_dir,
+        root=root, options=options, catalog=catalog, pages=pages,
         blocks=Blocks(pages, catalog, timeout=options.block_timeout),
         guard=Guard(drift.Scanner(drift.data_text(catalog)), [docs_dir / "includes"], root / "snippets" / "pages"),
         usage=Usage(names),

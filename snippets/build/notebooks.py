@@ -8,9 +8,10 @@ option). For each, at the start of a build (`Notebooks.start`, from `on_config`)
   execution is on; an executed notebook already cached under that key (`<cache_dir>/<key>/notebooks/NAME.ipynb`)
   is used as it is;
 - otherwise a thread reads it with jupytext, executes it with nbclient's `NotebookClient` (a Jupyter kernel,
-  a process of its own, started in the build's root with `SERVING_DATA_DIR` pointing at its data/; each cell
-  limited to `cell_timeout` seconds) and writes the executed notebook there. The build converts its other
-  pages meanwhile: notebook pages are converted last (`Notebooks.files`).
+  a process of its own, started in the build's root with the root first on `PYTHONPATH` and `SERVING_DATA_DIR`
+  pointing at its data/, so it reads the build's code and data; each cell limited to `cell_timeout` seconds)
+  and writes the executed notebook there. The build converts its other pages meanwhile: notebook pages are
+  converted last (`Notebooks.files`).
 
 `Notebooks.files` points each script's page (same `src_uri`: same URL, same nav entry) at the executed `.ipynb`
 as its source (`File.abs_src_path`), which mkdocs-jupyter (`include` names both, `execute: false`) converts with
@@ -133,7 +134,9 @@ class Notebooks:
 
         client = NotebookClient(notebook, timeout=self.timeout, allow_errors=False, record_timing=False,
                                 on_cell_start=cell_start)
-        env = {**os.environ, "SERVING_DATA_DIR": str(self.root / "data")}
+        # the kernel reads the build's data/ and imports the build's snippets/, whatever else is on its path
+        path = os.pathsep.join([str(self.root), *filter(None, [os.environ.get("PYTHONPATH")])])
+        env = {**os.environ, "SERVING_DATA_DIR": str(self.root / "data"), "PYTHONPATH": path}
         try:
             client.execute(cwd=str(self.root), env=env, stderr=subprocess.DEVNULL)
         except CellTimeoutError:

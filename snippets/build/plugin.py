@@ -91,6 +91,9 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         self.serving = False
         self.context: BuildContext | None = None
         """The build under way (None between builds)."""
+        self.site_dir: Path | None = None
+        """The site directory of the build under way, removed if it fails: MkDocs sends `on_build_error` after
+        `on_post_build` too (a warning under --strict), when the context is gone."""
         self.code_stamp: tuple[Path, str] | None = None
         """The root of the last build and `code_stamp` of its snippets/: `on_config` imports an edited file anew."""
 
@@ -121,8 +124,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
                 f"{exc}\nHint: the fields, units and directions each table accepts are the pydantic models in "
                 "snippets/data/schema.py; run `python -c 'import snippets.data as d; d.load()'` to check data/ alone"
             ) from None
-        site_dir = None if getattr(config, "dirty", False) else Path(config.site_dir)
-        ctx = self.context = make_context(root, Path(config.docs_dir), self.config.options(), cat, site_dir)
+        self.site_dir = None if getattr(config, "dirty", False) else Path(config.site_dir)
+        ctx = self.context = make_context(root, Path(config.docs_dir), self.config.options(), cat)
         self._glossary(config)
         # typed list[str], but MkDocs hands the list to Python-Markdown, which takes Extension instances too
         config.markdown_extensions.append(computed.ComputedExtension(ctx.pages))  # type: ignore[arg-type]
@@ -260,14 +263,13 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
 
     def on_build_error(self, *, error: Exception) -> None:
         ctx, self.context = self.context, None
-        if ctx is None:
-            return
-        ctx.notebooks.close()  # no kernel outlives a failed build
+        if ctx is not None:
+            ctx.notebooks.close()  # no kernel outlives a failed build
+            self.code_stamp = (ctx.root, code_stamp(ctx.root))
         # a failed build (an error, or a warning under --strict, raised after every page was written)
         # leaves no complete-looking site behind: `mkdocs build` cleaned the directory before writing
-        if ctx.site_dir is not None and not self.serving:
-            shutil.rmtree(ctx.site_dir, ignore_errors=True)
-        self.code_stamp = (ctx.root, code_stamp(ctx.root))
+        if self.site_dir is not None and not self.serving:
+            shutil.rmtree(self.site_dir, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------- helpers

@@ -89,8 +89,10 @@ def test_a_rebuild_in_one_process_shows_every_edit_and_keeps_no_state(site_copy:
             figs = json.load(open(os.path.join({str(site)!r}, "numbers.json")))["notebooks/size-your-deployment.py"]
             print(run, "pool", next(f["text"] for f in figs["figures"] if f["name"] == name))
             # edits between rebuilds, as a contributor makes them while `serve` runs
-            open(home, "w").write(open(home).read().replace("fmt.count(node.gpus)", "fmt.count(node.gpus * 2)"))
-            open(data, "w").write(open(data).read().replace("utilization: 0.9", "utilization: 0.89", 1))
+            for path, old, new in ((home, "fmt.count(node.gpus)", "fmt.count(node.gpus * 2)"),
+                                   (data, "utilization: 0.9", "utilization: 0.89")):
+                text = open(path).read()
+                open(path, "w").write(text.replace(old, new, 1))
         cfg.plugins.on_shutdown()
     """)
     # the engine's pool: 81,559 MiB reported x 0.9 = 71.7 GiB, then x 0.89 = 70.9 GiB (a larger cut makes
