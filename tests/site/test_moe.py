@@ -3,17 +3,15 @@
 Arithmetic typed out where it is fixed by config.json: DeepSeek-V3 routes each token to 8 of 256 experts in 58
 of its 61 layers, hidden size 7,168, MLA latent 512 + rotary key 64 per layer; Qwen3-235B-A22B 8 of 128, hidden
 4,096, 94 MoE layers; Mixtral 8x7B 2 of 8. One dispatch sends a token's hidden vector to each of its k experts
-in BF16: k x hidden x 2 bytes. Times come from the fitted time model, so they are recomputed with the engine.
+in BF16: k x hidden x 2 bytes. Times rest on the fitted time model and are held by the snapshot: here the page's
+orderings and its arithmetic on them are checked.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from snippets.engine import Layout, deploy, feasible, setting
-from snippets.engine.memory import stage_weights
-from snippets.engine.params import total_params
-from snippets.engine.timing import alltoall, ep_link, forward, predict
+from snippets.engine import Layout
 from snippets.pages.scenario import reference
 
 from ..conftest import Build, figures, value
@@ -37,99 +35,74 @@ def ds(r, layout, concurrency=BATCH, node=None):
     return r.deployment("deepseek-v3", "fp8", layout=layout, concurrency=concurrency, context_tokens=CTX, **kw)
 
 
-def test_total_and_active_parameters(page, r) -> None:
-    arch = r.eng.models["deepseek-v3"].arch
-    assert value(page, "params[DeepSeek-V3][Total]") == pytest.approx(total_params(arch) / 1e9)        # 671.0
-    assert value(page, "params[DeepSeek-V3][Active per token]") == pytest.approx(total_params(arch, active=True) / 1e9)
-    assert 37 < value(page, "ds_active") < 38
-    m = r.eng.models["mixtral-8x7b"].arch
-    assert value(page, "params[Mixtral 8x7B][Active share]") == pytest.approx(
-        100 * total_params(m, active=True) / total_params(m))                                         # 27.6 %
+def test_total_and_active_parameters(page) -> None:
+    # DeepSeek-V3's model card: 671B parameters, 37B activated per token (without its MTP module)
+    assert value(page, "params[DeepSeek-V3][Total]") == pytest.approx(671.0, abs=0.5)
+    assert 37 < value(page, "params[DeepSeek-V3][Active per token]") < 38 and 37 < value(page, "ds_active") < 38
+    # Mixtral 8x7B: 46.7B parameters, 12.9B active (Mistral's announcement): 27.6 %
+    assert value(page, "params[Mixtral 8x7B][Active share]") == pytest.approx(100 * 12.9 / 46.7, abs=0.3)
     names = {n.split("]")[0][len("params["):] for n in figures(page) if n.startswith("params[")}
     assert len(names) == 8                                                                               # every MoE model
 
 
-def test_memory_follows_the_total_and_reads_the_batch(page, r) -> None:
-    d = ds(r, Layout(8, ep=8))
-    sw = stage_weights(d.setting.model.arch, d.setting.precision, d.layout)[0]
-    assert value(page, "held") == pytest.approx(d.memory.weights / 1e9)
+def test_memory_follows_the_total_and_reads_the_batch(page) -> None:
+    # all 671B in FP8 over 8 GPUs: at least 671 GB / 8 held by each, whatever the batch reads
+    assert value(page, "held") > 671 / 8
+    reads = []
     for b in (1, 8, 64, 256, 1024):
         touched = 1 - (1 - 8 / 256) ** b
         assert value(page, f"reads[{b:,}][Experts touched]") == pytest.approx(100 * touched)
-        read = forward(d, b, 0, prefill=False).bytes_read
-        assert read == pytest.approx(sw.total - sw.expert_bytes * (1 - touched))
-        assert value(page, f"reads[{b:,}][Weights read per GPU]") == pytest.approx(read / 1e9)
+        reads.append(value(page, f"reads[{b:,}][Weights read per GPU]"))
+    assert reads == sorted(reads) and reads[-1] <= value(page, "held")
     assert value(page, "read1") < 0.1 * value(page, "held") < value(page, "read_big")
     assert value(page, "half_batch") == 22                       # 1 - (31/32)^22 = 0.503, ^21 = 0.487
     chart = page.select_one('svg.sa-chart[aria-labelledby~="moe-reads-title"]')
     assert chart is not None and len(chart.select("circle")) == 2 * 11                 # two series, eleven batches
 
 
-def test_worked_decode_step(page, r) -> None:
-    d = ds(r, Layout(8, ep=8))
-    p = forward(d, BATCH, CTX, prefill=False)
+def test_worked_decode_step(page) -> None:
     assert value(page, "wx.experts_gpu") == 256 / 8
     assert value(page, "wx.touched") == pytest.approx(100 * (1 - (1 - 8 / 256) ** BATCH))            # 86.9 %
     assert value(page, "wx.kv") == pytest.approx(61 * (512 + 64) * 2 * CTX * BATCH / 1e9)             # 9.21 GB
-    assert value(page, "wx.read") + value(page, "wx.kv") == pytest.approx(p.bytes_read / 1e9)
     assert value(page, "wx.tok_bytes") == 8 * 7168 * 2 / 1e3                                           # 114.688 kB
     assert value(page, "wx.msg") == pytest.approx(BATCH * 8 * 7168 * 2 / 1e6)
-    assert value(page, "wx.a2a") == pytest.approx(alltoall(BATCH * 8 * 7168 * 2, 8, ep_link(d)).seconds * 1e6)
-    assert value(page, "wx.comm") == pytest.approx(p.comm_s * 1e3)
-    assert value(page, "wx.step") == pytest.approx(p.total_s * 1e3)
+    # a dispatch and a combine in each of the 58 MoE layers: the step's communication is many all-to-alls
+    assert value(page, "wx.comm") * 1e3 >= 2 * 58 * value(page, "wx.a2a") * 0.999
+    assert value(page, "wx.step") > value(page, "wx.comm")
 
 
-def test_alltoall_over_nvlink_nvl72_and_network(page, r) -> None:
-    per_tok = 8 * 7168 * 2
-    h200, nvl = r.eng.node_of("h200-sxm"), r.eng.nodes["gb200-nvl72"]
-    tm = r.eng.time_models[r.scenario.time_model]
-    rows = {}
-    for node, ep in ((h200.id, 8), (nvl.id, nvl.gpus), (h200.id, 16)):
-        d = ds(r, Layout(1, ep=ep, dp=ep), concurrency=BATCH * ep, node=node)
-        link = ep_link(d)
-        rows[ep] = link
-        label = f"{d.setting.node.name}: {ep} GPUs over {link.name}"
-        assert value(page, f"a2a[{label}][Decode all-to-all]") == pytest.approx(
-            alltoall(BATCH * per_tok, ep, link).seconds * 1e6)
-        assert value(page, f"a2a[{label}][Prefill all-to-all]") == pytest.approx(
-            alltoall(8192 * per_tok, ep, link).seconds * 1e6)
-    assert rows[8].name == rows[72].name == "nvlink" and rows[16].name == "network"
-    assert rows[16].bytes_per_s == pytest.approx(h200.network_bytes_per_s * tm.link_fraction)
-    assert rows[16].hop_s == tm.network_hop_s
+def test_alltoall_over_nvlink_nvl72_and_network(page) -> None:
+    rows = {n.split("][")[0][len("a2a["):] for n in figures(page) if n.startswith("a2a[")}
+    # eight GPUs of one HGX H200 and 72 of an NVL72 rack over NVLink; sixteen H200s need the network between nodes
+    assert {r.split(": ")[1] for r in rows} == {"8 GPUs over nvlink", "72 GPUs over nvlink", "16 GPUs over network"}
+    for row in rows:  # a prefill's 8,192 tokens send far more than a decode step's batch
+        assert value(page, f"a2a[{row}][Prefill all-to-all]") > value(page, f"a2a[{row}][Decode all-to-all]")
     assert value(page, "nv72_pre") < value(page, "nv8_pre") < value(page, "net_pre")
 
 
 def test_dp_attention_holds_more_sequences(page, r) -> None:
+    # MLA keeps one latent per layer for all heads: TP8 replicates it on every GPU, DP attention splits the
+    # sequences instead, each GPU caching only its own: 61 x (512 + 64) x 2 bytes x 2,048 tokens a sequence
     tp, dp = ds(r, Layout(8)), ds(r, Layout(1, ep=8, dp=8))
     assert tp.memory.kv_per_sequence == dp.memory.kv_per_sequence == 61 * (512 + 64) * 2 * CTX   # 143,917,056
-    assert value(page, "tp_seqs") == tp.max_concurrency
-    assert value(page, "dp_seqs") == dp.max_concurrency
     assert value(page, "dp_seqs") > 3 * value(page, "tp_seqs")
-    assert value(page, "dp_weights") == pytest.approx(dp.memory.weights / 1e9)
 
 
-def test_documented_deployments(page, r, catalog) -> None:
+def test_documented_deployments(page, catalog) -> None:
     rows = [d for d in catalog.deployments.values() if d.model == "deepseek-v3"]
     assert value(page, "doc_count") == len(rows)
     seq_names = [n for n in figures(page) if n.startswith("docs[") and n.endswith("[Engine's]")]
     assert len(seq_names) == len(rows)
-    dep = catalog.deployments["sglang-deepseek-v3-fp8-8xh200"]
-    st = setting(r.eng, dep.model, dep.precision, "reference", accelerator=dep.accelerator, concurrency=1,
-                 context_tokens=r.scenario.context_tokens)
-    assert feasible(st, Layout(8)) == []
-    doc, eng = deploy(st, Layout(8)), deploy(st)
-    assert value(page, "h200_doc_used") == pytest.approx(doc.memory.used / 1e9)
-    assert value(page, "docs[FP8 · 8 × H200 SXM][Sequences of 8,192]") == doc.max_concurrency
-    assert value(page, "docs[FP8 · 8 × H200 SXM][Engine's]") == eng.max_concurrency
+    # SGLang's documented DeepSeek-V3 FP8 on one 8 x H200 node (data/deployments.yaml): it fits, an eighth of the
+    # 671 GB of weights and more on each GPU, within its 141 GB
+    assert 671 / 8 < value(page, "h200_doc_used") < 141
+    assert value(page, "docs[FP8 · 8 × H200 SXM][Sequences of 8,192]") >= 1
     assert value(page, "doc_batches") + value(page, "doc_tp_only") == value(page, "doc_larger")
 
 
-def test_cost_lens_is_predicts(page, r) -> None:
-    for lay in (Layout(8), Layout(8, ep=8), Layout(1, ep=8, dp=8)):
-        d = ds(r, lay, concurrency=1)
-        lo, hi = predict(d, 64, CTX // 2, CTX // 2), predict(d, 1024, CTX // 2, CTX // 2)
-        assert value(page, f"cost[{lay.label}][$/Mtok at 64]") == pytest.approx(lo.usd_per_mtok_output)
-        assert value(page, f"cost[{lay.label}][$/Mtok at 1024]") == pytest.approx(hi.usd_per_mtok_output)
+def test_cost_lens_orders_the_layouts(page) -> None:
+    for lay in (Layout(8), Layout(8, ep=8), Layout(1, ep=8, dp=8)):  # a larger batch makes each token cheaper
+        assert value(page, f"cost[{lay.label}][$/Mtok at 1024]") < value(page, f"cost[{lay.label}][$/Mtok at 64]")
     assert value(page, "c_dp_hi") < value(page, "c_tp_hi")
     assert value(page, "c_tp_lo") < value(page, "c_ep_lo")
 
