@@ -181,6 +181,10 @@ class Blocks:
             state.errors.append(f"{where}: session={options['session']!r}: a session shares one block's state with "
                                 "the blocks after it; each block computes from the page model alone")
             return ""
+        if options.get("source") or options.get("result"):  # what the block prints is converted here, once
+            state.errors.append(f"{where}: source= and result= are not supported: a block prints what it stands for "
+                                "(show its code in a fenced block of its own)")
+            return ""
         before = pages.state_after_block or self.shared.snapshot()
         self._failed = False
         pages.in_block += 1

@@ -110,6 +110,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
     @event_priority(LAST)
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         root = Path(config.config_file_path).resolve().parent
+        self.site_dir = None if getattr(config, "dirty", False) else Path(config.site_dir)
         self.code_stamp = reimport_edited_code(root, self.code_stamp)
         source_date_epoch(root)
 
@@ -124,7 +125,6 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
                 f"{exc}\nHint: the fields, units and directions each table accepts are the pydantic models in "
                 "snippets/data/schema.py; run `python -c 'import snippets.data as d; d.load()'` to check data/ alone"
             ) from None
-        self.site_dir = None if getattr(config, "dirty", False) else Path(config.site_dir)
         ctx = self.context = make_context(root, Path(config.docs_dir), self.config.options(), cat)
         self._glossary(config)
         # typed list[str], but MkDocs hands the list to Python-Markdown, which takes Extension instances too

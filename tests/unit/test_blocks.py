@@ -84,6 +84,12 @@ def test_a_block_session_is_refused(catalog: Catalog) -> None:
                            "after it; each block computes from the page model alone"]
 
 
+def test_a_block_showing_its_source_is_refused(catalog: Catalog) -> None:
+    page = convert(block('print("x")', ' source="above"'), catalog)
+    assert page.errors == ["docs/page.md:3: source= and result= are not supported: a block prints what it stands for "
+                           "(show its code in a fenced block of its own)"]
+
+
 def test_block_state_never_reaches_the_next_block(catalog: Catalog) -> None:
     code = "try:\n    seen += 1\nexcept NameError:\n    seen = 1\nprint(f'seen {seen}')"
     page = convert(block(code) + block(code), catalog)
