@@ -4,10 +4,10 @@ Measures, each as the median of N runs (3 by default), in temporary copies of th
 repository's own files are never touched:
 
   a. the strict build of the whole site with execution on (markdown-exec blocks run, the notebook
-     is executed by a Jupyter kernel; notebook cache emptied before every run, as in a fresh
-     clone or CI) against the same pages with execution off (a generated config that INHERITs
-     mkdocs.yml, drops markdown-exec and sets mkdocs-jupyter `execute: false`; the hook still
-     runs). Also the build with execution on and the notebook cache warm, as on a second build.
+     is executed by a Jupyter kernel; the caches emptied before every run, as in a fresh clone or
+     CI) against the same pages with execution off (a generated config that INHERITs mkdocs.yml,
+     drops markdown-exec and sets the serving plugin's `execute: false`; the plugin still runs).
+     Also the build with execution on and the notebook cache warm, as on a second build.
   b. the rebuild after a one-line data edit, in one process as `mkdocs serve` does it: load the
      config, build once to warm up, then for each run change one YAML value and rebuild.
   c. the test suite without the browser tests (`-m "not browser"`), as the brief's command runs it.
@@ -112,7 +112,7 @@ def _entries(items: list[Any]) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def write_noexec_config(root: Path) -> Path:
-    """A config that INHERITs mkdocs.yml with markdown-exec dropped and the notebook not executed.
+    """A config that INHERITs mkdocs.yml with markdown-exec dropped and the notebooks not executed.
 
     Lists are replaced, not merged, by INHERIT, so `plugins` and `markdown_extensions` are written
     whole: the parent's, with those changes. Everything else is inherited.
@@ -122,7 +122,7 @@ def write_noexec_config(root: Path) -> Path:
     for name, options in _entries(parent.get("plugins", [])):
         if name == "markdown-exec":
             continue
-        if name == "mkdocs-jupyter":
+        if name == "serving":
             options = {**(options or {}), "execute": False}
         plugins.append({name: options} if options else name)
     extensions: list[Any] = []

@@ -65,15 +65,14 @@ def run_build(root: Path, *extra: str) -> Build:
 def site_copy(tmp_path: Path, built: Build) -> Path:
     """A fresh copy of the site sources, to modify and build.
 
-    It starts with the notebook results of the session's build (mkdocs-jupyter's cache, which the
-    plugin keys on the notebook, data/ and snippets/): a copy that changes none of those renders the
+    It starts with the caches of the session's build (the executed notebooks, keyed on each notebook and on
+    data/ and snippets/, and mkdocs-jupyter's conversions): a copy that changes none of those renders the
     notebook from the cache instead of executing it again; one that changes any executes it anew.
     """
     dest = copy_site(tmp_path / "copy")
-    warm = built.root / ".cache" / "mkdocs-jupyter"
-    entries = sorted(warm.iterdir(), key=lambda d: d.stat().st_mtime) if warm.is_dir() else []
-    if entries:  # the newest entry is the session build's
-        shutil.copytree(entries[-1], dest / ".cache" / "mkdocs-jupyter" / entries[-1].name)
+    for cache in ("serving", "mkdocs-jupyter"):
+        if (built.root / ".cache" / cache).is_dir():
+            shutil.copytree(built.root / ".cache" / cache, dest / ".cache" / cache)
     return dest
 
 

@@ -1,10 +1,12 @@
 """The build: one MkDocs plugin, `serving` (`snippets.build.plugin`), and what it runs.
 
-- `plugin`           the plugin: every build event, state on the plugin object
-- `computed`         `{{ value }}` and `{{ claim ... }}` in Markdown: the extension and the page's state
-- `guard`            what the reader reads (hand-typed quantities in rendered text and block output),
-                     exec blocks' limits, the notebook's cell limit and links
-- `drift`            the prose scanner and the allowlist of names (`snippets/allowed_names.txt`)
-- `notebooks`        the notebook worker's client, kept between `mkdocs serve` rebuilds
-- `notebook_worker`  the worker: `python -m snippets.build.notebook_worker`
+- `plugin`     the plugin: its options, every build event, top to bottom
+- `context`    one `BuildContext` a build: everything the build knows, made in `on_config`, dropped at its end
+- `computed`   `{{ value }}` and `{{ claim ... }}` in Markdown: the extension and the page's state
+- `syntax`     the page syntax the extension and the prose scanner read, written once
+- `blocks`     the `python exec="on"` blocks: the build's catalog in their namespace, limits, the state check
+- `guard`      what the reader reads: hand-typed quantities in rendered text, block and cell output; notebook links
+- `drift`      the prose scanner and the allowlist of names (`snippets/allowed_names.txt`)
+- `abbr`       a term's tooltip on its first mention in each section
+- `notebooks`  the notebook pages, executed with nbclient beside the build and handed to mkdocs-jupyter
 """

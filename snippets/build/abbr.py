@@ -14,11 +14,12 @@ only the first `<abbr>` of each term; later ones become plain text.
   the reader who never opens it, but the section's first mention is usually in the prose above; keeping one
   rule keeps the tooltips predictable.
 - **Generated HTML counts too.** Tables and text printed by markdown-exec blocks are converted by a second
-  Markdown instance (which runs this extension over the block alone) and stored in the page's HTML stash;
-  they appear in the tree as placeholders. Where a placeholder stands, this processor reads the stashed HTML
-  in order, so a term first marked in a generated table is not marked again in the prose below it, and the
-  reverse. In stashed HTML it matches only what `abbr` itself writes (`<abbr title="...">term</abbr>`) and
-  `<h2` openings.
+  Markdown instance (with the same extensions: `abbr` knows the glossary through its `glossary` option, which
+  the `serving` plugin fills from the glossary file, and this extension runs over the block alone) and stored in
+  the page's HTML stash; they appear in the tree as placeholders. Where a placeholder stands, this processor
+  reads the stashed HTML in order, so a term first marked in a generated table is not marked again in the prose
+  below it, and the reverse. In stashed HTML it matches only what `abbr` itself writes
+  (`<abbr title="...">term</abbr>`) and `<h2` openings.
 
 Notebook pages are rendered by mkdocs-jupyter (nbconvert), not Python-Markdown: neither the glossary nor this
 extension reaches them.
@@ -37,33 +38,14 @@ from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 from markdown.util import HTML_PLACEHOLDER_RE
 
-from snippets.render.fmt import TERMS_MARK
-
 PRIORITY = 6
 """Just after `abbr` (7), which marks every mention; before `toc` (5), so headings reach the TOC as marked here."""
 
 SECTION_TAGS = frozenset({"h2"})
 """The elements that start a section."""
 
-_STASHED = re.compile(r'<h2[\s>]|<abbr title="[^"]*">([^<]*)</abbr>|<(table|ul) ' + TERMS_MARK + r'>(.*?</\2>)', re.S)
-"""In stashed HTML: a section's start, an abbreviation as the abbr extension writes it (group 1: the term), or
-a table or list `snippets.render.fmt` wrote as HTML (group 2: its tag, 3: its content), whose terms are marked here."""
-
-_TAG_OR_TEXT = re.compile(r"(<code>.*?</code>|<[^>]*>)|([^<]+)", re.S)
-"""Code (whose text abbr leaves alone, as it does in Markdown), a tag, or text."""
-
-
-class Glossary:
-    """The terms `abbr` marks in this conversion (its treeprocessor's, once it has run) and their titles."""
-
-    def __init__(self, pattern: re.Pattern[str] | None, titles: dict[str, str]) -> None:
-        self.pattern = pattern
-        self.titles = titles
-
-    def abbr(self, term: str) -> str:
-        """`<abbr>` as Python-Markdown serializes the element abbr makes."""
-        title = self.titles[term].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-        return f'<abbr title="{title}">{term}</abbr>'
+_STASHED = re.compile(r'<h2[\s>]|<abbr title="[^"]*">([^<]*)</abbr>')
+"""In stashed HTML: a section's start, or an abbreviation as the abbr extension writes it (group 1: the term)."""
 
 
 class FirstMention:
@@ -82,33 +64,16 @@ class FirstMention:
         self.seen.add(term)
         return True
 
-    def stashed(self, text: str, glossary: Glossary | None = None) -> str:
-        """Stashed HTML with every abbreviation after its section's first reduced to its text, and the terms of
-        a table written as HTML marked as `abbr` would have marked them in a Markdown table."""
+    def stashed(self, text: str) -> str:
+        """Stashed HTML with every abbreviation after its section's first reduced to its text."""
 
         def one(m: re.Match[str]) -> str:
-            if m.group(2) is not None:
-                return f"<{m.group(2)}>" + self._terms(m.group(3), glossary)
             if m.group(1) is None:  # an <h2 ...>
                 self.new_section()
                 return m.group(0)
             return m.group(0) if self.keep(html.unescape(m.group(1))) else m.group(1)
 
         return _STASHED.sub(one, text)
-
-    def _terms(self, rows: str, glossary: Glossary | None) -> str:
-        """A table's rows with each term's first mention in the section as an `<abbr>`, in reading order."""
-        if glossary is None or glossary.pattern is None:
-            return rows
-        pattern = glossary.pattern
-
-        def text(m: re.Match[str]) -> str:
-            if m.group(1) is not None:  # a tag or code, as written
-                return m.group(0)
-            return pattern.sub(lambda t: glossary.abbr(t.group(0)) if glossary.titles.get(t.group(0))
-                               and self.keep(t.group(0)) else t.group(0), m.group(0))
-
-        return _TAG_OR_TEXT.sub(text, rows)
 
 
 def _unwrap(parent: Element, child: Element) -> None:
@@ -127,9 +92,6 @@ class AbbrFirstTreeprocessor(Treeprocessor):
     """Keeps the first `<abbr>` of each term in each section; later ones become plain text."""
 
     def run(self, root: Element) -> None:
-        abbr = self.md.treeprocessors["abbr"] if "abbr" in self.md.treeprocessors else None  # noqa: SIM401 - a Registry, no get()
-        # Python-Markdown's AbbrTreeprocessor keeps its terms (`abbrs`) and the pattern it built from them (`RE`)
-        self.glossary = Glossary(getattr(abbr, "RE", None), dict(getattr(abbr, "abbrs", {}) or {}))
         self._process(root, FirstMention())
 
     def _process(self, root: Element, state: FirstMention) -> None:
@@ -166,7 +128,7 @@ class AbbrFirstTreeprocessor(Treeprocessor):
             block = blocks[i]
             if isinstance(block, str):
                 # markdown-exec stores markupsafe.Markup, a str subclass: keep the type it stored
-                blocks[i] = type(block)(state.stashed(str(block), self.glossary))
+                blocks[i] = type(block)(state.stashed(str(block)))
             else:  # an element stashed whole: the same rule, in the same reading order
                 self._process(block, state)
 

@@ -18,20 +18,21 @@ import ast
 import difflib
 import importlib
 import json
-import logging
 import re
 import xml.etree.ElementTree as etree
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markdown import Extension, Markdown
 from markdown.inlinepatterns import InlineProcessor
 from markdown.util import AtomicString
 
+from snippets.build import syntax
 from snippets.render.fmt import Claim, Figure, figure_attrs
 
-VALUE_RE = r"\{\{\s*(?!claim\s)(?!/claim)(?P<expr>[^{}]+?)\s*\}\}"
-CLAIM_RE = r"(?s)\{\{\s*claim\s+(?P<expr>[^{}]+?)\s*\}\}(?P<words>.+?)\{\{\s*/claim\s*\}\}"
+if TYPE_CHECKING:
+    from snippets.data import Catalog
+
 
 
 @dataclass
@@ -54,17 +55,15 @@ class PageState:
     """How many exec blocks of the page have run (the next one is the block after them)."""
     block_runs: list[tuple[str, int]] = field(default_factory=list)
     """(code, line) of each exec block run, in order: its output, wrapped with its index, is scanned with the page."""
-    block_failures: list[str] = field(default_factory=list)
-    """markdown-exec's record of each block that raised, as the blocks run."""
     reported: set[tuple[int, str]] = field(default_factory=set)
     """(line, token) of every hand-typed quantity already reported on the page."""
 
     def block_starts(self) -> list[int]:
-        return [self.markdown.count("\n", 0, m.start()) + 1 for m in _EXEC_FENCE.finditer(self.markdown)]
+        return [self.markdown.count("\n", 0, m.start()) + 1 for m in syntax.EXEC_FENCE.finditer(self.markdown)]
 
     def source_line(self, token: str) -> int | None:
         """The first line of the page's source (front matter aside) that holds `token`."""
-        body = _FRONT_MATTER.sub(_blank, self.markdown)
+        body = syntax.FRONT_MATTER.sub(_blank, self.markdown)
         for i, ln in enumerate(body.splitlines(), 1):
             if token in ln:
                 return i
@@ -87,11 +86,6 @@ class PageState:
         return f"docs/{self.src}" + (f":{self.current_line}" if self.current_line else "")
 
 
-_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}).*?^(?P=indent)?[ \t]*(?P=fence)[ \t]*$", re.S | re.M)
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_OPENING = re.compile(r"\{\{\s*(?P<claim>claim\s+)?(?P<expr>[^{}]+?)\s*\}\}")
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -101,10 +95,10 @@ def _blank(m: re.Match[str]) -> str:
 def computed_occurrences(markdown: str) -> dict[str, list[int]]:
     """Line of every computed value and claim opening in a page's body, keyed "value expr" / "claim expr"."""
     body = markdown
-    for pattern in (_FRONT_MATTER, _FENCE, _HTML_COMMENT, _CODE_SPAN):
+    for pattern in (syntax.FRONT_MATTER, syntax.FENCE, syntax.HTML_COMMENT, syntax.CODE_SPAN):
         body = pattern.sub(_blank, body)
     out: dict[str, list[int]] = {}
-    for m in _OPENING.finditer(body):
+    for m in syntax.OPENING.finditer(body):
         expr = " ".join(m.group("expr").split())
         if expr.startswith("/claim"):
             continue
@@ -115,20 +109,20 @@ def computed_occurrences(markdown: str) -> dict[str, list[int]]:
 
 @dataclass
 class Pages:
-    """The build's page cursor, shared by the plugin, the Markdown extension and the exec-block wrapper:
-    the page being converted, the catalog's texts, and whether an exec block's output is being converted.
-    One per build, held by the plugin: nothing of it is module state."""
+    """The build's page cursor, shared by the plugin, the Markdown extension and the exec blocks: the catalog
+    the build loaded, the page being converted, and whether an exec block's output is being converted. One per
+    build, held by the build's context (`snippets.build.context`): nothing of it is module state."""
 
+    catalog: Catalog | None = None
+    """The catalog every page model of the build is computed from."""
     current: PageState = field(default_factory=PageState)
-    data_text: frozenset[str] = frozenset()
-    """Every text of the catalog (normalized), once data/ is loaded: see drift.data_text."""
     in_block: int = 0
-    """Above zero while an exec block runs and markdown-exec converts what it printed (`guard.run_block`).
+    """Above zero while an exec block runs and markdown-exec converts what it printed (`blocks.Blocks.fence`).
     Block output is text the block printed, often from data: it is never read for `{{ }}` syntax
     (tests/build/test_hostile_input.py::test_computed_syntax_in_data_is_never_evaluated)."""
 
     state_after_block: dict[str, Any] | None = None
-    """The shared state as the page's last exec block left it (`guard.run_block`): the next block starts from it,
+    """The shared state as the page's last exec block left it (`blocks.Blocks.fence`): the next block starts from it,
     so each block costs one snapshot, not two. None at the start of a page."""
 
     def begin(self, src: str, markdown: str, model: str | None) -> PageState:
@@ -137,20 +131,22 @@ class Pages:
         return self.current
 
 
-def _namespace(state: PageState) -> dict[str, Any] | None:
+def _namespace(state: PageState, catalog: Catalog | None) -> dict[str, Any] | None:
     if state.namespace is not None:
         return state.namespace
+    if catalog is None:
+        state.errors.append(f"docs/{state.src}: computed values need the build's catalog (the serving plugin)")
+        state.namespace = {}
+        return None
     if state.model is None:
         state.errors.append(
             f"docs/{state.src}: uses {{{{ ... }}}} computed values but its front matter names no `model:`"
         )
         state.namespace = {}
         return None
-    from snippets.data import load
-
     try:
         module = importlib.import_module(f"snippets.pages.{state.model}")
-        state.namespace = dict(module.namespace(load()))
+        state.namespace = dict(module.namespace(catalog))
     except Exception as exc:
         state.errors.append(
             f"docs/{state.src}: page model snippets.pages.{state.model} failed: {type(exc).__name__}: {exc}"
@@ -173,14 +169,14 @@ def _names_used(expr: str) -> set[str] | None:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
-def evaluate(state: PageState, expr: str, what: str = "value") -> Any:
+def evaluate(state: PageState, expr: str, what: str = "value", catalog: Catalog | None = None) -> Any:
     """Evaluate `expr` in the page's namespace; record an error and return FAILED on any failure.
 
     The expression must read at least one name of the page's namespace: a constant (`{{ "80 GB" }}`,
     `{{ None }}`, `{{ claim 1 == 1 }}`, `{{ claim True }}`) would publish as computed or checked
     what nothing computed or checked.
     """
-    ns = _namespace(state)
+    ns = _namespace(state, catalog)
     if ns is None:
         return FAILED
     shown = f"{{{{ claim {expr} }}}}" if what == "claim" else f"{{{{ {expr} }}}}"
@@ -258,7 +254,7 @@ class ValueProcessor(_ComputedProcessor):
             state.errors.append(f"docs/{state.src}: {{{{ /claim }}}} without an opening {{{{ claim ... }}}}")
             return el, m.start(0), m.end(0)
         state.take_line("value", bare)
-        result = evaluate(state, expr)
+        result = evaluate(state, expr, "value", self.pages.catalog)
         if isinstance(result, Figure):
             el = figure_element(result, expr)
             state.figures.append({"name": expr, "value": result.value, "unit": result.unit, "text": result.text})
@@ -282,7 +278,7 @@ class ClaimProcessor(_ComputedProcessor):
         expr = m.group("expr").strip()
         words = m.group("words")
         state.take_line("claim", " ".join(expr.split()))
-        result = evaluate(state, expr, "claim")
+        result = evaluate(state, expr, "claim", self.pages.catalog)
         el = etree.Element("span")
         el.set("class", "sa-claim")
         el.set("data-claim", expr)
@@ -315,51 +311,8 @@ class ComputedExtension(Extension):
         self.pages = pages
 
     def extendMarkdown(self, md: Markdown) -> None:
-        md.inlinePatterns.register(ClaimProcessor(CLAIM_RE, md, self.pages), "sa-claim", 186)
-        md.inlinePatterns.register(ValueProcessor(VALUE_RE, md, self.pages), "sa-value", 185)
-
-
-_EXEC_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})\s*(?:python|py)\b[^\n]*\bexec=\"(?:on|true|1)\"", re.M)
-_BLOCK_FRAME = re.compile(r'File "<code block: n(\d+)>", line (\d+)')
-
-
-def describe_block_failure(state: PageState, log_message: str, block_start: int | None = None) -> str:
-    """One actionable line for a raising exec block: page, line of the block, the error, the failing line."""
-    lines = [ln.rstrip() for ln in log_message.splitlines() if ln.strip()]
-    error = next((ln.strip() for ln in reversed(lines) if re.match(r"^\s*\w+(Error|Exception|Exit)\b", ln)),
-                 lines[-1].strip() if lines else "unknown error")
-    where = f"docs/{state.src}"
-    frames = _BLOCK_FRAME.findall(log_message)
-    detail = ""
-    if block_start is not None:  # the block that raised is known: markdown-exec numbers blocks build-wide
-        in_block = re.findall(r'File "<code block: [^>]*>", line (\d+)', log_message)
-        if in_block:
-            n = int(in_block[-1])
-            where += f":{block_start + n}"
-            detail = f" (line {n} of the block that starts at line {block_start})"
-        else:
-            where += f":{block_start}"
-    elif frames:
-        block_no, line_in_block = (int(x) for x in frames[-1])
-        starts = [state.markdown.count("\n", 0, m.start()) + 1 for m in _EXEC_FENCE.finditer(state.markdown)]
-        if 0 < block_no <= len(starts):
-            where += f":{starts[block_no - 1] + line_in_block}"
-            detail = f" (line {line_in_block} of the block that starts at line {starts[block_no - 1]})"
-    return (f"{where}: a Python block raised {error}{detail}. "
-            "Hint: run the block's code in `python` after `pip install -e .` to see the full traceback")
-
-
-class ExecWarningCatcher(logging.Handler):
-    """Collects markdown-exec's warnings (a raising block) so the plugin can stop the build on them."""
-
-    def __init__(self, pages: Pages) -> None:
-        super().__init__(level=logging.WARNING)
-        self.pages = pages
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-        self.pages.current.block_failures.append(record.getMessage())
+        md.inlinePatterns.register(ClaimProcessor(syntax.CLAIM, md, self.pages), "sa-claim", 186)
+        md.inlinePatterns.register(ValueProcessor(syntax.VALUE, md, self.pages), "sa-value", 185)
 
 
 def collect(html_text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:

@@ -4,6 +4,10 @@ Prose is what remains of a page's Markdown source after removing front matter, f
 (exec blocks included), inline code, `{{ computed values }}` and claim tags, HTML tags and
 comments, link targets and ordered-list markers. Any digit left there is a quantity typed by
 hand, unless it belongs to a name on the reviewed allowlist (`snippets/allowed_names.txt`).
+
+A `Scanner` reads the allowlist once and remembers what it has scanned (a grid repeats its cells): the build
+makes one per build (`snippets.build.context.BuildContext`), so an edited allowlist or data/ is read by the next
+build, and nothing is kept at module level.
 """
 
 from __future__ import annotations
@@ -11,16 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
+
+from snippets.build import syntax
 
 ALLOWLIST = Path(__file__).resolve().parent.parent / "allowed_names.txt"
 
-_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}).*?^(?P=indent)?[ \t]*(?P=fence)[ \t]*$", re.S | re.M)
-_COMPUTED = re.compile(r"\{\{.*?\}\}", re.S)
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _HTML_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 _ATTR_LIST = re.compile(r"\{:?[ \t]*[#.][^}]*\}")
@@ -36,8 +36,7 @@ class Literal:
     context: str
 
 
-@lru_cache(maxsize=4)
-def _allowed(path: Path = ALLOWLIST) -> tuple[tuple[str, re.Pattern[str]], ...]:
+def allowed_names(path: Path = ALLOWLIST) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """Each allowlisted name with its pattern, longest first ("HBM3e" before "HBM3")."""
     names = [
         ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()
@@ -54,11 +53,11 @@ def _blank(match: re.Match[str]) -> str:
 
 def prose(markdown: str) -> str:
     """The page's prose: the source with code, computed values and markup blanked out."""
-    text = _FRONT_MATTER.sub(_blank, markdown)
-    text = _FENCE.sub(_blank, text)
-    text = _HTML_COMMENT.sub(_blank, text)
-    text = _COMPUTED.sub(_blank, text)
-    text = _CODE_SPAN.sub(_blank, text)
+    text = syntax.FRONT_MATTER.sub(_blank, markdown)
+    text = syntax.FENCE.sub(_blank, text)
+    text = syntax.HTML_COMMENT.sub(_blank, text)
+    text = syntax.ANY_COMPUTED.sub(_blank, text)
+    text = syntax.CODE_SPAN.sub(_blank, text)
     text = _HTML_TAG.sub(" ", text)
     text = _LINK_TARGET.sub("] ", text)
     text = _ATTR_LIST.sub(" ", text)
@@ -66,14 +65,14 @@ def prose(markdown: str) -> str:
     return text
 
 
-def typed_quantities(markdown: str) -> list[Literal]:
-    """Every digit-bearing token in the prose that is not an allowlisted name, with its line."""
+def typed_quantities(markdown: str, allowed: tuple[tuple[str, re.Pattern[str]], ...]) -> list[Literal]:
+    """Every digit-bearing token in the prose that is not an allowlisted name (`allowed_names`), with its line."""
     found: list[Literal] = []
     for lineno, line in enumerate(prose(markdown).splitlines(), 1):
         if not _DIGIT.search(line):
             continue  # no digit, no quantity: names are struck out only to keep their digits
         stripped = line
-        for name, pat in _allowed():
+        for name, pat in allowed:
             if name in stripped:  # a match holds the name: most lines hold none, and skip the regex
                 stripped = pat.sub(" ", stripped)
         for m in _DIGIT_WORD.finditer(stripped):
@@ -245,70 +244,84 @@ def data_text(obj: object) -> frozenset[str]:
     return frozenset(s for s in found if re.search(r"\d", s) and len(s) >= 2)
 
 
-@lru_cache(maxsize=65536)
-def quantities_in(text: str, data: frozenset[str] = frozenset()) -> tuple[Literal, ...]:
-    """The hand-typed quantities of one piece of rendered text (line 1); a token inside a text from
-    data/ that the piece shows whole is not one. (Cached: a grid repeats its cells.)"""
-    if not any(ch.isdigit() for ch in text):
-        return ()
-    flat = normalize(text)
-    found = []
-    for lit in typed_quantities(flat + "\n"):
-        if any(lit.token in d and d in flat for d in data):
-            continue
-        found.append(lit)
-    return tuple(found)
+class Scanner:
+    """The prose scanner of one build: the allowlist as it was when the build started, the catalog's texts
+    (`data_text`), and what it has already scanned (a grid repeats its cells, page models their words)."""
 
+    def __init__(self, data: frozenset[str] = frozenset(), allowlist: Path = ALLOWLIST) -> None:
+        self.data = data
+        self.allowed = allowed_names(allowlist)
+        self._pieces: dict[str, tuple[Literal, ...]] = {}
+        self._words: dict[str, tuple[str, ...]] = {}
 
-@lru_cache(maxsize=8192)
-def _word_tokens(word: str) -> tuple[str, ...]:
-    """The quantities `typed_quantities` finds in one word (the page models repeat their words)."""
-    return tuple(lit.token for lit in typed_quantities(word + "\n"))
+    def typed_quantities(self, markdown: str) -> list[Literal]:
+        """`typed_quantities` of a page's Markdown source with this build's allowlist."""
+        return typed_quantities(markdown, self.allowed)
 
+    def quantities_in(self, text: str) -> tuple[Literal, ...]:
+        """The hand-typed quantities of one piece of rendered text (line 1); a token inside a text from
+        data/ that the piece shows whole is not one."""
+        hit = self._pieces.get(text)
+        if hit is not None:
+            return hit
+        found: tuple[Literal, ...] = ()
+        if any(ch.isdigit() for ch in text):
+            flat = normalize(text)
+            found = tuple(lit for lit in typed_quantities(flat + "\n", self.allowed)
+                          if not any(lit.token in d and d in flat for d in self.data))
+        self._pieces[text] = found
+        return found
 
-def literal_quantities(code: str) -> dict[str, list[tuple[str, int]]]:
-    """Digit-bearing tokens typed in the string literals of Python code (docstrings aside): for each,
-    the words around it in the literal and the literal's line. What a block or page model can print
-    that no value computed is one of these, shown with the same words around it."""
-    import ast
+    def _word_tokens(self, word: str) -> tuple[str, ...]:
+        """The quantities `typed_quantities` finds in one word (the page models repeat their words)."""
+        hit = self._words.get(word)
+        if hit is None:
+            hit = self._words[word] = tuple(lit.token for lit in typed_quantities(word + "\n", self.allowed))
+        return hit
 
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return {}
-    docs: set[int] = set()
-    texts: list[tuple[ast.Constant, str]] = []  # one walk: the docstrings are known once it ends
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant):
-            if isinstance(node.value, str) and any(ch.isdigit() for ch in node.value):
-                texts.append((node, node.value))  # only digit-bearing tokens are quantities
-        elif isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                docs.add(id(first.value))
-    out: dict[str, list[tuple[str, int]]] = {}
-    code_lines = code.splitlines()
+    def literal_quantities(self, code: str) -> dict[str, list[tuple[str, int]]]:
+        """Digit-bearing tokens typed in the string literals of Python code (docstrings aside): for each,
+        the words around it in the literal and the literal's line. What a block or page model can print
+        that no value computed is one of these, shown with the same words around it."""
+        import ast
 
-    def line_of(node: ast.Constant, token: str, window: str) -> int:
-        # an implicitly joined (f-)string reports its first line for every part: find the part's own
-        span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
-        for needle in (window, token):
-            for n in span:
-                if n <= len(code_lines) and needle in normalize(code_lines[n - 1]):
-                    return n
-        return node.lineno
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return {}
+        docs: set[int] = set()
+        texts: list[tuple[ast.Constant, str]] = []  # one walk: the docstrings are known once it ends
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant):
+                if isinstance(node.value, str) and any(ch.isdigit() for ch in node.value):
+                    texts.append((node, node.value))  # only digit-bearing tokens are quantities
+            elif isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.body:
+                first = node.body[0]
+                if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                    docs.add(id(first.value))
+        out: dict[str, list[tuple[str, int]]] = {}
+        code_lines = code.splitlines()
 
-    for node, value in texts:
-        if id(node) not in docs:
-            for line in prose(value + "\n").splitlines():
-                words = normalize(line).split(" ")
-                for i, word in enumerate(words):
-                    if not any(ch.isdigit() for ch in word):
-                        continue  # typed_quantities finds only digit-bearing tokens: skip its regexes
-                    for token in _word_tokens(word):
-                        window = " ".join(words[max(0, i - 1):i + 2])
-                        out.setdefault(token, []).append((window, line_of(node, token, window)))
-    return out
+        def line_of(node: ast.Constant, token: str, window: str) -> int:
+            # an implicitly joined (f-)string reports its first line for every part: find the part's own
+            span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+            for needle in (window, token):
+                for n in span:
+                    if n <= len(code_lines) and needle in normalize(code_lines[n - 1]):
+                        return n
+            return node.lineno
+
+        for node, value in texts:
+            if id(node) not in docs:
+                for line in prose(value + "\n").splitlines():
+                    words = normalize(line).split(" ")
+                    for i, word in enumerate(words):
+                        if not any(ch.isdigit() for ch in word):
+                            continue  # typed_quantities finds only digit-bearing tokens: skip its regexes
+                        for token in self._word_tokens(word):
+                            window = " ".join(words[max(0, i - 1):i + 2])
+                            out.setdefault(token, []).append((window, line_of(node, token, window)))
+        return out
 
 
 def typed_in(token: str, shown: str, literals: dict[str, list[tuple[str, int]]]) -> int | None:

@@ -1,133 +1,189 @@
-"""The notebook worker's client: start, submit, join, close, and the deferred import of nbconvert.
+"""The site's notebooks: each jupytext notebook executed with nbclient beside the build, cached, and handed to
+mkdocs-jupyter as an executed `.ipynb`.
 
-A cold build executes the notebook in a second process (`snippets.build.notebook_worker`), beside
-the rest of the build. The sooner that process starts, the less the build waits for it at the
-notebook's page, so the `serving` plugin starts it as it is created: listed first in mkdocs.yml,
-it is created while MkDocs reads the configuration, before the other plugins are imported. The
-worker imports nbconvert while the build's own process imports the rest; the plugin then sends the
-job (which notebooks, with which options) from `on_config`, or stops the worker if there is nothing
-to execute.
+A notebook page is a jupytext percent script under docs/ (`notebooks/*.py`, the serving plugin's `notebooks`
+option). For each, at the start of a build (`Notebooks.start`, from `on_config`):
 
-Two more things happen at that moment, both before mkdocs-jupyter is imported:
+- its key is the hash of the script, of every file under data/ and snippets/ it can read, and of whether
+  execution is on; an executed notebook already cached under that key (`<cache_dir>/<key>/notebooks/NAME.ipynb`)
+  is used as it is;
+- otherwise a thread reads it with jupytext, executes it with nbclient's `NotebookClient` (a Jupyter kernel,
+  a process of its own, started in the build's root with the root first on `PYTHONPATH` and `SERVING_DATA_DIR`
+  pointing at its data/, so it reads the build's code and data; each cell limited to `cell_timeout` seconds)
+  and writes the executed notebook there. The build converts its other pages meanwhile: notebook pages are
+  converted last (`Notebooks.files`).
 
-- `NBCONVERT_DISABLE_CONFIG_EXPORTERS=1` (nbconvert's own switch): importing nbconvert's
-  command-line app otherwise instantiates every exporter installed, only to list their names in
-  its `--help` text. Nothing here uses that command line.
-- mkdocs-jupyter's `convert` module (which imports nbconvert) is loaded lazily, with the standard
-  library's `importlib.util.LazyLoader`: when the worker has executed the notebook, the plugin finds
-  the page in its cache and the build's own process never imports nbconvert. When
-  it does need it (execution off, or the worker failed), the first use loads it, as before.
+`Notebooks.files` points each script's page (same `src_uri`: same URL, same nav entry) at the executed `.ipynb`
+as its source (`File.abs_src_path`), which mkdocs-jupyter (`include` names both, `execute: false`) converts with
+its public options and caches itself; the script is published next to its page, as the page's first cell links
+to it. A cell that raises or overruns is reported with the script's line (`errors`), and that
+notebook is not cached. Nothing here outlives the build: `close` waits for every execution (no kernel outlives
+it) and removes cache entries this build did not use.
 """
 
 from __future__ import annotations
 
-import atexit
-import importlib.util
+import hashlib
 import os
+import shutil
 import subprocess
-import sys
+import threading
+from dataclasses import dataclass, field
+from fnmatch import fnmatch
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-WORKER_MODULE = "snippets.build.notebook_worker"  # its protocol is in its docstring
-WORKER_ENV = {"NBCONVERT_DISABLE_CONFIG_EXPORTERS": "1"}
-DEFERRED = "mkdocs_jupyter.convert"
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import Files
+
+KEYED = (("data", (".yaml", ".yml")), ("snippets", (".py", ".txt")))
+"""What a notebook can read besides itself: the folders, and the kinds of file in them, its cache key covers."""
 
 
-class Worker:
-    """The second interpreter. `mkdocs build` gives it one job and lets it exit; `mkdocs serve`
-    keeps it between rebuilds, so a data edit pays for the kernel and the cells, not the imports."""
+@dataclass
+class Notebook:
+    """One notebook page of the build."""
 
-    def __init__(self) -> None:
-        self.serving = False
-        self.proc: subprocess.Popen[str] | None = None
-        self.pending = 0
+    src_uri: str
+    """The script's path under docs/ (`notebooks/size-your-deployment.py`): the page's URL and nav entry."""
+    script: Path
+    target: Path
+    """The notebook mkdocs-jupyter converts: executed (or, with execution off, as written) and cached."""
+    errors: list[str] = field(default_factory=list)
+    thread: threading.Thread | None = None
+
+    def join(self) -> list[str]:
+        if self.thread is not None:
+            self.thread.join()
+            self.thread = None
+        return self.errors
+
+
+@dataclass
+class Notebooks:
+    """The notebooks of one build."""
+
+    root: Path
+    docs_dir: Path
+    cache_dir: Path
+    patterns: list[str]
+    execute: bool = True
+    timeout: int = 120
+    """Seconds a cell may run (nbclient's `timeout`)."""
+    found: dict[str, Notebook] = field(default_factory=dict)
 
     def start(self) -> None:
-        """Make sure a worker is running and can take a job."""
-        proc = self.proc
-        if proc is None or proc.poll() is not None or proc.stdin is None or proc.stdin.closed:
-            self.close()
-            self.proc = subprocess.Popen(  # noqa: S603 - our own module, by the interpreter running the build
-                [sys.executable, "-m", WORKER_MODULE], text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL, env={**os.environ, **WORKER_ENV},
-            )
-
-    def submit(self, job: str) -> None:
-        self.start()
-        stdin = self.proc.stdin if self.proc is not None else None
-        if stdin is None:
+        """Find the notebooks under docs/ and start executing those not cached."""
+        scripts = sorted(p for p in self.docs_dir.rglob("*.py")
+                         if any(fnmatch(p.relative_to(self.docs_dir).as_posix(), pat) for pat in self.patterns))
+        if not scripts:
             return
+        common = self._shared_key()
+        for script in scripts:
+            src_uri = script.relative_to(self.docs_dir).as_posix()
+            key = hashlib.sha256(common + script.read_bytes()).hexdigest()[:16]
+            target = self.cache_dir / key / Path(src_uri).with_suffix(".ipynb")
+            nb = self.found[src_uri] = Notebook(src_uri, script, target)
+            if not target.is_file():
+                nb.thread = threading.Thread(target=self._make, args=(nb,), name=f"notebook {src_uri}", daemon=True)
+                nb.thread.start()
+
+    def _shared_key(self) -> bytes:
+        digest = hashlib.sha256(f"execute={self.execute}\n".encode())
+        for folder, suffixes in KEYED:
+            for path in sorted((self.root / folder).rglob("*")):
+                if path.suffix in suffixes and path.is_file() and "__pycache__" not in path.parts:
+                    digest.update(path.relative_to(self.root).as_posix().encode() + b"\0" + path.read_bytes())
+        return digest.digest()
+
+    def _make(self, nb: Notebook) -> None:
+        """Read the script, execute it (if execution is on) and write the notebook where mkdocs-jupyter reads it;
+        on a failure, record it (the notebook, as far as it ran, is written all the same, so the build reaches
+        the end of its pages and reports every error at once, and `close` removes it from the cache)."""
+        import jupytext
+        import nbformat
+
+        from snippets.build.drift import notebook_cells
+
+        text = nb.script.read_text(encoding="utf-8")
+        notebook = jupytext.reads(text, fmt="py:percent")
+        for i, cell in enumerate(notebook.cells, 1):
+            cell.id = f"cell-{i}"  # jupytext draws random ids: the same script gives the same notebook
+        if self.execute:
+            lines = [line for _, line, _ in notebook_cells(text)]
+            failure = self._run(notebook)
+            if failure is not None:
+                index, message = failure
+                at = f":{lines[index]}" if 0 <= index < len(lines) else ""
+                nb.errors.append(f"docs/{nb.src_uri}{at}: {message}")
+        nb.target.parent.mkdir(parents=True, exist_ok=True)
+        part = nb.target.with_name(nb.target.name + ".part")
+        nbformat.write(notebook, str(part))  # type: ignore[no-untyped-call]  # nbformat is unannotated
+        part.replace(nb.target)
+
+    def _run(self, notebook: Any) -> tuple[int, str] | None:
+        """Execute `notebook` in place with nbclient; the index of the failing cell and what to say, if one fails."""
+        from nbclient import NotebookClient
+        from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+        at = [-1]
+
+        def cell_start(cell: Any, cell_index: int) -> None:
+            at[0] = cell_index
+
+        client = NotebookClient(notebook, timeout=self.timeout, allow_errors=False, record_timing=False,
+                                on_cell_start=cell_start)
+        # the kernel reads the build's data/ and imports the build's snippets/, whatever else is on its path
+        path = os.pathsep.join([str(self.root), *filter(None, [os.environ.get("PYTHONPATH")])])
+        env = {**os.environ, "SERVING_DATA_DIR": str(self.root / "data"), "PYTHONPATH": path}
         try:
-            stdin.write(job + "\n")
-            stdin.flush()
-        except OSError:  # it died: the plugin executes the notebook itself
-            return
-        self.pending += 1
-        if not self.serving:
-            stdin.close()
+            client.execute(cwd=str(self.root), env=env, stderr=subprocess.DEVNULL)
+        except CellTimeoutError:
+            return at[0], (f"a notebook cell ran longer than {self.timeout} s and was stopped (nbclient's timeout; "
+                           "the limit is the serving plugin's `cell_timeout`, in seconds)")
+        except CellExecutionError as exc:
+            return at[0], f"a notebook cell raised {exc.ename}: {exc.evalue}"
+        except Exception as exc:  # the kernel did not start, or died
+            return at[0], f"the notebook could not be executed: {type(exc).__name__}: {exc}"
+        return None
 
-    def join(self) -> None:
-        """Wait until every job submitted has written its results (the worker may still be
-        shutting its kernel down: `close` waits for that)."""
-        proc = self.proc
-        if proc is None:
-            return
-        while self.pending:
-            self.pending -= 1
-            if proc.stdout is None or not proc.stdout.readline():  # it exited early: nothing more will come
-                self.pending = 0
+    def files(self, files: Files, config: MkDocsConfig) -> Files:
+        """Each notebook page (mkdocs-jupyter's file for the script) reading its notebook instead, converted last,
+        and the script published next to its page. Every notebook goes last, executing or cached, so the order
+        of pages (and with it sitemap.xml and the search index) is the same whatever the cache holds."""
+        from mkdocs.structure.files import File
 
-    def discard(self) -> None:
-        """Stop a worker that has no job and will get none (nothing to execute): at once, since
-        it has started no kernel, rather than waiting for its imports to finish."""
-        if self.proc is not None and not self.pending and not self.serving:
-            self.proc.kill()
-            self.close()
+        for src_uri, nb in self.found.items():
+            page = files.get_file_from_path(src_uri)
+            if page is None:
+                continue
+            files.remove(page)
+            page.abs_src_path = str(nb.target)  # MkDocs' File attribute: where the page's source is read from
+            files.append(page)
+            page_dir = Path(src_uri).with_suffix("").as_posix()
+            files.append(File.generated(config, f"{page_dir}/{nb.script.name}", abs_src_path=str(nb.script)))
+        return files
+
+    def source(self, src_uri: str) -> str | None:
+        """The script of notebook `src_uri`, once its notebook is ready (None: not a notebook of this build)."""
+        nb = self.found.get(src_uri)
+        if nb is None:
+            return None
+        nb.join()
+        return nb.script.read_text(encoding="utf-8")
+
+    def errors(self, src_uri: str) -> list[str]:
+        nb = self.found.get(src_uri)
+        return nb.join() if nb is not None else []
 
     def close(self) -> None:
-        proc, self.proc, self.pending = self.proc, None, 0
-        if proc is None:
-            return
-        if proc.stdin is not None and not proc.stdin.closed:
-            proc.stdin.close()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
-
-
-_worker: Worker | None = None
-
-
-def worker() -> Worker:
-    """The one worker of this process. `mkdocs serve` creates the plugin anew for every rebuild (it reads
-    mkdocs.yml again), and the plugin drops the other `snippets` modules after each build; this module
-    is kept (`plugin.KEPT`), so the worker outlives the rebuilds."""
-    global _worker
-    if _worker is None:
-        _worker = Worker()
-        atexit.register(_worker.close)
-    return _worker
-
-
-def defer(name: str) -> bool:
-    """Load module `name` on its first use rather than now (if it is not loaded already).
-
-    Works for `from package import module`, which is how mkdocs-jupyter imports `convert`.
-    Returns whether the module was deferred.
-    """
-    if name in sys.modules:
-        return False
-    spec = importlib.util.find_spec(name)
-    if spec is None or spec.loader is None:
-        return False
-    spec.loader = importlib.util.LazyLoader(spec.loader)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    parent, _, child = name.rpartition(".")
-    if parent:
-        setattr(sys.modules[parent], child, module)
-    return True
+        """Wait for every execution (no kernel outlives the build) and drop the cache entries it did not use."""
+        for nb in self.found.values():
+            if nb.join():
+                nb.target.unlink(missing_ok=True)  # a failed execution is never a cache hit
+        used = {nb.target.relative_to(self.cache_dir).parts[0] for nb in self.found.values()}
+        if self.cache_dir.is_dir() and self.found:
+            for entry in self.cache_dir.iterdir():
+                if entry.is_dir() and entry.name not in used:
+                    shutil.rmtree(entry, ignore_errors=True)

@@ -1,29 +1,28 @@
-"""The `serving` MkDocs plugin: the whole build of the site, one object per build.
+"""The `serving` MkDocs plugin: the whole build of the site.
 
-Registered through the package's entry point (`pyproject.toml`, `[project.entry-points."mkdocs.plugins"]`)
-and listed first under `plugins:` in mkdocs.yml. MkDocs creates the plugin as it reads mkdocs.yml, so
-`mkdocs serve` gets a new one for every rebuild: everything a build knows is an attribute of the plugin
-(the pages converted, the notebook cache paths, the usage of names); what must outlive a rebuild (the
-notebook worker) is the one object of `snippets.build.notebooks`.
+Registered through the package's entry point (`pyproject.toml`, `[project.entry-points."mkdocs.plugins"]`) and
+listed first under `plugins:` in mkdocs.yml, with its options (`ServingConfig`). MkDocs keeps one plugin object
+for the whole `mkdocs` process (it has `on_startup`), so a build's state is not kept on it: each build makes
+one `BuildContext` (`snippets.build.context`) in `on_config` and drops it in `on_post_build` or
+`on_build_error`. No module of `snippets` keeps state: a second build in the process starts from its files.
 
-Events, in the order MkDocs sends them (each runs after the other plugins' handlers of the event, as the
-hooks it replaces did):
+Events, top to bottom in the order MkDocs sends them (each runs after the other plugins' handlers of the event):
 
-- created (`__init__`): start the notebook worker and defer nbconvert's import (`snippets.build.notebooks`);
-- `on_config`: date the build by the last commit; validate all of `data/` (a data error stops the build
-  before any page); register the computed-values Markdown extension; key mkdocs-jupyter's cache on data/
-  and snippets/; send the notebooks to execute to the worker;
-- `on_files`: notebooks last, so the other pages are converted while their kernel runs;
+- `on_startup`: whether this is `mkdocs serve`;
+- `on_config`: import again any `snippets` module whose file changed since the last build of this process (an
+  edit while `serve` runs); date the build by the last commit; load and validate all of data/ (a data error
+  stops the build before any page); make the build's context; give `abbr` the glossary, register the `{{ }}`
+  Markdown extension, run the python exec blocks through the build (`snippets.build.blocks`); start executing
+  the notebooks (`snippets.build.notebooks`);
+- `on_files`: each notebook script replaced by its executed notebook, converted last;
+- `on_page_read_source`: a notebook page's source is its script, once its notebook is ready;
 - `on_page_markdown`, `on_page_content`: the page's computed values, claims and guards
   (`snippets.build.computed`, `snippets.build.guard`); the names each page shows (`snippets.render.usage`);
 - `on_env`: any error on any page stops the build here, before anything is written;
-- `on_page_context` (Material's search plugin): reads each page with its search-excluded elements set aside
-  (`snippets.build.aside`);
-- `on_post_page`: those elements back in place; the reference pages' "used by" links;
-- `on_post_build`: `numbers.json`, the sizing grid's records and the engine's catalog (`reference/`),
-  the engine's modules for the calculator (`assets/calculator/py/`);
-- after every build, built or failed: the `snippets` modules are dropped from `sys.modules`, so the next
-  build of `mkdocs serve` imports an edit under snippets/ (this module included).
+- `on_post_page`: the reference pages' "used by" links;
+- `on_post_build`: `numbers.json`, the sizing grid's records and the engine's catalog (`reference/`), the
+  engine's modules for the calculator (`assets/calculator/py/`); the context is dropped;
+- `on_build_error`: no site is left behind (unless serving); the context is dropped.
 """
 
 from __future__ import annotations
@@ -37,13 +36,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 from mkdocs.config import base
+from mkdocs.config import config_options as c
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
-
-from snippets.build import notebooks
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -51,22 +49,38 @@ if TYPE_CHECKING:
     from mkdocs.structure.files import Files
     from mkdocs.structure.pages import Page
 
-    from snippets.build.computed import ExecWarningCatcher, Pages, PageState
-    from snippets.render.usage import Usage
+    from snippets.build.context import BuildContext, Options
 
 LAST = -100
-"""Priority of every event handler: after the other plugins' (mkdocs-jupyter's files, markdown-exec's fences)."""
-KEPT = ("snippets", "snippets.build", "snippets.build.notebooks")
-"""Modules kept between the builds of `mkdocs serve`: the worker's. Nothing in them imports the others."""
-NB_OPTIONS = ("kernel_name", "theme", "allow_errors", "show_input", "no_input", "no_prompt", "remove_tag_config",
-              "highlight_extra_classes", "include_requirejs", "custom_mathjax_url")
-"""mkdocs-jupyter's options that its `nb2html` takes: the worker converts with the same."""
+"""Priority of the page handlers: after the other plugins' (markdown-exec's fences, mkdocs-jupyter's files)."""
 CALCULATOR_DIR = Path("assets") / "calculator" / "py"
+EXEC_LANGUAGES = ("python", "py")
+"""The fences whose blocks the build runs (markdown-exec's other languages are not used on this site)."""
 log = logging.getLogger("mkdocs.plugins.serving")
 
 
 class ServingConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs' __init_subclass__ is unannotated
-    """No options: what the build reads is `data/`, `docs/` and `snippets/`."""
+    """The build's options (mkdocs.yml: `plugins: - serving: {block_timeout: 60, ...}`). What the build reads
+    besides them is data/, docs/ and snippets/."""
+
+    block_timeout = c.Type(int, default=60)
+    """Seconds an exec block may run."""
+    cell_timeout = c.Type(int, default=120)
+    """Seconds a notebook cell may run."""
+    notebooks = c.ListOfItems(c.Type(str), default=["notebooks/*.py"])
+    """Jupytext scripts under docs/ that are notebook pages (mkdocs-jupyter converts their executed notebooks)."""
+    execute = c.Type(bool, default=True)
+    """Execute the notebooks; off, they are rendered without outputs."""
+    cache_dir = c.Type(str, default=".cache/serving")
+    """Executed notebooks, by content, relative to mkdocs.yml."""
+    glossary = c.Type(str, default="includes/abbreviations.md")
+    """The abbreviations (`*[HBM]: ...` lines) under docs/ that Markdown's `abbr` gives every page."""
+
+    def options(self) -> Options:
+        from snippets.build.context import Options
+
+        return Options(block_timeout=self.block_timeout, cell_timeout=self.cell_timeout,
+                       notebooks=tuple(self.notebooks), execute=self.execute, cache_dir=self.cache_dir)
 
 
 class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]  # as above
@@ -74,237 +88,132 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
 
     def __init__(self) -> None:
         super().__init__()
-        for key, value in notebooks.WORKER_ENV.items():
-            os.environ.setdefault(key, value)
-        notebooks.defer(notebooks.DEFERRED)
-        self.worker = notebooks.worker()
-        self.worker.start()
-        self.root = Path.cwd()
-        self.pages: dict[str, PageState] = {}
-        self.cursor: Pages | None = None
-        self.catcher: ExecWarningCatcher | None = None
-        self.usage: Usage | None = None
+        self.serving = False
+        self.context: BuildContext | None = None
+        """The build under way (None between builds)."""
         self.site_dir: Path | None = None
-        """Removed if the build fails (not when serving, nor for a dirty build)."""
-        self.cache_paths: dict[str, Path] = {}
-        self.notebooks_running: list[str] = []
-        self.aside: dict[str, list[str]] = {}
-        """By page URL: the search-excluded elements set aside while search reads the page (`snippets.build.aside`)."""
+        """The site directory of the build under way, removed if it fails: MkDocs sends `on_build_error` after
+        `on_post_build` too (a warning under --strict), when the context is gone."""
+        self.code_stamp: tuple[Path, str] | None = None
+        """The root of the last build and `code_stamp` of its snippets/: `on_config` imports an edited file anew."""
 
-    # ------------------------------------------------------------------ once per `mkdocs serve`
+    def ctx(self) -> BuildContext:
+        if self.context is None:
+            raise PluginError("the serving plugin's on_config did not run before this event")
+        return self.context
 
-    def on_startup(self, *, command: str, dirty: bool) -> None:
-        # called once, on the first build's plugin, before it. Serving: keep the notebook worker between
-        # rebuilds, and start it now, so its imports are done before the first edit needs it.
-        if command == "serve":
-            self.worker.serving = True
-            self.worker.start()
-
-    def on_shutdown(self) -> None:
-        self.worker.close()
+    def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
+        self.serving = command == "serve"
 
     # ------------------------------------------------------------------ the build
 
     @event_priority(LAST)
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        from snippets import data
-        from snippets.build import computed, drift, guard
-
-        self.root = Path(config.config_file_path).resolve().parent
+        root = Path(config.config_file_path).resolve().parent
         self.site_dir = None if getattr(config, "dirty", False) else Path(config.site_dir)
-        source_date_epoch(self.root)
-        data_dir = self.root / "data"
-        os.environ[data.DATA_DIR_ENV] = str(data_dir)
+        self.code_stamp = reimport_edited_code(root, self.code_stamp)
+        source_date_epoch(root)
+
+        from snippets import data
+        from snippets.build import computed
+        from snippets.build.context import make_context
+
         try:
-            cat = data.load(data_dir)
+            cat = data.load(root / "data")
         except data.DataError as exc:
             raise PluginError(
                 f"{exc}\nHint: the fields, units and directions each table accepts are the pydantic models in "
                 "snippets/data/schema.py; run `python -c 'import snippets.data as d; d.load()'` to check data/ alone"
             ) from None
-        self.cursor = computed.Pages(data_text=drift.data_text(cat))
-        self.catcher = computed.ExecWarningCatcher(self.cursor)
-        guard.wrap_python_formatters(self.cursor)
+        ctx = self.context = make_context(root, Path(config.docs_dir), self.config.options(), cat)
+        self._glossary(config)
         # typed list[str], but MkDocs hands the list to Python-Markdown, which takes Extension instances too
-        config.markdown_extensions.append(computed.ComputedExtension(self.cursor))  # type: ignore[arg-type]
-        self._key_notebook_cache(config)
-        guard.write_cell_timeout_config(self.root / ".cache" / "jupyter-config")
-        self.notebooks_running = self._execute_notebooks_early(config)
-        if not self.notebooks_running:
-            self.worker.discard()  # started for nothing: execution is off, or every notebook is cached
-        mx_logger = logging.getLogger("mkdocs.plugins.markdown_exec")
-        for old in [h for h in mx_logger.handlers if type(h).__name__ == "ExecWarningCatcher"]:
-            mx_logger.removeHandler(old)  # a previous rebuild's catcher
-        mx_logger.addHandler(self.catcher)
-        mx_logger.setLevel(logging.WARNING)  # a raising block is caught even under `mkdocs build -q`
-        # markdown-exec logs the block and a traceback through its own internals; the plugin reports
-        # each failure itself in two lines (page, line, error, hint) and stops the build
-        mx_logger.propagate = False
+        config.markdown_extensions.append(computed.ComputedExtension(ctx.pages))  # type: ignore[arg-type]
+        self._exec_fences(config)
+        ctx.notebooks.start()
         return config
 
-    def _key_notebook_cache(self, config: MkDocsConfig) -> None:
-        """Key mkdocs-jupyter's cache on data/ and snippets/ too: its own key covers only the notebook file."""
-        plugin = config.plugins.get("mkdocs-jupyter")
-        if plugin is None or not plugin.config.get("cache", False):
+    def _glossary(self, config: MkDocsConfig) -> None:
+        """The glossary, as Python-Markdown's `abbr` takes it (its `glossary` option): every Markdown conversion of
+        the build marks the terms, exec blocks' output included. Read with abbr's own definition pattern."""
+        from markdown.extensions.abbr import AbbrBlockprocessor
+
+        path = Path(config.docs_dir) / self.config.glossary
+        if "abbr" not in config.markdown_extensions or not path.is_file():
             return
-        digest = hashlib.sha256()
-        for part in ("data", "snippets"):
-            for path in sorted((self.root / part).rglob("*")):
-                if path.is_file() and path.suffix in {".yaml", ".py", ".txt"}:
-                    digest.update(path.relative_to(self.root).as_posix().encode())
-                    digest.update(path.read_bytes())
-        plugin.config["cache_dir"] = str(self.root / ".cache" / "mkdocs-jupyter" / digest.hexdigest()[:16])
+        terms = {m["abbr"]: m["title"] for m in AbbrBlockprocessor.RE.finditer(path.read_text(encoding="utf-8"))}
+        config.mdx_configs.setdefault("abbr", {})["glossary"] = terms
 
-    def _execute_notebooks_early(self, config: MkDocsConfig) -> list[str]:
-        """Execute the notebooks now, in the worker process, so they run beside the rest of the build.
+    def _exec_fences(self, config: MkDocsConfig) -> None:
+        """Run the python exec blocks through the build: markdown-exec's plugin lists its fences in superfences'
+        `custom_fences` (with its public `validator` and `formatter`); the python/py ones get the build's
+        `Blocks.fence` as their format, which formats with markdown-exec's public `base_format`."""
+        import markdown_exec
 
-        mkdocs-jupyter executes a notebook only when it reaches the page, and the build waits for
-        nbconvert's imports, the Jupyter kernel's start, the cells and the shutdown. The worker makes
-        the same conversion the plugin would, with the plugin's options, and leaves the result where the
-        plugin's cache looks, so the plugin finds it there. (A process, not a thread: nbconvert's work is
-        Python and would compete with the build for the interpreter lock.) Anything that goes wrong there
-        is left for mkdocs-jupyter to meet and report itself: a raising cell still stops the build, with
-        its message. The docs are listed with MkDocs' own `get_files`, as the build will list them a
-        moment later. Returns the `src_uri` of each notebook being executed.
-        """
-        plugin = config.plugins.get("mkdocs-jupyter")
-        if plugin is None or not plugin.config.get("cache", False) or not plugin.config.get("execute", False):
-            return []
-        from mkdocs.structure.files import get_files
-        from mkdocs_jupyter import plugin as mj
-
-        opts = plugin.config
-        try:
-            job_options = {k: opts[k] for k in NB_OPTIONS}
-        except KeyError:  # the plugin's options changed: it runs the notebooks itself
-            return []
-        todo: list[tuple[str, str]] = []
-        running: list[str] = []
-        for file in get_files(config):
-            src = file.abs_src_path
-            if (src is None or not plugin.should_include(file)
-                    or any(Path(src).match(p) for p in opts.get("execute_ignore") or [])):
-                continue
-            # mkdocs-jupyter has no public API for its cache: pinned, and tests/unit/test_private_apis.py checks these
-            cache_path = mj._get_cache_path(opts["cache_dir"], mj._compute_cache_key(src, opts, True))
-            self.cache_paths[file.src_uri] = cache_path
-            if not cache_path.exists():
-                todo.append((src, str(cache_path)))
-                running.append(file.src_uri)
-        if todo:
-            self.worker.submit(json.dumps({"todo": todo, "options": job_options, "toc_depth": opts["toc_depth"],
-                                           "env": dict(os.environ)}))
-        return running
-
-    @event_priority(LAST)
-    def on_pre_build(self, *, config: MkDocsConfig) -> None:
-        from snippets.data import load
-        from snippets.render.usage import Usage
-
-        self.pages.clear()
-        cat = load()
-        names = {("model", k): m.name for k, m in cat.models.items()}
-        names |= {("accelerator", k): a.name for k, a in cat.accelerators.items()}
-        self.usage = Usage(names)
+        fences = config.mdx_configs.get("pymdownx.superfences", {}).get("custom_fences", [])
+        for i, fence in enumerate(fences):
+            if fence.get("name") in EXEC_LANGUAGES and fence.get("format") is markdown_exec.formatter:
+                fences[i] = {**fence, "format": self.ctx().blocks.fence}
 
     @event_priority(LAST)
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
-        # Pages are converted in the order of `files`. Every notebook page goes last, so the other pages
-        # are converted while a notebook's kernel runs rather than after it; every notebook, executing or
-        # cached, so the order (and with it sitemap.xml and the search index) is the same whatever the
-        # cache holds. The navigation comes from mkdocs.yml and does not change.
-        plugin = config.plugins.get("mkdocs-jupyter")
-        for file in [f for f in files if plugin is not None and plugin.should_include(f)]:
-            files.remove(file)
-            files.append(file)
-        return files
+        return self.ctx().notebooks.files(files, config)
+
+    def on_page_read_source(self, *, page: Page, config: MkDocsConfig) -> str | None:
+        return self.ctx().notebooks.source(page.file.src_uri)
 
     @event_priority(LAST)
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         from snippets.build import drift
 
-        if self.cursor is None or self.catcher is None:
-            raise PluginError("the serving plugin's on_config did not run before the pages")
-        if page.file.src_uri.endswith((".py", ".ipynb")):
-            self.worker.join()  # mkdocs-jupyter renders this notebook next: let it find the result
-        self.catcher.records.clear()
+        ctx = self.ctx()
+        notebook = page.file.src_uri in ctx.notebooks.found
         # the whole source, front matter included, so reported line numbers match the file
-        source = page.file.content_string
+        source = markdown if notebook else page.file.content_string
         model = page.meta.get("model")
-        state = self.cursor.begin(page.file.src_uri, source, model if isinstance(model, str) else None)
-        self.pages[page.file.src_uri] = state
-        if page.file.src_uri.endswith(".py"):  # a jupytext notebook: its prose is its Markdown cells
+        state = ctx.pages.begin(page.file.src_uri, source, model if isinstance(model, str) else None)
+        ctx.states[page.file.src_uri] = state
+        if notebook:  # a jupytext script: its prose is its Markdown cells; it ran in the notebook's thread
+            state.errors.extend(ctx.notebooks.errors(page.file.src_uri))
             source = drift.notebook_markdown(source)
-        for lit in drift.typed_quantities(source):
-            state.reported.add((lit.line, lit.token))
-            state.errors.append(
-                f"docs/{state.src}:{lit.line}: hand-typed quantity {lit.token!r} in prose: \"{lit.context}\". "
-                "Compute it with {{ ... }}, or if it is a name, add it to snippets/allowed_names.txt"
-            )
+        state.errors.extend(ctx.guard.source_errors(state, source, page.meta))
         if words := drift.count_words(source):  # a warning, not an error: "twice" is often plain English
             log.info("docs/%s: count words, each to compute if it states a quantity from data: %s", state.src,
                      ", ".join(f"{w.line} {w.token!r}" for w in words))
-        # the front matter's title and description reach the reader too (<title>, the meta description)
-        lines = page.file.content_string.splitlines()
-        for key in ("title", "description"):
-            value = page.meta.get(key)
-            if not isinstance(value, str):
-                continue
-            line = next((i for i, ln in enumerate(lines, 1) if ln.startswith(f"{key}:")), 1)
-            for lit in drift.typed_quantities(value + "\n"):
-                state.errors.append(
-                    f"docs/{state.src}:{line}: hand-typed quantity {lit.token!r} in the front matter's {key}: "
-                    f"\"{lit.context}\". Compute it in the prose instead, or if it is a name, add it to "
-                    "snippets/allowed_names.txt"
-                )
         return markdown
 
     @event_priority(LAST)
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        from snippets.build import aside, computed, drift, guard
-        from snippets.render.fmt import TERMS_MARK
+        from snippets.build import computed, drift, guard
 
-        if self.cursor is None or self.catcher is None or self.usage is None:
-            raise PluginError("the serving plugin's on_config and on_pre_build did not run before the pages")
-        state = self.pages[page.file.src_uri]
-        src, data_text = page.file.src_uri, self.cursor.data_text
-        if src.endswith(".py"):  # a notebook: jupytext gives its cells random ids
+        ctx = self.ctx()
+        state = ctx.states[page.file.src_uri]
+        src = page.file.src_uri
+        notebook = src in ctx.notebooks.found
+        if notebook:  # the notebook's cells are numbered in order, as jupytext's random ids were
             html = computed.stable_cell_ids(html)
-        block_failed = bool(state.block_failures)  # each reported by guard.run_block, at its block's line
-        self.catcher.records.clear()
-        if src.endswith(".py") and (timeouts := guard.notebook_timeout_errors(state, html)):
-            state.errors.extend(timeouts)
-            cached = self.cache_paths.get(src)
-            if cached is not None:
-                cached.unlink(missing_ok=True)  # the next build executes the notebook again
-        elif src.endswith(".py"):
-            state.errors.extend(guard.notebook_text_errors(state, html, data_text))
+            html = drop_inlined_css_list(html)
+            state.errors.extend(ctx.guard.notebook_text_errors(state, html))
             state.errors.extend(guard.notebook_link_errors(state, html, page.url, link_targets(files, page),
                                                            guard.anchor_ids(html)))
-        if src.endswith(".py"):  # a table fmt.table wrote as HTML in a notebook's output keeps its mark: drop it
-            html = re.sub(f'<table {TERMS_MARK}(?:="")?>', "<table>", html)  # (on a page, abbr.py removes it)
         # one parse of the page serves every reading of it, in this order: each takes away what it has read
         root = drift.fragment(html)
         shown = root.text_content() if root is not None else ""  # type: ignore[attr-defined]
         figures, claims, problems = computed.collect_tree(root) if root is not None else ([], [], [])
-        if not src.endswith(".py") and root is not None:
-            state.errors.extend(guard.block_output_errors(state, root, data_text))
-            state.errors.extend(guard.page_text_errors(state, root, [Path(config.docs_dir) / "includes"], data_text))
+        if not notebook and root is not None:
+            state.errors.extend(ctx.guard.block_output_errors(state, root))
+            state.errors.extend(ctx.guard.page_text_errors(state, root))
             html = guard.unwrap_block_outputs(html)
             if f'class="{drift.BLOCK_OUTPUT_CLASS}"' in html:
                 state.errors.append(f"docs/{state.src}: a block's output wrapper ({drift.BLOCK_OUTPUT_CLASS!r}) "
                                     "reached the page changed, so it was not removed: the build cannot publish it")
-        if block_failed:  # the published traceback is that failure again: say it once
-            problems = [p for p in problems if "traceback" not in p.lower()]
         state.errors.extend(f"docs/{state.src}: {p}" for p in problems)
         state.figures = figures
         # keep the processor's record of each claim (it knows the basis), in page order
         state.claims = [c for c in state.claims if any(c["claim"] == h["claim"] for h in claims)]
         # the names this page shows, for the reference pages' "used by" links
         if not page.url.startswith("reference/") and shown.strip():
-            self.usage.record(page.url, page.title or page.url, shown)
-        html, self.aside[page.url], problems = aside.set_aside(html)
-        state.errors.extend(f"docs/{state.src}: {p}" for p in problems)
+            ctx.usage.record(page.url, page.title or page.url, shown)
         return html
 
     @event_priority(LAST)
@@ -313,7 +222,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
 
         Reporting at this point lists the errors of all pages at once, and publishes nothing.
         """
-        errors = [e for st in self.pages.values() for e in st.errors]
+        ctx = self.ctx()
+        errors = [e for st in ctx.states.values() for e in st.errors]
         if errors:
             raise PluginError(f"{len(errors)} error(s); nothing was written:\n" + "\n".join(errors))
         # MkDocs makes a new Jinja environment every build, so Material's templates were compiled
@@ -321,52 +231,72 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         # source) keeps them compiled in .cache/ instead.
         import jinja2
 
-        cache = self.root / ".cache" / "jinja"
+        cache = ctx.root / ".cache" / "jinja"
         cache.mkdir(parents=True, exist_ok=True)
         env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(cache))
         return env
 
     @event_priority(LAST)
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
-        from snippets.build import aside
-
-        output = aside.put_back(output, self.aside.pop(page.url, []))
-        if self.usage is None or 'class="sa-used-by"' not in output:
+        if 'class="sa-used-by"' not in output:
             return output
-        return self.usage.fill(output, page.url)
+        return self.ctx().usage.fill(output, page.url)
 
     @event_priority(LAST)
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         from snippets.build.computed import numbers_json
-        from snippets.data import load
         from snippets.data.export import export
         from snippets.pages.reference_sizing import write_records
 
+        ctx, self.context = self.ctx(), None
         try:
-            self.worker.join()
-            if not self.worker.serving:
-                self.worker.close()  # the worker has stopped its kernel by now, or is about to
+            ctx.notebooks.close()
             site = Path(config.site_dir)
-            (site / "numbers.json").write_text(numbers_json(self.pages), encoding="utf-8")
+            (site / "numbers.json").write_text(numbers_json(ctx.states), encoding="utf-8")
             out = site / "reference"
-            write_records(load(), out)
+            write_records(ctx.catalog, out)
             # in data/'s order, not sorted: an accelerator's node is the first one built from it (node_of)
-            (out / "engine-catalog.json").write_text(json.dumps(export(load()), indent=1) + "\n", encoding="utf-8")
-            write_engine_sources(self.root, site / CALCULATOR_DIR)
+            (out / "engine-catalog.json").write_text(json.dumps(export(ctx.catalog), indent=1) + "\n", encoding="utf-8")
+            write_engine_sources(ctx.root, site / CALCULATOR_DIR)
         finally:
-            forget_snippets()
+            self.code_stamp = (ctx.root, code_stamp(ctx.root))
 
     def on_build_error(self, *, error: Exception) -> None:
-        try:
-            self.worker.join()  # no kernel outlives a failed build
-            # a failed build (an error, or a warning under --strict, raised after every page was written)
-            # leaves no complete-looking site behind: `mkdocs build` cleaned the directory before writing
-            if self.site_dir is not None and not self.worker.serving:
-                shutil.rmtree(self.site_dir, ignore_errors=True)
-            if not self.worker.serving:
-                self.worker.close()
-        finally:
-            forget_snippets()
+        ctx, self.context = self.context, None
+        if ctx is not None:
+            ctx.notebooks.close()  # no kernel outlives a failed build
+            self.code_stamp = (ctx.root, code_stamp(ctx.root))
+        # a failed build (an error, or a warning under --strict, raised after every page was written)
+        # leaves no complete-looking site behind: `mkdocs build` cleaned the directory before writing
+        if self.site_dir is not None and not self.serving:
+            shutil.rmtree(self.site_dir, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def code_stamp(root: Path) -> str:
+    """The state of the code under snippets/ (each file's path, size and modification time)."""
+    digest = hashlib.sha256()
+    for path in sorted((root / "snippets").rglob("*")):
+        if path.suffix in (".py", ".txt") and "__pycache__" not in path.parts:
+            st = path.stat()
+            digest.update(f"{path.relative_to(root).as_posix()} {st.st_size} {st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def reimport_edited_code(root: Path, last: tuple[Path, str] | None) -> tuple[Path, str]:
+    """`root` and its code's stamp now. If the last build of this process was of the same root and its code has
+    changed since (an edit while `mkdocs serve` runs), the `snippets` modules are removed from `sys.modules`, so
+    this build imports every edit under snippets/.
+
+    No module keeps state, so nothing else is carried between builds: this only brings edited code in. Every
+    module goes, not only the edited ones, since the others hold objects (classes, functions) of the old ones."""
+    now = code_stamp(root)
+    if last is not None and last[0] == root and last[1] != now:
+        for name in [m for m in sys.modules if m == "snippets" or m.startswith("snippets.")]:
+            del sys.modules[name]
+    return root, now
 
 
 def source_date_epoch(root: Path) -> None:
@@ -382,6 +312,16 @@ def source_date_epoch(root: Path) -> None:
         os.environ["SOURCE_DATE_EPOCH"] = out
 
 
+_INLINED_CSS_LIST = re.compile(r"\s*<style>\s*\['.*?'\]\s*</style>\s*$", re.S)
+
+
+def drop_inlined_css_list(html_text: str) -> str:
+    """A converted `.ipynb` without the `<style>` mkdocs-jupyter 0.26 appends to it: the Python list of the
+    exporter's CSS written as text (`f"<style>{resources['inlining']['css']}</style>"`), which is not CSS; the
+    page already carries that CSS in its own `<style>` elements."""
+    return _INLINED_CSS_LIST.sub("\n", html_text) if html_text.rstrip().endswith("</style>") else html_text
+
+
 def link_targets(files: Files, page: Page) -> dict[str, set[str] | None]:
     """Every URL of the site, with its page's anchor ids where MkDocs has them (notebooks are converted
     last, so every Markdown page has been rendered by then)."""
@@ -391,8 +331,6 @@ def link_targets(files: Files, page: Page) -> dict[str, set[str] | None]:
         anchors = getattr(f.page, "present_anchor_ids", None) if f.page is not None else None
         out[url] = set(anchors) if anchors is not None else None
         out.setdefault(f.dest_uri, None)
-    # mkdocs-jupyter's include_source copies the notebook next to its page
-    out.setdefault(page.url.removeprefix("./") + Path(page.file.src_uri).name, None)
     return out
 
 
@@ -407,7 +345,7 @@ def write_engine_sources(root: Path, out: Path) -> None:
     `snippets.engine` in the reader's browser with Pyodide; with a manifest (path, bytes, sha256) its
     script reads to write them into Pyodide's filesystem. The catalog it loads is
     reference/engine-catalog.json."""
-    files = []
+    files: list[dict[str, Any]] = []
     for src in engine_sources(root):
         rel = src.relative_to(root).as_posix()
         data = src.read_bytes()
@@ -416,16 +354,3 @@ def write_engine_sources(root: Path, out: Path) -> None:
         dest.write_bytes(data)
         files.append({"path": rel, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
     (out / "manifest.json").write_text(json.dumps({"files": files}, indent=1) + "\n", encoding="utf-8")
-
-
-def forget_snippets() -> None:
-    """Drop every `snippets` module but the worker's from `sys.modules`: `mkdocs serve` builds again in this
-    process, and the next build (a new plugin, from a fresh import of this module) reads every file anew."""
-    for name in [m for m in sys.modules if (m == "snippets" or m.startswith("snippets.")) and m not in KEPT]:
-        del sys.modules[name]
-    for name in KEPT[:-1]:  # a kept package must not hand out a dropped submodule as its attribute
-        package = sys.modules.get(name)
-        if package is not None:
-            for attr in [a for a, v in vars(package).items() if type(v).__name__ == "module"
-                         and getattr(v, "__name__", "").startswith("snippets.") and v.__name__ not in KEPT]:
-                delattr(package, attr)

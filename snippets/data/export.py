@@ -22,8 +22,6 @@ from snippets.data import (
 )
 from snippets.engine.specs import EngineCatalog
 
-_ENGINES: dict[int, tuple[Catalog, EngineCatalog]] = {}
-
 
 def _host_link(cat: Catalog, acc_id: str) -> float | None:
     acc = cat.accelerators[acc_id]
@@ -180,15 +178,9 @@ def _export(cat: Catalog) -> dict[str, Any]:
 
 
 def engine_catalog(cat: Catalog) -> EngineCatalog:
-    """The engine's records of `cat`, made once per loaded catalog (a page's recording view counts as the catalog
-    it views)."""
-    from snippets.pages.sources import original
-
-    cat = original(cat)
-    hit = _ENGINES.get(id(cat))
-    if hit is not None and hit[0] is cat:
-        return hit[1]
-    eng = EngineCatalog.from_export(export(cat))
-    _ENGINES.clear()
-    _ENGINES[id(cat)] = (cat, eng)
+    """The engine's records of `cat`, made once per catalog and kept with it (`Catalog.derived`, which a page's
+    recording view shares with the catalog it views)."""
+    eng = cat.derived.get(EngineCatalog)
+    if not isinstance(eng, EngineCatalog):
+        eng = cat.derived[EngineCatalog] = EngineCatalog.from_export(export(cat.loaded))
     return eng

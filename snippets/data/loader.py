@@ -1,5 +1,7 @@
 """Read data/: a YAML loader that accepts only the scalar forms the schema means, errors with file, line and
-column, the cache keyed on the files, and the `Catalog` it returns."""
+column, and the `Catalog` it returns. `load()` reads the files every time it is called: whoever holds a
+catalog (the build's context, a notebook, the command line) holds what is computed from it too
+(`Catalog.derived`)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import os
 import re
 import types
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
@@ -68,6 +70,16 @@ class Catalog:
     efficiencies: Mapping[str, Efficiency | ComputeEfficiency]
     measurements: Mapping[str, Measurement]
     directory: Path
+    derived: dict[Any, Any] = field(default_factory=dict, compare=False, hash=False, repr=False, kw_only=True)
+    """What is computed once from this catalog and lives as long as it does: the engine's records
+    (`snippets.data.export.engine_catalog`) and each page model (`snippets.pages.base.Page.of`). A view of the
+    catalog (`snippets.pages.sources.recording`) shares it. Nothing outside a catalog keeps such results, so a
+    new catalog (a new build, an edited data/) computes everything anew."""
+
+    @property
+    def loaded(self) -> Catalog:
+        """The catalog as `load` made it: itself (a view of a catalog answers the catalog it views)."""
+        return self
 
     def interconnect(self, entry_id: str, kind: type[T]) -> T:
         entry = self.interconnects[entry_id]
@@ -245,29 +257,12 @@ def _load_file(directory: Path, name: str, problems: list[str]) -> dict[str, Any
     return entries
 
 
-def _fingerprint(directory: Path) -> tuple[tuple[str, int, int], ...]:
-    """mtime and size of every YAML file in `directory` (known or not): any change reloads."""
-    out = []
-    names = set(FILES) | {p.name for p in directory.glob("*.y*ml")}
-    for name in sorted(names):
-        p = directory / (name if name.endswith((".yaml", ".yml")) else f"{name}.yaml")
-        try:
-            st = p.stat()
-            out.append((name, st.st_mtime_ns, st.st_size))
-        except FileNotFoundError:
-            out.append((name, -1, -1))
-    return tuple(out)
-
-
 def _unknown_files(directory: Path) -> list[str]:
     """A file in data/ that no schema reads would be silently ignored: refuse it instead."""
     known = {f"{name}.yaml" for name in FILES}
     return [f"data/{p.name}: unknown data file: no schema reads it (known: {', '.join(sorted(known))}); "
             "add its schema to SCHEMAS (snippets/data/schema.py) and FILES (snippets/data/errors.py), or remove it"
             for p in sorted(directory.iterdir()) if p.suffix in (".yaml", ".yml") and p.name not in known]
-
-
-_cache: dict[Path, tuple[tuple[tuple[str, int, int], ...], Catalog]] = {}
 
 
 def default_dir() -> Path:
@@ -279,13 +274,9 @@ def default_dir() -> Path:
 
 
 def load(directory: Path | str | None = None) -> Catalog:
-    """Load and validate all of `data/`. Re-reads the files whenever one of them changes."""
+    """Load and validate all of `data/` (`directory`, else `default_dir()`): a new catalog at every call."""
     root = Path(directory) if directory is not None else default_dir()
     root = root.resolve()
-    stamp = _fingerprint(root)
-    hit = _cache.get(root)
-    if hit is not None and hit[0] == stamp:
-        return hit[1]
     problems: list[str] = _unknown_files(root)
     tables = {name: _load_file(root, name, problems) for name in FILES}
     if not problems:
@@ -293,9 +284,8 @@ def load(directory: Path | str | None = None) -> Catalog:
     if problems:
         raise DataError(problems)
     # read-only views: one page's block cannot remove or replace an entry for the pages after it
-    cat = Catalog(directory=root, **{name: MappingProxyType(dict(table)) for name, table in tables.items()})
-    _cache[root] = (stamp, cat)
-    return cat
+    views: dict[str, Any] = {name: MappingProxyType(dict(table)) for name, table in tables.items()}
+    return Catalog(directory=root, **views)
 
 
 def iter_sources(cat: Catalog) -> Iterator[tuple[str, str, Source]]:

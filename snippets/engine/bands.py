@@ -11,7 +11,6 @@ says so and takes the widest band of that metric. Standard library only.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -90,11 +89,9 @@ def table(errors: Iterable[tuple[str, Regime, float]]) -> tuple[BandEntry, ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=1024)
 def band(entries: tuple[BandEntry, ...], metric: str, regime: Regime) -> Band:
     """The band of `metric` in `regime`: its own if at least MIN_ROWS test rows are behind it, else the widest
-    band of the metric among regimes that have enough (or among all, if none has). Memoized: its arguments are
-    frozen records, and every prediction asks."""
+    band of the metric among regimes that have enough (or among all, if none has)."""
     mine = next((e for e in entries if e.metric == metric and e.vendor == regime.vendor and e.moe == regime.moe
                  and e.phase == regime.phase), None)
     if mine is not None and mine.rows >= MIN_ROWS:

@@ -36,16 +36,13 @@ from snippets.pages.scenario import SCENARIO, Reference, reference
 from snippets.pages.sources import Recording, Ref, in_data_order, recording, sources_list
 from snippets.render.fmt import Md
 
-_COMPUTED: dict[tuple[type[Page], int], tuple[Catalog, Page]] = {}
-"""`Page.of`'s cache: (page class, id of the catalog) -> (that catalog, the page computed from it)."""
-
 
 class Page:
     """A page model: subclass it, set figures as public attributes in `__init__`, list the printed functions in
     `shows`."""
 
     shows: ClassVar[tuple[Callable[[Catalog], object], ...]] = ()
-    """The module's functions the page's blocks print (`f(load())`): tables, charts, worked examples."""
+    """The module's functions the page's blocks print (`f(catalog)`): tables, charts, worked examples."""
 
     def __init__(self, cat: Catalog) -> None:
         self._cat: Recording = recording(cat)
@@ -84,12 +81,12 @@ class Page:
     @classmethod
     def of(cls, cat: Catalog) -> Self:
         """The page computed once per catalog: its `{{ }}` names, its blocks' worked examples and its sources list
-        read one computation (a page model is a pure function of the catalog, which `load()` keeps while data/
-        is unchanged; `mkdocs serve` imports this module anew for every build)."""
-        hit = _COMPUTED.get((cls, id(cat)))
+        read one computation (a page model is a pure function of the catalog). It is kept with the catalog
+        (`Catalog.derived`), by page class and by the view it was computed from (a recording view notes the
+        entries the page reads into that view's sources), and goes when the catalog goes."""
+        hit = cat.derived.get((cls, id(cat)))
         if hit is None or hit[0] is not cat:
-            hit = (cat, cls(cat))
-            _COMPUTED[(cls, id(cat))] = hit
+            hit = cat.derived[(cls, id(cat))] = (cat, cls(cat))
         page = hit[1]
         if not isinstance(page, cls):  # pragma: no cover - the key holds the class
             raise TypeError(f"{cls.__name__}: the cache holds a {type(page).__name__}")

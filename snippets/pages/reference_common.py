@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import html
 from collections.abc import Iterable
 from typing import Any
 
@@ -35,9 +34,8 @@ def as_of_text(entries: Iterable[Any]) -> str:
 
 
 def as_of(entries: Iterable[Any]) -> str:
-    """`as_of_text` as an emphasised paragraph, written as the HTML Markdown makes of `*...*`: a block that prints
-    only tables and this can be `html="true"`."""
-    return f"\n<p><em>{html.escape(as_of_text(entries), quote=False)}</em></p>\n"
+    """`as_of_text` as an emphasised Markdown paragraph, for a block's output."""
+    return f"\n*{fmt.escape_markdown(as_of_text(entries))}*\n"
 
 
 def flops(f: Flops | None) -> fmt.Figure | str:

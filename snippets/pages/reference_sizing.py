@@ -133,13 +133,15 @@ def grid_table(cat: Catalog) -> str:
         rows, align="lllrlrrrrrrrl", names=names,
     )
     # HTML, not Markdown: the page's block sets html="true", so the grid's cells skip the Markdown
-    # pass. The grid is left out of the search index (data-search-exclude): thousands of figures
-    # would double the index every reader downloads, and the page's prose is indexed.
+    # pass. The grid is left out of the search index: thousands of figures would double the index every
+    # reader downloads. The page is excluded whole (front matter `search: exclude: true`, Material's own
+    # switch, which spares its indexer the grid's megabyte); the element keeps `data-search-exclude`, so the
+    # grid stays out should the page be indexed again.
     filt = ('<p><label>Filter rows: <input type="search" id="sa-grid-filter" '
             'placeholder="e.g. 405B FP8 H100"></label> <span id="sa-grid-count"></span></p>')
     dated = as_of_text([*cat.models.values(), *cat.accelerators.values(), *cat.prices.values(),
                         cat.scenarios[r.scenario.id]])
-    return (filt + "\n" + fmt.search_excluded('<div class="sa-grid sa-wide" data-search-exclude>\n' + table + "</div>")
+    return (filt + "\n" + ('<div class="sa-grid sa-wide" data-search-exclude>\n' + table + "</div>")
             + "\n"
             + '<script src="../sizing-grid.js"></script>\n'
             + f"<p><em>{html.escape(dated)}</em></p>\n")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, fields, replace
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from snippets.data import FILES, Catalog, DocumentedDeployment, Measurement, Price, TimeModel
 from snippets.engine.specs import EngineCatalog, PriceSpec, TimeModelSpec
@@ -61,27 +61,31 @@ class _Noted(Mapping[str, V]):
 
 
 S = TypeVar("S")
-_ON_USE: dict[type, type] = {}
 
 
-def _on_use(record: S, note: Callable[[str], None]) -> S:
-    """A copy of the engine record `record` (a frozen dataclass) that calls `note(field)` whenever one of its fields
-    is read: a deployment carries its time model and price whether or not the page computes a time or a cost."""
-    kind = type(record)
-    used = _ON_USE.get(kind)
-    if used is None:
-        names = frozenset(f.name for f in fields(kind))  # type: ignore[arg-type]
+def _noting(kind: type[S]) -> type[S]:
+    """A subclass of the engine record class `kind` (a frozen dataclass) whose instances call `self._note(field)`
+    whenever one of their fields is read: a deployment carries its time model and price whether or not the page
+    computes a time or a cost, so they are sources only once read."""
+    names = frozenset(f.name for f in fields(kind))  # type: ignore[arg-type]
 
-        def __getattribute__(self: object, name: str) -> object:
-            if name in names:
-                object.__getattribute__(self, "_note")(name)
-            return object.__getattribute__(self, name)
+    def __getattribute__(self: object, name: str) -> object:
+        if name in names:
+            object.__getattribute__(self, "_note")(name)
+        return object.__getattribute__(self, name)
 
-        used = _ON_USE[kind] = type(f"Noted{kind.__name__}", (kind,),
-                                    {"__slots__": ("_note",), "__getattribute__": __getattribute__})
-    out = used(**{f.name: object.__getattribute__(record, f.name) for f in fields(kind)})  # type: ignore[arg-type]
+    return type(f"Noted{kind.__name__}", (kind,), {"__slots__": ("_note",), "__getattribute__": __getattribute__})
+
+
+_NOTED_TIME_MODEL = _noting(TimeModelSpec)
+_NOTED_PRICE = _noting(PriceSpec)
+
+
+def _on_use(noted: type[S], record: S, note: Callable[[str], None]) -> S:
+    """A copy of `record` as `noted` (its `_noting` class) that calls `note(field)` whenever one of its fields is read."""
+    out = noted(**{f.name: object.__getattribute__(record, f.name) for f in fields(record)})  # type: ignore[arg-type]
     object.__setattr__(out, "_note", note)
-    return cast(S, out)
+    return out
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,10 @@ class Recording(Catalog):
 
     original: Catalog
     reads: set[Ref]
+
+    @property
+    def loaded(self) -> Catalog:
+        return self.original
 
     def engine(self, eng: EngineCatalog) -> EngineCatalog:
         """`eng` (the engine's records of `original`) noting each record it is asked for as the `data/` entries
@@ -116,7 +124,7 @@ class Recording(Catalog):
                     timed.append(True)
                     for c in chips_read:
                         reads.update(efficiencies(c))
-            return _on_use(record, note)
+            return _on_use(_NOTED_TIME_MODEL, record, note)
 
         def chip(key: str) -> None:
             reads.add(("accelerators", key))
@@ -126,7 +134,7 @@ class Recording(Catalog):
 
         def price(accelerator: str, record: PriceSpec) -> PriceSpec:
             ids = [("prices", k) for k, p in cat.prices.items() if p.accelerator == accelerator and p.site_uses]
-            return _on_use(record, lambda name: reads.update(ids))
+            return _on_use(_NOTED_PRICE, record, lambda name: reads.update(ids))
 
         return replace(
             eng, models=_Noted(eng.models, to("models")), chips=_Noted(eng.chips, chip),
@@ -159,7 +167,7 @@ def recording(cat: Catalog) -> Recording:
 
 def original(cat: Catalog) -> Catalog:
     """The loaded catalog behind `cat` (itself, unless it is a `Recording`)."""
-    return cat.original if isinstance(cat, Recording) else cat
+    return cat.loaded
 
 
 def in_data_order(cat: Catalog, refs: Iterable[Ref]) -> list[Ref]:

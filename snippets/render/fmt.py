@@ -7,12 +7,10 @@ drift checks and `numbers.json` can read each figure back with an HTML parser.
 
 from __future__ import annotations
 
-import functools
 import html
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from snippets.data.units import BANDWIDTH_UNITS, BYTE_UNITS, Bandwidth
 
@@ -118,6 +116,11 @@ def fig_html(fig: Figure, name: str) -> str:
     return f"<span {a}>{inert_html(fig.text)}</span>"
 
 
+FIGURE_SPAN = re.compile(r'<span class="sa-fig" [^<>]*>[^<>]*</span>')
+"""A span as `fig_html` writes it (its attributes and text escaped: no `<` or `>` inside), which the build sets aside
+while Markdown converts what a block printed (`snippets.build.blocks`)."""
+
+
 _MD_ENTITIES = {ord(ch): f"&#{ord(ch)};" for ch in "\\`*_{}[]()!|"}
 _MD_SPECIAL = re.compile(r"[\\`*_{}\[\]()!|]")
 
@@ -132,15 +135,6 @@ def inert_html(text: str) -> str:
     """
     out = html.escape(text, quote=True)
     return out.translate(_MD_ENTITIES) if _MD_SPECIAL.search(out) else out  # most hold none: skip the table
-
-
-ASIDE_OPEN, ASIDE_CLOSE = "<!--sa-aside-->", "<!--/sa-aside-->"
-
-
-def search_excluded(element: str) -> str:
-    """An HTML element that carries `data-search-exclude` (Material's search leaves it out of the index),
-    marked so the build sets it aside while search reads the page (`snippets.build.aside`)."""
-    return ASIDE_OPEN + element + ASIDE_CLOSE
 
 
 class Md(str):
@@ -236,7 +230,7 @@ def _cells(
 def table(
     name: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], align: str | None = None, key: int = 0
 ) -> str:
-    """A table for a block's Markdown output, whose Figure cells are published as named spans.
+    """A Markdown table for a block's output, whose Figure cells are published as named spans.
 
     A cell's name is `name[row label][column header]`, the row label being the row's cell in
     column `key` (the first by default); labels must be unique.
@@ -244,44 +238,10 @@ def table(
     Text cells and headers are plain text, escaped (data may hold any character); a cell the code
     writes as Markdown (links, code, emphasis) is wrapped in `Md`.
 
-    The table is written as the HTML Python-Markdown would make of it, tag for tag (`Md` cells rendered
-    as Markdown renders them), marked `TERMS_MARK` for `snippets.build.abbr`, which gives its terms the
-    tooltips Markdown's `abbr` would: the page is the same, without passing every cell through
-    Markdown's inline patterns. A table with an `Md` cell that Markdown would make a link to anything
-    but an https:// URL is written in Markdown instead, so MkDocs resolves and checks that link.
+    Markdown (the block's, converted by markdown-exec with the page's extensions: `tables`, `abbr`'s glossary,
+    MkDocs' link checks) makes the HTML; a figure's span is raw inline HTML, which Python-Markdown keeps in its
+    HTML stash as written. Print it from a block without `html="true"`.
     """
-    if all(_md_inline_html(c) is not None for c in [*headers, *(c for r in rows for c in r)] if isinstance(c, Md)):
-        return _block_html_table(name, headers, rows, align, key)
-    return _markdown_table(name, headers, rows, align, key)
-
-
-_HREF = re.compile(r"""<(?:a|img)\b[^>]*?\s(?:href|src)=["']([^"']*)["']""")
-
-
-@functools.lru_cache(maxsize=4096)
-def _md_inline_html(text: str) -> str | None:
-    """An `Md` cell as Python-Markdown renders it in a table cell (links to https:// URLs, code, emphasis, inline
-    HTML); None where MkDocs must see it: a relative link, which it resolves and checks."""
-    if "\n" in text:
-        return None
-    out = str(_inline_markdown().reset().convert(text.strip()))
-    if not (out.startswith("<p>") and out.endswith("</p>")) or "\n" in out:
-        return None
-    if any(not url.startswith("https://") for url in _HREF.findall(out)):
-        return None  # a link Markdown made to anything but an https:// URL: MkDocs must resolve and check it
-    return out[3:-4]
-
-
-@functools.lru_cache(maxsize=1)
-def _inline_markdown() -> Any:
-    import markdown
-
-    return markdown.Markdown()
-
-
-def _markdown_table(
-    name: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], align: str | None, key: int
-) -> str:
     align, cells = _cells(name, headers, rows, align, key, _md_cell)
     rule = {"l": ":--", "r": "--:", "c": ":-:"}
     lines = [
@@ -289,45 +249,12 @@ def _markdown_table(
         "| " + " | ".join(rule[a] for a in align) + " |",
         *("| " + " | ".join(row) + " |" for row in cells),
     ]
-    return "\n".join(lines) + "\n"
-
-
-TERMS_MARK = "data-sa-terms"
-"""The attribute a table written as HTML by `table` carries until `snippets.build.abbr` marks its terms and removes it."""
-
-
-def _block_html_table(
-    name: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]], align: str | None, key: int
-) -> str:
-    """`table` as Python-Markdown writes it (one cell a line; text as Markdown shows an escaped cell), starting
-    on a line of its own, so Markdown passes it through as a raw HTML block."""
-
-    def text(t: str) -> str:
-        if isinstance(t, Md):
-            out = _md_inline_html(t)
-            if out is None:  # pragma: no cover - `table` sends such a table to Markdown
-                raise ValueError(f"table {name!r}: a Markdown cell that needs MkDocs: {t!r}")
-            return out
-        return html.escape(t.replace("\n", " ").strip(), quote=False)
-
-    align, cells = _cells(name, headers, rows, align, key, text)
-
-    def tr(tag: str, row: Sequence[str]) -> str:
-        return "<tr>\n" + "\n".join(f'<{tag} style="text-align: {_ALIGN[a]};">{c}</{tag}>'
-                                     for a, c in zip(align, row, strict=True)) + "\n</tr>"
-
-    body = "".join(tr("td", row) + "\n" for row in cells)
-    return (f"\n<table {TERMS_MARK}>\n<thead>\n{tr('th', [text(h) for h in headers])}\n</thead>\n"
-            f"<tbody>\n{body}</tbody>\n</table>\n")
+    return "\n" + "\n".join(lines) + "\n"
 
 
 def bullets(items: Sequence[Md]) -> Md:
-    """A bulleted list of `Md` items for a block's Markdown output: written as the HTML Python-Markdown makes
-    of `- item` lines where no item needs MkDocs (see `table`), else as those lines."""
-    rendered = [_md_inline_html(i) for i in items]
-    if not items or any(r is None for r in rendered):
-        return Md("".join(f"- {i}\n" for i in items))
-    return Md(f"\n<ul {TERMS_MARK}>\n" + "".join(f"<li>{r}</li>\n" for r in rendered) + "</ul>\n")
+    """A bulleted list of `Md` items, as Markdown for a block's output (print it without `html="true"`)."""
+    return Md("\n" + "".join(f"- {i}\n" for i in items))
 
 
 def html_table(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from snippets.data import Catalog
-from snippets.pages.scenario import reference
 
 from ..conftest import Build, value
 
@@ -21,12 +20,13 @@ def test_notebook_page_is_executed_without_errors(built: Build, catalog: Catalog
     assert value(page, "notebook-sizing[Weight memory, one copy][Value]") == pytest.approx(410.06, abs=0.01)
     assert value(page, "notebook-sizing[GPUs][Value]") == 8
     assert value(page, "notebook-sizing[Nodes][Value]") == 1
-    # every figure is the engine's own, not a re-derivation: the same deployment, read back
-    d = reference(catalog).deployment("llama-3.1-405b", "fp8")
-    assert value(page, "notebook-memory[Weights][Value]") == pytest.approx(d.memory.weights / 2**30)
-    assert value(page, "notebook-memory[Sequences the KV cache can hold][Value]") == d.max_concurrency
-    # the pipelined ceiling: HBM bandwidth over the bytes the stages read in turn, 3.35 TB/s / ~51.8 GB
-    assert value(page, "notebook-ceiling[Tokens per second, ceiling][Value]") == pytest.approx(d.decode_ceiling)
-    assert d.decode_ceiling == pytest.approx(3.35e12 / d.decode_step_bytes(1))
+    # an eighth of the weights on each GPU (the embeddings split by vocabulary), the same as the sizing grid's
+    assert value(page, "notebook-memory[Weights][Value]") == pytest.approx(410.06e9 / 8 / 2**30, abs=0.5)
+    grid = built.page("reference/sizing/index.html")
+    assert value(page, "notebook-memory[Weights][Value]") == pytest.approx(
+        value(grid, "grid[Llama 3.1 405B · FP8 · NVIDIA H100 SXM][Weights per GPU]"))
+    # the ceiling: HBM bandwidth over the bytes a token reads, 3.35 TB/s / ~51.8 GB
+    assert value(page, "notebook-ceiling[Tokens per second, ceiling][Value]") == pytest.approx(
+        3.35e12 / (value(page, "notebook-ceiling[Bytes read per token][Value]") * 1e9))
     assert (built.site / "notebooks/size-your-deployment/size-your-deployment.py").is_file()
     assert page.select_one('a[href="size-your-deployment.py"]') is not None

@@ -54,3 +54,28 @@ def snapshot_figures(snapshot: SnapshotAssertion) -> SnapshotAssertion:
 def test_figures_match_snapshot(built: Build, snapshot_figures: SnapshotAssertion) -> None:
     numbers = json.loads((built.site / "numbers.json").read_text(encoding="utf-8"))
     assert flatten(numbers) == snapshot_figures  # `--snapshot-update` rewrites the stored snapshot
+
+
+def test_a_changed_figure_is_reported_as_page_figure_old_new(built: Build, tmp_path) -> None:
+    """The report a contributor reads when data moves a figure: one line per figure, `page :: figure: old -> new`
+    (the snapshot test run on a copy of the built figures with one changed, as a data edit would)."""
+    import os
+    import subprocess
+    import sys
+
+    from ..conftest import ROOT
+
+    numbers = json.loads((built.site / "numbers.json").read_text(encoding="utf-8"))
+    hbm = next(f for f in numbers["interconnect.md"]["figures"] if f["name"] == "hbm")
+    hbm["value"] = 3.0
+    (tmp_path / "numbers.json").write_text(json.dumps(numbers), encoding="utf-8")
+    (tmp_path / "index.html").write_text("")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q",
+         str(ROOT / "tests/site/test_snapshot.py::test_figures_match_snapshot")],
+        cwd=ROOT, env={**os.environ, "SERVING_SITE_DIR": str(tmp_path)}, capture_output=True, text=True, timeout=300,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "1 computed figure(s) changed. If intended, accept with `python3 -m nox -s snapshot`:" in out
+    assert "interconnect.md :: hbm: 3.35 TB/s -> 3 TB/s" in out

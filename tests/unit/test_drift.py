@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from snippets.build.drift import prose, typed_quantities
+from snippets.build.drift import Scanner, prose
+
+SCANNER = Scanner()
+typed_quantities = SCANNER.typed_quantities
+quantities_in = SCANNER.quantities_in
 
 
 def test_prose_drops_code_blocks_values_and_markup() -> None:
@@ -38,7 +42,7 @@ def test_notebook_markdown_is_read_with_jupytext_md_alias_included() -> None:
 
 
 def test_the_rendered_scan_reads_attributes_and_skips_computed_spans() -> None:
-    from snippets.build.drift import fragment, quantities_in, shown_text
+    from snippets.build.drift import fragment, shown_text
 
     html = ('<p>On <abbr title="Peripheral">PCIe</abbr> 5.0 a <span class="sa-fig">80 GB</span> card '
             '<a href="x" title="holds 96 GB">link</a> <img alt="a 4-GPU box"></p><pre>print(7)</pre>'
@@ -49,7 +53,7 @@ def test_the_rendered_scan_reads_attributes_and_skips_computed_spans() -> None:
 
 def test_text_beside_blocks_is_read_once() -> None:
     """A list item's words before its sublist, and text printed straight beside a table, are read; each cell once."""
-    from snippets.build.drift import fragment, quantities_in, shown_text
+    from snippets.build.drift import fragment, shown_text
 
     html = ('<div>Loose 12 GB <em>and 3 more</em><table><tr><td>7 GPUs</td></tr></table> then 5 nodes</div>'
             '<ul><li>Item 40 cards<ul><li>nested 9 layers</li></ul></li></ul>')
@@ -67,3 +71,15 @@ def test_count_words_are_found_and_units_of_price_are_not() -> None:
     found = [(w.line, w.token) for w in count_words(text)]
     assert found == [(1, "Twice"), (1, "eighty gigabytes"), (1, "hundred times"), (2, "halve")]
     assert count_words("`twice` in code, {{ twice }} computed\n") == []
+
+
+def test_a_scanner_reads_its_allowlist_once_and_data_text_is_not_typed(tmp_path) -> None:
+    allow = tmp_path / "allowed.txt"
+    allow.write_text("# names\nH100\n")
+    scanner = Scanner(frozenset({"NVIDIA H100 SXM 80GB"}), allow)
+    assert [lit.token for lit in scanner.typed_quantities("An H100 and an A100.\n")] == ["A100"]
+    allow.write_text("A100\n")  # an edit is read by the next build's scanner, not this one
+    assert [lit.token for lit in scanner.typed_quantities("An A100.\n")] == ["A100"]
+    assert Scanner(allowlist=allow).typed_quantities("An A100.\n") == []
+    assert scanner.quantities_in("The NVIDIA H100 SXM 80GB card") == ()  # a name from data/, shown whole
+    assert [lit.token for lit in scanner.quantities_in("A 80GB card")] == ["80GB"]

@@ -1,4 +1,5 @@
-"""fmt.table's two forms (Markdown, and the HTML Markdown would make of it) and fmt.html_table publish the same table."""
+"""fmt.table (Markdown, which Python-Markdown makes a table of) and fmt.html_table (HTML, for the grid) publish the
+same table."""
 
 from __future__ import annotations
 
@@ -35,37 +36,40 @@ TRICKY: list[list[fmt.Cell]] = [
 ]
 
 
-def test_a_table_without_markdown_cells_is_written_as_markdown_would_render_it() -> None:
-    """Byte for byte: the HTML path must publish what the Markdown path published through Python-Markdown."""
+def test_a_table_is_markdown_that_markdown_makes_a_table_of() -> None:
+    """Text is escaped (data may hold any character: it shows as typed), figures are named spans, `Md` cells are
+    the code's own Markdown; Python-Markdown makes the HTML."""
     headers = ["Row (label)", "Text *cell*", "More", "Figure"]
-    for rows in (TRICKY, [[r[0], "t", "u", r[1]] for r in ROWS]):
-        written = fmt.table("t", headers, rows, align="lclr")
-        assert written.lstrip().startswith(f"<table {fmt.TERMS_MARK}>")
-        via_markdown = markdown.markdown(fmt._markdown_table("t", headers, rows, "lclr", 0), extensions=["tables"])
-        assert written.strip().replace(f"<table {fmt.TERMS_MARK}>", "<table>") == via_markdown.strip()
+    written = fmt.table("t", headers, TRICKY, align="lclr")
+    assert written.startswith("\n| Row \\(label\\) | Text \\*cell\\* |")
+    html = markdown.markdown(written, extensions=["tables"])
+    soup = BeautifulSoup(html, "html.parser")
+    rows = [[td.get_text() for td in tr.find_all(["th", "td"])] for tr in soup.select("tr")]
+    assert rows[0] == headers
+    assert rows[1][:3] == ["a | b", "**not bold** [not](a link) `no code`", "x_y_z \\ {{ n }}"]
+    assert rows[2][0] == "<script>alert(1)</script>" and not soup.find("script")
+    assert rows[3][1] == "&amp; &#91; &lt;" and rows[3][2] == "line break"
+    assert _cells(html)[1][3] == ("td:text-align: right;", "2", "t[a | b][Figure]")
+    assert _cells(html)[2][3][2] == "t[<script>alert(1)</script>][Figure]"
 
 
-def test_markdown_cells_that_need_no_mkdocs_are_rendered_as_markdown_would() -> None:
-    """https:// links, code, emphasis and inline HTML: the HTML path renders each cell as the Markdown table did."""
+def test_markdown_cells_are_the_codes_markdown() -> None:
     rows: list[list[fmt.Cell]] = [
         ["a", fmt.link("NVLink [spec] (v4)", "https://example.com/a b?x=1&y=2", 'title "quoted"'), fmt.count(1)],
         ["b", fmt.Md("`engine.params.total_params` and **bold** *em* a | pipe"), fmt.count(2)],
-        ["c", fmt.Md('<span class="sa-used-by" data-id="x"></span>'), fmt.count(3)],
+        ["c", fmt.Md("[HBM](hbm.md)"), fmt.count(3)],
     ]
-    written = fmt.table("t", ["Row", "Source", "N"], rows)
-    assert written.lstrip().startswith(f"<table {fmt.TERMS_MARK}>")
-    via_markdown = markdown.markdown(fmt._markdown_table("t", ["Row", "Source", "N"], rows, None, 0), extensions=["tables"])
-    assert written.strip().replace(f"<table {fmt.TERMS_MARK}>", "<table>") == via_markdown.strip()
-
-
-def test_a_table_with_a_relative_link_stays_markdown() -> None:
-    """MkDocs resolves and checks relative links only in Markdown."""
-    written = fmt.table("t", ["Page", "GPUs"], [[fmt.Md("[HBM](hbm.md)"), fmt.count(8)]])
-    assert written.startswith("| Page | GPUs |") and "[HBM](hbm.md)" in written
+    soup = BeautifulSoup(markdown.markdown(fmt.table("t", ["Row", "Source", "N"], rows), extensions=["tables"]),
+                         "html.parser")
+    links = soup.select("td a")
+    assert links[0]["href"] == "https://example.com/a%20b?x=1&y=2" and links[0].get_text() == "NVLink [spec] (v4)"
+    assert links[1]["href"] == "hbm.md"  # a relative link: MkDocs resolves and checks it in the page
+    assert soup.select_one("td code").get_text() == "engine.params.total_params" and soup.select_one("td strong")
+    assert "a | pipe" in soup.select("td")[4].get_text()
 
 
 def test_html_table_is_the_markdown_table_without_markdown() -> None:
-    via_markdown = markdown.markdown(fmt._markdown_table("t", HEADERS, ROWS, "lrr", 0), extensions=["tables"])
+    via_markdown = markdown.markdown(fmt.table("t", HEADERS, ROWS, "lrr"), extensions=["tables"])
     direct = fmt.html_table("t", HEADERS, ROWS, align="lrr")
     assert _cells(direct) == _cells(via_markdown)
     cells = _cells(direct)
@@ -92,19 +96,13 @@ def test_bad_tables_are_refused(render) -> None:
         render("t", HEADERS, ROWS, align="lrx")
 
 
-def test_bullets_are_the_list_markdown_makes() -> None:
-    items = [fmt.Md("**A** (`x`): " + fmt.link("t", "https://example.com/")), fmt.Md("plain & <b>html</b>")]
-    written = fmt.bullets(items)
-    assert written.lstrip().startswith(f"<ul {fmt.TERMS_MARK}>")
-    via_markdown = markdown.markdown("".join(f"- {i}\n" for i in items))
-    assert written.strip().replace(f"<ul {fmt.TERMS_MARK}>", "<ul>") == via_markdown.strip()
-    relative = [fmt.Md("[page](../hbm.md)")]
-    assert fmt.bullets(relative) == "- [page](../hbm.md)\n"  # MkDocs resolves and checks it
+def test_bullets_are_a_markdown_list() -> None:
+    items = [fmt.Md("**A** (`x`): " + fmt.link("t", "https://example.com/")), fmt.Md("[page](../hbm.md)")]
+    assert fmt.bullets(items) == "\n- **A** (`x`): [t](https://example.com/)\n- [page](../hbm.md)\n"
 
 
-def test_the_as_of_line_is_the_paragraph_markdown_makes() -> None:
-    from snippets.data import load
+def test_the_as_of_line_is_an_emphasised_paragraph(catalog) -> None:
     from snippets.pages.reference_common import as_of, as_of_text
 
-    models = load().models.values()
-    assert as_of(models).strip() == markdown.markdown(f"*{as_of_text(models)}*").strip()
+    models = catalog.models.values()
+    assert markdown.markdown(as_of(models)) == f"<p><em>{as_of_text(models)}</em></p>"

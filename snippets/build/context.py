@@ -1,0 +1,86 @@
+"""The build context: everything one build knows, made in `on_config` and dropped when the build ends.
+
+The `serving` plugin object lives as long as the `mkdocs` process (MkDocs keeps a plugin that has
+`on_startup` across the rebuilds of `mkdocs serve`), so nothing a build computes is kept on it: the plugin
+makes one `BuildContext` per build and drops it in `on_post_build` or `on_build_error`. No module of `snippets`
+keeps state of its own, so a second build in the same process (a rebuild of `serve`, a test) starts from
+nothing but its files.
+
+What a context holds:
+
+- `catalog`: data/ as this build loaded and validated it; what is computed from it once (the engine's records,
+  each page model) is kept with it (`Catalog.derived`), so it goes with the context;
+- `pages`: the page cursor the `{{ }}` extension and the exec blocks share, and `states`, every converted
+  page's figures, claims and errors, by its path under docs/;
+- `blocks`: the exec blocks' runner (the catalog they see, their time limit, the shared-state check);
+- `guard`: the rendered-text scans with the build's prose scanner (allowlist, the catalog's texts, memos);
+- `usage`: which pages show each model and accelerator (the reference pages' "used by" links);
+- `notebooks`: the notebook pages, executed beside the build and cached in the build's cache directory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from snippets.build.blocks import Blocks
+    from snippets.build.computed import Pages, PageState
+    from snippets.build.guard import Guard
+    from snippets.build.notebooks import Notebooks
+    from snippets.data import Catalog
+    from snippets.render.usage import Usage
+
+
+@dataclass(frozen=True)
+class Options:
+    """The serving plugin's options (mkdocs.yml, `plugins: - serving: {...}`), as one build reads them."""
+
+    block_timeout: int = 60
+    """Seconds an exec block may run: a block that sleeps or loops stops the build, not CI."""
+    cell_timeout: int = 120
+    """Seconds a notebook cell may run (nbclient's `timeout`)."""
+    notebooks: tuple[str, ...] = ("notebooks/*.py",)
+    """Jupytext scripts under docs/ that are notebook pages: executed by the build and handed to mkdocs-jupyter."""
+    execute: bool = True
+    """Execute the notebooks (off: they are rendered as written, without outputs)."""
+    cache_dir: str = ".cache/serving"
+    """Where executed notebooks are kept, by content, relative to mkdocs.yml."""
+
+
+@dataclass
+class BuildContext:
+    """One build: its root (the folder of mkdocs.yml), options, catalog and everything computed from them."""
+
+    root: Path
+    options: Options
+    catalog: Catalog
+    pages: Pages
+    blocks: Blocks
+    guard: Guard
+    usage: Usage
+    notebooks: Notebooks
+    states: dict[str, PageState] = field(default_factory=dict)
+
+
+def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog) -> BuildContext:
+    """A build's context over `catalog`, loaded from `root`/data by the plugin."""
+    from snippets.build import drift
+    from snippets.build.blocks import Blocks
+    from snippets.build.computed import Pages
+    from snippets.build.guard import Guard
+    from snippets.build.notebooks import Notebooks
+    from snippets.render.usage import Usage
+
+    pages = Pages(catalog=catalog)
+    names = {("model", k): m.name for k, m in catalog.models.items()}
+    names |= {("accelerator", k): a.name for k, a in catalog.accelerators.items()}
+    return BuildContext(
+        root=root, options=options, catalog=catalog, pages=pages,
+        blocks=Blocks(pages, catalog, timeout=options.block_timeout),
+        guard=Guard(drift.Scanner(drift.data_text(catalog)), [docs_dir / "includes"], root / "snippets" / "pages"),
+        usage=Usage(names),
+        notebooks=Notebooks(root, docs_dir, root / options.cache_dir, list(options.notebooks), execute=options.execute,
+                            timeout=options.cell_timeout),
+    )

@@ -1,0 +1,118 @@
+"""The `{{ }}` Markdown extension (snippets/build/computed.py) in process, over the interconnect page's model: every
+error path names the page and line, and what is computed is published as a named span."""
+
+from __future__ import annotations
+
+import pytest
+
+from snippets.build.computed import collect, computed_occurrences, numbers_json, stable_cell_ids
+from snippets.data import Catalog
+
+from .build_harness import convert
+
+
+def test_a_value_is_a_named_span_and_a_claim_is_checked(catalog: Catalog) -> None:
+    page = convert("One carries {{ gpu_memory }}; {{ claim m405_fp16.spans_nodes }}it spans nodes{{ /claim }}.",
+                   catalog)
+    assert page.errors == []
+    assert 'class="sa-fig"' in page.html and 'data-name="gpu_memory"' in page.html
+    assert page.state.figures[0]["name"] == "gpu_memory" and page.state.figures[0]["unit"] == "GB"
+    assert page.state.claims[0]["claim"] == "m405_fp16.spans_nodes" and page.state.claims[0]["holds"] is True
+    assert 'class="sa-claim" data-claim="m405_fp16.spans_nodes" title="Checked at build time: ' in page.html
+
+
+def test_an_unknown_name_is_named_with_a_suggestion(catalog: Catalog) -> None:
+    page = convert("Line one.\n\nOne carries {{ gpu_memroy }} of HBM.", catalog)
+    assert len(page.errors) == 1
+    assert page.errors[0].startswith("docs/page.md:3: unknown name in {{ gpu_memroy }}: name 'gpu_memroy' is not "
+                                     "defined; did you mean gpu_memory")
+    assert page.errors[0].endswith("(names come from snippets/pages/interconnect.py)")
+
+
+@pytest.mark.parametrize(("typed", "expected"), [
+    ("{{ gpu_memory.nonexistent }}", "{{ gpu_memory.nonexistent }} failed: AttributeError: "),
+    ("{{ gpu_memory.value }}", "{{ gpu_memory.value }} gave a float, not a Figure: wrap numbers with a "
+                               "snippets.render.fmt constructor so they carry a unit"),
+    ("{{ claim 1 == 1 }}always{{ /claim }}", "{{ claim 1 == 1 }} uses no name from the page's namespace"),
+    ("{{ claim True }}always{{ /claim }}", "{{ claim True }} uses no name from the page's namespace"),
+    ("{{ claim None }}nothing{{ /claim }}", "{{ claim None }} uses no name from the page's namespace"),
+    ("{{ None }}", "{{ None }} uses no name from the page's namespace"),
+    ('{{ "80 GB" }}', "uses no name from the page's namespace"),
+    ("{{ claim gpu_memory is None }}x{{ /claim }}", "claim 'gpu_memory is None' no longer holds: \"x\""),
+    ("{{ claim gpu_memory }} never closed", "{{ claim gpu_memory }} is never closed"),
+    ("{{ claim gpu_memory.value }}x{{ /claim }}", "claim 'gpu_memory.value' gave a float, not a Claim or bool"),
+])
+def test_what_computes_nothing_or_fails_is_refused_at_its_line(catalog: Catalog, typed: str, expected: str) -> None:
+    page = convert(f"Intro.\n\nPlanted: {typed}\n", catalog)
+    assert len(page.errors) == 1, page.errors
+    assert page.errors[0].startswith("docs/page.md:3: ") and expected in page.errors[0], page.errors
+
+
+def test_a_stray_claim_end_is_refused(catalog: Catalog) -> None:
+    page = convert("Text {{ /claim }} here.", catalog)
+    assert page.errors == ["docs/page.md: {{ /claim }} without an opening {{ claim ... }}"]
+
+
+def test_each_occurrence_is_reported_at_its_own_line(catalog: Catalog) -> None:
+    page = convert("First {{ gpu_memory.value }} here.\n\nAnd again {{ gpu_memory.value }} there.\n", catalog)
+    assert [e.split(": ", 1)[0] for e in page.errors] == ["docs/page.md:1", "docs/page.md:3"]
+
+
+def test_a_page_without_a_model_cannot_compute(catalog: Catalog) -> None:
+    page = convert("Needs {{ gpu_memory }}.", catalog, model=None)
+    assert page.errors == ["docs/page.md: uses {{ ... }} computed values but its front matter names no `model:`"]
+
+
+def test_a_failing_page_model_is_named(catalog: Catalog) -> None:
+    page = convert("Needs {{ gpu_memory }}.", catalog, model="no_such_model")
+    assert page.errors[0] == ("docs/page.md: page model snippets.pages.no_such_model failed: ModuleNotFoundError: "
+                              "No module named 'snippets.pages.no_such_model'")
+
+
+def test_code_is_left_alone(catalog: Catalog) -> None:
+    page = convert("Literal `{{ not_a_name }}` in code.\n\n```text\n{{ also_not }}\n```\n", catalog)
+    assert page.errors == [] and "{{ not_a_name }}" in page.html and "{{ also_not }}" in page.html
+    assert computed_occurrences("`{{ a }}` {{ b }}\n\n```\n{{ c }}\n```\n<!-- {{ d }} -->\n") == {"value b": [1]}
+
+
+def test_unrendered_braces_and_tracebacks_are_problems() -> None:
+    _, _, problems = collect("<p>carries {{ {gpu_memory} }} of</p><pre>{{ fine in code }}</pre>")
+    assert problems == ["unrendered '{{' in the page: ...carries {{ {gpu_memory} }} of...",
+                        "unrendered '}}' in the page: ...carries {{ {gpu_memory} }} of..."]
+    _, _, problems = collect("<pre>Traceback (most recent call last):\n  boom</pre>")
+    assert problems == ["a traceback is published in a code block"]
+
+
+def test_a_figure_shown_with_two_values_is_a_problem() -> None:
+    spans = ('<span class="sa-fig" data-name="x" data-value="1" data-unit="GB">1 GB</span>'
+             '<span class="sa-fig" data-name="x" data-value="2" data-unit="GB">2 GB</span>')
+    _, _, problems = collect(f"<p>{spans}</p>")
+    assert problems == ["figure 'x' is shown with two values: '1 GB' and '2 GB'"]
+
+
+def test_numbers_json_is_one_record_a_line_in_page_order(catalog: Catalog) -> None:
+    page = convert("A {{ gpu_memory }} and {{ claim m405_fp16.spans_nodes }}spans{{ /claim }}.", catalog)
+    text = numbers_json({"b.md": page.state, "a.md": convert("None.", catalog).state})
+    assert text.index('"a.md"') < text.index('"b.md"')
+    assert '\n   {"name": "gpu_memory", "text": ' in text and text.endswith("}\n")
+
+
+def test_notebook_cell_ids_are_numbered_in_order() -> None:
+    assert stable_cell_ids('<div id="cell-id=9f"></div><div id="cell-id=a1"></div>') == (
+        '<div id="cell-1"></div><div id="cell-2"></div>')
+
+
+def test_computed_syntax_in_data_text_is_shown_as_text_and_refused(catalog: Catalog) -> None:
+    """A name from data/ that holds `{{ }}` (data/ refuses it: tests/unit/test_data.py) is never evaluated: a value
+    shows it as text, which the page's scan then refuses as unrendered."""
+    import markdown
+
+    from snippets.build.computed import ComputedExtension, Pages
+
+    pages = Pages(catalog=catalog)
+    state = pages.begin("page.md", "The {{ gpu_name }} card.", "interconnect")
+    state.namespace = {"gpu_name": "NVIDIA H100 SXM {{ gpu_memory }}"}
+    html = markdown.Markdown(extensions=[ComputedExtension(pages)]).convert("The {{ gpu_name }} card.")
+    assert state.errors == [] and 'data-name="gpu_memory"' not in html and "SXM {{ gpu_memory }}" in html
+    _, _, problems = collect(html)
+    assert problems and problems[0].startswith("unrendered '{{' in the page")

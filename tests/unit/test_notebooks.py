@@ -1,0 +1,90 @@
+"""The notebook pages (snippets/build/notebooks.py), in process: a script executed with nbclient beside the caller,
+cached on its content and on data/ and snippets/, failures named by the script's line and never cached."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from snippets.build.notebooks import Notebooks
+
+HEADER = "# ---\n# jupyter:\n#   kernelspec:\n#     display_name: Python 3\n#     language: python\n#     name: python3\n# ---\n"
+
+
+def _site(tmp_path: Path, body: str) -> Notebooks:
+    (tmp_path / "docs" / "notebooks").mkdir(parents=True)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "models.yaml").write_text("x: 1\n")
+    (tmp_path / "docs" / "notebooks" / "nb.py").write_text(HEADER + body)
+    return _notebooks(tmp_path)
+
+
+def _notebooks(root: Path, *, execute: bool = True, timeout: int = 60) -> Notebooks:
+    return Notebooks(root, root / "docs", root / ".cache" / "serving", ["notebooks/*.py"], execute=execute,
+                     timeout=timeout)
+
+
+def _outputs(path: Path) -> list[list[str]]:
+    cells = json.loads(path.read_text())["cells"]
+    return [["".join(o.get("text", "")) for o in c.get("outputs", [])] for c in cells]
+
+
+def test_a_notebook_is_executed_once_for_its_content(tmp_path: Path) -> None:
+    nbs = _site(tmp_path, "# %% [markdown]\n# Six sevens.\n\n# %%\nprint(6 * 7)\n")
+    nbs.start()
+    nb = nbs.found["notebooks/nb.py"]
+    assert nb.thread is not None and nbs.source("notebooks/nb.py") == (tmp_path / "docs/notebooks/nb.py").read_text()
+    assert nbs.errors("notebooks/nb.py") == []
+    assert _outputs(nb.target) == [[], ["42\n"]]
+    assert [c["id"] for c in json.loads(nb.target.read_text())["cells"]] == ["cell-1", "cell-2"]
+    first = nb.target.read_bytes()
+    nbs.close()
+    again = _notebooks(tmp_path)
+    again.start()  # the same script, data/ and snippets/: the cached notebook, nothing executed
+    assert again.found["notebooks/nb.py"].thread is None and again.found["notebooks/nb.py"].target.read_bytes() == first
+    (tmp_path / "data" / "models.yaml").write_text("x: 2\n")  # a data edit: executed anew, the old entry evicted
+    edited = _notebooks(tmp_path)
+    edited.start()
+    assert edited.found["notebooks/nb.py"].target != nb.target
+    edited.close()
+    assert not nb.target.exists() and edited.found["notebooks/nb.py"].target.is_file()
+
+
+def test_a_raising_cell_is_named_by_its_line_and_not_cached(tmp_path: Path) -> None:
+    nbs = _site(tmp_path, "# %%\nx = 1\n\n# %%\nraise ValueError('boom in a notebook cell')\n")
+    nbs.start()
+    assert nbs.errors("notebooks/nb.py") == ["docs/notebooks/nb.py:12: a notebook cell raised ValueError: boom in a "
+                                             "notebook cell"]
+    target = nbs.found["notebooks/nb.py"].target
+    assert target.is_file()  # rendered as far as it ran, so every page's errors are reported at once
+    nbs.close()
+    assert not target.exists()
+
+
+def test_a_cell_that_hangs_is_stopped_at_its_time_limit(tmp_path: Path) -> None:
+    nbs = _site(tmp_path, "# %%\nimport time\n\nwhile True:\n    time.sleep(0.1)\n")
+    nbs.timeout = 2
+    nbs.start()
+    assert nbs.errors("notebooks/nb.py") == [
+        "docs/notebooks/nb.py:9: a notebook cell ran longer than 2 s and was stopped (nbclient's timeout; the limit is "
+        "the serving plugin's `cell_timeout`, in seconds)"]
+    nbs.close()
+
+
+def test_with_execution_off_the_notebook_is_written_as_it_is(tmp_path: Path) -> None:
+    nbs = _site(tmp_path, "# %%\nprint(6 * 7)\n")
+    nbs.execute = False
+    nbs.start()
+    assert nbs.errors("notebooks/nb.py") == [] and _outputs(nbs.found["notebooks/nb.py"].target) == [[]]
+
+
+@pytest.mark.parametrize("pattern", ["notebooks/*.py", "*/nb.py"])
+def test_only_the_scripts_the_patterns_name_are_notebooks(tmp_path: Path, pattern: str) -> None:
+    nbs = _site(tmp_path, "# %%\nprint(1)\n")
+    (tmp_path / "docs" / "other.py").write_text("x = 1\n")
+    nbs.patterns = [pattern]
+    nbs.execute = False
+    nbs.start()
+    assert list(nbs.found) == ["notebooks/nb.py"]
