@@ -97,6 +97,10 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
             target = entries.get(getattr(tm, field))
             if target is None or getattr(target, attr) != kind:
                 problems.append(f"{where}: field '{field}': {getattr(tm, field)!r} is not a {kind} entry")
+    for l_id, lat in lats.items():
+        if lat.accelerator is not None and lat.accelerator not in cat["accelerators"]:
+            problems.append(f"data/latencies.yaml: entry '{l_id}': field 'accelerator': unknown accelerator "
+                            f"{lat.accelerator!r}")
     for e_id, eff in effs.items():
         if eff.accelerator not in cat["accelerators"]:
             problems.append(f"data/efficiencies.yaml: entry '{e_id}': field 'accelerator': unknown accelerator "

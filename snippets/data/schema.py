@@ -126,9 +126,14 @@ class ReportedMemory(_Strict):
         return self.value * BYTE_UNITS[self.unit]
 
 
+Vendor = Literal["NVIDIA", "AMD", "Google", "Intel", "AWS"]
+"""Who makes an accelerator: an id the engine keys on (custom all-reduce's platforms, a vendor's fitted kernel
+fraction), so a closed set, not free text."""
+
+
 class Accelerator(_Strict):
     name: str
-    vendor: str
+    vendor: Vendor
     memory: ByteSize
     """The vendor's label (80 GB), as the datasheet states it; not what an engine can allocate."""
     memory_runtime: RuntimeMemory | None = None
@@ -953,7 +958,7 @@ class TimeModel(_Strict):
     """Host time per engine step that the GPU waits for (scheduling, sampling, input preparation): fitted on the
     calibration rows' inter-token latency."""
     step_overhead_range: tuple[PositiveFloat, PositiveFloat]
-    vendor_kernel_fraction: Annotated[Mapping[str, Annotated[float, Field(gt=0, le=1)]],
+    vendor_kernel_fraction: Annotated[Mapping[Vendor, Annotated[float, Field(gt=0, le=1)]],
                                       AfterValidator(_read_only)] = Field(default_factory=lambda: MappingProxyType({}))
     """Per vendor whose calibration rows allow the fit: the share of the measured (or default) kernel efficiencies
     its software stack reaches; 1 for a vendor not listed."""

@@ -33,8 +33,9 @@ def _weigh(browser: Any, base: str, path: str) -> tuple[report.PageWeight, list[
         finished: list[Any] = []
         r.context.on("requestfinished", lambda request: finished.append(request))
         page = r.open(path)
-        # the search worker fetches the index on every page, sometimes after the network first idles
-        for _ in range(100):
+        # the search worker fetches the index on every page, sometimes after the network first idles (a megabyte
+        # of grid to lay out first on the sizing page: a loaded machine takes seconds), so wait up to 30 s
+        for _ in range(300):
             if any(req.url.endswith("/search_index.json") for req in finished):
                 break
             page.wait_for_timeout(100)

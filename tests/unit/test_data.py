@@ -227,6 +227,8 @@ REFERENCE_CASES = [
      ["entry 'mi300x-vultr'", "only a secondary source copies another document"]),
     ("price of an unknown accelerator", "prices", _set("mi300x-vultr/accelerator", "mi900x"),
      ["entry 'mi300x-vultr'", "unknown accelerator 'mi900x'"]),
+    ("a latency measured on an unknown accelerator", "latencies", _set("nccl-allreduce-h100/accelerator", "h900"),
+     ["data/latencies.yaml", "entry 'nccl-allreduce-h100'", "field 'accelerator'", "unknown accelerator 'h900'"]),
     ("price in another unit", "prices", _set("b200-lambda/price/unit", "EUR/GPU-hour"),
      ["entry 'b200-lambda'", "field 'price.unit'"]),
 ]
