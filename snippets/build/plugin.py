@@ -223,7 +223,11 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         Reporting at this point lists the errors of all pages at once, and publishes nothing.
         """
         ctx = self.ctx()
-        errors = [e for st in ctx.states.values() for e in st.errors]
+        opaque = {src: st.opaque_claims for src, st in ctx.states.items() if st.opaque_claims}
+        if opaque:  # not refused: their condition is a bool the engine computed, which scaling cannot reach here
+            log.info("%d claims compare no figure the build can scale (snippets.build.claims): %s",
+                     sum(map(len, opaque.values())), "; ".join(f"docs/{k}: {', '.join(v)}" for k, v in opaque.items()))
+        errors = one_per_cause([*ctx.site_errors, *(e for st in ctx.states.values() for e in st.errors)])
         if errors:
             raise PluginError(f"{len(errors)} error(s); nothing was written:\n" + "\n".join(errors))
         # MkDocs makes a new Jinja environment every build, so Material's templates were compiled
@@ -273,6 +277,33 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
 
 
 # ---------------------------------------------------------------------- helpers
+
+_CAUSE = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Exit|Interrupt): [^;]*?\(raised at snippets/[^)]+\)")
+"""An exception as `computed.failure` writes it: its type, its message and the line under snippets/ that raised."""
+
+
+def one_per_cause(errors: list[str]) -> list[str]:
+    """`errors` with every error that repeats an earlier one's cause (one exception, raised at one line of
+    snippets/, met by a page model and by each block that computes it) folded into the first: one data slip is one
+    message, which lists the other places it stopped."""
+    first: dict[str, int] = {}
+    also: dict[int, list[str]] = {}
+    out: list[str] = []
+    for err in errors:
+        m = _CAUSE.search(err)
+        if m is None:
+            out.append(err)
+            continue
+        at = first.get(m.group(0))
+        if at is None:
+            first[m.group(0)] = len(out)
+            out.append(err)
+        else:
+            also.setdefault(at, []).append(err.split(": ", 1)[0])
+    for i, places in also.items():
+        out[i] += f" [the same cause also stopped: {', '.join(places)}]"
+    return out
+
 
 
 def code_stamp(root: Path) -> str:
