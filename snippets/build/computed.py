@@ -403,8 +403,13 @@ def collect_tree(root: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
     for el in root.xpath('//span[contains(concat(" ", normalize-space(@class), " "), " sa-fig ")]'):
         name = str(el.get("data-name"))
         shown = el.text_content()
-        fig: dict[str, Any] = {"name": name, "value": float(str(el.get("data-value"))), "unit": str(el.get("data-unit")),
-                               "text": shown}
+        try:
+            value = float(str(el.get("data-value")))
+        except ValueError:  # not a span the build wrote (the source scan names its line): no traceback
+            problems.append(f"a figure span {' '.join(shown.split())[:40]!r} without a number in data-value "
+                            f"({el.get('data-value')!r}): only the build writes figure spans")
+            continue
+        fig: dict[str, Any] = {"name": name, "value": value, "unit": str(el.get("data-unit")), "text": shown}
         if not shown.strip():
             problems.append(f"figure {name!r} renders empty")
         seen = figs.setdefault(name, fig)

@@ -64,6 +64,17 @@ class Guard:
                 f"docs/{state.src}:{lit.line}: hand-typed quantity {lit.token!r} in prose: \"{lit.context}\". "
                 "Compute it with {{ ... }}, or if it is a name, add it to snippets/allowed_names.txt"
             )
+        for lit in drift.code_span_quantities(prose):
+            state.reported.add((lit.line, lit.token))
+            errors.append(
+                f"docs/{state.src}:{lit.line}: hand-typed quantity {lit.token!r} in a code span: \"{lit.context[:100]}\". "
+                "A code span shows code as typed; compute the quantity with {{ ... }} outside it"
+            )
+        for lit in drift.hand_written_figures(prose):
+            errors.append(
+                f"docs/{state.src}:{lit.line}: {lit.token!r}... is written by hand with the markup of a computed figure, "
+                "claim or block output: only the build writes it; show a figure with {{ name }}"
+            )
         lines = state.markdown.splitlines()
         for key in ("title", "description"):
             value = meta.get(key)

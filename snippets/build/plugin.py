@@ -126,6 +126,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
                 "snippets/data/schema.py; run `python -c 'import snippets.data as d; d.load()'` to check data/ alone"
             ) from None
         ctx = self.context = make_context(root, Path(config.docs_dir), self.config.options(), cat)
+        ctx.site_errors.extend(site_errors(config, ctx))
         self._glossary(config)
         # typed list[str], but MkDocs hands the list to Python-Markdown, which takes Extension instances too
         config.markdown_extensions.append(computed.ComputedExtension(ctx.pages))  # type: ignore[arg-type]
@@ -198,6 +199,10 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
                                                            guard.anchor_ids(html)))
         # one parse of the page serves every reading of it, in this order: each takes away what it has read
         root = drift.fragment(html)
+        if root is not None:
+            from snippets.build import links
+
+            state.errors.extend(links.page_link_errors(state, root))
         shown = root.text_content() if root is not None else ""  # type: ignore[attr-defined]
         figures, claims, problems = computed.collect_tree(root) if root is not None else ([], [], [])
         if not notebook and root is not None:
@@ -223,7 +228,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         Reporting at this point lists the errors of all pages at once, and publishes nothing.
         """
         ctx = self.ctx()
-        opaque = {src: st.opaque_claims for src, st in ctx.states.items() if st.opaque_claims}
+        opaque = {src: sorted({c.split(" (", 1)[0] for c in st.opaque_claims})
+                  for src, st in ctx.states.items() if st.opaque_claims}
         if opaque:  # not refused: their condition is a bool the engine computed, which scaling cannot reach here
             log.info("%d claims compare no figure the build can scale (snippets.build.claims): %s",
                      sum(map(len, opaque.values())), "; ".join(f"docs/{k}: {', '.join(v)}" for k, v in opaque.items()))
@@ -277,6 +283,22 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def site_errors(config: MkDocsConfig, ctx: BuildContext) -> list[str]:
+    """What a reader sees or loads outside the pages: the nav's titles, the stylesheets' generated content and
+    `url()`s, the extra scripts and stylesheets (`snippets.build.links`)."""
+    from snippets.build import links
+
+    errors = links.nav_errors(config.nav, Path(config.config_file_path).read_text(encoding="utf-8"), ctx.guard.scanner)
+    errors += links.config_asset_errors(config.extra_css, config.extra_javascript)
+    docs = Path(config.docs_dir)
+    for css in config.extra_css:
+        path = docs / str(css)
+        if path.is_file():
+            errors += links.stylesheet_errors(path, f"docs/{css}", ctx.guard.scanner)
+    return errors
+
 
 _CAUSE = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Exit|Interrupt): [^;]*?\(raised at snippets/[^)]+\)")
 """An exception as `computed.failure` writes it: its type, its message and the line under snippets/ that raised."""
