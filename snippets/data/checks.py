@@ -111,6 +111,7 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
                             f"for {key[0]}'s {key[1]}")
         seen[key] = e_id
     _check_measurements(cat, problems)
+    _check_layouts(cat, problems)
     for pol_id, pol in pols.items():
         if isinstance(pol, MemoryPolicy):
             for acc in pol.large_device_excludes:
@@ -169,3 +170,58 @@ def _check_measurements(cat: dict[str, dict[str, Any]], problems: list[str]) -> 
                    "Azure AI-benchmarking-guide)" if m.role == "calibration"
                    else "from other publications than the fitting sources")
             )
+
+
+def _check_layouts(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
+    """Each published layout of deployments.yaml and measurements.yaml against the engine's rules
+    (`snippets.engine.layout.layout_problems`: TP against the heads, PP against the layers, EP against the experts,
+    block quantization), and its `nodes` against its GPUs: at least the GPUs over the largest node of its
+    accelerator, at most one node per GPU, the same number of GPUs on each (engines launch one group per node).
+    A page that sizes the entry would otherwise refuse it without naming the file or the entry."""
+    import math
+
+    from snippets.engine.layout import Layout, layout_problems
+    from snippets.engine.specs import Arch, PrecisionSpec
+
+    node_gpus: dict[str, int] = {}
+    for node in cat["interconnects"].values():
+        if isinstance(node, Node):
+            node_gpus[node.accelerator] = max(node_gpus.get(node.accelerator, 0), node.gpus)
+
+    def check(file: str, entry: str, model_id: str, precision_id: str, accelerator: str, field: str,
+              lay: Any, gpus: int | None, nodes: int | None) -> None:
+        where = f"data/{file}.yaml: entry '{entry}'"
+        model, prec = cat["models"].get(model_id), cat["precisions"].get(precision_id)
+        if lay is not None and model is not None:
+            spec = None if prec is None else PrecisionSpec(
+                id=precision_id, name=prec.name, bits_per_param=prec.bits_per_param, tensor_format=prec.tensor_format,
+                keeps_16bit=frozenset(prec.keeps_16bit),
+                weight_block=None if prec.weight_block is None else (prec.weight_block.rows, prec.weight_block.cols))
+            try:
+                found = layout_problems(Arch.from_dict(model.architecture.model_dump()),
+                                        Layout(lay.tp, lay.pp, lay.ep, lay.dp), spec)
+            except (ValueError, TypeError, ZeroDivisionError) as exc:
+                found = [f"the engine cannot read it: {exc}"]
+            if found:
+                problems.append(f"{where}: field '{field}': TP{lay.tp} PP{lay.pp} EP{lay.ep} DP{lay.dp} is not a "
+                                f"layout the engines accept for {model_id}: {'; '.join(found)}")
+        if gpus is None and lay is not None:
+            gpus = lay.tp * lay.pp * lay.dp
+        per_node = node_gpus.get(accelerator)
+        if nodes is not None and gpus is not None:
+            least = math.ceil(gpus / per_node) if per_node else 1
+            if not least <= nodes <= gpus or gpus % nodes:
+                problems.append(f"{where}: field 'nodes': {nodes} nodes for {gpus} GPUs; the largest node of "
+                                f"{accelerator} in interconnects.yaml holds {per_node or '?'}, so it takes from "
+                                f"{least} to {gpus} nodes, each with the same number of GPUs")
+
+    for d_id, dep in cat.get("deployments", {}).items():
+        check("deployments", d_id, dep.model, dep.precision, dep.accelerator, "layout", dep.layout, dep.gpus, dep.nodes)
+    for m_id, m in cat.get("measurements", {}).items():
+        check("measurements", m_id, m.model, m.precision, m.accelerator, "layout", m.layout, m.gpus, m.nodes)
+        dis = m.mode.disaggregation
+        for part in ("prefill", "decode"):
+            pool = None if dis is None else getattr(dis, part)
+            if pool is not None and pool.layout is not None:
+                check("measurements", m_id, m.model, m.precision, m.accelerator,
+                      f"mode.disaggregation.{part}.layout", pool.layout, None, None)

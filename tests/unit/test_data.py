@@ -548,3 +548,35 @@ def test_what_readers_buy_now(catalog) -> None:
         n = catalog.interconnect(net_id, Network)
         assert n.switch_latency is None and "switch_latency" in n.not_stated
         assert n.adapter_latency is None and "adapter_latency" in n.not_stated
+
+
+LAYOUT_CASES = [
+    # issue 27: each was refused by a page block naming neither file nor entry, or never checked (nodes)
+    ("deployment TP against the heads", "deployments",
+     lambda doc: doc["sglang-deepseek-v3-fp8-8xh200"].update(gpus=6, layout={"tp": 6}),
+     ["data/deployments.yaml: entry 'sglang-deepseek-v3-fp8-8xh200': field 'layout': TP6 PP1 EP1 DP1 is not a layout "
+      "the engines accept for deepseek-v3"]),
+    ("deployment PP beyond the layers", "deployments",
+     lambda doc: doc["sglang-deepseek-v3-fp8-8xh200"].update(gpus=128, nodes=16, layout={"tp": 1, "pp": 128}),
+     ["entry 'sglang-deepseek-v3-fp8-8xh200': field 'layout'", "PP128 exceeds the 61 layers"]),
+    ("more nodes than GPUs", "deployments", _set("sglang-deepseek-v3-fp8-8xh200/nodes", 9),
+     ["entry 'sglang-deepseek-v3-fp8-8xh200': field 'nodes': 9 nodes for 8 GPUs", "from 1 to 8 nodes"]),
+    ("uneven nodes", "deployments", _set("sglang-deepseek-v3-fp8-8xh200/nodes", 3),
+     ["field 'nodes': 3 nodes for 8 GPUs"]),
+    ("more GPUs than the nodes hold", "deployments",
+     lambda doc: doc["sglang-deepseek-v3-fp8-8xh200"].update(gpus=16, layout={"tp": 16}),
+     ["field 'nodes': 1 nodes for 16 GPUs; the largest node of h200-sxm in interconnects.yaml holds 8"]),
+    ("measurement TP against the heads", "measurements",
+     _set("nim180-llama33-70b-fp8-2xh100-in5000-out500-c1/layout/tp", 3),
+     ["data/measurements.yaml: entry 'nim180-llama33-70b-fp8-2xh100-in5000-out500-c1': field 'layout': TP3"]),
+]
+
+
+@pytest.mark.parametrize(("case", "file", "edit", "expected"), LAYOUT_CASES, ids=[c[0] for c in LAYOUT_CASES])
+def test_a_published_layout_is_checked_at_load_naming_file_and_entry(
+    tmp_path: Path, case: str, file: str, edit: Edit, expected: list[str]
+) -> None:
+    message = broken(tmp_path, file, edit)
+    for fragment in expected:
+        assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
+    assert message.count("\n") < 3, message  # one slip, one message
