@@ -580,3 +580,31 @@ def test_a_published_layout_is_checked_at_load_naming_file_and_entry(
     for fragment in expected:
         assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
     assert message.count("\n") < 3, message  # one slip, one message
+
+
+PHYSICS_CASES = [
+    # issue 27: each passed the build and every test but the snapshot, moving figures on many pages
+    ("MI300X HBM bandwidth typed x10", "accelerators", _set("mi300x/memory_bandwidth/value", 53),
+     ["data/accelerators.yaml: entry 'mi300x': fields 'memory_bandwidth' and 'memory': 53,000 GB/s over 192 GB reads "
+      "the memory 276.0 times a second", "entry 'mi300x': field 'memory_bandwidth': 53.00 TB/s is more than HBM3 can carry"]),
+    ("H100 HBM bandwidth typed /10", "accelerators", _set("h100-sxm/memory_bandwidth/value", 0.335),
+     ["entry 'h100-sxm': fields 'memory_bandwidth' and 'memory'", "4.2 times a second"]),
+    ("L4 GDDR6 bandwidth typed x10", "accelerators", _set("l4/memory_bandwidth/value", 3000),
+     ["entry 'l4': fields 'memory_bandwidth' and 'memory'", "entry 'l4': field 'memory_bandwidth': 3.00 TB/s is more "
+      "than GDDR6 can carry"]),
+    ("H100 BF16 typed x10", "accelerators", _set("h100-sxm/tensor/bf16/value", 19790),
+     ["entry 'h100-sxm': fields 'tensor.bf16' and 'power'", "entry 'h100-sxm': fields 'tensor.fp8' and 'tensor.bf16'"]),
+    ("MI300X power typed /10", "accelerators", _set("mi300x/power/value", 75),
+     ["entry 'mi300x': fields 'tensor.bf16' and 'power'"]),
+    ("B200 FP8 typed x10", "accelerators", _set("b200/tensor/fp8/value", 90),
+     ["entry 'b200': fields 'tensor.fp8' and 'tensor.bf16': FP8 at 20.00 times the 16-bit rate"]),
+]
+
+
+@pytest.mark.parametrize(("case", "file", "edit", "expected"), PHYSICS_CASES, ids=[c[0] for c in PHYSICS_CASES])
+def test_a_figure_physics_rules_out_stops_the_load_naming_the_entry(
+    tmp_path: Path, case: str, file: str, edit: Edit, expected: list[str]
+) -> None:
+    message = broken(tmp_path, file, edit)
+    for fragment in expected:
+        assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
