@@ -263,6 +263,26 @@ def evaluate(state: PageState, expr: str, what: str = "value", catalog: Catalog 
     return result
 
 
+_BASIS_WORDS = re.compile(r"\b(?:(?P<summed>both directions (?:summed|added(?: together| up)?)|bidirectional|"
+                          r"summed over both directions)|(?P<one>per direction|each way|one way|in each direction))\b",
+                          re.I)
+_BASIS_LABELS = {"summed": "both directions summed", "one": "per direction"}
+
+
+def typed_basis(fig: Figure, after: str) -> str | None:
+    """The direction typed in the words just after a bandwidth figure, where it is not the figure's own basis
+    (`Figure.basis`, from the direction data/ states): "{{ nvlink }} with both directions summed" over a figure the
+    data quotes per direction. None if nothing is typed there or it agrees."""
+    if fig.basis not in _BASIS_LABELS.values():
+        return None
+    near = re.split(r"\{\{|[.;:!?](?:\s|$)|\n\s*\n", after, maxsplit=1)[0][:60]
+    m = _BASIS_WORDS.search(near)
+    if m is None:
+        return None
+    said = _BASIS_LABELS["summed" if m.group("summed") else "one"]
+    return None if said == fig.basis else m.group(0)
+
+
 def _refuse_in_block_output(state: PageState, text: str) -> None:
     state.errors.append(
         f"docs/{state.src}: {' '.join(text.split())[:80]!r} in the output of an exec block: block output is "
@@ -312,6 +332,11 @@ class ValueProcessor(_ComputedProcessor):
         state.take_line("value", bare)
         result = evaluate(state, expr, "value", self.pages.catalog)
         if isinstance(result, Figure):
+            if (typed := typed_basis(result, data[m.end(0):])) is not None:
+                state.errors.append(
+                    f"{state.where(expr)}: {{{{ {expr} }}}} is quoted {result.basis} (from data/), and the words after "
+                    f"it type {typed!r}: read the basis with {{{{ {expr}.basis }}}} instead of typing it"
+                )
             el = figure_element(result, expr)
             state.figures.append({"name": expr, "value": result.value, "unit": result.unit, "text": result.text})
         elif isinstance(result, str):

@@ -122,3 +122,47 @@ def test_a_stylesheet_or_extra_asset_from_another_host_is_refused(tmp_path: Path
     assert [e.split(": ", 1)[0] for e in errors] == ["docs/stylesheets/extra.css:1", "docs/stylesheets/extra.css:3"]
     assert links.config_asset_errors(["stylesheets/extra.css", "https://cdn.example.com/x.css"], ["js/a.js"]) == [
         "mkdocs.yml: extra_css 'https://cdn.example.com/x.css' loads from another host (https:)"]
+
+
+# ---------------------------------------------------------------- a basis is read from data, never typed
+
+
+def test_a_basis_typed_after_a_figure_must_be_the_figures_own() -> None:
+    """Issue 27: NVLink entered on its other valid basis (450 GB/s per direction) published "with both directions
+    summed" beside it. The build now refuses words after a bandwidth figure that type another basis than data's."""
+    import markdown
+
+    from snippets.build.computed import ComputedExtension, Pages
+    from snippets.render.fmt import Figure
+
+    pages = Pages()
+    text = ("Intro.\n\nNVLink as {{ link }} with both directions summed, which is {{ one }} each way; "
+            "{{ summed }} with both directions summed.\n")
+    state = pages.begin("page.md", text, "interconnect")
+    state.namespace = {"link": Figure(450, "GB/s", "450 GB/s", "per direction"),
+                       "one": Figure(450, "GB/s", "450 GB/s", "per direction"),
+                       "summed": Figure(900, "GB/s", "900 GB/s", "both directions summed")}
+    markdown.Markdown(extensions=[ComputedExtension(pages)]).convert(text)
+    assert state.errors == ["docs/page.md:3: {{ link }} is quoted per direction (from data/), and the words after it "
+                            "type 'both directions summed': read the basis with {{ link.basis }} instead of typing it"]
+
+
+def test_the_reference_page_reads_nvlinks_basis_from_data(tmp_path: Path) -> None:
+    import shutil
+
+    import yaml
+
+    from snippets.data import load
+    from snippets.pages.reference_accelerators import namespace
+
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    path = data / "accelerators.yaml"
+    doc = yaml.safe_load(path.read_text())
+    doc["h100-sxm"]["scale_up"]["bandwidth"] = {"value": 450, "unit": "GB/s", "direction": "per_direction"}
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    fig = namespace(load(data))["h100_nvlink_summed"]
+    assert (fig.text, fig.basis) == ("450 GB/s", "per direction")
+    page = (ROOT / "docs" / "reference" / "accelerators.md").read_text(encoding="utf-8")
+    assert "{{ h100_nvlink_summed }}, {{ h100_nvlink_summed.basis }}" in page
+    assert "both directions summed" not in page  # the basis is the figure's, from data
