@@ -302,28 +302,45 @@ def site_errors(config: MkDocsConfig, ctx: BuildContext) -> list[str]:
 
 _CAUSE = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Exit|Interrupt): [^;]*?\(raised at snippets/[^)]+\)")
 """An exception as `computed.failure` writes it: its type, its message and the line under snippets/ that raised."""
+_MISSING_ENTRY = re.compile(r"KeyError: (?:no entry )?'(?P<id>[^']*)'")
+"""A lookup of a data entry that is not there, as a page model, a block or a notebook cell reports it."""
+_RAISED = re.compile(r"(?:a Python block|a notebook cell) raised (?P<type>\w+)|a traceback is published")
 
 
 def one_per_cause(errors: list[str]) -> list[str]:
-    """`errors` with every error that repeats an earlier one's cause (one exception, raised at one line of
-    snippets/, met by a page model and by each block that computes it) folded into the first: one data slip is one
-    message, which lists the other places it stopped."""
+    """`errors` with every error that repeats an earlier one's cause folded into the first: one data slip is one
+    message, which lists the other places it stopped.
+
+    One cause is one exception raised at one line of snippets/, or one missing data entry wherever it was looked
+    up; on a page where an entry was missing, what its later blocks and cells raise (an empty table, an index out
+    of range) follows from it and is listed with it too."""
     first: dict[str, int] = {}
+    slipped: dict[str, int] = {}  # page -> the message of the missing entry that stopped it
     also: dict[int, list[str]] = {}
     out: list[str] = []
     for err in errors:
-        m = _CAUSE.search(err)
-        if m is None:
-            out.append(err)
+        place = err.split(": ", 1)[0]
+        page = place.split(":", 1)[0]
+        slip = _MISSING_ENTRY.search(err)
+        cause = _CAUSE.search(err)
+        key = f"entry {slip.group('id')}" if slip else cause.group(0) if cause else None
+        if key is None:
+            raised = _RAISED.search(err)
+            if raised is not None and page in slipped:
+                also.setdefault(slipped[page], []).append(f"{place} ({raised.group('type') or 'a traceback'})")
+            else:
+                out.append(err)
             continue
-        at = first.get(m.group(0))
+        at = first.get(key)
         if at is None:
-            first[m.group(0)] = len(out)
+            at = first[key] = len(out)
             out.append(err)
         else:
-            also.setdefault(at, []).append(err.split(": ", 1)[0])
+            also.setdefault(at, []).append(place)
+        if slip:
+            slipped.setdefault(page, at)
     for i, places in also.items():
-        out[i] += f" [the same cause also stopped: {', '.join(places)}]"
+        out[i] += f" [the same cause also stopped: {', '.join(dict.fromkeys(places))}]"
     return out
 
 

@@ -173,3 +173,14 @@ def test_a_missing_data_entry_names_the_entry_and_the_line_that_looked_it_up() -
               "docs/c.md:3: something else"]
     folded = one_per_cause(errors)
     assert len(folded) == 2 and folded[0].endswith("[the same cause also stopped: docs/a.md:12, docs/b.md:40]")
+    # the same entry missing elsewhere, and what a page's later blocks raise once it is missing, follow from it
+    errors += ["docs/b.md:60: a Python block raised KeyError: no entry 'h100-sxm' where the code looks it up "
+               "(raised at snippets/pages/b.py:9) (line 1 of the block)",
+               "docs/b.md:70: a Python block raised IndexError: list index out of range (line 3 of the block)",
+               "docs/nb.py:31: a notebook cell raised KeyError: 'h100-sxm'",
+               "docs/nb.py: a traceback is published in a code block",
+               "docs/c.md:80: a Python block raised IndexError: list index out of range (line 3 of the block)"]
+    folded = one_per_cause(errors)
+    assert folded[0].endswith("[the same cause also stopped: docs/a.md:12, docs/b.md:40, docs/b.md:60, "
+                              "docs/b.md:70 (IndexError), docs/nb.py:31, docs/nb.py (a traceback)]"), folded[0]
+    assert folded[1:] == ["docs/c.md:3: something else", errors[-1]]
