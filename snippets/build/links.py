@@ -131,6 +131,22 @@ def css_loads(css: str) -> list[tuple[str, str]]:
     return out
 
 
+_CSS_ESCAPE = re.compile(r"\\[0-9a-fA-F]{1,6}\s?")
+"""A CSS escape (`\\25B6 `, an icon's code point): a character, not digits a reader sees."""
+
+
+def content_quantities(css: str, scanner: drift.Scanner) -> list[tuple[int, str, str]]:
+    """(line, token, the string) of each quantity typed in the generated `content` of `css`."""
+    blanked = _CSS_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), css)
+    out = []
+    for m in _CSS_CONTENT.finditer(blanked):
+        line = blanked.count("\n", 0, m.start()) + 1
+        for s in _CSS_STRING.finditer(m.group("value")):
+            for lit in scanner.typed_quantities(_CSS_ESCAPE.sub("", s.group("s")) + "\n"):
+                out.append((line, lit.token, s.group(0)[:60]))
+    return out
+
+
 def stylesheet_errors(path: Path, rel: str, scanner: drift.Scanner) -> list[str]:
     """A stylesheet of the site: loads from another host, and quantities typed in generated `content`."""
     css = path.read_text(encoding="utf-8")
@@ -140,12 +156,18 @@ def stylesheet_errors(path: Path, rel: str, scanner: drift.Scanner) -> list[str]
         url = m.group("url") if m.group("url") is not None else m.group("imp")
         if url is not None and (why := load_problem(url)) is not None:
             errors.append(f"{rel}:{blanked.count(chr(10), 0, m.start()) + 1}: url({url[:80]!r}) {why}")
-    for m in _CSS_CONTENT.finditer(blanked):
-        line = blanked.count("\n", 0, m.start()) + 1
-        for s in _CSS_STRING.finditer(m.group("value")):
-            for lit in scanner.typed_quantities(s.group("s") + "\n"):
-                errors.append(f"{rel}:{line}: hand-typed quantity {lit.token!r} in generated content "
-                              f"({s.group(0)[:60]}): a reader sees it as text; write it in the page, computed")
+    errors += [f"{rel}:{line}: hand-typed quantity {token!r} in generated content ({text}): a reader sees it as text; "
+               "write it in the page, computed" for line, token, text in content_quantities(css, scanner)]
+    return errors
+
+
+def page_style_errors(state: PageState, root: Any, scanner: drift.Scanner) -> list[str]:
+    """Quantities typed in the generated `content` of a Markdown page's own `<style>` elements."""
+    errors = []
+    for el in root.iter("style"):
+        for _, token, text in content_quantities(el.text or "", scanner):
+            errors.append(f"{_line(state, token)}: hand-typed quantity {token!r} in generated content of a <style> "
+                          f"({text}): a reader sees it as text; write it in the page, computed")
     return errors
 
 

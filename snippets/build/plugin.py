@@ -203,6 +203,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             from snippets.build import links
 
             state.errors.extend(links.page_link_errors(state, root))
+            if not notebook:  # a notebook carries Jupyter's CSS inline, with icons as escapes
+                state.errors.extend(links.page_style_errors(state, root, ctx.guard.scanner))
         shown = root.text_content() if root is not None else ""  # type: ignore[attr-defined]
         figures, claims, problems = computed.collect_tree(root) if root is not None else ([], [], [])
         if not notebook and root is not None:
@@ -290,7 +292,14 @@ def site_errors(config: MkDocsConfig, ctx: BuildContext) -> list[str]:
     `url()`s, the extra scripts and stylesheets (`snippets.build.links`)."""
     from snippets.build import links
 
-    errors = links.nav_errors(config.nav, Path(config.config_file_path).read_text(encoding="utf-8"), ctx.guard.scanner)
+    text = Path(config.config_file_path).read_text(encoding="utf-8")
+    errors = links.nav_errors(config.nav, text, ctx.guard.scanner)
+    for key in ("site_name", "site_description"):  # the title of every page, and its meta description
+        value = config.get(key)
+        for lit in ctx.guard.scanner.typed_quantities(f"{value}\n") if isinstance(value, str) else []:
+            line = next((i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith(f"{key}:")), 0)
+            errors.append(f"mkdocs.yml:{line}: hand-typed quantity {lit.token!r} in {key}: a reader sees it on every "
+                          "page; if it is a name, add it to snippets/allowed_names.txt")
     errors += links.config_asset_errors(config.extra_css, config.extra_javascript)
     docs = Path(config.docs_dir)
     for css in config.extra_css:

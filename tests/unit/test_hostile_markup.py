@@ -166,3 +166,11 @@ def test_the_reference_page_reads_nvlinks_basis_from_data(tmp_path: Path) -> Non
     page = (ROOT / "docs" / "reference" / "accelerators.md").read_text(encoding="utf-8")
     assert "{{ h100_nvlink_summed }}, {{ h100_nvlink_summed.basis }}" in page
     assert "both directions summed" not in page  # the basis is the figure's, from data
+
+
+def test_generated_content_in_a_pages_style_is_read_and_icons_are_not_digits(catalog: Catalog) -> None:
+    page = convert('Intro.\n\n<style>\n.a::after { content: "80 GB more"; }\n.b::before { content: "\\25B6"; }\n'
+                   "</style>\n\nText.\n", catalog)
+    errors = links.page_style_errors(page.state, drift.fragment(page.html), drift.Scanner())
+    assert errors == ["docs/page.md:4: hand-typed quantity '80' in generated content of a <style> (\"80 GB more\"): a "
+                      "reader sees it as text; write it in the page, computed"]
