@@ -174,3 +174,10 @@ def test_generated_content_in_a_pages_style_is_read_and_icons_are_not_digits(cat
     errors = links.page_style_errors(page.state, drift.fragment(page.html), drift.Scanner())
     assert errors == ["docs/page.md:4: hand-typed quantity '80' in generated content of a <style> (\"80 GB more\"): a "
                       "reader sees it as text; write it in the page, computed"]
+
+
+def test_a_block_that_writes_figure_markup_by_hand_is_refused(catalog: Catalog) -> None:
+    body = ('Intro.\n\n```python exec="on"\nx = 1\nprint(\'It has <span class="sa-fig" data-name="m" data-value="80" '
+            'data-unit="GB">80 GB</span>.\')\n```\n')
+    errors = convert(body, catalog).scanned()
+    assert any(e.startswith("docs/page.md:5: the block writes the markup of a computed figure") for e in errors), errors
