@@ -20,7 +20,6 @@ listed at INFO level, not refused.
 from __future__ import annotations
 
 import ast
-import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,35 +42,36 @@ class Verdict:
 
 @dataclass
 class ClaimChecker:
-    """The claims of one build: each page model's file parsed once."""
+    """The claims of one build: each page model's file read once."""
 
-    trees: dict[str, ast.Module | None] = field(default_factory=dict)
-
-    def tree(self, file: str) -> ast.Module | None:
-        if file not in self.trees:
-            path = Path(file)
-            try:
-                self.trees[file] = ast.parse(path.read_text(encoding="utf-8")) if path.is_file() else None
-            except SyntaxError:
-                self.trees[file] = None
-        return self.trees[file]
+    files: dict[str, list[bytes]] = field(default_factory=dict)
+    """Each file's lines, as bytes: the call's columns are offsets in UTF-8."""
 
     def condition(self, claim: Claim) -> ast.expr | None:
-        """The condition written in the `fmt.claim(...)` call that made `claim`."""
-        site = claim.site
-        if site is None:
+        """The condition written in the `fmt.claim(...)` call that made `claim`: the call's own text, parsed (a page
+        model's whole file would cost a parse a build)."""
+        if claim.site is None:
             return None
-        tree = self.tree(site.file)
-        if tree is None:
+        line, end, col, end_col = claim.site.position
+        if line is None or end is None or col is None or end_col is None:
             return None
-        line, end, col, end_col = site.position
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and node.lineno == line and node.end_lineno == end
-                    and node.col_offset == col and node.end_col_offset == end_col):
-                if node.args:
-                    return node.args[0]
-                return next((k.value for k in node.keywords if k.arg == "holds"), None)
-        return None
+        lines = self.files.get(claim.site.file)
+        if lines is None:
+            path = Path(claim.site.file)
+            lines = self.files[claim.site.file] = path.read_bytes().splitlines(keepends=True) if path.is_file() else []
+        if end > len(lines):
+            return None
+        seg = lines[line - 1:end]
+        text = seg[0][col:end_col] if line == end else seg[0][col:] + b"".join(seg[1:-1]) + seg[-1][:end_col]
+        try:
+            node = ast.parse(b"(" + text + b")", mode="eval").body
+        except (SyntaxError, ValueError):
+            return None
+        if not isinstance(node, ast.Call):
+            return None
+        if node.args:
+            return node.args[0]
+        return next((k.value for k in node.keywords if k.arg == "holds"), None)
 
     def verdict(self, claim: Claim) -> Verdict:
         if claim.site is None:
@@ -112,11 +112,13 @@ def _figures(node: ast.expr, numeric: bool, out: list[ast.expr]) -> None:
 
 
 class _Swap(ast.NodeTransformer):
-    def __init__(self, names: dict[str, str]) -> None:
+    """Each piece (by identity) replaced by the name of its figure."""
+
+    def __init__(self, names: dict[int, str]) -> None:
         self.names = names
 
     def visit(self, node: ast.AST) -> Any:
-        name = self.names.get(ast.dump(node)) if isinstance(node, ast.expr) else None
+        name = self.names.get(id(node))
         if name is not None:
             return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
         return super().visit(node)
@@ -131,24 +133,27 @@ def scale_verdict(cond: ast.expr, claim: Claim) -> Verdict:
     if claim.site is None:
         return Verdict(opaque="no call site")
     scope = dict(claim.site.scope)
+    fresh = ast.parse(ast.unparse(cond), mode="eval").body  # a copy to rewrite
     pieces: list[ast.expr] = []
-    _figures(cond, False, pieces)
-    names: dict[str, str] = {}
+    _figures(fresh, False, pieces)
+    by_source: dict[str, str] = {}  # a piece's source -> its figure's name: the same piece twice is one figure
+    names: dict[int, str] = {}
     values: dict[str, float] = {}
     for piece in pieces:
-        key = ast.dump(piece)
-        if key in names:
-            continue
-        try:
-            value = eval(compile(ast.Expression(piece), claim.site.file, "eval"), scope)  # noqa: S307 - the site's code
-        except Exception:  # noqa: S112 - a piece that needs a comprehension's variable is logic, not a figure
-            continue
-        if _number(value):
-            names[key] = f"__figure_{len(names)}"
-            values[names[key]] = value
-    if not names:
+        text = ast.unparse(piece)
+        if text not in by_source:
+            try:
+                value = eval(compile(ast.Expression(piece), claim.site.file, "eval"), scope)  # noqa: S307 - the site's code
+            except Exception:  # noqa: S112 - a piece that needs a comprehension's variable is logic, not a figure
+                continue
+            if not _number(value):
+                continue
+            by_source[text] = f"__figure_{len(by_source)}"
+            values[by_source[text]] = value
+        names[id(piece)] = by_source[text]
+    if not values:
         return Verdict(opaque="its condition compares no figure (a bool computed elsewhere)")
-    tree = ast.fix_missing_locations(ast.Expression(_Swap(names).visit(copy.deepcopy(cond))))
+    tree = ast.fix_missing_locations(ast.Expression(_Swap(names).visit(fresh)))
     code = compile(tree, claim.site.file, "eval")
 
     def holds(**scaled: float) -> bool:
@@ -165,7 +170,7 @@ def scale_verdict(cond: ast.expr, claim: Claim) -> Verdict:
         return Verdict(figures=len(values))
     if claim.structural:
         return Verdict(figures=len(values))
-    shown = ", ".join(next(ast.unparse(p) for p in pieces if ast.dump(p) == k) for k in names)
+    shown = ", ".join(by_source)
     return Verdict(refused=f"still holds with each of its figures ({shown}) scaled alone by 0.1 and by 10: it states "
                            "nothing its data could contradict. Compare it with a threshold that can fail, or give "
                            "fmt.claim(..., structural=\"why it is structural\")", figures=len(values))
