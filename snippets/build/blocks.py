@@ -270,6 +270,10 @@ def describe_failure(src: str, start: int, filename: str, exc: BaseException) ->
     else:
         n = frames[-1].lineno if frames else None
     error = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()[-1]
+    if isinstance(exc, KeyError):  # a data entry the code looks up by id: say so, and where (one cause, one message)
+        from snippets.build.computed import failure
+
+        error = failure(exc)
     if n is None:
         return (f"docs/{src}:{start}: a Python block raised {error}. "
                 "Hint: run the block's code in `python` after `pip install -e .` to see the full traceback")

@@ -28,6 +28,7 @@ from markdown.inlinepatterns import InlineProcessor
 from markdown.util import AtomicString
 
 from snippets.build import syntax
+from snippets.build.claims import ClaimChecker
 from snippets.render.fmt import Claim, Figure, figure_attrs
 
 if TYPE_CHECKING:
@@ -45,6 +46,8 @@ class PageState:
     model: str | None = None
     namespace: dict[str, Any] | None = None
     errors: list[str] = field(default_factory=list)
+    model_failed: bool = False
+    """The page model raised (reported once): the page's values and claims are not evaluated."""
     figures: list[dict[str, Any]] = field(default_factory=list)
     claims: list[dict[str, Any]] = field(default_factory=list)
     occurrences: dict[str, list[int]] | None = None
@@ -56,6 +59,8 @@ class PageState:
     block_runs: list[tuple[str, int]] = field(default_factory=list)
     """(code, line) of each exec block run, in order: its output, wrapped with its index, is scanned with the page."""
     reported: set[tuple[int, str]] = field(default_factory=set)
+    opaque_claims: list[str] = field(default_factory=list)
+    """Claims whose condition compares no figure the build could scale (listed at INFO level)."""
     """(line, token) of every hand-typed quantity already reported on the page."""
 
     def block_starts(self) -> list[int]:
@@ -115,6 +120,8 @@ class Pages:
 
     catalog: Catalog | None = None
     """The catalog every page model of the build is computed from."""
+    claim_checker: ClaimChecker = field(default_factory=ClaimChecker)
+    """Each claim's condition read again with its figures scaled (`snippets.build.claims`)."""
     current: PageState = field(default_factory=PageState)
     in_block: int = 0
     """Above zero while an exec block runs and markdown-exec converts what it printed (`blocks.Blocks.fence`).
@@ -131,27 +138,51 @@ class Pages:
         return self.current
 
 
+def raised_at(exc: BaseException) -> str:
+    """Where under snippets/ `exc` was raised, innermost first: " (raised at snippets/pages/cost.py:452)"."""
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "/snippets/" in f.filename.replace("\\", "/")]
+    if not frames:
+        return ""
+    last = frames[-1]
+    return f" (raised at snippets/{last.filename.replace(chr(92), '/').rsplit('/snippets/', 1)[1]}:{last.lineno})"
+
+
+def failure(exc: BaseException) -> str:
+    """An exception as one line for a contributor: its type, its message, and for a lookup of a missing data entry
+    (a `KeyError`), that it is one."""
+    if isinstance(exc, KeyError) and exc.args and isinstance(exc.args[0], str):
+        return (f"KeyError: no entry {exc.args[0]!r} where the code looks it up (an id removed or renamed in "
+                f"data/?){raised_at(exc)}")
+    return f"{type(exc).__name__}: {exc}{raised_at(exc)}"
+
+
 def _namespace(state: PageState, catalog: Catalog | None) -> dict[str, Any] | None:
+    if state.model_failed:
+        return None  # reported once: every value of the page would otherwise add its "unknown name"
     if state.namespace is not None:
         return state.namespace
     if catalog is None:
         state.errors.append(f"docs/{state.src}: computed values need the build's catalog (the serving plugin)")
         state.namespace = {}
+        state.model_failed = True
         return None
     if state.model is None:
         state.errors.append(
             f"docs/{state.src}: uses {{{{ ... }}}} computed values but its front matter names no `model:`"
         )
         state.namespace = {}
+        state.model_failed = True
         return None
     try:
         module = importlib.import_module(f"snippets.pages.{state.model}")
         state.namespace = dict(module.namespace(catalog))
     except Exception as exc:
-        state.errors.append(
-            f"docs/{state.src}: page model snippets.pages.{state.model} failed: {type(exc).__name__}: {exc}"
-        )
+        state.errors.append(f"docs/{state.src}: page model snippets.pages.{state.model} failed: {failure(exc)}; "
+                            "the page's {{ }} values and claims are not evaluated until it computes")
         state.namespace = {}
+        state.model_failed = True
         return None
     return state.namespace
 
@@ -160,27 +191,58 @@ FAILED = object()
 """What `evaluate` returns when it has recorded an error (None is itself a result, and refused)."""
 
 
-def _names_used(expr: str) -> set[str] | None:
-    """The free names an expression reads; None if it does not parse."""
+def shape_problem(expr: str) -> str | None:
+    """Why `expr` is not a plain reading of the page's figures, or None if it is one.
+
+    A `{{ }}` value or claim is a name, then attribute or index access (`m405.weight`, `share["fp8"]`,
+    `tiers[0]`): whatever it shows was computed by the page model. A call (`Figure(80, ...)`, `fmt.claim(True,
+    ...)`), an operator (`name.text + " 80 GB"`, `x == x`), a slice (`name.text[:2]`), a literal, a comprehension
+    or a private or dunder attribute would let a page build, type or re-judge what it shows.
+    """
     try:
-        tree = ast.parse(expr.strip(), mode="eval")
-    except SyntaxError:
-        return None
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        tree = ast.parse(" ".join(expr.split()), mode="eval")
+    except SyntaxError as exc:
+        return f"is not a Python expression ({exc.msg})"
+
+    def walk(node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name):
+            return None if not node.id.startswith("_") else f"reads the private name {node.id!r}"
+        if isinstance(node, ast.Attribute):
+            if node.attr.startswith("_"):
+                return f"reads the private attribute {node.attr!r}"
+            return walk(node.value)
+        if isinstance(node, ast.Subscript):
+            index = node.slice
+            if not (isinstance(index, ast.Constant) and type(index.value) in (int, str)):
+                what = "a slice" if isinstance(index, ast.Slice) else f"a {type(index).__name__} index"
+                return f"takes {what}: an index is a plain int or string"
+            return walk(node.value)
+        kind = {ast.Call: "a call", ast.BinOp: "an operator", ast.BoolOp: "an operator", ast.Compare: "a comparison",
+                ast.UnaryOp: "an operator", ast.Constant: "a literal", ast.JoinedStr: "a literal"}.get(type(node))
+        return f"holds {kind or 'a ' + type(node).__name__}"
+
+    return walk(tree.body)
 
 
 def evaluate(state: PageState, expr: str, what: str = "value", catalog: Catalog | None = None) -> Any:
     """Evaluate `expr` in the page's namespace; record an error and return FAILED on any failure.
 
-    The expression must read at least one name of the page's namespace: a constant (`{{ "80 GB" }}`,
-    `{{ None }}`, `{{ claim 1 == 1 }}`, `{{ claim True }}`) would publish as computed or checked
-    what nothing computed or checked.
+    The expression is a name of the page's namespace with attribute or index access (`shape_problem`): a
+    constant (`{{ "80 GB" }}`, `{{ claim 1 == 1 }}`), a string built onto a figure, a slice or a `Figure` made
+    by hand would publish as computed or checked what nothing computed or checked.
     """
     ns = _namespace(state, catalog)
     if ns is None:
         return FAILED
     shown = f"{{{{ claim {expr} }}}}" if what == "claim" else f"{{{{ {expr} }}}}"
-    names = _names_used(expr)
+    problem = shape_problem(expr)
+    if problem is not None:
+        state.errors.append(
+            f"{state.where(expr)}: {shown} {problem}: a {what} is a name of the page model, then attribute or "
+            f"index access, so that it shows what the model computed (names come from "
+            f"snippets/pages/{state.model}.py)"
+        )
+        return FAILED
     try:
         result = eval(expr, {"__builtins__": {}}, ns)  # noqa: S307 - site authors' own expressions, no builtins
     except NameError as exc:
@@ -195,16 +257,30 @@ def evaluate(state: PageState, expr: str, what: str = "value", catalog: Catalog 
     except Exception as exc:
         state.errors.append(f"{state.where(expr)}: {shown} failed: {type(exc).__name__}: {exc}")
         return FAILED
-    if names is not None and not names & set(ns):
-        state.errors.append(
-            f"{state.where(expr)}: {shown} uses no name from the page's namespace: a {what} must be computed "
-            f"from data, not typed (names come from snippets/pages/{state.model}.py)"
-        )
-        return FAILED
     if result is None:
         state.errors.append(f"{state.where(expr)}: {shown} gave None: nothing would be shown")
         return FAILED
     return result
+
+
+_BASIS_WORDS = re.compile(r"\b(?:(?P<summed>both directions (?:summed|added(?: together| up)?)|bidirectional|"
+                          r"summed over both directions)|(?P<one>per direction|each way|one way|in each direction))\b",
+                          re.I)
+_BASIS_LABELS = {"summed": "both directions summed", "one": "per direction"}
+
+
+def typed_basis(fig: Figure, after: str) -> str | None:
+    """The direction typed in the words just after a bandwidth figure, where it is not the figure's own basis
+    (`Figure.basis`, from the direction data/ states): "{{ nvlink }} with both directions summed" over a figure the
+    data quotes per direction. None if nothing is typed there or it agrees."""
+    if fig.basis not in _BASIS_LABELS.values():
+        return None
+    near = re.split(r"\{\{|[.;:!?](?:\s|$)|\n\s*\n", after, maxsplit=1)[0][:60]
+    m = _BASIS_WORDS.search(near)
+    if m is None:
+        return None
+    said = _BASIS_LABELS["summed" if m.group("summed") else "one"]
+    return None if said == fig.basis else m.group(0)
 
 
 def _refuse_in_block_output(state: PageState, text: str) -> None:
@@ -256,6 +332,11 @@ class ValueProcessor(_ComputedProcessor):
         state.take_line("value", bare)
         result = evaluate(state, expr, "value", self.pages.catalog)
         if isinstance(result, Figure):
+            if (typed := typed_basis(result, data[m.end(0):])) is not None:
+                state.errors.append(
+                    f"{state.where(expr)}: {{{{ {expr} }}}} is quoted {result.basis} (from data/), and the words after "
+                    f"it type {typed!r}: read the basis with {{{{ {expr}.basis }}}} instead of typing it"
+                )
             el = figure_element(result, expr)
             state.figures.append({"name": expr, "value": result.value, "unit": result.unit, "text": result.text})
         elif isinstance(result, str):
@@ -284,10 +365,17 @@ class ClaimProcessor(_ComputedProcessor):
         el.set("data-claim", expr)
         el.text = words
         if isinstance(result, bool):
-            result = Claim(result, "")
+            state.errors.append(f"{state.where(expr)}: claim {expr!r} gave a bool, not a Claim: make it in the page "
+                                "model with fmt.claim(condition, basis), so the build can read its condition")
+            return el, m.start(0), m.end(0)
         if isinstance(result, Claim):
             flat = " ".join(words.split())
             state.claims.append({"claim": expr, "words": flat, "holds": result.holds, "basis": result.basis})
+            verdict = self.pages.claim_checker.verdict(result)
+            if verdict.refused:
+                state.errors.append(f"{state.where(expr)}: claim {expr!r} (\"{flat}\") {verdict.refused}")
+            elif verdict.opaque:
+                state.opaque_claims.append(f"{expr} ({verdict.opaque})")
             if result.holds:
                 if result.basis:
                     el.set("title", f"Checked at build time: {result.basis}")
@@ -340,8 +428,13 @@ def collect_tree(root: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
     for el in root.xpath('//span[contains(concat(" ", normalize-space(@class), " "), " sa-fig ")]'):
         name = str(el.get("data-name"))
         shown = el.text_content()
-        fig: dict[str, Any] = {"name": name, "value": float(str(el.get("data-value"))), "unit": str(el.get("data-unit")),
-                               "text": shown}
+        try:
+            value = float(str(el.get("data-value")))
+        except ValueError:  # not a span the build wrote (the source scan names its line): no traceback
+            problems.append(f"a figure span {' '.join(shown.split())[:40]!r} without a number in data-value "
+                            f"({el.get('data-value')!r}): only the build writes figure spans")
+            continue
+        fig: dict[str, Any] = {"name": name, "value": value, "unit": str(el.get("data-unit")), "text": shown}
         if not shown.strip():
             problems.append(f"figure {name!r} renders empty")
         seen = figs.setdefault(name, fig)

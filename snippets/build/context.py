@@ -62,6 +62,8 @@ class BuildContext:
     usage: Usage
     notebooks: Notebooks
     states: dict[str, PageState] = field(default_factory=dict)
+    site_errors: list[str] = field(default_factory=list)
+    """Errors of what is not a page (mkdocs.yml's nav, the stylesheets), reported with the pages' in `on_env`."""
 
 
 def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog) -> BuildContext:

@@ -25,8 +25,13 @@ _HTML_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 _ATTR_LIST = re.compile(r"\{:?[ \t]*[#.][^}]*\}")
 _ORDERED_MARKER = re.compile(r"^([ \t]*)\d+[.)](?=[ \t])", re.M)
-_DIGIT_WORD = re.compile(r"[^\s]*\d[^\s]*")
-_DIGIT = re.compile(r"\d")
+NUMERIC = ("\\d\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u2079\u2080-\u2089\u2150-\u2189\u2460-\u24ff\u2776-\u2793"
+           "\u3251-\u325f\u32b1-\u32bf")
+"""What counts as a digit in prose: decimal digits of any script (`\\d`), and the characters that write a number
+without one: superscripts and subscripts (`10³`), vulgar fractions (`½`), Roman numerals (`Ⅻ`), circled,
+parenthesized and dingbat numbers (`⑧`). Each is `str.isnumeric()`, as the scans of rendered text test it."""
+_DIGIT_WORD = re.compile(f"[^\\s]*[{NUMERIC}][^\\s]*")
+_DIGIT = re.compile(f"[{NUMERIC}]")
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,43 @@ _UNIT_WORD = (r"(?:[kMGTP]i?B|[kMGTP]B/s|bytes?|kilobytes?|megabytes?|gigabytes?
               r"percent|TFLOP/s|FLOP/s|FLOPs?|parameters?|times)")
 _COUNT_WORD = re.compile(rf"\b(?:(?:{_NUMBER_WORD})(?:[ -](?:{_NUMBER_WORD}))*[ -]{_UNIT_WORD}\b|twice|thrice|"
                          r"(?:two|three|four|five|ten|hundred)fold|double|triple|quadruple|halve[sd]?)\b", re.I)
+
+
+_CODE_QUANTITY = re.compile(rf"(?<![\w.])[{NUMERIC}][{NUMERIC},.]*(?:[ \u00a0]?(?:{_UNIT_WORD}|%|k?W)|×)(?![\w/])")
+"""A number written with a unit (`80 GB`, `3.35 TB/s`, `700W`, `2×`): what a code span may not hold. A code span's
+bare numbers are code (`--tp 2`, `(p − 1) / (m + p − 1)`, `2 × (N − 1)`), its numbers with a unit are quantities."""
+
+
+def _outside_code_and_values(markdown: str) -> str:
+    text = syntax.FRONT_MATTER.sub(_blank, markdown)
+    text = syntax.FENCE.sub(_blank, text)
+    text = syntax.HTML_COMMENT.sub(_blank, text)
+    return syntax.ANY_COMPUTED.sub(_blank, text)
+
+
+def code_span_quantities(markdown: str) -> list[Literal]:
+    """Numbers with a unit typed in the page's inline code spans (fences are code and left alone)."""
+    text = _outside_code_and_values(markdown)
+    found: list[Literal] = []
+    for span in syntax.CODE_SPAN.finditer(text):
+        for m in _CODE_QUANTITY.finditer(span.group(0)):
+            line = text.count("\n", 0, span.start() + m.start()) + 1
+            found.append(Literal(line, m.group(0), " ".join(span.group(0).split())))
+    return found
+
+
+_FIGURE_MARKUP = re.compile(r"<[A-Za-z][^>]*?(?:\bdata-(?:name|value|unit|basis|claim|block)\b|"
+                            r"\bclass\s*=\s*[\"']?[^\"'>]*\bsa-(?:fig|claim|text|out)\b)[^>]*>", re.I)
+"""An element written with the attributes or classes of a computed figure, claim or block output."""
+
+
+def hand_written_figures(markdown: str) -> list[Literal]:
+    """Elements in a page's source dressed as what the build computes (`<span class="sa-fig" data-name=...>`):
+    only the build writes them, from a `{{ }}` value, a claim or a block's `fmt.fig_html`."""
+    text = _outside_code_and_values(markdown)
+    text = syntax.CODE_SPAN.sub(_blank, text)
+    return [Literal(text.count("\n", 0, m.start()) + 1, m.group(0)[:60], m.group(0)[:120])
+            for m in _FIGURE_MARKUP.finditer(text)]
 
 
 def count_words(markdown: str) -> list[Literal]:
@@ -241,7 +283,7 @@ def data_text(obj: object) -> frozenset[str]:
                 walk(getattr(x, name, None))
 
     walk(obj)
-    return frozenset(s for s in found if re.search(r"\d", s) and len(s) >= 2)
+    return frozenset(s for s in found if _DIGIT.search(s) and len(s) >= 2)
 
 
 class Scanner:
@@ -265,7 +307,7 @@ class Scanner:
         if hit is not None:
             return hit
         found: tuple[Literal, ...] = ()
-        if any(ch.isdigit() for ch in text):
+        if any(ch.isnumeric() for ch in text):
             flat = normalize(text)
             found = tuple(lit for lit in typed_quantities(flat + "\n", self.allowed)
                           if not any(lit.token in d and d in flat for d in self.data))
@@ -293,7 +335,7 @@ class Scanner:
         texts: list[tuple[ast.Constant, str]] = []  # one walk: the docstrings are known once it ends
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant):
-                if isinstance(node.value, str) and any(ch.isdigit() for ch in node.value):
+                if isinstance(node.value, str) and any(ch.isnumeric() for ch in node.value):
                     texts.append((node, node.value))  # only digit-bearing tokens are quantities
             elif isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.body:
                 first = node.body[0]
@@ -316,7 +358,7 @@ class Scanner:
                 for line in prose(value + "\n").splitlines():
                     words = normalize(line).split(" ")
                     for i, word in enumerate(words):
-                        if not any(ch.isdigit() for ch in word):
+                        if not any(ch.isnumeric() for ch in word):
                             continue  # typed_quantities finds only digit-bearing tokens: skip its regexes
                         for token in self._word_tokens(word):
                             window = " ".join(words[max(0, i - 1):i + 2])

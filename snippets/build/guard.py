@@ -64,6 +64,17 @@ class Guard:
                 f"docs/{state.src}:{lit.line}: hand-typed quantity {lit.token!r} in prose: \"{lit.context}\". "
                 "Compute it with {{ ... }}, or if it is a name, add it to snippets/allowed_names.txt"
             )
+        for lit in drift.code_span_quantities(prose):
+            state.reported.add((lit.line, lit.token))
+            errors.append(
+                f"docs/{state.src}:{lit.line}: hand-typed quantity {lit.token!r} in a code span: \"{lit.context[:100]}\". "
+                "A code span shows code as typed; compute the quantity with {{ ... }} outside it"
+            )
+        for lit in drift.hand_written_figures(prose):
+            errors.append(
+                f"docs/{state.src}:{lit.line}: {lit.token!r}... is written by hand with the markup of a computed figure, "
+                "claim or block output: only the build writes it; show a figure with {{ name }}"
+            )
         lines = state.markdown.splitlines()
         for key in ("title", "description"):
             value = meta.get(key)
@@ -113,6 +124,11 @@ class Guard:
         code."""
         errors: list[str] = []
         models = [state.model] if state.model else []
+        for code, line in state.block_runs:
+            if (n := hand_made_markup(code)) is not None:
+                errors.append(f"docs/{state.src}:{line + n}: the block writes the markup of a computed figure or claim "
+                              "(sa-fig, sa-claim, sa-text) in a string: only fmt.fig_html and the build write it; print "
+                              "a Figure from the page model with fmt.fig_html or in fmt.table")
         for el in root.xpath(f'.//div[@class="{drift.BLOCK_OUTPUT_CLASS}"]'):  # type: ignore[attr-defined]
             code, line = state.block_runs[int(el.get("data-block"))]
             errors += self.scan_output(f"docs/{state.src}", drift.shown_text(el), code, line, models)
@@ -178,6 +194,27 @@ class Guard:
             elif kind == "code" and src_kind == "code":
                 errors += self.scan_output(where, shown, text, line - 1, models)
         return errors
+
+
+_HAND_MARKUP = re.compile(r"\bsa-(?:fig|claim|text)\b")
+
+
+def hand_made_markup(code: str) -> int | None:
+    """The line (1-based, in `code`) of a string literal that writes a figure's or claim's class by hand, else None.
+    A block that printed `<span class="sa-fig" data-value="80">80 GB</span>` would publish a typed number as one the
+    build computed: the rendered-text scans leave figure spans out."""
+    import ast
+
+    if not _HAND_MARKUP.search(code):
+        return None  # most blocks hold none: skip the parse
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _HAND_MARKUP.search(node.value):
+            return node.lineno
+    return None
 
 
 _HREF_SKIP = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.I)

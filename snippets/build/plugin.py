@@ -126,6 +126,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
                 "snippets/data/schema.py; run `python -c 'import snippets.data as d; d.load()'` to check data/ alone"
             ) from None
         ctx = self.context = make_context(root, Path(config.docs_dir), self.config.options(), cat)
+        ctx.site_errors.extend(site_errors(config, ctx))
         self._glossary(config)
         # typed list[str], but MkDocs hands the list to Python-Markdown, which takes Extension instances too
         config.markdown_extensions.append(computed.ComputedExtension(ctx.pages))  # type: ignore[arg-type]
@@ -198,6 +199,12 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
                                                            guard.anchor_ids(html)))
         # one parse of the page serves every reading of it, in this order: each takes away what it has read
         root = drift.fragment(html)
+        if root is not None:
+            from snippets.build import links
+
+            state.errors.extend(links.page_link_errors(state, root))
+            if not notebook:  # a notebook carries Jupyter's CSS inline, with icons as escapes
+                state.errors.extend(links.page_style_errors(state, root, ctx.guard.scanner))
         shown = root.text_content() if root is not None else ""  # type: ignore[attr-defined]
         figures, claims, problems = computed.collect_tree(root) if root is not None else ([], [], [])
         if not notebook and root is not None:
@@ -223,7 +230,12 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         Reporting at this point lists the errors of all pages at once, and publishes nothing.
         """
         ctx = self.ctx()
-        errors = [e for st in ctx.states.values() for e in st.errors]
+        opaque = {src: sorted({c.split(" (", 1)[0] for c in st.opaque_claims})
+                  for src, st in ctx.states.items() if st.opaque_claims}
+        if opaque:  # not refused: their condition is a bool the engine computed, which scaling cannot reach here
+            log.info("%d claims compare no figure the build can scale (snippets.build.claims): %s",
+                     sum(map(len, opaque.values())), "; ".join(f"docs/{k}: {', '.join(v)}" for k, v in opaque.items()))
+        errors = one_per_cause([*ctx.site_errors, *(e for st in ctx.states.values() for e in st.errors)])
         if errors:
             raise PluginError(f"{len(errors)} error(s); nothing was written:\n" + "\n".join(errors))
         # MkDocs makes a new Jinja environment every build, so Material's templates were compiled
@@ -273,6 +285,73 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def site_errors(config: MkDocsConfig, ctx: BuildContext) -> list[str]:
+    """What a reader sees or loads outside the pages: the nav's titles, the stylesheets' generated content and
+    `url()`s, the extra scripts and stylesheets (`snippets.build.links`)."""
+    from snippets.build import links
+
+    text = Path(config.config_file_path).read_text(encoding="utf-8")
+    errors = links.nav_errors(config.nav, text, ctx.guard.scanner)
+    for key in ("site_name", "site_description"):  # the title of every page, and its meta description
+        value = config.get(key)
+        for lit in ctx.guard.scanner.typed_quantities(f"{value}\n") if isinstance(value, str) else []:
+            line = next((i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith(f"{key}:")), 0)
+            errors.append(f"mkdocs.yml:{line}: hand-typed quantity {lit.token!r} in {key}: a reader sees it on every "
+                          "page; if it is a name, add it to snippets/allowed_names.txt")
+    errors += links.config_asset_errors(config.extra_css, config.extra_javascript)
+    docs = Path(config.docs_dir)
+    for css in config.extra_css:
+        path = docs / str(css)
+        if path.is_file():
+            errors += links.stylesheet_errors(path, f"docs/{css}", ctx.guard.scanner)
+    return errors
+
+
+_CAUSE = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Exit|Interrupt): [^;]*?\(raised at snippets/[^)]+\)")
+"""An exception as `computed.failure` writes it: its type, its message and the line under snippets/ that raised."""
+_MISSING_ENTRY = re.compile(r"KeyError: (?:no entry )?'(?P<id>[^']*)'")
+"""A lookup of a data entry that is not there, as a page model, a block or a notebook cell reports it."""
+_RAISED = re.compile(r"(?:a Python block|a notebook cell) raised (?P<type>\w+)|a traceback is published")
+
+
+def one_per_cause(errors: list[str]) -> list[str]:
+    """`errors` with every error that repeats an earlier one's cause folded into the first: one data slip is one
+    message, which lists the other places it stopped.
+
+    One cause is one exception raised at one line of snippets/, or one missing data entry wherever it was looked
+    up; on a page where an entry was missing, what its later blocks and cells raise (an empty table, an index out
+    of range) follows from it and is listed with it too."""
+    first: dict[str, int] = {}
+    slipped: dict[str, int] = {}  # page -> the message of the missing entry that stopped it
+    also: dict[int, list[str]] = {}
+    out: list[str] = []
+    for err in errors:
+        place = err.split(": ", 1)[0]
+        page = place.split(":", 1)[0]
+        slip = _MISSING_ENTRY.search(err)
+        cause = _CAUSE.search(err)
+        key = f"entry {slip.group('id')}" if slip else cause.group(0) if cause else None
+        if key is None:
+            raised = _RAISED.search(err)
+            if raised is not None and page in slipped:
+                also.setdefault(slipped[page], []).append(f"{place} ({raised.group('type') or 'a traceback'})")
+            else:
+                out.append(err)
+            continue
+        at = first.get(key)
+        if at is None:
+            at = first[key] = len(out)
+            out.append(err)
+        else:
+            also.setdefault(at, []).append(place)
+        if slip:
+            slipped.setdefault(page, at)
+    for i, places in also.items():
+        out[i] += f" [the same cause also stopped: {', '.join(dict.fromkeys(places))}]"
+    return out
+
 
 
 def code_stamp(root: Path) -> str:

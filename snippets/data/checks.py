@@ -115,6 +115,8 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
                             f"for {key[0]}'s {key[1]}")
         seen[key] = e_id
     _check_measurements(cat, problems)
+    _check_layouts(cat, problems)
+    _check_physics(cat, problems)
     for pol_id, pol in pols.items():
         if isinstance(pol, MemoryPolicy):
             for acc in pol.large_device_excludes:
@@ -173,3 +175,125 @@ def _check_measurements(cat: dict[str, dict[str, Any]], problems: list[str]) -> 
                    "Azure AI-benchmarking-guide)" if m.role == "calibration"
                    else "from other publications than the fitting sources")
             )
+
+
+def _check_layouts(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
+    """Each published layout of deployments.yaml and measurements.yaml against the engine's rules
+    (`snippets.engine.layout.layout_problems`: TP against the heads, PP against the layers, EP against the experts,
+    block quantization), and its `nodes` against its GPUs: at least the GPUs over the largest node of its
+    accelerator, at most one node per GPU, the same number of GPUs on each (engines launch one group per node).
+    A page that sizes the entry would otherwise refuse it without naming the file or the entry."""
+    import math
+
+    from snippets.engine.layout import Layout, layout_problems
+    from snippets.engine.specs import Arch, PrecisionSpec
+
+    node_gpus: dict[str, int] = {}
+    for node in cat["interconnects"].values():
+        if isinstance(node, Node):
+            node_gpus[node.accelerator] = max(node_gpus.get(node.accelerator, 0), node.gpus)
+
+    def check(file: str, entry: str, model_id: str, precision_id: str, accelerator: str, field: str,
+              lay: Any, gpus: int | None, nodes: int | None) -> None:
+        where = f"data/{file}.yaml: entry '{entry}'"
+        model, prec = cat["models"].get(model_id), cat["precisions"].get(precision_id)
+        if lay is not None and model is not None:
+            spec = None if prec is None else PrecisionSpec(
+                id=precision_id, name=prec.name, bits_per_param=prec.bits_per_param, tensor_format=prec.tensor_format,
+                keeps_16bit=frozenset(prec.keeps_16bit),
+                weight_block=None if prec.weight_block is None else (prec.weight_block.rows, prec.weight_block.cols))
+            try:
+                found = layout_problems(Arch.from_dict(model.architecture.model_dump()),
+                                        Layout(lay.tp, lay.pp, lay.ep, lay.dp), spec)
+            except (ValueError, TypeError, ZeroDivisionError) as exc:
+                found = [f"the engine cannot read it: {exc}"]
+            if found:
+                problems.append(f"{where}: field '{field}': TP{lay.tp} PP{lay.pp} EP{lay.ep} DP{lay.dp} is not a "
+                                f"layout the engines accept for {model_id}: {'; '.join(found)}")
+        if gpus is None and lay is not None:
+            gpus = lay.tp * lay.pp * lay.dp
+        per_node = node_gpus.get(accelerator)
+        if nodes is not None and gpus is not None:
+            least = math.ceil(gpus / per_node) if per_node else 1
+            if not least <= nodes <= gpus or gpus % nodes:
+                problems.append(f"{where}: field 'nodes': {nodes} nodes for {gpus} GPUs; the largest node of "
+                                f"{accelerator} in interconnects.yaml holds {per_node or '?'}, so it takes from "
+                                f"{least} to {gpus} nodes, each with the same number of GPUs")
+
+    for d_id, dep in cat.get("deployments", {}).items():
+        check("deployments", d_id, dep.model, dep.precision, dep.accelerator, "layout", dep.layout, dep.gpus, dep.nodes)
+    for m_id, m in cat.get("measurements", {}).items():
+        check("measurements", m_id, m.model, m.precision, m.accelerator, "layout", m.layout, m.gpus, m.nodes)
+        dis = m.mode.disaggregation
+        for part in ("prefill", "decode"):
+            pool = None if dis is None else getattr(dis, part)
+            if pool is not None and pool.layout is not None:
+                check("measurements", m_id, m.model, m.precision, m.accelerator,
+                      f"mode.disaggregation.{part}.layout", pool.layout, None, None)
+
+
+# ------------------------------------------------------------------------------------------------ physics
+# Each field of an accelerator has its own plausible range (snippets/data/quantities.py); these are the checks a
+# reviewer makes across fields, where one figure typed x10 or /10 stays inside its own range.
+
+BANDWIDTH_PER_BYTE = (5.0, 100.0)
+"""Memory bandwidth over memory capacity, per second (how many times a second the chip can read all its memory).
+One memory device sets it: bandwidth per stack (or chip) over capacity per stack. HBM2 stacks of 4-8 GB at
+256-307 GB/s give 38-77; HBM2e 16 GB at 410-460 GB/s, 26-29; HBM3 16-24 GB at 819 GB/s, 34-51; HBM3e 24-36 GB at
+1.0-1.2 TB/s, 27-50; GDDR6 2 GB devices at 64-80 GB/s give 32-40, clamshell boards half that. Below 5 a chip
+needs over 200 ms to read its memory once (LPDDR host memory, not an accelerator's); above 100 no memory device
+ever shipped (first-generation HBM's 1 GB stacks at 128 GB/s reached 128). Data: 12.5 (L4) to 51 (TPU v5e)."""
+
+STACK_PEAK = {"HBM2": 307e9, "HBM2e": 461e9, "HBM3": 819e9, "HBM3e": 1.23e12, "HBM4": 2.05e12, "HBM": 1.23e12}
+"""The fastest one stack of each HBM generation runs, bytes per second: its widest interface times its fastest
+pin rate in the JEDEC standard or a vendor's fastest part (1,024 bits at 2.4, 3.6, 6.4 and 9.6 Gb/s; HBM4 2,048
+bits at 8 Gb/s); "HBM" unnamed is read as HBM3e, the fastest generation shipped in data/."""
+MAX_STACKS = 12
+"""No package carries more than 12 HBM stacks (the largest in data/ carry 8)."""
+GDDR_PEAK = {"GDDR6": 24e9 * 512 / 8, "GDDR6X": 24e9 * 512 / 8, "GDDR7": 32e9 * 512 / 8}
+"""A GDDR board's peak: the widest bus shipped (512 bits) at the fastest pin rate of its generation (24 and 32 Gb/s)."""
+
+DENSE_16BIT_PER_WATT = (0.1e12, 5e12)
+"""Dense tensor FLOP/s per watt of board power, for a format scaled to 16-bit work (x bits / 16). A 16-bit fused
+multiply-add at 4-7 nm costs about 0.2 pJ a FLOP in the multiplier array alone: 5 TFLOP/s per watt is the whole
+board spent on arithmetic, nothing on memory, I/O or leakage. V100 (12 nm) states 0.42, data/'s best 2.3 (MI350X):
+below 0.1 or above 5 the figure or the power is a unit or a digit off, or a sparse figure typed as dense."""
+FORMAT_BITS = {"fp32": 32, "tf32": 19, "bf16": 16, "fp16": 16, "fp8": 8, "fp6": 6, "fp4": 4, "int8": 8, "int4": 4}
+"""Bits of each tensor format (TF32: 1 sign, 8 exponent and 10 mantissa bits)."""
+
+
+def _check_physics(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
+    """An accelerator's figures against each other and against its memory generation (the module's constants)."""
+    for acc_id, acc in cat["accelerators"].items():
+        where = f"data/accelerators.yaml: entry '{acc_id}'"
+        bw, cap = acc.memory_bandwidth.bandwidth.bytes_per_s, acc.memory.bytes
+        low, high = BANDWIDTH_PER_BYTE
+        if not low <= bw / cap <= high:
+            problems.append(f"{where}: fields 'memory_bandwidth' and 'memory': {bw / 1e9:,.0f} GB/s over {cap / 1e9:,.0f} GB "
+                            f"reads the memory {bw / cap:,.1f} times a second; every memory device shipped gives {low:g} "
+                            f"to {high:g} (snippets/data/checks.py, BANDWIDTH_PER_BYTE): check the unit and the digits")
+        kind = acc.memory_type.strip()
+        peak = STACK_PEAK[kind] * MAX_STACKS if kind in STACK_PEAK else GDDR_PEAK.get(kind)
+        if peak is not None and bw > peak:
+            problems.append(f"{where}: field 'memory_bandwidth': {bw / 1e12:,.2f} TB/s is more than {kind} can carry "
+                            f"({peak / 1e12:,.1f} TB/s: {MAX_STACKS} of its fastest stacks, or its widest bus; "
+                            "snippets/data/checks.py): check the unit and the digits")
+        dense = {f: t.dense.flops_per_s for f, t in acc.tensor.items() if t.dense is not None}
+        if acc.power is not None:
+            lo, hi = DENSE_16BIT_PER_WATT
+            for f, flops in dense.items():
+                per_watt = flops * FORMAT_BITS[f] / 16 / acc.power.watts
+                if per_watt > hi or (FORMAT_BITS[f] == 16 and per_watt < lo):
+                    problems.append(f"{where}: fields 'tensor.{f}' and 'power': {flops / 1e12:,.0f} TFLOP/s on "
+                                    f"{acc.power.watts:,.0f} W is {per_watt / 1e12:.2f} TFLOP/s per watt of 16-bit "
+                                    f"work; a chip gives {lo / 1e12:g} to {hi / 1e12:g} (snippets/data/checks.py, "
+                                    "DENSE_16BIT_PER_WATT): check the unit, the digits and the sparsity")
+        base = dense.get("bf16") or dense.get("fp16")
+        for f in ("fp8", "fp6", "fp4"):
+            if base is None or f not in dense:
+                continue
+            ratio, most = dense[f] / base, 2 * 16 / FORMAT_BITS[f]
+            if not 0.99 <= ratio <= most:
+                problems.append(f"{where}: fields 'tensor.{f}' and 'tensor.bf16': {f.upper()} at {ratio:.2f} times the "
+                                f"16-bit rate; a narrower float runs at least as fast as 16-bit on the same units, and "
+                                f"at most {most:g} times (twice the operands per multiplier width): check the digits")

@@ -413,7 +413,8 @@ def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:
         "tight_refused": fmt.claim(refused is not None and chosen.gpus > lay.gpus,
                                    f"{lay.label}: {m.kv_room / 2**30:.2f} GiB for the KV cache; the policy picks "
                                    f"{chosen.layout.label}"),
-        "tight_nothing": fmt.claim(m.kv_room <= 0, f"{m.kv_room / 2**30:.2f} GiB for the KV cache on {lay.label}"),
+        "tight_nothing": fmt.claim(m.kv_room <= 0, f"{m.kv_room / 2**30:.2f} GiB for the KV cache on {lay.label}",
+                structural="a sign: no room is left for the KV cache once weights and activations are placed"),
         "tight_refused_small": fmt.claim(refused_small is not None,
                                          f"{m_small.kv_room / 2**30:.2f} GiB < {m_small.kv_per_sequence / 2**30:.2f} "
                                          f"GiB at {small} sequences"),
@@ -561,7 +562,9 @@ class HbmPage(Page):
                                             f"{chip.name}: dense BF16 derived from the stated sparse figure")
         self.compute_waits = fmt.claim(ridge_old > 10 * intensity and ridge > 10 * intensity,
                                        f"{ridge_old:.0f} and {ridge:.0f} FLOP/byte the chips can do against "
-                                       f"{intensity:.0f} decoding needs")
+                                       f"{intensity:.0f} decoding needs",
+                structural="an order of magnitude: decoding reads each weight for one token (a few FLOP per byte) "
+                           "against chips built for hundreds")
         self.batch_n = fmt.count(ILLUSTRATIVE_BATCH, "sequences")
         self.kv_tensors = fmt.count(KV_TENSORS, "tensors")
         self.context = fmt.count(r.scenario.context_tokens, "tokens")
@@ -615,7 +618,8 @@ class HbmPage(Page):
                                          f"weights {fp8_card.weights / 2**30:.1f} GiB < pool {fp8_card.pool / 2**30:.1f}"
                                          f" GiB < {fp8_card.used / 2**30:.1f} GiB with the rest")
         self.int4_70b_fits = fmt.claim(int4_card.fits and int4_card.max_sequences > 1,
-                                       f"{int4_card.used / 2**30:.1f} GiB ≤ {int4_card.pool / 2**30:.1f} GiB")
+                                       f"{int4_card.used / 2**30:.1f} GiB ≤ {int4_card.pool / 2**30:.1f} GiB",
+                structural="fits is the engine's memory check; more than one sequence is the smallest batch that is a batch")
         self.batch_helps = fmt.claim(ld.max_concurrency > 1.3 * wd.max_concurrency and ld.gpus == wd.gpus,
                                      f"{ld.max_concurrency} FP8 against {wd.max_concurrency} BF16 sequences, "
                                      f"{ld.gpus} GPUs each")

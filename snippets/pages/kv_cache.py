@@ -553,7 +553,8 @@ class KvCachePage(Page):
         self.long_share = fmt.percent(long_seq / chip.capacity_bytes, 0)
         self.mha_over_least = fmt.ratio(mha["per_tok"] / swa["per_tok"], 0, basis="bytes per token at the scenario's context")
         self.order_of_magnitude = fmt.claim(mha["per_tok"] / min(mla["per_tok"], swa["per_tok"]) > 10,
-                                            f"{mha['per_tok']:,.0f} ÷ {min(mla['per_tok'], swa['per_tok']):,.0f} bytes")
+                                            f"{mha['per_tok']:,.0f} ÷ {min(mla['per_tok'], swa['per_tok']):,.0f} bytes",
+                structural="an order of magnitude: full multi-head attention against its compressed variants")
         # quiz
         self.answer_tp = Layout(answer_tp).label
         self.answer_gpus = fmt.count(answer_tp)
@@ -584,13 +585,15 @@ class KvCachePage(Page):
                                    f"{rep[t_hi]['per_gpu']:,.0f} bytes per token per GPU at both TP degrees")
         self.rep_more_seqs_anyway = fmt.claim(rep[t_hi]["seqs"] > rep[t_lo]["seqs"],
                                               f"{rep[t_hi]['seqs']} > {rep[t_lo]['seqs']}: the weights still halve")
-        self.long_few = fmt.claim(reserve_max < need, f"{reserve_max} sequences of {ctx_max:,} tokens")
+        self.long_few = fmt.claim(reserve_max < need, f"{reserve_max} sequences of {ctx_max:,} tokens",
+                structural="the reservation for the longest context against the sequences the scenario needs")
         self.pool_spread = fmt.claim(min(shares) < 0.1 and max(shares) > 0.5,
                                      f"{gqa['name']}: {min(shares):.0%} to {max(shares):.0%} of the card left for KV")
         self.tight_layout = Layout(TIGHT_TP).label
         self.tight_refused = fmt.claim(tight is not None and tight.available <= 0,
                                        "vLLM starts" if tight is None else
-                                       f"{tight.available / GIB:.2f} GiB left for the KV cache on TP{TIGHT_TP}")
+                                       f"{tight.available / GIB:.2f} GiB left for the KV cache on TP{TIGHT_TP}",
+                structural="a sign: the tight layout leaves no room for one sequence's KV")
         self.most_held_cheapest = fmt.claim(cheapest is max(cost_list, key=lambda c: c.per_dollar_hour),
                                             f"cheapest per token: {cheapest.label}, ${cheapest.usd_per_mtok:.2f}, "
                                             f"{cheapest.per_dollar_hour:.1f} sequences per $/hour")

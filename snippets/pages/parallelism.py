@@ -1042,7 +1042,8 @@ class ParallelismPage(Page):
                                             f"{wt.dep.layout.label} on {wt.dep.nodes} nodes")
         self.worked_tp_in_node = fmt.claim(wt.dep.layout.tp <= node.gpus, f"TP{wt.dep.layout.tp} ≤ {node.gpus} GPUs")
         self.tp_dwarfs_pp = fmt.claim(tp_over_pp > 10,
-                                      f"TP {b1['nvlink'].tp_s * 1e6:.0f} µs vs one PP send {comm.pp_send_s * 1e6:.1f} µs")
+                                      f"TP {b1['nvlink'].tp_s * 1e6:.0f} µs vs one PP send {comm.pp_send_s * 1e6:.1f} µs",
+                structural="an order of magnitude: TP all-reduces every layer, PP sends once per stage")
         self.latency_dominates_b1 = fmt.claim(
                 min(lat_1.values()) > 0.5,
                 "latency share of TP's communication at one sequence: "
@@ -1063,10 +1064,12 @@ class ParallelismPage(Page):
         self.serving_memory_bound = fmt.claim(bs["nvlink"].engine.bound == "memory", bs["nvlink"].engine.bound)
         self.ctx_crit_later = fmt.claim(comm.crit_at_context is None or comm.crit_at_context > comm.crit,
                                         f"compute-bound from {comm.crit} sequences without KV, from "
-                                        f"{comm.crit_at_context} at {ctx_mid:.0f} tokens")
+                                        f"{comm.crit_at_context} at {ctx_mid:.0f} tokens",
+                structural="None when compute never catches up at this context (KV reads grow with the batch)")
         self.ctx_crit_above_kv = fmt.claim(comm.crit_at_context is None or comm.crit_at_context > wt.dep.max_concurrency,
                                            f"compute-bound at {comm.crit_at_context} sequences of {ctx_mid:.0f} tokens; "
-                                           f"the KV cache holds {wt.dep.max_concurrency}")
+                                           f"the KV cache holds {wt.dep.max_concurrency}",
+                structural="None when compute never catches up at this context (KV reads grow with the batch)")
         self.across_faster_b1 = fmt.claim(ax[("tp", 1)].total_s < ax[("pp", 1)].total_s,
                                           f"{ax[('tp', 1)].total_s * 1e3:.1f} ms across nodes vs "
                                           f"{ax[('pp', 1)].total_s * 1e3:.1f} ms with stages")
@@ -1088,7 +1091,8 @@ class ParallelismPage(Page):
                                        f"{f8.gpus}")
         self.fewest_not_valid_tp = fmt.claim(
                 arch405.attention_heads % f8_fewest.gpus != 0 and arch405.kv_heads % f8_fewest.gpus != 0,
-                f"{arch405.attention_heads} and {arch405.kv_heads} heads are not multiples of {f8_fewest.gpus}")
+                f"{arch405.attention_heads} and {arch405.kv_heads} heads are not multiples of {f8_fewest.gpus}",
+                structural="divisibility: head counts against a GPU count are integers, not magnitudes")
         self.fewest_uses_stages = fmt.claim(f8_fewest.layout.pp > 1 and f8_fewest.nodes == 1,
                                             f"{f8_fewest.layout.label} on {f8_fewest.nodes} node")
         self.tp_above_kv_accepted = fmt.claim(

@@ -447,7 +447,8 @@ class PrecisionPage(Page):
         self.bf16_same_bytes_as_fp16 = fmt.claim(
                 total("bf16") == total("fp16"), f"BF16 {total('bf16')} bits, FP16 {total('fp16')} bits")
         self.bf16_wider_than_fp16 = fmt.claim(
-                bf16_max.value > fp16_max.value, f"largest BF16 {bf16_max.text} > largest FP16 {fp16_max.text}")
+                bf16_max.value > fp16_max.value, f"largest BF16 {bf16_max.text} > largest FP16 {fp16_max.text}",
+                structural="the formats' exponent widths (8 bits against 5) fix the ranges")
         self.metadata_ordered = fmt.claim(
                 ordered, f"INT4 {total('int4')} < INT4 g128 {total('int4-g128')} < MXFP4 {total('mxfp4')} "
                          f"< NVFP4 {total('nvfp4')} bits per weight")

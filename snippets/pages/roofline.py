@@ -465,7 +465,8 @@ class RooflinePage(Page):
         # claims
         self.decode_memory_bound = fmt.claim(dec.bound == "memory" and dec.flops / dec.bytes_read < ra / 10,
                                              f"{dec.flops / dec.bytes_read:.1f} FLOP/byte against a ridge of {ra:.0f}; "
-                                             f"memory {dec.memory_s * 1e3:.2f} ms > compute {dec.compute_s * 1e3:.2f} ms")
+                                             f"memory {dec.memory_s * 1e3:.2f} ms > compute {dec.compute_s * 1e3:.2f} ms",
+                structural="an order of magnitude: decoding does a few FLOP per byte, every ridge in data/ is hundreds")
         self.prefill_compute_bound = fmt.claim(pre.bound == "compute" and pre.flops / pre.bytes_read > 3 * ra,
                                                f"{pre.flops / pre.bytes_read:,.0f} FLOP/byte against {ra:.0f}; compute "
                                                f"{pre.compute_s * 1e3:.0f} ms > memory {pre.memory_s * 1e3:.0f} ms")
@@ -473,7 +474,8 @@ class RooflinePage(Page):
         self.h200_lower_ridge = fmt.claim(
                 r2_fp8 < r_fp8 and chip2.dense_flops[fmt_c] == chip.dense_flops[fmt_c],
                 f"same {chip.dense_flops[fmt_c] / 1e12:.0f} TFLOP/s; {r2_fp8:.0f} < {r_fp8:.0f} FLOP/byte")
-        self.crit_beyond_kv = fmt.claim(crit0 > most, f"{crit0} sequences > the {most} the KV cache holds")
+        self.crit_beyond_kv = fmt.claim(crit0 > most, f"{crit0} sequences > the {most} the KV cache holds",
+                structural="the batch where compute catches up against the KV cache's, both from the engine")
         self.crit_near_envelope = fmt.claim(envelope_achieved <= crit0 <= 2 * envelope_achieved,
                                             f"engine {crit0} against ridge × bytes ÷ 2 = {envelope_achieved:.0f}")
         self.never_at_ctx = fmt.claim(crit_ctx is None and lim_ctx < ra,
@@ -491,7 +493,8 @@ class RooflinePage(Page):
         self.batching_cheaper = fmt.claim(cost1 > 5 * costm, f"${cost1:.2f} > 5 × ${costm:.2f}")
         self.tpot_rises_less = fmt.claim(gain_tpot < gain_tput / 4, f"{gain_tpot:.1f}× slower, {gain_tput:.0f}× more")
         self.q_memory_bound = fmt.claim(q_p.bound == "memory" and q_p.flops / q_p.bytes_read < ra,
-                                        f"{q_p.flops / q_p.bytes_read:.0f} FLOP/byte < {ra:.0f}")
+                                        f"{q_p.flops / q_p.bytes_read:.0f} FLOP/byte < {ra:.0f}",
+                structural="the bound the engine computes, and its intensity under the ridge")
         self.q_does_not_fit = fmt.claim(most < q_n and q_d.gpus > d.gpus,
                                         f"{q_n} > {most} sequences; policy: {q_d.layout.label}")
         self.q_policy_memory_bound = fmt.claim(q_pp.bound == "memory", f"{q_d.layout.label}: {q_pp.bound}-bound")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from snippets.data.units import BANDWIDTH_UNITS, BYTE_UNITS, Bandwidth
 
@@ -30,12 +30,29 @@ class Figure:
 
 
 @dataclass(frozen=True, slots=True)
+class ClaimSite:
+    """Where `claim` was called and what its caller could read then: the build re-reads the condition written
+    there with each figure it compares scaled alone (`snippets.build.claims`), so a claim that cannot fail is
+    refused."""
+
+    file: str
+    position: tuple[int | None, int | None, int | None, int | None]
+    """The call's (line, end line, column, end column), as the caller's code object records it."""
+    scope: dict[str, object]
+    """The caller's globals and locals when the claim was made."""
+
+
+@dataclass(frozen=True, slots=True)
 class Claim:
     """A data-dependent statement, checked at build time."""
 
     holds: bool
     basis: str
     """The numbers behind it, in words: "12 GPUs > 8 GPUs per node"."""
+    structural: str = ""
+    """Why the claim cannot fail by the size of a figure (it compares ids, kinds or rules): given, the build does not
+    ask it to fail when one of its figures is scaled by 0.1 or 10."""
+    site: ClaimSite | None = field(default=None, compare=False, repr=False)
 
 
 def number(x: float, digits: int = 0) -> str:
@@ -89,8 +106,16 @@ def unit_definition(unit: str) -> Figure:
     return Figure(BYTE_UNITS[unit], "bytes", f"{number(BYTE_UNITS[unit])} bytes")
 
 
-def claim(holds: bool, basis: str) -> Claim:
-    return Claim(bool(holds), basis)
+def claim(holds: bool, basis: str, *, structural: str = "") -> Claim:
+    """A claim on `holds`, the condition written in the call (the build reads it there: `ClaimSite`)."""
+    import itertools
+    import sys
+
+    frame = sys._getframe(1)
+    code = frame.f_code
+    position = next(itertools.islice(code.co_positions(), frame.f_lasti // 2, None), (None, None, None, None))
+    site = ClaimSite(code.co_filename, position, {**frame.f_globals, **frame.f_locals})
+    return Claim(bool(holds), basis, structural, site)
 
 
 # --------------------------------------------------------------------------- HTML

@@ -101,3 +101,43 @@ def test_a_raising_notebook_cell_stops_the_build_at_its_line(site_copy: Path) ->
     cell = next(i for i, ln in enumerate(nb.read_text().splitlines(), 1) if ln.startswith("from IPython"))
     assert f"docs/notebooks/size-your-deployment.py:{cell}: a notebook cell raised ValueError: boom in a notebook cell" \
         in b.output, b.output[-3000:]
+
+
+def test_hostile_content_of_every_class_stops_one_build_each_at_its_line(site_copy: Path) -> None:
+    """Issue 27: content that dressed a typed number as computed, links and loads that leave the site, a data slip
+    that breaks every page model. Before, each of these was published, or crashed the build with a traceback, or
+    gave hundreds of "unknown name" errors; now one strict build lists each once, at its file and line."""
+    home = site_copy / "docs/index.md"
+    planted = ["See [run](javascript:alert(1)) now.", '<img src="https://example.com/t.png" loading="lazy" alt="t">',
+               'It carries <span class="sa-fig">eighty</span> of HBM.', "It takes ½ the card.", "Run `serve --mem 80 GB`.",
+               '{{ model_count.text + " GPUs" }}']
+    home.write_text(home.read_text() + "\n\n" + "\n\n".join(planted) + "\n")
+    lines = home.read_text().splitlines()
+    at = [lines.index(p) + 1 for p in planted]
+    _edit(site_copy / "mkdocs.yml", "  - Home: index.md", "  - Home of 80 GB: index.md")
+    css = site_copy / "docs/stylesheets/extra.css"
+    css.write_text(css.read_text() + '\n.sa-x::after { content: "80 GB"; }\n@import "https://example.com/f.css";\n')
+    b = run_build(site_copy)
+    assert b.returncode != 0 and "Traceback" not in b.output, b.output[-3000:]
+    for i, what in enumerate(["the link 'javascript:alert(1)' is a javascript: link",
+                              "<img src='https://example.com/t.png'> loads from another host",
+                              "is written by hand with the markup of a computed figure", "hand-typed quantity '½' in prose",
+                              "hand-typed quantity '80 GB' in a code span", "holds an operator"]):
+        assert any(ln.startswith(f"docs/index.md:{at[i]}: ") and what in ln for ln in b.output.splitlines()), \
+            (what, b.output[-3000:])
+    assert "mkdocs.yml:" in b.output and "in the nav title 'Home of 80 GB'" in b.output
+    assert "docs/stylesheets/extra.css:" in b.output and "in generated content" in b.output
+    assert "url('https://example.com/f.css') loads from another host" in b.output
+    assert not (b.site / "index.html").exists()
+
+
+def test_one_data_slip_is_one_message(site_copy: Path) -> None:
+    """Issue 27: an id every page model looks up, renamed in data/ (it passes validation), stopped every page with
+    an "unknown name" for each of its values; now it is one message naming the entry, which lists where else the
+    same cause stopped the build."""
+    _edit(site_copy / "data/scenarios.yaml", "\nreference:\n", "\nreferense:\n")
+    b = run_build(site_copy)
+    assert b.returncode != 0 and "Traceback" not in b.output
+    assert "unknown name" not in b.output, b.output[-3000:]
+    causes = [ln for ln in b.output.splitlines() if "no entry 'reference' where the code looks it up" in ln]
+    assert len(causes) == 1 and "[the same cause also stopped: " in causes[0], b.output[-3000:]

@@ -33,12 +33,12 @@ def test_an_unknown_name_is_named_with_a_suggestion(catalog: Catalog) -> None:
     ("{{ gpu_memory.nonexistent }}", "{{ gpu_memory.nonexistent }} failed: AttributeError: "),
     ("{{ gpu_memory.value }}", "{{ gpu_memory.value }} gave a float, not a Figure: wrap numbers with a "
                                "snippets.render.fmt constructor so they carry a unit"),
-    ("{{ claim 1 == 1 }}always{{ /claim }}", "{{ claim 1 == 1 }} uses no name from the page's namespace"),
-    ("{{ claim True }}always{{ /claim }}", "{{ claim True }} uses no name from the page's namespace"),
-    ("{{ claim None }}nothing{{ /claim }}", "{{ claim None }} uses no name from the page's namespace"),
-    ("{{ None }}", "{{ None }} uses no name from the page's namespace"),
-    ('{{ "80 GB" }}', "uses no name from the page's namespace"),
-    ("{{ claim gpu_memory is None }}x{{ /claim }}", "claim 'gpu_memory is None' no longer holds: \"x\""),
+    ("{{ claim 1 == 1 }}always{{ /claim }}", "{{ claim 1 == 1 }} holds a comparison: a claim is a name of the page model"),
+    ("{{ claim True }}always{{ /claim }}", "{{ claim True }} holds a literal"),
+    ("{{ claim None }}nothing{{ /claim }}", "{{ claim None }} holds a literal"),
+    ("{{ None }}", "{{ None }} holds a literal: a value is a name of the page model"),
+    ('{{ "80 GB" }}', "holds a literal"),
+    ("{{ claim gpu_memory is None }}x{{ /claim }}", "holds a comparison"),
     ("{{ claim gpu_memory }} never closed", "{{ claim gpu_memory }} is never closed"),
     ("{{ claim gpu_memory.value }}x{{ /claim }}", "claim 'gpu_memory.value' gave a float, not a Claim or bool"),
 ])
@@ -65,8 +65,8 @@ def test_a_page_without_a_model_cannot_compute(catalog: Catalog) -> None:
 
 def test_a_failing_page_model_is_named(catalog: Catalog) -> None:
     page = convert("Needs {{ gpu_memory }}.", catalog, model="no_such_model")
-    assert page.errors[0] == ("docs/page.md: page model snippets.pages.no_such_model failed: ModuleNotFoundError: "
-                              "No module named 'snippets.pages.no_such_model'")
+    assert page.errors[0].startswith("docs/page.md: page model snippets.pages.no_such_model failed: ModuleNotFoundError: "
+                                     "No module named 'snippets.pages.no_such_model'")
 
 
 def test_code_is_left_alone(catalog: Catalog) -> None:
@@ -116,3 +116,71 @@ def test_computed_syntax_in_data_text_is_shown_as_text_and_refused(catalog: Cata
     assert state.errors == [] and 'data-name="gpu_memory"' not in html and "SXM {{ gpu_memory }}" in html
     _, _, problems = collect(html)
     assert problems and problems[0].startswith("unrendered '{{' in the page")
+
+
+# ---------------------------------------------------------------- guards that cannot be talked around (issue 27)
+
+@pytest.mark.parametrize(("typed", "expected"), [
+    ('{{ gpu_memory.text + " or 80 GB" }}', "holds an operator"),
+    ("{{ gpu_memory.text[:2] }}", "takes a slice: an index is a plain int or string"),
+    ("{{ gpu_memory.text[0:1] }}", "takes a slice"),
+    ('{{ gpu_memory.__class__(80.0, "GB", "80 GB") }}', "holds a call"),
+    ("{{ gpu_memory.__class__ }}", "reads the private attribute '__class__'"),
+    ("{{ [gpu_memory][0] }}", "holds a List"),
+    ("{{ claim m405_fp16.spans_nodes.__class__(True, 'always') }}always{{ /claim }}", "holds a call"),
+    ("{{ claim m405_fp16.spans_nodes or m405_fp16.fits_node }}either{{ /claim }}", "holds an operator"),
+    ("{{ claim gpu_memory == gpu_memory }}same{{ /claim }}", "holds a comparison"),
+    ("{{ claim gpu_memory.value >= 0 }}positive{{ /claim }}", "holds a comparison"),
+])
+def test_a_value_or_claim_only_reads_what_the_model_computed(catalog: Catalog, typed: str, expected: str) -> None:
+    """Issue 27: string building, slicing, construction, tautologies typed in the page are refused at their line;
+    before, each was published (a string holding a typed quantity, a hand-made Figure or Claim)."""
+    page = convert(f"Intro.\n\nPlanted: {typed}\n", catalog)
+    assert len(page.errors) == 1, page.errors
+    assert page.errors[0].startswith("docs/page.md:3: ") and expected in page.errors[0], page.errors
+    assert 'class="sa-fig"' not in page.html and "sa-text" not in page.html
+
+
+def test_names_attributes_and_plain_indexes_are_values(catalog: Catalog) -> None:
+    from snippets.build.computed import shape_problem
+
+    assert shape_problem("m405_fp16.weight") is None
+    assert shape_problem('share["fp8"].text') is None and shape_problem("tiers[0]") is None
+    assert shape_problem("_private") == "reads the private name '_private'"
+
+
+def test_a_failing_page_model_is_one_message_not_one_per_name(catalog: Catalog) -> None:
+    """Issue 27: a page model that raises is reported once; before, each {{ }} of the page added an "unknown name"."""
+    page = convert("A {{ a }}, {{ b }}, {{ c.d }} and {{ claim e }}x{{ /claim }}.", catalog, model="no_such_model")
+    assert len(page.errors) == 1, page.errors
+    assert page.errors[0].startswith("docs/page.md: page model snippets.pages.no_such_model failed: ModuleNotFoundError")
+
+
+def test_a_missing_data_entry_names_the_entry_and_the_line_that_looked_it_up() -> None:
+    from snippets.build.computed import failure
+    from snippets.build.plugin import one_per_cause
+    from snippets.render import fmt
+
+    try:
+        fmt.unit_definition("h100-sxm")
+    except KeyError as exc:
+        said = failure(exc)
+    assert said.startswith("KeyError: no entry 'h100-sxm' where the code looks it up") and \
+        "(raised at snippets/render/fmt.py:" in said
+    errors = [f"docs/a.md: page model snippets.pages.a failed: {said}; the page's values are not evaluated",
+              f"docs/a.md:12: a Python block raised {said} (line 2 of the block that starts at line 10)",
+              f"docs/b.md:40: a Python block raised {said} (line 1 of the block that starts at line 39)",
+              "docs/c.md:3: something else"]
+    folded = one_per_cause(errors)
+    assert len(folded) == 2 and folded[0].endswith("[the same cause also stopped: docs/a.md:12, docs/b.md:40]")
+    # the same entry missing elsewhere, and what a page's later blocks raise once it is missing, follow from it
+    errors += ["docs/b.md:60: a Python block raised KeyError: no entry 'h100-sxm' where the code looks it up "
+               "(raised at snippets/pages/b.py:9) (line 1 of the block)",
+               "docs/b.md:70: a Python block raised IndexError: list index out of range (line 3 of the block)",
+               "docs/nb.py:31: a notebook cell raised KeyError: 'h100-sxm'",
+               "docs/nb.py: a traceback is published in a code block",
+               "docs/c.md:80: a Python block raised IndexError: list index out of range (line 3 of the block)"]
+    folded = one_per_cause(errors)
+    assert folded[0].endswith("[the same cause also stopped: docs/a.md:12, docs/b.md:40, docs/b.md:60, "
+                              "docs/b.md:70 (IndexError), docs/nb.py:31, docs/nb.py (a traceback)]"), folded[0]
+    assert folded[1:] == ["docs/c.md:3: something else", errors[-1]]

@@ -550,3 +550,63 @@ def test_what_readers_buy_now(catalog) -> None:
         n = catalog.interconnect(net_id, Network)
         assert n.switch_latency is None and "switch_latency" in n.not_stated
         assert n.adapter_latency is None and "adapter_latency" in n.not_stated
+
+
+LAYOUT_CASES = [
+    # issue 27: each was refused by a page block naming neither file nor entry, or never checked (nodes)
+    ("deployment TP against the heads", "deployments",
+     lambda doc: doc["sglang-deepseek-v3-fp8-8xh200"].update(gpus=6, layout={"tp": 6}),
+     ["data/deployments.yaml: entry 'sglang-deepseek-v3-fp8-8xh200': field 'layout': TP6 PP1 EP1 DP1 is not a layout "
+      "the engines accept for deepseek-v3"]),
+    ("deployment PP beyond the layers", "deployments",
+     lambda doc: doc["sglang-deepseek-v3-fp8-8xh200"].update(gpus=128, nodes=16, layout={"tp": 1, "pp": 128}),
+     ["entry 'sglang-deepseek-v3-fp8-8xh200': field 'layout'", "PP128 exceeds the 61 layers"]),
+    ("more nodes than GPUs", "deployments", _set("sglang-deepseek-v3-fp8-8xh200/nodes", 9),
+     ["entry 'sglang-deepseek-v3-fp8-8xh200': field 'nodes': 9 nodes for 8 GPUs", "from 1 to 8 nodes"]),
+    ("uneven nodes", "deployments", _set("sglang-deepseek-v3-fp8-8xh200/nodes", 3),
+     ["field 'nodes': 3 nodes for 8 GPUs"]),
+    ("more GPUs than the nodes hold", "deployments",
+     lambda doc: doc["sglang-deepseek-v3-fp8-8xh200"].update(gpus=16, layout={"tp": 16}),
+     ["field 'nodes': 1 nodes for 16 GPUs; the largest node of h200-sxm in interconnects.yaml holds 8"]),
+    ("measurement TP against the heads", "measurements",
+     _set("nim180-llama33-70b-fp8-2xh100-in5000-out500-c1/layout/tp", 3),
+     ["data/measurements.yaml: entry 'nim180-llama33-70b-fp8-2xh100-in5000-out500-c1': field 'layout': TP3"]),
+]
+
+
+@pytest.mark.parametrize(("case", "file", "edit", "expected"), LAYOUT_CASES, ids=[c[0] for c in LAYOUT_CASES])
+def test_a_published_layout_is_checked_at_load_naming_file_and_entry(
+    tmp_path: Path, case: str, file: str, edit: Edit, expected: list[str]
+) -> None:
+    message = broken(tmp_path, file, edit)
+    for fragment in expected:
+        assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
+    assert message.count("\n") < 3, message  # one slip, one message
+
+
+PHYSICS_CASES = [
+    # issue 27: each passed the build and every test but the snapshot, moving figures on many pages
+    ("MI300X HBM bandwidth typed x10", "accelerators", _set("mi300x/memory_bandwidth/value", 53),
+     ["data/accelerators.yaml: entry 'mi300x': fields 'memory_bandwidth' and 'memory': 53,000 GB/s over 192 GB reads "
+      "the memory 276.0 times a second", "entry 'mi300x': field 'memory_bandwidth': 53.00 TB/s is more than HBM3 can carry"]),
+    ("H100 HBM bandwidth typed /10", "accelerators", _set("h100-sxm/memory_bandwidth/value", 0.335),
+     ["entry 'h100-sxm': fields 'memory_bandwidth' and 'memory'", "4.2 times a second"]),
+    ("L4 GDDR6 bandwidth typed x10", "accelerators", _set("l4/memory_bandwidth/value", 3000),
+     ["entry 'l4': fields 'memory_bandwidth' and 'memory'", "entry 'l4': field 'memory_bandwidth': 3.00 TB/s is more "
+      "than GDDR6 can carry"]),
+    ("H100 BF16 typed x10", "accelerators", _set("h100-sxm/tensor/bf16/value", 19790),
+     ["entry 'h100-sxm': fields 'tensor.bf16' and 'power'", "entry 'h100-sxm': fields 'tensor.fp8' and 'tensor.bf16'"]),
+    ("MI300X power typed /10", "accelerators", _set("mi300x/power/value", 75),
+     ["entry 'mi300x': fields 'tensor.bf16' and 'power'"]),
+    ("B200 FP8 typed x10", "accelerators", _set("b200/tensor/fp8/value", 90),
+     ["entry 'b200': fields 'tensor.fp8' and 'tensor.bf16': FP8 at 20.00 times the 16-bit rate"]),
+]
+
+
+@pytest.mark.parametrize(("case", "file", "edit", "expected"), PHYSICS_CASES, ids=[c[0] for c in PHYSICS_CASES])
+def test_a_figure_physics_rules_out_stops_the_load_naming_the_entry(
+    tmp_path: Path, case: str, file: str, edit: Edit, expected: list[str]
+) -> None:
+    message = broken(tmp_path, file, edit)
+    for fragment in expected:
+        assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"

@@ -1,0 +1,64 @@
+"""A claim must be able to fail (issue 27): `snippets.build.claims` reads each claim's condition where `fmt.claim`
+was called and scales each figure it compares alone by 0.1 and by 10. Before, `value >= 0`, `x == x` or a `Claim`
+made by hand were published as checked."""
+
+from __future__ import annotations
+
+import markdown
+
+from snippets.build.claims import ClaimChecker
+from snippets.build.computed import ComputedExtension, Pages
+from snippets.render import fmt
+from snippets.render.fmt import Claim
+
+
+def verdict(claim: Claim) -> tuple[str | None, str | None]:
+    v = ClaimChecker().verdict(claim)
+    return v.refused, v.opaque
+
+
+def test_a_claim_that_no_scaled_figure_can_break_is_refused() -> None:
+    value, x = 3.0, 7.0
+    for c in (fmt.claim(value >= 0, "positive"), fmt.claim(x == x, "same"), fmt.claim(x > 0.5 * x, "half"),
+              fmt.claim(abs(x) < x * 2 + 1, "bounded")):
+        refused, _ = verdict(c)
+        assert refused is not None and "scaled alone by 0.1 and by 10" in refused, c
+
+
+def test_a_claim_a_scaled_figure_breaks_holds() -> None:
+    a, b, models = 20.0, 10.0, ["one"]
+    share = 0.7
+    for c in (fmt.claim(a > b, "a > b"), fmt.claim(len(models) == 1, "one"), fmt.claim(0.5 < share < 1.0, "range"),
+              fmt.claim(abs(a / b - 2) < 0.01, "twice"), fmt.claim(a > b and models[0] == "one", "mixed")):
+        assert verdict(c) == (None, None), c
+
+
+def test_a_stated_reason_lets_a_structural_claim_hold() -> None:
+    heads, gpus = 128, 12
+    c = fmt.claim(heads % gpus != 0, "128 heads, 12 GPUs", structural="divisibility of integers")
+    assert verdict(c) == (None, None)
+    assert verdict(fmt.claim(heads % gpus != 0, "128 heads, 12 GPUs"))[0] is not None
+
+
+def test_a_bool_from_elsewhere_is_opaque_and_a_hand_made_claim_refused() -> None:
+    fits = True
+    assert verdict(fmt.claim(fits, "the engine says so"))[1] is not None
+    refused, _ = verdict(Claim(True, "typed to hold"))
+    assert refused is not None and "not made by snippets.render.fmt.claim" in refused
+
+
+def test_the_build_refuses_such_a_claim_at_its_line() -> None:
+    level = 5.0
+    pages = Pages()
+    state = pages.begin("page.md", "Intro.\n\nIt is {{ claim positive }}above zero{{ /claim }}.", "interconnect")
+    state.namespace = {"positive": fmt.claim(level > 0, f"{level} > 0"), "hand": Claim(True, "x"), "flag": True}
+    html = markdown.Markdown(extensions=[ComputedExtension(pages)]).convert(state.markdown)
+    assert 'data-claim="positive"' in html
+    assert len(state.errors) == 1 and state.errors[0].startswith("docs/page.md:3: claim 'positive' (\"above zero\") "
+                                                                 "still holds with each of its figures (level)")
+    state = pages.begin("page.md", "{{ claim hand }}x{{ /claim }} and {{ claim flag }}y{{ /claim }}", "interconnect")
+    state.namespace = {"hand": Claim(True, "x"), "flag": True}
+    markdown.Markdown(extensions=[ComputedExtension(pages)]).convert(state.markdown)
+    assert len(state.errors) == 2
+    assert "claim 'hand' (\"x\") was not made by snippets.render.fmt.claim" in state.errors[0]
+    assert "claim 'flag' gave a bool, not a Claim" in state.errors[1]
