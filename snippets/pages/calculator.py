@@ -58,7 +58,7 @@ OUTPUTS = (  # (data-name, label)
     ("weight_only", "Compute format"),
 )
 TARGET_OUTPUTS = (  # (data-name, label) of the cheapest configuration meeting the latency target
-    ("t_mode", "Mode"), ("t_layout", "Layout"), ("t_gpus", "GPUs in one configuration"),
+    ("t_mode", "Mode"), ("t_config", "Configuration"), ("t_layout", "Layout"), ("t_gpus", "GPUs in one configuration"),
     ("t_ttft_ms", "Time to first token"), ("t_tpot_ms", "Time per output token"),
     ("t_per_gpu", "Throughput per GPU"), ("t_cost_per_mtok", "Cost per million output tokens"),
     ("t_replicas", "For the rate"), ("t_rented", "GPUs rented for the rate"),
@@ -92,10 +92,10 @@ def _select(name: str, label: str, items: list[tuple[str, str]], selected: str, 
 
 
 def _number(name: str, label: str, value: float | int | None, low: float, high: float, hint: str,
-            step: str = "1") -> str:
+            whole: bool = True) -> str:
     return (f'<div class="sa-calc-field"><label for="sa-calc-{name}">{label}</label>'
             f'<input id="sa-calc-{name}" name="{name}" type="number" inputmode="decimal" min="{low:g}" '
-            f'max="{high:g}" step="{step}" value="{html.escape(_spell(value))}" '
+            f'max="{high:g}" step="{1 if whole else "any"}" value="{html.escape(_spell(value))}" '
             f'aria-describedby="sa-calc-{name}-hint"><small id="sa-calc-{name}-hint">{hint}</small></div>')
 
 
@@ -150,11 +150,11 @@ def calculator_html(cat: Catalog) -> str:
                   f"requests in flight (the {html.escape(sc.name[:1].lower() + sc.name[1:])} scenario's); "
                   "beyond what the KV cache holds, the rest queue")
         + _number("ttft_ms", "Target time to first token, ms", d.ttft_ms, 0, 3_600_000,
-                  "empty: no limit", "any")
+                  "empty: no limit", whole=False)
         + _number("tpot_ms", "Target time per output token, ms", d.tpot_ms, 0, 3_600_000,
-                  "empty: no limit", "any")
+                  "empty: no limit", whole=False)
         + _number("rate", "Request rate, requests/s", d.rate, 0, 1_000_000,
-                  "empty: one configuration; a rate: the replicas and $ per hour that carry it", "any")
+                  "empty: one configuration; a rate: the replicas and $ per hour that carry it", whole=False)
         + _select("memory_policy", "Engine memory policy", mem, d.memory_policy, "from data/policies.yaml")
         + _select("layout_policy", "Layout policy", lay, d.layout_policy, "from data/policies.yaml")
         + '<details class="sa-calc-field sa-calc-custom" id="sa-calc-custom">'
