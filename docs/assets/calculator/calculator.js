@@ -18,6 +18,7 @@ if (root) {
   let asked = 0;      // id of the latest question sent
   let busy = false;   // a question is with the worker
   let again = false;  // the form changed while it was
+  let lastAsked = null;  // the question last sent: the same form is not asked twice in a row
 
   const fields = () => {
     const q = {};
@@ -92,13 +93,16 @@ if (root) {
   const ask = () => {
     if (!ready) return;
     if (busy) { again = true; return; }
-    busy = true;
     again = false;
     const q = address ?? fields();
+    const text = JSON.stringify(q);
+    if (text === lastAsked) return;
+    busy = true;
+    lastAsked = text;
     asked += 1;
     root.dataset.state = "computing";
+    root.dataset.pending = text;
     worker.postMessage({ type: "answer", id: asked, form: q });
-    root.dataset.pending = JSON.stringify(q);
   };
   worker.onmessage = (event) => {
     const msg = event.data;
