@@ -9,6 +9,7 @@ same function returns in Pyodide.
 
 from __future__ import annotations
 
+import ast
 import html
 import json
 from pathlib import Path
@@ -65,6 +66,31 @@ TARGET_OUTPUTS = (  # (data-name, label) of the cheapest configuration meeting t
     ("t_cost_per_hour", "Cost per hour for the rate"),
 )
 TARGET_LINK = ("../latency-target/", "serving to a latency target")
+
+
+def engine_imports(entry: str = "snippets.engine.calc") -> list[str]:
+    """The module files the browser loads: `entry` and what it imports, transitively, within the engine (with the
+    packages' __init__ modules), as paths from the repository's root; nothing else of the shipped modules."""
+    todo, seen = [entry], set()
+    while todo:
+        name = todo.pop()
+        if name in seen or not (name == "snippets" or name.startswith("snippets.engine")):
+            continue  # the standard library, or a build-only import inside a function (the CLI's data loader)
+        seen.add(name)
+        parts = name.split(".")
+        todo += [".".join(parts[:i]) for i in range(1, len(parts))]  # its packages run first
+        path = ROOT.joinpath(*parts)
+        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                todo.append(node.module)
+            elif isinstance(node, ast.Import):
+                todo += [a.name for a in node.names]
+    out = []
+    for name in sorted(seen):
+        path = ROOT.joinpath(*name.split("."))
+        out.append((path / "__init__.py" if path.is_dir() else path.with_suffix(".py")).relative_to(ROOT).as_posix())
+    return out
 
 
 def browser_catalog(cat: Catalog) -> EngineCatalog:
@@ -147,8 +173,8 @@ def calculator_html(cat: Catalog) -> str:
         + _number("context", "Context, input + output tokens", d.context, 2, MAX_CONTEXT,
                   f"of which output: up to {sc.output_tokens:,} tokens")
         + _number("concurrency", "Concurrency, sequences at once", d.concurrency, 1, MAX_CONCURRENCY,
-                  f"requests in flight (the {html.escape(sc.name[:1].lower() + sc.name[1:])} scenario's); "
-                  "beyond what the KV cache holds, the rest queue")
+                  f"requests in flight (by default the scenario's: {html.escape(sc.name)}); beyond what the KV "
+                  "cache holds, the rest queue")
         + _number("ttft_ms", "Target time to first token, ms", d.ttft_ms, 0, 3_600_000,
                   "empty: no limit", whole=False)
         + _number("tpot_ms", "Target time per output token, ms", d.tpot_ms, 0, 3_600_000,
@@ -192,6 +218,7 @@ def calculator_html(cat: Catalog) -> str:
         + _bar(got) + '</section>' + _target_panel(got)
     )
     return ('<div id="sa-calc" class="sa-calc" data-assets="../assets/" '
+            f'data-modules="{html.escape(" ".join(engine_imports()))}" '
             'data-catalog="../reference/engine-catalog.json" data-answers="0">'
             + form + panel + '</div>\n<link rel="stylesheet" href="../assets/calculator/calculator.css">\n'
             '<script type="module" src="../assets/calculator/calculator.js"></script>\n')

@@ -206,3 +206,17 @@ def test_cost_per_hour_is_labelled_per_replica_and_per_instance(catalog: Catalog
     assert math.isclose(per_replica * (rented // gpus), per_instance)
     assert out["rental_share"]["text"] == f"{gpus} of {rented} rented GPUs"
     assert got["inputs"]["concurrency"] == str(eng.scenarios["serving"].concurrency)
+
+
+def test_the_browser_loads_exactly_the_modules_the_calculator_imports() -> None:
+    """The page lists what `snippets.engine.calc` imports (issue 29: load only what the engine imports); a module
+    it imports but the list lacks would fail in the browser, one listed but never imported is a wasted request."""
+    from snippets.pages.calculator import engine_imports
+
+    out = subprocess.run([sys.executable, "-c", "import sys, snippets.engine.calc\n"
+                          "print(' '.join(sorted(m for m in sys.modules if m.startswith('snippets'))))"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60, env={"PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    imported = set(out.stdout.split())
+    listed = {p.removesuffix(".py").removesuffix("/__init__").replace("/", ".") for p in engine_imports()}
+    assert listed == imported

@@ -1,12 +1,12 @@
 // The calculator's engine, off the page's thread: Pyodide (vendored under assets/pyodide/) running the site's
 // own engine modules (snippets/engine/*.py, byte for byte) in this Web Worker. It computes nothing itself: it
 // passes the form's JSON to snippets.engine.calc.Calculator.answer_json and posts back the JSON it returns.
-// Messages in: {type: "start", assets, catalog} once, then {type: "answer", id, form}. Out: {type: "ready", ms},
+// Messages in: {type: "start", assets, catalog, modules} once, then {type: "answer", id, form}. Out: {type: "ready", ms},
 // {type: "failed", error}, {type: "answer", id, result, ms}.
 let calculator = null;
 let starting = null;
 
-const start = async (assets, catalogUrl) => {
+const start = async (assets, catalogUrl, modules) => {
   const t0 = performance.now();
   const base = new URL(assets);
   const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", base).href);
@@ -15,10 +15,12 @@ const start = async (assets, catalogUrl) => {
     fetch(new URL("calculator/py/manifest.json", base)).then((r) => r.json()),
     fetch(catalogUrl).then((r) => r.text()),
   ]);
-  const sources = await Promise.all(manifest.files.map(
+  const wanted = new Set(modules);  // only what snippets.engine.calc imports (the page lists them)
+  const files = modules.length ? manifest.files.filter((f) => wanted.has(f.path)) : manifest.files;
+  const sources = await Promise.all(files.map(
     (f) => fetch(new URL(`calculator/py/${f.path}`, base)).then((r) => r.text())));
   const home = "/home/pyodide/site";
-  manifest.files.forEach((f, i) => {
+  files.forEach((f, i) => {
     const path = `${home}/${f.path}`;
     pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
     pyodide.FS.writeFile(path, sources[i]);
@@ -33,7 +35,7 @@ const start = async (assets, catalogUrl) => {
 self.onmessage = async (event) => {
   const msg = event.data;
   if (msg.type === "start") {
-    if (!starting) starting = start(msg.assets, msg.catalog);
+    if (!starting) starting = start(msg.assets, msg.catalog, msg.modules || []);
     try {
       self.postMessage({ type: "ready", ms: await starting });
     } catch (exc) {

@@ -150,5 +150,6 @@ if (root) {
   root.dataset.state = "loading";
   status.textContent = "Showing the answer computed when the site was built while the engine starts in your "
     + "browser (Python, from this site)…";
-  worker.postMessage({ type: "start", assets: assets.href, catalog: new URL(root.dataset.catalog, location.href).href });
+  worker.postMessage({ type: "start", assets: assets.href, catalog: new URL(root.dataset.catalog, location.href).href,
+                       modules: (root.dataset.modules || "").split(" ").filter(Boolean) });
 }
