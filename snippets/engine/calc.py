@@ -35,7 +35,7 @@ from snippets.engine.requests import (
     MAX_TOKENS,
     RequestError,
     check_config_text,
-    check_context,
+    check_request,
     deploy_admitting,
     queue_split,
 )
@@ -209,7 +209,10 @@ def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
         eng = replace(eng, models=MappingProxyType({**eng.models, CUSTOM: custom_model(inputs.config)}))
         _bound_weights(eng, inputs)
     spec = eng.models[inputs.model]
-    check_context(eng, inputs.model, inputs.context, "context (input + output tokens)")
+    n_out = min(eng.scenarios[SCENARIO].output_tokens, inputs.context - 1)  # as `setting` splits the context
+    check_request(eng, inputs.model, input_tokens=inputs.context - n_out, output_tokens=n_out,
+                  concurrency=inputs.concurrency, accelerator=inputs.accelerator, scenario=SCENARIO,
+                  context_name="context (input + output tokens)")  # the command line's rules
     notes = []
 
     def make(k: int) -> Setting:

@@ -83,9 +83,9 @@ def check_context(eng: EngineCatalog, model: str, tokens: int, what: str = "inpu
 
 def check_request(eng: EngineCatalog, model: str, *, input_tokens: Any, output_tokens: Any,
                   concurrency: Any = None, node: str | None = None, accelerator: str | None = None,
-                  scenario: str = "reference") -> Request:
-    """The request checked against the catalog, or RequestError naming the field at fault. Without `node` or
-    `accelerator` the hardware is the scenario's node."""
+                  scenario: str = "reference", context_name: str = "input + output tokens") -> Request:
+    """The request checked against the catalog, or RequestError naming the field at fault (`context_name`: what the
+    caller calls input + output). Without `node` or `accelerator` the hardware is the scenario's node."""
     _known(eng.models, model, "model")
     _known(eng.scenarios, scenario, "scenario")
     if node is not None:
@@ -105,9 +105,9 @@ def check_request(eng: EngineCatalog, model: str, *, input_tokens: Any, output_t
             node = found.id
     n_in = _whole(input_tokens, "input tokens", 1, MAX_TOKENS)
     n_out = _whole(output_tokens, "output tokens", 1, MAX_TOKENS)
-    check_context(eng, model, n_in + n_out)
+    check_context(eng, model, n_in + n_out, context_name)
     if n_in + n_out > MAX_TOKENS:
-        raise RequestError(f"input + output tokens come to {n_in + n_out:,}, beyond the {MAX_TOKENS:,} the engine "
+        raise RequestError(f"{context_name} come to {n_in + n_out:,}, beyond the {MAX_TOKENS:,} the engine "
                            f"sizes for a model that states no context length")
     conc = None if concurrency is None else _whole(concurrency, "concurrency", 1, MAX_CONCURRENCY)
     return Request(model, node, eng.nodes[node].chip, n_in, n_out, conc)
