@@ -11,8 +11,12 @@ picks the KV cache's precision (default: the scenario's, or what the engine pick
 object holds the prediction with its band (`tpot_ms_range`, `ttft_ms_range`, `output_tokens_per_s_range`,
 each [low, high], and `regime`), one decode step's seconds by kind of op (`breakdown`), and what the TP, EP
 and PP groups' links give them (`links`: `name`, per-direction `gb_per_s`, `hop_us`). An unknown id,
-a layout the engines refuse, or a model that does not fit exits non-zero with a one-line message.
-`data/` is read through the build's loader (`--data DIR`), or an exported catalog (`--catalog FILE.json`).
+a layout the engines refuse, or a model that does not fit exits non-zero with a one-line message, as do token
+counts below 1, an input + output beyond the model's context (the limit is named), and a `--node` built from
+another accelerator than `--accelerator` (`snippets.engine.requests.check_request`, the calculator's rule too).
+A concurrency beyond what the KV cache admits is served as an engine serves it: `in_flight` run, `queued` wait.
+`data/` is read through the build's loader (`--data DIR`), or an exported catalog (`--catalog FILE.json`), refused
+if it holds NaN or infinity, a fraction outside (0, 1] or a size, count, bandwidth or price that is not positive.
 
 `predict --spec-tokens K --acceptance A [--draft mtp|eagle|MODEL]` predicts speculative decoding (k drafted tokens,
 acceptance rate α; the draft: the model's MTP module where its config has one, an EAGLE head, or a draft model
@@ -33,8 +37,16 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from snippets.engine.deployment import Deployment, NoLayout, RefusedLayout, deploy, setting
+from snippets.engine.deployment import Deployment, NoLayout, RefusedLayout, Setting, deploy, setting
 from snippets.engine.layout import Layout
+from snippets.engine.requests import (
+    Request,
+    RequestError,
+    UnknownId,
+    check_request,
+    deploy_admitting,
+    load_catalog,
+)
 from snippets.engine.search import MODES, Search, search
 from snippets.engine.serving import DisaggPrediction, Speculation, predict
 from snippets.engine.specs import EngineCatalog
@@ -44,9 +56,13 @@ GiB = 2**30
 
 
 def _catalog(args: argparse.Namespace) -> EngineCatalog:
-    if args.catalog:
-        with open(args.catalog, encoding="utf-8") as f:
-            return EngineCatalog.from_export(json.load(f))
+    if args.catalog:  # checked as strictly as data/: no NaN or infinity, fractions in (0, 1], sizes above zero
+        try:
+            with open(args.catalog, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as exc:
+            raise RequestError(f"--catalog {args.catalog}: {exc.strerror}") from None
+        return load_catalog(text, f"--catalog {args.catalog}")
     from snippets.data import load  # the build's validating loader (pydantic); the engine itself needs none
     from snippets.data.export import engine_catalog
 
@@ -126,7 +142,7 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
         "layout": d.layout.as_dict(), "layout_label": d.layout.label, "why": d.why,
         "gpus": d.gpus, "nodes": d.nodes, "gpus_rented": d.gpus_rented,
         "input_tokens": n_in, "output_tokens": n_out, "concurrency": concurrency,
-        "max_concurrency": d.max_concurrency, "in_flight": x.in_flight,
+        "max_concurrency": d.max_concurrency, "in_flight": x.in_flight, "queued": concurrency - x.in_flight,
         "ttft_ms": x.ttft_s * 1e3, "tpot_ms": x.tpot_s * 1e3,
         "ttft_ms_range": ms(x.ttft_range), "tpot_ms_range": ms(x.tpot_range),
         "output_tokens_per_s": x.output_tokens_per_s, "output_tokens_per_s_range": list(x.throughput_range),
@@ -187,33 +203,47 @@ def search_report(res: Search) -> dict[str, Any]:
     }
 
 
+def _concurrency(text: str | None) -> int | str | None:
+    """--concurrency as given: None, 'max', or a whole number (checked with the request)."""
+    if text is None or text == "max":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise RequestError(f"--concurrency must be a whole number or 'max', not {text!r}") from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         eng = _catalog(args)
-        if args.command == "search":
-            return _search(eng, args)
+        if args.scenario not in eng.scenarios:
+            raise UnknownId(f"unknown id {args.scenario!r} (scenario); known: {', '.join(sorted(eng.scenarios))}")
         sc = eng.scenarios[args.scenario]
-        n_in = args.input_tokens or sc.input_tokens
-        n_out = args.output_tokens or sc.output_tokens
-        want_max = args.concurrency == "max"
-        conc = 1 if want_max or args.concurrency is None else int(args.concurrency)
-        if args.concurrency is None:
-            conc = sc.concurrency
+        n_in = sc.input_tokens if args.input_tokens is None else args.input_tokens
+        n_out = sc.output_tokens if args.output_tokens is None else args.output_tokens
+        asked = None if args.command == "search" else _concurrency(args.concurrency)
+        want_max = asked == "max"
+        conc = sc.concurrency if asked is None else 1 if want_max else int(asked)
+        req = check_request(eng, args.model, input_tokens=n_in, output_tokens=n_out, concurrency=conc,
+                            node=args.node, accelerator=args.accelerator, scenario=args.scenario)
+        if args.command == "search":
+            return _search(eng, args, req)
         layout = None
         if args.command == "predict":
             layout = Layout(args.tp, args.pp, args.ep, args.dp)
-        st = setting(eng, args.model, args.precision, args.scenario, node=args.node, accelerator=args.accelerator,
-                     layout_policy=args.layout_policy, concurrency=conc, context_tokens=n_in + n_out,
-                     kv_precision=args.kv_precision)
-        d = deploy(st, layout)
+
+        def make(k: int) -> Setting:
+            return setting(eng, args.model, args.precision, args.scenario, node=req.node,
+                           layout_policy=args.layout_policy, concurrency=k, context_tokens=n_in + n_out,
+                           kv_precision=args.kv_precision)
+
+        d = deploy_admitting(make, conc, layout)
         if want_max:
             conc = d.max_concurrency
             if conc < 1:
                 raise RefusedLayout(f"{d.layout.label}: not one sequence of {n_in + n_out} tokens fits")
-            d = deploy(setting(eng, args.model, args.precision, args.scenario, node=args.node,
-                               accelerator=args.accelerator, layout_policy=args.layout_policy, concurrency=conc,
-                               context_tokens=n_in + n_out, kv_precision=args.kv_precision), d.layout)
+            d = deploy(make(conc), d.layout)
         spec = None if args.command != "predict" else speculation_of(eng, args.model, args.spec_tokens,
                                                                      args.acceptance, args.draft)
         out = report(d, conc, n_in, n_out, speculation=spec,
@@ -222,17 +252,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyError as exc:
         print(f"error: unknown id {exc}", file=sys.stderr)
         return 2
+    except UnknownId as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except (RefusedLayout, NoLayout, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except ArithmeticError as exc:  # no traceback: the catalog's checks should have refused what causes it
+        print(f"error: the engine cannot compute this ({type(exc).__name__}: {exc})", file=sys.stderr)
         return 1
     print(json.dumps(out, indent=1, sort_keys=True))
     return 0
 
 
-def _search(eng: EngineCatalog, args: argparse.Namespace) -> int:
-    sc = eng.scenarios[args.scenario]
-    res = search(eng, args.model, args.precision, args.accelerator or eng.nodes[args.node or sc.node].chip,
-                 args.input_tokens or sc.input_tokens, args.output_tokens or sc.output_tokens,
+def _search(eng: EngineCatalog, args: argparse.Namespace, req: Request) -> int:
+    res = search(eng, args.model, args.precision, req.accelerator, req.input_tokens, req.output_tokens,
                  ttft_ms=args.ttft_ms, tpot_ms=args.tpot_ms, rate=args.rate, mode=args.mode,
                  speculation=speculation_of(eng, args.model, args.spec_tokens, args.acceptance, args.draft),
                  prefix_hit=args.prefix_hit, prefix_groups=args.prefix_groups, scenario=args.scenario,

@@ -9,6 +9,7 @@ same function returns in Pyodide.
 
 from __future__ import annotations
 
+import ast
 import html
 import json
 from pathlib import Path
@@ -16,7 +17,8 @@ from typing import Any
 
 from snippets.data import Catalog
 from snippets.data.export import export
-from snippets.engine.calc import CUSTOM, MAX_CONCURRENCY, MAX_CONTEXT, SCENARIO, answer, defaults
+from snippets.engine.calc import CUSTOM, MAX_CONTEXT, SCENARIO, _spell, answer, defaults
+from snippets.engine.requests import MAX_CONCURRENCY
 from snippets.engine.specs import EngineCatalog
 from snippets.pages.base import Page
 from snippets.render import fmt
@@ -36,6 +38,9 @@ EXPLAINED = {
     "tpot_ms": ("../roofline/#ttft-and-time-per-output-token", "TTFT and time per output token"),
     "tokens_per_s_per_gpu": ("../roofline/#the-cost-lens", "throughput and cost"),
     "cost_per_hour": ("../reference/sizing/#indicative-prices", "the indicative prices"),
+    "cost_per_replica_hour": ("../reference/sizing/#indicative-prices", "the indicative prices"),
+    "rental_share": ("../reference/sizing/#indicative-prices", "prices and rental units"),
+    "running": ("../hbm/#what-fits-on-one-card", "what fits on a card"),
     "cost_per_mtok": ("../roofline/#the-cost-lens", "cost per token"),
     "max_concurrency": ("../hbm/#what-fits-on-one-card", "what fits on a card"),
     "memory": ("../hbm/#what-fits-on-one-card", "what fits on a card"),
@@ -46,10 +51,46 @@ EXPLAINED = {
 OUTPUTS = (  # (data-name, label)
     ("layout", "Layout"), ("gpus", "GPUs per replica"), ("nodes", "Nodes"), ("gpus_rented", "GPUs rented"),
     ("ttft_ms", "Time to first token"), ("tpot_ms", "Time per output token"),
-    ("tokens_per_s_per_gpu", "Throughput per GPU"), ("cost_per_hour", "Cost per hour"),
-    ("cost_per_mtok", "Cost per million output tokens"), ("max_concurrency", "Sequences the KV cache holds"),
+    ("tokens_per_s_per_gpu", "Throughput per GPU"),
+    ("cost_per_replica_hour", "Cost per hour, this replica (its share of the rental)"),
+    ("cost_per_hour", "Cost per hour, the whole rented instance"), ("rental_share", "The replica uses"),
+    ("cost_per_mtok", "Cost per million output tokens (the replica's share)"),
+    ("max_concurrency", "Sequences the KV cache holds"), ("running", "Requests running and queued"),
     ("weight_only", "Compute format"),
 )
+TARGET_OUTPUTS = (  # (data-name, label) of the cheapest configuration meeting the latency target
+    ("t_mode", "Mode"), ("t_config", "Configuration"), ("t_layout", "Layout"), ("t_gpus", "GPUs in one configuration"),
+    ("t_ttft_ms", "Time to first token"), ("t_tpot_ms", "Time per output token"),
+    ("t_per_gpu", "Throughput per GPU"), ("t_cost_per_mtok", "Cost per million output tokens"),
+    ("t_replicas", "For the rate"), ("t_rented", "GPUs rented for the rate"),
+    ("t_cost_per_hour", "Cost per hour for the rate"),
+)
+TARGET_LINK = ("../latency-target/", "serving to a latency target")
+
+
+def engine_imports(entry: str = "snippets.engine.calc") -> list[str]:
+    """The module files the browser loads: `entry` and what it imports, transitively, within the engine (with the
+    packages' __init__ modules), as paths from the repository's root; nothing else of the shipped modules."""
+    todo, seen = [entry], set()
+    while todo:
+        name = todo.pop()
+        if name in seen or not (name == "snippets" or name.startswith("snippets.engine")):
+            continue  # the standard library, or a build-only import inside a function (the CLI's data loader)
+        seen.add(name)
+        parts = name.split(".")
+        todo += [".".join(parts[:i]) for i in range(1, len(parts))]  # its packages run first
+        path = ROOT.joinpath(*parts)
+        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                todo.append(node.module)
+            elif isinstance(node, ast.Import):
+                todo += [a.name for a in node.names]
+    out = []
+    for name in sorted(seen):
+        path = ROOT.joinpath(*name.split("."))
+        out.append((path / "__init__.py" if path.is_dir() else path.with_suffix(".py")).relative_to(ROOT).as_posix())
+    return out
 
 
 def browser_catalog(cat: Catalog) -> EngineCatalog:
@@ -76,18 +117,20 @@ def _select(name: str, label: str, items: list[tuple[str, str]], selected: str, 
             f'{_options(items, selected)}</select><small id="sa-calc-{name}-hint">{hint}</small></div>')
 
 
-def _number(name: str, label: str, value: int, low: int, high: int, hint: str) -> str:
+def _number(name: str, label: str, value: float | int | None, low: float, high: float, hint: str,
+            whole: bool = True) -> str:
     return (f'<div class="sa-calc-field"><label for="sa-calc-{name}">{label}</label>'
-            f'<input id="sa-calc-{name}" name="{name}" type="number" inputmode="numeric" min="{low}" max="{high}" '
-            f'step="1" value="{value}" aria-describedby="sa-calc-{name}-hint"><small id="sa-calc-{name}-hint">'
-            f'{hint}</small></div>')
+            f'<input id="sa-calc-{name}" name="{name}" type="number" inputmode="decimal" min="{low:g}" '
+            f'max="{high:g}" step="{1 if whole else "any"}" value="{html.escape(_spell(value))}" '
+            f'aria-describedby="sa-calc-{name}-hint"><small id="sa-calc-{name}-hint">{hint}</small></div>')
 
 
-def _output(name: str, label: str, out: dict[str, Any]) -> str:
-    href, why = EXPLAINED[name]
+def _output(name: str, label: str, out: dict[str, Any], link: tuple[str, str] | None = None) -> str:
+    href, why = link or EXPLAINED[name]
     return (f'<div class="sa-calc-item"><dt>{html.escape(label)} <a href="{href}" class="sa-calc-why" '
             f'title="{html.escape(why)}">(why)</a></dt><dd><span data-name="{name}" '
-            f'data-value="{html.escape(str(out["value"]))}" data-unit="{html.escape(out["unit"])}">'
+            f'data-value="{"" if out["value"] is None else html.escape(str(out["value"]))}" '
+            f'data-unit="{html.escape(out["unit"])}">'
             f'{html.escape(out["text"])}</span></dd></div>')
 
 
@@ -130,19 +173,29 @@ def calculator_html(cat: Catalog) -> str:
         + _number("context", "Context, input + output tokens", d.context, 2, MAX_CONTEXT,
                   f"of which output: up to {sc.output_tokens:,} tokens")
         + _number("concurrency", "Concurrency, sequences at once", d.concurrency, 1, MAX_CONCURRENCY,
-                  "requests in flight")
+                  f"requests in flight (by default the scenario's: {html.escape(sc.name)}); beyond what the KV "
+                  "cache holds, the rest queue")
+        + _number("ttft_ms", "Target time to first token, ms", d.ttft_ms, 0, 3_600_000,
+                  "empty: no limit", whole=False)
+        + _number("tpot_ms", "Target time per output token, ms", d.tpot_ms, 0, 3_600_000,
+                  "empty: no limit", whole=False)
+        + _number("rate", "Request rate, requests/s", d.rate, 0, 1_000_000,
+                  "empty: one configuration; a rate: the replicas and $ per hour that carry it", whole=False)
         + _select("memory_policy", "Engine memory policy", mem, d.memory_policy, "from data/policies.yaml")
         + _select("layout_policy", "Layout policy", lay, d.layout_policy, "from data/policies.yaml")
-        + '<div class="sa-calc-field sa-calc-custom" id="sa-calc-custom" hidden>'
+        + '<details class="sa-calc-field sa-calc-custom" id="sa-calc-custom">'
+          '<summary>Your own model: paste its config.json</summary>'
           '<label for="sa-calc-config">Your model\'s config.json (from its Hugging Face page)</label>'
           '<textarea id="sa-calc-config" name="config" rows="8" spellcheck="false" '
           'aria-describedby="sa-calc-config-hint"></textarea>'
           '<small id="sa-calc-config-hint">Llama, Mistral, Mixtral, Qwen2, Qwen3, DeepSeek-V3 and gpt-oss '
-          'configs are read; the engine counts its parameters and KV bytes per token.</small></div>'
-        + '<p class="sa-calc-actions"><button type="button" id="sa-calc-start" class="sa-calc-start">'
-          'Start</button> <span id="sa-calc-status" role="status" aria-live="polite">Showing the default answer, '
-          'computed when the site was built.</span></p>'
+          'configs are read; the engine counts its parameters and KV bytes per token.</small></details>'
+        + '<p class="sa-calc-actions"><span id="sa-calc-status" role="status" aria-live="polite">Showing the '
+          'default answer, computed when the site was built; with JavaScript the engine starts in your browser '
+          'and follows the form.</span></p>'
         + '<p id="sa-calc-error" class="sa-calc-error" role="alert" hidden></p>'
+        + '<p class="sa-calc-stale-note" id="sa-calc-stale-note" hidden>Stale: the answer below, greyed, is for '
+          'the last inputs the engine could answer, not for the form as it stands.</p>'
         + '</form>'
     )
     items = "".join(_output(n, label, got["outputs"][n]) for n, label in OUTPUTS)
@@ -162,12 +215,30 @@ def calculator_html(cat: Catalog) -> str:
         f'{got["outputs"]["output_tokens"]["text"]}</span> out.</p>'
         f'<dl class="sa-calc-results">{items}</dl>'
         f'<p class="sa-calc-note" data-name="note" data-value="" data-unit="">{html.escape(got["outputs"]["note"]["text"])}</p>'
-        + _bar(got) + '</section>'
+        + _bar(got) + '</section>' + _target_panel(got)
     )
     return ('<div id="sa-calc" class="sa-calc" data-assets="../assets/" '
+            f'data-modules="{html.escape(" ".join(engine_imports()))}" '
             'data-catalog="../reference/engine-catalog.json" data-answers="0">'
             + form + panel + '</div>\n<link rel="stylesheet" href="../assets/calculator/calculator.css">\n'
             '<script type="module" src="../assets/calculator/calculator.js"></script>\n')
+
+
+def _target_panel(got: dict[str, Any]) -> str:
+    """The cheapest configuration meeting the latency target, and the frontier chart (SVG from the engine)."""
+    t = got["target"]
+    outs = t["outputs"]
+    items = "".join(_output(n, label, outs.get(n, {"value": None, "unit": "", "text": "none"}), TARGET_LINK)
+                    for n, label in TARGET_OUTPUTS)
+    return ('<section class="sa-calc-out sa-calc-target" aria-labelledby="sa-calc-target-title">'
+            '<h3 id="sa-calc-target-title">The cheapest configuration meeting the target '
+            f'<a href="{TARGET_LINK[0]}" class="sa-calc-why" title="{TARGET_LINK[1]}">(why)</a></h3>'
+            f'<p data-name="t_text" data-value="" data-unit="">{html.escape(t["text"])}</p>'
+            f'<dl class="sa-calc-results">{items}</dl>'
+            '<p>The throughput-interactivity frontier: every configuration no other beats on both output tokens per '
+            'second per GPU and per user, aggregated and disaggregated (the search of '
+            '<code>python -m snippets.engine search</code>), the cheapest meeting the target ringed.</p>'
+            f'<div id="sa-calc-frontier" class="sa-calc-frontier-box">{t["svg"]}</div></section>')
 
 
 def download_bytes() -> int:
@@ -190,6 +261,8 @@ class CalculatorPage(Page):
         self.default_accelerator = eng.chips[d.accelerator].name
         self.default_context = fmt.count(sc.context_tokens, "tokens")
         self.default_concurrency = fmt.count(sc.concurrency, "sequences")
+        self.default_ttft = fmt.count(round(sc.ttft_s * 1e3), "ms") if sc.ttft_s is not None else "no"
+        self.default_tpot = fmt.count(round(sc.tpot_s * 1e3), "ms") if sc.tpot_s is not None else "no"
         self.download = fmt.nbytes(download_bytes(), "MB", 1)
         self.pyodide_version = version
 

@@ -1,13 +1,15 @@
 """The calculator page in a real browser: Pyodide vendored on the site runs the engine's own modules.
 
-Each test opens the page in a fresh context of Debian's Chromium (nothing may leave 127.0.0.1), presses
-Start, drives the form like a reader (select, type, paste) and compares every output the page writes
+Each test opens the page in a fresh context of Debian's Chromium (nothing may leave 127.0.0.1), waits for
+the engine the page starts in a Web Worker as it loads, drives the form like a reader (select, type, paste)
+and compares every output the page writes
 with the engine run here, in the test's Python (`snippets.engine.calc.answer`, which is the command
 line's report), and, for the combinations that are rows of the grid, with reference/sizing.json.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import math
 from typing import Any
@@ -28,6 +30,8 @@ pytestmark = pytest.mark.browser
 START_TIMEOUT = 180_000  # ms: Pyodide's first start on a busy 2-core machine
 SELECTS = ("model", "precision", "accelerator", "memory_policy", "layout_policy")
 GRID = {"context": "8192", "concurrency": "1"}  # the grid's case: the reference scenario
+TEXTS = ("context", "concurrency", "ttft_ms", "tpot_ms", "rate")
+NOT_SHOWN = {"queued"}  # in the answer for scripts; the page shows it within "running" ("N run, M queue")
 
 COMBOS: list[dict[str, str]] = [
     # rows of the grid
@@ -89,8 +93,8 @@ def _full(eng: Any, combo: dict[str, str]) -> dict[str, str]:
 
 
 def _start(r: Reader, path: str = "calculator/") -> Any:
+    """Open the page; the engine starts by itself and answers the form as it loaded."""
     page = r.open(path)
-    page.click("#sa-calc-start")
     page.wait_for_function("document.getElementById('sa-calc').dataset.answers >= 1", timeout=START_TIMEOUT)
     return page
 
@@ -102,15 +106,16 @@ def _drive(page: Any, form: dict[str, str]) -> None:
         page.fill("[name=config]", form["config"])
     for name in SELECTS[1:]:
         page.select_option(f"[name={name}]", form[name])
-    for name in ("context", "concurrency"):
+    for name in TEXTS:
         page.fill(f"[name={name}]", form[name])
     page.wait_for_function(WAIT_FOR, arg=form, timeout=60_000)
 
 
 def _assert_same(shown: dict[str, Any], expected: dict[str, Any], where: str) -> None:
     """Every output the page shows is the Python engine's: the same text, the same value (to 1e-12)."""
-    want = {**{k: v for k, v in expected["outputs"].items()},
-            **{f"mem_{b['part']}": {"text": b["text"], "value": b["gib"]} for b in expected["bar"]}}
+    want = {**{k: v for k, v in expected["outputs"].items() if k not in NOT_SHOWN},
+            **{f"mem_{b['part']}": {"text": b["text"], "value": b["gib"]} for b in expected["bar"]},
+            **expected["target"]["outputs"]}
     assert set(want) <= set(shown), (where, sorted(set(want) - set(shown)))
     for name, out in want.items():
         got = shown[name]
@@ -155,7 +160,15 @@ def test_twenty_combinations_agree_with_the_engine_and_the_grid(
     assert checked_grid >= 10
 
 
-def test_a_bad_input_says_why_and_keeps_the_last_good_answer(
+STALE = """() => {
+    const root = document.getElementById('sa-calc');
+    const out = root.querySelector('.sa-calc-out');
+    return {stale: root.dataset.stale === 'true', note: !document.getElementById('sa-calc-stale-note').hidden,
+            grey: getComputedStyle(out).filter === 'grayscale(1)'};
+}"""
+
+
+def test_a_bad_input_says_why_and_greys_the_last_good_answer_as_stale(
     browser: Any, site_url: str, catalog: Catalog
 ) -> None:
     eng = engine_catalog(catalog)
@@ -163,15 +176,22 @@ def test_a_bad_input_says_why_and_keeps_the_last_good_answer(
         page = _start(r)
         good = _full(eng, {"model": "llama-3.1-405b", "precision": "fp8", "accelerator": "h100-sxm"})
         _drive(page, good)
+        assert page.evaluate(STALE) == {"stale": False, "note": False, "grey": False}
         before = page.evaluate(READ)
         url = page.url
         bad_inputs = [
-            ({**good, "concurrency": "100000"}, "no layout serves this"),
+            ({**good, "context": "2000000"}, "beyond Llama 3.1 405B's context of 131,072 tokens"),
             ({**good, "concurrency": "0"}, "must be between 1 and"),
+            ({**good, "tpot_ms": "-1"}, "the TPOT target (ms) must be above 0"),
             ({**good, "model": "custom", "config": json.dumps(
                 {k: v for k, v in LLAMA_31_8B.items() if k not in ("num_hidden_layers", "hidden_size")})},
              "num_hidden_layers is missing"),
             ({**good, "model": "custom", "config": "{\"model_type\": \"llama\","}, "config.json is not JSON"),
+            ({**good, "model": "custom", "config": json.dumps({**LLAMA_31_8B, "hidden_size": 1e200})},
+             "hidden_size is 1e+200"),
+            ({**good, "model": "custom", "config": "[" * 5000 + "]" * 5000}, "nests objects and arrays more than"),
+            ({**good, "model": "custom", "config": json.dumps({**LLAMA_31_8B, "num_hidden_layers": 1_000_000})},
+             "num_hidden_layers is 1,000,000, more than the 1,000"),
         ]
         for form, words in bad_inputs:
             if form["model"] != "custom":
@@ -180,12 +200,66 @@ def test_a_bad_input_says_why_and_keeps_the_last_good_answer(
             assert page.get_attribute("#sa-calc", "data-state") == "refused", words
             message = page.inner_text("#sa-calc-error")
             assert page.is_visible("#sa-calc-error") and words in message, (words, message)
-            assert message == "Not computed: " + answer(eng, form)["error"] or words in message
+            assert message == answer(eng, form)["error"], (words, message)
             assert page.evaluate(READ) == before, f"{words}: the last good answer changed"
+            stale = page.evaluate(STALE)
+            assert stale["stale"] and stale["note"] and stale["grey"], (words, stale)
+            assert page.is_visible("#sa-calc-stale-note"), words
             assert page.url == url, "a refused input must not replace the shared address"
         _drive(page, good)
         assert page.is_hidden("#sa-calc-error")
+        assert page.evaluate(STALE) == {"stale": False, "note": False, "grey": False}
         assert_quiet(r, "calculator, bad inputs")
+
+
+def test_concurrency_beyond_the_kv_cache_says_how_many_run_and_how_many_queue(
+    browser: Any, site_url: str, catalog: Catalog
+) -> None:
+    eng = engine_catalog(catalog)
+    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
+        page = _start(r)
+        form = _full(eng, {"model": "llama-3.1-70b", "precision": "fp8", "accelerator": "h100-sxm",
+                           "concurrency": "100000"})
+        _drive(page, form)
+        expected = answer(eng, form)
+        assert expected["ok"] and page.get_attribute("#sa-calc", "data-state") == "answered"
+        shown = page.evaluate(READ)
+        _assert_same(shown, expected, "100,000 in flight")
+        running, queued = int(shown["running"]["value"]), int(expected["outputs"]["queued"]["value"])
+        assert running + queued == 100_000 and 0 < running < 100_000
+        assert f"{running:,} run, {queued:,} queue" == shown["running"]["text"]
+        assert "queue for a slot" in shown["note"]["text"]
+        assert_quiet(r, "calculator, queueing")
+
+
+def test_the_target_answers_with_the_cheapest_configuration_and_the_frontier(
+    browser: Any, site_url: str, catalog: Catalog
+) -> None:
+    """ttft_ms, tpot_ms and rate: the browser's search is the engine's, to the digit; an unmeetable target says
+    which target binds."""
+    eng = engine_catalog(catalog)
+    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
+        page = _start(r)
+        base = page.evaluate("() => document.querySelectorAll('#sa-calc-frontier svg circle').length")
+        assert base > 2, "the build's frontier chart"
+        for combo in ({"tpot_ms": "20", "rate": "10"}, {"model": "llama-3.1-8b", "precision": "bf16",
+                                                        "ttft_ms": "500", "tpot_ms": "15", "rate": "50"},
+                      {"tpot_ms": "1"}):
+            form = _full(eng, combo)
+            _drive(page, form)
+            expected = answer(eng, form)
+            assert expected["ok"]
+            _assert_same(page.evaluate(READ), expected, json.dumps(combo))
+            t = expected["target"]
+            assert page.inner_text('[data-name="t_text"]') == t["text"]
+            assert page.locator("#sa-calc-frontier svg circle").count() == t["svg"].count("<circle"), combo
+            label = page.get_attribute("#sa-calc-frontier svg", "aria-label")
+            assert label is not None and html.escape(label) in t["svg"], combo
+            if t["met"]:
+                assert page.locator("#sa-calc-frontier .sa-calc-best").count() == 1
+            else:
+                assert "binds" in t["text"]
+        assert_quiet(r, "calculator, targets")
 
 
 def test_the_address_restores_the_inputs(browser: Any, site_url: str, catalog: Catalog) -> None:
@@ -197,15 +271,22 @@ def test_the_address_restores_the_inputs(browser: Any, site_url: str, catalog: C
         page = r.open("calculator/?" + query)
         for k, v in form.items():
             assert page.input_value(f"[name={k}]") == v, k
-        assert page.evaluate("() => Array.from(performance.getEntriesByType('resource'))"
-                             ".filter(e => e.name.includes('/pyodide/')).length") == 0, "Pyodide before Start"
-        page.click("#sa-calc-start")
         page.wait_for_function(WAIT_FOR, arg=form, timeout=START_TIMEOUT)
         _assert_same(page.evaluate(READ), answer(eng, form), "from the address")
         page.select_option("[name=precision]", "fp8")
         page.wait_for_function(WAIT_FOR, arg={**form, "precision": "fp8"}, timeout=60_000)
         assert "precision=fp8" in page.url and "model=qwen3-32b" in page.url
         assert_quiet(r, "calculator, restored from the address")
+    # a parameter the form does not have, or a value it has no option for, is refused by name, never replaced
+    for bad, words in (("contxt=4096", "unknown parameter 'contxt'"), ("model=llama-9", "unknown model 'llama-9'"),
+                       ("concurrency=1000000", "concurrency (sequences at once) must be between 1 and")):
+        with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
+            page = r.open("calculator/?" + bad)
+            page.wait_for_function("document.getElementById('sa-calc').dataset.answers >= 1", timeout=START_TIMEOUT)
+            assert page.get_attribute("#sa-calc", "data-state") == "refused", bad
+            assert words in page.inner_text("#sa-calc-error"), bad
+            assert page.evaluate(STALE)["stale"], bad
+            assert_quiet(r, f"calculator, address {bad}")
 
 
 def test_the_running_calculator_is_accessible(browser: Any, site_url: str, axe_source: str) -> None:

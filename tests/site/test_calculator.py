@@ -20,7 +20,7 @@ import pytest
 from snippets.data import Catalog
 from snippets.data.export import engine_catalog
 from snippets.engine.__main__ import main
-from snippets.engine.calc import answer
+from snippets.engine.calc import SCENARIO, answer
 
 from ..conftest import ROOT, Build
 
@@ -52,9 +52,13 @@ def test_an_answer_is_the_command_lines_report(built: Build, capsys: pytest.Capt
                                            "context": "4000", "concurrency": "16"})
     assert main(["size", "--model", "llama-3.1-70b", "--precision", "bf16", "--accelerator", "h100-sxm",
                  "--input-tokens", str(got["report"]["input_tokens"]), "--output-tokens",
-                 str(got["report"]["output_tokens"]), "--concurrency", "16",
+                 str(got["report"]["output_tokens"]), "--concurrency", "16", "--scenario", SCENARIO,
                  "--catalog", str(built.site / "reference" / "engine-catalog.json")]) == 0
     assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(got["report"]))
+
+
+GRID = {"concurrency": "1", "ttft_ms": "", "tpot_ms": ""}
+"""The grid's case in the calculator's form: one sequence (the reference scenario's), no latency target."""
 
 
 def test_every_grid_row_is_the_calculators_answer_at_the_default_case(built: Build, catalog: Catalog) -> None:
@@ -62,8 +66,12 @@ def test_every_grid_row_is_the_calculators_answer_at_the_default_case(built: Bui
     eng = engine_catalog(catalog)
     rows = json.loads((built.site / "reference" / "sizing.json").read_text())["records"]
     for r in rows:
-        got = answer(eng, {"model": r["model"], "precision": r["precision"], "accelerator": r["accelerator"]})
+        got = answer(eng, {"model": r["model"], "precision": r["precision"], "accelerator": r["accelerator"], **GRID})
         where = f"{r['model']} {r['precision']} {r['accelerator']}"
+        limit = eng.models[r["model"]].arch.context_length
+        if limit is not None and limit < eng.scenarios[SCENARIO].context_tokens:  # the grid sizes it regardless
+            assert not got["ok"] and f"context of {limit:,} tokens" in got["error"], where
+            continue
         assert got["ok"] == r["deployable"], where
         if got["ok"]:
             assert_matches_grid(got["outputs"], r, where)
@@ -109,6 +117,16 @@ def test_without_javascript_the_page_shows_the_default_answer(built: Build, cata
     widths = [float(s["style"].removeprefix("width:").removesuffix("%")) for s in soup.select(".sa-calc-seg")]
     assert math.isclose(sum(widths), 100, abs_tol=0.01)
     assert soup.select_one('article a[href="../reference/sizing/"]') is not None  # the grid, for every case
+    # the latency target's answer and the frontier, as the build computed them
+    target = got["target"]
+    assert target["asked"] and target["svg"]
+    for name, out in target["outputs"].items():
+        el = soup.select_one(f'#sa-calc .sa-calc-target [data-name="{name}"]')
+        assert el is not None and el.get_text() == out["text"], name
+    assert soup.select_one('#sa-calc [data-name="t_text"]').get_text() == target["text"]
+    assert len(soup.select("#sa-calc-frontier svg circle")) >= len(target["frontier"])
+    assert not soup.select_one("#sa-calc-custom").has_attr("open"), "the config.json box is folded"
+    assert soup.select_one('#sa-calc [name="concurrency"]')["value"] == got["inputs"]["concurrency"]
     home, grid = built.page("index.html"), built.page("reference/sizing/index.html")
     assert home.select_one('article a[href="calculator/"]') and grid.select_one('article a[href="../../calculator/"]')
 

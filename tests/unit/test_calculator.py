@@ -22,7 +22,7 @@ from snippets.data import Catalog
 from snippets.data.export import engine_catalog
 from snippets.engine import deploy, setting
 from snippets.engine.__main__ import report
-from snippets.engine.calc import answer, defaults
+from snippets.engine.calc import SCENARIO, answer, defaults
 
 from ..conftest import ROOT
 from .test_hf import DEEPSEEK_V3, LLAMA_31_8B
@@ -84,7 +84,7 @@ def test_an_answer_is_the_engine_called_directly(catalog: Catalog, form: dict[st
     got = answer(eng, form)
     assert got["ok"], got
     i = {**defaults(eng).query(), **form}
-    st = setting(eng, i["model"], i["precision"], "reference", accelerator=i["accelerator"],
+    st = setting(eng, i["model"], i["precision"], SCENARIO, accelerator=i["accelerator"],
                  layout_policy=i["layout_policy"], concurrency=int(i["concurrency"]), context_tokens=int(i["context"]))
     d = deploy(st)
     expected = report(d, int(i["concurrency"]), st.scenario.input_tokens, st.scenario.output_tokens)
@@ -100,7 +100,17 @@ def test_bad_inputs_get_a_one_line_reason(catalog: Catalog) -> None:
     cases = {
         "must be between 1 and": {"concurrency": "0"},
         "must be a whole number": {"context": "lots"},
-        "no layout serves this": {"model": "llama-3.1-405b", "concurrency": "100000"},
+        "beyond Llama 3.1 405B's context of 131,072 tokens": {"model": "llama-3.1-405b", "context": "2000000"},
+        "unknown parameter 'contxt'": {"contxt": "8192"},
+        "model: unknown model 'llama-9'": {"model": "llama-9"},
+        "the TPOT target (ms) must be above 0": {"tpot_ms": "-3"},
+        "the request rate (requests/s) must be a number": {"rate": "lots"},
+        "num_hidden_layers is 1,000,000, more than the 1,000": {"model": "custom", "config": json.dumps(
+            {**LLAMA_31_8B, "num_hidden_layers": 1_000_000})},
+        "nests objects and arrays more than": {"model": "custom", "config": "[" * 40_000 + "]" * 40_000},
+        "more than 16 nodes of 8": {"model": "custom", "config": json.dumps(
+            {**LLAMA_31_8B, "num_hidden_layers": 40, "hidden_size": 65536, "intermediate_size": 262144,
+             "num_attention_heads": 512}), "precision": "bf16", "accelerator": "l4"},
         "unknown precision": {"precision": "fp7"},
         "paste a config.json": {"model": "custom"},
         "num_hidden_layers is missing": {"model": "custom", "config": json.dumps(
@@ -128,3 +138,85 @@ def test_the_calculators_costs_show_their_price_month_and_bf16_on_a_v100_is_refu
     assert not bad["ok"] and "Bfloat16 is only supported on GPUs with compute capability" in bad["error"]
     fp16 = answer(eng, {"model": "llama-3.1-8b", "precision": "fp16", "accelerator": "v100-sxm2-32gb"})
     assert fp16["ok"] and fp16["outputs"]["cost_per_hour"]["text"] == "no price in data"
+
+
+def test_concurrency_beyond_the_kv_cache_is_answered_with_who_runs_and_who_queues(catalog: Catalog) -> None:
+    """100,000 requests in flight: as many run as the layout admits (the KV cache and max_num_seqs), the rest
+    queue, and the queue's wait is in the time to first token (issue 29: it said "does not fit")."""
+    eng = engine_catalog(catalog)
+    got = answer(eng, {"model": "llama-3.1-405b", "concurrency": "100000"})
+    assert got["ok"], got
+    rep = got["report"]
+    running, queued = int(got["outputs"]["running"]["value"]), int(got["outputs"]["queued"]["value"])
+    assert running == rep["in_flight"] <= rep["max_concurrency"] and running + queued == 100_000
+    assert "queue for a slot" in got["outputs"]["note"]["text"]
+    held = answer(eng, {"model": "llama-3.1-405b", "concurrency": str(running)})
+    assert held["ok"] and held["outputs"]["queued"]["value"] == "0"
+    assert float(got["outputs"]["ttft_ms"]["value"]) > float(held["outputs"]["ttft_ms"]["value"])
+
+
+def test_every_failure_of_the_engine_is_an_error_never_a_raise(catalog: Catalog, monkeypatch: Any) -> None:
+    """Whatever the engine raises (an overflow, a recursion error, a bug) reaches the reader as an error."""
+    import snippets.engine.calc as calc
+
+    eng = engine_catalog(catalog)
+    for exc in (OverflowError("math range error"), RecursionError("maximum recursion depth"),
+                ZeroDivisionError("float division by zero"), AttributeError("x")):
+        def boom(*_: Any, exc: BaseException = exc, **__: Any) -> Any:
+            raise exc
+        monkeypatch.setattr(calc, "search", boom)
+        got = answer(eng, {})
+        assert not got["ok"] and "cannot compute this" in got["error"], (exc, got)
+
+
+def test_the_target_answer_is_the_search_and_tightening_tpot_never_cheapens_it(catalog: Catalog) -> None:
+    from snippets.engine.search import search
+
+    eng = engine_catalog(catalog)
+    got = answer(eng, {"rate": "20"})
+    assert got["ok"], got
+    t = got["target"]
+    res = search(eng, "llama-3.1-70b", "fp8", "h100-sxm", got["report"]["input_tokens"],
+                 got["report"]["output_tokens"], ttft_ms=2000, tpot_ms=30, rate=20, scenario="serving")
+    assert res.best is not None and res.plan is not None
+    assert t["outputs"]["t_mode"]["value"] == res.best.mode
+    assert float(t["outputs"]["t_cost_per_mtok"]["value"]) == res.best.usd_per_mtok
+    assert int(t["outputs"]["t_rented"]["value"]) == res.plan.rented_gpus
+    assert float(t["outputs"]["t_cost_per_hour"]["value"]) == res.plan.usd_per_hour
+    assert len(t["frontier"]) == len(res.frontier) and t["svg"].startswith("<svg")
+    costs = []
+    for tpot in ("60", "30", "20", "15"):
+        g = answer(eng, {"tpot_ms": tpot})["target"]
+        if g["met"]:
+            costs.append(float(g["outputs"]["t_cost_per_mtok"]["value"]))
+    assert costs == sorted(costs) and len(costs) >= 2
+    none = answer(eng, {"tpot_ms": "1"})["target"]
+    assert not none["met"] and "time per output token binds" in none["text"]
+    off = answer(eng, {"ttft_ms": "", "tpot_ms": ""})["target"]
+    assert off["asked"] is False
+
+
+def test_cost_per_hour_is_labelled_per_replica_and_per_instance(catalog: Catalog) -> None:
+    """TP4 in an 8-GPU rental: the replica's share is half the instance's hour, and $/Mtok rests on the share."""
+    eng = engine_catalog(catalog)
+    got = answer(eng, {})
+    out = got["outputs"]
+    per_instance, per_replica = float(out["cost_per_hour"]["value"]), float(out["cost_per_replica_hour"]["value"])
+    gpus, rented = int(out["gpus"]["value"]), int(out["gpus_rented"]["value"])
+    assert math.isclose(per_replica * (rented // gpus), per_instance)
+    assert out["rental_share"]["text"] == f"{gpus} of {rented} rented GPUs"
+    assert got["inputs"]["concurrency"] == str(eng.scenarios["serving"].concurrency)
+
+
+def test_the_browser_loads_exactly_the_modules_the_calculator_imports() -> None:
+    """The page lists what `snippets.engine.calc` imports (issue 29: load only what the engine imports); a module
+    it imports but the list lacks would fail in the browser, one listed but never imported is a wasted request."""
+    from snippets.pages.calculator import engine_imports
+
+    out = subprocess.run([sys.executable, "-c", "import sys, snippets.engine.calc\n"
+                          "print(' '.join(sorted(m for m in sys.modules if m.startswith('snippets'))))"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60, env={"PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    imported = set(out.stdout.split())
+    listed = {p.removesuffix(".py").removesuffix("/__init__").replace("/", ".") for p in engine_imports()}
+    assert listed == imported

@@ -1,0 +1,57 @@
+// The calculator's engine, off the page's thread: Pyodide (vendored under assets/pyodide/) running the site's
+// own engine modules (snippets/engine/*.py, byte for byte) in this Web Worker. It computes nothing itself: it
+// passes the form's JSON to snippets.engine.calc.Calculator.answer_json and posts back the JSON it returns.
+// Messages in: {type: "start", assets, catalog, modules} once, then {type: "answer", id, form}. Out: {type: "ready", ms},
+// {type: "failed", error}, {type: "answer", id, result, ms}.
+let calculator = null;
+let starting = null;
+
+const start = async (assets, catalogUrl, modules) => {
+  const t0 = performance.now();
+  const base = new URL(assets);
+  const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", base).href);
+  const [pyodide, manifest, catalog] = await Promise.all([
+    loadPyodide({ indexURL: new URL("pyodide/", base).href, packages: [] }),
+    fetch(new URL("calculator/py/manifest.json", base)).then((r) => r.json()),
+    fetch(catalogUrl).then((r) => r.text()),
+  ]);
+  const wanted = new Set(modules);  // only what snippets.engine.calc imports (the page lists them)
+  const files = modules.length ? manifest.files.filter((f) => wanted.has(f.path)) : manifest.files;
+  const sources = await Promise.all(files.map(
+    (f) => fetch(new URL(`calculator/py/${f.path}`, base)).then((r) => r.text())));
+  const home = "/home/pyodide/site";
+  files.forEach((f, i) => {
+    const path = `${home}/${f.path}`;
+    pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+    pyodide.FS.writeFile(path, sources[i]);
+  });
+  pyodide.FS.writeFile(`${home}/engine-catalog.json`, catalog);
+  calculator = pyodide.runPython(
+    `import sys\nsys.path.insert(0, "${home}")\nfrom snippets.engine.calc import Calculator\n` +
+    `Calculator.from_file("${home}/engine-catalog.json")`);
+  return performance.now() - t0;
+};
+
+self.onmessage = async (event) => {
+  const msg = event.data;
+  if (msg.type === "start") {
+    if (!starting) starting = start(msg.assets, msg.catalog, msg.modules || []);
+    try {
+      self.postMessage({ type: "ready", ms: await starting });
+    } catch (exc) {
+      self.postMessage({ type: "failed", error: String(exc) });
+    }
+    return;
+  }
+  if (msg.type === "answer") {
+    const t0 = performance.now();
+    let result;
+    try {
+      await starting;
+      result = calculator.answer_json(JSON.stringify(msg.form));
+    } catch (exc) {  // the engine's answer_json never raises; Pyodide itself may (out of memory, a stack overflow)
+      result = JSON.stringify({ ok: false, error: `the engine failed in this browser: ${String(exc).split("\n")[0]}` });
+    }
+    self.postMessage({ type: "answer", id: msg.id, result, ms: performance.now() - t0 });
+  }
+};

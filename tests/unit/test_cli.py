@@ -1,0 +1,156 @@
+"""The command line and the request rules it shares with the calculator (`snippets.engine.requests`).
+
+Each refusal here was accepted before (issue 27): a zero token count became the scenario's, an input past the
+model's context was sized, `--node` beside another `--accelerator` ignored the accelerator, a `--catalog` with a
+NaN bandwidth printed a wrong time and one with a zero fraction a traceback; a concurrency beyond the KV cache
+was "does not fit" where an engine runs what it admits and queues the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from snippets.data import Catalog
+from snippets.data.export import engine_catalog, export
+from snippets.engine.__main__ import main
+from snippets.engine.requests import (
+    MAX_CONFIG_CHARS,
+    MAX_DEPTH,
+    RequestError,
+    check_catalog,
+    check_config_text,
+    check_request,
+    load_catalog,
+    queue_split,
+)
+
+from .test_hf import LLAMA_31_8B
+
+SIZE = ["size", "--model", "llama-3.1-70b", "--precision", "fp8"]
+PREDICT = ["predict", "--model", "llama-3.1-70b", "--precision", "fp8", "--accelerator", "h100-sxm", "--tp", "2"]
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, Any, str]:
+    rc = main(argv)
+    out, err = capsys.readouterr()
+    return rc, (json.loads(out) if out.strip() else None), err
+
+
+@pytest.mark.parametrize(("extra", "words"), [
+    (["--input-tokens", "0"], "input tokens must be between 1 and"),
+    (["--output-tokens", "0"], "output tokens must be between 1 and"),
+    (["--input-tokens", "-5"], "input tokens must be between 1 and"),
+    (["--input-tokens", "2000000", "--output-tokens", "10"], "beyond Llama 3.1 70B's context of 131,072 tokens"),
+    (["--concurrency", "0"], "concurrency must be between 1 and"),
+    (["--concurrency", "lots"], "--concurrency must be a whole number"),
+])
+def test_bad_requests_exit_nonzero_with_one_line(extra: list[str], words: str, capsys: pytest.CaptureFixture[str]
+                                                 ) -> None:
+    rc, out, err = _run(PREDICT + extra, capsys)
+    assert rc != 0 and out is None, (extra, err)
+    assert words in err and err.count("\n") == 1 and "Traceback" not in err, err
+
+
+def test_node_and_accelerator_that_disagree_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, _, err = _run([*SIZE, "--accelerator", "h100-sxm", "--node", "hgx-h200-8"], capsys)
+    assert rc == 1 and "'hgx-h200-8' is built from 'h200-sxm', not accelerator 'h100-sxm'" in err
+    rc, out, _ = _run([*SIZE, "--accelerator", "h200-sxm", "--node", "hgx-h200-8"], capsys)
+    assert rc == 0 and out["accelerator"] == "h200-sxm"
+    rc, _, err = _run(["search", "--model", "llama-3.1-70b", "--precision", "fp8", "--accelerator", "h100-sxm",
+                       "--node", "hgx-h200-8"], capsys)
+    assert rc == 1 and "not accelerator 'h100-sxm'" in err
+
+
+def test_the_context_limit_is_the_models(catalog: Catalog) -> None:
+    eng = engine_catalog(catalog)
+    limit = eng.models["llama-3.1-70b"].arch.context_length
+    assert limit is not None
+    ok = check_request(eng, "llama-3.1-70b", input_tokens=limit - 1, output_tokens=1)
+    assert ok.context_tokens == limit
+    with pytest.raises(RequestError, match=f"context of {limit:,} tokens"):
+        check_request(eng, "llama-3.1-70b", input_tokens=limit, output_tokens=1)
+
+
+def test_concurrency_beyond_the_kv_cache_runs_what_it_admits_and_queues_the_rest(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = _run([*PREDICT, "--concurrency", "5000"], capsys)
+    assert rc == 0, err
+    assert out["concurrency"] == 5000 and 1 <= out["in_flight"] < 5000
+    assert out["in_flight"] + out["queued"] == 5000 and out["in_flight"] <= out["max_concurrency"]
+    rc, small, _ = _run([*PREDICT, "--concurrency", str(out["in_flight"])], capsys)
+    assert rc == 0 and small["queued"] == 0
+    assert out["ttft_ms"] > small["ttft_ms"]  # the queue's wait is in the time to first token
+    rc, big, err = _run([*SIZE, "--concurrency", "100000"], capsys)
+    assert rc == 0, err
+    assert big["queued"] == 100_000 - big["in_flight"] > 0
+    split = queue_split(100_000, big["in_flight"])
+    assert split.running == big["in_flight"] and "queue for a slot" in split.text
+
+
+def _catalog_file(tmp_path: Path, catalog: Catalog, edit: Any) -> str:
+    d = json.loads(json.dumps(export(catalog)))
+    edit(d)
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps(d), encoding="utf-8")  # json.dumps writes NaN as NaN, as a careless tool would
+    return str(path)
+
+
+def _set(path: tuple[str, ...], value: Any) -> Any:
+    def edit(d: dict[str, Any]) -> None:
+        for k in path[:-1]:
+            d = d[k]
+        d[path[-1]] = value
+    return edit
+
+
+@pytest.mark.parametrize(("path", "value", "words"), [
+    (("chips", "h100-sxm", "hbm_bytes_per_s"), float("nan"), "NaN is not a number JSON allows"),
+    (("chips", "h100-sxm", "hbm_bytes_per_s"), 0, "chips.h100-sxm.hbm_bytes_per_s is 0.0, not above zero"),
+    (("memory_policies", "vllm-default", "utilization"), 0, "utilization is 0.0, not a fraction in (0, 1]"),
+    (("time_models", "measured-fractions", "chips", "h100-sxm", "hbm"), 0, "hbm is 0.0, not a fraction"),
+    (("time_models", "measured-fractions", "chips", "h100-sxm", "hbm"), 1.5, "hbm is 1.5, not a fraction"),
+    (("prices",), [], "prices is missing"),
+])
+def test_a_catalog_file_is_checked_as_strictly_as_data(
+        tmp_path: Path, catalog: Catalog, capsys: pytest.CaptureFixture[str], path: tuple[str, ...], value: Any,
+        words: str) -> None:
+    f = _catalog_file(tmp_path, catalog, _set(path, value))
+    rc, out, err = _run([*PREDICT, "--catalog", f], capsys)
+    assert rc == 1 and out is None and words in err and "Traceback" not in err, err
+
+
+def test_the_builds_own_catalog_passes_and_answers_as_data_does(
+        tmp_path: Path, catalog: Catalog, capsys: pytest.CaptureFixture[str]) -> None:
+    assert check_catalog(json.loads(json.dumps(export(catalog)))) == []
+    f = _catalog_file(tmp_path, catalog, lambda d: None)
+    rc, via_file, _ = _run([*PREDICT, "--catalog", f], capsys)
+    rc2, via_data, _ = _run(PREDICT, capsys)
+    assert rc == rc2 == 0 and via_file == via_data
+    with pytest.raises(RequestError, match="not JSON"):
+        load_catalog("{", "x")
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("x" * (MAX_CONFIG_CHARS + 1), f"more than the {MAX_CONFIG_CHARS:,}"),
+    ("[" * 5000 + "]" * 5000, f"more than {MAX_DEPTH} deep"),
+    ('{"a": ' + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1) + "}", f"more than {MAX_DEPTH} deep"),
+    (json.dumps({**LLAMA_31_8B, "num_hidden_layers": 1_000_000}), "num_hidden_layers is 1,000,000, more than the 1,000"),
+    (json.dumps({**LLAMA_31_8B, "hidden_size": 1e200}), "hidden_size is 1e+200, beyond"),
+    (json.dumps({**LLAMA_31_8B, "vocab_size": 10**9}), "vocab_size is 1,000,000,000, more than the 4,194,304"),
+    (json.dumps({**LLAMA_31_8B, "layer_types": ["x"] * 5000}), "layer_types has 5,000 items, more than 2,000"),
+    (json.dumps({**LLAMA_31_8B, "_name_or_path": "m" * 5000}), "_name_or_path is 5,000 characters long"),
+    ('{"hidden_size": NaN}', "NaN is not a number JSON allows"),
+    ('{"a": "[[[[[[[[[[[[[[[["}', None),  # brackets inside a string are text, not nesting
+])
+def test_a_pasted_config_is_bounded_before_any_work(text: str, words: str | None) -> None:
+    if words is None:
+        assert check_config_text(text) == {"a": "[[[[[[[[[[[[[[[["}
+        return
+    with pytest.raises(RequestError) as exc:
+        check_config_text(text)
+    assert words in str(exc.value) and "\n" not in str(exc.value)
+    assert len(str(exc.value)) < 300
