@@ -499,3 +499,123 @@ def lines(name: str, series: Sequence[Series], xlabel: str, ylabel: str, title: 
 def figure(svg: str, caption: str) -> str:
     """The chart as a captioned HTML figure, ready to print from an exec block."""
     return f'<figure class="sa-figure">\n{svg}\n<figcaption>{html.escape(caption)}</figcaption>\n</figure>\n'
+
+
+@dataclass(frozen=True, slots=True)
+class Roof:
+    """One accelerator's roofline: its peak (FLOP/s, in the chart's unit) and its memory bandwidth (the same unit
+    per FLOP/byte of intensity, so that the sloped roof is `bandwidth × intensity`)."""
+
+    label: str
+    peak: float
+    bandwidth: float
+
+    @property
+    def ridge(self) -> float:
+        return self.peak / self.bandwidth
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """A measured or predicted point on a roofline chart: (intensity, attainable) and its tooltip."""
+
+    label: str
+    x: float
+    y: float
+    tip: str = ""
+
+
+_MARK_SHAPES = ("circle", "square", "diamond", "triangle")
+_MARK_R = 5.0
+
+
+def _mark(parent: ET.Element, shape: str, x: float, y: float, tip: str, r: float = _MARK_R) -> None:
+    """A point marker in currentColor with a thin outline in the page's background, so it reads over a roof line."""
+    attrs = {"style": "stroke:var(--md-default-bg-color,#fff)", "stroke-width": "1.2"}
+    if shape == "circle":
+        el = ET.SubElement(parent, "circle", {"cx": _n(x), "cy": _n(y), "r": _n(r), **attrs})
+    elif shape == "square":
+        el = ET.SubElement(parent, "rect", {"x": _n(x - r * 0.9), "y": _n(y - r * 0.9), "width": _n(r * 1.8),
+                                            "height": _n(r * 1.8), **attrs})
+    elif shape == "diamond":
+        el = ET.SubElement(parent, "path", {"d": f"M{_n(x)} {_n(y - r * 1.2)}L{_n(x + r * 1.2)} {_n(y)}"
+                                                 f"L{_n(x)} {_n(y + r * 1.2)}L{_n(x - r * 1.2)} {_n(y)}Z", **attrs})
+    else:
+        el = ET.SubElement(parent, "path", {"d": f"M{_n(x)} {_n(y - r * 1.2)}L{_n(x + r * 1.1)} {_n(y + r * 0.8)}"
+                                                 f"L{_n(x - r * 1.1)} {_n(y + r * 0.8)}Z", **attrs})
+    if tip:
+        ET.SubElement(el, "title").text = tip
+
+
+def roofline(name: str, roofs: Sequence[Roof], marks: Sequence[Mark], xlabel: str, ylabel: str, title: str,
+             desc: str) -> str:
+    """A log-log roofline: each roof a line (rising at its bandwidth up to its ridge, then level at its peak) in its
+    own colour, each mark a shape in the text colour, both named in the legend above; a dot on each roof's ridge.
+    Both axes span whole decades around the roofs' ridges and the marks. Refused: no roof, more roofs than
+    colours or marks than shapes, a value that is not a finite positive number, a legend entry wider than the
+    chart."""
+    if not roofs:
+        raise ValueError("a roofline chart needs at least one roof")
+    if len(roofs) > len(PALETTE) or len(marks) > len(_MARK_SHAPES):
+        raise ValueError(f"at most {len(PALETTE)} roofs and {len(_MARK_SHAPES)} marks")
+    for v, what in [(x, f"roof {r.label!r}") for r in roofs for x in (r.peak, r.bandwidth)] + \
+                   [(x, f"mark {m.label!r}") for m in marks for x in (m.x, m.y)]:
+        if not math.isfinite(v) or v <= 0:
+            raise ValueError(f"{what}: {v!r} is not a finite positive number")
+    ridges = [r.ridge for r in roofs]
+    xs = [m.x for m in marks] + ridges
+    x_lo, x_hi = min(xs) / 2, max(xs) * 2
+    xticks = decade_ticks(x_lo, x_hi)
+    ys = [m.y for m in marks] + [r.peak for r in roofs] + [r.bandwidth * xticks[0] for r in roofs]
+    yticks = decade_ticks(min(ys), max(ys) * 1.2)
+    left = max(_text_width(_fmt_number(t), SMALL) for t in yticks) + 6
+    right = _text_width(_fmt_number(xticks[-1]), SMALL) / 2 + 4
+    plot_w = WIDTH - left - right
+    svg = _root(name, title, desc, 0)
+    legend_h = _legend(svg, [(r.label, PALETTE[i], False) for i, r in enumerate(roofs)])
+    # the marks' legend: a shape and a label each, wrapped like the roofs'
+    x, y = 0.0, legend_h - 8
+    for i, m in enumerate(marks):
+        w = 14 + _text_width(m.label)
+        if x > 0 and x + w > WIDTH:
+            x, y = 0.0, y + _LEGEND_ROW
+        _fits(m.label, WIDTH - 14, "legend entry")
+        _mark(svg, _MARK_SHAPES[i], x + 5, y + 11, "", r=4.0)
+        _text(svg, x + 14, y + 15, m.label)
+        x += w + 16
+    legend_h = (y + _LEGEND_ROW + 8) if marks else legend_h
+    top, plot_h = legend_h + _TITLE_H, _LINES_PLOT_H
+    svg.set("viewBox", f"0 0 {_n(WIDTH)} {_n(top + plot_h + _LINES_BOTTOM)}")
+    lx0, lx1 = math.log10(xticks[0]), math.log10(xticks[-1])
+    ly0, ly1 = math.log10(yticks[0]), math.log10(yticks[-1])
+
+    def x_of(v: float) -> float:
+        return left + (math.log10(v) - lx0) / (lx1 - lx0) * plot_w
+
+    def y_of(v: float) -> float:
+        return top + plot_h - (math.log10(v) - ly0) / (ly1 - ly0) * plot_h
+
+    grid = _y_axis(svg, ylabel, legend_h, yticks, left, plot_w, y_of)
+    for t in xticks:
+        _line(grid, x_of(t), top, x_of(t), top + plot_h)
+        _text(svg, x_of(t), top + plot_h + 16, _fmt_number(t), anchor="middle", size=SMALL)
+    _text(svg, left + plot_w / 2, top + plot_h + 35, _fits(xlabel, WIDTH, "axis title"), anchor="middle")
+    _line(svg, left, top, left, top + plot_h)
+    _line(svg, left, top + plot_h, left + plot_w, top + plot_h)
+    for i, r in enumerate(roofs):
+        colour = PALETTE[i]
+        g = ET.SubElement(svg, "g", {"fill": colour, "stroke": colour})
+        start = max(xticks[0], yticks[0] / r.bandwidth)  # where the sloped roof enters the plot
+        pts = [(start, r.bandwidth * start), (r.ridge, r.peak), (xticks[-1], r.peak)]
+        line = ET.SubElement(g, "polyline", {
+            "points": " ".join(f"{_n(x_of(px))},{_n(y_of(py))}" for px, py in pts),
+            "fill": "none", "stroke-width": "2",
+        })
+        ET.SubElement(line, "title").text = (f"{r.label}: peak {_fmt_number(r.peak)} {ylabel}, "
+                                             f"ridge at {_fmt_number(r.ridge)} {xlabel}")
+        dot = ET.SubElement(g, "circle", {"cx": _n(x_of(r.ridge)), "cy": _n(y_of(r.peak)), "r": "2.5"})
+        ET.SubElement(dot, "title").text = f"{r.label}: ridge at {_fmt_number(r.ridge)} {xlabel}"
+    for i, m in enumerate(marks):
+        _mark(svg, _MARK_SHAPES[i], x_of(m.x), y_of(m.y),
+              m.tip or f"{m.label}: {_fmt_number(m.x)} {xlabel}, {_fmt_number(m.y)} {ylabel}")
+    return _serialise(svg)

@@ -8,6 +8,8 @@ from bs4 import BeautifulSoup, Tag
 from snippets.render.charts import (
     LOG_AXIS_DECADES,
     Bar,
+    Mark,
+    Roof,
     bars,
     decade_ticks,
     decades,
@@ -15,6 +17,7 @@ from snippets.render.charts import (
     grouped_bars,
     log_bars,
     nice_ticks,
+    roofline,
     tier_bars,
     wants_log_axis,
 )
@@ -132,3 +135,41 @@ def test_charts_are_accessible_and_theme_neutral() -> None:
     ids = [part.split('"')[0] for part in svg.split(' id="')[1:]]
     assert ids and all(i.startswith("g-") for i in ids)
     assert "<figcaption>Twelve" in figure(svg, "Twelve in FP16")
+
+
+def _polyline(svg: str, i: int) -> list[tuple[float, float]]:
+    line = BeautifulSoup(svg, "html.parser").find_all("polyline")[i]
+    return [(float(a), float(b)) for a, b in (p.split(",") for p in line["points"].split())]
+
+
+def test_a_roofline_rises_at_its_bandwidth_to_its_ridge_then_stays_level_on_log_log_axes() -> None:
+    # H100-like: 1,979 TFLOP/s over 3.35 TB/s, ridge 590.7 FLOP/byte; A100-like: 312 over 2.04, ridge 152.9
+    roofs = [Roof("fast", 1979, 3.35), Roof("slow", 312, 2.04)]
+    marks = [Mark("decode", 2.0, 4.0), Mark("prefill", 2000, 900)]
+    svg = roofline("r", roofs, marks, "FLOP per byte", "TFLOP/s", "t", "d")
+    (x0, y0), (xr, yr), (x1, y1) = _polyline(svg, 0)
+    assert x0 < xr and y0 > yr  # rising (screen y falls) up to the ridge
+    assert y1 == yr and x1 > xr  # level past the ridge
+    ticks = BeautifulSoup(svg, "html.parser").find_all("text")
+    labels = [t.get_text() for t in ticks]
+    assert "1" in labels and "10,000" in labels  # decade ticks on both axes
+    # the slow roof's ridge sits left of and below the fast one's: ridge 153 < 591, peak 312 < 1,979
+    (_, _), (xs, ys), (_, _) = _polyline(svg, 1)
+    assert xs < xr and ys > yr
+    # the ridge's x over the peak's decades: log10(590.7 / 152.9) decades apart in x as on the axis
+    xt = {t.get_text(): float(t["x"]) for t in ticks if t.get("text-anchor") == "middle" and t.get_text()[0].isdigit()}
+    decade = xt["10"] - xt["1"]
+    assert xr - xs == pytest.approx(decade * 0.5870, abs=0.3)  # log10(590.7/152.9) = 0.587
+    # each mark drawn with its tooltip, and a legend entry for every roof and mark
+    assert "decode: 2 FLOP per byte, 4 TFLOP/s" in svg and all(f">{n}<" in svg for n in ("fast", "slow", "prefill"))
+
+
+@pytest.mark.parametrize(("roofs", "marks", "message"), [
+    ([], [], "at least one roof"),
+    ([Roof("r", 0, 1)], [], "finite positive"),
+    ([Roof("r", 1, 1)], [Mark("m", -1, 1)], "finite positive"),
+    ([Roof(str(i), 1, 1) for i in range(7)], [], "at most"),
+])
+def test_a_roofline_refuses_what_a_log_axis_cannot_show(roofs, marks, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        roofline("r", roofs, marks, "x", "y", "t", "d")
