@@ -19,6 +19,7 @@ from snippets.engine.params import (
     total_params,
 )
 from snippets.pages.base import Page
+from snippets.pages.parallelism import layout_table
 from snippets.pages.reference_common import as_of, binary_bytes, source_links
 from snippets.render import fmt
 
@@ -186,7 +187,7 @@ def used_on_table(cat: Catalog) -> str:
 
 class ReferenceModelsPage(Page):
     """Names the page's prose uses."""
-    shows = (architecture_table, params_table, worked_params, kv_table, used_on_table)
+    shows = (architecture_table, params_table, worked_params, kv_table, layout_table, used_on_table)
 
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)

@@ -51,8 +51,8 @@ MAX_WIDTH = "28rem"
 WIDE = 640.0
 """viewBox width of a chart's second rendering, shown where the column is wide (docs/stylesheets/extra.css, from
 60em): the same text sizes in user units over a plot nearly twice as wide."""
-WIDE_MAX_WIDTH = "760px"
-"""The widest the wide rendering is drawn: its text at most 760 / 640 = 1.19 times its size in user units."""
+WIDE_MAX_WIDTH = "640px"
+"""The widest the wide rendering is drawn: its text at its size in user units, FONT and SMALL px."""
 LOG_AXIS_DECADES = 1.0
 """The fewest powers of ten the positive values must span (log10 of largest ÷ smallest) before a chart may
 use a log axis, and from which `tier_bars`, `bars` and `lines` (left to decide) use one: past a tenfold range a
