@@ -12,7 +12,7 @@
 # ---
 
 # %% [markdown]
-# # Size your own deployment
+# # Sizing notebook: the engine in Python
 #
 # This notebook sizes one replica of a model on one kind of node with the serving engine that
 # computes every other page of this site (`snippets.engine`): the same layouts, memory per GPU and

@@ -442,7 +442,7 @@ def ceiling_chart(cat: Catalog) -> str:
         f"and a {r.scenario.context_tokens:,}-token KV cache), memory bandwidth ÷ bytes per step, by accelerator: "
         f"from {rows[0][1]:,.0f} on the {rows[0][0]} to {rows[-1][1]:,.0f} on the {rows[-1][0]}."
     )
-    svg = charts.bars("ceiling-chart", bars_, "tokens per second, one sequence (ceiling)",
+    svg = charts.bars("ceiling-chart", bars_, "tokens/s, one sequence (ceiling)",
                       "Decode ceiling by accelerator", words)
     return charts.figure(svg, words)
 

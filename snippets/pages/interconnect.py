@@ -295,7 +295,7 @@ def cliff_table(cat: Catalog) -> str:
 
 def cliff_chart(cat: Catalog) -> str:
     """The bandwidth cliff, one way each, with a caption that says it in words; on a log axis only where the
-    tiers span `charts.LOG_AXIS_DECADES` (they span less: each bar's length is its bandwidth)."""
+    tiers span `charts.LOG_AXIS_DECADES` (they span nearly two decades: each bar also prints its ratio to the slowest)."""
     ts = tiers(cat)
     hbm = ts[0].one_way
     bars_ = [charts.Bar(f"{t.tier}: {t.link}", t.one_way.in_unit("GB/s")) for t in ts]

@@ -18,6 +18,7 @@ from snippets.engine.params import (
     relative_error,
     total_params,
 )
+from snippets.pages import parallelism
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, binary_bytes, source_links
 from snippets.render import fmt
@@ -184,9 +185,15 @@ def used_on_table(cat: Catalog) -> str:
     return fmt.table("usedon", ["Model", "Shown on"], rows, align="ll") + as_of(cat.models.values())
 
 
+def layouts_table(cat: Catalog) -> str:
+    """The parallelism page's layouts per model and precision (`snippets.pages.parallelism.layout_table`, moved
+    here to keep that page short), with the date its models' rows were read."""
+    return parallelism.layout_table(cat) + as_of(cat.models[m] for m in parallelism.MODELS)
+
+
 class ReferenceModelsPage(Page):
     """Names the page's prose uses."""
-    shows = (architecture_table, params_table, worked_params, kv_table, used_on_table)
+    shows = (architecture_table, params_table, worked_params, kv_table, layouts_table, used_on_table)
 
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)

@@ -162,19 +162,19 @@ def ridge_table(cat: Catalog) -> str:
     rows: list[list[fmt.Cell]] = []
     for chip in r.eng.chips.values():
         cells: list[fmt.Cell] = [gpu_label(chip), tbps(chip.hbm_bytes_per_s)]
+        derived = sorted(f.upper() for f in ("bf16", "fp8") if f in chip.dense_derived and f in chip.dense_flops)
+        cells.append("derived: half the stated sparse figure" if derived else "stated dense")
         for f in ("bf16", "fp8"):
             if f in chip.dense_flops:
                 cells += [tflops(chip.dense_flops[f]), intensity(ridge(chip, f), "dense FLOP/s ÷ HBM bandwidth")]
             else:
                 cells += ["no FP8 figure", "—"]
-        derived = sorted(f.upper() for f in ("bf16", "fp8") if f in chip.dense_derived and f in chip.dense_flops)
-        cells.append("derived: half the stated sparse figure" if derived else "stated dense")
         rows.append(cells)
-    return fmt.table(
+    return fmt.table(  # the answer, the FP8 ridge, last: the column a phone keeps in view beside the accelerator
         "ridge",
-        ["Accelerator", "HBM", "BF16 dense", "BF16 ridge (FLOP/byte)", "FP8 dense", "FP8 ridge (FLOP/byte)",
-         "Dense figure"],
-        rows, align="lrrrrrl",
+        ["Accelerator", "HBM", "Dense figure", "BF16 dense", "BF16 ridge (FLOP/byte)", "FP8 dense",
+         "FP8 ridge (FLOP/byte)"],
+        rows, align="lrlrrrr",
     )
 
 
@@ -245,6 +245,60 @@ def curve_chart(cat: Catalog) -> str:
              f"{ends}.")
     svg = charts.lines("curve-chart", series, "output tokens/s per GPU", "ms per output token",
                        "Latency against throughput", words)
+    return charts.figure(svg, words)
+
+
+ROOF_CHIPS = ("h100-sxm", SECOND, OLDER, "b200")
+"""The accelerators the roofline chart draws: the page's, the one the curve sets beside it, the older one of the
+quiz, and a newer one."""
+
+
+def roof_format(chip: ChipSpec, wanted: str) -> str:
+    """The format a chip's roof is drawn in: the deployment's compute format where the chip has tensor cores for it,
+    else BF16 (FP8 weights on an A100 are multiplied in BF16)."""
+    return wanted if wanted in chip.dense_flops else "bf16"
+
+
+def roof_marks(r: Reference, n: int) -> list[tuple[str, Step]]:
+    """The steps the roofline chart marks: a decode step of one sequence and one of `n` (the serving scenario's
+    concurrency, on the layout the policy picks for it), both at predict's decode context, and a prefill of the
+    scenario's prompt; each the engine's `step`."""
+    d, _ = deployments(r)
+    ctx = decode_context(r)
+    dn = r.deployment(MODEL, PRECISION, concurrency=n)
+    return [
+        (f"decode, one sequence, {d.layout.label}", decode(d, 1, ctx)),
+        (f"decode, {n} sequences, {dn.layout.label}", decode(dn, n, ctx)),
+        (f"prefill, {r.scenario.input_tokens:,} tokens", step(d, "prefill", r.scenario.input_tokens, 0)),
+    ]
+
+
+def roofline_chart(cat: Catalog) -> str:
+    """Attainable FLOP/s per GPU against FLOPs per byte, log-log: each chart chip's datasheet roofs (dense FLOP/s,
+    HBM bandwidth), and the engine's decode and prefill steps on the page's deployment, each at the FLOP/s it
+    reaches (its FLOPs over its whole step time, communication and launches included)."""
+    r = reference(cat)
+    d, _ = deployments(r)
+    fmt_c = d.compute_format
+    roofs = []
+    for cid in ROOF_CHIPS:
+        chip = r.eng.chips[cid]
+        f = roof_format(chip, fmt_c)
+        roofs.append(charts.Roof(f"{gpu_label(chip)} {f.upper()}", chip.dense_flops[f] / 1e12,
+                                 chip.hbm_bytes_per_s / 1e12))
+    marks = []
+    for label, p in roof_marks(r, reference(cat, SERVING).scenario.concurrency):
+        x, y = p.flops / p.bytes_read, p.flops / p.total_s / 1e12
+        marks.append(charts.Mark(label, x, y, f"{label}: {x:,.1f} FLOP/byte, {y:,.1f} TFLOP/s per GPU "
+                                              f"({p.bound}-bound, step {p.total_s * 1e3:,.1f} ms)"))
+    roofs_words = "; ".join(f"{rf.label}: {rf.peak:,.0f} TFLOP/s dense, ridge at {rf.ridge:,.0f} FLOP/byte"
+                            for rf in roofs)
+    marks_words = "; ".join(f"{m.label} at {m.x:,.1f} FLOP/byte reaching {m.y:,.1f} TFLOP/s per GPU" for m in marks)
+    words = (f"The roofline, both axes on a log scale. Roofs from the datasheets (dense FLOP/s, HBM bandwidth): "
+             f"{roofs_words}. The engine's steps of {cat.models[MODEL].name} in {cat.precisions[PRECISION].name} on "
+             f"{gpu_label(d.setting.chip)}, each at its FLOPs over its whole step time: {marks_words}.")
+    svg = charts.roofline("roofline-chart", roofs, marks, "FLOP per byte", "TFLOP/s per GPU",
+                          "The roofline", words)
     return charts.figure(svg, words)
 
 
@@ -322,7 +376,7 @@ def worked_example(cat: Catalog) -> str:
 
 class RooflinePage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    shows = (ridge_table, intensity_table, worked_example, curve_chart)
+    shows = (ridge_table, roofline_chart, intensity_table, worked_example, curve_chart)
 
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)

@@ -17,7 +17,10 @@ milliseconds of the build, and its SVG needs no post-processing to follow the si
   leaves room for about `WIDTH / (CHAR × FONT)` = 44 characters across a chart, so axis titles sit
   above the plot rather than turned beside it, legends wrap, and a value label too wide for its bar
   is turned upright.
-- A log axis only where the data spans `LOG_AXIS_DECADES` or more; on a log axis each bar also says
+- Wide on a desktop: every chart is drawn a second time `WIDE` units wide (`_responsive`), named `<name>-wide`,
+  and the stylesheet shows it instead of the phone's from 60em up, at most `WIDE_MAX_WIDTH`: the same text sizes
+  over a plot nearly twice as wide, rather than the phone's chart scaled up.
+- A log axis where the data spans `LOG_AXIS_DECADES` (a decade) or more; on a log axis each bar also says
   how many times the smallest bar it is, since bar lengths there no longer show the ratio.
 - Text is laid out without measuring fonts: category labels sit on their own line above each
   horizontal bar, so their length never collides with the bars; where a width must be known
@@ -27,10 +30,12 @@ milliseconds of the build, and its SVG needs no post-processing to follow the si
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 from xml.etree import ElementTree as ET
 
 from snippets.render.fmt import number
@@ -43,10 +48,17 @@ SMALL = 12.0
 """Value and tick labels, in viewBox units: 12 x 341 / 360 = 11.4 CSS px at a 375 px viewport."""
 MAX_WIDTH = "28rem"
 """The widest a chart is drawn, so its text does not grow much past the prose's on a desktop."""
-LOG_AXIS_DECADES = 2.0
+WIDE = 640.0
+"""viewBox width of a chart's second rendering, shown where the column is wide (docs/stylesheets/extra.css, from
+60em): the same text sizes in user units over a plot nearly twice as wide."""
+WIDE_MAX_WIDTH = "640px"
+"""The widest the wide rendering is drawn: its text at its size in user units, FONT and SMALL px."""
+LOG_AXIS_DECADES = 1.0
 """The fewest powers of ten the positive values must span (log10 of largest ÷ smallest) before a chart may
-use a log axis. Below it a linear axis shows the ratios as lengths, which a log axis would flatten: the
-bandwidth cliff, 3,350 GB/s against 50, spans 1.8 decades and is drawn linear, each bar's length its value."""
+use a log axis, and from which `tier_bars`, `bars` and `lines` (left to decide) use one: past a tenfold range a
+linear axis squeezes the small values into a sliver (the bandwidth cliff, 3,350 GB/s against 50, spans 1.8
+decades; a log axis shows each step down, and each bar prints its ratio to the smallest). Below it a linear
+axis shows the ratios as lengths, which a log axis would flatten."""
 CHAR = 0.62  # estimated advance of one character, in ems: generous for proportional sans-serif faces
 PALETTE = ("#4c8bf5", "#f28e2b", "#59a14f", "#b07aa1", "#e15759", "#76b7b2")
 _GRID_OPACITY = "0.18"
@@ -123,8 +135,21 @@ def svg_root(name: str, title: str, desc: str, width: float, height: float, *, c
     return svg
 
 
-def _root(name: str, title: str, desc: str, height: float) -> ET.Element:
-    return svg_root(name, title, desc, WIDTH, height, cls="sa-chart", max_width=MAX_WIDTH, font=FONT)
+def _root(name: str, title: str, desc: str, height: float, width: float) -> ET.Element:
+    wide = width > WIDTH
+    return svg_root(name, title, desc, width, height, cls="sa-chart sa-chart--wide" if wide else "sa-chart sa-chart--narrow",
+                    max_width=WIDE_MAX_WIDTH if wide else MAX_WIDTH, font=FONT)
+
+
+def _responsive(draw: Callable[..., str]) -> Callable[..., str]:
+    """A chart drawn twice: `WIDTH` units wide for a phone's column and `WIDE` units wide for a desktop's, the second
+    named `<name>-wide`; the page's stylesheet shows one of them. Given `width=`, the one rendering."""
+    @functools.wraps(draw)
+    def both(name: str, *args: Any, **kw: Any) -> str:
+        if "width" in kw:
+            return draw(name, *args, **kw)
+        return draw(name, *args, width=WIDTH, **kw) + "\n" + draw(f"{name}-wide", *args, width=WIDE, **kw)
+    return both
 
 
 def _fits(text: str, room: float, what: str, size: float = FONT) -> str:
@@ -136,15 +161,15 @@ def _fits(text: str, room: float, what: str, size: float = FONT) -> str:
 _LEGEND_ROW = 18.0
 
 
-def _legend(parent: ET.Element, entries: Sequence[tuple[str, str, bool]]) -> float:
+def _legend(parent: ET.Element, entries: Sequence[tuple[str, str, bool]], width: float) -> float:
     """Legend entries (label, colour, dashed line rather than a swatch) left to right, wrapped to the
     chart's width; the height they take."""
     x, y = 0.0, 0.0
     for label, colour, dashed in entries:
         w = (24 if dashed else 14) + _text_width(label)
-        if x > 0 and x + w > WIDTH:
+        if x > 0 and x + w > width:
             x, y = 0.0, y + _LEGEND_ROW
-        _fits(label, WIDTH - (24 if dashed else 14), "legend entry")
+        _fits(label, width - (24 if dashed else 14), "legend entry")
         if dashed:
             ET.SubElement(parent, "path", {"d": f"M{_n(x)} {_n(y + 11)}h20", "stroke": "currentColor",
                                            "stroke-dasharray": "5 4"})
@@ -208,11 +233,11 @@ _NOTE = 16.0  # a second line under the axis title: what a log chart's ratios me
 
 
 def _horizontal(name: str, bars: Sequence[Bar], axis_label: str, title: str, desc: str, log: bool,
-                colours: Sequence[str]) -> str:
+                colours: Sequence[str], width: float) -> str:
     _check(bars, log=log)
     values = [b.value for b in bars]
     if log and not wants_log_axis(values):
-        raise ValueError(f"the values span {decades(values):.1f} powers of ten, fewer than LOG_AXIS_DECADES "
+        raise ValueError(f"the values span {decades(values):.2f} powers of ten, fewer than LOG_AXIS_DECADES "
                          f"({LOG_AXIS_DECADES:g}): draw them on a linear axis, where lengths show the ratios")
     ticks = decade_ticks(min(values) / 2, max(values)) if log else nice_ticks(max(values))
     smallest = min(values)
@@ -221,7 +246,7 @@ def _horizontal(name: str, bars: Sequence[Bar], axis_label: str, title: str, des
     ends = [_text_width(t, SMALL) + (_text_width(r, SMALL) + 6 if r else 0) for t, r in zip(labels, ratios, strict=True)]
     x0 = _text_width(_fmt_number(ticks[0]), SMALL) / 2 + 2  # room for the first tick's label
     room = max(max(ends) + 8, _text_width(_fmt_number(ticks[-1]), SMALL) / 2 + 2)  # value labels, the last tick
-    plot_w = WIDTH - x0 - room
+    plot_w = width - x0 - room
     if log:
         lo, hi = math.log10(ticks[0]), math.log10(ticks[-1])
 
@@ -232,13 +257,13 @@ def _horizontal(name: str, bars: Sequence[Bar], axis_label: str, title: str, des
             return x0 + v / ticks[-1] * plot_w
 
     plot_h = _TOP + _ROW * len(bars)
-    svg = _root(name, title, desc, plot_h + _AXIS + (_NOTE if log else 0))
+    svg = _root(name, title, desc, plot_h + _AXIS + (_NOTE if log else 0), width)
     grid = ET.SubElement(svg, "g", {"stroke-opacity": _GRID_OPACITY})
     for t in ticks:
         _line(grid, x_of(t), 0, x_of(t), plot_h)
     for i, b in enumerate(bars):
         top = _TOP + i * _ROW
-        _text(svg, x0, top + FONT - 1, _fits(b.label, WIDTH - x0, "bar label"))
+        _text(svg, x0, top + FONT - 1, _fits(b.label, width - x0, "bar label"))
         end = max(x_of(b.value), x0 + 1)
         _rect(svg, x0, top + _BAR_AT, end - x0, _BAR, colours[i % len(colours)],
               f"{b.label}: {labels[i]} {axis_label}" + (f", {ratios[i]} the smallest" if ratios[i] else ""))
@@ -250,9 +275,9 @@ def _horizontal(name: str, bars: Sequence[Bar], axis_label: str, title: str, des
     for t in ticks:
         _text(svg, x_of(t), plot_h + 16, _fmt_number(t), anchor="middle", size=SMALL)
     axis_title = f"{axis_label} (log scale)" if log else axis_label
-    _text(svg, WIDTH / 2, plot_h + 35, _fits(axis_title, WIDTH, "axis title"), anchor="middle")
+    _text(svg, width / 2, plot_h + 35, _fits(axis_title, width, "axis title"), anchor="middle")
     if log:
-        _text(svg, WIDTH / 2, plot_h + 35 + _NOTE, "n×: times the smallest bar", anchor="middle", size=SMALL)
+        _text(svg, width / 2, plot_h + 35 + _NOTE, "n×: times the smallest bar", anchor="middle", size=SMALL)
     return _serialise(svg)
 
 
@@ -268,7 +293,9 @@ class Stack:
         return sum(v for _, v in self.parts)
 
 
-def stacked_bars(name: str, stacks: Sequence[Stack], axis_label: str, title: str, desc: str) -> str:
+@_responsive
+def stacked_bars(name: str, stacks: Sequence[Stack], axis_label: str, title: str, desc: str, *,
+                 width: float = WIDTH) -> str:
     """Horizontal bars split into coloured parts (one colour per part name, named in the legend), each bar's label
     above it and its total after it; each part's tooltip gives its value and its share of the bar. Parts of
     zero in every bar are left out of the legend."""
@@ -285,22 +312,22 @@ def stacked_bars(name: str, stacks: Sequence[Stack], axis_label: str, title: str
     ticks = nice_ticks(max(s.total for s in stacks))
     x0 = _text_width(_fmt_number(ticks[0]), SMALL) / 2 + 2
     room = max(max(_text_width(t, SMALL) for t in totals) + 8, _text_width(_fmt_number(ticks[-1]), SMALL) / 2 + 2)
-    plot_w = WIDTH - x0 - room
+    plot_w = width - x0 - room
 
     def x_of(v: float) -> float:
         return x0 + v / ticks[-1] * plot_w
 
-    svg = _root(name, title, desc, 0)
-    legend_h = _legend(svg, [(n, colour[n], False) for n in names])
+    svg = _root(name, title, desc, 0, width)
+    legend_h = _legend(svg, [(n, colour[n], False) for n in names], width)
     top0 = legend_h + 4
     plot_h = _TOP + _ROW * len(stacks)
-    svg.set("viewBox", f"0 0 {_n(WIDTH)} {_n(top0 + plot_h + _AXIS)}")
+    svg.set("viewBox", f"0 0 {_n(width)} {_n(top0 + plot_h + _AXIS)}")
     grid = ET.SubElement(svg, "g", {"stroke-opacity": _GRID_OPACITY})
     for t in ticks:
         _line(grid, x_of(t), top0, x_of(t), top0 + plot_h)
     for i, s in enumerate(stacks):
         top = top0 + _TOP + i * _ROW
-        _text(svg, x0, top + FONT - 1, _fits(s.label, WIDTH - x0, "bar label"))
+        _text(svg, x0, top + FONT - 1, _fits(s.label, width - x0, "bar label"))
         at = 0.0
         for part, v in s.parts:
             if v <= 0:
@@ -313,35 +340,40 @@ def stacked_bars(name: str, stacks: Sequence[Stack], axis_label: str, title: str
     _line(svg, x0, top0, x0, top0 + plot_h)
     for t in ticks:
         _text(svg, x_of(t), top0 + plot_h + 16, _fmt_number(t), anchor="middle", size=SMALL)
-    _text(svg, WIDTH / 2, top0 + plot_h + 35, _fits(axis_label, WIDTH, "axis title"), anchor="middle")
+    _text(svg, width / 2, top0 + plot_h + 35, _fits(axis_label, width, "axis title"), anchor="middle")
     return _serialise(svg)
 
 
-def log_bars(name: str, bars: Sequence[Bar], unit: str, title: str, desc: str) -> str:
+@_responsive
+def log_bars(name: str, bars: Sequence[Bar], unit: str, title: str, desc: str, *, width: float = WIDTH) -> str:
     """Horizontal bars on a log axis, in the given order, each labelled with its value and with how many times the
     smallest bar it is, each in its own colour. Refused unless the values span `LOG_AXIS_DECADES`."""
-    return _horizontal(name, bars, unit, title, desc, log=True, colours=PALETTE)
+    return _horizontal(name, bars, unit, title, desc, log=True, colours=PALETTE, width=width)
 
 
-def bars(name: str, bars: Sequence[Bar], xlabel: str, title: str, desc: str) -> str:
-    """Horizontal bars on a linear axis from zero, in the given order, each labelled with its value."""
-    return _horizontal(name, bars, xlabel, title, desc, log=False, colours=PALETTE[:1])
+@_responsive
+def bars(name: str, bars: Sequence[Bar], xlabel: str, title: str, desc: str, *, width: float = WIDTH) -> str:
+    """Horizontal bars in one colour, in the given order, each labelled with its value: on a linear axis from zero,
+    or on a log axis where the values span `LOG_AXIS_DECADES` (each bar then also says its ratio to the smallest)."""
+    log = wants_log_axis([b.value for b in bars])
+    return _horizontal(name, bars, xlabel, title, desc, log=log, colours=PALETTE[:1], width=width)
 
 
-def tier_bars(name: str, bars: Sequence[Bar], unit: str, title: str, desc: str) -> str:
+@_responsive
+def tier_bars(name: str, bars: Sequence[Bar], unit: str, title: str, desc: str, *, width: float = WIDTH) -> str:
     """Horizontal bars each in its own colour, on a log axis where the values span `LOG_AXIS_DECADES` (with each
     bar's ratio to the smallest printed on it), else on a linear axis from zero."""
     log = wants_log_axis([b.value for b in bars])
-    return _horizontal(name, bars, unit, title, desc, log=log, colours=PALETTE)
+    return _horizontal(name, bars, unit, title, desc, log=log, colours=PALETTE, width=width)
 
 
 _TITLE_H = 18.0  # a y axis title, level, above the plot
 
 
 def _y_axis(svg: ET.Element, ylabel: str, legend_h: float, ticks: list[float], left: float, plot_w: float,
-            y_of: Callable[[float], float]) -> ET.Element:
+            y_of: Callable[[float], float], width: float) -> ET.Element:
     """The y axis's title (level, above the plot), its grid lines and tick labels; returns the grid group."""
-    _text(svg, 0, legend_h + 10, _fits(ylabel, WIDTH, "axis title"))
+    _text(svg, 0, legend_h + 10, _fits(ylabel, width, "axis title"))
     grid = ET.SubElement(svg, "g", {"stroke-opacity": _GRID_OPACITY})
     for t in ticks:
         _line(grid, left, y_of(t), left + plot_w, y_of(t))
@@ -349,9 +381,10 @@ def _y_axis(svg: ET.Element, ylabel: str, legend_h: float, ticks: list[float], l
     return grid
 
 
+@_responsive
 def grouped_bars(
     name: str, bars: Sequence[Bar], ylabel: str, title: str, desc: str, line: float | None = None,
-    line_label: str = "",
+    line_label: str = "", *, width: float = WIDTH,
 ) -> str:
     """Vertical bars grouped by `group` (e.g. model) and coloured by `label` (e.g. precision),
     with an optional dashed horizontal reference line (e.g. GPUs in one node), named in the legend.
@@ -364,48 +397,48 @@ def grouped_bars(
         if cell.setdefault((b.group, b.label), b) is not b:
             raise ValueError(f"bar {b.label!r} appears twice in group {b.group!r}")
     top_value = max([b.value for b in bars] + [line or 0])
-    svg = _root(name, title, desc, 0)  # the height is set once the legend is laid out
+    svg = _root(name, title, desc, 0, width)  # the height is set once the legend is laid out
     entries = [(s, PALETTE[i % len(PALETTE)], False) for i, s in enumerate(series)]
     if line is not None:
         entries.append((line_label, "", True))
-    legend_h = _legend(svg, entries)
+    legend_h = _legend(svg, entries, width)
     plot_top, bottom, plot_h = legend_h + _TITLE_H, 26.0, 230.0
     ticks = nice_ticks(top_value * 1.12)
     left = max(_text_width(_fmt_number(t), SMALL) for t in ticks) + 6  # tick labels
-    plot_w = WIDTH - left - 4
+    plot_w = width - left - 4
     slot = plot_w / len(groups)
     for g in groups:
         if _text_width(g) > slot - 4:
             raise ValueError(f"group label {g!r} is too long for its {slot:.0f}-unit slot: shorten it or chart fewer groups")
-    width = 0.8 * slot / len(series)
+    bar_w = 0.8 * slot / len(series)
     widest = max(_text_width(_fmt_number(b.value), SMALL) for b in bars)
-    upright = widest > width  # a level label would run into its neighbour's
+    upright = widest > bar_w  # a level label would run into its neighbour's
     if upright:  # the tallest bar's label needs room above it, under the top of the axis
         ticks = nice_ticks(max(top_value * 1.12, max(b.value for b in bars) * plot_h / (plot_h - widest - 6)))
         left = max(_text_width(_fmt_number(t), SMALL) for t in ticks) + 6
-        plot_w = WIDTH - left - 4
+        plot_w = width - left - 4
         slot = plot_w / len(groups)
-        width = 0.8 * slot / len(series)
-    svg.set("viewBox", f"0 0 {_n(WIDTH)} {_n(plot_top + plot_h + bottom)}")
+        bar_w = 0.8 * slot / len(series)
+    svg.set("viewBox", f"0 0 {_n(width)} {_n(plot_top + plot_h + bottom)}")
 
     def y_of(v: float) -> float:
         return plot_top + plot_h - v / ticks[-1] * plot_h
 
-    _y_axis(svg, ylabel, legend_h, ticks, left, plot_w, y_of)
+    _y_axis(svg, ylabel, legend_h, ticks, left, plot_w, y_of, width)
     for g_i, g in enumerate(groups):
         centre = left + (g_i + 0.5) * slot
         for i, s in enumerate(series):
             bar = cell.get((g, s))
             if bar is None:  # this group has no bar in this series: its place stays empty
                 continue
-            x = centre + (i - len(series) / 2) * width
-            _rect(svg, x + width * 0.025, y_of(bar.value), width * 0.95, y_of(0) - y_of(bar.value),
+            x = centre + (i - len(series) / 2) * bar_w
+            _rect(svg, x + bar_w * 0.025, y_of(bar.value), bar_w * 0.95, y_of(0) - y_of(bar.value),
                   PALETTE[i % len(PALETTE)], f"{g}, {s}: {_fmt_number(bar.value)} {ylabel}")
             if upright:
-                cx, cy = x + width / 2 + SMALL * 0.35, y_of(bar.value) - 3
+                cx, cy = x + bar_w / 2 + SMALL * 0.35, y_of(bar.value) - 3
                 _text(svg, cx, cy, _fmt_number(bar.value), size=SMALL, transform=f"rotate(-90 {_n(cx)} {_n(cy)})")
             else:
-                _text(svg, x + width / 2, y_of(bar.value) - 3, _fmt_number(bar.value), anchor="middle", size=SMALL)
+                _text(svg, x + bar_w / 2, y_of(bar.value) - 3, _fmt_number(bar.value), anchor="middle", size=SMALL)
         _text(svg, centre, plot_top + plot_h + 18, g, anchor="middle")
     _line(svg, left, y_of(0), left + plot_w, y_of(0))
     if line is not None:
@@ -427,11 +460,12 @@ _LINES_PLOT_H = 240.0
 _LINES_BOTTOM = 42.0  # tick labels and the x axis title
 
 
+@_responsive
 def lines(name: str, series: Sequence[Series], xlabel: str, ylabel: str, title: str, desc: str, *,
-          log_x: bool | None = False, log_y: bool | None = False) -> str:
+          log_x: bool | None = None, log_y: bool | None = None, width: float = WIDTH) -> str:
     """Lines with a marker on every point, each series in its own colour, with a legend above. Each marker has a
     tooltip. An axis is linear from zero, or logarithmic (between the powers of ten around the data) where
-    `log_x` / `log_y` say so; None lets the data decide, by the site's rule (`wants_log_axis`: the values span
+    `log_x` / `log_y` say so; None (the default) lets the data decide, by the site's rule (`wants_log_axis`: the values span
     `LOG_AXIS_DECADES` or more). A point that is not a finite non-negative number (positive, on a log axis), an
     empty series, two series of one label or a legend entry wider than the chart is refused."""
     if not series:
@@ -457,11 +491,11 @@ def lines(name: str, series: Sequence[Series], xlabel: str, ylabel: str, title: 
     yticks = decade_ticks(min(ys), max(ys)) if ly else nice_ticks(max(max(ys), 1e-12) * 1.05)
     left = max(_text_width(_fmt_number(t), SMALL) for t in yticks) + 6  # tick labels
     right = _text_width(_fmt_number(xticks[-1]), SMALL) / 2 + 4  # the last x tick's label
-    plot_w = WIDTH - left - right
-    svg = _root(name, title, desc, 0)  # the height is set once the legend is laid out
-    legend_h = _legend(svg, [(s.label, PALETTE[i % len(PALETTE)], False) for i, s in enumerate(series)])
+    plot_w = width - left - right
+    svg = _root(name, title, desc, 0, width)  # the height is set once the legend is laid out
+    legend_h = _legend(svg, [(s.label, PALETTE[i % len(PALETTE)], False) for i, s in enumerate(series)], width)
     top, plot_h = legend_h + _TITLE_H, _LINES_PLOT_H
-    svg.set("viewBox", f"0 0 {_n(WIDTH)} {_n(top + plot_h + _LINES_BOTTOM)}")
+    svg.set("viewBox", f"0 0 {_n(width)} {_n(top + plot_h + _LINES_BOTTOM)}")
 
     def share(v: float, ticks: list[float], log: bool) -> float:
         """Where `v` falls between the axis's first and last tick, 0 to 1."""
@@ -475,11 +509,11 @@ def lines(name: str, series: Sequence[Series], xlabel: str, ylabel: str, title: 
     def y_of(v: float) -> float:
         return top + plot_h - share(v, yticks, ly) * plot_h
 
-    grid = _y_axis(svg, ylabel, legend_h, yticks, left, plot_w, y_of)
+    grid = _y_axis(svg, ylabel, legend_h, yticks, left, plot_w, y_of, width)
     for t in xticks:
         _line(grid, x_of(t), top, x_of(t), top + plot_h)
         _text(svg, x_of(t), top + plot_h + 16, _fmt_number(t), anchor="middle", size=SMALL)
-    _text(svg, left + plot_w / 2, top + plot_h + 35, _fits(xlabel, WIDTH, "axis title"), anchor="middle")
+    _text(svg, left + plot_w / 2, top + plot_h + 35, _fits(xlabel, width, "axis title"), anchor="middle")
     _line(svg, left, top, left, top + plot_h)
     _line(svg, left, top + plot_h, left + plot_w, top + plot_h)
     for i, s in enumerate(series):
@@ -499,3 +533,124 @@ def lines(name: str, series: Sequence[Series], xlabel: str, ylabel: str, title: 
 def figure(svg: str, caption: str) -> str:
     """The chart as a captioned HTML figure, ready to print from an exec block."""
     return f'<figure class="sa-figure">\n{svg}\n<figcaption>{html.escape(caption)}</figcaption>\n</figure>\n'
+
+
+@dataclass(frozen=True, slots=True)
+class Roof:
+    """One accelerator's roofline: its peak (FLOP/s, in the chart's unit) and its memory bandwidth (the same unit
+    per FLOP/byte of intensity, so that the sloped roof is `bandwidth × intensity`)."""
+
+    label: str
+    peak: float
+    bandwidth: float
+
+    @property
+    def ridge(self) -> float:
+        return self.peak / self.bandwidth
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """A measured or predicted point on a roofline chart: (intensity, attainable) and its tooltip."""
+
+    label: str
+    x: float
+    y: float
+    tip: str = ""
+
+
+_MARK_SHAPES = ("circle", "square", "diamond", "triangle")
+_MARK_R = 5.0
+
+
+def _mark(parent: ET.Element, shape: str, x: float, y: float, tip: str, r: float = _MARK_R) -> None:
+    """A point marker in currentColor with a thin outline in the page's background, so it reads over a roof line."""
+    attrs = {"style": "stroke:var(--md-default-bg-color,#fff)", "stroke-width": "1.2"}
+    if shape == "circle":
+        el = ET.SubElement(parent, "circle", {"cx": _n(x), "cy": _n(y), "r": _n(r), **attrs})
+    elif shape == "square":
+        el = ET.SubElement(parent, "rect", {"x": _n(x - r * 0.9), "y": _n(y - r * 0.9), "width": _n(r * 1.8),
+                                            "height": _n(r * 1.8), **attrs})
+    elif shape == "diamond":
+        el = ET.SubElement(parent, "path", {"d": f"M{_n(x)} {_n(y - r * 1.2)}L{_n(x + r * 1.2)} {_n(y)}"
+                                                 f"L{_n(x)} {_n(y + r * 1.2)}L{_n(x - r * 1.2)} {_n(y)}Z", **attrs})
+    else:
+        el = ET.SubElement(parent, "path", {"d": f"M{_n(x)} {_n(y - r * 1.2)}L{_n(x + r * 1.1)} {_n(y + r * 0.8)}"
+                                                 f"L{_n(x - r * 1.1)} {_n(y + r * 0.8)}Z", **attrs})
+    if tip:
+        ET.SubElement(el, "title").text = tip
+
+
+@_responsive
+def roofline(name: str, roofs: Sequence[Roof], marks: Sequence[Mark], xlabel: str, ylabel: str, title: str,
+             desc: str, *, width: float = WIDTH) -> str:
+    """A log-log roofline: each roof a line (rising at its bandwidth up to its ridge, then level at its peak) in its
+    own colour, each mark a shape in the text colour, both named in the legend above; a dot on each roof's ridge.
+    Both axes span whole decades around the roofs' ridges and the marks. Refused: no roof, more roofs than
+    colours or marks than shapes, a value that is not a finite positive number, a legend entry wider than the
+    chart."""
+    if not roofs:
+        raise ValueError("a roofline chart needs at least one roof")
+    if len(roofs) > len(PALETTE) or len(marks) > len(_MARK_SHAPES):
+        raise ValueError(f"at most {len(PALETTE)} roofs and {len(_MARK_SHAPES)} marks")
+    for v, what in [(x, f"roof {r.label!r}") for r in roofs for x in (r.peak, r.bandwidth)] + \
+                   [(x, f"mark {m.label!r}") for m in marks for x in (m.x, m.y)]:
+        if not math.isfinite(v) or v <= 0:
+            raise ValueError(f"{what}: {v!r} is not a finite positive number")
+    ridges = [r.ridge for r in roofs]
+    xs = [m.x for m in marks] + ridges
+    x_lo, x_hi = min(xs) / 2, max(xs) * 2
+    xticks = decade_ticks(x_lo, x_hi)
+    ys = [m.y for m in marks] + [r.peak for r in roofs] + [r.bandwidth * xticks[0] for r in roofs]
+    yticks = decade_ticks(min(ys), max(ys) * 1.2)
+    left = max(_text_width(_fmt_number(t), SMALL) for t in yticks) + 6
+    right = _text_width(_fmt_number(xticks[-1]), SMALL) / 2 + 4
+    plot_w = width - left - right
+    svg = _root(name, title, desc, 0, width)
+    legend_h = _legend(svg, [(r.label, PALETTE[i], False) for i, r in enumerate(roofs)], width)
+    # the marks' legend: a shape and a label each, wrapped like the roofs'
+    x, y = 0.0, legend_h - 8
+    for i, m in enumerate(marks):
+        w = 14 + _text_width(m.label)
+        if x > 0 and x + w > width:
+            x, y = 0.0, y + _LEGEND_ROW
+        _fits(m.label, width - 14, "legend entry")
+        _mark(svg, _MARK_SHAPES[i], x + 5, y + 11, "", r=4.0)
+        _text(svg, x + 14, y + 15, m.label)
+        x += w + 16
+    legend_h = (y + _LEGEND_ROW + 8) if marks else legend_h
+    top, plot_h = legend_h + _TITLE_H, _LINES_PLOT_H
+    svg.set("viewBox", f"0 0 {_n(width)} {_n(top + plot_h + _LINES_BOTTOM)}")
+    lx0, lx1 = math.log10(xticks[0]), math.log10(xticks[-1])
+    ly0, ly1 = math.log10(yticks[0]), math.log10(yticks[-1])
+
+    def x_of(v: float) -> float:
+        return left + (math.log10(v) - lx0) / (lx1 - lx0) * plot_w
+
+    def y_of(v: float) -> float:
+        return top + plot_h - (math.log10(v) - ly0) / (ly1 - ly0) * plot_h
+
+    grid = _y_axis(svg, ylabel, legend_h, yticks, left, plot_w, y_of, width)
+    for t in xticks:
+        _line(grid, x_of(t), top, x_of(t), top + plot_h)
+        _text(svg, x_of(t), top + plot_h + 16, _fmt_number(t), anchor="middle", size=SMALL)
+    _text(svg, left + plot_w / 2, top + plot_h + 35, _fits(xlabel, width, "axis title"), anchor="middle")
+    _line(svg, left, top, left, top + plot_h)
+    _line(svg, left, top + plot_h, left + plot_w, top + plot_h)
+    for i, r in enumerate(roofs):
+        colour = PALETTE[i]
+        g = ET.SubElement(svg, "g", {"fill": colour, "stroke": colour})
+        start = max(xticks[0], yticks[0] / r.bandwidth)  # where the sloped roof enters the plot
+        pts = [(start, r.bandwidth * start), (r.ridge, r.peak), (xticks[-1], r.peak)]
+        line = ET.SubElement(g, "polyline", {
+            "points": " ".join(f"{_n(x_of(px))},{_n(y_of(py))}" for px, py in pts),
+            "fill": "none", "stroke-width": "2",
+        })
+        ET.SubElement(line, "title").text = (f"{r.label}: peak {_fmt_number(r.peak)} {ylabel}, "
+                                             f"ridge at {_fmt_number(r.ridge)} {xlabel}")
+        dot = ET.SubElement(g, "circle", {"cx": _n(x_of(r.ridge)), "cy": _n(y_of(r.peak)), "r": "2.5"})
+        ET.SubElement(dot, "title").text = f"{r.label}: ridge at {_fmt_number(r.ridge)} {xlabel}"
+    for i, m in enumerate(marks):
+        _mark(svg, _MARK_SHAPES[i], x_of(m.x), y_of(m.y),
+              m.tip or f"{m.label}: {_fmt_number(m.x)} {xlabel}, {_fmt_number(m.y)} {ylabel}")
+    return _serialise(svg)

@@ -22,7 +22,9 @@ MIN_PX = 11.0
 MAX_OVER_PROSE = 1.6
 """On a desktop a chart's smallest label may be at most this many times the prose's size."""
 
-_MEASURE = """() => Array.from(document.querySelectorAll('article svg')).filter(s => s.querySelector('text')).flatMap(s => {
+_MEASURE = """() => Array.from(document.querySelectorAll('article svg')).filter(s => s.querySelector('text'))
+    .filter(s => getComputedStyle(s).display !== 'none')  // a chart's rendering for the other width is hidden
+    .flatMap(s => {
     const name = (s.getAttribute('aria-labelledby') || '').split(' ')[0].replace(/-title$/, '')
         || s.getAttribute('class') || 'an unnamed svg';
     const box = s.getBoundingClientRect();

@@ -151,7 +151,8 @@ def test_across_nodes(page, catalog: Catalog, dep) -> None:
         dep.max_concurrency / full.total_s)
 
 
-def test_layout_table(page, catalog: Catalog) -> None:
+def test_layout_table(built: Build, catalog: Catalog) -> None:
+    page = built.page("reference/models/index.html")  # the table moved there from the parallelism page (issue 29)
     # fewest GPUs an engine accepts (fewest-gpus policy) against the layout rented (tp-in-node policy)
     # pipeline stages win the fewest-GPU count: only the last stage holds the sampler's activation peak
     # (5.05 GiB on an H100 at vllm serve's 1,024 sequences), and TP1 x PPn pays no wider TP's NCCL buffers

@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from bs4 import BeautifulSoup, Tag
 
+from snippets.render import charts
 from snippets.render.charts import (
     LOG_AXIS_DECADES,
+    WIDTH,
     Bar,
-    bars,
+    Mark,
+    Roof,
     decade_ticks,
     decades,
     figure,
-    grouped_bars,
-    log_bars,
     nice_ticks,
-    tier_bars,
     wants_log_axis,
 )
+
+# each chart's phone rendering alone, what the legibility rules are written for (tests/unit/test_charts_lines.py
+# checks the pair a page gets)
+bars, log_bars, tier_bars, grouped_bars, roofline = (functools.partial(f, width=WIDTH) for f in (
+    charts.bars, charts.log_bars, charts.tier_bars, charts.grouped_bars, charts.roofline))
 
 CLIFF = [Bar("HBM", 3350), Bar("NVLink", 450), Bar("PCIe", 63), Bar("Network", 50)]
 
@@ -46,15 +53,23 @@ def test_bar_lengths_are_proportional_to_their_values() -> None:
 
 
 def test_a_log_axis_only_where_the_values_span_decades() -> None:
-    # the cliff, 3,350 against 50 GB/s, spans log10(67) = 1.83 decades: linear, lengths proportional
+    # the cliff, 3,350 against 50 GB/s, spans log10(67) = 1.83 decades: more than one, so a log axis
     assert decades([b.value for b in CLIFF]) == pytest.approx(1.826, abs=1e-3)
-    assert decades([b.value for b in CLIFF]) < LOG_AXIS_DECADES
-    assert not wants_log_axis([3350, 50]) and wants_log_axis([1000, 10]) and not wants_log_axis([5, 0])
-    hbm, _, _, net = (float(r["width"]) for r in _bars(tier_bars("c", CLIFF, "GB/s", "t", "d")))
-    assert hbm == pytest.approx(67 * net, rel=0.02)
-    assert "log scale" not in tier_bars("c", CLIFF, "GB/s", "t", "d")
-    with pytest.raises(ValueError, match=r"1\.8 powers of ten"):
-        log_bars("l", CLIFF, "GB/s", "t", "d")
+    assert decades([b.value for b in CLIFF]) >= LOG_AXIS_DECADES == 1.0
+    assert wants_log_axis([3350, 50]) and wants_log_axis([1000, 100]) and not wants_log_axis([5, 0])
+    assert not wants_log_axis([900, 100])  # 0.95 decades: linear, lengths proportional
+    hbm, nvlink, _, net = (float(r["width"]) for r in _bars(tier_bars("c", CLIFF, "GB/s", "t", "d")))
+    # each tenfold step the same length: HBM over NVLink is 7.4x (0.87 decades), NVLink over the network 9x (0.95)
+    assert (hbm - nvlink) / (nvlink - net) == pytest.approx(0.871 / 0.954, rel=0.02)
+    assert "GB/s (log scale)" in tier_bars("c", CLIFF, "GB/s", "t", "d")
+    near = [Bar("a", 900), Bar("b", 450), Bar("c", 100)]
+    a, b, c = (float(r["width"]) for r in _bars(tier_bars("n", near, "GB/s", "t", "d")))
+    assert a == pytest.approx(9 * c, rel=0.02) and b == pytest.approx(4.5 * c, rel=0.02)
+    assert "log scale" not in tier_bars("n", near, "GB/s", "t", "d")
+    with pytest.raises(ValueError, match=r"0\.95 powers of ten"):
+        log_bars("l", near, "GB/s", "t", "d")
+    # one colour or many, the same rule
+    assert "$ (log scale)" in bars("b", [Bar("a", 30), Bar("b", 788)], "$", "t", "d")
     # 3,350 against 25: 2.1 decades, a log axis that says so, with each bar's ratio to the smallest printed on it
     wide = tier_bars("w", [Bar("HBM", 3350), Bar("PCIe", 63), Bar("slow", 25)], "GB/s", "t", "d")
     texts = [t.get_text() for t in BeautifulSoup(wide, "html.parser").find_all("text")]
@@ -64,10 +79,10 @@ def test_a_log_axis_only_where_the_values_span_decades() -> None:
 
 
 def test_labels_keep_their_significant_digits() -> None:
-    svg = bars("b", [Bar("a", 1.06), Bar("b", 0.164417), Bar("c", 12.5)], "$", "t", "d")
+    svg = bars("b", [Bar("a", 1.06), Bar("b", 0.164417), Bar("c", 1.25)], "$", "t", "d")
     texts = [t.get_text() for t in BeautifulSoup(svg, "html.parser").find_all("text")]
-    assert {"1.06", "0.164", "12.5"} <= set(texts)   # not "1", "0.164417"
-    assert {"0", "5", "10", "15"} <= set(texts)      # ticks
+    assert {"1.06", "0.164", "1.25"} <= set(texts)   # not "1", "0.164417"
+    assert {"0", "0.5", "1", "1.5"} <= set(texts)    # ticks
     ticks = [t.get_text() for t in BeautifulSoup(bars("b", [Bar("a", 1.06)], "$", "t", "d"), "html.parser")("text")]
     assert "1.5" in ticks and "2" not in ticks        # 1.5 was drawn as "2"
 
@@ -109,7 +124,7 @@ def test_axis_ticks_are_round_numbers_that_cover_the_data() -> None:
     (lambda: bars("b", [Bar("H100", float("nan"))], "x", "t", "d"), "'H100'"),
     (lambda: bars("b", [Bar("H100", -1)], "x", "t", "d"), "non-negative"),
     (lambda: log_bars("l", [Bar("PCIe", 0)], "x", "t", "d"), "positive"),
-    (lambda: log_bars("l", [Bar("PCIe", 63), Bar("HBM", 3350)], "x", "t", "d"), "LOG_AXIS_DECADES"),
+    (lambda: log_bars("l", [Bar("PCIe", 630), Bar("HBM", 3350)], "x", "t", "d"), "LOG_AXIS_DECADES"),
     (lambda: bars("b", [Bar("a bar label far longer than the chart is wide, which no phone could show", 1)],
                   "x", "t", "d"), "too long"),
     (lambda: grouped_bars("g", [Bar("FP16", 1, "a model name far too long to sit under its own bars " * 3)],
@@ -132,3 +147,41 @@ def test_charts_are_accessible_and_theme_neutral() -> None:
     ids = [part.split('"')[0] for part in svg.split(' id="')[1:]]
     assert ids and all(i.startswith("g-") for i in ids)
     assert "<figcaption>Twelve" in figure(svg, "Twelve in FP16")
+
+
+def _polyline(svg: str, i: int) -> list[tuple[float, float]]:
+    line = BeautifulSoup(svg, "html.parser").find_all("polyline")[i]
+    return [(float(a), float(b)) for a, b in (p.split(",") for p in line["points"].split())]
+
+
+def test_a_roofline_rises_at_its_bandwidth_to_its_ridge_then_stays_level_on_log_log_axes() -> None:
+    # H100-like: 1,979 TFLOP/s over 3.35 TB/s, ridge 590.7 FLOP/byte; A100-like: 312 over 2.04, ridge 152.9
+    roofs = [Roof("fast", 1979, 3.35), Roof("slow", 312, 2.04)]
+    marks = [Mark("decode", 2.0, 4.0), Mark("prefill", 2000, 900)]
+    svg = roofline("r", roofs, marks, "FLOP per byte", "TFLOP/s", "t", "d")
+    (x0, y0), (xr, yr), (x1, y1) = _polyline(svg, 0)
+    assert x0 < xr and y0 > yr  # rising (screen y falls) up to the ridge
+    assert y1 == yr and x1 > xr  # level past the ridge
+    ticks = BeautifulSoup(svg, "html.parser").find_all("text")
+    labels = [t.get_text() for t in ticks]
+    assert "1" in labels and "10,000" in labels  # decade ticks on both axes
+    # the slow roof's ridge sits left of and below the fast one's: ridge 153 < 591, peak 312 < 1,979
+    (_, _), (xs, ys), (_, _) = _polyline(svg, 1)
+    assert xs < xr and ys > yr
+    # the ridge's x over the peak's decades: log10(590.7 / 152.9) decades apart in x as on the axis
+    xt = {t.get_text(): float(t["x"]) for t in ticks if t.get("text-anchor") == "middle" and t.get_text()[0].isdigit()}
+    decade = xt["10"] - xt["1"]
+    assert xr - xs == pytest.approx(decade * 0.5870, abs=0.3)  # log10(590.7/152.9) = 0.587
+    # each mark drawn with its tooltip, and a legend entry for every roof and mark
+    assert "decode: 2 FLOP per byte, 4 TFLOP/s" in svg and all(f">{n}<" in svg for n in ("fast", "slow", "prefill"))
+
+
+@pytest.mark.parametrize(("roofs", "marks", "message"), [
+    ([], [], "at least one roof"),
+    ([Roof("r", 0, 1)], [], "finite positive"),
+    ([Roof("r", 1, 1)], [Mark("m", -1, 1)], "finite positive"),
+    ([Roof(str(i), 1, 1) for i in range(7)], [], "at most"),
+])
+def test_a_roofline_refuses_what_a_log_axis_cannot_show(roofs, marks, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        roofline("r", roofs, marks, "x", "y", "t", "d")

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import pytest
 from bs4 import BeautifulSoup
 
-from snippets.render.charts import Series, lines
+from snippets.render import charts
+from snippets.render.charts import WIDE, WIDTH, Series
+
+lines = functools.partial(charts.lines, width=WIDTH)
+"""The phone's rendering alone: what the legibility rules are written for (the wide one is tested below)."""
 
 TWO = [Series("A", [(0, 0), (50, 10), (100, 20)]), Series("B", [(25, 5), (75, 30)], tips=("one", "two"))]
 
@@ -93,3 +98,13 @@ def test_a_log_axis_puts_each_decade_an_equal_step_apart() -> None:
 def test_a_log_axis_refuses_zero() -> None:
     with pytest.raises(ValueError, match="log y axis"):
         lines("l", [Series("A", [(1, 0), (2, 100)])], "x", "y", "t", "d", log_y=True)
+
+
+def test_a_chart_is_drawn_for_a_phone_and_again_for_a_desktop() -> None:
+    both = charts.lines("l", TWO, "x units", "y units", "t", "d")
+    narrow, wide = _soup(both).find_all("svg")
+    assert narrow["viewbox"].split()[2] == f"{WIDTH:g}" and wide["viewbox"].split()[2] == f"{WIDE:g}"
+    assert "sa-chart--narrow" in narrow["class"] and "sa-chart--wide" in wide["class"]
+    assert narrow["aria-labelledby"] == "l-title l-desc" and wide["aria-labelledby"] == "l-wide-title l-wide-desc"
+    # the same data in both: the same tooltips, in the same order
+    assert [t.get_text() for t in narrow.find_all("title")][2:] == [t.get_text() for t in wide.find_all("title")][2:]
