@@ -19,9 +19,10 @@ factors; test rows are predicted with the fitted model, reported apart, and alon
 
 - `fit`: the host's time per engine step (`step_overhead`), from the fit basis' inter-token latency at
   concurrency 1, where it acts alone; and for a vendor whose fitted rows run only on chips without measured
-  kernel efficiencies, the share of the default efficiencies its kernels reach (`vendor_kernel_fraction`).
-  The fit basis (`fit_basis`) is NIM's rows, as the time model's rationale says; rows whose configuration the
-  data infers are never fitted.
+  kernel efficiencies, the share of the default efficiencies (and of a kernel's fixed cost) its kernels reach
+  (`vendor_kernel_fraction`), on that vendor's rows' inter-token latency and throughput. The fit basis
+  (`fit_basis`) is every calibration row of the three named sources the engine can predict; rows whose
+  configuration the data infers are never fitted.
 - `fit_collectives`: each collective algorithm's latency and share of the link, least squares on relative
   error over the published timings by message size (data/latencies.yaml `points`).
 - `band_table`: the test rows' errors by regime (`snippets.engine.bands`).
@@ -56,8 +57,13 @@ SCENARIO = "reference"
 METRICS = ("ttft_ms", "itl_ms", "output_tokens_per_s")
 BAND_METRIC = {"ttft_ms": "ttft_ms", "itl_ms": "tpot_ms", "output_tokens_per_s": "output_tokens_per_s"}
 """Each measured metric and the predicted figure it is compared with (the band's metric)."""
-FIT_SOURCE = "https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/"
-"""The rows the host's time per step is fitted on come from this source (the time model's rationale names it)."""
+FIT_SOURCES = (
+    "https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/",
+    "https://github.com/SemiAnalysisAI/InferenceX",
+    "https://github.com/Azure/AI-benchmarking-guide",
+)
+"""The sources issue 24 names for the fit (NVIDIA NIM's benchmarking 1.0.0 pages, SemiAnalysis InferenceX,
+Azure's AI benchmarking guide): only calibration rows all of whose sources are among these are fitted."""
 
 
 @dataclass(frozen=True)
@@ -254,11 +260,14 @@ def skipped(cat: Catalog, role: str | None = None) -> list[Skipped]:
 
 
 def fit_basis(cat: Catalog) -> dict[str, Measurement]:
-    """The rows the host's time per step is fitted on: calibration rows from NIM (`FIT_SOURCE`) whose configuration
-    the source states, served plainly, at one request in flight."""
+    """The rows the time model's factors are fitted on: calibration rows of the named sources (`FIT_SOURCES`) whose
+    configuration the source states, served plainly (no speculation, disaggregation or prefix cache), that the
+    engine can be put to. The host's time per step is fitted on those at one request in flight; a vendor's kernel
+    fraction on that vendor's rows."""
     return {k: m for k, m in cat.measurements.items()
-            if m.role == "calibration" and m.config_from == "source" and m.concurrency == 1 and m.mode.plain
-            and why_not_predicted(m) is None and all(s.url.startswith(FIT_SOURCE) for s in m.sources)}
+            if m.role == "calibration" and m.config_from == "source" and m.mode.plain
+            and why_not_predicted(m) is None
+            and all(any(s.url.startswith(f) for f in FIT_SOURCES) for s in m.sources)}
 
 
 def _golden(fn: Callable[[float], float], lo: float, hi: float, steps: int = 40) -> float:
@@ -303,7 +312,7 @@ def fit(cat: Catalog) -> Fit:
     eng = engine_catalog(cat)
     key, entry = _time_model_entry(cat)
     base = eng.time_models[key]
-    cal = sorted(fit_basis(cat).items())
+    cal = [(k, m) for k, m in sorted(fit_basis(cat).items())]
     lo, hi = (x * entry.step_overhead.seconds / entry.step_overhead.value for x in entry.step_overhead_range)
 
     def loss_of(tm: TimeModelSpec, chosen: list[tuple[str, Measurement]], metrics: tuple[str, ...]) -> float:

@@ -1,8 +1,9 @@
-"""The time model against published measurements: the fitted factors are the fit (the host's time per step on
-NIM's rows, data/policies.yaml measured-fractions; each collective's latency and share of the link on its published
-timings), and each of NIM's rows stays in its stated band (|predicted − measured| ÷ measured): ITL and throughput
-15 %, TTFT 75 % (a short prompt's wait behind others at low load is the worst). The other rows are predicted and
-reported by regime (tests/unit/test_measurements.py); the test rows alone make the error bands."""
+"""The time model against published measurements: the fitted factors are the fit (the host's time per step and
+AMD's kernel fraction on the calibration rows of NIM, InferenceX and Azure's guide, data/policies.yaml
+measured-fractions; each collective's latency and share of the link on its published timings), and each of NIM's
+rows stays in its stated band (|predicted − measured| ÷ measured): ITL and throughput 15 %, TTFT 75 % (a short
+prompt's wait behind others at low load is the worst). The other rows are predicted and reported by regime
+(tests/unit/test_measurements.py); the test rows alone make the error bands."""
 
 from __future__ import annotations
 
@@ -40,11 +41,32 @@ def test_the_data_holds_the_collectives_fit():
         assert f.points >= 5
 
 
-def test_only_nim_runs_are_fitted():
+def test_only_the_named_sources_calibration_rows_are_fitted():
+    """The fit basis is calibration rows of NIM, InferenceX and Azure's guide whose configuration the source states,
+    every one of them the engine can predict, and never a test row."""
     basis = calibration.fit_basis(CAT)
-    assert len(basis) >= 2
-    assert all(m.engine.startswith("TensorRT-LLM (NIM)") and m.role == "calibration" for m in basis.values())
-    assert all(s.url.startswith("https://docs.nvidia.com/nim/benchmarking/") for m in basis.values() for s in m.sources)
+    named = ("https://docs.nvidia.com/nim/benchmarking/", "https://github.com/SemiAnalysisAI/InferenceX",
+             "https://github.com/Azure/AI-benchmarking-guide")
+    assert all(m.role == "calibration" and m.config_from == "source" for m in basis.values())
+    assert all(any(s.url.startswith(n) for n in named) for m in basis.values() for s in m.sources)
+    for n in named:  # each named source takes part
+        assert any(s.url.startswith(n) for m in basis.values() for s in m.sources), n
+    assert not any(m.role == "test" for m in basis.values())
+    single = [m for m in basis.values() if m.concurrency == 1]
+    assert {m.engine.split()[0] for m in single} >= {"TensorRT-LLM", "SGLang"}  # NIM's and InferenceX's runs at one request
+
+
+def test_vendor_fraction_fitted_only_where_no_chip_is_measured():
+    """AMD's rows run on MI300X and MI325X, which have no measured kernel efficiencies: its fraction is fitted inside
+    its stated range; NVIDIA's rows run on measured chips and keep 1."""
+    f = calibration.fit(CAT)
+    tm = CAT.policies[CAT.scenarios["reference"].time_model]
+    assert isinstance(tm, TimeModel)
+    lo, hi = tm.vendor_kernel_fraction_range
+    assert set(f.vendor_kernel_fraction) == {"AMD"}
+    assert lo < f.vendor_kernel_fraction["AMD"] < hi
+    lo, hi = tm.step_overhead_range
+    assert lo < f.step_overhead_s * 1e3 < hi  # inside its range, not at a bound
 
 
 def test_every_nim_row_within_its_band():
