@@ -93,3 +93,15 @@ def test_a_log_axis_puts_each_decade_an_equal_step_apart() -> None:
 def test_a_log_axis_refuses_zero() -> None:
     with pytest.raises(ValueError, match="log y axis"):
         lines("l", [Series("A", [(1, 0), (2, 100)])], "x", "y", "t", "d", log_y=True)
+
+
+def test_a_scatter_series_has_markers_and_no_line() -> None:
+    """A series with joined=False (points in no order, as on the predictions page) draws its markers only; a joined
+    series beside it keeps its line."""
+    pts = Series("rows", [(10, 12), (1000, 800), (100, 30)], joined=False)
+    ref = Series("predicted = measured", [(10, 10), (1000, 1000)])
+    soup = _soup(lines("s", [pts, ref], "measured", "predicted", "t", "d", log_x=True, log_y=True))
+    assert len(soup.find_all("polyline")) == 1
+    assert len(soup.find_all("circle")) == 5
+    x0, x1, x2 = (float(c["cx"]) for c in soup.find_all("circle")[:3])
+    assert x2 - x0 == pytest.approx(x1 - x2, abs=0.2)  # a decade is an equal step on the log axis
