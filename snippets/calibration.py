@@ -9,7 +9,9 @@ listed with the engine's message. Rows that give only a speed-up are compared in
 
 The engine predicts each row's own quantity (`Measurement.definitions`): TTFT with or without the wait for a
 slot, time per output token with or without the first token, and throughput as output tokens per second of the
-whole run (a per-GPU or total-token figure is converted by `Measurement.output_tokens_per_s`). Errors are
+whole run (a per-GPU or total-token figure is converted by `Measurement.output_tokens_per_s`). Where a source's
+client starts every request at once (InferenceX: `FIRST_WAVE`), the first wave's wait behind its own prompts is
+added to the mean TTFT the engine's steady state predicts (`first_wave_s`). Errors are
 (predicted − measured) ÷ measured, reported by role and by regime (vendor; dense or MoE; prefill, decode at low
 load, decode at saturation: `snippets.engine.bands`).
 
@@ -66,6 +68,28 @@ FIT_SOURCES = (
 Azure's AI benchmarking guide): only calibration rows all of whose sources are among these are fitted."""
 
 
+FIRST_WAVE = (("https://github.com/SemiAnalysisAI/InferenceX", 10),)
+"""Sources whose client starts every request it keeps in flight at once, and how many prompts it sends per request
+kept in flight: InferenceX's launch scripts (benchmarks/single_node/fixed_seq_len/*.sh) run its bench_serving with
+--max-concurrency $CONC --num-prompts $((CONC * 10)) and no request rate, so the first CONC requests start together
+and queue behind each other's prompts. A harness fact of the source, not a fitted factor."""
+
+
+def first_wave_s(m: Measurement, p: Prediction | DisaggPrediction) -> float:
+    """What a run's first wave adds to its mean TTFT when its client starts all `c` requests it keeps in flight at
+    once and sends `k × c` prompts in all: the i-th of the first wave waits for the i − 1 prompts before it, (c − 1)
+    ÷ 2 of the prompt's own steps on average, and that wave is 1 ÷ k of the requests (later waves arrive staggered
+    by the first's prompts, as the steady state has them). Zero for other sources, for an aggregated prediction's
+    absence, and where TTFT excludes the wait."""
+    if not isinstance(p, Prediction) or m.definitions.ttft != "queueing-included" or m.concurrency is None:
+        return 0.0
+    per = next((k for start, k in FIRST_WAVE if all(s.url.startswith(start) for s in m.sources)), None)
+    if per is None:
+        return 0.0
+    b = min(m.concurrency, p.in_flight)
+    return (b - 1) / 2 * p.prefill_s / per
+
+
 @dataclass(frozen=True)
 class Row:
     """One measurement beside the model's prediction of the same quantity."""
@@ -83,7 +107,8 @@ class Row:
         p, d = self.prediction, self.measurement.definitions
         if metric == "ttft_ms":
             # queueing-excluded: from the request's scheduling, so without the wait for a slot
-            return (p.ttft_s - (p.queue_s if d.ttft == "queueing-excluded" else 0.0)) * 1e3
+            wave = first_wave_s(self.measurement, p)
+            return (p.ttft_s + wave - (p.queue_s if d.ttft == "queueing-excluded" else 0.0)) * 1e3
         if metric == "itl_ms":
             if d.token_latency == "tpot-including-first":  # noqa: S105 - a definition; latency over output tokens
                 n = p.output_tokens

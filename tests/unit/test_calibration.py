@@ -85,3 +85,17 @@ def test_calibration_medians():
     for metric, most in MEDIANS["calibration"].items():
         s = calibration.summary(rows, metric)
         assert s is not None and s[0] <= most, (metric, s)
+
+
+def test_first_wave_is_the_inferencex_clients_burst_and_nothing_else():
+    """InferenceX's client starts its c requests at once and sends 10 c: the first wave waits (c − 1) ÷ 2 prompts on
+    average, a tenth of the requests; one request waits for none, and NIM's runs (a steady window) add nothing."""
+    rs = {r.id: r for r in calibration.rows(CAT, "calibration")}
+    r = rs["inferencex-dsr1-fp8-sglang-8xh200-in8192-out1024-c64"]
+    p = r.prediction
+    assert calibration.first_wave_s(r.measurement, p) == pytest.approx(63 / 2 * p.prefill_s / 10)
+    assert r.predicted("ttft_ms") == pytest.approx((p.ttft_s + 63 / 2 * p.prefill_s / 10) * 1e3)
+    one = rs["inferencex-dsr1-fp8-sglang-8xb200-in1024-out1024-c1"]
+    assert calibration.first_wave_s(one.measurement, one.prediction) == 0.0
+    nim = rs["nim180-llama33-70b-fp8-2xh100-in5000-out500-c50"]
+    assert calibration.first_wave_s(nim.measurement, nim.prediction) == 0.0
