@@ -99,3 +99,18 @@ def test_first_wave_is_the_inferencex_clients_burst_and_nothing_else():
     assert calibration.first_wave_s(one.measurement, one.prediction) == 0.0
     nim = rs["nim180-llama33-70b-fp8-2xh100-in5000-out500-c50"]
     assert calibration.first_wave_s(nim.measurement, nim.prediction) == 0.0
+
+
+def test_regime_follows_the_load_not_the_benchmarks_max_num_seqs():
+    """Every calibration run is served with max_num_seqs at its concurrency; that alone does not make it saturated.
+    One request in flight is decode at low load; requests waiting for a slot (NIM's 5,000-token runs past what the
+    KV cache holds) or a step several times one sequence's (DeepSeek-R1 at 64 on 8 x H200) are at saturation."""
+    rs = {r.id: r for r in calibration.rows(CAT, "calibration")}
+    low = rs["inferencex-dsr1-fp8-sglang-8xb200-in1024-out1024-c1"]
+    assert low.regime("itl_ms").phase == "decode at low load"
+    assert low.regime("ttft_ms").phase == "prefill"
+    queued = rs["nim180-llama33-70b-fp8-2xh100-in5000-out500-c250"]
+    assert queued.prediction.in_flight < 250
+    assert queued.regime("itl_ms").phase == "decode at saturation"
+    busy = rs["inferencex-dsr1-fp8-sglang-8xh200-in8192-out1024-c64"]
+    assert busy.prediction.in_flight == 64 and busy.regime("output_tokens_per_s").phase == "decode at saturation"
