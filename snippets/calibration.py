@@ -9,7 +9,9 @@ listed with the engine's message. Rows that give only a speed-up are compared in
 
 The engine predicts each row's own quantity (`Measurement.definitions`): TTFT with or without the wait for a
 slot, time per output token with or without the first token, and throughput as output tokens per second of the
-whole run (a per-GPU or total-token figure is converted by `Measurement.output_tokens_per_s`). Errors are
+whole run (a per-GPU or total-token figure is converted by `Measurement.output_tokens_per_s`). Where a source's
+client starts every request at once (InferenceX: `FIRST_WAVE`), the first wave's wait behind its own prompts is
+added to the mean TTFT the engine's steady state predicts (`first_wave_s`). Errors are
 (predicted − measured) ÷ measured, reported by role and by regime (vendor; dense or MoE; prefill, decode at low
 load, decode at saturation: `snippets.engine.bands`).
 
@@ -19,9 +21,10 @@ factors; test rows are predicted with the fitted model, reported apart, and alon
 
 - `fit`: the host's time per engine step (`step_overhead`), from the fit basis' inter-token latency at
   concurrency 1, where it acts alone; and for a vendor whose fitted rows run only on chips without measured
-  kernel efficiencies, the share of the default efficiencies its kernels reach (`vendor_kernel_fraction`).
-  The fit basis (`fit_basis`) is NIM's rows, as the time model's rationale says; rows whose configuration the
-  data infers are never fitted.
+  kernel efficiencies, the share of the default efficiencies (and of a kernel's fixed cost) its kernels reach
+  (`vendor_kernel_fraction`), on that vendor's rows' inter-token latency and throughput. The fit basis
+  (`fit_basis`) is every calibration row of the three named sources the engine can predict; rows whose
+  configuration the data infers are never fitted.
 - `fit_collectives`: each collective algorithm's latency and share of the link, least squares on relative
   error over the published timings by message size (data/latencies.yaml `points`).
 - `band_table`: the test rows' errors by regime (`snippets.engine.bands`).
@@ -56,8 +59,35 @@ SCENARIO = "reference"
 METRICS = ("ttft_ms", "itl_ms", "output_tokens_per_s")
 BAND_METRIC = {"ttft_ms": "ttft_ms", "itl_ms": "tpot_ms", "output_tokens_per_s": "output_tokens_per_s"}
 """Each measured metric and the predicted figure it is compared with (the band's metric)."""
-FIT_SOURCE = "https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/"
-"""The rows the host's time per step is fitted on come from this source (the time model's rationale names it)."""
+FIT_SOURCES = (
+    "https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/",
+    "https://github.com/SemiAnalysisAI/InferenceX",
+    "https://github.com/Azure/AI-benchmarking-guide",
+)
+"""The sources issue 24 names for the fit (NVIDIA NIM's benchmarking 1.0.0 pages, SemiAnalysis InferenceX,
+Azure's AI benchmarking guide): only calibration rows all of whose sources are among these are fitted."""
+
+
+FIRST_WAVE = (("https://github.com/SemiAnalysisAI/InferenceX", 10),)
+"""Sources whose client starts every request it keeps in flight at once, and how many prompts it sends per request
+kept in flight: InferenceX's launch scripts (benchmarks/single_node/fixed_seq_len/*.sh) run its bench_serving with
+--max-concurrency $CONC --num-prompts $((CONC * 10)) and no request rate, so the first CONC requests start together
+and queue behind each other's prompts. A harness fact of the source, not a fitted factor."""
+
+
+def first_wave_s(m: Measurement, p: Prediction | DisaggPrediction) -> float:
+    """What a run's first wave adds to its mean TTFT when its client starts all `c` requests it keeps in flight at
+    once and sends `k × c` prompts in all: the i-th of the first wave waits for the i − 1 prompts before it, (c − 1)
+    ÷ 2 of the prompt's own steps on average, and that wave is 1 ÷ k of the requests (later waves arrive staggered
+    by the first's prompts, as the steady state has them). Zero for other sources, for an aggregated prediction's
+    absence, and where TTFT excludes the wait."""
+    if not isinstance(p, Prediction) or m.definitions.ttft != "queueing-included" or m.concurrency is None:
+        return 0.0
+    per = next((k for start, k in FIRST_WAVE if all(s.url.startswith(start) for s in m.sources)), None)
+    if per is None:
+        return 0.0
+    b = min(m.concurrency, p.in_flight)
+    return (b - 1) / 2 * p.prefill_s / per
 
 
 @dataclass(frozen=True)
@@ -77,7 +107,8 @@ class Row:
         p, d = self.prediction, self.measurement.definitions
         if metric == "ttft_ms":
             # queueing-excluded: from the request's scheduling, so without the wait for a slot
-            return (p.ttft_s - (p.queue_s if d.ttft == "queueing-excluded" else 0.0)) * 1e3
+            wave = first_wave_s(self.measurement, p)
+            return (p.ttft_s + wave - (p.queue_s if d.ttft == "queueing-excluded" else 0.0)) * 1e3
         if metric == "itl_ms":
             if d.token_latency == "tpot-including-first":  # noqa: S105 - a definition; latency over output tokens
                 n = p.output_tokens
@@ -254,11 +285,14 @@ def skipped(cat: Catalog, role: str | None = None) -> list[Skipped]:
 
 
 def fit_basis(cat: Catalog) -> dict[str, Measurement]:
-    """The rows the host's time per step is fitted on: calibration rows from NIM (`FIT_SOURCE`) whose configuration
-    the source states, served plainly, at one request in flight."""
+    """The rows the time model's factors are fitted on: calibration rows of the named sources (`FIT_SOURCES`) whose
+    configuration the source states, served plainly (no speculation, disaggregation or prefix cache), that the
+    engine can be put to. The host's time per step is fitted on those at one request in flight; a vendor's kernel
+    fraction on that vendor's rows."""
     return {k: m for k, m in cat.measurements.items()
-            if m.role == "calibration" and m.config_from == "source" and m.concurrency == 1 and m.mode.plain
-            and why_not_predicted(m) is None and all(s.url.startswith(FIT_SOURCE) for s in m.sources)}
+            if m.role == "calibration" and m.config_from == "source" and m.mode.plain
+            and why_not_predicted(m) is None
+            and all(any(s.url.startswith(f) for f in FIT_SOURCES) for s in m.sources)}
 
 
 def _golden(fn: Callable[[float], float], lo: float, hi: float, steps: int = 40) -> float:
@@ -303,7 +337,7 @@ def fit(cat: Catalog) -> Fit:
     eng = engine_catalog(cat)
     key, entry = _time_model_entry(cat)
     base = eng.time_models[key]
-    cal = sorted(fit_basis(cat).items())
+    cal = [(k, m) for k, m in sorted(fit_basis(cat).items())]
     lo, hi = (x * entry.step_overhead.seconds / entry.step_overhead.value for x in entry.step_overhead_range)
 
     def loss_of(tm: TimeModelSpec, chosen: list[tuple[str, Measurement]], metrics: tuple[str, ...]) -> float:

@@ -17,7 +17,8 @@ One `Op` is one operation of one layer (repeated `count` times over a stage's la
 The elementwise kernels around a GEMM (the norm before it, FP8 activation quantization, the activation between
 the MLP's two GEMMs) are counted with it: their bytes (the activations they read and write) and their launches.
 A vendor's kernel fraction (`TimeModelSpec.kernel_fraction`, 1 unless fitted) scales every kernel efficiency of
-its chips. Standard library only.
+its chips, and divides a kernel's fixed cost inside a graph (its launch, ramp and tail: the same kernels running
+at that share of the speed). Standard library only.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_f
     return Rates(peak_flops=chip.dense_flops[compute_format], bf16_flops=bf16, gemm=gemm,
                  hbm_bytes_per_s=chip.hbm_bytes_per_s, stream_bytes_per_s=chip.hbm_bytes_per_s * eff.hbm * kf,
                  attention_flops_per_s=bf16 * eff.attention * kf, weight_bytes=precision.bytes_per_param,
-                 kernel_fraction=kf, kernel_s=tm.kernel_s, host_s=tm.host_dispatch_s,
+                 kernel_fraction=kf, kernel_s=tm.kernel_s / kf, host_s=tm.host_dispatch_s,
                  graph_max_tokens=tm.graph_max_tokens)
 
 

@@ -61,7 +61,11 @@ FIXED_POINT_PASSES = 4
 PREFILL_LOAD_CAP = 0.95
 """The prefill queue's load is capped below 1 (an M/D/1 wait diverges at 1)."""
 SATURATION = 0.9
-"""Decode is "at saturation" once the admitted sequences reach this share of what the replica admits."""
+"""Decode is "at saturation" once the admitted sequences reach this share of what the KV cache holds."""
+SATURATION_STEP = 2.0
+"""... or once a decode step takes this many times one sequence's step: the work that grows with the batch (KV
+reads, the experts it wakes, arithmetic) has overtaken what every step pays whatever its batch (the weights'
+stream, kernel launches, the host)."""
 
 
 def kv_sequences(d: Deployment, tokens: int) -> int:
@@ -440,10 +444,24 @@ def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float,
     return life, (tpot if n_out > 1 else dec * steps_per_token), w, rho
 
 
-def _regimes(d: Deployment, saturated: bool) -> tuple[bands_mod.Regime, bands_mod.Regime]:
+def saturated(d: Deployment, batch: int, cap: int, step: Step, context: float, prep: Prep | None = None,
+              query_per_seq: int = 1) -> bool:
+    """Whether decode of `batch` sequences (`step`) is at saturation: the KV cache (not `max_num_seqs`) nearly full
+    (`SATURATION` of the `cap` sequences it admits), or the step `SATURATION_STEP` times one sequence's step. A
+    benchmark that sets `max_num_seqs` to its concurrency is not saturated by that alone; the caller adds requests
+    waiting for a slot."""
+    if cap < max_num_seqs(d) * d.layout.dp and batch >= SATURATION * cap:
+        return True
+    if batch <= 1:
+        return False
+    alone = mixed_step(d, 1, context, 0, 0, prep=prep, query_per_seq=query_per_seq).total_s
+    return step.total_s >= SATURATION_STEP * alone
+
+
+def _regimes(d: Deployment, at_saturation: bool) -> tuple[bands_mod.Regime, bands_mod.Regime]:
     moe = d.setting.model.arch.moe is not None
     vendor = d.setting.chip.vendor
-    phase = "decode at saturation" if saturated else "decode at low load"
+    phase = "decode at saturation" if at_saturation else "decode at low load"
     return bands_mod.Regime(vendor, moe, phase), bands_mod.Regime(vendor, moe, "prefill")
 
 
@@ -509,8 +527,7 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
     assert dec_step is not None and pre_step is not None  # noqa: S101 - the loop ran
     throughput = b * n_out / lifetime
     queue = (c - b) * lifetime / b if c > b else 0.0
-    saturated = c >= cap or b >= SATURATION * cap
-    dec_regime, pre_regime = _regimes(d, saturated)
+    dec_regime, pre_regime = _regimes(d, c > cap or saturated(d, b, cap, dec_step, ctx, prep, q))
     table = d.setting.time_model.bands
     return Prediction(
         concurrency=c, in_flight=b, input_tokens=n_in, output_tokens=n_out, prefill_s=prefill_s,
@@ -764,7 +781,9 @@ def combine(p: PrefillPool, dec: DecodePool, prefill_workers: int, decode_worker
     dd = dec.deployment
     price = dd.setting.price
     cost = None if price is None else rented_share(gpus, price.gpus_per_unit) * price.usd_per_gpu_hour
-    dec_regime, _ = _regimes(dd, dec.batch >= SATURATION * dec.admitted)
+    ctx = dec.input_tokens + dec.output_tokens / 2
+    q = 1 if dec.speculation is None else dec.speculation.query_per_seq
+    dec_regime, _ = _regimes(dd, saturated(dd, dec.batch, dec.admitted, dec.step, ctx, None, q))
     _, pre_regime = _regimes(p.deployment, False)
     table = dd.setting.time_model.bands
     return DisaggPrediction(

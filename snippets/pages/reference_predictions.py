@@ -14,7 +14,6 @@ from functools import partial
 from urllib.parse import urlsplit
 
 from snippets.calibration import (
-    FIT_SOURCE,
     METRICS,
     Row,
     by_regime,
@@ -29,7 +28,7 @@ from snippets.calibration import (
 from snippets.data import Catalog, Measurement, TimeModel
 from snippets.data.export import engine_catalog
 from snippets.engine.bands import COVERAGE
-from snippets.engine.serving import SATURATION
+from snippets.engine.serving import SATURATION, SATURATION_STEP
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of_text
 from snippets.render import charts, fmt
@@ -146,17 +145,20 @@ def skipped_table(cat: Catalog) -> str:
 
 
 def _fitted(cat: Catalog) -> list[Row]:
-    """NIM's rows whose configuration the page states: the rows the two factors are fitted on, at every load."""
-    return [r for r in rows(cat, "calibration") if r.measurement.config_from == "source"
-            and all(s.url.startswith(FIT_SOURCE) for s in r.measurement.sources)]
+    """The calibration rows the factors are fitted on (`fit_basis`: NIM's, InferenceX's and Azure's guide's rows
+    whose configuration the source states), at every load."""
+    basis = fit_basis(cat)
+    return [r for r in rows(cat, "calibration") if r.id in basis]
 
 
 def summary_table(cat: Catalog) -> str:
-    """Median and worst absolute error of each metric: NIM's rows, the other calibration rows, the test rows."""
+    """Median and worst absolute error of each metric: the fitted calibration rows, the calibration rows whose
+    configuration the data infers (never fitted), the test rows."""
     fitted = _fitted(cat)
     ids = {r.id for r in fitted}
-    groups = (("calibration, NIM (fitted on)", fitted),
-              ("calibration, other sources", [r for r in rows(cat, "calibration") if r.id not in ids]),
+    groups = (("calibration, fitted on", fitted),
+              ("calibration, configuration inferred (not fitted)",
+               [r for r in rows(cat, "calibration") if r.id not in ids]),
               ("test", rows(cat, "test")))
     out: list[list[fmt.Cell]] = []
     for name, rs in groups:
@@ -199,6 +201,41 @@ def sweep_chart(cat: Catalog) -> str:
     return charts.figure(svg, words)
 
 
+ACCURACY_ROLES = (("calibration", "calibration rows"), ("test", "test rows"))
+
+
+def accuracy_charts(cat: Catalog) -> str:
+    """Predicted against measured, both axes on a log scale, one chart per metric: every predicted row that measures
+    the metric, calibration and test rows marked apart, with the line where prediction equals measurement."""
+    by_role = {role: rows(cat, role) for role, _ in ACCURACY_ROLES}
+    out = []
+    for metric in METRICS:
+        series = []
+        values: list[float] = []
+        for role, label in ACCURACY_ROLES:
+            pts, tips = [], []
+            for r in by_role[role]:
+                m = r.measured(metric)
+                if m is None or m <= 0:
+                    continue
+                p = r.predicted(metric)
+                pts.append((m, p))
+                tips.append(f"{r.id}: measured {m:,.4g}, predicted {p:,.4g} {UNITS[metric]}")
+                values += [m, p]
+            if pts:
+                series.append(charts.Series(label, pts, tips, joined=False))
+        lo, hi = min(values), max(values)
+        series.append(charts.Series("predicted = measured", [(lo, lo), (hi, hi)], ("", ""), joined=True))
+        name = f"accuracy-{metric.replace('_', '-')}"
+        words = (f"{LABELS[metric]} as the engine predicts it against as published, in {UNITS[metric]}, both on a "
+                 f"log scale: each point is a row, calibration and test rows in their own colours; points on the "
+                 f"line are exact, above it over-predicted, below it under-predicted.")
+        svg = charts.lines(name, series, f"measured ({UNITS[metric]})", f"predicted ({UNITS[metric]})",
+                           f"{LABELS[metric]}: predicted against measured", words, log_x=True, log_y=True)
+        out.append(charts.figure(svg, words))
+    return "".join(out)
+
+
 def bands_table(cat: Catalog) -> str:
     """The error band of each metric by regime, from the test rows: the range that held 80 % of their errors."""
     tm = engine_catalog(cat).time_models[cat.scenarios["reference"].time_model]
@@ -215,7 +252,7 @@ def bands_table(cat: Catalog) -> str:
 
 
 class ReferencePredictionsPage(Page):
-    shows = (summary_table, regime_table, bands_table, sweep_chart, partial(rows_table, role="calibration"),
+    shows = (summary_table, regime_table, bands_table, accuracy_charts, sweep_chart, partial(rows_table, role="calibration"),
              partial(rows_table, role="test"), skipped_table)
     """The functions the page's blocks print, with the blocks' arguments."""
 
@@ -236,24 +273,40 @@ class ReferencePredictionsPage(Page):
         other = [r for r in cal if r.id not in ids]
         test_med = {metric: s[0] for metric in METRICS if (s := summary(test, metric)) is not None}
         other_med = {metric: s[0] for metric in METRICS if (s := summary(other, metric)) is not None}
-        first = next(iter(basis.values()))
-        gpus = first.gpu_count or 0
+        single = [r.measurement for r in fitted if r.measurement.concurrency == 1]
+        runs = sorted({(f"{m.checkpoint or cat.models[m.model].name} on {m.gpu_count or 0} × "
+                        f"{cat.accelerators[m.accelerator].name} ({source_label(m).removesuffix(' (secondary)')})")
+                       for m in single})
         every = [*cal, *test]
         moe_ttft = [e for r in every if r.deployment.setting.model.arch.moe is not None
                     and (e := r.error("ttft_ms")) is not None]
         # the vendor as data/accelerators.yaml spells it ("AMD"), read by its first word: the name is data text
-        amd_tput = [e for r in every if r.vendor.split(" ")[0] == "AMD" and (e := r.error("output_tokens_per_s")) is not None]
+        amd_tput = [e for r in test if r.vendor.split(" ")[0] == "AMD" and r.deployment.setting.model.arch.moe is not None
+                    and (e := r.error("output_tokens_per_s")) is not None]
         sources = {source_label(m).removesuffix(" (secondary)") for m in cat.measurements.values()}
-        self.cal_run = (f"{first.checkpoint or cat.models[first.model].name} in {cat.precisions[first.precision].name} on "
-                        f"{gpus} × {cat.accelerators[first.accelerator].name}")
+        self.cal_run = fmt.Figure(len(runs), "runs", " and ".join(runs), "the fit basis' runs at one request")
+        self.single_rows = fmt.count(len(single), "rows")
+        kf = f.vendor_kernel_fraction.get("AMD")
+        data_kf = dict(tm.vendor_kernel_fraction).get("AMD")
+        if kf is None or data_kf is None:
+            raise ValueError("AMD's kernel fraction is neither fitted nor recorded: the page's text names it")
+        self.amd_fraction = fmt.Figure(data_kf, "", f"{data_kf:.2f}", "data/policies.yaml measured-fractions")
+        self.fit_amd_fraction = fmt.Figure(kf, "", f"{kf:.3f}", "python -m snippets.calibration")
+        klo, khi = tm.vendor_kernel_fraction_range
+        self.amd_fraction_range = fmt.Figure(klo, "", f"{klo:g}–{khi:g}", "the range data/policies.yaml states")
+        amd_rows = {r.measurement.accelerator for r in fitted if r.vendor.split(" ")[0] == "AMD"}
+        self.amd_chips = fmt.Figure(len(amd_rows), "chips", " and ".join(sorted(cat.accelerators[a].name
+                                                                                for a in amd_rows)), "the fit basis")
         self.cal_band = fmt.percent(CAL_BAND)
         self.cal_rows = fmt.count(len(cal) + len(cal_skip), "rows")
         self.test_rows = fmt.count(len(test) + len(test_skip), "rows")
         self.n_sources = fmt.count(len(sources), "sources")
         self.predicted = fmt.count(len(cal) + len(test), "rows")
         self.not_predicted = fmt.count(len(cal_skip) + len(test_skip), "rows")
-        self.fit_rows = fmt.count(len(basis), "rows")
+        self.fit_rows = fmt.count(len(fitted), "rows")
+        self.basis_rows = fmt.count(len(basis), "rows")
         self.saturation = fmt.percent(SATURATION, 0)
+        self.saturation_step = fmt.Figure(SATURATION_STEP, "×", f"{SATURATION_STEP:g}", "snippets.engine.serving")
         self.step_overhead = fmt.quantity(tm.step_overhead.seconds * 1e3, "ms", 2, show_unit=True)
         self.fit_step_overhead = fmt.quantity(f.step_overhead_s * 1e3, "ms", 2, show_unit=True)
         lo, hi = tm.step_overhead_range
@@ -278,7 +331,7 @@ class ReferencePredictionsPage(Page):
                                   f"median ITL error {med['itl_ms']:.1%}, throughput {med['output_tokens_per_s']:.1%}")
         self.others_worse = fmt.claim(other_med["output_tokens_per_s"] > med["output_tokens_per_s"]
                                       and test_med["output_tokens_per_s"] > med["output_tokens_per_s"],
-                                      f"NIM {med['output_tokens_per_s']:.1%}, other calibration "
+                                      f"fitted {med['output_tokens_per_s']:.1%}, other calibration "
                                       f"{other_med['output_tokens_per_s']:.1%}, test {test_med['output_tokens_per_s']:.1%}")
         under = sum(1 for e in moe_ttft if e < 0)
         self.moe_ttft_rows = fmt.count(len(moe_ttft), "rows")
@@ -289,7 +342,7 @@ class ReferencePredictionsPage(Page):
         self.amd_rows = fmt.count(len(amd_tput), "rows")
         self.amd_over = fmt.count(over, "rows")
         self.amd_high = fmt.claim(bool(amd_tput) and over >= 0.8 * len(amd_tput),
-                                  f"{over} of {len(amd_tput)} AMD throughput rows over-predicted")
+                                  f"{over} of {len(amd_tput)} AMD MoE test throughput rows over-predicted")
         short = [r for r in test if r.vendor.split(" ")[0] == "NVIDIA" and r.measurement.input_tokens is not None
                  and r.measurement.output_tokens is not None
                  and r.measurement.input_tokens + r.measurement.output_tokens <= 256]

@@ -454,6 +454,8 @@ class Series:
     points: Sequence[tuple[float, float]]
     tips: Sequence[str] = ()
     """A tooltip per point (its concurrency, say); empty: the point's x and y."""
+    joined: bool = True
+    """False: markers only, no line between them (a scatter of points in no order)."""
 
 
 _LINES_PLOT_H = 240.0
@@ -519,10 +521,11 @@ def lines(name: str, series: Sequence[Series], xlabel: str, ylabel: str, title: 
     for i, s in enumerate(series):
         colour = PALETTE[i % len(PALETTE)]
         g = ET.SubElement(svg, "g", {"fill": colour, "stroke": colour})
-        ET.SubElement(g, "polyline", {
-            "points": " ".join(f"{_n(x_of(px))},{_n(y_of(py))}" for px, py in s.points),
-            "fill": "none", "stroke-width": "2",
-        })
+        if s.joined:
+            ET.SubElement(g, "polyline", {
+                "points": " ".join(f"{_n(x_of(px))},{_n(y_of(py))}" for px, py in s.points),
+                "fill": "none", "stroke-width": "2",
+            })
         for j, (px, py) in enumerate(s.points):
             dot = ET.SubElement(g, "circle", {"cx": _n(x_of(px)), "cy": _n(y_of(py)), "r": "2.5"})
             tip = s.tips[j] if s.tips else f"{_fmt_number(px)} {xlabel}, {_fmt_number(py)} {ylabel}"

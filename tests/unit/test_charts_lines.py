@@ -108,3 +108,15 @@ def test_a_chart_is_drawn_for_a_phone_and_again_for_a_desktop() -> None:
     assert narrow["aria-labelledby"] == "l-title l-desc" and wide["aria-labelledby"] == "l-wide-title l-wide-desc"
     # the same data in both: the same tooltips, in the same order
     assert [t.get_text() for t in narrow.find_all("title")][2:] == [t.get_text() for t in wide.find_all("title")][2:]
+
+
+def test_a_scatter_series_has_markers_and_no_line() -> None:
+    """A series with joined=False (points in no order, as on the predictions page) draws its markers only; a joined
+    series beside it keeps its line (in each of the phone's and the desktop's drawings)."""
+    pts = Series("rows", [(10, 12), (1000, 800), (100, 30)], joined=False)
+    ref = Series("predicted = measured", [(10, 10), (1000, 1000)])
+    svg = _soup(lines("s", [pts, ref], "measured", "predicted", "t", "d", log_x=True, log_y=True)).find("svg")
+    assert len(svg.find_all("polyline")) == 1
+    assert len(svg.find_all("circle")) == 5
+    x0, x1, x2 = (float(c["cx"]) for c in svg.find_all("circle")[:3])
+    assert x2 - x0 == pytest.approx(x1 - x2, abs=0.2)  # a decade is an equal step on the log axis
