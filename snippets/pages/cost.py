@@ -447,7 +447,11 @@ class CostPage(Page):
         self.cal_tput = fmt.percent(cal_tput[0])
         self.test_tput = fmt.percent(test_tput[0])
         self.test_tput_worst = fmt.percent(test_tput[1])
-        self.cal_gpu = gpu_label(cat.accelerators[sorted(cal_accs)[0]].name)
+        self.cal_gpus = fmt.count(len(cal_accs), "accelerators")
+        unfitted = sorted(a for a in by_acc if a not in cal_accs)
+        names = [f"the {gpu_label(cat.accelerators[a].name)}" for a in unfitted]
+        self.unfitted = (", ".join(names[:-1]) + " and " + names[-1]) if len(names) > 1 else "".join(names)
+        self.unfitted_verb = "has" if len(names) == 1 else "have"
         # claims
         self.batching_pays = fmt.claim(out_cost(run(wd, 1)) > 10 * out_cost(w_most),
                                        f"${out_cost(run(wd, 1)):.2f} at one request > 10 × ${out_cost(w_most):.3f}")
@@ -474,10 +478,10 @@ class CostPage(Page):
         self.pp405 = fmt.claim(bool(pp405) and all(x.d.setting.precision.id == "bf16" for x in pp405),
                                "; ".join(f"{x.label}: {x.d.layout.label}" for x in pp405) or "none")
         self.latency_share_below_one = fmt.claim(0.5 < share < 1.0, f"{nim_t:.0f} ÷ {plateau:.0f} tokens/s")
-        self.cal_one_gpu = fmt.claim(len(cal_accs) == 1, f"calibration accelerators: {sorted(cal_accs)}")
-        others = {"mi300x", "a100-80gb-sxm", "b200"}
-        self.untested_gpus = fmt.claim(others <= measured_accs and not others & cal_accs,
-                                       f"fitted on {sorted(cal_accs)}; measured {sorted(measured_accs)}")
+        self.cal_several = fmt.claim(len(cal_accs) > 1, f"calibration accelerators: {sorted(cal_accs)}")
+        self.unfitted_some = fmt.claim(bool(unfitted) and not set(unfitted) & cal_accs,
+                                       f"in the table, not fitted on: {unfitted}; fitted on {sorted(cal_accs)}; "
+                                       f"measured {sorted(measured_accs)}")
 
 
 namespace = CostPage.namespace_of
