@@ -646,7 +646,7 @@ def _disaggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | Non
     if t.ttft_s is not None and fastest > t.ttft_s:
         # no prefill pool computes a prompt within the target: keep the closest for `why`
         pools = [min(pools, key=lambda p: p.prefill_s)]
-    pairs: list[tuple[PrefillPool, Callable[[int], DecodePool], int]] = []
+    pairs: list[tuple[tuple[float, int], PrefillPool, Callable[[int], DecodePool], Callable[[int], float], int]] = []
     for d in deps:
         for spec in specs:
             try:
@@ -677,24 +677,56 @@ def _disaggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | Non
                     return pool(b).tpot_s / limit - 1
 
                 top = _largest(1, cap, over, over(1), over(cap))
+            rate = _rates(pool)
+            peak = _peak(1, top, rate, lambda _: True)
+            assert peak is not None  # noqa: S101 - with nothing to fit, the peak is one of the batches
             for p in pools:
                 pt = _disagg_point(p, pool(top), run)  # the largest batch meeting TPOT: a first answer
                 if pt is not None:
                     run.points.append(pt)
                     if t.met(pt.ttft_s, pt.tpot_s):
                         run.candidates.append(pt)
-                pairs.append((p, pool, top))
-    for p, pool, top in pairs:
-        pt = _cheapest_pair(p, pool, top, run)
+                pairs.append((_floor(p, first, rate(peak)), p, pool, rate, top))
+    # the pairs whose GPUs at their fastest batch could cost least first; none after the cheapest found costs less
+    bar = min(((q.gpu_hours_per_mtok, q.gpus) for q in run.candidates if q.mode == "disaggregated"),
+              default=(math.inf, 0))
+    for floor, p, pool, rate, top in sorted(pairs, key=lambda x: x[0]):
+        if floor >= bar:
+            break
+        pt = _cheapest_pair(p, pool, rate, top, run, bar)
         if pt is not None:
             run.points.append(pt)
             run.candidates.append(pt)
+            bar = (pt.gpu_hours_per_mtok, pt.gpus)
 
 
-def _cheapest_pair(p: PrefillPool, pool: Callable[[int], DecodePool], top: int, run: _Run) -> Point | None:
+def _rates(pool: Callable[[int], DecodePool]) -> Callable[[int], float]:
+    """Requests a second one decode worker finishes at each batch."""
+    return _memo(lambda b: pool(b).requests_per_s, {})
+
+
+def _gpu_hours(share: float, y: int, r: float, n_out: int) -> float:
+    """Rented GPU-hours per million output tokens of `share` rented GPUs serving y decode workers' r requests a second
+    (as `Point.gpu_hours_per_mtok` computes it)."""
+    return share / (y * r * n_out * 3600) * 1e6
+
+
+def _floor(p: PrefillPool, first: DecodePool, r_top: float) -> tuple[float, int]:
+    """The least any configuration of prefill workers `p` and decode workers `first.deployment` can cost: one
+    prefill worker, decode workers at their fastest batch (`r_top` requests a second each)."""
+    dd = first.deployment
+    unit = 1 if dd.setting.price is None else dd.setting.price.gpus_per_unit
+    gp, gd = p.deployment.gpus, dd.gpus
+    return min((_gpu_hours(rented_share(gp + y * gd, unit), y, r_top, first.output_tokens), gp + y * gd)
+               for y in range(1, MAX_DECODE_WORKERS + 1))
+
+
+def _cheapest_pair(p: PrefillPool, pool: Callable[[int], DecodePool], rate: Callable[[int], float], top: int,
+                   run: _Run, bar: tuple[float, int]) -> Point | None:
     """The cheapest configuration of workers of prefill pool `p` and of one decode layout (`pool(b)`: a decode
-    worker at batch b) at batches 1 to `top` (those meeting the TPOT target) if it is cheaper than the cheapest
-    disaggregated one found, exactly: for each number of decode workers y (1 to `MAX_DECODE_WORKERS`) and of
+    worker at batch b; `rate(b)` its requests a second) at batches 1 to `top` (those meeting the TPOT target) if it
+    is cheaper than `bar` (GPU-hours per million output tokens and GPUs: the cheapest disaggregated one found),
+    exactly: for each number of decode workers y (1 to `MAX_DECODE_WORKERS`) and of
     prefill workers x from the fewest that keep up at batch 1, the batch of most requests a second at which x
     prefill workers carry y decode workers' rate within the TTFT target (`_peak`). More prefill workers stop
     helping once y decode workers run at their fastest batch, or once their GPUs alone at that batch cost more a
@@ -706,14 +738,9 @@ def _cheapest_pair(p: PrefillPool, pool: Callable[[int], DecodePool], top: int, 
     unit = 1 if price is None else price.gpus_per_unit
     s, gp, gd, n_out = p.service_s, p.deployment.gpus, dd.gpus, first.output_tokens
 
-    def rate(b: int) -> float:
-        return pool(b).requests_per_s
-
     def gpu_hours(share: float, y: int, r: float) -> float:
-        return share / (y * r * n_out * 3600) * 1e6  # as `Point.gpu_hours_per_mtok` computes it
+        return _gpu_hours(share, y, r, n_out)
 
-    found = [(q.gpu_hours_per_mtok, q.gpus) for q in run.candidates if q.mode == "disaggregated"]
-    bar = min(found, default=(math.inf, 0))
     fastest = _peak(1, top, rate, lambda _: True)
     assert fastest is not None  # noqa: S101 - with nothing to fit, the peak is one of the batches
     r_top = rate(fastest)
@@ -724,20 +751,39 @@ def _cheapest_pair(p: PrefillPool, pool: Callable[[int], DecodePool], top: int, 
         least = _workers(p, first, y * first.requests_per_s, y, t)
         if least is None:
             continue  # no number of prefill workers keeps up with these at one sequence each
+        # the workers up to the fewest whose rate ceiling reaches the fastest batch (more add only GPUs), each with
+        # its ceiling: the most requests a second x prefill workers take within the load cap and the TTFT target
+        ceilings: list[tuple[int, int, float, float]] = []  # x, GPUs, KV transfer, ceiling
         x = least
         while True:
             gpus = x * gp + y * gd
             if run.max_gpus is not None and gpus > run.max_gpus:
                 break
-            share = rented_share(gpus, unit)
-            if (gpu_hours(share, y, r_top), gpus) >= bar:
+            if (gpu_hours(rented_share(gpus, unit), y, r_top), gpus) >= bar:
                 break  # no batch makes these GPUs cheaper than the best, nor more of them
             try:
                 sent = kv_transfer(p, first, gpus)[1].seconds
             except ValueError:  # the pools would span nodes whose network the data does not record
                 break
-            if t.ttft_s is not None and p.prefill_s + sent >= t.ttft_s and gpus > dd.setting.node.gpus:
-                break  # across nodes the transfer alone misses the target, with any number of workers
+            rho = PREFILL_LOAD_CAP
+            if t.ttft_s is not None:
+                budget = t.ttft_s - p.prefill_s - sent
+                if budget <= 0:
+                    if gpus > dd.setting.node.gpus:
+                        break  # across nodes the transfer alone misses the target, with any number of workers
+                    x += 1
+                    continue
+                rho = min(rho, 2 * budget / (s + 2 * budget))  # M/D/1: s ρ / (2 (1 − ρ)) <= budget
+            ceiling = x * rho / (y * s)
+            ceilings.append((x, gpus, sent, ceiling))
+            if ceiling >= r_top:
+                break
+            x += 1
+        # most workers first: the cheapest found there bars the fewer whose ceiling cannot beat it
+        for x, gpus, sent, ceiling in reversed(ceilings):
+            share = rented_share(gpus, unit)
+            if (gpu_hours(share, y, min(r_top, ceiling * (1 + 1e-9))), gpus) >= bar:
+                continue
 
             def fits(v: float, x: int = x, y: int = y, sent: float = sent) -> bool:
                 load = y * v * s / x  # as `combine` computes it
@@ -749,9 +795,6 @@ def _cheapest_pair(p: PrefillPool, pool: Callable[[int], DecodePool], top: int, 
                 here = (gpu_hours(share, y, rate(b)), gpus)
                 if here < bar:
                     bar, best = here, (x, y, b)
-                if rate(b) >= r_top:
-                    break  # the decode workers' fastest batch: more prefill workers add only GPUs
-            x += 1
     if best is None:
         return None
     x, y, b = best
