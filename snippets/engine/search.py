@@ -23,12 +23,16 @@ user sees, 1 ÷ TPOT), TTFT, TPOT, GPUs, rent and $ per million output tokens, w
   replicas (or prefill and decode workers) and rented GPUs that carry it, and $ per hour. When nothing meets the
   targets, `why` names the target that binds and by how much.
 
-Pruning makes it fast, not a coarser grid: TTFT and TPOT rise and throughput per GPU rises with concurrency up to
-what the KV cache admits (no point beyond it is tried), so a layout's one-request point and its fullest point
-bound all of its points. A layout whose bound no point already found beats is swept; one whose fullest point costs
-more than the cheapest found is not searched for the target; a layout that misses the TPOT target alone misses it
-at every load. The highest concurrency that meets the targets is found by bisection, exactly; prefill layouts that
-another beats on prompt time, GPU time per prompt and KV bytes to send are dropped.
+Pruning makes it fast, not a coarser grid: TTFT and TPOT rise with concurrency up to what the KV cache admits (no
+point beyond it is tried), so a layout's one-request point and its fullest point bound the frontier's sweep of it,
+and a layout that misses the TPOT target alone misses it at every load. The cheapest point is exact: the largest
+load (or decode batch) meeting the targets is found by bisection; throughput does not always rise with the load up
+to there (it dips where an all-reduce changes algorithm or a step outgrows the CUDA graphs), so the load of most
+throughput below it is found by branch and bound (`_peak`), which needs only that a step's time never falls as the
+batch grows. Disaggregated, every number of decode workers (1 to `MAX_DECODE_WORKERS`) and of prefill workers is
+tried at the batch that suits it (`_cheapest_pair`), cut off where its GPUs alone would cost more than the cheapest
+found; prefill layouts that another beats on prompt time, time per prompt, GPUs and KV bytes to send are dropped.
+Tightening a target therefore never makes the cheapest point cheaper.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from snippets.engine.deployment import Deployment, NoLayout, RefusedLayout, Setting, deploy, setting
 from snippets.engine.layout import Layout, layout_problems, tp_degrees
@@ -59,6 +63,8 @@ from snippets.engine.serving import (
 )
 from snippets.engine.specs import EngineCatalog
 from snippets.engine.step import Prep, prepare
+
+_T = TypeVar("_T")
 
 MODES = ("aggregated", "disaggregated", "any")
 MAX_DECODE_WORKERS = 8
@@ -406,6 +412,22 @@ def _agg_point(d: Deployment, c: int, run: _Run, spec: Speculation | None) -> Po
     return Point(x, d, d.rented_gpus_per_replica, None if price is None else price.usd_per_gpu_hour)
 
 
+def _loads(d: Deployment, run: _Run, spec: Speculation | None, seed: dict[int, Point]) -> Callable[[int], Point]:
+    """A replica of `d` at each load, predicted once."""
+    return _memo(lambda c: _agg_point(d, c, run, spec), seed)
+
+
+def _throughput(at: Callable[[int], Point]) -> Callable[[int], float]:
+    return lambda c: at(c).output_tokens_per_s
+
+
+def _batches(d: Deployment, run: _Run, spec: Speculation | None, first: DecodePool) -> Callable[[int], DecodePool]:
+    """A decode worker of `d` at each batch, predicted once."""
+    return _memo(lambda b: decode_pool(d, b, run.n_in, run.n_out, speculation=spec, prefix_hit=run.prefix_hit,
+                                       prefix_groups=run.prefix_groups, prep=run.prep(d), draft=run.draft(d, spec)),
+                 {1: first})
+
+
 def _largest(lo: int, hi: int, excess: Callable[[int], float], e_lo: float, e_hi: float) -> int:
     """The largest n in [lo, hi) with excess(n) <= 0, given excess(lo) = e_lo <= 0 < e_hi = excess(hi) and that
     excess rises with n: interpolated where excess crosses zero (it is nearly linear in the load), and halved
@@ -429,6 +451,46 @@ def _largest(lo: int, hi: int, excess: Callable[[int], float], e_lo: float, e_hi
     return lo
 
 
+def _memo(f: Callable[[int], _T], seed: dict[int, _T]) -> Callable[[int], _T]:
+    """`f`, each n computed once (in `seed`, local to one search)."""
+    def g(n: int) -> _T:
+        if n not in seed:
+            seed[n] = f(n)
+        return seed[n]
+    return g
+
+
+def _peak(lo: int, hi: int, value: Callable[[int], float], fits: Callable[[float], bool],
+          floor: float = -math.inf) -> int | None:
+    """The n in [lo, hi] of the largest value(n) above `floor` among those whose value fits (`fits` is true up to
+    a value and false beyond it), or None: exact by branch and bound, given that value(n) ÷ n never rises with n (a request's
+    time, or a step's, never falls as the load grows), so that on [a, b] value(a)·n ÷ a bounds value(n) from above
+    and value(b)·n ÷ b from below. Where value rises with n it settles in about two halvings per bit of the range;
+    where it dips (an all-reduce changing algorithm, a step outgrowing the CUDA graphs) it looks on both sides."""
+    best: int | None = None
+    best_v = floor
+    for n in (lo, hi):
+        v = value(n)
+        if fits(v) and v > best_v:
+            best, best_v = n, v
+    stack = [(lo, hi)]
+    while stack:
+        a, b = stack.pop()
+        if b - a < 2:
+            continue
+        va, vb = value(a), value(b)
+        if va * (b - 1) / a <= best_v:
+            continue  # nothing inside can beat the best found
+        if not fits(vb * (a + 1) / b):
+            continue  # everything inside is too much
+        m = (a + b) // 2
+        v = value(m)
+        if fits(v) and v > best_v:
+            best, best_v = m, v
+        stack += [(a, m), (m, b)]  # the upper half first: where the value is highest
+    return best
+
+
 def _excess(t: Targets, ttft_s: float, tpot_s: float) -> float:
     """How far a point misses the targets: its largest figure ÷ target, less one (at most zero: it meets them)."""
     return max(t.excess(ttft_s, tpot_s).values(), default=0.0) - 1
@@ -436,7 +498,8 @@ def _excess(t: Targets, ttft_s: float, tpot_s: float) -> float:
 
 def _aggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | None], run: _Run, sweep: bool) -> None:
     """Every aggregated candidate: the corners of each layout, its sweep unless the frontier already beats its
-    bound, and its cheapest load meeting the targets unless it cannot beat the cheapest found."""
+    bound, the largest load of each layout meeting the targets, then any load of more tokens a second that would
+    be cheaper than the cheapest found (`_peak`: exact where a dip in throughput makes a smaller load cheaper)."""
     t = run.targets
     corners: list[tuple[Point, Point, int, Deployment, Speculation | None]] = []
     for d in deps:
@@ -456,40 +519,48 @@ def _aggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | None],
             corners.append((one, full, cap, d, spec))
     # most promising first: the fullest points' throughput per GPU
     corners.sort(key=lambda x: -x[1].per_gpu)
+    found: list[tuple[Callable[[int], Point], int, Point]] = []
     for one, full, cap, d, spec in corners:
+        at = _loads(d, run, spec, {1: one, cap: full})
+
         if sweep:
-            found = [p for p in run.points if run.eligible(p)]
+            eligible = [p for p in run.points if run.eligible(p)]
             bound = (full.per_gpu, one.per_user)
             if any(p.per_gpu >= bound[0] and p.per_user >= bound[1] and p is not one and p is not full
-                   for p in found):
+                   for p in eligible):
                 run.pruned += 1
             else:
-                for c in concurrencies(cap):
-                    if c not in (1, cap):
-                        run.points.append(_agg_point(d, c, run, spec))
+                run.points += [at(c) for c in concurrencies(cap) if c not in (1, cap)]
         if not t.met(one.ttft_s, one.tpot_s):
             continue  # TTFT and TPOT only rise with the load
-        if t.met(full.ttft_s, full.tpot_s):
-            run.candidates.append(full)
-            continue
-        best = min((p.gpu_hours_per_mtok for p in run.candidates), default=math.inf)
-        if full.gpu_hours_per_mtok >= best:
-            continue  # even its fullest point costs more than the cheapest found
-        memo: dict[int, Point] = {1: one, cap: full}
 
-        def excess(c: int, d: Deployment = d, spec: Speculation | None = spec, memo: dict[int, Point] = memo) -> float:
-            if c not in memo:
-                memo[c] = _agg_point(d, c, run, spec)
-            return _excess(t, memo[c].ttft_s, memo[c].tpot_s)
+        def excess(c: int, at: Callable[[int], Point] = at) -> float:
+            return _excess(t, at(c).ttft_s, at(c).tpot_s)
 
-        c_star = _largest(1, cap, excess, excess(1), excess(cap))
-        run.points += [p for c, p in memo.items() if c not in (1, cap)]
-        run.candidates.append(memo[c_star])
+        # the loads meeting the targets: 1 to c_star
+        c_star = cap if t.met(full.ttft_s, full.tpot_s) else _largest(1, cap, excess, excess(1), excess(cap))
+        pt = at(c_star)
+        if not any(q is pt for q in run.points):
+            run.points.append(pt)
+        run.candidates.append(pt)
+        found.append((at, c_star, pt))
+    # a smaller load makes more tokens a second where throughput dips (an all-reduce changing algorithm, a step
+    # outgrowing the CUDA graphs): each layout's loads that could beat the cheapest found
+    for at, c_star, pt in found:
+        best = min(p.gpu_hours_per_mtok for p in run.candidates if p.mode == "aggregated")
+        floor = max(pt.output_tokens_per_s, pt.output_tokens_per_s * pt.gpu_hours_per_mtok / best)
+        c = _peak(1, c_star, _throughput(at), lambda _: True, floor)
+        if c is not None:
+            if not any(q is at(c) for q in run.points):
+                run.points.append(at(c))
+            run.candidates.append(at(c))
 
 
 def _prefill_pools(deps: Sequence[Deployment], run: _Run) -> list[PrefillPool]:
-    """Prefill workers of every layout, less those another beats on prompt time, GPU time per prompt and the
-    KV bytes a GPU sends."""
+    """Prefill workers of every layout, less those another beats on prompt time, a worker's time per prompt, its
+    GPUs and the KV bytes a GPU sends: any number of workers of the other would serve as well on no more GPUs
+    (over the node's fabric where these would cross the network). GPU time per prompt alone would not do: a
+    one-GPU worker can be the cheaper whole number of workers though a wider one spends less GPU time a prompt."""
     pools = []
     for d in deps:
         try:
@@ -497,8 +568,8 @@ def _prefill_pools(deps: Sequence[Deployment], run: _Run) -> list[PrefillPool]:
         except ValueError as exc:
             run.skipped.append(f"prefill {d.layout.label}: {exc}")
 
-    def key(p: PrefillPool) -> tuple[float, float, float]:
-        return p.prefill_s, p.service_s * p.deployment.gpus, p.kv_bytes_per_gpu
+    def key(p: PrefillPool) -> tuple[float, float, int, float]:
+        return p.prefill_s, p.service_s, p.deployment.gpus, p.kv_bytes_per_gpu
 
     keep = []
     for p in pools:
@@ -566,7 +637,7 @@ def _disagg_point(p: PrefillPool, dec: DecodePool, run: _Run) -> Point | None:
 
 def _disaggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | None], run: _Run, sweep: bool) -> None:
     """Every disaggregated candidate: each surviving prefill pool with each decode layout at the frontier's
-    batches (and the largest batch meeting the TPOT target)."""
+    batches, and the cheapest configuration of the two meeting the targets (`_cheapest_pair`)."""
     t = run.targets
     pools = _prefill_pools(deps, run)
     if not pools:
@@ -575,6 +646,7 @@ def _disaggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | Non
     if t.ttft_s is not None and fastest > t.ttft_s:
         # no prefill pool computes a prompt within the target: keep the closest for `why`
         pools = [min(pools, key=lambda p: p.prefill_s)]
+    pairs: list[tuple[tuple[float, int], PrefillPool, Callable[[int], DecodePool], Callable[[int], float], int]] = []
     for d in deps:
         for spec in specs:
             try:
@@ -584,34 +656,151 @@ def _disaggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | Non
                 run.skipped.append(f"decode {d.layout.label}{'' if spec is None else ' speculative'}: {exc}")
                 continue
             cap = first.admitted
-            memo: dict[int, DecodePool] = {1: first}
-
-            def pool(b: int, d: Deployment = d, spec: Speculation | None = spec,
-                     memo: dict[int, DecodePool] = memo) -> DecodePool:
-                if b not in memo:
-                    memo[b] = decode_pool(d, b, run.n_in, run.n_out, speculation=spec, prefix_hit=run.prefix_hit,
-                                          prefix_groups=run.prefix_groups, prep=run.prep(d), draft=run.draft(d, spec))
-                return memo[b]
+            pool = _batches(d, run, spec, first)
 
             batches = set(concurrencies(cap)) if sweep else {1, cap}
-            if t.tpot_s is not None and first.tpot_s <= t.tpot_s:
-                limit: float = t.tpot_s
-                if pool(cap).tpot_s <= limit:
-                    batches.add(cap)
-                else:
-                    def over(b: int, limit: float = limit, pool: Callable[[int], DecodePool] = pool) -> float:
-                        return pool(b).tpot_s / limit - 1
-
-                    batches.add(_largest(1, cap, over, over(1), over(cap)))
             for b in sorted(batches):
                 dec = pool(b)
                 for p in pools:
                     pt = _disagg_point(p, dec, run)
-                    if pt is None:
-                        continue
+                    if pt is not None:
+                        run.points.append(pt)
+                        if t.met(pt.ttft_s, pt.tpot_s):
+                            run.candidates.append(pt)
+            if t.tpot_s is not None and first.tpot_s > t.tpot_s:
+                continue  # no batch of this layout decodes within the target
+            top = cap
+            if t.tpot_s is not None and pool(cap).tpot_s > t.tpot_s:
+                limit: float = t.tpot_s
+
+                def over(b: int, limit: float = limit, pool: Callable[[int], DecodePool] = pool) -> float:
+                    return pool(b).tpot_s / limit - 1
+
+                top = _largest(1, cap, over, over(1), over(cap))
+            rate = _rates(pool)
+            peak = _peak(1, top, rate, lambda _: True)
+            assert peak is not None  # noqa: S101 - with nothing to fit, the peak is one of the batches
+            for p in pools:
+                pt = _disagg_point(p, pool(top), run)  # the largest batch meeting TPOT: a first answer
+                if pt is not None:
                     run.points.append(pt)
                     if t.met(pt.ttft_s, pt.tpot_s):
                         run.candidates.append(pt)
+                pairs.append((_floor(p, first, rate(peak)), p, pool, rate, top))
+    # the pairs whose GPUs at their fastest batch could cost least first; none after the cheapest found costs less
+    bar = min(((q.gpu_hours_per_mtok, q.gpus) for q in run.candidates if q.mode == "disaggregated"),
+              default=(math.inf, 0))
+    for floor, p, pool, rate, top in sorted(pairs, key=lambda x: x[0]):
+        if floor >= bar:
+            break
+        pt = _cheapest_pair(p, pool, rate, top, run, bar)
+        if pt is not None:
+            run.points.append(pt)
+            run.candidates.append(pt)
+            bar = (pt.gpu_hours_per_mtok, pt.gpus)
+
+
+def _rates(pool: Callable[[int], DecodePool]) -> Callable[[int], float]:
+    """Requests a second one decode worker finishes at each batch."""
+    return _memo(lambda b: pool(b).requests_per_s, {})
+
+
+def _gpu_hours(share: float, y: int, r: float, n_out: int) -> float:
+    """Rented GPU-hours per million output tokens of `share` rented GPUs serving y decode workers' r requests a second
+    (as `Point.gpu_hours_per_mtok` computes it)."""
+    return share / (y * r * n_out * 3600) * 1e6
+
+
+def _floor(p: PrefillPool, first: DecodePool, r_top: float) -> tuple[float, int]:
+    """The least any configuration of prefill workers `p` and decode workers `first.deployment` can cost: one
+    prefill worker, decode workers at their fastest batch (`r_top` requests a second each)."""
+    dd = first.deployment
+    unit = 1 if dd.setting.price is None else dd.setting.price.gpus_per_unit
+    gp, gd = p.deployment.gpus, dd.gpus
+    return min((_gpu_hours(rented_share(gp + y * gd, unit), y, r_top, first.output_tokens), gp + y * gd)
+               for y in range(1, MAX_DECODE_WORKERS + 1))
+
+
+def _cheapest_pair(p: PrefillPool, pool: Callable[[int], DecodePool], rate: Callable[[int], float], top: int,
+                   run: _Run, bar: tuple[float, int]) -> Point | None:
+    """The cheapest configuration of workers of prefill pool `p` and of one decode layout (`pool(b)`: a decode
+    worker at batch b; `rate(b)` its requests a second) at batches 1 to `top` (those meeting the TPOT target) if it
+    is cheaper than `bar` (GPU-hours per million output tokens and GPUs: the cheapest disaggregated one found),
+    exactly: for each number of decode workers y (1 to `MAX_DECODE_WORKERS`) and of
+    prefill workers x from the fewest that keep up at batch 1, the batch of most requests a second at which x
+    prefill workers carry y decode workers' rate within the TTFT target (`_peak`). More prefill workers stop
+    helping once y decode workers run at their fastest batch, or once their GPUs alone at that batch cost more a
+    token than the cheapest found."""
+    t = run.targets
+    first = pool(1)
+    dd = first.deployment
+    price = dd.setting.price
+    unit = 1 if price is None else price.gpus_per_unit
+    s, gp, gd, n_out = p.service_s, p.deployment.gpus, dd.gpus, first.output_tokens
+
+    def gpu_hours(share: float, y: int, r: float) -> float:
+        return _gpu_hours(share, y, r, n_out)
+
+    fastest = _peak(1, top, rate, lambda _: True)
+    assert fastest is not None  # noqa: S101 - with nothing to fit, the peak is one of the batches
+    r_top = rate(fastest)
+    best: tuple[int, int, int] | None = None  # x, y, batch
+    for y in range(1, MAX_DECODE_WORKERS + 1):
+        if (gpu_hours(rented_share(gp + y * gd, unit), y, r_top), gp + y * gd) >= bar:
+            continue  # even one prefill worker and the fastest batch would not be cheaper
+        least = _workers(p, first, y * first.requests_per_s, y, t)
+        if least is None:
+            continue  # no number of prefill workers keeps up with these at one sequence each
+        # the workers up to the fewest whose rate ceiling reaches the fastest batch (more add only GPUs), each with
+        # its ceiling: the most requests a second x prefill workers take within the load cap and the TTFT target
+        ceilings: list[tuple[int, int, float, float]] = []  # x, GPUs, KV transfer, ceiling
+        x = least
+        while True:
+            gpus = x * gp + y * gd
+            if run.max_gpus is not None and gpus > run.max_gpus:
+                break
+            if (gpu_hours(rented_share(gpus, unit), y, r_top), gpus) >= bar:
+                break  # no batch makes these GPUs cheaper than the best, nor more of them
+            try:
+                sent = kv_transfer(p, first, gpus)[1].seconds
+            except ValueError:  # the pools would span nodes whose network the data does not record
+                break
+            rho = PREFILL_LOAD_CAP
+            if t.ttft_s is not None:
+                budget = t.ttft_s - p.prefill_s - sent
+                if budget <= 0:
+                    if gpus > dd.setting.node.gpus:
+                        break  # across nodes the transfer alone misses the target, with any number of workers
+                    x += 1
+                    continue
+                rho = min(rho, 2 * budget / (s + 2 * budget))  # M/D/1: s ρ / (2 (1 − ρ)) <= budget
+            ceiling = x * rho / (y * s)
+            ceilings.append((x, gpus, sent, ceiling))
+            if ceiling >= r_top:
+                break
+            x += 1
+        # most workers first: the cheapest found there bars the fewer whose ceiling cannot beat it
+        for x, gpus, sent, ceiling in reversed(ceilings):
+            share = rented_share(gpus, unit)
+            if (gpu_hours(share, y, min(r_top, ceiling * (1 + 1e-9))), gpus) >= bar:
+                continue
+
+            def fits(v: float, x: int = x, y: int = y, sent: float = sent) -> bool:
+                load = y * v * s / x  # as `combine` computes it
+                return load <= PREFILL_LOAD_CAP and (
+                    t.ttft_s is None or prefill_wait(load, s) + p.prefill_s + sent <= t.ttft_s)
+
+            b = _peak(1, top, rate, fits)
+            if b is not None:
+                here = (gpu_hours(share, y, rate(b)), gpus)
+                if here < bar:
+                    bar, best = here, (x, y, b)
+    if best is None:
+        return None
+    x, y, b = best
+    z = combine(p, pool(b), x, y)
+    return Point(z, dd, rented_share(z.gpus, unit), None if price is None else price.usd_per_gpu_hour,
+                 prefill_layout=p.deployment.layout)
 
 
 # --------------------------------------------------------------------------- the answer

@@ -17,19 +17,21 @@ from snippets.data import Catalog
 from snippets.engine import Deployment, Layout
 from snippets.engine.deployment import RefusedLayout
 from snippets.engine.layout import tp_degrees
+from snippets.engine.search import MAX_NODES, Point, at_scenario
 from snippets.engine.specs import PriceSpec
 from snippets.engine.timing import Prediction, predict
 from snippets.pages import units
 from snippets.pages.base import Page
+from snippets.pages.latency_target import config
 from snippets.pages.scenario import Reference, reference
+from snippets.pages.sources import original
 from snippets.pages.units import price_of, tps, usd
 from snippets.render import charts, fmt
 from snippets.render.fmt import Figure
 
-INPUT_TOKENS = 1000
-OUTPUT_TOKENS = 1000
-"""The page's request shape, 1,000 tokens in and 1,000 out: data/scenarios.yaml has none this short, and it is
-the row most published maximum-throughput tables share (TensorRT-LLM's, in data/measurements.yaml)."""
+SCENARIO = "chat"
+"""The page's request shape and latency target (data/scenarios.yaml): InferenceX's chat turn served to
+AIConfigurator's default objective."""
 MODELS = ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b")
 PRECISIONS = ("bf16", "fp8")
 WORKED = ("llama-3.1-70b", "fp8", "h100-sxm")
@@ -64,13 +66,27 @@ def gpu_label(name: str) -> str:
 # --------------------------------------------------------------------------- reading the engine
 
 def at_shape(r: Reference, model: str, precision: str, accelerator: str, layout: Layout | None = None) -> Deployment:
-    """`model` on `accelerator`'s node, its KV cache counted at the page's request length."""
+    """`model` on `accelerator`'s node, its KV cache counted at the scenario's request length."""
     return r.deployment(model, precision, accelerator=accelerator, layout=layout, concurrency=1,
-                        context_tokens=INPUT_TOKENS + OUTPUT_TOKENS)
+                        context_tokens=r.scenario.input_tokens + r.scenario.output_tokens)
 
 
 def run(d: Deployment, concurrency: int) -> Prediction:
-    return predict(d, concurrency, INPUT_TOKENS, OUTPUT_TOKENS)
+    sc = d.setting.scenario
+    return predict(d, concurrency, sc.input_tokens, sc.output_tokens)
+
+
+def target(r: Reference, model: str, precision: str, accelerator: str) -> Point | None:
+    """The cheapest configuration meeting the scenario's latency target on `accelerator`'s node (the engine's search:
+    any layout of up to eight nodes, aggregated or disaggregated); None where none meets it."""
+    return at_scenario(r.eng, model, precision, SCENARIO, accelerator=accelerator, sweep=False).best
+
+
+def target_cost(x: Point) -> float:
+    c = x.usd_per_mtok
+    if c is None:
+        raise ValueError("the page needs a price for this accelerator in data/prices.yaml")
+    return c
 
 
 def full(d: Deployment) -> Prediction:
@@ -117,6 +133,8 @@ class Row:
     d: Deployment
     one: Prediction
     most: Prediction
+    at: Point | None
+    """The cheapest configuration meeting the scenario's target."""
 
     @property
     def label(self) -> str:
@@ -130,8 +148,13 @@ def grid(r: Reference) -> list[Row]:
         for p in PRECISIONS:
             for a in priced(r):
                 d = cheapest_layout(r, m, p, a)
-                out.append(Row(d, run(d, 1), full(d)))
+                out.append(Row(d, run(d, 1), full(d), target(r, m, p, a)))
     return out
+
+
+def page_grid(cat: Catalog) -> list[Row]:
+    """The grid as the page computed it: the table, the chart and the prose read one computation."""
+    return CostPage.of(original(cat))._grid
 
 
 def nim_share(cat: Catalog) -> tuple[float, int, float, float]:
@@ -149,33 +172,25 @@ def nim_share(cat: Catalog) -> tuple[float, int, float, float]:
 # --------------------------------------------------------------------------- tables and chart
 
 def cost_table(cat: Catalog) -> str:
-    """$ per million tokens by model x precision x priced accelerator, at one request and at the KV maximum."""
-    r = reference(cat)
+    """$ per million output tokens by model x precision x priced accelerator: the cheapest configuration meeting the
+    scenario's latency target, and for contrast one replica with its KV cache full (no target)."""
     body: list[list[fmt.Cell]] = []
-    for row in grid(r):
-        d = row.d
-        pr = price_of(d)
-        body.append([
-            row.label,
-            d.layout.label,
-            usd(d.cost_per_replica_hour or 0.0, pr),
-            usd_mtok(out_cost(row.one), pr),
-            fmt.count(row.most.in_flight, "sequences"),
-            tps(row.most.output_tokens_per_s),
-            ms(row.most.tpot_s),
-            usd_mtok(out_cost(row.most), pr),
-            usd_mtok(in_cost(row.most), pr),
-        ])
+    for row in page_grid(cat):
+        pr = price_of(row.d)
+        x = row.at
+        at: list[fmt.Cell] = ["none meets it", "—", "—", "—"] if x is None else [
+            config(x), fmt.count(x.gpus), ms(x.tpot_s), usd_mtok(target_cost(x), pr)]
+        body.append([row.label, *at, usd_mtok(out_cost(row.most), pr), ms(row.most.tpot_s)])
     return fmt.table(
         "cost",
-        ["Model, precision, GPU", "Layout", "Replica $/hour", "Output, one request", "Most in flight",
-         "Output tokens/s", "ITL", "Output, most in flight", "Input"],
-        body, align="llrrrrrrr",
+        ["Model, precision, GPU", "Cheapest meeting the target", "GPUs", "TPOT", "Output $/M at the target",
+         "Output $/M, KV cache full", "ITL, KV cache full"],
+        body, align="llrrrrr",
     )
 
 
 def split_rows(cat: Catalog) -> list[tuple[Deployment, Prediction, Prediction]]:
-    r = reference(cat)
+    r = reference(cat, SCENARIO)
     m, p, a, tps_ = SPLIT
     out = []
     for t in tps_:
@@ -214,7 +229,7 @@ def load_rows(cat: Catalog) -> list[tuple[str, float]]:
 
 def load_table(cat: Catalog) -> str:
     """The worked deployment's $ per million output tokens at shares of its peak throughput."""
-    r = reference(cat)
+    r = reference(cat, SCENARIO)
     d = cheapest_layout(r, *WORKED)
     x = full(d)
     body: list[list[fmt.Cell]] = []
@@ -227,7 +242,7 @@ def price_table(cat: Catalog) -> str:
     """The price the site uses for each priced accelerator: provider and tier, how it is bought, the date the price
     list was read and whether from the list itself or a dated transcription of it."""
     rows_: list[list[fmt.Cell]] = []
-    r = reference(cat)
+    r = reference(cat, SCENARIO)
     for a in priced(r):
         p = next(p for p in cat.prices.values() if p.accelerator == a and p.site_uses)
         provider = p.provider if p.tier is None else f"{p.provider}, {p.tier}"
@@ -239,21 +254,24 @@ def price_table(cat: Catalog) -> str:
 
 
 def cost_chart(cat: Catalog) -> str:
-    """$ per million output tokens at the KV maximum for the worked model, by accelerator and precision."""
-    r = reference(cat)
+    """$ per million output tokens at the scenario's target for the worked model, by accelerator and precision."""
+    r = reference(cat, SCENARIO)
     m = WORKED[0]
     bars_: list[charts.Bar] = []
-    for row in sorted((x for x in grid(r) if x.d.setting.model.id == m), key=lambda x: out_cost(x.most)):
-        s = row.d.setting
-        bars_.append(charts.Bar(f"{gpu_label(s.chip.name)}, {s.precision.name} ({row.d.layout.label})",
-                                out_cost(row.most)))
+    rows_ = [x for x in page_grid(cat) if x.d.setting.model.id == m and x.at is not None]
+    for row in sorted(rows_, key=lambda x: target_cost(x.at) if x.at else 0.0):
+        s, at = row.d.setting, row.at
+        assert at is not None  # noqa: S101 - filtered above
+        bars_.append(charts.Bar(f"{gpu_label(s.chip.name)}, {s.precision.name}", target_cost(at)))
     name = r.eng.models[m].name
+    sc = r.scenario
     months = sorted({r.eng.prices[a].as_of for a in priced(r)}, key=lambda m: (m[-4:], units.MONTH_ORDER[m[:3]]))
-    words = (f"Predicted dollars per million output tokens of {name}, {INPUT_TOKENS:,} tokens in and "
-             f"{OUTPUT_TOKENS:,} out, with as many requests in flight as the KV cache holds, on each priced "
-             f"accelerator in its cheapest layout in one node: from ${bars_[0].value:.3f} ({bars_[0].label}) to "
-             f"${bars_[-1].value:.2f} ({bars_[-1].label}), at prices read in {' and '.join(months)}.")
-    svg = charts.bars("cost-chart", bars_, "$ per million output tokens", f"{name}: cost per token by accelerator",
+    words = (f"Predicted dollars per million output tokens of {name}, {sc.input_tokens:,} tokens in and "
+             f"{sc.output_tokens:,} out, in the cheapest configuration whose first token comes within "
+             f"{(sc.ttft_s or 0) * 1e3:,.0f} ms and each next one within {(sc.tpot_s or 0) * 1e3:,.0f} ms, on each "
+             f"priced accelerator: from ${bars_[0].value:.3f} ({bars_[0].label}) to ${bars_[-1].value:.2f} "
+             f"({bars_[-1].label}), at prices read in {' and '.join(months)}.")
+    svg = charts.bars("cost-chart", bars_, "$ per million output tokens", f"{name}: cost per token at the target",
                       words)
     return charts.figure(svg, words)
 
@@ -279,6 +297,9 @@ def worked_example(cat: Catalog) -> str:
         f"{h(w.one_cost, 'worked.one_cost')} per million, {h(w.one_over_most, 'worked.one_over_most')} the price.",
         f"7. **Input tokens.** Prefill alone takes in {h(w.in_tps, 'worked.in_tps')} prompt tokens per second, "
         f"so a million of them cost {h(w.in_cost, 'worked.in_cost')} of rent.",
+        f"8. **At the target.** Within {h(p.ttft_target, 'worked.ttft_target')} to the first token and "
+        f"{h(p.tpot_target, 'worked.tpot_target')} between tokens, the engine's search finds {e(p.w_at_config)} "
+        f"the cheapest: {h(p.w_at_cost, 'worked.at_cost')} per million output tokens.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -310,7 +331,7 @@ class Worked:
         self.one_tps = tps(one.output_tokens_per_s)
         self.one_cost = usd_mtok(out_cost(one), pr)
         self.one_over_most = fmt.ratio(out_cost(one) / out_cost(most), 0, basis="$/Mtok at one request ÷ at the KV maximum")
-        self.in_tps = tps(INPUT_TOKENS / most.prefill_s)
+        self.in_tps = tps(s.scenario.input_tokens / most.prefill_s)
         self.in_cost = usd_mtok(in_cost(most), pr)
         self.out_over_in = fmt.ratio(out_cost(most) / in_cost(most), 1, basis="output ÷ input $/Mtok, KV maximum")
 
@@ -322,10 +343,18 @@ class CostPage(Page):
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)
         cat = self.cat
-        r = reference(cat)
+        r = reference(cat, SCENARIO)
+        sc = r.scenario
+        if sc.ttft_s is None or sc.tpot_s is None:
+            raise ValueError(f"scenario {sc.id} needs a latency target for the cost page")
+        every = self._grid = grid(r)
         wd = cheapest_layout(r, *WORKED)
         w = Worked(wd)
         w_most = full(wd)
+        w_at = next(x.at for x in every if (x.d.setting.model.id, x.d.setting.precision.id, x.d.setting.chip.id)
+                    == WORKED)
+        if w_at is None:
+            raise ValueError("the worked example needs a configuration meeting the scenario's target")
 
         # replicas against a larger TP, on one rented instance
         sp = split_rows(cat)
@@ -334,21 +363,23 @@ class CostPage(Page):
         bd, b1, bm = big
         s_cost, b_cost = out_cost(sm), out_cost(bm)
 
-        # accelerators: the cheapest GPU-hour against the cheapest token, for the worked model at the KV maximum
-        rows_ = [x for x in grid(r) if x.d.setting.model.id == WORKED[0] and x.d.setting.precision.id == WORKED[1]]
+        # accelerators: the cheapest GPU-hour against the cheapest token, for the worked model at the target
+        rows_ = [x for x in every if x.d.setting.model.id == WORKED[0] and x.d.setting.precision.id == WORKED[1]
+                 and x.at is not None]
         by_acc = {x.d.setting.chip.id: x for x in rows_}
-        cheap_hour = priced(r)[0]
-        cheap_tok = min(by_acc, key=lambda a: out_cost(by_acc[a].most))
+        at_of = {a: x.at for a, x in by_acc.items() if x.at is not None}
+        cheap_hour = min(by_acc, key=lambda a: r.eng.prices[a].usd_per_gpu_hour)
+        cheap_tok = min(by_acc, key=lambda a: target_cost(at_of[a]))
         ch, ct = by_acc[cheap_hour], by_acc[cheap_tok]
-        h100, a100 = by_acc["h100-sxm"], by_acc["a100-80gb-sxm"]
+        h100, a100 = at_of["h100-sxm"], at_of["a100-80gb-sxm"]
         ps = {a: r.eng.prices[a] for a in by_acc}
         price = {a: ps[a].usd_per_gpu_hour for a in by_acc}
-        tok = {a: out_cost(by_acc[a].most) for a in by_acc}
-        every = grid(r)
+        tok = {a: target_cost(at_of[a]) for a in by_acc}
         # Pairs the hourly price ranks one way and the token price the other: the cheaper hour, the cheaper token.
         inverted = [(a, b) for a in by_acc for b in by_acc if price[a] < price[b] and tok[a] > tok[b]]
         inv_hour, inv_tok = max(inverted, key=lambda ab: tok[ab[0]] / tok[ab[1]]) if inverted else (cheap_hour, cheap_tok)
-        cheapest_8b = min((x for x in every if x.d.setting.model.id == MODELS[0]), key=lambda x: out_cost(x.most))
+        met_8b = [x for x in every if x.d.setting.model.id == MODELS[0] and x.at is not None]
+        cheapest_8b = min(met_8b, key=lambda x: target_cost(x.at) if x.at else 0.0)
         r405 = [x for x in every if x.d.setting.model.id == MODELS[-1]]
         pp405 = [x for x in r405 if x.d.layout.pp > 1]
 
@@ -370,9 +401,23 @@ class CostPage(Page):
         measured_accs = {m.accelerator for m in cat.measurements.values()}
         reads = sorted({p.read.isoformat() for p in cat.prices.values() if p.site_uses})
 
-        self.n_in = fmt.count(INPUT_TOKENS, "tokens")
-        self.n_out = fmt.count(OUTPUT_TOKENS, "tokens")
-        self.context = fmt.count(INPUT_TOKENS + OUTPUT_TOKENS, "tokens")
+        self.n_in = fmt.count(sc.input_tokens, "tokens")
+        self.n_out = fmt.count(sc.output_tokens, "tokens")
+        self.context = fmt.count(sc.input_tokens + sc.output_tokens, "tokens")
+        self.scenario = sc.name
+        self.ttft_target = ms(sc.ttft_s)
+        self.tpot_target = ms(sc.tpot_s)
+        self.max_nodes = fmt.count(MAX_NODES, "nodes", show_unit=True)
+        self.met_rows = fmt.count(sum(1 for x in every if x.at is not None), "rows")
+        self.grid_rows = fmt.count(len(every), "rows")
+        self.w_at_config = config(w_at)
+        self.w_at_gpus = fmt.count(w_at.gpus)
+        self.w_at_tpot = ms(w_at.tpot_s)
+        self.w_at_ttft = ms(w_at.ttft_s)
+        self.w_at_cost = usd_mtok(target_cost(w_at), price_of(wd))
+        self.w_at_over_most = fmt.percent(target_cost(w_at) / out_cost(w_most) - 1, 1)
+        self.w_at_dearer = fmt.claim(target_cost(w_at) > out_cost(w_most),
+                                     f"${target_cost(w_at):.3f} at the target > ${out_cost(w_most):.3f} KV full")
         self.priced_count = fmt.count(len(r.eng.prices), "accelerators")
         self.price_read = reads[-1]
         self.w = w
@@ -408,7 +453,7 @@ class CostPage(Page):
         self.cheap_tok_gpu = gpu_label(ct.d.setting.chip.name)
         self.cheap_tok_price = usd(price[cheap_tok], ps[cheap_tok])
         self.cheap_tok_cost = usd_mtok(tok[cheap_tok], ps[cheap_tok])
-        self.cheap_tok_layout = ct.d.layout.label
+        self.cheap_tok_layout = config(at_of[cheap_tok])
         self.inv_hour_gpu = gpu_label(by_acc[inv_hour].d.setting.chip.name)
         self.inv_hour_price = usd(price[inv_hour], ps[inv_hour])
         self.inv_hour_cost = usd_mtok(tok[inv_hour], ps[inv_hour])
@@ -423,14 +468,12 @@ class CostPage(Page):
         self.h100_cost = usd_mtok(tok["h100-sxm"], ps["h100-sxm"])
         self.a100_cost = usd_mtok(tok["a100-80gb-sxm"], ps["a100-80gb-sxm"])
         self.h100_price_ratio = fmt.ratio(price["h100-sxm"] / price["a100-80gb-sxm"], 2, basis="H100 ÷ A100 $/GPU-hour")
-        self.h100_tput_ratio = fmt.ratio(h100.most.output_tokens_per_s / h100.d.rented_gpus_per_replica
-                                         / (a100.most.output_tokens_per_s / a100.d.rented_gpus_per_replica), 1,
-                                         basis="H100 ÷ A100 output tokens/s per rented GPU, KV maximum")
-        self.a100_layout = a100.d.layout.label
-        self.a100_itl = ms(a100.most.tpot_s)
-        self.h100_itl = ms(h100.most.tpot_s)
+        self.h100_tput_ratio = fmt.ratio(h100.output_tokens_per_s / h100.rented_gpus
+                                         / (a100.output_tokens_per_s / a100.rented_gpus), 1,
+                                         basis="H100 ÷ A100 output tokens/s per rented GPU, at the target")
         self.cheapest_8b = cheapest_8b.label
-        self.cheapest_8b_cost = usd_mtok(out_cost(cheapest_8b.most), price_of(cheapest_8b.d))
+        assert cheapest_8b.at is not None  # noqa: S101 - filtered above
+        self.cheapest_8b_cost = usd_mtok(target_cost(cheapest_8b.at), price_of(cheapest_8b.d))
         # load
         self.nim_plateau = tps(plateau)
         self.nim_gpus = fmt.count(nim_gpus)
@@ -474,7 +517,8 @@ class CostPage(Page):
         self.h100_beats_a100 = fmt.claim(price["h100-sxm"] > price["a100-80gb-sxm"] and tok["h100-sxm"] < tok["a100-80gb-sxm"],
                                          f"${price['h100-sxm']:.2f} > ${price['a100-80gb-sxm']:.2f}/GPU-hour, "
                                          f"${tok['h100-sxm']:.3f} < ${tok['a100-80gb-sxm']:.3f}/Mtok")
-        self.a100_weight_only = fmt.claim(a100.d.weight_only, f"{a100.d.setting.chip.name} computes {a100.d.compute_format}")
+        self.a100_weight_only = fmt.claim(by_acc["a100-80gb-sxm"].d.weight_only,
+                                          f"A100 computes {by_acc['a100-80gb-sxm'].d.compute_format}")
         self.pp405 = fmt.claim(bool(pp405) and all(x.d.setting.precision.id == "bf16" for x in pp405),
                                "; ".join(f"{x.label}: {x.d.layout.label}" for x in pp405) or "none")
         self.latency_share_below_one = fmt.claim(0.5 < share < 1.0, f"{nim_t:.0f} ÷ {plateau:.0f} tokens/s")

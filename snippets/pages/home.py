@@ -1,13 +1,24 @@
-"""Page model of the home page (docs/index.md): the answer first, then the reading path."""
+"""Page model of the home page (docs/index.md): the answer first, then the reading path.
+
+Two tables, one load each: what each model needs and how fast one sequence decodes (the engine's deployment at
+the serving scenario, `snippets.engine.timing.predict` at one sequence), and what a million output tokens cost
+at the scenario's latency target (`snippets.engine.search.at_scenario`: the cheapest configuration, aggregated or
+disaggregated, whose time to first token and time per output token meet the target in data/scenarios.yaml).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from snippets.data import Catalog
 from snippets.engine import NoLayout
+from snippets.engine.search import MAX_NODES, Search, at_scenario
 from snippets.engine.timing import predict
-from snippets.pages import units
 from snippets.pages.base import Page
-from snippets.pages.scenario import SERVING, reference
+from snippets.pages.latency_target import config, mtok
+from snippets.pages.scenario import SERVING
+from snippets.pages.sources import original
+from snippets.pages.units import ms
 from snippets.render import fmt
 
 SUMMARY_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen3-235b-a22b", "gpt-oss-120b",
@@ -16,48 +27,95 @@ SUMMARY_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen3-235b
 SUMMARY_PRECISIONS = ("bf16", "fp8")
 
 
+@dataclass(frozen=True)
+class Row:
+    model: str
+    precision: str
+    name: str
+    """'Llama 3.1 70B FP8': the row's label in both tables."""
+    fit: list[fmt.Cell]
+    """The fit table's cells after the model and precision."""
+    search: Search | None
+    """The search at the scenario's target (None where no layout holds the model)."""
+
+
+def _rows(cat: Catalog) -> list[Row]:
+    return HomePage.of(original(cat))._rows
+
+
 def summary_table(cat: Catalog) -> str:
-    """Which model fits where and what it costs: each at the scenario on its node, as the engine deploys it, with
-    the time per output token of one sequence and the cost per million output tokens with the KV cache full."""
-    r = reference(cat, SERVING)
-    rows: list[list[fmt.Cell]] = []
-    names = []
-    for m in SUMMARY_MODELS:
-        for p in SUMMARY_PRECISIONS:
-            names.append(f"{cat.models[m].name} {cat.precisions[p].name}")
-            try:
-                d = r.deployment(m, p, scenario=SERVING)
-            except NoLayout as exc:
-                rows.append([cat.models[m].name, cat.precisions[p].name, str(exc), "—", "—", "—", "—"])
-                continue
-            one, full = predict(d, 1), predict(d, max(1, d.max_concurrency))
-            mtok = full.usd_per_mtok_output
-            rows.append([
-                cat.models[m].name, cat.precisions[p].name, d.layout.label,
-                fmt.count(d.gpus), fmt.count(d.nodes, "nodes"),
-                fmt.quantity(one.tpot_s * 1e3, "ms", 1, basis="time per output token, one sequence"),
-                "no price" if mtok is None else units.dated(
-                    fmt.Figure(mtok, "USD/Mtok", f"${mtok:,.2f}", f"{full.in_flight} sequences in flight, indicative price"),
-                    units.price_of(d)),
-            ])
-    return fmt.html_table("summary", ["Model", "Precision", "Layout", "GPUs", "Nodes", "ms per token, one sequence",
-                                      "$ per M output tokens, KV cache full"], rows, align="lllrrrr", names=names)
+    """What each model needs on the scenario's node, as the engine deploys it, and the time per output token of one
+    sequence: one load, one sequence."""
+    rows = _rows(cat)
+    return fmt.html_table("summary", ["Model", "Precision", "Layout", "GPUs", "Nodes", "ms per token, one sequence"],
+                          [[cat.models[r.model].name, cat.precisions[r.precision].name, *r.fit] for r in rows],
+                          align="lllrrr", names=[r.name for r in rows])
+
+
+def target_table(cat: Catalog) -> str:
+    """What a million output tokens cost at the scenario's latency target: the cheapest configuration meeting it,
+    its GPUs, time to first token and time per output token; where none meets it, which target binds."""
+    body: list[list[fmt.Cell]] = []
+    rows = _rows(cat)
+    for r in rows:
+        head: list[fmt.Cell] = [cat.models[r.model].name, cat.precisions[r.precision].name]
+        s = r.search
+        if s is None:
+            body.append([*head, "no layout holds it", "—", "—", "—", "—"])
+        elif s.best is None:
+            w = s.why
+            text = "nothing meets it" if w is None or w.binding is None else (
+                f"nothing meets it: the {'TTFT' if w.binding == 'ttft_ms' else 'TPOT'} binds, "
+                f"{w.closest:,.1f} ms at best")
+            body.append([*head, text, "—", "—", "—", "—"])
+        else:
+            b = s.best
+            body.append([*head, config(b), fmt.count(b.gpus), ms(b.ttft_s, 0), ms(b.tpot_s), mtok(b)])
+    return fmt.html_table("at_target", ["Model", "Precision", "Cheapest configuration meeting the target", "GPUs",
+                                        "TTFT", "TPOT", "$ per M output tokens"],
+                          body, align="lllrrrr", names=[r.name for r in rows])
 
 
 class HomePage(Page):
-    shows = (summary_table,)
+    shows = (summary_table, target_table)
 
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)
+        cat = self.cat
         r = self.reference(SERVING)
-        node = r.node
+        node, sc = r.node, r.scenario
+        if sc.ttft_s is None or sc.tpot_s is None:
+            raise ValueError(f"scenario {sc.id} needs a latency target for the home page's costs")
+        rows = []
+        for m in SUMMARY_MODELS:
+            for p in SUMMARY_PRECISIONS:
+                name = f"{cat.models[m].name} {cat.precisions[p].name}"
+                try:
+                    d = r.deployment(m, p, scenario=SERVING)
+                except NoLayout as exc:
+                    rows.append(Row(m, p, name, [str(exc), "—", "—", "—"], None))
+                    continue
+                one = predict(d, 1)
+                fit: list[fmt.Cell] = [d.layout.label, fmt.count(d.gpus), fmt.count(d.nodes, "nodes"),
+                                       fmt.quantity(one.tpot_s * 1e3, "ms", 1,
+                                                    basis="time per output token, one sequence")]
+                rows.append(Row(m, p, name, fit, at_scenario(r.eng, m, p, SERVING, sweep=False)))
+        self._rows = rows
+        met = [x for x in rows if x.search is not None and x.search.best is not None]
         self.gb = fmt.unit_definition("GB")
         self.gib = fmt.unit_definition("GiB")
-        self.node_gpus = fmt.count(node.gpus)
         self.node_name = node.name
-        self.scenario = r.scenario.name
-        self.policy = r.eng.layout_policies[r.scenario.layout_policy].name
-
+        self.scenario = sc.name
+        self.policy = r.eng.layout_policies[sc.layout_policy].name
+        self.n_in = fmt.count(sc.input_tokens, "tokens")
+        self.n_out = fmt.count(sc.output_tokens, "tokens")
+        self.ttft_target = ms(sc.ttft_s, 0)
+        self.tpot_target = ms(sc.tpot_s, 0)
+        self.max_nodes = fmt.count(MAX_NODES, "nodes", show_unit=True)
+        self.met_count = fmt.count(len(met), "rows")
+        self.row_count = fmt.count(len(rows), "rows")
+        misses = [x.name for x in rows if x not in met]
+        self.some_miss = fmt.claim(bool(misses), "; ".join(misses) or "every row meets the target")
 
 namespace = HomePage.namespace_of
 sources = HomePage.sources_of

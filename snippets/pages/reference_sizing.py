@@ -2,8 +2,11 @@
 
 Every model x storage width x accelerator, deployed by the engine (`snippets.engine`) on the
 accelerator's node at the pages' scenario: the layout its policy chooses, GPUs, nodes, memory per
-GPU by part, the single-sequence decode ceiling and the hourly cost of what is rented. The same
-records are published as reference/sizing.json and reference/sizing.csv (`write_records`).
+GPU by part, the single-sequence decode ceiling and the hourly cost of what is rented. The same records are
+published as reference/sizing.json and reference/sizing.csv (`write_records`); asked for, each also carries the
+cheapest configuration meeting the scenario's latency target (`snippets.engine.search.at_scenario`: any layout of up
+to eight nodes, aggregated or disaggregated) or which target binds, a search per record (off in the site's build:
+see `records`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from snippets.data import Catalog, Price
 from snippets.engine import Deployment, NoLayout, UnsupportedFormat
 from snippets.engine.deployment import as_shipped
 from snippets.engine.memory import BYTES_16BIT, weight_bytes
+from snippets.engine.search import Search, at_scenario
 from snippets.engine.timing import Prediction, predict
 from snippets.pages import units
 from snippets.pages.base import Page
@@ -77,6 +81,15 @@ def grid_rows(cat: Catalog, ref: Reference | None = None) -> list[Row]:
                     one = at = None
                 rows.append(Row(m, p, a, d, "", one, at))
     return rows
+
+
+def target(r: Reference, model: str, precision: str, accelerator: str) -> Search | None:
+    """The search for the cheapest configuration meeting the scenario's latency target on `accelerator`'s node (None
+    where the scenario sets no target)."""
+    sc = r.scenario
+    if sc.ttft_s is None and sc.tpot_s is None:
+        return None
+    return at_scenario(r.eng, model, precision, sc.id, accelerator=accelerator, sweep=False)
 
 
 def page_rows(cat: Catalog) -> list[Row]:
@@ -151,13 +164,21 @@ def _quantity(value: float, unit: str) -> dict[str, Any]:
     return {"value": value, "unit": unit}
 
 
-def records(cat: Catalog) -> list[dict[str, Any]]:
-    """The grid as records: ids, layout, GPUs, nodes, memory per GPU by part and cost, each number with its unit."""
+def records(cat: Catalog, *, targets: bool = False) -> list[dict[str, Any]]:
+    """The grid as records: ids, layout, GPUs, nodes, memory per GPU by part and cost, each number with its unit;
+    with `targets`, also the cheapest configuration meeting the scenario's latency target (`target`, `at_target`).
+
+    `targets` is off in the site's build: a search per record, over the whole grid, costs several times the CPU of
+    the rest of the build (measured in the commit that added it), and in the page's block it ran past the plugin's
+    block time limit."""
     r = reference(cat)
     out = []
     for row in page_rows(cat):
         rec: dict[str, Any] = {"model": row.model, "precision": row.precision, "accelerator": row.accelerator,
                                "scenario": r.scenario.id}
+        if targets:
+            searched = row.why_not != "no node in data" and not row.why_not.startswith("refused")
+            rec["at_target"] = at_target(target(r, row.model, row.precision, row.accelerator) if searched else None)
         d = row.deployment
         if d is None:
             out.append({**rec, "deployable": False, "why_not": row.why_not})
@@ -201,10 +222,40 @@ def records(cat: Catalog) -> list[dict[str, Any]]:
     return out
 
 
+def at_target(s: Search | None) -> dict[str, Any] | None:
+    """The cheapest configuration meeting the scenario's target, each number with its unit; or why none does."""
+    if s is None:
+        return None
+    t = s.targets
+    out: dict[str, Any] = {
+        "ttft_target": None if t.ttft_s is None else _quantity(t.ttft_s * 1e3, "ms"),
+        "tpot_target": None if t.tpot_s is None else _quantity(t.tpot_s * 1e3, "ms"),
+        "met": s.best is not None,
+    }
+    b = s.best
+    if b is None:
+        w = s.why
+        out.update({"why": None if w is None else w.text, "binding": None if w is None else w.binding})
+        return out
+    z = b.as_dict()
+    out.update({
+        "mode": b.mode, "configuration": b.label, "layout": z["layout"], "gpus": b.gpus,
+        "rented_gpus": b.rented_gpus, "concurrency": b.concurrency,
+        "ttft": _quantity(b.ttft_s * 1e3, "ms"), "tpot": _quantity(b.tpot_s * 1e3, "ms"),
+        "output_tokens_per_s_per_gpu": _quantity(b.per_gpu, "tokens/s/GPU"),
+        "usd_per_mtok_output": None if b.usd_per_mtok is None else _quantity(b.usd_per_mtok, "USD/Mtok"),
+    })
+    if b.mode == "disaggregated":
+        out.update({k: z[k] for k in ("prefill_layout", "decode_layout", "prefill_workers", "decode_workers",
+                                      "decode_batch")})
+    return out
+
+
 CSV_FIELDS = ("model", "precision", "accelerator", "deployable", "layout", "gpus", "nodes", "gpus_per_node",
               "gpus_rented", "weights_total_GB", "weights_per_gpu_GiB", "kv_cache_per_gpu_GiB", "free_per_gpu_GiB",
               "max_concurrency", "cost_per_hour_USD", "tpot_ms_c1", "output_tokens_per_s_per_gpu",
-              "usd_per_mtok_output", "weight_only", "why_not")
+              "usd_per_mtok_output", "weight_only", "why_not", "target_met", "target_configuration", "target_gpus",
+              "target_ttft_ms", "target_tpot_ms", "target_usd_per_mtok_output")
 
 
 def records_csv(recs: list[dict[str, Any]]) -> str:
@@ -229,13 +280,22 @@ def records_csv(recs: list[dict[str, Any]]) -> str:
                 **{k: "" if rec[k] is None else f"{rec[k]['value']:.4g}"
                    for k in ("tpot_ms_c1", "output_tokens_per_s_per_gpu", "usd_per_mtok_output")},
             })
+        t = rec.get("at_target")
+        if t is not None:
+            row["target_met"] = t["met"]
+            if t["met"]:
+                row.update({"target_configuration": t["configuration"], "target_gpus": t["gpus"],
+                            "target_ttft_ms": f"{t['ttft']['value']:.4g}", "target_tpot_ms": f"{t['tpot']['value']:.4g}",
+                            "target_usd_per_mtok_output": "" if t["usd_per_mtok_output"] is None
+                            else f"{t['usd_per_mtok_output']['value']:.4g}"})
         w.writerow(row)
     return buf.getvalue()
 
 
-def write_records(cat: Catalog, directory: Path) -> list[Path]:
-    """Write sizing.json and sizing.csv into `directory` (the built site's reference/)."""
-    recs = records(cat)
+def write_records(cat: Catalog, directory: Path, *, targets: bool = False) -> list[Path]:
+    """Write sizing.json and sizing.csv into `directory` (the built site's reference/); with `targets`, each record
+    with the cheapest configuration meeting the scenario's latency target (`records`)."""
+    recs = records(cat, targets=targets)
     directory.mkdir(parents=True, exist_ok=True)
     js, cs = directory / "sizing.json", directory / "sizing.csv"
     js.write_text(json.dumps({"records": recs}, indent=1, sort_keys=True) + "\n", encoding="utf-8")

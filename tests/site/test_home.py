@@ -1,13 +1,22 @@
-"""The home page answers first: its summary, each model at the serving scenario, against published layouts and
-the arithmetic that holds whatever the time model's fitted factors (the snapshot holds every figure)."""
+"""The home page answers first: what each model needs at the serving scenario, against published layouts, and what a
+million tokens cost at the scenario's latency target, as the engine's search finds it (the snapshot holds every
+figure); then the reading path, once."""
 
 from __future__ import annotations
 
 import math
 
+import pytest
+
+from snippets.data.export import engine_catalog
+from snippets.engine.search import at_scenario
 from snippets.pages.home import SUMMARY_MODELS, SUMMARY_PRECISIONS
 
-from ..conftest import Build, value
+from ..conftest import Build, figures, value
+
+FOUNDATIONS = ["hbm/", "roofline/", "precision/", "interconnect/", "parallelism/", "moe/", "kv-cache/", "cost/",
+               "latency-target/"]
+TTFT_MS, TPOT_MS = 2000, 30  # data/scenarios.yaml, serving: AIConfigurator's default objective
 
 
 def test_summary_rows_hold_published_layouts_and_whole_nodes(built: Build, catalog) -> None:
@@ -22,15 +31,55 @@ def test_summary_rows_hold_published_layouts_and_whole_nodes(built: Build, catal
         for row in rows.values():
             gpus = value(page, f"summary[{row}][GPUs]")
             assert value(page, f"summary[{row}][Nodes]") == math.ceil(gpus / 8)  # 8-GPU H100 nodes
-        if {"bf16", "fp8"} <= set(rows):  # half the bytes a token reads: fewer GPUs, a cheaper token
-            bf16, fp8 = rows["bf16"], rows["fp8"]
-            assert value(page, f"summary[{fp8}][GPUs]") <= value(page, f"summary[{bf16}][GPUs]")
-            assert (value(page, f"summary[{fp8}][$ per M output tokens, KV cache full]")
-                    < value(page, f"summary[{bf16}][$ per M output tokens, KV cache full]"))
+        bf16, fp8 = rows["bf16"], rows["fp8"]
+        assert value(page, f"summary[{fp8}][GPUs]") <= value(page, f"summary[{bf16}][GPUs]")
+        # half the bytes a token reads: one sequence decodes faster
+        assert (value(page, f"summary[{fp8}][ms per token, one sequence]")
+                < value(page, f"summary[{bf16}][ms per token, one sequence]"))
 
 
-def test_start_here_path_links_the_foundations_in_order(built: Build) -> None:
+def test_one_load_per_table(built: Build) -> None:
+    page = built.page("index.html")
+    heads = {t.get("data-table") or i: [th.get_text() for th in t.select("thead th")]
+             for i, t in enumerate(page.select("article table"))}
+    assert len(heads) == 2
+    summary, target = heads.values()
+    assert [h for h in summary if "sequence" in h] == ["ms per token, one sequence"]
+    assert not any("KV cache" in h or "sequence" in h for h in target)
+
+
+def test_costs_at_the_target_are_the_engines_search(built: Build, catalog) -> None:
+    page = built.page("index.html")
+    eng = engine_catalog(catalog)
+    found = figures(page)
+    met = 0
+    for m in SUMMARY_MODELS:
+        for p in SUMMARY_PRECISIONS:
+            row = f"{catalog.models[m].name} {catalog.precisions[p].name}"
+            s = at_scenario(eng, m, p, "serving", sweep=False)
+            key = f"at_target[{row}][$ per M output tokens]"
+            if s.best is None:
+                assert key not in found
+                continue
+            met += 1
+            assert value(page, f"at_target[{row}][TTFT]") <= TTFT_MS
+            assert value(page, f"at_target[{row}][TPOT]") <= TPOT_MS
+            assert value(page, f"at_target[{row}][GPUs]") == s.best.gpus
+            assert value(page, key) == pytest.approx(s.best.usd_per_mtok, rel=1e-5)
+    assert value(page, "met_count") == met and 0 < met < value(page, "row_count")
+    # FP8 reads half the bytes of BF16 a token: where both meet the target, FP8's token is the cheaper
+    for m in SUMMARY_MODELS:
+        bf16, fp8 = (f"at_target[{catalog.models[m].name} {catalog.precisions[p].name}][$ per M output tokens]"
+                     for p in ("bf16", "fp8"))
+        if bf16 in found and fp8 in found:
+            assert value(page, fp8) < value(page, bf16)
+
+
+def test_start_here_lists_the_foundations_once_in_order(built: Build) -> None:
     page = built.page("index.html")
     heading = next(h for h in page.select("article h2") if h.get_text().startswith("Start here"))
     links = [a["href"] for a in heading.find_next("ol").select("a")]
-    assert links == ["hbm/", "roofline/", "precision/", "interconnect/", "parallelism/", "moe/", "kv-cache/", "cost/"]
+    assert links == FOUNDATIONS
+    hrefs = [a["href"] for a in page.select("article a")]
+    for href in FOUNDATIONS[:-1]:  # the latency-target page is also linked from the cost table's prose
+        assert hrefs.count(href) == 1, href

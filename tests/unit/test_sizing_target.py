@@ -1,0 +1,51 @@
+"""The sizing grid's records, asked for the latency target (`records(cat, targets=True)`, off in the site's build):
+each record's cheapest configuration meeting the scenario's target is the engine's search, priced by hand."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from snippets.data import load
+from snippets.data.export import engine_catalog
+from snippets.engine.search import at_scenario
+from snippets.pages.reference_sizing import at_target, records_csv, target
+from snippets.pages.scenario import reference
+
+TTFT_MS, TPOT_MS = 2000, 30  # data/scenarios.yaml, reference: AIConfigurator's default objective
+H100_PRICE = 3.99  # data/prices.yaml, site_uses: Lambda, whole 8-GPU instances (Sep 2026)
+CAT = load()
+
+
+def test_a_record_at_the_target_is_the_engines_search_and_its_rent() -> None:
+    s = target(reference(CAT), "llama-3.1-70b", "fp8", "h100-sxm")
+    want = at_scenario(engine_catalog(CAT), "llama-3.1-70b", "fp8", "reference", accelerator="h100-sxm", sweep=False)
+    assert s is not None and s.best is not None and want.best is not None
+    t = at_target(s)
+    assert t is not None and t["met"]
+    assert t["ttft_target"] == {"value": TTFT_MS, "unit": "ms"} and t["tpot_target"] == {"value": TPOT_MS, "unit": "ms"}
+    assert t["configuration"] == want.best.label and t["gpus"] == want.best.gpus
+    assert t["ttft"]["value"] <= TTFT_MS and t["tpot"]["value"] <= TPOT_MS
+    g = t["gpus"]
+    rented = -(-g // 8) * 8 if g > 8 else 8 / (8 // g)  # whole 8-GPU instances, or a share of one
+    assert t["rented_gpus"] == rented
+    per_s = t["output_tokens_per_s_per_gpu"]["value"] * g
+    assert t["usd_per_mtok_output"]["value"] == pytest.approx(rented * H100_PRICE / (per_s * 3600) * 1e6)
+
+
+def test_a_record_that_misses_says_which_target_binds() -> None:
+    # Llama 3.1 405B in BF16 decodes one token in more than 30 ms on any H100 layout of up to eight nodes
+    t = at_target(target(reference(CAT), "llama-3.1-405b", "bf16", "h100-sxm"))
+    assert t is not None and not t["met"] and t["binding"] == "tpot_ms" and "time per output token" in t["why"]
+
+
+def test_the_csv_carries_the_target() -> None:
+    t = at_target(target(reference(CAT), "llama-3.1-8b", "fp8", "h100-sxm"))
+    assert t is not None and t["met"]
+    rec = {"model": "llama-3.1-8b", "precision": "fp8", "accelerator": "h100-sxm", "deployable": False,
+           "why_not": "", "at_target": t}
+    (got,) = csv.DictReader(io.StringIO(records_csv([rec])))
+    assert got["target_met"] == "True" and int(got["target_gpus"]) == t["gpus"]
+    assert float(got["target_usd_per_mtok_output"]) == pytest.approx(t["usd_per_mtok_output"]["value"], rel=1e-3)
