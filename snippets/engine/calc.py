@@ -375,9 +375,19 @@ def _axis(lo: float, hi: float) -> tuple[Callable[[float], float], list[float]]:
     return f, ticks
 
 
+NARROW_W = 360
+"""The phone's drawing: as the site's charts (snippets/render/charts.py), each chart comes twice, 360 units wide for a
+phone's column and SVG_W for a desktop's, so its 12-unit labels read at the same size on both; the stylesheet shows
+one (sa-chart--narrow, sa-chart--wide)."""
+
+
 def frontier_svg(res: Search) -> str:
-    """The throughput-interactivity frontier as an SVG chart (log axes): each frontier point by mode, the cheapest
-    point meeting the targets ringed, the TPOT target as a vertical line."""
+    """The throughput-interactivity frontier as an SVG chart (log axes), drawn for a phone and for a desktop: each
+    frontier point by mode, the cheapest point meeting the targets ringed, the TPOT target as a vertical line."""
+    return _frontier_svg(res, NARROW_W, "sa-chart--narrow") + _frontier_svg(res, SVG_W, "sa-chart--wide")
+
+
+def _frontier_svg(res: Search, width: int, kind: str) -> str:
     pts = list(res.frontier)
     if res.best is not None and res.best not in pts:
         pts.append(res.best)
@@ -390,7 +400,7 @@ def frontier_svg(res: Search) -> str:
         xs.append(1 / t.tpot_s)
     fx, xt = _axis(min(xs), max(xs))
     fy, yt = _axis(min(ys), max(ys))
-    w, h = SVG_W - PAD_L - PAD_R, SVG_H - PAD_T - PAD_B
+    w, h = width - PAD_L - PAD_R, SVG_H - PAD_T - PAD_B
 
     def X(v: float) -> float:
         return PAD_L + w * fx(v)
@@ -398,7 +408,7 @@ def frontier_svg(res: Search) -> str:
     def Y(v: float) -> float:
         return PAD_T + h * (1 - fy(v))
     e = html.escape
-    parts = [f'<svg class="sa-calc-frontier" viewBox="0 0 {SVG_W} {SVG_H}" role="img" '
+    parts = [f'<svg class="sa-calc-frontier sa-chart {kind}" viewBox="0 0 {width} {SVG_H}" role="img" '
              f'aria-label="{e(_svg_label(res))}" xmlns="http://www.w3.org/2000/svg">',
              f'<rect x="{PAD_L}" y="{PAD_T}" width="{w}" height="{h}" fill="none" stroke="currentColor" '
              f'stroke-opacity="0.4"/>']
@@ -412,8 +422,10 @@ def frontier_svg(res: Search) -> str:
             parts.append(f'<line x1="{PAD_L}" x2="{PAD_L + w}" y1="{Y(v):.1f}" y2="{Y(v):.1f}" stroke="currentColor" '
                          f'stroke-opacity="0.12"/><text x="{PAD_L - 6}" y="{Y(v) + 4:.1f}" text-anchor="end" '
                          f'font-size="12" fill="currentColor">{v:g}</text>')
+    x_title = ("Tokens/s per user (1000 ÷ TPOT ms)" if width < SVG_W
+               else "Interactivity, output tokens/s per user (1000 ÷ TPOT in ms)")
     parts.append(f'<text x="{PAD_L + w / 2}" y="{SVG_H - 6}" text-anchor="middle" font-size="13" '
-                 f'fill="currentColor">Interactivity, output tokens/s per user (1000 ÷ TPOT in ms)</text>')
+                 f'fill="currentColor">{x_title}</text>')
     parts.append(f'<text transform="translate(14 {PAD_T + h / 2}) rotate(-90)" text-anchor="middle" font-size="13" '
                  f'fill="currentColor">Output tokens/s per GPU</text>')
     if t.tpot_s is not None:

@@ -58,11 +58,6 @@ def ms(seconds: float) -> Figure:
     return fmt.quantity(seconds * 1e3, "ms", 0 if seconds >= 0.1 else 1, show_unit=True)
 
 
-AT_TARGET_CLOSE = 0.05
-"""How near the worked model's cost at the target must stay to its cost with the KV cache full for the page's
-sentence that they are about the same (a page choice, checked by its claim)."""
-
-
 def gpu_label(name: str) -> str:
     """'NVIDIA H100 SXM' -> 'H100 SXM'; 'NVIDIA B200 (HGX B200)' -> 'B200'; 'AMD Instinct MI300X' -> 'MI300X'."""
     return units.gpu_label(name, units.VENDORS, bare=True)
@@ -422,8 +417,6 @@ class CostPage(Page):
         self.w_at_cost = usd_mtok(target_cost(w_at), price_of(wd))
         at_over_most = target_cost(w_at) / out_cost(w_most)
         self.w_at_ratio = fmt.ratio(at_over_most, 3, basis="$/Mtok at the target ÷ with the KV cache full")
-        self.w_at_close = fmt.claim(abs(at_over_most - 1) < AT_TARGET_CLOSE,
-                                    f"${target_cost(w_at):.3f} at the target, ${out_cost(w_most):.3f} KV full")
         self.priced_count = fmt.count(len(r.eng.prices), "accelerators")
         self.price_read = reads[-1]
         self.w = w

@@ -85,11 +85,11 @@ def test_a_rebuild_in_one_process_shows_every_edit_and_keeps_no_state(site_copy:
                 print(run, page, "fresh" if "block-state-fresh" in html else
                       "leaked" if "block-state-leaked" in html else "missing")
             html = open(os.path.join({str(site)!r}, "index.html")).read()
-            print(run, "node_gpus", html.split('data-name="node_gpus"')[1].split(">")[1].split("<")[0])
+            print(run, "row_count", html.split('data-name="row_count"')[1].split(">")[1].split("<")[0])
             figs = json.load(open(os.path.join({str(site)!r}, "numbers.json")))["notebooks/size-your-deployment.py"]
             print(run, "pool", next(f["text"] for f in figs["figures"] if f["name"] == name))
             # edits between rebuilds, as a contributor makes them while `serve` runs
-            for path, old, new in ((home, "fmt.count(node.gpus)", "fmt.count(node.gpus * 2)"),
+            for path, old, new in ((home, "fmt.count(len(rows), ", "fmt.count(len(rows) * 2, "),
                                    (data, "utilization: 0.9", "utilization: 0.895")):
                 text = open(path).read()
                 open(path, "w").write(text.replace(old, new, 1))
@@ -98,8 +98,8 @@ def test_a_rebuild_in_one_process_shows_every_edit_and_keeps_no_state(site_copy:
     # the engine's pool: the 79.22 GiB CUDA reports x 0.9 = 71.3 GiB, then x 0.895 = 70.9 GiB (0.89 makes a claim on
     # the parallelism page false, and 0.91 gives the flagship's TP2 its 1.25 GiB sequence at 256 sequences, so the HBM
     # page's refusal no longer holds: either stops the build, as it should)
-    assert lines == ["0 index.html fresh", "0 interconnect/index.html fresh", "0 node_gpus 8", "0 pool 71.3 GiB",
-                     "1 index.html fresh", "1 interconnect/index.html fresh", "1 node_gpus 16", "1 pool 70.9 GiB"]
+    assert lines == ["0 index.html fresh", "0 interconnect/index.html fresh", "0 row_count 14", "0 pool 71.3 GiB",
+                     "1 index.html fresh", "1 interconnect/index.html fresh", "1 row_count 28", "1 pool 70.9 GiB"]
 
 
 def _differences(cmp: filecmp.dircmp[str], prefix: str = "") -> list[str]:
