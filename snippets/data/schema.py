@@ -42,6 +42,7 @@ from snippets.data.units import (
     Direction,
     Throughput,
 )
+from snippets.engine.specs import Arch, arch_problems
 
 DISPUTABLE: dict[str, dict[str, float]] = {
     "memory": BYTE_UNITS,
@@ -447,12 +448,6 @@ class MoE(_Strict):
     """Every `layer_step`-th layer routes, the others have a dense MLP of `ffn_size` (Llama 4's
     interleave_moe_layer_step: 2 in Maverick, layers 1, 3, 5... route; 1 means every layer)."""
 
-    @model_validator(mode="after")
-    def _active_within(self) -> MoE:
-        if self.active_experts > self.experts:
-            raise ValueError("active_experts cannot exceed experts")
-        return self
-
 
 class Architecture(_Strict):
     """Fields of the model's config.json, renamed plainly. Optional fields default to a Llama-style model."""
@@ -504,22 +499,11 @@ class Architecture(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> Architecture:
-        if self.position_embeddings == "learned" and self.context_length is None:
-            raise ValueError("context_length: required with learned position embeddings")
-        if self.attention_heads % self.kv_heads:
-            raise ValueError("kv_heads must divide attention_heads")
-        if self.moe is not None and self.moe.dense_layers >= self.layers:
-            raise ValueError("moe.dense_layers must be fewer than layers")
-        if self.moe is not None and self.moe.layer_step > self.layers:
-            raise ValueError("moe.layer_step must not exceed layers")
-        if (self.sliding_window is None) != (self.sliding_window_layers is None):
-            raise ValueError("sliding_window and sliding_window_layers: give both or neither")
-        if self.sliding_window is not None and self.mla is not None:
-            raise ValueError("sliding_window: not modelled with multi-head latent attention")
-        if (self.attention_chunk_size is None) != (self.global_layer_interval is None):
-            raise ValueError("attention_chunk_size and global_layer_interval: give both or neither")
-        if self.attention_chunk_size is not None and (self.sliding_window is not None or self.mla is not None):
-            raise ValueError("attention_chunk_size: not modelled beside a sliding window or latent attention")
+        """The engine's rules for an architecture (`snippets.engine.specs.arch_problems`): the calculator's config.json
+        reader applies the same ones."""
+        found = arch_problems(Arch.from_dict(self.model_dump()))
+        if found:
+            raise ValueError("; ".join(f"{field}: {why}" for field, why in found))
         return self
 
 

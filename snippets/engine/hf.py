@@ -15,10 +15,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from snippets.engine.params import total_params
-from snippets.engine.specs import MLA, Arch, ModelSpec, MoE
+from snippets.engine.specs import MLA, Arch, ModelSpec, MoE, arch_problems
 
 FAMILIES = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v3", "gpt_oss")
 """The `model_type`s the mapping knows. Each is a gated (SwiGLU) MLP with RMSNorm and rotary positions."""
+
+
+_CONFIG_KEYS = {"layers": "num_hidden_layers", "kv_heads": "num_key_value_heads", "context_length":
+                "max_position_embeddings", "moe.active_experts": "num_experts_per_tok", "sliding_window": "sliding_window"}
+"""config.json's name for each field `snippets.engine.specs.arch_problems` names, where every family agrees."""
+_FAMILY_KEYS = {"deepseek_v3": {"moe.dense_layers": "first_k_dense_replace", "moe.layer_step": "moe_layer_freq"},
+                "qwen3_moe": {"moe.layer_step": "decoder_sparse_step"}}
+"""... and where a family spells it its own way."""
 
 
 class ConfigError(ValueError):
@@ -148,17 +156,18 @@ def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
                   dense_layers=r.int("first_k_dense_replace", "leading dense layers", 0, zero=True),
                   router_bias=cfg.get("topk_method") == "noaux_tc")  # e_score_correction_bias
         mtp_layers = r.int("num_nextn_predict_layers", "multi-token-prediction modules", 0, zero=True)
-    if heads % kv_heads:
-        r.refuse("num_key_value_heads", f"{kv_heads} does not divide num_attention_heads {heads}")
-    if moe is not None and moe.active_experts > moe.experts:
-        r.refuse("num_experts_per_tok", f"{moe.active_experts} is more than the {moe.experts} experts")
-    if r.problems:
-        raise ConfigError("config.json: " + "; ".join(r.problems))
-    return Arch(layers=layers, hidden_size=hidden, attention_heads=heads, kv_heads=kv_heads, head_dim=head_dim,
+    arch = Arch(layers=layers, hidden_size=hidden, attention_heads=heads, kv_heads=kv_heads, head_dim=head_dim,
                 ffn_size=ffn, vocab_size=vocab, tied_embeddings=tied, qkv_bias=qkv_bias, linear_bias=linear_bias,
                 context_length=context, qk_norm=family in ("qwen3", "qwen3_moe"),
                 attention_sinks=family == "gpt_oss", sliding_window=sliding_window,
                 sliding_window_layers=sliding_layers, mla=mla, moe=moe, mtp_layers=mtp_layers)
+    if not r.problems:  # the rules data/models.yaml's schema applies, named as this family's config.json names them
+        keys = {**_CONFIG_KEYS, **_FAMILY_KEYS.get(family, {})}
+        for field, why in arch_problems(arch):
+            r.refuse(keys.get(field, field), why.replace("attention_heads", "num_attention_heads"))
+    if r.problems:
+        raise ConfigError("config.json: " + "; ".join(r.problems))
+    return arch
 
 
 def model_from_config(text: str, model_id: str = "custom") -> ModelSpec:

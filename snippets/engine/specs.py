@@ -171,6 +171,37 @@ class Arch:
                    moe=None if moe is None else MoE(**_known(MoE, moe)))
 
 
+def arch_problems(a: Arch) -> list[tuple[str, str]]:
+    """The rules an architecture's fields must meet together, as (field, why) pairs; none for a sound one.
+
+    One set of rules for every reader: data/models.yaml's schema (`snippets.data.schema.Architecture`) and the
+    calculator's config.json reader (`snippets.engine.hf`) both apply these, so a config the calculator accepts is
+    one the data would accept. Fields are named as data/models.yaml names them (`moe.dense_layers`)."""
+    found: list[tuple[str, str]] = []
+    if a.position_embeddings == "learned" and a.context_length is None:
+        found.append(("context_length", "required with learned position embeddings"))
+    if a.attention_heads % a.kv_heads:
+        found.append(("kv_heads", f"{a.kv_heads} does not divide attention_heads {a.attention_heads}"))
+    if a.moe is not None:
+        if a.moe.active_experts > a.moe.experts:
+            found.append(("moe.active_experts", f"{a.moe.active_experts} is more than the {a.moe.experts} experts"))
+        if a.moe.dense_layers >= a.layers:
+            found.append(("moe.dense_layers", f"{a.moe.dense_layers} leading dense layers leave none of the "
+                                              f"{a.layers} layers to route to experts"))
+        if a.moe.layer_step > a.layers:
+            found.append(("moe.layer_step", f"{a.moe.layer_step} is more than the {a.layers} layers"))
+    if (a.sliding_window is None) != (a.sliding_window_layers is None):
+        found.append(("sliding_window", "sliding_window and sliding_window_layers: give both or neither"))
+    if a.sliding_window is not None and a.mla is not None:
+        found.append(("sliding_window", "not modelled with multi-head latent attention"))
+    if (a.attention_chunk_size is None) != (a.global_layer_interval is None):
+        found.append(("attention_chunk_size",
+                      "attention_chunk_size and global_layer_interval: give both or neither"))
+    if a.attention_chunk_size is not None and (a.sliding_window is not None or a.mla is not None):
+        found.append(("attention_chunk_size", "not modelled beside a sliding window or latent attention"))
+    return found
+
+
 def _known(cls: type, d: Mapping[str, Any]) -> dict[str, Any]:
     """`d`, refusing any key `cls` has no field for: a field the engine does not model must not pass silently."""
     names = {f.name for f in fields(cls)}

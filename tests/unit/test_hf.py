@@ -8,13 +8,16 @@ read 2026-11-30 and 2026-12-01), transcribed with the fields that do not shape t
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+import random
+from dataclasses import asdict, replace
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from snippets.data import Catalog
 from snippets.data.export import engine_catalog
+from snippets.data.schema import Architecture
 from snippets.engine.hf import ConfigError, arch_from_config, model_from_config
 from snippets.engine.params import total_params
 
@@ -127,3 +130,55 @@ def test_a_config_it_cannot_use_is_refused_naming_each_field(config: Any, expect
 def test_text_that_is_not_json_is_refused_with_its_position() -> None:
     with pytest.raises(ConfigError, match=r"not JSON: .* line 1, column 2"):
         model_from_config("{oops")
+
+
+def _mutations(rng: random.Random, base: dict[str, Any], count: int) -> list[dict[str, Any]]:
+    """Careless edits of a real config: an integer field set to 0, 1, -1, a neighbour, one of the model's own other
+    integers, or a large value; a flag flipped; a field dropped."""
+    keys = sorted(base)
+    ints = [v for v in base.values() if isinstance(v, int) and not isinstance(v, bool)]
+    out = []
+    for _ in range(count):
+        cfg = dict(base)
+        for key in rng.sample(keys, rng.choice((1, 2))):
+            v = cfg[key]
+            if isinstance(v, bool):
+                cfg[key] = not v
+            elif isinstance(v, int):
+                cfg[key] = rng.choice((0, 1, -1, v + 1, v - 1, 2 * v, rng.choice(ints), 10_000))
+            elif key != "model_type":
+                del cfg[key]
+        out.append(cfg)
+    return out
+
+
+@pytest.mark.parametrize("model", sorted(REAL))
+def test_what_the_reader_accepts_the_data_schema_accepts(model: str) -> None:
+    """The config reader refuses what data/models.yaml's schema refuses: every architecture it reads from a careless
+    edit of a real config validates as a data record (both apply `snippets.engine.specs.arch_problems`)."""
+    rng = random.Random(f"hf-{model}")  # noqa: S311 (seeded: the same edits every run)
+    accepted = 0
+    for cfg in _mutations(rng, REAL[model], 150):
+        try:
+            arch = arch_from_config(cfg)
+        except ConfigError:
+            continue
+        accepted += 1
+        Architecture.model_validate(asdict(arch))
+    assert accepted > 20  # the edits are not all refused by the reader: the check above ran
+
+
+@pytest.mark.parametrize(("config", "expected"), [
+    ({**DEEPSEEK_V3, "first_k_dense_replace": 61}, "first_k_dense_replace: 61 leading dense layers leave none"),
+    ({**QWEN3_235B, "decoder_sparse_step": 95}, "decoder_sparse_step: 95 is more than the 94 layers"),
+])
+def test_the_schema_rules_reach_the_reader_named_as_config_json_names_them(config: Any, expected: str) -> None:
+    with pytest.raises(ConfigError, match=expected):
+        arch_from_config(config)
+    fields = {"first_k_dense_replace": ("dense_layers", 61), "decoder_sparse_step": ("layer_step", 95)}
+    key = expected.split(":")[0]
+    field, value = fields[key]
+    data = asdict(arch_from_config({**config, key: 1}))
+    data["moe"][field] = value
+    with pytest.raises(ValidationError):
+        Architecture.model_validate(data)

@@ -148,7 +148,7 @@ def test_errors() -> None:
     with pytest.raises(ValidationError, match="layer_step"):
         Architecture(**{**arch.model_dump(), "moe": {"experts": 2, "active_experts": 1, "expert_ffn_size": 4,
                                                      "layer_step": 3}})
-    with pytest.raises(ValidationError, match="kv_heads must divide"):
+    with pytest.raises(ValidationError, match="kv_heads: 3 does not divide"):
         Architecture(**{**arch.model_dump(), "kv_heads": 3, "attention_heads": 2})
     with pytest.raises(ValidationError, match="stated_active_params"):
         Model(name="x", nominal_params={"value": 1, "unit": "billion"}, stated_params={"value": 1, "unit": "billion"},
