@@ -174,6 +174,20 @@ class Reader:
         self.page.goto(self.base + path, wait_until="networkidle")
         return self.page
 
+    def scroll_to_end(self) -> None:
+        """Scroll the page to its end a screen at a time, pausing at each, then wait for the network to be quiet:
+        whatever loads only when scrolled to (a lazy image, an iframe) is requested and recorded."""
+        self.page.evaluate("""async () => {
+            const pause = () => new Promise(done => setTimeout(done, 40));
+            for (let y = 0; y < document.documentElement.scrollHeight; y += window.innerHeight) {
+                window.scrollTo(0, y);
+                await pause();
+            }
+            window.scrollTo(0, document.documentElement.scrollHeight);
+            await pause();
+        }""")
+        self.page.wait_for_load_state("networkidle")
+
     def close(self) -> None:
         self.context.close()
 

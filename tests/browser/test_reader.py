@@ -41,7 +41,7 @@ def _weigh(browser: Any, base: str, path: str) -> tuple[report.PageWeight, list[
             page.wait_for_timeout(100)
         else:
             r.log.errors.append("the search index was never loaded")
-        page.wait_for_load_state("networkidle")
+        r.scroll_to_end()  # what loads only when scrolled to is weighed and checked too
         weight = report.PageWeight(path)
         for request in finished:
             weight.add(request.resource_type, request.sizes()["responseBodySize"])
@@ -84,6 +84,19 @@ def test_every_page_loads_offline_and_quietly(browser: Any, site_url: str, pages
     for w in weights:
         assert w.by_kind.get("document", 0) > 0, f"/{w.page}: no document bytes recorded"
         assert w.by_kind.get("script", 0) > 0, f"/{w.page}: no script bytes recorded"
+
+
+def test_a_lazy_request_for_another_host_is_caught_only_by_scrolling(browser: Any, site_url: str) -> None:
+    """The check above scrolls each page to its end: a lazy image far down a page asks another host for it only when
+    scrolled to, which a load alone never sees."""
+    tall = ('<div style="height:20000px">top</div>'
+            '<img loading="lazy" src="https://images.example.org/x.png" width="10" height="10" alt="">')
+    with Reader(browser, site_url, viewport=DESKTOP) as r:
+        r.page.set_content(tall)
+        r.page.wait_for_load_state("networkidle")
+        assert not r.log.foreign, "the lazy image loaded without a scroll: this test no longer shows the need"
+        r.scroll_to_end()
+        assert r.log.foreign == ["https://images.example.org/x.png"]
 
 
 def test_quiz_answers_open_and_close(browser: Any, site_url: str, built: Build, pages: list[str]) -> None:
