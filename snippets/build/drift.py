@@ -71,11 +71,14 @@ def prose(markdown: str) -> str:
 
 
 def typed_quantities(markdown: str, allowed: tuple[tuple[str, re.Pattern[str]], ...]) -> list[Literal]:
-    """Every digit-bearing token in the prose that is not an allowlisted name (`allowed_names`), with its line."""
+    """Every digit-bearing token in the prose that is not an allowlisted name (`allowed_names`), and every number in
+    ASCII Roman numerals followed by a unit (`XII GB`), with its line."""
     found: list[Literal] = []
     for lineno, line in enumerate(prose(markdown).splitlines(), 1):
         if not _DIGIT.search(line):
+            found += [Literal(lineno, m.group(0), line.strip()) for m in _ROMAN_QUANTITY.finditer(line)]
             continue  # no digit, no quantity: names are struck out only to keep their digits
+        found += [Literal(lineno, m.group(0), line.strip()) for m in _ROMAN_QUANTITY.finditer(line)]
         stripped = line
         for name, pat in allowed:
             if name in stripped:  # a match holds the name: most lines hold none, and skip the regex
@@ -92,6 +95,12 @@ _UNIT_WORD = (r"(?:[kMGTP]i?B|[kMGTP]B/s|bytes?|kilobytes?|megabytes?|gigabytes?
               r"percent|TFLOP/s|FLOP/s|FLOPs?|parameters?|times)")
 _COUNT_WORD = re.compile(rf"\b(?:(?:{_NUMBER_WORD})(?:[ -](?:{_NUMBER_WORD}))*[ -]{_UNIT_WORD}\b|twice|thrice|"
                          r"(?:two|three|four|five|ten|hundred)fold|double|triple|quadruple|halve[sd]?)\b", re.I)
+
+
+_ROMAN_QUANTITY = re.compile(rf"\b(?=[MDCLXVI]{{2,}}\b)M{{0,3}}(?:CM|CD|D?C{{0,3}})(?:XC|XL|L?X{{0,3}})(?:IX|IV|V?I{{0,3}})"
+                             rf"[ \u00a0]+{_UNIT_WORD}(?![\w/])")
+"""A number in ASCII Roman numerals with a unit after it (`XII GB`, `IV GPUs`): a quantity without a digit. Two
+letters at least, so the pronoun and a placeholder `X` stay prose; the Unicode numerals (`Ⅻ`) are in `NUMERIC`."""
 
 
 _CODE_QUANTITY = re.compile(rf"(?<![\w.])[{NUMERIC}][{NUMERIC},.]*(?:[ \u00a0]?(?:{_UNIT_WORD}|%|k?W)|×)(?![\w/])")
@@ -307,7 +316,7 @@ class Scanner:
         if hit is not None:
             return hit
         found: tuple[Literal, ...] = ()
-        if any(ch.isnumeric() for ch in text):
+        if any(ch.isnumeric() for ch in text) or _ROMAN_QUANTITY.search(text):
             flat = normalize(text)
             found = tuple(lit for lit in typed_quantities(flat + "\n", self.allowed)
                           if not any(lit.token in d and d in flat for d in self.data))

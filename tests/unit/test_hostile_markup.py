@@ -30,6 +30,21 @@ def test_a_number_without_ascii_digits_is_a_typed_quantity(typed: str) -> None:
     assert len(errors) == 1 and errors[0].startswith(f"docs/page.md:3: hand-typed quantity '{typed}' in prose"), errors
 
 
+@pytest.mark.parametrize(("typed", "token"), [("XII GB", "XII GB"), ("IV GPUs", "IV GPUs"), ("CC tokens", "CC tokens")])
+def test_a_number_in_ascii_roman_numerals_with_a_unit_is_a_typed_quantity(typed: str, token: str) -> None:
+    errors = source_errors(f"Intro.\n\nIt needs {typed} of the card.\n")
+    assert len(errors) == 1 and errors[0].startswith(f"docs/page.md:3: hand-typed quantity '{token}' in prose"), errors
+
+
+def test_roman_letters_that_are_words_or_names_stay_prose() -> None:
+    assert source_errors("Intro.\n\nMI300X GPUs, I think, and X GB as a placeholder; see section IV.\n") == []
+
+
+def test_the_rendered_scan_reads_roman_quantities(catalog: Catalog) -> None:
+    page = convert("Intro.\n\n| a | b |\n| - | - |\n| x | XII GB of it |\n", catalog)
+    assert any("hand-typed quantity 'XII GB'" in e for e in page.scanned()), page.scanned()
+
+
 def test_the_rendered_scan_reads_them_too(catalog: Catalog) -> None:
     page = convert("Intro.\n\n| a | b |\n| - | - |\n| x | ¾ of it |\n", catalog)
     assert any("hand-typed quantity '¾'" in e for e in page.scanned()), page.scanned()
