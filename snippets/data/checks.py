@@ -262,8 +262,54 @@ FORMAT_BITS = {"fp32": 32, "tf32": 19, "bf16": 16, "fp16": 16, "fp8": 8, "fp6": 
 """Bits of each tensor format (TF32: 1 sign, 8 exponent and 10 mantissa bits)."""
 
 
+SCALE_UP_PER_HBM = (0.02, 1.0)
+"""A GPU's scale-up bandwidth, one direction, over its HBM bandwidth. Data: 0.067 (MI350X, 538 GB/s over 8 TB/s) to
+0.244 (TPU v5e and v6e); H100 0.134, B200 0.117. Above 1 a GPU would send to a peer faster than it reads its own
+memory, which is where what it sends comes from (no shipped fabric does); below 0.02 the fabric would be slower
+than a PCIe 4 x16 slot beside a 1.6 TB/s memory, and no scale-up fabric sold is. A per-GPU total typed x10 lands
+above 1 for every chip in data/."""
+NIC_PER_SCALE_UP = (0.003, 1.0)
+"""A node's network bandwidth per GPU (NICs per GPU x one port), one direction, over the GPU's scale-up bandwidth.
+Data: 0.010 (a TPU v5p VM's data-centre network beside its ICI; AWS p3dn's 100 Gb/s shared by 8 V100s) to 0.143
+(HLS-Gaudi3's six 800 Gb/s ports); HGX H100 0.111. At 1 or above the node's fabric would carry no more than its
+network, and there would be no reason to build the node; below 0.003 a GPU's share of the network would be a third
+of the thinnest in data/. A port typed x10 lands above 1 for every node in data/."""
+
+
+def _check_fabrics(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
+    """A GPU's scale-up fabric against its memory, and a node's network against its GPUs' fabric."""
+    scale_up: dict[str, float] = {}
+    for acc_id, acc in cat["accelerators"].items():
+        if acc.scale_up is None:
+            continue
+        up = scale_up[acc_id] = acc.scale_up.bandwidth.bandwidth.one_way().bytes_per_s
+        hbm = acc.memory_bandwidth.bandwidth.bytes_per_s
+        low, high = SCALE_UP_PER_HBM
+        if not low <= up / hbm <= high:
+            problems.append(f"data/accelerators.yaml: entry '{acc_id}': fields 'scale_up.bandwidth' and "
+                            f"'memory_bandwidth': {up / 1e9:,.0f} GB/s each way over {hbm / 1e12:,.2f} TB/s of memory is "
+                            f"{up / hbm:.3f}; a GPU's fabric carries {low:g} to {high:g} of its memory bandwidth "
+                            "(snippets/data/checks.py, SCALE_UP_PER_HBM): check the unit, the digits and the direction")
+    for node_id, node in cat["interconnects"].items():
+        if not isinstance(node, Node) or node.nic is None or node.nics_per_gpu is None:
+            continue
+        port = cat["interconnects"].get(node.nic)
+        up = scale_up.get(node.accelerator)
+        if not isinstance(port, Network) or up is None:
+            continue
+        nic = port.port.bandwidth.one_way().bytes_per_s * node.nics_per_gpu
+        low, high = NIC_PER_SCALE_UP
+        if not low <= nic / up < high:
+            problems.append(f"data/interconnects.yaml: entry '{node_id}': fields 'nic' and 'nics_per_gpu': "
+                            f"{nic / 1e9:,.1f} GB/s of network each way per GPU over {up / 1e9:,.0f} GB/s of "
+                            f"{node.accelerator}'s scale-up fabric is {nic / up:.3f}; a node's network carries {low:g} "
+                            f"to under {high:g} of it (snippets/data/checks.py, NIC_PER_SCALE_UP): check the unit and "
+                            "the digits")
+
+
 def _check_physics(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
     """An accelerator's figures against each other and against its memory generation (the module's constants)."""
+    _check_fabrics(cat, problems)
     for acc_id, acc in cat["accelerators"].items():
         where = f"data/accelerators.yaml: entry '{acc_id}'"
         bw, cap = acc.memory_bandwidth.bandwidth.bytes_per_s, acc.memory.bytes

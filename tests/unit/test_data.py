@@ -598,6 +598,14 @@ PHYSICS_CASES = [
      ["entry 'h100-sxm': fields 'tensor.bf16' and 'power'", "entry 'h100-sxm': fields 'tensor.fp8' and 'tensor.bf16'"]),
     ("MI300X power typed /10", "accelerators", _set("mi300x/power/value", 75),
      ["entry 'mi300x': fields 'tensor.bf16' and 'power'"]),
+    ("H100 NVLink total typed x10", "accelerators", _set("h100-sxm/scale_up/bandwidth/value", 9000),
+     ["data/accelerators.yaml: entry 'h100-sxm': fields 'scale_up.bandwidth' and 'memory_bandwidth': 4,500 GB/s each "
+      "way over 3.35 TB/s of memory is 1.343"]),
+    ("MI300X fabric total typed /10", "accelerators", _set("mi300x/scale_up/bandwidth/value", 89.6),
+     ["entry 'mi300x': fields 'scale_up.bandwidth' and 'memory_bandwidth'"]),
+    ("ConnectX-7 port typed x10", "interconnects", _set("infiniband-ndr/port/value", 4000),
+     ["data/interconnects.yaml: entry 'hgx-h100-8': fields 'nic' and 'nics_per_gpu': 500.0 GB/s of network each way "
+      "per GPU over 450 GB/s of h100-sxm's scale-up fabric is 1.111"]),
     ("B200 FP8 typed x10", "accelerators", _set("b200/tensor/fp8/value", 90),
      ["entry 'b200': fields 'tensor.fp8' and 'tensor.bf16': FP8 at 20.00 times the 16-bit rate"]),
 ]
