@@ -20,14 +20,21 @@ listed at INFO level, not refused.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+import builtins
+import inspect
+import textwrap
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from snippets.render.fmt import Claim
 
 SCALES = (0.1, 10.0)
-_ARITHMETIC_CALLS = frozenset({"abs", "min", "max", "round", "float", "int"})
+_ARITHMETIC_CALLS = frozenset({"abs", "min", "max", "round", "float", "int", "ceil", "floor"})
+ENGINE = "snippets.engine."
+"""Records whose properties a claim is read through: the engine's."""
+INLINE_DEPTH = 4
+"""How many properties deep a condition is read (`fits` -> `starts`, `free` -> `kv_room`, `pool` ...)."""
 _NOT_NUMERIC_OPS = (ast.In, ast.NotIn, ast.Is, ast.IsNot)
 
 
@@ -102,13 +109,97 @@ def _figures(node: ast.expr, numeric: bool, out: list[ast.expr]) -> None:
     elif isinstance(node, ast.BinOp):
         _figures(node.left, True, out)
         _figures(node.right, True, out)
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _ARITHMETIC_CALLS:
+    elif isinstance(node, ast.Call) and _callee(node.func) in _ARITHMETIC_CALLS:
         for arg in node.args:
             _figures(arg, True, out)
     elif isinstance(node, ast.Constant):
         return  # a literal is the claim's own threshold, not a figure of data
     elif isinstance(node, ast.Name | ast.Attribute | ast.Subscript | ast.Call):
         out.append(node)
+
+
+def _callee(func: ast.expr) -> str | None:
+    """`abs` of `abs(x)`, `ceil` of `math.ceil(x)`."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and func.attr in ("ceil", "floor"):  # math's, bound under any name
+        return func.attr
+    return None
+
+
+def _returned(fget: Any) -> tuple[ast.expr, str] | None:
+    """The one expression a property's getter returns, and its `self` parameter's name; None for any other body."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fget)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    fn = tree.body[0] if tree.body else None
+    if not isinstance(fn, ast.FunctionDef) or not fn.args.args:
+        return None
+    body = [st for st in fn.body if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return None
+    return body[0].value, fn.args.args[0].arg
+
+
+class _Inliner(ast.NodeTransformer):
+    """Each `record.prop` whose record is the engine's and whose property returns one expression, replaced by that
+    expression over a name bound to the record; the names the getter reads from its module bound under fresh names."""
+
+    def __init__(self, scope: dict[str, object], file: str) -> None:
+        self.scope, self.file, self.count = scope, file, 0
+        self.names: dict[int, str] = {}
+        """One name per object: a record read through two properties is one record, its figures scaled together."""
+
+    def _bind(self, value: object) -> str:
+        self.count += 1
+        name = self.names.get(id(value))
+        if name is None:
+            name = self.names[id(value)] = f"__inlined_{len(self.names)}"
+            self.scope[name] = value
+        return name
+
+    def visit_Attribute(self, node: ast.Attribute) -> Any:
+        node = self.generic_visit(node)  # type: ignore[assignment]
+        try:
+            owner = eval(compile(ast.Expression(node.value), self.file, "eval"), self.scope)  # noqa: S307 - the site's code
+        except Exception:  # a piece that needs a comprehension's variable, or fails: left as written
+            return node
+        prop = getattr(type(owner), node.attr, None)
+        if not isinstance(prop, property) or not type(owner).__module__.startswith(ENGINE):
+            return node
+        found = _returned(prop.fget)
+        if found is None:
+            return node
+        expr, this = found
+        module_names = getattr(prop.fget, "__globals__", {})
+        renames = {this: self._bind(owner)}
+        for sub in ast.walk(expr):
+            if isinstance(sub, ast.Name) and sub.id not in renames:
+                if sub.id in module_names:
+                    renames[sub.id] = self._bind(module_names[sub.id])
+                elif hasattr(builtins, sub.id):
+                    renames[sub.id] = self._bind(getattr(builtins, sub.id))
+        for sub in ast.walk(expr):
+            if isinstance(sub, ast.Name) and sub.id in renames:
+                sub.id = renames[sub.id]
+        return ast.copy_location(expr, node)
+
+
+def inline_engine_properties(cond: ast.expr, scope: dict[str, object], file: str
+                             ) -> tuple[ast.expr, dict[str, object]] | None:
+    """`cond` with the engine's properties it reads replaced by their definitions, `INLINE_DEPTH` deep, and the scope
+    that evaluates it; None when it reads none."""
+    inliner = _Inliner(dict(scope), file)
+    tree: ast.expr = ast.parse(ast.unparse(cond), mode="eval").body
+    for _ in range(INLINE_DEPTH):
+        before = inliner.count
+        tree = inliner.visit(tree)
+        if inliner.count == before:
+            break
+    if inliner.count == 0:
+        return None
+    return ast.parse(ast.unparse(tree), mode="eval").body, inliner.scope
 
 
 class _Swap(ast.NodeTransformer):
@@ -128,8 +219,10 @@ def _number(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool)
 
 
-def scale_verdict(cond: ast.expr, claim: Claim) -> Verdict:
-    """Scale each figure of `cond` alone by 0.1 and 10 in the scope `claim` was made in."""
+def scale_verdict(cond: ast.expr, claim: Claim, *, inlined: bool = False) -> Verdict:
+    """Scale each figure of `cond` alone by 0.1 and 10 in the scope `claim` was made in. A condition that compares no
+    figure (`d.fits_one_node`) is read again through the engine's own definitions of the properties it reads
+    (`inline_engine_properties`), whose figures are then scaled."""
     if claim.site is None:
         return Verdict(opaque="no call site")
     scope = dict(claim.site.scope)
@@ -152,6 +245,11 @@ def scale_verdict(cond: ast.expr, claim: Claim) -> Verdict:
             values[by_source[text]] = value
         names[id(piece)] = by_source[text]
     if not values:
+        if not inlined:
+            expanded = inline_engine_properties(cond, scope, claim.site.file)
+            if expanded is not None:
+                return scale_verdict(expanded[0], replace(claim, site=replace(claim.site, scope=expanded[1])),
+                                     inlined=True)
         return Verdict(opaque="its condition compares no figure (a bool computed elsewhere)")
     tree = ast.fix_missing_locations(ast.Expression(_Swap(names).visit(fresh)))
     code = compile(tree, claim.site.file, "eval")

@@ -4,10 +4,15 @@ made by hand were published as checked."""
 
 from __future__ import annotations
 
+import ast
+
 import markdown
 
-from snippets.build.claims import ClaimChecker
+from snippets.build.claims import ClaimChecker, inline_engine_properties
 from snippets.build.computed import ComputedExtension, Pages
+from snippets.data import Catalog
+from snippets.data.export import engine_catalog
+from snippets.engine.deployment import deploy, setting
 from snippets.render import fmt
 from snippets.render.fmt import Claim
 
@@ -62,3 +67,29 @@ def test_the_build_refuses_such_a_claim_at_its_line() -> None:
     assert len(state.errors) == 2
     assert "claim 'hand' (\"x\") was not made by snippets.render.fmt.claim" in state.errors[0]
     assert "claim 'flag' gave a bool, not a Claim" in state.errors[1]
+
+
+def test_a_bool_the_engine_computes_is_read_through_its_definition(catalog: Catalog) -> None:
+    """`d.fits_one_node` is `self.nodes == 1`, `nodes` is `math.ceil(self.gpus / self.gpus_per_node)`: the claim is
+    read through those definitions, and scaling the GPUs or the node's size can break it (before: opaque)."""
+    eng = engine_catalog(catalog)
+    d = deploy(setting(eng, "llama-3.1-70b", "fp8", "reference", node="hgx-h100-8"))
+    big = deploy(setting(eng, "llama-3.1-405b", "bf16", "reference", node="hgx-h100-8"))
+    assert d.fits_one_node and not big.fits_one_node
+    for c in (fmt.claim(d.fits_one_node, "one node"), fmt.claim(not big.fits_one_node, "more than one"),
+              fmt.claim(d.memory.fits, "it fits"), fmt.claim(d.fits_one_node and not big.fits_one_node, "both")):
+        v = ClaimChecker().verdict(c)
+        assert v.refused is None and v.opaque is None and v.figures >= 2, (c.basis, v)
+
+
+def test_an_engine_property_is_replaced_by_what_it_returns(catalog: Catalog) -> None:
+    """`fits_one_node` -> `nodes == 1` -> `ceil(gpus / gpus_per_node) == 1`, over names bound to the record and to the
+    engine module's own names."""
+    eng = engine_catalog(catalog)
+    d = deploy(setting(eng, "llama-3.1-70b", "fp8", "reference", node="hgx-h100-8"))
+    expanded = inline_engine_properties(ast.parse("not d.fits_one_node", mode="eval").body, {"d": d}, __file__)
+    assert expanded is not None
+    text = ast.unparse(expanded[0])
+    assert ".ceil(" in text and ".tp" in text and ".node.gpus" in text and "fits_one_node" not in text, text
+    assert eval(compile(ast.Expression(expanded[0]), "x", "eval"), expanded[1]) is False  # noqa: S307 - the test's own
+    assert inline_engine_properties(ast.parse("flag", mode="eval").body, {"flag": True}, __file__) is None
