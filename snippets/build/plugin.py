@@ -123,7 +123,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         except data.DataError as exc:
             raise PluginError(
                 f"{exc}\nHint: the fields, units and directions each table accepts are the pydantic models in "
-                "snippets/data/schema.py; run `python -c 'import snippets.data as d; d.load()'` to check data/ alone"
+                "snippets/data/schema/ (a module per data file); run "
+                "`python -c 'import snippets.data as d; d.load()'` to check data/ alone"
             ) from None
         ctx = self.context = make_context(root, Path(config.docs_dir), self.config.options(), cat)
         ctx.site_errors.extend(site_errors(config, ctx))

@@ -261,7 +261,7 @@ def _unknown_files(directory: Path) -> list[str]:
     """A file in data/ that no schema reads would be silently ignored: refuse it instead."""
     known = {f"{name}.yaml" for name in FILES}
     return [f"data/{p.name}: unknown data file: no schema reads it (known: {', '.join(sorted(known))}); "
-            "add its schema to SCHEMAS (snippets/data/schema.py) and FILES (snippets/data/errors.py), or remove it"
+            "add its schema to SCHEMAS (snippets/data/schema/__init__.py) and FILES (snippets/data/errors.py), or remove it"
             for p in sorted(directory.iterdir()) if p.suffix in (".yaml", ".yml") and p.name not in known]
 
 

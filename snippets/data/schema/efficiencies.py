@@ -1,0 +1,127 @@
+"""data/efficiencies.yaml: an achieved fraction of a peak (memory or compute), with its source."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import (
+    Field,
+    model_validator,
+)
+
+from snippets.data.base import PositiveFloat, PositiveInt, Sources, _Strict
+from snippets.data.quantities import (
+    FLOPS_UNITS,
+    BandwidthSpec,
+    Flops,
+    TensorFormat,
+)
+from snippets.data.units import (
+    BANDWIDTH_UNITS,
+)
+
+
+class Efficiency(_Strict):
+    """A bandwidth achieved in a published measurement, as a fraction of the datasheet figure it is measured against.
+
+    These become the engine's efficiency factors: the share of a peak a real transfer reaches.
+    """
+
+    name: str
+    resource: Literal["nvlink", "pcie_h2d", "hbm", "network", "gemm_weights", "allreduce", "alltoall"]
+    """What moved: a link's or HBM's copy, a decode GEMM's weight stream (`gemm_weights`), or a collective's
+    payload (`allreduce`, `alltoall`, against the link it crosses)."""
+    accelerator: str
+    """Id of the accelerator measured."""
+    tensor_format: TensorFormat | None = None
+    """For `gemm_weights`: the format the weights are stored and computed in."""
+    by_tokens: tuple[tuple[PositiveInt, Annotated[float, Field(gt=0, le=1)]], ...] = ()
+    """For `gemm_weights`: the fraction of `peak` reached with each number of tokens in the batch, (tokens,
+    fraction), tokens rising; the time model interpolates between them."""
+    achieved: BandwidthSpec
+    """What the run reached, on the same basis as `peak` (the loader refuses two bases)."""
+    achieved_range: tuple[PositiveFloat, PositiveFloat]
+    """Low and high of the figures the sources show, in `achieved`'s unit."""
+    peak: BandwidthSpec
+    """The datasheet (or derived link) figure the run is compared with."""
+    method: Annotated[str, Field(min_length=5)]
+    """The tool and test: "nvbandwidth host_to_device_memcpy_ce", "BabelStream Triad"."""
+    note: Annotated[str, Field(min_length=10)]
+    sources: Sources
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Efficiency:
+        low, high = self.achieved_range
+        if low > high:
+            raise ValueError("achieved_range must be [low, high]")
+        if not low <= self.achieved.value <= high:
+            raise ValueError("achieved: the value lies outside achieved_range")
+        if self.achieved.direction is not self.peak.direction:
+            raise ValueError(
+                f"achieved and peak: quoted {self.achieved.direction.label} and {self.peak.direction.label}; "
+                "compare on one basis")
+        if self.fraction > 1:
+            raise ValueError(f"achieved exceeds peak ({self.fraction:.3f}): check units and basis")
+        if (self.resource == "gemm_weights") != (self.tensor_format is not None):
+            raise ValueError("tensor_format: give it for gemm_weights, and only there")
+        if self.by_tokens:
+            if self.resource != "gemm_weights":
+                raise ValueError("by_tokens: only a GEMM's weight stream is given by batch")
+            tokens = [t for t, _ in self.by_tokens]
+            if tokens != sorted(set(tokens)):
+                raise ValueError("by_tokens: tokens must rise")
+        return self
+
+    @property
+    def fraction(self) -> float:
+        """Achieved over peak; both on one basis (Bandwidth.ratio refuses two)."""
+        return self.achieved.bandwidth.ratio(self.peak.bandwidth)
+
+    @property
+    def fraction_range(self) -> tuple[float, float]:
+        per = BANDWIDTH_UNITS[self.achieved.unit]
+        peak = self.peak.bandwidth.bytes_per_s
+        return self.achieved_range[0] * per / peak, self.achieved_range[1] * per / peak
+
+
+class ComputeEfficiency(_Strict):
+    """A throughput achieved in published runs, as a fraction of the dense peak of the same format."""
+
+    name: str
+    resource: Literal["gemm_compute", "attention_compute"]
+    """Matrix products at large batch (`gemm_compute`), or a fused attention kernel (`attention_compute`)."""
+    accelerator: str
+    tensor_format: TensorFormat
+    achieved: Flops
+    achieved_range: tuple[PositiveFloat, PositiveFloat]
+    """Low and high of the figures the sources show, in `achieved`'s unit."""
+    peak: Flops
+    """The datasheet's dense figure in the same format."""
+    method: Annotated[str, Field(min_length=5)]
+    note: Annotated[str, Field(min_length=10)]
+    sources: Sources
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ComputeEfficiency:
+        low, high = self.achieved_range
+        if low > high:
+            raise ValueError("achieved_range must be [low, high]")
+        if not low <= self.achieved.value <= high:
+            raise ValueError("achieved: the value lies outside achieved_range")
+        if self.achieved.sparsity != "dense" or self.peak.sparsity != "dense":
+            raise ValueError("achieved and peak: compare dense figures")
+        if self.fraction > 1:
+            raise ValueError(f"achieved exceeds peak ({self.fraction:.3f}): check units")
+        return self
+
+    @property
+    def fraction(self) -> float:
+        return self.achieved.per_s / self.peak.per_s
+
+    @property
+    def fraction_range(self) -> tuple[float, float]:
+        per = FLOPS_UNITS[self.achieved.unit]
+        return self.achieved_range[0] * per / self.peak.per_s, self.achieved_range[1] * per / self.peak.per_s
+
+
+EfficiencyEntry = Annotated[Efficiency | ComputeEfficiency, Field(discriminator="resource")]

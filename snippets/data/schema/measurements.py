@@ -1,0 +1,347 @@
+"""data/measurements.yaml: a published serving measurement, its definitions, mode and role."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    Field,
+    model_validator,
+)
+
+from snippets.data.base import PositiveFloat, PositiveInt, Sources, Text, _read_only, _Strict
+from snippets.data.schema.deployments import DeployedLayout
+
+MEASUREMENT_OPTIONAL_FIELDS = ("engine_version", "layout", "input_tokens", "output_tokens")
+
+
+"""Fields a measurement may leave out, each only with the reason in `not_stated` (the source does not say)."""
+
+
+PERMITTED_CALIBRATION_SOURCES = (
+    "https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/",
+    "https://github.com/semianalysisai/inferencex/",
+    "https://github.com/semianalysisai/inferencex-app/",
+    "https://inferencex.semianalysis.com/",
+    "https://github.com/azure/ai-benchmarking-guide/",
+)
+
+
+"""The sources issue 24 names for fitting (compared lower-case, by URL prefix): NVIDIA NIM's LLM benchmarking 1.0.0
+performance page, SemiAnalysis InferenceX's published results (its repositories and its results API), and Azure's
+AI-benchmarking-guide results. A calibration row comes from one of them; a test row from none."""
+
+
+NotStated = Annotated[Mapping[str, Annotated[str, Field(min_length=10)]], AfterValidator(_read_only)]
+
+
+def _given_or_not_stated(where: str, values: dict[str, object], not_stated: Mapping[str, str]) -> list[str]:
+    """Each optional field is either given or named in `not_stated` with the reason, never both, never neither."""
+    problems = [f"{where}not_stated.{k}: not an optional field here (optional: {', '.join(values)})"
+                for k in not_stated if k not in values]
+    for key, value in values.items():
+        if value is None and key not in not_stated:
+            problems.append(f"{where}{key}: required, or say in not_stated why the source does not give it")
+        elif value is not None and key in not_stated:
+            problems.append(f"{where}{key}: given and also listed in not_stated")
+    return problems
+
+
+def _layout_problems(where: str, lay: DeployedLayout) -> list[str]:
+    """Shape rules every engine applies: the expert-parallel group is built from the TP x DP ranks, so EP is 1
+    or divides TP x DP (vLLM's --enable-expert-parallel makes EP = TP x DP; SGLang's --ep-size <= --tp-size)."""
+    ranks = lay.tp * lay.dp
+    if lay.ep > 1 and ranks % lay.ep:
+        return [f"{where}ep: EP {lay.ep} must divide TP x DP = {ranks} (experts are spread over the TP x DP ranks)"]
+    return []
+
+
+class Definitions(_Strict):
+    """What the source's figures mean, as the source defines them (issue 24, Deliver 9). A field is given for each
+    figure the row holds (and only then); "not-stated" where the source does not say, the note arguing a reading."""
+
+    ttft: Literal["queueing-included", "queueing-excluded", "not-stated"] | None = None
+    """queueing-included: from the client's request to its first token, the wait for a slot included (vLLM's and
+    SGLang's bench_serving, AIPerf, NIM's guide); queueing-excluded: from the request's scheduling."""
+    token_latency: Literal["tpot-excluding-first", "tpot-including-first", "itl-per-token", "itl-per-chunk",
+                           "not-stated"] | None = None
+    """tpot-excluding-first: (latency - TTFT) / (output tokens - 1), per request; tpot-including-first: latency /
+    output tokens; itl-per-token: the gap between consecutive tokens; itl-per-chunk: the gap between streamed
+    chunks (several tokens each when the server batches its stream)."""
+    statistic: Literal["mean", "median", "p90", "p99", "one-run", "not-stated"] | None = None
+    """Of the latency figures over the run's requests; one-run: a single batch timed as a whole."""
+    throughput_tokens: Literal["output", "total", "not-stated"] | None = None
+    """output: generated tokens only; total: prompt and generated tokens."""
+    throughput_per: Literal["whole-run", "gpu", "node", "not-stated"] | None = None
+    """whole-run: every request together; gpu / node: the whole run divided by the GPUs (nodes) it used."""
+    per_gpu_counts: Literal["all-gpus", "decode-gpus", "not-stated"] | None = None
+    """For a per-GPU (per-node) figure, which GPUs it divides by: all the run's GPUs (prefill and decode pools
+    together) or the decode pool's only."""
+    load: Literal["fixed-concurrency", "request-rate", "offline", "static-batch", "not-stated"]
+    """fixed-concurrency: the client keeps `concurrency` requests in flight (online); request-rate: requests
+    arrive at `request_rate` per second (online); offline: every request is queued at once and the engine serves
+    as many as it can hold; static-batch: one batch of `concurrency` requests run together to the end."""
+
+
+class Pool(_Strict):
+    """One side of a disaggregated deployment: how many workers, each on which layout."""
+
+    workers: PositiveInt
+    layout: DeployedLayout
+
+    @property
+    def gpus(self) -> int:
+        return self.workers * self.layout.tp * self.layout.pp * self.layout.dp
+
+
+class Disaggregation(_Strict):
+    """Prefill and decode on separate workers, the KV cache sent from one to the other."""
+
+    prefill: Pool | None = None
+    decode: Pool | None = None
+    kv_transfer: Text | None = None
+    """What moves the KV cache between the pools (NIXL, Mooncake, DeepEP), where the source says."""
+    not_stated: NotStated = Field(default_factory=lambda: MappingProxyType({}))
+
+    @model_validator(mode="after")
+    def _pools(self) -> Disaggregation:
+        problems = _given_or_not_stated("", {"prefill": self.prefill, "decode": self.decode}, self.not_stated)
+        for side, pool in (("prefill", self.prefill), ("decode", self.decode)):
+            if pool is not None:
+                problems += _layout_problems(f"{side}.layout.", pool.layout)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+
+SPECULATION_NAMES = {"eagle": "EAGLE", "eagle3": "EAGLE-3", "mtp": "MTP", "draft-model": "a draft model",
+                     "ngram": "n-gram lookup", "medusa": "Medusa"}
+
+
+"""How a page names each speculative-decoding method (the ids are SGLang's and vLLM's --speculative-algorithm)."""
+
+
+class Speculation(_Strict):
+    """Speculative decoding: a draft proposes tokens, the model verifies them in one step."""
+
+    method: Literal["eagle", "eagle3", "mtp", "draft-model", "ngram", "medusa"]
+    """mtp: the model's own multi-token-prediction head (DeepSeek-V3/R1); draft-model: a separate smaller model."""
+    draft_tokens: PositiveInt | None = None
+    """k: tokens drafted per verify step."""
+    acceptance_rate: Annotated[float, Field(gt=0, le=1, strict=True)] | None = None
+    """Share of drafted tokens accepted, where the source states it."""
+    acceptance_length: Annotated[float, Field(ge=1, strict=True)] | None = None
+    """Mean tokens emitted per verify step (accepted drafts plus the verified token), where stated."""
+    draft_model: Text | None = None
+    not_stated: NotStated = Field(default_factory=lambda: MappingProxyType({}))
+
+    @model_validator(mode="after")
+    def _stated(self) -> Speculation:
+        problems = _given_or_not_stated("", {"draft_tokens": self.draft_tokens,
+                                             "acceptance_rate": self.acceptance_rate}, self.not_stated)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+
+class PrefixCache(_Strict):
+    """Prefix caching where the source sets it up: the share of each prompt already in the cache."""
+
+    hit_rate: Annotated[float, Field(ge=0, le=1, strict=True)]
+    """Share of prompt tokens served from the cache (or, as the note says, the share the workload repeats)."""
+
+
+class Mode(_Strict):
+    """How the engine served the run. Today's time model predicts aggregated serving without speculation or a
+    prefix cache; the other modes wait for issue 28."""
+
+    serving: Literal["aggregated", "disaggregated"] = "aggregated"
+    disaggregation: Disaggregation | None = None
+    """Required exactly when serving is disaggregated."""
+    speculation: Speculation | None = None
+    """None: no speculative decoding."""
+    prefix_cache: PrefixCache | None = None
+    """None: no prefix the workload repeats (random prompts), whether or not the engine caches prefixes."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Mode:
+        if (self.serving == "disaggregated") != (self.disaggregation is not None):
+            raise ValueError("disaggregation: give it exactly when serving is disaggregated")
+        return self
+
+    @property
+    def plain(self) -> bool:
+        """Aggregated, no speculation, no repeated prefix: the mode today's model predicts."""
+        return self.serving == "aggregated" and self.speculation is None and self.prefix_cache is None
+
+    @property
+    def label(self) -> str:
+        """"aggregated", or what sets the mode apart: "disaggregated", "speculative decoding (eagle3)", ..."""
+        parts: list[str] = [] if self.serving == "aggregated" else [self.serving]
+        if self.speculation is not None:
+            parts.append(f"speculative decoding ({SPECULATION_NAMES[self.speculation.method]})")
+        if self.prefix_cache is not None:
+            parts.append(f"prefix cache (hit rate {self.prefix_cache.hit_rate:.1%})")
+        return ", ".join(parts) or "aggregated"
+
+
+class Speedup(_Strict):
+    """A ratio the source publishes against the same deployment without the row's mode."""
+
+    value: PositiveFloat
+    of: Literal["output-throughput", "throughput-per-gpu", "tokens-per-s-per-user"]
+    bound: Literal["exact", "up-to", "at-least"]
+    """exact: the ratio as measured; up-to / at-least: the source gives a bound ("up to 5x", "over 2x")."""
+    against: Annotated[str, Field(min_length=10)]
+    """The baseline, in the source's words."""
+
+
+class Measurement(_Strict):
+    """A published serving measurement: what ran, how it was loaded, what it measured and how the source defines
+    each figure.
+
+    calibration rows come only from the sources issue 24 names for fitting (`PERMITTED_CALIBRATION_SOURCES`); test
+    rows from any other publication, compared and reported apart, never fitted. Figures are as published: a
+    per-GPU throughput stays per GPU, a TPOT stays a TPOT; `definitions` says which, and `snippets.calibration`
+    compares the engine's prediction of that same quantity."""
+
+    role: Literal["calibration", "test"]
+    engine: str
+    engine_version: str | None = None
+    model: str
+    checkpoint: str | None = None
+    """The released checkpoint where it is not the model entry itself (Llama 3.3 70B on Llama 3.1 70B's architecture)."""
+    precision: str
+    kv_precision: str
+    """Id of the precision of its KV cache, as the source states it or as the note argues it."""
+    accelerator: str
+    layout: DeployedLayout | None = None
+    """The layout of one aggregated replica, or of the decode pool of a disaggregated run."""
+    gpus: PositiveInt | None = None
+    """Every GPU the run used; required where the layout (or the pools) does not give it."""
+    nodes: PositiveInt | None = None
+    """Nodes the run used, for a throughput the source gives per node."""
+    config_from: Literal["source", "inferred"] = "source"
+    """inferred: the source does not state part of the configuration (GPU, layout, lengths) where its figures
+    are printed, and the note says how it was inferred. Never fitted on."""
+    input_tokens: PositiveInt | None = None
+    output_tokens: PositiveInt | None = None
+    concurrency: PositiveInt | None = None
+    """Requests kept in flight (fixed-concurrency), or the batch (static-batch), or the requests queued at once
+    where an offline run gives it; None for an offline run that queues more than the engine holds."""
+    request_rate: PositiveFloat | None = None
+    """Requests per second, for a request-rate load."""
+    mode: Mode = Field(default_factory=Mode)
+    definitions: Definitions
+    ttft_ms: PositiveFloat | None = None
+    itl_ms: PositiveFloat | None = None
+    """Time per output token as the source defines it (`definitions.token_latency`)."""
+    throughput: PositiveFloat | None = None
+    """Tokens per second as published: output or total, whole run or per GPU (`definitions`)."""
+    speedup: Speedup | None = None
+    baseline: str | None = None
+    """Id of the row measuring the same deployment without this row's mode, where the source publishes both."""
+    secondary: bool = False
+    """The source is a transcription of another document (a blog quoting a table, a PR quoting a results API)."""
+    primary: Text | None = None
+    """The primary document a secondary source copies, named (title and address)."""
+    not_stated: NotStated = Field(default_factory=lambda: MappingProxyType({}))
+    note: Annotated[str, Field(min_length=10)]
+    sources: Sources
+
+    @model_validator(mode="after")
+    def _complete_and_consistent(self) -> Measurement:
+        optional = {k: getattr(self, k) for k in MEASUREMENT_OPTIONAL_FIELDS}
+        problems = _given_or_not_stated("", optional, self.not_stated)
+        d = self.definitions
+        if all(x is None for x in (self.ttft_ms, self.itl_ms, self.throughput, self.speedup)):
+            problems.append("a measurement needs at least one of ttft_ms, itl_ms, throughput, speedup")
+        for figure, fields in ((self.ttft_ms, ("ttft", "statistic")), (self.itl_ms, ("token_latency", "statistic")),
+                               (self.throughput, ("throughput_tokens", "throughput_per"))):
+            for f in fields:
+                if figure is not None and getattr(d, f) is None:
+                    problems.append(f"definitions.{f}: required for the figures this row holds (or not-stated)")
+        if self.ttft_ms is None and d.ttft is not None:
+            problems.append("definitions.ttft: given, but the row holds no ttft_ms")
+        if self.itl_ms is None and d.token_latency is not None:
+            problems.append("definitions.token_latency: given, but the row holds no itl_ms")
+        if self.throughput is None and (d.throughput_tokens, d.throughput_per) != (None, None):
+            problems.append("definitions.throughput_*: given, but the row holds no throughput")
+        per_unit = d.throughput_per in ("gpu", "node")
+        if per_unit != (d.per_gpu_counts is not None):
+            problems.append("definitions.per_gpu_counts: give it exactly when throughput is per GPU or per node")
+        if d.load in ("fixed-concurrency", "static-batch") and self.concurrency is None:
+            problems.append(f"concurrency: required for a {d.load} load")
+        if d.load == "request-rate" and (self.request_rate is None or self.concurrency is not None):
+            problems.append("request_rate: required for a request-rate load, and concurrency left out")
+        if d.load != "request-rate" and self.request_rate is not None:
+            problems.append("request_rate: only for a request-rate load")
+        if self.layout is not None:
+            problems += _layout_problems("layout.", self.layout)
+        pooled = self._pool_gpus()
+        if self.gpus is not None and pooled is not None and self.gpus != pooled:
+            problems.append(f"gpus: {self.gpus}, but the layout gives {pooled}")
+        if (d.throughput_per == "node") != (self.nodes is not None):
+            problems.append("nodes: give it exactly when throughput is per node")
+        if self.gpu_count is None and (d.throughput_per == "gpu" or self.mode.serving == "disaggregated"):
+            problems.append("gpus: required where the layout does not give the GPU count")
+        if self.secondary != (self.primary is not None):
+            problems.append("primary: name the primary document exactly when secondary is true")
+        if self.baseline is not None and self.mode.plain:
+            problems.append("baseline: only a row in another mode (disaggregated, speculative, prefix cache) has one")
+        if self.speedup is not None and self.mode.plain:
+            problems.append("speedup: only a row in another mode (disaggregated, speculative, prefix cache) has one")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    def _pool_gpus(self) -> int | None:
+        if self.mode.serving == "disaggregated":
+            dis = self.mode.disaggregation
+            if dis is None or dis.prefill is None or dis.decode is None:
+                return None
+            return dis.prefill.gpus + dis.decode.gpus
+        lay = self.layout
+        return None if lay is None else lay.tp * lay.pp * lay.dp
+
+    @property
+    def gpu_count(self) -> int | None:
+        """Every GPU the run used: stated, or from the layout (the pools of a disaggregated run)."""
+        return self.gpus if self.gpus is not None else self._pool_gpus()
+
+    @property
+    def output_tokens_per_s(self) -> float | None:
+        """The published throughput as output tokens per second of the whole run: a per-GPU (per-node) figure
+        times the GPUs (nodes) it divides by, a total-token figure times the output share of each request's tokens
+        (output / (input + output), exact for runs of fixed lengths). A figure whose tokens the source does not
+        state is read as output tokens, the reading its note argues."""
+        v, d = self.throughput, self.definitions
+        if v is None:
+            return None
+        if d.throughput_per in ("gpu", "node"):
+            gpus = self._decode_gpus() if d.per_gpu_counts == "decode-gpus" else self.gpu_count
+            if d.per_gpu_counts == "not-stated" and self.mode.serving == "disaggregated":
+                gpus = None  # all GPUs or the decode pool's: the source does not say which
+            units = gpus if d.throughput_per == "gpu" else self.nodes
+            if units is None:
+                return None
+            v *= units
+        if d.throughput_tokens == "total":
+            if self.input_tokens is None or self.output_tokens is None:
+                return None
+            v *= self.output_tokens / (self.input_tokens + self.output_tokens)
+        return v
+
+    def _decode_gpus(self) -> int | None:
+        dis = self.mode.disaggregation
+        if dis is None:
+            return self.gpu_count
+        return None if dis.decode is None else dis.decode.gpus
+
+    @property
+    def sourced_from_permitted(self) -> bool:
+        """Every source of the row is one issue 24 permits for fitting (see `PERMITTED_CALIBRATION_SOURCES`)."""
+        return all(s.url.lower().startswith(PERMITTED_CALIBRATION_SOURCES) for s in self.sources)

@@ -1,0 +1,273 @@
+"""data/policies.yaml: the named choices of sizing and serving (memory, layout, the time model)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    Field,
+    model_validator,
+)
+
+from snippets.data.base import PositiveFloat, PositiveInt, Sources, _read_only, _Strict
+from snippets.data.quantities import (
+    ByteSize,
+    Duration,
+    _Measure,
+)
+from snippets.data.schema.accelerators import Vendor
+from snippets.data.units import (
+    BYTE_UNITS,
+)
+
+
+class RuntimeBytes(_Measure):
+    """Memory a serving engine holds beside the weights (an activation peak, buffers outside PyTorch, CUDA graphs):
+    1 MiB to 1 TiB."""
+
+    UNITS = BYTE_UNITS
+    BASE = "bytes"
+    BOUNDS = (2.0**20, 2.0**40)
+
+    @property
+    def bytes(self) -> float:
+        return self.base
+
+
+class BytesPerElement(_Measure):
+    """Bytes held per element of a tensor shape (per logit of the sampler's batch): 1 to 1,000 bytes."""
+
+    UNITS = BYTE_UNITS
+    BASE = "bytes"
+    BOUNDS = (1.0, 1000.0)
+
+    @property
+    def bytes(self) -> float:
+        return self.base
+
+
+class ServeDefaults(_Strict):
+    """vLLM's scheduler defaults for one class of device (`EngineArgs` sets them from the device and usage context)."""
+
+    max_num_seqs: PositiveInt
+    """Sequences one engine (one DP rank) schedules at once at most."""
+    max_num_batched_tokens: PositiveInt
+    """Tokens one step processes at most; the profiling run's dummy forward pass is this many tokens."""
+
+
+class NonTorchAtTP(_Strict):
+    """Memory outside PyTorch's allocator per GPU at one TP degree, as a start-up log reports it."""
+
+    tp: PositiveInt
+    memory: RuntimeBytes
+    note: Annotated[str, Field(min_length=10)]
+    """Which log, model and version it comes from."""
+
+
+class MemoryPolicy(_Strict):
+    """How a serving engine budgets each GPU's memory: the pool it may take and what the pool must hold.
+
+    vLLM: the pool is the total the runtime reports (`torch.cuda.mem_get_info`) x `utilization`; inside it the
+    weights, the activation peak of a profiling run (a dummy forward pass of `max_num_batched_tokens` tokens and
+    the sampler over one logit row per dummy request), the memory it finds outside PyTorch (by TP degree); the rest
+    is the paged KV cache, in blocks of `kv_block_tokens`. CUDA graphs are captured after the KV cache is allocated,
+    from the memory outside the pool."""
+
+    kind: Literal["memory"]
+    name: str
+    engine: str
+    utilization: Annotated[float, Field(gt=0, le=1)]
+    """Fraction of the device's reported total the engine's pool may take (vLLM's --gpu-memory-utilization)."""
+    usage_context: Annotated[str, Field(min_length=5)]
+    """How the engine is started (vLLM's defaults differ between `vllm serve` and the offline `LLM` class)."""
+    serve_defaults: ServeDefaults
+    """max_num_seqs and max_num_batched_tokens on a device of no special class."""
+    large_device_defaults: ServeDefaults | None = None
+    """The same on a large device (vLLM: reported total of at least `large_device_memory`, not an A100)."""
+    large_device_memory: ByteSize | None = None
+    large_device_excludes: tuple[str, ...] = ()
+    """Accelerator ids that keep `serve_defaults` however much memory they report (vLLM: a device name with "a100")."""
+    sampler_bytes_per_logit: BytesPerElement
+    """Bytes the profiling run's sampler holds at its peak per logit of its batch (rows x vocabulary): the logits
+    and their float32 copy, sorted values and indices, probabilities."""
+    sampler_bytes_range: tuple[PositiveFloat, PositiveFloat]
+    non_torch_by_tp: tuple[NonTorchAtTP, ...]
+    """Memory outside PyTorch per GPU (CUDA context, NCCL and custom all-reduce buffers), by TP degree (a layout
+    with pipeline stages reads it at TP x PP). A degree between two measured ones takes the figure of the largest
+    measured degree below it."""
+    non_torch_range: tuple[PositiveFloat, PositiveFloat]
+    """Low and high of the figures the sources show, in GiB."""
+    cuda_graphs: RuntimeBytes
+    """Memory the captured CUDA graphs take per GPU."""
+    cuda_graphs_in_pool: bool
+    """Whether the engine counts CUDA-graph memory inside the pool (False: it comes out of the headroom)."""
+    kv_block_tokens: PositiveInt
+    """Tokens per block of the paged KV cache: a sequence's cache is allocated in whole blocks."""
+    hybrid_kv_cache: bool
+    """The hybrid KV cache manager: a sliding-window or chunked-attention layer holds its window (or chunk) of a
+    sequence plus one step's tokens, not the whole context. False: every layer is cached as full attention."""
+    rationale: Annotated[str, Field(min_length=20)]
+    sources: Sources
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MemoryPolicy:
+        problems = []
+        if (self.large_device_defaults is None) != (self.large_device_memory is None):
+            problems.append("large_device_defaults and large_device_memory: give both or neither")
+        tps = [n.tp for n in self.non_torch_by_tp]
+        if not tps or tps[0] != 1 or tps != sorted(set(tps)):
+            problems.append("non_torch_by_tp: give TP1 first, then larger degrees, each once")
+        gib = 2.0**30
+        low, high = self.non_torch_range
+        for n in self.non_torch_by_tp:
+            if not low * (1 - 1e-9) <= n.memory.bytes / gib <= high * (1 + 1e-9):
+                problems.append(f"non_torch_by_tp: TP{n.tp}'s {n.memory.bytes / gib:g} GiB lies outside non_torch_range")
+        lo, hi = self.sampler_bytes_range
+        if not lo <= self.sampler_bytes_per_logit.bytes <= hi:
+            problems.append("sampler_bytes_per_logit: lies outside sampler_bytes_range")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+
+class LayoutPolicy(_Strict):
+    """A named choice among the layouts an engine accepts: what the site would rent, not what engines require."""
+
+    kind: Literal["layout"]
+    name: str
+    tp_limit: Literal["node", "domain"]
+    """Tensor parallelism stays inside the node, or inside the scale-up domain where that is larger (a TPU slice)."""
+    across_nodes: Literal["pp", "any"]
+    """pp: a layout larger than a node keeps TP at the node's width and adds pipeline stages (vLLM's guidance);
+    any: every TP x PP split within the TP limit is considered."""
+    prefer: Literal["tp", "pp"]
+    """Between two layouts of the same GPU count: the larger TP degree first (tp), or the larger PP (pp)."""
+    expert_parallel: bool
+    """Mixture-of-experts layers split whole experts across the GPUs (EP = TP x DP) instead of slicing each."""
+    whole_nodes: bool
+    """A layout that spans nodes takes every GPU of each (a partial node cannot be rented or networked alone)."""
+    rationale: Annotated[str, Field(min_length=20)]
+    sources: Sources
+
+
+class AlphaBeta(_Strict):
+    """A collective's cost as the time model prices it: a fixed latency (plus one per peer beyond the first) and
+    its payload at a share of the link's per-direction bandwidth. Fitted on published timings by message size."""
+
+    latency: Duration
+    latency_range: tuple[PositiveFloat, PositiveFloat]
+    """In `latency`'s unit."""
+    per_peer: Duration | None = None
+    """Added per GPU beyond the second (NCCL's ring steps); None where the time does not grow with the group."""
+    efficiency: Annotated[float, Field(gt=0, le=1)]
+    """Share of the per-direction link bandwidth the payload moves at."""
+    efficiency_range: tuple[PositiveFloat, PositiveFloat]
+
+    @model_validator(mode="after")
+    def _within(self) -> AlphaBeta:
+        for name, value, rng in (("latency", self.latency.value, self.latency_range),
+                                 ("efficiency", self.efficiency, self.efficiency_range)):
+            if not rng[0] <= value <= rng[1]:
+                raise ValueError(f"{name}: {value:g} lies outside its range {rng[0]:g}-{rng[1]:g}")
+        return self
+
+
+class Collectives(_Strict):
+    """The α–β factors of each collective algorithm the engines pick, fitted on data/latencies.yaml's points."""
+
+    one_shot: AlphaBeta
+    """Custom all-reduce, one stage: each GPU reads every peer's buffer and reduces."""
+    two_shot: AlphaBeta
+    """Custom all-reduce, two stages: reduce-scatter then all-gather through the peers' buffers."""
+    nccl: AlphaBeta
+    """NCCL's all-reduce (ring or tree as its tuner picks), the fallback for what custom all-reduce refuses."""
+    alltoall: AlphaBeta
+    """Expert parallelism's dispatch and combine (DeepEP's low-latency kernels)."""
+
+
+class DefaultEfficiency(_Strict):
+    """A factor for chips no published measurement covers: a stated value inside the range the measured chips span."""
+
+    value: Annotated[float, Field(gt=0, le=1)]
+    range: tuple[PositiveFloat, PositiveFloat]
+
+    @model_validator(mode="after")
+    def _within(self) -> DefaultEfficiency:
+        if not self.range[0] <= self.value <= self.range[1]:
+            raise ValueError(f"value: {self.value:g} lies outside its range {self.range[0]:g}-{self.range[1]:g}")
+        return self
+
+
+class Defaults(_Strict):
+    hbm: DefaultEfficiency
+    """Share of the HBM datasheet bandwidth a streaming kernel reaches."""
+    gemm_weights: DefaultEfficiency
+    """Share of the HBM datasheet bandwidth a decode GEMM's weight stream reaches at one token."""
+    gemm_weights_256: DefaultEfficiency
+    """The same at 256 tokens, where the tiles fill and the stream slows."""
+    gemm_compute: DefaultEfficiency
+    """Share of the dense peak a large GEMM reaches."""
+    attention_compute: DefaultEfficiency
+    """Share of the dense peak a fused attention kernel reaches in prefill."""
+
+
+class TimeModel(_Strict):
+    """The engine's time model: each figure traced to data/ (an efficiency, a latency, a collective's published
+    timings) or to a fit on the calibration measurements, each inside a stated range."""
+
+    kind: Literal["time"]
+    name: str
+    link_efficiency: str
+    """Id of an efficiencies.yaml entry (resource nvlink): the share of a link a point-to-point copy reaches
+    (pipeline sends, the network's share of a collective)."""
+    hop_latency_nvlink: str
+    """Id of a latencies.yaml entry (path nvlink): one GPU-to-GPU write inside a scale-up domain."""
+    hop_latency_pcie: str
+    """Id of a latencies.yaml entry (path pcie): the same between PCIe-only cards."""
+    hop_latency_network: Duration
+    """One step between nodes (adapter, switch and NCCL's proxy), indicative."""
+    hop_latency_network_range: tuple[PositiveFloat, PositiveFloat]
+    kernel_launch: str
+    """Id of a latencies.yaml entry (path kernel): a kernel's fixed cost inside a CUDA graph."""
+    host_dispatch: str
+    """Id of a latencies.yaml entry (path kernel): the host's time to issue one operation outside a CUDA graph."""
+    cuda_graph_max_tokens: PositiveInt
+    """The largest batch (tokens in one step) the engine replays as a CUDA graph; larger steps run eagerly."""
+    custom_allreduce_max_bytes: PositiveInt
+    """The largest message (bytes) vLLM's custom all-reduce takes (`max_size`, 8 MiB); NCCL takes larger ones."""
+    custom_allreduce_points: str
+    """Id of the latencies.yaml entry (path collective) with the custom all-reduce's timings by size."""
+    nccl_allreduce_points: str
+    """Id of the latencies.yaml entry (path collective) with NCCL's all-reduce timings by size."""
+    alltoall_points: str
+    """Id of the latencies.yaml entry (path collective) with the expert all-to-all's timings by size."""
+    collectives: Collectives
+    defaults: Defaults
+    step_overhead: Duration
+    """Host time per engine step that the GPU waits for (scheduling, sampling, input preparation): fitted on the
+    calibration rows' inter-token latency."""
+    step_overhead_range: tuple[PositiveFloat, PositiveFloat]
+    vendor_kernel_fraction: Annotated[Mapping[Vendor, Annotated[float, Field(gt=0, le=1)]],
+                                      AfterValidator(_read_only)] = Field(default_factory=lambda: MappingProxyType({}))
+    """Per vendor whose calibration rows allow the fit: the share of the measured (or default) kernel efficiencies
+    its software stack reaches; 1 for a vendor not listed."""
+    vendor_kernel_fraction_range: tuple[PositiveFloat, PositiveFloat]
+    rationale: Annotated[str, Field(min_length=20)]
+    sources: Sources
+
+    @model_validator(mode="after")
+    def _within_ranges(self) -> TimeModel:
+        checks = [("hop_latency_network", self.hop_latency_network.value, self.hop_latency_network_range),
+                  ("step_overhead", self.step_overhead.value, self.step_overhead_range)]
+        checks += [(f"vendor_kernel_fraction.{k}", v, self.vendor_kernel_fraction_range)
+                   for k, v in self.vendor_kernel_fraction.items()]
+        for name, value, rng in checks:
+            if not rng[0] <= value <= rng[1]:
+                raise ValueError(f"{name}: {value:g} lies outside its range {rng[0]:g}-{rng[1]:g}")
+        return self
+
+
+Policy = Annotated[MemoryPolicy | LayoutPolicy | TimeModel, Field(discriminator="kind")]
