@@ -12,9 +12,20 @@ call is found in its file's syntax tree, and its condition split into figures an
   evaluated as written.
 
 A claim whose condition holds with every figure scaled alone by 0.1 and by 10 states nothing its data could
-contradict; it is refused unless it says why it is structural (`fmt.claim(..., structural="...")`). A claim whose
-condition compares no figure (a bool computed in the engine) cannot be scaled here: it is counted as opaque and
-listed at INFO level, not refused.
+contradict; it is refused unless it says why it is structural (`fmt.claim(..., structural="...")`).
+
+A condition that compares no figure as written is read again, until one reading shows it can fail:
+
+- through the engine's definitions of the properties it reads (`d.fits_one_node` is `self.nodes == 1`, `nodes`
+  is `ceil(gpus / gpus_per_node)`: the GPUs are then a figure), and through the expressions its own function bound
+  to the names it reads (`ordered = a < b < c` ... `fmt.claim(ordered, ...)`);
+- as kinds: each id, format, list or record it reads from data swapped alone for another value of its kind (another
+  string or another piece's, an empty list or one holding another piece, another record or none): `a != b` fails
+  when a is b's value, `x not in xs` when xs holds x, `r is not None` when r is none;
+- as the instances of an `all(P(x) for x in xs)`: it can fail if one instance `P(x)` can.
+
+A claim no reading can break is refused as one no scaling breaks is; one that reads nothing the build can vary (a
+bool field of a record, a bool a function returns) is refused unless it says why it is structural.
 """
 
 from __future__ import annotations
@@ -31,8 +42,10 @@ from snippets.render.fmt import Claim
 
 SCALES = (0.1, 10.0)
 _ARITHMETIC_CALLS = frozenset({"abs", "min", "max", "round", "float", "int", "ceil", "floor"})
-ENGINE = "snippets.engine."
-"""Records whose properties a claim is read through: the engine's."""
+ENGINE = "snippets."
+"""Records whose properties a claim is read through: the project's own (the engine's, the teaching arithmetic's)."""
+QUANTIFIED = 8
+"""Instances of an `all(...)` claim read before it is called opaque (or refused, if each is)."""
 INLINE_DEPTH = 4
 """How many properties deep a condition is read (`fits` -> `starts`, `free` -> `kv_room`, `pool` ...)."""
 _NOT_NUMERIC_OPS = (ast.In, ast.NotIn, ast.Is, ast.IsNot)
@@ -53,6 +66,35 @@ class ClaimChecker:
 
     files: dict[str, list[bytes]] = field(default_factory=dict)
     """Each file's lines, as bytes: the call's columns are offsets in UTF-8."""
+    trees: dict[str, ast.Module | None] = field(default_factory=dict)
+    """Each file's syntax tree, parsed the first time one of its claims reads no figure as written."""
+
+    def local_definitions(self, claim: Claim) -> dict[str, ast.expr]:
+        """The names the function that made `claim` bound before the call, each to the last expression assigned to it
+        (`ordered = a < b < c` ... `fmt.claim(ordered, ...)`): a claim over such a name is read through it."""
+        if claim.site is None or claim.site.position[0] is None:
+            return {}
+        file, line = claim.site.file, claim.site.position[0]
+        if file not in self.trees:
+            lines = self.files.get(file) or []
+            try:
+                self.trees[file] = ast.parse(b"".join(lines)) if lines else None
+            except (SyntaxError, ValueError):
+                self.trees[file] = None
+        tree = self.trees[file]
+        if tree is None:
+            return {}
+        around = [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+                  and f.lineno <= line <= (f.end_lineno or 0)]
+        if not around:
+            return {}
+        fn = min(around, key=lambda f: (f.end_lineno or 0) - f.lineno)  # the innermost
+        found: dict[str, tuple[int, ast.expr]] = {}
+        for st in ast.walk(fn):
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+                    and (st.end_lineno or 0) < line and found.get(st.targets[0].id, (0,))[0] <= st.lineno:
+                found[st.targets[0].id] = (st.lineno, st.value)
+        return {name: value for name, (_, value) in found.items()}
 
     def condition(self, claim: Claim) -> ast.expr | None:
         """The condition written in the `fmt.claim(...)` call that made `claim`: the call's own text, parsed (a page
@@ -89,7 +131,75 @@ class ClaimChecker:
         cond = self.condition(claim)
         if cond is None:
             return Verdict(opaque="its fmt.claim call was not found in its file")
-        return scale_verdict(cond, claim)
+        verdict = scale_verdict(cond, claim)
+        if verdict.opaque is None or claim.site is None:
+            return verdict
+        # read again: through the names its function bound, as kinds (ids, lists, records), as instances of an
+        # `all(...)`, as written and expanded; the claim can fail if one reading shows it can, and is refused if none
+        # can and one refuses
+        readings = [verdict]
+        expanded = expand(cond, dict(claim.site.scope), claim.site.file, self.local_definitions(claim))
+        forms: list[tuple[ast.expr, Claim]] = [(cond, claim)]
+        if expanded is not None:
+            wide = replace(claim, site=replace(claim.site, scope=expanded[1]))
+            forms.append((expanded[0], wide))
+            readings.append(scale_verdict(expanded[0], wide, expand_engine=False))
+        for form, made in forms:
+            readings.append(kind_verdict(form, made))
+            quantified = self.quantified(form, made)
+            if quantified is not None:
+                readings.append(quantified)
+        for v in readings:
+            if v.refused is None and v.opaque is None:
+                return v
+        refused = next((v for v in readings if v.refused), None)
+        if refused is not None:
+            return refused
+        if claim.structural:
+            return Verdict()
+        return Verdict(refused="reads no figure, id, kind or list the build can vary (a bool computed elsewhere), so "
+                               "nothing shows it could fail: compare the figures it rests on, or give "
+                               "fmt.claim(..., structural=\"why it is structural\")")
+
+    def quantified(self, cond: ast.expr, claim: Claim) -> Verdict | None:
+        """`all(P(x) for x in xs)`: read as its instances, each `P(x)` with `x` bound to an element of
+        `xs` (the first `QUANTIFIED` that pass its `if`s); it can fail if one instance can, and is refused if every
+        instance is. None for another form."""
+        if not (isinstance(cond, ast.Call) and _callee(cond.func) == "all" and len(cond.args) == 1
+                and isinstance(cond.args[0], ast.GeneratorExp) and len(cond.args[0].generators) == 1
+                and claim.site is not None):
+            return None
+        gen = cond.args[0].generators[0]
+        scope = claim.site.scope
+        try:
+            items = list(eval(compile(ast.Expression(gen.iter), claim.site.file, "eval"), dict(scope)))  # noqa: S307
+        except Exception:
+            return None
+        target = compile(ast.fix_missing_locations(ast.Module(body=[ast.Assign(
+            targets=[gen.target], value=ast.Name(id="__item", ctx=ast.Load()))], type_ignores=[])),
+            claim.site.file, "exec")
+        verdicts: list[Verdict] = []
+        for item in items:
+            local = {**scope, "__item": item}
+            try:
+                exec(target, local)  # noqa: S102 - the claim's own loop target (`a, b`), bound to one element
+                if not all(eval(compile(ast.Expression(c), claim.site.file, "eval"), local) for c in gen.ifs):  # noqa: S307
+                    continue
+            except Exception:  # noqa: S112 - an element the claim's own loop could not bind: not an instance
+                continue
+            instance = replace(claim, holds=True, site=replace(claim.site, scope=local))
+            elt = ast.parse(ast.unparse(cond.args[0].elt), mode="eval").body
+            v = scale_verdict(elt, instance)
+            if v.opaque is not None:
+                v = kind_verdict(elt, instance)
+            if v.refused is None and v.opaque is None:
+                return v
+            verdicts.append(v)
+            if len(verdicts) >= QUANTIFIED:
+                break
+        if verdicts and all(v.refused for v in verdicts):
+            return verdicts[0]
+        return verdicts[0] if verdicts else None
 
 
 def _figures(node: ast.expr, numeric: bool, out: list[ast.expr]) -> None:
@@ -143,7 +253,7 @@ def _returned(fget: Any) -> tuple[ast.expr, str] | None:
 
 
 class _Inliner(ast.NodeTransformer):
-    """Each `record.prop` whose record is the engine's and whose property returns one expression, replaced by that
+    """Each `record.prop` whose record is the project's and whose property returns one expression, replaced by that
     expression over a name bound to the record; the names the getter reads from its module bound under fresh names."""
 
     def __init__(self, scope: dict[str, object], file: str) -> None:
@@ -202,6 +312,154 @@ def inline_engine_properties(cond: ast.expr, scope: dict[str, object], file: str
     return ast.parse(ast.unparse(tree), mode="eval").body, inliner.scope
 
 
+class _Locals(ast.NodeTransformer):
+    """Each name the claim's function bound to one expression, replaced by it where it gives the same value now."""
+
+    def __init__(self, scope: dict[str, object], file: str, defs: dict[str, ast.expr]) -> None:
+        self.scope, self.file, self.defs, self.count = scope, file, defs, 0
+
+    def visit(self, node: ast.AST) -> Any:
+        if isinstance(node, ast.Lambda | ast.GeneratorExp | ast.ListComp | ast.SetComp | ast.DictComp):
+            return node  # its names are its own variables, not the function's
+        return super().visit(node)
+
+    def visit_Name(self, node: ast.Name) -> Any:
+        value = self.defs.get(node.id)
+        if value is None or not isinstance(node.ctx, ast.Load) or node.id not in self.scope:
+            return node
+        try:
+            same = eval(compile(ast.Expression(value), self.file, "eval"), self.scope) == self.scope[node.id]  # noqa: S307
+        except Exception:  # a comprehension's variable, or a call that fails read again: left as written
+            return node
+        if same is not True:
+            return node
+        self.count += 1
+        return ast.copy_location(ast.parse(ast.unparse(value), mode="eval").body, node)
+
+
+def expand(cond: ast.expr, scope: dict[str, object], file: str, defs: dict[str, ast.expr]
+           ) -> tuple[ast.expr, dict[str, object]] | None:
+    """`cond` read through the local names its function bound and the engine's properties, alternately,
+    `INLINE_DEPTH` rounds; None when neither changes it."""
+    tree: ast.expr = ast.parse(ast.unparse(cond), mode="eval").body
+    changed = False
+    try:
+        for _ in range(INLINE_DEPTH):
+            local = _Locals(scope, file, defs)
+            tree = ast.parse(ast.unparse(local.visit(tree)), mode="eval").body
+            engine = inline_engine_properties(tree, scope, file)
+            if engine is not None:
+                tree, scope = engine
+            if not local.count and engine is None:
+                break
+            changed = True
+    except (SyntaxError, ValueError, RecursionError):
+        return None  # a reading the checker cannot make: the claim stays as opaque as it was
+    return (tree, scope) if changed else None
+
+
+_KIND_CALLS = frozenset({"bool", "len", "any", "all", "sorted", "set", "list", "tuple"})
+
+
+def _kind_pieces(node: ast.expr, out: list[ast.expr]) -> None:
+    """The pieces a condition without figures reads from data: the operands of its comparisons (ids, formats, sets,
+    records compared by identity) and what `bool`, `len`, `any`, `all` test; literals are its own."""
+    if isinstance(node, ast.Compare):
+        for operand in (node.left, *node.comparators):
+            if not isinstance(operand, ast.Constant):
+                out.append(operand)
+    elif isinstance(node, ast.BoolOp):
+        for value in node.values:
+            _kind_pieces(value, out)
+    elif isinstance(node, ast.UnaryOp):
+        _kind_pieces(node.operand, out)
+    elif isinstance(node, ast.Call) and _callee(node.func) in _KIND_CALLS:
+        for arg in node.args:
+            if isinstance(arg, ast.Compare | ast.BoolOp | ast.UnaryOp):
+                _kind_pieces(arg, out)
+            elif not isinstance(arg, ast.Constant | ast.GeneratorExp | ast.ListComp):
+                out.append(arg)
+    elif isinstance(node, ast.Name | ast.Attribute | ast.Subscript | ast.Call):
+        out.append(node)  # `not problems(...)`: a list a function returned is a kind, its bools stay logic
+
+
+class _Other:
+    """A value of no kind the data holds: what a piece is swapped for to see whether the claim can fail."""
+
+    def __repr__(self) -> str:
+        return "<another value>"
+
+
+def _others(value: object, beside: tuple[object, ...] = ()) -> list[object]:
+    """Values of `value`'s kind other than it: another string, or the value of another piece of the claim (`a != b`
+    fails when a is b's); an empty container, one holding something else, or holding another piece's value
+    (`x not in xs` fails when xs holds x); another object, or none (`r is not None`); a number scaled by 0.1 and 10.
+    None for a bool, which the claim's logic reads as written (swapping it would break any claim)."""
+    if isinstance(value, bool) or value is None:
+        return []
+    if isinstance(value, int | float):
+        return [value * k for k in SCALES]  # a figure the scan above could not reach (`min` over a comprehension)
+    if isinstance(value, str):
+        return [value + "\u0000another", *(b for b in beside if isinstance(b, str) and b != value)]
+    if isinstance(value, dict):
+        return [{}, {_Other(): _Other()}]
+    if isinstance(value, list | tuple | set | frozenset):
+        grown = [type(value)([*value, b]) for b in beside if not isinstance(b, list | tuple | set | frozenset | dict)]
+        return [type(value)(), type(value)([_Other()]), *grown]
+    return [_Other(), None, *(b for b in beside if type(b) is type(value) and b is not value)]
+
+
+def kind_verdict(cond: ast.expr, claim: Claim) -> Verdict:
+    """A claim that compares no figure, read as kinds: each piece it reads from data (an id, a format, a list, a
+    record compared by identity) swapped alone for another value of its kind; a claim no swap breaks is refused, as a
+    claim no scaling breaks is. Pieces that are bools the page computed stay as written: such a claim stays opaque."""
+    if claim.site is None:
+        return Verdict(opaque="no call site")
+    scope = dict(claim.site.scope)
+    fresh = ast.parse(ast.unparse(cond), mode="eval").body
+    pieces: list[ast.expr] = []
+    _kind_pieces(fresh, pieces)
+    by_source: dict[str, str] = {}
+    names: dict[int, str] = {}
+    values: dict[str, object] = {}
+    for piece in pieces:
+        text = ast.unparse(piece)
+        if text not in by_source:
+            try:
+                value = eval(compile(ast.Expression(piece), claim.site.file, "eval"), scope)  # noqa: S307 - the site's code
+            except Exception:  # noqa: S112 - a piece that needs a comprehension's variable is logic
+                continue
+            if not _others(value):
+                continue
+            by_source[text] = f"__kind_{len(by_source)}"
+            values[by_source[text]] = value
+        names[id(piece)] = by_source[text]
+    if not values:
+        return Verdict(opaque="its condition reads no figure and no id, kind or list from data (a bool computed "
+                              "elsewhere)")
+    code = compile(ast.fix_missing_locations(ast.Expression(_Swap(names).visit(fresh))), claim.site.file, "eval")
+
+    def holds(**swapped: object) -> bool:
+        return bool(eval(code, {**scope, **values, **swapped}))  # noqa: S307 - the site's code, as written
+
+    try:
+        if not holds():
+            return Verdict(opaque="its condition, read again, does not give what the claim recorded")
+        for name, value in values.items():
+            beside = tuple(v for n, v in values.items() if n != name)
+            for other in _others(value, beside):
+                if not holds(**{name: other}):
+                    return Verdict(figures=len(values))
+    except Exception:
+        return Verdict(figures=len(values))
+    if claim.structural:
+        return Verdict(figures=len(values))
+    shown = ", ".join(by_source)
+    return Verdict(refused=f"still holds with each id, kind or list it reads ({shown}) swapped alone for another: it "
+                           "states nothing its data could contradict. Compare it with something that can differ, or "
+                           "give fmt.claim(..., structural=\"why it is structural\")", figures=len(values))
+
+
 class _Swap(ast.NodeTransformer):
     """Each piece (by identity) replaced by the name of its figure."""
 
@@ -219,7 +477,7 @@ def _number(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool)
 
 
-def scale_verdict(cond: ast.expr, claim: Claim, *, inlined: bool = False) -> Verdict:
+def scale_verdict(cond: ast.expr, claim: Claim, *, expand_engine: bool = True) -> Verdict:
     """Scale each figure of `cond` alone by 0.1 and 10 in the scope `claim` was made in. A condition that compares no
     figure (`d.fits_one_node`) is read again through the engine's own definitions of the properties it reads
     (`inline_engine_properties`), whose figures are then scaled."""
@@ -245,11 +503,11 @@ def scale_verdict(cond: ast.expr, claim: Claim, *, inlined: bool = False) -> Ver
             values[by_source[text]] = value
         names[id(piece)] = by_source[text]
     if not values:
-        if not inlined:
+        if expand_engine:
             expanded = inline_engine_properties(cond, scope, claim.site.file)
             if expanded is not None:
                 return scale_verdict(expanded[0], replace(claim, site=replace(claim.site, scope=expanded[1])),
-                                     inlined=True)
+                                     expand_engine=False)
         return Verdict(opaque="its condition compares no figure (a bool computed elsewhere)")
     tree = ast.fix_missing_locations(ast.Expression(_Swap(names).visit(fresh)))
     code = compile(tree, claim.site.file, "eval")

@@ -233,8 +233,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         ctx = self.ctx()
         opaque = {src: sorted({c.split(" (", 1)[0] for c in st.opaque_claims})
                   for src, st in ctx.states.items() if st.opaque_claims}
-        if opaque:  # not refused: their condition is a bool the engine computed, which scaling cannot reach here
-            log.info("%d claims compare no figure the build can scale (snippets.build.claims): %s",
+        if opaque:  # not refused: the checker could not find their fmt.claim call in its file
+            log.info("%d claims whose call the build could not read again (snippets.build.claims): %s",
                      sum(map(len, opaque.values())), "; ".join(f"docs/{k}: {', '.join(v)}" for k, v in opaque.items()))
         errors = one_per_cause([*ctx.site_errors, *(e for st in ctx.states.values() for e in st.errors)])
         if errors:

@@ -45,11 +45,40 @@ def test_a_stated_reason_lets_a_structural_claim_hold() -> None:
     assert verdict(fmt.claim(heads % gpus != 0, "128 heads, 12 GPUs"))[0] is not None
 
 
-def test_a_bool_from_elsewhere_is_opaque_and_a_hand_made_claim_refused() -> None:
-    fits = True
-    assert verdict(fmt.claim(fits, "the engine says so"))[1] is not None
+def test_a_bool_nothing_can_vary_is_refused_unless_structural_and_a_hand_made_claim_refused() -> None:
+    """Before, a claim over a bool from elsewhere was listed as opaque and published."""
+    flags = {"fits": True}
+    refused, _ = verdict(fmt.claim(flags["fits"], "the engine says so"))
+    assert refused is not None and "reads no figure, id, kind or list the build can vary" in refused
+    assert verdict(fmt.claim(flags["fits"], "x", structural="a rule of the engine, not a size")) == (None, None)
     refused, _ = verdict(Claim(True, "typed to hold"))
     assert refused is not None and "not made by snippets.render.fmt.claim" in refused
+
+
+def test_a_claim_over_a_name_its_function_bound_is_read_through_it() -> None:
+    a, b, c = 1.0, 2.0, 3.0
+    ordered = a < b < c
+    assert verdict(fmt.claim(ordered, "ascending")) == (None, None)
+    same = a == a
+    refused, _ = verdict(fmt.claim(same, "tautology"))
+    assert refused is not None and "scaled alone" in refused
+
+
+def test_ids_kinds_and_lists_are_swapped_for_others_of_their_kind() -> None:
+    compute, stored = "bf16", "fp8"
+    degrees, gpus, found = [1, 2, 4, 8], 12, object()
+    for c in (fmt.claim(compute != stored, "converted"), fmt.claim(gpus not in degrees, "no such TP"),
+              fmt.claim(found is not None, "found one"), fmt.claim(bool(degrees), "some")):
+        assert verdict(c) == (None, None), c.basis
+    refused, _ = verdict(fmt.claim(compute == compute, "same format"))
+    assert refused is not None and "swapped alone" in refused
+
+
+def test_an_all_claim_can_fail_if_one_instance_can() -> None:
+    gains = {"h100": 1.4, "b200": 1.2}
+    assert verdict(fmt.claim(all(v > 1 for v in gains.values()), "every gain above one")) == (None, None)
+    refused, _ = verdict(fmt.claim(all(v >= 0 for v in gains.values()), "every gain non-negative"))
+    assert refused is not None
 
 
 def test_the_build_refuses_such_a_claim_at_its_line() -> None:
