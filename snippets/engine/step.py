@@ -29,8 +29,9 @@ Per stage (vLLM's `get_pp_indices` split), per layer kind (dense or mixture-of-e
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
+from snippets.engine import bands as bands_mod
 from snippets.engine import collectives as coll
 from snippets.engine import ops
 from snippets.engine.deployment import Deployment
@@ -275,6 +276,19 @@ class Prep:
     prefill_pair_flops: float
     q_extra: int
     host_s: float
+    steps: dict[tuple[Batch, str], Step] = field(default_factory=dict, compare=False, repr=False)
+    """Each batch's step once run (`run`): a search asks for the same few hundred steps of a layout many times.
+    Local to this Prep, which one call (a prediction, a search) makes and drops: no state outlives it."""
+    bands: dict[tuple[str, bands_mod.Regime], bands_mod.Band] = field(default_factory=dict, compare=False, repr=False)
+    """The time model's band of each (metric, regime) looked up once (`band`)."""
+
+    def band(self, metric: str, regime: bands_mod.Regime) -> bands_mod.Band:
+        """`bands.band` of the time model's table, looked up once per Prep."""
+        key = (metric, regime)
+        out = self.bands.get(key)
+        if out is None:
+            out = self.bands[key] = bands_mod.band(self.tm.bands, metric, regime)
+        return out
 
 
 def prepare(d: Deployment) -> Prep:
@@ -316,6 +330,9 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
     if batch.tokens < 1:
         raise ValueError("a step needs at least one token")
     p = prep or prepare(d)
+    done = p.steps.get((batch, phase))
+    if done is not None:
+        return done
     arch, lay, r, tm = p.arch, p.layout, p.rates, p.tm
     tp, dp = lay.tp, lay.dp
     h = arch.hidden_size
@@ -375,7 +392,8 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
         sent = local * h * ops.ACTIVATION_BYTES * PP_TENSORS
         out.append(ops.collective("send", "stage send", coll.send(sent, p.pp_link, tm), count=lay.pp - 1))
     total = sum((max(o.compute_s, o.memory_s) + o.comm_s + o.launch_s) * o.count for o in out) + p.host_s
-    return Step(phase, batch, tuple(out), p.host_s, total)
+    result = p.steps[batch, phase] = Step(phase, batch, tuple(out), p.host_s, total)
+    return result
 
 
 def _counted(o: Op, count: int) -> Op:
