@@ -38,7 +38,7 @@ from snippets.engine.deployment import Deployment
 from snippets.engine.layout import Layout, experts_per_gpu, kv_heads_per_gpu, pp_partition
 from snippets.engine.memory import kv_bytes_per_token_per_gpu
 from snippets.engine.ops import Op
-from snippets.engine.params import cached_layers, is_moe_layer, sliding_layers
+from snippets.engine.params import cached_layers, moe_layers, sliding_layers
 from snippets.engine.specs import ArchLike, TimeModelSpec
 from snippets.engine.topology import Link, group_link
 
@@ -170,7 +170,7 @@ def stage_plan(arch: ArchLike, layout: Layout) -> tuple[StagePlan, ...]:
     out = []
     start = 0
     for n in pp_partition(arch.layers, layout.pp):
-        moe = sum(is_moe_layer(arch, i) for i in range(start, start + n))
+        moe = moe_layers(arch, start, n)
         out.append(StagePlan(start, n, moe, sliding_layers(arch, start, n)))
         start += n
     return tuple(out)
