@@ -19,6 +19,13 @@ repository's own files are never touched:
      (measured in the worker, the engine's call: `data-last-ms`; and from the form's change to the answer
      written, in the test's clock) for a concurrency and for a latency target (the search), and the bytes
      transferred by the page and by the engine's start (cold). `--site DIR` measures an already built site.
+  e. the engine in CPython (CPU time, each run in a fresh interpreter so no memo of an earlier run helps): the
+     calculator's recomputation (`snippets.engine.calc.answer` for its default form, the concurrency changed each
+     time: what the worker runs per change, search included), one `predict` of that form's deployment, the search
+     per sizing record (`at_scenario` at the serving scenario's target without the frontier's sweep, as the grid
+     runs one per record, over every model x {fp8, bf16} x four accelerators; and with the sweep, as the
+     calculator runs it), and sizing a pasted config.json of 1,000 layers (the calculator's answer without a
+     target: the policy's layout, its memory and its times), the first call in the process.
 
 Wall time is what you wait; CPU time (user + system, this process and its children, the Jupyter
 kernel included) is less disturbed by other work on the machine. Nothing here asserts a time.
@@ -388,6 +395,116 @@ def bench_calculator(runs: int, work: Path, notes: list[str], built: Path | None
                      engine["tpot_ms"], 1e3, "ms")]
 
 
+ENGINE_ACCELERATORS = ("h100-sxm", "b200", "mi300x", "l4")
+ENGINE_LAYERS = 1_000
+"""The pasted config's layers: the most `snippets.engine.requests` admits (num_hidden_layers)."""
+
+
+def engine_loop(root: Path) -> None:
+    """Inside a fresh interpreter: part e's timings of the engine, printed as one JSON line (milliseconds)."""
+    sys.path.insert(0, str(root))
+    from snippets.data import load
+    from snippets.data.export import engine_catalog
+    from snippets.engine.calc import answer, defaults, read
+    from snippets.engine.deployment import deploy, setting
+    from snippets.engine.search import at_scenario
+    from snippets.engine.serving import predict
+
+    eng = engine_catalog(load(root / "data"))
+    cpu = time.process_time
+    form = defaults(eng).query()
+    # sizing first, while no memo of the engine holds anything
+    llama = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 4096,
+             "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+             "num_hidden_layers": ENGINE_LAYERS, "vocab_size": 128256, "max_position_embeddings": 131072,
+             "tie_word_embeddings": False, "torch_dtype": "bfloat16", "hidden_act": "silu"}
+    sizing: dict[str, float] = {}
+    for label, extra in (("H100", {}), ("L4, fewest GPUs", {"accelerator": "l4", "layout_policy": "fewest-gpus"})):
+        t0 = cpu()
+        out = answer(eng, {**form, "model": "custom", "config": json.dumps(llama), "ttft_ms": "", "tpot_ms": "",
+                           **extra})
+        sizing[label] = (cpu() - t0) * 1e3
+        if not out["ok"]:
+            raise SystemExit(f"e. the {ENGINE_LAYERS}-layer config was refused: {out['error']}")
+        sizing[label + " layout"] = out["outputs"]["layout"]["text"]
+    calc: list[float] = []
+    answer(eng, form)  # the worker's first answer is apart (part d's first live answer)
+    for n in range(RECOMPUTES):
+        t0 = cpu()
+        answer(eng, {**form, "concurrency": str(2 + n)})
+        calc.append((cpu() - t0) * 1e3)
+    inputs = read(eng, form)
+    d = deploy(setting(eng, inputs.model, inputs.precision, "serving", accelerator=inputs.accelerator,
+                       concurrency=inputs.concurrency, context_tokens=inputs.context))
+    preds: list[float] = []
+    for _ in range(RECOMPUTES):
+        t0 = cpu()
+        predict(d)
+        preds.append((cpu() - t0) * 1e3)
+    records: list[float] = []
+    for model in eng.models:
+        for precision in ("fp8", "bf16"):
+            for chip in ENGINE_ACCELERATORS:
+                t0 = cpu()
+                try:
+                    at_scenario(eng, model, precision, "serving", accelerator=chip, sweep=False)
+                except (ValueError, KeyError):
+                    continue  # a record the grid leaves out (a precision the chip cannot run, a context too long)
+                records.append((cpu() - t0) * 1e3)
+    swept: list[float] = []
+    for model in eng.models:
+        t0 = cpu()
+        try:
+            at_scenario(eng, model, "fp8", "serving", accelerator="h100-sxm")
+        except (ValueError, KeyError):
+            continue
+        swept.append((cpu() - t0) * 1e3)
+    print(json.dumps({"calc": calc, "predict": preds, "records": records, "swept": swept, "sizing": sizing}))
+
+
+def bench_engine(runs: int, notes: list[str]) -> list[str]:
+    """Part e: the engine's timings in CPython, each run in a fresh interpreter over this tree's own code."""
+    got: dict[str, list[float]] = {"calc": [], "predict": [], "records": [], "swept": []}
+    sizing: dict[str, list[float]] = {}
+    layouts: dict[str, str] = {}
+    for i in range(runs):
+        proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "_engine", str(ROOT)],
+                              cwd=ROOT, env=env(), capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"engine loop failed:\n{proc.stdout}{proc.stderr}")
+        result = json.loads(proc.stdout.strip().splitlines()[-1])
+        for k in got:
+            got[k] += result[k]
+        for k, v in result["sizing"].items():
+            if isinstance(v, str):
+                layouts[k.removesuffix(" layout")] = v
+            else:
+                sizing.setdefault(k, []).append(v)
+        print(f"  e. run {i + 1}/{runs} calculator {statistics.median(result['calc']):.1f} ms, predict "
+              f"{statistics.median(result['predict']):.2f} ms, search per record "
+              f"{statistics.median(result['records']):.1f} ms ({len(result['records'])} records), "
+              f"{ENGINE_LAYERS}-layer sizing "
+              + ", ".join(f"{k} {v:.1f} ms" for k, v in result["sizing"].items() if not isinstance(v, str)),
+              flush=True)
+    notes.append(f"e. CPU time in CPython, medians; search per record over {len(got['records']) // runs} records "
+                 f"(every model x fp8, bf16 x {', '.join(ENGINE_ACCELERATORS)}: {sum(got['records']) / runs / 1e3:.1f} s "
+                 f"a run); the {ENGINE_LAYERS}-layer config sized to "
+                 + ", ".join(f"{v} ({k})" for k, v in layouts.items()))
+    rows = [cpu_row(f"e. engine: the calculator's recomputation ({RECOMPUTES} a run)", got["calc"]),
+            cpu_row("e. engine: one predict (the calculator's default deployment)", got["predict"]),
+            cpu_row("e. engine: one search per sizing record, no sweep", got["records"]),
+            cpu_row("e. engine: one search with the frontier's sweep (every model, fp8, H100)", got["swept"])]
+    rows += [cpu_row(f"e. engine: sizing a pasted {ENGINE_LAYERS}-layer config, {k} (first call)", v)
+             for k, v in sizing.items()]
+    return rows
+
+
+def cpu_row(label: str, values: list[float]) -> str:
+    """A row of the table for an engine timing in milliseconds of CPU (this machine's wall time is shared)."""
+    med = statistics.median(values)
+    return f"| {label} | {len(values)} | — | {med:.2f} ms | {min(values):.2f}–{max(values):.2f} ms CPU |"
+
+
 def wall_row(label: str, values: list[float], scale: float, unit: str) -> str:
     """A row of the table for a browser timing: wall time only (the browser's CPU is not this process's)."""
     med, lo, hi = (scale * statistics.median(values), scale * min(values), scale * max(values))
@@ -409,10 +526,14 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["_rebuild"]:
         rebuild_loop(Path(argv[1]), int(argv[2]))
         return 0
+    if argv[:1] == ["_engine"]:
+        engine_loop(Path(argv[1]))
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per measurement (median reported); default 3")
-    ap.add_argument("--only", default="abcd",
-                    help="which parts: any of a (builds), b (rebuild), c (tests), d (calculator); default abcd")
+    ap.add_argument("--only", default="abcde",
+                    help="which parts: any of a (builds), b (rebuild), c (tests), d (calculator), e (engine); "
+                         "default abcde")
     ap.add_argument("--workers", default="2", help="pytest-xdist workers for part c; 0 for none; default 2")
     ap.add_argument("--site", type=Path, help="part d: an already built site (else one is built)")
     args = ap.parse_args(argv)
@@ -442,6 +563,8 @@ def main(argv: list[str] | None = None) -> int:
                             bench_tests(args.runs, work, args.workers, notes)))
         if "d" in args.only:
             rows += bench_calculator(args.runs, work, notes, args.site)
+        if "e" in args.only:
+            rows += bench_engine(args.runs, notes)
     print()
     print("| measurement | runs | median wall (s) | median CPU (s) | wall range (s) |")
     print("| --- | ---: | ---: | ---: | ---: |")

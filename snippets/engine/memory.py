@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from snippets.engine import params
@@ -51,6 +52,12 @@ class LayerShare:
 
 def layer_share(arch: ArchLike, layer: int, layout: Layout) -> LayerShare:
     """Parameters of block `layer` on one GPU of a TP group (and EP group, for experts)."""
+    return kind_share(arch, params.is_moe_layer(arch, layer), layout)
+
+
+def kind_share(arch: ArchLike, moe_layer: bool, layout: Layout) -> LayerShare:
+    """Parameters of one block on one GPU of a TP group (and EP group, for experts): a dense block, or with
+    `moe_layer` one that routes to experts. Every block of a kind holds the same."""
     h, tp = arch.hidden_size, layout.tp
     kept = float(params.layer_norm_params(arch))
     if arch.mla is not None:
@@ -78,7 +85,7 @@ def layer_share(arch: ArchLike, layer: int, layout: Layout) -> LayerShare:
         kept += params.sink_params(arch) / tp  # one sink per head, split with the heads
     moe = arch.moe
     expert_linear = 0.0
-    if moe is None or not params.is_moe_layer(arch, layer):
+    if moe is None or not moe_layer:
         bias = params.mlp_bias_params(arch, arch.ffn_size)
         linear += (params.mlp_params(arch, arch.ffn_size) - bias) / tp
         kept += bias / tp  # biases stay at 16 bit (sliced with their matrices; the down bias is not, a slip of h)
@@ -117,22 +124,25 @@ class StageWeights:
 def stage_weights(arch: ArchLike, precision: PrecisionSpec, layout: Layout) -> tuple[StageWeights, ...]:
     """Weight bytes per GPU for each pipeline stage of `layout`, first stage first.
 
-    Memoized (its arguments are frozen records): the sizing grid asks for the same few thousand combinations
-    tens of thousands of times, each a walk over every layer."""
+    A stage's blocks are counted by kind (dense, or routing to experts; `params.moe_layers`), each kind's share
+    computed once, so the cost does not grow with the layers (a pasted config may have 1,000): a block's bytes
+    times the stage's blocks of its kind, which is the sum block by block (each block's bytes are a whole number of
+    bytes or a few binary fractions of one, which floating point adds exactly). Memoized (its arguments are frozen
+    records): the sizing grid asks for the same few thousand combinations tens of thousands of times."""
     bpp, kept_b = precision.bytes_per_param, _kept_bytes(precision)
     emb_b = kept_b if "embeddings" in precision.keeps_16bit else bpp
     head_b = kept_b if "lm_head" in precision.keeps_16bit else bpp
     emb = params.embedding_params(arch)
     vocab_part = arch.vocab_size * arch.hidden_size
+    kinds = [kind_share(arch, False, layout)] + ([kind_share(arch, True, layout)] if arch.moe is not None else [])
+    block = [(k.linear * bpp + k.kept * kept_b, k.expert_linear * bpp) for k in kinds]
     out = []
     start = 0
     parts = pp_partition(arch.layers, layout.pp)
     for s, n in enumerate(parts):
-        body = expert = 0.0
-        for layer in range(start, start + n):
-            share = layer_share(arch, layer, layout)
-            body += share.linear * bpp + share.kept * kept_b
-            expert += share.expert_linear * bpp
+        routed = params.moe_layers(arch, start, n)
+        body = (n - routed) * block[0][0] + (routed * block[1][0] if routed else 0.0)
+        expert = (n - routed) * block[0][1] + (routed * block[1][1] if routed else 0.0)
         start += n
         edge = 0.0
         if s == 0:
@@ -186,17 +196,14 @@ def kv_bytes_per_sequence(arch: ArchLike, first_layer: int, layers: int, tp: int
     full = -(-tokens // block)
     if not policy.hybrid_kv_cache or (arch.sliding_window is None and arch.attention_chunk_size is None):
         return layers * full * block * per_token
-    blocks = 0
-    for layer in range(first_layer, first_layer + layers):
-        kind = params.layer_attention(arch, layer)
-        if kind == "sliding":
-            window = arch.sliding_window or tokens
-            blocks += -(-min(window - 1 + batched, tokens) // block) + 1
-        elif kind == "chunked":
-            chunk = arch.attention_chunk_size or tokens
-            blocks += -(-min(chunk + batched, tokens) // block)
-        else:
-            blocks += full
+    n_full, n_sliding, n_chunked = params.attention_kinds(arch, first_layer, layers)  # counted, not walked
+    blocks = n_full * full
+    if n_sliding:
+        window = arch.sliding_window or tokens
+        blocks += n_sliding * (-(-min(window - 1 + batched, tokens) // block) + 1)
+    if n_chunked:
+        chunk = arch.attention_chunk_size or tokens
+        blocks += n_chunked * (-(-min(chunk + batched, tokens) // block))
     return blocks * block * per_token
 
 
@@ -332,6 +339,36 @@ class GpuMemory:
         return math.floor(x + 1e-9 * max(1.0, x))
 
 
+def _stage_maker(
+    arch: ArchLike, precision: PrecisionSpec, kv_precision: PrecisionSpec, layout: Layout, policy: MemoryPolicySpec,
+    capacity: float, label: float, context_tokens: int, sequences: int, act_bytes: float,
+) -> tuple[tuple[StageWeights, ...], Callable[[int, StageWeights], GpuMemory]]:
+    """The stages' weights, and the memory of stage i of them. What stages share is computed once: the activation
+    peak (the last stage's apart), and the KV bytes per sequence, which depend only on how many of a stage's layers
+    attend fully, in a window or in chunks (`params.attention_kinds`)."""
+    stages = stage_weights(arch, precision, layout)
+    per_rank_seqs = math.ceil(sequences / layout.dp)
+    pool = capacity * policy.utilization
+    non_torch = policy.non_torch_bytes(layout.tp * layout.pp)  # NCCL sets up the pipeline group's buffers too
+    inner = activation_peak(arch, layout, policy, act_bytes, last_stage=False)
+    last = activation_peak(arch, layout, policy, act_bytes, last_stage=True)
+    per_kinds: dict[tuple[int, int, int], float] = {}
+
+    def make(i: int, st: StageWeights) -> GpuMemory:
+        kinds = params.attention_kinds(arch, st.first_layer, st.layers)
+        per_seq = per_kinds.get(kinds)
+        if per_seq is None:
+            per_seq = per_kinds[kinds] = kv_bytes_per_sequence(
+                arch, st.first_layer, st.layers, layout.tp, kv_precision.bytes_per_param, context_tokens, policy)
+        return GpuMemory(
+            capacity=capacity, label=label, pool=pool, weights=st.total,
+            activations=last if i == len(stages) - 1 else inner,
+            non_torch=non_torch, cuda_graphs=policy.cuda_graph_bytes, cuda_graphs_in_pool=policy.cuda_graphs_in_pool,
+            kv_cache=per_seq * per_rank_seqs, kv_per_sequence=per_seq, max_model_len=context_tokens,
+            first_layer=st.first_layer, layers=st.layers)
+    return stages, make
+
+
 def stage_memories(
     arch: ArchLike,
     precision: PrecisionSpec,
@@ -345,21 +382,9 @@ def stage_memories(
     act_bytes: float = BYTES_16BIT,
 ) -> tuple[GpuMemory, ...]:
     """One GPU of each pipeline stage at `sequences` of `context_tokens`, first stage first."""
-    stages = stage_weights(arch, precision, layout)
-    per_rank_seqs = math.ceil(sequences / layout.dp)
-    pool = capacity * policy.utilization
-    non_torch = policy.non_torch_bytes(layout.tp * layout.pp)  # NCCL sets up the pipeline group's buffers too
-    out = []
-    for i, st in enumerate(stages):
-        per_seq = kv_bytes_per_sequence(arch, st.first_layer, st.layers, layout.tp, kv_precision.bytes_per_param,
-                                        context_tokens, policy)
-        out.append(GpuMemory(
-            capacity=capacity, label=label, pool=pool, weights=st.total,
-            activations=activation_peak(arch, layout, policy, act_bytes, last_stage=i == len(stages) - 1),
-            non_torch=non_torch, cuda_graphs=policy.cuda_graph_bytes, cuda_graphs_in_pool=policy.cuda_graphs_in_pool,
-            kv_cache=per_seq * per_rank_seqs, kv_per_sequence=per_seq, max_model_len=context_tokens,
-            first_layer=st.first_layer, layers=st.layers))
-    return tuple(out)
+    stages, make = _stage_maker(arch, precision, kv_precision, layout, policy, capacity, label, context_tokens,
+                                sequences, act_bytes)
+    return tuple(make(i, st) for i, st in enumerate(stages))
 
 
 def gpu_memory(
@@ -375,12 +400,25 @@ def gpu_memory(
     act_bytes: float = BYTES_16BIT,
 ) -> GpuMemory:
     """The binding GPU's memory at `sequences` of `context_tokens`: of the pipeline stages, the one whose KV pool
-    holds the fewest sequences (vLLM sizes every stage's cache by the smallest), the most used on a tie."""
+    holds the fewest sequences (vLLM sizes every stage's cache by the smallest), the most used on a tie.
+
+    The stages are compared first to last, as `stage_memories` lists them, but a stage whose figures (weights, layer
+    kinds, last or not) match one already compared while the binding stage has not changed since is passed over:
+    it would compare the same way. A split into many stages of a few kinds of stage costs little more than one."""
+    stages, make = _stage_maker(arch, precision, kv_precision, layout, policy, capacity, label, context_tokens,
+                                sequences, act_bytes)
     best: GpuMemory | None = None
-    for m in stage_memories(arch, precision, kv_precision, layout, policy, capacity, label, context_tokens,
-                            sequences, act_bytes):
+    changes = 0
+    seen: dict[tuple[float, tuple[int, int, int], bool], int] = {}
+    for i, st in enumerate(stages):
+        key = (st.total, params.attention_kinds(arch, st.first_layer, st.layers), i == len(stages) - 1)
+        if seen.get(key) == changes:
+            continue
+        m = make(i, st)
         if best is None or _binds_before(m, best):
             best = m
+            changes += 1
+        seen[key] = changes
     assert best is not None  # noqa: S101 - a layout has at least one stage
     return best
 

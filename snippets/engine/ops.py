@@ -113,19 +113,25 @@ def launch(r: Rates, kernels: int, work_s: float, step_tokens: float) -> float:
     return fixed + max(0.0, kernels * r.host_s - work_s - fixed)
 
 
+def weight_share(r: Rates, rows: float) -> float:
+    """The share of the HBM datasheet bandwidth a GEMM's weight stream reaches when each weight matrix sees `rows`
+    rows (at least one): the measured curve, scaled by the vendor's kernel fraction."""
+    return r.gemm.weight_fraction(max(1.0, rows)) * r.kernel_fraction
+
+
 def gemm(name: str, tokens: float, n: float, k: float, r: Rates, *, step_tokens: float, kind: str = "gemm",
          kernels: int = 1, count: int = 1, weight_bytes: float | None = None, extra_bytes: float = 0.0,
-         batch_per_matrix: float | None = None, flops: float | None = None) -> Op:
+         batch_per_matrix: float | None = None, flops: float | None = None, share: float | None = None) -> Op:
     """A matrix product of `tokens` rows through a k × n weight on one GPU.
 
     `weight_bytes` overrides n·k at the precision's bytes (a 16-bit router; the experts a step touches);
     `batch_per_matrix` is the rows each weight matrix sees (a grouped expert GEMM's tokens per expert), which
-    sets the weight stream's efficiency; `extra_bytes` the activations the kernels around it read and write."""
+    sets the weight stream's efficiency; `extra_bytes` the activations the kernels around it read and write.
+    `share`, where the caller has it, is `weight_share(r, rows)` for those rows (a step's GEMMs share it)."""
     w = n * k * r.weight_bytes if weight_bytes is None else weight_bytes
     f = 2 * tokens * n * k if flops is None else flops
     act = tokens * (n + k) * ACTIVATION_BYTES + extra_bytes
-    m = tokens if batch_per_matrix is None else batch_per_matrix
-    wf = r.gemm.weight_fraction(max(1.0, m)) * r.kernel_fraction
+    wf = share if share is not None else weight_share(r, tokens if batch_per_matrix is None else batch_per_matrix)
     memory = w / (r.hbm_bytes_per_s * wf) + act / r.stream_bytes_per_s
     compute = f / (r.peak_flops * r.gemm.compute * r.kernel_fraction)
     return Op(kind, name, f, w + act, compute, memory, 0.0, launch(r, kernels, max(compute, memory), step_tokens),

@@ -96,9 +96,17 @@ def is_moe_layer(arch: Architecture, layer: int) -> bool:
     return moe is not None and layer >= moe.dense_layers and (layer + 1) % moe.layer_step == 0
 
 
-def moe_layers(arch: Architecture) -> int:
-    """How many blocks route to experts."""
-    return sum(is_moe_layer(arch, i) for i in range(arch.layers))
+def moe_layers(arch: Architecture, first: int = 0, count: int | None = None) -> int:
+    """How many of the blocks `first` .. `first + count - 1` (all, by default) route to experts: those i past the
+    leading dense layers with (i + 1) a multiple of `layer_step`, counted without a walk over the layers."""
+    moe = arch.moe
+    end = arch.layers if count is None else first + count
+    if moe is None:
+        return 0
+    lo = max(first, moe.dense_layers)
+    if lo >= end:
+        return 0
+    return end // moe.layer_step - lo // moe.layer_step  # multiples of the step in lo + 1 .. end
 
 
 def ffn_layer_params(arch: Architecture, layer: int, *, active: bool = False) -> int:
@@ -106,8 +114,13 @@ def ffn_layer_params(arch: Architecture, layer: int, *, active: bool = False) ->
 
     With `active`, only the experts one token uses count (top-k routed plus shared).
     """
+    return _ffn_params(arch, is_moe_layer(arch, layer), active=active)
+
+
+def _ffn_params(arch: Architecture, moe_layer: bool, *, active: bool = False) -> int:
+    """The feed-forward part of a dense block, or with `moe_layer` of one that routes to experts."""
     moe = arch.moe
-    if moe is None or not is_moe_layer(arch, layer):
+    if moe is None or not moe_layer:
         return mlp_params(arch, arch.ffn_size)
     expert = mlp_params(arch, moe.expert_ffn_size)
     routed = moe.active_experts if active else moe.experts
@@ -127,7 +140,11 @@ def layer_params(arch: Architecture, layer: int, *, active: bool = False) -> int
 
 def total_params(arch: Architecture, *, active: bool = False) -> int:
     """All parameters (or, with `active`, those one token uses): embeddings, blocks, final norm, LM head."""
-    blocks = sum(layer_params(arch, i, active=active) for i in range(arch.layers))
+    routed = moe_layers(arch)  # blocks of a kind hold the same: counted by kind, not walked
+    shared = attention_params(arch) + layer_norm_params(arch)
+    blocks = (arch.layers - routed) * (shared + _ffn_params(arch, False, active=active))
+    if routed:
+        blocks += routed * (shared + _ffn_params(arch, True, active=active))
     return embedding_params(arch) + blocks + norm_params(arch) + lm_head_params(arch)
 
 
@@ -159,6 +176,23 @@ def layer_attention(arch: Architecture, layer: int) -> str:
     if chunked_layers(arch, layer, 1):
         return "chunked"
     return "full"
+
+
+def attention_kinds(arch: Architecture, first: int, count: int) -> tuple[int, int, int]:
+    """How many of the blocks `first` .. `first + count - 1` are (full, sliding, chunked) as `layer_attention` calls
+    them (a layer both sliding and chunked is sliding), counted without a walk over the layers."""
+    sliding = sliding_layers(arch, first, count)
+    every = arch.global_layer_interval
+    if arch.attention_chunk_size is None or every is None or arch.sliding_window_layers == "all":
+        chunked = 0 if arch.sliding_window_layers == "all" else chunked_layers(arch, first, count)
+    elif arch.sliding_window_layers == "alternate":  # chunked among the odd layers i: (i + 1) even, not a multiple of every
+        end = first + count
+        odd = end // 2 - first // 2
+        step = every if every % 2 == 0 else 2 * every  # the even multiples of every
+        chunked = odd - (end // step - first // step)
+    else:
+        chunked = chunked_layers(arch, first, count)
+    return count - sliding - chunked, sliding, chunked
 
 
 def cached_layers(arch: Architecture, first: int, count: int, context_tokens: float | None) -> float:

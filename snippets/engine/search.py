@@ -388,6 +388,8 @@ class _Run:
     preps: dict[Layout, Prep] = field(default_factory=dict)
     """Each layout's resolved rates, links and shapes, made once (`step.prepare`)."""
     drafts: dict[tuple[Layout, Speculation], Draft] = field(default_factory=dict)
+    senders: dict[tuple[Layout, float], Callable[[int], float | None]] = field(default_factory=dict)
+    """One prompt's KV transfer by prefill layout and bytes sent (`sender`)."""
 
     def eligible(self, p: Point) -> bool:
         return self.targets.ttft_met(p.ttft_s)
@@ -396,6 +398,15 @@ class _Run:
         if d.layout not in self.preps:
             self.preps[d.layout] = prepare(d)
         return self.preps[d.layout]
+
+    def sender(self, p: PrefillPool, dec: DecodePool) -> Callable[[int], float | None]:
+        """`_sender(p, dec)`, each link computed once in this search: within one search the transfer depends only on
+        the prefill layout, the bytes sent and whether the pools' GPUs fit one node."""
+        key = (p.deployment.layout, max(p.kv_bytes_per_gpu, dec.kv_bytes_per_gpu))
+        f = self.senders.get(key)
+        if f is None:
+            f = self.senders[key] = _sender(p, dec, {})
+        return f
 
     def draft(self, d: Deployment, spec: Speculation | None) -> Draft | None:
         if spec is None:
@@ -579,14 +590,36 @@ def _prefill_pools(deps: Sequence[Deployment], run: _Run) -> list[PrefillPool]:
     return keep
 
 
-def _workers(p: PrefillPool, dec: DecodePool, rate: float, decode_workers: int, t: Targets) -> int | None:
-    """The fewest prefill workers that keep up with `rate` requests a second (load at most the cap) and meet the
-    TTFT target with the KV transfer to the decode workers; None if no number of them can."""
-    def transfer(x: int) -> float | None:
+def _sender(p: PrefillPool, dec: DecodePool, memo: dict[bool, float | None] | None = None) -> Callable[[int], float | None]:
+    """The seconds one prompt's KV cache takes from `p`'s workers to `dec`'s when the two pools take `gpus` GPUs
+    (`kv_transfer`), or None where they would span nodes whose network the data does not record. The link depends
+    on `gpus` only through whether both pools fit one node; with `memo`, each of the two is computed once."""
+    node_gpus = p.deployment.setting.node.gpus
+
+    def sent(gpus: int) -> float | None:
+        within = gpus <= node_gpus
+        if memo is not None and within in memo:
+            return memo[within]
         try:
-            return kv_transfer(p, dec, x * p.deployment.gpus + decode_workers * dec.deployment.gpus)[1].seconds
+            out: float | None = kv_transfer(p, dec, gpus)[1].seconds
         except ValueError:  # the pools would span nodes whose network the data does not record
-            return None
+            out = None
+        if memo is not None:
+            memo[within] = out
+        return out
+    return sent
+
+
+def _workers(p: PrefillPool, dec: DecodePool, rate: float, decode_workers: int, t: Targets,
+             sender: Callable[[int], float | None] | None = None) -> int | None:
+    """The fewest prefill workers that keep up with `rate` requests a second (load at most the cap) and meet the
+    TTFT target with the KV transfer to the decode workers (`sender`: `_sender(p, dec)` or its memo); None if no
+    number of them can."""
+    send = sender or _sender(p, dec)
+    gp, decode_gpus = p.deployment.gpus, decode_workers * dec.deployment.gpus
+
+    def transfer(x: int) -> float | None:
+        return send(x * gp + decode_gpus)
 
     least = max(1, math.ceil(rate * p.service_s / PREFILL_LOAD_CAP))
     for _ in range(2):  # the transfer's link depends on whether both pools fit one node
@@ -617,14 +650,16 @@ def _disagg_point(p: PrefillPool, dec: DecodePool, run: _Run) -> Point | None:
     price = dd.setting.price
     unit = 1 if price is None else price.gpus_per_unit
     best: tuple[float, int, int, int] | None = None
+    send = run.sender(p, dec)
+    r, gp, gd = dec.requests_per_s, p.deployment.gpus, dd.gpus
     for y in range(1, MAX_DECODE_WORKERS + 1):
-        x = _workers(p, dec, y * dec.requests_per_s, y, run.targets)
+        x = _workers(p, dec, y * r, y, run.targets, send)
         if x is None:
             continue
-        gpus = x * p.deployment.gpus + y * dd.gpus
+        gpus = x * gp + y * gd
         if run.max_gpus is not None and gpus > run.max_gpus:
             continue
-        cost = rented_share(gpus, unit) / (y * dec.requests_per_s)
+        cost = rented_share(gpus, unit) / (y * r)
         if best is None or (cost, gpus) < (best[0], best[1]):
             best = (cost, gpus, x, y)
     if best is None:
@@ -744,11 +779,12 @@ def _cheapest_pair(p: PrefillPool, pool: Callable[[int], DecodePool], rate: Call
     fastest = _peak(1, top, rate, lambda _: True)
     assert fastest is not None  # noqa: S101 - with nothing to fit, the peak is one of the batches
     r_top = rate(fastest)
+    send = run.sender(p, first)
     best: tuple[int, int, int] | None = None  # x, y, batch
     for y in range(1, MAX_DECODE_WORKERS + 1):
         if (gpu_hours(rented_share(gp + y * gd, unit), y, r_top), gp + y * gd) >= bar:
             continue  # even one prefill worker and the fastest batch would not be cheaper
-        least = _workers(p, first, y * first.requests_per_s, y, t)
+        least = _workers(p, first, y * first.requests_per_s, y, t, send)
         if least is None:
             continue  # no number of prefill workers keeps up with these at one sequence each
         # the workers up to the fewest whose rate ceiling reaches the fastest batch (more add only GPUs), each with
@@ -761,10 +797,10 @@ def _cheapest_pair(p: PrefillPool, pool: Callable[[int], DecodePool], rate: Call
                 break
             if (gpu_hours(rented_share(gpus, unit), y, r_top), gpus) >= bar:
                 break  # no batch makes these GPUs cheaper than the best, nor more of them
-            try:
-                sent = kv_transfer(p, first, gpus)[1].seconds
-            except ValueError:  # the pools would span nodes whose network the data does not record
+            sent_or_none = send(gpus)
+            if sent_or_none is None:  # the pools would span nodes whose network the data does not record
                 break
+            sent = sent_or_none
             rho = PREFILL_LOAD_CAP
             if t.ttft_s is not None:
                 budget = t.ttft_s - p.prefill_s - sent

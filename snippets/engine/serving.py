@@ -45,7 +45,7 @@ Standard library only.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from snippets.engine import bands as bands_mod
 from snippets.engine import collectives as coll
@@ -528,17 +528,15 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
     throughput = b * n_out / lifetime
     queue = (c - b) * lifetime / b if c > b else 0.0
     dec_regime, pre_regime = _regimes(d, c > cap or saturated(d, b, cap, dec_step, ctx, prep, q))
-    table = d.setting.time_model.bands
     return Prediction(
         concurrency=c, in_flight=b, input_tokens=n_in, output_tokens=n_out, prefill_s=prefill_s,
         prefill_load=rho, queue_s=queue, prefill_wait_s=wait, ttft_s=queue + wait + prefill_s, tpot_s=tpot,
         decode=dec_step, prefill=pre_step, output_tokens_per_s=throughput, gpus=d.gpus,
         cost_per_replica_hour=d.cost_per_replica_hour, regime=dec_regime.label, ttft_regime=pre_regime.label,
-        tpot_band=bands_mod.band(table, "tpot_ms", dec_regime),
-        ttft_band=bands_mod.band(table, "ttft_ms", pre_regime),
-        throughput_band=bands_mod.band(table, "output_tokens_per_s", dec_regime),
-        speculation=speculation, tokens_per_step=per_step, draft_s=draft_s, verify_extra_s=verify_extra,
-        prefix_hit=prefix_hit, cached_tokens=cached, admitted=cap,
+        tpot_band=prep.band("tpot_ms", dec_regime), ttft_band=prep.band("ttft_ms", pre_regime),
+        throughput_band=prep.band("output_tokens_per_s", dec_regime), speculation=speculation,
+        tokens_per_step=per_step, draft_s=draft_s, verify_extra_s=verify_extra, prefix_hit=prefix_hit,
+        cached_tokens=cached, admitted=cap,
     )
 
 
@@ -613,6 +611,8 @@ class DecodePool:
     speculation: Speculation | None = None
     draft_s: float = 0.0
     verify_extra_s: float = 0.0
+    prep: Prep | None = field(default=None, compare=False, repr=False)
+    """The deployment's `prepare`, which made `step` (its steps and bands, reused by `combine`)."""
 
     @property
     def requests_per_s(self) -> float:
@@ -650,7 +650,7 @@ def decode_pool(d: Deployment, batch: int, input_tokens: int, output_tokens: int
                                              first_layer=w.first_layer)
                   for w in stage_weights(arch, st.precision, d.layout)) * (input_tokens - cached)
     return DecodePool(d, batch, input_tokens, output_tokens, step, (step.total_s + draft_s) / per_step, cap, per_gpu,
-                      speculation, draft_s, verify_extra)
+                      speculation, draft_s, verify_extra, prep)
 
 
 def kv_link(prefill: Deployment, gpus: int) -> Link:
@@ -783,16 +783,16 @@ def combine(p: PrefillPool, dec: DecodePool, prefill_workers: int, decode_worker
     cost = None if price is None else rented_share(gpus, price.gpus_per_unit) * price.usd_per_gpu_hour
     ctx = dec.input_tokens + dec.output_tokens / 2
     q = 1 if dec.speculation is None else dec.speculation.query_per_seq
-    dec_regime, _ = _regimes(dd, saturated(dd, dec.batch, dec.admitted, dec.step, ctx, None, q))
+    prep = dec.prep or prepare(dd)
+    dec_regime, _ = _regimes(dd, saturated(dd, dec.batch, dec.admitted, dec.step, ctx, prep, q))
     _, pre_regime = _regimes(p.deployment, False)
-    table = dd.setting.time_model.bands
     return DisaggPrediction(
         prefill=p, decode=dec, prefill_workers=prefill_workers, decode_workers=decode_workers, requests_per_s=rate,
         prefill_load=load, prefill_wait_s=wait, link=link, transfer_s=transfer.seconds,
         ttft_s=wait + p.prefill_s + transfer.seconds, tpot_s=dec.tpot_s, output_tokens_per_s=rate * dec.output_tokens,
         cost_per_hour=cost, regime=dec_regime.label, ttft_regime=pre_regime.label,
-        tpot_band=bands_mod.band(table, "tpot_ms", dec_regime), ttft_band=bands_mod.band(table, "ttft_ms", pre_regime),
-        throughput_band=bands_mod.band(table, "output_tokens_per_s", dec_regime))
+        tpot_band=prep.band("tpot_ms", dec_regime), ttft_band=prep.band("ttft_ms", pre_regime),
+        throughput_band=prep.band("output_tokens_per_s", dec_regime))
 
 
 def predict_disaggregated(prefill: Deployment, decode: Deployment, prefill_workers: int, decode_workers: int,

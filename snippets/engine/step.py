@@ -29,15 +29,16 @@ Per stage (vLLM's `get_pp_indices` split), per layer kind (dense or mixture-of-e
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
+from snippets.engine import bands as bands_mod
 from snippets.engine import collectives as coll
 from snippets.engine import ops
 from snippets.engine.deployment import Deployment
 from snippets.engine.layout import Layout, experts_per_gpu, kv_heads_per_gpu, pp_partition
 from snippets.engine.memory import kv_bytes_per_token_per_gpu
 from snippets.engine.ops import Op
-from snippets.engine.params import cached_layers, is_moe_layer, sliding_layers
+from snippets.engine.params import cached_layers, moe_layers, sliding_layers
 from snippets.engine.specs import ArchLike, TimeModelSpec
 from snippets.engine.topology import Link, group_link
 
@@ -169,7 +170,7 @@ def stage_plan(arch: ArchLike, layout: Layout) -> tuple[StagePlan, ...]:
     out = []
     start = 0
     for n in pp_partition(arch.layers, layout.pp):
-        moe = sum(is_moe_layer(arch, i) for i in range(start, start + n))
+        moe = moe_layers(arch, start, n)
         out.append(StagePlan(start, n, moe, sliding_layers(arch, start, n)))
         start += n
     return tuple(out)
@@ -275,6 +276,19 @@ class Prep:
     prefill_pair_flops: float
     q_extra: int
     host_s: float
+    steps: dict[tuple[Batch, str], Step] = field(default_factory=dict, compare=False, repr=False)
+    """Each batch's step once run (`run`): a search asks for the same few hundred steps of a layout many times.
+    Local to this Prep, which one call (a prediction, a search) makes and drops: no state outlives it."""
+    bands: dict[tuple[str, bands_mod.Regime], bands_mod.Band] = field(default_factory=dict, compare=False, repr=False)
+    """The time model's band of each (metric, regime) looked up once (`band`)."""
+
+    def band(self, metric: str, regime: bands_mod.Regime) -> bands_mod.Band:
+        """`bands.band` of the time model's table, looked up once per Prep."""
+        key = (metric, regime)
+        out = self.bands.get(key)
+        if out is None:
+            out = self.bands[key] = bands_mod.band(self.tm.bands, metric, regime)
+        return out
 
 
 def prepare(d: Deployment) -> Prep:
@@ -316,6 +330,9 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
     if batch.tokens < 1:
         raise ValueError("a step needs at least one token")
     p = prep or prepare(d)
+    done = p.steps.get((batch, phase))
+    if done is not None:
+        return done
     arch, lay, r, tm = p.arch, p.layout, p.rates, p.tm
     tp, dp = lay.tp, lay.dp
     h = arch.hidden_size
@@ -324,7 +341,10 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
     ar = coll.allreduce(local * h * ops.ACTIVATION_BYTES, p.tp_link, tm, p.vendor) if tp > 1 else coll.NONE
     dec_local = batch.decode_seqs * batch.query_per_seq / dp
     pre_local = batch.prefill_tokens / dp
+    wf = ops.weight_share(r, local)  # every GEMM of `local` rows streams its weights at this share
     out: list[Op] = []
+    # stages of as many layers (of each kind) repeat the same ops: each group made once per step
+    groups: dict[tuple[str, int], list[Op]] = {}
     for i, plan in enumerate(p.plans):
         n = plan.layers
         if i == 0:  # the batch's embedding rows, all-reduced across the vocabulary-parallel TP group
@@ -333,9 +353,12 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
             out.append(Op("gemm", "embedding", 0.0, rows, 0.0, mem, 0.0, ops.launch(r, 1, mem, local), weights=rows))
             if tp > 1:
                 out.append(ops.collective("allreduce", "embedding all-reduce", ar))
-        for name, nn, kk, kernels, around in p.attention_gemms:
-            out.append(ops.gemm(name, local, nn, kk, r, step_tokens=local, kernels=kernels, count=n,
-                                extra_bytes=around * local))
+        group = groups.get(("attention", n))
+        if group is None:
+            group = groups["attention", n] = [
+                ops.gemm(name, local, nn, kk, r, step_tokens=local, kernels=kernels, count=n,
+                         extra_bytes=around * local, share=wf) for name, nn, kk, kernels, around in p.attention_gemms]
+        out += group
         if dec_local:
             ctx = max(batch.decode_context, 1.0)
             kv_tok = kv_bytes_per_token_per_gpu(arch, n, tp, p.kv_bytes, context_tokens=ctx, first_layer=plan.first)
@@ -356,13 +379,19 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
             out.append(ops.collective("allreduce", "attention all-reduce", ar, count=n))
         dense = n - plan.moe_layers
         if dense:
-            for name, nn, kk, kernels, around in p.mlp_gemms:
-                out.append(ops.gemm(name, local, nn, kk, r, step_tokens=local, kernels=kernels, count=dense,
-                                    extra_bytes=around * local))
-            if tp > 1:
-                out.append(ops.collective("allreduce", "MLP all-reduce", ar, count=dense))
+            group = groups.get(("mlp", dense))
+            if group is None:
+                group = groups["mlp", dense] = [
+                    ops.gemm(name, local, nn, kk, r, step_tokens=local, kernels=kernels, count=dense,
+                             extra_bytes=around * local, share=wf) for name, nn, kk, kernels, around in p.mlp_gemms]
+                if tp > 1:
+                    group.append(ops.collective("allreduce", "MLP all-reduce", ar, count=dense))
+            out += group
         if plan.moe_layers:
-            out += [_counted(o, plan.moe_layers) for o in _moe_ops(d, p, local, tokens, ar)]
+            group = groups.get(("moe", plan.moe_layers))
+            if group is None:
+                group = groups["moe", plan.moe_layers] = _moe_ops(p, local, tokens, ar, wf, plan.moe_layers)
+            out += group
         if i == len(p.plans) - 1:  # final norm, LM head on the tokens that need logits, sampling, logits gathered
             lg = max(1.0, batch.logits / dp)
             vocab = arch.vocab_size / tp
@@ -375,28 +404,26 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
         sent = local * h * ops.ACTIVATION_BYTES * PP_TENSORS
         out.append(ops.collective("send", "stage send", coll.send(sent, p.pp_link, tm), count=lay.pp - 1))
     total = sum((max(o.compute_s, o.memory_s) + o.comm_s + o.launch_s) * o.count for o in out) + p.host_s
-    return Step(phase, batch, tuple(out), p.host_s, total)
+    result = p.steps[batch, phase] = Step(phase, batch, tuple(out), p.host_s, total)
+    return result
 
 
-def _counted(o: Op, count: int) -> Op:
-    return ops.Op(o.kind, o.name, o.flops, o.bytes, o.compute_s, o.memory_s, o.comm_s, o.launch_s, count * o.count,
-                  o.algorithm, o.comm_latency_s, o.weights)
-
-
-def _moe_ops(d: Deployment, p: Prep, local: float, tokens: float, ar: coll.Collective) -> list[Op]:
-    """One MoE layer's ops on one GPU."""
+def _moe_ops(p: Prep, local: float, tokens: float, ar: coll.Collective, wf: float, count: int) -> list[Op]:
+    """The ops of `count` MoE layers on one GPU (`wf`: the weight stream's share at `local` rows)."""
     arch, lay, r, tm = p.arch, p.layout, p.rates, p.tm
     moe = arch.moe
     assert moe is not None  # noqa: S101 - called for MoE layers only
     h, e, k = arch.hidden_size, moe.experts, moe.active_experts
     gated = arch.mlp == "gated"
     expert_params = (3 if gated else 2) * h * moe.expert_ffn_size
-    out = [ops.gemm("router", local, e, h, r, step_tokens=local, kind="moe", kernels=1, weight_bytes=h * e * 2.0)]
+    out = [ops.gemm("router", local, e, h, r, step_tokens=local, kind="moe", kernels=1, weight_bytes=h * e * 2.0,
+                    count=count, share=wf)]
     if moe.shared_experts:
         ffn = moe.shared_experts * moe.expert_ffn_size / lay.tp
         for name, nn, kk, kernels in _mlp_gemms(arch, ffn):
             out.append(ops.gemm(f"shared {name}", local, nn, kk, r, step_tokens=local, kind="moe",
-                                kernels=kernels + p.q_extra, extra_bytes=_around(arch, local, name, ffn)))
+                                kernels=kernels + p.q_extra, extra_bytes=_around(arch, local, name, ffn), count=count,
+                                share=wf))
     # the tokens the experts of one GPU serve: all of the group's (without DP attention every rank holds every
     # token; with it, the dispatch brings every rank's tokens to the ranks of their experts)
     served = tokens if lay.dp > 1 else local
@@ -414,15 +441,17 @@ def _moe_ops(d: Deployment, p: Prep, local: float, tokens: float, ar: coll.Colle
     out.append(ops.gemm("experts", assignments, 0.0, 0.0, r, step_tokens=local, kind="moe",
                         kernels=2 + ROUTING_KERNELS + p.q_extra, weight_bytes=weights, flops=flops,
                         batch_per_matrix=per_expert,
-                        extra_bytes=assignments * (2 * h + 2 * moe.expert_ffn_size) * ops.ACTIVATION_BYTES))
+                        extra_bytes=assignments * (2 * h + 2 * moe.expert_ffn_size) * ops.ACTIVATION_BYTES,
+                        count=count))
     if p.ep_link is not None:
         per_gpu = tokens / lay.ep
         remote = (lay.ep - 1) / lay.ep
         dispatch = coll.alltoall(per_gpu * k * h * FP8_DISPATCH_BYTES * remote, p.ep_link, tm)
         combine = coll.alltoall(per_gpu * k * h * ops.ACTIVATION_BYTES * remote, p.ep_link, tm)
-        out += [ops.collective("alltoall", "dispatch", dispatch), ops.collective("alltoall", "combine", combine)]
+        out += [ops.collective("alltoall", "dispatch", dispatch, count=count),
+                ops.collective("alltoall", "combine", combine, count=count)]
     elif lay.tp > 1:
-        out.append(ops.collective("allreduce", "MoE all-reduce", ar))
+        out.append(ops.collective("allreduce", "MoE all-reduce", ar, count=count))
     return out
 
 
