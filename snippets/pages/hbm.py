@@ -19,6 +19,7 @@ from snippets.engine.deployment import setting
 from snippets.engine.layout import kv_heads_per_gpu, pp_partition, tp_degrees
 from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
 from snippets.engine.specs import ChipSpec
+from snippets.pages import running
 from snippets.pages.base import Page
 from snippets.pages.interconnect import pcie_x16
 from snippets.pages.scenario import SERVING, Reference, reference
@@ -452,7 +453,7 @@ class HbmPage(Page):
 
     _tight_words: str
     """The worked model on the fewest GPUs that hold its weights, and vLLM's refusal there (the worked example's step)."""
-    shows = (gpu_table, worked_example, ceiling_table, ceiling_chart, fits_table, batch_table)
+    shows = (running.shows("hbm"), gpu_table, worked_example, ceiling_table, ceiling_chart, fits_table, batch_table)
 
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)

@@ -27,7 +27,7 @@ from snippets.engine.ops import ACTIVATION_BYTES
 from snippets.engine.serving import predict
 from snippets.engine.timing import ALLREDUCES_PER_LAYER
 from snippets.engine.topology import Link, group_link
-from snippets.pages import units
+from snippets.pages import running, units
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
 from snippets.pages.units import ms, us
@@ -451,7 +451,8 @@ def engine_example(cat: Catalog) -> str:
 
 class InterconnectPage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    shows = (cliff_table, cliff_chart, worked_example, engine_example, source_table, sizing_table, gpus_chart,
+    shows = (running.shows("interconnect"),
+             cliff_table, cliff_chart, worked_example, engine_example, source_table, sizing_table, gpus_chart,
              nvlink_table)
 
     def __init__(self, cat: Catalog) -> None:

@@ -27,7 +27,7 @@ from snippets.engine.memory import kv_bytes_per_sequence, kv_bytes_per_token_per
 from snippets.engine.params import kv_bytes_per_token, kv_elements_per_token
 from snippets.engine.specs import ArchLike, PriceSpec
 from snippets.engine.timing import Prediction, predict
-from snippets.pages import units
+from snippets.pages import running, units
 from snippets.pages.base import Page
 from snippets.pages.scenario import SERVING, Reference, reference
 from snippets.pages.units import byte_count, usd
@@ -366,7 +366,7 @@ def chart_contexts(cat: Catalog) -> tuple[int, ...]:
 
 class KvCachePage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    shows = (kv_table, pool_table, kv_chart, replication_table, cost_table)
+    shows = (running.shows("kv-cache"), kv_table, pool_table, kv_chart, replication_table, cost_table)
 
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)

@@ -31,7 +31,7 @@ from snippets.engine.serving import Prediction, predict
 from snippets.engine.specs import ArchLike, ChipSpec
 from snippets.engine.step import FP8_DISPATCH_BYTES, step
 from snippets.engine.topology import Link, group_link
-from snippets.pages import units
+from snippets.pages import running, units
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
 from snippets.pages.units import ms, price_of, us, usd
@@ -429,7 +429,7 @@ class Worked:
 
 class MoePage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    shows = (params_table, reads_table, reads_chart, worked_example, a2a_table, doc_table, cost_table)
+    shows = (running.shows("moe"), params_table, reads_table, reads_chart, worked_example, a2a_table, doc_table, cost_table)
 
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)

@@ -33,6 +33,7 @@ from snippets.engine.step import step as engine_step
 from snippets.engine.timing import ALLREDUCES_PER_LAYER
 from snippets.engine.topology import Link as TimeLink
 from snippets.engine.topology import group_link
+from snippets.pages import running
 from snippets.pages.base import Page
 from snippets.pages.interconnect import nvlink_of, pcie_x16
 from snippets.pages.scenario import SERVING, reference
@@ -915,7 +916,8 @@ def _comm_figures(cat: Catalog, w: Traffic, c: Comm) -> dict[str, Figure | str]:
 
 class ParallelismPage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    shows = (tp_diagram, worked_example, partial(comm_table, model_id="llama-3.1-405b", precision_id="bf16", name="comm405"),
+    shows = (running.shows("parallelism"),
+             tp_diagram, worked_example, partial(comm_table, model_id="llama-3.1-405b", precision_id="bf16", name="comm405"),
              partial(comm_table, model_id="llama-3.1-70b", precision_id="bf16", name="comm70"), breakdown_chart,
              across_table,
              pipeline_diagram, rules_table, layout_table, ring_table, ring_diagram, algorithm_table)

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from snippets.data import Catalog, required
 from snippets.engine import Deployment, Layout, RefusedLayout
 from snippets.engine.memory import stage_weights
-from snippets.pages import units
+from snippets.pages import running, units
 from snippets.pages.base import Page
 from snippets.pages.scenario import Reference, reference
 from snippets.render import fmt
@@ -372,7 +372,8 @@ def _model_rows(r: Reference, model_id: str) -> SimpleNamespace:
 
 class PrecisionPage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    shows = (formats_table, worked_example, partial(sizing_table, model="m70"), partial(sizing_table, model="m405"),
+    shows = (running.shows("precision"),
+             formats_table, worked_example, partial(sizing_table, model="m70"), partial(sizing_table, model="m405"),
              partial(decode_table, model="m70"), partial(decode_table, model="m405"), cost_table, ranges_table)
     """The functions the page's blocks print, with the blocks' arguments."""
 

@@ -27,6 +27,7 @@ from snippets.engine.specs import ChipSpec
 from snippets.engine.step import Step, step
 from snippets.engine.timing import ALLREDUCES_PER_LAYER
 from snippets.engine.topology import group_link
+from snippets.pages import running
 from snippets.pages.base import Page
 from snippets.pages.scenario import SERVING, Reference, reference
 from snippets.pages.units import gpu_label, ms, price_of, tbps, tps, us, usd
@@ -376,7 +377,7 @@ def worked_example(cat: Catalog) -> str:
 
 class RooflinePage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    shows = (ridge_table, roofline_chart, intensity_table, worked_example, curve_chart)
+    shows = (running.shows("roofline"), ridge_table, roofline_chart, intensity_table, worked_example, curve_chart)
 
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)
