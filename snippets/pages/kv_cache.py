@@ -349,8 +349,9 @@ def kv_chart(cat: Catalog) -> str:
              f"{', '.join(f'{n:,}' for n in contexts)} tokens each: from "
              f"{min(b.value for b in bars_):,.2f} GiB to {top:,.0f} GiB. The dashed line is what the pool "
              f"leaves for the KV cache on each GPU, {room / GIB:,.1f} GiB: every bar above it does not fit.")
+    log = charts.wants_log_axis([b.value for b in bars_])  # from one short sequence to many long ones: decades
     svg = charts.grouped_bars("kv-chart", bars_, "GiB per GPU", "KV cache per GPU against context and sequences",
-                              words, line=room / GIB, line_label="left for KV per GPU")
+                              words, line=room / GIB, line_label="left for KV per GPU", log=log)
     return charts.figure(svg, words)
 
 
