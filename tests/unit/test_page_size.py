@@ -9,11 +9,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ROOT / "snippets" / "pages"
 LIMIT = 400
-NOT_YET_SPLIT = frozenset({
-    "moe.py", "interconnect.py", "kv_cache.py", "roofline.py", "precision.py", "cost.py",
-    "latency_target.py",
-})
-"""Page models still over the limit (issue 29), each to be split into a package of section modules."""
+NOT_YET_SPLIT = frozenset({"cost.py", "latency_target.py"})
+"""Page models still over the limit (issue 29), each to be split into a package of section modules (the grid
+helper's)."""
 
 
 def lines(path: Path) -> int:
