@@ -72,8 +72,8 @@ h = fmt.fig_html
 
 
 def _hbm(cat: Catalog) -> str:
-    return (f"sizes every deployment for one sequence of {h(_context(cat), 'running.context')} tokens "
-            "(the reference scenario), to show what the weights and one sequence's KV cache take and how fast one "
+    return (f"sizes the example's model and its neighbours for one sequence of {h(_context(cat), 'running.context')} "
+            "tokens (the reference scenario): what the weights and one sequence's KV cache take, and how fast one "
             "sequence decodes.")
 
 
@@ -120,20 +120,35 @@ def _moe(cat: Catalog) -> str:
 def _kv_cache(cat: Catalog) -> str:
     return (f"sizes the example's model for one sequence of {h(_context(cat), 'running.context')} tokens "
             f"and for {h(fmt.count(reference(cat, SERVING).scenario.concurrency, 'sequences'), 'running.serving')} "
-            "of them at once (the reference and serving scenarios), beside models of three other attention designs.")
+            "of them at once (the reference and serving scenarios), beside models of the other attention designs.")
 
 
-def _calibrated(cat: Catalog) -> str:
-    from snippets.pages.latency_target import PRECISION as P
+def _in_precision(cat: Catalog, page: str, scenario: str, precision: str, verb: str = "serves",
+                  where: str = "") -> str:
+    if scenario != SCENARIO:
+        raise ValueError(f"{page} serves the {scenario} scenario, not the running example's {SCENARIO}: say so")
+    return (f"{verb} the example's requests in {_name(cat, 'precisions', precision)}, the precision of the time "
+            f"model's calibration runs{where}.")
 
-    return (f"serves the example's requests in {_name(cat, 'precisions', P)}, the precision of the time "
-            "model's calibration runs.")
+
+def _cost(cat: Catalog) -> str:
+    from snippets.pages.cost import SCENARIO as S  # the grid helper's page model
+    from snippets.pages.cost import WORKED as W
+
+    return _in_precision(cat, "the cost page", S, W[1], "prices", ", in its worked example")
+
+
+def _latency_target(cat: Catalog) -> str:
+    from snippets.pages.latency_target import PRECISION as P  # the grid helper's page model
+    from snippets.pages.latency_target import SHAPE as S
+
+    return _in_precision(cat, "the latency-target page", S, P)
 
 
 DEPARTURES: dict[str, Callable[[Catalog], str]] = {
     "hbm": _hbm, "roofline": _roofline, "precision": _precision, "interconnect": _interconnect,
-    "parallelism": _parallelism, "moe": _moe, "kv-cache": _kv_cache, "cost": _calibrated,
-    "latency-target": _calibrated,
+    "parallelism": _parallelism, "moe": _moe, "kv-cache": _kv_cache, "cost": _cost,
+    "latency-target": _latency_target,
 }
 """Where each Foundations page departs from the example, one sentence (after "This page")."""
 
