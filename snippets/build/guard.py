@@ -40,15 +40,17 @@ class Guard:
         self.scanner = scanner
         self.include_dirs = include_dirs
         self.pages_dir = pages_dir
-        self._models: dict[str, tuple[str, dict[str, list[tuple[str, int]]]]] = {}
+        self._models: dict[str, list[tuple[str, dict[str, list[tuple[str, int]]]]]] = {}
 
-    def model_literals(self, module: str) -> tuple[str, dict[str, list[tuple[str, int]]]]:
-        """The file of page model `module` and the quantities typed in its string literals, by token."""
+    def model_literals(self, module: str) -> list[tuple[str, dict[str, list[tuple[str, int]]]]]:
+        """The files of page model `module` (a module, or a package of section modules) and the quantities typed in
+        each one's string literals, by token."""
         hit = self._models.get(module)
         if hit is None:
             path = self.pages_dir / f"{module}.py"
-            hit = ("", {}) if not path.is_file() else (
-                f"snippets/pages/{path.name}", self.scanner.literal_quantities(path.read_text(encoding="utf-8")))
+            files = [path] if path.is_file() else sorted((self.pages_dir / module).glob("*.py"))
+            hit = [(f"snippets/pages/{f.relative_to(self.pages_dir).as_posix()}",
+                    self.scanner.literal_quantities(f.read_text(encoding="utf-8"))) for f in files]
             self._models[module] = hit
         return hit
 
@@ -100,7 +102,8 @@ class Guard:
         for piece in shown:
             for lit in self.scanner.quantities_in(piece.text):
                 if own is None:
-                    own, typed = self.scanner.literal_quantities(code), [self.model_literals(m) for m in models]
+                    own = self.scanner.literal_quantities(code)
+                    typed = [found for m in models for found in self.model_literals(m)]
                 in_code = drift.typed_in(lit.token, piece.text, own)
                 if in_code is not None:
                     at = f"{where}:{code_line + in_code}:"

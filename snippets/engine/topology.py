@@ -21,7 +21,7 @@ hierarchically (`snippets.engine.collectives`), with the node's own fabric insid
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from snippets.engine.deployment import Deployment
 
@@ -142,3 +142,20 @@ def group_link(d: Deployment, group: str) -> Link:
 def links(d: Deployment) -> dict[str, Link]:
     """The TP, EP and PP links of a deployment."""
     return {g: group_link(d, g) for g in GROUPS}
+
+
+REWIRINGS = ("pcie", "network")
+
+
+def rewired(d: Deployment, link: str) -> Deployment:
+    """Deployment `d` as if its GPUs met another way, for pages that compare links: "pcie" (the same node with no
+    scale-up fabric, every collective over each card's host link) or "network" (each GPU in a node of its own, so
+    every group's collectives cross its network adapter). The engine then prices every step itself."""
+    st = d.setting
+    if link == "pcie":
+        node = replace(st.node, scale_up="pcie", fabric_shape="pcie")
+    elif link == "network":
+        node = replace(st.node, gpus=1, domain=1)
+    else:
+        raise ValueError(f"link must be one of {REWIRINGS}, got {link!r}")
+    return Deployment(replace(st, node=node), d.layout, d.why)

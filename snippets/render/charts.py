@@ -368,6 +368,7 @@ def tier_bars(name: str, bars: Sequence[Bar], unit: str, title: str, desc: str, 
 
 
 _TITLE_H = 18.0  # a y axis title, level, above the plot
+_TOP_TICK = 8.0  # what the top tick label, centred on the plot's top edge, reaches above it: clear of the title
 
 
 def _y_axis(svg: ET.Element, ylabel: str, legend_h: float, ticks: list[float], left: float, plot_w: float,
@@ -384,12 +385,16 @@ def _y_axis(svg: ET.Element, ylabel: str, legend_h: float, ticks: list[float], l
 @_responsive
 def grouped_bars(
     name: str, bars: Sequence[Bar], ylabel: str, title: str, desc: str, line: float | None = None,
-    line_label: str = "", *, width: float = WIDTH,
+    line_label: str = "", *, log: bool = False, width: float = WIDTH,
 ) -> str:
     """Vertical bars grouped by `group` (e.g. model) and coloured by `label` (e.g. precision),
     with an optional dashed horizontal reference line (e.g. GPUs in one node), named in the legend.
-    Value labels too wide for their bars stand upright above them."""
-    _check(bars)
+    Value labels too wide for their bars stand upright above them. With `log`, the y axis runs over powers of ten
+    (refused unless the values span `LOG_AXIS_DECADES`), each bar rising from the lowest."""
+    _check(bars, log=log)
+    if log and not wants_log_axis(values := [b.value for b in bars]):
+        raise ValueError(f"the values span {decades(values):.2f} powers of ten, fewer than LOG_AXIS_DECADES "
+                         f"({LOG_AXIS_DECADES:g}): draw them on a linear axis, where lengths show the ratios")
     groups = list(dict.fromkeys(b.group for b in bars))
     series = list(dict.fromkeys(b.label for b in bars))
     cell: dict[tuple[str, str], Bar] = {}
@@ -402,8 +407,9 @@ def grouped_bars(
     if line is not None:
         entries.append((line_label, "", True))
     legend_h = _legend(svg, entries, width)
-    plot_top, bottom, plot_h = legend_h + _TITLE_H, 26.0, 230.0
-    ticks = nice_ticks(top_value * 1.12)
+    plot_top, bottom, plot_h = legend_h + _TITLE_H + _TOP_TICK, 26.0, 230.0
+    low_value = min([b.value for b in bars] + ([line] if line else []))
+    ticks = decade_ticks(low_value, top_value) if log else nice_ticks(top_value * 1.12)
     left = max(_text_width(_fmt_number(t), SMALL) for t in ticks) + 6  # tick labels
     plot_w = width - left - 4
     slot = plot_w / len(groups)
@@ -413,7 +419,20 @@ def grouped_bars(
     bar_w = 0.8 * slot / len(series)
     widest = max(_text_width(_fmt_number(b.value), SMALL) for b in bars)
     upright = widest > bar_w  # a level label would run into its neighbour's
-    if upright:  # the tallest bar's label needs room above it, under the top of the axis
+    if log:  # each bar's label needs room above it, under the top of the axis: a decade more until all have it
+        def room(b: Bar) -> float:
+            return math.log10(ticks[-1] / b.value) / math.log10(ticks[-1] / ticks[0]) * plot_h
+
+        def label_h(b: Bar) -> float:
+            return _text_width(_fmt_number(b.value), SMALL) if upright else SMALL
+
+        while any(room(b) < label_h(b) + 6 for b in bars):
+            ticks.append(ticks[-1] * 10)
+        left = max(_text_width(_fmt_number(t), SMALL) for t in ticks) + 6
+        plot_w = width - left - 4
+        slot = plot_w / len(groups)
+        bar_w = 0.8 * slot / len(series)
+    elif upright:  # the tallest bar's label needs room above it, under the top of the axis
         ticks = nice_ticks(max(top_value * 1.12, max(b.value for b in bars) * plot_h / (plot_h - widest - 6)))
         left = max(_text_width(_fmt_number(t), SMALL) for t in ticks) + 6
         plot_w = width - left - 4
@@ -422,9 +441,12 @@ def grouped_bars(
     svg.set("viewBox", f"0 0 {_n(width)} {_n(plot_top + plot_h + bottom)}")
 
     def y_of(v: float) -> float:
+        if log:
+            return plot_top + plot_h - math.log10(v / ticks[0]) / math.log10(ticks[-1] / ticks[0]) * plot_h
         return plot_top + plot_h - v / ticks[-1] * plot_h
 
-    _y_axis(svg, ylabel, legend_h, ticks, left, plot_w, y_of, width)
+    base = ticks[0]  # where the bars rise from: 0, or on a log axis the lowest power of ten
+    _y_axis(svg, f"{ylabel} (log scale)" if log else ylabel, legend_h, ticks, left, plot_w, y_of, width)
     for g_i, g in enumerate(groups):
         centre = left + (g_i + 0.5) * slot
         for i, s in enumerate(series):
@@ -432,7 +454,7 @@ def grouped_bars(
             if bar is None:  # this group has no bar in this series: its place stays empty
                 continue
             x = centre + (i - len(series) / 2) * bar_w
-            _rect(svg, x + bar_w * 0.025, y_of(bar.value), bar_w * 0.95, y_of(0) - y_of(bar.value),
+            _rect(svg, x + bar_w * 0.025, y_of(bar.value), bar_w * 0.95, y_of(base) - y_of(bar.value),
                   PALETTE[i % len(PALETTE)], f"{g}, {s}: {_fmt_number(bar.value)} {ylabel}")
             if upright:
                 cx, cy = x + bar_w / 2 + SMALL * 0.35, y_of(bar.value) - 3
@@ -440,7 +462,7 @@ def grouped_bars(
             else:
                 _text(svg, x + bar_w / 2, y_of(bar.value) - 3, _fmt_number(bar.value), anchor="middle", size=SMALL)
         _text(svg, centre, plot_top + plot_h + 18, g, anchor="middle")
-    _line(svg, left, y_of(0), left + plot_w, y_of(0))
+    _line(svg, left, y_of(base), left + plot_w, y_of(base))
     if line is not None:
         _line(svg, left, y_of(line), left + plot_w, y_of(line), **{"stroke-dasharray": "5 4"})
     return _serialise(svg)

@@ -76,3 +76,45 @@ def test_chart_labels_do_not_outgrow_the_prose_on_a_desktop(browser: Any, site_u
                     failures.append(f"/{path} {chart}: its smallest label is {smallest:.1f} px, the prose {prose} px")
         failures += r.log.problems()
     assert not failures, "\n".join(failures)
+
+
+_BOXES = """(id) => Array.from(document.querySelectorAll(`article svg[aria-labelledby^="${id}"]`))
+    .filter(s => getComputedStyle(s).display !== 'none')
+    .map(s => {
+        const box = s.getBoundingClientRect();
+        return {box: [box.left, box.top, box.right, box.bottom],
+                labels: Array.from(s.querySelectorAll('text')).map(t => {
+                    const r = t.getBoundingClientRect();
+                    return {label: t.textContent.trim(), box: [r.left, r.top, r.right, r.bottom]};
+                })};
+    })"""
+
+
+def _overlap(a: list[float], b: list[float], slack: float = 0.5) -> bool:
+    return a[0] < b[2] - slack and b[0] < a[2] - slack and a[1] < b[3] - slack and b[1] < a[3] - slack
+
+
+@pytest.mark.parametrize(("path", "chart"), [("kv-cache/", "kv-chart"), ("interconnect/", "gpus-chart"),
+                                            ("reference/predictions/", "sweep-chart")])
+@pytest.mark.parametrize("viewport", ["phone", "desktop"])
+def test_chart_labels_neither_overlap_nor_are_clipped(browser: Any, site_url: str, path: str, chart: str,
+                                                      viewport: str) -> None:
+    """Every label of the chart inside its drawing, and no two labels on top of each other."""
+    kw: dict[str, Any] = {"viewport": PHONE, "is_mobile": True, "has_touch": True} if viewport == "phone" else {
+        "viewport": DESKTOP}
+    failures: list[str] = []
+    with Reader(browser, site_url, **kw) as r:
+        drawn = r.open(path).evaluate(_BOXES, chart)
+        assert len(drawn) == 1, f"/{path}: {len(drawn)} visible drawings of {chart}"
+        box, labels = drawn[0]["box"], drawn[0]["labels"]
+        assert len(labels) > 10
+        for t in labels:
+            b = t["box"]
+            if b[0] < box[0] - 0.5 or b[1] < box[1] - 0.5 or b[2] > box[2] + 0.5 or b[3] > box[3] + 0.5:
+                failures.append(f"{t['label']!r} is clipped: {b} outside {box}")
+        for i, a in enumerate(labels):
+            for c in labels[i + 1:]:
+                if _overlap(a["box"], c["box"]):
+                    failures.append(f"{a['label']!r} overlaps {c['label']!r}")
+        failures += r.log.problems()
+    assert not failures, f"/{path} {chart} at {viewport}:\n" + "\n".join(failures)

@@ -185,3 +185,26 @@ def test_a_roofline_rises_at_its_bandwidth_to_its_ridge_then_stays_level_on_log_
 def test_a_roofline_refuses_what_a_log_axis_cannot_show(roofs, marks, message) -> None:
     with pytest.raises(ValueError, match=message):
         roofline("r", roofs, marks, "x", "y", "t", "d")
+
+
+def test_grouped_bars_on_a_log_axis_rise_from_a_power_of_ten_with_room_for_their_labels() -> None:
+    data = [Bar(s, v * c, f"{c} seqs") for c in (1, 4, 16, 32) for s, v in (("8K", 0.625), ("32K", 2.5), ("128K", 10))]
+    svg = grouped_bars("g", data, "GiB", "t", "d", line=3.0, line_label="room", log=True)
+    soup = BeautifulSoup(svg, "html.parser")
+    texts = [t.get_text() for t in soup.find_all("text")]
+    assert "GiB (log scale)" in texts
+    ticks = [t.get_text() for t in soup.find_all("text") if t.get("text-anchor") == "end"]
+    assert ticks[:3] == ["0.1", "1", "10"]  # powers of ten, from the one below the smallest bar
+    rects = _bars(svg)
+    bottoms = {round(float(r["y"]) + float(r["height"]), 1) for r in rects}
+    assert len(bottoms) == 1  # one baseline, the lowest power of ten
+    # equal ratios are equal steps: 0.625 -> 2.5 -> 10 (x4 each) rise by the same height
+    h = [float(r["height"]) for r in rects[:3]]
+    assert h[1] - h[0] == pytest.approx(h[2] - h[1], abs=0.2)
+    # every value label sits under the axis title, inside the plot
+    title_y = float(next(t for t in soup.find_all("text") if t.get_text() == "GiB (log scale)")["y"])
+    for t in soup.find_all("text"):
+        if "rotate(-90" in t.get("transform", ""):
+            assert float(t["y"]) - charts._text_width(t.get_text(), charts.SMALL) > title_y
+    with pytest.raises(ValueError, match="LOG_AXIS_DECADES"):
+        grouped_bars("g", [Bar("a", 2, "x"), Bar("b", 3, "x")], "GiB", "t", "d", log=True)

@@ -71,3 +71,17 @@ def test_a_notebooks_links_must_reach_a_page_and_its_anchor() -> None:
         "resolves to 'notebooks/hbm.md' from 'notebooks/nb/'; link to the page's URL, e.g. '../../hbm/')",
         "docs/notebooks/nb.py:2: the link '../../hbm/#no-such-quiz' in a Markdown cell names the anchor "
         "#no-such-quiz, which 'hbm/' does not have"]
+
+
+def test_a_page_model_split_into_a_package_is_read_module_by_module(catalog: Catalog, tmp_path: Path) -> None:
+    pages = tmp_path / "pages"
+    (pages / "fake").mkdir(parents=True)
+    (pages / "fake" / "__init__.py").write_text('"""A page model, a package by section."""\n')
+    (pages / "fake" / "tables.py").write_text('"""A section."""\n\n\ndef note():\n    return "kept at 16 bit as shipped"\n')
+    page = convert('```python exec="on"\nfrom x import note\nprint(note())\n```\n', catalog, model="fake")
+    page.state.block_runs[0] = ("print(note())", 1)
+    errors = Guard(page.guard.scanner, [], pages).block_output_errors(page.state, drift.fragment(
+        '<div class="sa-out" data-block="0"><p>kept at 16 bit as shipped</p></div>'))
+    assert len(errors) == 1
+    assert errors[0].startswith("docs/page.md:1: the block prints, from snippets/pages/fake/tables.py:5, hand-typed "
+                                "quantity '16'")

@@ -1,360 +1,64 @@
-"""Page model of "Mixture of experts and expert parallelism" (docs/moe.md).
-
-Every deployment is the engine's (`snippets.pages.scenario.reference`, `deploy`, `feasible`); every byte and
-second is the engine's `step` and `predict` (`snippets.engine.step`, `snippets.engine.serving`), with the
-engine's links (`topology.group_link`) and collectives (`collectives.alltoall`, `allreduce`). What this module
-adds, as page helpers the engine does not offer (flagged for the engine's owners):
-
-- `touched_share`: the expected share of a layer's routed experts a batch of `b` tokens routes to,
-  1 − (1 − k/E)^b (uniform, independent routing), the same expression the engine's step uses inside;
-- `weights_read`: the weight bytes of one decode step, the step's bytes less the KV cache it reads (the engine
-  reports the two only summed);
-- `a2a_bytes_per_token`: what one token's combine brings back in one layer (its k experts' outputs, in BF16);
-  its dispatch sends about half as much (FP8, as DeepEP sends it: `step.FP8_DISPATCH_BYTES` per element);
-- `smallest_tp_only`: the fewest GPUs a pure tensor-parallel layout (no PP) needs, by `feasible` over TP degrees;
-- `why_more`: the reason a documented deployment rents more GPUs than the engine's own choice.
-"""
+"""The MoE page model: the names its `{{ ... }}` values and claims use, and its worked example."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from snippets.data import Catalog
-from snippets.engine import Deployment, Layout, deploy, feasible, setting
-from snippets.engine.collectives import allreduce, alltoall
+from snippets.engine import feasible
+from snippets.engine.collectives import allreduce
 from snippets.engine.layout import experts_per_gpu
-from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
+from snippets.engine.memory import stage_weights
 from snippets.engine.ops import ACTIVATION_BYTES
-from snippets.engine.params import moe_layers, total_params
-from snippets.engine.serving import Prediction, predict
-from snippets.engine.specs import ArchLike, ChipSpec
+from snippets.engine.params import moe_layers
 from snippets.engine.step import FP8_DISPATCH_BYTES, step
-from snippets.engine.topology import Link, group_link
-from snippets.pages import units
+from snippets.engine.topology import group_link
+from snippets.pages import running
 from snippets.pages.base import Page
+from snippets.pages.moe.common import (
+    ACCEL,
+    BATCHES,
+    CONCURRENCY,
+    CONTEXT,
+    GPUS,
+    HEAVY,
+    MODEL,
+    NETWORK_EP,
+    NVL72,
+    PRECISION,
+    PREFILL_TOKENS,
+    QUIZ_BATCH,
+    QUIZ_MIXTRAL,
+    QUIZ_MIXTRAL_BATCH,
+    QUIZ_MODEL,
+    a2a_bytes_per_token,
+    ds_deployment,
+    gb,
+    gbps,
+    gpu_label,
+    kb,
+    kv_read,
+    layouts,
+    mb,
+    seqs,
+    tok_s,
+    touched_share,
+    weights_read,
+)
+from snippets.pages.moe.tables import (
+    a2a_rows,
+    a2a_table,
+    cost_of,
+    cost_rows,
+    cost_table,
+    doc_rows,
+    doc_table,
+    params_rows,
+    params_table,
+    reads_chart,
+    reads_table,
+)
 from snippets.pages.scenario import Reference, reference
 from snippets.pages.units import ms, price_of, us, usd
-from snippets.render import charts, fmt
-from snippets.render.fmt import Figure
-
-MODELS = ("mixtral-8x7b", "deepseek-v3", "deepseek-r1", "qwen3-235b-a22b", "gpt-oss-120b", "gpt-oss-20b",
-          "llama-4-scout", "llama-4-maverick")
-"""The mixture-of-experts models of data/models.yaml, in the table's order."""
-MODEL = "deepseek-v3"
-DOC_MODELS = ("deepseek-v3", "deepseek-r1")
-"""The documented deployments the page tabulates: DeepSeek-V3's and DeepSeek-R1's, one architecture."""
-PRECISION = "fp8"
-ACCEL = "h200-sxm"
-NVL72 = "gb200-nvl72"
-GPUS = 8
-CONTEXT = 2048
-"""Tokens per sequence on this page: a prompt of half and an answer of half (`predict`'s request)."""
-CONCURRENCY = 64
-"""The worked decode batch, and the cost lens's first load."""
-HEAVY = 1024
-"""The cost lens's second load: more sequences than a TP8 replica's KV cache holds at CONTEXT."""
-BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
-"""Decode batches of the reads table and chart."""
-PREFILL_TOKENS = 8192
-"""Prompt tokens each GPU's attention prefills in one pass, for the all-to-all table."""
-NETWORK_EP = 16
-"""Expert parallelism over two HGX H200 nodes: the all-to-all crosses the network."""
-QUIZ_MODEL = "qwen3-235b-a22b"
-QUIZ_MIXTRAL = "mixtral-8x7b"
-QUIZ_BATCH = 32
-QUIZ_MIXTRAL_BATCH = 4
-
-"""The data entries this page's figures are computed from (every DeepSeek-V3 and DeepSeek-R1 row of
-data/deployments.yaml is also read by the deployments table)."""
-
-
-# --------------------------------------------------------------------------- formatting
-
-def gb(x: float, digits: int = 1) -> Figure:
-    return fmt.nbytes(x, "GB", digits)
-
-
-def kb(x: float) -> Figure:
-    return fmt.quantity(x / 1e3, "kB", 1, show_unit=True, basis="kB = 10^3 bytes")
-
-
-def mb(x: float) -> Figure:
-    return fmt.quantity(x / 1e6, "MB", 2, show_unit=True, basis="MB = 10^6 bytes")
-
-
-def gbps(x: float) -> Figure:
-    return fmt.quantity(x / 1e9, "GB/s", 0, show_unit=True, basis="per direction, each GPU's")
-
-
-def tok_s(x: float) -> Figure:
-    return fmt.quantity(x, "tokens/s", 0)
-
-
-def seqs(n: int) -> Figure:
-    return fmt.count(n, "sequences")
-
-
-def gpu_label(chip: ChipSpec) -> str:
-    """'NVIDIA H200 SXM' -> 'H200 SXM'; 'AMD Instinct MI300X' -> 'MI300X'."""
-    return units.gpu_label(chip, units.VENDORS)
-
-
-# --------------------------------------------------------------------------- page helpers (not in the engine)
-
-def touched_share(arch: ArchLike, tokens: int) -> float:
-    """Expected share of a layer's routed experts that `tokens` tokens route to: 1 − (1 − k/E)^b."""
-    moe = arch.moe
-    if moe is None:
-        return 1.0
-    return 1 - (1 - moe.active_experts / moe.experts) ** tokens
-
-
-def kv_read(d: Deployment, batch: int, context: float) -> float:
-    """KV-cache bytes one decode step of `batch` sequences at `context` reads on the busiest GPU (one stage)."""
-    s = d.setting
-    arch = s.model.arch
-    return kv_bytes_per_token_per_gpu(arch, arch.layers, d.layout.tp, s.kv_precision.bytes_per_param,
-                                      context_tokens=context) * context * batch / d.layout.dp
-
-
-def weights_read(d: Deployment, batch: int) -> float:
-    """Weight bytes a decode step of `batch` tokens reads per GPU: the step's weight reads (its GEMMs' weight
-    streams, without activations or KV cache)."""
-    return step(d, "decode", batch, 1).weights_read
-
-
-def a2a_bytes_per_token(arch: ArchLike) -> float:
-    """What one token gets back in one combine: its k routed experts' outputs, in BF16 (its dispatch sends the
-    same vectors in FP8, about half the bytes)."""
-    moe = arch.moe
-    if moe is None:
-        raise ValueError("not a mixture-of-experts model")
-    return moe.active_experts * arch.hidden_size * ACTIVATION_BYTES
-
-
-def ds_deployment(r: Reference, layout: Layout, concurrency: int = CONCURRENCY, node: str | None = None) -> Deployment:
-    if node is None:
-        return r.deployment(MODEL, PRECISION, accelerator=ACCEL, layout=layout, concurrency=concurrency,
-                            context_tokens=CONTEXT)
-    return r.deployment(MODEL, PRECISION, node=node, layout=layout, concurrency=concurrency, context_tokens=CONTEXT)
-
-
-def layouts() -> dict[str, Layout]:
-    """The three layouts of DeepSeek-V3 on one 8-GPU node the page compares."""
-    return {"tp": Layout(GPUS), "ep": Layout(GPUS, ep=GPUS), "dp": Layout(1, ep=GPUS, dp=GPUS)}
-
-
-# --------------------------------------------------------------------------- total and active parameters
-
-def params_rows(cat: Catalog) -> list[dict[str, Any]]:
-    r = reference(cat)
-    out = []
-    for mid in MODELS:
-        m = r.eng.models[mid]
-        a = m.arch
-        moe = a.moe
-        assert moe is not None  # noqa: S101 - every model of MODELS routes to experts
-        total, active = total_params(a), total_params(a, active=True)
-        out.append({"id": mid, "name": m.name, "total": total, "active": active, "experts": moe.experts,
-                    "k": moe.active_experts, "shared": moe.shared_experts, "moe_layers": moe_layers(a),
-                    "layers": a.layers})
-    return out
-
-
-def params_table(cat: Catalog) -> str:
-    rows: list[list[fmt.Cell]] = []
-    for p in params_rows(cat):
-        rows.append([p["name"], fmt.params(p["total"], 1), fmt.params(p["active"], 1),
-                     fmt.percent(p["active"] / p["total"], 1), fmt.count(p["experts"], "experts"),
-                     fmt.count(p["k"], "experts"), fmt.count(p["shared"], "experts"),
-                     f"{p['moe_layers']} of {p['layers']}"])
-    return fmt.table("params", ["Model", "Total", "Active per token", "Active share", "Routed experts",
-                                "Routed per token", "Shared", "MoE layers"], rows)
-
-
-# --------------------------------------------------------------------------- reads against the batch
-
-def reads_table(cat: Catalog) -> str:
-    r = reference(cat)
-    d = ds_deployment(r, layouts()["ep"])
-    arch = d.setting.model.arch
-    held = d.memory.weights
-    rows: list[list[fmt.Cell]] = []
-    for b in BATCHES:
-        w = weights_read(d, b)
-        rows.append([fmt.count(b, "tokens"), fmt.percent(touched_share(arch, b), 1), gb(w),
-                     fmt.percent(w / held, 0), gb(w / b, 2)])
-    return fmt.table("reads", ["Batch (tokens)", "Experts touched", "Weights read per GPU", "Of weights held",
-                               "Per token"], rows)
-
-
-def reads_chart(cat: Catalog) -> str:
-    r = reference(cat)
-    d = ds_deployment(r, layouts()["ep"])
-    held = d.memory.weights / 1e9
-    pts = [(float(b), weights_read(d, b) / 1e9) for b in BATCHES]
-    svg = charts.lines(
-        "moe-reads",
-        [charts.Series("weights read per step", pts),
-         charts.Series("weights held", [(float(b), held) for b in BATCHES])],
-        "decode batch (tokens)", "GB per GPU",
-        f"Weight bytes a decode step reads, {d.setting.model.name} on {d.layout.label}",
-        "Weight bytes one GPU reads in one decode step against the batch, rising from the active experts at one "
-        "token towards every expert the GPU holds, with the flat line of the weights it holds.",
-    )
-    return charts.figure(svg, f"Weight bytes per GPU per decode step, {d.setting.model.name} in "
-                              f"{d.setting.precision.name} on {d.gpus} {gpu_label(d.setting.chip)} "
-                              f"({d.layout.label}); the engine's forward pass with no KV cache.")
-
-
-# --------------------------------------------------------------------------- all-to-all
-
-@dataclass(frozen=True)
-class A2aRow:
-    label: str
-    d: Deployment
-    link: Link
-    decode_one: float
-    decode_step: float
-    decode_pass_comm: float
-    decode_pass_total: float
-    prefill_one: float
-    prefill_pass_comm: float
-    prefill_pass_total: float
-
-
-def a2a_rows(r: Reference) -> list[A2aRow]:
-    arch = r.eng.models[MODEL].arch
-    per_tok = a2a_bytes_per_token(arch)
-    n_moe = moe_layers(arch)
-    out = []
-    nvl = r.eng.nodes[NVL72].gpus
-    h200_node = r.eng.node_of(ACCEL)
-    assert h200_node is not None  # noqa: S101 - the data has an HGX H200 node
-    for node, ep in ((h200_node.id, GPUS), (NVL72, nvl), (h200_node.id, NETWORK_EP)):
-        lay = Layout(1, ep=ep, dp=ep)
-        d = ds_deployment(r, lay, concurrency=CONCURRENCY * ep, node=node)
-        link = group_link(d, "ep")
-        tm = d.setting.time_model
-        remote = (ep - 1) / ep
-        dispatch = per_tok * FP8_DISPATCH_BYTES / ACTIVATION_BYTES * remote  # FP8 out, as DeepEP sends it
-        one = alltoall(CONCURRENCY * dispatch, link, tm).seconds
-        pre_one = alltoall(PREFILL_TOKENS * dispatch, link, tm).seconds
-        dec = step(d, "decode", CONCURRENCY * ep, CONTEXT)
-        pre = step(d, "prefill", PREFILL_TOKENS * ep, 0)
-        label = f"{d.setting.node.name}: {ep} GPUs over {link.name}"
-        out.append(A2aRow(label, d, link, one, 2 * n_moe * one, dec.comm_s, dec.total_s, pre_one, pre.comm_s,
-                          pre.total_s))
-    return out
-
-
-def a2a_table(cat: Catalog) -> str:
-    r = reference(cat)
-    rows: list[list[fmt.Cell]] = []
-    for x in a2a_rows(r):
-        rows.append([x.label, gbps(x.link.bytes_per_s), us(x.link.hop_s), us(x.decode_one),
-                     fmt.percent(x.decode_pass_comm / x.decode_pass_total, 0), us(x.prefill_one, 0),
-                     fmt.percent(x.prefill_pass_comm / x.prefill_pass_total, 0)])
-    return fmt.table("a2a", ["Expert-parallel group", "Link", "Hop", "Decode all-to-all", "Of the decode step",
-                             "Prefill all-to-all", "Of the prefill"], rows)
-
-
-# --------------------------------------------------------------------------- documented deployments
-
-def smallest_tp_only(st: Any, limit: int = 64) -> int | None:
-    """The fewest GPUs of a pure tensor-parallel layout (no PP, no EP) that `feasible` accepts, up to `limit`."""
-    for t in range(1, limit + 1):
-        if not feasible(st, Layout(t)):
-            return t
-    return None
-
-
-@dataclass(frozen=True)
-class DocRow:
-    label: str
-    documented: Deployment
-    engine: Deployment
-    tp_only: int | None
-    reason: str
-
-
-def why_more(doc: Deployment, eng: Deployment, tp_only: int | None) -> str:
-    """Why the documented layout rents more GPUs than the engine's; the build stops if none of the reasons holds."""
-    if doc.gpus <= eng.gpus:
-        return "no more GPUs than the engine's"
-    if doc.max_concurrency > eng.max_concurrency:
-        return f"sized for serving batches: holds {doc.max_concurrency / eng.max_concurrency:,.1f}× the sequences"
-    if doc.layout.pp == 1 and doc.layout.ep == 1 and tp_only == doc.gpus:
-        return f"tensor parallelism alone: TP{doc.gpus} is the smallest TP-only layout that fits, the engine uses PP"
-    raise ValueError(f"no reason found why {doc.layout.label} needs more GPUs than the engine's {eng.layout.label}")
-
-
-def doc_rows(cat: Catalog) -> list[DocRow]:
-    r = reference(cat)
-    out = []
-    for key, found in cat.deployments.items():
-        if found.model not in DOC_MODELS:
-            continue
-        dep = cat.deployments[key]  # by id: the page shows this documented deployment, so its sources list names it
-        ctx = dep.context_tokens or r.scenario.context_tokens
-        st = setting(r.eng, dep.model, dep.precision, r.scenario.id, accelerator=dep.accelerator, concurrency=1,
-                     context_tokens=ctx)
-        lay = Layout(dep.layout.tp, dep.layout.pp, dep.layout.ep, dep.layout.dp)
-        problems = feasible(st, lay)
-        if problems:
-            raise ValueError(f"documented {lay.label} is refused: {problems}")
-        doc, eng = deploy(st, lay), deploy(st)
-        tp_only = smallest_tp_only(st)
-        label = f"{st.precision.name} · {dep.gpus} × {gpu_label(st.chip)}"
-        out.append(DocRow(label, doc, eng, tp_only, why_more(doc, eng, tp_only)))
-    return out
-
-
-def doc_table(cat: Catalog) -> str:
-    rows: list[list[fmt.Cell]] = []
-    for x in doc_rows(cat):
-        m = x.documented.memory
-        rows.append([x.label, x.documented.layout.label, f"yes, {m.used / 1e9:,.0f} of {m.pool / 1e9:,.0f} GB",
-                     x.engine.layout.label, seqs(x.documented.max_concurrency), seqs(x.engine.max_concurrency),
-                     x.reason])
-    ctx = f"{reference(cat).scenario.context_tokens:,}"
-    return fmt.table("docs", ["Documented (SGLang)", "Layout", "Fits, per GPU", "Engine's choice",
-                              f"Sequences of {ctx}", "Engine's", "Why the documented count is larger"], rows,
-                     align="llllrrl")
-
-
-# --------------------------------------------------------------------------- cost lens
-
-def cost_rows(r: Reference) -> dict[str, dict[str, Any]]:
-    out = {}
-    for key, lay in layouts().items():
-        d = ds_deployment(r, lay, concurrency=1)
-        lo, hi = predict(d, CONCURRENCY, CONTEXT // 2, CONTEXT // 2), predict(d, HEAVY, CONTEXT // 2, CONTEXT // 2)
-        out[key] = {"d": d, "lo": lo, "hi": hi}
-    return out
-
-
-def cost_of(p: Prediction) -> float:
-    """A prediction's dollars per million output tokens (the page prices only priced accelerators)."""
-    x = p.usd_per_mtok_output
-    if x is None:
-        raise ValueError("the cost lens needs a price for its accelerator in data/prices.yaml")
-    return x
-
-
-def cost_table(cat: Catalog) -> str:
-    r = reference(cat)
-    rows: list[list[fmt.Cell]] = []
-    for c in cost_rows(r).values():
-        d, lo, hi = c["d"], c["lo"], c["hi"]
-        rows.append([d.layout.label, gb(d.memory.weights), seqs(d.max_concurrency),
-                     tok_s(lo.output_tokens_per_s), usd(cost_of(lo), price_of(d)),
-                     seqs(hi.in_flight), tok_s(hi.output_tokens_per_s), usd(cost_of(hi), price_of(d))])
-    return fmt.table("cost", ["Layout", "Weights per GPU", "Sequences held",
-                              f"Tokens/s at {CONCURRENCY}", f"$/Mtok at {CONCURRENCY}",
-                              f"In flight of {HEAVY}", f"Tokens/s at {HEAVY}", f"$/Mtok at {HEAVY}"], rows)
-
+from snippets.render import fmt
 
 # --------------------------------------------------------------------------- worked example
 
@@ -429,7 +133,7 @@ class Worked:
 
 class MoePage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    shows = (params_table, reads_table, reads_chart, worked_example, a2a_table, doc_table, cost_table)
+    shows = (running.shows("moe"), params_table, reads_table, reads_chart, worked_example, a2a_table, doc_table, cost_table)
 
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)

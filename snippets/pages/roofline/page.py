@@ -1,306 +1,48 @@
-"""Page model of "Prefill, decode and the roofline" (docs/roofline.md).
-
-Every time on the page is the engine's (`snippets.engine.step.step` and `snippets.engine.serving.predict`) for the
-reference scenario's request (`data/scenarios.yaml`) and time model (`data/policies.yaml`,
-`measured-fractions`); the deployments are the engine's (`snippets.pages.scenario.reference`).
-What this module adds is teaching arithmetic the engine does not offer as a function (flagged for
-the engine's owners):
-
-- `critical_batch`: the smallest decode batch whose step the engine finds compute-bound, by
-  bisection over `step` (the compute and memory parts of a step both grow linearly with the batch,
-  so their ratio rises monotonically and the search is exact);
-- `intensity_limit`: what a decode step's FLOPs per byte tend to as the batch grows (the slope of
-  FLOPs over the slope of bytes, read off two `step` calls);
-- the ridge point: dense FLOP/s ÷ HBM bandwidth, per chip and format, at datasheet peak and at the
-  shares the time model's kernels reach (a large GEMM's throughput, a one-token GEMM's weight stream).
-"""
+"""The roofline page model: the names its `{{ ... }}` values and claims use, and its worked example."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from snippets.data import Catalog
-from snippets.engine import Deployment, Layout
-from snippets.engine.memory import kv_bytes_per_token_per_gpu, stage_weights
+from snippets.engine import Layout
 from snippets.engine.serving import predict
-from snippets.engine.specs import ChipSpec
 from snippets.engine.step import Step, step
 from snippets.engine.timing import ALLREDUCES_PER_LAYER
 from snippets.engine.topology import group_link
+from snippets.pages import running
 from snippets.pages.base import Page
-from snippets.pages.scenario import SERVING, Reference, reference
+from snippets.pages.roofline.common import (
+    CURVE_TP,
+    MODEL,
+    OLDER,
+    PRECISION,
+    SEARCH_LIMIT,
+    SECOND,
+    achieved_ridge,
+    critical_batch,
+    decode,
+    decode_context,
+    deployments,
+    fractions,
+    gbytes,
+    gflop,
+    intensity,
+    intensity_limit,
+    kv_per_gpu,
+    node_of,
+    ridge,
+    tflops,
+    weights_per_gpu,
+)
+from snippets.pages.roofline.tables import (
+    curve_chart,
+    intensity_table,
+    ridge_table,
+    roofline_chart,
+)
+from snippets.pages.scenario import SERVING
 from snippets.pages.units import gpu_label, ms, price_of, tbps, tps, us, usd
-from snippets.render import charts, fmt
-from snippets.render.fmt import Figure
+from snippets.render import fmt
 from snippets.teaching.rounded import FLOP_PER_PARAM_PER_TOKEN
-
-MODEL = "llama-3.1-70b"
-PRECISION = "fp8"
-SECOND = "h200-sxm"
-"""The accelerator the curve sets beside the scenario's: the same tensor cores as the H100 SXM, more HBM."""
-OLDER = "a100-80gb-sxm"
-"""An accelerator without FP8 tensor cores: FP8 there is weight-only (a quiz problem)."""
-CURVE_TP = 2
-"""The curve's layout on both accelerators: the one the scenario's policy picks on the H100, so the two
-lines differ only by the chip."""
-BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
-"""Rows of the intensity table; the KV cache's largest batch is added."""
-SEARCH_LIMIT = 1 << 20
-"""Largest batch `critical_batch` looks at: far beyond any KV cache, so "none" means "never"."""
-
-
-# --------------------------------------------------------------------------- formatting
-
-def intensity(x: float, basis: str = "") -> Figure:
-    return fmt.quantity(x, "FLOP/byte", 1 if x < 10 else 0, basis=basis)
-
-
-def tflops(x: float, basis: str = "dense") -> Figure:
-    return fmt.quantity(x / 1e12, "TFLOP/s", 0, show_unit=True, basis=basis)
-
-
-def gflop(x: float) -> Figure:
-    """FLOPs in GFLOP, or in TFLOP from a thousand GFLOP up."""
-    if x >= 1e12:
-        return fmt.quantity(x / 1e12, "TFLOP", 1, show_unit=True)
-    return fmt.quantity(x / 1e9, "GFLOP", 1, show_unit=True)
-
-
-def gbytes(x: float) -> Figure:
-    return fmt.nbytes(x, "GB", 2)
-
-
-# --------------------------------------------------------------------------- roofline arithmetic (page helpers)
-
-def ridge(chip: ChipSpec, compute_format: str) -> float:
-    """Datasheet ridge point: dense FLOP/s in the format ÷ HBM bytes/s."""
-    return chip.dense_flops[compute_format] / chip.hbm_bytes_per_s
-
-
-def fractions(d: Deployment) -> tuple[float, float]:
-    """The shares of its peaks the time model's matrix products reach on this chip and format: a large GEMM's
-    throughput, and a one-token GEMM's weight stream (both measured, `data/efficiencies.yaml`)."""
-    g = d.setting.time_model.chip(d.setting.chip.id).gemm_for(d.setting.precision.tensor_format)
-    return g.compute, g.weight_fraction(1)
-
-
-def achieved_ridge(d: Deployment) -> float:
-    """The ridge the time model's matrix products work with: (dense FLOP/s × a large GEMM's share) ÷ (HBM × a
-    one-token GEMM's weight-stream share)."""
-    chip = d.setting.chip
-    cf, wf = fractions(d)
-    return chip.dense_flops[d.compute_format] * cf / (chip.hbm_bytes_per_s * wf)
-
-
-def decode(d: Deployment, batch: int, context: float) -> Step:
-    return step(d, "decode", batch, context)
-
-
-def compute_bound(d: Deployment, batch: int, context: float) -> bool:
-    p = decode(d, batch, context)
-    return p.compute_s >= p.memory_s
-
-
-def critical_batch(d: Deployment, context: float, limit: int = SEARCH_LIMIT) -> int | None:
-    """The smallest decode batch whose step's arithmetic takes at least as long as its memory traffic, by the
-    engine's `step` at `context` cached tokens per sequence; None if none up to `limit` does. Not in the
-    engine: a page helper (bisection; compute ÷ memory grows monotonically with the batch)."""
-    if compute_bound(d, 1, context):
-        return 1
-    if not compute_bound(d, limit, context):
-        return None
-    lo, hi = 1, limit
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if compute_bound(d, mid, context) else (mid, hi)
-    return hi
-
-
-def intensity_limit(d: Deployment, context: float, batch: int = 1 << 14) -> float:
-    """FLOPs per byte a decode step tends to as the batch grows at `context`: the extra FLOPs of `batch` more
-    sequences over their extra bytes (the weights are read once whatever the batch). Not in the engine."""
-    a, b = decode(d, batch, context), decode(d, 2 * batch, context)
-    return (b.flops - a.flops) / (b.bytes_read - a.bytes_read)
-
-
-def weights_per_gpu(d: Deployment) -> float:
-    s = d.setting
-    return stage_weights(s.model.arch, s.precision, d.layout)[0].total
-
-
-def kv_per_gpu(d: Deployment, tokens: float) -> float:
-    s = d.setting
-    arch = s.model.arch
-    return kv_bytes_per_token_per_gpu(arch, arch.layers, d.layout.tp, s.kv_precision.bytes_per_param) * tokens
-
-
-def node_of(r: Reference, chip_id: str) -> str:
-    node = r.eng.node_of(chip_id)
-    if node is None:
-        raise ValueError(f"no node in data/ is built from {chip_id}")
-    return node.id
-
-
-def decode_context(r: Reference) -> float:
-    """The context `predict` decodes at: the prompt and half the output (mid-way through the answer)."""
-    return r.scenario.input_tokens + r.scenario.output_tokens / 2
-
-
-def deployments(r: Reference) -> tuple[Deployment, Deployment]:
-    """The worked deployment (the scenario's policy on its node) and the same layout on the second accelerator."""
-    d = r.deployment(MODEL, PRECISION)
-    if d.layout.tp != CURVE_TP or d.layout.pp != 1:
-        raise ValueError(f"the page compares both chips on TP{CURVE_TP}; the policy now picks {d.layout.label}")
-    return d, r.deployment(MODEL, PRECISION, node=node_of(r, SECOND), layout=Layout(CURVE_TP))
-
-
-# --------------------------------------------------------------------------- tables and chart
-
-def ridge_table(cat: Catalog) -> str:
-    """Every accelerator's ridge point in BF16 and FP8, from dense figures; derived ones marked."""
-    r = reference(cat)
-    rows: list[list[fmt.Cell]] = []
-    for chip in r.eng.chips.values():
-        cells: list[fmt.Cell] = [gpu_label(chip), tbps(chip.hbm_bytes_per_s)]
-        derived = sorted(f.upper() for f in ("bf16", "fp8") if f in chip.dense_derived and f in chip.dense_flops)
-        cells.append("derived: half the stated sparse figure" if derived else "stated dense")
-        for f in ("bf16", "fp8"):
-            if f in chip.dense_flops:
-                cells += [tflops(chip.dense_flops[f]), intensity(ridge(chip, f), "dense FLOP/s ÷ HBM bandwidth")]
-            else:
-                cells += ["no FP8 figure", "—"]
-        rows.append(cells)
-    return fmt.table(  # the answer, the FP8 ridge, last: the column a phone keeps in view beside the accelerator
-        "ridge",
-        ["Accelerator", "HBM", "Dense figure", "BF16 dense", "BF16 ridge (FLOP/byte)", "FP8 dense",
-         "FP8 ridge (FLOP/byte)"],
-        rows, align="lrlrrrr",
-    )
-
-
-def batch_rows(d: Deployment) -> list[int]:
-    return sorted({*BATCHES, d.max_concurrency})
-
-
-def intensity_table(cat: Catalog) -> str:
-    """A decode step of the worked deployment at growing batch, at predict's context: FLOPs, bytes, the roofline."""
-    r = reference(cat)
-    d, _ = deployments(r)
-    ctx = decode_context(r)
-    rows: list[list[fmt.Cell]] = []
-    for b in batch_rows(d):
-        p = decode(d, b, ctx)
-        rows.append([
-            fmt.count(b, "sequences"),
-            gflop(p.flops),
-            gbytes(p.bytes_read),
-            intensity(p.flops / p.bytes_read),
-            ms(p.compute_s, 2),
-            ms(p.memory_s, 2),
-            ms(p.total_s, 1),
-            p.bound,
-            "yes" if b <= d.max_concurrency else "no",
-        ])
-    return fmt.table(
-        "intensity",
-        ["Sequences", "FLOPs per GPU", "Bytes read per GPU", "FLOP/byte", "Compute", "Memory", "Step",
-         "Largest part", "Fits the KV cache?"],
-        rows, align="rrrrrrrll",
-    )
-
-
-@dataclass(frozen=True)
-class Curve:
-    label: str
-    points: list[tuple[int, float, float]]
-    """(concurrency, output tokens/s per GPU, time per output token in ms)."""
-
-
-def curves(r: Reference) -> list[Curve]:
-    out = []
-    for d in deployments(r):
-        pts = []
-        for c in range(1, d.max_concurrency + 1):
-            x = predict(d, c)
-            pts.append((c, x.output_tokens_per_s_per_gpu, x.tpot_s * 1e3))
-        out.append(Curve(f"{gpu_label(d.setting.chip)}, {d.layout.label}", pts))
-    return out
-
-
-def curve_chart(cat: Catalog) -> str:
-    """Time per output token against output tokens per second per GPU, one point per concurrency."""
-    r = reference(cat)
-    cs = curves(r)
-    series = [charts.Series(c.label, [(x, y) for _, x, y in c.points],
-                            tips=[f"{n:,} sequences: {x:,.0f} tokens/s per GPU, {y:.1f} ms per token"
-                                  for n, x, y in c.points]) for c in cs]
-    sc = r.scenario
-    ends = "; ".join(
-        f"{c.label}: from {c.points[0][2]:.1f} ms per token and {c.points[0][1]:,.0f} tokens/s per GPU at one "
-        f"sequence to {c.points[-1][2]:.1f} ms and {c.points[-1][1]:,.0f} tokens/s per GPU at {c.points[-1][0]:,}"
-        for c in cs)
-    words = (f"Latency against throughput of {cat.models[MODEL].name} in {cat.precisions[PRECISION].name}, one point "
-             f"per concurrency from one sequence to "
-             f"as many as the KV cache holds, each request {sc.input_tokens:,} tokens in and {sc.output_tokens:,} out. "
-             f"{ends}.")
-    svg = charts.lines("curve-chart", series, "output tokens/s per GPU", "ms per output token",
-                       "Latency against throughput", words)
-    return charts.figure(svg, words)
-
-
-ROOF_CHIPS = ("h100-sxm", SECOND, OLDER, "b200")
-"""The accelerators the roofline chart draws: the page's, the one the curve sets beside it, the older one of the
-quiz, and a newer one."""
-
-
-def roof_format(chip: ChipSpec, wanted: str) -> str:
-    """The format a chip's roof is drawn in: the deployment's compute format where the chip has tensor cores for it,
-    else BF16 (FP8 weights on an A100 are multiplied in BF16)."""
-    return wanted if wanted in chip.dense_flops else "bf16"
-
-
-def roof_marks(r: Reference, n: int) -> list[tuple[str, Step]]:
-    """The steps the roofline chart marks: a decode step of one sequence and one of `n` (the serving scenario's
-    concurrency, on the layout the policy picks for it), both at predict's decode context, and a prefill of the
-    scenario's prompt; each the engine's `step`."""
-    d, _ = deployments(r)
-    ctx = decode_context(r)
-    dn = r.deployment(MODEL, PRECISION, concurrency=n)
-    return [
-        (f"decode, one sequence, {d.layout.label}", decode(d, 1, ctx)),
-        (f"decode, {n} sequences, {dn.layout.label}", decode(dn, n, ctx)),
-        (f"prefill, {r.scenario.input_tokens:,} tokens", step(d, "prefill", r.scenario.input_tokens, 0)),
-    ]
-
-
-def roofline_chart(cat: Catalog) -> str:
-    """Attainable FLOP/s per GPU against FLOPs per byte, log-log: each chart chip's datasheet roofs (dense FLOP/s,
-    HBM bandwidth), and the engine's decode and prefill steps on the page's deployment, each at the FLOP/s it
-    reaches (its FLOPs over its whole step time, communication and launches included)."""
-    r = reference(cat)
-    d, _ = deployments(r)
-    fmt_c = d.compute_format
-    roofs = []
-    for cid in ROOF_CHIPS:
-        chip = r.eng.chips[cid]
-        f = roof_format(chip, fmt_c)
-        roofs.append(charts.Roof(f"{gpu_label(chip)} {f.upper()}", chip.dense_flops[f] / 1e12,
-                                 chip.hbm_bytes_per_s / 1e12))
-    marks = []
-    for label, p in roof_marks(r, reference(cat, SERVING).scenario.concurrency):
-        x, y = p.flops / p.bytes_read, p.flops / p.total_s / 1e12
-        marks.append(charts.Mark(label, x, y, f"{label}: {x:,.1f} FLOP/byte, {y:,.1f} TFLOP/s per GPU "
-                                              f"({p.bound}-bound, step {p.total_s * 1e3:,.1f} ms)"))
-    roofs_words = "; ".join(f"{rf.label}: {rf.peak:,.0f} TFLOP/s dense, ridge at {rf.ridge:,.0f} FLOP/byte"
-                            for rf in roofs)
-    marks_words = "; ".join(f"{m.label} at {m.x:,.1f} FLOP/byte reaching {m.y:,.1f} TFLOP/s per GPU" for m in marks)
-    words = (f"The roofline, both axes on a log scale. Roofs from the datasheets (dense FLOP/s, HBM bandwidth): "
-             f"{roofs_words}. The engine's steps of {cat.models[MODEL].name} in {cat.precisions[PRECISION].name} on "
-             f"{gpu_label(d.setting.chip)}, each at its FLOPs over its whole step time: {marks_words}.")
-    svg = charts.roofline("roofline-chart", roofs, marks, "FLOP per byte", "TFLOP/s per GPU",
-                          "The roofline", words)
-    return charts.figure(svg, words)
-
 
 # --------------------------------------------------------------------------- worked example
 
@@ -376,7 +118,7 @@ def worked_example(cat: Catalog) -> str:
 
 class RooflinePage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    shows = (ridge_table, roofline_chart, intensity_table, worked_example, curve_chart)
+    shows = (running.shows("roofline"), ridge_table, roofline_chart, intensity_table, worked_example, curve_chart)
 
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)

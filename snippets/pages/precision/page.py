@@ -1,285 +1,42 @@
-"""Page model of "Numeric precision" (docs/precision.md).
-
-The formats (bits, bytes, ranges) come from `snippets.teaching.formats`; every deployment the page shows
-(weights, layout, memory per GPU, GPUs, nodes, decode ceiling, cost) is the engine's, through
-`snippets.pages.scenario.reference`: the node, the memory budget and the context are the
-reference scenario's (`data/scenarios.yaml`).
-"""
+"""The precision page model: the names its `{{ ... }}` values and claims use, and its worked example."""
 
 from __future__ import annotations
 
-import math
 from functools import partial
 from types import SimpleNamespace
-from typing import Any, TypeVar
+from typing import Any
 
 from snippets.data import Catalog, required
-from snippets.engine import Deployment, Layout, RefusedLayout
-from snippets.engine.memory import stage_weights
-from snippets.pages import units
+from snippets.engine import Layout
+from snippets.pages import running
 from snippets.pages.base import Page
+from snippets.pages.precision.common import (
+    FORMATS,
+    MODELS,
+    OLDER,
+    QUIZ_OLD_TP,
+    SIZED,
+    Format,
+    _bits,
+    _gb,
+    _tps,
+    key,
+)
+from snippets.pages.precision.tables import (
+    Row,
+    cost_table,
+    decode_table,
+    formats_table,
+    kept_16bit_bytes,
+    on_layout,
+    ranges_table,
+    sizing_table,
+)
 from snippets.pages.scenario import Reference, reference
 from snippets.render import fmt
-from snippets.render.fmt import Figure
 from snippets.teaching.formats import (
     bit_budget,
-    max_finite,
-    min_normal,
-    min_subnormal,
-    relative_step,
-    shrink_factor,
 )
-
-MODELS = {"m70": "llama-3.1-70b", "m405": "llama-3.1-405b"}
-REFERENCE = "fp16"
-FORMATS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "int4-g128", "mxfp4", "nvfp4")
-"""Rows of the bytes-per-parameter table."""
-SIZED = ("fp32", "fp16", "fp8", "int8", "int4", "int4-g128", "mxfp4", "nvfp4")
-"""Rows of the GPU and decode tables (BF16 sizes exactly as FP16)."""
-FLOATS = ("fp32", "bf16", "fp16", "fp8-e5m2", "fp8-e4m3", "mxfp4")
-"""Rows of the range table; MXFP4 stands for its E2M1 element, which NVFP4 shares."""
-COST_MODEL = "m70"
-OLDER = "a100-80gb-sxm"
-"""A GPU without FP8 tensor cores, where FP8 is weight-only."""
-QUIZ_OLD_TP = 4
-"""The quiz's four cards of the older GPU (TP4 inside its 8-GPU node)."""
-
-
-T = TypeVar("T")
-
-
-def key(precision_id: str) -> str:
-    """The name a precision id goes by in the page's expressions: "int4-g128" -> "int4_g128"."""
-    return precision_id.replace("-", "_")
-
-
-def _digits(x: float, most: int) -> int:
-    """The fewest decimals (up to `most`) that show `x` exactly: 4.15625 -> 5, 36.37 -> `most`."""
-    for d in range(most + 1):
-        if abs(round(x, d) - x) < 1e-12 * max(1.0, abs(x)):
-            return d
-    return most
-
-
-def _bits(x: float) -> Figure:
-    return fmt.quantity(x, "bits/weight", _digits(x, 5))
-
-
-def _gb(n: float) -> Figure:
-    return fmt.nbytes(n, "GB", _digits(n / 1e9, 1))
-
-
-def _tps(x: float) -> Figure:
-    return fmt.quantity(x, "tokens/s", 0 if x >= 100 else 1,
-                        basis="upper bound, one sequence: HBM ÷ (weights + KV cache) per step")
-
-
-def _power_of_two(x: float) -> str:
-    """2^-9 for 0.001953125, 0.5 for 2^-1: the small floats' limits are exact powers of two."""
-    e = math.log2(x)
-    if e != int(e):
-        raise ValueError(f"{x!r} is not a power of two")
-    return fmt.number(x, -int(e)) if e >= -3 else f"2^{int(e)}"
-
-
-# --------------------------------------------------------------------------- formats
-
-class Format:
-    """One number format, as figures; each attribute is named once, here."""
-
-    def __init__(self, cat: Catalog, precision_id: str) -> None:
-        p = cat.precisions[precision_id]
-        b = bit_budget(p)
-        bs = p.block_scale
-        lay = p.layout
-        shrink = shrink_factor(p, cat.precisions[REFERENCE])
-        self.precision = p
-        self.name = p.name
-        self.element_bits = _bits(b.element)
-        self.scale_bits = _bits(b.scale)  # the group's scale spread over its weights, bits per weight
-        self.zero_bits = _bits(b.zero_point)
-        self.meta_bits = _bits(b.scale + b.zero_point)  # scale plus zero point, bits per weight
-        self.bits = _bits(b.total)  # all of it: bits per weight
-        self.bytes = fmt.quantity(b.total / 8, "bytes/weight", _digits(b.total / 8, 5))
-        self.shrink = fmt.ratio(shrink, _digits(shrink, 2),  # times fewer bytes than FP16
-                                basis=f"bytes per weight against {cat.precisions[REFERENCE].name}")
-        self.overhead = fmt.percent(b.overhead, _digits(b.overhead * 100, 1))  # scale and zero point / element bits
-        self.group = None if bs is None else fmt.count(bs.group_size, "weights")
-        self.scale_width = None if bs is None else fmt.quantity(bs.scale_width.value, "bits", 0)
-        self.zero_width = (None if bs is None or bs.zero_point_width is None
-                           else fmt.quantity(bs.zero_point_width.value, "bits", 0))
-        self.scale_format = "" if bs is None or bs.scale_format is None else bs.scale_format
-        self.exponent_bits = None if lay is None else fmt.count(lay.exponent_bits, "bits")
-        self.mantissa_bits = None if lay is None else fmt.count(lay.mantissa_bits, "bits")
-        self.max = None if lay is None else fmt.Figure(max_finite(lay), "", _sci(max_finite(lay)))
-        self.min_normal = None if lay is None else fmt.Figure(min_normal(lay), "", _power_of_two(min_normal(lay)))
-        self.min_subnormal = (None if lay is None
-                              else fmt.Figure(min_subnormal(lay), "", _power_of_two(min_subnormal(lay))))
-        # the gap between neighbouring values, relative to the power of two below them: in percent, and as 2^-m
-        self.step = None if lay is None else fmt.percent(relative_step(lay), _digits(relative_step(lay) * 100, 1))
-        self.step_pow2 = None if lay is None else fmt.Figure(relative_step(lay), "", f"2^-{lay.mantissa_bits}")
-
-
-def _sci(x: float) -> str:
-    """A float format's largest value: exact below a million (448, 57,344, 65,504), else 3.40 × 10^38."""
-    if x < 1e6:
-        return fmt.number(x, _digits(x, 2))
-    exp = len(str(int(x))) - 1
-    return f"{x / 10**exp:.2f} × 10^{exp}"
-
-
-def formats_table(cat: Catalog) -> str:
-    """Bits and bytes per weight of each format, its per-group metadata, and its shrink against FP16."""
-    rows: list[list[fmt.Cell]] = []
-    for pid in FORMATS:
-        f = Format(cat, pid)
-        if f.group is None:
-            group = "none (per tensor or per channel, negligible)"
-        else:
-            zero = f" + {f.zero_width.text}-bit zero point" if f.zero_width is not None else ""
-            group = f"{f.scale_format} scale{zero} per {f.group.text} weights"
-        rows.append([f.name, f.element_bits, group, f.meta_bits, f.bits, f.bytes, f.shrink])
-    return fmt.table(
-        "formats",
-        ["Format", "Element bits", "Per-group metadata", "Metadata bits per weight", "Bits per weight",
-         "Bytes per weight", "FP16 bytes ÷ these"],
-        rows,
-        align="lrlrrrr",
-    )
-
-
-def ranges_table(cat: Catalog) -> str:
-    """Exponent and mantissa bits of the floats, and what they buy: range and relative step."""
-    rows: list[list[fmt.Cell]] = []
-    for pid in FLOATS:
-        f = Format(cat, pid)
-        label = "FP4 E2M1 (element of MXFP4 and NVFP4)" if pid == "mxfp4" else f.name
-        rows.append([label, required(f.exponent_bits, f.name), required(f.mantissa_bits, f.name),
-                     required(f.max, f.name), required(f.min_subnormal, f.name), required(f.step_pow2, f.name)])
-    return fmt.table(
-        "ranges",
-        ["Format", "Exponent bits", "Mantissa bits", "Largest value", "Smallest value above zero",
-         "Relative step between neighbours"],
-        rows,
-        align="lrrrrr",
-    )
-
-
-# --------------------------------------------------------------------------- model x precision
-
-def kept_16bit_bytes(d: Deployment) -> float:
-    """Bytes of one whole copy kept at 16 bit beside the quantized blocks: embedding, LM head, final norm."""
-    s = d.setting
-    return stage_weights(s.model.arch, s.precision, Layout(1))[0].embedding_bytes
-
-
-def on_layout(r: Reference, model_id: str, precision_id: str, layout: Layout) -> Deployment | None:
-    """The deployment on `layout`, or None where the engines refuse it or its GPUs cannot hold it."""
-    try:
-        return r.deployment(model_id, precision_id, layout=layout)
-    except RefusedLayout:
-        return None
-
-
-class Row:
-    """One model in one precision, deployed by the engine, as figures."""
-
-    def __init__(self, r: Reference, model_id: str, precision_id: str) -> None:
-        d = r.deployment(model_id, precision_id)
-        node = r.node
-        whole = on_layout(r, model_id, precision_id, Layout(node.gpus)) if d.fits_one_node else None
-        reps = node.gpus // d.gpus if d.fits_one_node else 0
-        cost = d.cost_per_replica_hour
-        bpp = d.setting.precision.bytes_per_param
-        basis = f"{d.layout.label}: {d.gpus} GPUs, {d.nodes} node(s) of {node.gpus}"
-        self.model = d.setting.model.name
-        self.precision = d.setting.precision.name
-        self.params = fmt.params(d.params, 2)
-        self.bytes_per_param = fmt.quantity(bpp, "bytes/weight", _digits(bpp, 5))
-        # One whole copy, embeddings and LM head as the checkpoint keeps them.
-        self.weight = _gb(d.weight_bytes)
-        self.kept16 = _gb(kept_16bit_bytes(d))
-        self.weights_gpu = fmt.nbytes(d.memory.weights, "GiB", 1)
-        self.used_gpu = fmt.nbytes(d.memory.used, "GiB", 1)
-        self.layout = d.layout.label
-        self.tp = fmt.count(d.layout.tp)
-        self.gpus = fmt.count(d.gpus)
-        self.rented = fmt.count(d.rented_gpus_per_replica)
-        self.nodes = fmt.count(d.nodes, "nodes")
-        # The engine's single-sequence ceiling on the layout its policy chose.
-        self.ceiling = _tps(d.decode_ceiling)
-        # The same on one whole node (TP across all its GPUs); None if that layout cannot hold it.
-        self.node_ceiling = None if whole is None else _tps(whole.decode_ceiling)
-        self.replicas = fmt.count(reps, "replicas")
-        # Replicas per node x ceiling per replica.
-        self.node_total = _tps(reps * d.decode_ceiling)
-        # Dollars per million tokens at one sequence per replica, at the site's indicative price.
-        self.cost_mtok = None if cost is None else units.dated(
-            fmt.Figure(cost / (d.decode_ceiling * 3600) * 1e6, "USD", f"${cost / (d.decode_ceiling * 3600) * 1e6:,.2f}",
-                       "indicative list price, one sequence"), units.price_of(d))
-        self.fits_node = fmt.claim(d.fits_one_node, basis)
-        self.spans_nodes = fmt.claim(not d.fits_one_node, basis)
-        self.fits_one_gpu = fmt.claim(d.gpus == 1, basis)
-        self.d = d
-        self.whole_node = whole
-
-
-def sizing_table(cat: Catalog, model: str) -> str:
-    """One model in each precision: weights, what stays at 16 bit, memory per GPU, the engine's layout, one node or not."""
-    r = reference(cat)
-    rows: list[list[fmt.Cell]] = []
-    for pid in SIZED:
-        x = Row(r, MODELS[model], pid)
-        if x.d.gpus == 1:
-            verdict = "Yes: a single GPU"
-        elif x.d.fits_one_node:
-            verdict = "Yes"
-        else:
-            verdict = f"No: {x.nodes.text} nodes"
-        rows.append([x.precision, x.bytes_per_param, x.weight, x.kept16, x.layout, x.gpus, x.weights_gpu,
-                     x.used_gpu, verdict])
-    return fmt.table(
-        f"sizing_{model}",
-        ["Precision", "Bytes per weight", "Weights", "Embedding and LM head", "Layout", "GPUs", "Weights per GPU",
-         "Pool used per GPU", f"One {r.node.gpus}-GPU node?"],
-        rows,
-        align="lrrrlrrrl",
-    )
-
-
-def decode_table(cat: Catalog, model: str) -> str:
-    """The engine's single-sequence ceiling on one whole node and on the layout its policy chose."""
-    r = reference(cat)
-    rows: list[list[fmt.Cell]] = []
-    for pid in SIZED:
-        x = Row(r, MODELS[model], pid)
-        f = Format(cat, pid)
-        on_node: fmt.Cell = x.node_ceiling if x.node_ceiling is not None else "does not fit in one node"
-        rows.append([x.precision, x.weight, f.shrink, on_node, x.layout, x.ceiling])
-    return fmt.table(
-        f"decode_{model}",
-        ["Precision", "Weights", "FP16 bytes ÷ these",
-         f"Ceiling on one node (TP{r.node.gpus}), tokens/s", "Layout", "Ceiling on it, tokens/s"],
-        rows,
-        align="lrrrlr",
-    )
-
-
-def cost_table(cat: Catalog, model: str = COST_MODEL) -> str:
-    """Replicas of one model per node in each precision, the node's summed ceiling and the cost per token."""
-    r = reference(cat)
-    rows: list[list[fmt.Cell]] = []
-    for pid in SIZED:
-        x = Row(r, MODELS[model], pid)
-        rows.append([x.precision, x.layout, x.rented, x.replicas, x.ceiling, x.node_total,
-                     "unpriced" if x.cost_mtok is None else x.cost_mtok])
-    return fmt.table(
-        f"cost_{model}",
-        ["Precision", "Layout", "GPUs per replica", "Replicas per node", "Ceiling per replica, tokens/s",
-         "Node, one sequence per replica, tokens/s", "Per million tokens"],
-        rows,
-        align="llrrrrr",
-    )
 
 
 def worked_example(cat: Catalog) -> str:
@@ -372,7 +129,8 @@ def _model_rows(r: Reference, model_id: str) -> SimpleNamespace:
 
 class PrecisionPage(Page):
     """The names the page's `{{ ... }}` values and claims use."""
-    shows = (formats_table, worked_example, partial(sizing_table, model="m70"), partial(sizing_table, model="m405"),
+    shows = (running.shows("precision"),
+             formats_table, worked_example, partial(sizing_table, model="m70"), partial(sizing_table, model="m405"),
              partial(decode_table, model="m70"), partial(decode_table, model="m405"), cost_table, ranges_table)
     """The functions the page's blocks print, with the blocks' arguments."""
 
