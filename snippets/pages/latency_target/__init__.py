@@ -17,20 +17,23 @@ from snippets.pages.latency_target.page import LatencyTargetPage
 from snippets.pages.latency_target.tables import (
     cheapest_table,
     comparisons_table,
-    frontier_charts,
     ladder_table,
+    other_frontier_charts,
     pd_table,
     shapes_table,
     speculation_table,
     worked_example,
+    worked_frontier_chart,
 )
 
-LatencyTargetPage.shows = (frontier_charts, cheapest_table, worked_example, ladder_table, shapes_table,
+LatencyTargetPage.shows = (worked_frontier_chart, other_frontier_charts, worked_example, ladder_table, shapes_table,
                            speculation_table)
-"""What the page's blocks print; `comparisons_table` and `pd_table` are printed by docs/reference/serving.md."""
+"""What the page's blocks print; `cheapest_table`, `comparisons_table` and `pd_table` are printed by
+docs/reference/serving.md."""
 
 namespace = LatencyTargetPage.namespace_of
 sources = LatencyTargetPage.sources_of
 
-__all__ = ["LatencyTargetPage", "cheapest_table", "comparisons_table", "config", "frontier_charts", "ladder_table",
-           "mtok", "namespace", "pd_table", "shapes_table", "sources", "speculation_table", "worked_example"]
+__all__ = ["LatencyTargetPage", "cheapest_table", "comparisons_table", "config", "ladder_table", "mtok", "namespace",
+           "other_frontier_charts", "pd_table", "shapes_table", "sources", "speculation_table", "worked_example",
+           "worked_frontier_chart"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from snippets.data import Catalog
 from snippets.engine.serving import DisaggPrediction
 from snippets.pages import units
-from snippets.pages.latency_target.common import config, cost, frontier_of, per_gpu, usd_mtok
+from snippets.pages.latency_target.common import WORKED_GPU, config, cost, frontier_of, per_gpu, usd_mtok
 from snippets.pages.latency_target.page import LatencyTargetPage
 from snippets.pages.reference_predictions import source_label
 from snippets.pages.sources import original
@@ -14,12 +14,25 @@ from snippets.pages.units import ms
 from snippets.render import charts, fmt
 
 
-def frontier_charts(cat: Catalog) -> str:
-    """Throughput per GPU against interactivity for the worked model on each accelerator, aggregated against
-    disaggregated: each mode's frontier among the points meeting the TTFT target."""
+def worked_frontier_chart(cat: Catalog) -> str:
+    """The worked GPU's frontier (`frontier_charts`), drawn in the page's text."""
+    return _frontier_charts(cat, worked=True)
+
+
+def other_frontier_charts(cat: Catalog) -> str:
+    """The other accelerators' frontiers (`frontier_charts`), folded below the worked GPU's."""
+    return _frontier_charts(cat, worked=False)
+
+
+def _frontier_charts(cat: Catalog, *, worked: bool) -> str:
+    """Throughput per GPU against interactivity for the worked model on the worked GPU (or on each other
+    accelerator), aggregated against disaggregated: each mode's frontier among the points meeting the TTFT
+    target."""
     p = LatencyTargetPage.of(original(cat))
     out = []
     for g in p._gpus:
+        if (g.chip == WORKED_GPU) != worked:
+            continue
         series = []
         for mode in ("aggregated", "disaggregated"):
             front = sorted(frontier_of(g.search, mode), key=lambda q: q.per_user)
