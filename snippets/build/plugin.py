@@ -72,7 +72,7 @@ class ServingConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs' __
     execute = c.Type(bool, default=True)
     """Execute the notebooks; off, they are rendered without outputs."""
     cache_dir = c.Type(str, default=".cache/serving")
-    """Executed notebooks, by content, relative to mkdocs.yml."""
+    """Executed notebooks and the sizing grid's searches, by content, relative to mkdocs.yml."""
     glossary = c.Type(str, default="includes/abbreviations.md")
     """The abbreviations (`*[HBM]: ...` lines) under docs/ that Markdown's `abbr` gives every page."""
 
@@ -132,6 +132,9 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         config.markdown_extensions.append(computed.ComputedExtension(ctx.pages))  # type: ignore[arg-type]
         self._exec_fences(config)
         ctx.notebooks.start()
+        from snippets.pages.reference_sizing import target_queries
+
+        ctx.sizing.start(target_queries(cat))
         return config
 
     def _glossary(self, config: MkDocsConfig) -> None:
@@ -266,7 +269,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             site = Path(config.site_dir)
             (site / "numbers.json").write_text(numbers_json(ctx.states), encoding="utf-8")
             out = site / "reference"
-            write_records(ctx.catalog, out)
+            write_records(ctx.catalog, out, targets=True, found=ctx.sizing.result())
             # in data/'s order, not sorted: an accelerator's node is the first one built from it (node_of)
             (out / "engine-catalog.json").write_text(json.dumps(export(ctx.catalog), indent=1) + "\n", encoding="utf-8")
             write_engine_sources(ctx.root, site / CALCULATOR_DIR)
@@ -277,6 +280,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         ctx, self.context = self.context, None
         if ctx is not None:
             ctx.notebooks.close()  # no kernel outlives a failed build
+            ctx.sizing.close()  # nor a worker searching the sizing grid
             self.code_stamp = (ctx.root, code_stamp(ctx.root))
         # a failed build (an error, or a warning under --strict, raised after every page was written)
         # leaves no complete-looking site behind: `mkdocs build` cleaned the directory before writing

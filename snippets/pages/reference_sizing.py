@@ -5,8 +5,8 @@ accelerator's node at the pages' scenario: the layout its policy chooses, GPUs, 
 GPU by part, the single-sequence decode ceiling and the hourly cost of what is rented. The same records are
 published as reference/sizing.json and reference/sizing.csv (`write_records`); asked for, each also carries the
 cheapest configuration meeting the scenario's latency target (`snippets.engine.search.at_scenario`: any layout of up
-to eight nodes, aggregated or disaggregated) or which target binds, a search per record (off in the site's build:
-see `records`).
+to eight nodes, aggregated or disaggregated) or which target binds, a search per record (the site's build runs them
+beside its pages and keeps them by content: `snippets.build.sizing`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import datetime as dt
 import html
 import io
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,30 @@ def target(r: Reference, model: str, precision: str, accelerator: str) -> Search
     return at_scenario(r.eng, model, precision, sc.id, accelerator=accelerator, sweep=False)
 
 
+Query = tuple[str, str, str]
+"""A record's model, precision (as sized) and accelerator: what its search at the scenario's target is of."""
+
+
+def searched(row: Row) -> bool:
+    """Whether a record's target is searched: not where no node records the accelerator, nor where the chip refuses
+    the precision (every layout would be refused alike); a model that does not fit the node's layout policy is
+    searched all the same (the search tries up to eight nodes)."""
+    return row.why_not != "no node in data" and not row.why_not.startswith("refused")
+
+
+def target_queries(cat: Catalog) -> list[Query]:
+    """The searches the records at the target need, one per searched record, in the grid's order."""
+    return [(row.model, row.precision, row.accelerator) for row in page_rows(cat) if searched(row)]
+
+
+def targets_of(cat: Catalog, queries: list[Query]) -> dict[Query, dict[str, Any] | None]:
+    """Each query's cheapest configuration at the scenario's target (`at_target` of `target`), computed here: the
+    build computes the same beside its pages, in worker processes, and keeps it by content
+    (`snippets.build.sizing`)."""
+    r = reference(cat)
+    return {q: at_target(target(r, *q)) for q in queries}
+
+
 def page_rows(cat: Catalog) -> list[Row]:
     """The grid's rows as the page computed them (`Page.of`): the page's prose, its table and the published
     records show one computation of the grid, not three."""
@@ -164,21 +189,27 @@ def _quantity(value: float, unit: str) -> dict[str, Any]:
     return {"value": value, "unit": unit}
 
 
-def records(cat: Catalog, *, targets: bool = False) -> list[dict[str, Any]]:
+def records(cat: Catalog, *, targets: bool = False,
+            found: Mapping[Query, dict[str, Any] | None] | None = None) -> list[dict[str, Any]]:
     """The grid as records: ids, layout, GPUs, nodes, memory per GPU by part and cost, each number with its unit;
-    with `targets`, also the cheapest configuration meeting the scenario's latency target (`target`, `at_target`).
+    with `targets`, also the cheapest configuration meeting the scenario's latency target (`target`, `at_target`),
+    read from `found` (each of `target_queries`, as `targets_of` gives them) or, without it, searched here.
 
-    `targets` is off in the site's build: a search per record, over the whole grid, costs several times the CPU of
-    the rest of the build (measured in the commit that added it), and in the page's block it ran past the plugin's
-    block time limit."""
+    A search per record costs several times the CPU of the rest of the build, so the site's build searches beside
+    its pages, in worker processes, and keeps the answers by the content of what they depend on
+    (`snippets.build.sizing`); it hands them here as `found`."""
     r = reference(cat)
+    if targets and found is None:
+        found = targets_of(cat, target_queries(cat))
     out = []
     for row in page_rows(cat):
         rec: dict[str, Any] = {"model": row.model, "precision": row.precision, "accelerator": row.accelerator,
                                "scenario": r.scenario.id}
-        if targets:
-            searched = row.why_not != "no node in data" and not row.why_not.startswith("refused")
-            rec["at_target"] = at_target(target(r, row.model, row.precision, row.accelerator) if searched else None)
+        if targets and found is not None:
+            q = (row.model, row.precision, row.accelerator)
+            if searched(row) and q not in found:
+                raise ValueError(f"the sizing grid's targets lack the search of {q}")
+            rec["at_target"] = found[q] if searched(row) else None
         d = row.deployment
         if d is None:
             out.append({**rec, "deployable": False, "why_not": row.why_not})
@@ -292,10 +323,11 @@ def records_csv(recs: list[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def write_records(cat: Catalog, directory: Path, *, targets: bool = False) -> list[Path]:
+def write_records(cat: Catalog, directory: Path, *, targets: bool = False,
+                  found: Mapping[Query, dict[str, Any] | None] | None = None) -> list[Path]:
     """Write sizing.json and sizing.csv into `directory` (the built site's reference/); with `targets`, each record
-    with the cheapest configuration meeting the scenario's latency target (`records`)."""
-    recs = records(cat, targets=targets)
+    with the cheapest configuration meeting the scenario's latency target (`records`, from `found` where given)."""
+    recs = records(cat, targets=targets, found=found)
     directory.mkdir(parents=True, exist_ok=True)
     js, cs = directory / "sizing.json", directory / "sizing.csv"
     js.write_text(json.dumps({"records": recs}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
