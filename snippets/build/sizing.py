@@ -23,16 +23,22 @@ import hashlib
 import json
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from snippets.data import Catalog
 
 KEYED = (("data", (".yaml", ".yml")), ("snippets/engine", (".py",)), ("snippets/data", (".py",)))
 """The folders, and the kinds of file in them, the searches read."""
 KEYED_FILES = ("snippets/pages/reference_sizing.py", "snippets/pages/scenario.py")
 """The page code that lists the searches and shapes their answers."""
 PREFIX = "sizing-targets-"
+MODELS = ("reference_sizing",)
+"""The page models that read the searches (`ready` before their page's blocks run)."""
 CHUNKS_PER_WORKER = 4
 """Queries are dealt round-robin into this many chunks a worker, so no worker waits on another's slow tail."""
 
@@ -86,14 +92,22 @@ class SizingTargets:
     pool: ProcessPoolExecutor | None = None
     futures: list[Future[list[tuple[Query, dict[str, Any] | None]]]] = field(default_factory=list)
     queries: list[Query] = field(default_factory=list)
+    skipped: bool = False
+    """The queries could not be listed: nothing was searched here (`start`)."""
 
     @property
     def path(self) -> Path:
         return self.cache_dir / f"{PREFIX}{self.key}.json"
 
-    def start(self, queries: list[Query]) -> None:
-        """Read the cached searches of `queries`, or start searching them in worker processes."""
-        self.queries = list(queries)
+    def start(self, queries: Callable[[], list[Query]]) -> None:
+        """Read the cached searches of `queries()`, or start searching them in worker processes. Where the queries
+        cannot be listed (data the page models cannot read: an id they look up, renamed), nothing starts: the
+        sizing page computes them itself (`grid_targets`), and reports the error with the other pages'."""
+        try:
+            self.queries = list(queries())
+        except Exception:  # reported by the page that computes them, with the build's other errors
+            self.skipped = True
+            return
         self.key = cache_key(self.root)
         if self.path.is_file():
             found = _decode(self.path.read_text(encoding="utf-8"))
@@ -126,6 +140,15 @@ class SizingTargets:
             if old != self.path:
                 old.unlink(missing_ok=True)
         return self.found
+
+    def ready(self, cat: Catalog) -> None:
+        """Hand the searches to the page models (`reference_sizing.grid_targets` reads them from the catalog),
+        waiting for the workers: before the sizing page's blocks run (their time limit would count the wait) and
+        before the records are written."""
+        from snippets.pages.reference_sizing import TARGETS
+
+        if not self.skipped:
+            cat.derived[TARGETS] = self.result()
 
     def close(self) -> None:
         """Stop the workers (a failed build's, or after `result`)."""
