@@ -15,7 +15,8 @@ What a context holds:
 - `blocks`: the exec blocks' runner (the catalog they see, their time limit, the shared-state check);
 - `guard`: the rendered-text scans with the build's prose scanner (allowlist, the catalog's texts, memos);
 - `usage`: which pages show each model and accelerator (the reference pages' "used by" links);
-- `notebooks`: the notebook pages, executed beside the build and cached in the build's cache directory.
+- `notebooks`: the notebook pages, executed beside the build and cached in the build's cache directory;
+- `sizing`: the sizing grid's searches at the latency target, run beside the build and cached there too.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from snippets.build.computed import Pages, PageState
     from snippets.build.guard import Guard
     from snippets.build.notebooks import Notebooks
+    from snippets.build.sizing import SizingTargets
     from snippets.data import Catalog
     from snippets.render.usage import Usage
 
@@ -46,7 +48,7 @@ class Options:
     execute: bool = True
     """Execute the notebooks (off: they are rendered as written, without outputs)."""
     cache_dir: str = ".cache/serving"
-    """Where executed notebooks are kept, by content, relative to mkdocs.yml."""
+    """Where executed notebooks and the sizing grid's searches are kept, by content, relative to mkdocs.yml."""
 
 
 @dataclass
@@ -61,6 +63,7 @@ class BuildContext:
     guard: Guard
     usage: Usage
     notebooks: Notebooks
+    sizing: SizingTargets
     states: dict[str, PageState] = field(default_factory=dict)
     site_errors: list[str] = field(default_factory=list)
     """Errors of what is not a page (mkdocs.yml's nav, the stylesheets), reported with the pages' in `on_env`."""
@@ -73,6 +76,7 @@ def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog)
     from snippets.build.computed import Pages
     from snippets.build.guard import Guard
     from snippets.build.notebooks import Notebooks
+    from snippets.build.sizing import SizingTargets
     from snippets.render.usage import Usage
 
     pages = Pages(catalog=catalog)
@@ -85,4 +89,5 @@ def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog)
         usage=Usage(names),
         notebooks=Notebooks(root, docs_dir, root / options.cache_dir, list(options.notebooks), execute=options.execute,
                             timeout=options.cell_timeout),
+        sizing=SizingTargets(root, root / "data", root / options.cache_dir),
     )

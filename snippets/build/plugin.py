@@ -72,7 +72,7 @@ class ServingConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs' __
     execute = c.Type(bool, default=True)
     """Execute the notebooks; off, they are rendered without outputs."""
     cache_dir = c.Type(str, default=".cache/serving")
-    """Executed notebooks, by content, relative to mkdocs.yml."""
+    """Executed notebooks and the sizing grid's searches, by content, relative to mkdocs.yml."""
     glossary = c.Type(str, default="includes/abbreviations.md")
     """The abbreviations (`*[HBM]: ...` lines) under docs/ that Markdown's `abbr` gives every page."""
 
@@ -133,6 +133,9 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         config.markdown_extensions.append(computed.ComputedExtension(ctx.pages))  # type: ignore[arg-type]
         self._exec_fences(config)
         ctx.notebooks.start()
+        from snippets.pages.reference_sizing import target_queries
+
+        ctx.sizing.start(lambda: target_queries(cat))
         return config
 
     def _glossary(self, config: MkDocsConfig) -> None:
@@ -167,12 +170,15 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
     @event_priority(LAST)
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         from snippets.build import drift
+        from snippets.build.sizing import MODELS as SIZING_MODELS
 
         ctx = self.ctx()
         notebook = page.file.src_uri in ctx.notebooks.found
         # the whole source, front matter included, so reported line numbers match the file
         source = markdown if notebook else page.file.content_string
         model = page.meta.get("model")
+        if model in SIZING_MODELS:  # the grid's searches, waited for outside the blocks' time limit
+            ctx.sizing.ready(ctx.catalog)
         state = ctx.pages.begin(page.file.src_uri, source, model if isinstance(model, str) else None)
         ctx.states[page.file.src_uri] = state
         if notebook:  # a jupytext script: its prose is its Markdown cells; it ran in the notebook's thread
@@ -259,7 +265,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         from snippets.build.computed import numbers_json
         from snippets.data.export import export
-        from snippets.pages.reference_sizing import write_records
+        from snippets.pages.sizing_records import write_records
 
         ctx, self.context = self.ctx(), None
         try:
@@ -267,7 +273,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             site = Path(config.site_dir)
             (site / "numbers.json").write_text(numbers_json(ctx.states), encoding="utf-8")
             out = site / "reference"
-            write_records(ctx.catalog, out)
+            ctx.sizing.ready(ctx.catalog)
+            write_records(ctx.catalog, out, targets=True)
             # in data/'s order, not sorted: an accelerator's node is the first one built from it (node_of)
             (out / "engine-catalog.json").write_text(json.dumps(export(ctx.catalog), indent=1) + "\n", encoding="utf-8")
             write_engine_sources(ctx.root, site / CALCULATOR_DIR)
@@ -278,6 +285,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         ctx, self.context = self.context, None
         if ctx is not None:
             ctx.notebooks.close()  # no kernel outlives a failed build
+            ctx.sizing.close()  # nor a worker searching the sizing grid
             self.code_stamp = (ctx.root, code_stamp(ctx.root))
         # a failed build (an error, or a warning under --strict, raised after every page was written)
         # leaves no complete-looking site behind: `mkdocs build` cleaned the directory before writing

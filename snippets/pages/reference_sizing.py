@@ -3,28 +3,25 @@
 Every model x storage width x accelerator, deployed by the engine (`snippets.engine`) on the
 accelerator's node at the pages' scenario: the layout its policy chooses, GPUs, nodes, memory per
 GPU by part, the single-sequence decode ceiling and the hourly cost of what is rented. The same records are
-published as reference/sizing.json and reference/sizing.csv (`write_records`); asked for, each also carries the
-cheapest configuration meeting the scenario's latency target (`snippets.engine.search.at_scenario`: any layout of up
-to eight nodes, aggregated or disaggregated) or which target binds, a search per record (off in the site's build:
-see `records`).
+published as reference/sizing.json and reference/sizing.csv (`snippets.pages.sizing_records`). Each row also shows
+the cheapest configuration meeting the scenario's latency target (`snippets.engine.search.at_scenario`: any layout of
+up to eight nodes, aggregated or disaggregated) or which target binds, a search per row (`grid_targets`: the site's
+build runs them beside its pages and keeps them by content, `snippets.build.sizing`).
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import html
-import io
-import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from snippets.data import Catalog, Price
 from snippets.engine import Deployment, NoLayout, UnsupportedFormat
 from snippets.engine.deployment import as_shipped
 from snippets.engine.memory import BYTES_16BIT, weight_bytes
-from snippets.engine.search import Search, at_scenario
+from snippets.engine.search import MAX_NODES, Search, at_scenario
 from snippets.engine.timing import Prediction, predict
 from snippets.pages import units
 from snippets.pages.base import Page
@@ -92,6 +89,44 @@ def target(r: Reference, model: str, precision: str, accelerator: str) -> Search
     return at_scenario(r.eng, model, precision, sc.id, accelerator=accelerator, sweep=False)
 
 
+Query = tuple[str, str, str]
+"""A record's model, precision (as sized) and accelerator: what its search at the scenario's target is of."""
+
+
+def searched(row: Row) -> bool:
+    """Whether a record's target is searched: not where no node records the accelerator, nor where the chip refuses
+    the precision (every layout would be refused alike); a model that does not fit the node's layout policy is
+    searched all the same (the search tries up to eight nodes)."""
+    return row.why_not != "no node in data" and not row.why_not.startswith("refused")
+
+
+def target_queries(cat: Catalog) -> list[Query]:
+    """The searches the records at the target need, one per searched record, in the grid's order."""
+    return [(row.model, row.precision, row.accelerator) for row in page_rows(cat) if searched(row)]
+
+
+def targets_of(cat: Catalog, queries: list[Query]) -> dict[Query, dict[str, Any] | None]:
+    """Each query's cheapest configuration at the scenario's target (`at_target` of `target`), computed here: the
+    build computes the same beside its pages, in worker processes, and keeps it by content
+    (`snippets.build.sizing`)."""
+    r = reference(cat)
+    return {q: at_target(target(r, *q)) for q in queries}
+
+
+TARGETS = "sizing-grid-targets"
+"""Where the grid's searches are kept with the catalog (`Catalog.derived`): the build puts there what its workers
+found (`snippets.build.sizing`) before the page's blocks run; elsewhere `grid_targets` computes them."""
+
+
+def grid_targets(cat: Catalog) -> Mapping[Query, dict[str, Any] | None]:
+    """Every searched record's cheapest configuration at the target (`at_target`), computed once per catalog."""
+    derived = original(cat).derived
+    found = derived.get(TARGETS)
+    if not isinstance(found, dict):
+        found = derived[TARGETS] = targets_of(original(cat), target_queries(cat))
+    return found
+
+
 def page_rows(cat: Catalog) -> list[Row]:
     """The grid's rows as the page computed them (`Page.of`): the page's prose, its table and the published
     records show one computation of the grid, not three."""
@@ -105,15 +140,17 @@ def _gib(x: float) -> fmt.Figure:
 def grid_table(cat: Catalog) -> str:
     """The whole grid as one HTML table, wrapped for the page's sort-and-filter script."""
     r = reference(cat)
+    found = grid_targets(cat)
     rows: list[list[fmt.Cell]] = []
     names = []
     for row in page_rows(cat):
         m, p, a = cat.models[row.model], cat.precisions[row.precision], cat.accelerators[row.accelerator]
         names.append(f"{m.name} · {p.name} · {a.name}")
+        at = target_cells(found[(row.model, row.precision, row.accelerator)] if searched(row) else None)
         d = row.deployment
         if d is None:  # the weights' size needs no accelerator: shown even where none serves them
             size = fmt.nbytes(weight_bytes(r.eng.models[row.model].arch, r.eng.precisions[row.precision]), "GB")
-            rows.append([m.name, p.name, a.name, size, *(["—"] * 7), row.why_not, "—"])
+            rows.append([m.name, p.name, a.name, size, *(["—"] * 7), row.why_not, *at, "—"])
             continue
         one = row.at_one
         tpot: fmt.Cell = "—" if one is None else fmt.quantity(one.tpot_s * 1e3, "ms", 1,
@@ -137,13 +174,15 @@ def grid_table(cat: Catalog) -> str:
             cost,
             tpot,
             per_m,
+            *at,
             read,
         ])
     table = fmt.html_table(
         "grid",
         ["Model", "Precision", "Accelerator", "Weights", "Layout", "GPUs", "Nodes", "Weights per GPU",
-         "KV room per GPU", "Cost per hour", "ms per token", "$ per M tokens", "Price read"],
-        rows, align="lllrlrrrrrrrl", names=names,
+         "KV room per GPU", "Cost per hour", "ms per token", "$ per M tokens", "Cheapest at the target",
+         "$ per M tokens at the target", "Price read"],
+        rows, align="lllrlrrrrrrrlrl", names=names,
     )
     # HTML, not Markdown: the page's block sets html="true", so the grid's cells skip the Markdown
     # pass. The grid is left out of the search index: thousands of figures would double the index every
@@ -160,66 +199,46 @@ def grid_table(cat: Catalog) -> str:
             + f"<p><em>{html.escape(dated)}</em></p>\n")
 
 
-def _quantity(value: float, unit: str) -> dict[str, Any]:
-    return {"value": value, "unit": unit}
+BINDS = {"ttft_ms": "none: the first token binds", "tpot_ms": "none: the time per token binds"}
+"""A record the target is not met for, by the target that binds (`Why.binding`)."""
 
 
-def records(cat: Catalog, *, targets: bool = False) -> list[dict[str, Any]]:
-    """The grid as records: ids, layout, GPUs, nodes, memory per GPU by part and cost, each number with its unit;
-    with `targets`, also the cheapest configuration meeting the scenario's latency target (`target`, `at_target`).
+def target_cells(t: dict[str, Any] | None) -> list[fmt.Cell]:
+    """A record's cheapest configuration at the target and its $ per million output tokens (`at_target`); where
+    none meets the target, which target binds; "—" where nothing is searched (no node, or a refused format)."""
+    if t is None:
+        return ["—", "—"]
+    if not t["met"]:
+        return [BINDS.get(t["binding"] or "", "none: no layout holds it"), "—"]
+    usd = t["usd_per_mtok_output"]
+    cost: fmt.Cell = "no price" if usd is None else fmt.Figure(
+        usd["value"], "USD/Mtok", f"${usd['value']:,.2f}", f"output tokens, {t['configuration']}, {t['gpus']} GPUs")
+    return [f"{t['configuration']} ({t['gpus']:,} GPUs)", cost]
 
-    `targets` is off in the site's build: a search per record, over the whole grid, costs several times the CPU of
-    the rest of the build (measured in the commit that added it), and in the page's block it ran past the plugin's
-    block time limit."""
+
+def target_note(cat: Catalog) -> str:
+    """What the target columns show, with the target and how many searched rows meet it, as Markdown."""
     r = reference(cat)
-    out = []
-    for row in page_rows(cat):
-        rec: dict[str, Any] = {"model": row.model, "precision": row.precision, "accelerator": row.accelerator,
-                               "scenario": r.scenario.id}
-        if targets:
-            searched = row.why_not != "no node in data" and not row.why_not.startswith("refused")
-            rec["at_target"] = at_target(target(r, row.model, row.precision, row.accelerator) if searched else None)
-        d = row.deployment
-        if d is None:
-            out.append({**rec, "deployable": False, "why_not": row.why_not})
-            continue
-        m = d.memory
-        rec.update({
-            "deployable": True,
-            "node": d.setting.node.id,
-            "layout": d.layout.as_dict(),
-            "layout_policy": d.setting.layout_policy.id,
-            "why": d.why,
-            "gpus": d.gpus,
-            "nodes": d.nodes,
-            "gpus_per_node": d.gpus_per_node,
-            "gpus_rented": d.gpus_rented,
-            "weight_only": d.weight_only,
-            "weights_total": _quantity(d.weight_bytes, "B"),
-            "memory_per_gpu": {
-                "capacity": _quantity(m.capacity, "B"),
-                "pool": _quantity(m.pool, "B"),
-                "weights": _quantity(m.weights, "B"),
-                "kv_cache": _quantity(m.kv_cache, "B"),
-                "activations": _quantity(m.activations, "B"),
-                "runtime": _quantity(m.non_torch, "B"),
-                "free": _quantity(m.free, "B"),
-            },
-            "max_concurrency": d.max_concurrency,
-            "decode_ceiling": _quantity(d.decode_ceiling, "tokens/s"),
-            "cost_per_hour": None if d.cost_per_hour is None else _quantity(d.cost_per_hour, "USD/hour"),
-            "price_read": None if d.setting.price is None else d.setting.price.read,
-        })
-        one, at = row.at_one, row.at_scenario
-        rec["tpot_ms_c1"] = None if one is None else _quantity(one.tpot_s * 1e3, "ms")
-        rec["ttft_ms"] = None if one is None else _quantity(one.ttft_s * 1e3, "ms")
-        rec["output_tokens_per_s_per_gpu"] = None if at is None else {
-            **_quantity(at.output_tokens_per_s_per_gpu, "tokens/s/GPU"), "concurrency": at.concurrency}
-        mtok = None if at is None else at.usd_per_mtok_output
-        rec["usd_per_mtok_output"] = None if mtok is None else {**_quantity(mtok, "USD/Mtok"),
-                                                                  "concurrency": at.concurrency if at else None}
-        out.append(rec)
-    return out
+    sc = r.scenario
+    if sc.ttft_s is None or sc.tpot_s is None:
+        raise ValueError(f"scenario {sc.id} needs a latency target for the sizing grid's target columns")
+    found = grid_targets(cat)
+    h = fmt.fig_html
+    ttft = fmt.quantity(sc.ttft_s * 1e3, "ms", 0, show_unit=True)
+    tpot = fmt.quantity(sc.tpot_s * 1e3, "ms", 0, show_unit=True)
+    met = fmt.count(sum(1 for t in found.values() if t is not None and t["met"]), "rows")
+    total = fmt.count(len(found), "rows")
+    return (f"*Cheapest at the target* is the cheapest configuration whose first token comes within "
+            f"{h(ttft, 'target.ttft')} and each next one within {h(tpot, 'target.tpot')} (the engine's search on the "
+            f"accelerator's node: any layout of up to {h(fmt.count(MAX_NODES, 'nodes', show_unit=True), 'target.nodes')},"
+            f" served aggregated or with prefill and decode workers apart, at the most requests in flight that still "
+            f"meet the target), with its $ per million output tokens; {h(met, 'target.met')} of the "
+            f"{h(total, 'target.searched')} rows searched meet it. Where none does, the cell says which target binds. "
+            f"[Serving to a latency target](../latency-target.md) explains the search.\n")
+
+
+def quantity(value: float, unit: str) -> dict[str, Any]:
+    return {"value": value, "unit": unit}
 
 
 def at_target(s: Search | None) -> dict[str, Any] | None:
@@ -228,8 +247,8 @@ def at_target(s: Search | None) -> dict[str, Any] | None:
         return None
     t = s.targets
     out: dict[str, Any] = {
-        "ttft_target": None if t.ttft_s is None else _quantity(t.ttft_s * 1e3, "ms"),
-        "tpot_target": None if t.tpot_s is None else _quantity(t.tpot_s * 1e3, "ms"),
+        "ttft_target": None if t.ttft_s is None else quantity(t.ttft_s * 1e3, "ms"),
+        "tpot_target": None if t.tpot_s is None else quantity(t.tpot_s * 1e3, "ms"),
         "met": s.best is not None,
     }
     b = s.best
@@ -241,66 +260,14 @@ def at_target(s: Search | None) -> dict[str, Any] | None:
     out.update({
         "mode": b.mode, "configuration": b.label, "layout": z["layout"], "gpus": b.gpus,
         "rented_gpus": b.rented_gpus, "concurrency": b.concurrency,
-        "ttft": _quantity(b.ttft_s * 1e3, "ms"), "tpot": _quantity(b.tpot_s * 1e3, "ms"),
-        "output_tokens_per_s_per_gpu": _quantity(b.per_gpu, "tokens/s/GPU"),
-        "usd_per_mtok_output": None if b.usd_per_mtok is None else _quantity(b.usd_per_mtok, "USD/Mtok"),
+        "ttft": quantity(b.ttft_s * 1e3, "ms"), "tpot": quantity(b.tpot_s * 1e3, "ms"),
+        "output_tokens_per_s_per_gpu": quantity(b.per_gpu, "tokens/s/GPU"),
+        "usd_per_mtok_output": None if b.usd_per_mtok is None else quantity(b.usd_per_mtok, "USD/Mtok"),
     })
     if b.mode == "disaggregated":
         out.update({k: z[k] for k in ("prefill_layout", "decode_layout", "prefill_workers", "decode_workers",
                                       "decode_batch")})
     return out
-
-
-CSV_FIELDS = ("model", "precision", "accelerator", "deployable", "layout", "gpus", "nodes", "gpus_per_node",
-              "gpus_rented", "weights_total_GB", "weights_per_gpu_GiB", "kv_cache_per_gpu_GiB", "free_per_gpu_GiB",
-              "max_concurrency", "cost_per_hour_USD", "tpot_ms_c1", "output_tokens_per_s_per_gpu",
-              "usd_per_mtok_output", "weight_only", "why_not", "target_met", "target_configuration", "target_gpus",
-              "target_ttft_ms", "target_tpot_ms", "target_usd_per_mtok_output")
-
-
-def records_csv(recs: list[dict[str, Any]]) -> str:
-    """The records as CSV, one row each, the unit in each column's name."""
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=CSV_FIELDS, lineterminator="\n")
-    w.writeheader()
-    for rec in recs:
-        row: dict[str, Any] = {k: rec.get(k, "") for k in ("model", "precision", "accelerator", "deployable",
-                                                            "gpus", "nodes", "gpus_per_node", "gpus_rented",
-                                                            "max_concurrency", "weight_only", "why_not")}
-        if rec["deployable"]:
-            mem = rec["memory_per_gpu"]
-            lay = rec["layout"]
-            row.update({
-                "layout": f"tp{lay['tp']}-pp{lay['pp']}-ep{lay['ep']}-dp{lay['dp']}",
-                "weights_total_GB": f"{rec['weights_total']['value'] / 1e9:.3f}",
-                "weights_per_gpu_GiB": f"{mem['weights']['value'] / GiB:.3f}",
-                "kv_cache_per_gpu_GiB": f"{mem['kv_cache']['value'] / GiB:.3f}",
-                "free_per_gpu_GiB": f"{mem['free']['value'] / GiB:.3f}",
-                "cost_per_hour_USD": "" if rec["cost_per_hour"] is None else f"{rec['cost_per_hour']['value']:.2f}",
-                **{k: "" if rec[k] is None else f"{rec[k]['value']:.4g}"
-                   for k in ("tpot_ms_c1", "output_tokens_per_s_per_gpu", "usd_per_mtok_output")},
-            })
-        t = rec.get("at_target")
-        if t is not None:
-            row["target_met"] = t["met"]
-            if t["met"]:
-                row.update({"target_configuration": t["configuration"], "target_gpus": t["gpus"],
-                            "target_ttft_ms": f"{t['ttft']['value']:.4g}", "target_tpot_ms": f"{t['tpot']['value']:.4g}",
-                            "target_usd_per_mtok_output": "" if t["usd_per_mtok_output"] is None
-                            else f"{t['usd_per_mtok_output']['value']:.4g}"})
-        w.writerow(row)
-    return buf.getvalue()
-
-
-def write_records(cat: Catalog, directory: Path, *, targets: bool = False) -> list[Path]:
-    """Write sizing.json and sizing.csv into `directory` (the built site's reference/); with `targets`, each record
-    with the cheapest configuration meeting the scenario's latency target (`records`)."""
-    recs = records(cat, targets=targets)
-    directory.mkdir(parents=True, exist_ok=True)
-    js, cs = directory / "sizing.json", directory / "sizing.csv"
-    js.write_text(json.dumps({"records": recs}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    cs.write_text(records_csv(recs), encoding="utf-8")
-    return [js, cs]
 
 
 def downloads() -> str:
@@ -343,7 +310,7 @@ def prices_table(cat: Catalog) -> str:
 
 class ReferenceSizingPage(Page):
     """Names the page's prose uses."""
-    shows = (grid_table, prices_table)
+    shows = (grid_table, target_note, prices_table)
     """The functions the page's blocks print (`downloads` reads no data)."""
 
     def __init__(self, cat: Catalog) -> None:

@@ -28,6 +28,12 @@ def page(built: Build):
 
 
 @pytest.fixture(scope="module")
+def serving(built: Build):
+    """Serving tables (docs/reference/serving.md), where the page's whole cost table is."""
+    return built.page("reference/serving/index.html")
+
+
+@pytest.fixture(scope="module")
 def ref(catalog):
     return reference(catalog, "chat")
 
@@ -54,7 +60,11 @@ def test_worked_example_is_the_division(page, ref) -> None:
     assert value(page, "worked.one_cost") > value(page, "worked.most_cost") and value(page, "worked.most_in_flight") > 1
 
 
-def test_cost_table_rows_at_the_target_are_the_engines_search(page, ref) -> None:
+def test_cost_table_rows_at_the_target_are_the_engines_search(page, serving, ref) -> None:
+    assert not [k for k in figures(page) if k.startswith("cost[")]  # on the reference page, linked from here
+    assert any(a["href"] == "../reference/serving/#cost-per-token-by-model-precision-and-accelerator"
+               for a in page.select("article a[href]"))
+    page = serving
     rows = {k.split("][")[0][len("cost["):] for k in figures(page) if k.startswith("cost[")}
     assert len(rows) >= 25
     met = 0
@@ -89,9 +99,9 @@ def test_the_worked_model_at_the_target(page, ref) -> None:
         value(page, "worked.at_cost") / value(page, "worked.most_cost"), rel=1e-3)
 
 
-def test_table_keeps_the_cheapest_layout_in_one_node(page, ref) -> None:
+def test_table_keeps_the_cheapest_layout_in_one_node(serving, ref) -> None:
     row = "cost[Llama 3.1 70B FP8 on H100 SXM]"
-    shown = value(page, f"{row}[Output $/M, KV cache full]")
+    shown = value(serving, f"{row}[Output $/M, KV cache full]")
     for tp in (2, 4, 8):
         d = deployed(ref, "llama-3.1-70b", "fp8", "h100-sxm", tp)
         assert shown <= predict(d, d.max_concurrency, N_IN, N_OUT).usd_per_mtok_output * (1 + 1e-9)  # data-value: 10 digits
@@ -146,9 +156,9 @@ def test_utilization_from_the_nim_plateau(page, catalog) -> None:
     assert value(page, "w_cost_half") == pytest.approx(2 * peak)
 
 
-def test_chart_and_prices_with_dates(page) -> None:
+def test_chart_and_prices_with_dates(page, serving) -> None:
     chart = next(f for f in page.select("figure.sa-figure") if f.find("svg")["aria-labelledby"].startswith("cost-chart"))
-    bars = [k for k in figures(page) if k.startswith("cost[Llama 3.1 70B ") and k.endswith("[Output $/M at the target]")]
+    bars = [k for k in figures(serving) if k.startswith("cost[Llama 3.1 70B ") and k.endswith("[Output $/M at the target]")]
     assert len(chart.select("svg.sa-chart--narrow rect")) == len(bars) >= 8  # each 70B row that meets the target
     body = page.select_one("article").get_text()
     assert "2026-11-30" in body and "indicative" in body
@@ -164,6 +174,14 @@ def test_claims_hold_and_answers_are_folded(page) -> None:
     assert len(answers) == 1 and not answers[0].has_attr("open")
     assert len(answers[0].select("ol > li")) == len(questions) == 5
     assert text(page, "w_cost_nim") in answers[0].get_text()
+
+
+def test_kernel_fractions_are_named_from_the_data(page, catalog) -> None:
+    tm = catalog.policies[catalog.scenarios["chat"].time_model]
+    vendors = sorted(tm.vendor_kernel_fraction)
+    assert vendors == ["AMD"]  # data/policies.yaml, measured-fractions: the one vendor fraction fitted
+    body = " ".join(page.select_one("article").get_text().split())
+    assert "Its few fitted factors (the host's time per step, AMD's kernel fraction) come from" in body
 
 
 def test_links(page, built: Build) -> None:

@@ -44,17 +44,30 @@ def test_the_worked_example_is_the_division_and_the_search(page, catalog) -> Non
     assert value(page, "w.per_gpu") == pytest.approx(s.best.per_gpu)
 
 
-def test_every_cheapest_row_meets_the_target(page) -> None:
-    rows = {k: v for k, v in figures(page).items() if k.startswith("cheapest[")}
+@pytest.fixture(scope="module")
+def tables(built: Build):
+    """Serving tables (docs/reference/serving.md): the page's cheapest-per-mode table and its comparisons."""
+    return built.page("reference/serving/index.html")
+
+
+def test_every_cheapest_row_meets_the_target(page, tables) -> None:
+    rows = {k: v for k, v in figures(tables).items() if k.startswith("cheapest[")}
     labels = {k.split("][")[0][len("cheapest["):] for k in rows}
     assert len(labels) == 8  # four accelerators, two modes
     for label in labels:
-        assert value(page, f"cheapest[{label}][TTFT]") <= TTFT_MS
-        assert value(page, f"cheapest[{label}][TPOT]") <= TPOT_MS
+        assert value(tables, f"cheapest[{label}][TTFT]") <= TTFT_MS
+        assert value(tables, f"cheapest[{label}][TPOT]") <= TPOT_MS
     for gpu in ("H100 SXM", "H200 SXM", "B200", "MI300X"):
-        agg = value(page, f"cheapest[{gpu}, aggregated][Tokens/s per GPU]")
-        dis = value(page, f"cheapest[{gpu}, disaggregated][Tokens/s per GPU]")
+        agg = value(tables, f"cheapest[{gpu}, aggregated][Tokens/s per GPU]")
+        dis = value(tables, f"cheapest[{gpu}, disaggregated][Tokens/s per GPU]")
         assert value(page, "gain_low") - 0.01 <= dis / agg <= value(page, "gain_high") + 0.01
+    # the page links the table where it was, and the comparisons' tables
+    hrefs = {a["href"] for a in page.select("article a[href]")}
+    for anchor in ("the-cheapest-configuration-of-each-mode", "serving-modes-against-published-results",
+                   "disaggregated-runs-measured-and-predicted"):
+        assert f"../reference/serving/#{anchor}" in hrefs, anchor
+        assert tables.find(id=anchor) is not None, anchor
+    assert {k.split("][")[0] for k in figures(tables) if k.startswith(("comparisons[", "pd["))}
 
 
 def test_tightening_never_buys_a_cheaper_token(page, catalog) -> None:
@@ -99,6 +112,10 @@ def test_prefix_caching_by_hand(page) -> None:
 def test_the_frontier_charts_are_drawn_per_accelerator(page) -> None:
     charts = page.select("figure.sa-figure svg.sa-chart--narrow")  # each chart is drawn for a phone and for a desktop
     assert len(charts) == 4
+    # the worked GPU's in the text, the other three folded below it
+    folded = [d for d in page.select("article details") if "other accelerators" in d.find("summary").get_text()]
+    assert len(folded) == 1 and len(folded[0].select("svg.sa-chart--narrow")) == 3
+    assert not folded[0].has_attr("open")
     for svg in charts:
         assert {"aggregated", "disaggregated"} <= {t.get_text() for t in svg.find_all("text")}
     assert "×" in text(page, "gain_high")

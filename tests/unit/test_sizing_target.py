@@ -1,4 +1,4 @@
-"""The sizing grid's records, asked for the latency target (`records(cat, targets=True)`, off in the site's build):
+"""The sizing grid's records at the latency target (`records(cat, targets=True)`, as the site's build writes them):
 each record's cheapest configuration meeting the scenario's target is the engine's search, priced by hand."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import pytest
 from snippets.data import load
 from snippets.data.export import engine_catalog
 from snippets.engine.search import at_scenario
-from snippets.pages.reference_sizing import at_target, records_csv, target
+from snippets.pages.reference_sizing import at_target, target
 from snippets.pages.scenario import reference
+from snippets.pages.sizing_records import records_csv
 
 TTFT_MS, TPOT_MS = 2000, 30  # data/scenarios.yaml, reference: AIConfigurator's default objective
 H100_PRICE = 3.99  # data/prices.yaml, site_uses: Lambda, whole 8-GPU instances (Sep 2026)

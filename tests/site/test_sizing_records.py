@@ -1,0 +1,98 @@
+"""The sizing grid as the build publishes it (reference/sizing.json, reference/sizing.csv and the page's table): each
+record carries the cheapest configuration meeting the reference scenario's latency target, and it is the engine's
+search for that record (`snippets.engine.search.at_scenario`), priced by hand for one."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from snippets.data.export import engine_catalog
+from snippets.engine.search import at_scenario
+
+from ..conftest import Build, figures, value
+
+TTFT_MS, TPOT_MS = 2000, 30  # data/scenarios.yaml, reference: AIConfigurator's default objective
+H100_PRICE = 3.99  # data/prices.yaml, site_uses: Lambda, whole 8-GPU instances (Sep 2026)
+PICKED = [("llama-3.1-70b", "fp8", "h100-sxm"), ("mixtral-8x7b", "fp8", "mi300x"), ("qwen3-32b", "int4-g128", "l40s"),
+          ("llama-3.1-405b", "bf16", "h100-sxm"), ("gpt-oss-20b", "int4-g128", "gb300")]
+
+
+@pytest.fixture(scope="module")
+def recs(built: Build) -> dict[tuple[str, str, str], dict]:
+    doc = json.loads((built.site / "reference" / "sizing.json").read_text(encoding="utf-8"))
+    return {(r["model"], r["precision"], r["accelerator"]): r for r in doc["records"]}
+
+
+@pytest.fixture(scope="module")
+def rows(built: Build) -> dict[tuple[str, str, str], dict[str, str]]:
+    with (built.site / "reference" / "sizing.csv").open(encoding="utf-8") as f:
+        return {(r["model"], r["precision"], r["accelerator"]): r for r in csv.DictReader(f)}
+
+
+def test_every_searched_record_carries_the_target(recs) -> None:
+    with_target = [r for r in recs.values() if r["at_target"] is not None]
+    assert len(with_target) > 1000
+    met = [r for r in with_target if r["at_target"]["met"]]
+    assert 0 < len(met) < len(with_target)  # some meet it, some cannot
+    for r in with_target:
+        t = r["at_target"]
+        assert t["ttft_target"] == {"value": TTFT_MS, "unit": "ms"} and t["tpot_target"] == {"value": TPOT_MS, "unit": "ms"}
+        if t["met"]:
+            assert t["ttft"]["value"] <= TTFT_MS and t["tpot"]["value"] <= TPOT_MS
+        else:
+            assert t["binding"] in ("ttft_ms", "tpot_ms", None) and t["why"]
+    for r in recs.values():
+        if r["at_target"] is None:  # not searched: no node for the accelerator, or a format its chip refuses
+            assert r["why_not"] == "no node in data" or r["why_not"].startswith("refused")
+
+
+@pytest.mark.parametrize("q", PICKED, ids=lambda q: "-".join(q))
+def test_a_record_at_the_target_is_the_engines_search(recs, rows, catalog, q) -> None:
+    s = at_scenario(engine_catalog(catalog), q[0], q[1], "reference", accelerator=q[2], sweep=False)
+    t, row = recs[q]["at_target"], rows[q]
+    assert t is not None and t["met"] == (s.best is not None) and row["target_met"] == str(s.best is not None)
+    if s.best is None:
+        assert s.why is not None and t["binding"] == s.why.binding and t["why"] == s.why.text
+        assert row["target_configuration"] == ""
+        return
+    b = s.best
+    assert (t["configuration"], t["gpus"], t["mode"]) == (b.label, b.gpus, b.mode)
+    assert t["ttft"]["value"] == pytest.approx(b.ttft_s * 1e3, rel=1e-12)
+    assert t["tpot"]["value"] == pytest.approx(b.tpot_s * 1e3, rel=1e-12)
+    assert row["target_configuration"] == b.label and int(row["target_gpus"]) == b.gpus
+    if b.usd_per_mtok is None:  # an accelerator without a price the site uses
+        assert t["usd_per_mtok_output"] is None and row["target_usd_per_mtok_output"] == ""
+        return
+    assert t["usd_per_mtok_output"]["value"] == pytest.approx(b.usd_per_mtok, rel=1e-12)
+    assert float(row["target_usd_per_mtok_output"]) == pytest.approx(b.usd_per_mtok, rel=1e-3)
+
+
+def test_one_record_priced_by_hand(recs) -> None:
+    # Llama 3.1 70B FP8 on H100 SXM at 6,144 tokens in and 2,048 out: its GPUs rented in whole 8-GPU instances at
+    # $3.99 a GPU-hour, divided by the output tokens they make in an hour
+    t = recs[("llama-3.1-70b", "fp8", "h100-sxm")]["at_target"]
+    g = t["gpus"]
+    rented = -(-g // 8) * 8 if g > 8 else 8 / (8 // g)
+    assert t["rented_gpus"] == rented
+    tokens_per_hour = t["output_tokens_per_s_per_gpu"]["value"] * g * 3600
+    assert t["usd_per_mtok_output"]["value"] == pytest.approx(rented * H100_PRICE / tokens_per_hour * 1e6)
+    assert t["tpot"]["value"] <= TPOT_MS and t["ttft"]["value"] <= TTFT_MS
+
+
+def test_the_page_shows_the_target_column(built: Build, recs) -> None:
+    page = built.page("reference/sizing/index.html")
+    head = [th.get_text() for th in page.select("table thead th")]
+    assert "Cheapest at the target" in head and "$ per M tokens at the target" in head
+    t = recs[("llama-3.1-70b", "fp8", "h100-sxm")]["at_target"]
+    name = "grid[Llama 3.1 70B · FP8 · NVIDIA H100 SXM][$ per M tokens at the target]"
+    assert value(page, name) == pytest.approx(t["usd_per_mtok_output"]["value"], rel=1e-9)
+    shown = [k for k in figures(page) if k.endswith("[$ per M tokens at the target]")]
+    priced = [r for r in recs.values() if (a := r["at_target"]) and a["met"] and a["usd_per_mtok_output"]]
+    assert len(shown) == len(priced)
+    met = sum(1 for r in recs.values() if r["at_target"] and r["at_target"]["met"])
+    assert value(page, "target.met") == met
+    body = page.select_one("article").get_text()
+    assert "none: the time per token binds" in body
