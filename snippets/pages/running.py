@@ -132,15 +132,15 @@ def _in_precision(cat: Catalog, page: str, scenario: str, precision: str, verb: 
 
 
 def _cost(cat: Catalog) -> str:
-    from snippets.pages.cost import SCENARIO as S  # the grid helper's page model
-    from snippets.pages.cost import WORKED as W
+    from snippets.pages.cost.common import SCENARIO as S
+    from snippets.pages.cost.common import WORKED as W
 
     return _in_precision(cat, "the cost page", S, W[1], "prices", ", in its worked example")
 
 
 def _latency_target(cat: Catalog) -> str:
-    from snippets.pages.latency_target import PRECISION as P  # the grid helper's page model
-    from snippets.pages.latency_target import SHAPE as S
+    from snippets.pages.latency_target.common import PRECISION as P
+    from snippets.pages.latency_target.common import SHAPE as S
 
     return _in_precision(cat, "the latency-target page", S, P)
 
