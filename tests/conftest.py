@@ -50,6 +50,16 @@ def copy_site(dest: Path) -> Path:
     return dest
 
 
+def without_sizing_searches(root: Path) -> None:
+    """Turn the sizing grid's searches off in a copy's mkdocs.yml (`sizing_targets: off`): a test that edits data/
+    for another purpose would otherwise search the whole grid again, minutes of CPU, for a page it does not read."""
+    config = root / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8")
+    if "  - serving:\n" not in text:
+        raise AssertionError("mkdocs.yml no longer lists the serving plugin as '  - serving:'")
+    config.write_text(text.replace("  - serving:\n", "  - serving:\n      sizing_targets: \"off\"\n", 1), encoding="utf-8")
+
+
 def run_build(root: Path, *extra: str) -> Build:
     """`mkdocs build --strict` in `root`, as CI runs it."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SOURCE_DATE_EPOCH": "1700000000"}

@@ -49,6 +49,8 @@ class Options:
     """Execute the notebooks (off: they are rendered as written, without outputs)."""
     cache_dir: str = ".cache/serving"
     """Where executed notebooks and the sizing grid's searches are kept, by content, relative to mkdocs.yml."""
+    sizing_targets: str = "search"
+    """The sizing grid's searches: `search`, `cached` (from the cache only) or `off` (`snippets.build.sizing`)."""
 
 
 @dataclass
@@ -89,5 +91,5 @@ def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog)
         usage=Usage(names),
         notebooks=Notebooks(root, docs_dir, root / options.cache_dir, list(options.notebooks), execute=options.execute,
                             timeout=options.cell_timeout),
-        sizing=SizingTargets(root, root / "data", root / options.cache_dir),
+        sizing=SizingTargets(root, root / "data", root / options.cache_dir, mode=options.sizing_targets),
     )

@@ -35,6 +35,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -75,12 +76,18 @@ class ServingConfig(base.Config):  # type: ignore[no-untyped-call]  # mkdocs' __
     """Executed notebooks and the sizing grid's searches, by content, relative to mkdocs.yml."""
     glossary = c.Type(str, default="includes/abbreviations.md")
     """The abbreviations (`*[HBM]: ...` lines) under docs/ that Markdown's `abbr` gives every page."""
+    sizing_targets = c.Choice(("search", "cached", "off"), default="search")
+    """The sizing grid's searches at the latency target (a thousand, minutes of CPU on a cold cache): `search` them
+    (read from the cache where data/ and the code are unchanged), take them only from the cache (`cached`), or not
+    (`off`); the sizing page then says they were not searched. `mkdocs serve` searches on its first build and
+    takes them from the cache on a rebuild, so an edit shows at once."""
 
     def options(self) -> Options:
         from snippets.build.context import Options
 
         return Options(block_timeout=self.block_timeout, cell_timeout=self.cell_timeout,
-                       notebooks=tuple(self.notebooks), execute=self.execute, cache_dir=self.cache_dir)
+                       notebooks=tuple(self.notebooks), execute=self.execute, cache_dir=self.cache_dir,
+                       sizing_targets=self.sizing_targets)
 
 
 class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]  # as above
@@ -126,7 +133,10 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
                 "snippets/data/schema/ (a module per data file); run "
                 "`python -c 'import snippets.data as d; d.load()'` to check data/ alone"
             ) from None
-        ctx = self.context = make_context(root, Path(config.docs_dir), self.config.options(), cat)
+        options = self.config.options()
+        if self.serving and self.code_stamp is not None and options.sizing_targets == "search":
+            options = replace(options, sizing_targets="cached")  # a rebuild of `serve`: an edit shows at once
+        ctx = self.context = make_context(root, Path(config.docs_dir), options, cat)
         ctx.site_errors.extend(site_errors(config, ctx))
         self._glossary(config)
         # typed list[str], but MkDocs hands the list to Python-Markdown, which takes Extension instances too

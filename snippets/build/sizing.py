@@ -12,7 +12,10 @@ rest of the build. So, at the start of a build (`SizingTargets.start`, from `on_
   the build converts its pages; `result` (from `on_post_build`) waits for them, writes the cache and removes the
   entries of other keys.
 
-A cold clone (CI) searches everything: the cache only spares a rebuild the searches of unchanged data and code.
+A cold clone (CI) searches everything: the cache only spares a rebuild the searches of unchanged data and code. The
+plugin's `sizing_targets` option takes them from the cache only (`cached`: what `mkdocs serve` does on a rebuild, so
+a data edit shows at once) or not at all (`off`: the builds of the tests that edit data/ for another purpose); the
+sizing page and its records then say the targets were not searched.
 Nothing outlives the build: `close` stops the workers of a failed build. The cache is a file, not a folder, beside
 the notebooks' folders (`snippets.build.notebooks` removes the folders it did not use).
 """
@@ -87,6 +90,10 @@ class SizingTargets:
     cache_dir: Path
     workers: int = 0
     """Worker processes (0: one per CPU)."""
+    mode: str = "search"
+    """`search` (the cache first), `cached` (the cache only) or `off`: the plugin's `sizing_targets` option."""
+    not_searched: bool = False
+    """Nothing was searched or read from the cache (`off`, or `cached` on a miss): the page says so."""
     key: str = ""
     found: Found | None = None
     pool: ProcessPoolExecutor | None = None
@@ -103,6 +110,9 @@ class SizingTargets:
         """Read the cached searches of `queries()`, or start searching them in worker processes. Where the queries
         cannot be listed (data the page models cannot read: an id they look up, renamed), nothing starts: the
         sizing page computes them itself (`grid_targets`), and reports the error with the other pages'."""
+        if self.mode == "off":
+            self.not_searched = True
+            return
         try:
             self.queries = list(queries())
         except Exception:  # reported by the page that computes them, with the build's other errors
@@ -114,6 +124,9 @@ class SizingTargets:
             if set(found) == set(self.queries):
                 self.found = found
                 return
+        if self.mode == "cached":
+            self.not_searched = True
+            return
         n = self.workers or os.cpu_count() or 1
         chunks = [c for c in (self.queries[i::n * CHUNKS_PER_WORKER] for i in range(n * CHUNKS_PER_WORKER)) if c]
         self.pool = ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"),
@@ -145,9 +158,11 @@ class SizingTargets:
         """Hand the searches to the page models (`reference_sizing.grid_targets` reads them from the catalog),
         waiting for the workers: before the sizing page's blocks run (their time limit would count the wait) and
         before the records are written."""
-        from snippets.pages.reference_sizing import TARGETS
+        from snippets.pages.reference_sizing import NOT_SEARCHED, TARGETS
 
-        if not self.skipped:
+        if self.not_searched:
+            cat.derived[TARGETS] = NOT_SEARCHED
+        elif not self.skipped:
             cat.derived[TARGETS] = self.result()
 
     def close(self) -> None:

@@ -113,15 +113,20 @@ def targets_of(cat: Catalog, queries: list[Query]) -> dict[Query, dict[str, Any]
     return {q: at_target(target(r, *q)) for q in queries}
 
 
+NOT_SEARCHED = "not searched"
+"""What the build puts under `TARGETS` when its `sizing_targets` option searched nothing (`snippets.build.sizing`)."""
 TARGETS = "sizing-grid-targets"
 """Where the grid's searches are kept with the catalog (`Catalog.derived`): the build puts there what its workers
 found (`snippets.build.sizing`) before the page's blocks run; elsewhere `grid_targets` computes them."""
 
 
-def grid_targets(cat: Catalog) -> Mapping[Query, dict[str, Any] | None]:
-    """Every searched record's cheapest configuration at the target (`at_target`), computed once per catalog."""
+def grid_targets(cat: Catalog) -> Mapping[Query, dict[str, Any] | None] | None:
+    """Every searched record's cheapest configuration at the target (`at_target`), computed once per catalog; None
+    where the build searched nothing (`NOT_SEARCHED`)."""
     derived = original(cat).derived
     found = derived.get(TARGETS)
+    if found == NOT_SEARCHED:
+        return None
     if not isinstance(found, dict):
         found = derived[TARGETS] = targets_of(original(cat), target_queries(cat))
     return found
@@ -146,7 +151,8 @@ def grid_table(cat: Catalog) -> str:
     for row in page_rows(cat):
         m, p, a = cat.models[row.model], cat.precisions[row.precision], cat.accelerators[row.accelerator]
         names.append(f"{m.name} · {p.name} · {a.name}")
-        at = target_cells(found[(row.model, row.precision, row.accelerator)] if searched(row) else None)
+        at = target_cells(found[(row.model, row.precision, row.accelerator)]
+                          if searched(row) and found is not None else None)
         d = row.deployment
         if d is None:  # the weights' size needs no accelerator: shown even where none serves them
             size = fmt.nbytes(weight_bytes(r.eng.models[row.model].arch, r.eng.precisions[row.precision]), "GB")
@@ -226,6 +232,11 @@ def target_note(cat: Catalog) -> str:
     h = fmt.fig_html
     ttft = fmt.quantity(sc.ttft_s * 1e3, "ms", 0, show_unit=True)
     tpot = fmt.quantity(sc.tpot_s * 1e3, "ms", 0, show_unit=True)
+    if found is None:
+        return (f"*Cheapest at the target* is the cheapest configuration whose first token comes within "
+                f"{h(ttft, 'target.ttft')} and each next one within {h(tpot, 'target.tpot')}: this build did not search "
+                "it (the serving plugin's `sizing_targets` option is `off`, or `cached` with nothing cached for this "
+                "data, as on a rebuild of `mkdocs serve`); `nox -s build` searches every row.\n")
     met = fmt.count(sum(1 for t in found.values() if t is not None and t["met"]), "rows")
     total = fmt.count(len(found), "rows")
     return (f"*Cheapest at the target* is the cheapest configuration whose first token comes within "

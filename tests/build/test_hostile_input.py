@@ -23,7 +23,7 @@ from bs4 import BeautifulSoup
 import snippets.data as data_mod
 from snippets.render import charts, fmt
 
-from ..conftest import ROOT, Build, run_build
+from ..conftest import ROOT, Build, run_build, without_sizing_searches
 
 PAYLOAD = ' <script>alert(1)</script><img src=x onerror=alert(2)> [x](javascript:alert(3)) **b** `c` "\'><b onmouseover=alert(4)>'
 SHORT_PAYLOAD = "<b onclick>"
@@ -147,6 +147,7 @@ def test_payloads_in_every_text_field_publish_nothing_active(tmp_path: Path, bui
     _disable_text_checks(copy)
     count = plant_payloads(copy / "data")
     assert count > 80, count  # names, titles, notes, rationales, offerings...
+    without_sizing_searches(copy)
     b = run_build(copy)
     assert b.returncode == 0, b.output[-4000:]
     clean, hostile = _active(built.site), _active(b.site)

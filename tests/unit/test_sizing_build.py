@@ -90,3 +90,31 @@ def test_records_take_the_searches_they_are_handed(cat) -> None:
                for r in recs if r["at_target"] is None)
     with pytest.raises(ValueError, match="lack the search"):
         records(cat, targets=True, found=dict(list(marked.items())[1:]))
+
+
+def test_off_searches_nothing_and_the_page_says_so(tmp_path: Path, cat) -> None:
+    """`sizing_targets: off` (the builds of tests that edit data/ for another purpose): no worker, no cache, and the
+    sizing page's note and records say the targets were not searched instead of computing them in the page."""
+    from snippets.pages.reference_sizing import NOT_SEARCHED, TARGETS, grid_targets, target_note
+
+    s = SizingTargets(ROOT, ROOT / "data", tmp_path, mode="off")
+    s.start(lambda: QUERIES)
+    assert s.not_searched and s.pool is None and not list(tmp_path.iterdir())
+    fresh = load(ROOT / "data")
+    s.ready(fresh)
+    assert fresh.derived[TARGETS] == NOT_SEARCHED and grid_targets(fresh) is None
+    assert "this build did not search it" in target_note(fresh)
+    assert all("at_target" not in r for r in records(fresh, targets=True))
+
+
+def test_cached_reads_the_cache_and_searches_nothing_on_a_miss(tmp_path: Path) -> None:
+    """`cached` (a rebuild of `mkdocs serve`): what the cache holds for this data and code, else nothing at once."""
+    miss = SizingTargets(ROOT, ROOT / "data", tmp_path, workers=1, mode="cached")
+    miss.start(lambda: QUERIES[:1])
+    assert miss.not_searched and miss.pool is None
+    first = SizingTargets(ROOT, ROOT / "data", tmp_path, workers=1)
+    first.start(lambda: QUERIES[:1])
+    found = first.result()
+    hit = SizingTargets(ROOT, ROOT / "data", tmp_path, workers=1, mode="cached")
+    hit.start(lambda: QUERIES[:1])
+    assert not hit.not_searched and hit.pool is None and _json(hit.result()) == _json(found)
