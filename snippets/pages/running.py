@@ -56,8 +56,6 @@ class RunningExample(Page):
         self.why = ""
         self.config = best.label
         self.gpus = fmt.count(best.gpus)
-        self.ttft = ms(best.ttft_s, 0)
-        self.tpot = ms(best.tpot_s)
 
 
 def _context(cat: Catalog, scenario: str = REFERENCE) -> Figure:
@@ -72,9 +70,7 @@ h = fmt.fig_html
 
 
 def _hbm(cat: Catalog) -> str:
-    return (f"sizes the example's model and its neighbours for one sequence of {h(_context(cat), 'running.context')} "
-            "tokens (the reference scenario): what the weights and one sequence's KV cache take, and how fast one "
-            "sequence decodes.")
+    return f"sizes the example's model and its neighbours for one sequence of {h(_context(cat), 'running.context')} tokens."
 
 
 def _roofline(cat: Catalog) -> str:
@@ -101,9 +97,8 @@ def _interconnect(cat: Catalog) -> str:
 def _parallelism(cat: Catalog) -> str:
     from snippets.pages.parallelism import WORKED  # the page model imports this module
 
-    return (f"works with {_name(cat, 'models', WORKED[0])} in {_name(cat, 'precisions', WORKED[1])}, sized for "
-            f"one sequence of {h(_context(cat), 'running.context')} tokens "
-            "(the reference scenario), with the example's model beside it.")
+    return (f"works with {_name(cat, 'models', WORKED[0])} in {_name(cat, 'precisions', WORKED[1])} at one sequence "
+            f"of {h(_context(cat), 'running.context')} tokens.")
 
 
 def _moe(cat: Catalog) -> str:
@@ -158,18 +153,16 @@ def banner(cat: Catalog, page: str) -> str:
     if page not in DEPARTURES:
         raise ValueError(f"{page}: not a Foundations page ({', '.join(PAGES)})")
     x = RunningExample.of(cat)
-    example = (f"{fmt.escape_markdown(x.model)} in {fmt.escape_markdown(x.precision)}, requests of "
-               f"{h(x.n_in, 'running.n_in')} tokens in and {h(x.n_out, 'running.n_out')} out (the `{SCENARIO}` "
-               f"scenario of `data/scenarios.yaml`), each first token within {h(x.ttft_target, 'running.ttft_target')} "
-               f"and each next one within {h(x.tpot_target, 'running.tpot_target')}")
+    example = (f"**Running example:** {fmt.escape_markdown(x.model)} in {fmt.escape_markdown(x.precision)}, "
+               f"{h(x.n_in, 'running.n_in')} tokens in / {h(x.n_out, 'running.n_out')} out, TTFT ≤ "
+               f"{h(x.ttft_target, 'running.ttft_target')}, TPOT ≤ {h(x.tpot_target, 'running.tpot_target')}")
     if x.config:
-        pick = (f"on the {fmt.escape_markdown(x.gpu)} the engine's cheapest configuration meeting that is "
-                f"**{fmt.escape_markdown(x.config)}**, {h(x.gpus, 'running.gpus')} GPUs, a first token in "
-                f"{h(x.ttft, 'running.ttft')} and one every {h(x.tpot, 'running.tpot')} after it.")
+        pick = (f"on the {fmt.escape_markdown(x.gpu)} the engine's cheapest pick is **{fmt.escape_markdown(x.config)}**, "
+                f"{h(x.gpus, 'running.gpus')} GPUs.")
     else:
         pick = f"on the {fmt.escape_markdown(x.gpu)} no configuration meets it: {fmt.escape_markdown(x.why)}."
-    return (f'!!! example "Running example"\n    {example}: {pick}\n\n'
-            f"    **This page** {DEPARTURES[page](cat)}\n")
+    # one paragraph under no title bar: the banner stays a few lines tall
+    return f'!!! example ""\n    {example}: {pick} **This page** {DEPARTURES[page](cat)}\n'
 
 
 def shows(page: str) -> Callable[[Catalog], str]:

@@ -48,7 +48,8 @@ def test_the_page_opens_with_the_banner(built: Build, page: str) -> None:
     assert first is not None
     assert "admonition" in first.get("class", []) and "example" in first.get("class", []), (
         f"{page}: the first thing under the title is {first.name}.{first.get('class')}, not the banner")
-    assert first.select_one(".admonition-title").get_text() == "Running example"
+    assert first.select_one(".admonition-title") is None  # no title bar: the banner stays a few lines tall
+    assert first.get_text().strip().startswith("Running example:")
     # the departure sentence, with its own figures where it names a quantity
     assert "This page" in first.get_text()
     names = {el["data-name"] for el in first.select("span.sa-fig")}
@@ -76,11 +77,9 @@ def test_the_banner_names_the_engines_pick(built: Build, catalog: Catalog) -> No
     assert banner is not None
     assert s.best.label in banner.get_text()
     assert value(soup, "running.gpus") == s.best.gpus
-    assert value(soup, "running.ttft") == pytest.approx(s.best.ttft_s * 1e3, rel=1e-9)
-    assert value(soup, "running.tpot") == pytest.approx(s.best.tpot_s * 1e3, rel=1e-9)
     # the pick meets the target the banner states
-    assert value(soup, "running.ttft") <= value(soup, "running.ttft_target")
-    assert value(soup, "running.tpot") <= value(soup, "running.tpot_target")
+    assert s.best.ttft_s * 1e3 <= value(soup, "running.ttft_target")
+    assert s.best.tpot_s * 1e3 <= value(soup, "running.tpot_target")
     assert catalog.models[MODEL].name in banner.get_text()
 
 
