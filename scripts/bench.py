@@ -320,10 +320,22 @@ def _record_size(into: list[int], request: Any) -> None:
     into.append(request.sizes()["responseBodySize"])
 
 
-def _first_answer(page: Any) -> float:
-    """Seconds from the navigation's start to the first live answer, as the page records it."""
+def _first_answer(page: Any, parts: dict[str, list[float]] | None = None) -> float:
+    """Seconds from the navigation's start to the first live answer, as the page records it; with `parts`, where
+    that time went (ms, each from the navigation's start): the page's script starting the worker, the worker's
+    marks (Pyodide's module, Pyodide loaded, the engine's files written, the engine imported, the catalog read; the
+    worker's clock starts when it receives the start message) and the first answer's computation."""
     page.wait_for_function("document.getElementById('sa-calc').dataset.answers >= 1", timeout=300_000)
-    return float(page.get_attribute("#sa-calc", "data-first-answer-ms") or "nan") / 1e3
+    first = float(page.get_attribute("#sa-calc", "data-first-answer-ms") or "nan")
+    if parts is not None:
+        script = float(page.get_attribute("#sa-calc", "data-script-start-ms") or "nan")
+        marks = json.loads(page.get_attribute("#sa-calc", "data-start-parts") or "{}")
+        parts.setdefault("script", []).append(script)
+        for k, v in marks.items():
+            parts.setdefault(k, []).append(v)
+        parts.setdefault("first compute", []).append(float(page.get_attribute("#sa-calc", "data-last-ms") or "nan"))
+        parts.setdefault("first answer", []).append(first)
+    return first / 1e3
 
 
 def _recompute(page: Any, field: str, value: str) -> tuple[float, float]:
@@ -353,6 +365,7 @@ def bench_calculator(runs: int, work: Path, notes: list[str], built: Path | None
     page_bytes: list[int] = []
     engine: dict[str, list[float]] = {"concurrency": [], "tpot_ms": []}
     seen: dict[str, list[float]] = {"concurrency": [], "tpot_ms": []}
+    start_parts: dict[str, list[float]] = {}
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -363,7 +376,7 @@ def bench_calculator(runs: int, work: Path, notes: list[str], built: Path | None
                 context.on("requestfinished", functools.partial(_record_size, sizes))
                 page = context.new_page()
                 page.goto(base + "calculator/", wait_until="domcontentloaded")
-                cold.append(_first_answer(page))
+                cold.append(_first_answer(page, start_parts))
                 page.wait_for_load_state("networkidle")
                 page_bytes.append(sum(sizes))
                 for n in range(RECOMPUTES):
@@ -387,6 +400,14 @@ def bench_calculator(runs: int, work: Path, notes: list[str], built: Path | None
                  f"{sum(map(len, engine.values()))}, in the worker; from the change to the answer written: "
                  f"{statistics.median(seen['concurrency']) * 1e3:,.0f} ms (concurrency), "
                  f"{statistics.median(seen['tpot_ms']) * 1e3:,.0f} ms (target), medians")
+    if start_parts:
+        notes.append("d. the first live answer, cold (medians, ms): the page's script starts the worker at "
+                     + f"{statistics.median(start_parts.pop('script')):,.0f} ms from the navigation's start; in the "
+                     + "worker, from its start message: "
+                     + ", ".join(f"{k} {statistics.median(v):,.0f}" for k, v in start_parts.items()
+                                 if k not in ("first compute", "first answer"))
+                     + f"; the first answer's computation {statistics.median(start_parts['first compute']):,.0f} ms; "
+                     + f"first answer at {statistics.median(start_parts['first answer']):,.0f} ms")
     return [wall_row("d. calculator: navigation to first live answer, empty browser cache", cold, 1, "s"),
             wall_row("d. calculator: navigation to first live answer, browser cache warm", warm, 1, "s"),
             wall_row(f"d. calculator: one recomputation, concurrency ({RECOMPUTES} a run)", engine["concurrency"],

@@ -8,7 +8,8 @@ One `Op` is one operation of one layer (repeated `count` times over a stage's la
 - `compute_s`: FLOPs ÷ (the chip's dense peak in the format the matrix units run × the share that kind of kernel
   reaches: a large GEMM's, or fused attention's);
 - `memory_s`: bytes ÷ HBM bandwidth at the share that kind of traffic reaches: a GEMM's weight stream at its
-  batch (`GemmEfficiency.weight_fraction`, measured by tokens), a streaming kernel's for activations and the
+  batch (`GemmEfficiency.weight_fraction`, measured by tokens, and never above its share at a smaller batch:
+  `stream_share`, so a GEMM's time never falls as its batch grows), a streaming kernel's for activations and the
   KV cache;
 - `comm_s`: a collective's or a send's time (`snippets.engine.collectives`);
 - `launch_s`: each kernel's fixed cost inside a CUDA graph; outside one (a step of more tokens than the engine
@@ -115,8 +116,9 @@ def launch(r: Rates, kernels: int, work_s: float, step_tokens: float) -> float:
 
 def weight_share(r: Rates, rows: float) -> float:
     """The share of the HBM datasheet bandwidth a GEMM's weight stream reaches when each weight matrix sees `rows`
-    rows (at least one): the measured curve, scaled by the vendor's kernel fraction."""
-    return r.gemm.weight_fraction(max(1.0, rows)) * r.kernel_fraction
+    rows (at least one): the measured curve, never above its share at fewer rows (`GemmEfficiency.stream_share`),
+    scaled by the vendor's kernel fraction."""
+    return r.gemm.stream_share(max(1.0, rows)) * r.kernel_fraction
 
 
 def gemm(name: str, tokens: float, n: float, k: float, r: Rates, *, step_tokens: float, kind: str = "gemm",

@@ -1,17 +1,21 @@
 // The calculator's engine, off the page's thread: Pyodide (vendored under assets/pyodide/) running the site's
 // own engine modules (snippets/engine/*.py, byte for byte) in this Web Worker. It computes nothing itself: it
 // passes the form's JSON to snippets.engine.calc.Calculator.answer_json and posts back the JSON it returns.
-// Messages in: {type: "start", assets, catalog, modules} once, then {type: "answer", id, form}. Out: {type: "ready", ms},
-// {type: "failed", error}, {type: "answer", id, result, ms}.
+// Messages in: {type: "start", assets, catalog, modules} once, then {type: "answer", id, form}. Out: {type: "ready", ms,
+// parts}, {type: "failed", error}, {type: "answer", id, result, ms}. `parts` is where the start's time went, in ms from
+// the start message: Pyodide loaded, the engine's files fetched and written, the engine imported, the catalog read.
 let calculator = null;
 let starting = null;
 
+const parts = {};
 const start = async (assets, catalogUrl, modules) => {
   const t0 = performance.now();
+  const mark = (name) => { parts[name] = performance.now() - t0; };
   const base = new URL(assets);
   const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", base).href);
+  mark("pyodide_module");
   const [pyodide, manifest, catalog] = await Promise.all([
-    loadPyodide({ indexURL: new URL("pyodide/", base).href, packages: [] }),
+    loadPyodide({ indexURL: new URL("pyodide/", base).href, packages: [] }).then((p) => { mark("pyodide"); return p; }),
     fetch(new URL("calculator/py/manifest.json", base)).then((r) => r.json()),
     fetch(catalogUrl).then((r) => r.text()),
   ]);
@@ -26,9 +30,11 @@ const start = async (assets, catalogUrl, modules) => {
     pyodide.FS.writeFile(path, sources[i]);
   });
   pyodide.FS.writeFile(`${home}/engine-catalog.json`, catalog);
-  calculator = pyodide.runPython(
-    `import sys\nsys.path.insert(0, "${home}")\nfrom snippets.engine.calc import Calculator\n` +
-    `Calculator.from_file("${home}/engine-catalog.json")`);
+  mark("files");
+  pyodide.runPython(`import sys\nsys.path.insert(0, "${home}")\nfrom snippets.engine.calc import Calculator`);
+  mark("import");
+  calculator = pyodide.runPython(`Calculator.from_file("${home}/engine-catalog.json")`);
+  mark("catalog");
   return performance.now() - t0;
 };
 
@@ -37,7 +43,7 @@ self.onmessage = async (event) => {
   if (msg.type === "start") {
     if (!starting) starting = start(msg.assets, msg.catalog, msg.modules || []);
     try {
-      self.postMessage({ type: "ready", ms: await starting });
+      self.postMessage({ type: "ready", ms: await starting, parts });
     } catch (exc) {
       self.postMessage({ type: "failed", error: String(exc) });
     }

@@ -109,6 +109,7 @@ if (root) {
     if (msg.type === "ready") {
       ready = true;
       root.dataset.startMs = String(msg.ms);
+      root.dataset.startParts = JSON.stringify(msg.parts || {});  // where the start's time went (scripts/bench.py)
       status.textContent = "Running in your browser: the answer follows the form.";
       ask();
     } else if (msg.type === "failed") {
@@ -121,6 +122,7 @@ if (root) {
       if (Number(root.dataset.answers) === 0) {  // from the navigation's start (performance's time origin)
         root.dataset.firstAnswerMs = String(performance.now());
         root.dataset.scriptToAnswerMs = String(performance.now() - t0);
+        root.dataset.scriptStartMs = String(t0);  // from the navigation's start to this script's (and the worker's)
       }
       root.dataset.lastMs = String(msg.ms);  // for scripts/bench.py
       root.dataset.query = root.dataset.pending;  // what this answer was asked (tests wait for it)
