@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ..conftest import ROOT
+from ..conftest import ROOT, without_sizing_searches
 
 BLOCK = '''
 ```python exec="on"
@@ -115,7 +115,10 @@ def _differences(cmp: filecmp.dircmp[str], prefix: str = "") -> list[str]:
 def test_builds_in_one_process_with_every_module_imported_twice_are_byte_identical(site_copy: Path) -> None:
     """Every module of snippets/ imported, the site built cold; every module imported again, built cold again; then
     built a third time with the caches warm, in the same process: the three sites are the same, byte for byte. No
-    module keeps state that a build could leave for the next, and the caches change nothing but time."""
+    module keeps state that a build could leave for the next, and the caches change nothing but time. (The sizing
+    grid's searches run in worker processes, apart from this one, and twice cold they would cost minutes: off here;
+    tests/unit/test_sizing_build.py shows a cached answer equals a searched one.)"""
+    without_sizing_searches(site_copy)
     lines = _run(site_copy, f"""
         import importlib, pkgutil, shutil, sys
         from mkdocs.commands.build import build
