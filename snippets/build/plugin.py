@@ -118,6 +118,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         root = Path(config.config_file_path).resolve().parent
         self.site_dir = None if getattr(config, "dirty", False) else Path(config.site_dir)
+        rebuild = self.code_stamp is not None  # a build of this process came before: `serve` rebuilds
         self.code_stamp = reimport_edited_code(root, self.code_stamp)
         source_date_epoch(root)
 
@@ -134,7 +135,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
                 "`python -c 'import snippets.data as d; d.load()'` to check data/ alone"
             ) from None
         options = self.config.options()
-        if self.serving and self.code_stamp is not None and options.sizing_targets == "search":
+        if self.serving and rebuild and options.sizing_targets == "search":
             options = replace(options, sizing_targets="cached")  # a rebuild of `serve`: an edit shows at once
         ctx = self.context = make_context(root, Path(config.docs_dir), options, cat)
         ctx.site_errors.extend(site_errors(config, ctx))

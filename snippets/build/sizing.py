@@ -55,8 +55,9 @@ def cache_key(root: Path) -> str:
     paths = [p for folder, suffixes in KEYED for p in sorted((root / folder).rglob("*"))
              if p.suffix in suffixes and p.is_file() and "__pycache__" not in p.parts]
     paths += [root / f for f in KEYED_FILES]
-    for path in paths:
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in paths:  # a file missing from the root (a site without the page code) is keyed as missing
+        body = path.read_bytes() if path.is_file() else b"\0missing"
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + body + b"\0")
     return digest.hexdigest()[:16]
 
 

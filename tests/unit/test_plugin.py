@@ -21,6 +21,7 @@ theme: {name: material}
 plugins:
   - serving:
       block_timeout: 7
+      sizing_targets: "off"
   - markdown-exec
 markdown_extensions:
   - abbr
@@ -71,6 +72,7 @@ def test_on_config_makes_the_builds_context_and_wires_the_build(config: MkDocsCo
     assert isinstance(plugin, ServingPlugin)
     ctx = plugin.ctx()
     assert ctx.root == site and ctx.options.block_timeout == 7 and ctx.blocks.timeout == 7
+    assert ctx.options.sizing_targets == "off" and ctx.sizing.not_searched and ctx.sizing.pool is None
     assert ctx.catalog.directory == site / "data" and ctx.pages.catalog is ctx.catalog
     assert config.mdx_configs["abbr"]["glossary"] == {"HBM": "High Bandwidth Memory"}
     assert any(isinstance(e, ComputedExtension) and e.pages is ctx.pages for e in config.markdown_extensions)
@@ -126,3 +128,20 @@ def test_mkdocs_jupyters_stray_style_is_dropped_and_nothing_else() -> None:
     assert drop_inlined_css_list(page) == page
     stray = page + "\n        <style>\n        ['pre { line-height: 125%; }', '.x {}']\n        </style>\n        "
     assert drop_inlined_css_list(stray) == page + "\n"
+
+
+def test_a_serve_rebuild_reads_the_sizing_searches_from_the_cache_only(site: Path) -> None:
+    """`mkdocs serve`: the first build searches (the option's default), a rebuild only reads the cache, so a data edit
+    shows at once; on a miss nothing is searched and no worker starts."""
+    (site / "mkdocs.yml").write_text(CONFIG.replace('      sizing_targets: "off"\n', ""))
+    cfg = load_config(str(site / "mkdocs.yml"), site_dir=str(site / "site"))
+    plugin = cfg.plugins["serving"]
+    assert isinstance(plugin, ServingPlugin) and plugin.config.sizing_targets == "search"
+    plugin.on_startup(command="serve", dirty=False)
+    plugin.code_stamp = (site, code_stamp(site))  # what on_post_build leaves: this is a rebuild (of unedited code)
+    try:
+        cfg = cfg.plugins.on_config(cfg)
+        ctx = plugin.ctx()
+        assert ctx.options.sizing_targets == "cached" and ctx.sizing.not_searched and ctx.sizing.pool is None
+    finally:
+        plugin.context = None
