@@ -21,6 +21,7 @@ import json
 import re
 import xml.etree.ElementTree as etree
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from markdown import Extension, Markdown
@@ -35,6 +36,12 @@ if TYPE_CHECKING:
     from snippets.data import Catalog
 
 
+def model_source(model: str | None) -> str:
+    """Where a page model's names are written: its module, or the package it was split into by section."""
+    if model is None:
+        return "the page's model, named in its front matter"
+    pages = Path(__file__).resolve().parent.parent / "pages"
+    return f"snippets/pages/{model}/" if (pages / model).is_dir() else f"snippets/pages/{model}.py"
 
 @dataclass
 class PageState:
@@ -239,8 +246,7 @@ def evaluate(state: PageState, expr: str, what: str = "value", catalog: Catalog 
     if problem is not None:
         state.errors.append(
             f"{state.where(expr)}: {shown} {problem}: a {what} is a name of the page model, then attribute or "
-            f"index access, so that it shows what the model computed (names come from "
-            f"snippets/pages/{state.model}.py)"
+            f"index access, so that it shows what the model computed (names come from {model_source(state.model)})"
         )
         return FAILED
     try:
@@ -251,7 +257,7 @@ def evaluate(state: PageState, expr: str, what: str = "value", catalog: Catalog 
         hint = f"did you mean {', '.join(close)}?" if close else f"known names: {', '.join(sorted(ns))}"
         state.errors.append(
             f"{state.where(expr)}: unknown name in {{{{ {expr} }}}}: {exc}; {hint} "
-            f"(names come from snippets/pages/{state.model}.py)"
+            f"(names come from {model_source(state.model)})"
         )
         return FAILED
     except Exception as exc:

@@ -26,7 +26,7 @@ def test_an_unknown_name_is_named_with_a_suggestion(catalog: Catalog) -> None:
     assert len(page.errors) == 1
     assert page.errors[0].startswith("docs/page.md:3: unknown name in {{ gpu_memroy }}: name 'gpu_memroy' is not "
                                      "defined; did you mean gpu_memory")
-    assert page.errors[0].endswith("(names come from snippets/pages/interconnect.py)")
+    assert page.errors[0].endswith("(names come from snippets/pages/interconnect/)")  # a package by section
 
 
 @pytest.mark.parametrize(("typed", "expected"), [
