@@ -221,7 +221,7 @@ def calculator_html(cat: Catalog) -> str:
             f'data-modules="{html.escape(" ".join(engine_imports()))}" '
             'data-catalog="../reference/engine-catalog.json" data-answers="0">'
             + form + panel + '</div>\n<link rel="stylesheet" href="../assets/calculator/calculator.css">\n'
-            '<script type="module" src="../assets/calculator/calculator.js"></script>\n')
+            '<script type="module" async src="../assets/calculator/calculator.js"></script>\n')
 
 
 def _target_panel(got: dict[str, Any]) -> str:

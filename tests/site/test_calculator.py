@@ -44,6 +44,9 @@ def test_the_site_ships_the_engine_unchanged(built: Build) -> None:
         assert f["sha256"] == _sha(ROOT / f["path"])
     for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
         assert _sha(built.site / "assets" / "pyodide" / name) == _sha(PYODIDE / name)
+    stdlib = "pyodide-stdlib/python_stdlib.zip"  # what the worker passes to loadPyodide as stdLibURL
+    assert _sha(built.site / "assets" / stdlib) == _sha(ROOT / "docs" / "assets" / stdlib)
+    assert f'"{stdlib}"' in (built.site / "assets" / "calculator" / "calculator-worker.js").read_text()
 
 
 def test_an_answer_is_the_command_lines_report(built: Build, capsys: pytest.CaptureFixture[str],

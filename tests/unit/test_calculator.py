@@ -220,3 +220,34 @@ def test_the_browser_loads_exactly_the_modules_the_calculator_imports() -> None:
     imported = set(out.stdout.split())
     listed = {p.removesuffix(".py").removesuffix("/__init__").replace("/", ".") for p in engine_imports()}
     assert listed == imported
+
+
+STDLIB = ROOT / "docs" / "assets" / "pyodide-stdlib"
+
+
+def test_the_compiled_standard_library_is_the_vendored_one_compiled() -> None:
+    """docs/assets/pyodide-stdlib/python_stdlib.zip holds, for each module of the vendored (source-only) zip, one
+    unchecked hash-based .pyc (PEP 552) with the bytecode magic of the Python Pyodide reports, made from this very
+    source zip (its SOURCE record names it by sha256); every other member is copied as it is. That the bytecode
+    runs is the browser tests' part (every calculator test starts Pyodide on it); remaking it needs node, and
+    `python scripts/pyodide_stdlib.py --check` compares byte for byte."""
+    import zipfile
+
+    record = dict(line.split(": ", 1) for line in (STDLIB / "SOURCE").read_text().splitlines())
+    assert record["source"].split()[-1] == _sha(PYODIDE / "python_stdlib.zip"), "made from another python_stdlib.zip"
+    assert record["sha256"] == _sha(STDLIB / "python_stdlib.zip")
+    lock = json.loads((PYODIDE / "pyodide-lock.json").read_text())
+    assert record["python"].split()[0] == lock["info"]["python"], "compiled by another Python than Pyodide's"
+    magic = bytes.fromhex(record["magic"])
+    assert len(magic) == 4 and magic[2:] == b"\r\n"
+    with zipfile.ZipFile(PYODIDE / "python_stdlib.zip") as source, zipfile.ZipFile(STDLIB / "python_stdlib.zip") as made:
+        names = {n[:-3] + ".pyc" if n.endswith(".py") else n for n in source.namelist()}
+        assert set(made.namelist()) == names
+        for name in source.namelist():
+            got = made.read(name[:-3] + ".pyc" if name.endswith(".py") else name)
+            if not name.endswith(".py"):
+                assert got == source.read(name), name
+                continue
+            assert got[:4] == magic, name
+            assert int.from_bytes(got[4:8], "little") == 0b01, f"{name}: not an unchecked hash-based pyc"
+            assert len(got) > 16, name

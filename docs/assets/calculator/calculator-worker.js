@@ -15,7 +15,10 @@ const start = async (assets, catalogUrl, modules) => {
   const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", base).href);
   mark("pyodide_module");
   const [pyodide, manifest, catalog] = await Promise.all([
-    loadPyodide({ indexURL: new URL("pyodide/", base).href, packages: [] }).then((p) => { mark("pyodide"); return p; }),
+    // the standard library compiled to bytecode by Pyodide's own interpreter (scripts/pyodide_stdlib.py): the npm
+    // package's holds source only, which Pyodide would compile here, as WebAssembly, on every start
+    loadPyodide({ indexURL: new URL("pyodide/", base).href, packages: [],
+                  stdLibURL: new URL("pyodide-stdlib/python_stdlib.zip", base).href }).then((p) => { mark("pyodide"); return p; }),
     fetch(new URL("calculator/py/manifest.json", base)).then((r) => r.json()),
     fetch(catalogUrl).then((r) => r.text()),
   ]);
