@@ -14,18 +14,22 @@ const start = async (assets, catalogUrl, modules) => {
   const base = new URL(assets);
   const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", base).href);
   mark("pyodide_module");
-  const [pyodide, manifest, catalog] = await Promise.all([
+  const wanted = new Set(modules);  // only what snippets.engine.calc imports (the page lists them)
+  const engineFiles = fetch(new URL("calculator/py/manifest.json", base)).then((r) => r.json()).then((manifest) => {
+    const files = modules.length ? manifest.files.filter((f) => wanted.has(f.path)) : manifest.files;
+    return Promise.all(files.map((f) => fetch(new URL(`calculator/py/${f.path}`, base)).then((r) => r.text())))
+      .then((sources) => [files, sources]);
+  });
+  // the engine's files and the catalog are fetched while Pyodide loads
+  const [pyodide, [files, sources], catalog] = await Promise.all([
     // the standard library compiled to bytecode by Pyodide's own interpreter (scripts/pyodide_stdlib.py): the npm
     // package's holds source only, which Pyodide would compile here, as WebAssembly, on every start
     loadPyodide({ indexURL: new URL("pyodide/", base).href, packages: [],
-                  stdLibURL: new URL("pyodide-stdlib/python_stdlib.zip", base).href }).then((p) => { mark("pyodide"); return p; }),
-    fetch(new URL("calculator/py/manifest.json", base)).then((r) => r.json()),
+                  stdLibURL: new URL("pyodide-stdlib/python_stdlib.zip", base).href })
+      .then((p) => { mark("pyodide"); return p; }),
+    engineFiles,
     fetch(catalogUrl).then((r) => r.text()),
   ]);
-  const wanted = new Set(modules);  // only what snippets.engine.calc imports (the page lists them)
-  const files = modules.length ? manifest.files.filter((f) => wanted.has(f.path)) : manifest.files;
-  const sources = await Promise.all(files.map(
-    (f) => fetch(new URL(`calculator/py/${f.path}`, base)).then((r) => r.text())));
   const home = "/home/pyodide/site";
   files.forEach((f, i) => {
     const path = `${home}/${f.path}`;
