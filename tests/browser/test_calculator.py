@@ -322,3 +322,14 @@ def test_usable_on_a_phone(browser: Any, site_url: str, catalog: Catalog) -> Non
         assert got["scroll"] <= got["client"] and not got["out"], got
         assert got["bar"] > 200, got
         assert_quiet(r, "calculator, phone")
+
+
+def test_the_engine_starts_on_the_compiled_standard_library(browser: Any, site_url: str) -> None:
+    """The worker hands Pyodide the standard library compiled to bytecode (docs/assets/pyodide-stdlib/, see
+    scripts/pyodide_stdlib.py), never the npm package's source-only zip, and the engine answers on it."""
+    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
+        page = _start(r)
+        assert page.get_attribute("#sa-calc", "data-state") == "answered"
+        fetched = [u for u in r.log.requests if u.endswith("python_stdlib.zip")]
+        assert fetched == [site_url + "assets/pyodide-stdlib/python_stdlib.zip"], fetched
+        assert_quiet(r, "calculator, compiled standard library")
