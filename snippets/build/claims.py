@@ -26,6 +26,12 @@ A condition that compares no figure as written is read again, until one reading 
 
 A claim no reading can break is refused as one no scaling breaks is; one that reads nothing the build can vary (a
 bool field of a record, a bool a function returns) is refused unless it says why it is structural.
+
+Every reading is one loop (`swap_verdict`), given how a piece's alternatives are made (`_scaled`, `_others`). A
+swap whose evaluation raises (a float where a shift or a repeat wants an int, a value of no kind where a comparison
+wants its own) is no reading: it shows neither that the claim can fail nor that it cannot. A claim is shown to fail
+only by a swap that evaluates and breaks it; one whose every reading raised is refused as one that reads nothing,
+unless it says why it is structural.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import ast
 import builtins
 import inspect
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -58,6 +65,8 @@ class Verdict:
     refused: str | None = None
     opaque: str | None = None
     figures: int = 0
+    raised: bool = False
+    """Opaque because its condition raised each time it was read again with a piece swapped (or as written)."""
 
 
 @dataclass
@@ -157,6 +166,11 @@ class ClaimChecker:
             return refused
         if claim.structural:
             return Verdict()
+        raised = next((v for v in readings if v.raised), None)
+        if raised is not None:
+            return Verdict(refused=f"could not be read again ({raised.opaque}), so nothing shows it could fail: "
+                                   "compare the figures it rests on, or give "
+                                   "fmt.claim(..., structural=\"why it is structural\")", figures=raised.figures)
         return Verdict(refused="reads no figure, id, kind or list the build can vary (a bool computed elsewhere), so "
                                "nothing shows it could fail: compare the figures it rests on, or give "
                                "fmt.claim(..., structural=\"why it is structural\")")
@@ -413,51 +427,15 @@ def kind_verdict(cond: ast.expr, claim: Claim) -> Verdict:
     """A claim that compares no figure, read as kinds: each piece it reads from data (an id, a format, a list, a
     record compared by identity) swapped alone for another value of its kind; a claim no swap breaks is refused, as a
     claim no scaling breaks is. Pieces that are bools the page computed stay as written: such a claim stays opaque."""
-    if claim.site is None:
-        return Verdict(opaque="no call site")
-    scope = dict(claim.site.scope)
-    fresh = ast.parse(ast.unparse(cond), mode="eval").body
-    pieces: list[ast.expr] = []
-    _kind_pieces(fresh, pieces)
-    by_source: dict[str, str] = {}
-    names: dict[int, str] = {}
-    values: dict[str, object] = {}
-    for piece in pieces:
-        text = ast.unparse(piece)
-        if text not in by_source:
-            try:
-                value = eval(compile(ast.Expression(piece), claim.site.file, "eval"), scope)  # noqa: S307 - the site's code
-            except Exception:  # noqa: S112 - a piece that needs a comprehension's variable is logic
-                continue
-            if not _others(value):
-                continue
-            by_source[text] = f"__kind_{len(by_source)}"
-            values[by_source[text]] = value
-        names[id(piece)] = by_source[text]
-    if not values:
-        return Verdict(opaque="its condition reads no figure and no id, kind or list from data (a bool computed "
-                              "elsewhere)")
-    code = compile(ast.fix_missing_locations(ast.Expression(_Swap(names).visit(fresh))), claim.site.file, "eval")
-
-    def holds(**swapped: object) -> bool:
-        return bool(eval(code, {**scope, **values, **swapped}))  # noqa: S307 - the site's code, as written
-
-    try:
-        if not holds():
-            return Verdict(opaque="its condition, read again, does not give what the claim recorded")
-        for name, value in values.items():
-            beside = tuple(v for n, v in values.items() if n != name)
-            for other in _others(value, beside):
-                if not holds(**{name: other}):
-                    return Verdict(figures=len(values))
-    except Exception:
-        return Verdict(figures=len(values))
-    if claim.structural:
-        return Verdict(figures=len(values))
-    shown = ", ".join(by_source)
-    return Verdict(refused=f"still holds with each id, kind or list it reads ({shown}) swapped alone for another: it "
-                           "states nothing its data could contradict. Compare it with something that can differ, or "
-                           "give fmt.claim(..., structural=\"why it is structural\")", figures=len(values))
+    verdict = swap_verdict(
+        cond, claim, _kind_pieces, _others,
+        "still holds with each id, kind or list it reads ({shown}) swapped alone for another: it states nothing its "
+        "data could contradict. Compare it with something that can differ, or give "
+        "fmt.claim(..., structural=\"why it is structural\")")
+    if verdict is not None:
+        return verdict
+    return Verdict(opaque="its condition reads no figure and no id, kind or list from data (a bool computed "
+                          "elsewhere)")
 
 
 class _Swap(ast.NodeTransformer):
@@ -473,8 +451,83 @@ class _Swap(ast.NodeTransformer):
         return super().visit(node)
 
 
-def _number(x: object) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool)
+def _scaled(value: object, beside: tuple[object, ...] = ()) -> list[object]:
+    """A figure's alternatives: it scaled by 0.1 and by 10 (`SCALES`); none for what is not a number (a bool is
+    not)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return []
+    return [value * k for k in SCALES]
+
+
+Alternatives = Callable[[object, tuple[object, ...]], list[object]]
+"""The values one piece of a claim is swapped for, given its value and the values of the claim's other pieces: none
+when the piece is not one this reading varies."""
+
+
+def swap_verdict(cond: ast.expr, claim: Claim, find: Callable[[ast.expr, list[ast.expr]], None],
+                 alternatives: Alternatives, refusal: str) -> Verdict | None:
+    """The reading behind `scale_verdict` and `kind_verdict`: the pieces `find` collects from `cond` that have
+    `alternatives` (the same piece written twice is one piece, swapped in both places), each swapped alone for each
+    of its alternatives, and the condition evaluated again in the scope `claim` was made in.
+
+    It can fail if one swap evaluates and does not hold. A swap whose evaluation raises (a string where arithmetic
+    wants a number, a float where an index or a shift wants an int) is no reading: it shows neither that the claim
+    can fail nor that it cannot. So the claim is refused (`refusal`, `{shown}` naming its pieces) only if every swap
+    evaluates and holds, unless it is structural; if a swap raised and none broke it, or the condition as written
+    raises, it is opaque (`Verdict.raised`): read otherwise, or refused as a claim no reading can break. None when
+    `cond` has no piece with alternatives."""
+    if claim.site is None:
+        return Verdict(opaque="no call site")
+    scope = dict(claim.site.scope)
+    fresh = ast.parse(ast.unparse(cond), mode="eval").body  # a copy to rewrite
+    pieces: list[ast.expr] = []
+    find(fresh, pieces)
+    by_source: dict[str, str] = {}  # a piece's source -> its name: the same piece twice is one piece
+    names: dict[int, str] = {}
+    values: dict[str, object] = {}
+    for piece in pieces:
+        text = ast.unparse(piece)
+        if text not in by_source:
+            try:
+                value = eval(compile(ast.Expression(piece), claim.site.file, "eval"), scope)  # noqa: S307 - the site's code
+            except Exception:  # noqa: S112 - a piece that needs a comprehension's variable is logic
+                continue
+            if not alternatives(value, ()):
+                continue
+            by_source[text] = f"__piece_{len(by_source)}"
+            values[by_source[text]] = value
+        names[id(piece)] = by_source[text]
+    if not values:
+        return None
+    code = compile(ast.fix_missing_locations(ast.Expression(_Swap(names).visit(fresh))), claim.site.file, "eval")
+
+    def holds(**swapped: object) -> bool:
+        return bool(eval(code, {**scope, **values, **swapped}))  # noqa: S307 - the site's code, as written
+
+    try:
+        as_written = holds()
+    except Exception as e:  # whatever it raises, the condition could not be read again
+        return Verdict(opaque=f"its condition, read again as written, raised {type(e).__name__}: {str(e)[:120]}",
+                       figures=len(values), raised=True)
+    if not as_written:
+        return Verdict(opaque="its condition, read again, does not give what the claim recorded")
+    source = {name: text for text, name in by_source.items()}
+    raised: dict[str, str] = {}  # a piece's source -> what its first swap that raised raised
+    for name, value in values.items():
+        beside = tuple(v for n, v in values.items() if n != name)
+        for other in alternatives(value, beside):
+            try:
+                if not holds(**{name: other}):
+                    return Verdict(figures=len(values))
+            except Exception as e:  # no reading, whatever it raised
+                raised.setdefault(source[name], f"{type(e).__name__}: {str(e)[:120]}")
+    if raised:
+        shown = "; ".join(f"{text}: {error}" for text, error in raised.items())
+        return Verdict(opaque=f"its condition raised when read again with a piece swapped ({shown}), and no swap "
+                              "that could be read broke it", figures=len(values), raised=True)
+    if claim.structural:
+        return Verdict(figures=len(values))
+    return Verdict(refused=refusal.format(shown=", ".join(by_source)), figures=len(values))
 
 
 def scale_verdict(cond: ast.expr, claim: Claim, *, expand_engine: bool = True) -> Verdict:
@@ -483,50 +536,16 @@ def scale_verdict(cond: ast.expr, claim: Claim, *, expand_engine: bool = True) -
     (`inline_engine_properties`), whose figures are then scaled."""
     if claim.site is None:
         return Verdict(opaque="no call site")
-    scope = dict(claim.site.scope)
-    fresh = ast.parse(ast.unparse(cond), mode="eval").body  # a copy to rewrite
-    pieces: list[ast.expr] = []
-    _figures(fresh, False, pieces)
-    by_source: dict[str, str] = {}  # a piece's source -> its figure's name: the same piece twice is one figure
-    names: dict[int, str] = {}
-    values: dict[str, float] = {}
-    for piece in pieces:
-        text = ast.unparse(piece)
-        if text not in by_source:
-            try:
-                value = eval(compile(ast.Expression(piece), claim.site.file, "eval"), scope)  # noqa: S307 - the site's code
-            except Exception:  # noqa: S112 - a piece that needs a comprehension's variable is logic, not a figure
-                continue
-            if not _number(value):
-                continue
-            by_source[text] = f"__figure_{len(by_source)}"
-            values[by_source[text]] = value
-        names[id(piece)] = by_source[text]
-    if not values:
-        if expand_engine:
-            expanded = inline_engine_properties(cond, scope, claim.site.file)
-            if expanded is not None:
-                return scale_verdict(expanded[0], replace(claim, site=replace(claim.site, scope=expanded[1])),
-                                     expand_engine=False)
-        return Verdict(opaque="its condition compares no figure (a bool computed elsewhere)")
-    tree = ast.fix_missing_locations(ast.Expression(_Swap(names).visit(fresh)))
-    code = compile(tree, claim.site.file, "eval")
-
-    def holds(**scaled: float) -> bool:
-        return bool(eval(code, {**scope, **values, **scaled}))  # noqa: S307 - the site's code, as written
-
-    try:
-        if not holds():
-            return Verdict(opaque="its condition, read again, does not give what the claim recorded")
-        for name, value in values.items():
-            for k in SCALES:
-                if not holds(**{name: value * k}):
-                    return Verdict(figures=len(values))
-    except Exception:
-        return Verdict(figures=len(values))
-    if claim.structural:
-        return Verdict(figures=len(values))
-    shown = ", ".join(by_source)
-    return Verdict(refused=f"still holds with each of its figures ({shown}) scaled alone by 0.1 and by 10: it states "
-                           "nothing its data could contradict. Compare it with a threshold that can fail, or give "
-                           "fmt.claim(..., structural=\"why it is structural\")", figures=len(values))
+    verdict = swap_verdict(
+        cond, claim, lambda node, out: _figures(node, False, out), _scaled,
+        "still holds with each of its figures ({shown}) scaled alone by 0.1 and by 10: it states nothing its data "
+        "could contradict. Compare it with a threshold that can fail, or give "
+        "fmt.claim(..., structural=\"why it is structural\")")
+    if verdict is not None:
+        return verdict
+    if expand_engine:
+        expanded = inline_engine_properties(cond, dict(claim.site.scope), claim.site.file)
+        if expanded is not None:
+            return scale_verdict(expanded[0], replace(claim, site=replace(claim.site, scope=expanded[1])),
+                                 expand_engine=False)
+    return Verdict(opaque="its condition compares no figure (a bool computed elsewhere)")

@@ -5,10 +5,20 @@ made by hand were published as checked."""
 from __future__ import annotations
 
 import ast
+from decimal import Decimal
 
 import markdown
 
-from snippets.build.claims import ClaimChecker, inline_engine_properties
+from snippets.build.claims import (
+    ClaimChecker,
+    _figures,
+    _kind_pieces,
+    _others,
+    _scaled,
+    inline_engine_properties,
+    scale_verdict,
+    swap_verdict,
+)
 from snippets.build.computed import ComputedExtension, Pages
 from snippets.data import Catalog
 from snippets.data.export import engine_catalog
@@ -122,3 +132,45 @@ def test_an_engine_property_is_replaced_by_what_it_returns(catalog: Catalog) -> 
     assert ".ceil(" in text and ".tp" in text and ".node.gpus" in text and "fits_one_node" not in text, text
     assert eval(compile(ast.Expression(expanded[0]), "x", "eval"), expanded[1]) is False  # noqa: S307 - the test's own
     assert inline_engine_properties(ast.parse("flag", mode="eval").body, {"flag": True}, __file__) is None
+
+
+def _as_written(c: Claim) -> ast.expr:
+    cond = ClaimChecker().condition(c)
+    assert cond is not None
+    return cond
+
+
+def test_one_swap_reading_for_both_kinds_of_alternative() -> None:
+    """Issue 25: scaling figures and swapping ids are one reading (`swap_verdict`) given how a piece's alternatives
+    are made; it refuses what no alternative breaks and accepts what one does, under either."""
+    a, b, compute, stored = 20.0, 10.0, "bf16", "fp8"
+    readings = {"scaled": (lambda node, out: _figures(node, False, out), _scaled), "kinds": (_kind_pieces, _others)}
+    cases = {"scaled": (fmt.claim(a == a, "same"), fmt.claim(a > b, "a > b")),
+             "kinds": (fmt.claim(compute == compute, "same format"), fmt.claim(compute != stored, "converted"))}
+    for kind, (find, alternatives) in readings.items():
+        never, can = cases[kind]
+        v = swap_verdict(_as_written(never), never, find, alternatives, "no {shown} breaks it")
+        assert v is not None and v.refused == ("no a breaks it" if kind == "scaled" else "no compute breaks it"), v
+        v = swap_verdict(_as_written(can), can, find, alternatives, "no {shown} breaks it")
+        assert v is not None and v.refused is None and v.opaque is None and v.figures == 2, (kind, v)
+    flag = True  # a bool has no alternative under either: not this reading's
+    c = fmt.claim(flag, "a bool")
+    assert all(swap_verdict(_as_written(c), c, f, alt, "{shown}") is None for f, alt in readings.values())
+
+
+def test_a_claim_whose_every_reading_raises_is_not_accepted() -> None:
+    """A swap whose evaluation raises shows nothing. Before, the first one that raised counted as "the claim can
+    fail": `price > 1` over a Decimal (which neither scales nor has another value of its kind: each swap raises
+    TypeError) was published as checked, and so was a shift or a string repeat whose scaled count is a float."""
+    price = Decimal("2.5")
+    v = ClaimChecker().verdict(fmt.claim(price > 1, "above one"))
+    assert v.refused is not None and "could not be read again" in v.refused and "TypeError" in v.refused, v
+    assert ClaimChecker().verdict(fmt.claim(price > 1, "x", structural="a price, not a size")).refused is None
+    n, x = 4, 3.0
+    for c in (fmt.claim(n << 1 == 8, "shifted"), fmt.claim("ab" * n == "abababab", "repeated"),
+              fmt.claim("ab" * n == "abababab" and x >= 0, "the only figure that reads holds however scaled")):
+        v = scale_verdict(_as_written(c), c)
+        assert v.raised and v.opaque is not None and v.refused is None and "TypeError" in v.opaque, (c.basis, v)
+    c = fmt.claim("ab" * n == "abababab" and x > 1, "one figure raises, another breaks it")
+    v = scale_verdict(_as_written(c), c)
+    assert v.refused is None and v.opaque is None and not v.raised, v
