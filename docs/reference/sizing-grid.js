@@ -12,8 +12,11 @@
   function key(row, col) {
     var cell = row.cells[col];
     var fig = cell.querySelector(".sa-fig");
-    if (fig) { return { num: true, v: parseFloat(fig.getAttribute("data-value")) }; }
-    return { num: false, v: cell.textContent.trim().toLowerCase() };
+    var text = cell.textContent.trim();
+    // a cell that is one figure sorts by its value; words with figures in them (the configuration at the
+    // target: workers, requests in flight, GPUs) sort by their text, as any text cell
+    if (fig && fig.textContent.trim() === text) { return { num: true, v: parseFloat(fig.getAttribute("data-value")) }; }
+    return { num: false, v: text.toLowerCase() };
   }
 
   // Each header's text goes inside a button, so the keyboard (Tab, then Enter or Space) and

@@ -15,15 +15,16 @@ from snippets.engine.memory import (
     BYTES_16BIT,
     NO_KV_MEMORY,
     GpuMemory,
+    decode_kv_read,
     estimated_max_model_len,
     gpu_memory,
     kv_bytes_per_sequence,
-    kv_bytes_per_token_per_gpu,
     kv_refusal_message,
     stage_memories,
     stage_weights,
     weight_bytes,
 )
+from snippets.engine.params import experts_touched
 from snippets.engine.specs import (
     ChipSpec,
     EngineCatalog,
@@ -368,17 +369,13 @@ class Deployment:
         """Bytes the GPUs of one stage after another read in one decode step of `batch` sequences at the scenario's
         context: the busiest GPU of each stage, summed over stages (a token passes them in turn)."""
         arch = self.setting.model.arch
-        moe = arch.moe
-        touched = 1.0
-        if moe is not None:  # expected share of experts a step's tokens route to
-            touched = 1 - (1 - moe.active_experts / moe.experts) ** batch
+        touched = experts_touched(arch, batch)  # expected share of experts a step's tokens route to
         ctx, kvb = self.setting.scenario.context_tokens, self.setting.kv_precision.bytes_per_param
         total = 0.0
         for st in stage_weights(arch, self.setting.precision, self.layout):
             read = st.total - st.expert_bytes * (1 - touched)
-            kv = kv_bytes_per_token_per_gpu(arch, st.layers, self.layout.tp, kvb, context_tokens=ctx,
-                                            first_layer=st.first_layer) * ctx
-            total += read + kv * batch
+            total += read + decode_kv_read(arch, st.layers, self.layout.tp, kvb, ctx, batch,
+                                           first_layer=st.first_layer)
         return total
 
     @property

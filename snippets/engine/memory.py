@@ -176,6 +176,15 @@ def kv_bytes_per_token_per_gpu(arch: ArchLike, layers: int, tp: int, kv_bytes_pe
     return 2 * full * kv_heads_per_gpu(arch.kv_heads, tp) * arch.head_dim * kv_bytes_per_elem
 
 
+def decode_kv_read(arch: ArchLike, layers: int, tp: int, kv_bytes_per_elem: float, context_tokens: float,
+                   seqs: float = 1, *, first_layer: int = 0) -> float:
+    """KV-cache bytes one decode step reads on one GPU holding `layers` layers (from block `first_layer`) of a TP
+    group: each of `seqs` sequences reads every cached token of its context of `context_tokens` tokens (a
+    sliding-window layer at most its window: `kv_bytes_per_token_per_gpu` averaged over the context)."""
+    return kv_bytes_per_token_per_gpu(arch, layers, tp, kv_bytes_per_elem, context_tokens=context_tokens,
+                                      first_layer=first_layer) * context_tokens * seqs
+
+
 def paged_tokens(tokens: int, block: int) -> int:
     """Tokens a sequence's cache occupies in whole blocks of `block` tokens."""
     return math.ceil(tokens / block) * block

@@ -118,6 +118,34 @@ class Targets:
         return out
 
 
+Word = str | tuple[str, int]
+"""A piece of a configuration's words (`configuration_words`): text, or a count by its key."""
+COUNTS = ("prefill_workers", "decode_workers", "in_flight")
+"""The keys of a configuration's counts: its prefill and decode workers (disaggregated), and the requests in flight
+on the replica (aggregated) or on each decode worker (disaggregated)."""
+
+
+def configuration_words(mode: str, layout: str, in_flight: int, *, prefill_layout: str = "",
+                        prefill_workers: int = 0, decode_workers: int = 0, speculation: str = "") -> tuple[Word, ...]:
+    """A configuration in words, each count apart as (key, count) so a page can show it as a figure; `layout` is the
+    replica's (aggregated) or the decode workers' layout, `in_flight` the requests in flight on the replica or on
+    each decode worker, `speculation` the draft's label (`Speculation.label`, "" without one)."""
+    spec: tuple[Word, ...] = (f", speculative ({speculation})",) if speculation else ()
+    requests = " request in flight" if in_flight == 1 else " requests in flight"
+    if mode == "aggregated":
+        return ("aggregated ", layout, ", ", ("in_flight", in_flight), requests, *spec)
+    if mode != "disaggregated":
+        raise ValueError(f"a configuration is aggregated or disaggregated, not {mode!r}")
+    return ("disaggregated ", ("prefill_workers", prefill_workers), f" × {prefill_layout} prefill, ",
+            ("decode_workers", decode_workers), f" × {layout} decode, ", ("in_flight", in_flight),
+            f"{requests} on each decode worker", *spec)
+
+
+def words_text(words: Iterable[Word]) -> str:
+    """A configuration's words as plain text, each count with thousands separators (1,024)."""
+    return "".join(w if isinstance(w, str) else f"{w[1]:,}" for w in words)
+
+
 @dataclass(frozen=True)
 class Point:
     """One configuration and what the serving layer predicts for it."""
@@ -197,14 +225,22 @@ class Point:
         return None if p is None else p * self.gpu_hours_per_mtok
 
     @property
-    def label(self) -> str:
+    def words(self) -> tuple[Word, ...]:
+        """The configuration in words, its counts apart (`configuration_words`): pages show each as a figure."""
         p = self.prediction
-        spec = "" if self.speculation is None else f", speculative ({self.speculation.label})"
+        spec = "" if self.speculation is None else self.speculation.label
         if isinstance(p, Prediction):
-            return f"aggregated {self.layout.label}, {p.in_flight} in flight{spec}"
+            return configuration_words(self.mode, self.layout.label, p.in_flight, speculation=spec)
         assert self.prefill_layout is not None  # noqa: S101 - a disaggregated point has one
-        return (f"disaggregated {p.prefill_workers} × {self.prefill_layout.label} prefill, {p.decode_workers} × "
-                f"{self.layout.label} decode at {p.decode.batch} each{spec}")
+        return configuration_words(self.mode, self.layout.label, p.decode.batch,
+                                   prefill_layout=self.prefill_layout.label, prefill_workers=p.prefill_workers,
+                                   decode_workers=p.decode_workers, speculation=spec)
+
+    @property
+    def label(self) -> str:
+        """The configuration in words, as plain text (the command line, the calculator, the sizing records):
+        "disaggregated 6 × TP4 prefill, 7 × TP8 decode, 409 requests in flight on each decode worker"."""
+        return words_text(self.words)
 
     def as_dict(self) -> dict[str, Any]:
         """The point as the command line prints it."""

@@ -38,7 +38,7 @@ from snippets.engine.deployment import Deployment
 from snippets.engine.layout import Layout, experts_per_gpu, kv_heads_per_gpu, pp_partition
 from snippets.engine.memory import kv_bytes_per_token_per_gpu
 from snippets.engine.ops import Op
-from snippets.engine.params import cached_layers, moe_layers, sliding_layers
+from snippets.engine.params import cached_layers, experts_touched, moe_layers, sliding_layers
 from snippets.engine.specs import ArchLike, TimeModelSpec
 from snippets.engine.topology import Link, group_link
 
@@ -427,7 +427,7 @@ def _moe_ops(p: Prep, local: float, tokens: float, ar: coll.Collective, wf: floa
     # the tokens the experts of one GPU serve: all of the group's (without DP attention every rank holds every
     # token; with it, the dispatch brings every rank's tokens to the ranks of their experts)
     served = tokens if lay.dp > 1 else local
-    touched = 1 - (1 - k / e) ** max(served, 1.0)
+    touched = experts_touched(arch, max(served, 1.0))
     if lay.ep > 1:
         held = experts_per_gpu(e, lay.ep)
         assignments = served * k / lay.ep

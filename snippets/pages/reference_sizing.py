@@ -21,7 +21,7 @@ from snippets.data import Catalog, Price
 from snippets.engine import Deployment, NoLayout, UnsupportedFormat
 from snippets.engine.deployment import as_shipped
 from snippets.engine.memory import BYTES_16BIT, weight_bytes
-from snippets.engine.search import MAX_NODES, Search, at_scenario
+from snippets.engine.search import MAX_NODES, Search, Word, at_scenario, configuration_words
 from snippets.engine.timing import Prediction, predict
 from snippets.pages import units
 from snippets.pages.base import Page
@@ -219,7 +219,17 @@ def target_cells(t: dict[str, Any] | None) -> list[fmt.Cell]:
     usd = t["usd_per_mtok_output"]
     cost: fmt.Cell = "no price" if usd is None else fmt.Figure(
         usd["value"], "USD/Mtok", f"${usd['value']:,.2f}", f"output tokens, {t['configuration']}, {t['gpus']} GPUs")
-    return [f"{t['configuration']} ({t['gpus']:,} GPUs)", cost]
+    config = units.configuration(target_words(t))
+    return [fmt.Phrase((*config.parts, " (", ("gpus", fmt.count(t["gpus"])), " GPUs)")), cost]
+
+
+def target_words(t: dict[str, Any]) -> tuple[Word, ...]:
+    """A record's configuration at the target (`at_target`, met) in the engine's words, from the record's fields."""
+    if t["mode"] == "aggregated":
+        return configuration_words(t["mode"], t["layout_label"], t["in_flight"])
+    return configuration_words(t["mode"], t["layout_label"], t["decode_batch"],
+                               prefill_layout=t["prefill_layout_label"], prefill_workers=t["prefill_workers"],
+                               decode_workers=t["decode_workers"])
 
 
 def target_note(cat: Catalog) -> str:
@@ -269,15 +279,20 @@ def at_target(s: Search | None) -> dict[str, Any] | None:
         return out
     z = b.as_dict()
     out.update({
-        "mode": b.mode, "configuration": b.label, "layout": z["layout"], "gpus": b.gpus,
+        "mode": b.mode, "configuration": b.label, "layout": z["layout"], "layout_label": b.layout.label, "gpus": b.gpus,
         "rented_gpus": b.rented_gpus, "concurrency": b.concurrency,
         "ttft": quantity(b.ttft_s * 1e3, "ms"), "tpot": quantity(b.tpot_s * 1e3, "ms"),
         "output_tokens_per_s_per_gpu": quantity(b.per_gpu, "tokens/s/GPU"),
         "usd_per_mtok_output": None if b.usd_per_mtok is None else quantity(b.usd_per_mtok, "USD/Mtok"),
     })
+    if b.speculation is not None:  # the search at a scenario takes none, and `target_words` carries no draft
+        raise ValueError(f"the sizing grid shows no speculative configuration ({b.label})")
     if b.mode == "disaggregated":
+        assert b.prefill_layout is not None  # noqa: S101 - a disaggregated point has one
         out.update({k: z[k] for k in ("prefill_layout", "decode_layout", "prefill_workers", "decode_workers",
-                                      "decode_batch")})
+                                      "decode_batch")}, prefill_layout_label=b.prefill_layout.label)
+    else:
+        out["in_flight"] = z["in_flight"]
     return out
 
 

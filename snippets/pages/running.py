@@ -3,8 +3,9 @@
 The example is one model in one precision served to one scenario of `data/scenarios.yaml` (its request shape and
 its latency target): `SCENARIO`, `MODEL`, `PRECISION`. The banner names it, with what the engine's search picks for
 it on the scenario's node (`snippets.engine.search.at_scenario`, the cheapest configuration meeting the target),
-and says in one sentence where the page departs from it. This module computes nothing the engine does not: it
-reads the scenario and asks the engine.
+and says in one sentence where the page departs from it. The pick is in the engine's words (`Point.words`), each of
+its counts a figure (`running.config.<key>`: its workers and requests in flight). This module computes nothing the
+engine does not: it reads the scenario and asks the engine.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from snippets.engine.search import at_scenario
 from snippets.pages.base import Page
 from snippets.pages.scenario import SCENARIO as REFERENCE
 from snippets.pages.scenario import SERVING, reference
-from snippets.pages.units import ms
+from snippets.pages.units import configuration, ms
 from snippets.render import fmt
 from snippets.render.fmt import Figure
 
@@ -50,11 +51,11 @@ class RunningExample(Page):
         self.gpu = s.setting.chip.name
         best = s.best
         if best is None:
-            self.config = ""
+            self.config: fmt.Phrase | None = None
             self.why = s.why.text if s.why is not None else "no configuration serves it"
             return
         self.why = ""
-        self.config = best.label
+        self.config = configuration(best.words)
         self.gpus = fmt.count(best.gpus)
 
 
@@ -156,8 +157,8 @@ def banner(cat: Catalog, page: str) -> str:
     example = (f"**Running example:** {fmt.escape_markdown(x.model)} in {fmt.escape_markdown(x.precision)}, "
                f"{h(x.n_in, 'running.n_in')} tokens in / {h(x.n_out, 'running.n_out')} out, TTFT ≤ "
                f"{h(x.ttft_target, 'running.ttft_target')}, TPOT ≤ {h(x.tpot_target, 'running.tpot_target')}")
-    if x.config:
-        pick = (f"on the {fmt.escape_markdown(x.gpu)} the engine's cheapest pick is **{fmt.escape_markdown(x.config)}**, "
+    if x.config is not None:
+        pick = (f"on the {fmt.escape_markdown(x.gpu)} the engine's cheapest pick is **{x.config.markdown('running.config')}**, "
                 f"{h(x.gpus, 'running.gpus')} GPUs.")
     else:
         pick = f"on the {fmt.escape_markdown(x.gpu)} no configuration meets it: {fmt.escape_markdown(x.why)}."

@@ -3,7 +3,10 @@ page's `ms(...)` and another's print the same way; a page with its own rounding 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from snippets.engine.deployment import Deployment
+from snippets.engine.search import Word
 from snippets.engine.specs import MONTHS, ChipSpec, PriceSpec
 from snippets.render import fmt
 from snippets.render.fmt import Figure
@@ -96,3 +99,13 @@ def gpu_label(chip: ChipSpec | str, vendors: tuple[str, ...] = NVIDIA, *, bare: 
     for vendor in vendors:
         name = name.replace(vendor, "")
     return name.split(" (")[0] if bare else name
+
+
+WORD_UNITS = {"prefill_workers": "workers", "decode_workers": "workers", "in_flight": "requests"}
+"""The unit of each count of a configuration's words (`snippets.engine.search.COUNTS`)."""
+
+
+def configuration(words: Iterable[Word]) -> fmt.Phrase:
+    """A configuration in the engine's words (`Point.words`, `configuration_words`), each count a figure under its
+    key: "disaggregated 6 × TP4 prefill, 7 × TP8 decode, 409 requests in flight on each decode worker"."""
+    return fmt.Phrase(tuple(w if isinstance(w, str) else (w[0], fmt.count(w[1], WORD_UNITS[w[0]])) for w in words))

@@ -212,7 +212,40 @@ def link(text: str, url: str, title: str = "") -> Md:
     return Md(f"[{escape_markdown(text)}]({href}{shown_title})")
 
 
-Cell = Figure | str
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """Words with figures in them ("2 × TP4 prefill, 3 × TP8 decode, 409 requests in flight on each decode
+    worker"): a table cell, or a stretch of a block's text, whose counts a reader can follow as figures. Each part
+    is text (plain: escaped where it is written, for it may hold data) or a figure under a key; a figure's span is
+    named `<name>.<key>`, `<name>` being its cell's (`table`, `html_table`) or the one `markdown` or `html` is
+    given."""
+
+    parts: tuple[str | tuple[str, Figure], ...]
+
+    def __post_init__(self) -> None:
+        keys = [p[0] for p in self.parts if not isinstance(p, str)]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"a phrase's figures need keys of their own, not {keys}")
+
+    @property
+    def text(self) -> str:
+        """What the reader sees, as plain text."""
+        return "".join(p if isinstance(p, str) else p[1].text for p in self.parts)
+
+    def render(self, name: str, escape: Callable[[str], str]) -> str:
+        """Its text through `escape`, its figures as spans named `<name>.<key>`."""
+        return "".join(escape(p) if isinstance(p, str) else fig_html(p[1], f"{name}.{p[0]}") for p in self.parts)
+
+    def markdown(self, name: str) -> str:
+        """For a block's Markdown: its text escaped as literal Markdown (`escape_markdown`)."""
+        return self.render(name, escape_markdown)
+
+    def html(self, name: str) -> str:
+        """For HTML: its text HTML-escaped."""
+        return self.render(name, lambda t: html.escape(t, quote=False))
+
+
+Cell = Figure | str | Phrase
 
 
 def _cell_text(cell: Cell) -> str:
@@ -246,7 +279,8 @@ def _cells(
     out = []
     for label, row in zip(labels, rows, strict=True):
         out.append([
-            fig_html(cell, f"{name}[{label}][{header}]") if isinstance(cell, Figure) else text(cell)
+            fig_html(cell, f"{name}[{label}][{header}]") if isinstance(cell, Figure)
+            else cell.render(f"{name}[{label}][{header}]", text) if isinstance(cell, Phrase) else text(cell)
             for header, cell in zip(headers, row, strict=True)
         ])
     return align, out

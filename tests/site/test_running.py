@@ -77,6 +77,14 @@ def test_the_banner_names_the_engines_pick(built: Build, catalog: Catalog) -> No
     assert banner is not None
     assert s.best.label in banner.get_text()
     assert value(soup, "running.gpus") == s.best.gpus
+    # each count of the pick is a figure, the engine's: its workers and the requests in flight on each
+    counts = {f"running.config.{w[0]}": w[1] for w in s.best.words if not isinstance(w, str)}
+    assert {k for k in figures(soup) if k.startswith("running.config.")} == set(counts) and counts
+    for name, n in counts.items():
+        assert value(soup, name) == n and text(soup, name) == f"{n:,}"
+    pick = banner.select("strong")[1]  # the pick, in bold after "Running example:"
+    assert pick.get_text() == s.best.label and "each" not in pick.get_text().replace("on each decode worker", "")
+    assert pick.get_text().endswith("in flight" + (" on each decode worker" if s.best.mode == "disaggregated" else ""))
     # the pick meets the target the banner states
     assert s.best.ttft_s * 1e3 <= value(soup, "running.ttft_target")
     assert s.best.tpot_s * 1e3 <= value(soup, "running.tpot_target")

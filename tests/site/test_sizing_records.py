@@ -96,3 +96,34 @@ def test_the_page_shows_the_target_column(built: Build, recs) -> None:
     assert value(page, "target.met") == met
     body = page.select_one("article").get_text()
     assert "none: the time per token binds" in body
+
+
+@pytest.mark.parametrize("q", PICKED, ids=lambda q: "-".join(q))
+def test_the_target_cell_shows_the_records_counts_as_figures(built: Build, recs, catalog, q) -> None:
+    """The cheapest configuration at the target, in the engine's words (the record's `configuration`), its counts
+    figures a reader can follow: the workers, the requests in flight, the GPUs."""
+    page = built.page("reference/sizing/index.html")
+    t = recs[q]["at_target"]
+    cell = f"grid[{catalog.models[q[0]].name} · {catalog.precisions[q[1]].name} · {catalog.accelerators[q[2]].name}]"
+    cell += "[Cheapest at the target]"
+    shown = {k.removeprefix(cell + "."): v for k, v in figures(page).items() if k.startswith(cell + ".")}
+    if not t["met"]:
+        assert not shown
+        return
+    want = {"gpus": t["gpus"]}
+    if t["mode"] == "aggregated":
+        want["in_flight"] = t["in_flight"]
+    else:
+        want.update(prefill_workers=t["prefill_workers"], decode_workers=t["decode_workers"],
+                    in_flight=t["decode_batch"])
+    assert {k: float(v["data-value"]) for k, v in shown.items()} == want
+    td = shown["gpus"].find_parent("td")
+    assert td.get_text() == f"{t['configuration']} ({t['gpus']:,} GPUs)"
+    n = want["in_flight"]
+    assert f"{n:,} request{'s' * (n > 1)} in flight" in t["configuration"]
+
+
+def test_every_met_cell_has_its_gpus_as_a_figure(built: Build, recs) -> None:
+    page = built.page("reference/sizing/index.html")
+    gpus = [k for k in figures(page) if k.endswith("[Cheapest at the target].gpus")]
+    assert len(gpus) == sum(1 for r in recs.values() if r["at_target"] and r["at_target"]["met"])

@@ -96,6 +96,25 @@ def test_bad_tables_are_refused(render) -> None:
         render("t", HEADERS, ROWS, align="lrx")
 
 
+def test_a_phrase_is_escaped_text_with_named_figures() -> None:
+    """A phrase's text is escaped as the cell's text is (data may hold any character), its figures are spans named
+    after the cell's name and their keys, and its plain text reads as the reader sees it."""
+    phrase = fmt.Phrase(("<b>a</b> *x* | ", ("n", fmt.count(1024, "requests")), " then ", ("m", fmt.count(2))))
+    assert phrase.text == "<b>a</b> *x* | 1,024 then 2"
+    rows: list[list[fmt.Cell]] = [["r", phrase]]
+    for html in (fmt.html_table("t", ["Row", "Words"], rows),
+                 markdown.markdown(fmt.table("t", ["Row", "Words"], rows), extensions=["tables"])):
+        soup = BeautifulSoup(html, "html.parser")
+        cell = soup.select("td")[1]
+        assert cell.get_text() == phrase.text and not cell.find("b") and not cell.find("em")
+        spans = {s["data-name"]: (s.get_text(), s["data-value"], s["data-unit"]) for s in cell.select("span.sa-fig")}
+        assert spans == {"t[r][Words].n": ("1,024", "1024", "requests"), "t[r][Words].m": ("2", "2", "GPUs")}
+    md = BeautifulSoup(markdown.markdown(phrase.markdown("x"), extensions=["tables"]), "html.parser")  # the site's
+    assert md.get_text() == phrase.text and [s["data-name"] for s in md.select("span.sa-fig")] == ["x.n", "x.m"]
+    with pytest.raises(ValueError, match="keys of their own"):
+        fmt.Phrase((("n", fmt.count(1)), " and ", ("n", fmt.count(2))))
+
+
 def test_bullets_are_a_markdown_list() -> None:
     items = [fmt.Md("**A** (`x`): " + fmt.link("t", "https://example.com/")), fmt.Md("[page](../hbm.md)")]
     assert fmt.bullets(items) == "\n- **A** (`x`): [t](https://example.com/)\n- [page](../hbm.md)\n"

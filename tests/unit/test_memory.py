@@ -21,6 +21,7 @@ from snippets.engine.deployment import KVCacheRefused, as_shipped, auto_kv_preci
 from snippets.engine.layout import block_quant_problem, layout_problems
 from snippets.engine.memory import (
     activation_peak,
+    decode_kv_read,
     estimated_max_model_len,
     forward_peak_bytes,
     kv_bytes_per_sequence,
@@ -239,6 +240,19 @@ def test_chunked_attention_kv_read_at_decode(eng, context, full_equivalent):
     per_layer = 2 * 8 * 128 * 2  # a key and a value of 8 KV heads of 128, BF16, TP1
     assert kv_bytes_per_token_per_gpu(arch, 48, 1, 2.0, context_tokens=context) == pytest.approx(
         full_equivalent * per_layer)
+
+
+def test_decode_kv_read_by_hand(eng):
+    # Llama 3.1 70B: 80 layers, 8 KV heads of 128, a key and a value each, BF16. At TP8 each GPU holds one KV
+    # head: 2 x 80 x 1 x 128 x 2 = 40,960 bytes per token; four sequences of 2,048 tokens read 4 x 2,048 of them
+    arch = eng.models["llama-3.1-70b"].arch
+    assert decode_kv_read(arch, 80, 8, 2.0, 2048, 4) == 40960 * 2048 * 4 == 335_544_320
+    assert decode_kv_read(arch, 80, 2, 2.0, 2048) == 4 * 40960 * 2048  # TP2: four heads a GPU, one sequence
+    assert decode_kv_read(arch, 40, 8, 2.0, 2048, 4, first_layer=40) == 335_544_320 / 2  # a second stage's half
+    # Llama 4 Scout at 131,072 tokens: its 12 global layers read the whole context, its 36 chunked layers one chunk
+    # of 8,192 tokens; 4,096 bytes per layer and token (8 KV heads of 128, BF16, TP1)
+    scout = eng.models["llama-4-scout"].arch
+    assert decode_kv_read(scout, 48, 1, 2.0, 131072) == pytest.approx((12 * 131072 + 36 * 8192) * 4096)
 
 
 @pytest.mark.parametrize(("context", "chunked_tokens"), [

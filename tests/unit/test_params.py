@@ -8,6 +8,7 @@ from pydantic import ValidationError
 from snippets.data import Architecture, Model
 from snippets.engine.params import (
     attention_params,
+    experts_touched,
     kv_bytes_per_token,
     layer_norm_params,
     layer_params,
@@ -132,6 +133,22 @@ def test_qkv_bias_adds_only_qkv_widths(catalog) -> None:
     plain = a.model_copy(update={"qkv_bias": False})
     # Q 64 x 128 + K and V 8 x 128 each = 10,240 biases per layer
     assert attention_params(a) - attention_params(plain) == 10_240
+
+
+def test_experts_touched_by_hand(catalog) -> None:
+    # Mixtral 8x7B routes each token to 2 of 8 experts: an expert is missed by one token with probability 3/4
+    mixtral = catalog.models["mixtral-8x7b"].architecture
+    assert experts_touched(mixtral, 0) == 0.0
+    assert experts_touched(mixtral, 1) == 0.25
+    assert experts_touched(mixtral, 2) == 1 - 0.75**2 == 0.4375
+    assert experts_touched(mixtral, 4) == 1 - 81 / 256  # 0.68359375, exact in binary
+    # DeepSeek-V3, 8 of 256: one token touches 1/32 of them, 64 tokens 1 - (31/32)^64 = 86.9%
+    v3 = catalog.models["deepseek-v3"].architecture
+    assert experts_touched(v3, 1) == 1 / 32
+    assert experts_touched(v3, 64) == pytest.approx(0.868916, abs=1e-6)
+    assert experts_touched(v3, 1024) == pytest.approx(1.0, abs=1e-12)
+    # a dense model reads its one MLP whatever the batch
+    assert experts_touched(catalog.models["llama-3.1-70b"].architecture, 1) == 1.0
 
 
 def test_errors() -> None:

@@ -26,9 +26,11 @@ from snippets.engine.search import (
     _peak,
     at_scenario,
     concurrencies,
+    configuration_words,
     dominates,
     pareto,
     search,
+    words_text,
 )
 from snippets.engine.serving import (
     DisaggPrediction,
@@ -448,6 +450,40 @@ def test_search_points_are_what_predict_gives(h100_any):
         assert p.usd_per_mtok is not None and z.usd_per_mtok_output is not None
         assert p.usd_per_mtok == pytest.approx(z.usd_per_mtok_output, rel=1e-12)
     assert seen["aggregated"] and seen["disaggregated"]
+
+
+def test_a_points_words_carry_its_counts(h100_any):
+    """A point's configuration in words: its counts apart, as the prediction has them, and its plain label the
+    same words with each count written out."""
+    for p in [*h100_any.frontier, h100_any.best]:
+        assert p is not None
+        counts = {w[0]: w[1] for w in p.words if not isinstance(w, str)}
+        z = p.prediction
+        if isinstance(z, Prediction):
+            assert counts == {"in_flight": z.in_flight}
+            assert p.label == f"aggregated {p.layout.label}, {z.in_flight:,} request{'s' * (z.in_flight > 1)} in flight"
+        else:
+            assert p.prefill_layout is not None
+            assert counts == {"prefill_workers": z.prefill_workers, "decode_workers": z.decode_workers,
+                              "in_flight": z.decode.batch}
+            assert p.label == (f"disaggregated {z.prefill_workers} × {p.prefill_layout.label} prefill, "
+                               f"{z.decode_workers} × {p.layout.label} decode, {z.decode.batch:,} "
+                               f"request{'s' * (z.decode.batch > 1)} in flight on each decode worker")
+        assert words_text(p.words) == p.label
+
+
+def test_configuration_words_by_hand():
+    words = configuration_words("disaggregated", "TP8", 1024, prefill_layout="TP4", prefill_workers=6,
+                                decode_workers=7)
+    assert words_text(words) == ("disaggregated 6 × TP4 prefill, 7 × TP8 decode, 1,024 requests in flight on each "
+                                 "decode worker")
+    assert [w for w in words if not isinstance(w, str)] == [("prefill_workers", 6), ("decode_workers", 7),
+                                                            ("in_flight", 1024)]
+    agg = configuration_words("aggregated", "TP2-PP2", 64, speculation="EAGLE, k = 3, α = 0.7")
+    assert words_text(agg) == "aggregated TP2-PP2, 64 requests in flight, speculative (EAGLE, k = 3, α = 0.7)"
+    assert words_text(configuration_words("aggregated", "TP8", 1)) == "aggregated TP8, 1 request in flight"
+    with pytest.raises(ValueError, match="aggregated or disaggregated"):
+        configuration_words("any", "TP8", 1)
 
 
 def test_disaggregated_points_use_the_fewest_prefill_workers_that_keep_up():

@@ -11,9 +11,11 @@ import pytest
 from snippets.data import load
 from snippets.data.export import engine_catalog
 from snippets.engine.search import at_scenario
-from snippets.pages.reference_sizing import at_target, target
+from snippets.engine.serving import Prediction
+from snippets.pages.reference_sizing import at_target, target, target_cells, target_words
 from snippets.pages.scenario import reference
 from snippets.pages.sizing_records import records_csv
+from snippets.render import fmt
 
 TTFT_MS, TPOT_MS = 2000, 30  # data/scenarios.yaml, reference: AIConfigurator's default objective
 H100_PRICE = 3.99  # data/prices.yaml, site_uses: Lambda, whole 8-GPU instances (Sep 2026)
@@ -34,6 +36,23 @@ def test_a_record_at_the_target_is_the_engines_search_and_its_rent() -> None:
     assert t["rented_gpus"] == rented
     per_s = t["output_tokens_per_s_per_gpu"]["value"] * g
     assert t["usd_per_mtok_output"]["value"] == pytest.approx(rented * H100_PRICE / (per_s * 3600) * 1e6)
+
+
+@pytest.mark.parametrize(("model", "mode"), [("llama-3.1-70b", "disaggregated"), ("llama-3.1-8b", "aggregated")])
+def test_the_target_cell_is_the_engines_words_with_its_counts_as_figures(model, mode) -> None:
+    """The grid's target cell is built from the record's fields (the build's worker processes hand the page records,
+    not points): the engine's words for its best point, each count a figure, and its GPUs."""
+    s = target(reference(CAT), model, "fp8", "h100-sxm")
+    assert s is not None and s.best is not None and s.best.mode == mode  # both modes checked
+    t = at_target(s)
+    assert t is not None and target_words(t) == s.best.words
+    cell, _ = target_cells(t)
+    assert isinstance(cell, fmt.Phrase) and cell.text == f"{s.best.label} ({s.best.gpus:,} GPUs)"
+    figs = {k: f.value for k, f in (p for p in cell.parts if not isinstance(p, str))}
+    z = s.best.prediction
+    want = ({"in_flight": z.in_flight} if isinstance(z, Prediction) else
+            {"prefill_workers": z.prefill_workers, "decode_workers": z.decode_workers, "in_flight": z.decode.batch})
+    assert figs == {**want, "gpus": s.best.gpus}
 
 
 def test_a_record_that_misses_says_which_target_binds() -> None:

@@ -2,11 +2,11 @@
 
 Every deployment is the engine's (`snippets.pages.scenario.reference`, `deploy`, `feasible`); every byte and
 second is the engine's `step` and `predict` (`snippets.engine.step`, `snippets.engine.serving`), with the
-engine's links (`topology.group_link`) and collectives (`collectives.alltoall`, `allreduce`). What this module
-adds, as page helpers the engine does not offer (flagged for the engine's owners):
+engine's links (`topology.group_link`) and collectives (`collectives.alltoall`, `allreduce`); the share of
+experts a batch touches is `params.experts_touched` and the KV cache a decode step reads `memory.decode_kv_read`
+(`kv_read` gives it the page's deployment). What this module adds, as page helpers the engine does not offer
+(flagged for the engine's owners):
 
-- `touched_share`: the expected share of a layer's routed experts a batch of `b` tokens routes to,
-  1 − (1 − k/E)^b (uniform, independent routing), the same expression the engine's step uses inside;
 - `weights_read`: the weight bytes of one decode step, the step's bytes less the KV cache it reads (the engine
   reports the two only summed);
 - `a2a_bytes_per_token`: what one token's combine brings back in one layer (its k experts' outputs, in BF16);
@@ -47,7 +47,6 @@ from snippets.pages.moe.common import (
     mb,
     seqs,
     tok_s,
-    touched_share,
     weights_read,
 )
 from snippets.pages.moe.page import (
@@ -122,7 +121,6 @@ __all__ = [
     "smallest_tp_only",
     "sources",
     "tok_s",
-    "touched_share",
     "weights_read",
     "why_more",
     "worked_example",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from snippets.engine import Deployment, Layout
-from snippets.engine.memory import kv_bytes_per_token_per_gpu
+from snippets.engine.memory import decode_kv_read
 from snippets.engine.ops import ACTIVATION_BYTES
 from snippets.engine.specs import ArchLike, ChipSpec
 from snippets.engine.step import step
@@ -74,22 +74,14 @@ def gpu_label(chip: ChipSpec) -> str:
     return units.gpu_label(chip, units.VENDORS)
 
 
-# --------------------------------------------------------------------------- page helpers (not in the engine)
-
-def touched_share(arch: ArchLike, tokens: int) -> float:
-    """Expected share of a layer's routed experts that `tokens` tokens route to: 1 − (1 − k/E)^b."""
-    moe = arch.moe
-    if moe is None:
-        return 1.0
-    return 1 - (1 - moe.active_experts / moe.experts) ** tokens
-
+# --------------------------------------------------------------------------- page helpers
 
 def kv_read(d: Deployment, batch: int, context: float) -> float:
-    """KV-cache bytes one decode step of `batch` sequences at `context` reads on the busiest GPU (one stage)."""
+    """KV-cache bytes one decode step of `batch` sequences at `context` reads on the busiest GPU (one stage): the
+    engine's `decode_kv_read` for the sequences one data-parallel attention rank holds."""
     s = d.setting
     arch = s.model.arch
-    return kv_bytes_per_token_per_gpu(arch, arch.layers, d.layout.tp, s.kv_precision.bytes_per_param,
-                                      context_tokens=context) * context * batch / d.layout.dp
+    return decode_kv_read(arch, arch.layers, d.layout.tp, s.kv_precision.bytes_per_param, context, batch) / d.layout.dp
 
 
 def weights_read(d: Deployment, batch: int) -> float:

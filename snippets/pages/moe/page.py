@@ -8,7 +8,7 @@ from snippets.engine.collectives import allreduce
 from snippets.engine.layout import experts_per_gpu
 from snippets.engine.memory import stage_weights
 from snippets.engine.ops import ACTIVATION_BYTES
-from snippets.engine.params import moe_layers
+from snippets.engine.params import experts_touched, moe_layers
 from snippets.engine.step import FP8_DISPATCH_BYTES, step
 from snippets.engine.topology import group_link
 from snippets.pages import running
@@ -40,7 +40,6 @@ from snippets.pages.moe.common import (
     mb,
     seqs,
     tok_s,
-    touched_share,
     weights_read,
 )
 from snippets.pages.moe.tables import (
@@ -103,7 +102,7 @@ class Worked:
         sw = stage_weights(arch, d.setting.precision, d.layout)[0]
         p = step(d, "decode", CONCURRENCY, CONTEXT)
         per_tok = a2a_bytes_per_token(arch)
-        t = touched_share(arch, CONCURRENCY)
+        t = experts_touched(arch, CONCURRENCY)
         self.layout = d.layout.label
         self.experts = fmt.count(moe.experts, "experts")
         self.experts_gpu = fmt.count(experts_per_gpu(moe.experts, d.layout.ep), "experts")
@@ -154,7 +153,7 @@ class MoePage(Page):
         held = d_ep.memory.weights
         read1, read_big = weights_read(d_ep, 1), weights_read(d_ep, BATCHES[-1])
         total_bytes = d_ep.weight_bytes
-        half = next(b for b in range(1, 1 << 16) if touched_share(arch, b) >= 0.5)
+        half = next(b for b in range(1, 1 << 16) if experts_touched(arch, b) >= 0.5)
 
         a2a = a2a_rows(r)
         nv8, nv72, net = a2a
@@ -319,7 +318,7 @@ class MoePage(Page):
         self.q_experts = fmt.count(qmoe.experts, "experts")
         self.q_k = fmt.count(qmoe.active_experts, "experts")
         self.q_batch = fmt.count(QUIZ_BATCH, "tokens")
-        self.q_touched = fmt.percent(touched_share(qarch, QUIZ_BATCH), 1)
+        self.q_touched = fmt.percent(experts_touched(qarch, QUIZ_BATCH), 1)
         self.q_hidden = fmt.count(qarch.hidden_size, "channels")
         self.q_tok_bytes = fmt.count(q_tok, "bytes", show_unit=True)
         self.q_layers = fmt.count(moe_layers(qarch), "layers")
@@ -329,7 +328,7 @@ class MoePage(Page):
         self.m_experts = fmt.count(mmoe.experts, "experts")
         self.m_k = fmt.count(mmoe.active_experts, "experts")
         self.m_batch = fmt.count(QUIZ_MIXTRAL_BATCH, "tokens")
-        self.m_touched = fmt.percent(touched_share(march, QUIZ_MIXTRAL_BATCH), 0)
+        self.m_touched = fmt.percent(experts_touched(march, QUIZ_MIXTRAL_BATCH), 0)
 
 
 namespace = MoePage.namespace_of

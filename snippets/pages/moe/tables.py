@@ -9,7 +9,7 @@ from snippets.data import Catalog
 from snippets.engine import Deployment, Layout, deploy, feasible, setting
 from snippets.engine.collectives import alltoall
 from snippets.engine.ops import ACTIVATION_BYTES
-from snippets.engine.params import moe_layers, total_params
+from snippets.engine.params import experts_touched, moe_layers, total_params
 from snippets.engine.serving import Prediction, predict
 from snippets.engine.step import FP8_DISPATCH_BYTES, step
 from snippets.engine.topology import Link, group_link
@@ -34,7 +34,6 @@ from snippets.pages.moe.common import (
     layouts,
     seqs,
     tok_s,
-    touched_share,
     weights_read,
 )
 from snippets.pages.scenario import Reference, reference
@@ -79,7 +78,7 @@ def reads_table(cat: Catalog) -> str:
     rows: list[list[fmt.Cell]] = []
     for b in BATCHES:
         w = weights_read(d, b)
-        rows.append([fmt.count(b, "tokens"), fmt.percent(touched_share(arch, b), 1), gb(w),
+        rows.append([fmt.count(b, "tokens"), fmt.percent(experts_touched(arch, b), 1), gb(w),
                      fmt.percent(w / held, 0), gb(w / b, 2)])
     return fmt.table("reads", ["Batch (tokens)", "Experts touched", "Weights read per GPU", "Of weights held",
                                "Per token"], rows)
