@@ -30,7 +30,7 @@ from markdown.util import AtomicString
 
 from snippets.build import syntax
 from snippets.build.claims import ClaimChecker
-from snippets.render.fmt import Claim, Figure, figure_attrs
+from snippets.render.fmt import Claim, Figure, Phrase, figure_attrs
 
 if TYPE_CHECKING:
     from snippets.data import Catalog
@@ -303,6 +303,22 @@ def figure_element(fig: Figure, name: str) -> etree.Element:
     return el
 
 
+def phrase_element(phrase: Phrase, name: str) -> etree.Element:
+    """Words with figures in them (`fmt.Phrase`): its text as text, each figure a span named `<name>.<key>`."""
+    el = etree.Element("span", {"class": "sa-text", "data-name": name})
+    last: etree.Element | None = None
+    for part in phrase.parts:
+        if isinstance(part, str):
+            if last is None:
+                el.text = AtomicString((el.text or "") + part)
+            else:
+                last.tail = AtomicString((last.tail or "") + part)
+            continue
+        last = figure_element(part[1], f"{name}.{part[0]}")
+        el.append(last)
+    return el
+
+
 class _ComputedProcessor(InlineProcessor):
     """An inline pattern that reads the build's page cursor and never reads an exec block's output."""
 
@@ -345,6 +361,10 @@ class ValueProcessor(_ComputedProcessor):
                 )
             el = figure_element(result, expr)
             state.figures.append({"name": expr, "value": result.value, "unit": result.unit, "text": result.text})
+        elif isinstance(result, Phrase):
+            el = phrase_element(result, expr)
+            for key, fig in (p for p in result.parts if not isinstance(p, str)):
+                state.figures.append({"name": f"{expr}.{key}", "value": fig.value, "unit": fig.unit, "text": fig.text})
         elif isinstance(result, str):
             el.set("class", "sa-text")
             el.set("data-name", expr)

@@ -14,8 +14,9 @@ from snippets.data import Catalog
 from snippets.engine import NoLayout
 from snippets.engine.search import MAX_NODES, Search, at_scenario
 from snippets.engine.timing import predict
+from snippets.pages import units
 from snippets.pages.base import Page
-from snippets.pages.latency_target import config, mtok
+from snippets.pages.latency_target import mtok
 from snippets.pages.scenario import SERVING
 from snippets.pages.sources import original
 from snippets.pages.units import ms
@@ -70,7 +71,7 @@ def target_table(cat: Catalog) -> str:
             body.append([*head, text, "—", "—", "—", "—"])
         else:
             b = s.best
-            body.append([*head, config(b), fmt.count(b.gpus), ms(b.ttft_s, 0), ms(b.tpot_s), mtok(b)])
+            body.append([*head, units.configuration(b.words), fmt.count(b.gpus), ms(b.ttft_s, 0), ms(b.tpot_s), mtok(b)])
     return fmt.html_table("at_target", ["Model", "Precision", "Cheapest configuration meeting the target", "GPUs",
                                         "TTFT", "TPOT", "$ per M output tokens"],
                           body, align="lllrrrr", names=[r.name for r in rows])

@@ -158,7 +158,7 @@ def banner(cat: Catalog, page: str) -> str:
                f"{h(x.n_in, 'running.n_in')} tokens in / {h(x.n_out, 'running.n_out')} out, TTFT ≤ "
                f"{h(x.ttft_target, 'running.ttft_target')}, TPOT ≤ {h(x.tpot_target, 'running.tpot_target')}")
     if x.config is not None:
-        pick = (f"on the {fmt.escape_markdown(x.gpu)} the engine's cheapest pick is **{x.config.markdown('running.config')}**, "
+        pick = (f"the engine's pick on the {fmt.escape_markdown(x.gpu)} is **{x.config.markdown('running.config')}**, "
                 f"{h(x.gpus, 'running.gpus')} GPUs.")
     else:
         pick = f"on the {fmt.escape_markdown(x.gpu)} no configuration meets it: {fmt.escape_markdown(x.why)}."

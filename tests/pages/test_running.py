@@ -52,7 +52,7 @@ def test_the_picks_counts_are_figures_of_the_engines(catalog: Catalog) -> None:
     else:
         assert spans == {"in&#95;flight": z.in_flight}
         assert f">{z.in_flight:,}</span> request{'s' * (z.in_flight > 1)} in flight**" in text
-    assert " each**" not in text and "at " not in text.split("cheapest pick is")[1].split("**")[1]
+    assert " each**" not in text and "at " not in text.split("engine's pick on the ")[1].split("**")[1]
 
 
 @pytest.mark.parametrize("page", PAGES)

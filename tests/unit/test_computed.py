@@ -184,3 +184,19 @@ def test_a_missing_data_entry_names_the_entry_and_the_line_that_looked_it_up() -
     assert folded[0].endswith("[the same cause also stopped: docs/a.md:12, docs/b.md:40, docs/b.md:60, "
                               "docs/b.md:70 (IndexError), docs/nb.py:31, docs/nb.py (a traceback)]"), folded[0]
     assert folded[1:] == ["docs/c.md:3: something else", errors[-1]]
+
+
+def test_words_with_figures_are_text_with_named_spans(catalog: Catalog) -> None:
+    """A `fmt.Phrase` (the engine's configuration words) is its text, escaped, with each count a figure span named
+    `<name>.<key>`, published with the page's figures."""
+    page = convert("The cheapest is {{ tight_config }}.", catalog, model="latency_target")
+    assert page.errors == []
+    phrase = page.state.figures
+    names = [f["name"] for f in phrase]
+    assert names and all(n.startswith("tight_config.") for n in names), names
+    assert {n.split(".", 1)[1] for n in names} <= {"prefill_workers", "decode_workers", "in_flight"}
+    assert "in_flight" in {n.split(".", 1)[1] for n in names}
+    assert '<span class="sa-text" data-name="tight_config">' in page.html
+    for f in phrase:
+        assert f'data-name="{f["name"]}"' in page.html and f["unit"] in ("workers", "requests")
+    assert "requests in flight" in page.html or "request in flight" in page.html

@@ -5,6 +5,7 @@ from __future__ import annotations
 from snippets.calibration import fit_basis, rows, summary
 from snippets.data import Catalog, TimeModel
 from snippets.engine.search import MAX_NODES
+from snippets.pages import units
 from snippets.pages.base import Page
 from snippets.pages.cost.common import (
     FLEET_SHARES,
@@ -28,7 +29,6 @@ from snippets.pages.cost.common import (
     target_cost,
     usd_mtok,
 )
-from snippets.pages.latency_target import config
 from snippets.pages.scenario import reference
 from snippets.pages.units import price_of, tps, usd
 from snippets.render import fmt
@@ -107,7 +107,7 @@ class CostPage(Page):
         self.max_nodes = fmt.count(MAX_NODES, "nodes", show_unit=True)
         self.met_rows = fmt.count(sum(1 for x in every if x.at is not None), "rows")
         self.grid_rows = fmt.count(len(every), "rows")
-        self.w_at_config = config(w_at)
+        self.w_at_config = units.configuration(w_at.words)
         self.w_at_gpus = fmt.count(w_at.gpus)
         self.w_at_tpot = ms(w_at.tpot_s)
         self.w_at_ttft = ms(w_at.ttft_s)
@@ -149,7 +149,7 @@ class CostPage(Page):
         self.cheap_tok_gpu = gpu_label(ct.d.setting.chip.name)
         self.cheap_tok_price = usd(price[cheap_tok], ps[cheap_tok])
         self.cheap_tok_cost = usd_mtok(tok[cheap_tok], ps[cheap_tok])
-        self.cheap_tok_layout = config(at_of[cheap_tok])
+        self.cheap_tok_layout = units.configuration(at_of[cheap_tok].words)
         self.inv_hour_gpu = gpu_label(by_acc[inv_hour].d.setting.chip.name)
         self.inv_hour_price = usd(price[inv_hour], ps[inv_hour])
         self.inv_hour_cost = usd_mtok(tok[inv_hour], ps[inv_hour])

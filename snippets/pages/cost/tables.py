@@ -21,7 +21,6 @@ from snippets.pages.cost.common import (
     usd_mtok,
 )
 from snippets.pages.cost.page import CostPage
-from snippets.pages.latency_target import config
 from snippets.pages.scenario import reference
 from snippets.pages.sources import original
 from snippets.pages.units import price_of, tps, usd
@@ -41,7 +40,7 @@ def cost_table(cat: Catalog) -> str:
         pr = price_of(row.d)
         x = row.at
         at: list[fmt.Cell] = ["none meets it", "—", "—", "—"] if x is None else [
-            config(x), fmt.count(x.gpus), ms(x.tpot_s), usd_mtok(target_cost(x), pr)]
+            units.configuration(x.words), fmt.count(x.gpus), ms(x.tpot_s), usd_mtok(target_cost(x), pr)]
         body.append([row.label, *at, usd_mtok(out_cost(row.most), pr), ms(row.most.tpot_s)])
     return fmt.table(
         "cost",
@@ -146,8 +145,9 @@ def worked_example(cat: Catalog) -> str:
         f"7. **Input tokens.** Prefill alone takes in {h(w.in_tps, 'worked.in_tps')} prompt tokens per second, "
         f"so a million of them cost {h(w.in_cost, 'worked.in_cost')} of rent.",
         f"8. **At the target.** Within {h(p.ttft_target, 'worked.ttft_target')} to the first token and "
-        f"{h(p.tpot_target, 'worked.tpot_target')} between tokens, the engine's search finds {e(p.w_at_config)} "
-        f"the cheapest: {h(p.w_at_cost, 'worked.at_cost')} per million output tokens.",
+        f"{h(p.tpot_target, 'worked.tpot_target')} between tokens, the engine's search finds "
+        f"{p.w_at_config.markdown('worked.at_config')} the cheapest: {h(p.w_at_cost, 'worked.at_cost')} per "
+        "million output tokens.",
     ]
     return "\n".join(lines) + "\n"
 

@@ -12,7 +12,7 @@ print; the comparison's tables are printed by the reference page docs/reference/
 
 from __future__ import annotations
 
-from snippets.pages.latency_target.common import config, mtok
+from snippets.pages.latency_target.common import mtok
 from snippets.pages.latency_target.page import LatencyTargetPage
 from snippets.pages.latency_target.tables import (
     cheapest_table,
@@ -34,6 +34,6 @@ docs/reference/serving.md."""
 namespace = LatencyTargetPage.namespace_of
 sources = LatencyTargetPage.sources_of
 
-__all__ = ["LatencyTargetPage", "cheapest_table", "comparisons_table", "config", "ladder_table", "mtok", "namespace",
+__all__ = ["LatencyTargetPage", "cheapest_table", "comparisons_table", "ladder_table", "mtok", "namespace",
            "other_frontier_charts", "pd_table", "shapes_table", "sources", "speculation_table", "worked_example",
            "worked_frontier_chart"]

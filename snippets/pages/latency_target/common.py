@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 from snippets.engine import Layout
 from snippets.engine.search import Point, Search, pareto
-from snippets.engine.serving import Prediction
 from snippets.engine.specs import PriceSpec
 from snippets.pages import units
 from snippets.pages.units import ms
@@ -57,16 +56,6 @@ def gpu_label(chip_name: str) -> str:
     return units.gpu_label(chip_name, units.VENDORS, bare=True)
 
 
-def config(p: Point) -> str:
-    """A point's configuration in words: the layout and load, or each pool's workers and layout."""
-    z = p.prediction
-    if isinstance(z, Prediction):
-        return f"{p.layout.label} at {z.in_flight:,} in flight"
-    assert p.prefill_layout is not None  # noqa: S101 - a disaggregated point has one
-    return (f"{z.prefill_workers} × {p.prefill_layout.label} prefill, {z.decode_workers} × {p.layout.label} "
-            f"decode at {z.decode.batch:,}")
-
-
 def best_of(s: Search, mode: str) -> Point | None:
     """The cheapest point of one mode meeting the search's targets."""
     ok = [p for p in s.points if p.mode == mode and s.targets.met(p.ttft_s, p.tpot_s)]
@@ -111,7 +100,7 @@ class Worked:
         self.layouts = fmt.count(len(s.layouts), "layouts")
         self.frontier = fmt.count(len(s.frontier), "points")
         self.interactivity = per_user(1 / (s.targets.tpot_s or 1.0))
-        self.config = f"{b.mode}, {config(b)}"
+        self.config = units.configuration(b.words)
         self.mode = b.mode
         self.gpus = fmt.count(b.gpus)
         self.ttft = ms(b.ttft_s, 0)

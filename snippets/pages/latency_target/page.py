@@ -24,7 +24,6 @@ from snippets.pages.latency_target.common import (
     Gpu,
     Worked,
     best_of,
-    config,
     cost,
     gpu_label,
     mtok,
@@ -104,7 +103,7 @@ class LatencyTargetPage(ModesSection, PublishedSection):
         self.tight_cost = mtok(tight)
         self.tight_over_default = fmt.ratio(cost(tight) / cost(default), 1,
                                             basis="$/Mtok at the tightest target met ÷ at the scenario's")
-        self.tight_config = config(tight)
+        self.tight_config = units.configuration(tight.words)
         misses = [(t, s) for t, s in ladder if s.best is None]
         self.some_miss = fmt.claim(bool(misses), f"{len(misses)} of {len(ladder)} targets unmet")
         if misses:
@@ -150,7 +149,7 @@ class LatencyTargetPage(ModesSection, PublishedSection):
             raise ValueError("the page needs the worked model's cheapest configuration without a target")
         self.no_target_cost = mtok(loose.best)
         self.no_target_tpot = ms(loose.best.tpot_s, 0)
-        self.no_target_config = f"{loose.best.mode}, {config(loose.best)}"
+        self.no_target_config = units.configuration(loose.best.words)
         self.target_premium = fmt.ratio(cost(worked.search.best) / cost(loose.best), 1,
                                         basis="$/Mtok at the target ÷ with none")
         self.target_costs_more = fmt.claim(cost(worked.search.best) > cost(loose.best),
@@ -165,7 +164,7 @@ class LatencyTargetPage(ModesSection, PublishedSection):
         if plan is None or hourly is None:
             raise ValueError("the quiz needs a priced plan for its rate")
         self.q_rate = fmt.quantity(RATE, "requests/s", 0)
-        self.q_config = f"{plan.point.mode}, {config(plan.point)}"
+        self.q_config = units.configuration(plan.point.words)
         self.q_gpus = fmt.count(plan.rented_gpus)
         self.q_hour = units.usd_hour(hourly, units.price_of(plan.point.deployment))
         self.q_units = fmt.count(plan.replicas)

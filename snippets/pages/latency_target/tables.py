@@ -6,7 +6,7 @@ from __future__ import annotations
 from snippets.data import Catalog
 from snippets.engine.serving import DisaggPrediction
 from snippets.pages import units
-from snippets.pages.latency_target.common import WORKED_GPU, config, cost, frontier_of, per_gpu, usd_mtok
+from snippets.pages.latency_target.common import WORKED_GPU, cost, frontier_of, per_gpu, usd_mtok
 from snippets.pages.latency_target.page import LatencyTargetPage
 from snippets.pages.reference_predictions import source_label
 from snippets.pages.sources import original
@@ -38,12 +38,12 @@ def _frontier_charts(cat: Catalog, *, worked: bool) -> str:
             front = sorted(frontier_of(g.search, mode), key=lambda q: q.per_user)
             if front:
                 series.append(charts.Series(mode, [(q.per_user, q.per_gpu) for q in front],
-                                            tips=[f"{config(q)}: {q.per_user:,.1f} tokens/s per user, "
+                                            tips=[f"{q.label}: {q.per_user:,.1f} tokens/s per user, "
                                                   f"{q.per_gpu:,.0f} tokens/s per GPU" for q in front]))
         words = (f"{p.model} in {p.precision} on {g.label}, {p.n_in.text} tokens in and {p.n_out.text} out, first "
                  f"token within {p.ttft_target.text}: the most output tokens per second per GPU at each "
                  f"interactivity, served aggregated and disaggregated. The cheapest point meeting a "
-                 f"{p.tpot_target.text} TPOT: {config(g.disagg if cost(g.disagg) < cost(g.agg) else g.agg)}.")
+                 f"{p.tpot_target.text} TPOT: {(g.disagg if cost(g.disagg) < cost(g.agg) else g.agg).label}.")
         svg = charts.lines(f"frontier-{g.chip}", series, "tokens/s per user", "tokens/s per GPU",
                            f"{g.label}: throughput against interactivity", words, log_x=None, log_y=None)
         out.append(charts.figure(svg, words))
@@ -56,7 +56,7 @@ def cheapest_table(cat: Catalog) -> str:
     rows: list[list[fmt.Cell]] = []
     for g in p._gpus:
         for mode, pt in (("aggregated", g.agg), ("disaggregated", g.disagg)):
-            rows.append([f"{g.label}, {mode}", config(pt), fmt.count(pt.gpus), ms(pt.ttft_s, 0), ms(pt.tpot_s),
+            rows.append([f"{g.label}, {mode}", units.configuration(pt.words), fmt.count(pt.gpus), ms(pt.ttft_s, 0), ms(pt.tpot_s),
                          per_gpu(pt.per_gpu), usd_mtok(pt)])
     return fmt.table("cheapest", ["Accelerator, mode", "Configuration", "GPUs", "TTFT", "TPOT", "Tokens/s per GPU",
                                   "$ per M output tokens"], rows, align="llrrrrr")
@@ -73,7 +73,7 @@ def ladder_table(cat: Catalog) -> str:
             assert s.why is not None  # noqa: S101 - a search without a best says why
             rows.append([label, "none meets it", "—", "—", "—", "—"])
             continue
-        rows.append([label, f"{b.mode}: {config(b)}", ms(b.tpot_s), per_gpu(b.per_gpu), usd_mtok(b),
+        rows.append([label, units.configuration(b.words), ms(b.tpot_s), per_gpu(b.per_gpu), usd_mtok(b),
                      fmt.ratio(cost(b) / p._loosest, 1, basis="$/Mtok ÷ at the loosest target")])
     return fmt.table("ladder", ["TPOT target", "Cheapest configuration", "TPOT", "Tokens/s per GPU",
                                 "$ per M output tokens", "× the loosest"], rows, align="llrrrr")
@@ -167,7 +167,7 @@ def worked_example(cat: Catalog) -> str:
         f"3. **The TPOT target.** {h(p.tpot_target, 'tpot_target')} between tokens is "
         f"{h(w.interactivity, 'w.interactivity')} tokens a second for each user: the frontier's points to the "
         f"right of that line are fast enough, and the one with the most tokens per GPU among them is the "
-        f"cheapest: **{fmt.escape_markdown(w.config)}**, {h(w.gpus, 'w.gpus')} GPUs.",
+        f"cheapest: **{w.config.markdown('w.config')}**, {h(w.gpus, 'w.gpus')} GPUs.",
         f"4. **What it gives.** A first token in {h(w.ttft, 'w.ttft')}, one every {h(w.tpot, 'w.tpot')} after it "
         f"({h(w.tpot_lo, 'w.tpot_lo')} to {h(w.tpot_hi, 'w.tpot_hi')}, the range in which measurements of this "
         f"regime fell), {h(w.per_gpu, 'w.per_gpu')} output tokens per second per GPU.",
