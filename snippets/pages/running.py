@@ -71,7 +71,7 @@ h = fmt.fig_html
 
 
 def _hbm(cat: Catalog) -> str:
-    return f"sizes the example's model and its neighbours for one sequence of {h(_context(cat), 'running.context')} tokens."
+    return f"sizes its model and neighbours for one sequence of {h(_context(cat), 'running.context')} tokens."
 
 
 def _roofline(cat: Catalog) -> str:
@@ -98,7 +98,7 @@ def _interconnect(cat: Catalog) -> str:
 def _parallelism(cat: Catalog) -> str:
     from snippets.pages.parallelism import WORKED  # the page model imports this module
 
-    return (f"works with {_name(cat, 'models', WORKED[0])} in {_name(cat, 'precisions', WORKED[1])} at one sequence "
+    return (f"takes {_name(cat, 'models', WORKED[0])} in {_name(cat, 'precisions', WORKED[1])}, one sequence "
             f"of {h(_context(cat), 'running.context')} tokens.")
 
 
