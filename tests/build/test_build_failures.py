@@ -52,8 +52,9 @@ def test_figures_follow_the_data(site_copy: Path, built) -> None:
         and not n.startswith("cliff[HBM")} | {
         # the quiz's decode times read the H100's weights and KV cache through its HBM
         n for n in before if n.startswith(("q2_", "q3_")) and n.endswith(("_tpot", "_mem", "_speedup"))} | {
-        # the running example's banner: the engine's cheapest configuration on the scenario's node, an HGX H100
-        n for n in before if n == "running.gpus"}
+        # the running example's banner: the engine's cheapest configuration on the scenario's node, an HGX H100,
+        # its GPUs and the counts in its words (workers, requests in flight)
+        n for n in before if n == "running.gpus" or n.startswith("running.config.")}
     assert dependent == changed, (sorted(dependent - changed), sorted(changed - dependent))
     assert {"hbm", "hbm_over_nvlink", "hbm_over_nvlink_summed", "hbm_over_gen4",
             "hbm_old_over_gen4", "cliff[HBM3 on NVIDIA H100 SXM][One way]"} <= changed
