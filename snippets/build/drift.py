@@ -267,6 +267,7 @@ def normalize(text: str) -> str:
 def data_text(obj: object) -> frozenset[str]:
     """Every text the catalog holds (names, notes, source titles, ids, dates as ISO), normalized:
     text printed from data/ has a source of its own and is not typed on a page."""
+    import dataclasses
     import datetime
 
     found: set[str] = set()
@@ -290,6 +291,9 @@ def data_text(obj: object) -> frozenset[str]:
         elif isinstance(fields := getattr(type(x), "model_fields", None), dict):
             for name in fields:
                 walk(getattr(x, name, None))
+        elif dataclasses.is_dataclass(x) and not isinstance(x, type):  # an engine record the data validates into
+            for f in dataclasses.fields(x):
+                walk(getattr(x, f.name))
 
     walk(obj)
     return frozenset(s for s in found if _DIGIT.search(s) and len(s) >= 2)

@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import re
 import types
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from functools import cache
 from types import MappingProxyType
-from typing import Annotated, Any, Union, cast, get_args, get_origin
+from typing import Annotated, Any, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     field_validator,
     model_validator,
 )
+from pydantic_core import InitErrorDetails, ValidationError
 
 _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 _MARKUP: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -143,6 +146,76 @@ class _Strict(BaseModel):
     @classmethod
     def _plain_text(cls, value: Any) -> Any:
         return _check_texts(value)
+
+
+R = TypeVar("R")
+
+
+def _record_fields(cls: type) -> Mapping[str, Any]:
+    """A record's fields and their types, resolved (the engine writes them as strings: `from __future__`)."""
+    hints = get_type_hints(cls)
+    return MappingProxyType({f.name: hints[f.name] for f in dataclasses.fields(cls)})
+
+
+def _record_of(tp: Any) -> type | None:
+    """The record class a field holds (a dataclass, alone or with None), or None for a scalar field."""
+    args = get_args(tp) if get_origin(tp) in (Union, types.UnionType) else (tp,)
+    return next((a for a in args if dataclasses.is_dataclass(a) and isinstance(a, type)), None)
+
+
+def _as_written(cls: type, body: dict[Any, Any], loc: tuple[str, ...], unknown: list[InitErrorDetails]) -> dict[Any, Any]:
+    """What `_Strict` checks of a schema's own fields, for a record's: each scalar as written (a wrong one becomes
+    `_Refused`, which pydantic refuses at its field), plain text, nested records likewise; unknown keys are collected
+    in `unknown`, each at its own field."""
+    known = _record_fields(cls)
+    out = dict(body)
+    for key, value in body.items():
+        tp = known.get(key) if isinstance(key, str) else None
+        if tp is None:
+            unknown.append(InitErrorDetails(type="extra_forbidden", loc=(*loc, str(key)), input=value))
+            continue
+        inner = _record_of(tp)
+        if inner is not None and isinstance(value, dict):
+            out[key] = _as_written(inner, value, (*loc, key), unknown)
+            continue
+        try:
+            _strict_scalar(_scalar_kinds(tp), value)
+            _check_texts(value)
+        except ValueError as exc:
+            out[key] = _Refused(value, str(exc))
+    return out
+
+
+def as_written(cls: type) -> BeforeValidator:
+    """For a field holding one of the engine's records (a frozen standard-library dataclass), so that the data
+    validates into the record itself and one class is both the schema and what the engine reads: the mapping is
+    checked as every schema class is (`_Strict`: no unknown key, scalars as written, plain text), each problem at its
+    own field, before pydantic makes the record. Use with `obeys`: `Annotated[Arch, as_written(Arch), obeys(...)]`."""
+
+    def before(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        unknown: list[InitErrorDetails] = []
+        checked = _as_written(cls, value, (), unknown)
+        if unknown:
+            raise ValidationError.from_exception_data(cls.__name__, unknown)
+        return checked
+
+    return BeforeValidator(before)
+
+
+def obeys(rules: Callable[[Any], list[tuple[str, str]]]) -> AfterValidator:
+    """The record's own rules (the engine's: (dotted field, why) pairs), each broken one refused at its field."""
+
+    def after(value: R) -> R:
+        found = rules(value)
+        if found:
+            raise ValidationError.from_exception_data(type(value).__name__, [
+                InitErrorDetails(type="value_error", loc=tuple(field.split(".")), input=value, ctx={"error": why})
+                for field, why in found])
+        return value
+
+    return AfterValidator(after)
 
 
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False, strict=True)]

@@ -186,7 +186,7 @@ def _check_layouts(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
     import math
 
     from snippets.engine.layout import Layout, layout_problems
-    from snippets.engine.specs import Arch, PrecisionSpec
+    from snippets.engine.specs import PrecisionSpec
 
     node_gpus: dict[str, int] = {}
     for node in cat["interconnects"].values():
@@ -203,7 +203,7 @@ def _check_layouts(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
                 keeps_16bit=frozenset(prec.keeps_16bit),
                 weight_block=None if prec.weight_block is None else (prec.weight_block.rows, prec.weight_block.cols))
             try:
-                found = layout_problems(Arch.from_dict(model.architecture.model_dump()),
+                found = layout_problems(model.architecture,
                                         Layout(lay.tp, lay.pp, lay.ep, lay.dp), spec)
             except (ValueError, TypeError, ZeroDivisionError) as exc:
                 found = [f"the engine cannot read it: {exc}"]

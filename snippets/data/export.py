@@ -7,6 +7,7 @@ them) become the engine's inputs (bytes, bytes/s per direction, dense FLOP/s). T
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from snippets.data import (
@@ -111,8 +112,6 @@ def _time_model(cat: Catalog, key: str, t: TimeModel) -> dict[str, Any]:
 def export(cat: Catalog) -> dict[str, Any]:
     """Every entry the engine reads, keyed by `data/` id, in base units, with each time model's error bands
     (computed from the test measurements by the time model itself, `snippets.calibration.band_table`)."""
-    from dataclasses import asdict
-
     from snippets.calibration import band_table
 
     out = _export(cat)
@@ -148,7 +147,7 @@ def _export(cat: Catalog) -> dict[str, Any]:
                  "network_name": None if n.nic is None else cat.interconnects[n.nic].name}
              for k, n in cat.of_kind(Node).items()}
     models = {k: {"name": m.name, "nominal_params": m.nominal_params.count, "stated_params": m.stated_params.count,
-                  "arch": m.architecture.model_dump(), "dtype": m.dtype,
+                  "arch": asdict(m.architecture), "dtype": m.dtype,
                   "checkpoint_precision": m.checkpoint_precision,
                   "other_checkpoint_precisions": list(m.other_checkpoint_precisions),
                   "mtp_acceptance": None if m.mtp_acceptance is None else

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from snippets.engine.specs import ArchLike, PrecisionSpec
+from snippets.engine.specs import Arch, PrecisionSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +65,7 @@ def kv_replicas(kv_heads: int, tp: int) -> int:
     return max(1, tp // kv_heads)
 
 
-def tp_problems(arch: ArchLike, tp: int) -> list[str]:
+def tp_problems(arch: Arch, tp: int) -> list[str]:
     """Why an engine refuses `tp` for this architecture; empty if it accepts it."""
     out = []
     if arch.attention_heads % tp:
@@ -92,7 +92,7 @@ def experts_per_gpu(experts: int, ep: int) -> int:
     return -(-experts // ep)
 
 
-def _block_shards(arch: ArchLike, layout: Layout) -> list[tuple[str, str, int]]:
+def _block_shards(arch: Arch, layout: Layout) -> list[tuple[str, str, int]]:
     """The TP shards of one block's weights that must meet a quantization block, in the order vLLM creates them:
     (what, kind, size), kind "out" (a column-parallel output partition), "in" (a row-parallel input partition) or
     "moe" (the experts' intermediate size, where TP slices the experts)."""
@@ -121,7 +121,7 @@ def _block_shards(arch: ArchLike, layout: Layout) -> list[tuple[str, str, int]]:
     return out
 
 
-def block_quant_problem(arch: ArchLike, layout: Layout, precision: PrecisionSpec) -> str | None:
+def block_quant_problem(arch: Arch, layout: Layout, precision: PrecisionSpec) -> str | None:
     """vLLM's refusal of a block-quantized checkpoint at this layout, as its message reads (fp8.py,
     `validate_fp8_block_shape` and `Fp8MoEMethod.create_weights`), or None if every shard meets the block."""
     if precision.weight_block is None:
@@ -142,7 +142,7 @@ def block_quant_problem(arch: ArchLike, layout: Layout, precision: PrecisionSpec
     return None
 
 
-def layout_problems(arch: ArchLike, layout: Layout, precision: PrecisionSpec | None = None) -> list[str]:
+def layout_problems(arch: Arch, layout: Layout, precision: PrecisionSpec | None = None) -> list[str]:
     """Every rule of the engines that `layout` breaks for this architecture (and, given the precision, its
     block quantization); empty if it is accepted."""
     out = tp_problems(arch, layout.tp)
@@ -165,6 +165,6 @@ def layout_problems(arch: ArchLike, layout: Layout, precision: PrecisionSpec | N
     return out
 
 
-def tp_degrees(arch: ArchLike, limit: int) -> list[int]:
+def tp_degrees(arch: Arch, limit: int) -> list[int]:
     """TP degrees up to `limit` the engines accept for this architecture, smallest first."""
     return [t for t in range(1, limit + 1) if not tp_problems(arch, t)]

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from snippets.engine import params
 from snippets.engine.layout import Layout, experts_per_gpu, kv_heads_per_gpu, pp_partition
-from snippets.engine.specs import ArchLike, MemoryPolicySpec, PrecisionSpec
+from snippets.engine.specs import Arch, MemoryPolicySpec, PrecisionSpec
 
 BYTES_16BIT = 2.0
 
@@ -50,12 +50,12 @@ class LayerShare:
     """Of `linear`, the routed experts' part (read only for the experts a step's tokens use)."""
 
 
-def layer_share(arch: ArchLike, layer: int, layout: Layout) -> LayerShare:
+def layer_share(arch: Arch, layer: int, layout: Layout) -> LayerShare:
     """Parameters of block `layer` on one GPU of a TP group (and EP group, for experts)."""
     return kind_share(arch, params.is_moe_layer(arch, layer), layout)
 
 
-def kind_share(arch: ArchLike, moe_layer: bool, layout: Layout) -> LayerShare:
+def kind_share(arch: Arch, moe_layer: bool, layout: Layout) -> LayerShare:
     """Parameters of one block on one GPU of a TP group (and EP group, for experts): a dense block, or with
     `moe_layer` one that routes to experts. Every block of a kind holds the same."""
     h, tp = arch.hidden_size, layout.tp
@@ -121,7 +121,7 @@ class StageWeights:
 
 
 @functools.lru_cache(maxsize=8192)
-def stage_weights(arch: ArchLike, precision: PrecisionSpec, layout: Layout) -> tuple[StageWeights, ...]:
+def stage_weights(arch: Arch, precision: PrecisionSpec, layout: Layout) -> tuple[StageWeights, ...]:
     """Weight bytes per GPU for each pipeline stage of `layout`, first stage first.
 
     A stage's blocks are counted by kind (dense, or routing to experts; `params.moe_layers`), each kind's share
@@ -157,12 +157,12 @@ def stage_weights(arch: ArchLike, precision: PrecisionSpec, layout: Layout) -> t
     return tuple(out)
 
 
-def weight_bytes(arch: ArchLike, precision: PrecisionSpec) -> float:
+def weight_bytes(arch: Arch, precision: PrecisionSpec) -> float:
     """Bytes of one whole copy of the weights in `precision` (TP1, one stage)."""
     return stage_weights(arch, precision, Layout(1))[0].total
 
 
-def kv_bytes_per_token_per_gpu(arch: ArchLike, layers: int, tp: int, kv_bytes_per_elem: float, *,
+def kv_bytes_per_token_per_gpu(arch: Arch, layers: int, tp: int, kv_bytes_per_elem: float, *,
                                context_tokens: float | None = None, first_layer: int = 0) -> float:
     """KV-cache bytes one token occupies on one GPU holding `layers` layers (from block `first_layer`) of a TP group.
 
@@ -176,7 +176,7 @@ def kv_bytes_per_token_per_gpu(arch: ArchLike, layers: int, tp: int, kv_bytes_pe
     return 2 * full * kv_heads_per_gpu(arch.kv_heads, tp) * arch.head_dim * kv_bytes_per_elem
 
 
-def decode_kv_read(arch: ArchLike, layers: int, tp: int, kv_bytes_per_elem: float, context_tokens: float,
+def decode_kv_read(arch: Arch, layers: int, tp: int, kv_bytes_per_elem: float, context_tokens: float,
                    seqs: float = 1, *, first_layer: int = 0) -> float:
     """KV-cache bytes one decode step reads on one GPU holding `layers` layers (from block `first_layer`) of a TP
     group: each of `seqs` sequences reads every cached token of its context of `context_tokens` tokens (a
@@ -191,7 +191,7 @@ def paged_tokens(tokens: int, block: int) -> int:
 
 
 @functools.lru_cache(maxsize=16384)
-def kv_bytes_per_sequence(arch: ArchLike, first_layer: int, layers: int, tp: int, kv_bytes_per_elem: float,
+def kv_bytes_per_sequence(arch: Arch, first_layer: int, layers: int, tp: int, kv_bytes_per_elem: float,
                           tokens: int, policy: MemoryPolicySpec) -> float:
     """KV-cache bytes one sequence of up to `tokens` tokens needs on one GPU holding `layers` layers from block
     `first_layer`, as vLLM counts it for its start-up check and its admission (`max_memory_usage_bytes` of each
@@ -216,7 +216,7 @@ def kv_bytes_per_sequence(arch: ArchLike, first_layer: int, layers: int, tp: int
     return blocks * block * per_token
 
 
-def estimated_max_model_len(arch: ArchLike, first_layer: int, layers: int, tp: int, kv_bytes_per_elem: float,
+def estimated_max_model_len(arch: Arch, first_layer: int, layers: int, tp: int, kv_bytes_per_elem: float,
                             available: float, upper: int, policy: MemoryPolicySpec) -> int:
     """The longest sequence (at most `upper` tokens) whose KV cache fits `available` bytes, found by bisection as
     vLLM's `estimate_max_model_len` finds it; 0 if not even one token fits."""
@@ -236,7 +236,7 @@ def estimated_max_model_len(arch: ArchLike, first_layer: int, layers: int, tp: i
 
 
 @functools.lru_cache(maxsize=4096)
-def forward_peak_bytes(arch: ArchLike, layout: Layout, tokens: int, act_bytes: float) -> float:
+def forward_peak_bytes(arch: Arch, layout: Layout, tokens: int, act_bytes: float) -> float:
     """Activations one GPU holds at the peak of a forward pass over `tokens` tokens (vLLM's profiling run): the
     residual stream, a layer's input and its output (3 x hidden per token), plus the widest transient any layer
     holds beside them: the gated MLP's fused gate-and-up output with its product (3 x ffn / TP; a plain MLP 2 x),
@@ -263,7 +263,7 @@ def forward_peak_bytes(arch: ArchLike, layout: Layout, tokens: int, act_bytes: f
     return tokens * act_bytes * (3 * h + max(widths))
 
 
-def sampler_peak_bytes(arch: ArchLike, policy: MemoryPolicySpec) -> float:
+def sampler_peak_bytes(arch: Arch, policy: MemoryPolicySpec) -> float:
     """What the profiling run's sampler holds at its peak: one row of logits per dummy request
     (min(max_num_seqs, max_num_batched_tokens) rows of the whole vocabulary: vLLM gathers the logits on every TP
     rank) x the bytes it keeps per logit."""
@@ -271,7 +271,7 @@ def sampler_peak_bytes(arch: ArchLike, policy: MemoryPolicySpec) -> float:
     return rows * arch.vocab_size * policy.sampler_bytes_per_logit
 
 
-def activation_peak(arch: ArchLike, layout: Layout, policy: MemoryPolicySpec, act_bytes: float, *,
+def activation_peak(arch: Arch, layout: Layout, policy: MemoryPolicySpec, act_bytes: float, *,
                     last_stage: bool = True) -> float:
     """The activation peak vLLM's profiling run finds on one GPU: the larger of the forward pass over
     `max_num_batched_tokens` tokens and, on the last pipeline stage, the sampler's peak."""
@@ -349,7 +349,7 @@ class GpuMemory:
 
 
 def _stage_maker(
-    arch: ArchLike, precision: PrecisionSpec, kv_precision: PrecisionSpec, layout: Layout, policy: MemoryPolicySpec,
+    arch: Arch, precision: PrecisionSpec, kv_precision: PrecisionSpec, layout: Layout, policy: MemoryPolicySpec,
     capacity: float, label: float, context_tokens: int, sequences: int, act_bytes: float,
 ) -> tuple[tuple[StageWeights, ...], Callable[[int, StageWeights], GpuMemory]]:
     """The stages' weights, and the memory of stage i of them. What stages share is computed once: the activation
@@ -379,7 +379,7 @@ def _stage_maker(
 
 
 def stage_memories(
-    arch: ArchLike,
+    arch: Arch,
     precision: PrecisionSpec,
     kv_precision: PrecisionSpec,
     layout: Layout,
@@ -397,7 +397,7 @@ def stage_memories(
 
 
 def gpu_memory(
-    arch: ArchLike,
+    arch: Arch,
     precision: PrecisionSpec,
     kv_precision: PrecisionSpec,
     layout: Layout,

@@ -7,17 +7,16 @@ plain with two), mixture-of-experts layers (routed and shared experts, router, l
 layers, Llama 4's interleaved dense layers), per-layer and final norms, and an untied LM head.
 The KV cache counts sliding-window layers (gpt-oss) at no more than their window, and chunked-attention
 layers (Llama 4) at no more than their chunk.
-Pure functions of an architecture record (`snippets.engine.specs.Arch`, or the loader's
-`snippets.data.Architecture`, which has the same fields); counts are plain integers. Standard library only.
+Pure functions of an architecture record (`snippets.engine.specs.Arch`, the one record of an architecture, which
+data/models.yaml validates into); counts are plain integers. Standard library only.
 """
 
 from __future__ import annotations
 
-from snippets.engine.specs import ArchLike as Architecture
-from snippets.engine.specs import required
+from snippets.engine.specs import Arch, required
 
 
-def embedding_params(arch: Architecture) -> int:
+def embedding_params(arch: Arch) -> int:
     """Token embeddings (vocab x hidden), plus learned position embeddings (context x hidden) if any."""
     n = arch.vocab_size * arch.hidden_size
     if arch.position_embeddings == "learned":
@@ -25,17 +24,17 @@ def embedding_params(arch: Architecture) -> int:
     return n
 
 
-def lm_head_params(arch: Architecture) -> int:
+def lm_head_params(arch: Arch) -> int:
     """The output projection: vocab x hidden, or nothing when it shares the embedding matrix."""
     return 0 if arch.tied_embeddings else arch.vocab_size * arch.hidden_size
 
 
-def norm_params(arch: Architecture) -> int:
+def norm_params(arch: Arch) -> int:
     """One norm over the hidden size: a scale per channel (RMSNorm), plus a bias (LayerNorm)."""
     return arch.hidden_size * (2 if arch.norm == "layernorm" else 1)
 
 
-def attention_params(arch: Architecture) -> int:
+def attention_params(arch: Arch) -> int:
     """One layer's attention projections, with their biases.
 
     MHA/GQA: Q is hidden x (heads x head_dim), K and V hidden x (kv_heads x head_dim) each, O back.
@@ -65,38 +64,38 @@ def attention_params(arch: Architecture) -> int:
     return n + qk_norm_params(arch) + sink_params(arch)
 
 
-def qk_norm_params(arch: Architecture) -> int:
+def qk_norm_params(arch: Arch) -> int:
     """Qwen3's RMSNorm over head_dim on queries and on keys, shared by the heads: 2 x head_dim a layer."""
     return 2 * arch.head_dim if arch.qk_norm else 0
 
 
-def sink_params(arch: Architecture) -> int:
+def sink_params(arch: Arch) -> int:
     """gpt-oss's attention sinks: one learned logit per attention head a layer."""
     return arch.attention_heads if arch.attention_sinks else 0
 
 
-def mlp_bias_params(arch: Architecture, ffn_size: int) -> int:
+def mlp_bias_params(arch: Arch, ffn_size: int) -> int:
     """The biases of one MLP (with `linear_bias`): gate and up (or up) of `ffn_size` each, down of hidden."""
     if not arch.linear_bias:
         return 0
     return (2 if arch.mlp == "gated" else 1) * ffn_size + arch.hidden_size
 
 
-def mlp_params(arch: Architecture, ffn_size: int) -> int:
+def mlp_params(arch: Arch, ffn_size: int) -> int:
     """One MLP of intermediate size `ffn_size`: gated has gate, up and down matrices, plain has up and down."""
     h = arch.hidden_size
     gated = arch.mlp == "gated"
     return (3 if gated else 2) * h * ffn_size + mlp_bias_params(arch, ffn_size)
 
 
-def is_moe_layer(arch: Architecture, layer: int) -> bool:
+def is_moe_layer(arch: Arch, layer: int) -> bool:
     """Whether block `layer` (0-based) routes to experts: past the leading dense layers, and every
     `layer_step`-th layer (Llama 4 Maverick, step 2: layers 1, 3, 5...; transformers' moe_layers)."""
     moe = arch.moe
     return moe is not None and layer >= moe.dense_layers and (layer + 1) % moe.layer_step == 0
 
 
-def moe_layers(arch: Architecture, first: int = 0, count: int | None = None) -> int:
+def moe_layers(arch: Arch, first: int = 0, count: int | None = None) -> int:
     """How many of the blocks `first` .. `first + count - 1` (all, by default) route to experts: those i past the
     leading dense layers with (i + 1) a multiple of `layer_step`, counted without a walk over the layers."""
     moe = arch.moe
@@ -109,7 +108,7 @@ def moe_layers(arch: Architecture, first: int = 0, count: int | None = None) -> 
     return end // moe.layer_step - lo // moe.layer_step  # multiples of the step in lo + 1 .. end
 
 
-def experts_touched(arch: Architecture, tokens: float) -> float:
+def experts_touched(arch: Arch, tokens: float) -> float:
     """The expected share of a mixture-of-experts layer's routed experts that `tokens` tokens route to, each token
     to `active_experts` of `experts` chosen uniformly and independently: 1 − (1 − k/E)^tokens (DeepSeek-V3, k = 8
     of E = 256: one token touches 3.1%, 64 tokens 87%). 1 for a dense model: its one MLP is always read."""
@@ -119,7 +118,7 @@ def experts_touched(arch: Architecture, tokens: float) -> float:
     return float(1 - (1 - moe.active_experts / moe.experts) ** tokens)  # typeshed: float ** float is Any
 
 
-def ffn_layer_params(arch: Architecture, layer: int, *, active: bool = False) -> int:
+def ffn_layer_params(arch: Arch, layer: int, *, active: bool = False) -> int:
     """The feed-forward part of layer `layer` (0-based): dense MLP, or routed and shared experts plus router.
 
     With `active`, only the experts one token uses count (top-k routed plus shared).
@@ -127,7 +126,7 @@ def ffn_layer_params(arch: Architecture, layer: int, *, active: bool = False) ->
     return _ffn_params(arch, is_moe_layer(arch, layer), active=active)
 
 
-def _ffn_params(arch: Architecture, moe_layer: bool, *, active: bool = False) -> int:
+def _ffn_params(arch: Arch, moe_layer: bool, *, active: bool = False) -> int:
     """The feed-forward part of a dense block, or with `moe_layer` of one that routes to experts."""
     moe = arch.moe
     if moe is None or not moe_layer:
@@ -138,17 +137,17 @@ def _ffn_params(arch: Architecture, moe_layer: bool, *, active: bool = False) ->
     return (routed + moe.shared_experts) * expert + router
 
 
-def layer_norm_params(arch: Architecture) -> int:
+def layer_norm_params(arch: Arch) -> int:
     """The two norms of one transformer block (before attention and before the feed-forward)."""
     return 2 * norm_params(arch)
 
 
-def layer_params(arch: Architecture, layer: int, *, active: bool = False) -> int:
+def layer_params(arch: Arch, layer: int, *, active: bool = False) -> int:
     """One transformer block: attention, feed-forward and its two norms."""
     return attention_params(arch) + ffn_layer_params(arch, layer, active=active) + layer_norm_params(arch)
 
 
-def total_params(arch: Architecture, *, active: bool = False) -> int:
+def total_params(arch: Arch, *, active: bool = False) -> int:
     """All parameters (or, with `active`, those one token uses): embeddings, blocks, final norm, LM head."""
     routed = moe_layers(arch)  # blocks of a kind hold the same: counted by kind, not walked
     shared = attention_params(arch) + layer_norm_params(arch)
@@ -158,7 +157,7 @@ def total_params(arch: Architecture, *, active: bool = False) -> int:
     return embedding_params(arch) + blocks + norm_params(arch) + lm_head_params(arch)
 
 
-def sliding_layers(arch: Architecture, first: int = 0, count: int | None = None) -> int:
+def sliding_layers(arch: Arch, first: int = 0, count: int | None = None) -> int:
     """How many of the blocks `first` .. `first + count - 1` (all, by default) use the sliding window."""
     n = arch.layers - first if count is None else count
     if arch.sliding_window_layers == "all":
@@ -168,7 +167,7 @@ def sliding_layers(arch: Architecture, first: int = 0, count: int | None = None)
     return 0
 
 
-def chunked_layers(arch: Architecture, first: int = 0, count: int | None = None) -> int:
+def chunked_layers(arch: Arch, first: int = 0, count: int | None = None) -> int:
     """How many of the blocks `first` .. `first + count - 1` (all, by default) attend within chunks: with chunked
     attention, every layer but each `global_layer_interval`-th (Llama 4: layers 3, 7, 11... are global)."""
     n = arch.layers - first if count is None else count
@@ -179,7 +178,7 @@ def chunked_layers(arch: Architecture, first: int = 0, count: int | None = None)
     return n - (end // every - first // every)  # layers i in [first, end) with (i + 1) % every == 0 are global
 
 
-def layer_attention(arch: Architecture, layer: int) -> str:
+def layer_attention(arch: Arch, layer: int) -> str:
     """"full", "sliding" or "chunked": what block `layer` (0-based) attends to, and so what of a sequence it caches."""
     if sliding_layers(arch, layer, 1):
         return "sliding"
@@ -188,7 +187,7 @@ def layer_attention(arch: Architecture, layer: int) -> str:
     return "full"
 
 
-def attention_kinds(arch: Architecture, first: int, count: int) -> tuple[int, int, int]:
+def attention_kinds(arch: Arch, first: int, count: int) -> tuple[int, int, int]:
     """How many of the blocks `first` .. `first + count - 1` are (full, sliding, chunked) as `layer_attention` calls
     them (a layer both sliding and chunked is sliding), counted without a walk over the layers."""
     sliding = sliding_layers(arch, first, count)
@@ -205,7 +204,7 @@ def attention_kinds(arch: Architecture, first: int, count: int) -> tuple[int, in
     return count - sliding - chunked, sliding, chunked
 
 
-def cached_layers(arch: Architecture, first: int, count: int, context_tokens: float | None) -> float:
+def cached_layers(arch: Arch, first: int, count: int, context_tokens: float | None) -> float:
     """Blocks `first` .. `first + count - 1`, counted as full-context layers: a sliding-window layer holds at
     most `sliding_window` of the `context_tokens` tokens, a chunked-attention layer at most `attention_chunk_size`,
     so each counts min(window, context) / context. Without `context_tokens` every layer counts whole (the cache at
@@ -225,7 +224,7 @@ def cached_layers(arch: Architecture, first: int, count: int, context_tokens: fl
     return out
 
 
-def kv_elements_per_token(arch: Architecture, *, context_tokens: float | None = None) -> float:
+def kv_elements_per_token(arch: Arch, *, context_tokens: float | None = None) -> float:
     """Cached values per token over all layers, averaged over a context of `context_tokens` (sliding-window
     layers hold only their window, chunked-attention layers their chunk; without `context_tokens`, every layer
     holds every token).
@@ -238,7 +237,7 @@ def kv_elements_per_token(arch: Architecture, *, context_tokens: float | None = 
     return 2 * cached_layers(arch, 0, arch.layers, context_tokens) * arch.kv_heads * arch.head_dim
 
 
-def kv_bytes_per_token(arch: Architecture, bytes_per_element: float, *, context_tokens: float | None = None) -> float:
+def kv_bytes_per_token(arch: Arch, bytes_per_element: float, *, context_tokens: float | None = None) -> float:
     """KV-cache bytes one token occupies at `bytes_per_element` (FP16/BF16: 2, FP8: 1), at `context_tokens`
     of context where the model has sliding-window layers."""
     if bytes_per_element <= 0:

@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from snippets.engine.bands import BandEntry
 
@@ -30,137 +30,95 @@ def required(value: T | None, what: str) -> T:
 # --------------------------------------------------------------------------- architecture
 
 
-class MLALike(Protocol):
-    @property
-    def q_lora_rank(self) -> int | None: ...
-    @property
-    def kv_lora_rank(self) -> int: ...
-    @property
-    def qk_nope_head_dim(self) -> int: ...
-    @property
-    def qk_rope_head_dim(self) -> int: ...
-    @property
-    def v_head_dim(self) -> int: ...
-
-
-class MoELike(Protocol):
-    @property
-    def experts(self) -> int: ...
-    @property
-    def active_experts(self) -> int: ...
-    @property
-    def shared_experts(self) -> int: ...
-    @property
-    def expert_ffn_size(self) -> int: ...
-    @property
-    def dense_layers(self) -> int: ...
-    @property
-    def router_bias(self) -> bool: ...
-    @property
-    def layer_step(self) -> int: ...
-
-
-class ArchLike(Protocol):
-    """What the parameter counts read: the fields of a model's config.json, renamed plainly. Hashable (a frozen
-    record), so the engine may memoize what it derives from one (`memory.stage_weights`)."""
-
-    def __hash__(self) -> int: ...
-
-    @property
-    def layers(self) -> int: ...
-    @property
-    def hidden_size(self) -> int: ...
-    @property
-    def attention_heads(self) -> int: ...
-    @property
-    def kv_heads(self) -> int: ...
-    @property
-    def head_dim(self) -> int: ...
-    @property
-    def ffn_size(self) -> int: ...
-    @property
-    def vocab_size(self) -> int: ...
-    @property
-    def tied_embeddings(self) -> bool: ...
-    @property
-    def mlp(self) -> str: ...
-    @property
-    def norm(self) -> str: ...
-    @property
-    def qkv_bias(self) -> bool: ...
-    @property
-    def linear_bias(self) -> bool: ...
-    @property
-    def position_embeddings(self) -> str: ...
-    @property
-    def context_length(self) -> int | None: ...
-    @property
-    def qk_norm(self) -> bool: ...
-    @property
-    def attention_sinks(self) -> bool: ...
-    @property
-    def sliding_window(self) -> int | None: ...
-    @property
-    def sliding_window_layers(self) -> str | None: ...
-    @property
-    def attention_chunk_size(self) -> int | None: ...
-    @property
-    def global_layer_interval(self) -> int | None: ...
-    @property
-    def mla(self) -> MLALike | None: ...
-    @property
-    def moe(self) -> MoELike | None: ...
-
-
 @dataclass(frozen=True, slots=True)
 class MLA:
+    """Multi-head latent attention (DeepSeek-V2/V3): keys and values cached as one compressed latent."""
+
     kv_lora_rank: int
+    """Width of the cached key-value latent."""
     qk_nope_head_dim: int
     qk_rope_head_dim: int
+    """Width of the rotary key part, shared by all heads and cached beside the latent."""
     v_head_dim: int
     q_lora_rank: int | None = None
+    """Rank of the query down-projection; None when queries are projected directly."""
 
 
 @dataclass(frozen=True, slots=True)
 class MoE:
+    """Mixture of experts: which layers route, to how many experts, of what size."""
+
     experts: int
+    """Routed experts per MoE layer (n_routed_experts / num_local_experts)."""
     active_experts: int
+    """Routed experts each token uses (num_experts_per_tok)."""
     expert_ffn_size: int
+    """Intermediate size of one expert (moe_intermediate_size; Mixtral: intermediate_size)."""
     shared_experts: int = 0
+    """Experts every token uses (n_shared_experts)."""
     dense_layers: int = 0
+    """Leading layers with a dense MLP of `ffn_size` instead (first_k_dense_replace)."""
     router_bias: bool = False
+    """A per-expert bias in the router (DeepSeek-V3's e_score_correction_bias, gpt-oss's router bias)."""
     layer_step: int = 1
+    """Every `layer_step`-th layer routes, the others have a dense MLP of `ffn_size` (Llama 4's
+    interleave_moe_layer_step: 2 in Maverick, layers 1, 3, 5... route; 1 means every layer)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Arch:
+    """A model's architecture: the fields of its config.json, renamed plainly; optional fields default to a
+    Llama-style model. The one record of an architecture: data/models.yaml validates into it
+    (`snippets.data.schema.models.ArchRecord`), the calculator's config.json reader makes one (`snippets.engine.hf`),
+    and both apply `arch_problems`. Hashable, so the engine may memoize what it derives from one
+    (`memory.stage_weights`)."""
+
     layers: int
     hidden_size: int
     attention_heads: int
     kv_heads: int
     head_dim: int
     ffn_size: int
+    """Dense MLP intermediate size (for an MoE model: of its dense layers)."""
     vocab_size: int
     tied_embeddings: bool
     mlp: str = "gated"
+    """gated: SwiGLU, three matrices (gate, up, down); plain: two (up, down), as GPT-3's GELU MLP."""
     norm: str = "rmsnorm"
+    """rmsnorm has a scale per channel; layernorm a scale and a bias."""
     qkv_bias: bool = False
+    """Biases on the query, key and value projections only (Qwen2.5)."""
     linear_bias: bool = False
+    """Biases on every linear layer (GPT-3)."""
     position_embeddings: str = "rope"
+    """rope or learned."""
     context_length: int | None = None
+    """max_position_embeddings; required with learned position embeddings, which it sizes."""
     qk_norm: bool = False
+    """An RMSNorm over head_dim on queries and on keys in every layer (Qwen3's q_norm, k_norm): 2 x head_dim
+    scales a layer. Llama 4's use_qk_norm is a weightless L2 norm and is not this."""
     attention_sinks: bool = False
+    """A learned sink logit per attention head in every layer (gpt-oss's sinks)."""
     sliding_window: int | None = None
+    """Tokens a sliding-window layer attends to, and so caches (gpt-oss: 128)."""
     sliding_window_layers: str | None = None
+    """Which layers use the window: "alternate" (layers 0, 2, 4... as gpt-oss's layer_types begins with
+    sliding_attention), "all"; None with no window."""
     attention_chunk_size: int | None = None
-    """Tokens of a chunk a chunked-attention layer attends within (Llama 4: 8,192); None without chunked attention."""
+    """Chunked local attention (Llama 4's attention_chunk_size): a chunked layer attends only within chunks of this
+    many tokens (8,192), and so caches at most a chunk of a sequence; None without chunked attention."""
     global_layer_interval: int | None = None
-    """With chunked attention: every n-th layer (n-1, 2n-1, ... 0-based) attends globally, the others in chunks."""
+    """With chunked attention: every n-th layer (n-1, 2n-1, ... 0-based) attends over the whole context, the others
+    within chunks (Llama 4: its config.json's no_rope_layers is empty, so transformers' default applies, a NoPE
+    layer every no_rope_layer_interval = 4 layers; vLLM gives the RoPE layers chunked attention)."""
     mla: MLA | None = None
     moe: MoE | None = None
     mtp_layers: int = 0
-    """Multi-token-prediction modules (config.json's num_nextn_predict_layers): the draft of speculative decoding
-    where the model has one (`snippets.engine.serving.Speculation`); not among the blocks counted or served."""
+    """Multi-token-prediction modules after the last block (DeepSeek-V3/R1's num_nextn_predict_layers: 1): each one
+    more block of the model's own structure, two RMSNorms and a projection of 2 x hidden_size to hidden_size, sharing
+    the embedding and the LM head. Left out of the parameter count (the model card's 671B leaves it out); engines run
+    it as the draft of speculative decoding (`snippets.engine.serving.Speculation`); not among the blocks counted or
+    served."""
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Arch:
@@ -174,10 +132,12 @@ class Arch:
 def arch_problems(a: Arch) -> list[tuple[str, str]]:
     """The rules an architecture's fields must meet together, as (field, why) pairs; none for a sound one.
 
-    One set of rules for every reader: data/models.yaml's schema (`snippets.data.schema.Architecture`) and the
+    One set of rules for every reader: data/models.yaml's schema (`snippets.data.schema.models.ArchRecord`) and the
     calculator's config.json reader (`snippets.engine.hf`) both apply these, so a config the calculator accepts is
     one the data would accept. Fields are named as data/models.yaml names them (`moe.dense_layers`)."""
-    found: list[tuple[str, str]] = []
+    found = _arch_ranges(a)
+    if found:  # the rules below divide and compare these
+        return found
     if a.position_embeddings == "learned" and a.context_length is None:
         found.append(("context_length", "required with learned position embeddings"))
     if a.attention_heads % a.kv_heads:
@@ -199,6 +159,36 @@ def arch_problems(a: Arch) -> list[tuple[str, str]]:
                       "attention_chunk_size and global_layer_interval: give both or neither"))
     if a.attention_chunk_size is not None and (a.sliding_window is not None or a.mla is not None):
         found.append(("attention_chunk_size", "not modelled beside a sliding window or latent attention"))
+    return found
+
+
+_CHOICES = {"mlp": ("gated", "plain"), "norm": ("rmsnorm", "layernorm"), "position_embeddings": ("rope", "learned"),
+            "sliding_window_layers": ("alternate", "all", None)}
+
+
+def _arch_ranges(a: Arch) -> list[tuple[str, str]]:
+    """Each field's own range: counts positive (some may be 0, `global_layer_interval` at least 2), and the named
+    choices of the text fields."""
+    found: list[tuple[str, str]] = []
+
+    def at_least(prefix: str, record: object, names: tuple[str, ...], least: int) -> None:
+        for name in names:
+            value = getattr(record, name)
+            if value is not None and value < least:
+                found.append((prefix + name, f"{value} is less than {least}"))
+
+    at_least("", a, ("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "ffn_size", "vocab_size",
+                     "context_length", "sliding_window", "attention_chunk_size"), 1)
+    at_least("", a, ("global_layer_interval",), 2)
+    at_least("", a, ("mtp_layers",), 0)
+    if a.mla is not None:
+        at_least("mla.", a.mla, ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "q_lora_rank"), 1)
+    if a.moe is not None:
+        at_least("moe.", a.moe, ("experts", "active_experts", "expert_ffn_size", "layer_step"), 1)
+        at_least("moe.", a.moe, ("shared_experts", "dense_layers"), 0)
+    for name, choices in _CHOICES.items():
+        if getattr(a, name) not in choices:
+            found.append((name, f"{getattr(a, name)!r} is not one of {', '.join(repr(c) for c in choices)}"))
     return found
 
 

@@ -39,7 +39,7 @@ from snippets.engine.layout import Layout, experts_per_gpu, kv_heads_per_gpu, pp
 from snippets.engine.memory import kv_bytes_per_token_per_gpu
 from snippets.engine.ops import Op
 from snippets.engine.params import cached_layers, experts_touched, moe_layers, sliding_layers
-from snippets.engine.specs import ArchLike, TimeModelSpec
+from snippets.engine.specs import Arch, TimeModelSpec
 from snippets.engine.topology import Link, group_link
 
 PHASES = ("prefill", "decode")
@@ -165,7 +165,7 @@ class StagePlan:
 
 
 @functools.lru_cache(maxsize=4096)
-def stage_plan(arch: ArchLike, layout: Layout) -> tuple[StagePlan, ...]:
+def stage_plan(arch: Arch, layout: Layout) -> tuple[StagePlan, ...]:
     """Per pipeline stage: its first layer, layers, MoE layers and sliding-window layers. Memoized."""
     out = []
     start = 0
@@ -191,7 +191,7 @@ def _window_pairs(start: float, q: float, w: float) -> float:
     return _causal_pairs(start, below) + (q - below) * w
 
 
-def _prefill_pairs(arch: ArchLike, plan: StagePlan, start: float, q: float) -> float:
+def _prefill_pairs(arch: Arch, plan: StagePlan, start: float, q: float) -> float:
     """Pairs over the stage's layers (averaged per layer) for a prompt chunk of q tokens after `start`."""
     full = plan.layers - plan.sliding_layers
     total = full * _causal_pairs(start, q)
@@ -200,7 +200,7 @@ def _prefill_pairs(arch: ArchLike, plan: StagePlan, start: float, q: float) -> f
     return total / plan.layers
 
 
-def _flops_per_pair(arch: ArchLike, tp: int, *, decode: bool) -> float:
+def _flops_per_pair(arch: Arch, tp: int, *, decode: bool) -> float:
     """FLOPs per (query, cached token) pair on one GPU of one layer: QKᵀ and the weighted sum of V, 2 each.
     MLA decodes with the projections absorbed (scores and values in the latent); it prefills as multi-head."""
     heads = arch.attention_heads / tp
@@ -212,7 +212,7 @@ def _flops_per_pair(arch: ArchLike, tp: int, *, decode: bool) -> float:
     return 2 * heads * 2 * arch.head_dim
 
 
-def _attention_gemms(arch: ArchLike, tp: int) -> list[tuple[str, float, float, int]]:
+def _attention_gemms(arch: Arch, tp: int) -> list[tuple[str, float, float, int]]:
     """(name, n, k, kernels) of one layer's attention projections on one GPU of the TP group."""
     h = arch.hidden_size
     m = arch.mla
@@ -233,13 +233,13 @@ def _attention_gemms(arch: ArchLike, tp: int) -> list[tuple[str, float, float, i
     return [("qkv", q_out / tp + 2 * kv_out, h, 2), ("o", h, q_out / tp, 1)]
 
 
-def _mlp_gemms(arch: ArchLike, ffn: float) -> list[tuple[str, float, float, int]]:
+def _mlp_gemms(arch: Arch, ffn: float) -> list[tuple[str, float, float, int]]:
     """(name, n, k, kernels) of an MLP of intermediate size `ffn` (already divided over the TP group)."""
     up = 2 * ffn if arch.mlp == "gated" else ffn
     return [("gate_up", up, arch.hidden_size, 2), ("down", arch.hidden_size, ffn, 2)]
 
 
-def _around(arch: ArchLike, tokens: float, name: str, ffn: float) -> float:
+def _around(arch: Arch, tokens: float, name: str, ffn: float) -> float:
     """Activation bytes the elementwise kernels next to an MLP GEMM read and write: the norm before gate-up
     (reads and writes the hidden state), the activation before down (reads gate and up, writes their product)."""
     if name == "gate_up":
@@ -256,7 +256,7 @@ def _quant_kernels(d: Deployment) -> int:
 class Prep:
     """What every step of one deployment reads, resolved once (a prediction runs many steps)."""
 
-    arch: ArchLike
+    arch: Arch
     layout: Layout
     rates: ops.Rates
     tm: TimeModelSpec

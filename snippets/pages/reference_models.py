@@ -6,7 +6,7 @@ them by `snippets.params` against the count the model card states, and KV-cache 
 
 from __future__ import annotations
 
-from snippets.data import Architecture, Catalog, Model
+from snippets.data import Catalog, Model
 from snippets.engine.params import (
     attention_params,
     embedding_params,
@@ -18,6 +18,7 @@ from snippets.engine.params import (
     relative_error,
     total_params,
 )
+from snippets.engine.specs import Arch
 from snippets.pages import parallelism
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, binary_bytes, source_links
@@ -29,14 +30,14 @@ TOLERANCE = 0.02
 WORKED = "llama-3.1-70b"
 
 
-def attention_kind(arch: Architecture) -> str:
+def attention_kind(arch: Arch) -> str:
     """MLA, MHA (one KV head per query head) or GQA (query heads share KV heads)."""
     if arch.mla is not None:
         return "MLA"
     return "MHA" if arch.kv_heads == arch.attention_heads else "GQA"
 
 
-def features(arch: Architecture) -> str:
+def features(arch: Arch) -> str:
     """The architecture's departures from a Llama-style dense model, in words."""
     out = [attention_kind(arch), "SwiGLU MLP" if arch.mlp == "gated" else "plain MLP",
            "RMSNorm" if arch.norm == "rmsnorm" else "LayerNorm",
@@ -79,7 +80,7 @@ def checkpoint(cat: Catalog, m: Model) -> str:
     return ", ".join(cat.precisions[p].name for p in [m.checkpoint_precision, *m.other_checkpoint_precisions])
 
 
-def context(a: Architecture) -> fmt.Cell:
+def context(a: Arch) -> fmt.Cell:
     return "not recorded" if a.context_length is None else fmt.count(a.context_length, "tokens")
 
 

@@ -31,7 +31,7 @@ from snippets.engine.memory import (
     stage_memories,
     stage_weights,
 )
-from snippets.engine.specs import ArchLike, EngineCatalog, MemoryPolicySpec, MoE, PrecisionSpec
+from snippets.engine.specs import Arch, EngineCatalog, MemoryPolicySpec, MoE, PrecisionSpec
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,7 @@ def eng() -> EngineCatalog:
     return engine_catalog(load())
 
 
-def walked_stage_weights(arch: ArchLike, precision: PrecisionSpec, layout: Layout) -> tuple[StageWeights, ...]:
+def walked_stage_weights(arch: Arch, precision: PrecisionSpec, layout: Layout) -> tuple[StageWeights, ...]:
     """memory.stage_weights as it was at 884c651: every layer of every stage, one after another."""
     bpp, kept_b = precision.bytes_per_param, _kept_bytes(precision)
     emb_b = kept_b if "embeddings" in precision.keeps_16bit else bpp
@@ -69,7 +69,7 @@ def walked_stage_weights(arch: ArchLike, precision: PrecisionSpec, layout: Layou
     return tuple(out)
 
 
-def walked_kv_bytes_per_sequence(arch: ArchLike, first_layer: int, layers: int, tp: int, kv_bytes_per_elem: float,
+def walked_kv_bytes_per_sequence(arch: Arch, first_layer: int, layers: int, tp: int, kv_bytes_per_elem: float,
                                  tokens: int, policy: MemoryPolicySpec) -> float:
     """memory.kv_bytes_per_sequence as it was at 884c651: each layer's blocks, one layer after another."""
     block, batched = policy.kv_block_tokens, policy.max_num_batched_tokens
@@ -91,7 +91,7 @@ def walked_kv_bytes_per_sequence(arch: ArchLike, first_layer: int, layers: int, 
     return blocks * block * per_token
 
 
-def _layouts(arch: ArchLike) -> list[Layout]:
+def _layouts(arch: Arch) -> list[Layout]:
     out = []
     for tp in tp_degrees(arch, 8):
         for pp in sorted({1, 2, 3, 4, 5, 7, 8, 13, arch.layers // 2 or 1, arch.layers - 1 or 1, arch.layers}):
@@ -134,10 +134,10 @@ def test_kv_blocks_equal_the_walk_over_every_layer(eng: EngineCatalog) -> None:
     assert checked > 1000
 
 
-def _patterns(eng: EngineCatalog) -> list[ArchLike]:
+def _patterns(eng: EngineCatalog) -> list[Arch]:
     """Every model of data/, and synthetic mixes of sliding windows (all, alternate), chunked attention (every
     odd and even interval) and expert layers (leading dense layers, every second or third layer)."""
-    archs: list[ArchLike] = [m.arch for m in eng.models.values()]
+    archs: list[Arch] = [m.arch for m in eng.models.values()]
     base = eng.models["llama-3.1-8b"].arch
     for swl in (None, "all", "alternate"):
         for chunk, every in ((None, None), (8192, 4), (8192, 3), (8192, 1), (8192, 2)):

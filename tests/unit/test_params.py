@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
-from pydantic import ValidationError
+from dataclasses import asdict, replace
+from typing import Any
 
-from snippets.data import Architecture, Model
+import pytest
+from pydantic import TypeAdapter, ValidationError
+
+from snippets.data import ArchRecord, Model
 from snippets.engine.params import (
     attention_params,
     experts_touched,
@@ -16,6 +19,7 @@ from snippets.engine.params import (
     relative_error,
     total_params,
 )
+from snippets.engine.specs import Arch
 
 TOLERANCE = 0.02
 """A recomputed count may differ from the stated one by 2 %: model cards round (Llama 2 "70B" is 69.0B)."""
@@ -96,7 +100,7 @@ def test_gpt_oss_120b_by_hand(catalog) -> None:
 
 def test_qwen3_qk_norm_adds_two_head_dims(catalog) -> None:
     a = catalog.models["qwen3-32b"].architecture
-    plain = a.model_copy(update={"qk_norm": False})
+    plain = replace(a, qk_norm=False)
     assert attention_params(a) - attention_params(plain) == 2 * 128
     # 64 layers of (attention 94,371,840 + 256, MLP 393,216,000, norms 10,240), embedding and head, final norm
     assert total_params(a) == 64 * (94_371_840 + 256 + 393_216_000 + 10_240) + 2 * 151_936 * 5120 + 5120
@@ -130,7 +134,7 @@ def test_sliding_window_caps_the_kv_cache(catalog) -> None:
 
 def test_qkv_bias_adds_only_qkv_widths(catalog) -> None:
     a = catalog.models["qwen2.5-72b"].architecture
-    plain = a.model_copy(update={"qkv_bias": False})
+    plain = replace(a, qkv_bias=False)
     # Q 64 x 128 + K and V 8 x 128 each = 10,240 biases per layer
     assert attention_params(a) - attention_params(plain) == 10_240
 
@@ -151,23 +155,54 @@ def test_experts_touched_by_hand(catalog) -> None:
     assert experts_touched(catalog.models["llama-3.1-70b"].architecture, 1) == 1.0
 
 
+ARCH = TypeAdapter(ArchRecord)
+
+
 def test_errors() -> None:
-    arch = Architecture(layers=2, hidden_size=8, attention_heads=2, kv_heads=1, head_dim=4, ffn_size=16,
-                        vocab_size=10, tied_embeddings=True)
+    arch = ARCH.validate_python({"layers": 2, "hidden_size": 8, "attention_heads": 2, "kv_heads": 1, "head_dim": 4,
+                                 "ffn_size": 16, "vocab_size": 10, "tied_embeddings": True})
     with pytest.raises(ValueError):
         kv_bytes_per_token(arch, 0)
     with pytest.raises(ValueError):
         relative_error(1.0, 0.0)
-    with pytest.raises(ValidationError, match="context_length"):
-        Architecture(**{**arch.model_dump(), "position_embeddings": "learned"})
+    with pytest.raises(ValidationError, match=r"context_length\n  Value error, required with learned"):
+        ARCH.validate_python({**asdict(arch), "position_embeddings": "learned"})
     with pytest.raises(ValidationError, match="give both or neither"):
-        Architecture(**{**arch.model_dump(), "sliding_window": 4})
-    with pytest.raises(ValidationError, match="layer_step"):
-        Architecture(**{**arch.model_dump(), "moe": {"experts": 2, "active_experts": 1, "expert_ffn_size": 4,
-                                                     "layer_step": 3}})
-    with pytest.raises(ValidationError, match="kv_heads: 3 does not divide"):
-        Architecture(**{**arch.model_dump(), "kv_heads": 3, "attention_heads": 2})
+        ARCH.validate_python({**asdict(arch), "sliding_window": 4})
+    with pytest.raises(ValidationError, match=r"moe.layer_step\n  Value error, 3 is more than the 2 layers"):
+        ARCH.validate_python({**asdict(arch), "moe": {"experts": 2, "active_experts": 1, "expert_ffn_size": 4,
+                                                      "layer_step": 3}})
+    with pytest.raises(ValidationError, match=r"kv_heads\n  Value error, 3 does not divide"):
+        ARCH.validate_python({**asdict(arch), "kv_heads": 3, "attention_heads": 2})
     with pytest.raises(ValidationError, match="stated_active_params"):
         Model(name="x", nominal_params={"value": 1, "unit": "billion"}, stated_params={"value": 1, "unit": "billion"},
               stated_active_params={"value": 1, "unit": "billion"}, architecture=arch,
               sources=[{"url": "https://example.org/x", "title": "xyz", "read": "2026-11-30"}])
+
+
+@pytest.mark.parametrize(("edit", "loc", "says"), [
+    ({"layers": "2"}, ("layers",), "text: write numbers"),           # as written: no "2" for 2
+    ({"layers": 2.0}, ("layers",), "not a whole number"),
+    ({"tied_embeddings": 1}, ("tied_embeddings",), "write true or false"),
+    ({"layers": 0}, ("layers",), "0 is less than 1"),                 # the engine's ranges
+    ({"mlp": "swish"}, ("mlp",), "'swish' is not one of 'gated', 'plain'"),
+    ({"swa": 4}, ("swa",), "Extra inputs are not permitted"),         # no unknown key
+    ({"moe": {"experts": 2, "active_experts": 1, "expert_ffn_size": 4, "router": True}}, ("moe", "router"),
+     "Extra inputs are not permitted"),
+    ({"moe": {"experts": "2", "active_experts": 1, "expert_ffn_size": 4}}, ("moe", "experts"), "text: write numbers"),
+    ({"mla": {"kv_lora_rank": 0, "qk_nope_head_dim": 1, "qk_rope_head_dim": 1, "v_head_dim": 4}},
+     ("mla", "kv_lora_rank"), "0 is less than 1"),
+])
+def test_an_architecture_is_checked_field_by_field_into_the_engines_record(edit: dict[str, Any], loc: tuple[str, ...],
+                                                                          says: str) -> None:
+    """data/models.yaml validates into the engine's own record (`snippets.engine.specs.Arch`: one class is schema and
+    input), as strictly as every schema class: each problem is refused at its own field, nested ones too."""
+    good = {"layers": 2, "hidden_size": 8, "attention_heads": 2, "kv_heads": 1, "head_dim": 4, "ffn_size": 16,
+            "vocab_size": 10, "tied_embeddings": True}
+    assert type(ARCH.validate_python(good)) is Arch
+    with pytest.raises(ValidationError) as err:
+        ARCH.validate_python({**good, **edit})
+    found = [(e["loc"], f"{e['msg']} (got {e['input']!r})") for e in err.value.errors()]  # a wrong scalar's reason
+    # is in its input (`snippets.data.base._Refused`), as for every schema class
+    assert any(where == loc and says in msg for where, msg in found), found
+

@@ -33,7 +33,7 @@ from snippets.data.schema.measurements import (
     Speculation,
     Speedup,
 )
-from snippets.data.schema.models import MLA, Architecture, Model, MoE, MTPAcceptance
+from snippets.data.schema.models import ArchRecord, Model, MTPAcceptance
 from snippets.data.schema.policies import (
     AlphaBeta,
     BytesPerElement,
@@ -53,12 +53,12 @@ from snippets.data.schema.prices import PRICE_KINDS, Price
 from snippets.data.schema.scenarios import LatencyTarget, Scenario, TargetTime
 
 __all__ = [
-    "DISPUTABLE", "MEASUREMENT_OPTIONAL_FIELDS", "MLA", "OPTIONAL_ACCELERATOR_FIELDS",
+    "DISPUTABLE", "MEASUREMENT_OPTIONAL_FIELDS", "OPTIONAL_ACCELERATOR_FIELDS",
     "PERMITTED_CALIBRATION_SOURCES", "PRICE_KINDS", "SCHEMAS", "SPECULATION_NAMES", "Accelerator", "AlphaBeta",
-    "Architecture", "Assumption", "BlockScale", "BytesPerElement", "Collectives", "ComputeEfficiency",
+    "ArchRecord", "Assumption", "BlockScale", "BytesPerElement", "Collectives", "ComputeEfficiency",
     "DefaultEfficiency", "Defaults", "Definitions", "DeployedLayout", "Disaggregation", "Disagreement",
     "DocumentedDeployment", "Efficiency", "EfficiencyEntry", "Fabric", "FloatLayout", "Interconnect", "Latency",
-    "LatencyTarget", "LayoutPolicy", "MTPAcceptance", "Measurement", "MemoryPolicy", "MoE", "Mode", "Model",
+    "LatencyTarget", "LayoutPolicy", "MTPAcceptance", "Measurement", "MemoryPolicy", "Mode", "Model",
     "NVLink", "NVSwitch", "Network", "Node", "NonTorchAtTP", "NotStated", "PCIe", "Policy", "Pool", "Precision",
     "PrefixCache", "Price", "ReportedMemory", "RuntimeBytes", "RuntimeMemory", "ScaleUp", "Scenario",
     "ServeDefaults", "Speculation", "Speedup", "TargetTime", "TimeModel", "Vendor", "WeightBlock",

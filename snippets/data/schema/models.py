@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import (
     AfterValidator,
@@ -12,102 +12,16 @@ from pydantic import (
     model_validator,
 )
 
-from snippets.data.base import PositiveInt, Sources, Text, _read_only, _Strict
+from snippets.data.base import PositiveInt, Sources, Text, _read_only, _Strict, as_written, obeys
 from snippets.data.quantities import (
     Count,
 )
 from snippets.engine.specs import Arch, arch_problems
 
-
-class MLA(_Strict):
-    """Multi-head latent attention (DeepSeek-V2/V3): keys and values cached as one compressed latent."""
-
-    q_lora_rank: PositiveInt | None = None
-    """Rank of the query down-projection; None when queries are projected directly."""
-    kv_lora_rank: PositiveInt
-    """Width of the cached key-value latent."""
-    qk_nope_head_dim: PositiveInt
-    qk_rope_head_dim: PositiveInt
-    """Width of the rotary key part, shared by all heads and cached beside the latent."""
-    v_head_dim: PositiveInt
-
-
-class MoE(_Strict):
-    """Mixture of experts: which layers route, to how many experts, of what size."""
-
-    experts: PositiveInt
-    """Routed experts per MoE layer (n_routed_experts / num_local_experts)."""
-    active_experts: PositiveInt
-    """Routed experts each token uses (num_experts_per_tok)."""
-    shared_experts: Annotated[int, Field(ge=0, strict=True)] = 0
-    """Experts every token uses (n_shared_experts)."""
-    expert_ffn_size: PositiveInt
-    """Intermediate size of one expert (moe_intermediate_size; Mixtral: intermediate_size)."""
-    dense_layers: Annotated[int, Field(ge=0, strict=True)] = 0
-    """Leading layers with a dense MLP of `ffn_size` instead (first_k_dense_replace)."""
-    router_bias: bool = False
-    """A per-expert bias in the router (DeepSeek-V3's e_score_correction_bias, gpt-oss's router bias)."""
-    layer_step: PositiveInt = 1
-    """Every `layer_step`-th layer routes, the others have a dense MLP of `ffn_size` (Llama 4's
-    interleave_moe_layer_step: 2 in Maverick, layers 1, 3, 5... route; 1 means every layer)."""
-
-
-class Architecture(_Strict):
-    """Fields of the model's config.json, renamed plainly. Optional fields default to a Llama-style model."""
-
-    layers: PositiveInt
-    hidden_size: PositiveInt
-    attention_heads: PositiveInt
-    kv_heads: PositiveInt
-    head_dim: PositiveInt
-    ffn_size: PositiveInt
-    """Dense MLP intermediate size (for an MoE model: of its dense layers)."""
-    vocab_size: PositiveInt
-    tied_embeddings: bool
-    mlp: Literal["gated", "plain"] = "gated"
-    """gated: SwiGLU, three matrices (gate, up, down); plain: two (up, down), as GPT-3's GELU MLP."""
-    norm: Literal["rmsnorm", "layernorm"] = "rmsnorm"
-    """RMSNorm has a scale per channel; LayerNorm a scale and a bias."""
-    qkv_bias: bool = False
-    """Biases on the query, key and value projections only (Qwen2.5)."""
-    linear_bias: bool = False
-    """Biases on every linear layer (GPT-3)."""
-    position_embeddings: Literal["rope", "learned"] = "rope"
-    context_length: PositiveInt | None = None
-    """max_position_embeddings; required with learned position embeddings, which it sizes."""
-    qk_norm: bool = False
-    """An RMSNorm over head_dim on queries and on keys in every layer (Qwen3's q_norm, k_norm): 2 x head_dim
-    scales a layer. Llama 4's use_qk_norm is a weightless L2 norm and is not this."""
-    attention_sinks: bool = False
-    """A learned sink logit per attention head in every layer (gpt-oss's sinks)."""
-    sliding_window: PositiveInt | None = None
-    """Tokens a sliding-window layer attends to, and so caches (gpt-oss: 128)."""
-    sliding_window_layers: Literal["alternate", "all"] | None = None
-    """Which layers use the window: "alternate" (layers 0, 2, 4... as gpt-oss's layer_types begins with
-    sliding_attention), "all"; None with no window."""
-    attention_chunk_size: PositiveInt | None = None
-    """Chunked local attention (Llama 4's attention_chunk_size): a chunked layer attends only within chunks of this
-    many tokens, and so caches at most a chunk of a sequence."""
-    global_layer_interval: Annotated[int, Field(ge=2, strict=True)] | None = None
-    """With chunked attention: every n-th layer (n-1, 2n-1, ... 0-based) attends over the whole context, the others
-    within chunks (Llama 4: its config.json's no_rope_layers is empty, so transformers' default applies, a NoPE
-    layer every no_rope_layer_interval = 4 layers; vLLM gives the RoPE layers chunked attention)."""
-    mla: MLA | None = None
-    moe: MoE | None = None
-    mtp_layers: Annotated[int, Field(ge=0, strict=True)] = 0
-    """Multi-token-prediction modules after the last block (DeepSeek-V3/R1's num_nextn_predict_layers: 1): each one
-    more block of the model's own structure, two RMSNorms and a projection of 2 x hidden_size to hidden_size, sharing
-    the embedding and the LM head. Left out of the parameter count (the model card's 671B leaves it out); engines run
-    it as the draft of speculative decoding (vLLM's and SGLang's DeepSeek MTP)."""
-
-    @model_validator(mode="after")
-    def _consistent(self) -> Architecture:
-        """The engine's rules for an architecture (`snippets.engine.specs.arch_problems`): the calculator's config.json
-        reader applies the same ones."""
-        found = arch_problems(Arch.from_dict(self.model_dump()))
-        if found:
-            raise ValueError("; ".join(f"{field}: {why}" for field, why in found))
-        return self
+ArchRecord = Annotated[Arch, as_written(Arch), obeys(arch_problems)]
+"""A model's architecture: data/models.yaml validates straight into the engine's record (`snippets.engine.specs.Arch`,
+whose fields and docstrings say what each means), under the engine's own rules (`arch_problems`), the ones the
+calculator's config.json reader applies too."""
 
 
 class MTPAcceptance(_Strict):
@@ -156,7 +70,7 @@ class Model(_Strict):
         default_factory=lambda: MappingProxyType({}))
     """max_position_embeddings of each released checkpoint, where they differ (Llama 4: the base configs' 262,144,
     the Instruct configs' 10,485,760 and 1,048,576)."""
-    architecture: Architecture
+    architecture: ArchRecord
     mtp_acceptance: MTPAcceptance | None = None
     """Where the model has a multi-token-prediction module (`architecture.mtp_layers`) and its developer measured it."""
     sources: Sources

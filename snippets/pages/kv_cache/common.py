@@ -6,7 +6,7 @@ from snippets.data import Catalog
 from snippets.engine import Layout
 from snippets.engine.deployment import Setting, setting
 from snippets.engine.memory import kv_bytes_per_token_per_gpu
-from snippets.engine.specs import ArchLike
+from snippets.engine.specs import Arch
 from snippets.pages.scenario import SERVING, Reference
 from snippets.pages.units import byte_count
 from snippets.render import fmt
@@ -64,7 +64,7 @@ def seqs(n: int) -> Figure:
 
 # --------------------------------------------------------------------------- reading the engine
 
-def attention_kind(arch: ArchLike) -> str:
+def attention_kind(arch: Arch) -> str:
     """How a model caches attention: MHA (a K and V per head), GQA (per KV head), MLA (one latent), and
     whether some layers keep only a sliding window."""
     if arch.mla is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from snippets.engine import Deployment, Layout
 from snippets.engine.memory import decode_kv_read
 from snippets.engine.ops import ACTIVATION_BYTES
-from snippets.engine.specs import ArchLike, ChipSpec
+from snippets.engine.specs import Arch, ChipSpec
 from snippets.engine.step import step
 from snippets.pages import units
 from snippets.pages.scenario import Reference
@@ -90,7 +90,7 @@ def weights_read(d: Deployment, batch: int) -> float:
     return step(d, "decode", batch, 1).weights_read
 
 
-def a2a_bytes_per_token(arch: ArchLike) -> float:
+def a2a_bytes_per_token(arch: Arch) -> float:
     """What one token gets back in one combine: its k routed experts' outputs, in BF16 (its dispatch sends the
     same vectors in FP8, about half the bytes)."""
     moe = arch.moe
