@@ -76,29 +76,27 @@ def test_each_term_has_one_tooltip_per_section_on_its_first_mention(built: Build
     """At most one <abbr> per term and section, and it is on the section's first mention that abbr can reach."""
     failures: list[str] = []
     marked = 0
-    titles = {h1.get_text().strip().removesuffix("¶").strip() for rel in _pages(built)
-              if (a := _article(built, rel)) is not None for h1 in a.select("h1")}
-    for rel in _pages(built):
-        article = _article(built, rel)
-        if article is None or rel.startswith("notebooks/"):  # no abbr reaches them: the test below
+    articles = {rel: a for rel in _pages(built) if (a := _article(built, rel)) is not None}  # each page parsed once
+    titles = {h1.get_text().strip().removesuffix("¶").strip() for a in articles.values() for h1 in a.select("h1")}
+    for rel, article in articles.items():
+        if rel.startswith("notebooks/"):  # no abbr reaches them: the test below
             continue
         for n, nodes in enumerate(sections(article)):
             heading = next((x.get_text(" ", strip=True) for x in nodes[:1] if isinstance(x, Tag)), "(before the first h2)")
             abbrs = [x for x in nodes if isinstance(x, Tag) and x.name == "abbr"]
             marked += len(abbrs)
+            # the texts abbr could have marked (outside code, scripts, SVG), in order: found once per section
+            texts = [x for x in nodes if isinstance(x, NavigableString) and not isinstance(x, Tag)
+                     and not _out_of_reach(x, titles)]
             for term in TERMS:
                 mine = [a for a in abbrs if a.get_text().strip() == term]
                 if len(mine) > 1:
                     failures.append(f"{rel} section {n} ({heading}): {len(mine)} <abbr> for {term}")
-                # the first mention in the section's text (outside code, scripts, SVG) is the marked one
-                for x in nodes:
-                    if not isinstance(x, NavigableString) or isinstance(x, Tag) or _out_of_reach(x, titles):
-                        continue
-                    if _mentions(str(x), term):
-                        if not _in_abbr(x):
-                            failures.append(f"{rel} section {n} ({heading}): first mention of {term} has no <abbr>: "
-                                            f"{str(x).strip()[:80]!r}")
-                        break
+                # the first mention in the section's text is the marked one
+                first = next((x for x in texts if _mentions(str(x), term)), None)
+                if first is not None and not _in_abbr(first):
+                    failures.append(f"{rel} section {n} ({heading}): first mention of {term} has no <abbr>: "
+                                    f"{str(first).strip()[:80]!r}")
     assert marked > 100, f"only {marked} <abbr> on the whole site: is the glossary still appended?"
     assert not failures, f"{len(failures)} problems:\n" + "\n".join(failures[:60])
 
