@@ -214,3 +214,17 @@ def assert_quiet(reader: Reader, where: str) -> None:
 @pytest.fixture(scope="session")
 def axe_source() -> str:
     return (VENDOR / "axe.min.js").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def sweeps(browser: Any, site_url: str, pages: list[str], axe_source: str,
+           tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Every page loaded once per reading, with what each check measured in that load (sweep.py); under xdist the
+    workers share the results through the session's common temporary directory."""
+    from .sweep import Sweeps
+
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "browser-sweeps"  # one for all the workers of this session
+    else:
+        shared = tmp_path_factory.mktemp("browser-sweeps")
+    return Sweeps(browser, site_url, pages, axe_source, shared)

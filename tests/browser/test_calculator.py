@@ -1,10 +1,10 @@
 """The calculator page in a real browser: Pyodide vendored on the site runs the engine's own modules.
 
-Each test opens the page in a fresh context of Debian's Chromium (nothing may leave 127.0.0.1), waits for
-the engine the page starts in a Web Worker as it loads, drives the form like a reader (select, type, paste)
-and compares every output the page writes
-with the engine run here, in the test's Python (`snippets.engine.calc.answer`, which is the command
-line's report), and, for the combinations that are rows of the grid, with reference/sizing.json.
+The tests open the page in Debian's Chromium (nothing may leave 127.0.0.1; the desktop tests share one
+load, the others open their own), wait for the engine the page starts in a Web Worker as it loads, drive
+the form like a reader (select, type, paste) and compare every output the page writes with the engine
+run here, in the test's Python (`snippets.engine.calc.answer`, which is the command line's report), and,
+for the combinations that are rows of the grid, with reference/sizing.json.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import json
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -99,6 +100,38 @@ def _start(r: Reader, path: str = "calculator/") -> Any:
     return page
 
 
+class Engine:
+    """The calculator page with its engine started, which the desktop tests share (one Pyodide start per xdist
+    worker, not six): each drives the whole form before it reads an answer, so none depends on what the one before it
+    left. What the page showed once the engine had answered the form it loaded with is kept for the tests that read
+    it."""
+
+    def __init__(self, reader: Reader) -> None:
+        self.reader = reader
+        self.page = _start(reader)
+        self.started = {
+            "state": self.page.get_attribute("#sa-calc", "data-state"),
+            "circles": self.page.evaluate("() => document.querySelectorAll('#sa-calc-frontier svg circle').length"),
+        }
+        self.at_start = reader.log.problems()  # what went wrong while it started: against every test that shares it
+
+    def mark(self) -> tuple[int, int]:
+        return len(self.reader.log.foreign), len(self.reader.log.errors)
+
+    def assert_quiet(self, mark: tuple[int, int], where: str) -> None:
+        """Nothing left 127.0.0.1 and nothing went wrong while the engine started nor since `mark`."""
+        log = self.reader.log
+        since = [f"request to another host: {u}" for u in log.foreign[mark[0]:]] + log.errors[mark[1]:]
+        problems = self.at_start + since
+        assert not problems, f"{where}:\n  " + "\n  ".join(problems)
+
+
+@pytest.fixture(scope="module")
+def engine(browser: Any, site_url: str) -> Iterator[Engine]:
+    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
+        yield Engine(r)
+
+
 def _drive(page: Any, form: dict[str, str]) -> None:
     """Set each field as a reader does, then wait for the answer to the whole form."""
     page.select_option("[name=model]", form["model"])
@@ -127,36 +160,34 @@ def _assert_same(shown: dict[str, Any], expected: dict[str, Any], where: str) ->
             assert got["value"] == value, (where, name, got, out)
 
 
-def test_twenty_combinations_agree_with_the_engine_and_the_grid(
-    browser: Any, site_url: str, built: Build, catalog: Catalog
-) -> None:
+def test_twenty_combinations_agree_with_the_engine_and_the_grid(engine: Engine, built: Build, catalog: Catalog) -> None:
     eng = engine_catalog(catalog)
     grid = {(r["model"], r["precision"], r["accelerator"]): r
             for r in json.loads((built.site / "reference" / "sizing.json").read_text())["records"]}
     assert len(COMBOS) >= 20
     checked_grid = 0
-    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
-        page = _start(r)
-        for combo in COMBOS:
-            form = _full(eng, combo)
-            where = json.dumps({k: v for k, v in combo.items() if k != "config"})
-            _drive(page, form)
-            expected = answer(eng, form)
-            assert expected["ok"], (where, expected)
-            assert page.get_attribute("#sa-calc", "data-state") == "answered", where
-            assert page.is_hidden("#sa-calc-error"), where
-            shown = page.evaluate(READ)
-            _assert_same(shown, expected, where)
-            widths = page.evaluate("() => Array.from(document.querySelectorAll('.sa-calc-seg')).map(s => s.style.width)")
-            assert [float(w.removesuffix("%")) for w in widths] == [float(b["percent"]) for b in expected["bar"]], where
-            row = (form["model"], form["precision"], form["accelerator"])
-            if row in grid and combo.get("context") == GRID["context"] and combo.get("concurrency") == "1" \
-                    and form["layout_policy"] == "tp-in-node":
-                assert_matches_grid({k: {"value": v["value"] or None} for k, v in shown.items()}, grid[row], where)
-                checked_grid += 1
-            # the address carries the inputs
-            assert page.evaluate("() => Object.fromEntries(new URLSearchParams(location.search))") == form, where
-        assert_quiet(r, "calculator, 20 combinations")
+    page = engine.page
+    mark = engine.mark()
+    for combo in COMBOS:
+        form = _full(eng, combo)
+        where = json.dumps({k: v for k, v in combo.items() if k != "config"})
+        _drive(page, form)
+        expected = answer(eng, form)
+        assert expected["ok"], (where, expected)
+        assert page.get_attribute("#sa-calc", "data-state") == "answered", where
+        assert page.is_hidden("#sa-calc-error"), where
+        shown = page.evaluate(READ)
+        _assert_same(shown, expected, where)
+        widths = page.evaluate("() => Array.from(document.querySelectorAll('.sa-calc-seg')).map(s => s.style.width)")
+        assert [float(w.removesuffix("%")) for w in widths] == [float(b["percent"]) for b in expected["bar"]], where
+        row = (form["model"], form["precision"], form["accelerator"])
+        if row in grid and combo.get("context") == GRID["context"] and combo.get("concurrency") == "1" \
+                and form["layout_policy"] == "tp-in-node":
+            assert_matches_grid({k: {"value": v["value"] or None} for k, v in shown.items()}, grid[row], where)
+            checked_grid += 1
+        # the address carries the inputs
+        assert page.evaluate("() => Object.fromEntries(new URLSearchParams(location.search))") == form, where
+    engine.assert_quiet(mark, "calculator, 20 combinations")
     assert checked_grid >= 10
 
 
@@ -168,98 +199,91 @@ STALE = """() => {
 }"""
 
 
-def test_a_bad_input_says_why_and_greys_the_last_good_answer_as_stale(
-    browser: Any, site_url: str, catalog: Catalog
-) -> None:
+def test_a_bad_input_says_why_and_greys_the_last_good_answer_as_stale(engine: Engine, catalog: Catalog) -> None:
     eng = engine_catalog(catalog)
-    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
-        page = _start(r)
-        good = _full(eng, {"model": "llama-3.1-405b", "precision": "fp8", "accelerator": "h100-sxm"})
-        _drive(page, good)
-        assert page.evaluate(STALE) == {"stale": False, "note": False, "grey": False}
-        before = page.evaluate(READ)
-        url = page.url
-        bad_inputs = [
-            ({**good, "context": "2000000"}, "beyond Llama 3.1 405B's context of 131,072 tokens"),
-            ({**good, "concurrency": "0"}, "must be between 1 and"),
-            ({**good, "tpot_ms": "-1"}, "the TPOT target (ms) must be above 0"),
-            ({**good, "model": "custom", "config": json.dumps(
-                {k: v for k, v in LLAMA_31_8B.items() if k not in ("num_hidden_layers", "hidden_size")})},
-             "num_hidden_layers is missing"),
-            ({**good, "model": "custom", "config": "{\"model_type\": \"llama\","}, "config.json is not JSON"),
-            ({**good, "model": "custom", "config": json.dumps({**LLAMA_31_8B, "hidden_size": 1e200})},
-             "hidden_size is 1e+200"),
-            ({**good, "model": "custom", "config": "[" * 5000 + "]" * 5000}, "nests objects and arrays more than"),
-            ({**good, "model": "custom", "config": json.dumps({**LLAMA_31_8B, "num_hidden_layers": 1_000_000})},
-             "num_hidden_layers is 1,000,000, more than the 1,000"),
-        ]
-        for form, words in bad_inputs:
-            if form["model"] != "custom":
-                form.pop("config", None)
-            _drive(page, form)
-            assert page.get_attribute("#sa-calc", "data-state") == "refused", words
-            message = page.inner_text("#sa-calc-error")
-            assert page.is_visible("#sa-calc-error") and words in message, (words, message)
-            assert message == answer(eng, form)["error"], (words, message)
-            assert page.evaluate(READ) == before, f"{words}: the last good answer changed"
-            stale = page.evaluate(STALE)
-            assert stale["stale"] and stale["note"] and stale["grey"], (words, stale)
-            assert page.is_visible("#sa-calc-stale-note"), words
-            assert page.url == url, "a refused input must not replace the shared address"
-        _drive(page, good)
-        assert page.is_hidden("#sa-calc-error")
-        assert page.evaluate(STALE) == {"stale": False, "note": False, "grey": False}
-        assert_quiet(r, "calculator, bad inputs")
-
-
-def test_concurrency_beyond_the_kv_cache_says_how_many_run_and_how_many_queue(
-    browser: Any, site_url: str, catalog: Catalog
-) -> None:
-    eng = engine_catalog(catalog)
-    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
-        page = _start(r)
-        form = _full(eng, {"model": "llama-3.1-70b", "precision": "fp8", "accelerator": "h100-sxm",
-                           "concurrency": "100000"})
+    page = engine.page
+    mark = engine.mark()
+    good = _full(eng, {"model": "llama-3.1-405b", "precision": "fp8", "accelerator": "h100-sxm"})
+    _drive(page, good)
+    assert page.evaluate(STALE) == {"stale": False, "note": False, "grey": False}
+    before = page.evaluate(READ)
+    url = page.url
+    bad_inputs = [
+        ({**good, "context": "2000000"}, "beyond Llama 3.1 405B's context of 131,072 tokens"),
+        ({**good, "concurrency": "0"}, "must be between 1 and"),
+        ({**good, "tpot_ms": "-1"}, "the TPOT target (ms) must be above 0"),
+        ({**good, "model": "custom", "config": json.dumps(
+            {k: v for k, v in LLAMA_31_8B.items() if k not in ("num_hidden_layers", "hidden_size")})},
+         "num_hidden_layers is missing"),
+        ({**good, "model": "custom", "config": "{\"model_type\": \"llama\","}, "config.json is not JSON"),
+        ({**good, "model": "custom", "config": json.dumps({**LLAMA_31_8B, "hidden_size": 1e200})},
+         "hidden_size is 1e+200"),
+        ({**good, "model": "custom", "config": "[" * 5000 + "]" * 5000}, "nests objects and arrays more than"),
+        ({**good, "model": "custom", "config": json.dumps({**LLAMA_31_8B, "num_hidden_layers": 1_000_000})},
+         "num_hidden_layers is 1,000,000, more than the 1,000"),
+    ]
+    for form, words in bad_inputs:
+        if form["model"] != "custom":
+            form.pop("config", None)
         _drive(page, form)
-        expected = answer(eng, form)
-        assert expected["ok"] and page.get_attribute("#sa-calc", "data-state") == "answered"
-        shown = page.evaluate(READ)
-        _assert_same(shown, expected, "100,000 in flight")
-        running, queued = int(shown["running"]["value"]), int(expected["outputs"]["queued"]["value"])
-        assert running + queued == 100_000 and 0 < running < 100_000
-        assert f"{running:,} run, {queued:,} queue" == shown["running"]["text"]
-        assert "queue for a slot" in shown["note"]["text"]
-        assert_quiet(r, "calculator, queueing")
+        assert page.get_attribute("#sa-calc", "data-state") == "refused", words
+        message = page.inner_text("#sa-calc-error")
+        assert page.is_visible("#sa-calc-error") and words in message, (words, message)
+        assert message == answer(eng, form)["error"], (words, message)
+        assert page.evaluate(READ) == before, f"{words}: the last good answer changed"
+        stale = page.evaluate(STALE)
+        assert stale["stale"] and stale["note"] and stale["grey"], (words, stale)
+        assert page.is_visible("#sa-calc-stale-note"), words
+        assert page.url == url, "a refused input must not replace the shared address"
+    _drive(page, good)
+    assert page.is_hidden("#sa-calc-error")
+    assert page.evaluate(STALE) == {"stale": False, "note": False, "grey": False}
+    engine.assert_quiet(mark, "calculator, bad inputs")
 
 
-def test_the_target_answers_with_the_cheapest_configuration_and_the_frontier(
-    browser: Any, site_url: str, catalog: Catalog
-) -> None:
+def test_concurrency_beyond_the_kv_cache_says_how_many_run_and_how_many_queue(engine: Engine, catalog: Catalog) -> None:
+    eng = engine_catalog(catalog)
+    page = engine.page
+    mark = engine.mark()
+    form = _full(eng, {"model": "llama-3.1-70b", "precision": "fp8", "accelerator": "h100-sxm",
+                       "concurrency": "100000"})
+    _drive(page, form)
+    expected = answer(eng, form)
+    assert expected["ok"] and page.get_attribute("#sa-calc", "data-state") == "answered"
+    shown = page.evaluate(READ)
+    _assert_same(shown, expected, "100,000 in flight")
+    running, queued = int(shown["running"]["value"]), int(expected["outputs"]["queued"]["value"])
+    assert running + queued == 100_000 and 0 < running < 100_000
+    assert f"{running:,} run, {queued:,} queue" == shown["running"]["text"]
+    assert "queue for a slot" in shown["note"]["text"]
+    engine.assert_quiet(mark, "calculator, queueing")
+
+
+def test_the_target_answers_with_the_cheapest_configuration_and_the_frontier(engine: Engine, catalog: Catalog) -> None:
     """ttft_ms, tpot_ms and rate: the browser's search is the engine's, to the digit; an unmeetable target says
     which target binds."""
     eng = engine_catalog(catalog)
-    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
-        page = _start(r)
-        base = page.evaluate("() => document.querySelectorAll('#sa-calc-frontier svg circle').length")
-        assert base > 2, "the build's frontier chart"
-        for combo in ({"tpot_ms": "20", "rate": "10"}, {"model": "llama-3.1-8b", "precision": "bf16",
-                                                        "ttft_ms": "500", "tpot_ms": "15", "rate": "50"},
-                      {"tpot_ms": "1"}):
-            form = _full(eng, combo)
-            _drive(page, form)
-            expected = answer(eng, form)
-            assert expected["ok"]
-            _assert_same(page.evaluate(READ), expected, json.dumps(combo))
-            t = expected["target"]
-            assert page.inner_text('[data-name="t_text"]') == t["text"]
-            assert page.locator("#sa-calc-frontier svg circle").count() == t["svg"].count("<circle"), combo
-            label = page.get_attribute("#sa-calc-frontier svg", "aria-label")
-            assert label is not None and html.escape(label) in t["svg"], combo
-            if t["met"]:
-                assert page.locator("#sa-calc-frontier .sa-calc-best").count() == 2  # one in each drawing
-            else:
-                assert "binds" in t["text"]
-        assert_quiet(r, "calculator, targets")
+    page = engine.page
+    mark = engine.mark()
+    assert engine.started["circles"] > 2, "the build's frontier chart"
+    for combo in ({"tpot_ms": "20", "rate": "10"}, {"model": "llama-3.1-8b", "precision": "bf16",
+                                                    "ttft_ms": "500", "tpot_ms": "15", "rate": "50"},
+                  {"tpot_ms": "1"}):
+        form = _full(eng, combo)
+        _drive(page, form)
+        expected = answer(eng, form)
+        assert expected["ok"]
+        _assert_same(page.evaluate(READ), expected, json.dumps(combo))
+        t = expected["target"]
+        assert page.inner_text('[data-name="t_text"]') == t["text"]
+        assert page.locator("#sa-calc-frontier svg circle").count() == t["svg"].count("<circle"), combo
+        label = page.get_attribute("#sa-calc-frontier svg", "aria-label")
+        assert label is not None and html.escape(label) in t["svg"], combo
+        if t["met"]:
+            assert page.locator("#sa-calc-frontier .sa-calc-best").count() == 2  # one in each drawing
+        else:
+            assert "binds" in t["text"]
+    engine.assert_quiet(mark, "calculator, targets")
 
 
 def test_the_address_restores_the_inputs(browser: Any, site_url: str, catalog: Catalog) -> None:
@@ -289,19 +313,19 @@ def test_the_address_restores_the_inputs(browser: Any, site_url: str, catalog: C
             assert_quiet(r, f"calculator, address {bad}")
 
 
-def test_the_running_calculator_is_accessible(browser: Any, site_url: str, axe_source: str) -> None:
+def test_the_running_calculator_is_accessible(engine: Engine, axe_source: str) -> None:
     """axe-core, after Start, with the config.json box open and an error shown: nothing serious."""
-    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
-        page = _start(r)
-        page.select_option("[name=model]", "custom")
-        page.fill("[name=config]", "{}")
-        page.wait_for_function("document.getElementById('sa-calc').dataset.state === 'refused'")
-        page.add_script_tag(content=axe_source)
-        violations = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
-            .filter(v => ['serious', 'critical'].includes(v.impact))
-            .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))""")
-        assert not violations, violations
-        assert_quiet(r, "calculator, axe")
+    page = engine.page
+    mark = engine.mark()
+    page.select_option("[name=model]", "custom")
+    page.fill("[name=config]", "{}")
+    page.wait_for_function("document.getElementById('sa-calc').dataset.state === 'refused'")
+    page.add_script_tag(content=axe_source)
+    violations = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+        .filter(v => ['serious', 'critical'].includes(v.impact))
+        .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))""")
+    assert not violations, violations
+    engine.assert_quiet(mark, "calculator, axe")
 
 
 def test_usable_on_a_phone(browser: Any, site_url: str, catalog: Catalog) -> None:
@@ -324,12 +348,11 @@ def test_usable_on_a_phone(browser: Any, site_url: str, catalog: Catalog) -> Non
         assert_quiet(r, "calculator, phone")
 
 
-def test_the_engine_starts_on_the_compiled_standard_library(browser: Any, site_url: str) -> None:
+def test_the_engine_starts_on_the_compiled_standard_library(engine: Engine, site_url: str) -> None:
     """The worker hands Pyodide the standard library compiled to bytecode (docs/assets/pyodide-stdlib/, see
     scripts/pyodide_stdlib.py), never the npm package's source-only zip, and the engine answers on it."""
-    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
-        page = _start(r)
-        assert page.get_attribute("#sa-calc", "data-state") == "answered"
-        fetched = [u for u in r.log.requests if u.endswith("python_stdlib.zip")]
-        assert fetched == [site_url + "assets/pyodide-stdlib/python_stdlib.zip"], fetched
-        assert_quiet(r, "calculator, compiled standard library")
+    mark = engine.mark()
+    assert engine.started["state"] == "answered"
+    fetched = [u for u in engine.reader.log.requests if u.endswith("python_stdlib.zip")]
+    assert fetched == [site_url + "assets/pyodide-stdlib/python_stdlib.zip"], fetched
+    engine.assert_quiet(mark, "calculator, compiled standard library")

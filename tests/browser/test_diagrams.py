@@ -1,31 +1,19 @@
 """The build-time diagrams (snippets/render/diagrams.py) as a reader sees them: on a phone their text stays legible and
-they stay inside the column; on a desktop they do not grow past the prose."""
+they stay inside the column; on a desktop they do not grow past the prose. Measured (sweep.py's DIAGRAMS) in the sweeps
+of the phone (375 px, touch) and of the desktop."""
 
 from __future__ import annotations
-
-from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
 
 from ..conftest import Build
-from .conftest import DESKTOP, PHONE, Reader
+from .sweep import DESKTOP_LIGHT, PHONE_TOUCH, Sweeps
 
 pytestmark = pytest.mark.browser
 
 MIN_PX = 11.0
 """The smallest text a diagram may render, in CSS px, at 375 px."""
-
-_MEASURE = """() => Array.from(document.querySelectorAll('article svg.sa-diagram')).map(s => {
-    const box = s.getBoundingClientRect();
-    const scale = box.width / s.viewBox.baseVal.width;
-    const own = parseFloat(s.getAttribute('font-size'));
-    const sizes = Array.from(s.querySelectorAll('text'))
-        .map(t => parseFloat(t.getAttribute('font-size') || own) * scale);
-    return {name: s.getAttribute('aria-labelledby'), smallest: Math.min(...sizes), right: box.right,
-            client: document.documentElement.clientWidth};
-})"""
-
 
 def _diagram_pages(built: Build, pages: list[str]) -> list[str]:
     out = []
@@ -43,28 +31,26 @@ def test_the_parallelism_page_has_its_three_diagrams(built: Build, pages: list[s
     assert names == ["tp-split-title", "pipe-schedule-title", "ring-steps-title"]
 
 
-def test_diagram_text_is_legible_on_a_phone(browser: Any, site_url: str, built: Build, pages: list[str]) -> None:
+def test_diagram_text_is_legible_on_a_phone(sweeps: Sweeps, built: Build, pages: list[str]) -> None:
     failures: list[str] = []
-    with Reader(browser, site_url, viewport=PHONE, is_mobile=True, has_touch=True) as r:
-        for path in _diagram_pages(built, pages):
-            for d in r.open(path).evaluate(_MEASURE):
-                if d["smallest"] < MIN_PX:
-                    failures.append(f"/{path} {d['name']}: text at {d['smallest']:.1f} px < {MIN_PX} px")
-                if d["right"] > d["client"] + 1:
-                    failures.append(f"/{path} {d['name']}: ends at {d['right']:.0f} px of {d['client']}")
-        failures += r.log.problems()
+    for path in _diagram_pages(built, pages):
+        visit = sweeps[PHONE_TOUCH][path]
+        failures += visit.problems("diagrams")
+        for d in visit.results.get("diagrams", []):
+            if d["smallest"] < MIN_PX:
+                failures.append(f"/{path} {d['name']}: text at {d['smallest']:.1f} px < {MIN_PX} px")
+            if d["right"] > d["client"] + 1:
+                failures.append(f"/{path} {d['name']}: ends at {d['right']:.0f} px of {d['client']}")
     assert not failures, "\n".join(failures)
 
 
-def test_diagram_text_does_not_outgrow_the_prose_on_a_desktop(browser: Any, site_url: str, built: Build,
-                                                               pages: list[str]) -> None:
+def test_diagram_text_does_not_outgrow_the_prose_on_a_desktop(sweeps: Sweeps, built: Build, pages: list[str]) -> None:
     failures: list[str] = []
-    with Reader(browser, site_url, viewport=DESKTOP) as r:
-        for path in _diagram_pages(built, pages):
-            page = r.open(path)
-            prose = page.evaluate("parseFloat(getComputedStyle(document.querySelector('article p')).fontSize)")
-            for d in page.evaluate(_MEASURE):
-                if d["smallest"] > 1.6 * prose:
-                    failures.append(f"/{path} {d['name']}: its smallest text is {d['smallest']:.1f} px, prose {prose}")
-        failures += r.log.problems()
+    for path in _diagram_pages(built, pages):
+        visit = sweeps[DESKTOP_LIGHT][path]
+        failures += visit.problems("diagrams", "prose")
+        prose = visit["prose"]
+        for d in visit.results.get("diagrams", []):
+            if d["smallest"] > 1.6 * prose:
+                failures.append(f"/{path} {d['name']}: its smallest text is {d['smallest']:.1f} px, prose {prose}")
     assert not failures, "\n".join(failures)

@@ -1,14 +1,15 @@
 """The reader's experience in a real browser, over every page of the built site.
 
-Each test opens fresh contexts of one headless Chromium on the site served from 127.0.0.1, records
-every request (anything for another host is aborted and fails the test, naming page and URL) and
-every console error, and checks what a reader does: open quiz answers, filter and sort the sizing
-grid, search, switch palettes, read on a phone, use assistive technology (axe-core).
+Each page is loaded in a fresh context of one headless Chromium on the site served from 127.0.0.1, which
+records every request (anything for another host is aborted and fails the test, naming page and URL) and
+every console error, and the tests check what a reader does: open quiz answers, filter and sort the sizing
+grid, search, switch palettes, read on a phone, use assistive technology (axe-core). The checks of every
+page read the sweeps of sweep.py (each page loaded once per reading, every check of that reading run in
+that load); the others open the pages they need.
 """
 
 from __future__ import annotations
 
-import contextlib
 import html
 import re
 from typing import Any
@@ -18,34 +19,14 @@ from bs4 import BeautifulSoup
 
 from ..conftest import Build
 from . import report
-from .conftest import DESKTOP, PHONE, Reader, assert_quiet, sitemap_paths
+from .conftest import DESKTOP, Reader, assert_quiet, sitemap_paths
+from .sweep import COLOUR_RULES, DESKTOP_DARK, DESKTOP_LIGHT, PHONE_TOUCH, Sweeps
 
 pytestmark = pytest.mark.browser
 
 TERMS = ("HBM", "NVLink", "TP", "PP", "KV")  # abbreviations every reader should be able to hover
 SEARCH_TERM = "NVLink"
 SEVERE = ("serious", "critical")
-
-
-def _weigh(browser: Any, base: str, path: str) -> tuple[report.PageWeight, list[str]]:
-    """Load one page with an empty cache; its response bytes, and what went wrong on the way."""
-    with Reader(browser, base, viewport=DESKTOP, color_scheme="light") as r:
-        finished: list[Any] = []
-        r.context.on("requestfinished", lambda request: finished.append(request))
-        page = r.open(path)
-        # the search worker fetches the index on every page, sometimes after the network first idles (a megabyte
-        # of grid to lay out first on the sizing page: a loaded machine takes seconds), so wait up to 30 s
-        for _ in range(300):
-            if any(req.url.endswith("/search_index.json") for req in finished):
-                break
-            page.wait_for_timeout(100)
-        else:
-            r.log.errors.append("the search index was never loaded")
-        r.scroll_to_end()  # what loads only when scrolled to is weighed and checked too
-        weight = report.PageWeight(path)
-        for request in finished:
-            weight.add(request.resource_type, request.sizes()["responseBodySize"])
-        return weight, r.log.problems()
 
 
 def _html(built: Build, path: str) -> str:
@@ -68,17 +49,20 @@ def test_every_page_is_visited(built: Build, pages: list[str]) -> None:
     assert "404.html" in pages
 
 
-def test_every_page_loads_offline_and_quietly(browser: Any, site_url: str, pages: list[str]) -> None:
-    """Each page, loaded cold: no request for another host, no console error, no failed request.
+def test_every_page_loads_offline_and_quietly(sweeps: Sweeps, pages: list[str]) -> None:
+    """Each page, loaded cold, waited on until it has fetched the search index (up to 30 s) and scrolled to its
+    end a screen at a time: no request for another host, no console error, no failed request.
 
     The same loads weigh every page; the report goes to site-report/page-weight.md and the end of the
     session's output.
     """
-    weights, problems = [], []
+    weights: list[report.PageWeight] = []
+    problems: list[str] = []
     for path in pages:
-        weight, seen = _weigh(browser, site_url, path)
-        weights.append(weight)
-        problems += [f"/{path}: {p}" for p in seen]
+        visit = sweeps[DESKTOP_LIGHT][path]
+        problems += visit.problems("offline")
+        if "offline" in visit.results:
+            weights.append(visit.results["offline"])
     report.write(weights)
     assert not problems, "\n".join(problems)
     for w in weights:
@@ -99,31 +83,16 @@ def test_a_lazy_request_for_another_host_is_caught_only_by_scrolling(browser: An
         assert r.log.foreign == ["https://images.example.org/x.png"]
 
 
-def test_quiz_answers_open_and_close(browser: Any, site_url: str, built: Build, pages: list[str]) -> None:
-    """Every folded block (`???`, e.g. the quiz answers) opens on a click and closes on the next."""
+def test_quiz_answers_open_and_close(sweeps: Sweeps, built: Build, pages: list[str]) -> None:
+    """Every folded block (`???`, e.g. the quiz answers) opens on a click and closes on the next (sweep.py's quiz:
+    the last check of the desktop load, after those that only read the page)."""
     with_details = _pages_with(built, pages, "details")
     assert with_details, "no page has a folded block; the companion pages' quiz answers are missing"
     failures: list[str] = []
-    with Reader(browser, site_url, viewport=DESKTOP) as r:
-        for path in with_details:
-            page = r.open(path)
-            blocks = page.locator("article details")
-            for i in range(blocks.count()):
-                block = blocks.nth(i)
-                summary = block.locator("> summary")
-                body = block.locator("> :not(summary)").first
-                label = f"/{path} details #{i + 1} ({summary.inner_text().strip()!r})"
-                summary.scroll_into_view_if_needed()
-                if block.evaluate("d => d.open"):
-                    failures.append(f"{label}: open before any click")
-                    continue
-                summary.click()
-                page.wait_for_function("d => d.open", arg=block.element_handle())
-                if not body.is_visible():
-                    failures.append(f"{label}: open, but its content is not visible")
-                summary.click()
-                page.wait_for_function("d => !d.open", arg=block.element_handle())
-        failures += [f"folded blocks: {problem}" for problem in r.log.problems()]
+    for path in with_details:
+        visit = sweeps[DESKTOP_LIGHT][path]
+        failures += visit.results.get("quiz", [])
+        failures += [f"folded blocks: {problem}" for problem in visit.problems("quiz")]
     assert not failures, "\n".join(failures)
 
 
@@ -145,24 +114,19 @@ def test_abbreviations_show_tooltips(browser: Any, site_url: str, built: Build, 
         assert_quiet(r, f"/{page_path} tooltip")
 
 
-def test_code_blocks_have_copy_buttons(browser: Any, site_url: str, built: Build, pages: list[str]) -> None:
+def test_code_blocks_have_copy_buttons(sweeps: Sweeps, built: Build, pages: list[str]) -> None:
     """Every code block has Material's copy button (content.code.copy)."""
     with_code = _pages_with(built, pages, "pre > code")
     if not with_code:
         pytest.skip("the site has no code blocks to copy")
-    with Reader(browser, site_url, viewport=DESKTOP) as r:
-        for path in with_code:
-            page = r.open(path)
-            blocks = page.locator("article pre:has(> code)")
-            # Material 9.7 puts the button in `nav.md-code__nav` (older releases: `button.md-clipboard`)
-            buttons = page.locator(
-                'article pre:has(> code) button.md-code__button[data-md-type="copy"], '
-                "article pre:has(> code) button.md-clipboard"
-            )
-            assert buttons.count() == blocks.count(), (
-                f"/{path}: {blocks.count()} code blocks, {buttons.count()} copy buttons"
-            )
-        assert_quiet(r, "code blocks")
+    failures: list[str] = []
+    for path in with_code:
+        visit = sweeps[DESKTOP_LIGHT][path]
+        failures += [f"code blocks: {problem}" for problem in visit.problems("copy_buttons")]
+        got = visit.results.get("copy_buttons")
+        if got and got["buttons"] != got["blocks"]:
+            failures.append(f"/{path}: {got['blocks']} code blocks, {got['buttons']} copy buttons")
+    assert not failures, "\n".join(failures)
 
 
 def test_search_finds_a_term(reader: Reader) -> None:
@@ -266,108 +230,64 @@ def test_sizing_grid_sorts_by_a_column(reader: Reader) -> None:
     assert_quiet(reader, "/reference/sizing/ sort")
 
 
-def test_no_horizontal_overflow_on_a_phone(browser: Any, site_url: str, pages: list[str]) -> None:
-    """At 375 px the page never scrolls sideways; wide tables scroll inside their own wrapper."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
+def test_no_horizontal_overflow_on_a_phone(sweeps: Sweeps, pages: list[str]) -> None:
+    """At 375 px (a phone: touch, the page's viewport tag honoured) the page never scrolls sideways; wide tables
+    scroll inside their own wrapper. Material wraps each table from its own script, after the page has loaded; on a
+    busy machine that can come after "network idle": the sweep waits for it (up to 10 s), then measures."""
     failures: list[str] = []
-    with Reader(browser, site_url, viewport=PHONE, is_mobile=True, has_touch=True) as r:
-        for path in pages:
-            page = r.open(path)
-            # Material wraps each table in its scrolling wrapper from its own script, after the page
-            # has loaded; on a busy machine that can come after "network idle". Wait for it (a page
-            # that never gets there is reported below), then measure.
-            wrapped = ("() => Array.from(document.querySelectorAll('article table'))"
-                       ".every(t => t.closest('.md-typeset__scrollwrap'))")
-            with contextlib.suppress(PlaywrightTimeout):
-                page.wait_for_function(wrapped, timeout=10_000)
-            got = page.evaluate(
-                """() => {
-                    const d = document.documentElement;
-                    const wide = Array.from(document.querySelectorAll('article *'))
-                        .filter(e => e.getBoundingClientRect().right > d.clientWidth + 1)
-                        .filter(e => !e.closest('.md-typeset__scrollwrap, .md-typeset__table, pre, .highlight'))
-                        .slice(0, 3).map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : ''));
-                    return {scroll: d.scrollWidth, client: d.clientWidth, wide};
-                }"""
+    for path in pages:
+        visit = sweeps[PHONE_TOUCH][path]
+        failures += [f"phone viewport: {problem}" for problem in visit.problems("overflow")]
+        got = visit.results.get("overflow")
+        if got is None:
+            continue
+        if got["scroll"] > got["client"]:
+            failures.append(
+                f"/{path}: {got['scroll']} px wide in a {got['client']} px viewport; widest: {got['wide']}"
             )
-            if got["scroll"] > got["client"]:
-                failures.append(
-                    f"/{path}: {got['scroll']} px wide in a {got['client']} px viewport; widest: {got['wide']}"
-                )
-            unwrapped = page.evaluate(
-                "() => Array.from(document.querySelectorAll('article table'))"
-                ".filter(t => !t.closest('.md-typeset__scrollwrap')).length"
-            )
-            if unwrapped:
-                failures.append(f"/{path}: {unwrapped} table(s) outside a scrolling wrapper")
-        failures += [f"phone viewport: {problem}" for problem in r.log.problems()]
+        if got["unwrapped"]:
+            failures.append(f"/{path}: {got['unwrapped']} table(s) outside a scrolling wrapper")
     assert not failures, "\n".join(failures)
 
 
-def test_wide_tables_keep_their_key_column_and_say_they_scroll(browser: Any, site_url: str, pages: list[str]) -> None:
+def test_wide_tables_keep_their_key_column_and_say_they_scroll(sweeps: Sweeps, pages: list[str]) -> None:
     """At 1280 px a table wider than its column says that it scrolls, and its first (key) column stays in view
-    when the reader scrolls it to the far end."""
+    when the reader scrolls it to the far end (measured once Material has wrapped the tables and a11y.js has marked
+    the scrolling ones)."""
     failures: list[str] = []
-    with Reader(browser, site_url, viewport=DESKTOP) as r:
-        for path in pages:
-            page = r.open(path)
-            page.wait_for_timeout(200)  # Material wraps tables and a11y.js marks the scrolling ones after load
-            got = page.evaluate(
-                """() => Array.from(document.querySelectorAll('article .md-typeset__scrollwrap'))
-                    .filter(w => w.querySelector('table') && w.scrollWidth > w.clientWidth + 1)
-                    .map(w => {
-                        const head = (w.querySelector('th') || {}).textContent || '';
-                        const hint = getComputedStyle(w, '::before').content;
-                        const key = w.querySelector('tbody td');
-                        w.scrollLeft = w.scrollWidth;
-                        // after scrolling to the far end, the key cell must still lie inside the visible wrapper
-                        const k = key ? key.getBoundingClientRect() : null, r = w.getBoundingClientRect();
-                        const left = !k ? 0 : k.left < r.left - 1 ? k.left - r.left
-                            : k.right > r.right + 1 ? k.right - r.right : 0;
-                        w.scrollLeft = 0;
-                        return {head: head.trim().slice(0, 30), marked: w.getAttribute('data-sa-wide'), hint, left};
-                    })"""
-            )
-            for t in got:
-                if t["marked"] != "1" or "Scroll sideways" not in t["hint"]:
-                    failures.append(f"/{path}: table ({t['head']}) scrolls with no signal")
-                if abs(t["left"]) > 1:
-                    failures.append(f"/{path}: table ({t['head']}) hides its key column when scrolled ({t['left']} px)")
+    for path in pages:
+        visit = sweeps[DESKTOP_LIGHT][path]
+        failures += visit.problems("wide_tables")
+        for t in visit.results.get("wide_tables", []):
+            if t["marked"] != "1" or "Scroll sideways" not in t["hint"]:
+                failures.append(f"/{path}: table ({t['head']}) scrolls with no signal")
+            if abs(t["left"]) > 1:
+                failures.append(f"/{path}: table ({t['head']}) hides its key column when scrolled ({t['left']} px)")
     assert not failures, "\n".join(failures)
 
 
-# The dark palette changes colours only: scan it with the colour rules, the light one with all rules.
-COLOUR_RULES = ("color-contrast", "link-in-text-block")
-
-
+# The dark palette changes colours only: sweep.py scans it with the colour rules (COLOUR_RULES), the light one
+# with all rules.
 @pytest.mark.parametrize(
-    ("scheme", "material", "rules"),
-    [("light", "default", None), ("dark", "slate", COLOUR_RULES)],
+    ("scheme", "material", "reading", "rules"),
+    [pytest.param("light", "default", DESKTOP_LIGHT, None, id="light-default-None"),  # the ids of before the sweeps
+     pytest.param("dark", "slate", DESKTOP_DARK, COLOUR_RULES, id="dark-slate-rules1")],
 )
 def test_accessibility(
-    browser: Any, site_url: str, pages: list[str], axe_source: str, scheme: str, material: str,
-    rules: tuple[str, ...] | None,
+    sweeps: Sweeps, pages: list[str], scheme: str, material: str, reading: str, rules: tuple[str, ...] | None,
 ) -> None:
     """axe-core finds no serious or critical violation on any page, in either palette."""
-    options: dict[str, Any] = {"resultTypes": ["violations"]}
-    if rules:
-        options["runOnly"] = list(rules)
     failures: list[str] = []
-    with Reader(browser, site_url, viewport=DESKTOP, color_scheme=scheme) as r:
-        for path in pages:
-            page = r.open(path)
-            assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == material
-            page.add_script_tag(content=axe_source)
-            violations = page.evaluate(
-                """async (options) => (await axe.run(document, options)).violations
-                    .map(v => ({id: v.id, impact: v.impact, help: v.help,
-                                nodes: v.nodes.map(n => n.target.join(' '))}))""",
-                options,
-            )
-            for v in violations:
-                if v["impact"] in SEVERE:
-                    nodes = ", ".join(v["nodes"][:5]) + (" ..." if len(v["nodes"]) > 5 else "")
-                    failures.append(f"/{path} [{scheme}] {v['impact']} {v['id']}: {v['help']} -> {nodes}")
-        failures += [f"axe scan, {scheme} palette: {problem}" for problem in r.log.problems()]
+    for path in pages:
+        visit = sweeps[reading][path]
+        failures += [f"axe scan, {scheme} palette: {problem}" for problem in visit.problems("axe")]
+        got = visit.results.get("axe")
+        if got is None:
+            continue
+        assert got["rules"] == (list(rules) if rules else None), f"/{path}: scanned with {got['rules']}"
+        assert got["scheme"] == material, f"/{path}: loaded in the {got['scheme']} palette, not {material}"
+        for v in got["violations"]:
+            if v["impact"] in SEVERE:
+                nodes = ", ".join(v["nodes"][:5]) + (" ..." if len(v["nodes"]) > 5 else "")
+                failures.append(f"/{path} [{scheme}] {v['impact']} {v['id']}: {v['help']} -> {nodes}")
     assert not failures, "\n".join(failures)
