@@ -14,8 +14,6 @@ import html
 from collections.abc import Iterable
 from pathlib import Path
 
-from bs4 import BeautifulSoup
-
 from ..conftest import Build
 
 NOTEBOOK_STUB = "# %% [markdown]\n# # Sizing notebook\n"
@@ -63,7 +61,3 @@ def keep_only(root: Path, built: Build, keep: Iterable[str], *, notebook: bool =
             script.write_text(NOTEBOOK_STUB, encoding="utf-8")
         serving_option(root, "execute", "false")
     return stubbed
-
-
-def page_soup(b: Build, src: str) -> BeautifulSoup:
-    return b.page(html_path(src))
