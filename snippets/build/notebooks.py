@@ -173,6 +173,12 @@ class Notebooks:
         nb.join()
         return nb.script.read_text(encoding="utf-8")
 
+    def wait(self, src_uri: str) -> None:
+        """Until notebook `src_uri` is written (nothing to wait for: not a notebook of this build)."""
+        nb = self.found.get(src_uri)
+        if nb is not None:
+            nb.join()
+
     def errors(self, src_uri: str) -> list[str]:
         nb = self.found.get(src_uri)
         return nb.join() if nb is not None else []

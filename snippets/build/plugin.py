@@ -15,7 +15,9 @@ Events, top to bottom in the order MkDocs sends them (each runs after the other 
   Markdown extension, run the python exec blocks through the build (`snippets.build.blocks`); start executing
   the notebooks (`snippets.build.notebooks`);
 - `on_files`: each notebook script replaced by its executed notebook, converted last;
-- `on_page_read_source`: a notebook page's source is its script, once its notebook is ready;
+- `on_pre_page`: a notebook page waits for its notebook, before any other plugin's handler reads it (mkdocs-jupyter
+  reads the `.ipynb` in its own `on_pre_page`);
+- `on_page_read_source`: a notebook page's source is its script;
 - `on_page_markdown`, `on_page_content`: the page's computed values, claims and guards
   (`snippets.build.computed`, `snippets.build.guard`); the names each page shows (`snippets.render.usage`);
 - `on_env`: any error on any page stops the build here, before anything is written;
@@ -54,6 +56,8 @@ if TYPE_CHECKING:
 
 LAST = -100
 """Priority of the page handlers: after the other plugins' (markdown-exec's fences, mkdocs-jupyter's files)."""
+FIRST = 100
+"""Priority of `on_pre_page`: before the other plugins' (mkdocs-jupyter reads the executed notebook there)."""
 CALCULATOR_DIR = Path("assets") / "calculator" / "py"
 EXEC_LANGUAGES = ("python", "py")
 """The fences whose blocks the build runs (markdown-exec's other languages are not used on this site)."""
@@ -174,6 +178,14 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
     @event_priority(LAST)
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         return self.ctx().notebooks.files(files, config)
+
+    @event_priority(FIRST)
+    def on_pre_page(self, page: Page, *, config: MkDocsConfig, files: Files) -> Page:
+        """A notebook page waits here until its notebook is written: mkdocs-jupyter's `on_pre_page` reads it (its
+        cache key) before the page's source is read. Without the wait, a site whose other pages convert faster than
+        the notebook executes fails with the notebook not found."""
+        self.ctx().notebooks.wait(page.file.src_uri)
+        return page
 
     def on_page_read_source(self, *, page: Page, config: MkDocsConfig) -> str | None:
         return self.ctx().notebooks.source(page.file.src_uri)

@@ -79,10 +79,15 @@ def _load_problems(data_dir: Path) -> list[str]:
     return problems
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+"""libyaml's, where PyYAML has it: the pure-Python emitter took most of a minute to write data/ four times."""
+
+
 def plant_payloads(data_dir: Path) -> int:
     """Append PAYLOAD to every string field the loader (text checks off) still accepts; return how many."""
-    docs = {f: yaml.safe_load((data_dir / f"{f}.yaml").read_text()) for f in data_mod.FILES}
-    planted: dict[tuple[str, tuple[Any, ...]], str] = {}
+    docs = {f: yaml.load((data_dir / f"{f}.yaml").read_text(), Loader=_LOADER) for f in data_mod.FILES}  # noqa: S506
+    planted: dict[str, dict[tuple[Any, ...], str]] = {f: {} for f in docs}  # file -> path -> the value before
     names = 0
     for f, doc in docs.items():
         for path, value in _leaves(doc):
@@ -96,27 +101,30 @@ def plant_payloads(data_dir: Path) -> int:
             else:
                 new = value + (SHORT_PAYLOAD if path[-1] in SHORT_FIELDS else PAYLOAD)
             _set(doc, path, new)
-            planted[(f, path)] = value
+            planted[f][path] = value
+    changed = set(docs)
     for _ in range(20):  # revert the fields that must be ids, units or other fixed words
-        for f, doc in docs.items():
-            (data_dir / f"{f}.yaml").write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
+        for f in sorted(changed):
+            (data_dir / f"{f}.yaml").write_text(yaml.dump(docs[f], Dumper=_DUMPER, sort_keys=False, allow_unicode=True))
         problems = _load_problems(data_dir)
         if not problems:
             break
         bad = [_ENTRY.match(p) for p in problems]
         if not all(bad):
             pytest.fail(f"unexpected load errors: {problems}")
+        refused: dict[str, set[tuple[Any, ...]]] = {}  # file -> the paths (or their parents) the loader refused
         for m in bad:
             assert m is not None
-            prefix = (m["entry"], *(int(x) if x.isdigit() else x for x in m["field"].split("."))) \
-                if m["field"] != "(entry)" else (m["entry"],)
-            for (f, path), value in list(planted.items()):
-                if f == m["file"] and path[:len(prefix)] == prefix:
-                    _set(docs[f], path, value)
-                    del planted[(f, path)]
+            refused.setdefault(m["file"], set()).add(
+                (m["entry"], *(int(x) if x.isdigit() else x for x in m["field"].split(".")))
+                if m["field"] != "(entry)" else (m["entry"],))
+        for f, prefixes in refused.items():
+            for path in [p for p in planted[f] if any(p[:k] in prefixes for k in range(1, len(p) + 1))]:
+                _set(docs[f], path, planted[f].pop(path))
+        changed = set(refused)
     else:
         pytest.fail("could not plant payloads")
-    return len(planted)
+    return sum(map(len, planted.values()))
 
 
 def _active(site: Path) -> dict[str, set[str]]:

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ..conftest import ROOT, without_sizing_searches
+from ..conftest import ROOT, Build, without_sizing_searches
+from .small_site import keep_only
 
 BLOCK = '''
 ```python exec="on"
@@ -61,10 +62,13 @@ def _run(site_copy: Path, script: str) -> list[str]:
 
 
 @pytest.mark.build
-def test_a_rebuild_in_one_process_shows_every_edit_and_keeps_no_state(site_copy: Path) -> None:
+def test_a_rebuild_in_one_process_shows_every_edit_and_keeps_no_state(site_copy: Path, built: Build) -> None:
     """As `mkdocs serve` rebuilds: the same plugin object, builds in one process. Block state never leaks from page
-    to page or build to build; an edit under snippets/ and one under data/ (which the notebook reads too) show in
-    the next build."""
+    to page or build to build; an edit under snippets/ (every module of snippets/ imported anew) and one under data/
+    (which the notebook reads too) show in the next build. On a small copy (tests/build/small_site.py): the two
+    pages and the notebook it reads, every other page a stub, the sizing grid's searches off."""
+    keep_only(site_copy, built, ("index.md", "interconnect.md"), notebook=True)
+    without_sizing_searches(site_copy)
     for page in ("index.md", "interconnect.md"):
         path = site_copy / "docs" / page
         path.write_text(path.read_text() + BLOCK)
@@ -112,34 +116,28 @@ def _differences(cmp: filecmp.dircmp[str], prefix: str = "") -> list[str]:
 
 
 @pytest.mark.build
-def test_builds_in_one_process_with_every_module_imported_twice_are_byte_identical(site_copy: Path) -> None:
-    """Every module of snippets/ imported, the site built cold; every module imported again, built cold again; then
-    built a third time with the caches warm, in the same process: the three sites are the same, byte for byte. No
-    module keeps state that a build could leave for the next, and the caches change nothing but time. (The sizing
-    grid's searches run in worker processes, apart from this one, and twice cold they would cost minutes: off here;
-    tests/unit/test_sizing_build.py shows a cached answer equals a searched one.)"""
+def test_a_cold_build_and_a_warm_one_in_one_process_are_byte_identical(site_copy: Path) -> None:
+    """Every module of snippets/ imported, the whole site built cold (the notebook executed, every cache empty); then
+    built again in the same process, with the same modules and the caches the first build left: the two sites are the
+    same, byte for byte. No module keeps state that a build could leave for the next, and the caches change nothing
+    but time. (A rebuild with every module imported anew, as `serve` does after an edit under snippets/, is
+    test_a_rebuild_in_one_process_shows_every_edit_and_keeps_no_state. The sizing grid's searches run in worker
+    processes, apart from this one, and cold they would cost minutes: off here; tests/unit/test_sizing_build.py shows
+    a cached answer equals a searched one.)"""
     without_sizing_searches(site_copy)
     lines = _run(site_copy, f"""
-        import importlib, pkgutil, shutil, sys
+        import importlib, pkgutil, shutil
         from mkdocs.commands.build import build
         from mkdocs.config import load_config
 
-        def import_all():
-            import snippets
-            for m in pkgutil.walk_packages(snippets.__path__, "snippets."):
-                importlib.import_module(m.name)
-
-        for run in range(3):
-            if run == 1:  # every module imported anew
-                for name in [m for m in sys.modules if m == "snippets" or m.startswith("snippets.")]:
-                    del sys.modules[name]
-            if run < 2:  # cold: the notebook executed, every cache empty
-                shutil.rmtree({str(site_copy / ".cache")!r}, ignore_errors=True)
-            import_all()
+        import snippets
+        for m in pkgutil.walk_packages(snippets.__path__, "snippets."):
+            importlib.import_module(m.name)
+        shutil.rmtree({str(site_copy / ".cache")!r}, ignore_errors=True)  # cold: the notebook executed anew
+        for run in range(2):
             build(load_config(config_file={str(site_copy / "mkdocs.yml")!r}, site_dir={str(site_copy)!r} + f"/site-{{run}}"))
             print(run, "built")
     """)
-    assert lines == ["0 built", "1 built", "2 built"]
-    for run in (1, 2):
-        assert _differences(filecmp.dircmp(site_copy / "site-0", site_copy / f"site-{run}")) == [], run
+    assert lines == ["0 built", "1 built"]
+    assert _differences(filecmp.dircmp(site_copy / "site-0", site_copy / "site-1")) == []
     assert (site_copy / "site-0" / "numbers.json").stat().st_size > 100_000
