@@ -116,28 +116,34 @@ def _differences(cmp: filecmp.dircmp[str], prefix: str = "") -> list[str]:
 
 
 @pytest.mark.build
-def test_a_cold_build_and_a_warm_one_in_one_process_are_byte_identical(site_copy: Path) -> None:
-    """Every module of snippets/ imported, the whole site built cold (the notebook executed, every cache empty); then
-    built again in the same process, with the same modules and the caches the first build left: the two sites are the
-    same, byte for byte. No module keeps state that a build could leave for the next, and the caches change nothing
-    but time. (A rebuild with every module imported anew, as `serve` does after an edit under snippets/, is
-    test_a_rebuild_in_one_process_shows_every_edit_and_keeps_no_state. The sizing grid's searches run in worker
-    processes, apart from this one, and cold they would cost minutes: off here; tests/unit/test_sizing_build.py shows
-    a cached answer equals a searched one.)"""
+def test_builds_in_one_process_with_every_module_imported_twice_are_byte_identical(site_copy: Path) -> None:
+    """Every module of snippets/ imported, the whole site built cold (the notebook executed, every cache empty); every
+    module imported anew and the site built again (caches warm); then built a third time with those same modules: the
+    three sites are the same, byte for byte, in one process. Importing a module twice changes nothing, no module keeps
+    state that a build could leave for the next, and the caches change nothing but time. (The sizing grid's searches
+    run in worker processes, apart from this one, and cold they would cost minutes: off here;
+    tests/unit/test_sizing_build.py shows a cached answer equals a searched one.)"""
     without_sizing_searches(site_copy)
     lines = _run(site_copy, f"""
-        import importlib, pkgutil, shutil
+        import importlib, pkgutil, shutil, sys
         from mkdocs.commands.build import build
         from mkdocs.config import load_config
 
-        import snippets
-        for m in pkgutil.walk_packages(snippets.__path__, "snippets."):
-            importlib.import_module(m.name)
+        def import_all():
+            import snippets
+            for m in pkgutil.walk_packages(snippets.__path__, "snippets."):
+                importlib.import_module(m.name)
+
         shutil.rmtree({str(site_copy / ".cache")!r}, ignore_errors=True)  # cold: the notebook executed anew
-        for run in range(2):
+        for run in range(3):
+            if run == 1:  # every module imported anew
+                for name in [m for m in sys.modules if m == "snippets" or m.startswith("snippets.")]:
+                    del sys.modules[name]
+            import_all()
             build(load_config(config_file={str(site_copy / "mkdocs.yml")!r}, site_dir={str(site_copy)!r} + f"/site-{{run}}"))
             print(run, "built")
     """)
-    assert lines == ["0 built", "1 built"]
-    assert _differences(filecmp.dircmp(site_copy / "site-0", site_copy / "site-1")) == []
+    assert lines == ["0 built", "1 built", "2 built"]
+    for run in (1, 2):
+        assert _differences(filecmp.dircmp(site_copy / "site-0", site_copy / f"site-{run}")) == [], run
     assert (site_copy / "site-0" / "numbers.json").stat().st_size > 100_000
