@@ -98,6 +98,13 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Build:
     return b
 
 
+def site_price(catalog: Catalog, accelerator: str) -> float:
+    """The hourly price per GPU the site uses for `accelerator` (data/prices.yaml's one entry marked `site_uses`),
+    in US dollars: tests work costs from it, whichever provider data/ picks."""
+    (price,) = [p for p in catalog.prices.values() if p.site_uses and p.accelerator == accelerator]
+    return float(price.price.value)
+
+
 def figures(soup: BeautifulSoup) -> dict[str, Tag]:
     """Every computed figure on a page, by name."""
     return {el["data-name"]: el for el in soup.select("span.sa-fig")}

@@ -17,7 +17,7 @@ import math
 
 import pytest
 
-from ..conftest import Build, figures, value
+from ..conftest import Build, figures, site_price, value
 
 CTX = 2048
 BATCH = 64
@@ -229,7 +229,7 @@ def test_documented_deployments(page, catalog) -> None:
 
 def test_cost_lens_is_price_over_tokens(page, catalog) -> None:
     # $/Mtok = 8 GPUs x $3.59 per GPU-hour (RunPod's H200, data/prices.yaml) / (tokens/s x 3,600 s) x 1e6
-    usd_h = 8 * catalog.prices["h200-sxm-runpod-community"].price.value
+    usd_h = 8 * site_price(catalog, "h200-sxm")
     for lay in ("TP8", "TP8 × EP8", "TP1 × DP8 × EP8"):
         assert value(page, f"cost[{lay}][Weights per GPU]") == pytest.approx(
             (HELD_GPU if lay != "TP1 × DP8 × EP8" else value(page, "dp_weights") * 1e9) / 1e9)

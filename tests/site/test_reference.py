@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..conftest import Build, figures, text, value
+from ..conftest import Build, figures, site_price, text, value
 
 PAGES = ("accelerators", "interconnects", "models", "sizing")
 
@@ -265,7 +265,7 @@ def test_sizing_grid(pages, catalog) -> None:
     # an eighth of the weights on each GPU, within a GiB (the embeddings are split by vocabulary)
     assert value(p, f"grid[{row}][Weights per GPU]") == pytest.approx(value(p, f"grid[{row}][Weights]") / 8 * 1e9 / 2**30,
                                                                       abs=1)
-    assert value(p, f"grid[{row}][Cost per hour]") == pytest.approx(8 * catalog.prices["h100-sxm-lambda"].price.value)
+    assert value(p, f"grid[{row}][Cost per hour]") == pytest.approx(8 * site_price(catalog, "h100-sxm"))
     bf16 = "Llama 3.1 405B · BF16 · NVIDIA H100 SXM"
     assert value(p, f"grid[{bf16}][GPUs]") == 16 and value(p, f"grid[{bf16}][Nodes]") == 2
     ds = "DeepSeek-V3 · BF16 · NVIDIA H100 SXM"
