@@ -112,6 +112,9 @@ class Engine:
         self.started = {
             "state": self.page.get_attribute("#sa-calc", "data-state"),
             "circles": self.page.evaluate("() => document.querySelectorAll('#sa-calc-frontier svg circle').length"),
+            "worker_ms": float(self.page.get_attribute("#sa-calc", "data-worker-start-ms") or "nan"),
+            "script_ms": float(self.page.get_attribute("#sa-calc", "data-script-start-ms") or "nan"),
+            "own_worker": self.page.evaluate("() => Boolean(document.getElementById('sa-calc').saEngine)"),
         }
         self.at_start = reader.log.problems()  # what went wrong while it started: against every test that shares it
 
@@ -356,3 +359,10 @@ def test_the_engine_starts_on_the_compiled_standard_library(engine: Engine, site
     fetched = [u for u in engine.reader.log.requests if u.endswith("python_stdlib.zip")]
     assert fetched == [site_url + "assets/pyodide-stdlib/python_stdlib.zip"], fetched
     engine.assert_quiet(mark, "calculator, compiled standard library")
+
+
+def test_the_page_starts_the_engine_before_its_script_runs(engine: Engine) -> None:
+    """The worker is started by the page as its parser reaches the calculator (snippets/pages/calculator.py
+    START_SCRIPT), before the page's module script is fetched and run, and that script adopts it."""
+    assert engine.started["own_worker"], "the page's script started a worker of its own"
+    assert engine.started["worker_ms"] < engine.started["script_ms"], engine.started
