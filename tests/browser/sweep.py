@@ -393,6 +393,9 @@ def _collect(reading: str, r: Recorder, page: Any, path: str, axe: str) -> None:
         _wait(page, MARKED)
         r("key_columns", lambda: page.evaluate(KEY_COLUMNS))
     elif reading == DESKTOP_DARK:
+        # Material applies the palette of the reader's colour scheme from its bundle, at the end of the body: on the
+        # sizing page that runs after a megabyte of grid is parsed, which can come after the network idles
+        _wait(page, "document.body.getAttribute('data-md-color-scheme') === 'slate'")
         r("axe", lambda: _axe(page, axe, COLOUR_RULES))
     else:
         raise ValueError(f"no reading {reading!r}")
