@@ -162,8 +162,9 @@ def arch_problems(a: Arch) -> list[tuple[str, str]]:
     return found
 
 
-_CHOICES = {"mlp": ("gated", "plain"), "norm": ("rmsnorm", "layernorm"), "position_embeddings": ("rope", "learned"),
-            "sliding_window_layers": ("alternate", "all", None)}
+_CHOICES: Mapping[str, tuple[str | None, ...]] = MappingProxyType({
+    "mlp": ("gated", "plain"), "norm": ("rmsnorm", "layernorm"), "position_embeddings": ("rope", "learned"),
+    "sliding_window_layers": ("alternate", "all", None)})
 
 
 def _arch_ranges(a: Arch) -> list[tuple[str, str]]:
