@@ -9,7 +9,8 @@
 Ids are `data/` ids. `--concurrency max` serves as many sequences as the KV cache holds. `--kv-precision`
 picks the KV cache's precision (default: the scenario's, or what the engine picks for the checkpoint). The
 object holds the prediction with its band (`tpot_ms_range`, `ttft_ms_range`, `output_tokens_per_s_range`,
-each [low, high], and `regime`), one decode step's seconds by kind of op (`breakdown`), and what the TP, EP
+each [low, high], and `regime`; `bands` says, for each metric, its regime, that regime's test rows, and whether
+too few of them left it the widest band of any regime), one decode step's seconds by kind of op (`breakdown`), and what the TP, EP
 and PP groups' links give them (`links`: `name`, per-direction `gb_per_s`, `hop_us`). An unknown id,
 a layout the engines refuse, or a model that does not fit exits non-zero with a one-line message, as do token
 counts below 1, an input + output beyond the model's context (the limit is named), and a `--node` built from
@@ -148,6 +149,9 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
         "output_tokens_per_s": x.output_tokens_per_s, "output_tokens_per_s_range": list(x.throughput_range),
         "output_tokens_per_s_per_gpu": x.output_tokens_per_s_per_gpu,
         "regime": x.regime, "ttft_regime": x.ttft_regime, "mode": x.mode,
+        "bands": {"tpot_ms": x.tpot_band.as_dict("tpot_ms", x.regime),
+                  "ttft_ms": x.ttft_band.as_dict("ttft_ms", x.ttft_regime),
+                  "output_tokens_per_s": x.throughput_band.as_dict("output_tokens_per_s", x.regime)},
         "output_tokens_per_s_per_user": x.output_tokens_per_s_per_user,
         "speculation": None if speculation is None else {**speculation.as_dict(), "draft_ms": x.draft_s * 1e3,
                                                           "verify_extra_ms": x.verify_extra_s * 1e3},

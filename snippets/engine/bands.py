@@ -21,6 +21,9 @@ MIN_ROWS = 5
 """Fewer test rows than this in a regime: its band is the widest of the metric's."""
 COVERAGE = 0.8
 """The share of a regime's test errors its band holds."""
+METRIC_WORDS = {"tpot_ms": "time per output token", "ttft_ms": "time to first token",
+                "output_tokens_per_s": "throughput"}
+"""Each metric as the band's basis names it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,28 @@ class Band:
     def around(self, predicted: float) -> tuple[float, float]:
         """The range the measured value fell in for 80 % of this regime's test rows: predicted ÷ (1 + error)."""
         return predicted / (1 + self.high), predicted / (1 + self.low)
+
+    @property
+    def empty(self) -> bool:
+        """No test row of the metric in any regime: no band at all."""
+        return self.widest and self.low == self.high == 0.0
+
+    def basis(self, metric: str, regime: str) -> str:
+        """Where the band comes from, in words: the regime's own test rows, or too few of them and the widest band
+        of the metric (what the command line's `bands` and the calculator say beside a range)."""
+        what = METRIC_WORDS[metric]
+        if self.empty:
+            return f"no test measurement of {what} in any regime: no band"
+        if not self.widest:
+            return f"where {COVERAGE * 100:.0f} % of the {self.rows:,} test measurements of {what} in {regime} fell"
+        if self.rows == 0:
+            return f"no test measurement of {what} in {regime}: the widest band of any regime"
+        return (f"only {self.rows} test measurement{'s' * (self.rows > 1)} of {what} in {regime}, fewer than "
+                f"{MIN_ROWS}: the widest band of any regime")
+
+    def as_dict(self, metric: str, regime: str) -> dict[str, object]:
+        """The command line's account of a band: its regime, that regime's test rows, whether it is the widest."""
+        return {"regime": regime, "test_rows": self.rows, "widest": self.widest, "basis": self.basis(metric, regime)}
 
 
 NO_BAND = Band(0.0, 0.0, 0, True)

@@ -234,6 +234,10 @@ def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
         notes.append(f"Of the {inputs.concurrency:,} requests in flight, {split.text}: the layout is the one the "
                      f"policy chooses for {sc.concurrency:,} at once, and the queue's wait is in the time to first "
                      f"token.")
+    if rep is not None:  # a range that is not its regime's own says so
+        widest = [b["basis"] for k in ("ttft_ms", "tpot_ms") if (b := rep["bands"][k])["widest"]]
+        if widest:
+            notes.append(f"The ranges beside the times: {'; '.join(widest)}.")
     note = " ".join(notes)
     m = d.memory
     parts = {"weights": m.weights, "kv_cache": m.kv_cache, "activations": m.activations, "runtime": m.non_torch,

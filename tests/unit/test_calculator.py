@@ -155,6 +155,19 @@ def test_concurrency_beyond_the_kv_cache_is_answered_with_who_runs_and_who_queue
     assert float(got["outputs"]["ttft_ms"]["value"]) > float(held["outputs"]["ttft_ms"]["value"])
 
 
+def test_a_range_that_is_not_its_regimes_own_says_so(catalog: Catalog) -> None:
+    """Beside the times, a range taken from the widest band (its regime has fewer than five test rows) is named as
+    such in the answer's note, in the engine's words (issue 24)."""
+    got = answer(engine_catalog(catalog), {})
+    assert got["ok"], got
+    bands = got["report"]["bands"]
+    note = got["outputs"]["note"]["text"]
+    for key in ("ttft_ms", "tpot_ms"):
+        assert (bands[key]["basis"] in note) is bands[key]["widest"], (key, bands[key], note)
+        if not bands[key]["widest"]:
+            assert bands[key]["test_rows"] >= 5
+
+
 def test_every_failure_of_the_engine_is_an_error_never_a_raise(catalog: Catalog, monkeypatch: Any) -> None:
     """Whatever the engine raises (an overflow, a recursion error, a bug) reaches the reader as an error."""
     import snippets.engine.calc as calc

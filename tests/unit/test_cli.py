@@ -154,3 +154,21 @@ def test_a_pasted_config_is_bounded_before_any_work(text: str, words: str | None
         check_config_text(text)
     assert words in str(exc.value) and "\n" not in str(exc.value)
     assert len(str(exc.value)) < 300
+
+
+def test_predict_says_which_regime_each_band_is_from(catalog: Catalog, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each range with its regime's test rows; a regime with fewer than five takes the widest band and says so."""
+    from snippets.engine import bands as bands_mod
+
+    rc, got, _ = _run([*PREDICT, "--input-tokens", "1000", "--output-tokens", "500", "--concurrency", "8"], capsys)
+    assert rc == 0
+    entries = engine_catalog(catalog).time_models["measured-fractions"].bands
+    for metric, regime in (("tpot_ms", got["regime"]), ("ttft_ms", got["ttft_regime"]),
+                           ("output_tokens_per_s", got["regime"])):
+        b = got["bands"][metric]
+        vendor, kind, phase = regime.split(", ")
+        own = [e for e in entries if (e.metric, e.vendor, e.moe, e.phase) == (metric, vendor, kind == "MoE", phase)]
+        rows = own[0].rows if own else 0
+        assert b["regime"] == regime and b["test_rows"] == rows
+        assert b["widest"] is (rows < bands_mod.MIN_ROWS)
+        assert ("the widest band of any regime" in b["basis"]) is b["widest"]

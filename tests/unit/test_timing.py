@@ -333,6 +333,26 @@ def test_a_band_holds_the_central_share_of_its_errors():
     assert b.around(100.0) == pytest.approx((100 / 1.2, 100 / 0.6))
 
 
+def test_a_band_says_where_it_comes_from():
+    """Its own regime's rows, or too few of them and the metric's widest band (issue 24: "a regime with fewer than
+    five test rows says so")."""
+    entries = (bands_mod.BandEntry("tpot_ms", "NVIDIA", True, "decode at low load", -0.7, -0.5, 6),
+               bands_mod.BandEntry("tpot_ms", "AMD", True, "decode at low load", -0.6, -0.4, 2))
+    own = bands_mod.band(entries, "tpot_ms", bands_mod.Regime("NVIDIA", True, "decode at low load"))
+    assert own.basis("tpot_ms", "R") == "where 80 % of the 6 test measurements of time per output token in R fell"
+    few = bands_mod.band(entries, "tpot_ms", bands_mod.Regime("AMD", True, "decode at low load"))
+    assert (few.low, few.high, few.rows, few.widest) == (-0.7, -0.5, 2, True)  # AMD's 2 rows are too few
+    assert few.basis("tpot_ms", "R") == ("only 2 test measurements of time per output token in R, fewer than 5: the "
+                                         "widest band of any regime")
+    none = bands_mod.band(entries, "tpot_ms", bands_mod.Regime("NVIDIA", False, "decode at low load"))
+    assert none.rows == 0 and none.basis("tpot_ms", "R") == ("no test measurement of time per output token in R: "
+                                                             "the widest band of any regime")
+    assert bands_mod.band(entries, "ttft_ms", bands_mod.Regime("NVIDIA", True, "prefill")).basis(
+        "ttft_ms", "R") == "no test measurement of time to first token in any regime: no band"
+    assert few.as_dict("tpot_ms", "R") == {"regime": "R", "test_rows": 2, "widest": True,
+                                           "basis": few.basis("tpot_ms", "R")}
+
+
 # --------------------------------------------------------------------------- the command line
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:

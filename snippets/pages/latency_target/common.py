@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from snippets.engine import Layout
+from snippets.engine.bands import COVERAGE, Band
 from snippets.engine.search import Point, Search, pareto
 from snippets.engine.specs import PriceSpec
 from snippets.pages import units
@@ -87,6 +88,21 @@ class Gpu:
 # --------------------------------------------------------------------------- names for prose
 
 
+def band_basis(band: Band, regime: str, what: str) -> fmt.Phrase:
+    """Where a prediction's range comes from, in the page's words (the engine's `Band.basis` for the calculator):
+    the share of its regime's test measurements it held, or, where the regime had too few, that it is the widest
+    band of any regime."""
+    if not band.widest:
+        return fmt.Phrase(("the range in which ", ("share", fmt.percent(COVERAGE)), " of the ",
+                           ("rows", fmt.count(band.rows, "measurements")), f" test measurements of {what} in the "
+                           f"regime {regime} fell"))
+    if band.rows == 0:
+        return fmt.Phrase((f"the widest band of any regime, as no test measurement of {what} in the regime {regime} "
+                           "gives it one of its own",))
+    return fmt.Phrase(("the widest band of any regime, as only ", ("rows", fmt.count(band.rows, "measurements")),
+                       f" test measurements of {what} in the regime {regime} are too few for one of its own"))
+
+
 class Worked:
     """The worked example: the cheapest point on the worked GPU at the frontier's target."""
 
@@ -107,6 +123,7 @@ class Worked:
         self.tpot = ms(b.tpot_s)
         lo, hi = b.prediction.tpot_range
         self.tpot_lo, self.tpot_hi = ms(lo), ms(hi)
+        self.tpot_basis = band_basis(b.prediction.tpot_band, b.prediction.regime, "time per output token")
         self.per_gpu = per_gpu(b.per_gpu)
         self.rented = fmt.quantity(b.rented_gpus, "GPUs", 0)
         price = pr.usd_per_gpu_hour

@@ -169,8 +169,8 @@ def worked_example(cat: Catalog) -> str:
         f"right of that line are fast enough, and the one with the most tokens per GPU among them is the "
         f"cheapest: **{w.config.markdown('w.config')}**, {h(w.gpus, 'w.gpus')} GPUs.",
         f"4. **What it gives.** A first token in {h(w.ttft, 'w.ttft')}, one every {h(w.tpot, 'w.tpot')} after it "
-        f"({h(w.tpot_lo, 'w.tpot_lo')} to {h(w.tpot_hi, 'w.tpot_hi')}, the range in which measurements of this "
-        f"regime fell), {h(w.per_gpu, 'w.per_gpu')} output tokens per second per GPU.",
+        f"({h(w.tpot_lo, 'w.tpot_lo')} to {h(w.tpot_hi, 'w.tpot_hi')}: {w.tpot_basis.markdown('w.tpot_basis')}), "
+        f"{h(w.per_gpu, 'w.per_gpu')} output tokens per second per GPU.",
         f"5. **The price.** {h(w.rented, 'w.rented')} rented GPUs at {h(w.price, 'w.price')} an hour make "
         f"{h(w.tokens_per_hour, 'w.tokens_per_hour')} million output tokens an hour: "
         f"**{h(w.cost, 'w.cost')} per million**.",
