@@ -212,9 +212,14 @@ def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) ->
     # A run at a stated concurrency is served by an engine started for it (max_num_seqs at that concurrency, as the
     # benchmark recipes set it), not with vLLM's default of 1,024 on an H100, whose sampler warm-up would take
     # memory these engines (TensorRT-LLM under NIM, SGLang) do not set aside; an offline run keeps the default.
+    # A row whose engine ran with its own memory budget and limits (`Measurement.engine_limits`: trtllm-bench's
+    # computed max batch size and max num tokens) is predicted under those.
+    lim = m.engine_limits
     st = setting(eng, m.model, m.precision, SCENARIO, accelerator=m.accelerator, concurrency=1,
                  context_tokens=m.input_tokens + m.output_tokens, kv_precision=m.kv_precision,
-                 max_num_seqs=m.concurrency)
+                 max_num_seqs=m.concurrency if lim is None else lim.max_num_seqs,
+                 max_num_batched_tokens=None if lim is None else lim.max_num_batched_tokens,
+                 memory_policy=None if lim is None else lim.memory_policy)
     if tm is not None:
         st = replace(st, time_model=tm)
     return deploy(st, lay)
