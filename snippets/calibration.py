@@ -68,11 +68,29 @@ FIT_SOURCES = (
 Azure's AI benchmarking guide): only calibration rows all of whose sources are among these are fitted."""
 
 
-FIRST_WAVE = (("https://github.com/SemiAnalysisAI/InferenceX", 10),)
-"""Sources whose client starts every request it keeps in flight at once, and how many prompts it sends per request
-kept in flight: InferenceX's launch scripts (benchmarks/single_node/fixed_seq_len/*.sh) run its bench_serving with
---max-concurrency $CONC --num-prompts $((CONC * 10)) and no request rate, so the first CONC requests start together
-and queue behind each other's prompts. A harness fact of the source, not a fitted factor."""
+FIRST_WAVE = (
+    ("https://github.com/SemiAnalysisAI/InferenceX", 10, None),
+    ("https://github.com/dstackai/benchmarks/blob/7f37e6697725e58dd09b9ef190b62ce19f01d45e/Deepseek-R1/", None, 500),
+)
+"""Sources whose client starts every request it keeps in flight at once, and how many prompts it sends: per request
+kept in flight, or in all. InferenceX's launch scripts (benchmarks/single_node/fixed_seq_len/*.sh) run its
+bench_serving with --max-concurrency $CONC --num-prompts $((CONC * 10)) and no request rate; dstack's DeepSeek-R1 runs
+(Deepseek-R1/README.md, "Online Benchmarking Commands") run SGLang's bench_serving with --num-prompts 500 and
+--max-concurrency C, no request rate (every task created at once, each sent when it takes the semaphore:
+bench_serving.py, `benchmark`). So the first C requests start together and queue behind each other's prompts. A
+harness fact of the source, not a fitted factor; keyed on the row's first source, where its figures are read."""
+
+
+def prompts_per_slot(m: Measurement) -> float | None:
+    """Prompts the row's client sends per request it keeps in flight, where its client starts them all at once
+    (`FIRST_WAVE`); None for another client."""
+    if m.concurrency is None or not m.sources:
+        return None
+    first = m.sources[0].url
+    for start, per, total in FIRST_WAVE:
+        if first.startswith(start):
+            return float(per) if per is not None else (total or 0) / m.concurrency
+    return None
 
 
 def first_wave_s(m: Measurement, p: Prediction | DisaggPrediction) -> float:
@@ -83,11 +101,11 @@ def first_wave_s(m: Measurement, p: Prediction | DisaggPrediction) -> float:
     absence, and where TTFT excludes the wait."""
     if not isinstance(p, Prediction) or m.definitions.ttft != "queueing-included" or m.concurrency is None:
         return 0.0
-    per = next((k for start, k in FIRST_WAVE if all(s.url.startswith(start) for s in m.sources)), None)
+    per = prompts_per_slot(m)
     if per is None:
         return 0.0
     b = min(m.concurrency, p.in_flight)
-    return (b - 1) / 2 * p.prefill_s / per
+    return (b - 1) / 2 * p.prefill_s / max(1.0, per)
 
 
 @dataclass(frozen=True)
