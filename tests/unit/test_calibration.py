@@ -117,6 +117,17 @@ def test_first_wave_of_dstacks_deepseek_runs_is_c_of_500_prompts():
                if x.id.startswith("dstack-llama31405b"))
 
 
+def test_first_wave_of_a_disaggregated_run_splits_over_the_prefill_workers():
+    """dstack's prefill-decode ratio runs: 128 requests at once out of 500, the router handing them round-robin to 3
+    prefill workers, 128 ÷ 3 each, computed k a step: (128 ÷ 3 − k) ÷ 2 prompts' service, over 500 ÷ 128 waves."""
+    rs = {r.id: r for r in calibration.rows(CAT, "test")}
+    r = rs["dstack-gptoss120b-mxfp4-sglang-3p1d-tp2-h200-in2048-out128-c128"]
+    p = r.prediction
+    k, service = p.prefill.prompts_per_step, p.prefill.service_s
+    assert calibration.first_wave_s(r.measurement, p) == pytest.approx((128 / 3 - k) / 2 * service * 128 / 500)
+    assert r.predicted("ttft_ms") == pytest.approx((p.ttft_s + (128 / 3 - k) / 2 * service * 128 / 500) * 1e3)
+
+
 def test_regime_follows_the_load_not_the_benchmarks_max_num_seqs():
     """Every calibration run is served with max_num_seqs at its concurrency; that alone does not make it saturated.
     One request in flight is decode at low load; requests waiting for a slot (NIM's 5,000-token runs past what the
