@@ -68,11 +68,32 @@ FIT_SOURCES = (
 Azure's AI benchmarking guide): only calibration rows all of whose sources are among these are fitted."""
 
 
-FIRST_WAVE = (("https://github.com/SemiAnalysisAI/InferenceX", 10),)
-"""Sources whose client starts every request it keeps in flight at once, and how many prompts it sends per request
-kept in flight: InferenceX's launch scripts (benchmarks/single_node/fixed_seq_len/*.sh) run its bench_serving with
---max-concurrency $CONC --num-prompts $((CONC * 10)) and no request rate, so the first CONC requests start together
-and queue behind each other's prompts. A harness fact of the source, not a fitted factor."""
+FIRST_WAVE = (
+    ("https://github.com/SemiAnalysisAI/InferenceX", 10, None),
+    ("https://github.com/dstackai/benchmarks/blob/7f37e6697725e58dd09b9ef190b62ce19f01d45e/Deepseek-R1/", None, 500),
+    ("https://github.com/dstackai/benchmarks/blob/63947a7d5f7e1de6a0713795c9f4a1dfdeea1d5b/comparison/pd_ratio/", None, 500),
+)
+"""Sources whose client starts every request it keeps in flight at once, and how many prompts it sends: per request
+kept in flight, or in all. InferenceX's launch scripts (benchmarks/single_node/fixed_seq_len/*.sh) run its
+bench_serving with --max-concurrency $CONC --num-prompts $((CONC * 10)) and no request rate; dstack's DeepSeek-R1 runs
+(Deepseek-R1/README.md, "Online Benchmarking Commands") run SGLang's bench_serving with --num-prompts 500 and
+--max-concurrency C, no request rate (every task created at once, each sent when it takes the semaphore:
+bench_serving.py, `benchmark`); dstack's prefill-decode ratio runs (comparison/pd_ratio/scripts/run_benchmark.sh)
+run `vllm bench serve --num-prompts 500 --max-concurrency C`, no request rate, the same way. So the first C requests
+start together and queue behind each other's prompts. A harness fact of the source, not a fitted factor; keyed on
+the row's first source, where its figures are read."""
+
+
+def prompts_per_slot(m: Measurement) -> float | None:
+    """Prompts the row's client sends per request it keeps in flight, where its client starts them all at once
+    (`FIRST_WAVE`); None for another client."""
+    if m.concurrency is None or not m.sources:
+        return None
+    first = m.sources[0].url
+    for start, per, total in FIRST_WAVE:
+        if first.startswith(start):
+            return float(per) if per is not None else (total or 0) / m.concurrency
+    return None
 
 
 def first_wave_s(m: Measurement, p: Prediction | DisaggPrediction) -> float:
@@ -80,14 +101,21 @@ def first_wave_s(m: Measurement, p: Prediction | DisaggPrediction) -> float:
     once and sends `k × c` prompts in all: the i-th of the first wave waits for the i − 1 prompts before it, (c − 1)
     ÷ 2 of the prompt's own steps on average, and that wave is 1 ÷ k of the requests (later waves arrive staggered
     by the first's prompts, as the steady state has them). Zero for other sources, for an aggregated prediction's
-    absence, and where TTFT excludes the wait."""
-    if not isinstance(p, Prediction) or m.definitions.ttft != "queueing-included" or m.concurrency is None:
+    absence, and where TTFT excludes the wait.
+
+    Disaggregated, the router hands the wave round-robin to the W prefill workers, c ÷ W each, and a worker computes
+    k of them a step (`PrefillPool.prompts_per_step`) at `service_s` a prompt: the i-th waits for the batches before
+    its own, (c ÷ W − k) ÷ 2 prompts' service on average."""
+    if m.definitions.ttft != "queueing-included" or m.concurrency is None:
         return 0.0
-    per = next((k for start, k in FIRST_WAVE if all(s.url.startswith(start) for s in m.sources)), None)
+    per = prompts_per_slot(m)
     if per is None:
         return 0.0
+    if isinstance(p, DisaggPrediction):
+        n = m.concurrency / p.prefill_workers
+        return max(0.0, n - p.prefill.prompts_per_step) / 2 * p.prefill.service_s / max(1.0, per)
     b = min(m.concurrency, p.in_flight)
-    return (b - 1) / 2 * p.prefill_s / per
+    return (b - 1) / 2 * p.prefill_s / max(1.0, per)
 
 
 @dataclass(frozen=True)
@@ -212,9 +240,14 @@ def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) ->
     # A run at a stated concurrency is served by an engine started for it (max_num_seqs at that concurrency, as the
     # benchmark recipes set it), not with vLLM's default of 1,024 on an H100, whose sampler warm-up would take
     # memory these engines (TensorRT-LLM under NIM, SGLang) do not set aside; an offline run keeps the default.
+    # A row whose engine ran with its own memory budget and limits (`Measurement.engine_limits`: trtllm-bench's
+    # computed max batch size and max num tokens) is predicted under those.
+    lim = m.engine_limits
     st = setting(eng, m.model, m.precision, SCENARIO, accelerator=m.accelerator, concurrency=1,
                  context_tokens=m.input_tokens + m.output_tokens, kv_precision=m.kv_precision,
-                 max_num_seqs=m.concurrency)
+                 max_num_seqs=m.concurrency if lim is None else lim.max_num_seqs,
+                 max_num_batched_tokens=None if lim is None else lim.max_num_batched_tokens,
+                 memory_policy=None if lim is None else lim.memory_policy)
     if tm is not None:
         st = replace(st, time_model=tm)
     return deploy(st, lay)

@@ -161,6 +161,10 @@ def _check_measurements(cat: dict[str, dict[str, Any]], problems: list[str]) -> 
         for field, lay in layouts:
             if lay is not None and lay.ep > 1 and model is not None and model.architecture.moe is None:
                 problems.append(f"{where}: field '{field}.ep': EP {lay.ep} on {m.model}, which has no experts")
+        lim = m.engine_limits
+        if lim is not None and getattr(cat.get("policies", {}).get(lim.memory_policy), "kind", None) != "memory":
+            problems.append(f"{where}: field 'engine_limits.memory_policy': {lim.memory_policy!r} is not a memory "
+                            "policy of policies.yaml")
         if m.baseline is not None:
             base = meas.get(m.baseline)
             if base is None or m.baseline == m_id:

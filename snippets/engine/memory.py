@@ -263,20 +263,28 @@ def forward_peak_bytes(arch: Arch, layout: Layout, tokens: int, act_bytes: float
     return tokens * act_bytes * (3 * h + max(widths))
 
 
-def sampler_peak_bytes(arch: Arch, policy: MemoryPolicySpec) -> float:
-    """What the profiling run's sampler holds at its peak: one row of logits per dummy request
-    (min(max_num_seqs, max_num_batched_tokens) rows of the whole vocabulary: vLLM gathers the logits on every TP
-    rank) x the bytes it keeps per logit."""
-    rows = min(policy.max_num_seqs, policy.max_num_batched_tokens)
-    return rows * arch.vocab_size * policy.sampler_bytes_per_logit
+def profile_rows(policy: MemoryPolicySpec, context_tokens: int) -> int:
+    """Logit rows the profiling run's sampler holds: vLLM's one per dummy request, min(max_num_seqs,
+    max_num_batched_tokens); TensorRT-LLM's one per dummy prompt, the prompts of min(max_model_len,
+    max_num_batched_tokens) tokens that fill max_num_batched_tokens (`_create_dummy_context_requests`)."""
+    if policy.profile_rows == "prompts":
+        return -(-policy.max_num_batched_tokens // max(1, min(context_tokens, policy.max_num_batched_tokens)))
+    return min(policy.max_num_seqs, policy.max_num_batched_tokens)
+
+
+def sampler_peak_bytes(arch: Arch, policy: MemoryPolicySpec, context_tokens: int = 0) -> float:
+    """What the profiling run's sampler holds at its peak: one row of logits per dummy request (`profile_rows`: rows
+    of the whole vocabulary, as vLLM gathers the logits on every TP rank) x the bytes it keeps per logit."""
+    return profile_rows(policy, context_tokens) * arch.vocab_size * policy.sampler_bytes_per_logit
 
 
 def activation_peak(arch: Arch, layout: Layout, policy: MemoryPolicySpec, act_bytes: float, *,
-                    last_stage: bool = True) -> float:
-    """The activation peak vLLM's profiling run finds on one GPU: the larger of the forward pass over
-    `max_num_batched_tokens` tokens and, on the last pipeline stage, the sampler's peak."""
+                    last_stage: bool = True, context_tokens: int = 0) -> float:
+    """The activation peak the engine's profiling run finds on one GPU: the larger of the forward pass over
+    `max_num_batched_tokens` tokens and, on the last pipeline stage, the sampler's peak (its rows by
+    `profile_rows`, for sequences of `context_tokens`)."""
     fwd = forward_peak_bytes(arch, layout, policy.max_num_batched_tokens, act_bytes)
-    return max(fwd, sampler_peak_bytes(arch, policy)) if last_stage else fwd
+    return max(fwd, sampler_peak_bytes(arch, policy, context_tokens)) if last_stage else fwd
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,7 +295,8 @@ class GpuMemory:
     """What the runtime reports as the device's total (or the label where no report is recorded)."""
     label: float
     pool: float
-    """capacity x the policy's utilization: all the engine may use."""
+    """All the engine may use: capacity x the policy's utilization (vLLM), or what it holds besides the KV cache plus
+    utilization x the rest (TensorRT-LLM, `engine_pool`)."""
     weights: float
     activations: float
     """The activation peak of vLLM's profiling run (`activation_peak`)."""
@@ -348,6 +357,15 @@ class GpuMemory:
         return math.floor(x + 1e-9 * max(1.0, x))
 
 
+def engine_pool(policy: MemoryPolicySpec, capacity: float, held: float) -> float:
+    """The pool one GPU's engine may take when the weights, the activation peak, the memory outside PyTorch (and
+    the CUDA graphs where the engine counts them in) take `held`: vLLM's reported total x utilization; TensorRT-LLM's
+    `held` plus utilization x what is left free (its KV cache is that share of the free memory, `_cal_max_tokens`)."""
+    if policy.kv_share_of == "free":
+        return held + policy.utilization * max(0.0, capacity - held)
+    return capacity * policy.utilization
+
+
 def _stage_maker(
     arch: Arch, precision: PrecisionSpec, kv_precision: PrecisionSpec, layout: Layout, policy: MemoryPolicySpec,
     capacity: float, label: float, context_tokens: int, sequences: int, act_bytes: float,
@@ -357,10 +375,9 @@ def _stage_maker(
     attend fully, in a window or in chunks (`params.attention_kinds`)."""
     stages = stage_weights(arch, precision, layout)
     per_rank_seqs = math.ceil(sequences / layout.dp)
-    pool = capacity * policy.utilization
     non_torch = policy.non_torch_bytes(layout.tp * layout.pp)  # NCCL sets up the pipeline group's buffers too
-    inner = activation_peak(arch, layout, policy, act_bytes, last_stage=False)
-    last = activation_peak(arch, layout, policy, act_bytes, last_stage=True)
+    inner = activation_peak(arch, layout, policy, act_bytes, last_stage=False, context_tokens=context_tokens)
+    last = activation_peak(arch, layout, policy, act_bytes, last_stage=True, context_tokens=context_tokens)
     per_kinds: dict[tuple[int, int, int], float] = {}
 
     def make(i: int, st: StageWeights) -> GpuMemory:
@@ -369,9 +386,11 @@ def _stage_maker(
         if per_seq is None:
             per_seq = per_kinds[kinds] = kv_bytes_per_sequence(
                 arch, st.first_layer, st.layers, layout.tp, kv_precision.bytes_per_param, context_tokens, policy)
+        act = last if i == len(stages) - 1 else inner
         return GpuMemory(
-            capacity=capacity, label=label, pool=pool, weights=st.total,
-            activations=last if i == len(stages) - 1 else inner,
+            capacity=capacity, label=label, pool=engine_pool(policy, capacity, st.total + act + non_torch + (
+                policy.cuda_graph_bytes if policy.cuda_graphs_in_pool else 0.0)), weights=st.total,
+            activations=act,
             non_torch=non_torch, cuda_graphs=policy.cuda_graph_bytes, cuda_graphs_in_pool=policy.cuda_graphs_in_pool,
             kv_cache=per_seq * per_rank_seqs, kv_per_sequence=per_seq, max_model_len=context_tokens,
             first_layer=st.first_layer, layers=st.layers)

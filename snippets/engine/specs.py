@@ -331,6 +331,18 @@ class MemoryPolicySpec:
     large_max_num_batched_tokens: int | None = None
     large_device_excludes: frozenset[str] = frozenset()
     """Chip ids that keep the general defaults whatever they report (vLLM: A100s)."""
+    kv_share_of: str = "pool"
+    """"pool": the KV cache is what the pool (reported total x `utilization`) leaves once the weights, the activation
+    peak and the memory outside PyTorch are in (vLLM's --gpu-memory-utilization); "free": it is `utilization` of what
+    the device has free after those (TensorRT-LLM's kv_cache_config.free_gpu_memory_fraction)."""
+    profile_rows: str = "max_num_seqs"
+    """Logit rows of the profiling run's sampler: "max_num_seqs" (vLLM: one per dummy request, min(max_num_seqs,
+    max_num_batched_tokens)); "prompts" (TensorRT-LLM: dummy prompts of max_model_len tokens filling
+    max_num_batched_tokens, one logit each)."""
+    cuda_graph_batch: str = "vllm"
+    """Which steps run in CUDA graphs: "vllm" (the time model's cap, min(2 x max_num_seqs, 512), within the step's
+    token budget); "max_num_seqs" (every step of up to max_num_seqs tokens: TensorRT-LLM's padded graphs up to its
+    max batch size)."""
 
     def is_large(self, chip: ChipSpec) -> bool:
         """Whether vLLM gives `chip` its large-device defaults (reported total at least the threshold, not excluded)."""

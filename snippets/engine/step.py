@@ -311,9 +311,13 @@ def prepare(d: Deployment) -> Prep:
     q_width = arch.attention_heads / lay.tp * (arch.head_dim if m is None else m.qk_nope_head_dim + m.qk_rope_head_dim)
     rates = ops.rates(chip, prec, tm, d.compute_format)
     # vLLM captures CUDA graphs up to min(2 x max_num_seqs, 512) tokens, and no more than a step's token budget
-    # (VllmConfig._set_cudagraph_sizes)
+    # (VllmConfig._set_cudagraph_sizes); TensorRT-LLM's trtllm-bench pads every batch up to its max batch size
+    # into a captured graph (cuda_graph_config: enable_padding, max_batch_size)
     pol = st.memory_policy
-    graph = min(rates.graph_max_tokens, 2 * pol.max_num_seqs, pol.max_num_batched_tokens)
+    if pol.cuda_graph_batch == "max_num_seqs":
+        graph = pol.max_num_seqs
+    else:
+        graph = min(rates.graph_max_tokens, 2 * pol.max_num_seqs, pol.max_num_batched_tokens)
     if graph != rates.graph_max_tokens:
         rates = replace(rates, graph_max_tokens=int(graph))
     return Prep(arch=arch, layout=lay, rates=rates, tm=tm, vendor=chip.vendor,

@@ -63,6 +63,9 @@ TOKENS = {"output": "output tokens/s", "total": "prompt + output tokens/s",
 PER = {"whole-run": "of the whole run", "gpu": "per GPU", "node": "per node", "not-stated": "(basis not stated)"}
 LOAD = {"fixed-concurrency": "fixed concurrency", "request-rate": "request rate", "offline": "offline, all at once",
         "static-batch": "static batch", "not-stated": "load not stated"}
+SHORT_BAND = 0.10
+"""How close the short-request rows (a few hundred tokens in all) come once predicted under their engine's own
+limits: the claim the page makes of them."""
 
 
 def source_label(m: Measurement) -> str:
@@ -346,8 +349,10 @@ class ReferencePredictionsPage(Page):
         short = [r for r in test if r.vendor.split(" ")[0] == "NVIDIA" and r.measurement.input_tokens is not None
                  and r.measurement.output_tokens is not None
                  and r.measurement.input_tokens + r.measurement.output_tokens <= 256]
-        self.short_under = fmt.claim(bool(short) and all((r.error("output_tokens_per_s") or 0) < 0 for r in short),
-                                     "; ".join(f"{r.id}: {r.error('output_tokens_per_s'):+.0%}" for r in short))
+        self.short_within = fmt.claim(bool(short) and all(abs(r.error("output_tokens_per_s") or 0) <= SHORT_BAND
+                                                          for r in short),
+                                      "; ".join(f"{r.id}: {r.error('output_tokens_per_s'):+.0%}" for r in short))
+        self.short_band = fmt.percent(SHORT_BAND)
 
 
 namespace = ReferencePredictionsPage.namespace_of

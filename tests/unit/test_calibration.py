@@ -101,6 +101,33 @@ def test_first_wave_is_the_inferencex_clients_burst_and_nothing_else():
     assert calibration.first_wave_s(nim.measurement, nim.prediction) == 0.0
 
 
+def test_first_wave_of_dstacks_deepseek_runs_is_c_of_500_prompts():
+    """dstack's DeepSeek-R1 runs send 500 prompts at every concurrency, all started at once: at c = 128 the first
+    wave is 128 of 500 requests, each waiting (128 − 1) ÷ 2 prompts on average: 63.5 × P × 128 ÷ 500."""
+    rs = {r.id: r for r in calibration.rows(CAT, "test")}
+    r = rs["dstack-dsr1-fp8-vllm-8xh200-in3200-out800-c128"]
+    p = r.prediction
+    assert calibration.prompts_per_slot(r.measurement) == pytest.approx(500 / 128)
+    assert calibration.first_wave_s(r.measurement, p) == pytest.approx(127 / 2 * p.prefill_s * 128 / 500)
+    c4 = rs["dstack-dsr1-fp8-sglang-8xh200-in3200-out800-c4"]
+    assert calibration.first_wave_s(c4.measurement, c4.prediction) == pytest.approx(
+        3 / 2 * c4.prediction.prefill_s * 4 / 500)
+    # the same source's Llama 3.1 405B runs used another client (static batches): no first wave
+    assert all(calibration.prompts_per_slot(x.measurement) is None for x in rs.values()
+               if x.id.startswith("dstack-llama31405b"))
+
+
+def test_first_wave_of_a_disaggregated_run_splits_over_the_prefill_workers():
+    """dstack's prefill-decode ratio runs: 128 requests at once out of 500, the router handing them round-robin to 3
+    prefill workers, 128 ÷ 3 each, computed k a step: (128 ÷ 3 − k) ÷ 2 prompts' service, over 500 ÷ 128 waves."""
+    rs = {r.id: r for r in calibration.rows(CAT, "test")}
+    r = rs["dstack-gptoss120b-mxfp4-sglang-3p1d-tp2-h200-in2048-out128-c128"]
+    p = r.prediction
+    k, service = p.prefill.prompts_per_step, p.prefill.service_s
+    assert calibration.first_wave_s(r.measurement, p) == pytest.approx((128 / 3 - k) / 2 * service * 128 / 500)
+    assert r.predicted("ttft_ms") == pytest.approx((p.ttft_s + (128 / 3 - k) / 2 * service * 128 / 500) * 1e3)
+
+
 def test_regime_follows_the_load_not_the_benchmarks_max_num_seqs():
     """Every calibration run is served with max_num_seqs at its concurrency; that alone does not make it saturated.
     One request in flight is decode at low load; requests waiting for a slot (NIM's 5,000-token runs past what the

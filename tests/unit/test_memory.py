@@ -26,6 +26,7 @@ from snippets.engine.memory import (
     forward_peak_bytes,
     kv_bytes_per_sequence,
     kv_bytes_per_token_per_gpu,
+    profile_rows,
     sampler_peak_bytes,
     stage_weights,
 )
@@ -331,3 +332,31 @@ def test_precision_as_shipped(eng):
     assert as_shipped(eng, "qwen3-235b-a22b", "bf16") == "bf16"
     assert eng.models["gpt-oss-120b"].shipped_precisions == ("mxfp4",)
     assert eng.models["gpt-3-175b"].shipped_precisions == ()
+
+
+# ----------------------------------------------------------------------------------------- TensorRT-LLM's budget
+
+
+def test_trtllm_kv_cache_is_a_share_of_the_free_memory(eng):
+    # trtllm-bench (KvCacheCreator._cal_max_tokens): KV = 0.90 x (total - peak), the peak being the weights, the
+    # dummy prompts' activations and what lies outside PyTorch (NCCL, CUDA graphs). Llama 3.1 8B BF16 on one H100
+    # at max_num_tokens 2,048 and prompts of 2,000: weights 14.958 GiB; forward over 2,048 tokens 2,048 x 2 bytes x
+    # (3 x 4,096 + 3 x 14,336) = 0.2109 GiB; the sampler's ceil(2,048 / 2,000) = 2 rows of 128,256 logits x 41.3
+    # bytes = 0.0099 GiB, under it; outside PyTorch 1.79 GiB and graphs 0.21 GiB: 17.169 GiB held, and
+    # 0.9 x (79.22 - 17.169) = 55.846 GiB of KV room, where vLLM's 0.9 x 79.22 - 16.959 would leave 54.34
+    st = setting(eng, "llama-3.1-8b", "bf16", "reference", context_tokens=2000, memory_policy="trtllm-bench",
+                 max_num_seqs=640, max_num_batched_tokens=2048)
+    m = st.memory(Layout(1))
+    assert m.cuda_graphs_in_pool
+    assert m.activations / GiB == pytest.approx(0.2109, abs=0.0005)
+    assert m.kv_room / GiB == pytest.approx(0.9 * (79.22 - 17.169), abs=0.01)
+    assert m.pool == pytest.approx(m.weights + m.activations + m.non_torch + m.cuda_graphs + m.kv_room)
+
+
+def test_trtllm_profiles_one_logit_per_dummy_prompt(eng):
+    pol = setting(eng, "llama-3.1-8b", "bf16", "reference", memory_policy="trtllm-bench", max_num_seqs=4096,
+                  max_num_batched_tokens=8192).memory_policy
+    assert profile_rows(pol, 2000) == 5  # ceil(8,192 / 2,000)
+    assert profile_rows(pol, 20000) == 1  # one prompt of at most max_num_tokens
+    vllm = setting(eng, "llama-3.1-8b", "bf16", "reference").memory_policy
+    assert profile_rows(vllm, 2000) == 1024  # min(max_num_seqs, max_num_batched_tokens)

@@ -24,7 +24,7 @@ from snippets.engine.collectives import allreduce, alltoall, hierarchical_allred
 from snippets.engine.ops import KINDS, Rates, gemm, launch
 from snippets.engine.serving import admitted, chunks, kv_sequences, predict
 from snippets.engine.specs import GemmEfficiency
-from snippets.engine.step import FP8_DISPATCH_BYTES, step
+from snippets.engine.step import FP8_DISPATCH_BYTES, prepare, step
 from snippets.engine.topology import group_link
 
 from ..conftest import ROOT
@@ -64,6 +64,21 @@ def test_gemm_roofline_by_hand():
     # 4,096 tokens: past the measured points the share stays 0.6; the arithmetic now dominates
     big = gemm("x", 4096, 8192, 8192, RATES, step_tokens=4096)
     assert big.compute_s == pytest.approx(2 * 4096 * 8192 * 8192 / 0.5e15) and big.bound == "compute"
+
+
+def test_cuda_graphs_reach_trtllm_benchs_max_batch_size():
+    # vLLM captures up to min(2 x max_num_seqs, 512) tokens: a decode step of 1,024 sequences runs eagerly and pays
+    # the host's issue time; trtllm-bench pads every batch up to its max batch size (4,096 here) into a graph
+    vllm = _d("llama-3.1-8b", "bf16", Layout(1))
+    trt = deploy(setting(ENG, "llama-3.1-8b", "bf16", "reference", accelerator="h100-sxm", context_tokens=2000,
+                         memory_policy="trtllm-bench", max_num_seqs=4096, max_num_batched_tokens=8192), Layout(1))
+    assert prepare(vllm).rates.graph_max_tokens == 512
+    assert prepare(trt).rates.graph_max_tokens == 4096
+    eager, graphed = step(vllm, "decode", 1024, 1000), step(trt, "decode", 1024, 1000)
+    kernel = TM.kernel_s
+    for o in graphed.ops:  # inside a graph a kernel costs its fixed cost alone: a whole number of them
+        assert o.launch_s / kernel == pytest.approx(round(o.launch_s / kernel))
+    assert graphed.breakdown["launch"] < eager.breakdown["launch"]
 
 
 def test_launch_inside_and_outside_a_cuda_graph():

@@ -188,6 +188,20 @@ class Mode(_Strict):
         return ", ".join(parts) or "aggregated"
 
 
+class EngineLimits(_Strict):
+    """How the row's engine was started where it is not with vLLM's defaults: the memory policy it budgets by
+    (data/policies.yaml) and the scheduler's limits its source's command or tool set, which the prediction uses."""
+
+    memory_policy: Annotated[str, Field(min_length=2)]
+    """Id of a `kind: memory` policy of data/policies.yaml."""
+    max_num_seqs: PositiveInt
+    """Sequences in flight at most (vLLM's max_num_seqs, TensorRT-LLM's max_batch_size)."""
+    max_num_batched_tokens: PositiveInt
+    """Tokens one step computes at most (vLLM's max_num_batched_tokens, TensorRT-LLM's max_num_tokens)."""
+    how: Annotated[str, Field(min_length=10)]
+    """Where the figures come from: the source's command, or the tool's rule it ran under, worked for this row."""
+
+
 class Speedup(_Strict):
     """A ratio the source publishes against the same deployment without the row's mode."""
 
@@ -235,6 +249,9 @@ class Measurement(_Strict):
     request_rate: PositiveFloat | None = None
     """Requests per second, for a request-rate load."""
     mode: Mode = Field(default_factory=Mode)
+    engine_limits: EngineLimits | None = None
+    """The engine's memory policy and scheduler limits where its source ran it with its own; None: vLLM's defaults
+    at the row's concurrency (`snippets.calibration`)."""
     definitions: Definitions
     ttft_ms: PositiveFloat | None = None
     itl_ms: PositiveFloat | None = None

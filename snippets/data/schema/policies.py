@@ -109,6 +109,16 @@ class MemoryPolicy(_Strict):
     hybrid_kv_cache: bool
     """The hybrid KV cache manager: a sliding-window or chunked-attention layer holds its window (or chunk) of a
     sequence plus one step's tokens, not the whole context. False: every layer is cached as full attention."""
+    kv_share_of: Literal["pool", "free"] = "pool"
+    """pool: `utilization` of the reported total is the engine's pool, and the KV cache what it leaves (vLLM);
+    free: the KV cache is `utilization` of the memory left free once the weights, the activation peak and the
+    memory outside PyTorch are in (TensorRT-LLM's free_gpu_memory_fraction)."""
+    profile_rows: Literal["max_num_seqs", "prompts"] = "max_num_seqs"
+    """The profiling run's sampler rows: one per dummy request, min(max_num_seqs, max_num_batched_tokens) (vLLM);
+    one per dummy prompt of max_model_len tokens filling max_num_batched_tokens (TensorRT-LLM)."""
+    cuda_graph_batch: Literal["vllm", "max_num_seqs"] = "vllm"
+    """Steps run in CUDA graphs: up to the time model's cap, min(2 x max_num_seqs, 512) tokens (vLLM); every
+    batch up to max_num_seqs, padded (TensorRT-LLM's trtllm-bench)."""
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
 
