@@ -11,7 +11,8 @@ The engine predicts each row's own quantity (`Measurement.definitions`): TTFT wi
 slot, time per output token with or without the first token, and throughput as output tokens per second of the
 whole run (a per-GPU or total-token figure is converted by `Measurement.output_tokens_per_s`). Where a source's
 client starts every request at once (InferenceX: `FIRST_WAVE`), the first wave's wait behind its own prompts is
-added to the mean TTFT the engine's steady state predicts (`first_wave_s`). Errors are
+added to the mean TTFT the engine's steady state predicts (`first_wave_s`); a static batch (its requests start
+together and run to the end) is nothing but that wave (`static_batch_ttft_s`). Errors are
 (predicted − measured) ÷ measured, reported by role and by regime (vendor; dense or MoE; prefill, decode at low
 load, decode at saturation: `snippets.engine.bands`).
 
@@ -51,7 +52,9 @@ from snippets.engine.serving import (
     Speculation,
     admitted,
     disaggregated_at,
+    mixed_step,
     predict,
+    token_budget,
 )
 from snippets.engine.specs import EngineCatalog, TimeModelSpec
 
@@ -118,6 +121,25 @@ def first_wave_s(m: Measurement, p: Prediction | DisaggPrediction) -> float:
     return (b - 1) / 2 * p.prefill_s / max(1.0, per)
 
 
+def static_batch_ttft_s(d: Deployment, p: Prediction, batch: int) -> float:
+    """The mean TTFT of a static batch: its `batch` prompts start together and the engine fills each step's token
+    budget (`token_budget`, per data-parallel rank) with them in turn, so the i-th of a rank's b prompts (from 0)
+    has its first token after ceil((i + 1) ÷ k) steps when k = budget ÷ n of its n-token prompts fit a step, each
+    a step of min(budget, b × n) prompt tokens (`mixed_step`); a prompt longer than the budget takes its own
+    chunked steps (`p.prefill_s`), so the i-th waits for the i before it. Requests beyond what the deployment admits
+    wait for a slot as the steady state has them (`p.queue_s`). Unlike `first_wave_s`, which adds a wave to the
+    steady state a long run settles into, a static batch is nothing but its first wave."""
+    b = max(1, math.ceil(min(batch, p.in_flight) / d.layout.dp))
+    n = max(1, p.input_tokens - p.cached_tokens)
+    budget = token_budget(d)
+    if n >= budget:
+        return (b + 1) / 2 * p.prefill_s + p.queue_s
+    k = budget // n
+    step = mixed_step(d, 0, 0.0, min(budget, b * n), 0.0, finishing=min(b, k)).total_s
+    mean_steps = sum(math.ceil((i + 1) / k) for i in range(b)) / b
+    return mean_steps * step + p.queue_s
+
+
 @dataclass(frozen=True)
 class Row:
     """One measurement beside the model's prediction of the same quantity."""
@@ -134,6 +156,10 @@ class Row:
         """The engine's figure of `metric` as the row's source defines it (`Measurement.definitions`)."""
         p, d = self.prediction, self.measurement.definitions
         if metric == "ttft_ms":
+            if self.measurement.definitions.load == "static-batch" and isinstance(p, Prediction):
+                assert self.measurement.concurrency is not None  # noqa: S101 - the schema requires it
+                queued = p.queue_s if d.ttft == "queueing-excluded" else 0.0
+                return (static_batch_ttft_s(self.deployment, p, self.measurement.concurrency) - queued) * 1e3
             # queueing-excluded: from the request's scheduling, so without the wait for a slot
             wave = first_wave_s(self.measurement, p)
             return (p.ttft_s + wave - (p.queue_s if d.ttft == "queueing-excluded" else 0.0)) * 1e3

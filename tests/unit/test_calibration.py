@@ -128,6 +128,28 @@ def test_first_wave_of_a_disaggregated_run_splits_over_the_prefill_workers():
     assert r.predicted("ttft_ms") == pytest.approx((p.ttft_s + (128 / 3 - k) / 2 * service * 128 / 500) * 1e3)
 
 
+def test_a_static_batch_is_its_first_wave():
+    """dstack's TGI-vs-vLLM batches start b prompts together and run them to the end: with k = budget // n prompts a
+    step, the i-th has its first token after ceil((i + 1) / k) steps of min(budget, b n) tokens; with prompts longer
+    than the budget, after i + 1 prompts' chunked steps: (b + 1) / 2 of them on average. Worked for 64 prompts of 82
+    tokens and for 2 of 10,000 (the steady state's wait is not added: there is no steady state)."""
+    from snippets.engine.serving import mixed_step, token_budget
+
+    rs = {r.id: r for r in calibration.rows(CAT, "test")}
+    short = rs["dstack-llama31405b-bf16-tgi-8xmi300x-in80-b64"]
+    p, d = short.prediction, short.deployment
+    budget = token_budget(d)
+    n = short.measurement.input_tokens
+    assert n == 82 and budget // n >= 64  # the whole batch fits one step: every first token comes after it
+    step = mixed_step(d, 0, 0.0, 64 * n, 0.0, finishing=64).total_s
+    assert short.predicted("ttft_ms") == pytest.approx(step * 1e3)
+    long = rs["dstack-llama31405b-bf16-tgi-8xmi300x-in10000-b2"]
+    assert token_budget(long.deployment) == 8192 < 10000  # each prompt takes its own chunked steps
+    assert long.predicted("ttft_ms") == pytest.approx(3 / 2 * long.prediction.prefill_s * 1e3)
+    # a static batch is never given the steady state's first wave on top
+    assert calibration.first_wave_s(short.measurement, p) == 0.0
+
+
 def test_regime_follows_the_load_not_the_benchmarks_max_num_seqs():
     """Every calibration run is served with max_num_seqs at its concurrency; that alone does not make it saturated.
     One request in flight is decode at low load; requests waiting for a slot (NIM's 5,000-token runs past what the
