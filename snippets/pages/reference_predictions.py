@@ -258,16 +258,20 @@ def bands_table(cat: Catalog) -> str:
 
 
 def _engine_pairs(rows: list[Row], a: str, b: str) -> list[tuple[Row, Row]]:
-    """Rows of engine `a` and engine `b` measuring the same thing: model, precision, accelerator, load, concurrency
-    and prompt (to ten tokens: a tokenizer's count of one text differs by one), each with a TTFT."""
+    """Rows of engine `a` and engine `b` (the first word of the row's engine: "TGI", "vLLM") measuring the same
+    thing: model, precision, accelerator, load, concurrency and prompt (to ten tokens: a tokenizer's count of one
+    text differs by one), each with a TTFT."""
     def key(r: Row) -> tuple[object, ...]:
         m = r.measurement
         return (m.model, m.precision, m.accelerator, m.definitions.load, m.concurrency,
                 None if m.input_tokens is None else round(m.input_tokens / 10))
 
-    of_b = {key(r): r for r in rows if r.measurement.engine == b and r.measurement.ttft_ms is not None}
+    def engine(r: Row) -> str:
+        return r.measurement.engine.split(" ")[0]
+
+    of_b = {key(r): r for r in rows if engine(r) == b and r.measurement.ttft_ms is not None}
     return [(r, of_b[key(r)]) for r in rows
-            if r.measurement.engine == a and r.measurement.ttft_ms is not None and key(r) in of_b]
+            if engine(r) == a and r.measurement.ttft_ms is not None and key(r) in of_b]
 
 
 class ReferencePredictionsPage(Page):
@@ -381,7 +385,7 @@ class ReferencePredictionsPage(Page):
         self.tiny_over = fmt.claim(bool(tiny) and min(tiny_errors) > 0,
                                    "; ".join(f"{r.id}: {r.error('output_tokens_per_s'):+.0%}" for r in tiny))
         # the same machine, model and prompts under two engines of late 2024 (dstack's TGI-vs-vLLM runs)
-        pairs = _engine_pairs(test, "TGI (text-generation-inference)", "vLLM")
+        pairs = _engine_pairs(test, "TGI", "vLLM")
         tgi = [abs(a.error("ttft_ms") or 0.0) for a, _ in pairs]
         vllm = [abs(b.error("ttft_ms") or 0.0) for _, b in pairs]
         self.pair_rows = fmt.count(len(pairs), "pairs")
