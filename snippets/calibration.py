@@ -100,8 +100,10 @@ def first_wave_s(m: Measurement, p: Prediction | DisaggPrediction) -> float:
     """What a run's first wave adds to its mean TTFT when its client starts all `c` requests it keeps in flight at
     once and sends `k × c` prompts in all: the i-th of the first wave waits for the i − 1 prompts before it, (c − 1)
     ÷ 2 of the prompt's own steps on average, and that wave is 1 ÷ k of the requests (later waves arrive staggered
-    by the first's prompts, as the steady state has them). Zero for other sources, for an aggregated prediction's
-    absence, and where TTFT excludes the wait.
+    by the first's prompts, as the steady state has them). The first wave reaches an idle scheduler, which takes it
+    in at once: the steady state's wait for the scheduler's next poll (`Prediction.recv_wait_s`, where the row's
+    engine polls every N decode steps) is taken back for that 1 ÷ k. Zero for other sources, for an aggregated
+    prediction's absence, and where TTFT excludes the wait.
 
     Disaggregated, the router hands the wave round-robin to the W prefill workers, c ÷ W each, and a worker computes
     k of them a step (`PrefillPool.prompts_per_step`) at `service_s` a prompt: the i-th waits for the batches before
@@ -115,7 +117,7 @@ def first_wave_s(m: Measurement, p: Prediction | DisaggPrediction) -> float:
         n = m.concurrency / p.prefill_workers
         return max(0.0, n - p.prefill.prompts_per_step) / 2 * p.prefill.service_s / max(1.0, per)
     b = min(m.concurrency, p.in_flight)
-    return (b - 1) / 2 * p.prefill_s / max(1.0, per)
+    return ((b - 1) / 2 * p.prefill_s - p.recv_wait_s) / max(1.0, per)
 
 
 @dataclass(frozen=True)
@@ -270,7 +272,9 @@ def _predict(eng: EngineCatalog, m: Measurement, d: Deployment,
     spec = speculation_of(m)
     dis = m.mode.disaggregation
     if dis is None:
-        return predict(d, _concurrency(d, m), m.input_tokens, m.output_tokens, speculation=spec, prefix_hit=hit)
+        recv = 1 if m.recv_interval is None else m.recv_interval.steps
+        return predict(d, _concurrency(d, m), m.input_tokens, m.output_tokens, speculation=spec, prefix_hit=hit,
+                       recv_interval=recv)
     assert dis.prefill is not None and dis.decode is not None and m.concurrency is not None  # noqa: S101 - _mode_gap
     pl = dis.prefill.layout
     prefill = deploy(d.setting, Layout(pl.tp, pl.pp, pl.ep, pl.dp))

@@ -15,7 +15,9 @@ With `concurrency` requests kept in flight (a closed loop: each finished request
   for everyone decoding in it, so the time per output token a request sees is the mean of plain decode steps
   and the steps carrying the other requests' chunks.
 - **Queueing**: a prompt waits for the prompts ahead of it (an M/D/1 wait at the load the prefills put on the
-  replica) before its own chunks; a request beyond the admitted ones waits for a slot.
+  replica) before its own chunks; a request beyond the admitted ones waits for a slot. Where the scheduler takes
+  in new requests only every N decode steps (`recv_interval`: SGLang's --scheduler-recv-interval), a request that
+  arrives while others decode also waits for the next poll, N ÷ 2 decode steps on average.
 - **Pipeline parallelism**: the decoding sequences are split into one micro-batch per stage; each step of a
   micro-batch passes every stage.
 
@@ -323,7 +325,8 @@ class Prediction:
     prefill_wait_s: float
     """Average wait behind other prompts (M/D/1)."""
     ttft_s: float
-    """Time to first token: the wait for a slot, the wait behind other prompts, the prompt's own steps."""
+    """Time to first token: the wait for a slot, for the scheduler's next poll, behind other prompts, and the prompt's
+    own steps."""
     tpot_s: float
     """Time per output token after the first, as a decoding request sees it."""
     decode: Step
@@ -352,6 +355,8 @@ class Prediction:
     """Prompt tokens found in the prefix cache (whole blocks), not computed again."""
     admitted: int = 0
     """Sequences of the request's length the replica admits at once (KV cache, draft and prefixes, max_num_seqs)."""
+    recv_wait_s: float = 0.0
+    """Average wait for the scheduler's next poll of new requests (`recv_interval` > 1 with others decoding)."""
 
     mode = "aggregated"
 
@@ -403,10 +408,11 @@ class Prediction:
 
 
 def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float,
-            shared: bool, steps_per_token: float = 1.0) -> tuple[float, float, float, float]:
+            shared: bool, steps_per_token: float = 1.0, poll: float = 0.0) -> tuple[float, float, float, float]:
     """(lifetime, time per output token, prefill wait, prefill load) of `b` requests kept in flight.
 
-    A request lives L = W + P + D: W waiting behind other prompts, P its own prompt's steps, D its n_out − 1
+    A request lives L = poll + W + P + D: `poll` waiting for the scheduler to take it in, W waiting behind other
+    prompts, P its own prompt's steps, D its n_out − 1
     decode steps (× `steps_per_token`: a verify step yields 1 ÷ that many tokens under speculative decoding).
     Prompts start at λ = b / L; the other b − 1 requests' prompts land in a decoding request's window at
     λ (b − 1)/b, each adding `extra` to the steps it shares, so D = (n_out − 1) dec / (1 − λ extra (b − 1)/b).
@@ -424,9 +430,9 @@ def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float,
             w = dec / 2
         else:
             w = prefill * rho / (2 * (1 - rho)) if rho < 1 else math.inf
-        return w + prefill + d_win, d_win / max(1, n_out - 1), w, rho
+        return poll + w + prefill + d_win, d_win / max(1, n_out - 1), w, rho
 
-    lo = max(prefill + (n_out - 1) * steps_per_token * dec, b * prefill if b > 1 and not shared else 0.0,
+    lo = max(poll + prefill + (n_out - 1) * steps_per_token * dec, b * prefill if b > 1 and not shared else 0.0,
              extra * (b - 1) if b > 1 else 0.0) * (1 + 1e-9)
     hi = max(lo * 2, f(lo * 2)[0])
     while f(hi)[0] > hi:
@@ -467,18 +473,22 @@ def _regimes(d: Deployment, at_saturation: bool) -> tuple[bands_mod.Regime, band
 
 def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | None = None,
             output_tokens: int | None = None, *, speculation: Speculation | None = None, prefix_hit: float = 0.0,
-            prefix_groups: int = 1, prep: Prep | None = None, draft: Draft | None = None) -> Prediction:
+            prefix_groups: int = 1, prep: Prep | None = None, draft: Draft | None = None,
+            recv_interval: int = 1) -> Prediction:
     """TTFT, time per output token, throughput and cost per token of `d` with `concurrency` requests kept in
     flight (default: the scenario's), each `input_tokens` + `output_tokens` long (default: the scenario's), served
     aggregated; with `speculation`, speculative decoding; with `prefix_hit`, that share of each prompt found in
-    the prefix cache (`prefix_groups` distinct prefixes held in the pool). `prep` and `draft`, where given, are
-    `prepare(d)` and `draft_of(d, speculation)` made once for many predictions of one deployment."""
+    the prefix cache (`prefix_groups` distinct prefixes held in the pool); with `recv_interval` N > 1, a scheduler
+    that takes in new requests once every N decode steps (SGLang's --scheduler-recv-interval: a request arriving
+    while others decode waits N ÷ 2 steps on average for the next poll; at one request in flight the scheduler is
+    idle when it arrives and polls at once). `prep` and `draft`, where given, are `prepare(d)` and
+    `draft_of(d, speculation)` made once for many predictions of one deployment."""
     sc = d.setting.scenario
     c = sc.concurrency if concurrency is None else concurrency
     n_in = sc.input_tokens if input_tokens is None else input_tokens
     n_out = sc.output_tokens if output_tokens is None else output_tokens
-    if min(c, n_in, n_out) < 1:
-        raise ValueError("concurrency, input and output tokens must be at least 1")
+    if min(c, n_in, n_out, recv_interval) < 1:
+        raise ValueError("concurrency, input and output tokens and the receive interval must be at least 1")
     cached = cached_tokens(n_in, prefix_hit, d.setting.memory_policy.kv_block_tokens)
     if speculation is None:
         draft = None
@@ -499,7 +509,7 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
     # (f falls as L grows), found by bisection; bd itself is the decoding share of b at that L
     decoding = float(b)
     dec_step = pre_step = None
-    tpot = prefill_s = wait = rho = lifetime = draft_s = verify_extra = 0.0
+    tpot = prefill_s = wait = rho = lifetime = draft_s = verify_extra = poll = 0.0
     prep = prep or prepare(d)
     seen: set[int] = set()
     for _ in range(FIXED_POINT_PASSES):
@@ -522,7 +532,8 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         prefill_s = sum(times)
         extra = sum(t - dec_s for t in times)  # what a prompt's steps cost the decoding ones
         shared = b > 1 and left is not None and n_new <= left / 2  # several prompts fit one step
-        lifetime, tpot, wait, rho = _steady(b, n_out, dec_s, prefill_s, max(0.0, extra), shared, spt)
+        poll = recv_interval / 2 * dec_s if b > 1 and recv_interval > 1 else 0.0
+        lifetime, tpot, wait, rho = _steady(b, n_out, dec_s, prefill_s, max(0.0, extra), shared, spt, poll)
         decoding = b * (n_out - 1) * tpot / lifetime if n_out > 1 else 1.0
     assert dec_step is not None and pre_step is not None  # noqa: S101 - the loop ran
     throughput = b * n_out / lifetime
@@ -530,13 +541,13 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
     dec_regime, pre_regime = _regimes(d, c > cap or saturated(d, b, cap, dec_step, ctx, prep, q))
     return Prediction(
         concurrency=c, in_flight=b, input_tokens=n_in, output_tokens=n_out, prefill_s=prefill_s,
-        prefill_load=rho, queue_s=queue, prefill_wait_s=wait, ttft_s=queue + wait + prefill_s, tpot_s=tpot,
+        prefill_load=rho, queue_s=queue, prefill_wait_s=wait, ttft_s=queue + poll + wait + prefill_s, tpot_s=tpot,
         decode=dec_step, prefill=pre_step, output_tokens_per_s=throughput, gpus=d.gpus,
         cost_per_replica_hour=d.cost_per_replica_hour, regime=dec_regime.label, ttft_regime=pre_regime.label,
         tpot_band=prep.band("tpot_ms", dec_regime), ttft_band=prep.band("ttft_ms", pre_regime),
         throughput_band=prep.band("output_tokens_per_s", dec_regime), speculation=speculation,
         tokens_per_step=per_step, draft_s=draft_s, verify_extra_s=verify_extra, prefix_hit=prefix_hit,
-        cached_tokens=cached, admitted=cap,
+        cached_tokens=cached, admitted=cap, recv_wait_s=poll,
     )
 
 

@@ -202,6 +202,18 @@ class EngineLimits(_Strict):
     """Where the figures come from: the source's command, or the tool's rule it ran under, worked for this row."""
 
 
+class RecvInterval(_Strict):
+    """How often the engine's scheduler takes in new requests while it decodes, where the source's command sets it
+    above every step: SGLang's --scheduler-recv-interval N polls its request socket once every N decode steps (its
+    SchedulerRecvSkipper: a decode step weighs 1, a prefill step 1,000, so a prefill is followed by a poll at once
+    and an idle scheduler polls as it spins), so a request arriving while others decode waits for the next poll."""
+
+    steps: PositiveInt
+    """Decode steps between two polls (the flag's value as the command sets it for the row's concurrency)."""
+    how: Annotated[str, Field(min_length=10)]
+    """The command's line that sets it, worked for this row (the source is among the row's sources)."""
+
+
 class Speedup(_Strict):
     """A ratio the source publishes against the same deployment without the row's mode."""
 
@@ -252,6 +264,9 @@ class Measurement(_Strict):
     engine_limits: EngineLimits | None = None
     """The engine's memory policy and scheduler limits where its source ran it with its own; None: vLLM's defaults
     at the row's concurrency (`snippets.calibration`)."""
+    recv_interval: RecvInterval | None = None
+    """How often the scheduler takes in new requests while it decodes, where the source's command sets it; None:
+    every step (the engines' default)."""
     definitions: Definitions
     ttft_ms: PositiveFloat | None = None
     itl_ms: PositiveFloat | None = None
