@@ -46,6 +46,7 @@ from snippets.engine import bands as bands_mod
 from snippets.engine.collectives import one_shot_applies
 from snippets.engine.deployment import NoLayout, RefusedLayout
 from snippets.engine.serving import (
+    BatchWait,
     DisaggPrediction,
     Prediction,
     Speculation,
@@ -272,9 +273,12 @@ def _predict(eng: EngineCatalog, m: Measurement, d: Deployment,
     spec = speculation_of(m)
     dis = m.mode.disaggregation
     if dis is None:
-        recv = 1 if m.recv_interval is None else m.recv_interval.steps
+        it = m.intake
+        recv = 1 if it is None or it.recv_interval is None else it.recv_interval
+        wait = None if it is None or it.batch_wait_steps is None or it.batch_wait_tokens is None else \
+            BatchWait(it.batch_wait_steps, it.batch_wait_tokens)
         return predict(d, _concurrency(d, m), m.input_tokens, m.output_tokens, speculation=spec, prefix_hit=hit,
-                       recv_interval=recv)
+                       recv_interval=recv, batch_wait=wait)
     assert dis.prefill is not None and dis.decode is not None and m.concurrency is not None  # noqa: S101 - _mode_gap
     pl = dis.prefill.layout
     prefill = deploy(d.setting, Layout(pl.tp, pl.pp, pl.ep, pl.dp))
