@@ -459,10 +459,10 @@ def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float, shared
 @dataclass(frozen=True, slots=True)
 class BatchWait:
     """An engine that holds new prompts back while others decode, to prefill more of them in one step: TensorRT-LLM's
-    batch waiting (PyExecutor._waiting_requests, checked only while prompts wait and sequences decode) schedules the
-    waiting prompts once `timeout_steps` steps have passed since it began holding them, or once the step's tokens
-    (the waiting prompts' and one per decoding sequence) reach `max_tokens` (batch_wait_max_tokens_ratio ×
-    max_num_tokens)."""
+    batch waiting (tensorrt_llm/_torch/pyexecutor/py_executor.py, PyExecutor._waiting_requests, checked only while
+    prompts wait and sequences decode) schedules the waiting prompts once `timeout_steps` steps have passed since it
+    began holding them, or once the step's tokens (the waiting prompts' and one per decoding sequence) reach
+    `max_tokens` (batch_wait_max_tokens_ratio × max_num_tokens)."""
 
     timeout_steps: int
     max_tokens: int
@@ -472,7 +472,9 @@ def _intake(recv_interval: int, batch_wait: BatchWait | None, dec_s: float, b: i
             prompt_tokens: int) -> Callable[[float], float] | None:
     """The mean wait, at an arrival rate of prompts, before the engine takes a new prompt in while others decode.
 
-    A scheduler polling every N steps (`recv_interval`) is met at a random phase: N ÷ 2 steps. Batch waiting opens
+    A scheduler polling every N steps (`recv_interval`; SGLang's SchedulerRecvSkipper, python/sglang/srt/managers/
+    scheduler_recv_skipper.py at sgl-project/sglang 70310f05, with the weights of python/sglang/srt/environ.py: a
+    decode step or an idle turn 1, any other step 1,000) is met at a random phase: N ÷ 2 steps. Batch waiting opens
     a window at the first held prompt that closes after `timeout_steps` steps or at the arrival that brings the
     tokens to `max_tokens` (k prompts): the first waits the whole window D, the λ D prompts arriving inside it D ÷ 2
     on average, so the mean is (D + λ D² ÷ 2) ÷ (1 + λ D)."""
