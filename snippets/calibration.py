@@ -47,6 +47,7 @@ from snippets.engine import bands as bands_mod
 from snippets.engine.collectives import one_shot_applies
 from snippets.engine.deployment import NoLayout, RefusedLayout
 from snippets.engine.serving import (
+    BatchWait,
     DisaggPrediction,
     Prediction,
     Speculation,
@@ -103,8 +104,10 @@ def first_wave_s(m: Measurement, p: Prediction | DisaggPrediction) -> float:
     """What a run's first wave adds to its mean TTFT when its client starts all `c` requests it keeps in flight at
     once and sends `k × c` prompts in all: the i-th of the first wave waits for the i − 1 prompts before it, (c − 1)
     ÷ 2 of the prompt's own steps on average, and that wave is 1 ÷ k of the requests (later waves arrive staggered
-    by the first's prompts, as the steady state has them). Zero for other sources, for an aggregated prediction's
-    absence, and where TTFT excludes the wait.
+    by the first's prompts, as the steady state has them). The first wave reaches an idle scheduler, which takes it
+    in at once: the steady state's wait for the scheduler's next poll (`Prediction.recv_wait_s`, where the row's
+    engine polls every N decode steps) is taken back for that 1 ÷ k. Zero for other sources, for an aggregated
+    prediction's absence, and where TTFT excludes the wait.
 
     Disaggregated, the router hands the wave round-robin to the W prefill workers, c ÷ W each, and a worker computes
     k of them a step (`PrefillPool.prompts_per_step`) at `service_s` a prompt: the i-th waits for the batches before
@@ -118,7 +121,7 @@ def first_wave_s(m: Measurement, p: Prediction | DisaggPrediction) -> float:
         n = m.concurrency / p.prefill_workers
         return max(0.0, n - p.prefill.prompts_per_step) / 2 * p.prefill.service_s / max(1.0, per)
     b = min(m.concurrency, p.in_flight)
-    return (b - 1) / 2 * p.prefill_s / max(1.0, per)
+    return ((b - 1) / 2 * p.prefill_s - p.recv_wait_s) / max(1.0, per)
 
 
 def static_batch_ttft_s(d: Deployment, p: Prediction, batch: int) -> float:
@@ -296,7 +299,12 @@ def _predict(eng: EngineCatalog, m: Measurement, d: Deployment,
     spec = speculation_of(m)
     dis = m.mode.disaggregation
     if dis is None:
-        return predict(d, _concurrency(d, m), m.input_tokens, m.output_tokens, speculation=spec, prefix_hit=hit)
+        it = m.intake
+        recv = 1 if it is None or it.recv_interval is None else it.recv_interval
+        wait = None if it is None or it.batch_wait_steps is None or it.batch_wait_tokens is None else \
+            BatchWait(it.batch_wait_steps, it.batch_wait_tokens)
+        return predict(d, _concurrency(d, m), m.input_tokens, m.output_tokens, speculation=spec, prefix_hit=hit,
+                       recv_interval=recv, batch_wait=wait)
     assert dis.prefill is not None and dis.decode is not None and m.concurrency is not None  # noqa: S101 - _mode_gap
     pl = dis.prefill.layout
     prefill = deploy(d.setting, Layout(pl.tp, pl.pp, pl.ep, pl.dp))

@@ -15,7 +15,10 @@ With `concurrency` requests kept in flight (a closed loop: each finished request
   for everyone decoding in it, so the time per output token a request sees is the mean of plain decode steps
   and the steps carrying the other requests' chunks.
 - **Queueing**: a prompt waits for the prompts ahead of it (an M/D/1 wait at the load the prefills put on the
-  replica) before its own chunks; a request beyond the admitted ones waits for a slot.
+  replica) before its own chunks; a request beyond the admitted ones waits for a slot. Where the engine takes new
+  prompts in only now and then while others decode, a request also waits for that (`_intake`): for the next poll
+  of a scheduler that polls every N decode steps (SGLang's --scheduler-recv-interval), N ÷ 2 steps on average; for
+  the window of TensorRT-LLM's batch waiting (`BatchWait`) to close.
 - **Pipeline parallelism**: the decoding sequences are split into one micro-batch per stage; each step of a
   micro-batch passes every stage.
 
@@ -45,6 +48,7 @@ Standard library only.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from snippets.engine import bands as bands_mod
@@ -323,7 +327,8 @@ class Prediction:
     prefill_wait_s: float
     """Average wait behind other prompts (M/D/1)."""
     ttft_s: float
-    """Time to first token: the wait for a slot, the wait behind other prompts, the prompt's own steps."""
+    """Time to first token: the wait for a slot, for the engine to take the prompt in, behind other prompts, and the
+    prompt's own steps."""
     tpot_s: float
     """Time per output token after the first, as a decoding request sees it."""
     decode: Step
@@ -352,6 +357,9 @@ class Prediction:
     """Prompt tokens found in the prefix cache (whole blocks), not computed again."""
     admitted: int = 0
     """Sequences of the request's length the replica admits at once (KV cache, draft and prefixes, max_num_seqs)."""
+    recv_wait_s: float = 0.0
+    """Average wait for the engine to take a new prompt in while others decode (its scheduler's next poll, or the
+    close of its batch-waiting window: `_intake`)."""
 
     mode = "aggregated"
 
@@ -402,19 +410,23 @@ class Prediction:
         return self.throughput_band.around(self.output_tokens_per_s)
 
 
-def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float,
-            shared: bool, steps_per_token: float = 1.0) -> tuple[float, float, float, float]:
-    """(lifetime, time per output token, prefill wait, prefill load) of `b` requests kept in flight.
+def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float, shared: bool,
+            steps_per_token: float = 1.0,
+            intake: Callable[[float], float] | None = None) -> tuple[float, float, float, float, float]:
+    """(lifetime, time per output token, prefill wait, prefill load, intake wait) of `b` requests kept in flight.
 
-    A request lives L = W + P + D: W waiting behind other prompts, P its own prompt's steps, D its n_out − 1
-    decode steps (× `steps_per_token`: a verify step yields 1 ÷ that many tokens under speculative decoding).
+    A request lives L = I + W + P + D: I waiting for the engine to take it in (`intake` of the arrival rate, where
+    the engine takes new prompts in only now and then), W waiting behind other prompts, P its own prompt's steps,
+    D its n_out − 1 decode steps (× `steps_per_token`: a verify step yields 1 ÷ that many tokens under speculative
+    decoding).
     Prompts start at λ = b / L; the other b − 1 requests' prompts land in a decoding request's window at
     λ (b − 1)/b, each adding `extra` to the steps it shares, so D = (n_out − 1) dec / (1 − λ extra (b − 1)/b).
     W is M/D/1's wait at load ρ = λ P (or half a step when several prompts share a step). The lifetime cannot
     fall below b P (every prompt takes its turn) nor leave the decoding no time; between those bounds L − f(L)
     rises, so bisection finds the one steady state."""
-    def f(life: float) -> tuple[float, float, float, float]:
+    def f(life: float) -> tuple[float, float, float, float, float]:
         lam = b / life
+        i = intake(lam) if intake is not None and b > 1 else 0.0
         busy = lam * extra * (b - 1) / b
         d_win = (n_out - 1) * steps_per_token * dec / max(1e-9, 1 - busy)
         rho = lam * prefill if b > 1 else 0.0
@@ -424,7 +436,7 @@ def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float,
             w = dec / 2
         else:
             w = prefill * rho / (2 * (1 - rho)) if rho < 1 else math.inf
-        return w + prefill + d_win, d_win / max(1, n_out - 1), w, rho
+        return i + w + prefill + d_win, d_win / max(1, n_out - 1), w, rho, i
 
     lo = max(prefill + (n_out - 1) * steps_per_token * dec, b * prefill if b > 1 and not shared else 0.0,
              extra * (b - 1) if b > 1 else 0.0) * (1 + 1e-9)
@@ -440,8 +452,44 @@ def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float,
         if hi - lo < 1e-6 * hi:
             break
     life = hi
-    _, tpot, w, rho = f(life)
-    return life, (tpot if n_out > 1 else dec * steps_per_token), w, rho
+    _, tpot, w, rho, i = f(life)
+    return life, (tpot if n_out > 1 else dec * steps_per_token), w, rho, i
+
+
+@dataclass(frozen=True, slots=True)
+class BatchWait:
+    """An engine that holds new prompts back while others decode, to prefill more of them in one step: TensorRT-LLM's
+    batch waiting (tensorrt_llm/_torch/pyexecutor/py_executor.py, PyExecutor._waiting_requests, checked only while
+    prompts wait and sequences decode) schedules the waiting prompts once `timeout_steps` steps have passed since it
+    began holding them, or once the step's tokens (the waiting prompts' and one per decoding sequence) reach
+    `max_tokens` (batch_wait_max_tokens_ratio × max_num_tokens)."""
+
+    timeout_steps: int
+    max_tokens: int
+
+
+def _intake(recv_interval: int, batch_wait: BatchWait | None, dec_s: float, b: int,
+            prompt_tokens: int) -> Callable[[float], float] | None:
+    """The mean wait, at an arrival rate of prompts, before the engine takes a new prompt in while others decode.
+
+    A scheduler polling every N steps (`recv_interval`; SGLang's SchedulerRecvSkipper, python/sglang/srt/managers/
+    scheduler_recv_skipper.py at sgl-project/sglang 70310f05, with the weights of python/sglang/srt/environ.py: a
+    decode step or an idle turn 1, any other step 1,000) is met at a random phase: N ÷ 2 steps. Batch waiting opens
+    a window at the first held prompt that closes after `timeout_steps` steps or at the arrival that brings the
+    tokens to `max_tokens` (k prompts): the first waits the whole window D, the λ D prompts arriving inside it D ÷ 2
+    on average, so the mean is (D + λ D² ÷ 2) ÷ (1 + λ D)."""
+    poll = recv_interval / 2 * dec_s if recv_interval > 1 else 0.0
+    if batch_wait is None:
+        return (lambda lam: poll) if poll else None
+    timeout = batch_wait.timeout_steps * dec_s
+    k = max(1, math.ceil((batch_wait.max_tokens - (b - 1)) / max(1, prompt_tokens)))
+
+    def wait(lam: float) -> float:
+        window = timeout if k > 1 else 0.0
+        if k > 1 and lam > 0:
+            window = min(timeout, (k - 1) / lam)
+        return poll + (window + lam * window * window / 2) / (1 + lam * window)
+    return wait
 
 
 def saturated(d: Deployment, batch: int, cap: int, step: Step, context: float, prep: Prep | None = None,
@@ -467,18 +515,24 @@ def _regimes(d: Deployment, at_saturation: bool) -> tuple[bands_mod.Regime, band
 
 def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | None = None,
             output_tokens: int | None = None, *, speculation: Speculation | None = None, prefix_hit: float = 0.0,
-            prefix_groups: int = 1, prep: Prep | None = None, draft: Draft | None = None) -> Prediction:
+            prefix_groups: int = 1, prep: Prep | None = None, draft: Draft | None = None,
+            recv_interval: int = 1, batch_wait: BatchWait | None = None) -> Prediction:
     """TTFT, time per output token, throughput and cost per token of `d` with `concurrency` requests kept in
     flight (default: the scenario's), each `input_tokens` + `output_tokens` long (default: the scenario's), served
     aggregated; with `speculation`, speculative decoding; with `prefix_hit`, that share of each prompt found in
-    the prefix cache (`prefix_groups` distinct prefixes held in the pool). `prep` and `draft`, where given, are
-    `prepare(d)` and `draft_of(d, speculation)` made once for many predictions of one deployment."""
+    the prefix cache (`prefix_groups` distinct prefixes held in the pool); with `recv_interval` N > 1, a scheduler
+    that takes in new requests once every N decode steps (SGLang's --scheduler-recv-interval: a request arriving
+    while others decode waits N ÷ 2 steps on average for the next poll; at one request in flight the scheduler is
+    idle when it arrives and polls at once); with `batch_wait`, an engine that holds new prompts back while others
+    decode until enough have gathered or a number of steps has passed (TensorRT-LLM's batch waiting,
+    `BatchWait`). `prep` and `draft`, where given, are `prepare(d)` and `draft_of(d, speculation)` made once for
+    many predictions of one deployment."""
     sc = d.setting.scenario
     c = sc.concurrency if concurrency is None else concurrency
     n_in = sc.input_tokens if input_tokens is None else input_tokens
     n_out = sc.output_tokens if output_tokens is None else output_tokens
-    if min(c, n_in, n_out) < 1:
-        raise ValueError("concurrency, input and output tokens must be at least 1")
+    if min(c, n_in, n_out, recv_interval) < 1:
+        raise ValueError("concurrency, input and output tokens and the receive interval must be at least 1")
     cached = cached_tokens(n_in, prefix_hit, d.setting.memory_policy.kv_block_tokens)
     if speculation is None:
         draft = None
@@ -499,7 +553,7 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
     # (f falls as L grows), found by bisection; bd itself is the decoding share of b at that L
     decoding = float(b)
     dec_step = pre_step = None
-    tpot = prefill_s = wait = rho = lifetime = draft_s = verify_extra = 0.0
+    tpot = prefill_s = wait = rho = lifetime = draft_s = verify_extra = poll = 0.0
     prep = prep or prepare(d)
     seen: set[int] = set()
     for _ in range(FIXED_POINT_PASSES):
@@ -522,7 +576,8 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         prefill_s = sum(times)
         extra = sum(t - dec_s for t in times)  # what a prompt's steps cost the decoding ones
         shared = b > 1 and left is not None and n_new <= left / 2  # several prompts fit one step
-        lifetime, tpot, wait, rho = _steady(b, n_out, dec_s, prefill_s, max(0.0, extra), shared, spt)
+        intake = _intake(recv_interval, batch_wait, dec_s, b, n_new)
+        lifetime, tpot, wait, rho, poll = _steady(b, n_out, dec_s, prefill_s, max(0.0, extra), shared, spt, intake)
         decoding = b * (n_out - 1) * tpot / lifetime if n_out > 1 else 1.0
     assert dec_step is not None and pre_step is not None  # noqa: S101 - the loop ran
     throughput = b * n_out / lifetime
@@ -530,13 +585,13 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
     dec_regime, pre_regime = _regimes(d, c > cap or saturated(d, b, cap, dec_step, ctx, prep, q))
     return Prediction(
         concurrency=c, in_flight=b, input_tokens=n_in, output_tokens=n_out, prefill_s=prefill_s,
-        prefill_load=rho, queue_s=queue, prefill_wait_s=wait, ttft_s=queue + wait + prefill_s, tpot_s=tpot,
+        prefill_load=rho, queue_s=queue, prefill_wait_s=wait, ttft_s=queue + poll + wait + prefill_s, tpot_s=tpot,
         decode=dec_step, prefill=pre_step, output_tokens_per_s=throughput, gpus=d.gpus,
         cost_per_replica_hour=d.cost_per_replica_hour, regime=dec_regime.label, ttft_regime=pre_regime.label,
         tpot_band=prep.band("tpot_ms", dec_regime), ttft_band=prep.band("ttft_ms", pre_regime),
         throughput_band=prep.band("output_tokens_per_s", dec_regime), speculation=speculation,
         tokens_per_step=per_step, draft_s=draft_s, verify_extra_s=verify_extra, prefix_hit=prefix_hit,
-        cached_tokens=cached, admitted=cap,
+        cached_tokens=cached, admitted=cap, recv_wait_s=poll,
     )
 
 

@@ -163,3 +163,60 @@ def test_regime_follows_the_load_not_the_benchmarks_max_num_seqs():
     assert queued.regime("itl_ms").phase == "decode at saturation"
     busy = rs["inferencex-dsr1-fp8-sglang-8xh200-in8192-out1024-c64"]
     assert busy.prediction.in_flight == 64 and busy.regime("output_tokens_per_s").phase == "decode at saturation"
+
+
+def test_a_scheduler_polling_every_n_steps_delays_what_arrives_while_others_decode():
+    """InferenceX's B200 SGLang runs poll for new requests every 10 decode steps (30 at a concurrency of 16 or
+    more): a request arriving while others decode waits N ÷ 2 steps, one arriving at an idle scheduler none; the
+    first wave reaches an idle scheduler, so its share of that wait is taken back."""
+    rs = {r.id: r for r in calibration.rows(CAT, "calibration")}
+    one = rs["inferencex-dsr1-fp8-sglang-8xb200-in1024-out1024-c1"]
+    assert one.measurement.intake is not None and one.measurement.intake.recv_interval == 10
+    assert one.prediction.recv_wait_s == 0.0
+    for rid, n in (("inferencex-dsr1-fp8-sglang-8xb200-in1024-out1024-c8", 10),
+                   ("inferencex-dsr1-fp8-sglang-8xb200-in1024-out1024-c32", 30)):
+        r = rs[rid]
+        p = r.prediction
+        assert r.measurement.intake is not None and r.measurement.intake.recv_interval == n
+        assert p.recv_wait_s == pytest.approx(n / 2 * p.decode.total_s)
+        assert p.ttft_s == pytest.approx(p.queue_s + p.recv_wait_s + p.prefill_wait_s + p.prefill_s)
+        c = r.measurement.concurrency
+        assert c is not None
+        wave = ((c - 1) / 2 * p.prefill_s - p.recv_wait_s) / 10
+        assert calibration.first_wave_s(r.measurement, p) == pytest.approx(wave)
+    h200 = rs["inferencex-dsr1-fp8-sglang-8xh200-in1024-out1024-c8"]
+    assert h200.measurement.intake is None and h200.prediction.recv_wait_s == 0.0
+
+
+def test_batch_waiting_holds_prompts_until_its_window_closes():
+    """TensorRT-LLM's batch waiting (InferenceX's 1k/1k runs at a concurrency of 64 or more) holds a prompt that
+    arrives while others decode until 40 steps have passed or the held tokens reach 6,554: the wait lies between
+    none and the whole window, and it adds to the request's life (fewer tokens a second than without it)."""
+    from snippets.engine.serving import BatchWait, predict
+
+    rs = {r.id: r for r in calibration.rows(CAT, "calibration")}
+    r = rs["inferencex-dsr1-fp8-trt-8xb200-in1024-out1024-c64"]
+    it = r.measurement.intake
+    assert it is not None and (it.batch_wait_steps, it.batch_wait_tokens) == (40, 6554)
+    p = r.prediction
+    assert 0 < p.recv_wait_s <= 40 * p.decode.total_s
+    plain = predict(r.deployment, 64, 1024, 1024)
+    assert plain.recv_wait_s == 0.0 and plain.output_tokens_per_s > p.output_tokens_per_s
+    # a token threshold one prompt reaches closes the window at once
+    at_once = predict(r.deployment, 64, 1024, 1024, batch_wait=BatchWait(40, 1024))
+    assert at_once.recv_wait_s == 0.0
+    assert p.ttft_s == pytest.approx(p.queue_s + p.recv_wait_s + p.prefill_wait_s + p.prefill_s)
+    # at one request in flight nothing decodes beside it, so nothing is held
+    assert predict(r.deployment, 1, 1024, 1024, batch_wait=BatchWait(40, 6554), recv_interval=30).recv_wait_s == 0.0
+
+
+def test_intake_needs_a_setting():
+    from pydantic import ValidationError
+
+    from snippets.data.schema.measurements import Intake
+
+    with pytest.raises(ValidationError):
+        Intake(how="the launch script's line")
+    with pytest.raises(ValidationError):
+        Intake(batch_wait_steps=40, how="the launch script's line")
+    assert Intake(recv_interval=10, how="the launch script's line").recv_interval == 10

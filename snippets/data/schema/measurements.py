@@ -202,6 +202,34 @@ class EngineLimits(_Strict):
     """Where the figures come from: the source's command, or the tool's rule it ran under, worked for this row."""
 
 
+class Intake(_Strict):
+    """How the row's engine takes new prompts in while other requests decode, where the source's command sets it
+    apart from every step (the engines' default).
+
+    - `recv_interval`: SGLang's --scheduler-recv-interval N polls the request socket once every N decode steps (its
+      SchedulerRecvSkipper: a decode step weighs 1 and a prefill step 1,000, so a prefill is followed by a poll at
+      once, and an idle scheduler polls as it spins), so a request arriving while others decode waits for the next
+      poll.
+    - `batch_wait_steps` and `batch_wait_tokens`: TensorRT-LLM's batch waiting (batch_wait_timeout_iters,
+      batch_wait_max_tokens_ratio x max_num_tokens): while sequences decode, waiting prompts are held back until
+      that many steps have passed since the engine began holding them, or until their tokens and the decoding
+      sequences' reach that many."""
+
+    recv_interval: PositiveInt | None = None
+    batch_wait_steps: PositiveInt | None = None
+    batch_wait_tokens: PositiveInt | None = None
+    how: Annotated[str, Field(min_length=10)]
+    """The command's lines that set it, worked for this row (the source is among the row's sources)."""
+
+    @model_validator(mode="after")
+    def _given(self) -> Intake:
+        if self.recv_interval is None and self.batch_wait_steps is None:
+            raise ValueError("intake: give recv_interval or batch_wait_steps")
+        if (self.batch_wait_steps is None) != (self.batch_wait_tokens is None):
+            raise ValueError("intake: give batch_wait_steps and batch_wait_tokens together")
+        return self
+
+
 class Speedup(_Strict):
     """A ratio the source publishes against the same deployment without the row's mode."""
 
@@ -252,6 +280,9 @@ class Measurement(_Strict):
     engine_limits: EngineLimits | None = None
     """The engine's memory policy and scheduler limits where its source ran it with its own; None: vLLM's defaults
     at the row's concurrency (`snippets.calibration`)."""
+    intake: Intake | None = None
+    """How the engine takes new prompts in while others decode, where the source's command sets it; None: at every
+    step (the engines' default)."""
     definitions: Definitions
     ttft_ms: PositiveFloat | None = None
     itl_ms: PositiveFloat | None = None
