@@ -1,0 +1,71 @@
+"""The predictions page's known misses that rest on the test rows alone: each a claim on those rows, with the
+figures the page quotes (`snippets.pages.reference_predictions` adds them to its namespace)."""
+
+from __future__ import annotations
+
+import statistics
+
+from snippets.calibration import Row
+from snippets.render import fmt
+
+TINY_OUTPUT = 8
+"""Output tokens per request at or below which a test run is mostly prefill (128 in, 4 out)."""
+SHORT_BAND = 0.10
+"""How close the short-request rows (a few hundred tokens in all) come once predicted under their engine's own
+limits: the claim the page makes of them."""
+
+
+def _engine_pairs(rows: list[Row], a: str, b: str) -> list[tuple[Row, Row]]:
+    """Rows of engine `a` and engine `b` (the first word of the row's engine: "TGI", "vLLM") measuring the same
+    thing: model, precision, accelerator, load, concurrency and prompt (to ten tokens: a tokenizer's count of one
+    text differs by one), each with a TTFT."""
+    def key(r: Row) -> tuple[object, ...]:
+        m = r.measurement
+        return (m.model, m.precision, m.accelerator, m.definitions.load, m.concurrency,
+                None if m.input_tokens is None else round(m.input_tokens / 10))
+
+    def engine(r: Row) -> str:
+        return r.measurement.engine.split(" ")[0]
+
+    of_b = {key(r): r for r in rows if engine(r) == b and r.measurement.ttft_ms is not None}
+    return [(r, of_b[key(r)]) for r in rows
+            if engine(r) == a and r.measurement.ttft_ms is not None and key(r) in of_b]
+
+
+def known_misses(test: list[Row]) -> dict[str, object]:
+    """The short-request, few-output-token and engine-pair claims with their figures, by name."""
+    # trtllm-bench's runs: predicted under the limits it computed (`engine_limits`), which the claim is about
+    short = [r for r in test if r.vendor.split(" ")[0] == "NVIDIA" and r.measurement.input_tokens is not None
+             and r.measurement.output_tokens is not None and r.measurement.engine_limits is not None
+             and r.measurement.input_tokens + r.measurement.output_tokens <= 256]
+    short_within = fmt.claim(bool(short) and all(abs(r.error("output_tokens_per_s") or 0) <= SHORT_BAND
+                                                 for r in short),
+                             "; ".join(f"{r.id}: {r.error('output_tokens_per_s'):+.0%}" for r in short))
+    short_band = fmt.percent(SHORT_BAND)
+    # prompts many times the output: offline runs of a few output tokens a prompt
+    tiny = [r for r in test if r.measurement.output_tokens is not None and r.measurement.input_tokens is not None
+            and r.measurement.output_tokens <= TINY_OUTPUT and r.error("output_tokens_per_s") is not None]
+    tiny_errors = [r.error("output_tokens_per_s") or 0.0 for r in tiny]
+    tiny_rows = fmt.count(len(tiny), "rows")
+    tiny_output = fmt.count(TINY_OUTPUT, "tokens")
+    tiny_low = fmt.percent(min(tiny_errors, default=0.0))
+    tiny_high = fmt.percent(max(tiny_errors, default=0.0))
+    tiny_over = fmt.claim(bool(tiny) and min(tiny_errors) > 0,
+                          "; ".join(f"{r.id}: {r.error('output_tokens_per_s'):+.0%}" for r in tiny))
+    # the same machine, model and prompts under two engines of late 2024 (dstack's TGI-vs-vLLM runs)
+    pairs = _engine_pairs(test, "TGI", "vLLM")
+    tgi = [abs(a.error("ttft_ms") or 0.0) for a, _ in pairs]
+    vllm = [abs(b.error("ttft_ms") or 0.0) for _, b in pairs]
+    pair_rows = fmt.count(len(pairs), "pairs")
+    pair_tgi = fmt.percent(statistics.median(tgi) if tgi else 0.0)
+    pair_vllm = fmt.percent(statistics.median(vllm) if vllm else 0.0)
+    ratios = [b.measurement.ttft_ms / a.measurement.ttft_ms for a, b in pairs
+              if a.measurement.ttft_ms and b.measurement.ttft_ms]
+    pair_ratio = fmt.ratio(statistics.median(ratios) if ratios else 0.0, basis="vLLM's TTFT over TGI's")
+    pair_apart = fmt.claim(bool(pairs) and statistics.median(vllm) > 2 * statistics.median(tgi),
+                           f"median |TTFT error| TGI {statistics.median(tgi) if tgi else 0:.0%}, "
+                           f"vLLM {statistics.median(vllm) if vllm else 0:.0%} over {len(pairs)} pairs")
+    return {"short_within": short_within, "short_band": short_band, "tiny_rows": tiny_rows,
+            "tiny_output": tiny_output, "tiny_low": tiny_low, "tiny_high": tiny_high, "tiny_over": tiny_over,
+            "pair_rows": pair_rows, "pair_tgi": pair_tgi, "pair_vllm": pair_vllm, "pair_ratio": pair_ratio,
+            "pair_apart": pair_apart}
