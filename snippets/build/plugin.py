@@ -139,6 +139,11 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
                 "`python -c 'import snippets.data as d; d.load()'` to check data/ alone"
             ) from None
         options = self.config.options()
+        from snippets.data.results import EngineResults
+
+        # what the engine computes from its inputs, kept by their content: a data edit that does not reach the
+        # engine reuses the last build's (snippets.data.results); written back in on_post_build
+        cat.derived[EngineResults] = EngineResults.load(cat, root, root / options.cache_dir)
         if self.serving and rebuild and options.sizing_targets == "search":
             options = replace(options, sizing_targets="cached")  # a rebuild of `serve`: an edit shows at once
         ctx = self.context = make_context(root, Path(config.docs_dir), options, cat)
@@ -288,6 +293,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         from snippets.build.computed import numbers_json
         from snippets.data.export import export
+        from snippets.data.results import results_of
         from snippets.pages.sizing_records import write_records
 
         ctx, self.context = self.ctx(), None
@@ -301,6 +307,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             # in data/'s order, not sorted: an accelerator's node is the first one built from it (node_of)
             (out / "engine-catalog.json").write_text(json.dumps(export(ctx.catalog), indent=1) + "\n", encoding="utf-8")
             write_engine_sources(ctx.root, site / CALCULATOR_DIR)
+            results_of(ctx.catalog).save(ctx.root / ctx.options.cache_dir)
         finally:
             self.code_stamp = (ctx.root, code_stamp(ctx.root))
 
