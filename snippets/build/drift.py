@@ -308,6 +308,7 @@ class Scanner:
         self.allowed = allowed_names(allowlist)
         self._pieces: dict[str, tuple[Literal, ...]] = {}
         self._words: dict[str, tuple[str, ...]] = {}
+        self._holding: dict[str, tuple[str, ...]] = {}
 
     def typed_quantities(self, markdown: str) -> list[Literal]:
         """`typed_quantities` of a page's Markdown source with this build's allowlist."""
@@ -323,9 +324,16 @@ class Scanner:
         if any(ch.isnumeric() for ch in text) or _ROMAN_QUANTITY.search(text):
             flat = normalize(text)
             found = tuple(lit for lit in typed_quantities(flat + "\n", self.allowed)
-                          if not any(lit.token in d and d in flat for d in self.data))
+                          if not any(d in flat for d in self._texts_holding(lit.token)))
         self._pieces[text] = found
         return found
+
+    def _texts_holding(self, token: str) -> tuple[str, ...]:
+        """The catalog's texts that hold `token` (the pages repeat their tokens: each is looked for once)."""
+        hit = self._holding.get(token)
+        if hit is None:
+            hit = self._holding[token] = tuple(d for d in self.data if token in d)
+        return hit
 
     def _word_tokens(self, word: str) -> tuple[str, ...]:
         """The quantities `typed_quantities` finds in one word (the page models repeat their words)."""
