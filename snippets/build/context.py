@@ -13,7 +13,8 @@ What a context holds:
 - `pages`: the page cursor the `{{ }}` extension and the exec blocks share, and `states`, every converted
   page's figures, claims and errors, by its path under docs/;
 - `blocks`: the exec blocks' runner (the catalog they see, their time limit, the shared-state check);
-- `guard`: the rendered-text scans with the build's prose scanner (allowlist, the catalog's texts, memos);
+- `guard`: the rendered-text scans with the build's prose scanner (allowlist, the catalog's texts, memos; what it
+  read in code's string literals is kept in the cache directory, by content, `snippets.build.drift.Scanner`);
 - `usage`: which pages show each model and accelerator (the reference pages' "used by" links);
 - `notebooks`: the notebook pages, executed beside the build and cached in the build's cache directory;
 - `sizing`: the sizing grid's searches at the latency target, run beside the build and cached there too.
@@ -82,12 +83,14 @@ def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog)
     from snippets.render.usage import Usage
 
     pages = Pages(catalog=catalog)
+    scanner = drift.Scanner(drift.data_text(catalog))
+    scanner.load_literals(root / options.cache_dir)  # what an earlier build read in the same code (its docstring)
     names = {("model", k): m.name for k, m in catalog.models.items()}
     names |= {("accelerator", k): a.name for k, a in catalog.accelerators.items()}
     return BuildContext(
         root=root, options=options, catalog=catalog, pages=pages,
         blocks=Blocks(pages, catalog, timeout=options.block_timeout),
-        guard=Guard(drift.Scanner(drift.data_text(catalog)), [docs_dir / "includes"], root / "snippets" / "pages"),
+        guard=Guard(scanner, [docs_dir / "includes"], root / "snippets" / "pages"),
         usage=Usage(names),
         notebooks=Notebooks(root, docs_dir, root / options.cache_dir, list(options.notebooks), execute=options.execute,
                             timeout=options.cell_timeout),

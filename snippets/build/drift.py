@@ -7,12 +7,18 @@ hand, unless it belongs to a name on the reviewed allowlist (`snippets/allowed_n
 
 A `Scanner` reads the allowlist once and remembers what it has scanned (a grid repeats its cells): the build
 makes one per build (`snippets.build.context.BuildContext`), so an edited allowlist or data/ is read by the next
-build, and nothing is kept at module level.
+build, and nothing is kept at module level. What it read in Python code's string literals (`literal_quantities`:
+a syntax tree a file, the page models' every build) is a function of the code, the allowlist and this module's
+code alone: the build keeps it in its cache directory (`load_literals`, `save_literals`), keyed on the allowlist,
+this module and `syntax` (and the Python that parses), each entry by the hash of the code it read.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +26,8 @@ from pathlib import Path
 from snippets.build import syntax
 
 ALLOWLIST = Path(__file__).resolve().parent.parent / "allowed_names.txt"
+LITERALS_PREFIX = "guard-literals-"
+"""The cache file of `Scanner.literal_quantities` (`<cache_dir>/guard-literals-<key>.json`)."""
 
 _HTML_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
@@ -305,10 +313,48 @@ class Scanner:
 
     def __init__(self, data: frozenset[str] = frozenset(), allowlist: Path = ALLOWLIST) -> None:
         self.data = data
+        self.allowlist = allowlist
         self.allowed = allowed_names(allowlist)
         self._pieces: dict[str, tuple[Literal, ...]] = {}
         self._words: dict[str, tuple[str, ...]] = {}
         self._holding: dict[str, tuple[str, ...]] = {}
+        self._literals: dict[str, dict[str, list[tuple[str, int]]]] = {}
+        """`literal_quantities` by the hash of the code: read from the cache directory, or computed this build."""
+        self._literals_used: set[str] = set()
+        self._literals_fresh = False
+
+    def literals_key(self) -> str:
+        """The hash of what `literal_quantities` depends on besides the code: the allowlist this scanner read, this
+        module's and `syntax`'s code, the Python version."""
+        digest = hashlib.sha256(sys.version.encode() + b"\0")
+        for path in (self.allowlist, Path(__file__), Path(syntax.__file__)):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        return digest.hexdigest()[:16]
+
+    def load_literals(self, cache_dir: Path) -> None:
+        """Take what a build with the same allowlist and code kept in `cache_dir` (`save_literals`)."""
+        path = cache_dir / f"{LITERALS_PREFIX}{self.literals_key()}.json"
+        try:
+            kept = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        except ValueError:  # a damaged file: read anew, and replaced
+            kept = {}
+        if isinstance(kept, dict):
+            for code_hash, found in kept.items():
+                self._literals[code_hash] = {tok: [(w, n) for w, n in places] for tok, places in found.items()}
+
+    def save_literals(self, cache_dir: Path) -> None:
+        """Keep what this build read (the entries it used) in `cache_dir`, if it read any code anew, and remove the
+        files of other keys."""
+        if not self._literals_fresh:
+            return
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        path = cache_dir / f"{LITERALS_PREFIX}{self.literals_key()}.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({k: self._literals[k] for k in sorted(self._literals_used)}), encoding="utf-8")
+        tmp.replace(path)
+        for old in cache_dir.glob(f"{LITERALS_PREFIX}*.json"):
+            if old != path:
+                old.unlink(missing_ok=True)
 
     def typed_quantities(self, markdown: str) -> list[Literal]:
         """`typed_quantities` of a page's Markdown source with this build's allowlist."""
@@ -345,7 +391,17 @@ class Scanner:
     def literal_quantities(self, code: str) -> dict[str, list[tuple[str, int]]]:
         """Digit-bearing tokens typed in the string literals of Python code (docstrings aside): for each,
         the words around it in the literal and the literal's line. What a block or page model can print
-        that no value computed is one of these, shown with the same words around it."""
+        that no value computed is one of these, shown with the same words around it. Read once per code (the
+        class's docstring)."""
+        key = hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
+        self._literals_used.add(key)
+        hit = self._literals.get(key)
+        if hit is None:
+            hit = self._literals[key] = self._read_literals(code)
+            self._literals_fresh = True
+        return hit
+
+    def _read_literals(self, code: str) -> dict[str, list[tuple[str, int]]]:
         import ast
 
         try:
