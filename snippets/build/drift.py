@@ -51,10 +51,12 @@ class Literal:
 
 def allowed_names(path: Path = ALLOWLIST) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """Each allowlisted name with its pattern, longest first ("HBM3e" before "HBM3")."""
-    names = [
-        ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()
-        if ln.strip() and not ln.lstrip().startswith("#")
-    ]
+    return names_of(path.read_text(encoding="utf-8"))
+
+
+def names_of(text: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """`allowed_names` of the allowlist's text."""
+    names = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     names.sort(key=len, reverse=True)
     return tuple((n, re.compile(r"(?<![\w.])" + re.escape(n) + r"(?![\w])")) for n in names)
 
@@ -313,8 +315,8 @@ class Scanner:
 
     def __init__(self, data: frozenset[str] = frozenset(), allowlist: Path = ALLOWLIST) -> None:
         self.data = data
-        self.allowlist = allowlist
-        self.allowed = allowed_names(allowlist)
+        text = allowlist.read_bytes()
+        self.allowed = names_of(text.decode("utf-8"))
         self._pieces: dict[str, tuple[Literal, ...]] = {}
         self._words: dict[str, tuple[str, ...]] = {}
         self._holding: dict[str, tuple[str, ...]] = {}
@@ -322,18 +324,16 @@ class Scanner:
         """`literal_quantities` by the hash of the code: read from the cache directory, or computed this build."""
         self._literals_used: set[str] = set()
         self._literals_fresh = False
-
-    def literals_key(self) -> str:
-        """The hash of what `literal_quantities` depends on besides the code: the allowlist this scanner read, this
-        module's and `syntax`'s code, the Python version."""
-        digest = hashlib.sha256(sys.version.encode() + b"\0")
-        for path in (self.allowlist, Path(__file__), Path(syntax.__file__)):
+        digest = hashlib.sha256(sys.version.encode() + b"\0allowlist\0" + text + b"\0")
+        for path in (Path(__file__), Path(syntax.__file__)):
             digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-        return digest.hexdigest()[:16]
+        self.literals_key = digest.hexdigest()[:16]
+        """The hash of what `literal_quantities` depends on besides the code: the allowlist as this scanner read it,
+        this module's and `syntax`'s code, the Python version."""
 
     def load_literals(self, cache_dir: Path) -> None:
         """Take what a build with the same allowlist and code kept in `cache_dir` (`save_literals`)."""
-        path = cache_dir / f"{LITERALS_PREFIX}{self.literals_key()}.json"
+        path = cache_dir / f"{LITERALS_PREFIX}{self.literals_key}.json"
         try:
             kept = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
         except ValueError:  # a damaged file: read anew, and replaced
@@ -348,7 +348,7 @@ class Scanner:
         if not self._literals_fresh:
             return
         cache_dir.mkdir(parents=True, exist_ok=True)
-        path = cache_dir / f"{LITERALS_PREFIX}{self.literals_key()}.json"
+        path = cache_dir / f"{LITERALS_PREFIX}{self.literals_key}.json"
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps({k: self._literals[k] for k in sorted(self._literals_used)}), encoding="utf-8")
         tmp.replace(path)
