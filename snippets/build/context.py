@@ -84,7 +84,7 @@ def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog)
 
     pages = Pages(catalog=catalog)
     scanner = drift.Scanner(drift.data_text(catalog))
-    scanner.load_literals(root / options.cache_dir)  # what an earlier build read in the same code (its docstring)
+    scanner.load(root / options.cache_dir)  # what an earlier build read in the same code (its docstring)
     names = {("model", k): m.name for k, m in catalog.models.items()}
     names |= {("accelerator", k): a.name for k, a in catalog.accelerators.items()}
     return BuildContext(

@@ -9,8 +9,10 @@ A `Scanner` reads the allowlist once and remembers what it has scanned (a grid r
 makes one per build (`snippets.build.context.BuildContext`), so an edited allowlist or data/ is read by the next
 build, and nothing is kept at module level. What it read in Python code's string literals (`literal_quantities`:
 a syntax tree a file, the page models' every build) is a function of the code, the allowlist and this module's
-code alone: the build keeps it in its cache directory (`load_literals`, `save_literals`), keyed on the allowlist,
-this module and `syntax` (and the Python that parses), each entry by the hash of the code it read.
+code alone, and what it found in a piece of rendered text (`quantities_in`) of the text, the allowlist, this
+module's code and the catalog's texts: the build keeps both in its cache directory (`Scanner.load`, `Scanner.save`),
+keyed on the allowlist, this module and `syntax`, the Python that runs them (and the catalog's texts, for the
+pieces), each entry by the code (its hash) or the text it read.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from snippets.build import syntax
 
 ALLOWLIST = Path(__file__).resolve().parent.parent / "allowed_names.txt"
-LITERALS_PREFIX = "guard-literals-"
-"""The cache file of `Scanner.literal_quantities` (`<cache_dir>/guard-literals-<key>.json`)."""
+KEPT_PREFIX = "guard-"
+"""The cache files of `Scanner.literal_quantities` and `Scanner.quantities_in` (`<cache_dir>/guard-literals-<key>.json`,
+`<cache_dir>/guard-pieces-<key>.json`)."""
 
 _HTML_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
@@ -322,39 +326,61 @@ class Scanner:
         self._holding: dict[str, tuple[str, ...]] = {}
         self._literals: dict[str, dict[str, list[tuple[str, int]]]] = {}
         """`literal_quantities` by the hash of the code: read from the cache directory, or computed this build."""
-        self._literals_used: set[str] = set()
-        self._literals_fresh = False
+        self._used: dict[str, set[str]] = {"literals": set(), "pieces": set()}
+        """The entries of each kept table this build asked for (what `save` keeps)."""
+        self._fresh: set[str] = set()
+        """The kept tables this build computed an entry of."""
+        self._kept_pieces: set[str] = set()
+        """The rendered pieces read from the cache directory (`load`)."""
         digest = hashlib.sha256(sys.version.encode() + b"\0allowlist\0" + text + b"\0")
         for path in (Path(__file__), Path(syntax.__file__)):
             digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
         self.literals_key = digest.hexdigest()[:16]
         """The hash of what `literal_quantities` depends on besides the code: the allowlist as this scanner read it,
         this module's and `syntax`'s code, the Python version."""
+        digest.update(b"\0data\0" + "\0".join(sorted(data)).encode("utf-8", "surrogatepass"))
+        self.pieces_key = digest.hexdigest()[:16]
+        """What `quantities_in` depends on besides the text: the same, and the catalog's texts."""
 
-    def load_literals(self, cache_dir: Path) -> None:
-        """Take what a build with the same allowlist and code kept in `cache_dir` (`save_literals`)."""
-        path = cache_dir / f"{LITERALS_PREFIX}{self.literals_key}.json"
-        try:
-            kept = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-        except ValueError:  # a damaged file: read anew, and replaced
-            kept = {}
-        if isinstance(kept, dict):
-            for code_hash, found in kept.items():
-                self._literals[code_hash] = {tok: [(w, n) for w, n in places] for tok, places in found.items()}
+    def _path(self, cache_dir: Path, table: str) -> Path:
+        key = self.literals_key if table == "literals" else self.pieces_key
+        return cache_dir / f"{KEPT_PREFIX}{table}-{key}.json"
 
-    def save_literals(self, cache_dir: Path) -> None:
-        """Keep what this build read (the entries it used) in `cache_dir`, if it read any code anew, and remove the
-        files of other keys."""
-        if not self._literals_fresh:
-            return
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        path = cache_dir / f"{LITERALS_PREFIX}{self.literals_key}.json"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({k: self._literals[k] for k in sorted(self._literals_used)}), encoding="utf-8")
-        tmp.replace(path)
-        for old in cache_dir.glob(f"{LITERALS_PREFIX}*.json"):
-            if old != path:
-                old.unlink(missing_ok=True)
+    def load(self, cache_dir: Path) -> None:
+        """Take what a build with the same allowlist, code (and catalog texts, for the rendered pieces) kept in
+        `cache_dir` (`save`)."""
+        for table in ("literals", "pieces"):
+            path = self._path(cache_dir, table)
+            try:
+                kept = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+            except ValueError:  # a damaged file: scanned anew, and replaced
+                kept = {}
+            if not isinstance(kept, dict):
+                continue
+            if table == "literals":
+                for code_hash, found in kept.items():
+                    self._literals[code_hash] = {tok: [(w, n) for w, n in places] for tok, places in found.items()}
+            else:
+                for piece, lits in kept.items():
+                    self._pieces[piece] = tuple(Literal(line, token, context) for line, token, context in lits)
+                self._kept_pieces.update(kept)
+
+    def save(self, cache_dir: Path) -> None:
+        """Keep what this build scanned (the entries it asked for) in `cache_dir`, for each table of which it scanned
+        anything anew, and remove the files of other keys."""
+        for table in sorted(self._fresh):
+            cache_dir.mkdir(parents=True, exist_ok=True)
+            path = self._path(cache_dir, table)
+            if table == "literals":
+                body: dict[str, Any] = {k: self._literals[k] for k in sorted(self._used[table])}
+            else:
+                body = {k: [[x.line, x.token, x.context] for x in self._pieces[k]] for k in sorted(self._used[table])}
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(body), encoding="utf-8")
+            tmp.replace(path)
+            for old in cache_dir.glob(f"{KEPT_PREFIX}{table}-*.json"):
+                if old != path:
+                    old.unlink(missing_ok=True)
 
     def typed_quantities(self, markdown: str) -> list[Literal]:
         """`typed_quantities` of a page's Markdown source with this build's allowlist."""
@@ -365,12 +391,16 @@ class Scanner:
         data/ that the piece shows whole is not one."""
         hit = self._pieces.get(text)
         if hit is not None:
+            if text in self._kept_pieces:
+                self._used["pieces"].add(text)
             return hit
         found: tuple[Literal, ...] = ()
         if any(ch.isnumeric() for ch in text) or _ROMAN_QUANTITY.search(text):
             flat = normalize(text)
             found = tuple(lit for lit in typed_quantities(flat + "\n", self.allowed)
                           if not any(d in flat for d in self._texts_holding(lit.token)))
+            self._used["pieces"].add(text)  # kept across builds: only what took a scan
+            self._fresh.add("pieces")
         self._pieces[text] = found
         return found
 
@@ -394,11 +424,11 @@ class Scanner:
         that no value computed is one of these, shown with the same words around it. Read once per code (the
         class's docstring)."""
         key = hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
-        self._literals_used.add(key)
+        self._used["literals"].add(key)
         hit = self._literals.get(key)
         if hit is None:
             hit = self._literals[key] = self._read_literals(code)
-            self._literals_fresh = True
+            self._fresh.add("literals")
         return hit
 
     def _read_literals(self, code: str) -> dict[str, list[tuple[str, int]]]:

@@ -308,7 +308,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             (out / "engine-catalog.json").write_text(json.dumps(export(ctx.catalog), indent=1) + "\n", encoding="utf-8")
             write_engine_sources(ctx.root, site / CALCULATOR_DIR)
             results_of(ctx.catalog).save(ctx.root / ctx.options.cache_dir)
-            ctx.guard.scanner.save_literals(ctx.root / ctx.options.cache_dir)
+            ctx.guard.scanner.save(ctx.root / ctx.options.cache_dir)
         finally:
             self.code_stamp = (ctx.root, code_stamp(ctx.root))
 

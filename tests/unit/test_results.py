@@ -123,20 +123,42 @@ def test_the_guard_reuses_what_it_read_in_the_same_code_and_allowlist(tmp_path: 
     cache = tmp_path / "cache"
 
     first = drift.Scanner(allowlist=allow)
-    first.load_literals(cache)
+    first.load(cache)
     read = first.literal_quantities(code)
-    first.save_literals(cache)
+    first.save(cache)
     assert read and len(list(cache.glob("guard-literals-*.json"))) == 1
+    assert not list(cache.glob("guard-pieces-*.json"))  # no rendered text scanned
 
     again = drift.Scanner(allowlist=allow)
-    again.load_literals(cache)
+    again.load(cache)
     assert again.literal_quantities(code) == read
-    assert not again._literals_fresh  # read from the cache
+    assert not again._fresh  # read from the cache
     assert again.literal_quantities(code + "\nx = 'an edit of the code: 80 GB'\n") != read
-    assert again._literals_fresh  # the edited code is read anew
+    assert again._fresh == {"literals"}  # the edited code is read anew
 
     allow.write_text(allow.read_text(encoding="utf-8") + "\nH100 80GB\n", encoding="utf-8")
     edited = drift.Scanner(allowlist=allow)
     assert edited.literals_key != first.literals_key
-    edited.load_literals(cache)
-    assert edited.literal_quantities(code) is not None and edited._literals_fresh  # another allowlist: read anew
+    edited.load(cache)
+    assert edited.literal_quantities(code) == read and edited._fresh == {"literals"}  # another allowlist: read anew
+
+
+def test_the_guard_reuses_what_it_found_in_the_same_text_with_the_same_catalog_texts(tmp_path: Path) -> None:
+    piece, data = "The node holds 640 GB, as NVIDIA H100 SXM 80GB says", frozenset({"NVIDIA H100 SXM 80GB"})
+    first = drift.Scanner(data)
+    first.load(tmp_path)
+    found = first.quantities_in(piece)
+    assert [lit.token for lit in found] == ["640"]  # the 80GB of a text from data/ is not typed by hand
+    assert first.quantities_in("no digit here") == ()
+    first.save(tmp_path)
+
+    again = drift.Scanner(data)
+    again.load(tmp_path)
+    assert again.quantities_in(piece) == found and not again._fresh  # read from the cache
+    again.save(tmp_path)  # nothing new: kept as it is
+    assert len(list(tmp_path.glob("guard-pieces-*.json"))) == 1
+
+    other = drift.Scanner(data | {"The node holds 640 GB"})  # the catalog's texts changed: scanned anew
+    assert other.pieces_key != first.pieces_key and other.literals_key == first.literals_key
+    other.load(tmp_path)
+    assert other.quantities_in(piece) == () and other._fresh == {"pieces"}
