@@ -307,7 +307,8 @@ def data_text(obj: object) -> frozenset[str]:
                 walk(getattr(x, name, None))
         elif dataclasses.is_dataclass(x) and not isinstance(x, type):  # an engine record the data validates into
             for f in dataclasses.fields(x):
-                walk(getattr(x, f.name))
+                if f.name != "derived":  # a catalog's: what the build computed from it, not its texts
+                    walk(getattr(x, f.name))
 
     walk(obj)
     return frozenset(s for s in found if _DIGIT.search(s) and len(s) >= 2)

@@ -1,26 +1,31 @@
-"""What is computed from the engine's inputs alone, kept by the content of those inputs: the time models' error bands.
+"""What is computed from the engine's inputs and the calibration's data alone, kept by their content: the time
+models' error bands and the time model's fit.
 
 The engine reads a catalog only as `export` writes it (`snippets.data.export`): its records are made from that
 mapping and nothing else. The bands `export` adds to it (`snippets.calibration.band_table`: the test measurements
-predicted by the engine's time model) are therefore a function of exactly:
+predicted by the engine's time model) and the fit of the time model's factors (`snippets.calibration.fit`, which
+the reference predictions page reads through `snippets.pages.calibrated.fit`) are therefore functions of exactly:
 
 - the export of the catalog without the bands (`export._export`: every entry the engine reads, in base units);
-- `data/measurements.yaml` as written (the rows the bands are computed from);
+- `data/measurements.yaml` as written (the rows both are computed from), `data/policies.yaml` (the time model's
+  entry as the fit reads it: the ranges it searches are not exported) and `data/efficiencies.yaml` (which chips
+  have measured kernels, as the fit reads it);
 - the code under `snippets/engine/` and `snippets/data/` (the loader, the schema, the export, this module) and
   `snippets/calibration.py`, and the Python that runs it.
 
 `inputs_key` hashes exactly these. An edit that reaches none of them (an assumption, a source, a note, a page)
-leaves the key as it was, and the build reads the bands the last build kept in its cache directory
+leaves the key as it was, and the build reads what the last build kept in its cache directory
 (`engine-results-<key>.json`, written by `snippets.build.plugin` in `on_post_build`); any edit that reaches one of
-them makes a new key, and the bands are computed anew. tests/unit/test_results.py edits each kind of input.
+them makes a new key, and everything is computed anew. tests/unit/test_results.py edits each kind of input.
 
 `EngineResults.get(name, compute)` is the one way in: `name` must say, with the key, everything `compute` depends on
-(`export.export` names the bands by their time model). Values are JSON, handed out as read back from their JSON
-text, the first time as on a reuse, so a cold build and a warm one read the same values (JSON writes a float so that
-it reads back equal).
+(`export.export` names the bands by their time model; the fit is the reference scenario's). Values are JSON,
+handed out as read back from their JSON text, the first time as on a reuse, so a cold build and a warm one read the
+same values (JSON writes a float so that it reads back equal).
 
-Measured before keeping more this way: the engine's searches, pickled, took as long to read back as to compute
-(thousands of records each), so they are computed every build.
+Measured before keeping more this way: the engine's searches, pickled, took more than half as long to read back as
+to compute (thousands of records each, and the page's sources would have had to be noted again from a list), so
+they are computed every build.
 
 The store belongs to one catalog (`Catalog.derived`) and goes with it; `results_of` makes one that keeps nothing
 where the build put none (a test, a notebook, the command line, the sizing grid's workers).
@@ -44,8 +49,9 @@ SUFFIX = ".json"
 CODE = (("snippets/engine", "*.py"), ("snippets/data", "**/*.py"))
 """The code the results are computed by, besides `CODE_FILES`: folders of the package and the files in them."""
 CODE_FILES = ("snippets/__init__.py", "snippets/calibration.py")
-DATA_FILES = ("measurements.yaml",)
-"""The files of data/ read as written, besides the export: the rows the bands are computed from."""
+DATA_FILES = ("measurements.yaml", "policies.yaml", "efficiencies.yaml")
+"""The files of data/ read as written, besides the export: the rows the bands and the fit are computed from, and the
+time model's entry and the measured efficiencies as the fit reads them (its stated ranges are not exported)."""
 
 
 def inputs_key(cat: Catalog, root: Path) -> str:

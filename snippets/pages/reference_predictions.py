@@ -17,7 +17,6 @@ from snippets.calibration import (
     METRICS,
     Row,
     by_regime,
-    fit,
     fit_basis,
     fit_collectives,
     inside_band,
@@ -28,7 +27,7 @@ from snippets.data.export import engine_catalog
 from snippets.engine.bands import COVERAGE
 from snippets.engine.serving import SATURATION, SATURATION_STEP
 from snippets.pages.base import Page
-from snippets.pages.calibrated import evaluate, rows
+from snippets.pages.calibrated import evaluate, fit, rows
 from snippets.pages.reference_common import as_of_text
 from snippets.render import charts, fmt
 

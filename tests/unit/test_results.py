@@ -60,6 +60,8 @@ RECOMPUTED = {
     "the engine's code": ("snippets/engine/serving.py", r"^", "# edited\n"),
     "the calibration's code": ("snippets/calibration.py", r"^", "# edited\n"),
     "the schema's code": ("snippets/data/schema/measurements.py", r"^", "# edited\n"),
+    "a range the fit searches (not exported)": ("data/policies.yaml", r"^(  step_overhead_range: \[0\.000)1", r"\g<1>2"),
+    "a measured efficiency": ("data/efficiencies.yaml", r"^(  achieved: \{value: )376", r"\g<1>375"),
 }
 
 
@@ -107,6 +109,23 @@ def test_kept_bands_are_the_computed_ones_and_are_reused(tmp_path: Path) -> None
     assert list(tmp_path.glob("engine-results-*.json")) == [other.path(tmp_path)]
 
 
+def test_the_kept_fit_is_the_computed_one_and_notes_what_the_fit_notes(tmp_path: Path) -> None:
+    from snippets import calibration
+    from snippets.pages import calibrated
+    from snippets.pages.sources import recording
+
+    computed = calibration.fit(load(ROOT / "data"))
+    for _ in range(2):  # computed, then read back
+        cat = load(ROOT / "data")
+        store = cat.derived[EngineResults] = EngineResults.load(cat, ROOT, tmp_path)
+        view, plain = recording(cat), recording(load(ROOT / "data"))
+        assert calibrated.fit(view) == computed
+        calibration.fit(plain)
+        assert view.reads == plain.reads and view.reads
+        store.save(tmp_path)
+    assert store.hits == 1
+
+
 def test_a_store_outside_a_build_keeps_nothing() -> None:
     cat = load(ROOT / "data")
     store = results_of(cat)
@@ -141,6 +160,13 @@ def test_the_guard_reuses_what_it_read_in_the_same_code_and_allowlist(tmp_path: 
     assert edited.literals_key != first.literals_key
     edited.load(cache)
     assert edited.literal_quantities(code) == read and edited._fresh == {"literals"}  # another allowlist: read anew
+
+
+def test_the_catalog_texts_are_its_data_not_what_the_build_keeps_with_it() -> None:
+    cat = load(ROOT / "data")
+    texts = drift.data_text(cat)
+    cat.derived[EngineResults] = EngineResults("0" * 16, stored={'["x"]': '{"value": 12.5}'})
+    assert drift.data_text(cat) == texts  # the guard's key (the catalog's texts) is the same on a warm build
 
 
 def test_the_guard_reuses_what_it_found_in_the_same_text_with_the_same_catalog_texts(tmp_path: Path) -> None:
