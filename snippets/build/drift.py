@@ -354,17 +354,19 @@ class Scanner:
             path = self._path(cache_dir, table)
             try:
                 kept = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-            except ValueError:  # a damaged file: scanned anew, and replaced
-                kept = {}
-            if not isinstance(kept, dict):
+                if table == "literals":
+                    literals = {code_hash: {tok: [(str(w), int(n)) for w, n in places] for tok, places in found.items()}
+                                for code_hash, found in kept.items()}
+                else:
+                    pieces = {str(piece): tuple(Literal(int(line), str(token), str(context))
+                                                for line, token, context in lits) for piece, lits in kept.items()}
+            except (ValueError, TypeError, AttributeError):  # a damaged file: scanned anew, and replaced
                 continue
             if table == "literals":
-                for code_hash, found in kept.items():
-                    self._literals[code_hash] = {tok: [(w, n) for w, n in places] for tok, places in found.items()}
+                self._literals.update(literals)
             else:
-                for piece, lits in kept.items():
-                    self._pieces[piece] = tuple(Literal(line, token, context) for line, token, context in lits)
-                self._kept_pieces.update(kept)
+                self._pieces.update(pieces)
+                self._kept_pieces.update(pieces)
 
     def save(self, cache_dir: Path) -> None:
         """Keep what this build scanned (the entries it asked for) in `cache_dir`, for each table of which it scanned

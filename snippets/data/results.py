@@ -95,9 +95,14 @@ class EngineResults:
         label = json.dumps(name)
         text = self.stored.get(label)
         if text is not None:
-            self.hits += 1
-        else:
-            text = self.fresh.get(label)
+            try:
+                value = json.loads(text)
+            except ValueError:  # a damaged entry: computed anew, and replaced
+                del self.stored[label]
+            else:
+                self.hits += 1
+                return value
+        text = self.fresh.get(label)
         if text is None:
             text = self.fresh[label] = json.dumps(compute(), allow_nan=False)
         return json.loads(text)
@@ -107,8 +112,13 @@ class EngineResults:
 
     @classmethod
     def load(cls, cat: Catalog, root: Path, cache_dir: Path) -> EngineResults:
-        """The store of `cat`'s engine inputs, with what a build of the same inputs kept in `cache_dir`."""
-        out = cls(inputs_key(cat, root))
+        """The store of `cat`'s engine inputs, with what a build of the same inputs kept in `cache_dir`. Where the
+        catalog cannot be exported (data the engine cannot read: an id it looks up, renamed), a store that keeps
+        nothing: the pages that read the engine report the error with the build's other errors."""
+        try:
+            out = cls(inputs_key(cat, root))
+        except Exception:  # reported by the pages, which compute the same export
+            return cls()
         path = out.path(cache_dir)
         try:
             stored = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}

@@ -126,6 +126,18 @@ def test_the_kept_fit_is_the_computed_one_and_notes_what_the_fit_notes(tmp_path:
     assert store.hits == 1
 
 
+def test_a_damaged_store_or_unexportable_data_computes_anew(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    cat = load(ROOT / "data")
+    store = EngineResults.load(cat, ROOT, tmp_path)
+    store.stored['["a"]'] = "not json"
+    assert store.get(("a",), lambda: [2.5]) == [2.5] and store.hits == 0 and '["a"]' in store.fresh
+    # data the export cannot read (an accelerator that is not one): a store that keeps nothing, the pages report it
+    broken = replace(cat, accelerators={"x": None}, derived={})
+    assert not EngineResults.load(broken, ROOT, tmp_path).key
+
+
 def test_a_store_outside_a_build_keeps_nothing() -> None:
     cat = load(ROOT / "data")
     store = results_of(cat)
@@ -183,6 +195,12 @@ def test_the_guard_reuses_what_it_found_in_the_same_text_with_the_same_catalog_t
     assert again.quantities_in(piece) == found and not again._fresh  # read from the cache
     again.save(tmp_path)  # nothing new: kept as it is
     assert len(list(tmp_path.glob("guard-pieces-*.json"))) == 1
+
+    for damaged in tmp_path.glob("guard-*.json"):  # a damaged file is scanned anew
+        damaged.write_text('{"x": 1}')
+    fresh = drift.Scanner(data)
+    fresh.load(tmp_path)
+    assert fresh.quantities_in(piece) == found and fresh._fresh == {"pieces"}
 
     other = drift.Scanner(data | {"The node holds 640 GB"})  # the catalog's texts changed: scanned anew
     assert other.pieces_key != first.pieces_key and other.literals_key == first.literals_key
