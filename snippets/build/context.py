@@ -9,7 +9,9 @@ nothing but its files.
 What a context holds:
 
 - `catalog`: data/ as this build loaded and validated it; what is computed from it once (the engine's records,
-  each page model) is kept with it (`Catalog.derived`), so it goes with the context;
+  each page model) is kept with it (`Catalog.derived`), so it goes with the context; so does the store of what
+  depends on the engine's inputs alone (`snippets.data.results`), the one thing read from and written to the cache
+  directory besides the notebooks, the sizing grid and the guard's scans;
 - `pages`: the page cursor the `{{ }}` extension and the exec blocks share, and `states`, every converted
   page's figures, claims and errors, by its path under docs/;
 - `blocks`: the exec blocks' runner (the catalog they see, their time limit, the shared-state check);

@@ -11,7 +11,9 @@ Events, top to bottom in the order MkDocs sends them (each runs after the other 
 - `on_startup`: whether this is `mkdocs serve`;
 - `on_config`: import again any `snippets` module whose file changed since the last build of this process (an
   edit while `serve` runs); date the build by the last commit; load and validate all of data/ (a data error
-  stops the build before any page); make the build's context; give `abbr` the glossary, register the `{{ }}`
+  stops the build before any page); take what the last build of the same engine inputs kept (the bands, the fit:
+  `snippets.data.results`); make the build's context (its guard takes what earlier builds scanned in the same
+  code and text, `snippets.build.drift`); give `abbr` the glossary, register the `{{ }}`
   Markdown extension, run the python exec blocks through the build (`snippets.build.blocks`); start executing
   the notebooks (`snippets.build.notebooks`);
 - `on_files`: each notebook script replaced by its executed notebook, converted last;
@@ -23,7 +25,8 @@ Events, top to bottom in the order MkDocs sends them (each runs after the other 
 - `on_env`: any error on any page stops the build here, before anything is written;
 - `on_post_page`: the reference pages' "used by" links;
 - `on_post_build`: `numbers.json`, the sizing grid's records and the engine's catalog (`reference/`), the
-  engine's modules for the calculator (`assets/calculator/py/`); the context is dropped;
+  engine's modules for the calculator (`assets/calculator/py/`); what is kept by content for the next build (the
+  engine's results, the guard's scans) written to the cache directory; the context is dropped;
 - `on_build_error`: no site is left behind (unless serving); the context is dropped.
 """
 
