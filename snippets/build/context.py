@@ -16,7 +16,8 @@ What a context holds:
   page's figures, claims and errors, by its path under docs/;
 - `blocks`: the exec blocks' runner (the catalog they see, their time limit, the shared-state check);
 - `guard`: the rendered-text scans with the build's prose scanner (allowlist, the catalog's texts, memos; what it
-  read in code's string literals is kept in the cache directory, by content, `snippets.build.drift.Scanner`);
+  read in code's string literals and found in rendered text is kept in the cache directory, by content,
+  `snippets.build.drift.Scanner`);
 - `usage`: which pages show each model and accelerator (the reference pages' "used by" links);
 - `notebooks`: the notebook pages, executed beside the build and cached in the build's cache directory;
 - `sizing`: the sizing grid's searches at the latency target, run beside the build and cached there too.

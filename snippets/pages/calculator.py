@@ -162,7 +162,7 @@ def _bar(got: dict[str, Any]) -> str:
 def calculator_html(cat: Catalog) -> str:
     """The form (options from data/), the Start button, and the answer panel holding the default answer. Written once
     per catalog (its block prints it, the page's sources list runs it again): it reads the catalog only through
-    `browser_catalog`, which a recording view notes each time."""
+    `browser_catalog`, called here on `cat` itself, so a recording view notes what the export reads."""
     browser_catalog(cat)
     loaded = cat.loaded
     html_text = loaded.derived.get(calculator_html)
