@@ -9,11 +9,15 @@ nothing but its files.
 What a context holds:
 
 - `catalog`: data/ as this build loaded and validated it; what is computed from it once (the engine's records,
-  each page model) is kept with it (`Catalog.derived`), so it goes with the context;
+  each page model) is kept with it (`Catalog.derived`), so it goes with the context; so does the store of what
+  depends on the engine's inputs alone (`snippets.data.results`), the one thing read from and written to the cache
+  directory besides the notebooks, the sizing grid and the guard's scans;
 - `pages`: the page cursor the `{{ }}` extension and the exec blocks share, and `states`, every converted
   page's figures, claims and errors, by its path under docs/;
 - `blocks`: the exec blocks' runner (the catalog they see, their time limit, the shared-state check);
-- `guard`: the rendered-text scans with the build's prose scanner (allowlist, the catalog's texts, memos);
+- `guard`: the rendered-text scans with the build's prose scanner (allowlist, the catalog's texts, memos; what it
+  read in code's string literals and found in rendered text is kept in the cache directory, by content,
+  `snippets.build.drift.Scanner`);
 - `usage`: which pages show each model and accelerator (the reference pages' "used by" links);
 - `notebooks`: the notebook pages, executed beside the build and cached in the build's cache directory;
 - `sizing`: the sizing grid's searches at the latency target, run beside the build and cached there too.
@@ -82,12 +86,14 @@ def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog)
     from snippets.render.usage import Usage
 
     pages = Pages(catalog=catalog)
+    scanner = drift.Scanner(drift.data_text(catalog))
+    scanner.load(root / options.cache_dir)  # what an earlier build read in the same code (its docstring)
     names = {("model", k): m.name for k, m in catalog.models.items()}
     names |= {("accelerator", k): a.name for k, a in catalog.accelerators.items()}
     return BuildContext(
         root=root, options=options, catalog=catalog, pages=pages,
         blocks=Blocks(pages, catalog, timeout=options.block_timeout),
-        guard=Guard(drift.Scanner(drift.data_text(catalog)), [docs_dir / "includes"], root / "snippets" / "pages"),
+        guard=Guard(scanner, [docs_dir / "includes"], root / "snippets" / "pages"),
         usage=Usage(names),
         notebooks=Notebooks(root, docs_dir, root / options.cache_dir, list(options.notebooks), execute=options.execute,
                             timeout=options.cell_timeout),

@@ -7,19 +7,31 @@ hand, unless it belongs to a name on the reviewed allowlist (`snippets/allowed_n
 
 A `Scanner` reads the allowlist once and remembers what it has scanned (a grid repeats its cells): the build
 makes one per build (`snippets.build.context.BuildContext`), so an edited allowlist or data/ is read by the next
-build, and nothing is kept at module level.
+build, and nothing is kept at module level. What it read in Python code's string literals (`literal_quantities`:
+a syntax tree a file, the page models' every build) is a function of the code, the allowlist and this module's
+code alone, and what it found in a piece of rendered text (`quantities_in`) of the text, the allowlist, this
+module's code and the catalog's texts: the build keeps both in its cache directory (`Scanner.load`, `Scanner.save`),
+keyed on the allowlist, this module and `syntax`, the Python that runs them (and the catalog's texts, for the
+pieces), each entry by the code (its hash) or the text it read.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from snippets.build import syntax
 
 ALLOWLIST = Path(__file__).resolve().parent.parent / "allowed_names.txt"
+KEPT_PREFIX = "guard-"
+"""The cache files of `Scanner.literal_quantities` and `Scanner.quantities_in` (`<cache_dir>/guard-literals-<key>.json`,
+`<cache_dir>/guard-pieces-<key>.json`)."""
 
 _HTML_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
@@ -43,10 +55,12 @@ class Literal:
 
 def allowed_names(path: Path = ALLOWLIST) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """Each allowlisted name with its pattern, longest first ("HBM3e" before "HBM3")."""
-    names = [
-        ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()
-        if ln.strip() and not ln.lstrip().startswith("#")
-    ]
+    return names_of(path.read_text(encoding="utf-8"))
+
+
+def names_of(text: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """`allowed_names` of the allowlist's text."""
+    names = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     names.sort(key=len, reverse=True)
     return tuple((n, re.compile(r"(?<![\w.])" + re.escape(n) + r"(?![\w])")) for n in names)
 
@@ -293,7 +307,8 @@ def data_text(obj: object) -> frozenset[str]:
                 walk(getattr(x, name, None))
         elif dataclasses.is_dataclass(x) and not isinstance(x, type):  # an engine record the data validates into
             for f in dataclasses.fields(x):
-                walk(getattr(x, f.name))
+                if f.name != "derived":  # a catalog's: what the build computed from it, not its texts
+                    walk(getattr(x, f.name))
 
     walk(obj)
     return frozenset(s for s in found if _DIGIT.search(s) and len(s) >= 2)
@@ -305,9 +320,70 @@ class Scanner:
 
     def __init__(self, data: frozenset[str] = frozenset(), allowlist: Path = ALLOWLIST) -> None:
         self.data = data
-        self.allowed = allowed_names(allowlist)
+        text = allowlist.read_bytes()
+        self.allowed = names_of(text.decode("utf-8"))
         self._pieces: dict[str, tuple[Literal, ...]] = {}
         self._words: dict[str, tuple[str, ...]] = {}
+        self._holding: dict[str, tuple[str, ...]] = {}
+        self._literals: dict[str, dict[str, list[tuple[str, int]]]] = {}
+        """`literal_quantities` by the hash of the code: read from the cache directory, or computed this build."""
+        self._used: dict[str, set[str]] = {"literals": set(), "pieces": set()}
+        """The entries of each kept table this build asked for (what `save` keeps)."""
+        self._fresh: set[str] = set()
+        """The kept tables this build computed an entry of."""
+        self._kept_pieces: set[str] = set()
+        """The rendered pieces read from the cache directory (`load`)."""
+        digest = hashlib.sha256(sys.version.encode() + b"\0allowlist\0" + text + b"\0")
+        for path in (Path(__file__), Path(syntax.__file__)):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        self.literals_key = digest.hexdigest()[:16]
+        """The hash of what `literal_quantities` depends on besides the code: the allowlist as this scanner read it,
+        this module's and `syntax`'s code, the Python version."""
+        digest.update(b"\0data\0" + "\0".join(sorted(data)).encode("utf-8", "surrogatepass"))
+        self.pieces_key = digest.hexdigest()[:16]
+        """What `quantities_in` depends on besides the text: the same, and the catalog's texts."""
+
+    def _path(self, cache_dir: Path, table: str) -> Path:
+        key = self.literals_key if table == "literals" else self.pieces_key
+        return cache_dir / f"{KEPT_PREFIX}{table}-{key}.json"
+
+    def load(self, cache_dir: Path) -> None:
+        """Take what a build with the same allowlist, code (and catalog texts, for the rendered pieces) kept in
+        `cache_dir` (`save`)."""
+        for table in ("literals", "pieces"):
+            path = self._path(cache_dir, table)
+            try:
+                kept = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+                if table == "literals":
+                    literals = {code_hash: {tok: [(str(w), int(n)) for w, n in places] for tok, places in found.items()}
+                                for code_hash, found in kept.items()}
+                else:
+                    pieces = {str(piece): tuple(Literal(int(line), str(token), str(context))
+                                                for line, token, context in lits) for piece, lits in kept.items()}
+            except (ValueError, TypeError, AttributeError):  # a damaged file: scanned anew, and replaced
+                continue
+            if table == "literals":
+                self._literals.update(literals)
+            else:
+                self._pieces.update(pieces)
+                self._kept_pieces.update(pieces)
+
+    def save(self, cache_dir: Path) -> None:
+        """Keep what this build scanned (the entries it asked for) in `cache_dir`, for each table of which it scanned
+        anything anew, and remove the files of other keys."""
+        for table in sorted(self._fresh):
+            cache_dir.mkdir(parents=True, exist_ok=True)
+            path = self._path(cache_dir, table)
+            if table == "literals":
+                body: dict[str, Any] = {k: self._literals[k] for k in sorted(self._used[table])}
+            else:
+                body = {k: [[x.line, x.token, x.context] for x in self._pieces[k]] for k in sorted(self._used[table])}
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(body), encoding="utf-8")
+            tmp.replace(path)
+            for old in cache_dir.glob(f"{KEPT_PREFIX}{table}-*.json"):
+                if old != path:
+                    old.unlink(missing_ok=True)
 
     def typed_quantities(self, markdown: str) -> list[Literal]:
         """`typed_quantities` of a page's Markdown source with this build's allowlist."""
@@ -318,14 +394,25 @@ class Scanner:
         data/ that the piece shows whole is not one."""
         hit = self._pieces.get(text)
         if hit is not None:
+            if text in self._kept_pieces:
+                self._used["pieces"].add(text)
             return hit
         found: tuple[Literal, ...] = ()
         if any(ch.isnumeric() for ch in text) or _ROMAN_QUANTITY.search(text):
             flat = normalize(text)
             found = tuple(lit for lit in typed_quantities(flat + "\n", self.allowed)
-                          if not any(lit.token in d and d in flat for d in self.data))
+                          if not any(d in flat for d in self._texts_holding(lit.token)))
+            self._used["pieces"].add(text)  # kept across builds: only what took a scan
+            self._fresh.add("pieces")
         self._pieces[text] = found
         return found
+
+    def _texts_holding(self, token: str) -> tuple[str, ...]:
+        """The catalog's texts that hold `token` (the pages repeat their tokens: each is looked for once)."""
+        hit = self._holding.get(token)
+        if hit is None:
+            hit = self._holding[token] = tuple(d for d in self.data if token in d)
+        return hit
 
     def _word_tokens(self, word: str) -> tuple[str, ...]:
         """The quantities `typed_quantities` finds in one word (the page models repeat their words)."""
@@ -337,7 +424,17 @@ class Scanner:
     def literal_quantities(self, code: str) -> dict[str, list[tuple[str, int]]]:
         """Digit-bearing tokens typed in the string literals of Python code (docstrings aside): for each,
         the words around it in the literal and the literal's line. What a block or page model can print
-        that no value computed is one of these, shown with the same words around it."""
+        that no value computed is one of these, shown with the same words around it. Read once per code (the
+        class's docstring)."""
+        key = hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
+        self._used["literals"].add(key)
+        hit = self._literals.get(key)
+        if hit is None:
+            hit = self._literals[key] = self._read_literals(code)
+            self._fresh.add("literals")
+        return hit
+
+    def _read_literals(self, code: str) -> dict[str, list[tuple[str, int]]]:
         import ast
 
         try:

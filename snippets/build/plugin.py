@@ -11,7 +11,9 @@ Events, top to bottom in the order MkDocs sends them (each runs after the other 
 - `on_startup`: whether this is `mkdocs serve`;
 - `on_config`: import again any `snippets` module whose file changed since the last build of this process (an
   edit while `serve` runs); date the build by the last commit; load and validate all of data/ (a data error
-  stops the build before any page); make the build's context; give `abbr` the glossary, register the `{{ }}`
+  stops the build before any page); take what the last build of the same engine inputs kept (the bands, the fit:
+  `snippets.data.results`); make the build's context (its guard takes what earlier builds scanned in the same
+  code and text, `snippets.build.drift`); give `abbr` the glossary, register the `{{ }}`
   Markdown extension, run the python exec blocks through the build (`snippets.build.blocks`); start executing
   the notebooks (`snippets.build.notebooks`);
 - `on_files`: each notebook script replaced by its executed notebook, converted last;
@@ -23,7 +25,8 @@ Events, top to bottom in the order MkDocs sends them (each runs after the other 
 - `on_env`: any error on any page stops the build here, before anything is written;
 - `on_post_page`: the reference pages' "used by" links;
 - `on_post_build`: `numbers.json`, the sizing grid's records and the engine's catalog (`reference/`), the
-  engine's modules for the calculator (`assets/calculator/py/`); the context is dropped;
+  engine's modules for the calculator (`assets/calculator/py/`); what is kept by content for the next build (the
+  engine's results, the guard's scans) written to the cache directory; the context is dropped;
 - `on_build_error`: no site is left behind (unless serving); the context is dropped.
 """
 
@@ -139,6 +142,11 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
                 "`python -c 'import snippets.data as d; d.load()'` to check data/ alone"
             ) from None
         options = self.config.options()
+        from snippets.data.results import EngineResults
+
+        # what the engine computes from its inputs, kept by their content: a data edit that does not reach the
+        # engine reuses the last build's (snippets.data.results); written back in on_post_build
+        cat.derived[EngineResults] = EngineResults.load(cat, root, root / options.cache_dir)
         if self.serving and rebuild and options.sizing_targets == "search":
             options = replace(options, sizing_targets="cached")  # a rebuild of `serve`: an edit shows at once
         ctx = self.context = make_context(root, Path(config.docs_dir), options, cat)
@@ -288,6 +296,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         from snippets.build.computed import numbers_json
         from snippets.data.export import export
+        from snippets.data.results import results_of
         from snippets.pages.sizing_records import write_records
 
         ctx, self.context = self.ctx(), None
@@ -301,6 +310,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             # in data/'s order, not sorted: an accelerator's node is the first one built from it (node_of)
             (out / "engine-catalog.json").write_text(json.dumps(export(ctx.catalog), indent=1) + "\n", encoding="utf-8")
             write_engine_sources(ctx.root, site / CALCULATOR_DIR)
+            results_of(ctx.catalog).save(ctx.root / ctx.options.cache_dir)
+            ctx.guard.scanner.save(ctx.root / ctx.options.cache_dir)
         finally:
             self.code_stamp = (ctx.root, code_stamp(ctx.root))
 

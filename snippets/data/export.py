@@ -8,6 +8,7 @@ them) become the engine's inputs (bytes, bytes/s per direction, dense FLOP/s). T
 from __future__ import annotations
 
 from dataclasses import asdict
+from functools import partial
 from typing import Any
 
 from snippets.data import (
@@ -112,15 +113,22 @@ def _time_model(cat: Catalog, key: str, t: TimeModel) -> dict[str, Any]:
 
 def export(cat: Catalog) -> dict[str, Any]:
     """Every entry the engine reads, keyed by `data/` id, in base units, with each time model's error bands
-    (computed from the test measurements by the time model itself, `snippets.calibration.band_table`)."""
-    from snippets.calibration import band_table
+    (computed from the test measurements by the time model itself, `snippets.calibration.band_table`; a function of
+    the engine's inputs alone, so kept with them, `snippets.data.results`)."""
+    from snippets.data.results import results_of
 
     out = _export(cat)
     eng = EngineCatalog.from_export(out)
+    results = results_of(cat)
     for key in out["time_models"]:
-        out["time_models"][key]["bands"] = [asdict(b) for b in band_table(eng, cat.measurements,
-                                                                          eng.time_models[key])]
+        out["time_models"][key]["bands"] = results.get(("export.bands", key), partial(_bands, eng, cat, key))
     return out
+
+
+def _bands(eng: EngineCatalog, cat: Catalog, key: str) -> list[dict[str, Any]]:
+    from snippets.calibration import band_table
+
+    return [asdict(b) for b in band_table(eng, cat.measurements, eng.time_models[key])]
 
 
 def _export(cat: Catalog) -> dict[str, Any]:

@@ -83,10 +83,14 @@ class Page:
         """The page computed once per catalog: its `{{ }}` names, its blocks' worked examples and its sources list
         read one computation (a page model is a pure function of the catalog). It is kept with the catalog
         (`Catalog.derived`), by page class and by the view it was computed from (a recording view notes the
-        entries the page reads into that view's sources), and goes when the catalog goes."""
+        entries the page reads into that view's sources), and goes when the catalog goes. The page is also kept
+        under its own recording view (`self.cat`): a function of its `shows` that asks for the page from the view
+        it is given (`sources_of`) reads the page computed once, whose reads that view has already noted."""
         hit = cat.derived.get((cls, id(cat)))
         if hit is None or hit[0] is not cat:
-            hit = cat.derived[(cls, id(cat))] = (cat, cls(cat))
+            page = cls(cat)
+            hit = cat.derived[(cls, id(cat))] = (cat, page)
+            cat.derived[(cls, id(page._cat))] = (page._cat, page)
         page = hit[1]
         if not isinstance(page, cls):  # pragma: no cover - the key holds the class
             raise TypeError(f"{cls.__name__}: the cache holds a {type(page).__name__}")

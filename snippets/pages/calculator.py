@@ -94,8 +94,17 @@ def engine_imports(entry: str = "snippets.engine.calc") -> list[str]:
 
 
 def browser_catalog(cat: Catalog) -> EngineCatalog:
-    """The catalog exactly as the browser reads it: the export, through JSON, into the engine's records."""
-    return EngineCatalog.from_export(json.loads(json.dumps(export(cat))))
+    """The catalog exactly as the browser reads it: the export, through JSON, into the engine's records. Made once per
+    catalog and per view of it (`Catalog.derived`, as `Page.of`): on a recording view, the first call notes what the
+    export reads; a later one would note the same."""
+    hit = cat.derived.get((browser_catalog, id(cat)))
+    if hit is None or hit[0] is not cat:
+        eng = EngineCatalog.from_export(json.loads(json.dumps(export(cat))))
+        hit = cat.derived[(browser_catalog, id(cat))] = (cat, eng)
+    found = hit[1]
+    if not isinstance(found, EngineCatalog):  # pragma: no cover - the key holds the function
+        raise TypeError("browser_catalog: the cache holds another record")
+    return found
 
 
 def default_answer(cat: Catalog) -> dict[str, Any]:
@@ -151,7 +160,18 @@ def _bar(got: dict[str, Any]) -> str:
 
 
 def calculator_html(cat: Catalog) -> str:
-    """The form (options from data/), the Start button, and the answer panel holding the default answer."""
+    """The form (options from data/), the Start button, and the answer panel holding the default answer. Written once
+    per catalog (its block prints it, the page's sources list runs it again): it reads the catalog only through
+    `browser_catalog`, called here on `cat` itself, so a recording view notes what the export reads."""
+    browser_catalog(cat)
+    loaded = cat.loaded
+    html_text = loaded.derived.get(calculator_html)
+    if not isinstance(html_text, str):
+        html_text = loaded.derived[calculator_html] = _calculator_html(loaded)
+    return html_text
+
+
+def _calculator_html(cat: Catalog) -> str:
     eng = browser_catalog(cat)
     d = defaults(eng)
     got = default_answer(cat)

@@ -17,12 +17,9 @@ from snippets.calibration import (
     METRICS,
     Row,
     by_regime,
-    evaluate,
-    fit,
     fit_basis,
     fit_collectives,
     inside_band,
-    rows,
     summary,
 )
 from snippets.data import Catalog, Measurement, TimeModel
@@ -30,6 +27,7 @@ from snippets.data.export import engine_catalog
 from snippets.engine.bands import COVERAGE
 from snippets.engine.serving import SATURATION, SATURATION_STEP
 from snippets.pages.base import Page
+from snippets.pages.calibrated import evaluate, fit, rows
 from snippets.pages.reference_common import as_of_text
 from snippets.pages.reference_misses import known_misses
 from snippets.render import charts, fmt

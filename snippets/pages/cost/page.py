@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from snippets.calibration import fit_basis, rows, summary
+from snippets.calibration import fit_basis, summary
 from snippets.data import Catalog, TimeModel
 from snippets.engine.search import MAX_NODES
 from snippets.pages import units
 from snippets.pages.base import Page
+from snippets.pages.calibrated import rows
 from snippets.pages.cost.common import (
     FLEET_SHARES,
     MODELS,
