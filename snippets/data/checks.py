@@ -189,6 +189,7 @@ def _check_layouts(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
     A page that sizes the entry would otherwise refuse it without naming the file or the entry."""
     import math
 
+    from snippets.data.export import precision_export
     from snippets.engine.layout import Layout, layout_problems
     from snippets.engine.specs import PrecisionSpec
 
@@ -202,10 +203,7 @@ def _check_layouts(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
         where = f"data/{file}.yaml: entry '{entry}'"
         model, prec = cat["models"].get(model_id), cat["precisions"].get(precision_id)
         if lay is not None and model is not None:
-            spec = None if prec is None else PrecisionSpec(
-                id=precision_id, name=prec.name, bits_per_param=prec.bits_per_param, tensor_format=prec.tensor_format,
-                keeps_16bit=frozenset(prec.keeps_16bit),
-                weight_block=None if prec.weight_block is None else (prec.weight_block.rows, prec.weight_block.cols))
+            spec = None if prec is None else PrecisionSpec.from_dict(precision_id, precision_export(prec))
             try:
                 found = layout_problems(model.architecture,
                                         Layout(lay.tp, lay.pp, lay.ep, lay.dp), spec)

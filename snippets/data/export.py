@@ -20,6 +20,7 @@ from snippets.data import (
     Network,
     Node,
     PCIe,
+    Precision,
     TimeModel,
 )
 from snippets.engine.specs import EngineCatalog
@@ -39,6 +40,14 @@ def _network(cat: Catalog, node: Node) -> float | None:
         return None
     port = cat.interconnect(node.nic, Network).port.bandwidth.one_way()
     return port.bytes_per_s * node.nics_per_gpu
+
+
+def precision_export(p: Precision) -> dict[str, Any]:
+    """A precision as the engine reads it (`PrecisionSpec.from_dict`): its bits per weight with the group scales
+    counted, its tensor format, what it keeps at 16 bit and its weight block."""
+    return {"name": p.name, "bits_per_param": p.bits_per_param, "tensor_format": p.tensor_format,
+            "keeps_16bit": sorted(p.keeps_16bit),
+            "weight_block": None if p.weight_block is None else [p.weight_block.rows, p.weight_block.cols]}
 
 
 def _memory_policy(p: MemoryPolicy) -> dict[str, Any]:
@@ -162,10 +171,7 @@ def _export(cat: Catalog) -> dict[str, Any]:
                   "mtp_acceptance": None if m.mtp_acceptance is None else
                   [m.mtp_acceptance.draft_tokens, m.mtp_acceptance.low, m.mtp_acceptance.high]}
               for k, m in cat.models.items()}
-    precisions = {k: {"name": p.name, "bits_per_param": p.bits_per_param, "tensor_format": p.tensor_format,
-                      "keeps_16bit": sorted(p.keeps_16bit),
-                      "weight_block": None if p.weight_block is None else [p.weight_block.rows, p.weight_block.cols]}
-                  for k, p in cat.precisions.items()}
+    precisions = {k: precision_export(p) for k, p in cat.precisions.items()}
     memory = {k: _memory_policy(p) for k, p in cat.policies.items() if isinstance(p, MemoryPolicy)}
     layout = {k: {"name": p.name, "tp_limit": p.tp_limit, "across_nodes": p.across_nodes, "prefer": p.prefer,
                   "expert_parallel": p.expert_parallel, "whole_nodes": p.whole_nodes}

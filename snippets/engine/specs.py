@@ -296,6 +296,12 @@ class PrecisionSpec:
     """Block-quantized weights: one scale per (output rows, input columns) block, as vLLM's weight_block_size
     [block_n, block_k]; every TP shard of a weight must then be a multiple of the block (128 x 128)."""
 
+    @classmethod
+    def from_dict(cls, key: str, v: Mapping[str, Any]) -> PrecisionSpec:
+        """The record of data/precisions.yaml's entry `key` as exported (`snippets.data.export.precision_export`)."""
+        return _make(cls, key, {**v, "keeps_16bit": frozenset(v["keeps_16bit"]),
+                                "weight_block": None if v.get("weight_block") is None else tuple(v["weight_block"])})
+
     @property
     def bytes_per_param(self) -> float:
         return self.bits_per_param / 8
@@ -596,10 +602,7 @@ class EngineCatalog:
         chips = {k: _make(ChipSpec, k, {**v, "dense_flops": MappingProxyType(dict(v["dense_flops"])),
                                         "dense_derived": frozenset(v["dense_derived"])})
                  for k, v in d["chips"].items()}
-        precisions = {k: _make(PrecisionSpec, k, {**v, "keeps_16bit": frozenset(v["keeps_16bit"]),
-                                                  "weight_block": None if v.get("weight_block") is None
-                                                  else tuple(v["weight_block"])})
-                      for k, v in d["precisions"].items()}
+        precisions = {k: PrecisionSpec.from_dict(k, v) for k, v in d["precisions"].items()}
         memory = {k: _make(MemoryPolicySpec, k, {
             **v, "non_torch_by_tp": tuple((int(t), float(b)) for t, b in v["non_torch_by_tp"]),
             "large_device_excludes": frozenset(v.get("large_device_excludes", ()))})

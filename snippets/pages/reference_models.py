@@ -22,19 +22,13 @@ from snippets.engine.specs import Arch
 from snippets.pages import parallelism
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, binary_bytes, source_links
+from snippets.pages.units import attention_kind
 from snippets.render import fmt
 
 KV_PRECISION = "bf16"
 TOLERANCE = 0.02
 """How far a recomputed count may lie from the stated one; tests/unit/test_params.py enforces it."""
 WORKED = "llama-3.1-70b"
-
-
-def attention_kind(arch: Arch) -> str:
-    """MLA, MHA (one KV head per query head) or GQA (query heads share KV heads)."""
-    if arch.mla is not None:
-        return "MLA"
-    return "MHA" if arch.kv_heads == arch.attention_heads else "GQA"
 
 
 def features(arch: Arch) -> str:

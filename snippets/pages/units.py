@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from snippets.engine.deployment import Deployment
 from snippets.engine.search import Word
-from snippets.engine.specs import MONTHS, ChipSpec, PriceSpec
+from snippets.engine.specs import MONTHS, Arch, ChipSpec, PriceSpec
 from snippets.render import fmt
 from snippets.render.fmt import Figure
 
@@ -109,3 +109,24 @@ def configuration(words: Iterable[Word]) -> fmt.Phrase:
     """A configuration in the engine's words (`Point.words`, `configuration_words`), each count a figure under its
     key: "disaggregated 6 × TP4 prefill, 7 × TP8 decode, 409 requests in flight on each decode worker"."""
     return fmt.Phrase(tuple(w if isinstance(w, str) else (w[0], fmt.count(w[1], WORD_UNITS[w[0]])) for w in words))
+
+
+def attention_kind(arch: Arch) -> str:
+    """How a model's attention keeps its keys and values: MLA (one latent per token), MHA (a K and V per query head),
+    MQA (one KV head) or GQA (query heads share KV heads)."""
+    if arch.mla is not None:
+        return "MLA"
+    if arch.kv_heads == arch.attention_heads:
+        return "MHA"
+    return "MQA" if arch.kv_heads == 1 else "GQA"
+
+
+def cached_attention(arch: Arch) -> str:
+    """`attention_kind`, and which layers cache less than the whole context: a sliding window, or chunks (Llama 4's
+    chunked local attention)."""
+    kind = attention_kind(arch)
+    if arch.sliding_window is not None:
+        kind += " + sliding window"
+    if arch.attention_chunk_size is not None:
+        kind += " + chunked local attention"
+    return kind

@@ -9,7 +9,7 @@ of a load (`timing.predict`). The node, the memory policy, the context and the c
 
 What this module adds, and flags as such, are small readings of the engine that size nothing new:
 `sequences_fit` (a setting's `memory(layout).max_sequences x dp` at any context and KV precision,
-without `deploy`'s check that one sequence fits), `attention_kind`, `longest_context` (Llama 3.1's
+without `deploy`'s check that one sequence fits), `longest_context` (Llama 3.1's
 length comes from the `decode-context` assumption: `data/models.yaml` does not record it) and the
 contiguous-reservation contrast of the paging section.
 
@@ -32,7 +32,6 @@ from snippets.pages.kv_cache.common import (
     WORKED_TPS,
     Worked,
     at,
-    attention_kind,
     gib,
     kv_token_gpu,
     longest_context,
@@ -75,7 +74,6 @@ __all__ = [
     "KvCachePage",
     "Worked",
     "at",
-    "attention_kind",
     "chart_contexts",
     "cost_rows",
     "cost_table",

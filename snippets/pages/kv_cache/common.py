@@ -6,7 +6,6 @@ from snippets.data import Catalog
 from snippets.engine import Layout
 from snippets.engine.deployment import Setting, setting
 from snippets.engine.memory import kv_bytes_per_token_per_gpu
-from snippets.engine.specs import Arch
 from snippets.pages.scenario import SERVING, Reference
 from snippets.pages.units import byte_count
 from snippets.render import fmt
@@ -63,22 +62,6 @@ def seqs(n: int) -> Figure:
 
 
 # --------------------------------------------------------------------------- reading the engine
-
-def attention_kind(arch: Arch) -> str:
-    """How a model caches attention: MHA (a K and V per head), GQA (per KV head), MLA (one latent), and
-    whether some layers keep only a sliding window."""
-    if arch.mla is not None:
-        kind = "MLA"
-    elif arch.kv_heads == arch.attention_heads:
-        kind = "MHA"
-    elif arch.kv_heads == 1:
-        kind = "MQA"
-    else:
-        kind = "GQA"
-    if arch.sliding_window is not None:
-        kind += " + sliding window"
-    return kind
-
 
 def longest_context(cat: Catalog, model: str) -> int | None:
     """The longest context a model accepts, from data: its config.json's max_position_embeddings where

@@ -23,7 +23,6 @@ from snippets.pages.kv_cache.common import (
     REPLICATION_TPS,
     WORKED,
     at,
-    attention_kind,
     gib,
     kv_token_gpu,
     longest_context,
@@ -32,7 +31,7 @@ from snippets.pages.kv_cache.common import (
     tokens,
 )
 from snippets.pages.scenario import SERVING, reference
-from snippets.pages.units import byte_count, usd
+from snippets.pages.units import byte_count, cached_attention, usd
 from snippets.render import charts, fmt
 from snippets.render.fmt import Figure
 
@@ -52,7 +51,7 @@ def kv_table(cat: Catalog) -> str:
         cached = f"{a.mla.kv_lora_rank} + {a.mla.qk_rope_head_dim}" if a.mla else f"(K, V) × {a.kv_heads} × {a.head_dim}"
         beyond = longest is not None and longest < ctx
         rows.append([
-            m.name, attention_kind(a), fmt.count(a.layers, "layers"), cached,
+            m.name, cached_attention(a), fmt.count(a.layers, "layers"), cached,
             fmt.quantity(kv_elements_per_token(a, context_tokens=ctx), "values", 0),
             byte_count(per_tok),
             "beyond its context" if beyond else fmt.nbytes(per_tok * ctx, "GB", 2),
