@@ -10,9 +10,10 @@ listed with the engine's message. Rows that give only a speed-up are compared in
 The engine predicts each row's own quantity (`Measurement.definitions`): TTFT with or without the wait for a
 slot, time per output token with or without the first token, and throughput as output tokens per second of the
 whole run (a per-GPU or total-token figure is converted by `Measurement.output_tokens_per_s`). Where a source's
-client starts every request at once (InferenceX: `FIRST_WAVE`), the first wave's wait behind its own prompts is
-added to the mean TTFT the engine's steady state predicts (`first_wave_s`); a static batch (its requests start
-together and run to the end) is nothing but that wave (`static_batch_ttft_s`). Errors are
+client starts every request at once (the row's `definitions.burst`: InferenceX's, dstack's), the first wave's
+wait behind its own prompts is added to the mean TTFT the engine's steady state predicts (`first_wave_s`); a
+static batch (its requests start together and run to the end) is nothing but that wave (`static_batch_ttft_s`).
+Errors are
 (predicted − measured) ÷ measured, reported by role and by regime (vendor; dense or MoE; prefill, decode at low
 load, decode at saturation: `snippets.engine.bands`).
 
@@ -72,32 +73,15 @@ FIT_SOURCES = (
 Azure's AI benchmarking guide): only calibration rows all of whose sources are among these are fitted."""
 
 
-FIRST_WAVE = (
-    ("https://github.com/SemiAnalysisAI/InferenceX", 10, None),
-    ("https://github.com/dstackai/benchmarks/blob/7f37e6697725e58dd09b9ef190b62ce19f01d45e/Deepseek-R1/", None, 500),
-    ("https://github.com/dstackai/benchmarks/blob/63947a7d5f7e1de6a0713795c9f4a1dfdeea1d5b/comparison/pd_ratio/", None, 500),
-)
-"""Sources whose client starts every request it keeps in flight at once, and how many prompts it sends: per request
-kept in flight, or in all. InferenceX's launch scripts (benchmarks/single_node/fixed_seq_len/*.sh) run its
-bench_serving with --max-concurrency $CONC --num-prompts $((CONC * 10)) and no request rate; dstack's DeepSeek-R1 runs
-(Deepseek-R1/README.md, "Online Benchmarking Commands") run SGLang's bench_serving with --num-prompts 500 and
---max-concurrency C, no request rate (every task created at once, each sent when it takes the semaphore:
-bench_serving.py, `benchmark`); dstack's prefill-decode ratio runs (comparison/pd_ratio/scripts/run_benchmark.sh)
-run `vllm bench serve --num-prompts 500 --max-concurrency C`, no request rate, the same way. So the first C requests
-start together and queue behind each other's prompts. A harness fact of the source, not a fitted factor; keyed on
-the row's first source, where its figures are read."""
-
-
 def prompts_per_slot(m: Measurement) -> float | None:
     """Prompts the row's client sends per request it keeps in flight, where its client starts them all at once
-    (`FIRST_WAVE`); None for another client."""
-    if m.concurrency is None or not m.sources:
+    (`Definitions.burst`, a fact of the source's harness the row records); None for another client."""
+    burst = m.definitions.burst
+    if burst is None or m.concurrency is None:
         return None
-    first = m.sources[0].url
-    for start, per, total in FIRST_WAVE:
-        if first.startswith(start):
-            return float(per) if per is not None else (total or 0) / m.concurrency
-    return None
+    if burst.prompts_per_request is not None:
+        return float(burst.prompts_per_request)
+    return (burst.prompts or 0) / m.concurrency
 
 
 def first_wave_s(m: Measurement, p: Prediction | DisaggPrediction) -> float:

@@ -74,6 +74,18 @@ def test_definitions_follow_the_figures():
     assert CAT.measurements[TRT_ROW].definitions.load == "offline"
 
 
+def test_a_client_that_starts_its_requests_at_once_says_so():
+    """The first wave is the row's fact, recorded with the command that shows it: InferenceX's 10 prompts per request
+    in flight, dstack's 500 in all; NIM's and TensorRT-LLM's rows record none."""
+    ix = CAT.measurements[IX_ROW].definitions.burst
+    assert ix is not None and ix.prompts_per_request == 10 and "--num-prompts $((CONC * 10))" in ix.how
+    dstack = [m.definitions.burst for k, m in CAT.measurements.items() if k.startswith("dstack-dsr1-")
+              and m.definitions.load == "fixed-concurrency"]
+    assert dstack and all(b is not None and b.prompts == 500 for b in dstack)
+    assert CAT.measurements[NIM_ROW].definitions.burst is None
+    assert all(m.definitions.burst is None for m in CAT.measurements.values() if m.definitions.load != "fixed-concurrency")
+
+
 def test_secondary_rows_name_their_primary():
     secondary = {k: m for k, m in CAT.measurements.items() if m.secondary}
     assert secondary
@@ -145,6 +157,11 @@ CASES = [
     ("pool layout of the wrong shape", _set(f"{PD_ROW}/mode/disaggregation/decode/layout", {"tp": 2, "ep": 4}),
      ["decode.layout.ep"]),
     ("secondary without its primary", _del(f"{SEC_ROW}/primary"), ["primary: name the primary document"]),
+    ("a burst with both prompt counts", _set(f"{IX_ROW}/definitions/burst", {"prompts": 500, "prompts_per_request": 10,
+                                                                         "how": "the launch script's flags"}),
+     ["burst: give prompts or prompts_per_request"]),
+    ("a burst on an offline run", _set(f"{TRT_ROW}/definitions/burst", {"prompts": 500, "how": "the launch script"}),
+     ["burst: only for a fixed-concurrency load"]),
     ("optional field neither given nor said missing", _del(f"{NIM_ROW}/engine_version"),
      ["engine_version: required, or say in not_stated"]),
     ("test row from a fitting source", _set(f"{NIM_ROW}/role", "test"), ["field 'role'", "other publications"]),

@@ -59,6 +59,23 @@ def _layout_problems(where: str, lay: DeployedLayout) -> list[str]:
     return []
 
 
+class Burst(_Strict):
+    """A fixed-concurrency client that starts every request it keeps in flight at once (no request rate) and sends
+    `prompts` in all, or `prompts_per_request` for each request it keeps in flight: its first wave queues behind its
+    own prompts (`snippets.calibration.first_wave_s`). A fact of the source's harness, not a fitted factor."""
+
+    prompts: PositiveInt | None = None
+    prompts_per_request: PositiveInt | None = None
+    how: Annotated[str, Field(min_length=10)]
+    """The client's command that shows it (the source is among the row's sources)."""
+
+    @model_validator(mode="after")
+    def _one(self) -> Burst:
+        if (self.prompts is None) == (self.prompts_per_request is None):
+            raise ValueError("burst: give prompts or prompts_per_request, not both")
+        return self
+
+
 class Definitions(_Strict):
     """What the source's figures mean, as the source defines them (issue 24, Deliver 9). A field is given for each
     figure the row holds (and only then); "not-stated" where the source does not say, the note arguing a reading."""
@@ -84,6 +101,14 @@ class Definitions(_Strict):
     """fixed-concurrency: the client keeps `concurrency` requests in flight (online); request-rate: requests
     arrive at `request_rate` per second (online); offline: every request is queued at once and the engine serves
     as many as it can hold; static-batch: one batch of `concurrency` requests run together to the end."""
+    burst: Burst | None = None
+    """With fixed-concurrency: the client starts the requests it keeps in flight all at once (`Burst`)."""
+
+    @model_validator(mode="after")
+    def _burst_load(self) -> Definitions:
+        if self.burst is not None and self.load != "fixed-concurrency":
+            raise ValueError("burst: only for a fixed-concurrency load")
+        return self
 
 
 class Pool(_Strict):
