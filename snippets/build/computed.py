@@ -289,6 +289,29 @@ def typed_basis(fig: Figure, after: str) -> str | None:
     return None if said == fig.basis else m.group(0)
 
 
+def _figures_of(phrase: Phrase) -> list[tuple[str, Figure]]:
+    return [p for p in phrase.parts if not isinstance(p, str)]
+
+
+def phrase_typed_bases(phrase: Phrase, after: str) -> list[tuple[str, str]]:
+    """`typed_basis` for each figure of a phrase: the words after a figure are the phrase's own text up to its next
+    figure, and, after its last, the page's words after the phrase. (key, the basis typed) where they disagree."""
+    out = []
+    for i, part in enumerate(phrase.parts):
+        if isinstance(part, str):
+            continue
+        words = []
+        for later in phrase.parts[i + 1:]:
+            if not isinstance(later, str):
+                break
+            words.append(later)
+        else:
+            words.append(after)
+        if (typed := typed_basis(part[1], "".join(words))) is not None:
+            out.append((part[0], typed))
+    return out
+
+
 def _refuse_in_block_output(state: PageState, text: str) -> None:
     state.errors.append(
         f"docs/{state.src}: {' '.join(text.split())[:80]!r} in the output of an exec block: block output is "
@@ -362,8 +385,13 @@ class ValueProcessor(_ComputedProcessor):
             el = figure_element(result, expr)
             state.figures.append({"name": expr, "value": result.value, "unit": result.unit, "text": result.text})
         elif isinstance(result, Phrase):
+            for key, typed in phrase_typed_bases(result, data[m.end(0):]):
+                state.errors.append(
+                    f"{state.where(expr)}: {{{{ {expr} }}}}'s {key} is quoted {dict(_figures_of(result))[key].basis} "
+                    f"(from data/), and the words after it type {typed!r}: a phrase says its figures' bases itself"
+                )
             el = phrase_element(result, expr)
-            for key, fig in (p for p in result.parts if not isinstance(p, str)):
+            for key, fig in _figures_of(result):
                 state.figures.append({"name": f"{expr}.{key}", "value": fig.value, "unit": fig.unit, "text": fig.text})
         elif isinstance(result, str):
             el.set("class", "sa-text")

@@ -162,6 +162,31 @@ def test_a_basis_typed_after_a_figure_must_be_the_figures_own() -> None:
                             "type 'both directions summed': read the basis with {{ link.basis }} instead of typing it"]
 
 
+def test_a_basis_typed_after_a_phrases_figure_must_be_the_figures_own() -> None:
+    """The same rule inside a phrase ("a link of {{ bw }} ...") and after it: words that follow a figure up to the
+    next one, within the phrase or on the page, may not type another direction than the figure's own."""
+    import markdown
+
+    from snippets.build.computed import ComputedExtension, Pages
+    from snippets.render.fmt import Figure, Phrase
+
+    one = Figure(450, "GB/s", "450 GB/s", "per direction")
+    pages = Pages()
+    text = "Intro.\n\nInside: {{ inside }}.\n\nAfter: {{ after }} with both directions summed.\n\nFine: {{ fine }}.\n"
+    state = pages.begin("page.md", text, "interconnect")
+    state.namespace = {
+        "inside": Phrase((("bw", one), " both directions summed, over ", ("n", Figure(7, "links", "7")), " links")),
+        "after": Phrase(("two links of ", ("bw", one))),
+        "fine": Phrase((("bw", one), " each way, over ", ("n", Figure(7, "links", "7")), " links")),
+    }
+    markdown.Markdown(extensions=[ComputedExtension(pages)]).convert(text)
+    assert state.errors == [
+        "docs/page.md:3: {{ inside }}'s bw is quoted per direction (from data/), and the words after it type "
+        "'both directions summed': a phrase says its figures' bases itself",
+        "docs/page.md:5: {{ after }}'s bw is quoted per direction (from data/), and the words after it type "
+        "'both directions summed': a phrase says its figures' bases itself"]
+
+
 def test_the_reference_page_reads_nvlinks_basis_from_data(tmp_path: Path) -> None:
     import shutil
 
