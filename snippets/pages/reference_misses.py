@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import statistics
 
-from snippets.calibration import Row
+from snippets.calibration import Row, Skipped
 from snippets.render import fmt
 
 TINY_OUTPUT = 8
@@ -32,8 +32,10 @@ def _engine_pairs(rows: list[Row], a: str, b: str) -> list[tuple[Row, Row]]:
             if engine(r) == a and r.measurement.ttft_ms is not None and key(r) in of_b]
 
 
-def known_misses(test: list[Row]) -> dict[str, object]:
-    """The short-request, few-output-token and engine-pair claims with their figures, by name."""
+def known_misses(test: list[Row], skipped: list[Skipped]) -> dict[str, object]:
+    """The short-request, few-output-token, engine-pair and one-source claims with their figures, by name."""
+    from snippets.pages.reference_predictions import source_label  # the page's own short names of sources
+
     # trtllm-bench's runs: predicted under the limits it computed (`engine_limits`), which the claim is about
     short = [r for r in test if r.vendor.split(" ")[0] == "NVIDIA" and r.measurement.input_tokens is not None
              and r.measurement.output_tokens is not None and r.measurement.engine_limits is not None
@@ -65,7 +67,18 @@ def known_misses(test: list[Row]) -> dict[str, object]:
     pair_apart = fmt.claim(bool(pairs) and statistics.median(vllm) > 2 * statistics.median(tgi),
                            f"median |TTFT error| TGI {statistics.median(tgi) if tgi else 0:.0%}, "
                            f"vLLM {statistics.median(vllm) if vllm else 0:.0%} over {len(pairs)} pairs")
+    # one source behind the TPOT band of NVIDIA dense decode at saturation, and the runs of it the engine refuses
+    sat = [r for r in test if r.error("itl_ms") is not None
+           and r.regime("itl_ms").label == "NVIDIA, dense, decode at saturation"]
+    origins = sorted({source_label(r.measurement) for r in sat})
+    band_source = origins[0] if len(origins) == 1 else ", ".join(origins)
+    sat_rows = fmt.count(len(sat), "rows")
+    one_source = fmt.claim(len(sat) >= 5 and len(origins) == 1, f"{len(sat)} rows from {origins}")
+    refused = [x for x in skipped if source_label(x.measurement) in origins and "refuses" in x.reason]
+    refused_runs = fmt.count(len(refused), "runs")
+    served_refused = fmt.claim(bool(refused), "; ".join(f"{x.id}: {x.reason[:60]}" for x in refused))
     return {"short_within": short_within, "short_band": short_band, "tiny_rows": tiny_rows,
             "tiny_output": tiny_output, "tiny_low": tiny_low, "tiny_high": tiny_high, "tiny_over": tiny_over,
             "pair_rows": pair_rows, "pair_tgi": pair_tgi, "pair_vllm": pair_vllm, "pair_ratio": pair_ratio,
-            "pair_apart": pair_apart}
+            "pair_apart": pair_apart, "band_source": band_source, "sat_rows": sat_rows, "one_source": one_source,
+            "refused_runs": refused_runs, "served_refused": served_refused}
