@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import urlsplit
 
-from snippets.data import Flops
+from snippets.data import Flops, Measurement
 from snippets.render import fmt
 
 
@@ -84,3 +85,29 @@ def binary_bytes(n: float, unit: str, digits: int = 1) -> fmt.Figure:
     power = {"KiB": 10, "MiB": 20, "GiB": 30, "TiB": 40}[unit]
     v = n / 2.0**power
     return fmt.Figure(v, unit, f"{fmt.number(v, digits)} {unit}", f"{unit} = 2^{power} bytes")
+
+
+SOURCES = (
+    ("docs.nvidia.com/nim/", "NIM benchmarking page"),
+    ("github.com/semianalysisai/inferencex", "InferenceX"),
+    ("inferencex.semianalysis.com", "InferenceX"),
+    ("github.com/azure/ai-benchmarking-guide", "Azure benchmarking guide"),
+    ("github.com/nvidia/tensorrt-llm", "TensorRT-LLM docs"),
+    ("github.com/dstackai/", "dstack benchmarks"),
+    ("blogs.oracle.com", "Oracle blog"),
+    ("github.com/ai-dynamo/", "Dynamo docs"),
+    ("lmsys.org", "LMSYS blog"),
+    ("arxiv.org", "EAGLE paper (arXiv)"),
+    ("github.com/wxsms/sgl-project", "SGLang docs"),
+    ("github.com/gpustack/", "GPUStack Performance Lab"),
+    ("github.com/sgl-project/sgl-cookbook", "SGLang cookbook"),
+)
+"""A short name for each source a row can cite, by the start of its address (lower case, without https://)."""
+
+
+def source_label(m: Measurement) -> str:
+    """The short name of the row's first source, marked when the row transcribes another document."""
+    url = m.sources[0].url.lower()
+    where = url.split("://", 1)[1]
+    name = next((label for start, label in SOURCES if where.startswith(start)), urlsplit(url).hostname or url)
+    return f"{name} (secondary)" if m.secondary else name

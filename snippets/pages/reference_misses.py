@@ -6,6 +6,9 @@ from __future__ import annotations
 import statistics
 
 from snippets.calibration import Row, Skipped
+from snippets.engine.params import total_params
+from snippets.engine.serving import Prediction
+from snippets.pages.reference_common import source_label
 from snippets.render import fmt
 
 TINY_OUTPUT = 8
@@ -34,7 +37,6 @@ def _engine_pairs(rows: list[Row], a: str, b: str) -> list[tuple[Row, Row]]:
 
 def known_misses(test: list[Row], skipped: list[Skipped]) -> dict[str, object]:
     """The short-request, few-output-token, engine-pair and one-source claims with their figures, by name."""
-    from snippets.pages.reference_predictions import source_label  # the page's own short names of sources
 
     # trtllm-bench's runs: predicted under the limits it computed (`engine_limits`), which the claim is about
     short = [r for r in test if r.vendor.split(" ")[0] == "NVIDIA" and r.measurement.input_tokens is not None
@@ -54,6 +56,13 @@ def known_misses(test: list[Row], skipped: list[Skipped]) -> dict[str, object]:
     tiny_high = fmt.percent(max(tiny_errors, default=0.0))
     tiny_over = fmt.claim(bool(tiny) and min(tiny_errors) > 0,
                           "; ".join(f"{r.id}: {r.error('output_tokens_per_s'):+.0%}" for r in tiny))
+    # the prompt rate those predictions imply, in FLOP/s of the weights' products alone (2 per active parameter
+    # and prompt token), over the GPUs' dense peak in the format they compute in
+    roof = [r.prediction.input_tokens_per_s * 2 * total_params(r.deployment.setting.model.arch, active=True)
+            / (r.deployment.gpus * r.deployment.setting.chip.dense_flops[r.deployment.compute_format]) for r in tiny
+            if isinstance(r.prediction, Prediction)]
+    tiny_roof = fmt.ratio(max(roof, default=0.0), 2, basis="the weights' products alone over the dense peak")
+    tiny_past_roof = fmt.claim(max(roof, default=0.0) > 1, ", ".join(f"{x:.2f}" for x in roof))
     # the same machine, model and prompts under two engines of late 2024 (dstack's TGI-vs-vLLM runs)
     pairs = _engine_pairs(test, "TGI", "vLLM")
     tgi = [abs(a.error("ttft_ms") or 0.0) for a, _ in pairs]
@@ -79,6 +88,7 @@ def known_misses(test: list[Row], skipped: list[Skipped]) -> dict[str, object]:
     served_refused = fmt.claim(bool(refused), "; ".join(f"{x.id}: {x.reason[:60]}" for x in refused))
     return {"short_within": short_within, "short_band": short_band, "tiny_rows": tiny_rows,
             "tiny_output": tiny_output, "tiny_low": tiny_low, "tiny_high": tiny_high, "tiny_over": tiny_over,
+            "tiny_roof": tiny_roof, "tiny_past_roof": tiny_past_roof,
             "pair_rows": pair_rows, "pair_tgi": pair_tgi, "pair_vllm": pair_vllm, "pair_ratio": pair_ratio,
             "pair_apart": pair_apart, "band_source": band_source, "sat_rows": sat_rows, "one_source": one_source,
             "refused_runs": refused_runs, "served_refused": served_refused}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import html
 from functools import partial
-from urllib.parse import urlsplit
 
 from snippets.calibration import (
     METRICS,
@@ -28,7 +27,7 @@ from snippets.engine.bands import COVERAGE
 from snippets.engine.serving import SATURATION, SATURATION_STEP
 from snippets.pages.base import Page
 from snippets.pages.calibrated import evaluate, fit, rows
-from snippets.pages.reference_common import as_of_text
+from snippets.pages.reference_common import as_of_text, source_label
 from snippets.pages.reference_misses import known_misses
 from snippets.render import charts, fmt
 
@@ -39,22 +38,6 @@ CAL_BAND = 0.15
 """The band the page states for NIM's rows' ITL and throughput (tests/unit/test_calibration.py holds each row to it)."""
 SWEEP = ("nim180-llama33-70b-fp8-2xh100-in5000-out500-c",)
 """The calibration sweep the chart shows: NIM 1.8.0, 5,000 input and 500 output tokens, by concurrency."""
-SOURCES = (
-    ("docs.nvidia.com/nim/", "NIM benchmarking page"),
-    ("github.com/semianalysisai/inferencex", "InferenceX"),
-    ("inferencex.semianalysis.com", "InferenceX"),
-    ("github.com/azure/ai-benchmarking-guide", "Azure benchmarking guide"),
-    ("github.com/nvidia/tensorrt-llm", "TensorRT-LLM docs"),
-    ("github.com/dstackai/", "dstack benchmarks"),
-    ("blogs.oracle.com", "Oracle blog"),
-    ("github.com/ai-dynamo/", "Dynamo docs"),
-    ("lmsys.org", "LMSYS blog"),
-    ("arxiv.org", "EAGLE paper (arXiv)"),
-    ("github.com/wxsms/sgl-project", "SGLang docs"),
-    ("github.com/gpustack/", "GPUStack Performance Lab"),
-    ("github.com/sgl-project/sgl-cookbook", "SGLang cookbook"),
-)
-"""A short name for each source a row can cite, by the start of its address (lower case, without https://)."""
 STATISTIC = {"mean": "mean", "median": "median", "p90": "p90", "p99": "p99", "one-run": "one run",
              "not-stated": "statistic not stated"}
 LATENCY = {"tpot-excluding-first": "TPOT", "tpot-including-first": "TPOT with the first token", "itl-per-token": "ITL",
@@ -64,14 +47,6 @@ TOKENS = {"output": "output tokens/s", "total": "prompt + output tokens/s",
 PER = {"whole-run": "of the whole run", "gpu": "per GPU", "node": "per node", "not-stated": "(basis not stated)"}
 LOAD = {"fixed-concurrency": "fixed concurrency", "request-rate": "request rate", "offline": "offline, all at once",
         "static-batch": "static batch", "not-stated": "load not stated"}
-
-
-def source_label(m: Measurement) -> str:
-    """The short name of the row's first source, marked when the row transcribes another document."""
-    url = m.sources[0].url.lower()
-    where = url.split("://", 1)[1]
-    name = next((label for start, label in SOURCES if where.startswith(start)), urlsplit(url).hostname or url)
-    return f"{name} (secondary)" if m.secondary else name
 
 
 def defined_as(m: Measurement) -> str:

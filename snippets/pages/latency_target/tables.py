@@ -8,7 +8,7 @@ from snippets.engine.serving import DisaggPrediction
 from snippets.pages import units
 from snippets.pages.latency_target.common import WORKED_GPU, cost, frontier_of, per_gpu, usd_mtok
 from snippets.pages.latency_target.page import LatencyTargetPage
-from snippets.pages.reference_predictions import source_label
+from snippets.pages.reference_common import source_label
 from snippets.pages.sources import original
 from snippets.pages.units import ms
 from snippets.render import charts, fmt
