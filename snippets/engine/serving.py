@@ -93,12 +93,13 @@ def admitted(d: Deployment, tokens: int) -> int:
 
 
 def mixed_step(d: Deployment, decoding: int, context: float, chunk: int, chunk_context: float,
-               finishing: int = 0, prep: Prep | None = None, *, query_per_seq: int = 1) -> Step:
+               finishing: int = 0, prep: Prep | None = None, *, query_per_seq: int = 1, prompts: int = 1) -> Step:
     """One step of `decoding` sequences (one micro-batch per pipeline stage, `query_per_seq` tokens each: k + 1
-    when k drafted tokens are verified) and a prompt chunk."""
+    when k drafted tokens are verified) and a prompt chunk: `chunk` tokens of `prompts` prompts, each after
+    `chunk_context` tokens of its own."""
     micro = math.ceil(decoding / d.layout.pp) if decoding else 0
     return run(d, Batch(decode_seqs=micro, decode_context=context, prefill_tokens=chunk,
-                        prefill_context=chunk_context, prefill_finishing=finishing,
+                        prefill_context=chunk_context, prefill_finishing=finishing, prefill_seqs=max(1, prompts),
                         query_per_seq=query_per_seq if decoding else 1),
                "decode" if decoding else "prefill", prep)
 
@@ -593,6 +594,98 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         tokens_per_step=per_step, draft_s=draft_s, verify_extra_s=verify_extra, prefix_hit=prefix_hit,
         cached_tokens=cached, admitted=cap, recv_wait_s=poll,
     )
+
+
+# --------------------------------------------------------------------------- one wave
+
+
+@dataclass(frozen=True, slots=True)
+class Wave:
+    """A run whose requests are all admitted at once and run to their end: a static batch, or an offline run of no
+    more requests than the deployment admits. There is no steady state: every prompt is there at the first step."""
+
+    requests: int
+    input_tokens: int
+    output_tokens: int
+    prefill_steps: int
+    """Steps that carry prompt tokens."""
+    ttft_s: float
+    """Mean over the requests: from the first step to the end of the step that computes the prompt's last token."""
+    tpot_s: float
+    """Mean over the requests of (last token − first token) ÷ (output tokens − 1); 0 with one output token."""
+    total_s: float
+    """From the first step to the last token of the last request."""
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        """Every request's output tokens over the wave's time."""
+        return self.requests * self.output_tokens / self.total_s
+
+
+def wave(d: Deployment, requests: int, input_tokens: int, output_tokens: int, *, prep: Prep | None = None) -> Wave:
+    """`requests` requests of `input_tokens` + `output_tokens`, all admitted at once (no more than `admitted`), run
+    step by step as the scheduler runs them (vLLM's v1 `Scheduler.schedule`, TensorRT-LLM's in-flight batching):
+    each step gives every sequence past its prompt its next token, then fills what is left of the token budget
+    (`max_num_batched_tokens` per data-parallel rank) with prompt tokens in order, a prompt split across steps where
+    the budget ends inside it (chunked prefill); a prompt's first token comes with the step that computes its last
+    prompt token, and the sequence then decodes in every step until its `output_tokens` are out. Once every prompt
+    is in, the steps are decode steps of the sequences still running, at their mean context."""
+    n_in, n_out = input_tokens, output_tokens
+    if min(requests, n_in, n_out) < 1:
+        raise ValueError("a wave has at least one request of at least one input and one output token")
+    cap = admitted(d, n_in + n_out)
+    if requests > cap:
+        raise ValueError(f"{d.layout.label}: {requests} requests of {n_in + n_out} tokens are not one wave: the "
+                         f"deployment admits {cap} at once")
+    prep = prep or prepare(d)
+    dp, per_rank = d.layout.dp, token_budget(d)
+    total = requests * n_in
+    running: list[list[int]] = []  # [sequences, tokens each still to emit] of the prompts that finished together
+    t = ttft = tpot = 0.0
+    started: list[tuple[int, float]] = []  # [sequences, time of their first token], as `running` holds them
+    done = steps = 0
+
+    def emitted(left: int) -> float:
+        return n_in + n_out - left  # context of a sequence with `left` tokens still to emit
+
+    def finish(i: int, at: float) -> float:
+        count, first = started[i]
+        return count * (at - first) / (n_out - 1)
+
+    while done < total:
+        dec = sum(c for c, left in running if left > 0)
+        ctx = sum(c * emitted(left) for c, left in running if left > 0) / dec if dec else 0.0
+        room = max(1, per_rank - math.ceil(dec / dp)) * dp
+        chunk = min(room, total - done)
+        first, last = done // n_in, (done + chunk) // n_in  # prompts begun before this step, prompts done after it
+        touched = math.ceil((done + chunk) / n_in) - first
+        # the prompt begun in an earlier step attends to its own first part: the step's prompts share one offset,
+        # that prompt's weighted by its share of the chunk
+        offset = done % n_in * min(chunk, n_in - done % n_in) / chunk
+        t += mixed_step(d, dec, ctx, chunk, offset, finishing=last - first, prep=prep, prompts=touched).total_s
+        steps += 1
+        for i, g in enumerate(running):
+            if g[1] > 0:
+                g[1] -= 1
+                if g[1] == 0:
+                    tpot += finish(i, t)
+        if last > first:
+            ttft += (last - first) * t
+            running.append([last - first, n_out - 1])
+            started.append((last - first, t))
+        done += chunk
+    while any(left > 0 for _, left in running):
+        live = [(c, left) for c, left in running if left > 0]
+        dec = sum(c for c, _ in live)
+        m = min(left for _, left in live)  # steps until the next sequences finish
+        ctx = sum(c * (emitted(left) + (m - 1) / 2) for c, left in live) / dec
+        t += m * mixed_step(d, dec, ctx, 0, 0.0, prep=prep).total_s
+        for i, g in enumerate(running):
+            if g[1] > 0:
+                g[1] -= m
+                if g[1] == 0:
+                    tpot += finish(i, t)
+    return Wave(requests, n_in, n_out, steps, ttft / requests, tpot / requests if n_out > 1 else 0.0, t)
 
 
 # --------------------------------------------------------------------------- disaggregated prefill and decode

@@ -22,7 +22,7 @@ from snippets.engine import Deployment, Layout, deploy, setting
 from snippets.engine import bands as bands_mod
 from snippets.engine.collectives import allreduce, alltoall, hierarchical_allreduce, send
 from snippets.engine.ops import KINDS, Rates, gemm, launch
-from snippets.engine.serving import admitted, chunks, kv_sequences, predict
+from snippets.engine.serving import admitted, chunks, kv_sequences, mixed_step, predict, wave
 from snippets.engine.specs import GemmEfficiency
 from snippets.engine.step import FP8_DISPATCH_BYTES, prepare, step
 from snippets.engine.topology import group_link
@@ -438,3 +438,31 @@ def test_data_parallel_attention_holds_each_sequence_on_one_rank():
     assert dp8.max_concurrency == 8 * dp8.memory.max_sequences
     assert dp8.max_concurrency > 4 * tp8.max_concurrency
     assert math.isfinite(predict(dp8, 64, 1024, 1024).tpot_s)
+
+
+# --------------------------------------------------------------------------- one wave and prompts sharing a step
+
+
+def test_a_wave_runs_step_by_step_as_the_scheduler_does():
+    st = setting(ENG, "llama-3.1-8b", "fp8", "reference", accelerator="h100-sxm", concurrency=3, context_tokens=103,
+                 max_num_seqs=3, max_num_batched_tokens=250)
+    d = deploy(st, Layout(1))
+    p = prepare(d)
+    w = wave(d, 3, 100, 3, prep=p)
+    # step 1: 250 prompt tokens, prompts 0 and 1 whole and half of prompt 2; both finished prompts have a token
+    t1 = mixed_step(d, 0, 0.0, 250, 0, finishing=2, prep=p, prompts=3).total_s
+    # step 2: the two decode at 101 tokens (100 + their first), the budget's 248 left take prompt 2's last 50
+    t2 = mixed_step(d, 2, 101, 50, 50, finishing=1, prep=p).total_s
+    # step 3: all three decode, two at 102 tokens and one at 101; the first two are done (3 tokens each)
+    t3 = mixed_step(d, 3, (2 * 102 + 101) / 3, 0, 0, prep=p).total_s
+    # step 4: the last one decodes its third token at 102
+    t4 = mixed_step(d, 1, 102, 0, 0, prep=p).total_s
+    T1, T2, T3, T4 = t1, t1 + t2, t1 + t2 + t3, t1 + t2 + t3 + t4
+    assert w.prefill_steps == 2
+    assert w.total_s == pytest.approx(T4)
+    assert w.ttft_s == pytest.approx((2 * T1 + T2) / 3)
+    assert w.tpot_s == pytest.approx((2 * (T3 - T1) / 2 + (T4 - T2) / 2) / 3)
+    assert w.output_tokens_per_s == pytest.approx(9 / T4)
+    with pytest.raises(ValueError, match="not one wave"):
+        wave(d, 4, 100, 3, prep=p)
+
