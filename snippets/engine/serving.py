@@ -556,12 +556,13 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
     dec_step = pre_step = None
     tpot = prefill_s = wait = rho = lifetime = draft_s = verify_extra = poll = 0.0
     prep = prep or prepare(d)
-    seen: set[int] = set()
+    seen: set[tuple[int, int]] = set()
+    k = 1  # prompts one step takes in: one, until a pass gives their arrival rate
     for _ in range(FIXED_POINT_PASSES):
         bd = max(1, round(decoding))
-        if bd in seen:  # the decoding set no longer moves
+        if (bd, k) in seen:  # the decoding set and the prompts a step takes no longer move
             break
-        seen.add(bd)
+        seen.add((bd, k))
         left = max(1, per_rank_budget - math.ceil(bd * q / dp)) * dp
         dec_step = mixed_step(d, bd, ctx, 0, 0, prep=prep, query_per_seq=q)
         if draft is not None and speculation is not None:
@@ -569,17 +570,21 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
             verify_extra = dec_step.total_s - mixed_step(d, bd, ctx, 0, 0, prep=prep).total_s
         dec_s = dec_step.total_s + draft_s
         alongside = bd if b > 1 else 0
-        steps = [mixed_step(d, alongside, ctx, ck, cached + before, finishing=1 if before + ck == n_new else 0,
-                            prep=prep, query_per_seq=q)
+        steps = [mixed_step(d, alongside, ctx, k * ck, cached + before, finishing=k if before + ck == n_new else 0,
+                            prep=prep, query_per_seq=q, prompts=k)
                  for ck, before in chunks(n_new, left)]
         pre_step = steps[0]
         times = [x.total_s + (draft_s if alongside else 0.0) for x in steps]
         prefill_s = sum(times)
-        extra = sum(t - dec_s for t in times)  # what a prompt's steps cost the decoding ones
+        # what a prompt's steps cost the decoding ones: its share of a step it shares with k - 1 others, whose
+        # prompt tokens together may fill the step past what a decode step leaves idle (the compute roof)
+        extra = sum(t - dec_s for t in times) / k
         shared = b > 1 and left is not None and n_new <= left / 2  # several prompts fit one step
         intake = _intake(recv_interval, batch_wait, dec_s, b, n_new)
         lifetime, tpot, wait, rho, poll = _steady(b, n_out, dec_s, prefill_s, max(0.0, extra), shared, spt, intake)
         decoding = b * (n_out - 1) * tpot / lifetime if n_out > 1 else 1.0
+        # prompts arriving during one of these steps, at the steady state's rate b / L, share the next one
+        k = max(1, min(left // max(1, n_new), round(b / lifetime * times[0]))) if shared else 1
     assert dec_step is not None and pre_step is not None  # noqa: S101 - the loop ran
     throughput = b * n_out / lifetime
     queue = (c - b) * lifetime / b if c > b else 0.0

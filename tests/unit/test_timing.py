@@ -22,6 +22,7 @@ from snippets.engine import Deployment, Layout, deploy, setting
 from snippets.engine import bands as bands_mod
 from snippets.engine.collectives import allreduce, alltoall, hierarchical_allreduce, send
 from snippets.engine.ops import KINDS, Rates, gemm, launch
+from snippets.engine.params import total_params
 from snippets.engine.serving import admitted, chunks, kv_sequences, mixed_step, predict, wave
 from snippets.engine.specs import GemmEfficiency
 from snippets.engine.step import FP8_DISPATCH_BYTES, prepare, step
@@ -466,3 +467,16 @@ def test_a_wave_runs_step_by_step_as_the_scheduler_does():
     with pytest.raises(ValueError, match="not one wave"):
         wave(d, 4, 100, 3, prep=p)
 
+
+def test_prompts_that_share_a_step_stay_under_the_compute_roof():
+    # Qwen3-32B in BF16 on one H100, 128 tokens in and 4 out at all the KV cache admits: prompts arrive far
+    # faster than decode steps finish, so several share each step, and their rate stays under the dense peak
+    d = _d("qwen3-32b", "bf16", Layout(1), context=132)
+    x = predict(d, admitted(d, 132), 128, 4)
+    k = x.prefill.batch.prefill_seqs
+    assert k > 1 and x.prefill.batch.prefill_tokens == 128 * k
+    flops = x.input_tokens_per_s * 2 * total_params(d.setting.model.arch, active=True)
+    assert flops < d.setting.chip.dense_flops[d.compute_format]
+    # charged as one prompt a step each, they would pass it
+    one = mixed_step(d, x.in_flight, 130, 128, 0, finishing=1).total_s - x.decode.total_s
+    assert 128 / one * 2 * total_params(d.setting.model.arch, active=True) > d.setting.chip.dense_flops[d.compute_format]
