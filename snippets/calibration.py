@@ -11,9 +11,11 @@ The engine predicts each row's own quantity (`Measurement.definitions`): TTFT wi
 slot, time per output token with or without the first token, and throughput as output tokens per second of the
 whole run (a per-GPU or total-token figure is converted by `Measurement.output_tokens_per_s`). Where a source's
 client starts every request at once (the row's `definitions.burst`: InferenceX's, dstack's), the first wave's
-wait behind its own prompts is added to the mean TTFT the engine's steady state predicts (`first_wave_s`); a
-static batch (its requests start together and run to the end) is nothing but that wave (`static_batch_ttft_s`).
-Errors are
+wait behind its own prompts is added to the mean TTFT the engine's steady state predicts (`first_wave_s`). A run
+that is one wave (`one_wave`: a static batch, or an offline run that says how many requests it queued, no more
+than the deployment admits at once) has no steady state: all its figures are the wave's
+(`snippets.engine.serving.wave`); a static batch of more than the deployment admits takes its TTFT from
+`static_batch_ttft_s`. Errors are
 (predicted − measured) ÷ measured, reported by role and by regime (vendor; dense or MoE; prefill, decode at low
 load, decode at saturation: `snippets.engine.bands`).
 
@@ -52,11 +54,13 @@ from snippets.engine.serving import (
     DisaggPrediction,
     Prediction,
     Speculation,
+    Wave,
     admitted,
     disaggregated_at,
     mixed_step,
     predict,
     token_budget,
+    wave,
 )
 from snippets.engine.specs import EngineCatalog, TimeModelSpec
 
@@ -109,7 +113,8 @@ def first_wave_s(m: Measurement, p: Prediction | DisaggPrediction) -> float:
 
 
 def static_batch_ttft_s(d: Deployment, p: Prediction, batch: int) -> float:
-    """The mean TTFT of a static batch: its `batch` prompts start together and the engine fills each step's token
+    """The mean TTFT of a static batch of more requests than the deployment admits (one that fits is one wave:
+    `one_wave`): its `batch` prompts start together and the engine fills each step's token
     budget (`token_budget`, per data-parallel rank) with them in turn, so the i-th of a rank's b prompts (from 0)
     has its first token after ceil((i + 1) ÷ k) steps when k = budget ÷ n of its n-token prompts fit a step, each
     a step of min(budget, b × n) prompt tokens (`mixed_step`); a prompt longer than the budget takes its own
@@ -127,6 +132,18 @@ def static_batch_ttft_s(d: Deployment, p: Prediction, batch: int) -> float:
     return mean_steps * step + p.queue_s
 
 
+def one_wave(m: Measurement, p: Prediction | DisaggPrediction) -> int | None:
+    """The requests of a run that is one wave, or None: a static batch, or an offline run that states how many
+    requests it queued, served plainly (aggregated, no speculation, no repeated prefix), of no more requests than
+    the deployment admits at once (`Prediction.admitted`): every request is in from the first step and runs to its
+    end, so the run is not a steady state (`snippets.engine.serving.wave`)."""
+    if m.definitions.load not in ("static-batch", "offline") or m.concurrency is None or not m.mode.plain:
+        return None
+    if not isinstance(p, Prediction) or m.concurrency > p.admitted:
+        return None
+    return m.concurrency
+
+
 @dataclass(frozen=True)
 class Row:
     """One measurement beside the model's prediction of the same quantity."""
@@ -138,10 +155,24 @@ class Row:
     prediction: Prediction | DisaggPrediction
     vendor: str = ""
     """The accelerator's vendor as data/accelerators.yaml names it (NVIDIA, AMD)."""
+    wave: Wave | None = None
+    """The run as one wave (`one_wave`), whose figures the row compares; None for a run the steady state serves."""
 
     def predicted(self, metric: str) -> float:
-        """The engine's figure of `metric` as the row's source defines it (`Measurement.definitions`)."""
+        """The engine's figure of `metric` as the row's source defines it (`Measurement.definitions`): the wave's
+        where the run is one wave (`one_wave`), else the steady state's."""
         p, d = self.prediction, self.measurement.definitions
+        w = self.wave
+        if w is not None:
+            if metric == "ttft_ms":
+                return w.ttft_s * 1e3
+            if metric == "itl_ms":
+                if d.token_latency == "tpot-including-first":  # noqa: S105 - a definition; latency over output tokens
+                    return (w.ttft_s + (w.output_tokens - 1) * w.tpot_s) / w.output_tokens * 1e3
+                return w.tpot_s * 1e3
+            if metric == "output_tokens_per_s":
+                return w.output_tokens_per_s
+            raise ValueError(f"unknown metric {metric!r}")
         if metric == "ttft_ms":
             if self.measurement.definitions.load == "static-batch" and isinstance(p, Prediction):
                 assert self.measurement.concurrency is not None  # noqa: S101 - the schema requires it
@@ -307,7 +338,10 @@ def predict_rows(eng: EngineCatalog, measurements: Iterable[tuple[str, Measureme
             try:
                 d = _deployment(eng, m, tm)
                 assert m.input_tokens is not None and m.output_tokens is not None  # noqa: S101 - checked above
-                done.append(Row(mid, m, d, _predict(eng, m, d, tm), eng.chips[m.accelerator].vendor))
+                p = _predict(eng, m, d, tm)
+                n = one_wave(m, p)
+                w = None if n is None else wave(d, n, m.input_tokens, m.output_tokens)
+                done.append(Row(mid, m, d, p, eng.chips[m.accelerator].vendor, w))
                 continue
             except (RefusedLayout, NoLayout, ValueError, KeyError) as exc:
                 why = f"the engine refuses it: {exc}"

@@ -128,26 +128,37 @@ def test_first_wave_of_a_disaggregated_run_splits_over_the_prefill_workers():
     assert r.predicted("ttft_ms") == pytest.approx((p.ttft_s + (128 / 3 - k) / 2 * service * 128 / 500) * 1e3)
 
 
-def test_a_static_batch_is_its_first_wave():
-    """dstack's TGI-vs-vLLM batches start b prompts together and run them to the end: with k = budget // n prompts a
-    step, the i-th has its first token after ceil((i + 1) / k) steps of min(budget, b n) tokens; with prompts longer
-    than the budget, after i + 1 prompts' chunked steps: (b + 1) / 2 of them on average. Worked for 64 prompts of 82
-    tokens and for 2 of 10,000 (the steady state's wait is not added: there is no steady state)."""
+def test_a_static_batch_is_one_wave():
+    """dstack's TGI-vs-vLLM batches start b prompts together and run them to the end: one wave (`one_wave`), its
+    figures the wave's. Worked for 64 prompts of 82 tokens, 56 out (the whole batch is one step of prompts, then 55
+    decode steps of all 64 at a mean context of 82 + 1 + 54 ÷ 2 tokens), and for 2 prompts of 10,000 (budget 8,192:
+    the first's first 8,192; its last 1,808 and the second's first 6,384; the second's last 3,616 beside the first's
+    decoding). The steady state's first wave is never added: there is no steady state."""
     from snippets.engine.serving import mixed_step, token_budget
 
     rs = {r.id: r for r in calibration.rows(CAT, "test")}
     short = rs["dstack-llama31405b-bf16-tgi-8xmi300x-in80-b64"]
-    p, d = short.prediction, short.deployment
-    budget = token_budget(d)
-    n = short.measurement.input_tokens
-    assert n == 82 and budget // n >= 64  # the whole batch fits one step: every first token comes after it
-    step = mixed_step(d, 0, 0.0, 64 * n, 0.0, finishing=64).total_s
-    assert short.predicted("ttft_ms") == pytest.approx(step * 1e3)
+    m, d = short.measurement, short.deployment
+    assert (m.input_tokens, m.output_tokens, token_budget(d)) == (82, 56, 8192)
+    assert calibration.one_wave(m, short.prediction) == 64
+    prefill = mixed_step(d, 0, 0.0, 64 * 82, 0.0, finishing=64, prompts=64).total_s
+    decode = mixed_step(d, 64, 82 + 1 + 54 / 2, 0, 0.0).total_s
+    assert short.predicted("ttft_ms") == pytest.approx(prefill * 1e3)
+    assert short.predicted("itl_ms") == pytest.approx(decode * 1e3)
+    assert short.predicted("output_tokens_per_s") == pytest.approx(64 * 56 / (prefill + 55 * decode))
     long = rs["dstack-llama31405b-bf16-tgi-8xmi300x-in10000-b2"]
-    assert token_budget(long.deployment) == 8192 < 10000  # each prompt takes its own chunked steps
-    assert long.predicted("ttft_ms") == pytest.approx(3 / 2 * long.prediction.prefill_s * 1e3)
+    m, d = long.measurement, long.deployment
+    assert (m.input_tokens, m.output_tokens, token_budget(d)) == (10000, 112, 8192)
+    t1 = mixed_step(d, 0, 0.0, 8192, 0.0).total_s
+    t2 = mixed_step(d, 0, 0.0, 8192, 8192 * 1808 / 8192, finishing=1, prompts=2).total_s
+    t3 = mixed_step(d, 1, 10001, 3616, 6384, finishing=1).total_s
+    assert long.predicted("ttft_ms") == pytest.approx(((t1 + t2) + (t1 + t2 + t3)) / 2 * 1e3)
     # a static batch is never given the steady state's first wave on top
-    assert calibration.first_wave_s(short.measurement, p) == 0.0
+    assert calibration.first_wave_s(short.measurement, short.prediction) == 0.0
+    # a static batch of more than the deployment admits is not one wave
+    big = rs["dstack-llama31405b-fp8-vllm-8xh100-in2048-out2048-b256"]
+    assert big.prediction.admitted < 256 and calibration.one_wave(big.measurement, big.prediction) is None
+    assert big.wave is None
 
 
 def test_regime_follows_the_load_not_the_benchmarks_max_num_seqs():
@@ -220,3 +231,18 @@ def test_intake_needs_a_setting():
     with pytest.raises(ValidationError):
         Intake(batch_wait_steps=40, how="the launch script's line")
     assert Intake(recv_interval=10, how="the launch script's line").recv_interval == 10
+
+
+def test_an_offline_run_is_one_wave_only_when_it_says_how_many_requests_and_they_fit():
+    """Azure's GB200 runs queue 1,000 requests at once: one wave where the deployment admits 1,000 (128 in, 128 out),
+    the steady state where it does not (2,048 in, 2,048 out); an offline run that does not say how many requests it
+    queued (trtllm-bench's in NVIDIA's overview) is the steady state of all the deployment admits."""
+    rs = {r.id: r for r in calibration.rows(CAT)}
+    short = rs["azure-gb200-llama318b-fp8-1xgb200-in128-out128-cmax"]
+    assert short.prediction.admitted >= 1000 and short.wave is not None and short.wave.requests == 1000
+    assert short.predicted("output_tokens_per_s") == pytest.approx(short.wave.output_tokens_per_s)
+    long = rs["azure-gb200-llama318b-fp8-1xgb200-in2048-out2048-cmax"]
+    assert long.prediction.admitted < 1000 and long.wave is None
+    assert long.predicted("output_tokens_per_s") == pytest.approx(long.prediction.output_tokens_per_s)
+    nvidia = rs["trtllm10-llama318b-fp8-1xh100-in128-out128-cmax"]
+    assert nvidia.measurement.concurrency is None and nvidia.wave is None
