@@ -20,14 +20,17 @@ A concurrency beyond what the KV cache admits is served as an engine serves it: 
 if it holds NaN or infinity, a fraction outside (0, 1] or a size, count, bandwidth or price that is not positive.
 
 `predict --spec-tokens K --acceptance A [--draft mtp|eagle|MODEL]` predicts speculative decoding (k drafted tokens,
-acceptance rate α; the draft: the model's MTP module where its config has one, an EAGLE head, or a draft model
-from data/), and `--prefix-hit H` a prefix cache holding that share of each prompt (`--prefix-groups N` distinct
-prefixes). `search` prints `frontier` (the throughput-interactivity frontier: each point's mode, layout,
-concurrency, GPUs, output tokens/s per GPU and per user, TTFT, TPOT, $ per million output tokens; disaggregated
-points also each pool's layout, workers and GPUs) and `best` (the cheapest point meeting `--ttft-ms` and
-`--tpot-ms`; with `--rate`, also the replicas, or prefill and decode workers, the rented `gpus` and `usd_per_hour`
-that carry that many requests a second), or `best: null` with `why` (the target that binds, by how much) and
-exit status 1. A point's figures are what `predict` gives for its configuration.
+acceptance rate α; the draft: the model's MTP module where its config has one, an EAGLE head, or a draft model from
+data/), and `--prefix-hit H` a prefix cache holding that share of each prompt (`--prefix-groups N` distinct
+prefixes). `predict --wave` adds `wave`: the `--concurrency` requests run as one wave (a static batch, or an offline
+run of no more requests than the deployment admits: every prompt there at the first step, no steady state), its
+`requests`, `prefill_steps`, mean `ttft_ms` and `tpot_ms`, and `output_tokens_per_s` over the whole wave
+(`snippets.engine.serving.wave`). `search` prints `frontier` (the throughput-interactivity frontier: each point's
+mode, layout, concurrency, GPUs, output tokens/s per GPU and per user, TTFT, TPOT, $ per million output tokens;
+disaggregated points also each pool's layout, workers and GPUs) and `best` (the cheapest point meeting `--ttft-ms`
+and `--tpot-ms`; with `--rate`, also the replicas, or prefill and decode workers, the rented `gpus` and
+`usd_per_hour` that carry that many requests a second), or `best: null` with `why` (the target that binds, by how
+much) and exit status 1. A point's figures are what `predict` gives for its configuration.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from snippets.engine.requests import (
     load_catalog,
 )
 from snippets.engine.search import MODES, Search, search
-from snippets.engine.serving import DisaggPrediction, Speculation, predict
+from snippets.engine.serving import DisaggPrediction, Speculation, predict, wave
 from snippets.engine.specs import EngineCatalog
 from snippets.engine.topology import links
 
@@ -99,6 +102,8 @@ def _parser() -> argparse.ArgumentParser:
             s.add_argument("--draft", help="the draft: mtp (the model's own module), eagle, or a model id")
             s.add_argument("--prefix-hit", type=float, default=0.0, help="share of each prompt in the prefix cache")
             s.add_argument("--prefix-groups", type=int, default=1, help="distinct cached prefixes held")
+            s.add_argument("--wave", action="store_true",
+                           help="also run the --concurrency requests as one wave (a static batch)")
         if name == "search":
             s.add_argument("--ttft-ms", type=float, help="time-to-first-token target")
             s.add_argument("--tpot-ms", type=float, help="time-per-output-token target")
@@ -129,10 +134,16 @@ def _q(value: float, unit: str) -> dict[str, Any]:
 
 
 def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculation: Speculation | None = None,
-           prefix_hit: float = 0.0, prefix_groups: int = 1) -> dict[str, Any]:
-    """The JSON the command prints: the prediction, the deployment and every assumption behind them."""
+           prefix_hit: float = 0.0, prefix_groups: int = 1, one_wave: bool = False) -> dict[str, Any]:
+    """The JSON the command prints: the prediction, the deployment and every assumption behind them; with
+    `one_wave`, also the `concurrency` requests run as one wave."""
     x = predict(d, concurrency, n_in, n_out, speculation=speculation, prefix_hit=prefix_hit,
                 prefix_groups=prefix_groups)
+    w = None
+    if one_wave:
+        if speculation is not None or prefix_hit:
+            raise ValueError("one wave is modelled without speculative decoding or a prefix cache")
+        w = wave(d, concurrency, n_in, n_out)
     st, m, tm = d.setting, d.memory, d.setting.time_model
 
     def ms(rng: tuple[float, float]) -> list[float]:
@@ -156,6 +167,9 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
         "speculation": None if speculation is None else {**speculation.as_dict(), "draft_ms": x.draft_s * 1e3,
                                                           "verify_extra_ms": x.verify_extra_s * 1e3},
         "prefix_hit": x.prefix_hit, "cached_tokens": x.cached_tokens, "admitted": x.admitted,
+        "wave": None if w is None else {"requests": w.requests, "prefill_steps": w.prefill_steps,
+                                        "ttft_ms": w.ttft_s * 1e3, "tpot_ms": w.tpot_s * 1e3,
+                                        "output_tokens_per_s": w.output_tokens_per_s},
         "breakdown": x.breakdown,
         "links": {k: v.as_dict() for k, v in links(d).items()},
         "decode_bound": x.decode.bound, "allreduce_algorithm": x.decode.algorithm,
@@ -252,7 +266,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                                      args.acceptance, args.draft)
         out = report(d, conc, n_in, n_out, speculation=spec,
                      prefix_hit=args.prefix_hit if args.command == "predict" else 0.0,
-                     prefix_groups=args.prefix_groups if args.command == "predict" else 1)
+                     prefix_groups=args.prefix_groups if args.command == "predict" else 1,
+                     one_wave=args.command == "predict" and args.wave)
     except KeyError as exc:
         print(f"error: unknown id {exc}", file=sys.stderr)
         return 2

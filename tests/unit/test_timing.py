@@ -404,6 +404,18 @@ def test_cli_predict_prints_one_json_object():
     assert j["regime"] == x.regime
 
 
+def test_cli_predict_wave_runs_the_concurrency_as_one_wave():
+    args = ("predict", "--model", "llama-3.1-8b", "--precision", "fp8", "--accelerator", "h100-sxm", "--tp", "1",
+            "--input-tokens", "128", "--output-tokens", "128", "--concurrency", "64", "--kv-precision", "fp8")
+    j = json.loads(_cli(*args, "--wave").stdout)
+    d = _d("llama-3.1-8b", "fp8", Layout(1), context=256, concurrency=64, kv="fp8")
+    w = wave(d, 64, 128, 128)
+    assert j["wave"] == {"requests": 64, "prefill_steps": w.prefill_steps, "ttft_ms": pytest.approx(w.ttft_s * 1e3),
+                         "tpot_ms": pytest.approx(w.tpot_s * 1e3),
+                         "output_tokens_per_s": pytest.approx(w.output_tokens_per_s)}
+    assert json.loads(_cli(*args).stdout)["wave"] is None
+
+
 def test_cli_max_concurrency_and_size():
     j = json.loads(_cli("predict", "--model", "llama-3.1-70b", "--precision", "fp8", "--accelerator", "h100-sxm",
                         "--tp", "2", "--input-tokens", "1000", "--output-tokens", "500", "--concurrency", "max").stdout)
