@@ -61,7 +61,9 @@ from snippets.engine.specs import Arch, ModelSpec
 from snippets.engine.step import Batch, Prep, Step, prepare, run
 from snippets.engine.topology import Link, fabric_bandwidth, fabric_hop
 
-FIXED_POINT_PASSES = 4
+FIXED_POINT_PASSES = 8
+"""Passes of the steady state's fixed point (the decoding set, and the prompts a step takes), each stopping early
+once neither moves: where many short prompts share each step, their number settles over several passes."""
 PREFILL_LOAD_CAP = 0.95
 """The prefill queue's load is capped below 1 (an M/D/1 wait diverges at 1)."""
 SATURATION = 0.9
@@ -583,8 +585,9 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         intake = _intake(recv_interval, batch_wait, dec_s, b, n_new)
         lifetime, tpot, wait, rho, poll = _steady(b, n_out, dec_s, prefill_s, max(0.0, extra), shared, spt, intake)
         decoding = b * (n_out - 1) * tpot / lifetime if n_out > 1 else 1.0
-        # prompts arriving during one of these steps, at the steady state's rate b / L, share the next one
-        k = max(1, min(left // max(1, n_new), round(b / lifetime * times[0]))) if shared else 1
+        # prompts arriving during one of these steps, at the steady state's rate b / L, share the next one: the step
+        # takes every prompt waiting (up to what its budget leaves), so their count rounded up
+        k = max(1, min(left // max(1, n_new), math.ceil(b / lifetime * times[0] - 1e-9))) if shared else 1
     assert dec_step is not None and pre_step is not None  # noqa: S101 - the loop ran
     throughput = b * n_out / lifetime
     queue = (c - b) * lifetime / b if c > b else 0.0

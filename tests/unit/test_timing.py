@@ -487,6 +487,9 @@ def test_prompts_that_share_a_step_stay_under_the_compute_roof():
     x = predict(d, admitted(d, 132), 128, 4)
     k = x.prefill.batch.prefill_seqs
     assert k > 1 and x.prefill.batch.prefill_tokens == 128 * k
+    # the prompts a step takes are those that arrive while it runs, at the steady state's rate b / L
+    rate = x.output_tokens_per_s / 4
+    assert rate * x.prefill.total_s == pytest.approx(k, abs=1)
     flops = x.input_tokens_per_s * 2 * total_params(d.setting.model.arch, active=True)
     assert flops < d.setting.chip.dense_flops[d.compute_format]
     # charged as one prompt a step each, they would pass it
