@@ -540,8 +540,12 @@ def test_what_readers_buy_now(catalog) -> None:
     v100 = a["v100-sxm2-32gb"]
     assert v100.bf16 is None and v100.half.per_s == 125e12 and v100.memory_bandwidth.value == 900
     assert v100.scale_up.bandwidth.bandwidth.one_way().bytes_per_s == 150e9 and v100.power.watts == 300
+    # its CUDA total read off mixbench's device report (totalGlobalMem in MiB): 81,049 MiB, 79.15 GiB, not the label
+    assert pcie.memory_runtime is not None and pcie.memory_runtime.value == 81049 and pcie.memory_runtime.unit == "MiB"
+    assert "memory_runtime" not in pcie.not_stated and "mixbench" in pcie.memory_runtime.source.url
     for acc in (b300, gb300, pcie, v100):
         assert acc.sources and all(s.secondary == (s.copies is not None) for s in acc.sources)
+    for acc in (b300, gb300, v100):
         assert "memory_runtime" in acc.not_stated  # no runtime total published: the label, said so
     # InfiniBand switch and adapter latency: not printed in the manual pages read, recorded as not stated
     from snippets.data import Network
