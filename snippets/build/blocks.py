@@ -82,6 +82,9 @@ class SharedState:
 
     _classified: dict[int, tuple[object, bool]] = field(default_factory=dict)
     _kw_classified: dict[tuple[int, ...], tuple[tuple[Any, ...], bool]] = field(default_factory=dict)
+    _last: dict[str, _Seen] = field(default_factory=dict)
+    """Each module as the last snapshot read it: a module whose names and defaults are the same objects is compared
+    without walking its functions again."""
 
     def _immutable_tuple(self, d: tuple[Any, ...] | None) -> bool:
         if d is None:
@@ -118,28 +121,64 @@ class SharedState:
         import sys
 
         out: dict[str, ModuleState] = {}
-        classified = self._classified
+        classified, last_seen = self._classified, self._last
         for mod_name, mod in list(sys.modules.items()):
             if not (mod_name == "snippets" or mod_name.startswith("snippets.")) or mod_name.startswith("snippets.build"):
                 continue
             names = vars(mod)
-            funcs = tuple(k for k, v in names.items() if type(v) is FunctionType)
-            fs = tuple(map(names.__getitem__, funcs))
+            keys, ids = tuple(names), tuple(map(id, names.values()))
+            last = last_seen.get(mod_name)
+            if last is not None and last.keys == keys and last.ids == ids:
+                funcs, fs = last.funcs, last.fs  # the same objects under the same names: held, so ids are not reused
+            else:
+                funcs = tuple(k for k, v in names.items() if type(v) is FunctionType)
+                fs = tuple(map(names.__getitem__, funcs))
             ds, kws = tuple(map(_DEFAULTS, fs)), tuple(map(_KWDEFAULTS, fs))
-            states: list[object] = []
-            append = states.append
-            for d, kw in zip(ds, kws, strict=True):  # the common cases inline, as `_of` gives them
-                if kw is None:
-                    if d is None:
-                        append(None)
-                        continue
-                    hit = classified.get(id(d))
-                    if hit is not None and hit[0] is d and hit[1]:
-                        append((id(d), ()))
-                        continue
-                append(self._of(d, kw))
-            out[mod_name] = (tuple(names), tuple(map(id, names.values())), funcs, tuple(states))
+            d_ids, kw_ids = tuple(map(id, ds)), tuple(map(id, kws))
+            if last is not None and last.fs is fs and last.d_ids == d_ids and last.kw_ids == kw_ids:
+                # the same defaults objects as last time (held there): only what can change in place is read again
+                states = list(last.states)
+                for i in last.slow:
+                    states[i] = self._of(ds[i], kws[i])
+                slow = last.slow
+            else:
+                states = []
+                slow_at: list[int] = []
+                append = states.append
+                for i, (d, kw) in enumerate(zip(ds, kws, strict=True)):  # the common cases inline, as `_of` gives them
+                    if kw is None:
+                        if d is None:
+                            append(None)
+                            continue
+                        hit = classified.get(id(d))
+                        if hit is not None and hit[0] is d and hit[1]:
+                            append((id(d), ()))
+                            continue
+                    slow_at.append(i)
+                    append(self._of(d, kw))
+                slow = tuple(slow_at)
+            state = tuple(states)
+            last_seen[mod_name] = _Seen(keys, ids, funcs, fs, ds, kws, d_ids, kw_ids, state, slow)
+            out[mod_name] = (keys, ids, funcs, state)
         return out
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """One module as the last snapshot read it, holding what it read (so no id in it is reused while it is here):
+    its names and their values' ids, its functions and their defaults, and which functions' defaults can change in
+    place (`slow`: keyword defaults, or a positional default that is not immutable), read again every time."""
+
+    keys: tuple[str, ...]
+    ids: tuple[int, ...]
+    funcs: tuple[str, ...]
+    fs: tuple[Any, ...]
+    ds: tuple[Any, ...]
+    kws: tuple[Any, ...]
+    d_ids: tuple[int, ...]
+    kw_ids: tuple[int, ...]
+    states: tuple[object, ...]
+    slow: tuple[int, ...]
 
 
 def shared_state() -> dict[str, ModuleState]:
