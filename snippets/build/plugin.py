@@ -125,11 +125,18 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
 
     @event_priority(LAST)
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        if self.gc_thresholds is None:
+            self.gc_thresholds = defer_full_collections()
+        try:
+            return self._configure(config)
+        except BaseException:
+            self.end_collections()  # MkDocs sends on_build_error too; a caller that does not leaves nothing deferred
+            raise
+
+    def _configure(self, config: MkDocsConfig) -> MkDocsConfig:
         root = Path(config.config_file_path).resolve().parent
         self.site_dir = None if getattr(config, "dirty", False) else Path(config.site_dir)
         rebuild = self.code_stamp is not None  # a build of this process came before: `serve` rebuilds
-        if self.gc_thresholds is None:
-            self.gc_thresholds = defer_full_collections()
         self.code_stamp = reimport_edited_code(root, self.code_stamp)
         source_date_epoch(root)
 
@@ -319,10 +326,11 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         finally:
             self.code_stamp = (ctx.root, code_stamp(ctx.root))
             ctx.release()
-            self._collect()
+            self.end_collections()
 
-    def _collect(self) -> None:
-        """The build is over: the collector's thresholds as they were, and the build's garbage collected once."""
+    def end_collections(self) -> None:
+        """The build is over: the collector's thresholds as they were, and the build's garbage collected once
+        (`restore_full_collections`); nothing if they are not deferred."""
         if self.gc_thresholds is not None:
             restore_full_collections(self.gc_thresholds)
             self.gc_thresholds = None
@@ -334,7 +342,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             ctx.sizing.close()  # nor a worker searching the sizing grid
             self.code_stamp = (ctx.root, code_stamp(ctx.root))
             ctx.release()
-        self._collect()
+        self.end_collections()
         # a failed build (an error, or a warning under --strict, raised after every page was written)
         # leaves no complete-looking site behind: `mkdocs build` cleaned the directory before writing
         if self.site_dir is not None and not self.serving:
