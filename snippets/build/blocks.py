@@ -23,6 +23,7 @@ markdown-exec's public `base_format` with `Blocks.run` as the code runner. So a 
 
 from __future__ import annotations
 
+import operator
 import re
 import signal
 import threading
@@ -64,16 +65,26 @@ def _immutable(values: tuple[Any, ...]) -> bool:
     return all(isinstance(v, _ATOMS) or (isinstance(v, tuple | frozenset) and _immutable(tuple(v))) for v in values)
 
 
+_DEFAULTS = operator.attrgetter("__defaults__")
+_KWDEFAULTS = operator.attrgetter("__kwdefaults__")
+
+
 @dataclass
 class SharedState:
     """Snapshots of what one page's block could change for the pages after it: every module-level value of the
     loaded `snippets` modules (by identity) and the defaults of their functions (by identity, and by value where
     a default could change in place: a list, a dict). Compared with `changed_state`.
 
-    It remembers which defaults tuples it found immutable (a block's snapshot walks some 700 functions, whose
-    defaults stay the same objects from block to block): one per build, like everything the build keeps."""
+    It remembers which defaults tuples it found immutable (a block's snapshot walks some 1,500 functions, whose
+    defaults stay the same objects from block to block): one per build, like everything the build keeps. A
+    function's defaults are read with C-level maps (`attrgetter` over all of a module's functions at once); only
+    the few with keyword defaults or a mutable default take a Python step each."""
 
     _classified: dict[int, tuple[object, bool]] = field(default_factory=dict)
+    _kw_classified: dict[tuple[int, ...], tuple[tuple[Any, ...], bool]] = field(default_factory=dict)
+    _last: dict[str, _Seen] = field(default_factory=dict)
+    """Each module as the last snapshot read it: a module whose names and defaults are the same objects is compared
+    without walking its functions again."""
 
     def _immutable_tuple(self, d: tuple[Any, ...] | None) -> bool:
         if d is None:
@@ -86,26 +97,88 @@ class SharedState:
     def _defaults(self, f: FunctionType) -> object:
         """A function's defaults as a block could change them: the identity of its defaults (a block that assigns
         `__defaults__`), and their repr where one could change in place (a list default edited)."""
-        d, kw = f.__defaults__, f.__kwdefaults__
+        return self._of(f.__defaults__, f.__kwdefaults__)
+
+    def _of(self, d: tuple[Any, ...] | None, kw: dict[str, Any] | None) -> object:
         if d is None and kw is None:
             return None
         kw_values = tuple(kw.values()) if kw else ()
-        if self._immutable_tuple(d) and _immutable(kw_values):
-            return (id(d), tuple(map(id, kw_values)))  # the keyword defaults' dict can be edited in place
+        kw_ids = tuple(map(id, kw_values))
+        if self._immutable_tuple(d) and self._immutable_values(kw_ids, kw_values):
+            return (id(d), kw_ids)  # the keyword defaults' dict can be edited in place
         return repr((d, kw))
+
+    def _immutable_values(self, ids: tuple[int, ...], values: tuple[Any, ...]) -> bool:
+        """`_immutable(values)`, remembered by the values' identities (held, so no id is reused while here)."""
+        if not ids:
+            return True
+        hit = self._kw_classified.get(ids)
+        if hit is None:
+            hit = self._kw_classified[ids] = (values, _immutable(values))
+        return hit[1]
 
     def snapshot(self) -> dict[str, ModuleState]:
         import sys
 
         out: dict[str, ModuleState] = {}
+        classified, last_seen = self._classified, self._last
         for mod_name, mod in list(sys.modules.items()):
             if not (mod_name == "snippets" or mod_name.startswith("snippets.")) or mod_name.startswith("snippets.build"):
                 continue
             names = vars(mod)
-            funcs = tuple(k for k, v in names.items() if type(v) is FunctionType)
-            out[mod_name] = (tuple(names), tuple(map(id, names.values())), funcs,
-                             tuple(self._defaults(names[k]) for k in funcs))
+            keys, ids = tuple(names), tuple(map(id, names.values()))
+            last = last_seen.get(mod_name)
+            if last is not None and last.keys == keys and last.ids == ids:
+                funcs, fs = last.funcs, last.fs  # the same objects under the same names: held, so ids are not reused
+            else:
+                funcs = tuple(k for k, v in names.items() if type(v) is FunctionType)
+                fs = tuple(map(names.__getitem__, funcs))
+            ds, kws = tuple(map(_DEFAULTS, fs)), tuple(map(_KWDEFAULTS, fs))
+            d_ids, kw_ids = tuple(map(id, ds)), tuple(map(id, kws))
+            if last is not None and last.fs is fs and last.d_ids == d_ids and last.kw_ids == kw_ids:
+                # the same defaults objects as last time (held there): only what can change in place is read again
+                states = list(last.states)
+                for i in last.slow:
+                    states[i] = self._of(ds[i], kws[i])
+                slow = last.slow
+            else:
+                states = []
+                slow_at: list[int] = []
+                append = states.append
+                for i, (d, kw) in enumerate(zip(ds, kws, strict=True)):  # the common cases inline, as `_of` gives them
+                    if kw is None:
+                        if d is None:
+                            append(None)
+                            continue
+                        hit = classified.get(id(d))
+                        if hit is not None and hit[0] is d and hit[1]:
+                            append((id(d), ()))
+                            continue
+                    slow_at.append(i)
+                    append(self._of(d, kw))
+                slow = tuple(slow_at)
+            state = tuple(states)
+            last_seen[mod_name] = _Seen(keys, ids, funcs, fs, ds, kws, d_ids, kw_ids, state, slow)
+            out[mod_name] = (keys, ids, funcs, state)
         return out
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """One module as the last snapshot read it, holding what it read (so no id in it is reused while it is here):
+    its names and their values' ids, its functions and their defaults, and which functions' defaults can change in
+    place (`slow`: keyword defaults, or a positional default that is not immutable), read again every time."""
+
+    keys: tuple[str, ...]
+    ids: tuple[int, ...]
+    funcs: tuple[str, ...]
+    fs: tuple[Any, ...]
+    ds: tuple[Any, ...]
+    kws: tuple[Any, ...]
+    d_ids: tuple[int, ...]
+    kw_ids: tuple[int, ...]
+    states: tuple[object, ...]
+    slow: tuple[int, ...]
 
 
 def shared_state() -> dict[str, ModuleState]:

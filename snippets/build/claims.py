@@ -77,6 +77,11 @@ class ClaimChecker:
     """Each file's lines, as bytes: the call's columns are offsets in UTF-8."""
     trees: dict[str, ast.Module | None] = field(default_factory=dict)
     """Each file's syntax tree, parsed the first time one of its claims reads no figure as written."""
+    functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = field(default_factory=dict)
+    """Each parsed file's functions, in `ast.walk` order."""
+    assigns: dict[int, list[tuple[int, int, str, ast.expr]]] = field(default_factory=dict)
+    """Each function's (by the id of its node, held in `trees`) `name = value` statements: line, end line, name,
+    value, in `ast.walk` order."""
 
     def local_definitions(self, claim: Claim) -> dict[str, ast.expr]:
         """The names the function that made `claim` bound before the call, each to the last expression assigned to it
@@ -93,16 +98,23 @@ class ClaimChecker:
         tree = self.trees[file]
         if tree is None:
             return {}
-        around = [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
-                  and f.lineno <= line <= (f.end_lineno or 0)]
+        functions = self.functions.get(file)
+        if functions is None:  # each file's functions listed once, in `ast.walk` order
+            functions = self.functions[file] = [f for f in ast.walk(tree)
+                                                if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)]
+        around = [f for f in functions if f.lineno <= line <= (f.end_lineno or 0)]
         if not around:
             return {}
         fn = min(around, key=lambda f: (f.end_lineno or 0) - f.lineno)  # the innermost
+        assigns = self.assigns.get(id(fn))
+        if assigns is None:  # each function's single-name assignments listed once, in `ast.walk` order
+            assigns = self.assigns[id(fn)] = [
+                (st.lineno, st.end_lineno or 0, st.targets[0].id, st.value) for st in ast.walk(fn)
+                if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)]
         found: dict[str, tuple[int, ast.expr]] = {}
-        for st in ast.walk(fn):
-            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
-                    and (st.end_lineno or 0) < line and found.get(st.targets[0].id, (0,))[0] <= st.lineno:
-                found[st.targets[0].id] = (st.lineno, st.value)
+        for lineno, end, name, value in assigns:
+            if end < line and found.get(name, (0,))[0] <= lineno:
+                found[name] = (lineno, value)
         return {name: value for name, (_, value) in found.items()}
 
     def condition(self, claim: Claim) -> ast.expr | None:

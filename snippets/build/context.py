@@ -74,6 +74,27 @@ class BuildContext:
     site_errors: list[str] = field(default_factory=list)
     """Errors of what is not a page (mkdocs.yml's nav, the stylesheets), reported with the pages' in `on_env`."""
 
+    def release(self) -> None:
+        """Let go of what the build computed, when it ends (`on_post_build`, `on_build_error`).
+
+        The build's Markdown instances outlive it: markdown-exec 1.12 keeps every instance it converted a block
+        for (a `functools.cache` on the instance, in `markdown_exec._internal.rendering`), and an instance holds
+        the build's `{{ }}` extension (the page cursor) and its exec fences (the blocks' runner). Through them each
+        build of `mkdocs serve` kept its page models, engine records and claims alive, some 290,000 objects a
+        rebuild, which every later full garbage collection walked again. What those objects reach is dropped
+        here, so only the cursor and the runner themselves, emptied, stay with the instances."""
+        from snippets.build.blocks import SharedState
+        from snippets.build.claims import ClaimChecker
+        from snippets.build.computed import PageState
+
+        self.catalog.derived.clear()
+        self.pages.catalog = None
+        self.pages.current = PageState()
+        self.pages.claim_checker = ClaimChecker()
+        self.pages.state_after_block = None
+        self.blocks.shared = SharedState()
+        self.states.clear()
+
 
 def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog) -> BuildContext:
     """A build's context over `catalog`, loaded from `root`/data by the plugin."""

@@ -110,6 +110,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         `on_post_build` too (a warning under --strict), when the context is gone."""
         self.code_stamp: tuple[Path, str] | None = None
         """The root of the last build and `code_stamp` of its snippets/: `on_config` imports an edited file anew."""
+        self.gc_thresholds: tuple[int, int, int] | None = None
+        """The garbage collector's thresholds as the build found them, while it runs (`defer_full_collections`)."""
 
     def ctx(self) -> BuildContext:
         if self.context is None:
@@ -123,6 +125,15 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
 
     @event_priority(LAST)
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        if self.gc_thresholds is None:
+            self.gc_thresholds = defer_full_collections()
+        try:
+            return self._configure(config)
+        except BaseException:
+            self.end_collections()  # MkDocs sends on_build_error too; a caller that does not leaves nothing deferred
+            raise
+
+    def _configure(self, config: MkDocsConfig) -> MkDocsConfig:
         root = Path(config.config_file_path).resolve().parent
         self.site_dir = None if getattr(config, "dirty", False) else Path(config.site_dir)
         rebuild = self.code_stamp is not None  # a build of this process came before: `serve` rebuilds
@@ -314,6 +325,15 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             ctx.guard.scanner.save(ctx.root / ctx.options.cache_dir)
         finally:
             self.code_stamp = (ctx.root, code_stamp(ctx.root))
+            ctx.release()
+            self.end_collections()
+
+    def end_collections(self) -> None:
+        """The build is over: the collector's thresholds as they were, and the build's garbage collected once
+        (`restore_full_collections`); nothing if they are not deferred."""
+        if self.gc_thresholds is not None:
+            restore_full_collections(self.gc_thresholds)
+            self.gc_thresholds = None
 
     def on_build_error(self, *, error: Exception) -> None:
         ctx, self.context = self.context, None
@@ -321,6 +341,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             ctx.notebooks.close()  # no kernel outlives a failed build
             ctx.sizing.close()  # nor a worker searching the sizing grid
             self.code_stamp = (ctx.root, code_stamp(ctx.root))
+            ctx.release()
+        self.end_collections()
         # a failed build (an error, or a warning under --strict, raised after every page was written)
         # leaves no complete-looking site behind: `mkdocs build` cleaned the directory before writing
         if self.site_dir is not None and not self.serving:
@@ -395,6 +417,33 @@ def one_per_cause(errors: list[str]) -> list[str]:
         out[i] += f" [the same cause also stopped: {', '.join(dict.fromkeys(places))}]"
     return out
 
+
+
+FULL_COLLECTION_DEFERRED = 1_000_000
+"""The garbage collector's third threshold during a build: no full collection before the build's end."""
+
+
+def defer_full_collections() -> tuple[int, int, int]:
+    """Defer CPython's full garbage collections to the end of the build; the thresholds as they were.
+
+    A build makes some 300,000 objects that live until it ends (page models, engine records, claims); CPython runs
+    a full collection each time the long-lived objects grow by a quarter, and each one walks every object of the
+    process (the modules, MkDocs, the build so far): five or six a build, more than a second of a `serve` rebuild.
+    The young generations are still collected as before; the build's cycles are collected once, at its end
+    (`restore_full_collections`). Only when the collector runs changes, not what it collects."""
+    import gc
+
+    was = gc.get_threshold()
+    gc.set_threshold(was[0], was[1], max(was[2], FULL_COLLECTION_DEFERRED))
+    return was
+
+
+def restore_full_collections(was: tuple[int, int, int]) -> None:
+    """The thresholds `defer_full_collections` found, and one full collection of what the build left."""
+    import gc
+
+    gc.set_threshold(*was)
+    gc.collect()
 
 
 def code_stamp(root: Path) -> str:

@@ -200,8 +200,9 @@ def _field_path(loc: tuple[int | str, ...], schema_is_union: bool) -> str:
     return ".".join(str(p) for p in parts) or "(entry)"
 
 
-def _read_yaml(path: Path, shown: str, problems: list[str]) -> tuple[Any, dict[tuple[Any, ...], tuple[int, int]]]:
-    """Parse one file: its document and the position of every key; a syntax error is reported at file:line:column."""
+def _read_yaml(path: Path, shown: str, problems: list[str]) -> tuple[Any, yaml.Node | None, bool]:
+    """Parse one file: its document, its composed node (`_marks` gives the position of every key from it, when an
+    error needs one) and whether it parsed; a syntax error is reported at file:line:column."""
     loader = _UniqueKeyLoader(path.read_text(encoding="utf-8"))
     try:
         node = loader.get_single_node()
@@ -210,13 +211,13 @@ def _read_yaml(path: Path, shown: str, problems: list[str]) -> tuple[Any, dict[t
         mark = exc.problem_mark or exc.context_mark
         at = f" ({shown}:{mark.line + 1}:{mark.column + 1})" if mark is not None else ""
         problems.append(f"{shown}: not valid YAML: {exc.problem or exc.context}{at}")
-        return None, {}
+        return None, None, False
     except yaml.YAMLError as exc:
         problems.append(f"{shown}: not valid YAML: {exc}")
-        return None, {}
+        return None, None, False
     finally:
         loader.dispose()
-    return raw, _marks(node)
+    return raw, node, True
 
 
 def _load_file(directory: Path, name: str, problems: list[str]) -> dict[str, Any]:
@@ -225,9 +226,17 @@ def _load_file(directory: Path, name: str, problems: list[str]) -> dict[str, Any
     if not path.is_file():
         problems.append(f"{shown}: file missing")
         return {}
-    raw, marks = _read_yaml(path, shown, problems)
-    if raw is None and not marks and problems and problems[-1].startswith(shown):
+    raw, node, parsed = _read_yaml(path, shown, problems)
+    if not parsed:
         return {}
+    found: list[dict[tuple[Any, ...], tuple[int, int]]] = []
+
+    def marks() -> dict[tuple[Any, ...], tuple[int, int]]:
+        """The position of every key, read from the document's node the first time an error needs one."""
+        if not found:
+            found.append(_marks(node))
+        return found[0]
+
     if not isinstance(raw, dict) or not raw:
         problems.append(f"{shown}: expected a mapping of entry ids to entries")
         return {}
@@ -247,11 +256,11 @@ def _load_file(directory: Path, name: str, problems: list[str]) -> dict[str, Any
                 loc = tuple(err["loc"])
                 field = _field_path(loc, is_union)
                 got = "" if err["type"] == "missing" else f" (got {err['input']!r})"
-                pos = _where(marks, (entry_id, *(loc[1:] if is_union else loc)))
+                pos = _where(marks(), (entry_id, *(loc[1:] if is_union else loc)))
                 at = f" ({shown}:{pos[0]}:{pos[1]})" if pos else ""
                 problems.append(f"{shown}: entry '{entry_id}': field '{field}': {err['msg']}{got}{at}")
         except ValueError as exc:
-            pos = _where(marks, (entry_id,))
+            pos = _where(marks(), (entry_id,))
             at = f" ({shown}:{pos[0]}:{pos[1]})" if pos else ""
             problems.append(f"{shown}: entry {entry_id!r}: entry id: {exc}{at}")
     return entries

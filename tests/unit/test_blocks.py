@@ -142,6 +142,29 @@ def test_each_change_a_block_could_make_is_named(probe: types.ModuleType) -> Non
         "snippets._probe.DEFAULT", "snippets._probe.f defaults", "snippets._probe.g defaults"]
 
 
+def test_one_state_checker_across_blocks_still_sees_every_change(probe: types.ModuleType) -> None:
+    """The build keeps one `SharedState` for all its blocks (it remembers which defaults are immutable): what it
+    remembers never hides a change, in place or by assignment, positional or keyword, made after it looked."""
+    from snippets.build.blocks import SharedState
+
+    shared = SharedState()
+    probe.h = types.FunctionType(_f.__code__, {}, "h", (1,))  # type: ignore[attr-defined]
+    probe.h.__kwdefaults__ = {"y": []}  # type: ignore[attr-defined]  # a mutable keyword default
+    before = shared.snapshot()
+    assert changed_state(before, shared.snapshot()) == []  # looked twice: nothing changed
+    probe.g.__defaults__[0].append(2)  # a list default edited in place
+    probe.h.__kwdefaults__["y"].append(1)  # a keyword default edited in place
+    assert changed_state(before, shared.snapshot()) == ["snippets._probe.g defaults", "snippets._probe.h defaults"]
+    before = shared.snapshot()
+    probe.f.__kwdefaults__["y"] = "b"  # a keyword default replaced
+    probe.f.__defaults__ = (1,)  # a new tuple, equal to the old one: still another object
+    assert changed_state(before, shared.snapshot()) == ["snippets._probe.f defaults"]
+    before = shared.snapshot()
+    probe.f.__kwdefaults__ = None
+    probe.h.__defaults__ = None
+    assert changed_state(before, shared.snapshot()) == ["snippets._probe.f defaults", "snippets._probe.h defaults"]
+
+
 def test_a_name_added_is_no_change_and_a_rebound_function_is_named_once(probe: types.ModuleType) -> None:
     before = shared_state()
     probe.NEW = object()  # a module imported by a block adds names

@@ -12,7 +12,13 @@ from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 
-from snippets.build.plugin import ServingConfig, ServingPlugin, code_stamp, drop_inlined_css_list
+from snippets.build.plugin import (
+    FULL_COLLECTION_DEFERRED,
+    ServingConfig,
+    ServingPlugin,
+    code_stamp,
+    drop_inlined_css_list,
+)
 
 from ..conftest import ROOT
 
@@ -46,6 +52,7 @@ def config(site: Path) -> Iterator[MkDocsConfig]:
     plugin = cfg.plugins["serving"]
     assert isinstance(plugin, ServingPlugin)
     plugin.context = None  # MkDocs keeps one plugin object a process: leave it between builds
+    plugin.end_collections()  # as on_post_build or on_build_error would: no build is left half done here
 
 
 def test_options_are_typed_with_their_defaults() -> None:
@@ -145,3 +152,40 @@ def test_a_serve_rebuild_reads_the_sizing_searches_from_the_cache_only(site: Pat
         assert ctx.options.sizing_targets == "cached" and ctx.sizing.not_searched and ctx.sizing.pool is None
     finally:
         plugin.context = None
+        plugin.end_collections()
+
+
+def test_full_collections_wait_for_the_builds_end_and_no_longer(config: MkDocsConfig) -> None:
+    """A build defers CPython's full garbage collections (`defer_full_collections`) and ends them once it ends, failed
+    or not: the thresholds are as they were after it, an on_config that raises included."""
+    import gc
+
+    was = gc.get_threshold()
+    plugin = config.plugins["serving"]
+    assert isinstance(plugin, ServingPlugin)
+    config = config.plugins.on_config(config)
+    assert gc.get_threshold()[:2] == was[:2] and gc.get_threshold()[2] >= FULL_COLLECTION_DEFERRED
+    plugin.on_build_error(error=RuntimeError("x"))
+    assert gc.get_threshold() == was and plugin.gc_thresholds is None
+    path = Path(config.config_file_path).parent / "data" / "accelerators.yaml"
+    path.write_text(path.read_text() + "\nbroken: {}\n")
+    with pytest.raises(PluginError):
+        config.plugins.on_config(config)
+    assert gc.get_threshold() == was and plugin.gc_thresholds is None
+
+
+def test_a_builds_objects_are_let_go_when_it_ends(config: MkDocsConfig) -> None:
+    """Markdown instances outlive a build (markdown-exec caches each one), and hold its page cursor and its blocks'
+    runner: what the build computed is dropped from them when it ends, so a `serve` rebuild does not keep the last
+    one's page models alive."""
+    from snippets.pages.home import HomePage
+
+    config = config.plugins.on_config(config)
+    plugin = config.plugins["serving"]
+    assert isinstance(plugin, ServingPlugin)
+    ctx = plugin.ctx()
+    HomePage.of(ctx.catalog)
+    assert ctx.catalog.derived and ctx.pages.catalog is ctx.catalog
+    ctx.release()
+    assert not ctx.catalog.derived and ctx.pages.catalog is None and ctx.pages.current.namespace is None
+    assert ctx.pages.state_after_block is None and not ctx.states
