@@ -81,7 +81,10 @@ def tests(session: nox.Session) -> None:
     _lint(session)
     env = _env()
     session.run("mkdocs", "build", "--strict", "--clean", "-d", SITE_DIR, env=env)
-    session.run("pytest", "-n", "2", *session.posargs, env={**env, "SERVING_SITE_DIR": SITE_DIR})
+    # worksteal: an idle worker takes queued tests from the busy one; the browser sweeps and the full builds are
+    # long and uneven, and xdist's default hand-out in fixed chunks left one worker idle for about a minute
+    session.run("pytest", "-n", "2", "--dist", "worksteal", *session.posargs,
+                env={**env, "SERVING_SITE_DIR": SITE_DIR})
 
 
 @nox.session

@@ -282,7 +282,7 @@ def bench_tests(runs: int, work: Path, workers: str, notes: list[str]) -> Timing
     for i in range(runs):
         args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", "-m", "not browser"]
         if workers != "0":
-            args += ["-n", workers]
+            args += ["-n", workers, "--dist", "worksteal"]  # as noxfile.py runs them
         with timed(timing):
             proc = subprocess.run(args, cwd=root, env=env(), capture_output=True, text=True)
         last = (proc.stdout.strip().splitlines() or [""])[-1]
