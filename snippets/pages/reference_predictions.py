@@ -10,6 +10,7 @@ the rows the engine does not predict yet, with the reason.
 from __future__ import annotations
 
 import html
+import statistics
 from functools import partial
 
 from snippets.calibration import (
@@ -227,6 +228,10 @@ def bands_table(cat: Catalog) -> str:
                      align="lrrrl")
 
 
+LIGHT_LOAD = 8
+"""Requests at once up to which a run's TTFT holds hardly any wait for other prompts (the known-misses paragraph)."""
+
+
 class ReferencePredictionsPage(Page):
     shows = (summary_table, regime_table, bands_table, accuracy_charts, sweep_chart, partial(rows_table, role="calibration"),
              partial(rows_table, role="test"), skipped_table)
@@ -314,6 +319,31 @@ class ReferencePredictionsPage(Page):
         self.moe_ttft_under = fmt.count(under, "rows")
         self.moe_ttft_low = fmt.claim(bool(moe_ttft) and under >= 0.8 * len(moe_ttft),
                                       f"{under} of {len(moe_ttft)} MoE TTFT rows under-predicted")
+        # what the model leaves out of InferenceX's NVIDIA DeepSeek-R1 TTFTs at light load (up to LIGHT_LOAD requests
+        # at once, so hardly any queue): measured minus predicted, in ms, by prompt length
+        gaps = [(m.input_tokens or 0, (m.ttft_ms or 0.0) - r.predicted("ttft_ms")) for r in cal
+                if (m := r.measurement).ttft_ms is not None and r.deployment.setting.model.arch.moe is not None
+                and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m).startswith("InferenceX")
+                and m.concurrency is not None and m.concurrency <= LIGHT_LOAD]
+        lengths = sorted({n for n, _ in gaps})
+        if len(lengths) < 2:
+            raise ValueError("InferenceX's light-load DeepSeek-R1 rows no longer hold two prompt lengths: the page "
+                             "compares them")
+        short_gap = statistics.median(g for n, g in gaps if n == lengths[0])
+        long_gap = statistics.median(g for n, g in gaps if n == lengths[-1])
+        self.moe_gap_rows = fmt.count(len(gaps), "rows")
+        self.moe_gap_load = fmt.count(LIGHT_LOAD, "requests")
+        self.moe_gap_low = fmt.quantity(min(g for _, g in gaps), "ms", 0, show_unit=True)
+        self.moe_gap_high = fmt.quantity(max(g for _, g in gaps), "ms", 0, show_unit=True)
+        self.moe_gap_short = fmt.quantity(short_gap, "ms", 0, show_unit=True)
+        self.moe_gap_long = fmt.quantity(long_gap, "ms", 0, show_unit=True)
+        self.moe_gap_short_tokens = fmt.count(lengths[0], "tokens")
+        self.moe_gap_long_tokens = fmt.count(lengths[-1], "tokens")
+        self.moe_gap_growth = fmt.ratio(lengths[-1] / lengths[0], 0, "the longer prompt over the shorter")
+        # a part that does not grow with the prompt: every gap positive, the long prompts' under twice the short ones'
+        self.moe_gap_fixed = fmt.claim(min(g for _, g in gaps) > 0 and long_gap < 2 * short_gap,
+                                       f"gaps {sorted(round(g) for _, g in gaps)} ms; median {short_gap:.0f} ms at "
+                                       f"{lengths[0]} tokens, {long_gap:.0f} ms at {lengths[-1]}")
         over = sum(1 for e in amd_tput if e > 0)
         self.amd_rows = fmt.count(len(amd_tput), "rows")
         self.amd_over = fmt.count(over, "rows")
