@@ -23,7 +23,7 @@ GIB = 2**30
 H100 = 3.35e12                    # H100 SXM datasheet, bytes/s, shared
 A100 = 2.039e12                   # A100 80GB SXM datasheet, bytes/s, shared
 H100_REPORTED = 79.22 * 2**30     # CUDA's total (vllm-project/vllm#10511): 81,121 MiB, 85.06 GB; nvidia-smi shows 81,559 MiB
-A100_REPORTED = 80e9             # A100 80GB: no published CUDA total, so the engine budgets the label
+A100_REPORTED = 85_100_068_864   # A100 80GB SXM: deviceQuery's totalGlobalMem, 81,158 MiB (thamada/nvidia-smi)
 POOL = 0.9 * H100_REPORTED        # vllm-default: 71.30 GiB
 SAMPLER = 1024 * 128_256 * 41.3   # the profiling run's sampler: 1,024 rows of Llama 3's logits, 5.05 GiB
 NON_TORCH = {1: 1.79 * GIB, 2: 3.58 * GIB, 4: 3.58 * GIB}   # vllm#10511 at TP1 and TP2; TP4 takes TP2's
@@ -78,7 +78,7 @@ def page(built: Build):
         ("hbm", 3.35, "3.35 TB/s"),
         ("hbm_old", 2.039, "2.04 TB/s"),
         ("sweep", H100_REPORTED / H100 * 1e3, "25.4 ms"),
-        ("sweep_old", A100_REPORTED / A100 * 1e3, "39.2 ms"),
+        ("sweep_old", A100_REPORTED / A100 * 1e3, "41.7 ms"),
         ("intensity", 1, "1"),                                  # 2 FLOP / 2 bytes
         ("ridge_old", 312e12 / A100, "153"),                    # 312 TFLOP/s dense BF16 / 2,039 GB/s
         ("ridge", 989.5e12 / H100, "295"),                      # 1,979 sparse / 2 = 989.5 dense

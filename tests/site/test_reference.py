@@ -50,7 +50,9 @@ def test_every_table_has_an_as_of_date(pages) -> None:
          "173.23 GiB (label)"),
         ("accelerators[NVIDIA GB200 (per Blackwell GPU)][Tool's total (GiB)]", 189471 / 1024, "185.0 GiB"),
         ("accelerators[Google Cloud TPU v6e (Trillium)][Memory the engine budgets (GiB)]", 32, "32.00 GiB (label)"),
-        ("accelerators[AMD Instinct MI325X][Memory the engine budgets (GiB)]", 256e9 / 2**30, "238.42 GiB (label)"),
+        ("accelerators[AMD Instinct MI325X][Memory the engine budgets (GiB)]", 268419072 / 2**20, "255.98 GiB (ROCm)"),
+        ("accelerators[NVIDIA A100 80GB SXM][Memory the engine budgets (GiB)]", 85100068864 / 2**30, "79.26 GiB (CUDA)"),
+        ("accelerators[NVIDIA L4][Memory the engine budgets (GiB)]", 23570219008 / 2**30, "21.95 GiB (CUDA)"),
         ("accelerators[NVIDIA H100 SXM][Memory bandwidth (shared)]", 3350, "3,350 GB/s"),
         # dense in the comparison column, derived from the sparse figure; as stated beside it
         ("accelerators[NVIDIA H100 SXM][BF16 dense TFLOP/s]", 989.5, "989.5 (derived)"),

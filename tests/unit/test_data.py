@@ -329,11 +329,17 @@ def test_reported_memory(catalog) -> None:
     assert a["h200-sxm"].capacity_bytes == 143156 * mib
     assert a["mi300x"].capacity_bytes == 196592 * mib and a["mi300x"].capacity_basis == "ROCm"
     assert a["a100-40gb-sxm"].capacity_bytes == 42298834944
+    # deviceQuery's totalGlobalMem, in bytes, naming the exact device (newest driver's where readings differ)
+    assert a["a100-80gb-sxm"].capacity_bytes == 85100068864 and a["a100-80gb-sxm"].capacity_basis == "CUDA"
+    assert a["h100-nvl"].capacity_bytes == 99861594112 and a["l40s"].capacity_bytes == 47803596800
+    assert a["l4"].capacity_bytes == 23570219008 and a["l4"].capacity_basis == "CUDA"
     assert a["gb200"].capacity_basis == "label" and a["gb200"].capacity_bytes == 186e9
     assert a["gb200"].memory_reported.value == 189471 and a["gb200"].memory_reported.source.secondary
     assert a["h100-pcie"].capacity_bytes == a["h100-sxm"].memory.bytes == 80e9  # PCIe: label (no runtime total)
     assert a["tpu-v6e"].capacity_bytes == 32 * 2**30  # Google's 32 GiB
-    for acc_id in ("mi325x", "mi350x", "mi355x"):
+    # MI325X: rocminfo's coarse-grained pool, 268,419,072 KiB (ROCm/ROCm#6023): 256.0 GiB, above the 256 GB label
+    assert a["mi325x"].capacity_bytes == 268419072 * 2**10 and a["mi325x"].capacity_basis == "ROCm"
+    for acc_id in ("mi350x", "mi355x"):
         assert a[acc_id].capacity_basis == "label" and "memory_runtime" in a[acc_id].not_stated
     for acc_id, acc in a.items():
         assert (acc.memory_runtime is None) == ("memory_runtime" in acc.not_stated), acc_id

@@ -153,8 +153,9 @@ class HbmPage(Page):
         if smi is None:
             raise ValueError(f"{chip.name}: the page compares the runtime's total with nvidia-smi's")
         self.gpu_smi_mib = fmt.quantity(smi.bytes / BYTE_UNITS["MiB"], "MiB", 0, show_unit=True)
-        self.old_is_label = fmt.claim(old.capacity_bytes == old.label_bytes,
-                                      f"{old.name}: no runtime total in data/, so its label is budgeted")
+        self.old_is_runtime = fmt.claim(old.capacity_reported,
+                                        f"{old.name}: a runtime total in data/, budgeted instead of its label",
+                                        structural="whether data/ records the runtime's total, not a magnitude")
         self.reported_below_smi = fmt.claim(chip.capacity_reported and chip.capacity_bytes < smi.bytes,
                                             f"{chip.capacity_bytes / 2**20:,.0f} < {smi.bytes / 2**20:,.0f} MiB")
         self.gib_gap = fmt.percent(BYTE_UNITS["GiB"] / BYTE_UNITS["GB"] - 1, 1)
