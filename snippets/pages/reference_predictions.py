@@ -30,6 +30,7 @@ from snippets.pages.base import Page
 from snippets.pages.calibrated import evaluate, fit, rows
 from snippets.pages.reference_common import as_of_text, source_label
 from snippets.pages.reference_misses import known_misses
+from snippets.pages.units import ms
 from snippets.render import charts, fmt
 
 LABELS = {"ttft_ms": "TTFT", "itl_ms": "ITL", "output_tokens_per_s": "Throughput"}
@@ -288,8 +289,8 @@ class ReferencePredictionsPage(Page):
         self.basis_rows = fmt.count(len(basis), "rows")
         self.saturation = fmt.percent(SATURATION, 0)
         self.saturation_step = fmt.Figure(SATURATION_STEP, "×", f"{SATURATION_STEP:g}", "snippets.engine.serving")
-        self.step_overhead = fmt.quantity(tm.step_overhead.seconds * 1e3, "ms", 2, show_unit=True)
-        self.fit_step_overhead = fmt.quantity(f.step_overhead_s * 1e3, "ms", 2, show_unit=True)
+        self.step_overhead = ms(tm.step_overhead.seconds, 2)
+        self.fit_step_overhead = ms(f.step_overhead_s, 2)
         lo, hi = tm.step_overhead_range
         self.step_overhead_range = fmt.Figure(lo, "ms", f"{lo:g}–{hi:g} ms", "the range data/policies.yaml states")
         colls = fit_collectives(cat)
@@ -320,8 +321,8 @@ class ReferencePredictionsPage(Page):
         self.moe_ttft_low = fmt.claim(bool(moe_ttft) and under >= 0.8 * len(moe_ttft),
                                       f"{under} of {len(moe_ttft)} MoE TTFT rows under-predicted")
         # what the model leaves out of InferenceX's NVIDIA DeepSeek-R1 TTFTs at light load (up to LIGHT_LOAD requests
-        # at once, so hardly any queue): measured minus predicted, in ms, by prompt length
-        gaps = [(m.input_tokens or 0, (m.ttft_ms or 0.0) - r.predicted("ttft_ms")) for r in cal
+        # at once, so hardly any queue): measured minus predicted, in seconds, by prompt length
+        gaps = [(m.input_tokens or 0, ((m.ttft_ms or 0.0) - r.predicted("ttft_ms")) / 1e3) for r in cal
                 if (m := r.measurement).ttft_ms is not None and r.deployment.setting.model.arch.moe is not None
                 and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m).startswith("InferenceX")
                 and m.concurrency is not None and m.concurrency <= LIGHT_LOAD]
@@ -333,17 +334,17 @@ class ReferencePredictionsPage(Page):
         long_gap = statistics.median(g for n, g in gaps if n == lengths[-1])
         self.moe_gap_rows = fmt.count(len(gaps), "rows")
         self.moe_gap_load = fmt.count(LIGHT_LOAD, "requests")
-        self.moe_gap_low = fmt.quantity(min(g for _, g in gaps), "ms", 0, show_unit=True)
-        self.moe_gap_high = fmt.quantity(max(g for _, g in gaps), "ms", 0, show_unit=True)
-        self.moe_gap_short = fmt.quantity(short_gap, "ms", 0, show_unit=True)
-        self.moe_gap_long = fmt.quantity(long_gap, "ms", 0, show_unit=True)
+        self.moe_gap_low = ms(min(g for _, g in gaps), 0)
+        self.moe_gap_high = ms(max(g for _, g in gaps), 0)
+        self.moe_gap_short = ms(short_gap, 0)
+        self.moe_gap_long = ms(long_gap, 0)
         self.moe_gap_short_tokens = fmt.count(lengths[0], "tokens")
         self.moe_gap_long_tokens = fmt.count(lengths[-1], "tokens")
         self.moe_gap_growth = fmt.ratio(lengths[-1] / lengths[0], 0, "the longer prompt over the shorter")
         # a part that does not grow with the prompt: every gap positive, the long prompts' under twice the short ones'
         self.moe_gap_fixed = fmt.claim(min(g for _, g in gaps) > 0 and long_gap < 2 * short_gap,
-                                       f"gaps {sorted(round(g) for _, g in gaps)} ms; median {short_gap:.0f} ms at "
-                                       f"{lengths[0]} tokens, {long_gap:.0f} ms at {lengths[-1]}")
+                                       f"gaps {sorted(round(g * 1e3) for _, g in gaps)} ms; median {short_gap * 1e3:.0f} ms at "
+                                       f"{lengths[0]} tokens, {long_gap * 1e3:.0f} ms at {lengths[-1]}")
         over = sum(1 for e in amd_tput if e > 0)
         self.amd_rows = fmt.count(len(amd_tput), "rows")
         self.amd_over = fmt.count(over, "rows")
