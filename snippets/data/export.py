@@ -63,7 +63,8 @@ def _memory_policy(p: MemoryPolicy) -> dict[str, Any]:
             "large_max_num_seqs": None if large is None else large.max_num_seqs,
             "large_max_num_batched_tokens": None if large is None else large.max_num_batched_tokens,
             "large_device_excludes": sorted(p.large_device_excludes), "kv_share_of": p.kv_share_of,
-            "profile_rows": p.profile_rows, "cuda_graph_batch": p.cuda_graph_batch}
+            "profile_rows": p.profile_rows, "cuda_graph_batch": p.cuda_graph_batch,
+            "chunked_prefill": p.chunked_prefill}
 
 
 def _time_model(cat: Catalog, key: str, t: TimeModel) -> dict[str, Any]:

@@ -142,13 +142,15 @@ def setting(
     memory_policy: str | None = None,
     max_num_seqs: int | None = None,
     max_num_batched_tokens: int | None = None,
+    chunked_prefill: bool | None = None,
 ) -> Setting:
     """Look every input up by id. The node is the scenario's, or `node`, or the first node of `accelerator`.
 
     The KV cache's precision is `kv_precision`, or what vLLM picks with --kv-cache-dtype auto: the model's dtype
     (config.json's torch_dtype), or the scenario's for a model with no published checkpoint. The memory policy
     (the scenario's, or `memory_policy`) is resolved for the chip: `max_num_seqs` and `max_num_batched_tokens` are
-    vLLM's defaults there unless given."""
+    vLLM's defaults there unless given; `chunked_prefill`, where given, says whether the engine splits a prompt
+    across steps (the policy's own setting otherwise)."""
     sc = eng.scenarios[scenario]
     if concurrency is not None or context_tokens is not None:
         from dataclasses import replace
@@ -172,6 +174,10 @@ def setting(
 
         pol = replace(pol, max_num_seqs=max_num_seqs or pol.max_num_seqs,
                       max_num_batched_tokens=max_num_batched_tokens or pol.max_num_batched_tokens)
+    if chunked_prefill is not None:
+        from dataclasses import replace
+
+        pol = replace(pol, chunked_prefill=chunked_prefill)
     dtype = None if spec.dtype is None else eng.precisions[spec.dtype]
     return Setting(
         model=spec, precision=eng.precisions[precision],

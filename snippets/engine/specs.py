@@ -349,6 +349,10 @@ class MemoryPolicySpec:
     """Which steps run in CUDA graphs: "vllm" (the time model's cap, min(2 x max_num_seqs, 512), within the step's
     token budget); "max_num_seqs" (every step of up to max_num_seqs tokens: TensorRT-LLM's padded graphs up to its
     max batch size)."""
+    chunked_prefill: bool = True
+    """True: a step fills what the decoding sequences leave of its token budget with prompt tokens, a prompt split
+    across steps where the budget ends inside it (vLLM v1's chunked prefill); False: a step takes whole prompts that
+    fit what is left, and a prompt that does not waits (TensorRT-LLM without chunked context)."""
 
     def is_large(self, chip: ChipSpec) -> bool:
         """Whether vLLM gives `chip` its large-device defaults (reported total at least the threshold, not excluded)."""

@@ -119,6 +119,10 @@ class MemoryPolicy(_Strict):
     cuda_graph_batch: Literal["vllm", "max_num_seqs"] = "vllm"
     """Steps run in CUDA graphs: up to the time model's cap, min(2 x max_num_seqs, 512) tokens (vLLM); every
     batch up to max_num_seqs, padded (TensorRT-LLM's trtllm-bench)."""
+    chunked_prefill: bool
+    """Whether a step may split a prompt where its token budget ends (vLLM v1's chunked prefill, always on), or takes
+    whole prompts only, a prompt that does not fit what the decoding sequences leave waiting for a later step
+    (TensorRT-LLM without --enable_chunked_context / enable_chunked_prefill)."""
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
 
