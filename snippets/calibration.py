@@ -291,7 +291,8 @@ def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) ->
                  context_tokens=m.input_tokens + m.output_tokens, kv_precision=m.kv_precision,
                  max_num_seqs=m.concurrency if lim is None else lim.max_num_seqs,
                  max_num_batched_tokens=None if lim is None else lim.max_num_batched_tokens,
-                 memory_policy=None if lim is None else lim.memory_policy)
+                 memory_policy=None if lim is None else lim.memory_policy,
+                 chunked_prefill=None if m.chunked_prefill is None else m.chunked_prefill.enabled)
     if tm is not None:
         st = replace(st, time_model=tm)
     return deploy(st, lay)

@@ -255,6 +255,16 @@ class Intake(_Strict):
         return self
 
 
+class ChunkedPrefill(_Strict):
+    """Whether the row's engine split prompts across steps, where its harness sets it apart from the memory policy's
+    engine default (data/policies.yaml `chunked_prefill`): trtllm-bench throughput runs without chunked context
+    unless its command passes --enable_chunked_context."""
+
+    enabled: bool
+    how: Annotated[str, Field(min_length=10)]
+    """The harness's command that shows it, and the default it relies on (the source is among the row's sources)."""
+
+
 class Speedup(_Strict):
     """A ratio the source publishes against the same deployment without the row's mode."""
 
@@ -308,6 +318,9 @@ class Measurement(_Strict):
     intake: Intake | None = None
     """How the engine takes new prompts in while others decode, where the source's command sets it; None: at every
     step (the engines' default)."""
+    chunked_prefill: ChunkedPrefill | None = None
+    """Whether the engine split prompts across steps, where the source's harness decides it; None: the memory
+    policy's setting (vLLM: always)."""
     definitions: Definitions
     ttft_ms: PositiveFloat | None = None
     itl_ms: PositiveFloat | None = None
