@@ -459,6 +459,37 @@ def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float, shared
     return life, (tpot if n_out > 1 else dec * steps_per_token), w, rho, i
 
 
+def _budget_limited(d: Deployment, b: int, n_out: int, n_new: int, cached: int, left: int, alongside: int,
+                    ctx: float, draft_s: float, spt: float, lifetime: float,
+                    intake: Callable[[float], float] | None, prep: Prep,
+                    q: int) -> tuple[float, float, float, float, float, Step, float] | None:
+    """The steady state where prompts arrive faster than steps filled to the token budget take them, or None where
+    they do not: (lifetime, time per output token, prefill wait, prefill load, intake wait, the full step, its time).
+
+    vLLM's v1 scheduler (`Scheduler.schedule`) gives the running sequences their decode tokens first, then takes
+    waiting prompts up to `max_num_batched_tokens`; the rest wait. Once prompts wait at every step, every step is
+    full: the decoding sequences and `left` prompt tokens (with chunked prefill the budget is filled exactly, a
+    prompt split across steps; without it, whole prompts only, `left` // n of them), so prompts start at most at
+    that many tokens a step, λ_max = tokens ÷ n ÷ t_full. The closed loop's `b` requests then live b ÷ λ_max each;
+    a decoding request sees a full step per token, its prompt is one full step, and the rest of its lifetime is its
+    wait in the queue of prompts (charged to TTFT)."""
+    chunked = d.setting.memory_policy.chunked_prefill
+    whole = left // n_new
+    tokens = left if chunked else whole * n_new
+    touched = math.ceil(tokens / n_new)
+    step = mixed_step(d, alongside, ctx, tokens, cached, finishing=whole, prep=prep, query_per_seq=q,
+                      prompts=touched)
+    t_full = step.total_s + (draft_s if alongside else 0.0)
+    lam_max = tokens / n_new / t_full
+    if b / lifetime <= lam_max:
+        return None
+    i = intake(lam_max) if intake is not None and b > 1 else 0.0
+    d_win = (n_out - 1) * spt * t_full
+    life = max(b / lam_max, i + t_full + d_win)
+    wait = life - i - t_full - d_win
+    return life, t_full * spt, wait, 1.0, i, step, t_full
+
+
 @dataclass(frozen=True, slots=True)
 class BatchWait:
     """An engine that holds new prompts back while others decode, to prefill more of them in one step: TensorRT-LLM's
@@ -544,12 +575,18 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
     cap = admission(d, n_in + n_out, draft=draft, cached=cached, groups=prefix_groups)
     if cap < 1:
         raise ValueError(f"{d.layout.label}: not one sequence of {n_in + n_out} tokens fits the KV cache")
-    b = min(c, cap)
     dp = d.layout.dp
     per_rank_budget = token_budget(d)
     ctx = n_in + n_out / 2
     n_new = n_in - cached
     q = 1 if speculation is None else speculation.query_per_seq
+    whole = not d.setting.memory_policy.chunked_prefill
+    if whole and n_new > per_rank_budget:
+        raise ValueError(f"{d.layout.label}: a prompt of {n_new} tokens exceeds the {per_rank_budget} tokens a step "
+                         "computes, and the engine does not split prompts (chunked prefill off)")
+    # without chunked prefill a prompt enters only a step whose decoding sequences leave room for all of it: the
+    # requests in flight settle where one more prompt fits, the rest wait for a slot
+    b = min(c, cap, ((per_rank_budget - n_new) // q + 1) * dp) if whole else min(c, cap)
     per_step = 1.0 if speculation is None else speculation.tokens_per_step
     spt = 1.0 / per_step
     # steady state: for a decoding set of `bd` sequences, the lifetime L of a request solves L = f(L)
@@ -574,7 +611,7 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         alongside = bd if b > 1 else 0
         steps = [mixed_step(d, alongside, ctx, k * ck, cached + before, finishing=k if before + ck == n_new else 0,
                             prep=prep, query_per_seq=q, prompts=k)
-                 for ck, before in chunks(n_new, left)]
+                 for ck, before in chunks(n_new, None if whole else left)]
         pre_step = steps[0]
         times = [x.total_s + (draft_s if alongside else 0.0) for x in steps]
         prefill_s = sum(times)
@@ -584,6 +621,11 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         shared = b > 1 and left is not None and n_new <= left / 2  # several prompts fit one step
         intake = _intake(recv_interval, batch_wait, dec_s, b, n_new)
         lifetime, tpot, wait, rho, poll = _steady(b, n_out, dec_s, prefill_s, max(0.0, extra), shared, spt, intake)
+        if shared and k >= left // n_new:
+            full = _budget_limited(d, b, n_out, n_new, cached, left, alongside, ctx, draft_s, spt, lifetime, intake,
+                                   prep, q)
+            if full is not None:
+                lifetime, tpot, wait, rho, poll, pre_step, prefill_s = full
         decoding = b * (n_out - 1) * tpot / lifetime if n_out > 1 else 1.0
         # prompts arriving during one of these steps, at the steady state's rate b / L, share the next one: the step
         # takes every prompt waiting (up to what its budget leaves), so their count rounded up
@@ -635,9 +677,12 @@ def wave(d: Deployment, requests: int, input_tokens: int, output_tokens: int, *,
     step by step as the scheduler runs them (vLLM's v1 `Scheduler.schedule`, TensorRT-LLM's in-flight batching):
     each step gives every sequence past its prompt its next token, then fills what is left of the token budget
     (`max_num_batched_tokens` per data-parallel rank) with prompt tokens in order, a prompt split across steps where
-    the budget ends inside it (chunked prefill); a prompt's first token comes with the step that computes its last
-    prompt token, and the sequence then decodes in every step until its `output_tokens` are out. Once every prompt
-    is in, the steps are decode steps of the sequences still running, at their mean context."""
+    the budget ends inside it (chunked prefill), or, where the engine does not split prompts
+    (`MemoryPolicySpec.chunked_prefill` false: TensorRT-LLM's default), with the whole prompts that fit, the next
+    waiting for a step with room for all of it (`MicroBatchScheduler`); a prompt's first token comes with the step
+    that computes its last prompt token, and the sequence then decodes in every step until its `output_tokens` are
+    out. Once every prompt is in, the steps are decode steps of the sequences still running, at their mean
+    context."""
     n_in, n_out = input_tokens, output_tokens
     if min(requests, n_in, n_out) < 1:
         raise ValueError("a wave has at least one request of at least one input and one output token")
@@ -647,6 +692,10 @@ def wave(d: Deployment, requests: int, input_tokens: int, output_tokens: int, *,
                          f"deployment admits {cap} at once")
     prep = prep or prepare(d)
     dp, per_rank = d.layout.dp, token_budget(d)
+    whole = not d.setting.memory_policy.chunked_prefill
+    if whole and n_in > per_rank:
+        raise ValueError(f"{d.layout.label}: a prompt of {n_in} tokens exceeds the {per_rank} tokens a step computes, "
+                         "and the engine does not split prompts (chunked prefill off)")
     total = requests * n_in
     running: list[list[int]] = []  # [sequences, tokens each still to emit] of the prompts that finished together
     t = ttft = tpot = 0.0
@@ -664,14 +713,17 @@ def wave(d: Deployment, requests: int, input_tokens: int, output_tokens: int, *,
         dec = sum(c for c, left in running if left > 0)
         ctx = sum(c * emitted(left) for c, left in running if left > 0) / dec if dec else 0.0
         room = max(1, per_rank - math.ceil(dec / dp)) * dp
-        chunk = min(room, total - done)
+        if whole:  # whole prompts that fit what each rank's decoding sequences leave; the next waits
+            chunk = min(max(0, per_rank - math.ceil(dec / dp)) // n_in * dp * n_in, total - done)
+        else:
+            chunk = min(room, total - done)
         first, last = done // n_in, (done + chunk) // n_in  # prompts begun before this step, prompts done after it
         touched = math.ceil((done + chunk) / n_in) - first
         # the prompt begun in an earlier step attends to its own first part: the step's prompts share one offset,
         # that prompt's weighted by its share of the chunk
-        offset = done % n_in * min(chunk, n_in - done % n_in) / chunk
+        offset = done % n_in * min(chunk, n_in - done % n_in) / chunk if chunk else 0.0
         t += mixed_step(d, dec, ctx, chunk, offset, finishing=last - first, prep=prep, prompts=touched).total_s
-        steps += 1
+        steps += 1 if chunk else 0
         for i, g in enumerate(running):
             if g[1] > 0:
                 g[1] -= 1

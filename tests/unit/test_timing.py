@@ -480,6 +480,63 @@ def test_a_wave_runs_step_by_step_as_the_scheduler_does():
         wave(d, 4, 100, 3, prep=p)
 
 
+def test_a_wave_without_chunked_prefill_takes_whole_prompts_and_the_next_waits():
+    # TensorRT-LLM without chunked context (MicroBatchScheduler): decode tokens first, then whole prompts while they
+    # fit max_num_tokens; the first that does not fit waits. Three prompts of 200 tokens, three tokens out, 201 a step
+    st = setting(ENG, "llama-3.1-8b", "fp8", "reference", accelerator="h100-sxm", concurrency=3, context_tokens=203,
+                 max_num_seqs=3, max_num_batched_tokens=201, chunked_prefill=False)
+    d = deploy(st, Layout(1))
+    p = prepare(d)
+    w = wave(d, 3, 200, 3, prep=p)
+    # step 1: prompt A alone (a second would need 400 tokens); A has its first token
+    t1 = mixed_step(d, 0, 0.0, 200, 0, finishing=1, prep=p).total_s
+    # step 2: A decodes at 201 tokens; the 200 left take prompt B whole
+    t2 = mixed_step(d, 1, 201, 200, 0, finishing=1, prep=p).total_s
+    # step 3: A (202) and B (201) decode; the 199 left cannot hold prompt C, which waits (chunked: 199 of it). A is done
+    t3 = mixed_step(d, 2, 201.5, 0, 0, prep=p).total_s
+    # step 4: B decodes its last token at 202; the 200 left take C whole
+    t4 = mixed_step(d, 1, 202, 200, 0, finishing=1, prep=p).total_s
+    # steps 5 and 6: C decodes its two tokens, at 201 and 202 (201.5 on average)
+    t56 = 2 * mixed_step(d, 1, 201.5, 0, 0, prep=p).total_s
+    T1, T2, T4 = t1, t1 + t2, t1 + t2 + t3 + t4
+    T6 = T4 + t56
+    assert w.prefill_steps == 3
+    assert w.ttft_s == pytest.approx((T1 + T2 + T4) / 3)
+    assert w.tpot_s == pytest.approx(((T1 + t2 + t3 - T1) / 2 + (T4 - T2) / 2 + (T6 - T4) / 2) / 3)
+    assert w.total_s == pytest.approx(T6)
+    chunked = wave(deploy(replace(st, memory_policy=replace(st.memory_policy, chunked_prefill=True)), Layout(1)),
+                   3, 200, 3)
+    assert chunked.ttft_s < w.ttft_s
+    with pytest.raises(ValueError, match="does not split prompts"):
+        wave(d, 1, 202, 1, prep=p)
+
+
+@pytest.mark.parametrize("chunked", [True, False])
+def test_prompts_beyond_what_full_steps_take_wait_in_a_queue(chunked):
+    # Llama 3.1 8B in FP8 on one H100, 200 requests of 100 tokens in and 4 out, 1,000 tokens a step: each request
+    # lives about five steps, so some 40 prompts arrive per step, and a step has room for at most 9 or 10 of them.
+    # Every step is then full (vLLM's Scheduler.schedule: decode tokens first, then waiting prompts up to the
+    # budget): bd sequences decode and the budget's 1,000 - bd tokens are prompts, all of them with chunked
+    # prefill, whole prompts only without. Prompts start at (prompt tokens a step) / 100 / t_full a second, and
+    # the rest of a request's life, L - t_full (its prompt's step) - 3 t_full (its decode steps), is its queue.
+    st = setting(ENG, "llama-3.1-8b", "fp8", "reference", accelerator="h100-sxm", concurrency=200, context_tokens=104,
+                 max_num_seqs=200, max_num_batched_tokens=1000, chunked_prefill=chunked)
+    d = deploy(st, Layout(1))
+    x = predict(d, 200, 100, 4)
+    bd = x.decode.batch.decode_seqs
+    left = 1000 - bd
+    tokens = left if chunked else left // 100 * 100
+    full = mixed_step(d, bd, 102, tokens, 0, finishing=left // 100, prompts=math.ceil(tokens / 100)).total_s
+    rate = x.output_tokens_per_s / 4  # requests a second: prompts started a second
+    assert rate == pytest.approx(tokens / 100 / full, rel=1e-9)
+    assert x.prefill.batch.prefill_tokens == tokens and x.prefill_load == 1.0
+    assert x.tpot_s == pytest.approx(full) and x.prefill_s == pytest.approx(full)
+    lifetime = 200 / rate
+    assert x.prefill_wait_s == pytest.approx(lifetime - full - 3 * full)
+    assert x.prefill_wait_s > 5 * full  # the queue is most of the TTFT
+    assert x.ttft_s == pytest.approx(x.prefill_wait_s + full)
+
+
 def test_prompts_that_share_a_step_stay_under_the_compute_roof():
     # Qwen3-32B in BF16 on one H100, 128 tokens in and 4 out at all the KV cache admits: prompts arrive far
     # faster than decode steps finish, so several share each step, and their rate stays under the dense peak
