@@ -15,7 +15,9 @@ With `concurrency` requests kept in flight (a closed loop: each finished request
   for everyone decoding in it, so the time per output token a request sees is the mean of plain decode steps
   and the steps carrying the other requests' chunks.
 - **Queueing**: a prompt waits for the prompts ahead of it (an M/D/1 wait at the load the prefills put on the
-  replica) before its own chunks; a request beyond the admitted ones waits for a slot. Where the engine takes new
+  replica) before its own chunks; where prompts arrive faster than steps filled to the token budget take them,
+  every step is full and the rest wait in a queue, the prompt rate capped at what full steps compute
+  (`_budget_limited`); a request beyond the admitted ones waits for a slot. Where the engine takes new
   prompts in only now and then while others decode, a request also waits for that (`_intake`): for the next poll
   of a scheduler that polls every N decode steps (SGLang's --scheduler-recv-interval), N ÷ 2 steps on average; for
   the window of TensorRT-LLM's batch waiting (`BatchWait`) to close.
