@@ -234,15 +234,18 @@ def test_intake_needs_a_setting():
 
 
 def test_an_offline_run_is_one_wave_only_when_it_says_how_many_requests_and_they_fit():
-    """Azure's GB200 runs queue 1,000 requests at once: one wave where the deployment admits 1,000 (128 in, 128 out),
-    the steady state where it does not (2,048 in, 2,048 out); an offline run that does not say how many requests it
-    queued (trtllm-bench's in NVIDIA's overview) is the steady state of all the deployment admits."""
+    """Azure's GB200 runs queue 1,000 requests at once: one wave where the deployment admits 1,000 (70B on four GPUs,
+    128 in, 128 out: trtllm-bench's max batch of 1,024), the steady state where it does not (the same at 2,048 in,
+    2,048 out, whose KV cache holds fewer; 8B, whose computed max batch is 768); an offline run that does not say how
+    many requests it queued (trtllm-bench's in NVIDIA's overview) is the steady state of all the deployment admits."""
     rs = {r.id: r for r in calibration.rows(CAT)}
-    short = rs["azure-gb200-llama318b-fp8-1xgb200-in128-out128-cmax"]
+    short = rs["azure-gb200-llama3170b-fp8-4xgb200-in128-out128-cmax"]
     assert short.prediction.admitted >= 1000 and short.wave is not None and short.wave.requests == 1000
     assert short.predicted("output_tokens_per_s") == pytest.approx(short.wave.output_tokens_per_s)
-    long = rs["azure-gb200-llama318b-fp8-1xgb200-in2048-out2048-cmax"]
+    long = rs["azure-gb200-llama3170b-fp8-4xgb200-in2048-out2048-cmax"]
     assert long.prediction.admitted < 1000 and long.wave is None
     assert long.predicted("output_tokens_per_s") == pytest.approx(long.prediction.output_tokens_per_s)
+    capped = rs["azure-gb200-llama318b-fp8-1xgb200-in128-out128-cmax"]
+    assert capped.prediction.admitted == 768 and capped.wave is None
     nvidia = rs["trtllm10-llama318b-fp8-1xh100-in128-out128-cmax"]
     assert nvidia.measurement.concurrency is None and nvidia.wave is None
