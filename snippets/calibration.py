@@ -293,7 +293,7 @@ def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) ->
                  max_num_batched_tokens=None if lim is None else lim.max_num_batched_tokens,
                  memory_policy=None if lim is None else lim.memory_policy)
     if tm is not None:
-        st = replace(st, time_model=tm)
+        st = replace(st, time_models={st.time_model_id: tm})
     return deploy(st, lay)
 
 
