@@ -1,14 +1,19 @@
 """The sources behind a page: each data entry it reads, with its primary sources and read dates.
 
-`recording(cat)` gives a `Catalog` that notes every entry looked up by id in it (`cat.models[id]`,
-`.get(id)`, `cat.interconnect(id, kind)`), and, through `snippets.pages.scenario.reference`, every
-record the engine's `setting` looks up for a deployment (model, precision, KV precision, chip, node,
-scenario, memory and layout policies) and, once a field of theirs is read, its time model (with the
-efficiency or latency behind the fraction read) and its price. Going through a table (`.items()`,
-`.values()`, `in`, `len`) reads no entry. `sources_list` prints what was noted, in the order of
-`data/` (file by file, entries in file order), whatever the order of the reads.
+`recording(cat)` gives a `Catalog` that notes into its `reads` set every entry looked up by id in it
+(`cat.models[id]`, `.get(id)`, `cat.interconnect(id, kind)`); going through a table (`.items()`,
+`.values()`, `in`, `len`) reads no entry. Through `snippets.pages.scenario.reference` the engine's
+records are looked up in tables that note the same way (`Recording.engine`), each by the `data/`
+entries its record says it was built from: a model, precision, chip, node, scenario or policy its
+own entry (what `Setting.sources` lists for a deployment); a time model its `TimeModelSpec.sources`
+(the policy, the latencies and the link efficiency), with each chip read's `ChipSpec.time_sources`
+(its measured efficiencies); a price its `PriceSpec.sources` (the site's prices.yaml entries of that
+accelerator). A deployment (`snippets.engine.Setting`) holds its time model and price as ids and
+looks them up where a time or a cost is computed, so a page that only sizes memory lists neither.
+No record is wrapped or subclassed: the tables note lookups, the records list their entries.
+`sources_list` prints what was noted, in the order of `data/` (file by file, entries in file
+order), whatever the order of the reads.
 """
-
 from __future__ import annotations
 
 from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, ValuesView
@@ -76,7 +81,7 @@ class Recording(Catalog):
         def to(file: str) -> Callable[[str], None]:
             return lambda key: reads.add((file, key))
 
-        def timed() -> bool:  # a time model has been used: every entry it is built from is noted
+        def timed() -> bool:  # a time model was looked up: every entry it lists is in the page's reads
             return any(reads.issuperset(t.sources) for t in eng.time_models.values())
 
         def chip(key: str) -> None:

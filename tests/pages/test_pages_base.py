@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from snippets.data import Catalog, load
+from snippets.engine.step import step
 from snippets.engine.timing import predict
 from snippets.pages.base import Page
 from snippets.pages.sources import in_data_order, recording
@@ -50,7 +51,7 @@ def test_a_deployment_notes_what_it_is_built_from_and_its_time_model_once_used(c
     built = {("models", "llama-3.1-70b"), ("precisions", "fp8"), ("precisions", sc.kv_precision),
              ("accelerators", r.node.chip), ("interconnects", r.node.id), ("scenarios", sc.id),
              ("policies", sc.memory_policy), ("policies", sc.layout_policy)}
-    assert set(page.reads()) == built, "memory and layout read no time model and no price"
+    assert set(page.reads()) == built == set(d.setting.sources), "memory and layout read no time model and no price"
     predict(d, 1)
     tm = cat.policies[sc.time_model]
     # the time model, the latencies it reads, and the efficiencies measured on the deployment's chip (and no other's)
@@ -60,6 +61,43 @@ def test_a_deployment_notes_what_it_is_built_from_and_its_time_model_once_used(c
                 (r.node.chip, cat.efficiencies[tm.link_efficiency].accelerator)}
     assert d.cost_per_hour is not None
     assert any(f == "prices" for f, _ in page.reads())
+
+
+def test_the_price_is_listed_only_where_a_cost_is_computed(cat: Catalog) -> None:
+    page = Page(cat)
+    r = page.reference()
+    d = r.deployment("llama-3.1-8b", "bf16")
+    assert r.node.chip == "h100-sxm" and d.setting.priced
+    step(d, "prefill", 1024, 0)  # a step's time: the time model and the H100's measured efficiencies, no price
+    reads = set(page.reads())
+    assert ("policies", r.scenario.time_model) in reads and ("efficiencies", "h100-hbm-stream") in reads
+    assert not {ref for ref in reads if ref[0] == "prices"}
+    predict(d, 1)  # a prediction's cost per token: the one prices.yaml entry of the H100 the site uses, not the others
+    assert {ref for ref in page.reads() if ref[0] == "prices"} == {("prices", "h100-sxm-lambda")}
+
+
+def test_a_memory_only_page_lists_no_time_model_and_a_timed_one_lists_it_with_its_chips(cat: Catalog) -> None:
+    class Memory(Page):
+        def __init__(self, cat: Catalog) -> None:
+            super().__init__(cat)
+            self.kv = self.reference().deployment("llama-3.1-70b", "fp8").max_concurrency
+
+    class Timed(Page):
+        def __init__(self, cat: Catalog) -> None:
+            super().__init__(cat)
+            d = self.reference().deployment("llama-3.1-70b", "fp8")
+            self.tpot = predict(d, 1).tpot_s
+
+    tm = cat.scenarios["reference"].time_model
+    memory, timed = set(Memory(cat).reads()), set(Timed(cat).reads())
+    assert not {ref for ref in memory if ref[0] in ("latencies", "efficiencies", "prices")}
+    assert ("policies", tm) not in memory
+    # the time model's entries as the export lists them, and the H100's six measured efficiencies (written out)
+    assert {("policies", tm), ("latencies", "kernel-in-graph"), ("efficiencies", "h100-nvlink-p2p")} <= timed
+    assert {e for f, e in timed if f == "efficiencies"} == {
+        "h100-nvlink-p2p", "h100-hbm-stream", "h100-attention-bf16", "h100-sxm-gemm-weights-bf16",
+        "h100-sxm-gemm-compute-bf16", "h100-sxm-gemm-weights-fp8", "h100-sxm-gemm-compute-fp8"}
+    assert timed - memory >= {("policies", tm)} and memory <= timed
 
 
 def _pages() -> list[tuple[Path, str]]:
