@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any, TypeVar
 
@@ -454,8 +454,9 @@ class AlphaBetaSpec:
 class TimeModelSpec:
     id: str
     name: str
-    chips: tuple[tuple[str, ChipEfficiency], ...]
-    """Per accelerator id: its efficiencies, measured parts and defaults merged."""
+    chips: Mapping[str, ChipEfficiency] = field(hash=False)
+    """Per accelerator id: its efficiencies, measured parts and defaults merged. Looked up by id (`chip`), so a
+    table that notes its lookups notes the chips a time is computed on (`snippets.pages.sources`)."""
     default: ChipEfficiency
     """For an accelerator no entry covers."""
     link_fraction: float
@@ -484,10 +485,7 @@ class TimeModelSpec:
     """The error bands by regime, computed from the test measurements (`snippets.engine.bands`)."""
 
     def chip(self, chip_id: str) -> ChipEfficiency:
-        for cid, eff in self.chips:
-            if cid == chip_id:
-                return eff
-        return self.default
+        return self.chips.get(chip_id, self.default)
 
     def kernel_fraction(self, vendor: str) -> float:
         for v, f in self.vendor_kernel_fraction:
@@ -513,7 +511,7 @@ class TimeModelSpec:
         vkf = tuple(sorted((str(k), float(v)) for k, v in body.pop("vendor_kernel_fraction", {}).items()))
         sources = _refs(body.pop("sources", ()))
         bands = tuple(BandEntry(**_known(BandEntry, b)) for b in body.pop("bands", ()))
-        return cls(id=key, chips=tuple((k, chip(v)) for k, v in sorted(chips.items())), default=chip(default),
+        return cls(id=key, chips=MappingProxyType({k: chip(v) for k, v in sorted(chips.items())}), default=chip(default),
                    vendor_kernel_fraction=vkf, sources=sources, bands=bands, one_shot=one_shot, two_shot=two_shot,
                    nccl=nccl, alltoall=alltoall, **_known(cls, body))
 

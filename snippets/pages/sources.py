@@ -6,14 +6,17 @@
 records are looked up in tables that note the same way (`Recording.engine`), each by the `data/`
 entries its record says it was built from: a model, precision, chip, node, scenario or policy its
 own entry (what `Setting.sources` lists for a deployment); a time model its `TimeModelSpec.sources`
-(the policy, the latencies and the link efficiency), with each chip read's `ChipSpec.time_sources`
-(its measured efficiencies); a price its `PriceSpec.sources` (the site's prices.yaml entries of that
+(the policy, the latencies and the link efficiency), and, for each chip a time is computed on (its
+per-chip table, `TimeModelSpec.chip`), that chip's `ChipSpec.time_sources` (its measured
+efficiencies); a price its `PriceSpec.sources` (the site's prices.yaml entries of that
 accelerator). A deployment (`snippets.engine.Setting`) holds its time model and price as ids and
 looks them up where a time or a cost is computed, so a page that only sizes memory lists neither.
-No record is wrapped or subclassed: the tables note lookups, the records list their entries.
+No record is subclassed and no attribute read intercepted: tables note lookups by id (a time
+model's per-chip table too, in a copy made with `dataclasses.replace`), records list their entries.
 `sources_list` prints what was noted, in the order of `data/` (file by file, entries in file
 order), whatever the order of the reads.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, ValuesView
@@ -71,36 +74,27 @@ class Recording(Catalog):
         return self.original
 
     def engine(self, eng: EngineCatalog) -> EngineCatalog:
-        """`eng` (the engine's records of `original`) noting into `reads` the `data/` entries behind each record it is
-        asked for by id, as the records list them: a chip, a node, a model... its own entry; a time model its
-        `TimeModelSpec.sources` (looked up where a time is computed, `Setting.time_model`), with the `time_sources`
-        (efficiencies) of every chip noted, before or after; a price its `PriceSpec.sources` (looked up where a cost
-        is computed, `Setting.price`)."""
+        """`eng` (the engine's records of `original`) noting into `reads`, for each record asked for by id, the
+        `data/` entries the record lists as built from: a model, chip, node, precision, policy or scenario its own
+        entry; a time model its `TimeModelSpec.sources` (asked for where a time is computed, `Setting.time_model`),
+        and for each chip a time is computed on (`TimeModelSpec.chip`) the chip's `ChipSpec.time_sources`; a price
+        its `PriceSpec.sources` (asked for where a cost is computed, `Setting.price`)."""
         reads = self.reads
 
         def to(file: str) -> Callable[[str], None]:
             return lambda key: reads.add((file, key))
 
-        def timed() -> bool:  # a time model was looked up: every entry it lists is in the page's reads
-            return any(reads.issuperset(t.sources) for t in eng.time_models.values())
+        def timed_on(chip_id: str) -> None:
+            reads.update(eng.chips[chip_id].time_sources)
 
-        def chip(key: str) -> None:
-            reads.add(("accelerators", key))
-            if timed():
-                reads.update(eng.chips[key].time_sources)
-
-        def time_model(key: str) -> None:
-            reads.update(eng.time_models[key].sources)
-            for file, chip_id in list(reads):
-                if file == "accelerators" and chip_id in eng.chips:
-                    reads.update(eng.chips[chip_id].time_sources)
-
+        time_models = {k: replace(t, chips=_Noted(t.chips, timed_on)) for k, t in eng.time_models.items()}
         return replace(
-            eng, models=_Noted(eng.models, to("models")), chips=_Noted(eng.chips, chip),
+            eng, models=_Noted(eng.models, to("models")), chips=_Noted(eng.chips, to("accelerators")),
             nodes=_Noted(eng.nodes, to("interconnects")), precisions=_Noted(eng.precisions, to("precisions")),
             memory_policies=_Noted(eng.memory_policies, to("policies")),
             layout_policies=_Noted(eng.layout_policies, to("policies")),
-            scenarios=_Noted(eng.scenarios, to("scenarios")), time_models=_Noted(eng.time_models, time_model),
+            scenarios=_Noted(eng.scenarios, to("scenarios")),
+            time_models=_Noted(time_models, lambda key: reads.update(eng.time_models[key].sources)),
             prices=_Noted(eng.prices, lambda key: reads.update(eng.prices[key].sources)),
         )
 

@@ -100,6 +100,38 @@ def test_a_memory_only_page_lists_no_time_model_and_a_timed_one_lists_it_with_it
     assert timed - memory >= {("policies", tm)} and memory <= timed
 
 
+def test_the_records_list_the_entries_they_are_built_from(cat: Catalog) -> None:
+    from snippets.data.export import engine_catalog
+
+    eng = engine_catalog(cat)
+    # data/efficiencies.yaml's H100 SXM entries of the resources the time model reads per chip (its NVLink and
+    # PCIe copy rows are a time model's link efficiency or nobody's), and the one H100 price the site uses
+    assert eng.chips["h100-sxm"].time_sources == (
+        ("efficiencies", "h100-hbm-stream"), ("efficiencies", "h100-attention-bf16"),
+        ("efficiencies", "h100-sxm-gemm-weights-bf16"), ("efficiencies", "h100-sxm-gemm-compute-bf16"),
+        ("efficiencies", "h100-sxm-gemm-weights-fp8"), ("efficiencies", "h100-sxm-gemm-compute-fp8"))
+    assert eng.prices["h100-sxm"].sources == (("prices", "h100-sxm-lambda"),)
+    tm = eng.time_models[cat.scenarios["reference"].time_model]
+    assert ("policies", tm.id) in tm.sources and ("latencies", "kernel-in-graph") in tm.sources
+    st = Page(cat).reference().deployment("llama-3.1-70b", "fp8").setting
+    assert st.sources == (("models", "llama-3.1-70b"), ("precisions", "fp8"), ("precisions", "bf16"),
+                          ("accelerators", "h100-sxm"), ("interconnects", "hgx-h100-8"), ("scenarios", "reference"),
+                          ("policies", st.memory_policy.id), ("policies", st.layout_policy.id))
+
+
+def test_a_chip_read_but_not_timed_on_lists_no_efficiencies(cat: Catalog) -> None:
+    """The roofline chart draws a B200's datasheet roofs beside a time computed on an H100: the B200's entry is a
+    source, its measured efficiencies are not (no time is computed on it)."""
+    page = Page(cat)
+    r = page.reference()
+    assert r.eng.chips["b200"].dense_flops
+    step(r.deployment("llama-3.1-8b", "bf16"), "prefill", 1024, 0)
+    reads = set(page.reads())
+    assert ("accelerators", "b200") in reads and ("efficiencies", "h100-hbm-stream") in reads
+    assert not {e for f, e in reads if f == "efficiencies" and cat.efficiencies[e].accelerator == "b200"}
+    assert {e for e, x in cat.efficiencies.items() if x.accelerator == "b200"}, "the B200 has measured efficiencies"
+
+
 def _pages() -> list[tuple[Path, str]]:
     out = []
     for md in sorted(DOCS.rglob("*.md")):
