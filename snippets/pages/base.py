@@ -21,8 +21,8 @@ looked up by id in it is noted in the page's `reads` set, and so is each record 
 for a deployment made through `self.reference()` or `reference(cat)`, as the record lists the entries
 it was built from: model, precision, KV precision, chip, node, scenario, memory and layout policies
 (`Setting.sources`); where a time, throughput or cost is computed, the time model (`TimeModelSpec.sources`,
-with the efficiencies of the chips read, `ChipSpec.time_sources`) and the price (`PriceSpec.sources`),
-which the deployment holds as ids and looks up only there. Walking a table (`.items()`, `.values()`)
+with the measured efficiencies of each chip a time is computed on, `ChipSpec.time_sources`) and the price
+(`PriceSpec.sources`), which the deployment holds as ids and looks up only there. Walking a table (`.items()`, `.values()`)
 notes nothing.
 `sources_of` runs the page and the functions its blocks print (`shows`, with their arguments as
 `functools.partial`) on one recording view and lists what was noted, in the order of `data/`. An
