@@ -294,7 +294,7 @@ def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) ->
                  memory_policy=None if lim is None else lim.memory_policy,
                  chunked_prefill=None if m.chunked_prefill is None else m.chunked_prefill.enabled)
     if tm is not None:
-        st = replace(st, time_model=tm)
+        st = replace(st, time_models={st.time_model_id: tm})
     return deploy(st, lay)
 
 

@@ -25,6 +25,9 @@ from snippets.data import (
 )
 from snippets.engine.specs import EngineCatalog
 
+CHIP_EFFICIENCIES = ("hbm", "gemm_weights", "gemm_compute", "attention_compute")
+"""The efficiencies.yaml resources the time model reads per chip: a chip's `time_sources`."""
+
 
 def _host_link(cat: Catalog, acc_id: str) -> float | None:
     acc = cat.accelerators[acc_id]
@@ -159,6 +162,8 @@ def _export(cat: Catalog) -> dict[str, Any]:
             "vendor": a.vendor,
             "scale_up_links": None if a.scale_up is None else a.scale_up.links,
             "scale_up_name": None if a.scale_up is None else cat.interconnects[a.scale_up.fabric].name,
+            "time_sources": [["efficiencies", e] for e, x in cat.efficiencies.items()
+                             if x.accelerator == k and x.resource in CHIP_EFFICIENCIES],
         }
     nodes = {k: {"name": n.name, "chip": n.accelerator, "gpus": n.gpus, "domain": n.domain, "scale_up": n.scale_up,
                  "network_bytes_per_s": _network(cat, n), "fabric_shape": n.fabric_shape,
@@ -186,7 +191,9 @@ def _export(cat: Catalog) -> dict[str, Any]:
     prices = {p.accelerator: {"accelerator": p.accelerator, "usd_per_gpu_hour": p.price.value,
                               "gpus_per_unit": p.gpus_per_unit, "provider": p.provider, "offering": p.offering,
                               "read": p.read.isoformat(), "kind": p.kind, "tier": p.tier or "",
-                              "secondary": p.secondary}
+                              "secondary": p.secondary,
+                              "sources": [["prices", k] for k, q in cat.prices.items()
+                                          if q.accelerator == p.accelerator and q.site_uses]}
               for p in cat.prices.values() if p.site_uses}
     return {"models": models, "chips": chips, "nodes": nodes, "precisions": precisions, "memory_policies": memory,
             "layout_policies": layout, "scenarios": scenarios, "time_models": times, "prices": prices}

@@ -7,7 +7,8 @@ the scenario's layout policy choose one. Every page, the grid and the notebook s
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from snippets.engine.layout import Layout, layout_problems, tp_degrees
@@ -78,7 +79,11 @@ def bf16_refusal(chip: ChipSpec) -> str:
 
 @dataclass(frozen=True)
 class Setting:
-    """Everything a deployment is computed from, looked up by id."""
+    """Everything a deployment is computed from, looked up by id.
+
+    The records its memory and layout rest on are held; its time model and its price are held as ids and looked up
+    in the catalog's tables (`time_models`, `prices`) where a time or a cost is computed (`time_model`, `price`), so
+    a table that notes its lookups (a page's sources, `snippets.pages.sources`) notes them only there."""
 
     model: ModelSpec
     precision: PrecisionSpec
@@ -88,10 +93,38 @@ class Setting:
     scenario: ScenarioSpec
     memory_policy: MemoryPolicySpec
     layout_policy: LayoutPolicySpec
-    price: PriceSpec | None
-    time_model: TimeModelSpec
+    time_model_id: str
+    """The time model's id: the scenario's."""
+    time_models: Mapping[str, TimeModelSpec] = field(compare=False, repr=False)
+    """The table `time_model_id` is looked up in: the catalog's (`EngineCatalog.time_models`), or a fitted one."""
+    prices: Mapping[str, PriceSpec] = field(compare=False, repr=False)
+    """The table the chip's price is looked up in: the catalog's (`EngineCatalog.prices`), by accelerator id."""
     activation_bytes: float = BYTES_16BIT
     """Bytes of one activation: the model's dtype (config.json's torch_dtype), in which vLLM computes."""
+
+    @property
+    def time_model(self) -> TimeModelSpec:
+        """The time model, looked up by id at each use (each time, throughput or cost computed)."""
+        return self.time_models[self.time_model_id]
+
+    @property
+    def priced(self) -> bool:
+        """Whether the site has a price for the chip (nothing is looked up)."""
+        return self.chip.id in self.prices
+
+    @property
+    def price(self) -> PriceSpec | None:
+        """The site's price for the chip, looked up at each use (each cost computed); None if unpriced."""
+        return self.prices[self.chip.id] if self.priced else None
+
+    @property
+    def sources(self) -> tuple[tuple[str, str], ...]:
+        """The (file, id) of the data/ entries the setting's records are (model, precision, KV precision, chip, node,
+        scenario, memory and layout policies); its time model's and price's are theirs (`TimeModelSpec.sources`,
+        `PriceSpec.sources`), looked up where they are used."""
+        return (("models", self.model.id), ("precisions", self.precision.id), ("precisions", self.kv_precision.id),
+                ("accelerators", self.chip.id), ("interconnects", self.node.id), ("scenarios", self.scenario.id),
+                ("policies", self.memory_policy.id), ("policies", self.layout_policy.id))
 
     def memory(self, layout: Layout, sequences: int | None = None) -> GpuMemory:
         s = self.scenario
@@ -183,8 +216,8 @@ def setting(
         model=spec, precision=eng.precisions[precision],
         kv_precision=eng.precisions[kv_precision or auto_kv_precision(eng, model, sc.id)],
         chip=chip, node=n, scenario=sc, memory_policy=pol,
-        layout_policy=eng.layout_policies[layout_policy or sc.layout_policy], price=eng.prices.get(n.chip),
-        time_model=eng.time_models[sc.time_model],
+        layout_policy=eng.layout_policies[layout_policy or sc.layout_policy], time_model_id=sc.time_model,
+        time_models=eng.time_models, prices=eng.prices,
         activation_bytes=BYTES_16BIT if dtype is None else dtype.bytes_per_param,
     )
 

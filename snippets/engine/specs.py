@@ -10,8 +10,8 @@ FLOP/s dense.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any, TypeVar
 
@@ -258,6 +258,8 @@ class ChipSpec:
     """Scale-up links per GPU where the data states them (7 on an MI300X, 18 NVLinks on an H100)."""
     scale_up_name: str | None = None
     """The scale-up fabric's name (NVLink 4, AMD Infinity Fabric (MI300 series))."""
+    time_sources: tuple[tuple[str, str], ...] = ()
+    """The (file, id) of the data/ entries a time model reads for this chip: its measured efficiencies."""
 
     def computes(self, tensor_format: str) -> bool:
         return tensor_format in self.dense_flops
@@ -456,8 +458,9 @@ class AlphaBetaSpec:
 class TimeModelSpec:
     id: str
     name: str
-    chips: tuple[tuple[str, ChipEfficiency], ...]
-    """Per accelerator id: its efficiencies, measured parts and defaults merged."""
+    chips: Mapping[str, ChipEfficiency] = field(hash=False)
+    """Per accelerator id: its efficiencies, measured parts and defaults merged. Looked up by id (`chip`), so a
+    table that notes its lookups notes the chips a time is computed on (`snippets.pages.sources`)."""
     default: ChipEfficiency
     """For an accelerator no entry covers."""
     link_fraction: float
@@ -486,10 +489,7 @@ class TimeModelSpec:
     """The error bands by regime, computed from the test measurements (`snippets.engine.bands`)."""
 
     def chip(self, chip_id: str) -> ChipEfficiency:
-        for cid, eff in self.chips:
-            if cid == chip_id:
-                return eff
-        return self.default
+        return self.chips.get(chip_id, self.default)
 
     def kernel_fraction(self, vendor: str) -> float:
         for v, f in self.vendor_kernel_fraction:
@@ -513,9 +513,9 @@ class TimeModelSpec:
         one_shot, two_shot, nccl, alltoall = (AlphaBetaSpec(**_known(AlphaBetaSpec, body.pop(k)))
                                               for k in ("one_shot", "two_shot", "nccl", "alltoall"))
         vkf = tuple(sorted((str(k), float(v)) for k, v in body.pop("vendor_kernel_fraction", {}).items()))
-        sources = tuple((str(f), str(i)) for f, i in body.pop("sources", ()))
+        sources = _refs(body.pop("sources", ()))
         bands = tuple(BandEntry(**_known(BandEntry, b)) for b in body.pop("bands", ()))
-        return cls(id=key, chips=tuple((k, chip(v)) for k, v in sorted(chips.items())), default=chip(default),
+        return cls(id=key, chips=MappingProxyType({k: chip(v) for k, v in sorted(chips.items())}), default=chip(default),
                    vendor_kernel_fraction=vkf, sources=sources, bands=bands, one_shot=one_shot, two_shot=two_shot,
                    nccl=nccl, alltoall=alltoall, **_known(cls, body))
 
@@ -559,6 +559,8 @@ class PriceSpec:
     """The provider's tier where it has several for one GPU (RunPod's Community or Secure Cloud); "" where none."""
     secondary: bool = False
     """Read from a transcription of the provider's price list, not the list itself."""
+    sources: tuple[tuple[str, str], ...] = ()
+    """The (file, id) of the data/ entries the price was built from: the site's prices of this accelerator."""
 
     @property
     def as_of(self) -> str:
@@ -566,6 +568,11 @@ class PriceSpec:
         if len(self.read) < 7:
             return ""
         return f"{MONTHS[int(self.read[5:7]) - 1]} {self.read[:4]}"
+
+
+def _refs(pairs: Iterable[Sequence[str]]) -> tuple[tuple[str, str], ...]:
+    """(file, id) pairs, as a record keeps them (JSON reads them back as lists)."""
+    return tuple((str(f), str(i)) for f, i in pairs)
 
 
 def _records(cls: type[T], table: Mapping[str, Mapping[str, Any]]) -> Mapping[str, T]:
@@ -604,7 +611,8 @@ class EngineCatalog:
                                 float(v["mtp_acceptance"][2])))
                   for k, v in d["models"].items()}
         chips = {k: _make(ChipSpec, k, {**v, "dense_flops": MappingProxyType(dict(v["dense_flops"])),
-                                        "dense_derived": frozenset(v["dense_derived"])})
+                                        "dense_derived": frozenset(v["dense_derived"]),
+                                        "time_sources": _refs(v.get("time_sources", ()))})
                  for k, v in d["chips"].items()}
         precisions = {k: PrecisionSpec.from_dict(k, v) for k, v in d["precisions"].items()}
         memory = {k: _make(MemoryPolicySpec, k, {
@@ -620,7 +628,8 @@ class EngineCatalog:
             layout_policies=_records(LayoutPolicySpec, d["layout_policies"]),
             scenarios=_records(ScenarioSpec, d["scenarios"]),
             time_models=MappingProxyType({k: TimeModelSpec.from_dict(k, v) for k, v in d["time_models"].items()}),
-            prices=MappingProxyType({k: PriceSpec(**_known(PriceSpec, v)) for k, v in d["prices"].items()}),
+            prices=MappingProxyType({k: PriceSpec(**_known(PriceSpec, {**v, "sources": _refs(v.get("sources", ()))}))
+                                    for k, v in d["prices"].items()}),
         )
 
     def node_of(self, chip_id: str) -> NodeSpec | None:

@@ -15,12 +15,15 @@ A page model subclasses `Page` and computes each figure once, in `__init__`, as 
 and `_private` attributes stay out. Names made in a loop join with `self.extend({...})`, which refuses
 a name already set.
 
-Sources are recorded, not listed: `self.cat` is a recording view of the catalog
+Sources are recorded, not typed: `self.cat` is a recording view of the catalog
 (`snippets.pages.sources.recording`; page models start `cat = self.cat` and compute from it). Each entry
-looked up by id in it is noted, and so is each record behind a deployment made through
-`self.reference()` or `reference(cat)`: model, precision, KV precision, chip, node, scenario, memory
-and layout policies, and, once the page reads them, the time model (with the efficiency or latency
-behind each fraction read) and the price. Walking a table (`.items()`, `.values()`) notes nothing.
+looked up by id in it is noted in the page's `reads` set, and so is each record the engine looks up
+for a deployment made through `self.reference()` or `reference(cat)`, as the record lists the entries
+it was built from: model, precision, KV precision, chip, node, scenario, memory and layout policies
+(`Setting.sources`); where a time, throughput or cost is computed, the time model (`TimeModelSpec.sources`,
+with the measured efficiencies of each chip a time is computed on, `ChipSpec.time_sources`) and the price
+(`PriceSpec.sources`), which the deployment holds as ids and looks up only there. Walking a table (`.items()`, `.values()`)
+notes nothing.
 `sources_of` runs the page and the functions its blocks print (`shows`, with their arguments as
 `functools.partial`) on one recording view and lists what was noted, in the order of `data/`. An
 entry that backs prose only is noted with `cite`.

@@ -1,12 +1,20 @@
 """The sources behind a page: each data entry it reads, with its primary sources and read dates.
 
-`recording(cat)` gives a `Catalog` that notes every entry looked up by id in it (`cat.models[id]`,
-`.get(id)`, `cat.interconnect(id, kind)`), and, through `snippets.pages.scenario.reference`, every
-record the engine's `setting` looks up for a deployment (model, precision, KV precision, chip, node,
-scenario, memory and layout policies) and, once a field of theirs is read, its time model (with the
-efficiency or latency behind the fraction read) and its price. Going through a table (`.items()`,
-`.values()`, `in`, `len`) reads no entry. `sources_list` prints what was noted, in the order of
-`data/` (file by file, entries in file order), whatever the order of the reads.
+`recording(cat)` gives a `Catalog` that notes into its `reads` set every entry looked up by id in it
+(`cat.models[id]`, `.get(id)`, `cat.interconnect(id, kind)`); going through a table (`.items()`,
+`.values()`, `in`, `len`) reads no entry. Through `snippets.pages.scenario.reference` the engine's
+records are looked up in tables that note the same way (`Recording.engine`), each by the `data/`
+entries its record says it was built from: a model, precision, chip, node, scenario or policy its
+own entry (what `Setting.sources` lists for a deployment); a time model its `TimeModelSpec.sources`
+(the policy, the latencies and the link efficiency), and, for each chip a time is computed on (its
+per-chip table, `TimeModelSpec.chip`), that chip's `ChipSpec.time_sources` (its measured
+efficiencies); a price its `PriceSpec.sources` (the site's prices.yaml entries of that
+accelerator). A deployment (`snippets.engine.Setting`) holds its time model and price as ids and
+looks them up where a time or a cost is computed, so a page that only sizes memory lists neither.
+No record is subclassed and no attribute read intercepted: tables note lookups by id (a time
+model's per-chip table too, in a copy made with `dataclasses.replace`), records list their entries.
+`sources_list` prints what was noted, in the order of `data/` (file by file, entries in file
+order), whatever the order of the reads.
 """
 
 from __future__ import annotations
@@ -15,8 +23,8 @@ from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Va
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
 
-from snippets.data import FILES, Catalog, DocumentedDeployment, Measurement, Price, TimeModel
-from snippets.engine.specs import EngineCatalog, PriceSpec, TimeModelSpec
+from snippets.data import FILES, Catalog, DocumentedDeployment, Measurement, Price
+from snippets.engine.specs import EngineCatalog
 from snippets.render.fmt import Md, bullets, escape_markdown, link
 
 V = TypeVar("V")
@@ -25,23 +33,17 @@ Ref = tuple[str, str]
 
 
 class _Noted(Mapping[str, V]):
-    """A read-only view of `inner` that calls `note(key)` for every entry looked up by key, or hands out
-    `lazy(key, entry)`, a record that notes when it is read."""
+    """A read-only view of `inner` that calls `note(key)` for every entry looked up by key."""
 
-    __slots__ = ("_inner", "_lazy", "_note")
+    __slots__ = ("_inner", "_note")
 
-    def __init__(self, inner: Mapping[str, V], note: Callable[[str], None] | None = None,
-                 lazy: Callable[[str, V], V] | None = None) -> None:
+    def __init__(self, inner: Mapping[str, V], note: Callable[[str], None]) -> None:
         self._inner = inner
         self._note = note
-        self._lazy = lazy
 
     def __getitem__(self, key: str) -> V:
         value = self._inner[key]
-        if self._lazy is not None:
-            return self._lazy(key, value)
-        if self._note is not None:
-            self._note(key)
+        self._note(key)
         return value
 
     def __iter__(self) -> Iterator[str]:
@@ -60,34 +62,6 @@ class _Noted(Mapping[str, V]):
         return self._inner.values()
 
 
-S = TypeVar("S")
-
-
-def _noting(kind: type[S]) -> type[S]:
-    """A subclass of the engine record class `kind` (a frozen dataclass) whose instances call `self._note(field)`
-    whenever one of their fields is read: a deployment carries its time model and price whether or not the page
-    computes a time or a cost, so they are sources only once read."""
-    names = frozenset(f.name for f in fields(kind))  # type: ignore[arg-type]
-
-    def __getattribute__(self: object, name: str) -> object:
-        if name in names:
-            object.__getattribute__(self, "_note")(name)
-        return object.__getattribute__(self, name)
-
-    return type(f"Noted{kind.__name__}", (kind,), {"__slots__": ("_note",), "__getattribute__": __getattribute__})
-
-
-_NOTED_TIME_MODEL = _noting(TimeModelSpec)
-_NOTED_PRICE = _noting(PriceSpec)
-
-
-def _on_use(noted: type[S], record: S, note: Callable[[str], None]) -> S:
-    """A copy of `record` as `noted` (its `_noting` class) that calls `note(field)` whenever one of its fields is read."""
-    out = noted(**{f.name: object.__getattribute__(record, f.name) for f in fields(record)})  # type: ignore[arg-type]
-    object.__setattr__(out, "_note", note)
-    return out
-
-
 @dataclass(frozen=True)
 class Recording(Catalog):
     """`original`'s tables, each noting into `reads` the entries looked up in it."""
@@ -100,54 +74,29 @@ class Recording(Catalog):
         return self.original
 
     def engine(self, eng: EngineCatalog) -> EngineCatalog:
-        """`eng` (the engine's records of `original`) noting each record it is asked for as the `data/` entries
-        behind it."""
-        cat, reads = self.original, self.reads
+        """`eng` (the engine's records of `original`) noting into `reads`, for each record asked for by id, the
+        `data/` entries the record lists as built from: a model, chip, node, precision, policy or scenario its own
+        entry; a time model its `TimeModelSpec.sources` (asked for where a time is computed, `Setting.time_model`),
+        and for each chip a time is computed on (`TimeModelSpec.chip`) the chip's `ChipSpec.time_sources`; a price
+        its `PriceSpec.sources` (asked for where a cost is computed, `Setting.price`)."""
+        reads = self.reads
 
         def to(file: str) -> Callable[[str], None]:
             return lambda key: reads.add((file, key))
 
-        chips_read: set[str] = set()
-        timed: list[bool] = []  # whether the time model has been read: a chip's efficiencies count from then on
+        def timed_on(chip_id: str) -> None:
+            reads.update(eng.chips[chip_id].time_sources)
 
-        def efficiencies(chip_id: str) -> set[Ref]:
-            return {("efficiencies", e) for e, x in cat.efficiencies.items()
-                    if x.accelerator == chip_id and x.resource in CHIP_EFFICIENCIES}
-
-        def time_model(key: str, record: TimeModelSpec) -> TimeModelSpec:
-            behind = set(record.sources) if isinstance(cat.policies[key], TimeModel) else set()
-
-            def note(name: str) -> None:  # the record names the data/ entries it was built from; the efficiencies
-                reads.add(("policies", key))  # of the chips the page reads are noted with them
-                reads.update(behind)
-                if not timed:
-                    timed.append(True)
-                    for c in chips_read:
-                        reads.update(efficiencies(c))
-            return _on_use(_NOTED_TIME_MODEL, record, note)
-
-        def chip(key: str) -> None:
-            reads.add(("accelerators", key))
-            chips_read.add(key)
-            if timed:
-                reads.update(efficiencies(key))
-
-        def price(accelerator: str, record: PriceSpec) -> PriceSpec:
-            ids = [("prices", k) for k, p in cat.prices.items() if p.accelerator == accelerator and p.site_uses]
-            return _on_use(_NOTED_PRICE, record, lambda name: reads.update(ids))
-
+        time_models = {k: replace(t, chips=_Noted(t.chips, timed_on)) for k, t in eng.time_models.items()}
         return replace(
-            eng, models=_Noted(eng.models, to("models")), chips=_Noted(eng.chips, chip),
+            eng, models=_Noted(eng.models, to("models")), chips=_Noted(eng.chips, to("accelerators")),
             nodes=_Noted(eng.nodes, to("interconnects")), precisions=_Noted(eng.precisions, to("precisions")),
             memory_policies=_Noted(eng.memory_policies, to("policies")),
             layout_policies=_Noted(eng.layout_policies, to("policies")),
             scenarios=_Noted(eng.scenarios, to("scenarios")),
-            time_models=_Noted(eng.time_models, lazy=time_model), prices=_Noted(eng.prices, lazy=price),
+            time_models=_Noted(time_models, lambda key: reads.update(eng.time_models[key].sources)),
+            prices=_Noted(eng.prices, lambda key: reads.update(eng.prices[key].sources)),
         )
-
-
-CHIP_EFFICIENCIES = ("hbm", "gemm_weights", "gemm_compute", "attention_compute")
-"""The efficiencies.yaml resources the time model reads per chip: a page that reads a chip's record notes them."""
 
 
 def recording(cat: Catalog) -> Recording:

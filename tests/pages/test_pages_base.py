@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from snippets.data import Catalog, load
+from snippets.engine.step import step
 from snippets.engine.timing import predict
 from snippets.pages.base import Page
 from snippets.pages.sources import in_data_order, recording
@@ -50,7 +51,7 @@ def test_a_deployment_notes_what_it_is_built_from_and_its_time_model_once_used(c
     built = {("models", "llama-3.1-70b"), ("precisions", "fp8"), ("precisions", sc.kv_precision),
              ("accelerators", r.node.chip), ("interconnects", r.node.id), ("scenarios", sc.id),
              ("policies", sc.memory_policy), ("policies", sc.layout_policy)}
-    assert set(page.reads()) == built, "memory and layout read no time model and no price"
+    assert set(page.reads()) == built == set(d.setting.sources), "memory and layout read no time model and no price"
     predict(d, 1)
     tm = cat.policies[sc.time_model]
     # the time model, the latencies it reads, and the efficiencies measured on the deployment's chip (and no other's)
@@ -60,6 +61,75 @@ def test_a_deployment_notes_what_it_is_built_from_and_its_time_model_once_used(c
                 (r.node.chip, cat.efficiencies[tm.link_efficiency].accelerator)}
     assert d.cost_per_hour is not None
     assert any(f == "prices" for f, _ in page.reads())
+
+
+def test_the_price_is_listed_only_where_a_cost_is_computed(cat: Catalog) -> None:
+    page = Page(cat)
+    r = page.reference()
+    d = r.deployment("llama-3.1-8b", "bf16")
+    assert r.node.chip == "h100-sxm" and d.setting.priced
+    step(d, "prefill", 1024, 0)  # a step's time: the time model and the H100's measured efficiencies, no price
+    reads = set(page.reads())
+    assert ("policies", r.scenario.time_model) in reads and ("efficiencies", "h100-hbm-stream") in reads
+    assert not {ref for ref in reads if ref[0] == "prices"}
+    predict(d, 1)  # a prediction's cost per token: the one prices.yaml entry of the H100 the site uses, not the others
+    assert {ref for ref in page.reads() if ref[0] == "prices"} == {("prices", "h100-sxm-lambda")}
+
+
+def test_a_memory_only_page_lists_no_time_model_and_a_timed_one_lists_it_with_its_chips(cat: Catalog) -> None:
+    class Memory(Page):
+        def __init__(self, cat: Catalog) -> None:
+            super().__init__(cat)
+            self.kv = self.reference().deployment("llama-3.1-70b", "fp8").max_concurrency
+
+    class Timed(Page):
+        def __init__(self, cat: Catalog) -> None:
+            super().__init__(cat)
+            d = self.reference().deployment("llama-3.1-70b", "fp8")
+            self.tpot = predict(d, 1).tpot_s
+
+    tm = cat.scenarios["reference"].time_model
+    memory, timed = set(Memory(cat).reads()), set(Timed(cat).reads())
+    assert not {ref for ref in memory if ref[0] in ("latencies", "efficiencies", "prices")}
+    assert ("policies", tm) not in memory
+    # the time model's entries as the export lists them, and the H100's six measured efficiencies (written out)
+    assert {("policies", tm), ("latencies", "kernel-in-graph"), ("efficiencies", "h100-nvlink-p2p")} <= timed
+    assert {e for f, e in timed if f == "efficiencies"} == {
+        "h100-nvlink-p2p", "h100-hbm-stream", "h100-attention-bf16", "h100-sxm-gemm-weights-bf16",
+        "h100-sxm-gemm-compute-bf16", "h100-sxm-gemm-weights-fp8", "h100-sxm-gemm-compute-fp8"}
+    assert timed - memory >= {("policies", tm)} and memory <= timed
+
+
+def test_the_records_list_the_entries_they_are_built_from(cat: Catalog) -> None:
+    from snippets.data.export import engine_catalog
+
+    eng = engine_catalog(cat)
+    # data/efficiencies.yaml's H100 SXM entries of the resources the time model reads per chip (its NVLink and
+    # PCIe copy rows are a time model's link efficiency or nobody's), and the one H100 price the site uses
+    assert eng.chips["h100-sxm"].time_sources == (
+        ("efficiencies", "h100-hbm-stream"), ("efficiencies", "h100-attention-bf16"),
+        ("efficiencies", "h100-sxm-gemm-weights-bf16"), ("efficiencies", "h100-sxm-gemm-compute-bf16"),
+        ("efficiencies", "h100-sxm-gemm-weights-fp8"), ("efficiencies", "h100-sxm-gemm-compute-fp8"))
+    assert eng.prices["h100-sxm"].sources == (("prices", "h100-sxm-lambda"),)
+    tm = eng.time_models[cat.scenarios["reference"].time_model]
+    assert ("policies", tm.id) in tm.sources and ("latencies", "kernel-in-graph") in tm.sources
+    st = Page(cat).reference().deployment("llama-3.1-70b", "fp8").setting
+    assert st.sources == (("models", "llama-3.1-70b"), ("precisions", "fp8"), ("precisions", "bf16"),
+                          ("accelerators", "h100-sxm"), ("interconnects", "hgx-h100-8"), ("scenarios", "reference"),
+                          ("policies", st.memory_policy.id), ("policies", st.layout_policy.id))
+
+
+def test_a_chip_read_but_not_timed_on_lists_no_efficiencies(cat: Catalog) -> None:
+    """The roofline chart draws a B200's datasheet roofs beside a time computed on an H100: the B200's entry is a
+    source, its measured efficiencies are not (no time is computed on it)."""
+    page = Page(cat)
+    r = page.reference()
+    assert r.eng.chips["b200"].dense_flops
+    step(r.deployment("llama-3.1-8b", "bf16"), "prefill", 1024, 0)
+    reads = set(page.reads())
+    assert ("accelerators", "b200") in reads and ("efficiencies", "h100-hbm-stream") in reads
+    assert not {e for f, e in reads if f == "efficiencies" and cat.efficiencies[e].accelerator == "b200"}
+    assert {e for e, x in cat.efficiencies.items() if x.accelerator == "b200"}, "the B200 has measured efficiencies"
 
 
 def _pages() -> list[tuple[Path, str]]:

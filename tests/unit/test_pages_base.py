@@ -55,3 +55,26 @@ def test_a_page_is_computed_once_per_catalog(cat: Catalog, tmp_path) -> None:
     shutil.copytree(ROOT / "data", tmp_path / "data")
     other = load(tmp_path / "data")
     assert other is not cat and Counted.of(other).n == 2
+
+
+def test_no_class_in_snippets_intercepts_attribute_reads() -> None:
+    """Sources come from lists the records carry, not from reads intercepted at run time: no `__getattribute__` (or
+    `__getattr__`) is defined anywhere in snippets/, and no class is made at run time with `type(name, bases, ns)`."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "snippets"
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in ("__getattribute__",
+                                                                                         "__getattr__"):
+                found.append(f"{path.relative_to(root)}:{node.lineno} def {node.name}")
+            elif isinstance(node, ast.Constant) and node.value in ("__getattribute__", "__getattr__"):
+                found.append(f"{path.relative_to(root)}:{node.lineno} {node.value!r}")
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type"
+                  and len(node.args) == 3):
+                found.append(f"{path.relative_to(root)}:{node.lineno} type(name, bases, namespace)")
+    assert not found, found
+    assert len(list(root.rglob("*.py"))) > 50  # the walk found the package
