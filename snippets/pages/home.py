@@ -72,10 +72,7 @@ def target_table(cat: Catalog) -> str:
             body.append([*head, text, "—", "—", "—", "—"])
         elif s.recommended is not None:
             b, c = s.recommended, s.best
-            parts = units.configuration(b.words).parts
-            if s.saving > 0:  # the cheapest saves less than the layout policy asks of a second pool
-                parts += (f"; the cheapest, {c.mode} on ", ("cheapest_gpus", fmt.count(c.gpus)), " GPUs, is ",
-                          ("cheapest_saving", fmt.percent(s.saving, 1)), " cheaper")
+            parts = (*units.configuration(b.words).parts, *units.cheapest_aside(c.mode, c.gpus, s.saving))
             body.append([*head, fmt.Phrase(parts), fmt.count(b.gpus), ms(b.ttft_s, 0), ms(b.tpot_s), mtok(b)])
     return fmt.html_table("at_target", ["Model", "Precision", "Recommended configuration meeting the target", "GPUs",
                                         "TTFT", "TPOT", "$ per M output tokens"],

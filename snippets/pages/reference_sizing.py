@@ -4,10 +4,9 @@ Every model x storage width x accelerator, deployed by the engine (`snippets.eng
 accelerator's node at the pages' scenario: the layout its policy chooses, GPUs, nodes, memory per
 GPU by part, the single-sequence decode ceiling and the hourly cost of what is rented. The same records are
 published as reference/sizing.json and reference/sizing.csv (`snippets.pages.sizing_records`). Each row also shows
-the recommended configuration meeting the scenario's latency target (and the cheapest, where it differs: the
-layout policy's `disaggregation` rule) (`snippets.engine.search.at_scenario`: any layout of
-up to eight nodes, aggregated or disaggregated) or which target binds, a search per row (`grid_targets`: the site's
-build runs them beside its pages and keeps them by content, `snippets.build.sizing`).
+the recommended configuration meeting the scenario's latency target and the cheapest where it differs
+(`snippets.engine.search.at_scenario`: any layout of up to eight nodes, aggregated or disaggregated) or which target
+binds, a search per row (`grid_targets`: the build runs them beside its pages, kept by content, `snippets.build.sizing`).
 """
 
 from __future__ import annotations
@@ -211,9 +210,8 @@ BINDS = {"ttft_ms": "none: the first token binds", "tpot_ms": "none: the time pe
 
 
 def target_cells(t: dict[str, Any] | None) -> list[fmt.Cell]:
-    """A record's recommended configuration at the target (`at_target`), and where the cheapest differs its mode,
-    GPUs and how much less it costs; its $ per million output tokens; where none meets the target, which target
-    binds; "—" where nothing is searched (no node, or a refused format)."""
+    """A record's recommended configuration at the target (`at_target`), the cheapest beside it where it differs, and
+    its $ per million output tokens; where none meets it, which target binds; "—" where nothing is searched."""
     if t is None:
         return ["—", "—"]
     if not t["met"]:
@@ -223,16 +221,12 @@ def target_cells(t: dict[str, Any] | None) -> list[fmt.Cell]:
     cost: fmt.Cell = "no price" if usd is None else fmt.Figure(
         usd["value"], "USD/Mtok", f"${usd['value']:,.2f}", f"output tokens, {rec['configuration']}, {rec['gpus']} GPUs")
     config = units.configuration(target_words(rec))
-    parts: tuple[str | tuple[str, fmt.Figure], ...] = (*config.parts, " (", ("gpus", fmt.count(rec["gpus"])), " GPUs)")
-    if t["cheapest_saving"] > 0:
-        parts += (f"; the cheapest, {t['mode']} on ", ("cheapest_gpus", fmt.count(t["gpus"])), " GPUs, is ",
-                  ("cheapest_saving", fmt.percent(t["cheapest_saving"], 1)), " cheaper")
-    return [fmt.Phrase(parts), cost]
+    return [fmt.Phrase((*config.parts, " (", ("gpus", fmt.count(rec["gpus"])), " GPUs)",
+                        *units.cheapest_aside(t["mode"], t["gpus"], t["cheapest_saving"]))), cost]
 
 
 def target_words(t: dict[str, Any]) -> tuple[Word, ...]:
-    """A configuration at the target (`at_target`, met, or its `recommended`) in the engine's words, from the
-    record's fields."""
+    """A configuration at the target (`at_target`, met, or its `recommended`) in the engine's words, from its fields."""
     if t["mode"] == "aggregated":
         return configuration_words(t["mode"], t["layout_label"], t["in_flight"])
     return configuration_words(t["mode"], t["layout_label"], t["decode_batch"],
@@ -251,19 +245,17 @@ def target_note(cat: Catalog) -> str:
     ttft = fmt.quantity(sc.ttft_s * 1e3, "ms", 0, show_unit=True)
     tpot = fmt.quantity(sc.tpot_s * 1e3, "ms", 0, show_unit=True)
     saving = fmt.percent(r.eng.layout_policies[sc.layout_policy].disaggregated_min_saving)
-    what = (f"*Recommended at the target* is the configuration the site would deploy among those whose first token "
+    what = (f"*Recommended at the target* is what the site would deploy among the configurations whose first token "
             f"comes within {h(ttft, 'target.ttft')} and each next one within {h(tpot, 'target.tpot')}: the cheapest "
             f"aggregated one, unless the cheapest with prefill and decode workers apart costs at least "
-            f"{h(saving, 'target.min_saving')} less per output token (the layout policy's rule in "
-            f"`data/policies.yaml`: two pools, a KV-cache transfer path and a router cost what a price per token does "
-            f"not show)")
+            f"{h(saving, 'target.min_saving')} less per output token (the layout policy's rule in `data/policies.yaml`: "
+            f"two pools, a KV-cache transfer path and a router cost what a price per token does not show)")
     if found is None:
         return (f"{what}: this build did not search it (the serving plugin's `sizing_targets` option is `off`, or "
                 "`cached` with nothing cached for this data, as on a rebuild of `mkdocs serve`); `nox -s build` "
                 "searches every row.\n")
     met = [t for t in found.values() if t is not None and t["met"]]
-    n_met = fmt.count(len(met), "rows")
-    total = fmt.count(len(found), "rows")
+    n_met, total = fmt.count(len(met), "rows"), fmt.count(len(found), "rows")
     differ = fmt.count(sum(1 for t in met if t["cheapest_saving"] > 0), "rows")
     return (f"{what}. The engine's search runs on the accelerator's node: any layout of up to "
             f"{h(fmt.count(MAX_NODES, 'nodes', show_unit=True), 'target.nodes')}, served aggregated or with prefill "
@@ -302,9 +294,8 @@ def _configuration(b: Point) -> dict[str, Any]:
 
 
 def at_target(s: Search | None) -> dict[str, Any] | None:
-    """The cheapest configuration meeting the scenario's target, each number with its unit, and under `recommended`
-    the configuration the layout policy recommends (the same fields; `cheapest_saving`: how much less the cheapest
-    costs per output token, a share of the recommended's cost, 0 where they agree); or why none meets it."""
+    """The cheapest configuration meeting the scenario's target, each number with its unit, under `recommended` the
+    one the layout policy recommends (`cheapest_saving`: how much less the cheapest costs, 0: none); or why none."""
     if s is None:
         return None
     t = s.targets
@@ -318,8 +309,7 @@ def at_target(s: Search | None) -> dict[str, Any] | None:
         w = s.why
         out.update({"why": None if w is None else w.text, "binding": None if w is None else w.binding})
         return out
-    out.update(_configuration(b))
-    out.update({"recommended": _configuration(rec), "cheapest_saving": s.saving,
+    out.update({**_configuration(b), "recommended": _configuration(rec), "cheapest_saving": s.saving,
                 "disaggregated_min_saving": s.min_saving})
     return out
 

@@ -42,10 +42,7 @@ def cost_table(cat: Catalog) -> str:
         x, c = row.rec, row.at
         at: list[fmt.Cell] = ["none meets it", "—", "—", "—"]
         if x is not None and c is not None:
-            parts = units.configuration(x.words).parts
-            if row.saving > 0:
-                parts += (f"; the cheapest, {c.mode} on ", ("cheapest_gpus", fmt.count(c.gpus)), " GPUs, is ",
-                          ("cheapest_saving", fmt.percent(row.saving, 1)), " cheaper")
+            parts = (*units.configuration(x.words).parts, *units.cheapest_aside(c.mode, c.gpus, row.saving))
             at = [fmt.Phrase(parts), fmt.count(x.gpus), ms(x.tpot_s), usd_mtok(target_cost(x), pr)]
         body.append([row.label, *at, usd_mtok(out_cost(row.most), pr), ms(row.most.tpot_s)])
     return fmt.table(
