@@ -180,7 +180,8 @@ def _export(cat: Catalog) -> dict[str, Any]:
     precisions = {k: precision_export(p) for k, p in cat.precisions.items()}
     memory = {k: _memory_policy(p) for k, p in cat.policies.items() if isinstance(p, MemoryPolicy)}
     layout = {k: {"name": p.name, "tp_limit": p.tp_limit, "across_nodes": p.across_nodes, "prefer": p.prefer,
-                  "expert_parallel": p.expert_parallel, "whole_nodes": p.whole_nodes}
+                  "expert_parallel": p.expert_parallel, "whole_nodes": p.whole_nodes,
+                  "disaggregated_min_saving": p.disaggregation.min_saving}
               for k, p in cat.policies.items() if isinstance(p, LayoutPolicy)}
     times = {k: _time_model(cat, k, t) for k, t in cat.policies.items() if isinstance(t, TimeModel)}
     scenarios = {k: {"name": s.name, "node": s.node, "memory_policy": s.memory_policy, "layout_policy": s.layout_policy,

@@ -30,7 +30,10 @@ mode, layout, concurrency, GPUs, output tokens/s per GPU and per user, TTFT, TPO
 disaggregated points also each pool's layout, workers and GPUs) and `best` (the cheapest point meeting `--ttft-ms`
 and `--tpot-ms`; with `--rate`, also the replicas, or prefill and decode workers, the rented `gpus` and
 `usd_per_hour` that carry that many requests a second), or `best: null` with `why` (the target that binds, by how
-much) and exit status 1. A point's figures are what `predict` gives for its configuration.
+much) and exit status 1; `recommended` (the same shape: what the layout policy recommends deploying, the cheapest
+aggregated configuration unless the cheapest disaggregated one saves at least its `disaggregated_min_saving`) and
+`recommendation` (that share, and `cheapest_saving`: how much less `best` costs than `recommended`). A point's
+figures are what `predict` gives for its configuration.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ from snippets.engine.requests import (
     deploy_admitting,
     load_catalog,
 )
-from snippets.engine.search import MODES, Search, search
+from snippets.engine.search import MODES, Plan, Point, Search, search
 from snippets.engine.serving import DisaggPrediction, Speculation, predict, wave
 from snippets.engine.specs import EngineCatalog
 from snippets.engine.topology import links
@@ -192,29 +195,39 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
     }
 
 
+def _answer(pt: Point | None, plan: Plan | None) -> dict[str, Any] | None:
+    """A configuration as `search` prints it: the point, and with a rate the plan that carries it (the point's own
+    GPUs then become the rented GPUs of the plan)."""
+    if pt is None:
+        return None
+    out = pt.as_dict()
+    if plan is not None:
+        z = pt.prediction
+        out.update({"gpus_used": plan.gpus, "gpus": plan.rented_gpus, "usd_per_hour": plan.usd_per_hour,
+                    "rate": plan.rate, "replicas": plan.replicas if pt.mode == "aggregated" else None})
+        if isinstance(z, DisaggPrediction):
+            out.update({"prefill_workers": plan.prefill_workers, "decode_workers": plan.replicas,
+                        "prefill_gpus": plan.prefill_workers * z.prefill.deployment.gpus,
+                        "decode_gpus": plan.replicas * z.decode.deployment.gpus})
+        else:
+            out["gpus_per_replica"] = pt.gpus
+    return out
+
+
 def search_report(res: Search) -> dict[str, Any]:
-    """The JSON `search` prints: the frontier, the cheapest point meeting the targets (with the plan for the rate)
-    or why there is none."""
+    """The JSON `search` prints: the frontier, the cheapest point meeting the targets (`best`, with the plan for the
+    rate) or why there is none; the configuration the layout policy recommends (`recommended`, the same shape) and
+    how much cheaper the cheapest is (`cheapest_saving`, a share of the recommended's cost; 0 where they agree)."""
     st, t = res.setting, res.targets
-    best: dict[str, Any] | None = None
-    if res.best is not None:
-        best = res.best.as_dict()
-        if res.plan is not None:  # the configuration scaled to the rate: the point's own GPUs become the rented
-            plan, z = res.plan, res.best.prediction
-            best.update({"gpus_used": plan.gpus, "gpus": plan.rented_gpus, "usd_per_hour": plan.usd_per_hour,
-                         "rate": plan.rate, "replicas": plan.replicas if res.best.mode == "aggregated" else None})
-            if isinstance(z, DisaggPrediction):
-                best.update({"prefill_workers": plan.prefill_workers, "decode_workers": plan.replicas,
-                             "prefill_gpus": plan.prefill_workers * z.prefill.deployment.gpus,
-                             "decode_gpus": plan.replicas * z.decode.deployment.gpus})
-            else:
-                best["gpus_per_replica"] = res.best.gpus
     return {
         "model": st.model.id, "precision": st.precision.id, "accelerator": st.chip.id, "node": st.node.id,
         "input_tokens": res.input_tokens, "output_tokens": res.output_tokens,
         "targets": {"ttft_ms": None if t.ttft_s is None else t.ttft_s * 1e3,
                     "tpot_ms": None if t.tpot_s is None else t.tpot_s * 1e3},
-        "frontier": [p.as_dict() for p in res.frontier], "best": best,
+        "frontier": [p.as_dict() for p in res.frontier], "best": _answer(res.best, res.plan),
+        "recommended": _answer(res.recommended, res.recommended_plan),
+        "recommendation": {"layout_policy": st.layout_policy.id,
+                           "disaggregated_min_saving": res.min_saving, "cheapest_saving": res.saving},
         "why": None if res.why is None else res.why.as_dict(),
         "evaluated": len(res.points), "layouts": [lay.as_dict() for lay in res.layouts], "pruned": res.pruned,
         "skipped": list(res.skipped),

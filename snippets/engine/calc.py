@@ -306,10 +306,11 @@ def _bound_weights(eng: EngineCatalog, inputs: Inputs) -> None:
 
 
 def target(eng: EngineCatalog, inputs: Inputs, n_in: int, n_out: int) -> dict[str, Any]:
-    """The cheapest configuration meeting the form's TTFT and TPOT targets (with the rate, the replicas and $ per
-    hour that carry it) and the frontier, from `search`; `asked` False when the form gives no target."""
+    """The recommended configuration meeting the form's TTFT and TPOT targets (with the rate, the replicas and $ per
+    hour that carry it), the cheapest where it differs, and the frontier, from `search`; `asked` False when the form
+    gives no target."""
     if inputs.ttft_ms is None and inputs.tpot_ms is None:
-        return {"asked": False, "text": "Give a TTFT or TPOT target for the cheapest configuration meeting it.",
+        return {"asked": False, "text": "Give a TTFT or TPOT target for the recommended configuration meeting it.",
                 "outputs": {}, "svg": "", "frontier": []}
     res = search(eng, inputs.model, inputs.precision, inputs.accelerator, n_in, n_out, ttft_ms=inputs.ttft_ms,
                  tpot_ms=inputs.tpot_ms, rate=inputs.rate, scenario=SCENARIO)
@@ -322,19 +323,40 @@ def _ms(x: float | None) -> str:
     return "none" if x is None else f"{x:,.0f} ms" if x >= 100 else f"{x:,.1f} ms"
 
 
+def _pct(x: float) -> str:
+    """A share as a percentage, one decimal below 10%: 3.1%, 22% (as the pages' `fmt.percent` writes it)."""
+    return f"{x * 100:,.1f}%" if x < 0.1 else f"{x * 100:,.0f}%"
+
+
+def cheapest_words(res: Search) -> str:
+    """Where the cheapest configuration differs from the recommended one, what it is and how much less it costs, and
+    the rule that passed it over; "" where they are the same."""
+    best, rec = res.best, res.recommended
+    if best is None or rec is None or res.saving <= 0:
+        return ""
+    gpus = res.plan.rented_gpus if res.plan is not None else best.gpus
+    per = "fewer rented GPUs for the rate" if res.plan is not None else "cheaper per output token"
+    return (f"the cheapest, {best.label} on {gpus:,} GPUs, is {_pct(res.saving)} {per}: disaggregated serving is "
+            f"recommended only where it saves at least {_pct(res.min_saving)}")
+
+
 def target_outputs(res: Search) -> dict[str, Any]:
-    """The target section's figures: the best point's mode, layout, GPUs, times, $/Mtok, and for a rate its
-    replicas (or workers), rented GPUs and $/hour; or why nothing meets the targets."""
+    """The target section's figures: the recommended configuration's mode, layout, GPUs, times, $/Mtok, and for a
+    rate its replicas (or workers), rented GPUs and $/hour; the cheapest where it differs; or why nothing meets the
+    targets."""
     t = res.targets
     asked = (f"TTFT at most {_ms(None if t.ttft_s is None else t.ttft_s * 1e3)}, "
              f"TPOT at most {_ms(None if t.tpot_s is None else t.tpot_s * 1e3)}")
-    best, plan = res.best, res.plan
-    if best is None:
+    best, plan, cheapest = res.recommended, res.recommended_plan, res.best
+    if best is None or cheapest is None:
         why = res.why.text if res.why is not None else "no configuration meets the targets"
         return {"met": False, "text": f"Nothing meets {asked}: {why}.",
-                "outputs": {"t_mode": _out(None, "", "none meets the targets")}}
+                "outputs": {"t_mode": _out(None, "", "none meets the targets"),
+                            "t_cheapest": _out(None, "USD/Mtok", "none meets the targets")}}
     price = best.deployment.setting.price
     z = best.as_dict()
+    differs = cheapest_words(res)
+    c_cost = _money(cheapest.usd_per_mtok, "USD/Mtok", price)
     out = {
         "t_mode": _out(best.mode, "", best.mode),
         "t_config": _out(best.label, "", best.label),
@@ -343,6 +365,8 @@ def target_outputs(res: Search) -> dict[str, Any]:
         "t_tpot_ms": _out(best.tpot_s * 1e3, "ms", f"{best.tpot_s * 1e3:,.1f} ms"),
         "t_per_gpu": _out(best.per_gpu, "tokens/s/GPU", f"{best.per_gpu:,.1f} tokens/s per GPU"),
         "t_cost_per_mtok": _money(best.usd_per_mtok, "USD/Mtok", price),
+        "t_cheapest": {**c_cost, "text": (f"{differs[0].upper()}{differs[1:]} ({c_cost['text']} per million output "
+                                          "tokens)") if differs else "The recommended configuration"},
     }
     if "prefill_layout" in z:
         out["t_layout"] = _out(best.layout.label, "", f"prefill {z['prefill_workers']} × "
@@ -360,7 +384,9 @@ def target_outputs(res: Search) -> dict[str, Any]:
         out["t_replicas"] = _out(plan.replicas, "replicas", f"{workers} for {plan.rate:,g} requests/s")
         out["t_rented"] = _out(plan.rented_gpus, "GPUs", f"{plan.rented_gpus:,} ({plan.gpus:,} used)")
         out["t_cost_per_hour"] = _money(plan.usd_per_hour, "USD/hour", price)
-    return {"met": True, "text": f"The cheapest configuration meeting {asked}.", "outputs": out}
+    text = f"The recommended configuration meeting {asked}" + (f"; {differs}." if differs else
+                                                              ", which is also the cheapest.")
+    return {"met": True, "text": text, "outputs": out}
 
 
 SVG_W, SVG_H, PAD_L, PAD_B, PAD_T, PAD_R = 640, 360, 64, 44, 12, 16
@@ -393,8 +419,9 @@ def frontier_svg(res: Search) -> str:
 
 def _frontier_svg(res: Search, width: int, kind: str) -> str:
     pts = list(res.frontier)
-    if res.best is not None and res.best not in pts:
-        pts.append(res.best)
+    for extra in (res.best, res.recommended):
+        if extra is not None and extra not in pts:
+            pts.append(extra)
     if not pts:
         return ""
     xs = [p.per_user for p in pts]
@@ -444,11 +471,16 @@ def _frontier_svg(res: Search, width: int, kind: str) -> str:
     for p in front:
         parts.append(f'<circle cx="{X(p.per_user):.1f}" cy="{Y(p.per_gpu):.1f}" r="4" '
                      f'fill="{MODE_COLOURS.get(p.mode, "#555")}"><title>{e(p.label)}</title></circle>')
-    if res.best is not None:
-        b = res.best
+    if res.recommended is not None:
+        b = res.recommended
         parts.append(f'<circle class="sa-calc-best" cx="{X(b.per_user):.1f}" cy="{Y(b.per_gpu):.1f}" r="9" '
-                     f'fill="none" stroke="#c62828" stroke-width="2.5"><title>cheapest meeting the targets: '
+                     f'fill="none" stroke="#c62828" stroke-width="2.5"><title>recommended meeting the targets: '
                      f'{e(b.label)}</title></circle>')
+    if res.best is not None and res.saving > 0:
+        c = res.best
+        parts.append(f'<circle class="sa-calc-cheapest" cx="{X(c.per_user):.1f}" cy="{Y(c.per_gpu):.1f}" r="9" '
+                     f'fill="none" stroke="#c62828" stroke-width="2" stroke-dasharray="3 2"><title>cheapest, '
+                     f'{_pct(res.saving)} cheaper: {e(c.label)}</title></circle>')
     ly = PAD_T + h - 8
     for i, (mode, colour) in enumerate(MODE_COLOURS.items()):
         parts.append(f'<circle cx="{PAD_L + 12}" cy="{ly - 18 * i - 4}" r="4" fill="{colour}"/>'
@@ -460,7 +492,9 @@ def _frontier_svg(res: Search, width: int, kind: str) -> str:
 def _svg_label(res: Search) -> str:
     front = ", ".join(f"{p.per_user:,.1f} tokens/s per user at {p.per_gpu:,.1f} per GPU ({p.mode})"
                       for p in sorted(res.frontier, key=lambda p: p.per_user)[:12])
-    best = "" if res.best is None else f"; cheapest meeting the targets: {res.best.label}"
+    best = "" if res.recommended is None else f"; recommended meeting the targets: {res.recommended.label}"
+    if res.best is not None and res.saving > 0:
+        best += f"; cheapest, {_pct(res.saving)} cheaper: {res.best.label}"
     return f"Throughput-interactivity frontier: {front}{best}"
 
 

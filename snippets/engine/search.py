@@ -22,6 +22,10 @@ user sees, 1 ÷ TPOT), TTFT, TPOT, GPUs, rent and $ per million output tokens, w
   accelerator is lowest $ per million tokens) that meets the TTFT and TPOT targets; with a request rate, the
   replicas (or prefill and decode workers) and rented GPUs that carry it, and $ per hour. When nothing meets the
   targets, `why` names the target that binds and by how much.
+- `recommended`: what the site would deploy (`recommend`): the cheapest aggregated configuration meeting the
+  targets, unless the cheapest disaggregated one costs at least the layout policy's `disaggregated_min_saving` less
+  per token (data/policies.yaml: two pools, a KV transfer path and a router cost what a price per token does not
+  show). The cheapest stays the cheapest: claims about what a target costs are about it.
 
 Pruning makes it fast, not a coarser grid: TTFT and TPOT rise with concurrency up to what the KV cache admits (no
 point beyond it is tried), so a layout's one-request point and its fullest point bound the frontier's sweep of it,
@@ -351,6 +355,34 @@ class Search:
     """Layouts or modes the time model could not predict, with the reason."""
     candidates: tuple[Point, ...] = field(default=())
     """The points that meet the targets (each layout's cheapest among them, and whichever the sweep met)."""
+    recommended: Point | None = None
+    """What the site recommends deploying (`recommend`): the cheapest aggregated configuration meeting the targets
+    unless the cheapest disaggregated one costs at least the layout policy's `disaggregated_min_saving` less per
+    output token (with a rate: needs that share fewer rented GPUs). None where nothing meets the targets."""
+    recommended_plan: Plan | None = None
+    """The recommended configuration's plan for the rate (None without a rate)."""
+
+    @property
+    def cheapest(self) -> Point | None:
+        """The configuration of lowest cost per output token meeting the targets (with a rate: of fewest rented
+        GPUs carrying it), whatever its mode; `best` by its other name."""
+        return self.best
+
+    @property
+    def min_saving(self) -> float:
+        """The share a disaggregated configuration must save to be recommended (the layout policy's)."""
+        return self.setting.layout_policy.disaggregated_min_saving
+
+    @property
+    def saving(self) -> float:
+        """How much less the cheapest costs than the recommended, a share of the recommended's cost (per output
+        token; with a rate, in rented GPUs): 0 where they are the same configuration or nothing meets the
+        targets."""
+        if self.best is None or self.recommended is None or self.best is self.recommended:
+            return 0.0
+        if self.plan is not None and self.recommended_plan is not None:
+            return 1 - self.plan.rented_gpus / self.recommended_plan.rented_gpus
+        return 1 - self.best.gpu_hours_per_mtok / self.recommended.gpu_hours_per_mtok
 
     def candidates_of(self, mode: str) -> tuple[Point, ...]:
         return tuple(p for p in self.candidates if p.mode == mode)
@@ -956,15 +988,47 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
     front = tuple(pareto(p for p in run.points if run.eligible(p))) if sweep else ()
     plan: Plan | None = None
     best: Point | None = None
+    rec_plan: Plan | None = None
+    rec: Point | None = None
+    saving = st.layout_policy.disaggregated_min_saving
     if rate is None:
-        best = min(run.candidates, key=lambda p: (p.gpu_hours_per_mtok, p.gpus), default=None)
+        best = min(run.candidates, key=_point_cost, default=None)
+        rec = recommend([p for p in run.candidates if p.mode == "aggregated"],
+                        [p for p in run.candidates if p.mode == "disaggregated"], _point_cost, saving)
     else:
         plans = [x for x in (_plan(p, rate, t) for p in run.candidates) if x is not None]
-        plan = min(plans, key=lambda x: (x.rented_gpus, x.gpus, x.point.gpu_hours_per_mtok), default=None)
+        plan = min(plans, key=_plan_cost, default=None)
         best = None if plan is None else plan.point
+        rec_plan = recommend([x for x in plans if x.point.mode == "aggregated"],
+                             [x for x in plans if x.point.mode == "disaggregated"], _plan_cost, saving)
+        rec = None if rec_plan is None else rec_plan.point
     why = None if best is not None else _why(run, len(deps), st)
     return Search(st, input_tokens, output_tokens, t, tuple(run.points), front, best, plan, why,
-                  tuple(d.layout for d in deps), run.pruned, tuple(run.skipped), tuple(run.candidates))
+                  tuple(d.layout for d in deps), run.pruned, tuple(run.skipped), tuple(run.candidates), rec,
+                  rec_plan)
+
+
+def _point_cost(p: Point) -> tuple[float, int]:
+    """What the cheapest point minimizes: GPU-hours per million output tokens, then GPUs."""
+    return p.gpu_hours_per_mtok, p.gpus
+
+
+def _plan_cost(x: Plan) -> tuple[float, float, float]:
+    """What the cheapest plan minimizes: rented GPUs, then GPUs, then GPU-hours per million output tokens."""
+    return x.rented_gpus, x.gpus, x.point.gpu_hours_per_mtok
+
+
+def recommend(aggregated: Sequence[_T], disaggregated: Sequence[_T], cost: Callable[[_T], tuple[float, ...]],
+              min_saving: float) -> _T | None:
+    """What the site recommends among configurations meeting the targets: the cheapest aggregated one (by `cost`,
+    its first figure the price), unless the cheapest disaggregated one's price is at least `min_saving` (a share)
+    below it; the cheapest disaggregated one where no aggregated one meets the targets. Exact wherever each mode's
+    cheapest is: the search finds each mode's cheapest exactly, so the recommendation is exact too."""
+    agg = min(aggregated, key=cost, default=None)
+    dis = min(disaggregated, key=cost, default=None)
+    if agg is None or dis is None:
+        return agg if dis is None else dis
+    return dis if cost(dis)[0] <= (1 - min_saving) * cost(agg)[0] else agg
 
 
 def frontier(eng: EngineCatalog, model: str, precision: str, accelerator: str, input_tokens: int,

@@ -386,6 +386,10 @@ class LayoutPolicySpec:
     prefer: str
     expert_parallel: bool
     whole_nodes: bool
+    disaggregated_min_saving: float = 0.0
+    """The search recommends its cheapest disaggregated configuration only when it costs at least this share less
+    per output token than its cheapest aggregated one (data/policies.yaml, `disaggregation.min_saving`); 0: the
+    cheapest of the two, whichever it is."""
 
 
 @dataclass(frozen=True, slots=True)

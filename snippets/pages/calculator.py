@@ -58,12 +58,12 @@ OUTPUTS = (  # (data-name, label)
     ("max_concurrency", "Sequences the KV cache holds"), ("running", "Requests running and queued"),
     ("weight_only", "Compute format"),
 )
-TARGET_OUTPUTS = (  # (data-name, label) of the cheapest configuration meeting the latency target
+TARGET_OUTPUTS = (  # (data-name, label) of the recommended configuration meeting the latency target
     ("t_mode", "Mode"), ("t_config", "Configuration"), ("t_layout", "Layout"), ("t_gpus", "GPUs in one configuration"),
     ("t_ttft_ms", "Time to first token"), ("t_tpot_ms", "Time per output token"),
     ("t_per_gpu", "Throughput per GPU"), ("t_cost_per_mtok", "Cost per million output tokens"),
     ("t_replicas", "For the rate"), ("t_rented", "GPUs rented for the rate"),
-    ("t_cost_per_hour", "Cost per hour for the rate"),
+    ("t_cost_per_hour", "Cost per hour for the rate"), ("t_cheapest", "The cheapest"),
 )
 TARGET_LINK = ("../latency-target/", "serving to a latency target")
 
@@ -263,19 +263,21 @@ only the calculator's own attributes; no data reaches it."""
 
 
 def _target_panel(got: dict[str, Any]) -> str:
-    """The cheapest configuration meeting the latency target, and the frontier chart (SVG from the engine)."""
+    """The recommended configuration meeting the latency target (the cheapest where it differs), and the frontier
+    chart (SVG from the engine)."""
     t = got["target"]
     outs = t["outputs"]
     items = "".join(_output(n, label, outs.get(n, {"value": None, "unit": "", "text": "none"}), TARGET_LINK)
                     for n, label in TARGET_OUTPUTS)
     return ('<section class="sa-calc-out sa-calc-target" aria-labelledby="sa-calc-target-title">'
-            '<h3 id="sa-calc-target-title">The cheapest configuration meeting the target '
+            '<h3 id="sa-calc-target-title">The recommended configuration meeting the target '
             f'<a href="{TARGET_LINK[0]}" class="sa-calc-why" title="{TARGET_LINK[1]}">(why)</a></h3>'
             f'<p data-name="t_text" data-value="" data-unit="">{html.escape(t["text"])}</p>'
             f'<dl class="sa-calc-results">{items}</dl>'
             '<p>The throughput-interactivity frontier: every configuration no other beats on both output tokens per '
             'second per GPU and per user, aggregated and disaggregated (the search of '
-            '<code>python -m snippets.engine search</code>), the cheapest meeting the target ringed.</p>'
+            '<code>python -m snippets.engine search</code>), the recommended configuration meeting the target '
+            'ringed, and the cheapest with a dashed ring where it differs.</p>'
             f'<div id="sa-calc-frontier" class="sa-calc-frontier-box">{t["svg"]}</div></section>')
 
 
@@ -298,6 +300,7 @@ class CalculatorPage(Page):
         self.default_precision = eng.precisions[d.precision].name
         self.default_accelerator = eng.chips[d.accelerator].name
         self.default_context = fmt.count(sc.context_tokens, "tokens")
+        self.min_saving = fmt.percent(eng.layout_policies[sc.layout_policy].disaggregated_min_saving)
         self.default_concurrency = fmt.count(sc.concurrency, "sequences")
         self.default_ttft = fmt.count(round(sc.ttft_s * 1e3), "ms") if sc.ttft_s is not None else "no"
         self.default_tpot = fmt.count(round(sc.tpot_s * 1e3), "ms") if sc.tpot_s is not None else "no"

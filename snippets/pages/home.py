@@ -54,8 +54,9 @@ def summary_table(cat: Catalog) -> str:
 
 
 def target_table(cat: Catalog) -> str:
-    """What a million output tokens cost at the scenario's latency target: the cheapest configuration meeting it,
-    its GPUs, time to first token and time per output token; where none meets it, which target binds."""
+    """What a million output tokens cost at the scenario's latency target: the recommended configuration meeting it
+    (the cheapest named beside it where it saves less than the layout policy asks of disaggregation), its GPUs,
+    time to first token and time per output token; where none meets it, which target binds."""
     body: list[list[fmt.Cell]] = []
     rows = _rows(cat)
     for r in rows:
@@ -69,10 +70,11 @@ def target_table(cat: Catalog) -> str:
                 f"nothing meets it: the {'TTFT' if w.binding == 'ttft_ms' else 'TPOT'} binds, "
                 f"{w.closest:,.1f} ms at best")
             body.append([*head, text, "—", "—", "—", "—"])
-        else:
-            b = s.best
-            body.append([*head, units.configuration(b.words), fmt.count(b.gpus), ms(b.ttft_s, 0), ms(b.tpot_s), mtok(b)])
-    return fmt.html_table("at_target", ["Model", "Precision", "Cheapest configuration meeting the target", "GPUs",
+        elif s.recommended is not None:
+            b, c = s.recommended, s.best
+            parts = (*units.configuration(b.words).parts, *units.cheapest_aside(c.mode, c.gpus, s.saving))
+            body.append([*head, fmt.Phrase(parts), fmt.count(b.gpus), ms(b.ttft_s, 0), ms(b.tpot_s), mtok(b)])
+    return fmt.html_table("at_target", ["Model", "Precision", "Recommended configuration meeting the target", "GPUs",
                                         "TTFT", "TPOT", "$ per M output tokens"],
                           body, align="lllrrrr", names=[r.name for r in rows])
 
@@ -113,6 +115,7 @@ class HomePage(Page):
         self.ttft_target = ms(sc.ttft_s, 0)
         self.tpot_target = ms(sc.tpot_s, 0)
         self.max_nodes = fmt.count(MAX_NODES, "nodes", show_unit=True)
+        self.min_saving = fmt.percent(r.eng.layout_policies[sc.layout_policy].disaggregated_min_saving)
         self.met_count = fmt.count(len(met), "rows")
         self.row_count = fmt.count(len(rows), "rows")
         misses = [x.name for x in rows if x not in met]

@@ -1,8 +1,8 @@
 """Page model of "Serving tables" (docs/reference/serving.md): the reference-grade tables of the cost and
 latency-target pages, presented where a reader looks a row up rather than reads a page.
 
-Nothing is computed here: the cost grid is the cost page's (`snippets.pages.cost`: the cheapest configuration
-meeting the chat scenario's target, the engine's search, for every model, precision and priced accelerator of the
+Nothing is computed here: the cost grid is the cost page's (`snippets.pages.cost`: the recommended and the cheapest
+configuration meeting the chat scenario's target, the engine's search, for every model, precision and priced accelerator of the
 page), the published comparisons the latency-target page's (`snippets.pages.latency_target`). The names this page's
 prose uses are those pages' own figures, read from their one computation (`Page.of`).
 """
@@ -30,6 +30,7 @@ class ReferenceServingPage(Page):
         self.ttft_target, self.tpot_target = c.ttft_target, c.tpot_target
         self.max_nodes = c.max_nodes
         self.met_rows, self.grid_rows = c.met_rows, c.grid_rows
+        self.min_saving, self.differ_rows = c.min_saving, c.differ_rows
         self.context = c.context
         self.model = lt.model
         self.precision = lt.precision

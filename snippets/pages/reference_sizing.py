@@ -4,9 +4,9 @@ Every model x storage width x accelerator, deployed by the engine (`snippets.eng
 accelerator's node at the pages' scenario: the layout its policy chooses, GPUs, nodes, memory per
 GPU by part, the single-sequence decode ceiling and the hourly cost of what is rented. The same records are
 published as reference/sizing.json and reference/sizing.csv (`snippets.pages.sizing_records`). Each row also shows
-the cheapest configuration meeting the scenario's latency target (`snippets.engine.search.at_scenario`: any layout of
-up to eight nodes, aggregated or disaggregated) or which target binds, a search per row (`grid_targets`: the site's
-build runs them beside its pages and keeps them by content, `snippets.build.sizing`).
+the recommended configuration meeting the scenario's latency target and the cheapest where it differs
+(`snippets.engine.search.at_scenario`: any layout of up to eight nodes, aggregated or disaggregated) or which target
+binds, a search per row (`grid_targets`: the build runs them beside its pages, kept by content, `snippets.build.sizing`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from snippets.data import Catalog, Price
 from snippets.engine import Deployment, NoLayout, UnsupportedFormat
 from snippets.engine.deployment import as_shipped
 from snippets.engine.memory import BYTES_16BIT, weight_bytes
-from snippets.engine.search import MAX_NODES, Search, Word, at_scenario, configuration_words
+from snippets.engine.search import MAX_NODES, Point, Search, Word, at_scenario, configuration_words
 from snippets.engine.timing import Prediction, predict
 from snippets.pages import units
 from snippets.pages.base import Page
@@ -186,7 +186,7 @@ def grid_table(cat: Catalog) -> str:
     table = fmt.html_table(
         "grid",
         ["Model", "Precision", "Accelerator", "Weights", "Layout", "GPUs", "Nodes", "Weights per GPU",
-         "KV room per GPU", "Cost per hour", "ms per token", "$ per M tokens", "Cheapest at the target",
+         "KV room per GPU", "Cost per hour", "ms per token", "$ per M tokens", "Recommended at the target",
          "$ per M tokens at the target", "Price read"],
         rows, align="lllrlrrrrrrrlrl", names=names,
     )
@@ -210,21 +210,23 @@ BINDS = {"ttft_ms": "none: the first token binds", "tpot_ms": "none: the time pe
 
 
 def target_cells(t: dict[str, Any] | None) -> list[fmt.Cell]:
-    """A record's cheapest configuration at the target and its $ per million output tokens (`at_target`); where
-    none meets the target, which target binds; "—" where nothing is searched (no node, or a refused format)."""
+    """A record's recommended configuration at the target (`at_target`), the cheapest beside it where it differs, and
+    its $ per million output tokens; where none meets it, which target binds; "—" where nothing is searched."""
     if t is None:
         return ["—", "—"]
     if not t["met"]:
         return [BINDS.get(t["binding"] or "", "none: no layout holds it"), "—"]
-    usd = t["usd_per_mtok_output"]
+    rec = t["recommended"]
+    usd = rec["usd_per_mtok_output"]
     cost: fmt.Cell = "no price" if usd is None else fmt.Figure(
-        usd["value"], "USD/Mtok", f"${usd['value']:,.2f}", f"output tokens, {t['configuration']}, {t['gpus']} GPUs")
-    config = units.configuration(target_words(t))
-    return [fmt.Phrase((*config.parts, " (", ("gpus", fmt.count(t["gpus"])), " GPUs)")), cost]
+        usd["value"], "USD/Mtok", f"${usd['value']:,.2f}", f"output tokens, {rec['configuration']}, {rec['gpus']} GPUs")
+    config = units.configuration(target_words(rec))
+    return [fmt.Phrase((*config.parts, " (", ("gpus", fmt.count(rec["gpus"])), " GPUs)",
+                        *units.cheapest_aside(t["mode"], t["gpus"], t["cheapest_saving"]))), cost]
 
 
 def target_words(t: dict[str, Any]) -> tuple[Word, ...]:
-    """A record's configuration at the target (`at_target`, met) in the engine's words, from the record's fields."""
+    """A configuration at the target (`at_target`, met, or its `recommended`) in the engine's words, from its fields."""
     if t["mode"] == "aggregated":
         return configuration_words(t["mode"], t["layout_label"], t["in_flight"])
     return configuration_words(t["mode"], t["layout_label"], t["decode_batch"],
@@ -242,19 +244,26 @@ def target_note(cat: Catalog) -> str:
     h = fmt.fig_html
     ttft = fmt.quantity(sc.ttft_s * 1e3, "ms", 0, show_unit=True)
     tpot = fmt.quantity(sc.tpot_s * 1e3, "ms", 0, show_unit=True)
+    saving = fmt.percent(r.eng.layout_policies[sc.layout_policy].disaggregated_min_saving)
+    what = (f"*Recommended at the target* is what the site would deploy among the configurations whose first token "
+            f"comes within {h(ttft, 'target.ttft')} and each next one within {h(tpot, 'target.tpot')}: the cheapest "
+            f"aggregated one, unless the cheapest with prefill and decode workers apart costs at least "
+            f"{h(saving, 'target.min_saving')} less per output token (the layout policy's rule in `data/policies.yaml`: "
+            f"two pools, a KV-cache transfer path and a router cost what a price per token does not show)")
     if found is None:
-        return (f"*Cheapest at the target* is the cheapest configuration whose first token comes within "
-                f"{h(ttft, 'target.ttft')} and each next one within {h(tpot, 'target.tpot')}: this build did not search "
-                "it (the serving plugin's `sizing_targets` option is `off`, or `cached` with nothing cached for this "
-                "data, as on a rebuild of `mkdocs serve`); `nox -s build` searches every row.\n")
-    met = fmt.count(sum(1 for t in found.values() if t is not None and t["met"]), "rows")
-    total = fmt.count(len(found), "rows")
-    return (f"*Cheapest at the target* is the cheapest configuration whose first token comes within "
-            f"{h(ttft, 'target.ttft')} and each next one within {h(tpot, 'target.tpot')} (the engine's search on the "
-            f"accelerator's node: any layout of up to {h(fmt.count(MAX_NODES, 'nodes', show_unit=True), 'target.nodes')},"
-            f" served aggregated or with prefill and decode workers apart, at the most requests in flight that still "
-            f"meet the target), with its $ per million output tokens; {h(met, 'target.met')} of the "
-            f"{h(total, 'target.searched')} rows searched meet it. Where none does, the cell says which target binds. "
+        return (f"{what}: this build did not search it (the serving plugin's `sizing_targets` option is `off`, or "
+                "`cached` with nothing cached for this data, as on a rebuild of `mkdocs serve`); `nox -s build` "
+                "searches every row.\n")
+    met = [t for t in found.values() if t is not None and t["met"]]
+    n_met, total = fmt.count(len(met), "rows"), fmt.count(len(found), "rows")
+    differ = fmt.count(sum(1 for t in met if t["cheapest_saving"] > 0), "rows")
+    return (f"{what}. The engine's search runs on the accelerator's node: any layout of up to "
+            f"{h(fmt.count(MAX_NODES, 'nodes', show_unit=True), 'target.nodes')}, served aggregated or with prefill "
+            f"and decode workers apart, at the most requests in flight that still meet the target; the cell gives "
+            f"the $ per million output tokens of what it recommends. {h(n_met, 'target.met')} of the "
+            f"{h(total, 'target.searched')} rows searched meet the target; in {h(differ, 'target.differ')} of them "
+            f"the cheapest is disaggregated and saves less than that, and the cell names it, its GPUs and how much "
+            f"cheaper it is. Where none meets the target, the cell says which target binds. "
             f"[Serving to a latency target](../latency-target.md) explains the search.\n")
 
 
@@ -262,29 +271,17 @@ def quantity(value: float, unit: str) -> dict[str, Any]:
     return {"value": value, "unit": unit}
 
 
-def at_target(s: Search | None) -> dict[str, Any] | None:
-    """The cheapest configuration meeting the scenario's target, each number with its unit; or why none does."""
-    if s is None:
-        return None
-    t = s.targets
-    out: dict[str, Any] = {
-        "ttft_target": None if t.ttft_s is None else quantity(t.ttft_s * 1e3, "ms"),
-        "tpot_target": None if t.tpot_s is None else quantity(t.tpot_s * 1e3, "ms"),
-        "met": s.best is not None,
-    }
-    b = s.best
-    if b is None:
-        w = s.why
-        out.update({"why": None if w is None else w.text, "binding": None if w is None else w.binding})
-        return out
+def _configuration(b: Point) -> dict[str, Any]:
+    """A configuration at the target as a record holds it, each number with its unit."""
     z = b.as_dict()
-    out.update({
+    out: dict[str, Any] = {
         "mode": b.mode, "configuration": b.label, "layout": z["layout"], "layout_label": b.layout.label, "gpus": b.gpus,
         "rented_gpus": b.rented_gpus, "concurrency": b.concurrency,
         "ttft": quantity(b.ttft_s * 1e3, "ms"), "tpot": quantity(b.tpot_s * 1e3, "ms"),
         "output_tokens_per_s_per_gpu": quantity(b.per_gpu, "tokens/s/GPU"),
         "usd_per_mtok_output": None if b.usd_per_mtok is None else quantity(b.usd_per_mtok, "USD/Mtok"),
-    })
+        "gpu_hours_per_mtok_output": quantity(b.gpu_hours_per_mtok, "GPU-hours/Mtok"),
+    }
     if b.speculation is not None:  # the search at a scenario takes none, and `target_words` carries no draft
         raise ValueError(f"the sizing grid shows no speculative configuration ({b.label})")
     if b.mode == "disaggregated":
@@ -293,6 +290,27 @@ def at_target(s: Search | None) -> dict[str, Any] | None:
                                       "decode_batch")}, prefill_layout_label=b.prefill_layout.label)
     else:
         out["in_flight"] = z["in_flight"]
+    return out
+
+
+def at_target(s: Search | None) -> dict[str, Any] | None:
+    """The cheapest configuration meeting the scenario's target, each number with its unit, under `recommended` the
+    one the layout policy recommends (`cheapest_saving`: how much less the cheapest costs, 0: none); or why none."""
+    if s is None:
+        return None
+    t = s.targets
+    out: dict[str, Any] = {
+        "ttft_target": None if t.ttft_s is None else quantity(t.ttft_s * 1e3, "ms"),
+        "tpot_target": None if t.tpot_s is None else quantity(t.tpot_s * 1e3, "ms"),
+        "met": s.best is not None,
+    }
+    b, rec = s.best, s.recommended
+    if b is None or rec is None:
+        w = s.why
+        out.update({"why": None if w is None else w.text, "binding": None if w is None else w.binding})
+        return out
+    out.update({**_configuration(b), "recommended": _configuration(rec), "cheapest_saving": s.saving,
+                "disaggregated_min_saving": s.min_saving})
     return out
 
 

@@ -1,7 +1,7 @@
 """The sizing grid's downloadable records (reference/sizing.json and reference/sizing.csv, `write_records`): every
 row of the grid (`snippets.pages.reference_sizing`) as a record, each number with its unit, and the cheapest
-configuration meeting the scenario's latency target (`reference_sizing.grid_targets`, which the site's build fills
-from its worker processes: `snippets.build.sizing`)."""
+configuration meeting the scenario's latency target and the one the layout policy recommends
+(`reference_sizing.grid_targets`, which the site's build fills from its worker processes: `snippets.build.sizing`)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from snippets.pages.scenario import reference
 def records(cat: Catalog, *, targets: bool = False,
             found: Mapping[Query, dict[str, Any] | None] | None = None) -> list[dict[str, Any]]:
     """The grid as records: ids, layout, GPUs, nodes, memory per GPU by part and cost, each number with its unit;
-    with `targets`, also the cheapest configuration meeting the scenario's latency target (`target`, `at_target`),
+    with `targets`, also the cheapest configuration meeting the scenario's latency target and the recommended one
+    (`target`, `at_target`: the target_* fields are the cheapest's, recommended_* the recommended's),
     read from `found` (each of `target_queries`, as `targets_of` gives them) or, without it, `grid_targets`.
 
     A search per record costs several times the CPU of the rest of the build, so the site's build searches beside
@@ -85,7 +86,8 @@ CSV_FIELDS = ("model", "precision", "accelerator", "deployable", "layout", "gpus
               "gpus_rented", "weights_total_GB", "weights_per_gpu_GiB", "kv_cache_per_gpu_GiB", "free_per_gpu_GiB",
               "max_concurrency", "cost_per_hour_USD", "tpot_ms_c1", "output_tokens_per_s_per_gpu",
               "usd_per_mtok_output", "weight_only", "why_not", "target_met", "target_configuration", "target_gpus",
-              "target_ttft_ms", "target_tpot_ms", "target_usd_per_mtok_output")
+              "target_ttft_ms", "target_tpot_ms", "target_usd_per_mtok_output", "recommended_configuration",
+              "recommended_gpus", "recommended_usd_per_mtok_output", "cheapest_saving")
 
 
 def records_csv(recs: list[dict[str, Any]]) -> str:
@@ -118,6 +120,11 @@ def records_csv(recs: list[dict[str, Any]]) -> str:
                             "target_ttft_ms": f"{t['ttft']['value']:.4g}", "target_tpot_ms": f"{t['tpot']['value']:.4g}",
                             "target_usd_per_mtok_output": "" if t["usd_per_mtok_output"] is None
                             else f"{t['usd_per_mtok_output']['value']:.4g}"})
+                rec_t = t["recommended"]
+                row.update({"recommended_configuration": rec_t["configuration"], "recommended_gpus": rec_t["gpus"],
+                            "recommended_usd_per_mtok_output": "" if rec_t["usd_per_mtok_output"] is None
+                            else f"{rec_t['usd_per_mtok_output']['value']:.4g}",
+                            "cheapest_saving": f"{t['cheapest_saving']:.4g}"})
         w.writerow(row)
     return buf.getvalue()
 

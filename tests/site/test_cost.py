@@ -73,11 +73,24 @@ def test_cost_table_rows_at_the_target_are_the_engines_search(page, serving, ref
             label.split(" FP8")[0]], "fp8", {"H100 SXM": "h100-sxm", "A100 80GB SXM": "a100-80gb-sxm",
                                              "MI300X": "mi300x"}[label.split(" on ")[1]]
         s = at_scenario(ref.eng, model, precision, "chat", accelerator=acc, sweep=False)
-        assert s.best is not None
+        assert s.best is not None and s.recommended is not None
         row = f"cost[{label}]"
-        assert value(page, f"{row}[Output $/M at the target]") == pytest.approx(s.best.usd_per_mtok, rel=1e-6)
-        assert value(page, f"{row}[GPUs]") == s.best.gpus and value(page, f"{row}[TPOT]") <= TPOT_MS
+        rec = s.recommended
+        assert value(page, f"{row}[Output $/M at the target]") == pytest.approx(rec.usd_per_mtok, rel=1e-6)
+        assert value(page, f"{row}[GPUs]") == rec.gpus and value(page, f"{row}[TPOT]") <= TPOT_MS
+        cheapest = f"{row}[Recommended meeting the target].cheapest_gpus"
+        if s.saving > 0:  # the cheapest saves less than the layout policy asks of a second pool: named beside it
+            assert value(page, cheapest) == s.best.gpus and s.best.mode == "disaggregated"
+            assert value(page, f"{row}[Recommended meeting the target].cheapest_saving") == pytest.approx(
+                s.saving * 100, rel=1e-9)
+        else:
+            assert cheapest not in figures(page)
         met += 1
+    # Llama 3.1 8B FP8 on MI300X: disaggregated on 7 GPUs is the cheapest by under 1%; one aggregated GPU is shown
+    s = at_scenario(ref.eng, "llama-3.1-8b", "fp8", "chat", accelerator="mi300x", sweep=False)
+    assert s.best is not None and s.recommended is not None and 0 < s.saving < 0.10
+    assert (s.recommended.mode, s.recommended.gpus) == ("aggregated", 1) and s.best.gpus > 1
+    assert value(page, "differ_rows") >= 1
     for label in rows:
         key = f"cost[{label}][TPOT]"
         if key in figures(page):

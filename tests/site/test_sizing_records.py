@@ -1,6 +1,7 @@
 """The sizing grid as the build publishes it (reference/sizing.json, reference/sizing.csv and the page's table): each
-record carries the cheapest configuration meeting the reference scenario's latency target, and it is the engine's
-search for that record (`snippets.engine.search.at_scenario`), priced by hand for one."""
+record carries the cheapest configuration meeting the reference scenario's latency target and the recommended one
+(the page shows the recommended, and names the cheapest where it differs), and they are the engine's search for that
+record (`snippets.engine.search.at_scenario`), priced by hand for one."""
 
 from __future__ import annotations
 
@@ -68,6 +69,9 @@ def test_a_record_at_the_target_is_the_engines_search(recs, rows, catalog, q) ->
         return
     assert t["usd_per_mtok_output"]["value"] == pytest.approx(b.usd_per_mtok, rel=1e-12)
     assert float(row["target_usd_per_mtok_output"]) == pytest.approx(b.usd_per_mtok, rel=1e-3)
+    rec = s.recommended
+    assert rec is not None and (t["recommended"]["configuration"], t["recommended"]["gpus"]) == (rec.label, rec.gpus)
+    assert row["recommended_configuration"] == rec.label and t["cheapest_saving"] == pytest.approx(s.saving)
 
 
 def test_one_record_priced_by_hand(recs) -> None:
@@ -85,10 +89,10 @@ def test_one_record_priced_by_hand(recs) -> None:
 def test_the_page_shows_the_target_column(built: Build, recs) -> None:
     page = built.page("reference/sizing/index.html")
     head = [th.get_text() for th in page.select("table thead th")]
-    assert "Cheapest at the target" in head and "$ per M tokens at the target" in head
+    assert "Recommended at the target" in head and "$ per M tokens at the target" in head
     t = recs[("llama-3.1-70b", "fp8", "h100-sxm")]["at_target"]
     name = "grid[Llama 3.1 70B · FP8 · NVIDIA H100 SXM][$ per M tokens at the target]"
-    assert value(page, name) == pytest.approx(t["usd_per_mtok_output"]["value"], rel=1e-9)
+    assert value(page, name) == pytest.approx(t["recommended"]["usd_per_mtok_output"]["value"], rel=1e-9)
     shown = [k for k in figures(page) if k.endswith("[$ per M tokens at the target]")]
     priced = [r for r in recs.values() if (a := r["at_target"]) and a["met"] and a["usd_per_mtok_output"]]
     assert len(shown) == len(priced)
@@ -100,16 +104,18 @@ def test_the_page_shows_the_target_column(built: Build, recs) -> None:
 
 @pytest.mark.parametrize("q", PICKED, ids=lambda q: "-".join(q))
 def test_the_target_cell_shows_the_records_counts_as_figures(built: Build, recs, catalog, q) -> None:
-    """The cheapest configuration at the target, in the engine's words (the record's `configuration`), its counts
+    """The recommended configuration at the target, in the engine's words (the record's `configuration`), its counts
     figures a reader can follow: the workers, the requests in flight, the GPUs."""
     page = built.page("reference/sizing/index.html")
     t = recs[q]["at_target"]
     cell = f"grid[{catalog.models[q[0]].name} · {catalog.precisions[q[1]].name} · {catalog.accelerators[q[2]].name}]"
-    cell += "[Cheapest at the target]"
+    cell += "[Recommended at the target]"
     shown = {k.removeprefix(cell + "."): v for k, v in figures(page).items() if k.startswith(cell + ".")}
     if not t["met"]:
         assert not shown
         return
+    assert t["cheapest_saving"] == 0  # these cells recommend the cheapest
+    t = t["recommended"]
     want = {"gpus": t["gpus"]}
     if t["mode"] == "aggregated":
         want["in_flight"] = t["in_flight"]
@@ -125,5 +131,29 @@ def test_the_target_cell_shows_the_records_counts_as_figures(built: Build, recs,
 
 def test_every_met_cell_has_its_gpus_as_a_figure(built: Build, recs) -> None:
     page = built.page("reference/sizing/index.html")
-    gpus = [k for k in figures(page) if k.endswith("[Cheapest at the target].gpus")]
+    gpus = [k for k in figures(page) if k.endswith("[Recommended at the target].gpus")]
     assert len(gpus) == sum(1 for r in recs.values() if r["at_target"] and r["at_target"]["met"])
+    cheapest = [k for k in figures(page) if k.endswith("[Recommended at the target].cheapest_gpus")]
+    differ = [r for r in recs.values() if r["at_target"] and r["at_target"]["met"] and r["at_target"]["cheapest_saving"]]
+    assert len(cheapest) == len(differ) == value(page, "target.differ") > 0
+    for r in differ:  # only a disaggregated cheapest saving less than the policy asks is passed over
+        t = r["at_target"]
+        assert t["mode"] == "disaggregated" and t["recommended"]["mode"] == "aggregated"
+        assert 0 < t["cheapest_saving"] < t["disaggregated_min_saving"] == 0.10
+
+
+def test_gpt_oss_20b_fp8_on_b200_recommends_one_replica_and_names_the_cheapest(built: Build, recs) -> None:
+    """The cell that showed 52 GPUs: the cheapest is disaggregated on 52 B200, a few per cent cheaper than one
+    aggregated 2-GPU replica; the policy asks 10% of a second pool, so the cell recommends the 2 GPUs."""
+    page = built.page("reference/sizing/index.html")
+    t = recs[("gpt-oss-20b", "fp8", "b200")]["at_target"]
+    assert (t["mode"], t["gpus"]) == ("disaggregated", 52)
+    assert (t["recommended"]["mode"], t["recommended"]["gpus"]) == ("aggregated", 2)
+    cell = "grid[gpt-oss-20b · FP8 · NVIDIA B200 (HGX B200)][Recommended at the target]"
+    assert value(page, cell + ".gpus") == 2 and value(page, cell + ".cheapest_gpus") == 52
+    saving = value(page, cell + ".cheapest_saving")
+    assert saving == pytest.approx(t["cheapest_saving"] * 100) and 2 < saving < 10
+    td = figures(page)[cell + ".gpus"].find_parent("td")
+    assert td.get_text().startswith("aggregated ") and f"is {saving:.1f}% cheaper" in td.get_text()
+    cost = value(page, "grid[gpt-oss-20b · FP8 · NVIDIA B200 (HGX B200)][$ per M tokens at the target]")
+    assert cost == pytest.approx(t["recommended"]["usd_per_mtok_output"]["value"], rel=1e-9)

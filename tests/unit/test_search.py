@@ -24,11 +24,13 @@ from snippets.engine.search import (
     MAX_DECODE_WORKERS,
     Point,
     _peak,
+    _plan,
     at_scenario,
     concurrencies,
     configuration_words,
     dominates,
     pareto,
+    recommend,
     search,
     words_text,
 )
@@ -534,12 +536,29 @@ def test_cli_search_prints_the_frontier_and_the_best_that_predict_agrees_with():
         assert p[k] == pytest.approx(agg[k], rel=1e-12), k
 
 
+def test_cli_search_prints_the_recommended_beside_the_cheapest():
+    out = _cli("search", "--model", "gpt-oss-20b", "--precision", "fp8", "--accelerator", "b200",
+               "--scenario", "serving", "--ttft-ms", "2000", "--tpot-ms", "30")
+    assert out.returncode == 0, out.stderr
+    j = json.loads(out.stdout)
+    s = at_scenario(ENG, "gpt-oss-20b", "fp8", "serving", accelerator="b200", sweep=False)
+    assert s.best is not None and s.recommended is not None
+    best, rec = j["best"], j["recommended"]
+    assert set(rec) >= FIELDS and set(best) >= FIELDS
+    assert (best["mode"], best["gpus"]) == (s.best.mode, s.best.gpus)
+    assert (rec["mode"], rec["gpus"], rec["in_flight"]) == ("aggregated", s.recommended.gpus, s.recommended.concurrency)
+    assert j["recommendation"] == {"layout_policy": "tp-in-node", "disaggregated_min_saving": 0.10,
+                                   "cheapest_saving": pytest.approx(1 - best["gpu_hours_per_mtok_output"]
+                                                                    / rec["gpu_hours_per_mtok_output"])}
+
+
 def test_cli_search_says_why_and_exits_1():
     out = _cli("search", "--model", "llama-3.1-70b", "--precision", "fp8", "--accelerator", "h100-sxm",
                "--input-tokens", str(N_IN), "--output-tokens", str(N_OUT), "--tpot-ms", "2", "--mode", "aggregated")
     assert out.returncode == 1
     j = json.loads(out.stdout)
     assert j["best"] is None and j["why"]["binding"] == "tpot_ms" and j["why"]["over_by"] > 0
+    assert j["recommended"] is None and j["recommendation"]["cheapest_saving"] == 0
 
 
 def test_cli_predict_speculation_and_prefix_hit():
@@ -564,3 +583,64 @@ def test_decode_pool_refuses_more_than_it_admits():
     with pytest.raises(ValueError, match="admits"):
         decode_pool(d, cap + 1, N_IN, N_OUT)
     assert kv_transfer(prefill_pool(d, N_IN), decode_pool(d, 1, N_IN, N_OUT), 4)[0].name == "NVLink 4"
+
+
+# --------------------------------------------------------------------------- the recommended configuration
+
+
+def test_recommend_by_hand():
+    # (price, GPUs): an aggregated replica at 1.00 and disaggregated pools at a 5 %, 10 % and 12 % saving
+    cost = lambda x: x  # noqa: E731 - the configurations here are their own costs
+    agg = [(1.00, 2), (1.30, 1)]
+    assert recommend(agg, [(0.95, 52)], cost, 0.10) == (1.00, 2)  # 5 % cheaper: not enough for a second pool
+    assert recommend(agg, [(0.90, 52)], cost, 0.10) == (0.90, 52)  # exactly 10 %: clears the bar
+    assert recommend(agg, [(0.88, 52), (0.99, 8)], cost, 0.10) == (0.88, 52)
+    assert recommend(agg, [(1.20, 8)], cost, 0.10) == (1.00, 2)  # dearer than aggregated
+    assert recommend([], [(1.20, 8)], cost, 0.10) == (1.20, 8)  # nothing aggregated meets the targets
+    assert recommend(agg, [], cost, 0.10) == (1.00, 2)
+    assert recommend([], [], cost, 0.10) is None
+
+
+def test_the_recommendation_follows_data():
+    assert ENG.layout_policies["tp-in-node"].disaggregated_min_saving == 0.10  # data/policies.yaml
+    s = at_scenario(ENG, "llama-3.1-8b", "bf16", "serving", accelerator="h100-sxm", sweep=False)
+    assert s.min_saving == 0.10
+
+
+@pytest.mark.parametrize(("model", "precision", "accelerator", "scenario", "mode"), [
+    # gpt-oss-20b FP8 on B200: disaggregated on 52 GPUs is the cheapest by 3 %; one aggregated replica is recommended
+    ("gpt-oss-20b", "fp8", "b200", "serving", "aggregated"),
+    # Llama 3.1 70B FP8 on H100 at the chat scenario: disaggregated saves more than 10 % and is recommended
+    ("llama-3.1-70b", "fp8", "h100-sxm", "chat", "disaggregated"),
+])
+def test_the_recommendation_is_the_rule_on_each_modes_exact_cheapest(model, precision, accelerator, scenario, mode):
+    fast = at_scenario(ENG, model, precision, scenario, accelerator=accelerator, sweep=False)
+    full = at_scenario(ENG, model, precision, scenario, accelerator=accelerator)  # the frontier's sweep as well
+    agg = at_scenario(ENG, model, precision, scenario, accelerator=accelerator, mode="aggregated", sweep=False)
+    dis = at_scenario(ENG, model, precision, scenario, accelerator=accelerator, mode="disaggregated", sweep=False)
+    assert agg.best is not None and dis.best is not None
+    a, d = agg.best.gpu_hours_per_mtok, dis.best.gpu_hours_per_mtok
+    want = dis.best if d <= 0.9 * a else agg.best
+    for s in (fast, full):
+        assert s.recommended is not None and s.best is not None
+        assert s.recommended.mode == mode == want.mode
+        assert (s.recommended.label, s.recommended.gpu_hours_per_mtok) == (want.label, want.gpu_hours_per_mtok)
+        # the cheapest is untouched: the cheaper of the two modes' cheapest
+        assert s.best.gpu_hours_per_mtok == min(a, d)
+        assert s.saving == pytest.approx(1 - min(a, d) / want.gpu_hours_per_mtok, rel=1e-12)
+    if mode == "aggregated":
+        assert fast.best.mode == "disaggregated" and 0 < fast.saving < 0.10
+    else:
+        assert fast.best is fast.recommended and fast.saving == 0
+
+
+def test_with_a_rate_the_recommended_plan_follows_the_rule_on_rented_gpus(h100_any):
+    s = h100_any
+    assert s.plan is not None and s.recommended_plan is not None and s.recommended is s.recommended_plan.point
+    plans = {m: [x for x in (_plan(p, 20, s.targets) for p in s.candidates_of(m)) if x is not None]
+             for m in ("aggregated", "disaggregated")}
+    a = min(x.rented_gpus for x in plans["aggregated"])
+    d = min(x.rented_gpus for x in plans["disaggregated"])
+    assert s.recommended_plan.rented_gpus == (d if d <= 0.9 * a else a)
+    assert s.recommended.mode == ("disaggregated" if d <= 0.9 * a else "aggregated")
+    assert s.plan.rented_gpus == min(a, d)

@@ -147,6 +147,26 @@ class MemoryPolicy(_Strict):
         return self
 
 
+class Disaggregation(_Strict):
+    """When the site recommends disaggregated prefill and decode over serving both on one replica: only when the
+    cheapest disaggregated configuration meeting the targets costs at least `min_saving` less per output token than
+    the cheapest aggregated one. The search's cheapest stays the cheapest; this names what a team would deploy."""
+
+    min_saving: Annotated[float, Field(gt=0, lt=1)]
+    """The least saving per output token, a share of the aggregated configuration's cost (0.10: 10 % cheaper)."""
+    min_saving_range: tuple[Annotated[float, Field(gt=0, lt=1)], Annotated[float, Field(gt=0, lt=1)]]
+    """The shares a reasonable team might choose; `min_saving` lies inside."""
+    rationale: Annotated[str, Field(min_length=20)]
+    sources: Sources
+
+    @model_validator(mode="after")
+    def _within(self) -> Disaggregation:
+        lo, hi = self.min_saving_range
+        if not lo <= self.min_saving <= hi:
+            raise ValueError(f"min_saving: {self.min_saving:g} lies outside min_saving_range {lo:g}-{hi:g}")
+        return self
+
+
 class LayoutPolicy(_Strict):
     """A named choice among the layouts an engine accepts: what the site would rent, not what engines require."""
 
@@ -163,6 +183,8 @@ class LayoutPolicy(_Strict):
     """Mixture-of-experts layers split whole experts across the GPUs (EP = TP x DP) instead of slicing each."""
     whole_nodes: bool
     """A layout that spans nodes takes every GPU of each (a partial node cannot be rented or networked alone)."""
+    disaggregation: Disaggregation
+    """When a search recommends disaggregated serving over its cheapest aggregated configuration."""
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
 

@@ -9,7 +9,7 @@ from snippets.data import Catalog
 from snippets.engine import Deployment, Layout
 from snippets.engine.deployment import RefusedLayout
 from snippets.engine.layout import tp_degrees
-from snippets.engine.search import Point, at_scenario
+from snippets.engine.search import Point, Search, at_scenario
 from snippets.engine.specs import PriceSpec
 from snippets.engine.timing import Prediction, predict
 from snippets.pages import units
@@ -65,10 +65,11 @@ def run(d: Deployment, concurrency: int) -> Prediction:
     return predict(d, concurrency, sc.input_tokens, sc.output_tokens)
 
 
-def target(r: Reference, model: str, precision: str, accelerator: str) -> Point | None:
-    """The cheapest configuration meeting the scenario's latency target on `accelerator`'s node (the engine's search:
-    any layout of up to eight nodes, aggregated or disaggregated); None where none meets it."""
-    return at_scenario(r.eng, model, precision, SCENARIO, accelerator=accelerator, sweep=False).best
+def target(r: Reference, model: str, precision: str, accelerator: str) -> Search:
+    """The search at the scenario's latency target on `accelerator`'s node (any layout of up to eight nodes,
+    aggregated or disaggregated): its cheapest configuration meeting the target (`best`, None where none does) and
+    the one the layout policy recommends (`recommended`)."""
+    return at_scenario(r.eng, model, precision, SCENARIO, accelerator=accelerator, sweep=False)
 
 
 def target_cost(x: Point) -> float:
@@ -123,7 +124,11 @@ class Row:
     one: Prediction
     most: Prediction
     at: Point | None
-    """The cheapest configuration meeting the scenario's target."""
+    """The cheapest configuration meeting the scenario's target: what the page's comparisons of cost are about."""
+    rec: Point | None = None
+    """The configuration the layout policy recommends among those meeting the target: what the cost table shows."""
+    saving: float = 0.0
+    """How much less the cheapest costs per output token than the recommended (0: they are the same)."""
 
     @property
     def label(self) -> str:
@@ -137,7 +142,8 @@ def grid(r: Reference) -> list[Row]:
         for p in PRECISIONS:
             for a in priced(r):
                 d = cheapest_layout(r, m, p, a)
-                out.append(Row(d, run(d, 1), full(d), target(r, m, p, a)))
+                s = target(r, m, p, a)
+                out.append(Row(d, run(d, 1), full(d), s.best, s.recommended, s.saving))
     return out
 
 

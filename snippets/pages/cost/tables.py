@@ -33,18 +33,21 @@ def page_grid(cat: Catalog) -> list[Row]:
 
 
 def cost_table(cat: Catalog) -> str:
-    """$ per million output tokens by model x precision x priced accelerator: the cheapest configuration meeting the
-    scenario's latency target, and for contrast one replica with its KV cache full (no target)."""
+    """$ per million output tokens by model x precision x priced accelerator: the recommended configuration meeting
+    the scenario's latency target (and the cheapest, where it differs: its mode, GPUs and how much less it costs),
+    and for contrast one replica with its KV cache full (no target)."""
     body: list[list[fmt.Cell]] = []
     for row in page_grid(cat):
         pr = price_of(row.d)
-        x = row.at
-        at: list[fmt.Cell] = ["none meets it", "—", "—", "—"] if x is None else [
-            units.configuration(x.words), fmt.count(x.gpus), ms(x.tpot_s), usd_mtok(target_cost(x), pr)]
+        x, c = row.rec, row.at
+        at: list[fmt.Cell] = ["none meets it", "—", "—", "—"]
+        if x is not None and c is not None:
+            parts = (*units.configuration(x.words).parts, *units.cheapest_aside(c.mode, c.gpus, row.saving))
+            at = [fmt.Phrase(parts), fmt.count(x.gpus), ms(x.tpot_s), usd_mtok(target_cost(x), pr)]
         body.append([row.label, *at, usd_mtok(out_cost(row.most), pr), ms(row.most.tpot_s)])
     return fmt.table(
         "cost",
-        ["Model, precision, GPU", "Cheapest meeting the target", "GPUs", "TPOT", "Output $/M at the target",
+        ["Model, precision, GPU", "Recommended meeting the target", "GPUs", "TPOT", "Output $/M at the target",
          "Output $/M, KV cache full", "ITL, KV cache full"],
         body, align="llrrrrr",
     )
