@@ -25,7 +25,7 @@ from snippets.data import (
 )
 from snippets.engine.specs import EngineCatalog
 
-CHIP_EFFICIENCIES = ("hbm", "gemm_weights", "gemm_compute", "attention_compute")
+CHIP_EFFICIENCIES = ("hbm", "gemm_weights", "gemm_compute", "attention_compute", "moe_compute")
 """The efficiencies.yaml resources the time model reads per chip: a chip's `time_sources`."""
 
 
@@ -81,11 +81,13 @@ def _time_model(cat: Catalog, key: str, t: TimeModel) -> dict[str, Any]:
     for e in cat.efficiencies.values():
         if isinstance(e, Efficiency) and e.resource not in ("hbm", "gemm_weights"):
             continue
-        c = chips.setdefault(e.accelerator, {"hbm": d.hbm.value, "attention": d.attention_compute.value, "gemm": {},
-                                             "default_gemm": default_gemm})
+        c = chips.setdefault(e.accelerator, {"hbm": d.hbm.value, "attention": d.attention_compute.value,
+                                             "moe": {}, "gemm": {}, "default_gemm": default_gemm})
         if isinstance(e, ComputeEfficiency):
             if e.resource == "attention_compute":
                 c["attention"] = e.fraction
+            elif e.resource == "moe_compute":
+                c["moe"][e.tensor_format] = e.fraction
             else:
                 c["gemm"].setdefault(e.tensor_format, dict(default_gemm))["compute"] = e.fraction
         elif e.resource == "hbm":
@@ -111,8 +113,8 @@ def _time_model(cat: Catalog, key: str, t: TimeModel) -> dict[str, Any]:
     co = t.collectives
     return {
         "name": t.name, "chips": chips,
-        "default": {"hbm": d.hbm.value, "attention": d.attention_compute.value, "gemm": {},
-                    "default_gemm": default_gemm},
+        "default": {"hbm": d.hbm.value, "attention": d.attention_compute.value, "moe": {},
+                    "gemm": {}, "default_gemm": default_gemm},
         "link_fraction": link.fraction,
         "nvlink_hop_s": lat[t.hop_latency_nvlink].value.seconds, "pcie_hop_s": lat[t.hop_latency_pcie].value.seconds,
         "network_hop_s": t.hop_latency_network.seconds, "kernel_s": lat[t.kernel_launch].value.seconds,

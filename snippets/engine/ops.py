@@ -84,6 +84,8 @@ class Rates:
     stream_bytes_per_s: float
     """HBM at a streaming kernel's share."""
     attention_flops_per_s: float
+    moe_compute: float
+    """A fused MoE layer's grouped expert GEMMs' share of `peak_flops` at large batch."""
     weight_bytes: float
     """Per parameter of a quantized linear layer."""
     kernel_fraction: float
@@ -99,7 +101,8 @@ def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_f
     bf16 = chip.dense_flops.get("bf16", chip.dense_flops[compute_format])
     return Rates(peak_flops=chip.dense_flops[compute_format], bf16_flops=bf16, gemm=gemm,
                  hbm_bytes_per_s=chip.hbm_bytes_per_s, stream_bytes_per_s=chip.hbm_bytes_per_s * eff.hbm * kf,
-                 attention_flops_per_s=bf16 * eff.attention * kf, weight_bytes=precision.bytes_per_param,
+                 attention_flops_per_s=bf16 * eff.attention * kf, moe_compute=eff.moe_for(precision.tensor_format),
+                 weight_bytes=precision.bytes_per_param,
                  kernel_fraction=kf, kernel_s=tm.kernel_s / kf, host_s=tm.host_dispatch_s,
                  graph_max_tokens=tm.graph_max_tokens)
 
@@ -123,19 +126,23 @@ def weight_share(r: Rates, rows: float) -> float:
 
 def gemm(name: str, tokens: float, n: float, k: float, r: Rates, *, step_tokens: float, kind: str = "gemm",
          kernels: int = 1, count: int = 1, weight_bytes: float | None = None, extra_bytes: float = 0.0,
-         batch_per_matrix: float | None = None, flops: float | None = None, share: float | None = None) -> Op:
+         batch_per_matrix: float | None = None, flops: float | None = None, share: float | None = None,
+         compute_share: float | None = None) -> Op:
     """A matrix product of `tokens` rows through a k × n weight on one GPU.
 
     `weight_bytes` overrides n·k at the precision's bytes (a 16-bit router; the experts a step touches);
     `batch_per_matrix` is the rows each weight matrix sees (a grouped expert GEMM's tokens per expert), which
     sets the weight stream's efficiency; `extra_bytes` the activations the kernels around it read and write.
-    `share`, where the caller has it, is `weight_share(r, rows)` for those rows (a step's GEMMs share it)."""
+    `share`, where the caller has it, is `weight_share(r, rows)` for those rows (a step's GEMMs share it);
+    `compute_share` the share of the dense peak its arithmetic reaches where it is not a dense GEMM's
+    (`r.gemm.compute`): a fused MoE layer's grouped expert GEMMs (`r.moe_compute`)."""
     w = n * k * r.weight_bytes if weight_bytes is None else weight_bytes
     f = 2 * tokens * n * k if flops is None else flops
     act = tokens * (n + k) * ACTIVATION_BYTES + extra_bytes
     wf = share if share is not None else weight_share(r, tokens if batch_per_matrix is None else batch_per_matrix)
     memory = w / (r.hbm_bytes_per_s * wf) + act / r.stream_bytes_per_s
-    compute = f / (r.peak_flops * r.gemm.compute * r.kernel_fraction)
+    cs = r.gemm.compute if compute_share is None else compute_share
+    compute = f / (r.peak_flops * cs * r.kernel_fraction)
     return Op(kind, name, f, w + act, compute, memory, 0.0, launch(r, kernels, max(compute, memory), step_tokens),
               count, weights=w)
 

@@ -436,6 +436,10 @@ class ChipEfficiency:
     """A streaming kernel's share of the HBM datasheet bandwidth (attention's KV reads, elementwise work)."""
     attention: float
     """A fused attention kernel's share of the dense BF16 peak in prefill."""
+    moe: tuple[tuple[str, float], ...]
+    """By tensor format: a fused MoE layer's grouped expert GEMMs' share of the dense peak at large batch, where
+    measured (no default); it sets the experts' compute time only, and only where they are sliced by tensor
+    parallelism as measured (`step._moe_ops`). A chip or format without one keeps the dense GEMM's share."""
     gemm: tuple[tuple[str, GemmEfficiency], ...]
     """By tensor format."""
     default_gemm: GemmEfficiency
@@ -446,6 +450,13 @@ class ChipEfficiency:
             if fmt == tensor_format:
                 return g
         return self.default_gemm
+
+    def moe_for(self, tensor_format: str) -> float:
+        """The experts' compute share in `tensor_format`: its measured figure, else the dense GEMM's."""
+        for fmt, f in self.moe:
+            if fmt == tensor_format:
+                return f
+        return self.gemm_for(tensor_format).compute
 
 
 @dataclass(frozen=True, slots=True)
@@ -508,6 +519,7 @@ class TimeModelSpec:
 
         def chip(c: Mapping[str, Any]) -> ChipEfficiency:
             return ChipEfficiency(hbm=c["hbm"], attention=c["attention"],
+                                  moe=tuple((str(fmt), float(f)) for fmt, f in sorted(c["moe"].items())),
                                   gemm=tuple((fmt, gemm(g)) for fmt, g in sorted(c["gemm"].items())),
                                   default_gemm=gemm(c["default_gemm"]))
 

@@ -47,7 +47,8 @@ def _d(model: str, precision: str, layout: Layout, *, accelerator: str = "h100-s
 # --------------------------------------------------------------------------- ops
 
 RATES = Rates(peak_flops=1e15, bf16_flops=5e14, gemm=GemmEfficiency(((1, 0.8), (256, 0.6)), 0.5),
-              hbm_bytes_per_s=1e12, stream_bytes_per_s=0.9e12, attention_flops_per_s=2.5e14, weight_bytes=1.0,
+              hbm_bytes_per_s=1e12, stream_bytes_per_s=0.9e12, attention_flops_per_s=2.5e14, moe_compute=0.5,
+              weight_bytes=1.0,
               kernel_fraction=1.0, kernel_s=2.7e-6, host_s=16.7e-6, graph_max_tokens=512)
 
 
@@ -552,3 +553,54 @@ def test_prompts_that_share_a_step_stay_under_the_compute_roof():
     # charged as one prompt a step each, they would pass it
     one = mixed_step(d, x.in_flight, 130, 128, 0, finishing=1).total_s - x.decode.total_s
     assert 128 / one * 2 * total_params(d.setting.model.arch, active=True) > d.setting.chip.dense_flops[d.compute_format]
+
+
+def _experts(d: Deployment, tokens: int):
+    return next(o for o in step(d, "prefill", tokens, 0.0).ops if o.name == "experts")
+
+
+def test_experts_arithmetic_runs_at_the_measured_fused_moe_share():
+    # DeepSeek-V3 FP8 on 8 x H200 at TP 8, a 16,384-token prefill chunk: one GPU's experts do
+    # 2 x 16,384 tokens x top-8 x (3 x 7,168 x 2,048) / 8 = 1.4431e12 FLOPs per MoE layer. At the measured
+    # fused-MoE share (data/efficiencies.yaml h200-sxm-moe-compute-fp8: 308.0 of 1,979 TFLOP/s, the engines'
+    # median; sglang's Triton kernel took 3.65 ms here) that is 1.4431e12 / 308.0e12 = 4.685 ms, where the dense
+    # GEMM share would give far less; the weight stream's time is the same either way.
+    d = _d("deepseek-v3", "fp8", Layout(8), accelerator="h200-sxm", context=16384)
+    experts = _experts(d, 16384)
+    flops = 2 * 16384 * 8 * 3 * 7168 * 2048 / 8
+    assert experts.flops == pytest.approx(flops) == pytest.approx(1.4431e12, rel=1e-4)
+    assert experts.compute_s == pytest.approx(flops / 308.0e12, rel=1e-9) == pytest.approx(4.685e-3, rel=1e-3)
+    dense = TM.chip("h200-sxm").gemm_for("fp8").compute
+    assert experts.compute_s > 3 * flops / (1979e12 * dense)
+    # a format the fused-MoE tables do not cover keeps the dense GEMM's share
+    assert TM.chip("h200-sxm").moe_for("fp4") == pytest.approx(TM.chip("h200-sxm").gemm_for("fp4").compute)
+
+
+def test_experts_keep_the_dense_share_where_the_fused_moe_share_was_not_measured():
+    # the same 16,384-token chunk of DeepSeek-V3 FP8, where the measurement does not reach: the experts'
+    # arithmetic runs at the chip's dense FP8 GEMM share, flops / (peak x share)
+    def dense_s(d: Deployment, flops: float) -> float:
+        chip = d.setting.chip
+        return flops / (chip.dense_flops["fp8"] * TM.chip(chip.id).gemm_for("fp8").compute)
+
+    # under EP 8 each of 8 H200s holds 32 whole experts and serves a 8th of the 16,384 x 8 assignments:
+    # 2 x 16,384 x 8 / 8 x 3 x 7,168 x 2,048 = 1.4431e12 FLOPs, the TP slice's count, at the dense share
+    ep = _d("deepseek-v3", "fp8", Layout(8, ep=8), accelerator="h200-sxm", context=16384)
+    experts = _experts(ep, 16384)
+    assert experts.flops == pytest.approx(1.4431e12, rel=1e-4)
+    assert experts.compute_s == pytest.approx(dense_s(ep, experts.flops), rel=1e-9)
+    assert experts.compute_s < 1.4431e12 / 308.0e12 / 3
+    # GB200 has no fused-MoE measurement (and no default): its TP-8 experts keep the dense share
+    assert TM.chip("gb200").moe == ()
+    gb = _d("deepseek-v3", "fp8", Layout(8), accelerator="gb200", context=16384)
+    experts = _experts(gb, 16384)
+    assert experts.compute_s == pytest.approx(dense_s(gb, experts.flops), rel=1e-9)
+    # one GPU runs whole experts: gpt-oss-20b in FP8 on one H200 keeps the dense share; at TP 2 its experts are
+    # sliced and take H200's measured 308.0 TFLOP/s
+    one = _d("gpt-oss-20b", "fp8", Layout(1), accelerator="h200-sxm", context=16384)
+    experts = _experts(one, 16384)
+    assert experts.compute_s == pytest.approx(dense_s(one, experts.flops), rel=1e-9)
+    two = _d("gpt-oss-20b", "fp8", Layout(2), accelerator="h200-sxm", context=16384)
+    sliced = _experts(two, 16384)
+    assert sliced.flops == pytest.approx(experts.flops / 2)
+    assert sliced.compute_s == pytest.approx(sliced.flops / 308.0e12, rel=1e-9)

@@ -88,8 +88,9 @@ class ComputeEfficiency(_Strict):
     """A throughput achieved in published runs, as a fraction of the dense peak of the same format."""
 
     name: str
-    resource: Literal["gemm_compute", "attention_compute"]
-    """Matrix products at large batch (`gemm_compute`), or a fused attention kernel (`attention_compute`)."""
+    resource: Literal["gemm_compute", "attention_compute", "moe_compute"]
+    """Matrix products at large batch (`gemm_compute`), a fused attention kernel (`attention_compute`), or a fused
+    MoE layer's grouped expert GEMMs at large batch (`moe_compute`)."""
     accelerator: str
     tensor_format: TensorFormat
     achieved: Flops
