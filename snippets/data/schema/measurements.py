@@ -257,8 +257,9 @@ class Intake(_Strict):
 
 class ChunkedPrefill(_Strict):
     """Whether the row's engine split prompts across steps, where its harness sets it apart from the memory policy's
-    engine default (data/policies.yaml `chunked_prefill`): trtllm-bench throughput runs without chunked context
-    unless its command passes --enable_chunked_context."""
+    engine default (data/policies.yaml `chunked_prefill`): trtllm-bench throughput's default depends on its version
+    (off before August 2025 and, in the 1.0 release, on the PyTorch backend; on in later main), so a row whose run
+    shows it records it here."""
 
     enabled: bool
     how: Annotated[str, Field(min_length=10)]
