@@ -292,7 +292,8 @@ def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) ->
                  max_num_seqs=m.concurrency if lim is None else lim.max_num_seqs,
                  max_num_batched_tokens=None if lim is None else lim.max_num_batched_tokens,
                  memory_policy=None if lim is None else lim.memory_policy,
-                 chunked_prefill=None if m.chunked_prefill is None else m.chunked_prefill.enabled)
+                 chunked_prefill=None if m.chunked_prefill is None else m.chunked_prefill.enabled,
+                 cuda_graphs=None if m.cuda_graphs is None else m.cuda_graphs.enabled)
     if tm is not None:
         st = replace(st, time_models={st.time_model_id: tm})
     return deploy(st, lay)

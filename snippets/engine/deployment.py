@@ -176,6 +176,7 @@ def setting(
     max_num_seqs: int | None = None,
     max_num_batched_tokens: int | None = None,
     chunked_prefill: bool | None = None,
+    cuda_graphs: bool | None = None,
 ) -> Setting:
     """Look every input up by id. The node is the scenario's, or `node`, or the first node of `accelerator`.
 
@@ -183,7 +184,8 @@ def setting(
     (config.json's torch_dtype), or the scenario's for a model with no published checkpoint. The memory policy
     (the scenario's, or `memory_policy`) is resolved for the chip: `max_num_seqs` and `max_num_batched_tokens` are
     vLLM's defaults there unless given; `chunked_prefill`, where given, says whether the engine splits a prompt
-    across steps (the policy's own setting otherwise)."""
+    across steps (the policy's own setting otherwise); `cuda_graphs` false runs every step without CUDA graphs (none
+    captured, so none held in memory), true or None keeps the policy's graphs."""
     sc = eng.scenarios[scenario]
     if concurrency is not None or context_tokens is not None:
         from dataclasses import replace
@@ -211,6 +213,10 @@ def setting(
         from dataclasses import replace
 
         pol = replace(pol, chunked_prefill=chunked_prefill)
+    if cuda_graphs is False:
+        from dataclasses import replace
+
+        pol = replace(pol, cuda_graph_batch="none", cuda_graph_bytes=0.0)
     dtype = None if spec.dtype is None else eng.precisions[spec.dtype]
     return Setting(
         model=spec, precision=eng.precisions[precision],

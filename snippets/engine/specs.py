@@ -350,7 +350,8 @@ class MemoryPolicySpec:
     cuda_graph_batch: str = "vllm"
     """Which steps run in CUDA graphs: "vllm" (the time model's cap, min(2 x max_num_seqs, 512), within the step's
     token budget); "max_num_seqs" (every step of up to max_num_seqs tokens: TensorRT-LLM's padded graphs up to its
-    max batch size)."""
+    max batch size); "none" (no step: a run without CUDA graphs, where a row's harness says so, `setting`'s
+    `cuda_graphs`)."""
     chunked_prefill: bool = True
     """True: a step fills what the decoding sequences leave of its token budget with prompt tokens, a prompt split
     across steps where the budget ends inside it (vLLM v1's chunked prefill); False: a step takes whole prompts that

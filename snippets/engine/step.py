@@ -314,7 +314,9 @@ def prepare(d: Deployment) -> Prep:
     # (VllmConfig._set_cudagraph_sizes); TensorRT-LLM's trtllm-bench pads every batch up to its max batch size
     # into a captured graph (cuda_graph_config: enable_padding, max_batch_size)
     pol = st.memory_policy
-    if pol.cuda_graph_batch == "max_num_seqs":
+    if pol.cuda_graph_batch == "none":  # no graph captured: every step's kernels are issued by the host
+        graph = 0
+    elif pol.cuda_graph_batch == "max_num_seqs":
         graph = pol.max_num_seqs
     else:
         graph = min(rates.graph_max_tokens, 2 * pol.max_num_seqs, pol.max_num_batched_tokens)

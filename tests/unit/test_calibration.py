@@ -249,3 +249,29 @@ def test_an_offline_run_is_one_wave_only_when_it_says_how_many_requests_and_they
     assert capped.prediction.admitted == 768 and capped.wave is None
     nvidia = rs["trtllm10-llama318b-fp8-1xh100-in128-out128-cmax"]
     assert nvidia.measurement.concurrency is None and nvidia.wave is None
+
+
+def test_azures_python_benchmark_rows_are_one_context_call_then_seven_steps_without_cuda_graphs():
+    """Azure's 2024 static batches (128 in, 8 out): LLMBenchmark.py runs TensorRT-LLM's benchmarks/python/benchmark.py
+    without --enable_cuda_graph, whose GenerationSession computes the whole batch's prompts in one call of the context
+    engine (the first token of each) and then one step per further token; tokens_per_sec is batch x 8 over the whole
+    run. The prediction is that: one step of all b x 128 prompt tokens, then 7 decode steps of the b sequences at
+    their mean context (128 + 1 + 3 = 132 tokens), every kernel issued by the host."""
+    from snippets.engine.serving import mixed_step
+
+    rs = {r.id: r for r in calibration.rows(CAT)}
+    ids = sorted(k for k in rs if k.startswith("azure-") and "-in128-out8-" in k)
+    assert len(ids) == 14
+    for k in ids:
+        r = rs[k]
+        m, d, w = r.measurement, r.deployment, r.wave
+        b = m.concurrency
+        assert b is not None and m.cuda_graphs is not None and not m.cuda_graphs.enabled
+        assert m.definitions.throughput_tokens == "output" and m.definitions.load == "static-batch"
+        pol = d.setting.memory_policy
+        assert pol.cuda_graph_batch == "none" and pol.max_num_batched_tokens == b * 128 and pol.max_num_seqs == b
+        assert w is not None and w.prefill_steps == 1 and w.output_tokens == 8
+        prefill = mixed_step(d, 0, 0.0, b * 128, 0.0, finishing=b, prompts=b).total_s
+        decode = mixed_step(d, b, 132.0, 0, 0.0).total_s
+        assert w.total_s == pytest.approx(prefill + 7 * decode)
+        assert r.predicted("output_tokens_per_s") == pytest.approx(b * 8 / (prefill + 7 * decode))

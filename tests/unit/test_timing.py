@@ -83,6 +83,31 @@ def test_cuda_graphs_reach_trtllm_benchs_max_batch_size():
     assert graphed.breakdown["launch"] < eager.breakdown["launch"]
 
 
+def test_a_run_without_cuda_graphs_issues_every_kernel_from_the_host():
+    # a harness that runs without CUDA graphs (TensorRT-LLM's Python benchmark without --enable_cuda_graph): no step
+    # replays a graph and none is held in memory. A decode step of 16 sequences, which vLLM's defaults run in a graph,
+    # then pays for each op the host's 16.7 us per kernel wherever its work and fixed costs are shorter
+    graphed = _d("llama-3.1-8b", "bf16", Layout(1), concurrency=16)
+    st = setting(ENG, "llama-3.1-8b", "bf16", "reference", accelerator="h100-sxm", concurrency=16,
+                 context_tokens=2000, cuda_graphs=False)
+    eager = deploy(st, Layout(1))
+    assert st.memory_policy.cuda_graph_batch == "none" and st.memory_policy.cuda_graph_bytes == 0.0
+    assert prepare(graphed).rates.graph_max_tokens == 512 and prepare(eager).rates.graph_max_tokens == 0
+    g, e = step(graphed, "decode", 16, 1000), step(eager, "decode", 16, 1000)
+    kernel, host = TM.kernel_s, TM.host_dispatch_s
+    assert [o.name for o in g.ops] == [o.name for o in e.ops]
+    for go, eo in zip(g.ops, e.ops, strict=True):
+        k = round(go.launch_s / kernel)  # in a graph: k kernels' fixed cost alone
+        assert go.launch_s == pytest.approx(k * kernel)
+        work = max(eo.compute_s, eo.memory_s)
+        assert eo.launch_s == pytest.approx(k * kernel + max(0.0, k * host - work - k * kernel))
+    assert e.breakdown["launch"] > g.breakdown["launch"]
+    # keeping the policy's graphs (True, or not said) changes nothing
+    kept = setting(ENG, "llama-3.1-8b", "bf16", "reference", accelerator="h100-sxm", concurrency=16,
+                   context_tokens=2000, cuda_graphs=True)
+    assert kept.memory_policy == graphed.setting.memory_policy
+
+
 def test_launch_inside_and_outside_a_cuda_graph():
     # inside a graph: the kernel's fixed cost alone, however short its work
     assert launch(RATES, 3, 1e-6, 64) == pytest.approx(3 * 2.7e-6)

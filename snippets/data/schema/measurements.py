@@ -257,8 +257,19 @@ class Intake(_Strict):
 
 class ChunkedPrefill(_Strict):
     """Whether the row's engine split prompts across steps, where its harness sets it apart from the memory policy's
-    engine default (data/policies.yaml `chunked_prefill`): trtllm-bench throughput runs without chunked context
-    unless its command passes --enable_chunked_context."""
+    engine default (data/policies.yaml `chunked_prefill`): trtllm-bench throughput's default depends on its version
+    (off before August 2025 and, in the 1.0 release, on the PyTorch backend; on in later main), so a row whose run
+    shows it records it here."""
+
+    enabled: bool
+    how: Annotated[str, Field(min_length=10)]
+    """The harness's command that shows it, and the default it relies on (the source is among the row's sources)."""
+
+
+class CudaGraphs(_Strict):
+    """Whether the row's engine replayed CUDA graphs, where its harness decides it apart from the memory policy's
+    engine (data/policies.yaml `cuda_graph_batch`): TensorRT-LLM's Python benchmark (benchmarks/python/benchmark.py)
+    runs its GenerationSession without them unless the command passes --enable_cuda_graph."""
 
     enabled: bool
     how: Annotated[str, Field(min_length=10)]
@@ -321,6 +332,9 @@ class Measurement(_Strict):
     chunked_prefill: ChunkedPrefill | None = None
     """Whether the engine split prompts across steps, where the source's harness decides it; None: the memory
     policy's setting (vLLM: always)."""
+    cuda_graphs: CudaGraphs | None = None
+    """Whether the engine replayed CUDA graphs, where the source's harness decides it; None: the memory policy's
+    graphs."""
     definitions: Definitions
     ttft_ms: PositiveFloat | None = None
     itl_ms: PositiveFloat | None = None
