@@ -23,6 +23,7 @@ from snippets.data import (
     Precision,
     TimeModel,
 )
+from snippets.engine.codec import decode
 from snippets.engine.specs import EngineCatalog
 
 CHIP_EFFICIENCIES = ("hbm", "gemm_weights", "gemm_compute", "attention_compute", "moe_compute")
@@ -133,7 +134,7 @@ def export(cat: Catalog) -> dict[str, Any]:
     from snippets.data.results import results_of
 
     out = _export(cat)
-    eng = EngineCatalog.from_export(out)
+    eng = decode(EngineCatalog, out)
     results = results_of(cat)
     for key in out["time_models"]:
         out["time_models"][key]["bands"] = results.get(("export.bands", key), partial(_bands, eng, cat, key))
@@ -207,5 +208,5 @@ def engine_catalog(cat: Catalog) -> EngineCatalog:
     recording view shares with the catalog it views)."""
     eng = cat.derived.get(EngineCatalog)
     if not isinstance(eng, EngineCatalog):
-        eng = cat.derived[EngineCatalog] = EngineCatalog.from_export(export(cat.loaded))
+        eng = cat.derived[EngineCatalog] = decode(EngineCatalog, export(cat.loaded))
     return eng

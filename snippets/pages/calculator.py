@@ -18,6 +18,7 @@ from typing import Any
 from snippets.data import Catalog
 from snippets.data.export import export
 from snippets.engine.calc import CUSTOM, MAX_CONTEXT, SCENARIO, _spell, answer, defaults
+from snippets.engine.codec import decode
 from snippets.engine.requests import MAX_CONCURRENCY
 from snippets.engine.specs import EngineCatalog
 from snippets.pages.base import Page
@@ -99,7 +100,7 @@ def browser_catalog(cat: Catalog) -> EngineCatalog:
     export reads; a later one would note the same."""
     hit = cat.derived.get((browser_catalog, id(cat)))
     if hit is None or hit[0] is not cat:
-        eng = EngineCatalog.from_export(json.loads(json.dumps(export(cat))))
+        eng = decode(EngineCatalog, json.loads(json.dumps(export(cat))))
         hit = cat.derived[(browser_catalog, id(cat))] = (cat, eng)
     found = hit[1]
     if not isinstance(found, EngineCatalog):  # pragma: no cover - the key holds the function

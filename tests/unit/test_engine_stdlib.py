@@ -19,10 +19,11 @@ SCRIPT = r"""
 import json, sys
 for name in ("pydantic", "pydantic_core", "yaml", "_yaml"):
     sys.modules[name] = None  # importing them now raises ImportError
+from snippets.engine.codec import decode
 from snippets.engine.specs import EngineCatalog
 from snippets.engine import Layout, deploy, setting
 from snippets.engine.timing import predict
-eng = EngineCatalog.from_export(json.load(open(sys.argv[1])))
+eng = decode(EngineCatalog, json.load(open(sys.argv[1])))
 d = deploy(setting(eng, "llama-3.1-70b", "fp8", "reference", node="hgx-h100-8", concurrency=16, context_tokens=2000),
            Layout(2))
 x = predict(d, 16, 1000, 1000)
