@@ -1,11 +1,12 @@
 """The engine's inputs: plain, frozen records of the validated catalog, in base units.
 
-The build validates `data/` with pydantic (`snippets.data`) and exports it as one JSON-ready
-mapping (`snippets.data.export.export`); `snippets.engine.codec.decode(EngineCatalog, mapping)` turns that
-mapping, or the same read back from JSON, into these records, by their fields' types (no per-record code), and
-`codec.encode` writes a record's JSON form. The engine reads nothing else, so it needs only the standard library
-and runs the same in the build and in a browser. Bytes are bytes, bandwidths bytes/s per direction (HBM: shared),
-FLOP/s dense.
+The build validates `data/` with pydantic (`snippets.data`) and makes these records from it
+(`snippets.data.export.export`, one typed builder per entity; an architecture validates straight into `Arch`). They
+travel to the browser as JSON: `snippets.engine.codec.encode` writes a record's JSON form and
+`codec.decode(EngineCatalog, obj)` reads it back, by the fields' declared types, with no per-record code (a record
+filed in a table by its `id` marks that field `codec.KEY`). The engine reads nothing else, so it needs only the
+standard library and runs the same in the build and in a browser. Bytes are bytes, bandwidths bytes/s per direction
+(HBM: shared), FLOP/s dense.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from pathlib import Path
 from snippets.data import load
 from snippets.data.export import engine_catalog, export
 from snippets.engine import Layout, deploy, setting
+from snippets.engine.codec import encode
 from snippets.engine.timing import predict
 
 from ..conftest import ROOT
@@ -37,7 +38,7 @@ print(json.dumps({"tpot": x.tpot_s, "tput": x.output_tokens_per_s, "weights": d.
 def test_engine_runs_from_the_exported_catalog_without_pydantic(tmp_path: Path) -> None:
     cat = load()
     path = tmp_path / "catalog.json"
-    path.write_text(json.dumps(export(cat)), encoding="utf-8")
+    path.write_text(json.dumps(encode(export(cat))), encoding="utf-8")
     out = subprocess.run([sys.executable, "-c", SCRIPT, str(path)], cwd=ROOT, capture_output=True, text=True,
                          timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
