@@ -64,37 +64,55 @@ def _encode_entry(k: str, v: Any) -> Any:
 def decode(cls: type[T], obj: object) -> T:
     """The record of type `cls` whose JSON form is `obj`; ValueError, naming the record and the path to the value,
     where `obj` is not one."""
-    out: T = _decode(cls, obj, cls.__name__)
+    out: T = _Decoder().read(cls, obj, cls.__name__)
     return out
 
 
-def _decode(tp: Any, obj: object, path: str, key: str | None = None) -> Any:
+class _Decoder:
+    """One decoding: each record class's fields and resolved types read once (a catalog has hundreds of records of
+    ten classes, and resolving a class's annotations costs more than building a record from them)."""
+
+    def __init__(self) -> None:
+        self.classes: dict[type, tuple[dict[str, dataclasses.Field[Any]], dict[str, Any], str | None]] = {}
+
+    def read(self, tp: Any, obj: object, path: str, key: str | None = None) -> Any:
+        return _decode(tp, obj, path, self, key)
+
+    def of(self, cls: type) -> tuple[dict[str, dataclasses.Field[Any]], dict[str, Any], str | None]:
+        found = self.classes.get(cls)
+        if found is None:
+            found = self.classes[cls] = ({f.name: f for f in dataclasses.fields(cls) if f.init},
+                                         typing.get_type_hints(cls), key_field(cls))
+        return found
+
+
+def _decode(tp: Any, obj: object, path: str, dec: _Decoder, key: str | None = None) -> Any:
     origin = typing.get_origin(tp)
     if origin is types.UnionType or origin is typing.Union:
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         if len(args) != 1:
             raise TypeError(f"{path}: the decoder reads X | None, not {tp}")
-        return None if obj is None else _decode(args[0], obj, path)
+        return None if obj is None else _decode(args[0], obj, path, dec)
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        return _record(tp, obj, path, key)
+        return _record(tp, obj, path, dec, key)
     if origin is not None and issubclass(origin, Mapping):
         key_type, value_type = typing.get_args(tp)
         if key_type is not str:
             raise TypeError(f"{path}: the decoder reads Mapping[str, X], not {tp}")
         if not isinstance(obj, Mapping) or not all(isinstance(k, str) for k in obj):
             raise ValueError(f"{path}: expected an object, got {_what(obj)}")
-        return MappingProxyType({k: _decode(value_type, v, f"{path}.{k}", k) for k, v in obj.items()})
+        return MappingProxyType({k: _decode(value_type, v, f"{path}.{k}", dec, k) for k, v in obj.items()})
     if origin is tuple or origin is frozenset:
         if not isinstance(obj, list | tuple):
             raise ValueError(f"{path}: expected a list, got {_what(obj)}")
         items = typing.get_args(tp)
         if origin is frozenset:
-            return frozenset(_decode(items[0], v, f"{path}[{i}]") for i, v in enumerate(obj))
+            return frozenset(_decode(items[0], v, f"{path}[{i}]", dec) for i, v in enumerate(obj))
         if len(items) == 2 and items[1] is Ellipsis:
-            return tuple(_decode(items[0], v, f"{path}[{i}]") for i, v in enumerate(obj))
+            return tuple(_decode(items[0], v, f"{path}[{i}]", dec) for i, v in enumerate(obj))
         if len(obj) != len(items):
             raise ValueError(f"{path}: expected {len(items)} items, got {len(obj)}")
-        return tuple(_decode(a, v, f"{path}[{i}]") for i, (a, v) in enumerate(zip(items, obj, strict=True)))
+        return tuple(_decode(a, v, f"{path}[{i}]", dec) for i, (a, v) in enumerate(zip(items, obj, strict=True)))
     if tp is float:
         if isinstance(obj, int | float) and not isinstance(obj, bool):
             return obj
@@ -113,24 +131,23 @@ def _what(obj: object) -> str:
     return "null" if obj is None else f"{type(obj).__name__} {obj!r}"[:80]
 
 
-def _record(cls: type, obj: object, path: str, key: str | None) -> Any:
+def _record(cls: type, obj: object, path: str, dec: _Decoder, key: str | None) -> Any:
     if not isinstance(obj, Mapping):
         raise ValueError(f"{path}: expected an object, got {_what(obj)}")
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    fields, hints, keyed = dec.of(cls)
     unknown = sorted(set(obj) - set(fields))
-    name = key_field(cls) if key is not None else None
+    name = keyed if key is not None else None
     if name is not None and name in obj:
         unknown.append(name)  # a table states the key; the record does not repeat it
     if unknown:
         raise ValueError(f"{cls.__name__}: the engine does not model {', '.join(map(str, unknown))}"
                          + ("" if path == cls.__name__ else f" (at {path})"))
-    hints = typing.get_type_hints(cls)
     values: dict[str, Any] = {}
     for f in fields.values():
         if f.name == name:
             values[f.name] = key
         elif f.name in obj:
-            values[f.name] = _decode(hints[f.name], obj[f.name], f"{path}.{f.name}")
+            values[f.name] = _decode(hints[f.name], obj[f.name], f"{path}.{f.name}", dec)
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             raise ValueError(f"{path}: {cls.__name__} lacks {f.name}")
     return cls(**values)
