@@ -43,6 +43,7 @@ import math
 import statistics
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 
 from snippets.data import Catalog, Measurement, TimeModel
 from snippets.engine import Deployment, Layout, deploy, setting
@@ -451,11 +452,11 @@ def fit(cat: Catalog) -> Fit:
             continue
 
         def vloss(x: float, vendor: str = vendor, vrows: list[tuple[str, Measurement]] = vrows) -> float:
-            t = replace(tm, vendor_kernel_fraction=tuple(sorted({**dict(tm.vendor_kernel_fraction), vendor: x}.items())))
+            t = replace(tm, vendor_kernel_fraction=MappingProxyType({**tm.vendor_kernel_fraction, vendor: x}))
             return loss_of(t, vrows, ("itl_ms", "output_tokens_per_s"))
 
         fractions[vendor] = _golden(vloss, vlo, vhi)
-    tm = replace(tm, vendor_kernel_fraction=tuple(sorted(fractions.items())))
+    tm = replace(tm, vendor_kernel_fraction=MappingProxyType(dict(fractions)))
     return Fit(overhead, fractions, loss_of(tm, single, ("itl_ms",)), len(cal))
 
 

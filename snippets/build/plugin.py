@@ -306,8 +306,9 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
     @event_priority(LAST)
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         from snippets.build.computed import numbers_json
-        from snippets.data.export import export
+        from snippets.data.export import engine_catalog
         from snippets.data.results import results_of
+        from snippets.engine.codec import encode
         from snippets.pages.sizing_records import write_records
 
         ctx, self.context = self.ctx(), None
@@ -318,8 +319,10 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             out = site / "reference"
             ctx.sizing.ready(ctx.catalog)
             write_records(ctx.catalog, out, targets=True)
-            # in data/'s order, not sorted: an accelerator's node is the first one built from it (node_of)
-            (out / "engine-catalog.json").write_text(json.dumps(export(ctx.catalog), indent=1) + "\n", encoding="utf-8")
+            # the engine's records as JSON (`codec.encode`), in data/'s order, not sorted: an accelerator's node is
+            # the first one built from it (node_of)
+            (out / "engine-catalog.json").write_text(json.dumps(encode(engine_catalog(ctx.catalog)), indent=1) + "\n",
+                                                     encoding="utf-8")
             write_engine_sources(ctx.root, site / CALCULATOR_DIR)
             results_of(ctx.catalog).save(ctx.root / ctx.options.cache_dir)
             ctx.guard.scanner.save(ctx.root / ctx.options.cache_dir)

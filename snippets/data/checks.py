@@ -189,9 +189,8 @@ def _check_layouts(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
     A page that sizes the entry would otherwise refuse it without naming the file or the entry."""
     import math
 
-    from snippets.data.export import precision_export
+    from snippets.data.export import precision_record
     from snippets.engine.layout import Layout, layout_problems
-    from snippets.engine.specs import PrecisionSpec
 
     node_gpus: dict[str, int] = {}
     for node in cat["interconnects"].values():
@@ -203,7 +202,7 @@ def _check_layouts(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
         where = f"data/{file}.yaml: entry '{entry}'"
         model, prec = cat["models"].get(model_id), cat["precisions"].get(precision_id)
         if lay is not None and model is not None:
-            spec = None if prec is None else PrecisionSpec.from_dict(precision_id, precision_export(prec))
+            spec = None if prec is None else precision_record(precision_id, prec)
             try:
                 found = layout_problems(model.architecture,
                                         Layout(lay.tp, lay.pp, lay.ep, lay.dp), spec)

@@ -58,10 +58,11 @@ def inputs_key(cat: Catalog, root: Path) -> str:
     """The hash of what the results depend on (the module's docstring): the export without the bands, the
     measurements as written, the code under `CODE` and `CODE_FILES` of `root`, and the Python version."""
     from snippets.data.export import _export
+    from snippets.engine.codec import encode
 
     digest = hashlib.sha256()
     digest.update(sys.version.encode() + b"\0")
-    digest.update(json.dumps(_export(cat.loaded), sort_keys=True).encode() + b"\0")
+    digest.update(json.dumps(encode(_export(cat.loaded)), sort_keys=True).encode() + b"\0")
     for name in DATA_FILES:
         path = cat.loaded.directory / name
         digest.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"\0missing") + b"\0")

@@ -27,6 +27,7 @@ from types import MappingProxyType
 from typing import Any
 
 from snippets.engine.__main__ import report
+from snippets.engine.codec import decode
 from snippets.engine.deployment import NoLayout, RefusedLayout, Setting, setting
 from snippets.engine.hf import ConfigError, arch_from_config
 from snippets.engine.params import total_params
@@ -527,7 +528,7 @@ class Calculator:
     @classmethod
     def from_file(cls, path: str) -> Calculator:
         with open(path, encoding="utf-8") as f:
-            return cls(EngineCatalog.from_export(json.load(f)))
+            return cls(decode(EngineCatalog, json.load(f)))
 
     def answer_json(self, form_json: str) -> str:
         return json.dumps(answer(self.eng, json.loads(form_json)))

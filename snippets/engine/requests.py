@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from snippets.engine.codec import decode
 from snippets.engine.deployment import Deployment, NoLayout, RefusedLayout, Setting, deploy
 from snippets.engine.layout import Layout
 from snippets.engine.specs import EngineCatalog
@@ -354,6 +355,6 @@ def load_catalog(text: str, where: str = "the catalog") -> EngineCatalog:
         more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
         raise RequestError(f"{where}: " + "; ".join(problems[:10]) + more)
     try:
-        return EngineCatalog.from_export(d)
+        return decode(EngineCatalog, d)
     except (KeyError, TypeError, ValueError) as exc:
         raise RequestError(f"{where} is not an exported catalog: {type(exc).__name__} {exc}") from None

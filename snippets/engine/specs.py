@@ -1,21 +1,24 @@
 """The engine's inputs: plain, frozen records of the validated catalog, in base units.
 
-The build validates `data/` with pydantic (`snippets.data`) and exports it as one JSON-ready
-mapping (`snippets.data.export.export`); `EngineCatalog.from_export` turns that mapping into these
-records. The engine reads nothing else, so it needs only the standard library and runs the same in
-the build and in a browser. Bytes are bytes, bandwidths bytes/s per direction (HBM: shared),
-FLOP/s dense.
+The build validates `data/` with pydantic (`snippets.data`) and makes these records from it
+(`snippets.data.export.export`, one typed builder per entity; an architecture validates straight into `Arch`). They
+travel to the browser as JSON: `snippets.engine.codec.encode` writes a record's JSON form and
+`codec.decode(EngineCatalog, obj)` reads it back, by the fields' declared types, with no per-record code (a record
+filed in a table by its `id` marks that field `codec.KEY`). The engine reads nothing else, so it needs only the
+standard library and runs the same in the build and in a browser. Bytes are bytes, bandwidths bytes/s per direction
+(HBM: shared), FLOP/s dense.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from snippets.engine.bands import BandEntry
+from snippets.engine.codec import KEY
 
 T = TypeVar("T")
 
@@ -120,14 +123,6 @@ class Arch:
     it as the draft of speculative decoding (`snippets.engine.serving.Speculation`); not among the blocks counted or
     served."""
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Arch:
-        body = dict(d)
-        mla = body.pop("mla", None)
-        moe = body.pop("moe", None)
-        return cls(**_known(cls, body), mla=None if mla is None else MLA(**_known(MLA, mla)),
-                   moe=None if moe is None else MoE(**_known(MoE, moe)))
-
 
 def arch_problems(a: Arch) -> list[tuple[str, str]]:
     """The rules an architecture's fields must meet together, as (field, why) pairs; none for a sound one.
@@ -193,21 +188,12 @@ def _arch_ranges(a: Arch) -> list[tuple[str, str]]:
     return found
 
 
-def _known(cls: type, d: Mapping[str, Any]) -> dict[str, Any]:
-    """`d`, refusing any key `cls` has no field for: a field the engine does not model must not pass silently."""
-    names = {f.name for f in fields(cls)}
-    unknown = sorted(set(d) - names)
-    if unknown:
-        raise ValueError(f"{cls.__name__}: the engine does not model {', '.join(unknown)}")
-    return dict(d)
-
-
 # --------------------------------------------------------------------------- catalog records
 
 
 @dataclass(frozen=True, slots=True)
 class ModelSpec:
-    id: str
+    id: str = field(metadata=KEY)
     name: str
     nominal_params: float
     """The size in the model's name (405B): the source's rounded arithmetic uses it; sizing never does."""
@@ -233,7 +219,7 @@ class ModelSpec:
 
 @dataclass(frozen=True, slots=True)
 class ChipSpec:
-    id: str
+    id: str = field(metadata=KEY)
     name: str
     label_bytes: float
     """The vendor's label (80 GB as 80e9 bytes)."""
@@ -267,7 +253,7 @@ class ChipSpec:
 
 @dataclass(frozen=True, slots=True)
 class NodeSpec:
-    id: str
+    id: str = field(metadata=KEY)
     name: str
     chip: str
     gpus: int
@@ -287,7 +273,7 @@ class NodeSpec:
 
 @dataclass(frozen=True, slots=True)
 class PrecisionSpec:
-    id: str
+    id: str = field(metadata=KEY)
     name: str
     bits_per_param: float
     """Storage bits per weight, per-group scales counted."""
@@ -298,12 +284,6 @@ class PrecisionSpec:
     """Block-quantized weights: one scale per (output rows, input columns) block, as vLLM's weight_block_size
     [block_n, block_k]; every TP shard of a weight must then be a multiple of the block (128 x 128)."""
 
-    @classmethod
-    def from_dict(cls, key: str, v: Mapping[str, Any]) -> PrecisionSpec:
-        """The record of data/precisions.yaml's entry `key` as exported (`snippets.data.export.precision_export`)."""
-        return _make(cls, key, {**v, "keeps_16bit": frozenset(v["keeps_16bit"]),
-                                "weight_block": None if v.get("weight_block") is None else tuple(v["weight_block"])})
-
     @property
     def bytes_per_param(self) -> float:
         return self.bits_per_param / 8
@@ -313,7 +293,7 @@ class PrecisionSpec:
 class MemoryPolicySpec:
     """How the serving engine budgets one GPU (vLLM: `data/policies.yaml`, `vllm-default`)."""
 
-    id: str
+    id: str = field(metadata=KEY)
     name: str
     utilization: float
     """Share of the reported total the engine's pool takes (--gpu-memory-utilization)."""
@@ -380,7 +360,7 @@ class MemoryPolicySpec:
 
 @dataclass(frozen=True, slots=True)
 class LayoutPolicySpec:
-    id: str
+    id: str = field(metadata=KEY)
     name: str
     tp_limit: str
     across_nodes: str
@@ -437,27 +417,22 @@ class ChipEfficiency:
     """A streaming kernel's share of the HBM datasheet bandwidth (attention's KV reads, elementwise work)."""
     attention: float
     """A fused attention kernel's share of the dense BF16 peak in prefill."""
-    moe: tuple[tuple[str, float], ...]
+    moe: Mapping[str, float] = field(hash=False)
     """By tensor format: a fused MoE layer's grouped expert GEMMs' share of the dense peak at large batch, where
     measured (no default); it sets the experts' compute time only, and only where they are sliced by tensor
     parallelism as measured (`step._moe_ops`). A chip or format without one keeps the dense GEMM's share."""
-    gemm: tuple[tuple[str, GemmEfficiency], ...]
+    gemm: Mapping[str, GemmEfficiency] = field(hash=False)
     """By tensor format."""
     default_gemm: GemmEfficiency
     """For a format the chip has no measurement of."""
 
     def gemm_for(self, tensor_format: str) -> GemmEfficiency:
-        for fmt, g in self.gemm:
-            if fmt == tensor_format:
-                return g
-        return self.default_gemm
+        return self.gemm.get(tensor_format, self.default_gemm)
 
     def moe_for(self, tensor_format: str) -> float:
         """The experts' compute share in `tensor_format`: its measured figure, else the dense GEMM's."""
-        for fmt, f in self.moe:
-            if fmt == tensor_format:
-                return f
-        return self.gemm_for(tensor_format).compute
+        measured = self.moe.get(tensor_format)
+        return self.gemm_for(tensor_format).compute if measured is None else measured
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,7 +447,7 @@ class AlphaBetaSpec:
 
 @dataclass(frozen=True, slots=True)
 class TimeModelSpec:
-    id: str
+    id: str = field(metadata=KEY)
     name: str
     chips: Mapping[str, ChipEfficiency] = field(hash=False)
     """Per accelerator id: its efficiencies, measured parts and defaults merged. Looked up by id (`chip`), so a
@@ -497,7 +472,7 @@ class TimeModelSpec:
     alltoall: AlphaBetaSpec
     step_overhead_s: float
     """Host time per engine step the GPU waits for (fitted)."""
-    vendor_kernel_fraction: tuple[tuple[str, float], ...] = ()
+    vendor_kernel_fraction: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}), hash=False)
     """Per vendor: the share of the measured or default kernel efficiencies its software reaches (fitted; 1 if absent)."""
     sources: tuple[tuple[str, str], ...] = ()
     """The (file, id) of every data/ entry the record was built from."""
@@ -508,38 +483,12 @@ class TimeModelSpec:
         return self.chips.get(chip_id, self.default)
 
     def kernel_fraction(self, vendor: str) -> float:
-        for v, f in self.vendor_kernel_fraction:
-            if v == vendor:
-                return f
-        return 1.0
-
-    @classmethod
-    def from_dict(cls, key: str, d: Mapping[str, Any]) -> TimeModelSpec:
-        def gemm(g: Mapping[str, Any]) -> GemmEfficiency:
-            return GemmEfficiency(tuple((float(t), float(f)) for t, f in g["weights"]), float(g["compute"]))
-
-        def chip(c: Mapping[str, Any]) -> ChipEfficiency:
-            return ChipEfficiency(hbm=c["hbm"], attention=c["attention"],
-                                  moe=tuple((str(fmt), float(f)) for fmt, f in sorted(c["moe"].items())),
-                                  gemm=tuple((fmt, gemm(g)) for fmt, g in sorted(c["gemm"].items())),
-                                  default_gemm=gemm(c["default_gemm"]))
-
-        body = dict(d)
-        chips = body.pop("chips")
-        default = body.pop("default")
-        one_shot, two_shot, nccl, alltoall = (AlphaBetaSpec(**_known(AlphaBetaSpec, body.pop(k)))
-                                              for k in ("one_shot", "two_shot", "nccl", "alltoall"))
-        vkf = tuple(sorted((str(k), float(v)) for k, v in body.pop("vendor_kernel_fraction", {}).items()))
-        sources = _refs(body.pop("sources", ()))
-        bands = tuple(BandEntry(**_known(BandEntry, b)) for b in body.pop("bands", ()))
-        return cls(id=key, chips=MappingProxyType({k: chip(v) for k, v in sorted(chips.items())}), default=chip(default),
-                   vendor_kernel_fraction=vkf, sources=sources, bands=bands, one_shot=one_shot, two_shot=two_shot,
-                   nccl=nccl, alltoall=alltoall, **_known(cls, body))
+        return self.vendor_kernel_fraction.get(vendor, 1.0)
 
 
 @dataclass(frozen=True, slots=True)
 class ScenarioSpec:
-    id: str
+    id: str = field(metadata=KEY)
     name: str
     node: str
     memory_policy: str
@@ -587,20 +536,6 @@ class PriceSpec:
         return f"{MONTHS[int(self.read[5:7]) - 1]} {self.read[:4]}"
 
 
-def _refs(pairs: Iterable[Sequence[str]]) -> tuple[tuple[str, str], ...]:
-    """(file, id) pairs, as a record keeps them (JSON reads them back as lists)."""
-    return tuple((str(f), str(i)) for f, i in pairs)
-
-
-def _records(cls: type[T], table: Mapping[str, Mapping[str, Any]]) -> Mapping[str, T]:
-    return MappingProxyType({k: _make(cls, k, v) for k, v in table.items()})
-
-
-def _make(cls: type[T], key: str, body: Mapping[str, Any]) -> T:
-    d = _known(cls, {"id": key, **body})
-    return cls(**d)
-
-
 @dataclass(frozen=True, slots=True)
 class EngineCatalog:
     """Everything the engine reads, by `data/` id. Immutable."""
@@ -615,39 +550,6 @@ class EngineCatalog:
     time_models: Mapping[str, TimeModelSpec]
     prices: Mapping[str, PriceSpec]
     """The price the site uses, by accelerator id."""
-
-    @classmethod
-    def from_export(cls, d: Mapping[str, Any]) -> EngineCatalog:
-        """Records from `snippets.data.export.export`'s mapping (or the same mapping read back from JSON)."""
-        models = {k: ModelSpec(id=k, name=v["name"], nominal_params=v["nominal_params"],
-                               stated_params=v["stated_params"], arch=Arch.from_dict(v["arch"]),
-                               dtype=v.get("dtype"), checkpoint_precision=v.get("checkpoint_precision"),
-                               other_checkpoint_precisions=tuple(v.get("other_checkpoint_precisions", ())),
-                               mtp_acceptance=None if v.get("mtp_acceptance") is None else
-                               (int(v["mtp_acceptance"][0]), float(v["mtp_acceptance"][1]),
-                                float(v["mtp_acceptance"][2])))
-                  for k, v in d["models"].items()}
-        chips = {k: _make(ChipSpec, k, {**v, "dense_flops": MappingProxyType(dict(v["dense_flops"])),
-                                        "dense_derived": frozenset(v["dense_derived"]),
-                                        "time_sources": _refs(v.get("time_sources", ()))})
-                 for k, v in d["chips"].items()}
-        precisions = {k: PrecisionSpec.from_dict(k, v) for k, v in d["precisions"].items()}
-        memory = {k: _make(MemoryPolicySpec, k, {
-            **v, "non_torch_by_tp": tuple((int(t), float(b)) for t, b in v["non_torch_by_tp"]),
-            "large_device_excludes": frozenset(v.get("large_device_excludes", ()))})
-            for k, v in d["memory_policies"].items()}
-        return cls(
-            models=MappingProxyType(models),
-            chips=MappingProxyType(chips),
-            nodes=_records(NodeSpec, d["nodes"]),
-            precisions=MappingProxyType(precisions),
-            memory_policies=MappingProxyType(memory),
-            layout_policies=_records(LayoutPolicySpec, d["layout_policies"]),
-            scenarios=_records(ScenarioSpec, d["scenarios"]),
-            time_models=MappingProxyType({k: TimeModelSpec.from_dict(k, v) for k, v in d["time_models"].items()}),
-            prices=MappingProxyType({k: PriceSpec(**_known(PriceSpec, {**v, "sources": _refs(v.get("sources", ()))}))
-                                    for k, v in d["prices"].items()}),
-        )
 
     def node_of(self, chip_id: str) -> NodeSpec | None:
         """The first node built from this accelerator, or None."""

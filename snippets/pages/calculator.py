@@ -1,7 +1,7 @@
 """Page model of "Size your deployment" (docs/calculator.md): the form, and the answer before JavaScript runs.
 
 The form's options are `data/` ids; the answer panel is filled from `snippets.engine.calc.answer` run on
-the default inputs, over the catalog as the browser reads it (`export` -> JSON -> `EngineCatalog.from_export`),
+the default inputs, over the catalog as the browser reads it (`export`'s records -> `codec.encode` -> JSON -> `codec.decode`),
 so the build's answer and the browser's first answer are the same computation on the same records. The page's
 script (docs/assets/calculator/calculator.js) replaces the text of each `data-name` element with what the
 same function returns in Pyodide.
@@ -18,6 +18,7 @@ from typing import Any
 from snippets.data import Catalog
 from snippets.data.export import export
 from snippets.engine.calc import CUSTOM, MAX_CONTEXT, SCENARIO, _spell, answer, defaults
+from snippets.engine.codec import decode, encode
 from snippets.engine.requests import MAX_CONCURRENCY
 from snippets.engine.specs import EngineCatalog
 from snippets.pages.base import Page
@@ -99,7 +100,7 @@ def browser_catalog(cat: Catalog) -> EngineCatalog:
     export reads; a later one would note the same."""
     hit = cat.derived.get((browser_catalog, id(cat)))
     if hit is None or hit[0] is not cat:
-        eng = EngineCatalog.from_export(json.loads(json.dumps(export(cat))))
+        eng = decode(EngineCatalog, json.loads(json.dumps(encode(export(cat)))))
         hit = cat.derived[(browser_catalog, id(cat))] = (cat, eng)
     found = hit[1]
     if not isinstance(found, EngineCatalog):  # pragma: no cover - the key holds the function

@@ -23,6 +23,7 @@ from snippets.data.export import engine_catalog
 from snippets.engine import deploy, setting
 from snippets.engine.__main__ import report
 from snippets.engine.calc import SCENARIO, answer, defaults
+from snippets.engine.codec import encode
 
 from ..conftest import ROOT
 from .test_hf import DEEPSEEK_V3, LLAMA_31_8B
@@ -52,7 +53,7 @@ def test_the_engine_and_calculator_import_nothing_beyond_the_standard_library(tm
     from snippets.data.export import export
 
     path = tmp_path / "engine-catalog.json"
-    path.write_text(json.dumps(export(load())), encoding="utf-8")
+    path.write_text(json.dumps(encode(export(load()))), encoding="utf-8")
     script = (
         "import json, sys\n"
         "for name in ('pydantic', 'pydantic_core', 'yaml', '_yaml', 'bs4', 'lxml'):\n"

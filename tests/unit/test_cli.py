@@ -17,6 +17,7 @@ import pytest
 from snippets.data import Catalog
 from snippets.data.export import engine_catalog, export
 from snippets.engine.__main__ import main
+from snippets.engine.codec import encode
 from snippets.engine.requests import (
     MAX_CONFIG_CHARS,
     MAX_DEPTH,
@@ -92,7 +93,7 @@ def test_concurrency_beyond_the_kv_cache_runs_what_it_admits_and_queues_the_rest
 
 
 def _catalog_file(tmp_path: Path, catalog: Catalog, edit: Any) -> str:
-    d = json.loads(json.dumps(export(catalog)))
+    d = json.loads(json.dumps(encode(export(catalog))))
     edit(d)
     path = tmp_path / "catalog.json"
     path.write_text(json.dumps(d), encoding="utf-8")  # json.dumps writes NaN as NaN, as a careless tool would
@@ -125,7 +126,7 @@ def test_a_catalog_file_is_checked_as_strictly_as_data(
 
 def test_the_builds_own_catalog_passes_and_answers_as_data_does(
         tmp_path: Path, catalog: Catalog, capsys: pytest.CaptureFixture[str]) -> None:
-    assert check_catalog(json.loads(json.dumps(export(catalog)))) == []
+    assert check_catalog(json.loads(json.dumps(encode(export(catalog))))) == []
     f = _catalog_file(tmp_path, catalog, lambda d: None)
     rc, via_file, _ = _run([*PREDICT, "--catalog", f], capsys)
     rc2, via_data, _ = _run(PREDICT, capsys)

@@ -33,7 +33,7 @@ def _curves(eng: EngineCatalog) -> list[tuple[str, GemmEfficiency]]:
     for tm in eng.time_models.values():
         for chip in eng.chips:
             eff = tm.chip(chip)
-            out += [(f"{tm.id} {chip} {fmt}", g) for fmt, g in eff.gemm] + [(f"{tm.id} {chip} default",
+            out += [(f"{tm.id} {chip} {fmt}", g) for fmt, g in eff.gemm.items()] + [(f"{tm.id} {chip} default",
                                                                             eff.default_gemm)]
     return out
 

@@ -90,7 +90,7 @@ def test_kept_bands_are_the_computed_ones_and_are_reused(tmp_path: Path) -> None
     again = load(ROOT / "data")
     second = again.derived[EngineResults] = EngineResults.load(again, ROOT, tmp_path)
     assert export(again) == cold
-    assert second.hits == len(cold["time_models"]) and not second.fresh
+    assert second.hits == len(cold.time_models) and not second.fresh
     second.save(tmp_path)  # nothing new: the file is left as it is
     assert list(tmp_path.glob("engine-results-*.json")) == [kept]
 
