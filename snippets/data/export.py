@@ -25,7 +25,7 @@ from snippets.data import (
 )
 from snippets.engine.specs import EngineCatalog
 
-CHIP_EFFICIENCIES = ("hbm", "gemm_weights", "gemm_compute", "attention_compute", "moe_compute")
+CHIP_EFFICIENCIES = ("hbm", "gemm_weights", "gemm_compute", "attention_compute", "moe_compute", "moe_compute_whole")
 """The efficiencies.yaml resources the time model reads per chip: a chip's `time_sources`."""
 
 
@@ -82,12 +82,15 @@ def _time_model(cat: Catalog, key: str, t: TimeModel) -> dict[str, Any]:
         if isinstance(e, Efficiency) and e.resource not in ("hbm", "gemm_weights"):
             continue
         c = chips.setdefault(e.accelerator, {"hbm": d.hbm.value, "attention": d.attention_compute.value,
-                                             "moe": {}, "gemm": {}, "default_gemm": default_gemm})
+                                             "moe": {}, "moe_whole": {}, "gemm": {},
+                                             "default_gemm": default_gemm})
         if isinstance(e, ComputeEfficiency):
             if e.resource == "attention_compute":
                 c["attention"] = e.fraction
             elif e.resource == "moe_compute":
                 c["moe"][e.tensor_format] = e.fraction
+            elif e.resource == "moe_compute_whole":
+                c["moe_whole"][e.tensor_format] = e.fraction
             else:
                 c["gemm"].setdefault(e.tensor_format, dict(default_gemm))["compute"] = e.fraction
         elif e.resource == "hbm":
@@ -113,7 +116,7 @@ def _time_model(cat: Catalog, key: str, t: TimeModel) -> dict[str, Any]:
     co = t.collectives
     return {
         "name": t.name, "chips": chips,
-        "default": {"hbm": d.hbm.value, "attention": d.attention_compute.value, "moe": {},
+        "default": {"hbm": d.hbm.value, "attention": d.attention_compute.value, "moe": {}, "moe_whole": {},
                     "gemm": {}, "default_gemm": default_gemm},
         "link_fraction": link.fraction,
         "nvlink_hop_s": lat[t.hop_latency_nvlink].value.seconds, "pcie_hop_s": lat[t.hop_latency_pcie].value.seconds,

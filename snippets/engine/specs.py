@@ -439,8 +439,10 @@ class ChipEfficiency:
     """A fused attention kernel's share of the dense BF16 peak in prefill."""
     moe: tuple[tuple[str, float], ...]
     """By tensor format: a fused MoE layer's grouped expert GEMMs' share of the dense peak at large batch, where
-    measured (no default); it sets the experts' compute time only, and only where they are sliced by tensor
-    parallelism as measured (`step._moe_ops`). A chip or format without one keeps the dense GEMM's share."""
+    measured (no default), with the experts sliced by tensor parallelism; it sets the experts' compute time only
+    (`step._moe_ops`). A chip or format without one keeps the dense GEMM's share."""
+    moe_whole: tuple[tuple[str, float], ...]
+    """The same with whole experts on each GPU (expert parallelism, or one GPU)."""
     gemm: tuple[tuple[str, GemmEfficiency], ...]
     """By tensor format."""
     default_gemm: GemmEfficiency
@@ -452,9 +454,10 @@ class ChipEfficiency:
                 return g
         return self.default_gemm
 
-    def moe_for(self, tensor_format: str) -> float:
-        """The experts' compute share in `tensor_format`: its measured figure, else the dense GEMM's."""
-        for fmt, f in self.moe:
+    def moe_for(self, tensor_format: str, *, whole: bool = False) -> float:
+        """The experts' compute share in `tensor_format`, sliced by tensor parallelism or `whole` on each GPU: its
+        measured figure, else the dense GEMM's."""
+        for fmt, f in self.moe_whole if whole else self.moe:
             if fmt == tensor_format:
                 return f
         return self.gemm_for(tensor_format).compute
@@ -521,6 +524,8 @@ class TimeModelSpec:
         def chip(c: Mapping[str, Any]) -> ChipEfficiency:
             return ChipEfficiency(hbm=c["hbm"], attention=c["attention"],
                                   moe=tuple((str(fmt), float(f)) for fmt, f in sorted(c["moe"].items())),
+                                  moe_whole=tuple((str(fmt), float(f))
+                                                  for fmt, f in sorted(c.get("moe_whole", {}).items())),
                                   gemm=tuple((fmt, gemm(g)) for fmt, g in sorted(c["gemm"].items())),
                                   default_gemm=gemm(c["default_gemm"]))
 
