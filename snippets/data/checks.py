@@ -107,7 +107,8 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
                             f"{eff.accelerator!r}")
     seen: dict[tuple[str, str, str | None], str] = {}
     for e_id, eff in effs.items():  # the time model takes one figure per chip, resource and format
-        if eff.resource not in ("hbm", "gemm_weights", "gemm_compute", "attention_compute", "moe_compute"):
+        if eff.resource not in ("hbm", "gemm_weights", "gemm_compute", "attention_compute", "moe_compute",
+                                "moe_compute_whole"):
             continue
         key = (eff.accelerator, eff.resource, eff.tensor_format if eff.resource != "hbm" else None)
         if key in seen:

@@ -80,7 +80,7 @@ from snippets.engine.specs import (
     TimeModelSpec,
 )
 
-CHIP_EFFICIENCIES = ("hbm", "gemm_weights", "gemm_compute", "attention_compute", "moe_compute")
+CHIP_EFFICIENCIES = ("hbm", "gemm_weights", "gemm_compute", "attention_compute", "moe_compute", "moe_compute_whole")
 """The efficiencies.yaml resources the time model reads per chip: a chip's `time_sources`."""
 
 
@@ -196,7 +196,7 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
     d = t.defaults
     default_gemm = GemmEfficiency(((1, d.gemm_weights.value), (256, d.gemm_weights_256.value)), d.gemm_compute.value)
     default = ChipEfficiency(hbm=d.hbm.value, attention=d.attention_compute.value, moe=MappingProxyType({}),
-                             gemm=MappingProxyType({}), default_gemm=default_gemm)
+                             moe_whole=MappingProxyType({}), gemm=MappingProxyType({}), default_gemm=default_gemm)
     chips: dict[str, ChipEfficiency] = {}  # a chip's own efficiencies are noted with the chip (`time_sources`)
     for e in cat.efficiencies.values():
         if isinstance(e, Efficiency) and e.resource not in ("hbm", "gemm_weights"):
@@ -207,6 +207,8 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
                 c = replace(c, attention=e.fraction)
             elif e.resource == "moe_compute":
                 c = replace(c, moe=MappingProxyType({**c.moe, e.tensor_format: e.fraction}))
+            elif e.resource == "moe_compute_whole":
+                c = replace(c, moe_whole=MappingProxyType({**c.moe_whole, e.tensor_format: e.fraction}))
             else:
                 g = replace(c.gemm.get(e.tensor_format, default_gemm), compute=e.fraction)
                 c = replace(c, gemm=MappingProxyType({**c.gemm, e.tensor_format: g}))

@@ -85,7 +85,9 @@ class Rates:
     """HBM at a streaming kernel's share."""
     attention_flops_per_s: float
     moe_compute: float
-    """A fused MoE layer's grouped expert GEMMs' share of `peak_flops` at large batch."""
+    """A fused MoE layer's grouped expert GEMMs' share of `peak_flops` at large batch, experts sliced by TP."""
+    moe_compute_whole: float
+    """The same with whole experts on each GPU (EP, or one GPU)."""
     weight_bytes: float
     """Per parameter of a quantized linear layer."""
     kernel_fraction: float
@@ -102,6 +104,7 @@ def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_f
     return Rates(peak_flops=chip.dense_flops[compute_format], bf16_flops=bf16, gemm=gemm,
                  hbm_bytes_per_s=chip.hbm_bytes_per_s, stream_bytes_per_s=chip.hbm_bytes_per_s * eff.hbm * kf,
                  attention_flops_per_s=bf16 * eff.attention * kf, moe_compute=eff.moe_for(precision.tensor_format),
+                 moe_compute_whole=eff.moe_for(precision.tensor_format, whole=True),
                  weight_bytes=precision.bytes_per_param,
                  kernel_fraction=kf, kernel_s=tm.kernel_s / kf, host_s=tm.host_dispatch_s,
                  graph_max_tokens=tm.graph_max_tokens)

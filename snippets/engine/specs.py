@@ -419,8 +419,10 @@ class ChipEfficiency:
     """A fused attention kernel's share of the dense BF16 peak in prefill."""
     moe: Mapping[str, float] = field(hash=False)
     """By tensor format: a fused MoE layer's grouped expert GEMMs' share of the dense peak at large batch, where
-    measured (no default); it sets the experts' compute time only, and only where they are sliced by tensor
-    parallelism as measured (`step._moe_ops`). A chip or format without one keeps the dense GEMM's share."""
+    measured (no default), with the experts sliced by tensor parallelism; it sets the experts' compute time only
+    (`step._moe_ops`). A chip or format without one keeps the dense GEMM's share."""
+    moe_whole: Mapping[str, float] = field(hash=False)
+    """The same with whole experts on each GPU (expert parallelism, or one GPU)."""
     gemm: Mapping[str, GemmEfficiency] = field(hash=False)
     """By tensor format."""
     default_gemm: GemmEfficiency
@@ -429,9 +431,10 @@ class ChipEfficiency:
     def gemm_for(self, tensor_format: str) -> GemmEfficiency:
         return self.gemm.get(tensor_format, self.default_gemm)
 
-    def moe_for(self, tensor_format: str) -> float:
-        """The experts' compute share in `tensor_format`: its measured figure, else the dense GEMM's."""
-        measured = self.moe.get(tensor_format)
+    def moe_for(self, tensor_format: str, *, whole: bool = False) -> float:
+        """The experts' compute share in `tensor_format`, sliced by tensor parallelism or `whole` on each GPU: its
+        measured figure, else the dense GEMM's."""
+        measured = (self.moe_whole if whole else self.moe).get(tensor_format)
         return self.gemm_for(tensor_format).compute if measured is None else measured
 
 

@@ -444,12 +444,12 @@ def _moe_ops(p: Prep, local: float, tokens: float, ar: coll.Collective, wf: floa
         flops = 2 * served * k * expert_params / lay.tp
         assignments = served * k
     per_expert = served * k / e
-    # the fused-MoE share was measured on experts sliced by TP (thin slices of each expert's FFN); under EP, or on
-    # one GPU, each GPU runs whole experts, which it does not describe: they keep the dense GEMM's share
+    # the fused-MoE share as measured for the experts' shape on each GPU: thin TP slices of every expert's FFN, or
+    # whole experts under EP or on one GPU (`ChipEfficiency.moe_for`)
     sliced = lay.ep == 1 and lay.tp > 1
     out.append(ops.gemm("experts", assignments, 0.0, 0.0, r, step_tokens=local, kind="moe",
                         kernels=2 + ROUTING_KERNELS + p.q_extra, weight_bytes=weights, flops=flops,
-                        batch_per_matrix=per_expert, compute_share=r.moe_compute if sliced else None,
+                        batch_per_matrix=per_expert, compute_share=r.moe_compute if sliced else r.moe_compute_whole,
                         extra_bytes=assignments * (2 * h + 2 * moe.expert_ffn_size) * ops.ACTIVATION_BYTES,
                         count=count))
     if p.ep_link is not None:

@@ -142,18 +142,18 @@ def test_every_met_cell_has_its_gpus_as_a_figure(built: Build, recs) -> None:
         assert 0 < t["cheapest_saving"] < t["disaggregated_min_saving"] == 0.10
 
 
-def test_gpt_oss_20b_fp8_on_b200_recommends_one_replica_and_names_the_cheapest(built: Build, recs) -> None:
-    """The cell that showed 52 GPUs: the cheapest is disaggregated on 52 B200, a few per cent cheaper than one
-    aggregated 2-GPU replica; the policy asks 10% of a second pool, so the cell recommends the 2 GPUs."""
+def test_gpt_oss_20b_fp8_on_h100_recommends_one_replica_and_names_the_cheapest(built: Build, recs) -> None:
+    """A cell whose cheapest is disaggregated on 88 H100, a few per cent cheaper than one aggregated 4-GPU replica;
+    the policy asks 10% of a second pool, so the cell recommends the 4 GPUs."""
     page = built.page("reference/sizing/index.html")
-    t = recs[("gpt-oss-20b", "fp8", "b200")]["at_target"]
-    assert (t["mode"], t["gpus"]) == ("disaggregated", 52)
-    assert (t["recommended"]["mode"], t["recommended"]["gpus"]) == ("aggregated", 2)
-    cell = "grid[gpt-oss-20b · FP8 · NVIDIA B200 (HGX B200)][Recommended at the target]"
-    assert value(page, cell + ".gpus") == 2 and value(page, cell + ".cheapest_gpus") == 52
+    t = recs[("gpt-oss-20b", "fp8", "h100-sxm")]["at_target"]
+    assert (t["mode"], t["gpus"]) == ("disaggregated", 88)
+    assert (t["recommended"]["mode"], t["recommended"]["gpus"]) == ("aggregated", 4)
+    cell = "grid[gpt-oss-20b · FP8 · NVIDIA H100 SXM][Recommended at the target]"
+    assert value(page, cell + ".gpus") == 4 and value(page, cell + ".cheapest_gpus") == 88
     saving = value(page, cell + ".cheapest_saving")
     assert saving == pytest.approx(t["cheapest_saving"] * 100) and 2 < saving < 10
     td = figures(page)[cell + ".gpus"].find_parent("td")
     assert td.get_text().startswith("aggregated ") and f"is {saving:.1f}% cheaper" in td.get_text()
-    cost = value(page, "grid[gpt-oss-20b · FP8 · NVIDIA B200 (HGX B200)][$ per M tokens at the target]")
+    cost = value(page, "grid[gpt-oss-20b · FP8 · NVIDIA H100 SXM][$ per M tokens at the target]")
     assert cost == pytest.approx(t["recommended"]["usd_per_mtok_output"]["value"], rel=1e-9)

@@ -48,6 +48,7 @@ def _d(model: str, precision: str, layout: Layout, *, accelerator: str = "h100-s
 
 RATES = Rates(peak_flops=1e15, bf16_flops=5e14, gemm=GemmEfficiency(((1, 0.8), (256, 0.6)), 0.5),
               hbm_bytes_per_s=1e12, stream_bytes_per_s=0.9e12, attention_flops_per_s=2.5e14, moe_compute=0.5,
+              moe_compute_whole=0.5,
               weight_bytes=1.0,
               kernel_fraction=1.0, kernel_s=2.7e-6, host_s=16.7e-6, graph_max_tokens=512)
 
@@ -601,30 +602,31 @@ def test_experts_arithmetic_runs_at_the_measured_fused_moe_share():
     assert TM.chip("h200-sxm").moe_for("fp4") == pytest.approx(TM.chip("h200-sxm").gemm_for("fp4").compute)
 
 
-def test_experts_keep_the_dense_share_where_the_fused_moe_share_was_not_measured():
-    # the same 16,384-token chunk of DeepSeek-V3 FP8, where the measurement does not reach: the experts'
-    # arithmetic runs at the chip's dense FP8 GEMM share, flops / (peak x share)
+def test_whole_experts_run_at_their_own_measured_share_and_unmeasured_chips_at_the_dense_one():
+    # the same 16,384-token chunk of DeepSeek-V3 FP8 with whole experts on each GPU. Under EP 8 each of 8 H200s
+    # holds 32 whole experts and serves an 8th of the 16,384 x 8 assignments: 2 x 16,384 x 8 / 8 x 3 x 7,168 x
+    # 2,048 = 1.4431e12 FLOPs, the TP slice's count, at the whole-expert share (data/efficiencies.yaml
+    # h200-sxm-moe-compute-whole-fp8: 601.6 of 1,979 TFLOP/s): 1.4431e12 / 601.6e12 = 2.399 ms, about half the
+    # TP slices' 4.685 ms (whole 2,048-column experts fill the tiles better)
     def dense_s(d: Deployment, flops: float) -> float:
         chip = d.setting.chip
         return flops / (chip.dense_flops["fp8"] * TM.chip(chip.id).gemm_for("fp8").compute)
 
-    # under EP 8 each of 8 H200s holds 32 whole experts and serves a 8th of the 16,384 x 8 assignments:
-    # 2 x 16,384 x 8 / 8 x 3 x 7,168 x 2,048 = 1.4431e12 FLOPs, the TP slice's count, at the dense share
     ep = _d("deepseek-v3", "fp8", Layout(8, ep=8), accelerator="h200-sxm", context=16384)
     experts = _experts(ep, 16384)
     assert experts.flops == pytest.approx(1.4431e12, rel=1e-4)
-    assert experts.compute_s == pytest.approx(dense_s(ep, experts.flops), rel=1e-9)
-    assert experts.compute_s < 1.4431e12 / 308.0e12 / 3
-    # GB200 has no fused-MoE measurement (and no default): its TP-8 experts keep the dense share
-    assert dict(TM.chip("gb200").moe) == {}
+    assert experts.compute_s == pytest.approx(experts.flops / 601.6e12, rel=1e-9) == pytest.approx(2.399e-3, rel=1e-3)
+    assert experts.compute_s > 2 * dense_s(ep, experts.flops)
+    # GB200 has no fused-MoE measurement (and no default): its experts keep the dense share, sliced or whole
+    assert dict(TM.chip("gb200").moe) == {} and dict(TM.chip("gb200").moe_whole) == {}
     gb = _d("deepseek-v3", "fp8", Layout(8), accelerator="gb200", context=16384)
     experts = _experts(gb, 16384)
     assert experts.compute_s == pytest.approx(dense_s(gb, experts.flops), rel=1e-9)
-    # one GPU runs whole experts: gpt-oss-20b in FP8 on one H200 keeps the dense share; at TP 2 its experts are
-    # sliced and take H200's measured 308.0 TFLOP/s
+    # one GPU runs whole experts: gpt-oss-20b in FP8 on one H200 takes the whole-expert 601.6 TFLOP/s; at TP 2
+    # its experts are sliced and take the slices' 308.0 TFLOP/s
     one = _d("gpt-oss-20b", "fp8", Layout(1), accelerator="h200-sxm", context=16384)
     experts = _experts(one, 16384)
-    assert experts.compute_s == pytest.approx(dense_s(one, experts.flops), rel=1e-9)
+    assert experts.compute_s == pytest.approx(experts.flops / 601.6e12, rel=1e-9)
     two = _d("gpt-oss-20b", "fp8", Layout(2), accelerator="h200-sxm", context=16384)
     sliced = _experts(two, 16384)
     assert sliced.flops == pytest.approx(experts.flops / 2)

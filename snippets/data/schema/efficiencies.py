@@ -88,9 +88,10 @@ class ComputeEfficiency(_Strict):
     """A throughput achieved in published runs, as a fraction of the dense peak of the same format."""
 
     name: str
-    resource: Literal["gemm_compute", "attention_compute", "moe_compute"]
+    resource: Literal["gemm_compute", "attention_compute", "moe_compute", "moe_compute_whole"]
     """Matrix products at large batch (`gemm_compute`), a fused attention kernel (`attention_compute`), or a fused
-    MoE layer's grouped expert GEMMs at large batch (`moe_compute`)."""
+    MoE layer's grouped expert GEMMs at large batch: its experts sliced by tensor parallelism (`moe_compute`), or
+    whole on each GPU, under expert parallelism or on one GPU (`moe_compute_whole`)."""
     accelerator: str
     tensor_format: TensorFormat
     achieved: Flops
