@@ -610,16 +610,18 @@ def test_whole_experts_run_at_their_own_measured_share_and_unmeasured_chips_at_t
     # TP slices' 4.685 ms (whole 2,048-column experts fill the tiles better)
     def dense_s(d: Deployment, flops: float) -> float:
         chip = d.setting.chip
-        return flops / (chip.dense_flops["fp8"] * TM.chip(chip.id).gemm_for("fp8").compute)
+        return flops / (chip.dense_flops["fp8"] * TM.chip(chip.id).gemm_for("fp8").compute
+                        * TM.kernel_fraction(chip.vendor))
 
     ep = _d("deepseek-v3", "fp8", Layout(8, ep=8), accelerator="h200-sxm", context=16384)
     experts = _experts(ep, 16384)
     assert experts.flops == pytest.approx(1.4431e12, rel=1e-4)
     assert experts.compute_s == pytest.approx(experts.flops / 601.6e12, rel=1e-9) == pytest.approx(2.399e-3, rel=1e-3)
     assert experts.compute_s > 2 * dense_s(ep, experts.flops)
-    # GB200 has no fused-MoE measurement (and no default): its experts keep the dense share, sliced or whole
-    assert dict(TM.chip("gb200").moe) == {} and dict(TM.chip("gb200").moe_whole) == {}
-    gb = _d("deepseek-v3", "fp8", Layout(8), accelerator="gb200", context=16384)
+    # MI300X has no fused-MoE measurement (and no default): its experts keep the dense share, sliced or whole (at
+    # the AMD kernel fraction every AMD kernel runs at)
+    assert dict(TM.chip("mi300x").moe) == {} and dict(TM.chip("mi300x").moe_whole) == {}
+    gb = _d("deepseek-v3", "fp8", Layout(8), accelerator="mi300x", context=16384)
     experts = _experts(gb, 16384)
     assert experts.compute_s == pytest.approx(dense_s(gb, experts.flops), rel=1e-9)
     # one GPU runs whole experts: gpt-oss-20b in FP8 on one H200 takes the whole-expert 601.6 TFLOP/s; at TP 2
