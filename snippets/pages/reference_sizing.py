@@ -244,11 +244,11 @@ def target_note(cat: Catalog) -> str:
     h = fmt.fig_html
     ttft = fmt.quantity(sc.ttft_s * 1e3, "ms", 0, show_unit=True)
     tpot = fmt.quantity(sc.tpot_s * 1e3, "ms", 0, show_unit=True)
-    saving = fmt.percent(r.eng.layout_policies[sc.layout_policy].disaggregated_min_saving)
+    saving = h(fmt.percent(r.eng.layout_policies[sc.layout_policy].disaggregated_min_saving), 'target.min_saving')
     what = (f"*Recommended at the target* is what the site would deploy among the configurations whose first token "
             f"comes within {h(ttft, 'target.ttft')} and each next one within {h(tpot, 'target.tpot')}: the cheapest "
-            f"aggregated one, unless the cheapest with prefill and decode workers apart costs at least "
-            f"{h(saving, 'target.min_saving')} less per output token (the layout policy's rule in `data/policies.yaml`: "
+            f"aggregated one, unless the cheapest with prefill and decode workers apart costs at least {saving} "
+            f"less per output token or no aggregated one meets the target (the layout policy's rule in `data/policies.yaml`: "
             f"two pools, a KV-cache transfer path and a router cost what a price per token does not show)")
     if found is None:
         return (f"{what}: this build did not search it (the serving plugin's `sizing_targets` option is `off`, or "
