@@ -336,9 +336,10 @@ def cheapest_words(res: Search) -> str:
     if best is None or rec is None or res.saving <= 0:
         return ""
     gpus = res.plan.rented_gpus if res.plan is not None else best.gpus
-    per = "fewer rented GPUs for the rate" if res.plan is not None else "cheaper per output token"
-    return (f"the cheapest, {best.label} on {gpus:,} GPUs, is {_pct(res.saving)} {per}: disaggregated serving is "
-            f"recommended only where it saves at least {_pct(res.min_saving)}")
+    saves = (f"needs {_pct(res.saving)} fewer rented GPUs for the rate" if res.plan is not None
+             else f"is {_pct(res.saving)} cheaper per output token")
+    return (f"the cheapest, {best.label} on {gpus:,} GPUs, {saves}: disaggregated serving is recommended only where "
+            f"it saves at least {_pct(res.min_saving)}")
 
 
 def target_outputs(res: Search) -> dict[str, Any]:
@@ -366,8 +367,8 @@ def target_outputs(res: Search) -> dict[str, Any]:
         "t_tpot_ms": _out(best.tpot_s * 1e3, "ms", f"{best.tpot_s * 1e3:,.1f} ms"),
         "t_per_gpu": _out(best.per_gpu, "tokens/s/GPU", f"{best.per_gpu:,.1f} tokens/s per GPU"),
         "t_cost_per_mtok": _money(best.usd_per_mtok, "USD/Mtok", price),
-        "t_cheapest": {**c_cost, "text": (f"{differs[0].upper()}{differs[1:]} ({c_cost['text']} per million output "
-                                          "tokens)") if differs else "The recommended configuration"},
+        "t_cheapest": {**c_cost, "text": (f"{differs[0].upper()}{differs[1:]}. It costs {c_cost['text']} per "
+                                          "million output tokens.") if differs else "The recommended configuration"},
     }
     if "prefill_layout" in z:
         out["t_layout"] = _out(best.layout.label, "", f"prefill {z['prefill_workers']} × "
