@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.data.schema import Fabric, LayoutPolicy, MemoryPolicy, Network, Node, NVLink, NVSwitch, PCIe, TimeModel
+from snippets.data.schema.efficiencies import CHIP_EFFICIENCIES
 
 
 def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
@@ -107,8 +108,7 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
                             f"{eff.accelerator!r}")
     seen: dict[tuple[str, str, str | None], str] = {}
     for e_id, eff in effs.items():  # the time model takes one figure per chip, resource and format
-        if eff.resource not in ("hbm", "gemm_weights", "gemm_compute", "attention_compute", "moe_compute",
-                                "moe_compute_whole"):
+        if eff.resource not in CHIP_EFFICIENCIES:
             continue
         key = (eff.accelerator, eff.resource, eff.tensor_format if eff.resource != "hbm" else None)
         if key in seen:

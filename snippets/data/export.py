@@ -61,6 +61,7 @@ from snippets.data import (
     Scenario,
     TimeModel,
 )
+from snippets.data.schema.efficiencies import CHIP_EFFICIENCIES
 from snippets.data.schema.policies import AlphaBeta
 from snippets.engine.bands import BandEntry
 from snippets.engine.codec import decode, encode
@@ -79,9 +80,6 @@ from snippets.engine.specs import (
     ScenarioSpec,
     TimeModelSpec,
 )
-
-CHIP_EFFICIENCIES = ("hbm", "gemm_weights", "gemm_compute", "attention_compute", "moe_compute", "moe_compute_whole")
-"""The efficiencies.yaml resources the time model reads per chip: a chip's `time_sources`."""
 
 
 def _host_link(cat: Catalog, acc_id: str) -> float | None:

@@ -127,3 +127,7 @@ class ComputeEfficiency(_Strict):
 
 
 EfficiencyEntry = Annotated[Efficiency | ComputeEfficiency, Field(discriminator="resource")]
+
+CHIP_EFFICIENCIES = ("hbm", "gemm_weights", "gemm_compute", "attention_compute", "moe_compute", "moe_compute_whole")
+"""The resources the time model reads per chip, one figure per chip, resource and format (a chip's `time_sources`;
+the checks refuse a second)."""
