@@ -14,8 +14,9 @@ client starts every request at once (the row's `definitions.burst`: InferenceX's
 wait behind its own prompts is added to the mean TTFT the engine's steady state predicts (`first_wave_s`). A run
 that is one wave (`one_wave`: a static batch, or an offline run that says how many requests it queued, no more
 than the deployment admits at once) has no steady state: all its figures are the wave's
-(`snippets.engine.serving.wave`); a static batch of more than the deployment admits takes its TTFT from
-`static_batch_ttft_s`. Errors are
+(`snippets.engine.serving.wave`); so has a burst of requests of one length that the deployment prefills in one step
+(`lockstep`: they end together and the next start together, the same wave each time); a static batch of more than
+the deployment admits takes its TTFT from `static_batch_ttft_s`. Errors are
 (predicted − measured) ÷ measured, reported by role and by regime (vendor; dense or MoE; prefill, decode at low
 load, decode at saturation: `snippets.engine.bands`).
 
@@ -133,6 +134,24 @@ def static_batch_ttft_s(d: Deployment, p: Prediction, batch: int) -> float:
     return mean_steps * step + p.queue_s
 
 
+def lockstep(m: Measurement, d: Deployment, p: Prediction | DisaggPrediction) -> int | None:
+    """The requests of a wave that the whole run repeats, or None. A client that starts all `c` requests it keeps in
+    flight at once (`Definitions.burst`), each of the same prompt and output length (`Burst.same_lengths`), on a
+    deployment that computes all `c` prompts in one step (`c ÷ dp` of them fit each rank's token budget, and it admits
+    `c`): every request gets its first token in that step, decodes in the same steps and ends in the same step, so
+    the client sends the next `c` together and the run is that wave again and again, each request's TTFT the whole
+    wave's prefill (`snippets.engine.serving.wave`), not the steady state's own prompt after a staggered arrival.
+    Where the wave needs more than one step, first tokens (and so ends and arrivals) stagger, and the steady state
+    with its first wave (`first_wave_s`) applies. Plain aggregated serving only."""
+    burst = m.definitions.burst
+    c, n = m.concurrency, m.input_tokens
+    if burst is None or not burst.same_lengths or c is None or n is None or not m.mode.plain:
+        return None
+    if m.definitions.load != "fixed-concurrency" or not isinstance(p, Prediction) or c > p.admitted:
+        return None
+    return c if math.ceil(c / d.layout.dp) * n <= token_budget(d) else None
+
+
 def one_wave(m: Measurement, p: Prediction | DisaggPrediction) -> int | None:
     """The requests of a run that is one wave, or None: a static batch, or an offline run that states how many
     requests it queued, served plainly (aggregated, no speculation, no repeated prefix), of no more requests than
@@ -157,11 +176,12 @@ class Row:
     vendor: str = ""
     """The accelerator's vendor as data/accelerators.yaml names it (NVIDIA, AMD)."""
     wave: Wave | None = None
-    """The run as one wave (`one_wave`), whose figures the row compares; None for a run the steady state serves."""
+    """The run as one wave (`one_wave`), or the wave it repeats (`lockstep`), whose figures the row compares; None
+    for a run the steady state serves."""
 
     def predicted(self, metric: str) -> float:
         """The engine's figure of `metric` as the row's source defines it (`Measurement.definitions`): the wave's
-        where the run is one wave (`one_wave`), else the steady state's."""
+        where the run is one wave (`one_wave`) or repeats one (`lockstep`), else the steady state's."""
         p, d = self.prediction, self.measurement.definitions
         w = self.wave
         if w is not None:
@@ -342,7 +362,7 @@ def predict_rows(eng: EngineCatalog, measurements: Iterable[tuple[str, Measureme
                 d = _deployment(eng, m, tm)
                 assert m.input_tokens is not None and m.output_tokens is not None  # noqa: S101 - checked above
                 p = _predict(eng, m, d, tm)
-                n = one_wave(m, p)
+                n = one_wave(m, p) or lockstep(m, d, p)
                 w = None if n is None else wave(d, n, m.input_tokens, m.output_tokens)
                 done.append(Row(mid, m, d, p, eng.chips[m.accelerator].vendor, w))
                 continue

@@ -11,6 +11,7 @@ import pytest
 
 from snippets import calibration
 from snippets.data import TimeModel, load
+from snippets.engine.serving import mixed_step, token_budget
 
 CAT = load()
 BANDS = {"itl_ms": 0.15, "output_tokens_per_s": 0.15, "ttft_ms": 0.75}
@@ -103,9 +104,11 @@ def test_first_wave_is_the_inferencex_clients_burst_and_nothing_else():
 
 def test_first_wave_of_dstacks_deepseek_runs_is_c_of_500_prompts():
     """dstack's DeepSeek-R1 runs send 500 prompts at every concurrency, all started at once: at c = 128 the first
-    wave is 128 of 500 requests, each waiting (128 − 1) ÷ 2 prompts on average: 63.5 × P × 128 ÷ 500."""
+    wave is 128 of 500 requests, each waiting (128 − 1) ÷ 2 prompts on average: 63.5 × P × 128 ÷ 500 (on SGLang,
+    which admits all 128; the vLLM rows' engine, budgeting 163,840 tokens a step, admits fewer)."""
     rs = {r.id: r for r in calibration.rows(CAT, "test")}
-    r = rs["dstack-dsr1-fp8-vllm-8xh200-in3200-out800-c128"]
+    r = rs["dstack-dsr1-fp8-sglang-8xh200-in3200-out800-c128"]
+    assert r.prediction.in_flight == 128
     p = r.prediction
     assert calibration.prompts_per_slot(r.measurement) == pytest.approx(500 / 128)
     assert calibration.first_wave_s(r.measurement, p) == pytest.approx(127 / 2 * p.prefill_s * 128 / 500)
@@ -115,6 +118,33 @@ def test_first_wave_of_dstacks_deepseek_runs_is_c_of_500_prompts():
     # the same source's Llama 3.1 405B runs used another client (static batches): no first wave
     assert all(calibration.prompts_per_slot(x.measurement) is None for x in rs.values()
                if x.id.startswith("dstack-llama31405b"))
+
+
+def test_a_burst_of_one_length_prefilled_in_one_step_repeats_its_wave():
+    """dstack's vLLM DeepSeek-R1 runs on 8 x H200: every prompt 3,200 tokens and every output 800, all c started at
+    once, on vLLM 0.7 (chunked prefill off for MLA, a step's budget max_model_len = 163,840 tokens). At c4 and c16 the
+    wave (12,800 and 51,200 tokens) is one prefill step with nothing decoding: every first token comes with it, every
+    request ends in the same step and the next c start together, so each request's TTFT is that step's, as the
+    source's median TTFT beside the mean shows (975 against 976 ms at c4). At c64 the wave takes two steps: first
+    tokens, ends and arrivals stagger and the steady state serves it. InferenceX's prompts are not of one length."""
+    rs = {r.id: r for r in calibration.rows(CAT, "test")}
+    for c in (4, 16):
+        r = rs[f"dstack-dsr1-fp8-vllm-8xh200-in3200-out800-c{c}"]
+        assert calibration.lockstep(r.measurement, r.deployment, r.prediction) == c
+        w = r.wave
+        assert w is not None and w.requests == c and w.prefill_steps == 1
+        step = mixed_step(r.deployment, 0, 0.0, c * 3200, 0.0, finishing=c, prompts=c).total_s
+        assert w.ttft_s == pytest.approx(step)
+        assert r.predicted("ttft_ms") == pytest.approx(step * 1e3)
+        assert r.predicted("output_tokens_per_s") == pytest.approx(c * 800 / w.total_s)
+    r64 = rs["dstack-dsr1-fp8-vllm-8xh200-in3200-out800-c64"]
+    assert token_budget(r64.deployment) < 64 * 3200
+    assert calibration.lockstep(r64.measurement, r64.deployment, r64.prediction) is None and r64.wave is None
+    # the same client on SGLang, whose prediction keeps the default budget of 8,192 tokens a step: not one step
+    sg = rs["dstack-dsr1-fp8-sglang-8xh200-in3200-out800-c4"]
+    assert calibration.lockstep(sg.measurement, sg.deployment, sg.prediction) is None
+    assert all(calibration.lockstep(x.measurement, x.deployment, x.prediction) is None
+               for x in calibration.rows(CAT, "calibration"))
 
 
 def test_first_wave_of_a_disaggregated_run_splits_over_the_prefill_workers():

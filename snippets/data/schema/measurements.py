@@ -66,6 +66,10 @@ class Burst(_Strict):
 
     prompts: PositiveInt | None = None
     prompts_per_request: PositiveInt | None = None
+    same_lengths: bool = False
+    """Every prompt of the row's input length and every output of its output length (the client's random-range
+    ratio 1, end of sequence ignored): requests that start together and get their first tokens in the same step
+    finish in the same step, so the next ones start together again (`snippets.calibration.lockstep`)."""
     how: Annotated[str, Field(min_length=10)]
     """The client's command that shows it (the source is among the row's sources)."""
 
