@@ -7,15 +7,19 @@ the validated data (`chip_record`, `node_record`, `model_record`, ...), and `exp
 reference/engine-catalog.json, which the calculator reads back in the browser (`codec.decode`): no mapping is built by
 hand on either side.
 
-Where an entry validates straight into its engine record, and where it keeps a builder here. Only a record that is
-its data entry's figures as written, in the same units and the same shape, less provenance (name aside: rationale,
-sources, notes, ranges), can be the schema's field itself (`base.as_written`, `base.obeys`); today that is the
-architecture, `specs.Arch` (`schema/models.py`, `ArchRecord`). Every other entity differs from its record in more than
-provenance, so each keeps its typed builder below:
+Where an entry validates straight into its engine record, and where it keeps a builder here. An entity whose entry is
+its record's figures as written, in the record's shape, plus provenance (rationale, sources, notes, ranges) is one
+record: its schema class is the engine's dataclass itself, or a subclass of it that adds the provenance only
+(`base.as_written` checks the mapping as every schema class is checked, and files a keyed record under its entry's
+id; `base.obeys` applies the record's rules, or the schema's on its ranges), and its engine record here is a plain
+conversion, `base.as_record` (the record's own fields, the provenance left behind). These are:
 
-- layout policies (`layout_policy_record`): one-to-one but for one field: the engine's `disaggregated_min_saving` is
-  the entry's `disaggregation.min_saving`, a block that carries its own range, rationale and sources. Validating
-  into the record would mean nesting the record (and so the published JSON) or flattening the data's sourced block.
+- architectures: `specs.Arch` itself (`schema/models.py`, `ArchRecord`), under the engine's rules (`arch_problems`);
+- layout policies: `schema/policies.py`'s `LayoutPolicy`, a `specs.LayoutPolicySpec` with its rationale and sources,
+  whose `disaggregation` block is a `specs.DisaggregationSpec` with its range, rationale and sources.
+
+Every other entity differs from its record in more than provenance, so each keeps its typed builder below:
+
 - scenarios (`scenario_record`): the latency target is `target.ttft` and `target.tpot`, measures with a unit as
   written (`{value: 2000, unit: ms}`) inside a block with its rationale and sources; the record holds seconds.
 - precisions (`precision_record`): `bits_per_param` is computed (the width plus its group's scale and zero point:
@@ -61,6 +65,7 @@ from snippets.data import (
     Scenario,
     TimeModel,
 )
+from snippets.data.base import as_record
 from snippets.data.schema.efficiencies import CHIP_EFFICIENCIES
 from snippets.data.schema.policies import AlphaBeta
 from snippets.engine.bands import BandEntry
@@ -156,13 +161,6 @@ def memory_policy_record(key: str, p: MemoryPolicy) -> MemoryPolicySpec:
         large_max_num_batched_tokens=None if large is None else large.max_num_batched_tokens,
         large_device_excludes=frozenset(p.large_device_excludes), kv_share_of=p.kv_share_of,
         profile_rows=p.profile_rows, cuda_graph_batch=p.cuda_graph_batch, chunked_prefill=p.chunked_prefill)
-
-
-def layout_policy_record(key: str, p: LayoutPolicy) -> LayoutPolicySpec:
-    """A layout policy, its disaggregation threshold without the threshold's range and reasons."""
-    return LayoutPolicySpec(id=key, name=p.name, tp_limit=p.tp_limit, across_nodes=p.across_nodes, prefer=p.prefer,
-                            expert_parallel=p.expert_parallel, whole_nodes=p.whole_nodes,
-                            disaggregated_min_saving=p.disaggregation.min_saving)
 
 
 def scenario_record(key: str, s: Scenario) -> ScenarioSpec:
@@ -268,7 +266,7 @@ def _export(cat: Catalog) -> EngineCatalog:
         precisions=MappingProxyType({k: precision_record(k, p) for k, p in cat.precisions.items()}),
         memory_policies=MappingProxyType({k: memory_policy_record(k, p) for k, p in cat.policies.items()
                                           if isinstance(p, MemoryPolicy)}),
-        layout_policies=MappingProxyType({k: layout_policy_record(k, p) for k, p in cat.policies.items()
+        layout_policies=MappingProxyType({k: as_record(LayoutPolicySpec, p) for k, p in cat.policies.items()
                                           if isinstance(p, LayoutPolicy)}),
         scenarios=MappingProxyType({k: scenario_record(k, s) for k, s in cat.scenarios.items()}),
         time_models=MappingProxyType({k: time_model_record(cat, k, t) for k, t in cat.policies.items()

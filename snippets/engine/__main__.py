@@ -31,7 +31,7 @@ disaggregated points also each pool's layout, workers and GPUs) and `best` (the 
 and `--tpot-ms`; with `--rate`, also the replicas, or prefill and decode workers, the rented `gpus` and
 `usd_per_hour` that carry that many requests a second), or `best: null` with `why` (the target that binds, by how
 much) and exit status 1; `recommended` (the same shape: what the layout policy recommends deploying, the cheapest
-aggregated configuration unless the cheapest disaggregated one saves at least its `disaggregated_min_saving`) and
+aggregated configuration unless the cheapest disaggregated one saves at least its `disaggregation.min_saving`) and
 `recommendation` (that share, and `cheapest_saving`: how much less `best` costs than `recommended`). A point's
 figures are what `predict` gives for its configuration.
 """

@@ -281,7 +281,7 @@ def check_config_text(text: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- an exported catalog
 
 FRACTIONS = frozenset({"utilization", "hbm", "attention", "moe", "compute", "efficiency", "link_fraction",
-                       "disaggregated_min_saving"})
+                       "min_saving"})
 """Keys whose numbers are shares of a peak or of memory: within (0, 1], as data/'s schema holds them."""
 MAY_BE_ZERO = frozenset({"dense_layers", "shared_experts", "mtp_layers", "per_peer_s", "low", "high",
                          "non_torch_by_tp", "label_bytes"})

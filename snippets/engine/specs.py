@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from snippets.engine.bands import BandEntry
 from snippets.engine.codec import KEY
@@ -359,18 +359,37 @@ class MemoryPolicySpec:
 
 
 @dataclass(frozen=True, slots=True)
+class DisaggregationSpec:
+    """When the site recommends disaggregated prefill and decode over serving both on one replica: only when the
+    cheapest disaggregated configuration meeting the targets costs at least `min_saving` less per output token than
+    the cheapest aggregated one. The search's cheapest stays the cheapest; this names what a team would deploy."""
+
+    min_saving: float = 0.0
+    """The least saving per output token, a share of the aggregated configuration's cost (0.10: 10 % cheaper); 0:
+    the cheaper of the two, whichever it is."""
+
+
+@dataclass(frozen=True, slots=True)
 class LayoutPolicySpec:
+    """A named choice among the layouts an engine accepts: what the site would rent, not what engines require. The
+    one record of a layout policy: data/policies.yaml validates into it (`snippets.data.schema.policies.LayoutPolicy`
+    adds the rationale and sources)."""
+
     id: str = field(metadata=KEY)
     name: str
-    tp_limit: str
-    across_nodes: str
-    prefer: str
+    tp_limit: Literal["node", "domain"]
+    """Tensor parallelism stays inside the node, or inside the scale-up domain where that is larger (a TPU slice)."""
+    across_nodes: Literal["pp", "any"]
+    """pp: a layout larger than a node keeps TP at the node's width and adds pipeline stages (vLLM's guidance);
+    any: every TP x PP split within the TP limit is considered."""
+    prefer: Literal["tp", "pp"]
+    """Between two layouts of the same GPU count: the larger TP degree first (tp), or the larger PP (pp)."""
     expert_parallel: bool
+    """Mixture-of-experts layers split whole experts across the GPUs (EP = TP x DP) instead of slicing each."""
     whole_nodes: bool
-    disaggregated_min_saving: float = 0.0
-    """The search recommends its cheapest disaggregated configuration only when it costs at least this share less
-    per output token than its cheapest aggregated one (data/policies.yaml, `disaggregation.min_saving`); 0: the
-    cheapest of the two, whichever it is."""
+    """A layout that spans nodes takes every GPU of each (a partial node cannot be rented or networked alone)."""
+    disaggregation: DisaggregationSpec = DisaggregationSpec()
+    """When a search recommends disaggregated serving over its cheapest aggregated configuration."""
 
 
 @dataclass(frozen=True, slots=True)

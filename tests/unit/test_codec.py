@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Literal
 
 import pytest
 
@@ -33,6 +34,7 @@ class Outer:
     tags: frozenset[str]
     flag: bool = False
     inner: Inner | None = None
+    kind: Literal["a", "b"] = "a"
 
 
 OBJ = {"name": "x", "count": 3, "table": {"a": {"size": 2}, "b": {}}, "pairs": [[1, 0.5], [256, 0.25]],
@@ -49,7 +51,8 @@ def test_a_record_is_built_from_its_json_by_its_field_types() -> None:
     # written back: fields in declared order, a table's records without their key, a frozenset sorted
     assert encode(got) == {"name": "x", "count": 3, "table": {"a": {"size": 2}, "b": {"size": 1.0}},
                            "pairs": [[1, 0.5], [256, 0.25]], "fixed": [2, 0.6, 0.8], "tags": ["a", "z"],
-                           "flag": False, "inner": {"id": "c", "size": 4.5}}
+                           "flag": False, "inner": {"id": "c", "size": 4.5}, "kind": "a"}
+    assert decode(Outer, {**OBJ, "kind": "b"}).kind == "b"
     assert decode(Outer, encode(got)) == got
 
 
@@ -65,6 +68,8 @@ def test_a_record_is_built_from_its_json_by_its_field_types() -> None:
     ({"fixed": [2, 0.6]}, "Outer.fixed: expected 3 items, got 2"),
     ({"tags": "ab"}, "Outer.tags: expected a list, got str 'ab'"),
     ({"table": [1]}, "Outer.table: expected an object, got list [1]"),
+    ({"kind": "c"}, "Outer.kind: expected one of 'a', 'b', got str 'c'"),
+    ({"kind": None}, "Outer.kind: expected one of 'a', 'b', got null"),
 ])
 def test_what_is_not_a_records_json_is_refused_with_the_record_and_the_path(edit: dict[str, object],
                                                                            words: str) -> None:

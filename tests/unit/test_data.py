@@ -111,6 +111,17 @@ CASES = [
      ["entry 'h100-sxm'", "field 'scale_up.bandwidth'", "disagrees"]),
     ("percent out of range", "assumptions", _set("runtime-reserve/value/value", 120),
      ["data/assumptions.yaml", "entry 'runtime-reserve'", "field 'value'", "below 100"]),
+    # a layout policy validates into the engine's record (LayoutPolicySpec) and is refused as a schema class is
+    ("unknown key in an engine record", "policies", _set("tp-in-node/disaggregation/colour", "green"),
+     ["data/policies.yaml", "entry 'tp-in-node'", "field 'disaggregation.colour'", "Extra inputs"]),
+    ("a choice the engine does not know", "policies", _set("tp-in-node/tp_limit", "rack"),
+     ["entry 'tp-in-node'", "field 'tp_limit'", "'node' or 'domain'", "(got 'rack')"]),
+    ("a record's id written in its entry", "policies", _set("tp-in-node/id", "fewest-gpus"),
+     ["entry 'tp-in-node'", "field 'id'", "its key in the file"]),
+    ("a share outside its stated range", "policies", _set("tp-in-node/disaggregation/min_saving", 0.3),
+     ["entry 'tp-in-node'", "field 'disaggregation.min_saving'", "outside min_saving_range 0.05-0.25 (got 0.3)"]),
+    ("a record's provenance missing", "policies", _del("tp-in-node/disaggregation/sources"),
+     ["entry 'tp-in-node'", "field 'disaggregation.sources'", "Field required"]),
 ]
 
 

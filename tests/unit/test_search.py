@@ -602,7 +602,7 @@ def test_recommend_by_hand():
 
 
 def test_the_recommendation_follows_data():
-    assert ENG.layout_policies["tp-in-node"].disaggregated_min_saving == 0.10  # data/policies.yaml
+    assert ENG.layout_policies["tp-in-node"].disaggregation.min_saving == 0.10  # data/policies.yaml
     s = at_scenario(ENG, "llama-3.1-8b", "bf16", "serving", accelerator="h100-sxm", sweep=False)
     assert s.min_saving == 0.10
 

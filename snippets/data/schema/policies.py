@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Annotated, Literal
 
@@ -12,7 +13,7 @@ from pydantic import (
     model_validator,
 )
 
-from snippets.data.base import PositiveFloat, PositiveInt, Sources, _read_only, _Strict
+from snippets.data.base import PositiveFloat, PositiveInt, Sources, _read_only, _Strict, as_written, obeys
 from snippets.data.quantities import (
     ByteSize,
     Duration,
@@ -22,6 +23,9 @@ from snippets.data.schema.accelerators import Vendor
 from snippets.data.units import (
     BYTE_UNITS,
 )
+from snippets.engine.specs import DisaggregationSpec, LayoutPolicySpec
+
+Share = Annotated[float, Field(gt=0, lt=1, strict=True)]
 
 
 class RuntimeBytes(_Measure):
@@ -147,44 +151,29 @@ class MemoryPolicy(_Strict):
         return self
 
 
-class Disaggregation(_Strict):
-    """When the site recommends disaggregated prefill and decode over serving both on one replica: only when the
-    cheapest disaggregated configuration meeting the targets costs at least `min_saving` less per output token than
-    the cheapest aggregated one. The search's cheapest stays the cheapest; this names what a team would deploy."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Disaggregation(DisaggregationSpec):
+    """The engine's `DisaggregationSpec` (`min_saving`) as data/policies.yaml states it: with the shares a team
+    might choose, its reasons and sources."""
 
-    min_saving: Annotated[float, Field(gt=0, lt=1)]
-    """The least saving per output token, a share of the aggregated configuration's cost (0.10: 10 % cheaper)."""
-    min_saving_range: tuple[Annotated[float, Field(gt=0, lt=1)], Annotated[float, Field(gt=0, lt=1)]]
+    min_saving_range: tuple[Share, Share]
     """The shares a reasonable team might choose; `min_saving` lies inside."""
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
 
-    @model_validator(mode="after")
-    def _within(self) -> Disaggregation:
-        lo, hi = self.min_saving_range
-        if not lo <= self.min_saving <= hi:
-            raise ValueError(f"min_saving: {self.min_saving:g} lies outside min_saving_range {lo:g}-{hi:g}")
-        return self
+
+def _saving_within(d: Disaggregation) -> list[tuple[str, str]]:
+    lo, hi = d.min_saving_range
+    return [] if lo <= d.min_saving <= hi else [("min_saving", f"lies outside min_saving_range {lo:g}-{hi:g}")]
 
 
-class LayoutPolicy(_Strict):
-    """A named choice among the layouts an engine accepts: what the site would rent, not what engines require."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LayoutPolicy(LayoutPolicySpec):
+    """A layout policy as data/policies.yaml states it: the engine's own record (`LayoutPolicySpec`, whose fields
+    and docstrings say what each means), its id the entry's, with its reasons and sources."""
 
     kind: Literal["layout"]
-    name: str
-    tp_limit: Literal["node", "domain"]
-    """Tensor parallelism stays inside the node, or inside the scale-up domain where that is larger (a TPU slice)."""
-    across_nodes: Literal["pp", "any"]
-    """pp: a layout larger than a node keeps TP at the node's width and adds pipeline stages (vLLM's guidance);
-    any: every TP x PP split within the TP limit is considered."""
-    prefer: Literal["tp", "pp"]
-    """Between two layouts of the same GPU count: the larger TP degree first (tp), or the larger PP (pp)."""
-    expert_parallel: bool
-    """Mixture-of-experts layers split whole experts across the GPUs (EP = TP x DP) instead of slicing each."""
-    whole_nodes: bool
-    """A layout that spans nodes takes every GPU of each (a partial node cannot be rented or networked alone)."""
-    disaggregation: Disaggregation
-    """When a search recommends disaggregated serving over its cheapest aggregated configuration."""
+    disaggregation: Annotated[Disaggregation, obeys(_saving_within)]
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
 
@@ -306,4 +295,5 @@ class TimeModel(_Strict):
         return self
 
 
-Policy = Annotated[MemoryPolicy | LayoutPolicy | TimeModel, Field(discriminator="kind")]
+Policy = Annotated[MemoryPolicy | Annotated[LayoutPolicy, as_written(LayoutPolicy)] | TimeModel,
+                   Field(discriminator="kind")]
