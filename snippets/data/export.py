@@ -16,12 +16,14 @@ conversion, `base.as_record` (the record's own fields, the provenance left behin
 
 - architectures: `specs.Arch` itself (`schema/models.py`, `ArchRecord`), under the engine's rules (`arch_problems`);
 - layout policies: `schema/policies.py`'s `LayoutPolicy`, a `specs.LayoutPolicySpec` with its rationale and sources,
-  whose `disaggregation` block is a `specs.DisaggregationSpec` with its range, rationale and sources.
+  whose `disaggregation` block is a `specs.DisaggregationSpec` with its range, rationale and sources;
+- scenarios: `schema/scenarios.py`'s `Scenario`, a `specs.ScenarioSpec` with its rationale and sources, whose
+  `target` is a `specs.LatencyTargetSpec` with its own; the target's times are written as measures (`{value: 2000,
+  unit: ms}`) and held in seconds, validated as `TargetTime`s (`quantities.in_base`), so the entry keeps the figure,
+  not the unit it was written in (every page shows the target from the record, in ms).
 
 Every other entity differs from its record in more than provenance, so each keeps its typed builder below:
 
-- scenarios (`scenario_record`): the latency target is `target.ttft` and `target.tpot`, measures with a unit as
-  written (`{value: 2000, unit: ms}`) inside a block with its rationale and sources; the record holds seconds.
 - precisions (`precision_record`): `bits_per_param` is computed (the width plus its group's scale and zero point:
   4 + (16 + 4) / 128 for INT4 with groups of 128), the width has a unit (`{value: 4, unit: bit}`), the weight block is
   `{rows, cols}` as written and a pair in the record, and `kind`, `layout` and `block_scale` are the teaching
@@ -62,7 +64,6 @@ from snippets.data import (
     PCIe,
     Precision,
     Price,
-    Scenario,
     TimeModel,
 )
 from snippets.data.base import as_record
@@ -163,14 +164,6 @@ def memory_policy_record(key: str, p: MemoryPolicy) -> MemoryPolicySpec:
         profile_rows=p.profile_rows, cuda_graph_batch=p.cuda_graph_batch, chunked_prefill=p.chunked_prefill)
 
 
-def scenario_record(key: str, s: Scenario) -> ScenarioSpec:
-    """A scenario, its latency target in seconds."""
-    return ScenarioSpec(id=key, name=s.name, node=s.node, memory_policy=s.memory_policy, layout_policy=s.layout_policy,
-                        time_model=s.time_model, input_tokens=s.input_tokens, output_tokens=s.output_tokens,
-                        concurrency=s.concurrency, kv_precision=s.kv_precision, ttft_s=s.target.ttft.seconds,
-                        tpot_s=s.target.tpot.seconds)
-
-
 def price_record(cat: Catalog, p: Price) -> PriceSpec:
     """The price the site uses for one accelerator, with every price entry the site uses for it as its sources."""
     return PriceSpec(accelerator=p.accelerator, usd_per_gpu_hour=p.price.value, gpus_per_unit=p.gpus_per_unit,
@@ -268,7 +261,7 @@ def _export(cat: Catalog) -> EngineCatalog:
                                           if isinstance(p, MemoryPolicy)}),
         layout_policies=MappingProxyType({k: as_record(LayoutPolicySpec, p) for k, p in cat.policies.items()
                                           if isinstance(p, LayoutPolicy)}),
-        scenarios=MappingProxyType({k: scenario_record(k, s) for k, s in cat.scenarios.items()}),
+        scenarios=MappingProxyType({k: as_record(ScenarioSpec, s) for k, s in cat.scenarios.items()}),
         time_models=MappingProxyType({k: time_model_record(cat, k, t) for k, t in cat.policies.items()
                                       if isinstance(t, TimeModel)}),
         prices=MappingProxyType({p.accelerator: price_record(cat, p) for p in cat.prices.values() if p.site_uses}),

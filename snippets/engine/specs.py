@@ -509,25 +509,51 @@ class TimeModelSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class LatencyTargetSpec:
+    """The service-level objective a scenario is served to: the time to first token (queueing included) and the
+    time per output token after the first, each a limit a request's figure must not exceed, in seconds."""
+
+    ttft: float
+    tpot: float
+
+
+@dataclass(frozen=True, slots=True)
 class ScenarioSpec:
+    """What a deployment is sized for: where, under which policies, for how many sequences of what length, and the
+    latency target it is served to. The one record of a scenario: data/scenarios.yaml validates into it
+    (`snippets.data.schema.scenarios.Scenario` adds the rationale and sources)."""
+
     id: str = field(metadata=KEY)
     name: str
     node: str
+    """Id of the node whose accelerator and size a page uses by default."""
     memory_policy: str
     layout_policy: str
     time_model: str
+    """Id of the time model (data/policies.yaml, kind time) the scenario's times use."""
     input_tokens: int
     output_tokens: int
     concurrency: int
+    """Sequences served at once, each holding input + output tokens of KV cache at its end."""
     kv_precision: str
-    ttft_s: float | None = None
-    """The time-to-first-token target the scenario is served to (data/scenarios.yaml), None where none is set."""
-    tpot_s: float | None = None
-    """The time-per-output-token target."""
+    """Id of the precision the KV cache is stored in for a model with no published checkpoint (GPT-3). Otherwise the
+    engine stores it as vLLM's --kv-cache-dtype auto does, in the model's dtype, unless told another."""
+    target: LatencyTargetSpec | None = None
+    """The latency target the scenario is served to; None where none is set."""
 
     @property
     def context_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+    @property
+    def ttft_s(self) -> float | None:
+        """The target's time to first token, None without a target."""
+        return None if self.target is None else self.target.ttft
+
+    @property
+    def tpot_s(self) -> float | None:
+        """The target's time per output token, None without a target."""
+        return None if self.target is None else self.target.tpot
 
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")

@@ -122,6 +122,15 @@ CASES = [
      ["entry 'tp-in-node'", "field 'disaggregation.min_saving'", "outside min_saving_range 0.05-0.25 (got 0.3)"]),
     ("a record's provenance missing", "policies", _del("tp-in-node/disaggregation/sources"),
      ["entry 'tp-in-node'", "field 'disaggregation.sources'", "Field required"]),
+    # a scenario validates into ScenarioSpec: its target's times are measures as written, held in seconds
+    ("a target time without its unit", "scenarios", _set("reference/target/ttft", 2.0),
+     ["data/scenarios.yaml", "entry 'reference'", "field 'target.ttft'", "valid dictionary or instance of TargetTime"]),
+    ("a target time in an unknown unit", "scenarios", _set("reference/target/ttft/unit", "min"),
+     ["entry 'reference'", "field 'target.ttft.unit'", "'min' is not one of 's', 'ms', 'us', 'ns'"]),
+    ("an implausible target time", "scenarios", _set("reference/target/tpot/value", 1e9),
+     ["entry 'reference'", "field 'target.tpot'", "outside the plausible range", "TargetTime.BOUNDS"]),
+    ("no sequences", "scenarios", _set("reference/concurrency", 0),
+     ["entry 'reference'", "field 'concurrency'", "0 is less than 1"]),
 ]
 
 

@@ -50,7 +50,7 @@ from snippets.data.schema.policies import (
 )
 from snippets.data.schema.precisions import BlockScale, FloatLayout, Precision, WeightBlock
 from snippets.data.schema.prices import PRICE_KINDS, Price
-from snippets.data.schema.scenarios import LatencyTarget, Scenario, TargetTime
+from snippets.data.schema.scenarios import LatencyTarget, Scenario, ScenarioEntry, TargetTime
 
 __all__ = [
     "DISPUTABLE", "MEASUREMENT_OPTIONAL_FIELDS", "OPTIONAL_ACCELERATOR_FIELDS",
@@ -72,7 +72,7 @@ SCHEMAS: dict[str, Any] = {
     "assumptions": Assumption,
     "prices": Price,
     "policies": Policy,
-    "scenarios": Scenario,
+    "scenarios": ScenarioEntry,
     "deployments": DocumentedDeployment,
     "latencies": Latency,
     "efficiencies": EfficiencyEntry,
