@@ -170,6 +170,12 @@ def _record_of(tp: Any) -> type | None:
     return next((a for a in args if dataclasses.is_dataclass(a) and isinstance(a, type)), None)
 
 
+def _records_of(tp: Any) -> type | None:
+    """The record class a `tuple[X, ...]` field holds each item of, or None."""
+    args = get_args(tp)
+    return _record_of(args[0]) if get_origin(tp) is tuple and len(args) == 2 and args[1] is Ellipsis else None
+
+
 def _as_written(cls: type, body: dict[Any, Any], loc: tuple[str, ...], unknown: list[InitErrorDetails]) -> dict[Any, Any]:
     """What `_Strict` checks of a schema's own fields, for a record's: each scalar as written (a wrong one becomes
     `_Refused`, which pydantic refuses at its field), plain text, nested records likewise; unknown keys are collected
@@ -184,6 +190,11 @@ def _as_written(cls: type, body: dict[Any, Any], loc: tuple[str, ...], unknown: 
         inner = _record_of(tp)
         if inner is not None and isinstance(value, dict):
             out[key] = _as_written(inner, value, (*loc, key), unknown)
+            continue
+        items = _records_of(tp)
+        if items is not None and isinstance(value, list):
+            out[key] = [_as_written(items, v, (*loc, key, str(i)), unknown) if isinstance(v, dict) else v
+                        for i, v in enumerate(value)]
             continue
         try:
             _strict_scalar(_scalar_kinds(tp), value)
@@ -228,8 +239,12 @@ def as_record(cls: type[R], entry: Any) -> R:
     values: dict[str, Any] = {}
     for name, tp in _record_fields(cls).items():
         value = getattr(entry, name)
-        inner = _record_of(tp)
-        values[name] = value if inner is None or value is None else as_record(inner, value)
+        inner, items = _record_of(tp), _records_of(tp)
+        if inner is not None and value is not None:
+            value = as_record(inner, value)
+        elif items is not None:
+            value = tuple(as_record(items, v) for v in value)
+        values[name] = value
     return cls(**values)
 
 
@@ -241,8 +256,8 @@ def obeys(rules: Callable[[Any], list[tuple[str, str]]]) -> AfterValidator:
         found = rules(value)
         if found:
             raise ValidationError.from_exception_data(type(value).__name__, [
-                InitErrorDetails(type="value_error", loc=tuple(field.split(".")), input=_at(value, field),
-                                 ctx={"error": why})
+                InitErrorDetails(type="value_error", loc=tuple(int(p) if p.isdigit() else p for p in field.split(".")),
+                                 input=_at(value, field), ctx={"error": why})
                 for field, why in found])
         return value
 
@@ -250,8 +265,12 @@ def obeys(rules: Callable[[Any], list[tuple[str, str]]]) -> AfterValidator:
 
 
 def _at(record: Any, dotted: str) -> Any:
+    """The value at a dotted field path (`non_torch_by_tp.1.memory`: an index in a tuple), None where there is none."""
     for name in dotted.split("."):
-        record = getattr(record, name, None)
+        if name.isdigit() and isinstance(record, tuple):
+            record = record[int(name)] if int(name) < len(record) else None
+        else:
+            record = getattr(record, name, None)
     return record
 
 

@@ -120,7 +120,7 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
     _check_physics(cat, problems)
     for pol_id, pol in pols.items():
         if isinstance(pol, MemoryPolicy):
-            for acc in pol.large_device_excludes:
+            for acc in sorted(pol.large_device_excludes):
                 if acc not in cat["accelerators"]:
                     problems.append(f"data/policies.yaml: entry '{pol_id}': field 'large_device_excludes': "
                                     f"unknown accelerator {acc!r}")

@@ -20,7 +20,13 @@ conversion, `base.as_record` (the record's own fields, the provenance left behin
 - scenarios: `schema/scenarios.py`'s `Scenario`, a `specs.ScenarioSpec` with its rationale and sources, whose
   `target` is a `specs.LatencyTargetSpec` with its own; the target's times are written as measures (`{value: 2000,
   unit: ms}`) and held in seconds, validated as `TargetTime`s (`quantities.in_base`), so the entry keeps the figure,
-  not the unit it was written in (every page shows the target from the record, in ms).
+  not the unit it was written in (every page shows the target from the record, in ms);
+- memory policies: `schema/policies.py`'s `MemoryPolicy`, a `specs.MemoryPolicySpec` with the engine's name, its
+  usage context, the ranges its figures may take, its rationale and sources; its sizes (`cuda_graphs`,
+  `large_device_memory`, `sampler_bytes_per_logit`, each `non_torch_by_tp` point's `memory`, a `specs.NonTorchAtTP`
+  with its note) are written with their units and held in bytes (`RuntimeBytes`, `ByteSize`, `BytesPerElement`), and
+  its two classes of device's limits are `specs.ServeDefaults` records, as the data nests them (no page shows a
+  policy's size as written).
 
 Every other entity differs from its record in more than provenance, so each keeps its typed builder below:
 
@@ -28,9 +34,6 @@ Every other entity differs from its record in more than provenance, so each keep
   4 + (16 + 4) / 128 for INT4 with groups of 128), the width has a unit (`{value: 4, unit: bit}`), the weight block is
   `{rows, cols}` as written and a pair in the record, and `kind`, `layout` and `block_scale` are the teaching
   pages', not the engine's.
-- memory policies (`memory_policy_record`): every size is a measure with a unit (`RuntimeBytes`, `ByteSize`,
-  `BytesPerElement`) made bytes, the two classes of device's defaults (`serve_defaults`, `large_device_defaults`)
-  are flattened, and each `non_torch_by_tp` point carries its note.
 - models (`model_record`): the counts are measures (`{value: 8, unit: billion}`), `mtp_acceptance` a block with its
   note and sources made a triple; the architecture inside is the engine's record already.
 - prices (`price_record`): the price is a measure (USD per GPU-hour), `read` and `secondary` come from the entry's
@@ -147,23 +150,6 @@ def precision_record(key: str, p: Precision) -> PrecisionSpec:
                          weight_block=None if p.weight_block is None else (p.weight_block.rows, p.weight_block.cols))
 
 
-def memory_policy_record(key: str, p: MemoryPolicy) -> MemoryPolicySpec:
-    """A memory policy in bytes, its two classes of device's defaults flattened."""
-    large = p.large_device_defaults
-    return MemoryPolicySpec(
-        id=key, name=p.name, utilization=p.utilization, max_num_seqs=p.serve_defaults.max_num_seqs,
-        max_num_batched_tokens=p.serve_defaults.max_num_batched_tokens,
-        sampler_bytes_per_logit=p.sampler_bytes_per_logit.bytes,
-        non_torch_by_tp=tuple((n.tp, n.memory.bytes) for n in p.non_torch_by_tp),
-        cuda_graph_bytes=p.cuda_graphs.bytes, cuda_graphs_in_pool=p.cuda_graphs_in_pool,
-        kv_block_tokens=p.kv_block_tokens, hybrid_kv_cache=p.hybrid_kv_cache,
-        large_device_bytes=None if p.large_device_memory is None else p.large_device_memory.bytes,
-        large_max_num_seqs=None if large is None else large.max_num_seqs,
-        large_max_num_batched_tokens=None if large is None else large.max_num_batched_tokens,
-        large_device_excludes=frozenset(p.large_device_excludes), kv_share_of=p.kv_share_of,
-        profile_rows=p.profile_rows, cuda_graph_batch=p.cuda_graph_batch, chunked_prefill=p.chunked_prefill)
-
-
 def price_record(cat: Catalog, p: Price) -> PriceSpec:
     """The price the site uses for one accelerator, with every price entry the site uses for it as its sources."""
     return PriceSpec(accelerator=p.accelerator, usd_per_gpu_hour=p.price.value, gpus_per_unit=p.gpus_per_unit,
@@ -257,7 +243,7 @@ def _export(cat: Catalog) -> EngineCatalog:
         chips=MappingProxyType({k: chip_record(cat, k, a) for k, a in cat.accelerators.items()}),
         nodes=MappingProxyType({k: node_record(cat, k, n) for k, n in cat.of_kind(Node).items()}),
         precisions=MappingProxyType({k: precision_record(k, p) for k, p in cat.precisions.items()}),
-        memory_policies=MappingProxyType({k: memory_policy_record(k, p) for k, p in cat.policies.items()
+        memory_policies=MappingProxyType({k: as_record(MemoryPolicySpec, p) for k, p in cat.policies.items()
                                           if isinstance(p, MemoryPolicy)}),
         layout_policies=MappingProxyType({k: as_record(LayoutPolicySpec, p) for k, p in cat.policies.items()
                                           if isinstance(p, LayoutPolicy)}),

@@ -36,6 +36,7 @@ from snippets.engine.specs import (
     PrecisionSpec,
     PriceSpec,
     ScenarioSpec,
+    ServeDefaults,
     TimeModelSpec,
 )
 
@@ -207,8 +208,8 @@ def setting(
     if max_num_seqs is not None or max_num_batched_tokens is not None:
         from dataclasses import replace
 
-        pol = replace(pol, max_num_seqs=max_num_seqs or pol.max_num_seqs,
-                      max_num_batched_tokens=max_num_batched_tokens or pol.max_num_batched_tokens)
+        pol = replace(pol, serve_defaults=ServeDefaults(max_num_seqs or pol.max_num_seqs,
+                                                        max_num_batched_tokens or pol.max_num_batched_tokens))
     if chunked_prefill is not None:
         from dataclasses import replace
 
@@ -216,7 +217,7 @@ def setting(
     if cuda_graphs is False:
         from dataclasses import replace
 
-        pol = replace(pol, cuda_graph_batch="none", cuda_graph_bytes=0.0)
+        pol = replace(pol, cuda_graph_batch="none", cuda_graphs=0.0)
     dtype = None if spec.dtype is None else eng.precisions[spec.dtype]
     return Setting(
         model=spec, precision=eng.precisions[precision],

@@ -284,7 +284,7 @@ FRACTIONS = frozenset({"utilization", "hbm", "attention", "moe", "compute", "eff
                        "min_saving"})
 """Keys whose numbers are shares of a peak or of memory: within (0, 1], as data/'s schema holds them."""
 MAY_BE_ZERO = frozenset({"dense_layers", "shared_experts", "mtp_layers", "per_peer_s", "low", "high",
-                         "non_torch_by_tp", "label_bytes"})
+                         "label_bytes"})
 """Keys whose numbers may be zero: counts of optional parts, a collective's per-peer cost, a band's error bounds
 (which may be negative: a model that over-predicts)."""
 SIGNED = frozenset({"low", "high"})

@@ -290,44 +290,77 @@ class PrecisionSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class ServeDefaults:
+    """A serving engine's scheduler limits for one class of device (vLLM's `EngineArgs` sets them from the device and
+    the usage context)."""
+
+    max_num_seqs: int
+    """Sequences one engine (one DP rank) schedules at once at most."""
+    max_num_batched_tokens: int
+    """Tokens one step processes at most; the profiling run's dummy forward pass is this many tokens."""
+
+
+@dataclass(frozen=True, slots=True)
+class NonTorchAtTP:
+    """Memory outside PyTorch's allocator per GPU at one TP degree, as a start-up log reports it."""
+
+    tp: int
+    memory: float
+    """Bytes."""
+
+
+@dataclass(frozen=True, slots=True)
 class MemoryPolicySpec:
-    """How the serving engine budgets one GPU (vLLM: `data/policies.yaml`, `vllm-default`)."""
+    """How a serving engine budgets each GPU's memory: the pool it may take and what the pool must hold (vLLM:
+    `data/policies.yaml`, `vllm-default`). The one record of a memory policy: data/policies.yaml validates into it
+    (`snippets.data.schema.policies.MemoryPolicy` adds the engine's name, its usage context, the ranges of the
+    figures, the notes, rationale and sources); sizes in bytes.
+
+    vLLM: the pool is the total the runtime reports (`torch.cuda.mem_get_info`) x `utilization`; inside it the
+    weights, the activation peak of a profiling run (a dummy forward pass of `max_num_batched_tokens` tokens and
+    the sampler over one logit row per dummy request), the memory it finds outside PyTorch (by TP degree); the rest
+    is the paged KV cache, in blocks of `kv_block_tokens`. CUDA graphs are captured after the KV cache is allocated,
+    from the memory outside the pool."""
 
     id: str = field(metadata=KEY)
     name: str
     utilization: float
     """Share of the reported total the engine's pool takes (--gpu-memory-utilization)."""
-    max_num_seqs: int
-    """Sequences one engine (one DP rank) runs at once at most. The record in the catalog holds vLLM's default for a
-    device of no special class; `setting` resolves it for the setting's chip (`for_chip`), so a deployment's
-    `setting.memory_policy.max_num_seqs` is what vLLM would use there."""
-    max_num_batched_tokens: int
-    """Tokens one step processes at most (the profiling run's dummy batch); resolved per chip like `max_num_seqs`."""
+    serve_defaults: ServeDefaults
+    """max_num_seqs and max_num_batched_tokens. The record in the catalog holds the engine's defaults on a device of
+    no special class; `setting` resolves them for the setting's chip (`for_chip`) and for a run that sets its own, so a
+    deployment's `setting.memory_policy.max_num_seqs` is what the engine would use there."""
     sampler_bytes_per_logit: float
-    """Bytes the profiling run's sampler holds per logit of its batch (one row per dummy request x vocabulary)."""
-    non_torch_by_tp: tuple[tuple[int, float], ...]
-    """(TP degree, bytes outside PyTorch per GPU), smallest degree first."""
-    cuda_graph_bytes: float
+    """Bytes the profiling run's sampler holds at its peak per logit of its batch (rows x vocabulary): the logits
+    and their float32 copy, sorted values and indices, probabilities."""
+    non_torch_by_tp: tuple[NonTorchAtTP, ...]
+    """Memory outside PyTorch per GPU (CUDA context, NCCL and custom all-reduce buffers), by TP degree, smallest first
+    (a layout with pipeline stages reads it at TP x PP). A degree between two measured ones takes the figure of the
+    largest measured degree below it."""
+    cuda_graphs: float
+    """Bytes the captured CUDA graphs take per GPU."""
     cuda_graphs_in_pool: bool
     """False: CUDA graphs are captured after the KV cache is allocated, from the memory outside the pool."""
     kv_block_tokens: int
+    """Tokens per block of the paged KV cache: a sequence's cache is allocated in whole blocks."""
     hybrid_kv_cache: bool
     """Sliding-window and chunked-attention layers hold their window (chunk) plus one step; False: full attention."""
-    large_device_bytes: float | None = None
-    """Reported total from which a device takes the large defaults (vLLM: 70 GiB), None if the engine has none."""
-    large_max_num_seqs: int | None = None
-    large_max_num_batched_tokens: int | None = None
+    large_device_defaults: ServeDefaults | None = None
+    """The same limits on a large device (vLLM: a reported total of at least `large_device_memory`, not an A100)."""
+    large_device_memory: float | None = None
+    """Reported total in bytes from which a device takes the large defaults (vLLM: 70 GiB), None if the engine has
+    none."""
     large_device_excludes: frozenset[str] = frozenset()
     """Chip ids that keep the general defaults whatever they report (vLLM: A100s)."""
-    kv_share_of: str = "pool"
+    kv_share_of: Literal["pool", "free"] = "pool"
     """"pool": the KV cache is what the pool (reported total x `utilization`) leaves once the weights, the activation
     peak and the memory outside PyTorch are in (vLLM's --gpu-memory-utilization); "free": it is `utilization` of what
     the device has free after those (TensorRT-LLM's kv_cache_config.free_gpu_memory_fraction)."""
-    profile_rows: str = "max_num_seqs"
+    profile_rows: Literal["max_num_seqs", "prompts"] = "max_num_seqs"
     """Logit rows of the profiling run's sampler: "max_num_seqs" (vLLM: one per dummy request, min(max_num_seqs,
     max_num_batched_tokens)); "prompts" (TensorRT-LLM: dummy prompts of max_model_len tokens filling
     max_num_batched_tokens, one logit each)."""
-    cuda_graph_batch: str = "vllm"
+    cuda_graph_batch: Literal["vllm", "max_num_seqs", "none"] = "vllm"
     """Which steps run in CUDA graphs: "vllm" (the time model's cap, min(2 x max_num_seqs, 512), within the step's
     token budget); "max_num_seqs" (every step of up to max_num_seqs tokens: TensorRT-LLM's padded graphs up to its
     max batch size); "none" (no step: a run without CUDA graphs, where a row's harness says so, `setting`'s
@@ -337,24 +370,33 @@ class MemoryPolicySpec:
     across steps where the budget ends inside it (vLLM v1's chunked prefill); False: a step takes whole prompts that
     fit what is left, and a prompt that does not waits (TensorRT-LLM without chunked context)."""
 
+    @property
+    def max_num_seqs(self) -> int:
+        """Sequences one engine (one DP rank) runs at once at most (`serve_defaults`)."""
+        return self.serve_defaults.max_num_seqs
+
+    @property
+    def max_num_batched_tokens(self) -> int:
+        """Tokens one step processes at most (`serve_defaults`)."""
+        return self.serve_defaults.max_num_batched_tokens
+
     def is_large(self, chip: ChipSpec) -> bool:
         """Whether vLLM gives `chip` its large-device defaults (reported total at least the threshold, not excluded)."""
-        return (self.large_device_bytes is not None and chip.capacity_bytes >= self.large_device_bytes
+        return (self.large_device_memory is not None and chip.capacity_bytes >= self.large_device_memory
                 and chip.id not in self.large_device_excludes)
 
     def for_chip(self, chip: ChipSpec) -> MemoryPolicySpec:
         """This policy with `max_num_seqs` and `max_num_batched_tokens` as vLLM sets them on `chip`."""
-        if not self.is_large(chip) or self.large_max_num_seqs is None or self.large_max_num_batched_tokens is None:
+        if not self.is_large(chip) or self.large_device_defaults is None:
             return self
-        return replace(self, max_num_seqs=self.large_max_num_seqs,
-                       max_num_batched_tokens=self.large_max_num_batched_tokens)
+        return replace(self, serve_defaults=self.large_device_defaults)
 
     def non_torch_bytes(self, tp: int) -> float:
         """Memory outside PyTorch per GPU at TP degree `tp`: the figure of the largest measured degree not above it."""
-        out = self.non_torch_by_tp[0][1]
-        for degree, nbytes in self.non_torch_by_tp:
-            if degree <= tp:
-                out = nbytes
+        out = self.non_torch_by_tp[0].memory
+        for point in self.non_torch_by_tp:
+            if point.tp <= tp:
+                out = point.memory
         return out
 
 

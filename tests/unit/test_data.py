@@ -131,6 +131,17 @@ CASES = [
      ["entry 'reference'", "field 'target.tpot'", "outside the plausible range", "TargetTime.BOUNDS"]),
     ("no sequences", "scenarios", _set("reference/concurrency", 0),
      ["entry 'reference'", "field 'concurrency'", "0 is less than 1"]),
+    # a memory policy validates into MemoryPolicySpec: its sizes are measures as written, held in bytes
+    ("a size without its unit", "policies", _set("vllm-default/non_torch_by_tp/1/memory", 3.58),
+     ["entry 'vllm-default'", "field 'non_torch_by_tp.1.memory'", "valid dictionary or instance of RuntimeBytes"]),
+    ("a size outside its stated range", "policies", _set("vllm-default/non_torch_by_tp/1/memory/value", 9.0),
+     ["entry 'vllm-default'", "field 'non_torch_by_tp.1.memory'", "TP2's 9 GiB lies outside non_torch_range"]),
+    ("an unknown key in a record of a list", "policies", _set("vllm-default/non_torch_by_tp/1/colour", "green"),
+     ["entry 'vllm-default'", "field 'non_torch_by_tp.1.colour'", "Extra inputs"]),
+    ("a size in a rate's unit", "policies", _set("vllm-default/cuda_graphs/unit", "GB/s"),
+     ["entry 'vllm-default'", "field 'cuda_graphs.unit'", "'GB/s' is not one of"]),
+    ("a scheduler of no sequences", "policies", _set("vllm-default/serve_defaults/max_num_seqs", 0),
+     ["entry 'vllm-default'", "field 'serve_defaults.max_num_seqs'", "0 is less than 1"]),
 ]
 
 

@@ -31,7 +31,7 @@ from snippets.engine.memory import (
     stage_weights,
 )
 from snippets.engine.params import cached_layers, chunked_layers, layer_attention
-from snippets.engine.specs import EngineCatalog
+from snippets.engine.specs import EngineCatalog, ServeDefaults
 
 GiB = 2**30
 H100_CUDA_TOTAL = 79.22 * GiB
@@ -91,7 +91,7 @@ def test_activation_peak_against_vllm_10511(eng):
     # Meta-Llama-3-8B, vLLM 0.6.5 on an H100: max_num_batched_tokens 8,192, max_num_seqs 256; the log shows
     # "PyTorch activation peak memory 1.26GiB" at TP1 and at TP2. The sampler (256 rows x 128,256 logits x 41.3
     # bytes) sets the peak at both; the forward pass alone would be 0.84 GiB at TP1 and halve its MLP at TP2.
-    pol = replace(eng.memory_policies["vllm-default"], max_num_seqs=256, max_num_batched_tokens=8192)
+    pol = replace(eng.memory_policies["vllm-default"], serve_defaults=ServeDefaults(256, 8192))
     arch = eng.models["llama-3.1-8b"].arch  # Llama 3 8B's architecture
     for tp in (1, 2):
         assert activation_peak(arch, Layout(tp), pol, 2.0) / GiB == pytest.approx(1.26, abs=0.005), tp

@@ -92,7 +92,7 @@ def test_a_run_without_cuda_graphs_issues_every_kernel_from_the_host():
     st = setting(ENG, "llama-3.1-8b", "bf16", "reference", accelerator="h100-sxm", concurrency=16,
                  context_tokens=2000, cuda_graphs=False)
     eager = deploy(st, Layout(1))
-    assert st.memory_policy.cuda_graph_batch == "none" and st.memory_policy.cuda_graph_bytes == 0.0
+    assert st.memory_policy.cuda_graph_batch == "none" and st.memory_policy.cuda_graphs == 0.0
     assert prepare(graphed).rates.graph_max_tokens == 512 and prepare(eager).rates.graph_max_tokens == 0
     g, e = step(graphed, "decode", 16, 1000), step(eager, "decode", 16, 1000)
     kernel, host = TM.kernel_s, TM.host_dispatch_s

@@ -45,7 +45,6 @@ from snippets.data.schema.policies import (
     NonTorchAtTP,
     Policy,
     RuntimeBytes,
-    ServeDefaults,
     TimeModel,
 )
 from snippets.data.schema.precisions import BlockScale, FloatLayout, Precision, WeightBlock
@@ -61,7 +60,7 @@ __all__ = [
     "LatencyTarget", "LayoutPolicy", "MTPAcceptance", "Measurement", "MemoryPolicy", "Mode", "Model",
     "NVLink", "NVSwitch", "Network", "Node", "NonTorchAtTP", "NotStated", "PCIe", "Policy", "Pool", "Precision",
     "PrefixCache", "Price", "ReportedMemory", "RuntimeBytes", "RuntimeMemory", "ScaleUp", "Scenario",
-    "ServeDefaults", "Speculation", "Speedup", "TargetTime", "TimeModel", "Vendor", "WeightBlock",
+    "Speculation", "Speedup", "TargetTime", "TimeModel", "Vendor", "WeightBlock",
 ]
 
 SCHEMAS: dict[str, Any] = {

@@ -169,7 +169,7 @@ class HbmPage(Page):
         self.batched_tokens = fmt.count(wd.setting.memory_policy.max_num_batched_tokens, "tokens")
         self.sampler_bytes = fmt.quantity(pol.sampler_bytes_per_logit, "bytes/logit", 1)
         self.vocab = fmt.count(wd.setting.model.arch.vocab_size, "logits")
-        nt = dict(pol.non_torch_by_tp)
+        nt = {point.tp: point.memory for point in pol.non_torch_by_tp}
         low_tp, most_tp = min(nt), max(nt, key=lambda t: nt[t])
         self.non_torch_low = fmt.nbytes(nt[low_tp], "GiB", 2)
         self.non_torch_low_layout = Layout(low_tp).label
