@@ -26,14 +26,15 @@ conversion, `base.as_record` (the record's own fields, the provenance left behin
   `large_device_memory`, `sampler_bytes_per_logit`, each `non_torch_by_tp` point's `memory`, a `specs.NonTorchAtTP`
   with its note) are written with their units and held in bytes (`RuntimeBytes`, `ByteSize`, `BytesPerElement`), and
   its two classes of device's limits are `specs.ServeDefaults` records, as the data nests them (no page shows a
-  policy's size as written).
+  policy's size as written);
+- precisions: `schema/precisions.py`'s `Precision`, a `specs.PrecisionSpec` with what only the teaching pages read
+  (`kind`, the float `layout`, the block scale's `scale_format`), its note and sources; its widths are written in
+  bits with their unit and held as bits, its `block_scale` a `specs.BlockScale` and its `weight_block` a
+  `specs.WeightBlock`, as the data nests them; `bits_per_param` (the width plus the group's scale and zero point) is
+  the record's property, computed where it is read, not a figure stored.
 
 Every other entity differs from its record in more than provenance, so each keeps its typed builder below:
 
-- precisions (`precision_record`): `bits_per_param` is computed (the width plus its group's scale and zero point:
-  4 + (16 + 4) / 128 for INT4 with groups of 128), the width has a unit (`{value: 4, unit: bit}`), the weight block is
-  `{rows, cols}` as written and a pair in the record, and `kind`, `layout` and `block_scale` are the teaching
-  pages', not the engine's.
 - models (`model_record`): the counts are measures (`{value: 8, unit: billion}`), `mtp_acceptance` a block with its
   note and sources made a triple; the architecture inside is the engine's record already.
 - prices (`price_record`): the price is a measure (USD per GPU-hour), `read` and `secondary` come from the entry's
@@ -65,7 +66,6 @@ from snippets.data import (
     Network,
     Node,
     PCIe,
-    Precision,
     Price,
     TimeModel,
 )
@@ -140,14 +140,6 @@ def model_record(key: str, m: Model) -> ModelSpec:
                      arch=m.architecture, dtype=m.dtype, checkpoint_precision=m.checkpoint_precision,
                      other_checkpoint_precisions=tuple(m.other_checkpoint_precisions),
                      mtp_acceptance=None if mtp is None else (mtp.draft_tokens, mtp.low, mtp.high))
-
-
-def precision_record(key: str, p: Precision) -> PrecisionSpec:
-    """A precision: its bits per weight with the group scales counted, its tensor format, what it keeps at 16 bit
-    and its weight block."""
-    return PrecisionSpec(id=key, name=p.name, bits_per_param=p.bits_per_param, tensor_format=p.tensor_format,
-                         keeps_16bit=frozenset(p.keeps_16bit),
-                         weight_block=None if p.weight_block is None else (p.weight_block.rows, p.weight_block.cols))
 
 
 def price_record(cat: Catalog, p: Price) -> PriceSpec:
@@ -242,7 +234,7 @@ def _export(cat: Catalog) -> EngineCatalog:
         models=MappingProxyType({k: model_record(k, m) for k, m in cat.models.items()}),
         chips=MappingProxyType({k: chip_record(cat, k, a) for k, a in cat.accelerators.items()}),
         nodes=MappingProxyType({k: node_record(cat, k, n) for k, n in cat.of_kind(Node).items()}),
-        precisions=MappingProxyType({k: precision_record(k, p) for k, p in cat.precisions.items()}),
+        precisions=MappingProxyType({k: as_record(PrecisionSpec, p) for k, p in cat.precisions.items()}),
         memory_policies=MappingProxyType({k: as_record(MemoryPolicySpec, p) for k, p in cat.policies.items()
                                           if isinstance(p, MemoryPolicy)}),
         layout_policies=MappingProxyType({k: as_record(LayoutPolicySpec, p) for k, p in cat.policies.items()

@@ -272,17 +272,56 @@ class NodeSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class BlockScale:
+    """A scale stored once per group of weights (4-bit formats): its cost is spread over the group."""
+
+    group_size: int
+    """Weights that share one scale."""
+    scale_width: float
+    """Storage bits of one scale (FP16: 16, E8M0: 8)."""
+    zero_point_width: float | None = None
+    """Storage bits of one zero point per group (asymmetric integer formats: 4); None if none is stored."""
+
+
+@dataclass(frozen=True, slots=True)
+class WeightBlock:
+    """Block quantization: one scale per block of `rows` output rows x `cols` input columns of a weight matrix
+    (vLLM's weight_block_size [block_n, block_k]). Tensor parallelism must cut every weight along block edges."""
+
+    rows: int
+    cols: int
+
+
+@dataclass(frozen=True, slots=True)
 class PrecisionSpec:
+    """A numeric precision of weights (or of the KV cache): its storage bits and the format a chip computes in. The one
+    record of a precision: data/precisions.yaml validates into it (`snippets.data.schema.precisions.Precision` adds
+    what the teaching pages read, its kind and float layout, its notes and sources)."""
+
     id: str = field(metadata=KEY)
     name: str
-    bits_per_param: float
-    """Storage bits per weight, per-group scales counted."""
+    width: float
+    """Storage bits of one weight, before any per-group scales."""
     tensor_format: str
-    keeps_16bit: frozenset[str]
-    """Tensors its checkpoints keep at 16 bit: embeddings, lm_head."""
-    weight_block: tuple[int, int] | None = None
-    """Block-quantized weights: one scale per (output rows, input columns) block, as vLLM's weight_block_size
-    [block_n, block_k]; every TP shard of a weight must then be a multiple of the block (128 x 128)."""
+    """The matrix-unit format a chip computes in when it stores weights in this precision and supports it natively
+    (FP8 weights: fp8; INT4 with group scales: int4). A chip without it converts the weights to BF16 before each
+    product: the speed of BF16, the memory of this precision (weight-only)."""
+    keeps_16bit: frozenset[Literal["embeddings", "lm_head"]] = frozenset()
+    """Tensors its checkpoints keep at 16 bit (norms and routers always are)."""
+    block_scale: BlockScale | None = None
+    """Per-group scale, for formats that need one; None when scales are per tensor or per channel (negligible)."""
+    weight_block: WeightBlock | None = None
+    """Block-quantized checkpoints (DeepSeek-V3's and Qwen3's FP8, 128 x 128): every TP shard of a weight must be a
+    multiple of the block, which vLLM checks when it creates the layer."""
+
+    @property
+    def bits_per_param(self) -> float:
+        """Storage bits per weight, per-group scale and zero point counted: 4 + (16 + 4) / 128 = 4.15625."""
+        bs = self.block_scale
+        if bs is None:
+            return self.width
+        zero = 0.0 if bs.zero_point_width is None else bs.zero_point_width
+        return self.width + (bs.scale_width + zero) / bs.group_size
 
     @property
     def bytes_per_param(self) -> float:

@@ -15,7 +15,15 @@ from snippets.data import Catalog
 from snippets.data.export import engine_catalog
 from snippets.engine.bands import BandEntry
 from snippets.engine.codec import KEY, decode, encode
-from snippets.engine.specs import Arch, ChipSpec, EngineCatalog, MemoryPolicySpec, PrecisionSpec, TimeModelSpec
+from snippets.engine.specs import (
+    Arch,
+    ChipSpec,
+    EngineCatalog,
+    MemoryPolicySpec,
+    PrecisionSpec,
+    TimeModelSpec,
+    WeightBlock,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +109,9 @@ def test_the_published_catalog_reads_back_to_the_builds_records(catalog: Catalog
     assert h100.dense_flops["bf16"] == 989.5e12 and h100.dense_flops["fp8"] == 1979e12
     assert isinstance(h100.dense_derived, frozenset) and isinstance(h100.time_sources[0], tuple)
     assert isinstance(back.models["llama-3.1-8b"].arch, Arch) and back.models["llama-3.1-8b"].arch.layers == 32
-    assert back.precisions["fp8-block"].weight_block == (128, 128)
+    fp8_block = back.precisions["fp8-block"]
+    assert fp8_block.weight_block == WeightBlock(128, 128)
+    assert fp8_block.bits_per_param == 8 + 32 / 16384  # one FP32 scale per 128 x 128 block
     tm = next(iter(back.time_models.values()))
     assert isinstance(tm, TimeModelSpec) and all(isinstance(b, BandEntry) for b in tm.bands) and tm.bands
     assert isinstance(back.memory_policies["vllm-default"], MemoryPolicySpec)

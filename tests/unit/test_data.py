@@ -24,7 +24,7 @@ def test_repository_data_is_valid(catalog) -> None:
     assert {"fp16", "bf16", "fp8", "int8", "int4"} <= set(catalog.precisions)
     assert catalog.accelerators["h100-sxm"].memory.bytes == 80e9
     assert catalog.accelerators["h100-sxm"].memory_bandwidth.bandwidth.direction is Direction.SHARED
-    assert catalog.precisions["int4"].width.bytes == 0.5
+    assert catalog.precisions["int4"].width / 8 == 0.5
     assert catalog.assumptions["runtime-reserve"].value.fraction == 0.125
 
 
@@ -142,6 +142,15 @@ CASES = [
      ["entry 'vllm-default'", "field 'cuda_graphs.unit'", "'GB/s' is not one of"]),
     ("a scheduler of no sequences", "policies", _set("vllm-default/serve_defaults/max_num_seqs", 0),
      ["entry 'vllm-default'", "field 'serve_defaults.max_num_seqs'", "0 is less than 1"]),
+    # a precision validates into PrecisionSpec: its widths are measures as written, held in bits
+    ("a width without its unit", "precisions", _set("int4-g128/width", 4),
+     ["data/precisions.yaml", "entry 'int4-g128'", "field 'width'", "valid dictionary or instance of Bits"]),
+    ("a scale's width in an unknown unit", "precisions", _set("int4-g128/block_scale/scale_width/unit", "byte"),
+     ["entry 'int4-g128'", "field 'block_scale.scale_width.unit'", "'byte' is not one of 'bit'"]),
+    ("an unknown key in a precision's weight block", "precisions", _set("fp8-block/weight_block/depth", 1),
+     ["entry 'fp8-block'", "field 'weight_block.depth'", "Extra inputs"]),
+    ("an empty weight block", "precisions", _set("fp8-block/weight_block/rows", 0),
+     ["entry 'fp8-block'", "field 'weight_block.rows'", "0 is less than 1"]),
 ]
 
 

@@ -47,7 +47,7 @@ from snippets.data.schema.policies import (
     RuntimeBytes,
     TimeModel,
 )
-from snippets.data.schema.precisions import BlockScale, FloatLayout, Precision, WeightBlock
+from snippets.data.schema.precisions import BlockScale, FloatLayout, Precision, PrecisionEntry
 from snippets.data.schema.prices import PRICE_KINDS, Price
 from snippets.data.schema.scenarios import LatencyTarget, Scenario, ScenarioEntry, TargetTime
 
@@ -60,14 +60,14 @@ __all__ = [
     "LatencyTarget", "LayoutPolicy", "MTPAcceptance", "Measurement", "MemoryPolicy", "Mode", "Model",
     "NVLink", "NVSwitch", "Network", "Node", "NonTorchAtTP", "NotStated", "PCIe", "Policy", "Pool", "Precision",
     "PrefixCache", "Price", "ReportedMemory", "RuntimeBytes", "RuntimeMemory", "ScaleUp", "Scenario",
-    "Speculation", "Speedup", "TargetTime", "TimeModel", "Vendor", "WeightBlock",
+    "Speculation", "Speedup", "TargetTime", "TimeModel", "Vendor",
 ]
 
 SCHEMAS: dict[str, Any] = {
     "accelerators": Accelerator,
     "interconnects": Interconnect,
     "models": Model,
-    "precisions": Precision,
+    "precisions": PrecisionEntry,
     "assumptions": Assumption,
     "prices": Price,
     "policies": Policy,
