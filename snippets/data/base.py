@@ -240,7 +240,7 @@ def as_record(cls: type[R], entry: Any) -> R:
     for name, tp in _record_fields(cls).items():
         value = getattr(entry, name)
         inner, items = _record_of(tp), _records_of(tp)
-        if inner is not None and value is not None:
+        if inner is not None and value is not None and type(value) is not inner:
             value = as_record(inner, value)
         elif items is not None:
             value = tuple(as_record(items, v) for v in value)

@@ -1,9 +1,10 @@
 """The validated catalog as the engine's records (`snippets.engine.specs`), in base units.
 
-`export(cat)` is the only place where the loader's entries (pydantic, units as the sources state them) become the
-engine's inputs (bytes, bytes/s per direction, dense FLOP/s): one typed function per entity makes its record from
-the validated data (`chip_record`, `node_record`, `model_record`, ...), and `export` gathers them into the
-`EngineCatalog`. The build calls `engine_catalog(cat)`; the same records as JSON (`snippets.engine.codec.encode`) are
+`export(cat)` is the only place where the loader's entries become the engine's inputs (bytes, bytes/s per direction,
+dense FLOP/s): an entry that is its engine record plus provenance is made that record by a plain conversion
+(`base.as_record`); an entity joined across entries or files keeps one typed function that makes its record
+(`chip_record`, `node_record`, `time_model_record`, `price_record`); `export` gathers them into the `EngineCatalog`.
+The build calls `engine_catalog(cat)`; the same records as JSON (`snippets.engine.codec.encode`) are
 reference/engine-catalog.json, which the calculator reads back in the browser (`codec.decode`): no mapping is built by
 hand on either side.
 
@@ -31,12 +32,15 @@ conversion, `base.as_record` (the record's own fields, the provenance left behin
   (`kind`, the float `layout`, the block scale's `scale_format`), its note and sources; its widths are written in
   bits with their unit and held as bits, its `block_scale` a `specs.BlockScale` and its `weight_block` a
   `specs.WeightBlock`, as the data nests them; `bits_per_param` (the width plus the group's scale and zero point) is
-  the record's property, computed where it is read, not a figure stored.
+  the record's property, computed where it is read, not a figure stored;
+- models: `schema/models.py`'s `Model`, a `specs.ModelSpec` with what the model card states besides (the active
+  parameters), which checkpoint's context the architecture gives, its notes and sources; its counts are written with
+  their unit (`{value: 8, unit: billion}`) and held as counts (`Count`), its `architecture` is the engine's `Arch`
+  itself, and its `mtp_acceptance` a `specs.MTPAcceptance` with its note and sources (the pages show counts from the
+  figure, `fmt.params`, never as written).
 
-Every other entity differs from its record in more than provenance, so each keeps its typed builder below:
+The other entities join entries or files into one record, so each keeps its typed builder below:
 
-- models (`model_record`): the counts are measures (`{value: 8, unit: billion}`), `mtp_acceptance` a block with its
-  note and sources made a triple; the architecture inside is the engine's record already.
 - prices (`price_record`): the price is a measure (USD per GPU-hour), `read` and `secondary` come from the entry's
   first source, and `sources` joins every price entry the site uses for the accelerator.
 - chips, nodes and time models (`chip_record`, `node_record`, `time_model_record`): joined across files and converted.
@@ -62,7 +66,6 @@ from snippets.data import (
     Efficiency,
     LayoutPolicy,
     MemoryPolicy,
-    Model,
     Network,
     Node,
     PCIe,
@@ -131,15 +134,6 @@ def node_record(cat: Catalog, key: str, n: Node) -> NodeSpec:
     return NodeSpec(id=key, name=n.name, chip=n.accelerator, gpus=n.gpus, domain=n.domain, scale_up=n.scale_up,
                     network_bytes_per_s=_network(cat, n), fabric_shape=n.fabric_shape, torus_dims=n.torus_dims,
                     network_name=None if n.nic is None else cat.interconnects[n.nic].name)
-
-
-def model_record(key: str, m: Model) -> ModelSpec:
-    """A model: its counts, its architecture (validated straight into the engine's `Arch`), its checkpoints."""
-    mtp = m.mtp_acceptance
-    return ModelSpec(id=key, name=m.name, nominal_params=m.nominal_params.count, stated_params=m.stated_params.count,
-                     arch=m.architecture, dtype=m.dtype, checkpoint_precision=m.checkpoint_precision,
-                     other_checkpoint_precisions=tuple(m.other_checkpoint_precisions),
-                     mtp_acceptance=None if mtp is None else (mtp.draft_tokens, mtp.low, mtp.high))
 
 
 def price_record(cat: Catalog, p: Price) -> PriceSpec:
@@ -231,7 +225,7 @@ def _bands(eng: EngineCatalog, cat: Catalog, key: str) -> list[Any]:
 def _export(cat: Catalog) -> EngineCatalog:
     """Every entry the engine reads, without the bands."""
     return EngineCatalog(
-        models=MappingProxyType({k: model_record(k, m) for k, m in cat.models.items()}),
+        models=MappingProxyType({k: as_record(ModelSpec, m) for k, m in cat.models.items()}),
         chips=MappingProxyType({k: chip_record(cat, k, a) for k, a in cat.accelerators.items()}),
         nodes=MappingProxyType({k: node_record(cat, k, n) for k, n in cat.of_kind(Node).items()}),
         precisions=MappingProxyType({k: as_record(PrecisionSpec, p) for k, p in cat.precisions.items()}),

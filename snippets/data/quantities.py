@@ -106,10 +106,6 @@ class Count(_Measure):
     BASE = "parameters"
     BOUNDS = (1e6, 1e14)
 
-    @property
-    def count(self) -> float:
-        return self.base
-
 
 class Bits(_Measure):
     """A storage width: 1 to 64 bits."""

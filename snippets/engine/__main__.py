@@ -124,7 +124,7 @@ def speculation_of(eng: EngineCatalog, model: str, tokens: int | None, acceptanc
     if tokens is None or acceptance is None:
         raise ValueError("speculative decoding needs both --spec-tokens and --acceptance")
     if draft is None:
-        if eng.models[model].arch.mtp_layers < 1:
+        if eng.models[model].architecture.mtp_layers < 1:
             raise ValueError(f"{eng.models[model].name} has no MTP module: name a draft (--draft eagle or a model id)")
         draft = "mtp"
     if draft in ("mtp", "eagle"):

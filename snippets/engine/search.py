@@ -396,7 +396,7 @@ def layouts(st: Setting) -> list[Deployment]:
     (for a mixture-of-experts model also TP with expert parallelism, and data-parallel attention ranks with
     expert parallelism across them); where one stage does not hold it, the widest of those shapes with the fewest
     pipeline stages that do, at most `MAX_NODES` nodes (a pipeline of part-filled nodes is not tried)."""
-    arch, node = st.model.arch, st.node
+    arch, node = st.model.architecture, st.node
     most = node.gpus * MAX_NODES
     shapes: list[tuple[int, int, int]] = []
     for t in tp_degrees(arch, node.gpus):

@@ -1,12 +1,13 @@
 """The engine's inputs: plain, frozen records of the validated catalog, in base units.
 
-The build validates `data/` with pydantic (`snippets.data`) and makes these records from it
-(`snippets.data.export.export`, one typed builder per entity; an architecture validates straight into `Arch`). They
-travel to the browser as JSON: `snippets.engine.codec.encode` writes a record's JSON form and
-`codec.decode(EngineCatalog, obj)` reads it back, by the fields' declared types, with no per-record code (a record
-filed in a table by its `id` marks that field `codec.KEY`). The engine reads nothing else, so it needs only the
-standard library and runs the same in the build and in a browser. Bytes are bytes, bandwidths bytes/s per direction
-(HBM: shared), FLOP/s dense.
+The build validates `data/` with pydantic (`snippets.data`): a model (with its `Arch`), a precision, a memory or
+layout policy and a scenario validate straight into these records (the schema's class is a subclass of the record that
+adds only provenance, `snippets.data.schema`); chips, nodes, time models and prices, joined across entries or files,
+are made by a typed builder each (`snippets.data.export.export`). They travel to the browser as JSON:
+`snippets.engine.codec.encode` writes a record's JSON form and `codec.decode(EngineCatalog, obj)` reads it back, by
+the fields' declared types, with no per-record code (a record filed in a table by its `id` marks that field
+`codec.KEY`). The engine reads nothing else, so it needs only the standard library and runs the same in the build and
+in a browser. Bytes are bytes, bandwidths bytes/s per direction (HBM: shared), FLOP/s dense.
 """
 
 from __future__ import annotations
@@ -192,23 +193,42 @@ def _arch_ranges(a: Arch) -> list[tuple[str, str]]:
 
 
 @dataclass(frozen=True, slots=True)
+class MTPAcceptance:
+    """How often a model's own multi-token-prediction module guesses right: the share of its drafted tokens the model
+    accepts, as the developer measured it (a range where they give one)."""
+
+    draft_tokens: int
+    """Tokens the module drafts per step in the measurement (DeepSeek-V3: 1, the second token)."""
+    low: float
+    high: float
+
+
+@dataclass(frozen=True, slots=True)
 class ModelSpec:
+    """A model: its parameter counts, its architecture and its checkpoints. The one record of a model: data/models.yaml
+    validates into it (`snippets.data.schema.models.Model` adds the counts the model card states besides, the
+    checkpoints' notes and contexts, and the sources); the calculator's config.json reader makes one
+    (`snippets.engine.hf`)."""
+
     id: str = field(metadata=KEY)
     name: str
     nominal_params: float
-    """The size in the model's name (405B): the source's rounded arithmetic uses it; sizing never does."""
+    """The size in the model's name (405B), or its headline total where the name has none: the source's rounded
+    arithmetic uses it; sizing never does."""
     stated_params: float
-    arch: Arch
+    """The total parameter count the model card or paper states; tests recompute it from `architecture`."""
+    architecture: Arch
     dtype: str | None = None
     """Precision id of config.json's torch_dtype: what vLLM computes activations in (--dtype auto) and stores the KV
     cache in (--kv-cache-dtype auto); None where no checkpoint is published."""
     checkpoint_precision: str | None = None
-    """Precision id of the weights of the developer's main checkpoint: the model "as shipped"."""
+    """Precision id of the weights of the developer's main checkpoint: the model "as shipped" (DeepSeek-V3: fp8-block;
+    gpt-oss: mxfp4, for its expert weights)."""
     other_checkpoint_precisions: tuple[str, ...] = ()
     """Precision ids of further checkpoints the developer released (Qwen3's block-FP8)."""
-    mtp_acceptance: tuple[int, float, float] | None = None
-    """(tokens drafted a step, lowest, highest acceptance rate) of the model's own multi-token-prediction module, as
-    its developer measured it; None where not measured."""
+    mtp_acceptance: MTPAcceptance | None = None
+    """The acceptance of the model's own multi-token-prediction module (`architecture.mtp_layers`), as its developer
+    measured it; None where not measured."""
 
     @property
     def shipped_precisions(self) -> tuple[str, ...]:

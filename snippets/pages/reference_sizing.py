@@ -155,7 +155,7 @@ def grid_table(cat: Catalog) -> str:
                           if searched(row) and found is not None else None)
         d = row.deployment
         if d is None:  # the weights' size needs no accelerator: shown even where none serves them
-            size = fmt.nbytes(weight_bytes(r.eng.models[row.model].arch, r.eng.precisions[row.precision]), "GB")
+            size = fmt.nbytes(weight_bytes(r.eng.models[row.model].architecture, r.eng.precisions[row.precision]), "GB")
             rows.append([m.name, p.name, a.name, size, *(["—"] * 7), row.why_not, *at, "—"])
             continue
         one = row.at_one

@@ -108,7 +108,7 @@ def test_the_published_catalog_reads_back_to_the_builds_records(catalog: Catalog
     # the H100 SXM datasheet's sparse 1,979 and 3,958 TFLOP/s, halved
     assert h100.dense_flops["bf16"] == 989.5e12 and h100.dense_flops["fp8"] == 1979e12
     assert isinstance(h100.dense_derived, frozenset) and isinstance(h100.time_sources[0], tuple)
-    assert isinstance(back.models["llama-3.1-8b"].arch, Arch) and back.models["llama-3.1-8b"].arch.layers == 32
+    assert isinstance(back.models["llama-3.1-8b"].architecture, Arch) and back.models["llama-3.1-8b"].architecture.layers == 32
     fp8_block = back.precisions["fp8-block"]
     assert fp8_block.weight_block == WeightBlock(128, 128)
     assert fp8_block.bits_per_param == 8 + 32 / 16384  # one FP32 scale per 128 x 128 block

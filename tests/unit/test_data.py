@@ -151,6 +151,13 @@ CASES = [
      ["entry 'fp8-block'", "field 'weight_block.depth'", "Extra inputs"]),
     ("an empty weight block", "precisions", _set("fp8-block/weight_block/rows", 0),
      ["entry 'fp8-block'", "field 'weight_block.rows'", "0 is less than 1"]),
+    # a model validates into ModelSpec: its counts are measures as written, held as counts
+    ("a count without its unit", "models", _set("deepseek-v3/nominal_params", 671),
+     ["data/models.yaml", "entry 'deepseek-v3'", "field 'nominal_params'", "valid dictionary or instance of Count"]),
+    ("a count in bytes", "models", _set("deepseek-v3/nominal_params/unit", "B"),
+     ["entry 'deepseek-v3'", "field 'nominal_params.unit'", "'B' is not one of 'count', 'million', 'billion'"]),
+    ("acceptance rates out of order", "models", _set("deepseek-v3/mtp_acceptance/low", 0.95),
+     ["entry 'deepseek-v3'", "field 'mtp_acceptance.low'", "must not exceed high (got 0.95)"]),
 ]
 
 
@@ -204,7 +211,7 @@ def test_reference_entries_present(catalog) -> None:
     assert {"h100-sxm", "h200-sxm", "a100-80gb-sxm", "b200", "mi300x"} <= priced
     # values other pages depend on
     assert catalog.accelerators["a100-80gb-sxm"].memory_bandwidth.value == 2039
-    assert catalog.models["llama-3.1-405b"].nominal_params.count == 405e9
+    assert catalog.models["llama-3.1-405b"].nominal_params == 405e9
 
 
 def test_every_accelerator_is_complete_or_says_why(catalog) -> None:

@@ -33,7 +33,7 @@ from snippets.data.schema.measurements import (
     Speculation,
     Speedup,
 )
-from snippets.data.schema.models import ArchRecord, Model, MTPAcceptance
+from snippets.data.schema.models import ArchRecord, Model, ModelEntry, MTPAcceptance
 from snippets.data.schema.policies import (
     AlphaBeta,
     BytesPerElement,
@@ -66,7 +66,7 @@ __all__ = [
 SCHEMAS: dict[str, Any] = {
     "accelerators": Accelerator,
     "interconnects": Interconnect,
-    "models": Model,
+    "models": ModelEntry,
     "precisions": PrecisionEntry,
     "assumptions": Assumption,
     "prices": Price,

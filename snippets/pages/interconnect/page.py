@@ -146,7 +146,7 @@ class InterconnectPage(Page):
         mem = b16.dep.memory
         mpol = r.eng.memory_policies[r.scenario.memory_policy]
         lpol = r.eng.layout_policies[r.scenario.layout_policy]
-        arch405 = r.eng.models["llama-3.1-405b"].arch
+        arch405 = r.eng.models["llama-3.1-405b"].architecture
         valid_tp = tp_degrees(arch405, r.node.gpus)
         st405 = setting(r.eng, "llama-3.1-405b", "bf16", r.scenario.id)
         one_node = feasible(st405, Layout(r.node.gpus))
