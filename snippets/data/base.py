@@ -176,28 +176,44 @@ def _records_of(tp: Any) -> type | None:
     return _record_of(args[0]) if get_origin(tp) is tuple and len(args) == 2 and args[1] is Ellipsis else None
 
 
-def _as_written(cls: type, body: dict[Any, Any], loc: tuple[str, ...], unknown: list[InitErrorDetails]) -> dict[Any, Any]:
+@dataclasses.dataclass(frozen=True)
+class _Plan:
+    """What `_as_written` checks of one record class, read from its field types once, when the schema is defined: by
+    field, the scalar kinds it takes, and the plan of the record it holds (alone or as `tuple[X, ...]` items)."""
+
+    kinds: Mapping[str, frozenset[type]]
+    inner: Mapping[str, _Plan]
+    items: Mapping[str, _Plan]
+
+
+def _plan(cls: type) -> _Plan:
+    fields = _record_fields(cls)
+    inner = {n: _plan(r) for n, tp in fields.items() if (r := _record_of(tp)) is not None}
+    items = {n: _plan(r) for n, tp in fields.items() if (r := _records_of(tp)) is not None}
+    return _Plan(MappingProxyType({n: _scalar_kinds(tp) for n, tp in fields.items()}), MappingProxyType(inner),
+                 MappingProxyType(items))
+
+
+def _as_written(plan: _Plan, body: dict[Any, Any], loc: tuple[str, ...], unknown: list[InitErrorDetails]) -> dict[Any, Any]:
     """What `_Strict` checks of a schema's own fields, for a record's: each scalar as written (a wrong one becomes
     `_Refused`, which pydantic refuses at its field), plain text, nested records likewise; unknown keys are collected
     in `unknown`, each at its own field."""
-    known = _record_fields(cls)
     out = dict(body)
     for key, value in body.items():
-        tp = known.get(key) if isinstance(key, str) else None
-        if tp is None:
+        kinds = plan.kinds.get(key) if isinstance(key, str) else None
+        if kinds is None:
             unknown.append(InitErrorDetails(type="extra_forbidden", loc=(*loc, str(key)), input=value))
             continue
-        inner = _record_of(tp)
+        inner, items = plan.inner.get(key), plan.items.get(key)
         if inner is not None and isinstance(value, dict):
             out[key] = _as_written(inner, value, (*loc, key), unknown)
             continue
-        items = _records_of(tp)
         if items is not None and isinstance(value, list):
             out[key] = [_as_written(items, v, (*loc, key, str(i)), unknown) if isinstance(v, dict) else v
                         for i, v in enumerate(value)]
             continue
         try:
-            _strict_scalar(_scalar_kinds(tp), value)
+            _strict_scalar(kinds, value)
             _check_texts(value)
         except ValueError as exc:
             out[key] = _Refused(value, str(exc))
@@ -213,7 +229,7 @@ def as_written(cls: type) -> BeforeValidator:
     context, `key`), which the entry does not repeat. Use with `obeys` where the record has rules of its own:
     `Annotated[Arch, as_written(Arch), obeys(...)]`."""
 
-    key = key_field(cls)
+    key, plan = key_field(cls), _plan(cls)
 
     def before(value: Any, info: ValidationInfo) -> Any:
         if not isinstance(value, dict):
@@ -222,7 +238,7 @@ def as_written(cls: type) -> BeforeValidator:
         if key is not None and key in value:
             unknown.append(InitErrorDetails(type="value_error", loc=(key,), input=value[key], ctx={
                 "error": f"an entry's {key} is its key in the file, not a field"}))
-        checked = _as_written(cls, {k: v for k, v in value.items() if k != key}, (), unknown)
+        checked = _as_written(plan, {k: v for k, v in value.items() if k != key}, (), unknown)
         if unknown:
             raise ValidationError.from_exception_data(cls.__name__, unknown)
         if key is not None and isinstance(info.context, Mapping) and "key" in info.context:
