@@ -18,10 +18,13 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 from pydantic_core import InitErrorDetails, ValidationError
+
+from snippets.engine.codec import key_field
 
 _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 _MARKUP: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -70,6 +73,8 @@ def _scalar_kinds(tp: Any) -> frozenset[type]:  # tp: a field's annotation
     """The bare scalar types a field accepts (bool, int, float, date), or {object} if it takes anything else."""
     origin = get_origin(tp)
     if origin is Annotated:
+        if any(isinstance(m, BeforeValidator) for m in tp.__metadata__):
+            return frozenset({object})  # its validator reads the form as written (a measure, a record) and checks it
         return _scalar_kinds(get_args(tp)[0])
     if origin is Union or origin is types.UnionType:
         out: set[type] = set()
@@ -153,33 +158,62 @@ R = TypeVar("R")
 
 def _record_fields(cls: type) -> Mapping[str, Any]:
     """A record's fields and their types, resolved (the engine writes them as strings: `from __future__`)."""
-    hints = get_type_hints(cls)
+    hints = get_type_hints(cls, include_extras=True)
     return MappingProxyType({f.name: hints[f.name] for f in dataclasses.fields(cls)})
 
 
 def _record_of(tp: Any) -> type | None:
     """The record class a field holds (a dataclass, alone or with None), or None for a scalar field."""
+    if get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
     args = get_args(tp) if get_origin(tp) in (Union, types.UnionType) else (tp,)
     return next((a for a in args if dataclasses.is_dataclass(a) and isinstance(a, type)), None)
 
 
-def _as_written(cls: type, body: dict[Any, Any], loc: tuple[str, ...], unknown: list[InitErrorDetails]) -> dict[Any, Any]:
+def _records_of(tp: Any) -> type | None:
+    """The record class a `tuple[X, ...]` field holds each item of, or None."""
+    args = get_args(tp)
+    return _record_of(args[0]) if get_origin(tp) is tuple and len(args) == 2 and args[1] is Ellipsis else None
+
+
+@dataclasses.dataclass(frozen=True)
+class _Plan:
+    """What `_as_written` checks of one record class, read from its field types once, when the schema is defined: by
+    field, the scalar kinds it takes, and the plan of the record it holds (alone or as `tuple[X, ...]` items)."""
+
+    kinds: Mapping[str, frozenset[type]]
+    inner: Mapping[str, _Plan]
+    items: Mapping[str, _Plan]
+
+
+def _plan(cls: type) -> _Plan:
+    fields = _record_fields(cls)
+    inner = {n: _plan(r) for n, tp in fields.items() if (r := _record_of(tp)) is not None}
+    items = {n: _plan(r) for n, tp in fields.items() if (r := _records_of(tp)) is not None}
+    return _Plan(MappingProxyType({n: _scalar_kinds(tp) for n, tp in fields.items()}), MappingProxyType(inner),
+                 MappingProxyType(items))
+
+
+def _as_written(plan: _Plan, body: dict[Any, Any], loc: tuple[str, ...], unknown: list[InitErrorDetails]) -> dict[Any, Any]:
     """What `_Strict` checks of a schema's own fields, for a record's: each scalar as written (a wrong one becomes
     `_Refused`, which pydantic refuses at its field), plain text, nested records likewise; unknown keys are collected
     in `unknown`, each at its own field."""
-    known = _record_fields(cls)
     out = dict(body)
     for key, value in body.items():
-        tp = known.get(key) if isinstance(key, str) else None
-        if tp is None:
+        kinds = plan.kinds.get(key) if isinstance(key, str) else None
+        if kinds is None:
             unknown.append(InitErrorDetails(type="extra_forbidden", loc=(*loc, str(key)), input=value))
             continue
-        inner = _record_of(tp)
+        inner, items = plan.inner.get(key), plan.items.get(key)
         if inner is not None and isinstance(value, dict):
             out[key] = _as_written(inner, value, (*loc, key), unknown)
             continue
+        if items is not None and isinstance(value, list):
+            out[key] = [_as_written(items, v, (*loc, key, str(i)), unknown) if isinstance(v, dict) else v
+                        for i, v in enumerate(value)]
+            continue
         try:
-            _strict_scalar(_scalar_kinds(tp), value)
+            _strict_scalar(kinds, value)
             _check_texts(value)
         except ValueError as exc:
             out[key] = _Refused(value, str(exc))
@@ -187,35 +221,73 @@ def _as_written(cls: type, body: dict[Any, Any], loc: tuple[str, ...], unknown: 
 
 
 def as_written(cls: type) -> BeforeValidator:
-    """For a field holding one of the engine's records (a frozen standard-library dataclass), so that the data
-    validates into the record itself and one class is both the schema and what the engine reads: the mapping is
-    checked as every schema class is (`_Strict`: no unknown key, scalars as written, plain text), each problem at its
-    own field, before pydantic makes the record. Use with `obeys`: `Annotated[Arch, as_written(Arch), obeys(...)]`."""
+    """For an engine record (a frozen standard-library dataclass), or a schema subclass of one that adds its
+    provenance, so that the data validates into the record itself and one class is both the schema and what the
+    engine reads: the mapping is checked as every schema class is (`_Strict`: no unknown key, scalars as written,
+    plain text), each problem at its own field, before pydantic makes the record. A record filed in a table by its
+    key (`codec.KEY`, as `LayoutPolicySpec.id`) takes it from the entry's id in its file (the loader's validation
+    context, `key`), which the entry does not repeat. Use with `obeys` where the record has rules of its own:
+    `Annotated[Arch, as_written(Arch), obeys(...)]`."""
 
-    def before(value: Any) -> Any:
+    key, plan = key_field(cls), _plan(cls)
+
+    def before(value: Any, info: ValidationInfo) -> Any:
         if not isinstance(value, dict):
             return value
         unknown: list[InitErrorDetails] = []
-        checked = _as_written(cls, value, (), unknown)
+        if key is not None and key in value:
+            unknown.append(InitErrorDetails(type="value_error", loc=(key,), input=value[key], ctx={
+                "error": f"an entry's {key} is its key in the file, not a field"}))
+        checked = _as_written(plan, {k: v for k, v in value.items() if k != key}, (), unknown)
         if unknown:
             raise ValidationError.from_exception_data(cls.__name__, unknown)
+        if key is not None and isinstance(info.context, Mapping) and "key" in info.context:
+            checked[key] = info.context["key"]
         return checked
 
     return BeforeValidator(before)
 
 
+def as_record(cls: type[R], entry: Any) -> R:
+    """The engine's record `cls` of an entry that validated into it (`cls` itself, or a schema subclass that adds
+    provenance): the record's own fields, its nested records made plain likewise; what the subclass adds (rationale,
+    sources, notes, ranges) stays with the entry. A plain conversion, no figure computed."""
+    values: dict[str, Any] = {}
+    for name, tp in _record_fields(cls).items():
+        value = getattr(entry, name)
+        inner, items = _record_of(tp), _records_of(tp)
+        if inner is not None and value is not None and type(value) is not inner:
+            value = as_record(inner, value)
+        elif items is not None:
+            value = tuple(as_record(items, v) for v in value)
+        values[name] = value
+    return cls(**values)
+
+
 def obeys(rules: Callable[[Any], list[tuple[str, str]]]) -> AfterValidator:
-    """The record's own rules (the engine's: (dotted field, why) pairs), each broken one refused at its field."""
+    """The record's own rules (the engine's, or a schema's on its provenance: (dotted field, why) pairs), each broken
+    one refused at its field, showing that field's value."""
 
     def after(value: R) -> R:
         found = rules(value)
         if found:
             raise ValidationError.from_exception_data(type(value).__name__, [
-                InitErrorDetails(type="value_error", loc=tuple(field.split(".")), input=value, ctx={"error": why})
+                InitErrorDetails(type="value_error", loc=tuple(int(p) if p.isdigit() else p for p in field.split(".")),
+                                 input=_at(value, field), ctx={"error": why})
                 for field, why in found])
         return value
 
     return AfterValidator(after)
+
+
+def _at(record: Any, dotted: str) -> Any:
+    """The value at a dotted field path (`non_torch_by_tp.1.memory`: an index in a tuple), None where there is none."""
+    for name in dotted.split("."):
+        if name.isdigit() and isinstance(record, tuple):
+            record = record[int(name)] if int(name) < len(record) else None
+        else:
+            record = getattr(record, name, None)
+    return record
 
 
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False, strict=True)]

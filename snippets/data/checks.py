@@ -120,7 +120,7 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
     _check_physics(cat, problems)
     for pol_id, pol in pols.items():
         if isinstance(pol, MemoryPolicy):
-            for acc in pol.large_device_excludes:
+            for acc in sorted(pol.large_device_excludes):
                 if acc not in cat["accelerators"]:
                     problems.append(f"data/policies.yaml: entry '{pol_id}': field 'large_device_excludes': "
                                     f"unknown accelerator {acc!r}")
@@ -190,7 +190,6 @@ def _check_layouts(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
     A page that sizes the entry would otherwise refuse it without naming the file or the entry."""
     import math
 
-    from snippets.data.export import precision_record
     from snippets.engine.layout import Layout, layout_problems
 
     node_gpus: dict[str, int] = {}
@@ -203,10 +202,8 @@ def _check_layouts(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
         where = f"data/{file}.yaml: entry '{entry}'"
         model, prec = cat["models"].get(model_id), cat["precisions"].get(precision_id)
         if lay is not None and model is not None:
-            spec = None if prec is None else precision_record(precision_id, prec)
-            try:
-                found = layout_problems(model.architecture,
-                                        Layout(lay.tp, lay.pp, lay.ep, lay.dp), spec)
+            try:  # a precision entry is the engine's record (`PrecisionSpec`)
+                found = layout_problems(model.architecture, Layout(lay.tp, lay.pp, lay.ep, lay.dp), prec)
             except (ValueError, TypeError, ZeroDivisionError) as exc:
                 found = [f"the engine cannot read it: {exc}"]
             if found:

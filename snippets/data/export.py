@@ -1,32 +1,46 @@
 """The validated catalog as the engine's records (`snippets.engine.specs`), in base units.
 
-`export(cat)` is the only place where the loader's entries (pydantic, units as the sources state them) become the
-engine's inputs (bytes, bytes/s per direction, dense FLOP/s): one typed function per entity makes its record from
-the validated data (`chip_record`, `node_record`, `model_record`, ...), and `export` gathers them into the
-`EngineCatalog`. The build calls `engine_catalog(cat)`; the same records as JSON (`snippets.engine.codec.encode`) are
+`export(cat)` is the only place where the loader's entries become the engine's inputs (bytes, bytes/s per direction,
+dense FLOP/s): an entry that is its engine record plus provenance is made that record by a plain conversion
+(`base.as_record`); an entity joined across entries or files keeps one typed function that makes its record
+(`chip_record`, `node_record`, `time_model_record`, `price_record`); `export` gathers them into the `EngineCatalog`.
+The build calls `engine_catalog(cat)`; the same records as JSON (`snippets.engine.codec.encode`) are
 reference/engine-catalog.json, which the calculator reads back in the browser (`codec.decode`): no mapping is built by
 hand on either side.
 
-Where an entry validates straight into its engine record, and where it keeps a builder here. Only a record that is
-its data entry's figures as written, in the same units and the same shape, less provenance (name aside: rationale,
-sources, notes, ranges), can be the schema's field itself (`base.as_written`, `base.obeys`); today that is the
-architecture, `specs.Arch` (`schema/models.py`, `ArchRecord`). Every other entity differs from its record in more than
-provenance, so each keeps its typed builder below:
+Where an entry validates straight into its engine record, and where it keeps a builder here. An entity whose entry is
+its record's figures as written, in the record's shape, plus provenance (rationale, sources, notes, ranges) is one
+record: its schema class is the engine's dataclass itself, or a subclass of it that adds the provenance only
+(`base.as_written` checks the mapping as every schema class is checked, and files a keyed record under its entry's
+id; `base.obeys` applies the record's rules, or the schema's on its ranges), and its engine record here is a plain
+conversion, `base.as_record` (the record's own fields, the provenance left behind). These are:
 
-- layout policies (`layout_policy_record`): one-to-one but for one field: the engine's `disaggregated_min_saving` is
-  the entry's `disaggregation.min_saving`, a block that carries its own range, rationale and sources. Validating
-  into the record would mean nesting the record (and so the published JSON) or flattening the data's sourced block.
-- scenarios (`scenario_record`): the latency target is `target.ttft` and `target.tpot`, measures with a unit as
-  written (`{value: 2000, unit: ms}`) inside a block with its rationale and sources; the record holds seconds.
-- precisions (`precision_record`): `bits_per_param` is computed (the width plus its group's scale and zero point:
-  4 + (16 + 4) / 128 for INT4 with groups of 128), the width has a unit (`{value: 4, unit: bit}`), the weight block is
-  `{rows, cols}` as written and a pair in the record, and `kind`, `layout` and `block_scale` are the teaching
-  pages', not the engine's.
-- memory policies (`memory_policy_record`): every size is a measure with a unit (`RuntimeBytes`, `ByteSize`,
-  `BytesPerElement`) made bytes, the two classes of device's defaults (`serve_defaults`, `large_device_defaults`)
-  are flattened, and each `non_torch_by_tp` point carries its note.
-- models (`model_record`): the counts are measures (`{value: 8, unit: billion}`), `mtp_acceptance` a block with its
-  note and sources made a triple; the architecture inside is the engine's record already.
+- architectures: `specs.Arch` itself (`schema/models.py`, `ArchRecord`), under the engine's rules (`arch_problems`);
+- layout policies: `schema/policies.py`'s `LayoutPolicy`, a `specs.LayoutPolicySpec` with its rationale and sources,
+  whose `disaggregation` block is a `specs.DisaggregationSpec` with its range, rationale and sources;
+- scenarios: `schema/scenarios.py`'s `Scenario`, a `specs.ScenarioSpec` with its rationale and sources, whose
+  `target` is a `specs.LatencyTargetSpec` with its own; the target's times are written as measures (`{value: 2000,
+  unit: ms}`) and held in seconds, validated as `TargetTime`s (`quantities.in_base`), so the entry keeps the figure,
+  not the unit it was written in (every page shows the target from the record, in ms);
+- memory policies: `schema/policies.py`'s `MemoryPolicy`, a `specs.MemoryPolicySpec` with the engine's name, its
+  usage context, the ranges its figures may take, its rationale and sources; its sizes (`cuda_graphs`,
+  `large_device_memory`, `sampler_bytes_per_logit`, each `non_torch_by_tp` point's `memory`, a `specs.NonTorchAtTP`
+  with its note) are written with their units and held in bytes (`RuntimeBytes`, `ByteSize`, `BytesPerElement`), and
+  its two classes of device's limits are `specs.ServeDefaults` records, as the data nests them (no page shows a
+  policy's size as written);
+- precisions: `schema/precisions.py`'s `Precision`, a `specs.PrecisionSpec` with what only the teaching pages read
+  (`kind`, the float `layout`, the block scale's `scale_format`), its note and sources; its widths are written in
+  bits with their unit and held as bits, its `block_scale` a `specs.BlockScale` and its `weight_block` a
+  `specs.WeightBlock`, as the data nests them; `bits_per_param` (the width plus the group's scale and zero point) is
+  the record's property, computed where it is read, not a figure stored;
+- models: `schema/models.py`'s `Model`, a `specs.ModelSpec` with what the model card states besides (the active
+  parameters), which checkpoint's context the architecture gives, its notes and sources; its counts are written with
+  their unit (`{value: 8, unit: billion}`) and held as counts (`Count`), its `architecture` is the engine's `Arch`
+  itself, and its `mtp_acceptance` a `specs.MTPAcceptance` with its note and sources (the pages show counts from the
+  figure, `fmt.params`, never as written).
+
+The other entities join entries or files into one record, so each keeps its typed builder below:
+
 - prices (`price_record`): the price is a measure (USD per GPU-hour), `read` and `secondary` come from the entry's
   first source, and `sources` joins every price entry the site uses for the accelerator.
 - chips, nodes and time models (`chip_record`, `node_record`, `time_model_record`): joined across files and converted.
@@ -52,15 +66,13 @@ from snippets.data import (
     Efficiency,
     LayoutPolicy,
     MemoryPolicy,
-    Model,
     Network,
     Node,
     PCIe,
-    Precision,
     Price,
-    Scenario,
     TimeModel,
 )
+from snippets.data.base import as_record
 from snippets.data.schema.efficiencies import CHIP_EFFICIENCIES
 from snippets.data.schema.policies import AlphaBeta
 from snippets.engine.bands import BandEntry
@@ -122,55 +134,6 @@ def node_record(cat: Catalog, key: str, n: Node) -> NodeSpec:
     return NodeSpec(id=key, name=n.name, chip=n.accelerator, gpus=n.gpus, domain=n.domain, scale_up=n.scale_up,
                     network_bytes_per_s=_network(cat, n), fabric_shape=n.fabric_shape, torus_dims=n.torus_dims,
                     network_name=None if n.nic is None else cat.interconnects[n.nic].name)
-
-
-def model_record(key: str, m: Model) -> ModelSpec:
-    """A model: its counts, its architecture (validated straight into the engine's `Arch`), its checkpoints."""
-    mtp = m.mtp_acceptance
-    return ModelSpec(id=key, name=m.name, nominal_params=m.nominal_params.count, stated_params=m.stated_params.count,
-                     arch=m.architecture, dtype=m.dtype, checkpoint_precision=m.checkpoint_precision,
-                     other_checkpoint_precisions=tuple(m.other_checkpoint_precisions),
-                     mtp_acceptance=None if mtp is None else (mtp.draft_tokens, mtp.low, mtp.high))
-
-
-def precision_record(key: str, p: Precision) -> PrecisionSpec:
-    """A precision: its bits per weight with the group scales counted, its tensor format, what it keeps at 16 bit
-    and its weight block."""
-    return PrecisionSpec(id=key, name=p.name, bits_per_param=p.bits_per_param, tensor_format=p.tensor_format,
-                         keeps_16bit=frozenset(p.keeps_16bit),
-                         weight_block=None if p.weight_block is None else (p.weight_block.rows, p.weight_block.cols))
-
-
-def memory_policy_record(key: str, p: MemoryPolicy) -> MemoryPolicySpec:
-    """A memory policy in bytes, its two classes of device's defaults flattened."""
-    large = p.large_device_defaults
-    return MemoryPolicySpec(
-        id=key, name=p.name, utilization=p.utilization, max_num_seqs=p.serve_defaults.max_num_seqs,
-        max_num_batched_tokens=p.serve_defaults.max_num_batched_tokens,
-        sampler_bytes_per_logit=p.sampler_bytes_per_logit.bytes,
-        non_torch_by_tp=tuple((n.tp, n.memory.bytes) for n in p.non_torch_by_tp),
-        cuda_graph_bytes=p.cuda_graphs.bytes, cuda_graphs_in_pool=p.cuda_graphs_in_pool,
-        kv_block_tokens=p.kv_block_tokens, hybrid_kv_cache=p.hybrid_kv_cache,
-        large_device_bytes=None if p.large_device_memory is None else p.large_device_memory.bytes,
-        large_max_num_seqs=None if large is None else large.max_num_seqs,
-        large_max_num_batched_tokens=None if large is None else large.max_num_batched_tokens,
-        large_device_excludes=frozenset(p.large_device_excludes), kv_share_of=p.kv_share_of,
-        profile_rows=p.profile_rows, cuda_graph_batch=p.cuda_graph_batch, chunked_prefill=p.chunked_prefill)
-
-
-def layout_policy_record(key: str, p: LayoutPolicy) -> LayoutPolicySpec:
-    """A layout policy, its disaggregation threshold without the threshold's range and reasons."""
-    return LayoutPolicySpec(id=key, name=p.name, tp_limit=p.tp_limit, across_nodes=p.across_nodes, prefer=p.prefer,
-                            expert_parallel=p.expert_parallel, whole_nodes=p.whole_nodes,
-                            disaggregated_min_saving=p.disaggregation.min_saving)
-
-
-def scenario_record(key: str, s: Scenario) -> ScenarioSpec:
-    """A scenario, its latency target in seconds."""
-    return ScenarioSpec(id=key, name=s.name, node=s.node, memory_policy=s.memory_policy, layout_policy=s.layout_policy,
-                        time_model=s.time_model, input_tokens=s.input_tokens, output_tokens=s.output_tokens,
-                        concurrency=s.concurrency, kv_precision=s.kv_precision, ttft_s=s.target.ttft.seconds,
-                        tpot_s=s.target.tpot.seconds)
 
 
 def price_record(cat: Catalog, p: Price) -> PriceSpec:
@@ -262,15 +225,15 @@ def _bands(eng: EngineCatalog, cat: Catalog, key: str) -> list[Any]:
 def _export(cat: Catalog) -> EngineCatalog:
     """Every entry the engine reads, without the bands."""
     return EngineCatalog(
-        models=MappingProxyType({k: model_record(k, m) for k, m in cat.models.items()}),
+        models=MappingProxyType({k: as_record(ModelSpec, m) for k, m in cat.models.items()}),
         chips=MappingProxyType({k: chip_record(cat, k, a) for k, a in cat.accelerators.items()}),
         nodes=MappingProxyType({k: node_record(cat, k, n) for k, n in cat.of_kind(Node).items()}),
-        precisions=MappingProxyType({k: precision_record(k, p) for k, p in cat.precisions.items()}),
-        memory_policies=MappingProxyType({k: memory_policy_record(k, p) for k, p in cat.policies.items()
+        precisions=MappingProxyType({k: as_record(PrecisionSpec, p) for k, p in cat.precisions.items()}),
+        memory_policies=MappingProxyType({k: as_record(MemoryPolicySpec, p) for k, p in cat.policies.items()
                                           if isinstance(p, MemoryPolicy)}),
-        layout_policies=MappingProxyType({k: layout_policy_record(k, p) for k, p in cat.policies.items()
+        layout_policies=MappingProxyType({k: as_record(LayoutPolicySpec, p) for k, p in cat.policies.items()
                                           if isinstance(p, LayoutPolicy)}),
-        scenarios=MappingProxyType({k: scenario_record(k, s) for k, s in cat.scenarios.items()}),
+        scenarios=MappingProxyType({k: as_record(ScenarioSpec, s) for k, s in cat.scenarios.items()}),
         time_models=MappingProxyType({k: time_model_record(cat, k, t) for k, t in cat.policies.items()
                                       if isinstance(t, TimeModel)}),
         prices=MappingProxyType({p.accelerator: price_record(cat, p) for p in cat.prices.values() if p.site_uses}),

@@ -250,7 +250,7 @@ def _load_file(directory: Path, name: str, problems: list[str]) -> dict[str, Any
             continue
         try:
             check_text(entry_id)
-            entries[entry_id] = adapter.validate_python(body)
+            entries[entry_id] = adapter.validate_python(body, context={"key": entry_id})  # a record's id (`as_written`)
         except ValidationError as exc:
             for err in exc.errors(include_url=False):
                 loc = tuple(err["loc"])

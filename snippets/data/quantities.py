@@ -7,6 +7,7 @@ from types import MappingProxyType
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
+    BeforeValidator,
     Field,
     field_validator,
     model_validator,
@@ -79,6 +80,13 @@ class _Measure(_Bounded):
         return self.base
 
 
+def in_base(measure: type[_Measure]) -> BeforeValidator:
+    """For an engine record's field in a base unit (seconds, bytes) that data/ writes as a measure, `{value: 2000,
+    unit: ms}`: validated as that measure (its units, a number as written, its plausible range), then held as its
+    `base` figure (2.0 s). The record keeps the figure, not the unit it was written in."""
+    return BeforeValidator(lambda value: measure.model_validate(value).base)
+
+
 class ByteSize(_Measure):
     """A device's memory: 1 GB to 10 TB."""
 
@@ -97,10 +105,6 @@ class Count(_Measure):
     UNITS = COUNT_UNITS
     BASE = "parameters"
     BOUNDS = (1e6, 1e14)
-
-    @property
-    def count(self) -> float:
-        return self.base
 
 
 class Bits(_Measure):

@@ -31,7 +31,7 @@ disaggregated points also each pool's layout, workers and GPUs) and `best` (the 
 and `--tpot-ms`; with `--rate`, also the replicas, or prefill and decode workers, the rented `gpus` and
 `usd_per_hour` that carry that many requests a second), or `best: null` with `why` (the target that binds, by how
 much) and exit status 1; `recommended` (the same shape: what the layout policy recommends deploying, the cheapest
-aggregated configuration unless the cheapest disaggregated one saves at least its `disaggregated_min_saving`) and
+aggregated configuration unless the cheapest disaggregated one saves at least its `disaggregation.min_saving`) and
 `recommendation` (that share, and `cheapest_saving`: how much less `best` costs than `recommended`). A point's
 figures are what `predict` gives for its configuration.
 """
@@ -124,7 +124,7 @@ def speculation_of(eng: EngineCatalog, model: str, tokens: int | None, acceptanc
     if tokens is None or acceptance is None:
         raise ValueError("speculative decoding needs both --spec-tokens and --acceptance")
     if draft is None:
-        if eng.models[model].arch.mtp_layers < 1:
+        if eng.models[model].architecture.mtp_layers < 1:
             raise ValueError(f"{eng.models[model].name} has no MTP module: name a draft (--draft eagle or a model id)")
         draft = "mtp"
     if draft in ("mtp", "eagle"):

@@ -184,7 +184,7 @@ def custom_model(text: str) -> ModelSpec:
                          f"sizes")
     name = cfg.get("_name_or_path") or cfg.get("name_or_path")
     label = name if isinstance(name, str) and name else f"your {cfg['model_type']} model"
-    return ModelSpec(id=CUSTOM, name=label, nominal_params=n, stated_params=n, arch=arch)
+    return ModelSpec(id=CUSTOM, name=label, nominal_params=n, stated_params=n, architecture=arch)
 
 
 def _out(value: float | int | str | None, unit: str, text: str) -> dict[str, Any]:

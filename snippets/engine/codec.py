@@ -1,14 +1,14 @@
 """The engine's records as JSON and back: one rule for every record, read from its declared field types.
 
-`encode(record)` is a record's JSON form: a record is an object of its fields in their declared order, a
-`Mapping` an object, a tuple a list, a `frozenset` a sorted list. `decode(cls, obj)` builds the record of type `cls`
-back from that form (the build's reference/engine-catalog.json, which the calculator loads in the browser, or a
-catalog file the command line is handed), checking each value against its field's type (`dataclasses.fields`,
-`typing.get_type_hints`): a nested record, `Mapping[str, X]` (kept read-only, a `MappingProxyType`), `tuple[X, ...]`,
-a fixed tuple, `frozenset[X]`, `X | None`, `str`, `int`, `float` (which takes a JSON integer as written: an int is a
-float to the type system, and the record keeps what the data says) and `bool`. A key the record has no field for
-is refused with the record's name: a figure the engine does not model must not pass silently. A field left out
-takes its default; a field without one is required.
+`encode(record)` is a record's JSON form: a record is an object of its fields in their declared order, a `Mapping` an
+object, a tuple a list, a `frozenset` a sorted list. `decode(cls, obj)` builds the record of type `cls` back from that
+form (the build's reference/engine-catalog.json, which the calculator loads in the browser, or a catalog file the
+command line is handed), checking each value against its field's type (`dataclasses.fields`, `typing.get_type_hints`):
+a nested record, `Mapping[str, X]` (kept read-only, a `MappingProxyType`), `tuple[X, ...]`, a fixed tuple,
+`frozenset[X]`, `X | None`, `str`, `int`, `float` (which takes a JSON integer as written: an int is a float to the
+type system, and the record keeps what the data says), `bool` and `Literal[...]` (one of its choices). A key the
+record has no field for is refused with the record's name: a figure the engine does not model must not pass silently.
+A field left out takes its default; a field without one is required.
 
 A table of records (`Mapping[str, X]` where `X` marks a field with `KEY`, as `ModelSpec.id`) names each record once,
 by its key: `encode` leaves the key field out of the record's object and `decode` takes it from the key.
@@ -95,6 +95,11 @@ def _decode(tp: Any, obj: object, path: str, dec: _Decoder, key: str | None = No
         return None if obj is None else _decode(args[0], obj, path, dec)
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return _record(tp, obj, path, dec, key)
+    if origin is typing.Literal:
+        choices = typing.get_args(tp)
+        if any(obj == c and type(obj) is type(c) for c in choices):
+            return obj
+        raise ValueError(f"{path}: expected one of {', '.join(repr(c) for c in choices)}, got {_what(obj)}")
     if origin is not None and issubclass(origin, Mapping):
         key_type, value_type = typing.get_args(tp)
         if key_type is not str:

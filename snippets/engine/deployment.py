@@ -36,6 +36,7 @@ from snippets.engine.specs import (
     PrecisionSpec,
     PriceSpec,
     ScenarioSpec,
+    ServeDefaults,
     TimeModelSpec,
 )
 
@@ -128,14 +129,14 @@ class Setting:
 
     def memory(self, layout: Layout, sequences: int | None = None) -> GpuMemory:
         s = self.scenario
-        return gpu_memory(self.model.arch, self.precision, self.kv_precision, layout, self.memory_policy,
+        return gpu_memory(self.model.architecture, self.precision, self.kv_precision, layout, self.memory_policy,
                           self.chip.capacity_bytes, self.chip.label_bytes, s.context_tokens,
                           s.concurrency if sequences is None else sequences, self.activation_bytes)
 
     def stages(self, layout: Layout, sequences: int | None = None) -> tuple[GpuMemory, ...]:
         """One GPU of each pipeline stage of `layout` at the scenario (or `sequences` of its context)."""
         s = self.scenario
-        return stage_memories(self.model.arch, self.precision, self.kv_precision, layout, self.memory_policy,
+        return stage_memories(self.model.architecture, self.precision, self.kv_precision, layout, self.memory_policy,
                               self.chip.capacity_bytes, self.chip.label_bytes, s.context_tokens,
                               s.concurrency if sequences is None else sequences, self.activation_bytes)
 
@@ -152,7 +153,7 @@ class Setting:
         if m.kv_room <= 0:
             return KVCacheRefused(head + ": nothing for the KV cache.", NO_KV_MEMORY, available=m.kv_room,
                                   needed=m.kv_per_sequence, max_model_len=m.max_model_len, estimated_max_len=0)
-        est = estimated_max_model_len(self.model.arch, m.first_layer, m.layers, layout.tp,
+        est = estimated_max_model_len(self.model.architecture, m.first_layer, m.layers, layout.tp,
                                       self.kv_precision.bytes_per_param, m.kv_room, m.max_model_len, self.memory_policy)
         return KVCacheRefused(
             head + f"; one sequence of {m.max_model_len:,} tokens needs {m.kv_per_sequence / gib:.2f} GiB.",
@@ -207,8 +208,8 @@ def setting(
     if max_num_seqs is not None or max_num_batched_tokens is not None:
         from dataclasses import replace
 
-        pol = replace(pol, max_num_seqs=max_num_seqs or pol.max_num_seqs,
-                      max_num_batched_tokens=max_num_batched_tokens or pol.max_num_batched_tokens)
+        pol = replace(pol, serve_defaults=ServeDefaults(max_num_seqs or pol.max_num_seqs,
+                                                        max_num_batched_tokens or pol.max_num_batched_tokens))
     if chunked_prefill is not None:
         from dataclasses import replace
 
@@ -216,7 +217,7 @@ def setting(
     if cuda_graphs is False:
         from dataclasses import replace
 
-        pol = replace(pol, cuda_graph_batch="none", cuda_graph_bytes=0.0)
+        pol = replace(pol, cuda_graph_batch="none", cuda_graphs=0.0)
     dtype = None if spec.dtype is None else eng.precisions[spec.dtype]
     return Setting(
         model=spec, precision=eng.precisions[precision],
@@ -247,13 +248,13 @@ def as_shipped(eng: EngineCatalog, model: str, precision: str) -> str:
 
 
 def _with_ep(st: Setting, tp: int, pp: int) -> Layout:
-    moe = st.model.arch.moe is not None and st.layout_policy.expert_parallel
+    moe = st.model.architecture.moe is not None and st.layout_policy.expert_parallel
     return Layout(tp, pp, ep=tp if moe else 1)
 
 
 def choose(st: Setting) -> tuple[Layout, str]:
     """The layout the setting's policy picks, and why, in one sentence."""
-    pol, arch, node = st.layout_policy, st.model.arch, st.node
+    pol, arch, node = st.layout_policy, st.model.architecture, st.node
     limit = node.gpus if pol.tp_limit == "node" else node.domain
     tps = [t for t in tp_degrees(arch, limit) if not layout_problems(arch, _with_ep(st, t, 1), st.precision)]
     if not tps:
@@ -307,13 +308,13 @@ class Deployment:
     @property
     def weight_bytes(self) -> float:
         """One whole copy of the weights in the precision (embeddings and LM head as the checkpoint keeps them)."""
-        return weight_bytes(self.setting.model.arch, self.setting.precision)
+        return weight_bytes(self.setting.model.architecture, self.setting.precision)
 
     @property
     def params(self) -> float:
         from snippets.engine.params import total_params
 
-        return float(total_params(self.setting.model.arch))
+        return float(total_params(self.setting.model.architecture))
 
     def kv_sequences(self, tokens: int) -> int:
         """Sequences of `tokens` tokens the KV pool holds at once, all DP ranks together (vLLM's "maximum
@@ -322,7 +323,7 @@ class Deployment:
         kvb = st.kv_precision.bytes_per_param
         fewest: int | None = None
         for m in self._stages:
-            per = kv_bytes_per_sequence(st.model.arch, m.first_layer, m.layers, self.layout.tp, kvb, tokens,
+            per = kv_bytes_per_sequence(st.model.architecture, m.first_layer, m.layers, self.layout.tp, kvb, tokens,
                                         st.memory_policy)
             x = m.kv_room / per
             n = 0 if m.kv_room <= 0 else math.floor(x + 1e-9 * max(1.0, x))
@@ -413,7 +414,7 @@ class Deployment:
     def decode_step_bytes(self, batch: int = 1) -> float:
         """Bytes the GPUs of one stage after another read in one decode step of `batch` sequences at the scenario's
         context: the busiest GPU of each stage, summed over stages (a token passes them in turn)."""
-        arch = self.setting.model.arch
+        arch = self.setting.model.architecture
         touched = experts_touched(arch, batch)  # expected share of experts a step's tokens route to
         ctx, kvb = self.setting.scenario.context_tokens, self.setting.kv_precision.bytes_per_param
         total = 0.0
@@ -436,7 +437,7 @@ def deploy(st: Setting, layout: Layout | None = None) -> Deployment:
     if layout is None:
         lay, why = choose(st)
         return Deployment(st, lay, why)
-    problems = layout_problems(st.model.arch, layout, st.precision)
+    problems = layout_problems(st.model.architecture, layout, st.precision)
     if problems:
         raise RefusedLayout(f"{layout.label} for {st.model.name}: " + "; ".join(problems))
     refused = st.kv_refusal(layout)

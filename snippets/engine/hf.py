@@ -180,4 +180,4 @@ def model_from_config(text: str, model_id: str = "custom") -> ModelSpec:
     name = cfg.get("_name_or_path") or cfg.get("name_or_path")
     n = float(total_params(arch))
     label = name if isinstance(name, str) and name else f"your {cfg['model_type']} model"
-    return ModelSpec(id=model_id, name=label, nominal_params=n, stated_params=n, arch=arch)
+    return ModelSpec(id=model_id, name=label, nominal_params=n, stated_params=n, architecture=arch)

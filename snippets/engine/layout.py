@@ -126,7 +126,7 @@ def block_quant_problem(arch: Arch, layout: Layout, precision: PrecisionSpec) ->
     `validate_fp8_block_shape` and `Fp8MoEMethod.create_weights`), or None if every shard meets the block."""
     if precision.weight_block is None:
         return None
-    block_n, block_k = precision.weight_block
+    block_n, block_k = precision.weight_block.rows, precision.weight_block.cols
     for what, kind, size in _block_shards(arch, layout):
         if kind == "in" and size % block_k:
             msg = f"Weight input_size_per_partition = {size} is not divisible by weight quantization block_k = {block_k}."

@@ -389,9 +389,9 @@ def _stage_maker(
         act = last if i == len(stages) - 1 else inner
         return GpuMemory(
             capacity=capacity, label=label, pool=engine_pool(policy, capacity, st.total + act + non_torch + (
-                policy.cuda_graph_bytes if policy.cuda_graphs_in_pool else 0.0)), weights=st.total,
+                policy.cuda_graphs if policy.cuda_graphs_in_pool else 0.0)), weights=st.total,
             activations=act,
-            non_torch=non_torch, cuda_graphs=policy.cuda_graph_bytes, cuda_graphs_in_pool=policy.cuda_graphs_in_pool,
+            non_torch=non_torch, cuda_graphs=policy.cuda_graphs, cuda_graphs_in_pool=policy.cuda_graphs_in_pool,
             kv_cache=per_seq * per_rank_seqs, kv_per_sequence=per_seq, max_model_len=context_tokens,
             first_layer=st.first_layer, layers=st.layers)
     return stages, make

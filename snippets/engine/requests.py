@@ -71,7 +71,7 @@ def _whole(value: Any, what: str, low: int, high: int) -> int:
 
 def context_limit(eng: EngineCatalog, model: str) -> int | None:
     """The most tokens (input + output) the model reads: its config's max_position_embeddings, or None."""
-    return eng.models[model].arch.context_length
+    return eng.models[model].architecture.context_length
 
 
 def check_context(eng: EngineCatalog, model: str, tokens: int, what: str = "input + output tokens") -> None:
@@ -281,10 +281,10 @@ def check_config_text(text: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- an exported catalog
 
 FRACTIONS = frozenset({"utilization", "hbm", "attention", "moe", "compute", "efficiency", "link_fraction",
-                       "disaggregated_min_saving"})
+                       "min_saving"})
 """Keys whose numbers are shares of a peak or of memory: within (0, 1], as data/'s schema holds them."""
 MAY_BE_ZERO = frozenset({"dense_layers", "shared_experts", "mtp_layers", "per_peer_s", "low", "high",
-                         "non_torch_by_tp", "label_bytes"})
+                         "label_bytes"})
 """Keys whose numbers may be zero: counts of optional parts, a collective's per-peer cost, a band's error bounds
 (which may be negative: a model that over-predicts)."""
 SIGNED = frozenset({"low", "high"})
@@ -306,7 +306,9 @@ def _check_number(value: float, path: str, key: str, problems: list[str]) -> Non
 def _walk_catalog(value: Any, path: str, key: str, problems: list[str]) -> None:
     if isinstance(value, Mapping):
         for k, v in value.items():
-            _walk_catalog(v, f"{path}.{k}", str(k), problems)
+            # an MTP module's acceptance rates are fractions, not a band's signed error bounds
+            inner = "efficiency" if key == "mtp_acceptance" and k in ("low", "high") else str(k)
+            _walk_catalog(v, f"{path}.{k}", inner, problems)
     elif isinstance(value, list):
         if key == "weights":  # [batch, fraction] pairs
             for i, pair in enumerate(value):
@@ -315,11 +317,6 @@ def _walk_catalog(value: Any, path: str, key: str, problems: list[str]) -> None:
                     _walk_catalog(pair[1], f"{path}[{i}][1]", "efficiency", problems)
                 else:
                     problems.append(f"{path}[{i}] is not a [batch, fraction] pair")
-            return
-        if key == "mtp_acceptance" and len(value) == 3:  # [draft tokens, acceptance rate, acceptance length]
-            _walk_catalog(value[0], f"{path}[0]", "tokens", problems)
-            _walk_catalog(value[1], f"{path}[1]", "efficiency", problems)
-            _walk_catalog(value[2], f"{path}[2]", "length", problems)
             return
         for i, v in enumerate(value):
             _walk_catalog(v, f"{path}[{i}]", key, problems)

@@ -23,7 +23,7 @@ user sees, 1 ÷ TPOT), TTFT, TPOT, GPUs, rent and $ per million output tokens, w
   replicas (or prefill and decode workers) and rented GPUs that carry it, and $ per hour. When nothing meets the
   targets, `why` names the target that binds and by how much.
 - `recommended`: what the site would deploy (`recommend`): the cheapest aggregated configuration meeting the
-  targets, unless the cheapest disaggregated one costs at least the layout policy's `disaggregated_min_saving` less
+  targets, unless the cheapest disaggregated one costs at least the layout policy's `disaggregation.min_saving` less
   per token (data/policies.yaml: two pools, a KV transfer path and a router cost what a price per token does not
   show). The cheapest stays the cheapest: claims about what a target costs are about it.
 
@@ -357,7 +357,7 @@ class Search:
     """The points that meet the targets (each layout's cheapest among them, and whichever the sweep met)."""
     recommended: Point | None = None
     """What the site recommends deploying (`recommend`): the cheapest aggregated configuration meeting the targets
-    unless the cheapest disaggregated one costs at least the layout policy's `disaggregated_min_saving` less per
+    unless the cheapest disaggregated one costs at least the layout policy's `disaggregation.min_saving` less per
     output token (with a rate: needs that share fewer rented GPUs). None where nothing meets the targets."""
     recommended_plan: Plan | None = None
     """The recommended configuration's plan for the rate (None without a rate)."""
@@ -371,7 +371,7 @@ class Search:
     @property
     def min_saving(self) -> float:
         """The share a disaggregated configuration must save to be recommended (the layout policy's)."""
-        return self.setting.layout_policy.disaggregated_min_saving
+        return self.setting.layout_policy.disaggregation.min_saving
 
     @property
     def saving(self) -> float:
@@ -396,7 +396,7 @@ def layouts(st: Setting) -> list[Deployment]:
     (for a mixture-of-experts model also TP with expert parallelism, and data-parallel attention ranks with
     expert parallelism across them); where one stage does not hold it, the widest of those shapes with the fewest
     pipeline stages that do, at most `MAX_NODES` nodes (a pipeline of part-filled nodes is not tried)."""
-    arch, node = st.model.arch, st.node
+    arch, node = st.model.architecture, st.node
     most = node.gpus * MAX_NODES
     shapes: list[tuple[int, int, int]] = []
     for t in tp_degrees(arch, node.gpus):
@@ -990,7 +990,7 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
     best: Point | None = None
     rec_plan: Plan | None = None
     rec: Point | None = None
-    saving = st.layout_policy.disaggregated_min_saving
+    saving = st.layout_policy.disaggregation.min_saving
     if rate is None:
         best = min(run.candidates, key=_point_cost, default=None)
         rec = recommend([p for p in run.candidates if p.mode == "aggregated"],

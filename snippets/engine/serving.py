@@ -204,7 +204,7 @@ def draft_arch(arch: Arch, spec: Speculation) -> Arch:
     if spec.method == "eagle":
         return replace(arch, layers=1, moe=None, mtp_layers=0)
     assert spec.draft_model is not None  # noqa: S101 - checked by Speculation
-    return spec.draft_model.arch
+    return spec.draft_model.architecture
 
 
 @dataclass(frozen=True)
@@ -230,7 +230,7 @@ class Draft:
         step = run(d, Batch(decode_seqs=seqs, decode_context=context, query_per_seq=width), "decode", p)
         total = step.total_s - step.host_s
         if self.fuse_inputs:
-            h = d.setting.model.arch.hidden_size
+            h = d.setting.model.architecture.hidden_size
             local = seqs * width / d.layout.dp
             g = ops.gemm("input projection", local, h, self.fuse_inputs * h, p.rates, step_tokens=local,
                          weight_bytes=self.fuse_inputs * h * h * d.setting.activation_bytes)
@@ -240,7 +240,7 @@ class Draft:
     def kv_bytes(self, tokens: int) -> float:
         """KV-cache bytes the draft holds on one GPU for one sequence of `tokens` tokens."""
         st = self.deployment.setting
-        arch = st.model.arch
+        arch = st.model.architecture
         return kv_bytes_per_sequence(arch, 0, arch.layers, self.deployment.layout.tp, st.kv_precision.bytes_per_param,
                                      tokens, st.memory_policy)
 
@@ -250,7 +250,7 @@ def draft_of(d: Deployment, spec: Speculation) -> Draft:
     lay = d.layout
     if lay.pp > 1:
         raise ValueError(f"{lay.label}: speculative decoding with pipeline stages is not modelled")
-    arch = draft_arch(d.setting.model.arch, spec)
+    arch = draft_arch(d.setting.model.architecture, spec)
     if spec.method == "mtp":
         dlay = lay
     elif lay.dp > 1:
@@ -264,7 +264,7 @@ def draft_of(d: Deployment, spec: Speculation) -> Draft:
         raise ValueError(f"the draft on the model's TP group: {'; '.join(problems)}")
     model = d.setting.model
     spec_model = spec.draft_model or ModelSpec(id=f"{model.id}-{spec.method}", name=f"{model.name} {spec.method}",
-                                               nominal_params=0.0, stated_params=0.0, arch=arch)
+                                               nominal_params=0.0, stated_params=0.0, architecture=arch)
     dd = Deployment(replace(d.setting, model=spec_model), dlay, "draft")
     shares = spec.method != "draft-model"
     fuse = {"mtp": 2, "eagle": 3}.get(spec.method, 0)
@@ -296,7 +296,7 @@ def admission(d: Deployment, tokens: int, *, draft: Draft | None = None, cached:
     if groups < 1:
         raise ValueError("at least one cached prefix is held")
     st = d.setting
-    arch, pol, kvb, tp = st.model.arch, st.memory_policy, st.kv_precision.bytes_per_param, d.layout.tp
+    arch, pol, kvb, tp = st.model.architecture, st.memory_policy, st.kv_precision.bytes_per_param, d.layout.tp
     fewest: int | None = None
     for m in st.stages(d.layout):
         room = m.kv_room
@@ -543,7 +543,7 @@ def saturated(d: Deployment, batch: int, cap: int, step: Step, context: float, p
 
 
 def _regimes(d: Deployment, at_saturation: bool) -> tuple[bands_mod.Regime, bands_mod.Regime]:
-    moe = d.setting.model.arch.moe is not None
+    moe = d.setting.model.architecture.moe is not None
     vendor = d.setting.chip.vendor
     phase = "decode at saturation" if at_saturation else "decode at low load"
     return bands_mod.Regime(vendor, moe, phase), bands_mod.Regime(vendor, moe, "prefill")
@@ -796,7 +796,7 @@ def prefill_pool(d: Deployment, input_tokens: int, *, prefix_hit: float = 0.0,
         batched = run(d, Batch(prefill_tokens=k * n_new, prefill_context=cached, prefill_finishing=k,
                                prefill_seqs=k), "prefill", prep)
         service = batched.total_s / k
-    arch, kvb = st.model.arch, st.kv_precision.bytes_per_param
+    arch, kvb = st.model.architecture, st.kv_precision.bytes_per_param
     per_gpu = max(kv_bytes_per_token_per_gpu(arch, w.layers, d.layout.tp, kvb, context_tokens=input_tokens,
                                              first_layer=w.first_layer)
                   for w in stage_weights(arch, st.precision, d.layout)) * n_new
@@ -855,7 +855,7 @@ def decode_pool(d: Deployment, batch: int, input_tokens: int, output_tokens: int
         draft_s = speculation.draft_tokens * draft.pass_s(batch, ctx, speculation.tree_width)
         verify_extra = step.total_s - mixed_step(d, batch, ctx, 0, 0, prep=prep).total_s
     per_step = 1.0 if speculation is None else speculation.tokens_per_step
-    arch, kvb = st.model.arch, st.kv_precision.bytes_per_param
+    arch, kvb = st.model.architecture, st.kv_precision.bytes_per_param
     per_gpu = max(kv_bytes_per_token_per_gpu(arch, w.layers, d.layout.tp, kvb, context_tokens=input_tokens,
                                              first_layer=w.first_layer)
                   for w in stage_weights(arch, st.precision, d.layout)) * (input_tokens - cached)

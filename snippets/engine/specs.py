@@ -1,12 +1,13 @@
 """The engine's inputs: plain, frozen records of the validated catalog, in base units.
 
-The build validates `data/` with pydantic (`snippets.data`) and makes these records from it
-(`snippets.data.export.export`, one typed builder per entity; an architecture validates straight into `Arch`). They
-travel to the browser as JSON: `snippets.engine.codec.encode` writes a record's JSON form and
-`codec.decode(EngineCatalog, obj)` reads it back, by the fields' declared types, with no per-record code (a record
-filed in a table by its `id` marks that field `codec.KEY`). The engine reads nothing else, so it needs only the
-standard library and runs the same in the build and in a browser. Bytes are bytes, bandwidths bytes/s per direction
-(HBM: shared), FLOP/s dense.
+The build validates `data/` with pydantic (`snippets.data`): a model (with its `Arch`), a precision, a memory or
+layout policy and a scenario validate straight into these records (the schema's class is a subclass of the record that
+adds only provenance, `snippets.data.schema`); chips, nodes, time models and prices, joined across entries or files,
+are made by a typed builder each (`snippets.data.export.export`). They travel to the browser as JSON:
+`snippets.engine.codec.encode` writes a record's JSON form and `codec.decode(EngineCatalog, obj)` reads it back, by
+the fields' declared types, with no per-record code (a record filed in a table by its `id` marks that field
+`codec.KEY`). The engine reads nothing else, so it needs only the standard library and runs the same in the build and
+in a browser. Bytes are bytes, bandwidths bytes/s per direction (HBM: shared), FLOP/s dense.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from snippets.engine.bands import BandEntry
 from snippets.engine.codec import KEY
@@ -192,23 +193,42 @@ def _arch_ranges(a: Arch) -> list[tuple[str, str]]:
 
 
 @dataclass(frozen=True, slots=True)
+class MTPAcceptance:
+    """How often a model's own multi-token-prediction module guesses right: the share of its drafted tokens the model
+    accepts, as the developer measured it (a range where they give one)."""
+
+    draft_tokens: int
+    """Tokens the module drafts per step in the measurement (DeepSeek-V3: 1, the second token)."""
+    low: float
+    high: float
+
+
+@dataclass(frozen=True, slots=True)
 class ModelSpec:
+    """A model: its parameter counts, its architecture and its checkpoints. The one record of a model: data/models.yaml
+    validates into it (`snippets.data.schema.models.Model` adds the counts the model card states besides, the
+    checkpoints' notes and contexts, and the sources); the calculator's config.json reader makes one
+    (`snippets.engine.hf`)."""
+
     id: str = field(metadata=KEY)
     name: str
     nominal_params: float
-    """The size in the model's name (405B): the source's rounded arithmetic uses it; sizing never does."""
+    """The size in the model's name (405B), or its headline total where the name has none: the source's rounded
+    arithmetic uses it; sizing never does."""
     stated_params: float
-    arch: Arch
+    """The total parameter count the model card or paper states; tests recompute it from `architecture`."""
+    architecture: Arch
     dtype: str | None = None
     """Precision id of config.json's torch_dtype: what vLLM computes activations in (--dtype auto) and stores the KV
     cache in (--kv-cache-dtype auto); None where no checkpoint is published."""
     checkpoint_precision: str | None = None
-    """Precision id of the weights of the developer's main checkpoint: the model "as shipped"."""
+    """Precision id of the weights of the developer's main checkpoint: the model "as shipped" (DeepSeek-V3: fp8-block;
+    gpt-oss: mxfp4, for its expert weights)."""
     other_checkpoint_precisions: tuple[str, ...] = ()
     """Precision ids of further checkpoints the developer released (Qwen3's block-FP8)."""
-    mtp_acceptance: tuple[int, float, float] | None = None
-    """(tokens drafted a step, lowest, highest acceptance rate) of the model's own multi-token-prediction module, as
-    its developer measured it; None where not measured."""
+    mtp_acceptance: MTPAcceptance | None = None
+    """The acceptance of the model's own multi-token-prediction module (`architecture.mtp_layers`), as its developer
+    measured it; None where not measured."""
 
     @property
     def shipped_precisions(self) -> tuple[str, ...]:
@@ -272,17 +292,56 @@ class NodeSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class BlockScale:
+    """A scale stored once per group of weights (4-bit formats): its cost is spread over the group."""
+
+    group_size: int
+    """Weights that share one scale."""
+    scale_width: float
+    """Storage bits of one scale (FP16: 16, E8M0: 8)."""
+    zero_point_width: float | None = None
+    """Storage bits of one zero point per group (asymmetric integer formats: 4); None if none is stored."""
+
+
+@dataclass(frozen=True, slots=True)
+class WeightBlock:
+    """Block quantization: one scale per block of `rows` output rows x `cols` input columns of a weight matrix
+    (vLLM's weight_block_size [block_n, block_k]). Tensor parallelism must cut every weight along block edges."""
+
+    rows: int
+    cols: int
+
+
+@dataclass(frozen=True, slots=True)
 class PrecisionSpec:
+    """A numeric precision of weights (or of the KV cache): its storage bits and the format a chip computes in. The one
+    record of a precision: data/precisions.yaml validates into it (`snippets.data.schema.precisions.Precision` adds
+    what the teaching pages read, its kind and float layout, its notes and sources)."""
+
     id: str = field(metadata=KEY)
     name: str
-    bits_per_param: float
-    """Storage bits per weight, per-group scales counted."""
+    width: float
+    """Storage bits of one weight, before any per-group scales."""
     tensor_format: str
-    keeps_16bit: frozenset[str]
-    """Tensors its checkpoints keep at 16 bit: embeddings, lm_head."""
-    weight_block: tuple[int, int] | None = None
-    """Block-quantized weights: one scale per (output rows, input columns) block, as vLLM's weight_block_size
-    [block_n, block_k]; every TP shard of a weight must then be a multiple of the block (128 x 128)."""
+    """The matrix-unit format a chip computes in when it stores weights in this precision and supports it natively
+    (FP8 weights: fp8; INT4 with group scales: int4). A chip without it converts the weights to BF16 before each
+    product: the speed of BF16, the memory of this precision (weight-only)."""
+    keeps_16bit: frozenset[Literal["embeddings", "lm_head"]] = frozenset()
+    """Tensors its checkpoints keep at 16 bit (norms and routers always are)."""
+    block_scale: BlockScale | None = None
+    """Per-group scale, for formats that need one; None when scales are per tensor or per channel (negligible)."""
+    weight_block: WeightBlock | None = None
+    """Block-quantized checkpoints (DeepSeek-V3's and Qwen3's FP8, 128 x 128): every TP shard of a weight must be a
+    multiple of the block, which vLLM checks when it creates the layer."""
+
+    @property
+    def bits_per_param(self) -> float:
+        """Storage bits per weight, per-group scale and zero point counted: 4 + (16 + 4) / 128 = 4.15625."""
+        bs = self.block_scale
+        if bs is None:
+            return self.width
+        zero = 0.0 if bs.zero_point_width is None else bs.zero_point_width
+        return self.width + (bs.scale_width + zero) / bs.group_size
 
     @property
     def bytes_per_param(self) -> float:
@@ -290,44 +349,77 @@ class PrecisionSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class ServeDefaults:
+    """A serving engine's scheduler limits for one class of device (vLLM's `EngineArgs` sets them from the device and
+    the usage context)."""
+
+    max_num_seqs: int
+    """Sequences one engine (one DP rank) schedules at once at most."""
+    max_num_batched_tokens: int
+    """Tokens one step processes at most; the profiling run's dummy forward pass is this many tokens."""
+
+
+@dataclass(frozen=True, slots=True)
+class NonTorchAtTP:
+    """Memory outside PyTorch's allocator per GPU at one TP degree, as a start-up log reports it."""
+
+    tp: int
+    memory: float
+    """Bytes."""
+
+
+@dataclass(frozen=True, slots=True)
 class MemoryPolicySpec:
-    """How the serving engine budgets one GPU (vLLM: `data/policies.yaml`, `vllm-default`)."""
+    """How a serving engine budgets each GPU's memory: the pool it may take and what the pool must hold (vLLM:
+    `data/policies.yaml`, `vllm-default`). The one record of a memory policy: data/policies.yaml validates into it
+    (`snippets.data.schema.policies.MemoryPolicy` adds the engine's name, its usage context, the ranges of the
+    figures, the notes, rationale and sources); sizes in bytes.
+
+    vLLM: the pool is the total the runtime reports (`torch.cuda.mem_get_info`) x `utilization`; inside it the
+    weights, the activation peak of a profiling run (a dummy forward pass of `max_num_batched_tokens` tokens and
+    the sampler over one logit row per dummy request), the memory it finds outside PyTorch (by TP degree); the rest
+    is the paged KV cache, in blocks of `kv_block_tokens`. CUDA graphs are captured after the KV cache is allocated,
+    from the memory outside the pool."""
 
     id: str = field(metadata=KEY)
     name: str
     utilization: float
     """Share of the reported total the engine's pool takes (--gpu-memory-utilization)."""
-    max_num_seqs: int
-    """Sequences one engine (one DP rank) runs at once at most. The record in the catalog holds vLLM's default for a
-    device of no special class; `setting` resolves it for the setting's chip (`for_chip`), so a deployment's
-    `setting.memory_policy.max_num_seqs` is what vLLM would use there."""
-    max_num_batched_tokens: int
-    """Tokens one step processes at most (the profiling run's dummy batch); resolved per chip like `max_num_seqs`."""
+    serve_defaults: ServeDefaults
+    """max_num_seqs and max_num_batched_tokens. The record in the catalog holds the engine's defaults on a device of
+    no special class; `setting` resolves them for the setting's chip (`for_chip`) and for a run that sets its own, so a
+    deployment's `setting.memory_policy.max_num_seqs` is what the engine would use there."""
     sampler_bytes_per_logit: float
-    """Bytes the profiling run's sampler holds per logit of its batch (one row per dummy request x vocabulary)."""
-    non_torch_by_tp: tuple[tuple[int, float], ...]
-    """(TP degree, bytes outside PyTorch per GPU), smallest degree first."""
-    cuda_graph_bytes: float
+    """Bytes the profiling run's sampler holds at its peak per logit of its batch (rows x vocabulary): the logits
+    and their float32 copy, sorted values and indices, probabilities."""
+    non_torch_by_tp: tuple[NonTorchAtTP, ...]
+    """Memory outside PyTorch per GPU (CUDA context, NCCL and custom all-reduce buffers), by TP degree, smallest first
+    (a layout with pipeline stages reads it at TP x PP). A degree between two measured ones takes the figure of the
+    largest measured degree below it."""
+    cuda_graphs: float
+    """Bytes the captured CUDA graphs take per GPU."""
     cuda_graphs_in_pool: bool
     """False: CUDA graphs are captured after the KV cache is allocated, from the memory outside the pool."""
     kv_block_tokens: int
+    """Tokens per block of the paged KV cache: a sequence's cache is allocated in whole blocks."""
     hybrid_kv_cache: bool
     """Sliding-window and chunked-attention layers hold their window (chunk) plus one step; False: full attention."""
-    large_device_bytes: float | None = None
-    """Reported total from which a device takes the large defaults (vLLM: 70 GiB), None if the engine has none."""
-    large_max_num_seqs: int | None = None
-    large_max_num_batched_tokens: int | None = None
+    large_device_defaults: ServeDefaults | None = None
+    """The same limits on a large device (vLLM: a reported total of at least `large_device_memory`, not an A100)."""
+    large_device_memory: float | None = None
+    """Reported total in bytes from which a device takes the large defaults (vLLM: 70 GiB), None if the engine has
+    none."""
     large_device_excludes: frozenset[str] = frozenset()
     """Chip ids that keep the general defaults whatever they report (vLLM: A100s)."""
-    kv_share_of: str = "pool"
+    kv_share_of: Literal["pool", "free"] = "pool"
     """"pool": the KV cache is what the pool (reported total x `utilization`) leaves once the weights, the activation
     peak and the memory outside PyTorch are in (vLLM's --gpu-memory-utilization); "free": it is `utilization` of what
     the device has free after those (TensorRT-LLM's kv_cache_config.free_gpu_memory_fraction)."""
-    profile_rows: str = "max_num_seqs"
+    profile_rows: Literal["max_num_seqs", "prompts"] = "max_num_seqs"
     """Logit rows of the profiling run's sampler: "max_num_seqs" (vLLM: one per dummy request, min(max_num_seqs,
     max_num_batched_tokens)); "prompts" (TensorRT-LLM: dummy prompts of max_model_len tokens filling
     max_num_batched_tokens, one logit each)."""
-    cuda_graph_batch: str = "vllm"
+    cuda_graph_batch: Literal["vllm", "max_num_seqs", "none"] = "vllm"
     """Which steps run in CUDA graphs: "vllm" (the time model's cap, min(2 x max_num_seqs, 512), within the step's
     token budget); "max_num_seqs" (every step of up to max_num_seqs tokens: TensorRT-LLM's padded graphs up to its
     max batch size); "none" (no step: a run without CUDA graphs, where a row's harness says so, `setting`'s
@@ -337,40 +429,68 @@ class MemoryPolicySpec:
     across steps where the budget ends inside it (vLLM v1's chunked prefill); False: a step takes whole prompts that
     fit what is left, and a prompt that does not waits (TensorRT-LLM without chunked context)."""
 
+    @property
+    def max_num_seqs(self) -> int:
+        """Sequences one engine (one DP rank) runs at once at most (`serve_defaults`)."""
+        return self.serve_defaults.max_num_seqs
+
+    @property
+    def max_num_batched_tokens(self) -> int:
+        """Tokens one step processes at most (`serve_defaults`)."""
+        return self.serve_defaults.max_num_batched_tokens
+
     def is_large(self, chip: ChipSpec) -> bool:
         """Whether vLLM gives `chip` its large-device defaults (reported total at least the threshold, not excluded)."""
-        return (self.large_device_bytes is not None and chip.capacity_bytes >= self.large_device_bytes
+        return (self.large_device_memory is not None and chip.capacity_bytes >= self.large_device_memory
                 and chip.id not in self.large_device_excludes)
 
     def for_chip(self, chip: ChipSpec) -> MemoryPolicySpec:
         """This policy with `max_num_seqs` and `max_num_batched_tokens` as vLLM sets them on `chip`."""
-        if not self.is_large(chip) or self.large_max_num_seqs is None or self.large_max_num_batched_tokens is None:
+        if not self.is_large(chip) or self.large_device_defaults is None:
             return self
-        return replace(self, max_num_seqs=self.large_max_num_seqs,
-                       max_num_batched_tokens=self.large_max_num_batched_tokens)
+        return replace(self, serve_defaults=self.large_device_defaults)
 
     def non_torch_bytes(self, tp: int) -> float:
         """Memory outside PyTorch per GPU at TP degree `tp`: the figure of the largest measured degree not above it."""
-        out = self.non_torch_by_tp[0][1]
-        for degree, nbytes in self.non_torch_by_tp:
-            if degree <= tp:
-                out = nbytes
+        out = self.non_torch_by_tp[0].memory
+        for point in self.non_torch_by_tp:
+            if point.tp <= tp:
+                out = point.memory
         return out
 
 
 @dataclass(frozen=True, slots=True)
+class DisaggregationSpec:
+    """When the site recommends disaggregated prefill and decode over serving both on one replica: only when the
+    cheapest disaggregated configuration meeting the targets costs at least `min_saving` less per output token than
+    the cheapest aggregated one. The search's cheapest stays the cheapest; this names what a team would deploy."""
+
+    min_saving: float = 0.0
+    """The least saving per output token, a share of the aggregated configuration's cost (0.10: 10 % cheaper); 0:
+    the cheaper of the two, whichever it is."""
+
+
+@dataclass(frozen=True, slots=True)
 class LayoutPolicySpec:
+    """A named choice among the layouts an engine accepts: what the site would rent, not what engines require. The
+    one record of a layout policy: data/policies.yaml validates into it (`snippets.data.schema.policies.LayoutPolicy`
+    adds the rationale and sources)."""
+
     id: str = field(metadata=KEY)
     name: str
-    tp_limit: str
-    across_nodes: str
-    prefer: str
+    tp_limit: Literal["node", "domain"]
+    """Tensor parallelism stays inside the node, or inside the scale-up domain where that is larger (a TPU slice)."""
+    across_nodes: Literal["pp", "any"]
+    """pp: a layout larger than a node keeps TP at the node's width and adds pipeline stages (vLLM's guidance);
+    any: every TP x PP split within the TP limit is considered."""
+    prefer: Literal["tp", "pp"]
+    """Between two layouts of the same GPU count: the larger TP degree first (tp), or the larger PP (pp)."""
     expert_parallel: bool
+    """Mixture-of-experts layers split whole experts across the GPUs (EP = TP x DP) instead of slicing each."""
     whole_nodes: bool
-    disaggregated_min_saving: float = 0.0
-    """The search recommends its cheapest disaggregated configuration only when it costs at least this share less
-    per output token than its cheapest aggregated one (data/policies.yaml, `disaggregation.min_saving`); 0: the
-    cheapest of the two, whichever it is."""
+    """A layout that spans nodes takes every GPU of each (a partial node cannot be rented or networked alone)."""
+    disaggregation: DisaggregationSpec = DisaggregationSpec()
+    """When a search recommends disaggregated serving over its cheapest aggregated configuration."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -490,25 +610,51 @@ class TimeModelSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class LatencyTargetSpec:
+    """The service-level objective a scenario is served to: the time to first token (queueing included) and the
+    time per output token after the first, each a limit a request's figure must not exceed, in seconds."""
+
+    ttft: float
+    tpot: float
+
+
+@dataclass(frozen=True, slots=True)
 class ScenarioSpec:
+    """What a deployment is sized for: where, under which policies, for how many sequences of what length, and the
+    latency target it is served to. The one record of a scenario: data/scenarios.yaml validates into it
+    (`snippets.data.schema.scenarios.Scenario` adds the rationale and sources)."""
+
     id: str = field(metadata=KEY)
     name: str
     node: str
+    """Id of the node whose accelerator and size a page uses by default."""
     memory_policy: str
     layout_policy: str
     time_model: str
+    """Id of the time model (data/policies.yaml, kind time) the scenario's times use."""
     input_tokens: int
     output_tokens: int
     concurrency: int
+    """Sequences served at once, each holding input + output tokens of KV cache at its end."""
     kv_precision: str
-    ttft_s: float | None = None
-    """The time-to-first-token target the scenario is served to (data/scenarios.yaml), None where none is set."""
-    tpot_s: float | None = None
-    """The time-per-output-token target."""
+    """Id of the precision the KV cache is stored in for a model with no published checkpoint (GPT-3). Otherwise the
+    engine stores it as vLLM's --kv-cache-dtype auto does, in the model's dtype, unless told another."""
+    target: LatencyTargetSpec | None = None
+    """The latency target the scenario is served to; None where none is set."""
 
     @property
     def context_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+    @property
+    def ttft_s(self) -> float | None:
+        """The target's time to first token, None without a target."""
+        return None if self.target is None else self.target.ttft
+
+    @property
+    def tpot_s(self) -> float | None:
+        """The target's time per output token, None without a target."""
+        return None if self.target is None else self.target.tpot
 
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")

@@ -293,7 +293,7 @@ class Prep:
 
 def prepare(d: Deployment) -> Prep:
     st, lay = d.setting, d.layout
-    arch, tm, chip = st.model.arch, st.time_model, st.chip
+    arch, tm, chip = st.model.architecture, st.time_model, st.chip
     q_extra = _quant_kernels(d)
     h = arch.hidden_size
     attn = tuple((name, nn, kk, kernels + (q_extra if name in ("qkv", "q", "q_a") else 0),

@@ -301,7 +301,7 @@ class CalculatorPage(Page):
         self.default_precision = eng.precisions[d.precision].name
         self.default_accelerator = eng.chips[d.accelerator].name
         self.default_context = fmt.count(sc.context_tokens, "tokens")
-        self.min_saving = fmt.percent(eng.layout_policies[sc.layout_policy].disaggregated_min_saving)
+        self.min_saving = fmt.percent(eng.layout_policies[sc.layout_policy].disaggregation.min_saving)
         self.default_concurrency = fmt.count(sc.concurrency, "sequences")
         self.default_ttft = fmt.count(round(sc.ttft_s * 1e3), "ms") if sc.ttft_s is not None else "no"
         self.default_tpot = fmt.count(round(sc.tpot_s * 1e3), "ms") if sc.tpot_s is not None else "no"

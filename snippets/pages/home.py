@@ -115,7 +115,7 @@ class HomePage(Page):
         self.ttft_target = ms(sc.ttft_s, 0)
         self.tpot_target = ms(sc.tpot_s, 0)
         self.max_nodes = fmt.count(MAX_NODES, "nodes", show_unit=True)
-        self.min_saving = fmt.percent(r.eng.layout_policies[sc.layout_policy].disaggregated_min_saving)
+        self.min_saving = fmt.percent(r.eng.layout_policies[sc.layout_policy].disaggregation.min_saving)
         self.met_count = fmt.count(len(met), "rows")
         self.row_count = fmt.count(len(rows), "rows")
         misses = [x.name for x in rows if x not in met]

@@ -62,7 +62,7 @@ def known_misses(test: list[Row], skipped: list[Skipped]) -> dict[str, object]:
         m = r.measurement
         assert m.input_tokens is not None and m.output_tokens is not None  # noqa: S101 - tiny rows state both
         d = r.deployment
-        flops = output_tokens_per_s * m.input_tokens / m.output_tokens * 2 * total_params(d.setting.model.arch,
+        flops = output_tokens_per_s * m.input_tokens / m.output_tokens * 2 * total_params(d.setting.model.architecture,
                                                                                           active=True)
         return flops / (d.gpus * d.setting.chip.dense_flops[d.compute_format])
 

@@ -109,7 +109,7 @@ def params_table(cat: Catalog) -> str:
     for m in cat.models.values():
         a = m.architecture
         total = total_params(a)
-        err = relative_error(total, m.stated_params.count)
+        err = relative_error(total, m.stated_params)
         if m.stated_active_params is None:
             act_s: fmt.Cell = "all"
             act_c: fmt.Cell = "all"
@@ -117,9 +117,9 @@ def params_table(cat: Catalog) -> str:
             act = total_params(a, active=True)
             if m.stated_active_excludes_embedding:  # counted as the card counts it: without the embedding lookup
                 act -= a.vocab_size * a.hidden_size
-            act_s = fmt.params(m.stated_active_params.count, 1)
+            act_s = fmt.params(m.stated_active_params, 1)
             act_c = fmt.params(act, 2)
-        rows.append([m.name, fmt.params(m.nominal_params.count, 1), fmt.params(m.stated_params.count, 1),
+        rows.append([m.name, fmt.params(m.nominal_params, 1), fmt.params(m.stated_params, 1),
                      fmt.params(total, 2), fmt.Figure(err * 100, "%", f"{err * 100:+.2f}%", "computed vs stated"),
                      act_s, act_c, source_links(m)])
     return fmt.table("params", ["Model", "Size the site uses", "Stated", "Computed", "Difference",
@@ -130,7 +130,7 @@ def params_table(cat: Catalog) -> str:
 def kv_table(cat: Catalog) -> str:
     """KV-cache bytes per token, per thousand tokens and per sequence at the model's context length where the data
     gives one (a sliding-window layer holds no more than its window of a sequence)."""
-    bpe = cat.precisions[KV_PRECISION].width.bytes
+    bpe = cat.precisions[KV_PRECISION].width / 8
     rows: list[list[fmt.Cell]] = []
     for m in cat.models.values():
         a = m.architecture
@@ -166,7 +166,7 @@ def worked_params(cat: Catalog, model_id: str = WORKED) -> str:
         f"4. **All {a.layers} layers.** {c(block, 'block')} × {a.layers} = {c(block * a.layers, 'blocks')}.",
         f"5. **Embeddings and LM head.** {a.vocab_size:,} × {a.hidden_size:,} each, untied: "
         f"{c(emb, 'embedding')} + {c(head, 'head')}, and a final norm of {a.hidden_size:,}.",
-        f"6. **Total.** {c(total, 'total')}, against the {h(fmt.params(m.stated_params.count), 'worked.stated')} "
+        f"6. **Total.** {c(total, 'total')}, against the {h(fmt.params(m.stated_params), 'worked.stated')} "
         f"the model card states.",
     ]
     return "\n".join(lines) + "\n"
@@ -193,11 +193,11 @@ class ReferenceModelsPage(Page):
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)
         cat = self.cat
-        errs = {k: relative_error(total_params(m.architecture), m.stated_params.count) for k, m in cat.models.items()}
+        errs = {k: relative_error(total_params(m.architecture), m.stated_params) for k, m in cat.models.items()}
         worst = max(errs, key=lambda k: abs(errs[k]))
         ds = cat.models["deepseek-v3"]
         l70 = cat.models["llama-3.1-70b"]
-        bpe = cat.precisions[KV_PRECISION].width.bytes
+        bpe = cat.precisions[KV_PRECISION].width / 8
         ds_kv, l70_kv = kv_bytes_per_token(ds.architecture, bpe), kv_bytes_per_token(l70.architecture, bpe)
         self.count = fmt.count(len(cat.models), "models")
         self.tolerance = fmt.percent(TOLERANCE)

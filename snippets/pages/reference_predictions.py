@@ -260,10 +260,10 @@ class ReferencePredictionsPage(Page):
                         f"{cat.accelerators[m.accelerator].name} ({source_label(m).removesuffix(' (secondary)')})")
                        for m in single})
         every = [*cal, *test]
-        moe_ttft = [e for r in every if r.deployment.setting.model.arch.moe is not None
+        moe_ttft = [e for r in every if r.deployment.setting.model.architecture.moe is not None
                     and (e := r.error("ttft_ms")) is not None]
         # the vendor as data/accelerators.yaml spells it ("AMD"), read by its first word: the name is data text
-        amd_tput = [e for r in test if r.vendor.split(" ")[0] == "AMD" and r.deployment.setting.model.arch.moe is not None
+        amd_tput = [e for r in test if r.vendor.split(" ")[0] == "AMD" and r.deployment.setting.model.architecture.moe is not None
                     and (e := r.error("output_tokens_per_s")) is not None]
         sources = {source_label(m).removesuffix(" (secondary)") for m in cat.measurements.values()}
         self.cal_run = fmt.Figure(len(runs), "runs", " and ".join(runs), "the fit basis' runs at one request")
@@ -323,7 +323,7 @@ class ReferencePredictionsPage(Page):
         # what the model leaves out of InferenceX's NVIDIA DeepSeek-R1 TTFTs at light load (up to LIGHT_LOAD requests
         # at once, so hardly any queue): measured minus predicted, in seconds, by prompt length
         gaps = [(m.input_tokens or 0, ((m.ttft_ms or 0.0) - r.predicted("ttft_ms")) / 1e3) for r in cal
-                if (m := r.measurement).ttft_ms is not None and r.deployment.setting.model.arch.moe is not None
+                if (m := r.measurement).ttft_ms is not None and r.deployment.setting.model.architecture.moe is not None
                 and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m).startswith("InferenceX")
                 and m.concurrency is not None and m.concurrency <= LIGHT_LOAD]
         lengths = sorted({n for n, _ in gaps})
@@ -344,7 +344,7 @@ class ReferencePredictionsPage(Page):
         near: dict[str, float] = {}
         for r in cal:
             m = r.measurement
-            if (m.ttft_ms is not None and r.deployment.setting.model.arch.moe is not None
+            if (m.ttft_ms is not None and r.deployment.setting.model.architecture.moe is not None
                     and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m).startswith("InferenceX")
                     and m.concurrency is not None and m.concurrency <= LIGHT_LOAD and m.input_tokens == lengths[-1]):
                 gap = abs(m.ttft_ms - r.predicted("ttft_ms")) / 1e3

@@ -155,7 +155,7 @@ def grid_table(cat: Catalog) -> str:
                           if searched(row) and found is not None else None)
         d = row.deployment
         if d is None:  # the weights' size needs no accelerator: shown even where none serves them
-            size = fmt.nbytes(weight_bytes(r.eng.models[row.model].arch, r.eng.precisions[row.precision]), "GB")
+            size = fmt.nbytes(weight_bytes(r.eng.models[row.model].architecture, r.eng.precisions[row.precision]), "GB")
             rows.append([m.name, p.name, a.name, size, *(["—"] * 7), row.why_not, *at, "—"])
             continue
         one = row.at_one
@@ -244,7 +244,7 @@ def target_note(cat: Catalog) -> str:
     h = fmt.fig_html
     ttft = fmt.quantity(sc.ttft_s * 1e3, "ms", 0, show_unit=True)
     tpot = fmt.quantity(sc.tpot_s * 1e3, "ms", 0, show_unit=True)
-    saving = h(fmt.percent(r.eng.layout_policies[sc.layout_policy].disaggregated_min_saving), 'target.min_saving')
+    saving = h(fmt.percent(r.eng.layout_policies[sc.layout_policy].disaggregation.min_saving), 'target.min_saving')
     what = (f"*Recommended at the target* is what the site would deploy among the configurations whose first token "
             f"comes within {h(ttft, 'target.ttft')} and each next one within {h(tpot, 'target.tpot')}: the cheapest "
             f"aggregated one, unless the cheapest with prefill and decode workers apart costs at least {saving} "

@@ -2,8 +2,8 @@
 
 A block-scaled format stores, besides each weight, one scale (and for asymmetric integer formats
 one zero point) per group of weights; their bits are spread over the group. `bit_budget` splits
-the cost into those parts; `Precision.bits_per_param` (and the engine's `PrecisionSpec.bytes_per_param`)
-give the same total. The range functions read a float's bit fields (`FloatLayout`): E4M3 reaches 448,
+the cost into those parts; the engine's `PrecisionSpec.bits_per_param` (a precision entry is that record) gives
+the same total. The range functions read a float's bit fields (`FloatLayout`): E4M3 reaches 448,
 E5M2 57344, E2M1 6.
 """
 
@@ -39,9 +39,9 @@ def bit_budget(precision: Precision) -> BitBudget:
     """The bits one weight of `precision` costs, by part. Formats without a block scale are all element."""
     bs = precision.block_scale
     if bs is None:
-        return BitBudget(precision.width.value, 0.0, 0.0)
-    zero = 0.0 if bs.zero_point_width is None else bs.zero_point_width.value / bs.group_size
-    return BitBudget(precision.width.value, bs.scale_width.value / bs.group_size, zero)
+        return BitBudget(precision.width, 0.0, 0.0)
+    zero = 0.0 if bs.zero_point_width is None else bs.zero_point_width / bs.group_size
+    return BitBudget(precision.width, bs.scale_width / bs.group_size, zero)
 
 
 def shrink_factor(precision: Precision, reference: Precision) -> float:

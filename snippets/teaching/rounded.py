@@ -118,7 +118,7 @@ def size(
 
     `params` defaults to the model's nominal size (405B), as the site's worked figures use.
     """
-    n = model.nominal_params.count if params is None else params
+    n = model.nominal_params if params is None else params
     bpp = bytes_per_param(precision)
     w = weight_bytes(n, bpp)
     cap = accelerator.memory.bytes

@@ -45,7 +45,7 @@ def dep(catalog: Catalog):
 
 
 def test_page_tp_diagram_draws_the_engines_layout(catalog: Catalog, dep) -> None:
-    a, tp = dep.setting.model.arch, dep.layout.tp
+    a, tp = dep.setting.model.architecture, dep.layout.tp
     sh = tp_shard(dep)
     # by hand, Llama 3.1 405B on TP8: 128 heads / 8, 8 KV heads / 8, (16 + 2) × 128 columns, 53,248 / 8
     assert (sh.heads, sh.kv_heads, sh.qkv_cols, sh.o_rows, sh.ffn) == (16, 1, 2304, 2048, 6656)
@@ -58,7 +58,7 @@ def test_page_tp_diagram_draws_the_engines_layout(catalog: Catalog, dep) -> None
 
 def test_page_ring_diagram_times_are_the_engines(catalog: Catalog, dep) -> None:
     n = dep.layout.tp
-    msg = dep.setting.model.arch.hidden_size * 2
+    msg = dep.setting.model.architecture.hidden_size * 2
     steps = ring_steps_of(dep, msg)
     prices = algorithm_prices(dep, msg)
     for k, name in (("ring", "nccl"), ("two-shot", "two-shot"), ("one-shot", "one-shot")):

@@ -71,7 +71,7 @@ def test_every_grid_row_is_the_calculators_answer_at_the_default_case(built: Bui
     for r in rows:
         got = answer(eng, {"model": r["model"], "precision": r["precision"], "accelerator": r["accelerator"], **GRID})
         where = f"{r['model']} {r['precision']} {r['accelerator']}"
-        limit = eng.models[r["model"]].arch.context_length
+        limit = eng.models[r["model"]].architecture.context_length
         if limit is not None and limit < eng.scenarios[SCENARIO].context_tokens:  # the grid sizes it regardless
             assert not got["ok"] and f"context of {limit:,} tokens" in got["error"], where
             continue

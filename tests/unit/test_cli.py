@@ -68,7 +68,7 @@ def test_node_and_accelerator_that_disagree_are_refused(capsys: pytest.CaptureFi
 
 def test_the_context_limit_is_the_models(catalog: Catalog) -> None:
     eng = engine_catalog(catalog)
-    limit = eng.models["llama-3.1-70b"].arch.context_length
+    limit = eng.models["llama-3.1-70b"].architecture.context_length
     assert limit is not None
     ok = check_request(eng, "llama-3.1-70b", input_tokens=limit - 1, output_tokens=1)
     assert ok.context_tokens == limit

@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Literal
 
 import pytest
 
@@ -14,7 +15,15 @@ from snippets.data import Catalog
 from snippets.data.export import engine_catalog
 from snippets.engine.bands import BandEntry
 from snippets.engine.codec import KEY, decode, encode
-from snippets.engine.specs import Arch, ChipSpec, EngineCatalog, MemoryPolicySpec, PrecisionSpec, TimeModelSpec
+from snippets.engine.specs import (
+    Arch,
+    ChipSpec,
+    EngineCatalog,
+    MemoryPolicySpec,
+    PrecisionSpec,
+    TimeModelSpec,
+    WeightBlock,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +42,7 @@ class Outer:
     tags: frozenset[str]
     flag: bool = False
     inner: Inner | None = None
+    kind: Literal["a", "b"] = "a"
 
 
 OBJ = {"name": "x", "count": 3, "table": {"a": {"size": 2}, "b": {}}, "pairs": [[1, 0.5], [256, 0.25]],
@@ -49,7 +59,8 @@ def test_a_record_is_built_from_its_json_by_its_field_types() -> None:
     # written back: fields in declared order, a table's records without their key, a frozenset sorted
     assert encode(got) == {"name": "x", "count": 3, "table": {"a": {"size": 2}, "b": {"size": 1.0}},
                            "pairs": [[1, 0.5], [256, 0.25]], "fixed": [2, 0.6, 0.8], "tags": ["a", "z"],
-                           "flag": False, "inner": {"id": "c", "size": 4.5}}
+                           "flag": False, "inner": {"id": "c", "size": 4.5}, "kind": "a"}
+    assert decode(Outer, {**OBJ, "kind": "b"}).kind == "b"
     assert decode(Outer, encode(got)) == got
 
 
@@ -65,6 +76,8 @@ def test_a_record_is_built_from_its_json_by_its_field_types() -> None:
     ({"fixed": [2, 0.6]}, "Outer.fixed: expected 3 items, got 2"),
     ({"tags": "ab"}, "Outer.tags: expected a list, got str 'ab'"),
     ({"table": [1]}, "Outer.table: expected an object, got list [1]"),
+    ({"kind": "c"}, "Outer.kind: expected one of 'a', 'b', got str 'c'"),
+    ({"kind": None}, "Outer.kind: expected one of 'a', 'b', got null"),
 ])
 def test_what_is_not_a_records_json_is_refused_with_the_record_and_the_path(edit: dict[str, object],
                                                                            words: str) -> None:
@@ -95,8 +108,10 @@ def test_the_published_catalog_reads_back_to_the_builds_records(catalog: Catalog
     # the H100 SXM datasheet's sparse 1,979 and 3,958 TFLOP/s, halved
     assert h100.dense_flops["bf16"] == 989.5e12 and h100.dense_flops["fp8"] == 1979e12
     assert isinstance(h100.dense_derived, frozenset) and isinstance(h100.time_sources[0], tuple)
-    assert isinstance(back.models["llama-3.1-8b"].arch, Arch) and back.models["llama-3.1-8b"].arch.layers == 32
-    assert back.precisions["fp8-block"].weight_block == (128, 128)
+    assert isinstance(back.models["llama-3.1-8b"].architecture, Arch) and back.models["llama-3.1-8b"].architecture.layers == 32
+    fp8_block = back.precisions["fp8-block"]
+    assert fp8_block.weight_block == WeightBlock(128, 128)
+    assert fp8_block.bits_per_param == 8 + 32 / 16384  # one FP32 scale per 128 x 128 block
     tm = next(iter(back.time_models.values()))
     assert isinstance(tm, TimeModelSpec) and all(isinstance(b, BandEntry) for b in tm.bands) and tm.bands
     assert isinstance(back.memory_policies["vllm-default"], MemoryPolicySpec)

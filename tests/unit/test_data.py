@@ -24,7 +24,7 @@ def test_repository_data_is_valid(catalog) -> None:
     assert {"fp16", "bf16", "fp8", "int8", "int4"} <= set(catalog.precisions)
     assert catalog.accelerators["h100-sxm"].memory.bytes == 80e9
     assert catalog.accelerators["h100-sxm"].memory_bandwidth.bandwidth.direction is Direction.SHARED
-    assert catalog.precisions["int4"].width.bytes == 0.5
+    assert catalog.precisions["int4"].width / 8 == 0.5
     assert catalog.assumptions["runtime-reserve"].value.fraction == 0.125
 
 
@@ -111,6 +111,53 @@ CASES = [
      ["entry 'h100-sxm'", "field 'scale_up.bandwidth'", "disagrees"]),
     ("percent out of range", "assumptions", _set("runtime-reserve/value/value", 120),
      ["data/assumptions.yaml", "entry 'runtime-reserve'", "field 'value'", "below 100"]),
+    # a layout policy validates into the engine's record (LayoutPolicySpec) and is refused as a schema class is
+    ("unknown key in an engine record", "policies", _set("tp-in-node/disaggregation/colour", "green"),
+     ["data/policies.yaml", "entry 'tp-in-node'", "field 'disaggregation.colour'", "Extra inputs"]),
+    ("a choice the engine does not know", "policies", _set("tp-in-node/tp_limit", "rack"),
+     ["entry 'tp-in-node'", "field 'tp_limit'", "'node' or 'domain'", "(got 'rack')"]),
+    ("a record's id written in its entry", "policies", _set("tp-in-node/id", "fewest-gpus"),
+     ["entry 'tp-in-node'", "field 'id'", "its key in the file"]),
+    ("a share outside its stated range", "policies", _set("tp-in-node/disaggregation/min_saving", 0.3),
+     ["entry 'tp-in-node'", "field 'disaggregation.min_saving'", "outside min_saving_range 0.05-0.25 (got 0.3)"]),
+    ("a record's provenance missing", "policies", _del("tp-in-node/disaggregation/sources"),
+     ["entry 'tp-in-node'", "field 'disaggregation.sources'", "Field required"]),
+    # a scenario validates into ScenarioSpec: its target's times are measures as written, held in seconds
+    ("a target time without its unit", "scenarios", _set("reference/target/ttft", 2.0),
+     ["data/scenarios.yaml", "entry 'reference'", "field 'target.ttft'", "valid dictionary or instance of TargetTime"]),
+    ("a target time in an unknown unit", "scenarios", _set("reference/target/ttft/unit", "min"),
+     ["entry 'reference'", "field 'target.ttft.unit'", "'min' is not one of 's', 'ms', 'us', 'ns'"]),
+    ("an implausible target time", "scenarios", _set("reference/target/tpot/value", 1e9),
+     ["entry 'reference'", "field 'target.tpot'", "outside the plausible range", "TargetTime.BOUNDS"]),
+    ("no sequences", "scenarios", _set("reference/concurrency", 0),
+     ["entry 'reference'", "field 'concurrency'", "0 is less than 1"]),
+    # a memory policy validates into MemoryPolicySpec: its sizes are measures as written, held in bytes
+    ("a size without its unit", "policies", _set("vllm-default/non_torch_by_tp/1/memory", 3.58),
+     ["entry 'vllm-default'", "field 'non_torch_by_tp.1.memory'", "valid dictionary or instance of RuntimeBytes"]),
+    ("a size outside its stated range", "policies", _set("vllm-default/non_torch_by_tp/1/memory/value", 9.0),
+     ["entry 'vllm-default'", "field 'non_torch_by_tp.1.memory'", "TP2's 9 GiB lies outside non_torch_range"]),
+    ("an unknown key in a record of a list", "policies", _set("vllm-default/non_torch_by_tp/1/colour", "green"),
+     ["entry 'vllm-default'", "field 'non_torch_by_tp.1.colour'", "Extra inputs"]),
+    ("a size in a rate's unit", "policies", _set("vllm-default/cuda_graphs/unit", "GB/s"),
+     ["entry 'vllm-default'", "field 'cuda_graphs.unit'", "'GB/s' is not one of"]),
+    ("a scheduler of no sequences", "policies", _set("vllm-default/serve_defaults/max_num_seqs", 0),
+     ["entry 'vllm-default'", "field 'serve_defaults.max_num_seqs'", "0 is less than 1"]),
+    # a precision validates into PrecisionSpec: its widths are measures as written, held in bits
+    ("a width without its unit", "precisions", _set("int4-g128/width", 4),
+     ["data/precisions.yaml", "entry 'int4-g128'", "field 'width'", "valid dictionary or instance of Bits"]),
+    ("a scale's width in an unknown unit", "precisions", _set("int4-g128/block_scale/scale_width/unit", "byte"),
+     ["entry 'int4-g128'", "field 'block_scale.scale_width.unit'", "'byte' is not one of 'bit'"]),
+    ("an unknown key in a precision's weight block", "precisions", _set("fp8-block/weight_block/depth", 1),
+     ["entry 'fp8-block'", "field 'weight_block.depth'", "Extra inputs"]),
+    ("an empty weight block", "precisions", _set("fp8-block/weight_block/rows", 0),
+     ["entry 'fp8-block'", "field 'weight_block.rows'", "0 is less than 1"]),
+    # a model validates into ModelSpec: its counts are measures as written, held as counts
+    ("a count without its unit", "models", _set("deepseek-v3/nominal_params", 671),
+     ["data/models.yaml", "entry 'deepseek-v3'", "field 'nominal_params'", "valid dictionary or instance of Count"]),
+    ("a count in bytes", "models", _set("deepseek-v3/nominal_params/unit", "B"),
+     ["entry 'deepseek-v3'", "field 'nominal_params.unit'", "'B' is not one of 'count', 'million', 'billion'"]),
+    ("acceptance rates out of order", "models", _set("deepseek-v3/mtp_acceptance/low", 0.95),
+     ["entry 'deepseek-v3'", "field 'mtp_acceptance.low'", "must not exceed high (got 0.95)"]),
 ]
 
 
@@ -164,7 +211,7 @@ def test_reference_entries_present(catalog) -> None:
     assert {"h100-sxm", "h200-sxm", "a100-80gb-sxm", "b200", "mi300x"} <= priced
     # values other pages depend on
     assert catalog.accelerators["a100-80gb-sxm"].memory_bandwidth.value == 2039
-    assert catalog.models["llama-3.1-405b"].nominal_params.count == 405e9
+    assert catalog.models["llama-3.1-405b"].nominal_params == 405e9
 
 
 def test_every_accelerator_is_complete_or_says_why(catalog) -> None:

@@ -33,20 +33,20 @@ def test_vllm_pp_partition_gives_the_remainder_to_the_stages_before_the_last():
 
 
 def test_tp_must_divide_heads_and_kv_heads_divide_each_other(eng):
-    llama70 = eng.models["llama-3.1-70b"].arch  # 64 heads, 8 KV heads
+    llama70 = eng.models["llama-3.1-70b"].architecture  # 64 heads, 8 KV heads
     assert tp_problems(llama70, 8) == []
     assert tp_problems(llama70, 16) == []  # beyond the KV heads: each KV head replicated twice
     assert kv_heads_per_gpu(8, 16) == 1 and kv_replicas(8, 16) == 2
     assert kv_heads_per_gpu(8, 4) == 2 and kv_replicas(8, 4) == 1
     assert any("attention heads" in p for p in tp_problems(llama70, 3))
-    gpt3 = eng.models["gpt-3-175b"].arch  # 96 heads, 96 KV heads (multi-head attention)
+    gpt3 = eng.models["gpt-3-175b"].architecture  # 96 heads, 96 KV heads (multi-head attention)
     assert tp_problems(gpt3, 12) == []
     assert tp_problems(gpt3, 64) == ["TP64 does not divide the 96 attention heads",
                                      "TP64 and the 96 KV heads do not divide one another"]
 
 
 def test_kv_replication_keeps_a_whole_head_per_gpu(eng):
-    arch = eng.models["llama-3.1-70b"].arch  # 80 layers, 8 KV heads of 128, BF16 cache
+    arch = eng.models["llama-3.1-70b"].architecture  # 80 layers, 8 KV heads of 128, BF16 cache
     # TP8: one KV head per GPU; TP16: still one (replicated), so the per-GPU cache does not halve
     at8 = kv_bytes_per_token_per_gpu(arch, 80, 8, 2)
     at16 = kv_bytes_per_token_per_gpu(arch, 80, 16, 2)
@@ -56,13 +56,13 @@ def test_kv_replication_keeps_a_whole_head_per_gpu(eng):
 
 
 def test_mla_latent_is_held_whole_on_every_tp_rank(eng):
-    arch = eng.models["deepseek-v3"].arch  # 61 layers, latent 512 + rotary 64
+    arch = eng.models["deepseek-v3"].architecture  # 61 layers, latent 512 + rotary 64
     assert kv_bytes_per_token_per_gpu(arch, 61, 8, 2) == 61 * (512 + 64) * 2
     assert kv_bytes_per_token_per_gpu(arch, 61, 1, 2) == kv_bytes_per_token_per_gpu(arch, 61, 16, 2)
 
 
 def test_sliding_window_layers_hold_only_their_window(eng):
-    arch = eng.models["gpt-oss-120b"].arch  # 36 layers, even ones a 128-token window; 8 KV heads of 64
+    arch = eng.models["gpt-oss-120b"].architecture  # 36 layers, even ones a 128-token window; 8 KV heads of 64
     per_layer = 2 * 8 * 64 * 2  # K and V, BF16: 2048 B a token and layer at TP1
     assert kv_bytes_per_token_per_gpu(arch, 36, 1, 2) == 36 * per_layer  # no context given: every token, every layer
     at_8k = kv_bytes_per_token_per_gpu(arch, 36, 1, 2, context_tokens=8192)
@@ -79,7 +79,7 @@ def test_sliding_window_layers_hold_only_their_window(eng):
 def test_gpt_oss_biases_sinks_and_router_stay_16_bit(eng):
     from snippets.engine.memory import layer_share
 
-    arch = eng.models["gpt-oss-120b"].arch
+    arch = eng.models["gpt-oss-120b"].architecture
     share = layer_share(arch, 0, Layout(1))
     # kept: two norms 2 x 2880, attention biases 4096 + 2 x 512 + 2880, 64 sinks,
     # 128 experts' biases of 2 x 2880 + 2880, router 2880 x 128 + 128 bias
@@ -95,14 +95,14 @@ def test_gpt_oss_biases_sinks_and_router_stay_16_bit(eng):
 def test_qk_norm_is_on_every_tp_rank(eng):
     from snippets.engine.memory import layer_share
 
-    arch = eng.models["qwen3-32b"].arch  # q_norm and k_norm of 128 each, two norms of 5120
+    arch = eng.models["qwen3-32b"].architecture  # q_norm and k_norm of 128 each, two norms of 5120
     assert layer_share(arch, 0, Layout(8)).kept == 2 * 5120 + 2 * 128
 
 
 def test_maverick_dense_and_moe_layers_split_differently(eng):
     from snippets.engine.memory import layer_share
 
-    arch = eng.models["llama-4-maverick"].arch
+    arch = eng.models["llama-4-maverick"].architecture
     lay = Layout(8, ep=8)
     dense, moe = layer_share(arch, 0, lay), layer_share(arch, 1, lay)
     assert dense.expert_linear == 0
@@ -116,12 +116,12 @@ def test_maverick_dense_and_moe_layers_split_differently(eng):
 def test_weights_at_bf16_tp1_are_every_parameter_twice(eng):
     for mid in ("llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b", "deepseek-v3", "gpt-3-175b", "llama-4-maverick",
                 "qwen3-235b-a22b", "qwen3-32b", "gpt-oss-120b"):
-        arch = eng.models[mid].arch
+        arch = eng.models[mid].architecture
         assert weight_bytes(arch, eng.precisions["bf16"]) == pytest.approx(2 * total_params(arch), rel=1e-12)
 
 
 def test_fp8_checkpoint_keeps_embeddings_and_lm_head_at_16_bit(eng):
-    arch = eng.models["llama-3.1-405b"].arch
+    arch = eng.models["llama-3.1-405b"].architecture
     fp8 = eng.precisions["fp8"]
     edge = embedding_params(arch) + lm_head_params(arch)
     norms = norm_params(arch) * (2 * arch.layers + 1)
@@ -132,7 +132,7 @@ def test_fp8_checkpoint_keeps_embeddings_and_lm_head_at_16_bit(eng):
 
 
 def test_tp_and_pp_shares_add_up_to_the_whole_copy_for_a_model_without_replication(eng):
-    arch = eng.models["llama-3.1-405b"].arch  # 8 KV heads: TP8 replicates nothing
+    arch = eng.models["llama-3.1-405b"].architecture  # 8 KV heads: TP8 replicates nothing
     bf16 = eng.precisions["bf16"]
     stages = stage_weights(arch, bf16, Layout(8, 2))
     norms_per_gpu = norm_params(arch) * 2 * arch.layers * 2  # norms are replicated on every TP rank
@@ -141,7 +141,7 @@ def test_tp_and_pp_shares_add_up_to_the_whole_copy_for_a_model_without_replicati
 
 
 def test_expert_parallelism_hands_out_whole_experts(eng):
-    arch = eng.models["deepseek-v3"].arch  # 256 routed experts in 58 MoE layers
+    arch = eng.models["deepseek-v3"].architecture  # 256 routed experts in 58 MoE layers
     bf16 = eng.precisions["bf16"]
     ep8 = stage_weights(arch, bf16, Layout(8, ep=8))[0]
     tp8 = stage_weights(arch, bf16, Layout(8))[0]

@@ -91,7 +91,7 @@ REAL = {"llama-3.1-8b": LLAMA_31_8B, "llama-3.1-70b": LLAMA_31_70B, "mixtral-8x7
 @pytest.mark.parametrize("model", sorted(REAL))
 def test_a_real_config_gives_the_recorded_architecture(catalog: Catalog, model: str) -> None:
     """Every field equal to data/models.yaml's record; the context length too where the record has one."""
-    recorded = engine_catalog(catalog).models[model].arch
+    recorded = engine_catalog(catalog).models[model].architecture
     got = arch_from_config(REAL[model])
     if recorded.context_length is None:
         got = replace(got, context_length=None)

@@ -105,8 +105,9 @@ def test_stage_weights_equal_the_walk_over_every_layer_for_every_model_and_preci
     checked = 0
     for model in eng.models.values():
         for precision in eng.precisions.values():
-            for lay in _layouts(model.arch):
-                assert stage_weights(model.arch, precision, lay) == walked_stage_weights(model.arch, precision, lay), (
+            arch = model.architecture
+            for lay in _layouts(arch):
+                assert stage_weights(arch, precision, lay) == walked_stage_weights(arch, precision, lay), (
                     model.id, precision.id, lay.label)
                 checked += 1
     assert checked > 3000
@@ -119,7 +120,7 @@ def test_kv_blocks_equal_the_walk_over_every_layer(eng: EngineCatalog) -> None:
     policies = [base, replace(base, hybrid_kv_cache=not base.hybrid_kv_cache)]
     checked = 0
     for model in eng.models.values():
-        arch = model.arch
+        arch = model.architecture
         for pol in policies:
             for pp in sorted({1, 2, 3, 7, arch.layers}):
                 first = 0
@@ -137,8 +138,8 @@ def test_kv_blocks_equal_the_walk_over_every_layer(eng: EngineCatalog) -> None:
 def _patterns(eng: EngineCatalog) -> list[Arch]:
     """Every model of data/, and synthetic mixes of sliding windows (all, alternate), chunked attention (every
     odd and even interval) and expert layers (leading dense layers, every second or third layer)."""
-    archs: list[Arch] = [m.arch for m in eng.models.values()]
-    base = eng.models["llama-3.1-8b"].arch
+    archs: list[Arch] = [m.architecture for m in eng.models.values()]
+    base = eng.models["llama-3.1-8b"].architecture
     for swl in (None, "all", "alternate"):
         for chunk, every in ((None, None), (8192, 4), (8192, 3), (8192, 1), (8192, 2)):
             for moe in (None, MoE(experts=8, active_experts=2, expert_ffn_size=1024, dense_layers=3, layer_step=2),
@@ -165,7 +166,7 @@ def test_layer_kinds_counted_equal_the_kinds_layer_by_layer(eng: EngineCatalog) 
 def test_a_thousand_layers_are_sized_without_a_walk_per_split(eng: EngineCatalog) -> None:
     """A pasted config of 1,000 layers split into 1,000 stages: every stage's weights and KV bytes as the walk
     finds them (the walk is quadratic over the splits `choose` tries; the counts are not)."""
-    arch = replace(eng.models["gpt-oss-120b"].arch, layers=1000)
+    arch = replace(eng.models["gpt-oss-120b"].architecture, layers=1000)
     prec = eng.precisions["fp8"]
     for pp in (1, 3, 999, 1000):
         lay = Layout(1, pp)
@@ -188,7 +189,7 @@ def test_the_binding_stage_is_the_one_comparing_every_stage_finds(eng: EngineCat
     pol = next(iter(eng.memory_policies.values()))
     checked = 0
     for model in eng.models.values():
-        arch = replace(model.arch, layers=3 * model.arch.layers)  # more stages of each kind
+        arch = replace(model.architecture, layers=3 * model.architecture.layers)  # more stages of each kind
         for chip in ("h100-sxm", "l4"):
             c = eng.chips[chip]
             p = pol.for_chip(c)

@@ -31,7 +31,7 @@ from snippets.engine.memory import (
     stage_weights,
 )
 from snippets.engine.params import cached_layers, chunked_layers, layer_attention
-from snippets.engine.specs import EngineCatalog
+from snippets.engine.specs import EngineCatalog, ServeDefaults
 
 GiB = 2**30
 H100_CUDA_TOTAL = 79.22 * GiB
@@ -82,7 +82,7 @@ def test_memory_outside_pytorch_by_tp_degree(eng):
 def test_forward_peak_worked_by_hand(eng):
     # Llama 3.1 70B at TP2, 8,192 tokens in BF16: residual, input and output (3 x 8,192 hidden) plus the gated
     # MLP's gate-and-up output and product (3 x 28,672 / 2) = 67,584 values a token, 2 bytes each
-    arch = eng.models["llama-3.1-70b"].arch
+    arch = eng.models["llama-3.1-70b"].architecture
     assert forward_peak_bytes(arch, Layout(2), 8192, 2.0) == 8192 * 2 * (3 * 8192 + 3 * 28672 // 2)
     assert forward_peak_bytes(arch, Layout(2), 8192, 2.0) / GiB == pytest.approx(1.031, abs=1e-3)
 
@@ -91,8 +91,8 @@ def test_activation_peak_against_vllm_10511(eng):
     # Meta-Llama-3-8B, vLLM 0.6.5 on an H100: max_num_batched_tokens 8,192, max_num_seqs 256; the log shows
     # "PyTorch activation peak memory 1.26GiB" at TP1 and at TP2. The sampler (256 rows x 128,256 logits x 41.3
     # bytes) sets the peak at both; the forward pass alone would be 0.84 GiB at TP1 and halve its MLP at TP2.
-    pol = replace(eng.memory_policies["vllm-default"], max_num_seqs=256, max_num_batched_tokens=8192)
-    arch = eng.models["llama-3.1-8b"].arch  # Llama 3 8B's architecture
+    pol = replace(eng.memory_policies["vllm-default"], serve_defaults=ServeDefaults(256, 8192))
+    arch = eng.models["llama-3.1-8b"].architecture  # Llama 3 8B's architecture
     for tp in (1, 2):
         assert activation_peak(arch, Layout(tp), pol, 2.0) / GiB == pytest.approx(1.26, abs=0.005), tp
     assert forward_peak_bytes(arch, Layout(1), 8192, 2.0) / GiB == pytest.approx(0.84, abs=0.005)
@@ -119,9 +119,9 @@ def test_kv_memory_against_vllm_21348(eng):
 def test_the_sampler_runs_on_the_last_pipeline_stage_only(eng):
     st = setting(eng, "llama-3.1-405b", "bf16", "reference", accelerator="h100-sxm")
     first, last = st.stages(Layout(8, 2))
-    fwd = forward_peak_bytes(st.model.arch, Layout(8, 2), 8192, 2.0)
+    fwd = forward_peak_bytes(st.model.architecture, Layout(8, 2), 8192, 2.0)
     assert first.activations == fwd
-    assert last.activations == max(fwd, sampler_peak_bytes(st.model.arch, st.memory_policy))
+    assert last.activations == max(fwd, sampler_peak_bytes(st.model.architecture, st.memory_policy))
     assert last.activations > first.activations
 
 
@@ -174,7 +174,7 @@ def test_flagship_with_data_as_it_stands(eng):
 
 def test_estimated_max_model_len_bisects_whole_blocks(eng):
     st = setting(eng, "llama-3.1-70b", "bf16", "reference")
-    arch, pol = st.model.arch, st.memory_policy
+    arch, pol = st.model.architecture, st.memory_policy
     per_block = 16 * kv_bytes_per_token_per_gpu(arch, 80, 2, 2.0)
     assert estimated_max_model_len(arch, 0, 80, 2, 2.0, 305.5 * per_block, 8192, pol) == 305 * 16
     assert estimated_max_model_len(arch, 0, 80, 2, 2.0, 0.5 * per_block, 8192, pol) == 0
@@ -224,7 +224,7 @@ def test_kv_sequences_counts_every_dp_rank(eng):
 
 
 def test_llama4_layers_three_in_four_attend_in_chunks(eng):
-    arch = eng.models["llama-4-scout"].arch
+    arch = eng.models["llama-4-scout"].architecture
     assert [layer_attention(arch, i) for i in range(8)] == ["chunked"] * 3 + ["full"] + ["chunked"] * 3 + ["full"]
     assert chunked_layers(arch) == 36
     assert chunked_layers(arch, 4, 10) == 8  # layers 4..13: 7 and 11 are global
@@ -236,7 +236,7 @@ def test_llama4_layers_three_in_four_attend_in_chunks(eng):
     (1048576, 12 + 36 * 8192 / 1048576),  # 12.28: the cache is 3.9 x smaller than 48 full layers
 ])
 def test_chunked_attention_kv_read_at_decode(eng, context, full_equivalent):
-    arch = eng.models["llama-4-scout"].arch
+    arch = eng.models["llama-4-scout"].architecture
     assert cached_layers(arch, 0, 48, context) == pytest.approx(full_equivalent)
     per_layer = 2 * 8 * 128 * 2  # a key and a value of 8 KV heads of 128, BF16, TP1
     assert kv_bytes_per_token_per_gpu(arch, 48, 1, 2.0, context_tokens=context) == pytest.approx(
@@ -246,13 +246,13 @@ def test_chunked_attention_kv_read_at_decode(eng, context, full_equivalent):
 def test_decode_kv_read_by_hand(eng):
     # Llama 3.1 70B: 80 layers, 8 KV heads of 128, a key and a value each, BF16. At TP8 each GPU holds one KV
     # head: 2 x 80 x 1 x 128 x 2 = 40,960 bytes per token; four sequences of 2,048 tokens read 4 x 2,048 of them
-    arch = eng.models["llama-3.1-70b"].arch
+    arch = eng.models["llama-3.1-70b"].architecture
     assert decode_kv_read(arch, 80, 8, 2.0, 2048, 4) == 40960 * 2048 * 4 == 335_544_320
     assert decode_kv_read(arch, 80, 2, 2.0, 2048) == 4 * 40960 * 2048  # TP2: four heads a GPU, one sequence
     assert decode_kv_read(arch, 40, 8, 2.0, 2048, 4, first_layer=40) == 335_544_320 / 2  # a second stage's half
     # Llama 4 Scout at 131,072 tokens: its 12 global layers read the whole context, its 36 chunked layers one chunk
     # of 8,192 tokens; 4,096 bytes per layer and token (8 KV heads of 128, BF16, TP1)
-    scout = eng.models["llama-4-scout"].arch
+    scout = eng.models["llama-4-scout"].architecture
     assert decode_kv_read(scout, 48, 1, 2.0, 131072) == pytest.approx((12 * 131072 + 36 * 8192) * 4096)
 
 
@@ -267,9 +267,9 @@ def test_chunked_attention_kv_vllm_reserves(eng, context, chunked_tokens):
     st = setting(eng, "llama-4-scout", "bf16", "reference", accelerator="h100-sxm")
     pol = st.memory_policy
     assert pol.max_num_batched_tokens == 8192 and pol.hybrid_kv_cache
-    got = kv_bytes_per_sequence(st.model.arch, 0, 48, 4, 2.0, context, pol)
+    got = kv_bytes_per_sequence(st.model.architecture, 0, 48, 4, 2.0, context, pol)
     assert got == (36 * chunked_tokens + 12 * context) * 1024
-    full = kv_bytes_per_sequence(st.model.arch, 0, 48, 4, 2.0, context, replace(pol, hybrid_kv_cache=False))
+    full = kv_bytes_per_sequence(st.model.architecture, 0, 48, 4, 2.0, context, replace(pol, hybrid_kv_cache=False))
     assert full == 48 * context * 1024
 
 
@@ -277,7 +277,7 @@ def test_chunked_attention_kv_vllm_reserves(eng, context, chunked_tokens):
 
 
 def test_qwen3_fp8_at_tp8_is_refused_with_vllms_message(eng):
-    arch, fp8b = eng.models["qwen3-235b-a22b"].arch, eng.precisions["fp8-block"]
+    arch, fp8b = eng.models["qwen3-235b-a22b"].architecture, eng.precisions["fp8-block"]
     problem = block_quant_problem(arch, Layout(8), fp8b)
     assert problem is not None
     assert problem.endswith("vLLM: The output_size of gate's and up's weight = 192 is not divisible by weight "
@@ -291,7 +291,7 @@ def test_qwen3_fp8_at_tp8_is_refused_with_vllms_message(eng):
 
 
 def test_deepseek_block_fp8_splits(eng):
-    arch, fp8b = eng.models["deepseek-v3"].arch, eng.precisions["fp8-block"]
+    arch, fp8b = eng.models["deepseek-v3"].architecture, eng.precisions["fp8-block"]
     assert layout_problems(arch, Layout(8), fp8b) == []     # experts 2,048 / 8 = 256
     assert layout_problems(arch, Layout(16), fp8b) == []    # 128
     # TP32: the experts would be 64 wide, but vLLM stops earlier, at layer 0's dense MLP: 18,432 / 32 = 576
@@ -305,7 +305,7 @@ def test_the_policy_skips_refused_tp_degrees(eng):
     # adds pipeline stages
     st = setting(eng, "qwen3-235b-a22b", "fp8-block", "reference", accelerator="l40s")
     d = deploy(st)
-    assert d.layout.tp != 8 and not layout_problems(st.model.arch, d.layout, st.precision)
+    assert d.layout.tp != 8 and not layout_problems(st.model.architecture, d.layout, st.precision)
 
 
 # ----------------------------------------------------------------------------------------- precisions as shipped

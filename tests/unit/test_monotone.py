@@ -81,7 +81,7 @@ def test_a_decode_step_takes_no_less_time_with_more_sequences_on_every_accelerat
             except (KeyError, UnsupportedFormat):
                 continue
             lay = Layout(1)
-            if layout_problems(st.model.arch, lay, st.precision):
+            if layout_problems(st.model.architecture, lay, st.precision):
                 continue
             d = Deployment(st, lay, "given")  # one GPU, whether or not the weights fit: a step's time is asked
             p = prepare(d)
@@ -115,10 +115,10 @@ def test_across_a_tp_group_a_step_falls_only_where_the_all_reduce_changes_algori
     except (KeyError, UnsupportedFormat):
         pytest.skip(f"{model} {precision} on {chip}: not in the catalog")
     lay = Layout(tp)
-    assert not layout_problems(st.model.arch, lay, st.precision), (model, chip, tp)
+    assert not layout_problems(st.model.architecture, lay, st.precision), (model, chip, tp)
     d = Deployment(st, lay, "given")
     p = prepare(d)
-    h = st.model.arch.hidden_size
+    h = st.model.architecture.hidden_size
 
     def algorithm(b: int) -> str:
         return coll.allreduce(b * h * ACTIVATION_BYTES, p.tp_link, p.tm, p.vendor).algorithm

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from snippets.data import ArchRecord, Model
+from snippets.data import ArchRecord
+from snippets.data.schema import SCHEMAS
 from snippets.engine.params import (
     attention_params,
     experts_touched,
@@ -29,7 +30,7 @@ def test_every_model_matches_its_stated_count(catalog) -> None:
     assert len(catalog.models) >= 8
     for model_id, m in catalog.models.items():
         computed = total_params(m.architecture)
-        assert abs(relative_error(computed, m.stated_params.count)) <= TOLERANCE, model_id
+        assert abs(relative_error(computed, m.stated_params)) <= TOLERANCE, model_id
 
 
 def test_moe_active_counts_match_stated(catalog) -> None:
@@ -41,7 +42,7 @@ def test_moe_active_counts_match_stated(catalog) -> None:
         active = total_params(m.architecture, active=True)
         if m.stated_active_excludes_embedding:  # gpt-oss's card counts the unembedding, not the embedding lookup
             active -= m.architecture.vocab_size * m.architecture.hidden_size
-        assert abs(relative_error(active, m.stated_active_params.count)) <= TOLERANCE, model_id
+        assert abs(relative_error(active, m.stated_active_params)) <= TOLERANCE, model_id
         assert active < total_params(m.architecture) / 3
 
 
@@ -174,10 +175,12 @@ def test_errors() -> None:
                                                       "layer_step": 3}})
     with pytest.raises(ValidationError, match=r"kv_heads\n  Value error, 3 does not divide"):
         ARCH.validate_python({**asdict(arch), "kv_heads": 3, "attention_heads": 2})
-    with pytest.raises(ValidationError, match="stated_active_params"):
-        Model(name="x", nominal_params={"value": 1, "unit": "billion"}, stated_params={"value": 1, "unit": "billion"},
-              stated_active_params={"value": 1, "unit": "billion"}, architecture=arch,
-              sources=[{"url": "https://example.org/x", "title": "xyz", "read": "2026-11-30"}])
+    with pytest.raises(ValidationError, match=r"stated_active_params\n  Value error, give it for a mixture-of-experts"):
+        TypeAdapter(SCHEMAS["models"]).validate_python(
+            {"name": "x", "nominal_params": {"value": 1, "unit": "billion"},
+             "stated_params": {"value": 1, "unit": "billion"}, "stated_active_params": {"value": 1, "unit": "billion"},
+             "architecture": asdict(arch), "sources": [{"url": "https://example.org/x", "title": "xyz",
+                                                        "read": "2026-11-30"}]}, context={"key": "x"})
 
 
 @pytest.mark.parametrize(("edit", "loc", "says"), [

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from snippets.data import FloatLayout, Precision
+from snippets.data.schema import SCHEMAS
 from snippets.teaching.formats import (
     bit_budget,
     max_finite,
@@ -29,7 +30,8 @@ def prec(width: float, kind: str = "int", block: dict[str, Any] | None = None,
         body["block_scale"] = block
     if layout is not None:
         body["layout"] = layout
-    return Precision.model_validate(body)
+    out: Precision = TypeAdapter(SCHEMAS["precisions"]).validate_python(body, context={"key": "x"})
+    return out
 
 
 def bits(v: float) -> dict[str, Any]:
@@ -97,9 +99,9 @@ def test_sizing_counts_the_group_scales(catalog) -> None:
 
 
 def test_zero_point_alone_is_refused_without_a_scale() -> None:
-    with pytest.raises(ValidationError):
+    with pytest.raises(ValidationError, match=r"block_scale.scale_width\n  Field required"):
         prec(4, block={"group_size": 128, "zero_point_width": bits(4)})
-    with pytest.raises(ValidationError):
+    with pytest.raises(ValidationError, match=r"block_scale.group_size\n  Value error, 0 is less than 1"):
         prec(4, block={"group_size": 0, "scale_width": bits(16)})
 
 

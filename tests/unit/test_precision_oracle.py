@@ -76,7 +76,7 @@ def test_bit_fields_match(catalog: Catalog, pid: str) -> None:
     lay = p.layout
     assert lay is not None
     fi = oracle(DTYPES[pid])
-    assert p.width.value == fi.bits
+    assert p.width == fi.bits
     assert lay.exponent_bits == fi.nexp
     assert lay.mantissa_bits == fi.nmant
     # the smallest normal exponent is 1 - bias (the all-zeros exponent field is the subnormals)
@@ -110,7 +110,7 @@ def test_specials_and_extremes_from_every_code(catalog: Catalog, pid: str) -> No
     largest and smallest values are the ones the formulas give."""
     lay = catalog.precisions[pid].layout
     assert lay is not None
-    values = positive_codes(int(catalog.precisions[pid].width.value), DTYPES[pid])
+    values = positive_codes(int(catalog.precisions[pid].width), DTYPES[pid])
     infs, nans = int(np.isinf(values).sum()), int(np.isnan(values).sum())
     expected = {"ieee": (1, 2**lay.mantissa_bits - 1), "nan_only": (0, 1), "none": (0, 0)}[lay.specials]
     assert (infs, nans) == expected, f"{pid}: {lay.specials} layout, but {infs} Inf and {nans} NaN codes"
@@ -136,7 +136,7 @@ def test_scale_formats_match(catalog: Catalog) -> None:
         if bs is None or bs.scale_format is None:
             continue
         t = SCALES[bs.scale_format]
-        assert bs.scale_width.value == _bits(t), f"{pid}: {bs.scale_format} scale"
+        assert bs.scale_width == _bits(t), f"{pid}: {bs.scale_format} scale"
     # E8M0 is a pure power of two: no mantissa, so every scale is 2^k (MX spec)
     e8m0 = ml_dtypes.finfo(ml_dtypes.float8_e8m0fnu)
     assert (e8m0.nexp, e8m0.nmant) == (8, 0)

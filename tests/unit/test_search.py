@@ -76,14 +76,14 @@ def test_tokens_per_verify_step(k, alpha, expected):
 def test_deepseek_mtp_module_is_one_more_moe_block():
     # DeepSeek's README_WEIGHTS.md: 11.5B unique parameters (without the shared embedding and head): one more
     # block of the main layers' structure (a MoE block) and eh_proj, 2 x 7168 -> 7168
-    arch = ENG.models["deepseek-v3"].arch
+    arch = ENG.models["deepseek-v3"].architecture
     mtp = draft_arch(arch, Speculation(1, 0.85))
     assert mtp.layers == 1 and mtp.moe is not None and mtp.moe.dense_layers == 0
     vocab = mtp.vocab_size * mtp.hidden_size
     unique = total_params(mtp) - 2 * vocab + 2 * mtp.hidden_size**2
     assert unique == pytest.approx(11.5e9, rel=0.02)
     with pytest.raises(ValueError, match="no multi-token-prediction module"):
-        draft_arch(ENG.models["llama-3.1-70b"].arch, Speculation(1, 0.8))
+        draft_arch(ENG.models["llama-3.1-70b"].architecture, Speculation(1, 0.8))
 
 
 @pytest.mark.parametrize(("model", "precision", "layout", "spec"), [
@@ -602,7 +602,7 @@ def test_recommend_by_hand():
 
 
 def test_the_recommendation_follows_data():
-    assert ENG.layout_policies["tp-in-node"].disaggregated_min_saving == 0.10  # data/policies.yaml
+    assert ENG.layout_policies["tp-in-node"].disaggregation.min_saving == 0.10  # data/policies.yaml
     s = at_scenario(ENG, "llama-3.1-8b", "bf16", "serving", accelerator="h100-sxm", sweep=False)
     assert s.min_saving == 0.10
 

@@ -92,7 +92,7 @@ def test_a_run_without_cuda_graphs_issues_every_kernel_from_the_host():
     st = setting(ENG, "llama-3.1-8b", "bf16", "reference", accelerator="h100-sxm", concurrency=16,
                  context_tokens=2000, cuda_graphs=False)
     eager = deploy(st, Layout(1))
-    assert st.memory_policy.cuda_graph_batch == "none" and st.memory_policy.cuda_graph_bytes == 0.0
+    assert st.memory_policy.cuda_graph_batch == "none" and st.memory_policy.cuda_graphs == 0.0
     assert prepare(graphed).rates.graph_max_tokens == 512 and prepare(eager).rates.graph_max_tokens == 0
     g, e = step(graphed, "decode", 16, 1000), step(eager, "decode", 16, 1000)
     kernel, host = TM.kernel_s, TM.host_dispatch_s
@@ -289,7 +289,7 @@ def test_experts_with_dp_attention_dispatch_in_fp8_and_combine_in_bf16():
     s = step(d, "decode", 64, 1024)
     assert not [o for o in s.ops if o.kind == "allreduce"]
     dispatch, combine = (next(o for o in s.ops if o.name == n) for n in ("dispatch", "combine"))
-    arch = d.setting.model.arch
+    arch = d.setting.model.architecture
     # 64 tokens over 8 ranks: 8 each, each to 8 experts, 7/8 of them on other GPUs
     per_gpu = 64 / 8 * arch.moe.active_experts * arch.hidden_size * 7 / 8
     assert dispatch.bytes == pytest.approx(per_gpu * FP8_DISPATCH_BYTES)
@@ -574,11 +574,11 @@ def test_prompts_that_share_a_step_stay_under_the_compute_roof():
     # the prompts a step takes are those that arrive while it runs, at the steady state's rate b / L
     rate = x.output_tokens_per_s / 4
     assert rate * x.prefill.total_s == pytest.approx(k, abs=1)
-    flops = x.input_tokens_per_s * 2 * total_params(d.setting.model.arch, active=True)
+    flops = x.input_tokens_per_s * 2 * total_params(d.setting.model.architecture, active=True)
     assert flops < d.setting.chip.dense_flops[d.compute_format]
     # charged as one prompt a step each, they would pass it
     one = mixed_step(d, x.in_flight, 130, 128, 0, finishing=1).total_s - x.decode.total_s
-    assert 128 / one * 2 * total_params(d.setting.model.arch, active=True) > d.setting.chip.dense_flops[d.compute_format]
+    assert 128 / one * 2 * total_params(d.setting.model.architecture, active=True) > d.setting.chip.dense_flops[d.compute_format]
 
 
 def _experts(d: Deployment, tokens: int):

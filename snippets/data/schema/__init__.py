@@ -33,7 +33,7 @@ from snippets.data.schema.measurements import (
     Speculation,
     Speedup,
 )
-from snippets.data.schema.models import ArchRecord, Model, MTPAcceptance
+from snippets.data.schema.models import ArchRecord, Model, ModelEntry, MTPAcceptance
 from snippets.data.schema.policies import (
     AlphaBeta,
     BytesPerElement,
@@ -45,12 +45,11 @@ from snippets.data.schema.policies import (
     NonTorchAtTP,
     Policy,
     RuntimeBytes,
-    ServeDefaults,
     TimeModel,
 )
-from snippets.data.schema.precisions import BlockScale, FloatLayout, Precision, WeightBlock
+from snippets.data.schema.precisions import BlockScale, FloatLayout, Precision, PrecisionEntry
 from snippets.data.schema.prices import PRICE_KINDS, Price
-from snippets.data.schema.scenarios import LatencyTarget, Scenario, TargetTime
+from snippets.data.schema.scenarios import LatencyTarget, Scenario, ScenarioEntry, TargetTime
 
 __all__ = [
     "DISPUTABLE", "MEASUREMENT_OPTIONAL_FIELDS", "OPTIONAL_ACCELERATOR_FIELDS",
@@ -61,18 +60,18 @@ __all__ = [
     "LatencyTarget", "LayoutPolicy", "MTPAcceptance", "Measurement", "MemoryPolicy", "Mode", "Model",
     "NVLink", "NVSwitch", "Network", "Node", "NonTorchAtTP", "NotStated", "PCIe", "Policy", "Pool", "Precision",
     "PrefixCache", "Price", "ReportedMemory", "RuntimeBytes", "RuntimeMemory", "ScaleUp", "Scenario",
-    "ServeDefaults", "Speculation", "Speedup", "TargetTime", "TimeModel", "Vendor", "WeightBlock",
+    "Speculation", "Speedup", "TargetTime", "TimeModel", "Vendor",
 ]
 
 SCHEMAS: dict[str, Any] = {
     "accelerators": Accelerator,
     "interconnects": Interconnect,
-    "models": Model,
-    "precisions": Precision,
+    "models": ModelEntry,
+    "precisions": PrecisionEntry,
     "assumptions": Assumption,
     "prices": Price,
     "policies": Policy,
-    "scenarios": Scenario,
+    "scenarios": ScenarioEntry,
     "deployments": DocumentedDeployment,
     "latencies": Latency,
     "efficiencies": EfficiencyEntry,

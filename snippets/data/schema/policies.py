@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Annotated, Literal
 
@@ -12,16 +13,21 @@ from pydantic import (
     model_validator,
 )
 
-from snippets.data.base import PositiveFloat, PositiveInt, Sources, _read_only, _Strict
+from snippets.data.base import PositiveFloat, PositiveInt, Sources, _read_only, _Strict, as_written, obeys
 from snippets.data.quantities import (
     ByteSize,
     Duration,
     _Measure,
+    in_base,
 )
 from snippets.data.schema.accelerators import Vendor
 from snippets.data.units import (
     BYTE_UNITS,
 )
+from snippets.engine import specs
+from snippets.engine.specs import DisaggregationSpec, LayoutPolicySpec, MemoryPolicySpec
+
+Share = Annotated[float, Field(gt=0, lt=1, strict=True)]
 
 
 class RuntimeBytes(_Measure):
@@ -32,10 +38,6 @@ class RuntimeBytes(_Measure):
     BASE = "bytes"
     BOUNDS = (2.0**20, 2.0**40)
 
-    @property
-    def bytes(self) -> float:
-        return self.base
-
 
 class BytesPerElement(_Measure):
     """Bytes held per element of a tensor shape (per logit of the sampler's batch): 1 to 1,000 bytes."""
@@ -44,147 +46,92 @@ class BytesPerElement(_Measure):
     BASE = "bytes"
     BOUNDS = (1.0, 1000.0)
 
-    @property
-    def bytes(self) -> float:
-        return self.base
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NonTorchAtTP(specs.NonTorchAtTP):
+    """The engine's `NonTorchAtTP` as a start-up log reports it: the memory with its unit, held in bytes, and the
+    log it comes from."""
 
-class ServeDefaults(_Strict):
-    """vLLM's scheduler defaults for one class of device (`EngineArgs` sets them from the device and usage context)."""
-
-    max_num_seqs: PositiveInt
-    """Sequences one engine (one DP rank) schedules at once at most."""
-    max_num_batched_tokens: PositiveInt
-    """Tokens one step processes at most; the profiling run's dummy forward pass is this many tokens."""
-
-
-class NonTorchAtTP(_Strict):
-    """Memory outside PyTorch's allocator per GPU at one TP degree, as a start-up log reports it."""
-
-    tp: PositiveInt
-    memory: RuntimeBytes
+    memory: Annotated[float, in_base(RuntimeBytes)]
     note: Annotated[str, Field(min_length=10)]
     """Which log, model and version it comes from."""
 
 
-class MemoryPolicy(_Strict):
-    """How a serving engine budgets each GPU's memory: the pool it may take and what the pool must hold.
-
-    vLLM: the pool is the total the runtime reports (`torch.cuda.mem_get_info`) x `utilization`; inside it the
-    weights, the activation peak of a profiling run (a dummy forward pass of `max_num_batched_tokens` tokens and
-    the sampler over one logit row per dummy request), the memory it finds outside PyTorch (by TP degree); the rest
-    is the paged KV cache, in blocks of `kv_block_tokens`. CUDA graphs are captured after the KV cache is allocated,
-    from the memory outside the pool."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryPolicy(MemoryPolicySpec):
+    """A memory policy as data/policies.yaml states it: the engine's own record (`MemoryPolicySpec`, whose fields and
+    docstrings say what each means), its id the entry's, its sizes written with their units and held in bytes, with
+    the engine's name, how it is started, the ranges its figures may take, its reasons and sources."""
 
     kind: Literal["memory"]
-    name: str
     engine: str
-    utilization: Annotated[float, Field(gt=0, le=1)]
-    """Fraction of the device's reported total the engine's pool may take (vLLM's --gpu-memory-utilization)."""
     usage_context: Annotated[str, Field(min_length=5)]
     """How the engine is started (vLLM's defaults differ between `vllm serve` and the offline `LLM` class)."""
-    serve_defaults: ServeDefaults
-    """max_num_seqs and max_num_batched_tokens on a device of no special class."""
-    large_device_defaults: ServeDefaults | None = None
-    """The same on a large device (vLLM: reported total of at least `large_device_memory`, not an A100)."""
-    large_device_memory: ByteSize | None = None
-    large_device_excludes: tuple[str, ...] = ()
-    """Accelerator ids that keep `serve_defaults` however much memory they report (vLLM: a device name with "a100")."""
-    sampler_bytes_per_logit: BytesPerElement
-    """Bytes the profiling run's sampler holds at its peak per logit of its batch (rows x vocabulary): the logits
-    and their float32 copy, sorted values and indices, probabilities."""
+    large_device_memory: Annotated[float, in_base(ByteSize)] | None = None
+    sampler_bytes_per_logit: Annotated[float, in_base(BytesPerElement)]
     sampler_bytes_range: tuple[PositiveFloat, PositiveFloat]
+    """In bytes per logit; `sampler_bytes_per_logit` lies inside."""
     non_torch_by_tp: tuple[NonTorchAtTP, ...]
-    """Memory outside PyTorch per GPU (CUDA context, NCCL and custom all-reduce buffers), by TP degree (a layout
-    with pipeline stages reads it at TP x PP). A degree between two measured ones takes the figure of the largest
-    measured degree below it."""
     non_torch_range: tuple[PositiveFloat, PositiveFloat]
-    """Low and high of the figures the sources show, in GiB."""
-    cuda_graphs: RuntimeBytes
-    """Memory the captured CUDA graphs take per GPU."""
-    cuda_graphs_in_pool: bool
-    """Whether the engine counts CUDA-graph memory inside the pool (False: it comes out of the headroom)."""
-    kv_block_tokens: PositiveInt
-    """Tokens per block of the paged KV cache: a sequence's cache is allocated in whole blocks."""
-    hybrid_kv_cache: bool
-    """The hybrid KV cache manager: a sliding-window or chunked-attention layer holds its window (or chunk) of a
-    sequence plus one step's tokens, not the whole context. False: every layer is cached as full attention."""
-    kv_share_of: Literal["pool", "free"] = "pool"
-    """pool: `utilization` of the reported total is the engine's pool, and the KV cache what it leaves (vLLM);
-    free: the KV cache is `utilization` of the memory left free once the weights, the activation peak and the
-    memory outside PyTorch are in (TensorRT-LLM's free_gpu_memory_fraction)."""
-    profile_rows: Literal["max_num_seqs", "prompts"] = "max_num_seqs"
-    """The profiling run's sampler rows: one per dummy request, min(max_num_seqs, max_num_batched_tokens) (vLLM);
-    one per dummy prompt of max_model_len tokens filling max_num_batched_tokens (TensorRT-LLM)."""
-    cuda_graph_batch: Literal["vllm", "max_num_seqs"] = "vllm"
-    """Steps run in CUDA graphs: up to the time model's cap, min(2 x max_num_seqs, 512) tokens (vLLM); every
-    batch up to max_num_seqs, padded (TensorRT-LLM's trtllm-bench)."""
+    """Low and high of the figures the sources show, in GiB; every `non_torch_by_tp` point lies inside."""
+    cuda_graphs: Annotated[float, in_base(RuntimeBytes)]
     chunked_prefill: bool
-    """Whether a step may split a prompt where its token budget ends (vLLM v1's chunked prefill, always on), or takes
-    whole prompts only, a prompt that does not fit what the decoding sequences leave waiting for a later step
-    (TensorRT-LLM without --enable_chunked_context / enable_chunked_prefill)."""
+    """Stated by every policy (the record's default is vLLM's: True)."""
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
 
-    @model_validator(mode="after")
-    def _consistent(self) -> MemoryPolicy:
-        problems = []
-        if (self.large_device_defaults is None) != (self.large_device_memory is None):
-            problems.append("large_device_defaults and large_device_memory: give both or neither")
-        tps = [n.tp for n in self.non_torch_by_tp]
-        if not tps or tps[0] != 1 or tps != sorted(set(tps)):
-            problems.append("non_torch_by_tp: give TP1 first, then larger degrees, each once")
-        gib = 2.0**30
-        low, high = self.non_torch_range
-        for n in self.non_torch_by_tp:
-            if not low * (1 - 1e-9) <= n.memory.bytes / gib <= high * (1 + 1e-9):
-                problems.append(f"non_torch_by_tp: TP{n.tp}'s {n.memory.bytes / gib:g} GiB lies outside non_torch_range")
-        lo, hi = self.sampler_bytes_range
-        if not lo <= self.sampler_bytes_per_logit.bytes <= hi:
-            problems.append("sampler_bytes_per_logit: lies outside sampler_bytes_range")
-        if problems:
-            raise ValueError("; ".join(problems))
-        return self
+
+def _memory_rules(p: MemoryPolicy) -> list[tuple[str, str]]:
+    """A memory policy's figures together: counts at least 1, a share of the device, the large device's class whole,
+    the points outside PyTorch by rising degree and inside their range, the sampler's figure inside its range."""
+    counts = [("kv_block_tokens", p.kv_block_tokens), *((f"non_torch_by_tp.{i}.tp", n.tp)
+                                                        for i, n in enumerate(p.non_torch_by_tp))]
+    for name, limits in (("serve_defaults", p.serve_defaults), ("large_device_defaults", p.large_device_defaults)):
+        if limits is not None:
+            counts += [(f"{name}.max_num_seqs", limits.max_num_seqs),
+                       (f"{name}.max_num_batched_tokens", limits.max_num_batched_tokens)]
+    found = [(name, f"{value} is less than 1") for name, value in counts if value < 1]
+    if not 0 < p.utilization <= 1:
+        found.append(("utilization", "a share of the device's reported total: above 0, at most 1"))
+    if (p.large_device_defaults is None) != (p.large_device_memory is None):
+        found.append(("large_device_defaults", "large_device_defaults and large_device_memory: give both or neither"))
+    tps = [n.tp for n in p.non_torch_by_tp]
+    if not tps or tps[0] != 1 or tps != sorted(set(tps)):
+        found.append(("non_torch_by_tp", "give TP1 first, then larger degrees, each once"))
+    gib = 2.0**30
+    low, high = p.non_torch_range
+    found += [(f"non_torch_by_tp.{i}.memory", f"TP{n.tp}'s {n.memory / gib:g} GiB lies outside non_torch_range "
+                                              f"{low:g}-{high:g}")
+              for i, n in enumerate(p.non_torch_by_tp) if not low * (1 - 1e-9) <= n.memory / gib <= high * (1 + 1e-9)]
+    lo, hi = p.sampler_bytes_range
+    if not lo <= p.sampler_bytes_per_logit <= hi:
+        found.append(("sampler_bytes_per_logit", f"lies outside sampler_bytes_range {lo:g}-{hi:g}"))
+    return found
 
 
-class Disaggregation(_Strict):
-    """When the site recommends disaggregated prefill and decode over serving both on one replica: only when the
-    cheapest disaggregated configuration meeting the targets costs at least `min_saving` less per output token than
-    the cheapest aggregated one. The search's cheapest stays the cheapest; this names what a team would deploy."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Disaggregation(DisaggregationSpec):
+    """The engine's `DisaggregationSpec` (`min_saving`) as data/policies.yaml states it: with the shares a team
+    might choose, its reasons and sources."""
 
-    min_saving: Annotated[float, Field(gt=0, lt=1)]
-    """The least saving per output token, a share of the aggregated configuration's cost (0.10: 10 % cheaper)."""
-    min_saving_range: tuple[Annotated[float, Field(gt=0, lt=1)], Annotated[float, Field(gt=0, lt=1)]]
+    min_saving_range: tuple[Share, Share]
     """The shares a reasonable team might choose; `min_saving` lies inside."""
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
 
-    @model_validator(mode="after")
-    def _within(self) -> Disaggregation:
-        lo, hi = self.min_saving_range
-        if not lo <= self.min_saving <= hi:
-            raise ValueError(f"min_saving: {self.min_saving:g} lies outside min_saving_range {lo:g}-{hi:g}")
-        return self
+
+def _saving_within(d: Disaggregation) -> list[tuple[str, str]]:
+    lo, hi = d.min_saving_range
+    return [] if lo <= d.min_saving <= hi else [("min_saving", f"lies outside min_saving_range {lo:g}-{hi:g}")]
 
 
-class LayoutPolicy(_Strict):
-    """A named choice among the layouts an engine accepts: what the site would rent, not what engines require."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LayoutPolicy(LayoutPolicySpec):
+    """A layout policy as data/policies.yaml states it: the engine's own record (`LayoutPolicySpec`, whose fields
+    and docstrings say what each means), its id the entry's, with its reasons and sources."""
 
     kind: Literal["layout"]
-    name: str
-    tp_limit: Literal["node", "domain"]
-    """Tensor parallelism stays inside the node, or inside the scale-up domain where that is larger (a TPU slice)."""
-    across_nodes: Literal["pp", "any"]
-    """pp: a layout larger than a node keeps TP at the node's width and adds pipeline stages (vLLM's guidance);
-    any: every TP x PP split within the TP limit is considered."""
-    prefer: Literal["tp", "pp"]
-    """Between two layouts of the same GPU count: the larger TP degree first (tp), or the larger PP (pp)."""
-    expert_parallel: bool
-    """Mixture-of-experts layers split whole experts across the GPUs (EP = TP x DP) instead of slicing each."""
-    whole_nodes: bool
-    """A layout that spans nodes takes every GPU of each (a partial node cannot be rented or networked alone)."""
-    disaggregation: Disaggregation
-    """When a search recommends disaggregated serving over its cheapest aggregated configuration."""
+    disaggregation: Annotated[Disaggregation, obeys(_saving_within)]
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
 
@@ -306,4 +253,5 @@ class TimeModel(_Strict):
         return self
 
 
-Policy = Annotated[MemoryPolicy | LayoutPolicy | TimeModel, Field(discriminator="kind")]
+Policy = Annotated[Annotated[MemoryPolicy, as_written(MemoryPolicy), obeys(_memory_rules)]
+                   | Annotated[LayoutPolicy, as_written(LayoutPolicy)] | TimeModel, Field(discriminator="kind")]

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from pydantic import (
     Field,
 )
 
-from snippets.data.base import PositiveInt, Sources, _Strict
+from snippets.data.base import Sources, as_written, obeys
 from snippets.data.quantities import (
     _Measure,
+    in_base,
 )
 from snippets.data.units import (
     TIME_UNITS,
 )
+from snippets.engine.specs import LatencyTargetSpec, ScenarioSpec
 
 
 class TargetTime(_Measure):
@@ -24,43 +27,33 @@ class TargetTime(_Measure):
     BASE = "s"
     BOUNDS = (1e-4, 600.0)
 
-    @property
-    def seconds(self) -> float:
-        return self.base
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LatencyTarget(LatencyTargetSpec):
+    """The engine's `LatencyTargetSpec` as data/scenarios.yaml states it: each time a measure with its unit, held in
+    seconds, with its reasons and sources."""
 
-class LatencyTarget(_Strict):
-    """The service-level objective a scenario is served to: the time to first token (queueing included) and the
-    time per output token after the first, each a limit a request's figure must not exceed."""
-
-    ttft: TargetTime
-    tpot: TargetTime
+    ttft: Annotated[float, in_base(TargetTime)]
+    tpot: Annotated[float, in_base(TargetTime)]
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
 
 
-class Scenario(_Strict):
-    """What a deployment is sized for: where, under which policies, for how many sequences of what length, and the
-    latency target it is served to."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Scenario(ScenarioSpec):
+    """A scenario as data/scenarios.yaml states it: the engine's own record (`ScenarioSpec`, whose fields and
+    docstrings say what each means), its id the entry's, with its latency target (required here), reasons and
+    sources."""
 
-    name: str
-    node: str
-    """Id of the `node` entry whose accelerator and size the page uses by default."""
-    memory_policy: str
-    layout_policy: str
-    time_model: str
-    """Id of the `time` entry in policies.yaml the scenario's times use."""
-    input_tokens: PositiveInt
-    output_tokens: PositiveInt
-    concurrency: PositiveInt
-    """Sequences served at once, each holding input + output tokens of KV cache at its end."""
-    kv_precision: str
-    """Id of the precision the KV cache is stored in for a model with no published checkpoint (GPT-3). Otherwise the
-    engine stores it as vLLM's --kv-cache-dtype auto does, in the model's dtype, unless told another."""
     target: LatencyTarget
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
 
-    @property
-    def context_tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
+
+def _counts(s: Scenario) -> list[tuple[str, str]]:
+    return [(name, f"{getattr(s, name)} is less than 1") for name in ("input_tokens", "output_tokens", "concurrency")
+            if getattr(s, name) < 1]
+
+
+ScenarioEntry = Annotated[Scenario, as_written(Scenario), obeys(_counts)]
+"""An entry of data/scenarios.yaml: validated straight into the engine's record (`Scenario` is a `ScenarioSpec`)."""

@@ -105,7 +105,7 @@ def cheapest_layout(r: Reference, model: str, precision: str, accelerator: str) 
     A helper the engine lacks: its layout policies minimise GPUs, not cost per token."""
     base = at_shape(r, model, precision, accelerator)
     found: list[Deployment] = []
-    for t in tp_degrees(base.setting.model.arch, base.setting.node.gpus):
+    for t in tp_degrees(base.setting.model.architecture, base.setting.node.gpus):
         try:
             found.append(at_shape(r, model, precision, accelerator, Layout(t)))
         except RefusedLayout:

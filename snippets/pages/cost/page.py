@@ -107,7 +107,7 @@ class CostPage(Page):
         self.tpot_target = ms(sc.tpot_s)
         self.max_nodes = fmt.count(MAX_NODES, "nodes", show_unit=True)
         self.met_rows = fmt.count(sum(1 for x in every if x.at is not None), "rows")
-        self.min_saving = fmt.percent(r.eng.layout_policies[sc.layout_policy].disaggregated_min_saving)
+        self.min_saving = fmt.percent(r.eng.layout_policies[sc.layout_policy].disaggregation.min_saving)
         self.differ_rows = fmt.count(sum(1 for x in every if x.saving > 0), "rows")
         self.grid_rows = fmt.count(len(every), "rows")
         self.w_at_config = units.configuration(w_at.words)

@@ -44,7 +44,7 @@ def weights_read(d: Deployment) -> float:
     """Weight bytes one decode step reads on the busiest GPU of each stage, stages added up (dense models):
     the step's bytes without the KV cache. The engine's `decode_step_bytes` adds the KV cache to this."""
     s = d.setting
-    return sum(st.total for st in stage_weights(s.model.arch, s.precision, d.layout))
+    return sum(st.total for st in stage_weights(s.model.architecture, s.precision, d.layout))
 
 
 def weights_only_ceiling(d: Deployment) -> float:
@@ -55,7 +55,7 @@ def weights_only_ceiling(d: Deployment) -> float:
 def kv_per_token(d: Deployment, tp: int = 1) -> float:
     """KV-cache bytes one token adds, for the whole model (tp=1) or on one GPU of a TP group of `tp`."""
     s = d.setting
-    arch = s.model.arch
+    arch = s.model.architecture
     return kv_bytes_per_token_per_gpu(arch, arch.layers, tp, s.kv_precision.bytes_per_param)
 
 

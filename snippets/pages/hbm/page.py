@@ -109,7 +109,7 @@ class HbmPage(Page):
 
         # One sequence of the longest context Llama 3.1 accepts (max_position_embeddings, in data/models.yaml;
         # the upper end of the decode-context assumption gives the same 131,072 where a model lacks it).
-        ctx_max = int(wd.setting.model.arch.context_length or cat.assumptions[LONG_CONTEXT].range[1])
+        ctx_max = int(wd.setting.model.architecture.context_length or cat.assumptions[LONG_CONTEXT].range[1])
         long = r.deployment(*WORKED, context_tokens=ctx_max)
         kv_max = kv_per_token(long) * ctx_max
         kv_max_share = (long.decode_step_bytes(1) - weights_read(long)) / long.decode_step_bytes(1)
@@ -168,8 +168,8 @@ class HbmPage(Page):
         self.max_num_seqs = fmt.count(wd.setting.memory_policy.max_num_seqs, "sequences")
         self.batched_tokens = fmt.count(wd.setting.memory_policy.max_num_batched_tokens, "tokens")
         self.sampler_bytes = fmt.quantity(pol.sampler_bytes_per_logit, "bytes/logit", 1)
-        self.vocab = fmt.count(wd.setting.model.arch.vocab_size, "logits")
-        nt = dict(pol.non_torch_by_tp)
+        self.vocab = fmt.count(wd.setting.model.architecture.vocab_size, "logits")
+        nt = {point.tp: point.memory for point in pol.non_torch_by_tp}
         low_tp, most_tp = min(nt), max(nt, key=lambda t: nt[t])
         self.non_torch_low = fmt.nbytes(nt[low_tp], "GiB", 2)
         self.non_torch_low_layout = Layout(low_tp).label

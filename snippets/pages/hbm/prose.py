@@ -31,7 +31,7 @@ class Shown:
 
     def __init__(self, d: Deployment) -> None:
         s = d.setting
-        arch = s.model.arch
+        arch = s.model.architecture
         hbm = s.chip.hbm_bytes_per_s
         read_w = weights_read(d)
         step = d.decode_step_bytes(1)
@@ -121,7 +121,7 @@ def serving_quiz(r: Reference) -> dict[str, Any]:
     scenario's sequences at once: the smallest TP degree whose memory (`GpuMemory.fits`) takes them all."""
     st = setting(r.eng, *WORKED, SERVING)
     need = st.scenario.concurrency
-    degrees = tp_degrees(st.model.arch, r.node.gpus)
+    degrees = tp_degrees(st.model.architecture, r.node.gpus)
     mem = {t: st.memory(Layout(t)) for t in degrees}
     tp = next((t for t in degrees if mem[t].fits), None)
     if tp is None or tp == degrees[0]:
@@ -149,7 +149,7 @@ def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:
     there: the engine's refusal (`Setting.kv_refusal`) at the scenario's max_num_seqs, and again at the general
     default of a smaller GPU (256 sequences), each with vLLM's own message."""
     st = chosen.setting
-    degrees = tp_degrees(st.model.arch, r.node.gpus)
+    degrees = tp_degrees(st.model.architecture, r.node.gpus)
     t = next((t for t in degrees if (m := st.memory(Layout(t), 1)).weights < m.pool), None)
     if t is None:
         raise ValueError(f"no TP degree up to {r.node.gpus} holds the weights of {st.model.name}")

@@ -57,7 +57,7 @@ def quiz(r: Reference) -> dict[str, Any]:
     split = r.deployment(*QUIZ_SPLIT)
 
     big = r.deployment(*QUIZ_ALLREDUCE)
-    arch = big.setting.model.arch
+    arch = big.setting.model.architecture
     msg = arch.hidden_size * ACTIVATION_BYTES  # one token's activations: a decode step of one sequence
     per_token = ALLREDUCES_PER_LAYER * arch.layers
     links: dict[str, tuple[Link, Collective, float]] = {}

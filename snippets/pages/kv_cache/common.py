@@ -93,7 +93,7 @@ def sequences_fit(st: Setting, layout: Layout) -> int:
 def kv_token_gpu(st: Setting, tp: int, context: int | None = None) -> float:
     """KV bytes one token adds on one GPU of a TP group (one stage: all layers), averaged over `context`
     for sliding-window layers."""
-    arch = st.model.arch
+    arch = st.model.architecture
     return kv_bytes_per_token_per_gpu(arch, arch.layers, tp, st.kv_precision.bytes_per_param,
                                       context_tokens=context)
 

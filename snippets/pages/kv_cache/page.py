@@ -68,7 +68,7 @@ class KvCachePage(Page):
         cmp: dict[str, dict[str, Any]] = {}
         for key, mid in zip(("mha", "gqa", "mla", "swa"), COMPARED, strict=True):
             m = r.eng.models[mid]
-            a = m.arch
+            a = m.architecture
             per_tok = kv_bytes_per_token(a, kv_bf16.bytes_per_param, context_tokens=ctx)
             cmp[key] = {"name": m.name, "arch": a, "per_tok": per_tok,
                         "full": kv_bytes_per_token(a, kv_bf16.bytes_per_param)}
@@ -88,7 +88,7 @@ class KvCachePage(Page):
         w = {tp: Worked(r, tp) for tp in WORKED_TPS}
         w_lo, w_hi = w[WORKED_TPS[0]], w[WORKED_TPS[1]]
         serving = rs.deployment(*WORKED)
-        arch = serving.setting.model.arch
+        arch = serving.setting.model.architecture
         need = sc_serving.concurrency
         answer_tp = next((t for t in tp_degrees(arch, node.gpus)
                           if sequences_fit(at(r, *WORKED, scenario=SERVING), Layout(t)) >= need), None)
@@ -132,7 +132,7 @@ class KvCachePage(Page):
 
         # -- the quiz: Llama 3.1 8B's bytes per token, FP8 KV on the serving layout, 128K on a whole node
         small = r.eng.models["llama-3.1-8b"]
-        small_tok = kv_bytes_per_token(small.arch, kv_bf16.bytes_per_param)
+        small_tok = kv_bytes_per_token(small.architecture, kv_bf16.bytes_per_param)
 
         self.gpu_name = chip.name
         self.node_name = node.name
@@ -241,9 +241,9 @@ class KvCachePage(Page):
         self.answer_tp = Layout(answer_tp).label
         self.answer_gpus = fmt.count(answer_tp)
         self.small_name = small.name
-        self.small_layers = fmt.count(small.arch.layers, "layers")
-        self.small_kv_heads = fmt.count(small.arch.kv_heads, "heads")
-        self.small_head_dim = fmt.count(small.arch.head_dim, "elements")
+        self.small_layers = fmt.count(small.architecture.layers, "layers")
+        self.small_kv_heads = fmt.count(small.architecture.kv_heads, "heads")
+        self.small_head_dim = fmt.count(small.architecture.head_dim, "elements")
         self.small_tok = byte_count(small_tok)
         self.small_seq = fmt.nbytes(small_tok * ctx, "GB", 2)
         # claims

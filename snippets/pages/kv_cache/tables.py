@@ -45,7 +45,7 @@ def kv_table(cat: Catalog) -> str:
     bf16 = r.eng.precisions[r.scenario.kv_precision].bytes_per_param
     rows: list[list[fmt.Cell]] = []
     for mid, m in r.eng.models.items():
-        a = m.arch
+        a = m.architecture
         longest = longest_context(cat, mid)
         per_tok = kv_bytes_per_token(a, bf16, context_tokens=ctx)
         cached = f"{a.mla.kv_lora_rank} + {a.mla.qk_rope_head_dim}" if a.mla else f"(K, V) × {a.kv_heads} × {a.head_dim}"
@@ -104,7 +104,7 @@ def pool_table(cat: Catalog) -> str:
 def replication_rows(cat: Catalog) -> list[dict[str, Any]]:
     r = reference(cat)
     st = at(r, *WORKED)
-    arch = st.model.arch
+    arch = st.model.architecture
     out = []
     for tp in REPLICATION_TPS:
         m = st.memory(Layout(tp))

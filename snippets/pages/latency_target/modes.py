@@ -33,7 +33,7 @@ class ModesSection(Page):
         acc = eng.models[sm].mtp_acceptance
         if acc is None:
             raise ValueError(f"{sm} needs its MTP acceptance in data/models.yaml")
-        k, a_low, a_high = acc
+        k, a_low, a_high = acc.draft_tokens, acc.low, acc.high
         spec = Speculation(k, a_low)
         n_in, n_out = SPEC_SHAPE
         first = predict(d, 1, n_in, n_out, speculation=spec)

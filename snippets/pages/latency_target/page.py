@@ -139,7 +139,7 @@ class LatencyTargetPage(ModesSection, PublishedSection):
                                               f"{mi300.disagg.gpus} GPUs; node {mi300.search.setting.node.name} "
                                               f"records network: {mi300.search.setting.node.network_bytes_per_s}")
         self.mi300x_link = getattr(getattr(mi, "link", None), "name", "")
-        self.min_saving = fmt.percent(worked.search.setting.layout_policy.disaggregated_min_saving)
+        self.min_saving = fmt.percent(worked.search.setting.layout_policy.disaggregation.min_saving)
 
         self._modes(eng, worked.agg.layout)
 

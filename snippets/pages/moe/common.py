@@ -80,7 +80,7 @@ def kv_read(d: Deployment, batch: int, context: float) -> float:
     """KV-cache bytes one decode step of `batch` sequences at `context` reads on the busiest GPU (one stage): the
     engine's `decode_kv_read` for the sequences one data-parallel attention rank holds."""
     s = d.setting
-    arch = s.model.arch
+    arch = s.model.architecture
     return decode_kv_read(arch, arch.layers, d.layout.tp, s.kv_precision.bytes_per_param, context, batch) / d.layout.dp
 
 

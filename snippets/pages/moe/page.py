@@ -96,7 +96,7 @@ class Worked:
 
     def __init__(self, r: Reference) -> None:
         d = ds_deployment(r, layouts()["ep"])
-        arch = d.setting.model.arch
+        arch = d.setting.model.architecture
         moe = arch.moe
         assert moe is not None  # noqa: S101
         sw = stage_weights(arch, d.setting.precision, d.layout)[0]
@@ -143,7 +143,7 @@ class MoePage(Page):
         scout, mav = prows["llama-4-scout"], prows["llama-4-maverick"]
         sparsest = min(prows.values(), key=lambda p: p["active"] / p["total"])
         densest = max(prows.values(), key=lambda p: p["active"] / p["total"])
-        arch = r.eng.models[MODEL].arch
+        arch = r.eng.models[MODEL].architecture
         moe = arch.moe
         assert moe is not None  # noqa: S101
         lays = layouts()
@@ -171,9 +171,9 @@ class MoePage(Page):
         cheapest_hi = min(cost.values(), key=lambda c: c["hi"].usd_per_mtok_output)
 
         qwen = prows[QUIZ_MODEL]
-        qarch = r.eng.models[QUIZ_MODEL].arch
+        qarch = r.eng.models[QUIZ_MODEL].architecture
         qmoe = qarch.moe
-        march = r.eng.models[QUIZ_MIXTRAL].arch
+        march = r.eng.models[QUIZ_MIXTRAL].architecture
         mmoe = march.moe
         assert qmoe is not None and mmoe is not None  # noqa: S101
         q_tok = a2a_bytes_per_token(qarch)

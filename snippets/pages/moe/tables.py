@@ -47,7 +47,7 @@ def params_rows(cat: Catalog) -> list[dict[str, Any]]:
     out = []
     for mid in MODELS:
         m = r.eng.models[mid]
-        a = m.arch
+        a = m.architecture
         moe = a.moe
         assert moe is not None  # noqa: S101 - every model of MODELS routes to experts
         total, active = total_params(a), total_params(a, active=True)
@@ -73,7 +73,7 @@ def params_table(cat: Catalog) -> str:
 def reads_table(cat: Catalog) -> str:
     r = reference(cat)
     d = ds_deployment(r, layouts()["ep"])
-    arch = d.setting.model.arch
+    arch = d.setting.model.architecture
     held = d.memory.weights
     rows: list[list[fmt.Cell]] = []
     for b in BATCHES:
@@ -120,7 +120,7 @@ class A2aRow:
 
 
 def a2a_rows(r: Reference) -> list[A2aRow]:
-    arch = r.eng.models[MODEL].arch
+    arch = r.eng.models[MODEL].architecture
     per_tok = a2a_bytes_per_token(arch)
     n_moe = moe_layers(arch)
     out = []

@@ -35,7 +35,7 @@ def tp_diagram(cat: Catalog) -> str:
     from snippets.render import diagrams
 
     d, sh, ar = _tp_diagram_parts(cat)
-    a, n, num = d.setting.model.arch, sh.tp, fmt.number
+    a, n, num = d.setting.model.architecture, sh.tp, fmt.number
     name = d.setting.model.name
     ar_text = f"all-reduce of {n} partial sums: {num(ar.seconds * 1e6, 2)} µs"
 

@@ -131,7 +131,7 @@ class ParallelismPage(Page):
         cases = {_short(m, p): Case(cat, m, p) for m in MODELS for p in PRECISIONS}
         w, s = cases[_short(*WORKED)], cases[_short(*SMALL)]
         wt, st = w.traffic, s.traffic
-        arch405 = r.eng.models[WORKED[0]].arch
+        arch405 = r.eng.models[WORKED[0]].architecture
         valid_tp = tp_degrees(arch405, node.gpus)
         f8c = cases["m405_fp8"].traffic
         f8, f8_fewest = f8c.dep, f8c.fewest
@@ -143,7 +143,7 @@ class ParallelismPage(Page):
         tp_across_ok = not feasible(st405, tp_across)
         fewest_ok = not feasible(st405, wf.layout)
         uneven = r.eng.models[UNEVEN]
-        uneven_parts = pp_partition(uneven.arch.layers, UNEVEN_STAGES)
+        uneven_parts = pp_partition(uneven.architecture.layers, UNEVEN_STAGES)
         parts_405 = pp_partition(arch405.layers, UNEVEN_STAGES)
         rounded = [c.traffic for c in cases.values() if c.traffic.dep.gpus > c.traffic.fewest.gpus]
 
@@ -198,7 +198,7 @@ class ParallelismPage(Page):
         self.tp_across = tp_across.label
         self.tp_across_replicas = fmt.count(kv_replicas(arch405.kv_heads, tp_across.tp), "GPUs")
         self.uneven_model = uneven.name
-        self.uneven_layers = fmt.count(uneven.arch.layers, "layers")
+        self.uneven_layers = fmt.count(uneven.architecture.layers, "layers")
         self.uneven_stages = fmt.count(UNEVEN_STAGES, "stages")
         self.uneven_parts = ", ".join(str(n) for n in uneven_parts)
         self.parts_405 = ", ".join(str(n) for n in parts_405)
@@ -300,8 +300,8 @@ class ParallelismPage(Page):
                                          f"{wf.layout.label} = {wf.gpus} GPUs feasible; the policy rents {wt.dep.gpus}")
         self.fewest_not_whole_nodes = fmt.claim(wf.gpus % node.gpus != 0 and wf.gpus > node.gpus,
                                                 f"{wf.gpus} GPUs over nodes of {node.gpus}")
-        self.uneven_split = fmt.claim(uneven.arch.layers % UNEVEN_STAGES != 0 and len(set(uneven_parts)) > 1,
-                                      f"{uneven.arch.layers} layers in {UNEVEN_STAGES} stages: {uneven_parts}")
+        self.uneven_split = fmt.claim(uneven.architecture.layers % UNEVEN_STAGES != 0 and len(set(uneven_parts)) > 1,
+                                      f"{uneven.architecture.layers} layers in {UNEVEN_STAGES} stages: {uneven_parts}")
         self.worked_exceeds_node = fmt.claim(wf.gpus > node.gpus,
                                              f"fewest {wf.layout.label} = {wf.gpus} GPUs > {node.gpus} per node")
         self.fp8_no_stages = fmt.claim(f8.nodes == 1 and f8.layout.pp == 1, f"{f8.layout.label} on {f8.nodes} node")

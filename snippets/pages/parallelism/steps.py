@@ -121,7 +121,7 @@ def compute_bound_batch(d: Deployment, context: float, limit: int = BATCH_LIMIT)
 def tp_allreduce(d: Deployment, tokens: int, link: str = "nvlink") -> Collective:
     """One TP all-reduce of `tokens` tokens' activations, as the engine picks and prices it over `link`."""
     o = over(d, link)
-    return allreduce(tokens * d.setting.model.arch.hidden_size * ACTIVATION_BYTES, group_link(o, "tp"),
+    return allreduce(tokens * d.setting.model.architecture.hidden_size * ACTIVATION_BYTES, group_link(o, "tp"),
                      o.setting.time_model, o.setting.chip.vendor)
 
 
@@ -177,7 +177,7 @@ class TPShard:
 
 def tp_shard(d: Deployment) -> TPShard:
     """The per-GPU slice of one layer of deployment `d`'s model over its TP group (`d.layout.tp`)."""
-    a, tp = d.setting.model.arch, d.layout.tp
+    a, tp = d.setting.model.architecture, d.layout.tp
     if a.mla is not None or a.moe is not None:
         raise ValueError(f"{d.setting.model.name}: the TP diagram draws dense layers with standard attention")
     if a.attention_heads % tp or a.ffn_size % tp:

@@ -104,7 +104,7 @@ def algorithm_table(cat: Catalog) -> str:
     w = traffic(cat, *WORKED).dep
     rows: list[list[fmt.Cell]] = []
     for label, tokens in ns_tokens:
-        nbytes = tokens * w.setting.model.arch.hidden_size * ACTIVATION_BYTES
+        nbytes = tokens * w.setting.model.architecture.hidden_size * ACTIVATION_BYTES
         algs = algorithm_prices(w, nbytes)
         chosen = tp_allreduce(w, tokens)
         net = tp_allreduce(w, tokens, "network")
@@ -223,7 +223,7 @@ def rules_table(cat: Catalog) -> str:
     rows: list[list[fmt.Cell]] = []
     for model_id, precision_id, lay, what in _accepted(cat):
         st = setting(r.eng, model_id, precision_id, r.scenario.id)
-        arch = st.model.arch
+        arch = st.model.architecture
         problems = feasible(st, lay)
         rows.append([
             f"{st.model.name} {st.precision.name} on {lay.label}",

@@ -92,9 +92,9 @@ class Format:
                                 basis=f"bytes per weight against {cat.precisions[REFERENCE].name}")
         self.overhead = fmt.percent(b.overhead, _digits(b.overhead * 100, 1))  # scale and zero point / element bits
         self.group = None if bs is None else fmt.count(bs.group_size, "weights")
-        self.scale_width = None if bs is None else fmt.quantity(bs.scale_width.value, "bits", 0)
+        self.scale_width = None if bs is None else fmt.quantity(bs.scale_width, "bits", 0)
         self.zero_width = (None if bs is None or bs.zero_point_width is None
-                           else fmt.quantity(bs.zero_point_width.value, "bits", 0))
+                           else fmt.quantity(bs.zero_point_width, "bits", 0))
         self.scale_format = "" if bs is None or bs.scale_format is None else bs.scale_format
         self.exponent_bits = None if lay is None else fmt.count(lay.exponent_bits, "bits")
         self.mantissa_bits = None if lay is None else fmt.count(lay.mantissa_bits, "bits")

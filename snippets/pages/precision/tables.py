@@ -63,7 +63,7 @@ def ranges_table(cat: Catalog) -> str:
 def kept_16bit_bytes(d: Deployment) -> float:
     """Bytes of one whole copy kept at 16 bit beside the quantized blocks: embedding, LM head, final norm."""
     s = d.setting
-    return stage_weights(s.model.arch, s.precision, Layout(1))[0].embedding_bytes
+    return stage_weights(s.model.architecture, s.precision, Layout(1))[0].embedding_bytes
 
 
 def on_layout(r: Reference, model_id: str, precision_id: str, layout: Layout) -> Deployment | None:

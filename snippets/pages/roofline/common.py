@@ -101,12 +101,12 @@ def intensity_limit(d: Deployment, context: float, batch: int = 1 << 14) -> floa
 
 def weights_per_gpu(d: Deployment) -> float:
     s = d.setting
-    return stage_weights(s.model.arch, s.precision, d.layout)[0].total
+    return stage_weights(s.model.architecture, s.precision, d.layout)[0].total
 
 
 def kv_per_gpu(d: Deployment, tokens: float) -> float:
     s = d.setting
-    arch = s.model.arch
+    arch = s.model.architecture
     return kv_bytes_per_token_per_gpu(arch, arch.layers, d.layout.tp, s.kv_precision.bytes_per_param) * tokens
 
 

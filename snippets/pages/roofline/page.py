@@ -127,7 +127,7 @@ class RooflinePage(Page):
         d, d2 = deployments(r)
         chip, chip2, old = d.setting.chip, d2.setting.chip, r.eng.chips[OLDER]
         tm = d.setting.time_model
-        arch = d.setting.model.arch
+        arch = d.setting.model.architecture
         ctx = decode_context(r)
         fmt_c = d.compute_format
 
