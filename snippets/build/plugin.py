@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from mkdocs.structure.pages import Page
 
     from snippets.build.context import BuildContext, Options
+    from snippets.pages.sizing_records import Written
 
 LAST = -100
 """Priority of the page handlers: after the other plugins' (markdown-exec's fences, mkdocs-jupyter's files)."""
@@ -112,6 +113,9 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         """The root of the last build and `code_stamp` of its snippets/: `on_config` imports an edited file anew."""
         self.gc_thresholds: tuple[int, int, int] | None = None
         """The garbage collector's thresholds as the build found them, while it runs (`defer_full_collections`)."""
+        self.records_written: Written | None = None
+        """The sizing records the last build wrote and their text (`sizing_records.write_records`): a rebuild whose
+        records are equal writes that text again."""
 
     def ctx(self) -> BuildContext:
         if self.context is None:
@@ -137,7 +141,10 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         root = Path(config.config_file_path).resolve().parent
         self.site_dir = None if getattr(config, "dirty", False) else Path(config.site_dir)
         rebuild = self.code_stamp is not None  # a build of this process came before: `serve` rebuilds
-        self.code_stamp = reimport_edited_code(root, self.code_stamp)
+        last = self.code_stamp
+        self.code_stamp = reimport_edited_code(root, last)
+        if self.code_stamp != last:  # what was kept across builds was made by other code, or for another root
+            self.records_written = None
         source_date_epoch(root)
 
         from snippets import data
@@ -309,7 +316,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         from snippets.data.export import engine_catalog
         from snippets.data.results import results_of
         from snippets.engine.codec import encode
-        from snippets.pages.sizing_records import write_records
+        from snippets.pages.sizing_records import Written, write_records
 
         ctx, self.context = self.ctx(), None
         try:
@@ -318,7 +325,9 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             (site / "numbers.json").write_text(numbers_json(ctx.states), encoding="utf-8")
             out = site / "reference"
             ctx.sizing.ready(ctx.catalog)
-            write_records(ctx.catalog, out, targets=True)
+            if self.records_written is None:
+                self.records_written = Written()
+            write_records(ctx.catalog, out, targets=True, last=self.records_written)
             # the engine's records as JSON (`codec.encode`), in data/'s order, not sorted: an accelerator's node is
             # the first one built from it (node_of)
             (out / "engine-catalog.json").write_text(json.dumps(encode(engine_catalog(ctx.catalog)), indent=1) + "\n",
