@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from mkdocs.structure.pages import Page
 
     from snippets.build.context import BuildContext, Options
+    from snippets.data.loader import Parsed
     from snippets.pages.sizing_records import Written
 
 LAST = -100
@@ -113,6 +114,9 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         """The root of the last build and `code_stamp` of its snippets/: `on_config` imports an edited file anew."""
         self.gc_thresholds: tuple[int, int, int] | None = None
         """The garbage collector's thresholds as the build found them, while it runs (`defer_full_collections`)."""
+        self.parsed: Parsed | None = None
+        """data/'s files as the last build parsed and validated them (`snippets.data.loader.Parsed`): a rebuild
+        parses only the files that changed."""
         self.records_written: Written | None = None
         """The sizing records the last build wrote and their text (`sizing_records.write_records`): a rebuild whose
         records are equal writes that text again."""
@@ -145,14 +149,18 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         self.code_stamp = reimport_edited_code(root, last)
         if self.code_stamp != last:  # what was kept across builds was made by other code, or for another root
             self.records_written = None
+            self.parsed = None
         source_date_epoch(root)
 
         from snippets import data
         from snippets.build import computed
         from snippets.build.context import make_context
+        from snippets.data.loader import Parsed
 
+        if self.parsed is None:
+            self.parsed = Parsed()
         try:
-            cat = data.load(root / "data")
+            cat = data.load(root / "data", self.parsed)
         except data.DataError as exc:
             raise PluginError(
                 f"{exc}\nHint: the fields, units and directions each table accepts are the pydantic models in "

@@ -200,10 +200,10 @@ def _field_path(loc: tuple[int | str, ...], schema_is_union: bool) -> str:
     return ".".join(str(p) for p in parts) or "(entry)"
 
 
-def _read_yaml(path: Path, shown: str, problems: list[str]) -> tuple[Any, yaml.Node | None, bool]:
-    """Parse one file: its document, its composed node (`_marks` gives the position of every key from it, when an
-    error needs one) and whether it parsed; a syntax error is reported at file:line:column."""
-    loader = _UniqueKeyLoader(path.read_text(encoding="utf-8"))
+def _read_yaml(text: str, shown: str, problems: list[str]) -> tuple[Any, yaml.Node | None, bool]:
+    """Parse one file's text: its document, its composed node (`_marks` gives the position of every key from it, when
+    an error needs one) and whether it parsed; a syntax error is reported at file:line:column."""
+    loader = _UniqueKeyLoader(text)
     try:
         node = loader.get_single_node()
         raw = None if node is None else loader.construct_document(node)
@@ -220,13 +220,39 @@ def _read_yaml(path: Path, shown: str, problems: list[str]) -> tuple[Any, yaml.N
     return raw, node, True
 
 
-def _load_file(directory: Path, name: str, problems: list[str]) -> dict[str, Any]:
+@dataclass
+class Parsed:
+    """Each data file's text and its entries as the last `load` given this validated them without a problem, by file
+    name: a later `load` given it takes the entries of a file whose text is unchanged instead of parsing and
+    validating it again (entries are frozen pydantic models; the references between files are checked every time).
+    Held by whoever loads again (the serving plugin, over the rebuilds of `mkdocs serve`), and dropped with the code
+    that validated them."""
+
+    files: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+
+
+def _load_file(directory: Path, name: str, problems: list[str], parsed_before: Parsed | None = None,
+               ) -> dict[str, Any]:
     path = directory / f"{name}.yaml"
     shown = f"data/{name}.yaml"
     if not path.is_file():
         problems.append(f"{shown}: file missing")
         return {}
-    raw, node, parsed = _read_yaml(path, shown, problems)
+    text = path.read_text(encoding="utf-8")
+    if parsed_before is not None:
+        before = parsed_before.files.pop(name, None)
+        if before is not None and before[0] == text:
+            parsed_before.files[name] = before
+            return dict(before[1])
+    found = len(problems)
+    entries = _validate_file(text, name, shown, problems)
+    if parsed_before is not None and len(problems) == found:
+        parsed_before.files[name] = (text, dict(entries))
+    return entries
+
+
+def _validate_file(text: str, name: str, shown: str, problems: list[str]) -> dict[str, Any]:
+    raw, node, parsed = _read_yaml(text, shown, problems)
     if not parsed:
         return {}
     found: list[dict[tuple[Any, ...], tuple[int, int]]] = []
@@ -282,12 +308,13 @@ def default_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "data"
 
 
-def load(directory: Path | str | None = None) -> Catalog:
-    """Load and validate all of `data/` (`directory`, else `default_dir()`): a new catalog at every call."""
+def load(directory: Path | str | None = None, parsed_before: Parsed | None = None) -> Catalog:
+    """Load and validate all of `data/` (`directory`, else `default_dir()`): a new catalog at every call. With
+    `parsed_before`, a file whose text it holds is not parsed again (`Parsed`), and it is updated with this load's."""
     root = Path(directory) if directory is not None else default_dir()
     root = root.resolve()
     problems: list[str] = _unknown_files(root)
-    tables = {name: _load_file(root, name, problems) for name in FILES}
+    tables = {name: _load_file(root, name, problems, parsed_before) for name in FILES}
     if not problems:
         _check_references(tables, problems)
     if problems:
