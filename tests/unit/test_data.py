@@ -170,6 +170,8 @@ def test_a_load_given_the_last_parse_reads_only_changed_files(tmp_path: Path) ->
     assert "accelerators" not in parsed.files  # a file with a problem is not kept
     path.write_text(text)
     assert load(data, parsed) == load(data) == first
+    parsed.schemas = None  # as if another import of the loader had validated them: every file read again
+    assert load(data, parsed).models["llama-3.1-405b"] is not first.models["llama-3.1-405b"]
 
 
 def test_reference_entries_present(catalog) -> None:
