@@ -13,14 +13,16 @@ function of:
   files and their URLs (links are rewritten and checked against them), the catalog's texts (the guard's allowlist of
   data text), the site URL and the build date (`SOURCE_DATE_EPOCH`).
 
-A page read something no table keys (the sizing grid's searches, `loader.UNKEYED`), a notebook page, the sizing page
-(which waits for the grid's searches) and a page with an error are never kept. What is kept is what a conversion
-leaves: the page's HTML as the plugin hands it on, its table of contents, title and anchors, the links to other
-pages' anchors MkDocs checks after every page (checked again, against this build's pages), the figures and claims
-`numbers.json` lists, and the text the reference pages' "used by" links are found in (recorded again, against this
-build's names). A page kept from an earlier build is byte-identical to the same page converted anew
-(tests/build/test_serve.py edits data between builds in one process and compares with a clean build; what is
-noted as read: tests/unit/test_reads.py).
+A page that read something the build has no key of is never kept, nor a notebook page, nor a page with an error. The
+sizing grid's searches as the build found them are keyed by the build (`SizingTargets.state`, noted as read under
+`reference_sizing.TARGETS`): the sizing page is kept where they and the tables it read are as they were.
+
+What is kept is what a conversion leaves: the page's HTML as the plugin hands it on, its table of contents, title
+and anchors, the links to other pages' anchors MkDocs checks after every page (checked again, against this build's
+pages), the figures and claims `numbers.json` lists, and the text the reference pages' "used by" links are found in
+(recorded again, against this build's names). A page kept from an earlier build is byte-identical to the same page
+converted anew (tests/build/test_serve.py edits data between builds in one process and compares with a clean build;
+what is noted as read: tests/unit/test_reads.py).
 
 Only the serving plugin's object holds it, across the builds of one `mkdocs` process (`PageCache`); it is dropped when
 the code changes. A build's part (`BuildPages`) goes with the build's context.

@@ -62,8 +62,8 @@ class ReadLog:
     or asked whether it holds a key; any of these reads the table) is noted in it, and, when it closes, in the
     record it was opened inside. A value `derive` keeps notes what computing it read wherever it is handed out
     again, so a record lists every table its result depends on, whoever computed what first. The build opens one
-    per page (`snippets.build.pagecache`). A name that is no data file (`UNKEYED`) says that something was read
-    that no table's content keys."""
+    per page (`snippets.build.pagecache`). A name that is no data file says that something else was read, which the
+    reader of the record must key itself (`snippets.pages.reference_sizing.TARGETS`), or treat as unkeyed."""
 
     __slots__ = ("frames",)
 
@@ -101,11 +101,6 @@ class ReadLog:
             yield reads
         finally:
             self.close(reads)
-
-
-UNKEYED = "(not keyed by data/)"
-"""What `ReadLog` notes for a read of something no table's content keys (the sizing grid's searches as the build
-found them, `snippets.pages.reference_sizing.grid_targets`): a record holding it cannot be answered from data/."""
 
 
 class Table(Mapping[str, T]):
