@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from snippets.build.computed import Pages, PageState
     from snippets.build.guard import Guard
     from snippets.build.notebooks import Notebooks
+    from snippets.build.pagecache import BuildPages
     from snippets.build.sizing import SizingTargets
     from snippets.data import Catalog
     from snippets.render.usage import Usage
@@ -73,6 +74,9 @@ class BuildContext:
     states: dict[str, PageState] = field(default_factory=dict)
     site_errors: list[str] = field(default_factory=list)
     """Errors of what is not a page (mkdocs.yml's nav, the stylesheets), reported with the pages' in `on_env`."""
+    kept: BuildPages | None = None
+    """The pages earlier builds converted from the same source and inputs, and what this one converts anew
+    (`snippets.build.pagecache`); None outside the plugin."""
 
     def release(self) -> None:
         """Let go of what the build computed, when it ends (`on_post_build`, `on_build_error`).
@@ -94,6 +98,7 @@ class BuildContext:
         self.pages.state_after_block = None
         self.blocks.shared = SharedState()
         self.states.clear()
+        self.kept = None
 
 
 def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog) -> BuildContext:

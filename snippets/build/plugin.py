@@ -56,6 +56,9 @@ if TYPE_CHECKING:
     from mkdocs.structure.pages import Page
 
     from snippets.build.context import BuildContext, Options
+    from snippets.build.pagecache import PageCache
+    from snippets.data.loader import Parsed
+    from snippets.pages.sizing_records import Written
 
 LAST = -100
 """Priority of the page handlers: after the other plugins' (markdown-exec's fences, mkdocs-jupyter's files)."""
@@ -112,6 +115,15 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         """The root of the last build and `code_stamp` of its snippets/: `on_config` imports an edited file anew."""
         self.gc_thresholds: tuple[int, int, int] | None = None
         """The garbage collector's thresholds as the build found them, while it runs (`defer_full_collections`)."""
+        self.parsed: Parsed | None = None
+        """data/'s files as the last build parsed and validated them (`snippets.data.loader.Parsed`): a rebuild
+        parses only the files that changed."""
+        self.page_cache: PageCache | None = None
+        """The pages converted by the last builds, with what each read (`snippets.build.pagecache`): a rebuild
+        converts only the pages whose source or inputs changed."""
+        self.records_written: Written | None = None
+        """The sizing records the last build wrote and their text (`sizing_records.write_records`): a rebuild whose
+        records are equal writes that text again."""
 
     def ctx(self) -> BuildContext:
         if self.context is None:
@@ -137,15 +149,23 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         root = Path(config.config_file_path).resolve().parent
         self.site_dir = None if getattr(config, "dirty", False) else Path(config.site_dir)
         rebuild = self.code_stamp is not None  # a build of this process came before: `serve` rebuilds
-        self.code_stamp = reimport_edited_code(root, self.code_stamp)
+        last = self.code_stamp
+        self.code_stamp = reimport_edited_code(root, last)
+        if self.code_stamp != last:  # what was kept across builds was made by other code, or for another root
+            self.records_written = None
+            self.parsed = None
+            self.page_cache = None
         source_date_epoch(root)
 
         from snippets import data
         from snippets.build import computed
         from snippets.build.context import make_context
+        from snippets.data.loader import Parsed
 
+        if self.parsed is None:
+            self.parsed = Parsed()
         try:
-            cat = data.load(root / "data")
+            cat = data.load(root / "data", self.parsed)
         except data.DataError as exc:
             raise PluginError(
                 f"{exc}\nHint: the fields, units and directions each table accepts are the pydantic models in "
@@ -161,6 +181,14 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         if self.serving and rebuild and options.sizing_targets == "search":
             options = replace(options, sizing_targets="cached")  # a rebuild of `serve`: an edit shows at once
         ctx = self.context = make_context(root, Path(config.docs_dir), options, cat)
+        from snippets.build.pagecache import BuildPages, PageCache, build_key, table_keys
+
+        if self.page_cache is None:
+            self.page_cache = PageCache()
+        ctx.kept = BuildPages(self.page_cache, build_key(root, Path(config.docs_dir), Path(config.config_file_path),
+                                                         replace(options, sizing_targets=""), ctx.guard.scanner.data,
+                                                         config.site_url),
+                              table_keys(root / "data", data.FILES), cat.read_log)
         ctx.site_errors.extend(site_errors(config, ctx))
         self._glossary(config)
         # typed list[str], but MkDocs hands the list to Python-Markdown, which takes Extension instances too
@@ -219,26 +247,55 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         # the whole source, front matter included, so reported line numbers match the file
         source = markdown if notebook else page.file.content_string
         model = page.meta.get("model")
+        src = page.file.src_uri
         if model in SIZING_MODELS:  # the grid's searches, waited for outside the blocks' time limit
-            ctx.sizing.ready(ctx.catalog)
-        state = ctx.pages.begin(page.file.src_uri, source, model if isinstance(model, str) else None)
-        ctx.states[page.file.src_uri] = state
+            self._sizing_ready(ctx)
+        if ctx.kept is not None and not notebook:
+            kept = ctx.kept.lookup(src, source, files)  # else what the page reads from now on is recorded
+            if kept is not None:  # converted by an earlier build from the same source and inputs: its HTML is kept
+                ctx.states[src] = ctx.kept.state(src, kept, source, model if isinstance(model, str) else None)
+                self._count_words(src, source)
+                return ""
+        state = ctx.pages.begin(src, source, model if isinstance(model, str) else None)
+        ctx.states[src] = state
         if notebook:  # a jupytext script: its prose is its Markdown cells; it ran in the notebook's thread
             state.errors.extend(ctx.notebooks.errors(page.file.src_uri))
             source = drift.notebook_markdown(source)
         state.errors.extend(ctx.guard.source_errors(state, source, page.meta))
-        if words := drift.count_words(source):  # a warning, not an error: "twice" is often plain English
-            log.info("docs/%s: count words, each to compute if it states a quantity from data: %s", state.src,
-                     ", ".join(f"{w.line} {w.token!r}" for w in words))
+        self._count_words(src, source)
         return markdown
+
+    @staticmethod
+    def _sizing_ready(ctx: BuildContext) -> None:
+        """The grid's searches handed to the page models (`SizingTargets.ready`), and keyed for the pages kept."""
+        from snippets.pages.reference_sizing import TARGETS
+
+        ctx.sizing.ready(ctx.catalog)
+        state = ctx.sizing.state()
+        if ctx.kept is not None and state is not None:
+            ctx.kept.tables[TARGETS] = state
+
+    @staticmethod
+    def _count_words(src: str, source: str) -> None:
+        from snippets.build import drift
+
+        if words := drift.count_words(source):  # a warning, not an error: "twice" is often plain English
+            log.info("docs/%s: count words, each to compute if it states a quantity from data: %s", src,
+                     ", ".join(f"{w.line} {w.token!r}" for w in words))
 
     @event_priority(LAST)
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         from snippets.build import computed, drift, guard
 
         ctx = self.ctx()
-        state = ctx.states[page.file.src_uri]
         src = page.file.src_uri
+        if ctx.kept is not None and src in ctx.kept.replayed:
+            html = ctx.kept.replay(page, files)
+            shown_before = ctx.kept.replayed[src].shown
+            if shown_before is not None:
+                ctx.usage.record(page.url, page.title or page.url, shown_before)
+            return html
+        state = ctx.states[src]
         notebook = src in ctx.notebooks.found
         if notebook:  # the notebook's cells are numbered in order, as jupytext's random ids were
             html = computed.stable_cell_ids(html)
@@ -268,8 +325,11 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         # keep the processor's record of each claim (it knows the basis), in page order
         state.claims = [c for c in state.claims if any(c["claim"] == h["claim"] for h in claims)]
         # the names this page shows, for the reference pages' "used by" links
-        if not page.url.startswith("reference/") and shown.strip():
-            ctx.usage.record(page.url, page.title or page.url, shown)
+        recorded = shown if not page.url.startswith("reference/") and shown.strip() else None
+        if recorded is not None:
+            ctx.usage.record(page.url, page.title or page.url, recorded)
+        if ctx.kept is not None:
+            ctx.kept.converted(page, html, state, recorded, files)
         return html
 
     @event_priority(LAST)
@@ -309,7 +369,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         from snippets.data.export import engine_catalog
         from snippets.data.results import results_of
         from snippets.engine.codec import encode
-        from snippets.pages.sizing_records import write_records
+        from snippets.pages.sizing_records import Written, write_records
 
         ctx, self.context = self.ctx(), None
         try:
@@ -317,8 +377,11 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             site = Path(config.site_dir)
             (site / "numbers.json").write_text(numbers_json(ctx.states), encoding="utf-8")
             out = site / "reference"
-            ctx.sizing.ready(ctx.catalog)
-            write_records(ctx.catalog, out, targets=True)
+            self._sizing_ready(ctx)
+            if self.records_written is None:
+                self.records_written = Written()
+            write_records(ctx.catalog, out, targets=True, last=self.records_written,
+                          tables=None if ctx.kept is None else ctx.kept.tables)
             # the engine's records as JSON (`codec.encode`), in data/'s order, not sorted: an accelerator's node is
             # the first one built from it (node_of)
             (out / "engine-catalog.json").write_text(json.dumps(encode(engine_catalog(ctx.catalog)), indent=1) + "\n",
@@ -326,6 +389,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             write_engine_sources(ctx.root, site / CALCULATOR_DIR)
             results_of(ctx.catalog).save(ctx.root / ctx.options.cache_dir)
             ctx.guard.scanner.save(ctx.root / ctx.options.cache_dir)
+            if ctx.kept is not None:
+                ctx.kept.keep()
         finally:
             self.code_stamp = (ctx.root, code_stamp(ctx.root))
             ctx.release()
@@ -339,6 +404,9 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             self.gc_thresholds = None
 
     def on_build_error(self, *, error: Exception) -> None:
+        # a build that fails after its pages were kept (a warning under --strict comes after on_post_build) keeps
+        # none: a kept page does not repeat what MkDocs warned while converting it
+        self.page_cache = None
         ctx, self.context = self.context, None
         if ctx is not None:
             ctx.notebooks.close()  # no kernel outlives a failed build

@@ -114,12 +114,15 @@ class SizingTargets:
         if self.mode == "off":
             self.not_searched = True
             return
+        self.key = cache_key(self.root)
+        if self.mode == "cached" and not self.path.is_file():  # nothing to read: the queries are not needed
+            self.not_searched = True
+            return
         try:
             self.queries = list(queries())
         except Exception:  # reported by the page that computes them, with the build's other errors
             self.skipped = True
             return
-        self.key = cache_key(self.root)
         if self.path.is_file():
             found = _decode(self.path.read_text(encoding="utf-8"))
             if set(found) == set(self.queries):
@@ -165,6 +168,15 @@ class SizingTargets:
             cat.derived[TARGETS] = NOT_SEARCHED
         elif not self.skipped:
             cat.derived[TARGETS] = self.result()
+
+    def state(self) -> str | None:
+        """What `ready` hands the page models, as a key: not searched, or the searches of `key` (a function of data/,
+        the engine and the page code, `cache_key`); None where the page models compute them (`skipped`)."""
+        if self.not_searched:
+            return "not searched"
+        if self.skipped:
+            return None
+        return f"searched {self.key}"
 
     def close(self) -> None:
         """Stop the workers (a failed build's, or after `result`)."""

@@ -32,6 +32,7 @@ from snippets.data.errors import (
 from snippets.data.loader import (
     Catalog,
     default_dir,
+    derive,
     iter_sources,
     load,
     required,
@@ -152,6 +153,7 @@ __all__ = [
     "build_date",
     "check_text",
     "default_dir",
+    "derive",
     "iter_sources",
     "load",
     "required",

@@ -73,6 +73,7 @@ from snippets.data import (
     TimeModel,
 )
 from snippets.data.base import as_record
+from snippets.data.loader import derive
 from snippets.data.schema.efficiencies import CHIP_EFFICIENCIES
 from snippets.data.schema.policies import AlphaBeta
 from snippets.engine.bands import BandEntry
@@ -242,8 +243,5 @@ def _export(cat: Catalog) -> EngineCatalog:
 
 def engine_catalog(cat: Catalog) -> EngineCatalog:
     """The engine's records of `cat`, made once per catalog and kept with it (`Catalog.derived`, which a page's
-    recording view shares with the catalog it views)."""
-    eng = cat.derived.get(EngineCatalog)
-    if not isinstance(eng, EngineCatalog):
-        eng = cat.derived[EngineCatalog] = export(cat.loaded)
-    return eng
+    recording view shares with the catalog it views; `loader.derive`: each use notes the tables the export read)."""
+    return derive(cat.loaded, EngineCatalog, lambda: export(cat.loaded))

@@ -9,7 +9,8 @@ import datetime as dt
 import os
 import re
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -51,6 +52,133 @@ from snippets.data.schema import (
 T = TypeVar("T")
 
 
+# --------------------------------------------------------------------------- reads
+
+class ReadLog:
+    """Which of data/'s tables were read, by whom: one per catalog (`Catalog.read_log`), noted into by every table of
+    it (`Table`) and by what is computed from it once (`derive`).
+
+    `frame()` opens a record of its own: what is read while it is open (an entry looked up, a table walked, counted
+    or asked whether it holds a key; any of these reads the table) is noted in it, and, when it closes, in the
+    record it was opened inside. A value `derive` keeps notes what computing it read wherever it is handed out
+    again, so a record lists every table its result depends on, whoever computed what first. The build opens one
+    per page (`snippets.build.pagecache`). A name that is no data file says that something else was read, which the
+    reader of the record must key itself (`snippets.pages.reference_sizing.TARGETS`), or treat as unkeyed."""
+
+    __slots__ = ("frames",)
+
+    def __init__(self) -> None:
+        self.frames: list[set[str]] = [set()]
+        """The open records, innermost last; the first one, never closed, takes what is read outside any other."""
+
+    def note(self, table: str) -> None:
+        self.frames[-1].add(table)
+
+    def note_all(self, tables: Iterable[str]) -> None:
+        self.frames[-1].update(tables)
+
+    def open(self) -> set[str]:
+        """A new record, innermost: what is read from now on (the set, filled as reads come)."""
+        reads: set[str] = set()
+        self.frames.append(reads)
+        return reads
+
+    def close(self, reads: set[str]) -> None:
+        """Close `reads` (and any record still open inside it), each noted in the record it was opened inside."""
+        if not any(f is reads for f in self.frames[1:]):
+            return
+        while True:
+            top = self.frames.pop()
+            self.frames[-1].update(top)
+            if top is reads:
+                return
+
+    @contextmanager
+    def frame(self) -> Iterator[set[str]]:
+        """A record of what is read until the block ends (`open`, `close`)."""
+        reads = self.open()
+        try:
+            yield reads
+        finally:
+            self.close(reads)
+
+
+class Table(Mapping[str, T]):
+    """One data file's entries, read-only, by id: every lookup, walk, count or membership test notes the table in
+    its catalog's `ReadLog`."""
+
+    __slots__ = ("_entries", "_log", "_name")
+
+    def __init__(self, name: str, entries: dict[str, T], log: ReadLog) -> None:
+        self._name = name
+        self._entries = MappingProxyType(entries)  # read-only even to code that reaches past the table
+        self._log = log
+
+    def __getitem__(self, key: str) -> T:
+        self._log.note(self._name)
+        return self._entries[key]
+
+    def __iter__(self) -> Iterator[str]:
+        self._log.note(self._name)
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        self._log.note(self._name)
+        return len(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        self._log.note(self._name)
+        return key in self._entries
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._log.note(self._name)
+        return self._entries.get(key, default)
+
+    def keys(self) -> KeysView[str]:
+        self._log.note(self._name)
+        return self._entries.keys()
+
+    def items(self) -> ItemsView[str, T]:
+        self._log.note(self._name)
+        return self._entries.items()
+
+    def values(self) -> ValuesView[T]:
+        self._log.note(self._name)
+        return self._entries.values()
+
+    def __eq__(self, other: object) -> bool:
+        self._log.note(self._name)
+        return dict(self._entries) == (dict(other.items()) if isinstance(other, Mapping) else other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Table({self._name!r}, {len(self._entries)} entries)"
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A value computed once from a catalog (`derive`) and the tables computing it read."""
+
+    value: Any
+    reads: frozenset[str]
+
+
+def derive(cat: Catalog, key: Any, make: Callable[[], T]) -> T:
+    """`make()`, computed once per catalog and kept with it (`Catalog.derived`, under `key`); each time it is handed
+    out, the tables computing it read are noted in the catalog's `ReadLog` as read again."""
+    derived, log = cat.derived, cat.read_log
+    hit = derived.get(key)
+    if isinstance(hit, Derived):
+        log.note_all(hit.reads)
+        value: T = hit.value
+        return value
+    with log.frame() as reads:
+        value = make()
+    derived[key] = Derived(value, frozenset(reads))
+    return value
+
+
 # --------------------------------------------------------------------------- catalog
 
 @dataclass(frozen=True)
@@ -72,9 +200,11 @@ class Catalog:
     directory: Path
     derived: dict[Any, Any] = field(default_factory=dict, compare=False, hash=False, repr=False, kw_only=True)
     """What is computed once from this catalog and lives as long as it does: the engine's records
-    (`snippets.data.export.engine_catalog`) and each page model (`snippets.pages.base.Page.of`). A view of the
-    catalog (`snippets.pages.sources.recording`) shares it. Nothing outside a catalog keeps such results, so a
-    new catalog (a new build, an edited data/) computes everything anew."""
+    (`snippets.data.export.engine_catalog`) and each page model (`snippets.pages.base.Page.of`), each with the tables
+    it read (`derive`). A view of the catalog (`snippets.pages.sources.recording`) shares it. Nothing outside a
+    catalog keeps such results, so a new catalog (a new build, an edited data/) computes everything anew."""
+    read_log: ReadLog = field(default_factory=ReadLog, compare=False, hash=False, repr=False, kw_only=True)
+    """Which tables were read (`ReadLog`): `load` makes the tables note into it; a view of the catalog shares it."""
 
     @property
     def loaded(self) -> Catalog:
@@ -200,10 +330,10 @@ def _field_path(loc: tuple[int | str, ...], schema_is_union: bool) -> str:
     return ".".join(str(p) for p in parts) or "(entry)"
 
 
-def _read_yaml(path: Path, shown: str, problems: list[str]) -> tuple[Any, yaml.Node | None, bool]:
-    """Parse one file: its document, its composed node (`_marks` gives the position of every key from it, when an
-    error needs one) and whether it parsed; a syntax error is reported at file:line:column."""
-    loader = _UniqueKeyLoader(path.read_text(encoding="utf-8"))
+def _read_yaml(text: str, shown: str, problems: list[str]) -> tuple[Any, yaml.Node | None, bool]:
+    """Parse one file's text: its document, its composed node (`_marks` gives the position of every key from it, when
+    an error needs one) and whether it parsed; a syntax error is reported at file:line:column."""
+    loader = _UniqueKeyLoader(text)
     try:
         node = loader.get_single_node()
         raw = None if node is None else loader.construct_document(node)
@@ -220,13 +350,42 @@ def _read_yaml(path: Path, shown: str, problems: list[str]) -> tuple[Any, yaml.N
     return raw, node, True
 
 
-def _load_file(directory: Path, name: str, problems: list[str]) -> dict[str, Any]:
+@dataclass
+class Parsed:
+    """Each data file's text and its entries as the last `load` given this validated them without a problem, by file
+    name: a later `load` given it takes the entries of a file whose text is unchanged instead of parsing and
+    validating it again (entries are frozen pydantic models; the references between files are checked every time).
+    Held by whoever loads again (the serving plugin, over the rebuilds of `mkdocs serve`), and dropped with the code
+    that validated them."""
+
+    files: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    schemas: object = None
+    """The schema the entries are instances of (`SCHEMAS` of the loader that validated them): a loader imported anew
+    (every module of snippets/, as `serve` does after a code edit or a test does on purpose) reads every file again."""
+
+
+def _load_file(directory: Path, name: str, problems: list[str], parsed_before: Parsed | None = None,
+               ) -> dict[str, Any]:
     path = directory / f"{name}.yaml"
     shown = f"data/{name}.yaml"
     if not path.is_file():
         problems.append(f"{shown}: file missing")
         return {}
-    raw, node, parsed = _read_yaml(path, shown, problems)
+    text = path.read_text(encoding="utf-8")
+    if parsed_before is not None:
+        before = parsed_before.files.pop(name, None)
+        if before is not None and before[0] == text:
+            parsed_before.files[name] = before
+            return dict(before[1])
+    found = len(problems)
+    entries = _validate_file(text, name, shown, problems)
+    if parsed_before is not None and len(problems) == found:
+        parsed_before.files[name] = (text, dict(entries))
+    return entries
+
+
+def _validate_file(text: str, name: str, shown: str, problems: list[str]) -> dict[str, Any]:
+    raw, node, parsed = _read_yaml(text, shown, problems)
     if not parsed:
         return {}
     found: list[dict[tuple[Any, ...], tuple[int, int]]] = []
@@ -282,19 +441,24 @@ def default_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "data"
 
 
-def load(directory: Path | str | None = None) -> Catalog:
-    """Load and validate all of `data/` (`directory`, else `default_dir()`): a new catalog at every call."""
+def load(directory: Path | str | None = None, parsed_before: Parsed | None = None) -> Catalog:
+    """Load and validate all of `data/` (`directory`, else `default_dir()`): a new catalog at every call. With
+    `parsed_before`, a file whose text it holds is not parsed again (`Parsed`), and it is updated with this load's."""
     root = Path(directory) if directory is not None else default_dir()
     root = root.resolve()
     problems: list[str] = _unknown_files(root)
-    tables = {name: _load_file(root, name, problems) for name in FILES}
+    if parsed_before is not None and parsed_before.schemas is not SCHEMAS:
+        parsed_before.files.clear()
+        parsed_before.schemas = SCHEMAS
+    tables = {name: _load_file(root, name, problems, parsed_before) for name in FILES}
     if not problems:
         _check_references(tables, problems)
     if problems:
         raise DataError(problems)
-    # read-only views: one page's block cannot remove or replace an entry for the pages after it
-    views: dict[str, Any] = {name: MappingProxyType(dict(table)) for name, table in tables.items()}
-    return Catalog(directory=root, **views)
+    # read-only: one page's block cannot remove or replace an entry for the pages after it; every read noted
+    log = ReadLog()
+    views: dict[str, Any] = {name: Table(name, dict(table), log) for name, table in tables.items()}
+    return Catalog(directory=root, read_log=log, **views)
 
 
 def iter_sources(cat: Catalog) -> Iterator[tuple[str, str, Source]]:

@@ -86,6 +86,10 @@ class EngineResults:
     fresh: dict[str, str] = field(default_factory=dict)
     hits: int = 0
     """How many `get`s a stored result answered (the tests read it)."""
+    reads: frozenset[str] = frozenset()
+    """The tables of data/ `key` hashes (what the export without the bands read, and `DATA_FILES`): a result handed
+    out, stored or not, depends on them, and `results_of` notes them as read (`loader.ReadLog`). None for a store
+    that keeps nothing: what its computations read is noted as they read it."""
 
     def get(self, name: tuple[str, ...], compute: Callable[[], Any]) -> Any:
         """The result called `name` (a tuple of strings): stored, or computed now (a JSON value)."""
@@ -117,9 +121,11 @@ class EngineResults:
         catalog cannot be exported (data the engine cannot read: an id it looks up, renamed), a store that keeps
         nothing: the pages that read the engine report the error with the build's other errors."""
         try:
-            out = cls(inputs_key(cat, root))
+            with cat.read_log.frame() as reads:
+                key = inputs_key(cat, root)
         except Exception:  # reported by the pages, which compute the same export
             return cls()
+        out = cls(key, reads=frozenset(reads | {name.removesuffix(".yaml") for name in DATA_FILES}))
         path = out.path(cache_dir)
         try:
             stored = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
@@ -150,4 +156,5 @@ def results_of(cat: Catalog) -> EngineResults:
     found = derived.get(EngineResults)
     if not isinstance(found, EngineResults):
         found = derived[EngineResults] = EngineResults()
+    cat.read_log.note_all(found.reads)
     return found

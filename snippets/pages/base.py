@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Self
 
 from snippets.data import Catalog
+from snippets.data.loader import Derived
 from snippets.pages.scenario import SCENARIO, Reference, reference
 from snippets.pages.sources import Recording, Ref, in_data_order, recording, sources_list
 from snippets.render.fmt import Md
@@ -85,16 +86,20 @@ class Page:
     def of(cls, cat: Catalog) -> Self:
         """The page computed once per catalog: its `{{ }}` names, its blocks' worked examples and its sources list
         read one computation (a page model is a pure function of the catalog). It is kept with the catalog
-        (`Catalog.derived`), by page class and by the view it was computed from (a recording view notes the
+        (`Catalog.derived`, with the tables computing it read, noted again each time it is handed out:
+        `snippets.data.loader.derive`), by page class and by the view it was computed from (a recording view notes the
         entries the page reads into that view's sources), and goes when the catalog goes. The page is also kept
         under its own recording view (`self.cat`): a function of its `shows` that asks for the page from the view
         it is given (`sources_of`) reads the page computed once, whose reads that view has already noted."""
         hit = cat.derived.get((cls, id(cat)))
-        if hit is None or hit[0] is not cat:
-            page = cls(cat)
-            hit = cat.derived[(cls, id(cat))] = (cat, page)
-            cat.derived[(cls, id(page._cat))] = (page._cat, page)
-        page = hit[1]
+        if not isinstance(hit, Derived) or hit.value[0] is not cat:
+            with cat.read_log.frame() as reads:
+                page = cls(cat)
+            hit = cat.derived[(cls, id(cat))] = Derived((cat, page), frozenset(reads))
+            cat.derived[(cls, id(page._cat))] = Derived((page._cat, page), hit.reads)
+        else:
+            cat.read_log.note_all(hit.reads)
+        page = hit.value[1]
         if not isinstance(page, cls):  # pragma: no cover - the key holds the class
             raise TypeError(f"{cls.__name__}: the cache holds a {type(page).__name__}")
         return page

@@ -18,17 +18,13 @@ from typing import Any
 from snippets import calibration
 from snippets.calibration import Fit, Row, Skipped
 from snippets.data import Catalog
+from snippets.data.loader import derive
 from snippets.data.results import results_of
 
 
 def evaluate(cat: Catalog, role: str | None = None) -> tuple[list[Row], list[Skipped]]:
     """`calibration.evaluate(cat, role)`, computed once per catalog (new lists each call)."""
-    derived = cat.loaded.derived
-    key = ("calibration.evaluate", role)
-    found = derived.get(key)
-    if found is None:
-        found = derived[key] = calibration.evaluate(cat.loaded, role)
-    done, skipped = found
+    done, skipped = derive(cat.loaded, ("calibration.evaluate", role), lambda: calibration.evaluate(cat.loaded, role))
     return list(done), list(skipped)
 
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from snippets.data import Catalog, Price
+from snippets.data import Catalog, Price, derive
 from snippets.engine import Deployment, NoLayout, UnsupportedFormat
 from snippets.engine.deployment import as_shipped
 from snippets.engine.memory import BYTES_16BIT, weight_bytes
@@ -117,19 +117,19 @@ NOT_SEARCHED = "not searched"
 """What the build puts under `TARGETS` when its `sizing_targets` option searched nothing (`snippets.build.sizing`)."""
 TARGETS = "sizing-grid-targets"
 """Where the grid's searches are kept with the catalog (`Catalog.derived`): the build puts there what its workers
-found (`snippets.build.sizing`) before the page's blocks run; elsewhere `grid_targets` computes them."""
+found (`snippets.build.sizing`) before the page's blocks run; elsewhere `grid_targets` computes them. Also what
+`grid_targets` notes as read (`loader.ReadLog`) where it hands that out: the build keys it (`SizingTargets.state`)."""
 
 
 def grid_targets(cat: Catalog) -> Mapping[Query, dict[str, Any] | None] | None:
-    """Every searched record's cheapest configuration at the target (`at_target`), computed once per catalog; None
-    where the build searched nothing (`NOT_SEARCHED`)."""
+    """Every searched record's cheapest configuration at the target, computed once per catalog; None where the build
+    searched nothing (`NOT_SEARCHED`)."""
     derived = original(cat).derived
     found = derived.get(TARGETS)
-    if found == NOT_SEARCHED:
-        return None
-    if not isinstance(found, dict):
-        found = derived[TARGETS] = targets_of(original(cat), target_queries(cat))
-    return found
+    if found != NOT_SEARCHED and not isinstance(found, dict):
+        return derive(original(cat), (TARGETS, "computed"), lambda: targets_of(original(cat), target_queries(cat)))
+    cat.read_log.note(TARGETS)  # what the build put there (searched or not), which the build keys
+    return found if isinstance(found, dict) else None
 
 
 def page_rows(cat: Catalog) -> list[Row]:

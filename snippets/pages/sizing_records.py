@@ -9,6 +9,7 @@ import csv
 import io
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -129,13 +130,50 @@ def records_csv(recs: list[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
+@dataclass
+class Written:
+    """The records `write_records` wrote last and their text, kept by the caller across builds (the serving plugin,
+    over the rebuilds of `mkdocs serve`): where a build's records equal them, their text is written again as it was
+    instead of encoded anew (json's encoder with `indent` is its pure-Python one: about half a second for the
+    grid's thousand records)."""
+
+    records: list[dict[str, Any]] | None = None
+    json: str = ""
+    csv: str = ""
+    targets: bool = False
+    """Whether `records` carry the searches at the target (`records`' argument)."""
+    reads: dict[str, str] = field(default_factory=dict)
+    """The tables computing `records` read (`loader.ReadLog`), each with its key then: where the caller's keys of
+    them are the same, the records are not computed again. Empty: computed every time."""
+
+
 def write_records(cat: Catalog, directory: Path, *, targets: bool = False,
-                  found: Mapping[Query, dict[str, Any] | None] | None = None) -> list[Path]:
+                  found: Mapping[Query, dict[str, Any] | None] | None = None,
+                  last: Written | None = None, tables: Mapping[str, str] | None = None) -> list[Path]:
     """Write sizing.json and sizing.csv into `directory` (the built site's reference/); with `targets`, each record
-    with the cheapest configuration meeting the scenario's latency target (`records`, from `found` where given)."""
-    recs = records(cat, targets=targets, found=found)
+    with the cheapest configuration meeting the scenario's latency target (`records`, from `found` where given).
+    With `last`, the text of records equal to `last.records` is `last`'s, and `last` is updated to what is
+    written; with `tables` too (the key of each table of data/ and of the build's searches, `TARGETS`, as the
+    build has them), the records are not computed again where every table they were computed from has the key it
+    had for `last`."""
+    unchanged = (last is not None and tables is not None and found is None and last.records is not None
+                 and last.targets == targets
+                 and bool(last.reads) and all(tables.get(t) == k for t, k in last.reads.items()))
+    if last is not None and unchanged:
+        written = last
+    else:
+        with cat.read_log.frame() as reads:
+            recs = records(cat, targets=targets, found=found)
+        if last is not None and last.records == recs:
+            written = last
+        else:
+            written = Written(recs, json.dumps({"records": recs}, indent=1, sort_keys=True) + "\n", records_csv(recs))
+        if last is not None:
+            last.records, last.json, last.csv, last.targets = written.records, written.json, written.csv, targets
+            keyed = tables is not None and found is None and reads <= tables.keys()
+            last.reads = {t: tables[t] for t in sorted(reads)} if keyed and tables is not None else {}
     directory.mkdir(parents=True, exist_ok=True)
     js, cs = directory / "sizing.json", directory / "sizing.csv"
-    js.write_text(json.dumps({"records": recs}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    cs.write_text(records_csv(recs), encoding="utf-8")
+    js.write_text(written.json, encoding="utf-8")
+    cs.write_text(written.csv, encoding="utf-8")
     return [js, cs]

@@ -122,8 +122,11 @@ def original(cat: Catalog) -> Catalog:
 def in_data_order(cat: Catalog, refs: Iterable[Ref]) -> list[Ref]:
     """`refs` without repeats, file by file in `data.FILES` order, entries in the order of their file."""
     cat = original(cat)
-    rank = {(name, key): (i, j) for i, name in enumerate(FILES) for j, key in enumerate(getattr(cat, name))}
-    return sorted(set(refs), key=lambda ref: rank[ref])
+    refs = set(refs)
+    files = {file for file, _ in refs}  # only the tables the refs are in: walking another would read it
+    rank = {(name, key): (i, j) for i, name in enumerate(FILES) if name in files
+            for j, key in enumerate(getattr(cat, name))}
+    return sorted(refs, key=lambda ref: rank[ref])
 
 
 def _name(cat: Catalog, entry: Any) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ..conftest import ROOT, Build, without_sizing_searches
+from ..conftest import ROOT, Build, run_build, without_sizing_searches
 from .small_site import keep_only
 
 BLOCK = '''
@@ -154,3 +154,54 @@ def test_builds_in_one_process_with_every_module_imported_twice_are_byte_identic
     for run in (1, 2):
         assert _differences(filecmp.dircmp(site_copy / "site-0", site_copy / f"site-{run}")) == [], run
     assert (site_copy / "site-0" / "numbers.json").stat().st_size > 100_000
+
+
+@pytest.mark.build
+def test_a_rebuild_converts_again_only_the_pages_that_read_an_edited_table(site_copy: Path, built: Build) -> None:
+    """`mkdocs serve`'s rebuilds keep a page whose source and inputs are unchanged (snippets/build/pagecache.py): after
+    an edit of one value, the pages that read its table are converted anew and show it, the others are kept, and
+    every file of the site is byte-identical to a clean build of the edited tree. The interconnect page reads the
+    runtime reserve by id; the accelerators reference page reaches the A100 40GB's power only by walking the table.
+    On a small copy (tests/build/small_site.py), the notebook a stub, the sizing grid's searches off."""
+    kept = ("index.md", "interconnect.md", "reference/accelerators.md")
+    keep_only(site_copy, built, kept)
+    without_sizing_searches(site_copy)
+    site = site_copy / "site"
+    edits = [("data/assumptions.yaml", 'value: {value: 12.5, unit: "%"}', 'value: {value: 12.4, unit: "%"}'),
+             ("data/accelerators.yaml", "  power: {value: 400, unit: W}", "  power: {value: 399, unit: W}")]
+    probes = [("interconnect/index.html", 'data-name="reserve" data-unit="%" data-value="12.4"'),
+              ("reference/accelerators/index.html", 'A100 40GB SXM&#93;&#91;Power&#93;" data-value="399"')]
+    lines = _run(site_copy, f"""
+        import os
+        from mkdocs.commands.build import build
+        from mkdocs.config import load_config
+        kept, edits, probes = {kept!r}, {edits!r}, {probes!r}
+        for run in range(3):
+            cfg = load_config(config_file={str(site_copy / "mkdocs.yml")!r}, site_dir={str(site)!r})
+            if run == 0:
+                cfg.plugins.on_startup(command="serve", dirty=False)
+            build(cfg)
+            cache = cfg.plugins["serving"].page_cache
+            print(run, "converted", *[p for p in cache.converted if p in kept])
+            print(run, "kept", *[p for p in cache.replayed if p in kept])
+            for page, probe in probes:
+                print(run, page, probe in open(os.path.join({str(site)!r}, page)).read())
+            if run < 2:
+                path, old, new = edits[run]
+                text = open(path).read()
+                assert old in text, old
+                open(path, "w").write(text.replace(old, new, 1))
+        cfg.plugins.on_shutdown()
+    """)
+    assert lines == [
+        "0 converted index.md interconnect.md reference/accelerators.md", "0 kept",
+        "0 interconnect/index.html False", "0 reference/accelerators/index.html False",
+        # the runtime reserve: of the three, only the interconnect page reads data/assumptions.yaml
+        "1 converted interconnect.md", "1 kept index.md reference/accelerators.md",
+        "1 interconnect/index.html True", "1 reference/accelerators/index.html False",
+        # a chip's power: every page that read the accelerators (the reference page by walking them)
+        "2 converted index.md interconnect.md reference/accelerators.md", "2 kept",
+        "2 interconnect/index.html True", "2 reference/accelerators/index.html True"]
+    fresh = run_build(site_copy, "-d", "site-fresh")
+    assert fresh.returncode == 0, fresh.output
+    assert _differences(filecmp.dircmp(site, site_copy / "site-fresh")) == []

@@ -40,6 +40,9 @@ def test_a_raising_block_is_reported_at_its_line(catalog: Catalog) -> None:
 
 def test_a_block_cannot_change_the_catalog(catalog: Catalog) -> None:
     page = convert(block('print("x")\ncatalog.accelerators.pop("l4")'), catalog)
+    assert page.errors[0].startswith("docs/page.md:5: a Python block raised AttributeError: 'Table' object "
+                                     "has no attribute 'pop'")
+    page = convert(block('print("x")\ncatalog.accelerators._entries.pop("l4")'), catalog)
     assert page.errors[0].startswith("docs/page.md:5: a Python block raised AttributeError: 'mappingproxy' object "
                                      "has no attribute 'pop'")
     assert "l4" in catalog.accelerators

@@ -13,6 +13,7 @@ import yaml
 from pydantic import ValidationError
 
 from snippets.data import FILES, DataError, iter_sources, load
+from snippets.data.loader import Parsed
 from snippets.data.units import Direction
 
 from ..conftest import ROOT
@@ -190,6 +191,34 @@ def test_loader_rereads_changed_files(tmp_path: Path) -> None:
     h100 = text.index("\nh100-sxm:")
     path.write_text(text[:h100] + text[h100:].replace("memory: {value: 80, unit: GB}", "memory: {value: 96, unit: GB}", 1))
     assert load(data).accelerators["h100-sxm"].memory.value == 96
+
+
+def test_a_load_given_the_last_parse_reads_only_changed_files(tmp_path: Path) -> None:
+    """`load(data, parsed)` takes the entries of a file whose text is unchanged from the last load given `parsed`;
+    an edited file is parsed and validated again, a broken one is refused as without it, and the catalog equals a
+    load from nothing."""
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    parsed = Parsed()
+    first = load(data, parsed)
+    assert set(parsed.files) == set(FILES)
+    path = data / "accelerators.yaml"
+    text = path.read_text()
+    h100 = text.index("\nh100-sxm:")
+    path.write_text(text[:h100] + text[h100:].replace("memory: {value: 80, unit: GB}", "memory: {value: 96, unit: GB}", 1))
+    second = load(data, parsed)
+    assert second.accelerators["h100-sxm"].memory.value == 96
+    assert second.models["llama-3.1-405b"] is first.models["llama-3.1-405b"]  # models.yaml: unchanged, not parsed
+    assert second.accelerators["b200"] is not first.accelerators["b200"]  # accelerators.yaml: edited, parsed
+    assert second == load(data)
+    path.write_text(text.replace("memory: {value: 80, unit: GB}", "memory: {value: eighty, unit: GB}", 1))
+    with pytest.raises(DataError, match=r"data/accelerators.yaml: entry '[^']+': field 'memory.value'"):
+        load(data, parsed)
+    assert "accelerators" not in parsed.files  # a file with a problem is not kept
+    path.write_text(text)
+    assert load(data, parsed) == load(data) == first
+    parsed.schemas = None  # as if another import of the loader had validated them: every file read again
+    assert load(data, parsed).models["llama-3.1-405b"] is not first.models["llama-3.1-405b"]
 
 
 def test_reference_entries_present(catalog) -> None:

@@ -12,7 +12,7 @@ import pytest
 from snippets.build.sizing import KEYED, KEYED_FILES, SizingTargets, cache_key
 from snippets.data import load
 from snippets.pages.reference_sizing import target_queries, targets_of
-from snippets.pages.sizing_records import records
+from snippets.pages.sizing_records import Written, records, records_csv, write_records
 
 ROOT = Path(__file__).resolve().parents[2]
 QUERIES = [("llama-3.1-8b", "fp8", "h100-sxm"), ("llama-3.1-405b", "bf16", "h100-sxm"), ("mixtral-8x7b", "fp8", "mi300x")]
@@ -90,6 +90,28 @@ def test_records_take_the_searches_they_are_handed(cat) -> None:
                for r in recs if r["at_target"] is None)
     with pytest.raises(ValueError, match="lack the search"):
         records(cat, targets=True, found=dict(list(marked.items())[1:]))
+
+
+def test_records_equal_to_the_last_written_are_written_as_then(tmp_path: Path, cat) -> None:
+    """`write_records(..., last=)`: the text of the last records is written again where the records are equal (a
+    rebuild of `serve`), and encoded anew where one differs; the files are those written without `last`."""
+    queries = target_queries(cat)
+    marked = {q: {"met": False, "query": list(q)} for q in queries}
+    last = Written()
+    write_records(cat, tmp_path / "a", targets=True, found=marked, last=last)
+    recs = records(cat, targets=True, found=marked)
+    assert last.records == recs and last.csv == records_csv(recs)
+    text = last.json
+    write_records(cat, tmp_path / "b", targets=True, found=marked, last=last)
+    assert last.json is text  # equal records: the text kept, not encoded again
+    write_records(cat, tmp_path / "c", targets=True, found=marked)
+    for name in ("sizing.json", "sizing.csv"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes() \
+            == (tmp_path / "c" / name).read_bytes()
+    q = queries[0]
+    write_records(cat, tmp_path / "d", targets=True, found={**marked, q: {"met": False, "query": ["moved"]}}, last=last)
+    assert last.json is not text and '"moved"' in last.json
+    assert (tmp_path / "d" / "sizing.json").read_text(encoding="utf-8") == last.json
 
 
 def test_off_searches_nothing_and_the_page_says_so(tmp_path: Path, cat) -> None:
