@@ -345,7 +345,15 @@ class PrecisionSpec:
 
     @property
     def bytes_per_param(self) -> float:
+        """Storage bytes per weight, per-group scale and zero point counted (`bits_per_param` / 8): FP16 2, INT8 1,
+        bare INT4 0.5; INT4 with an FP16 scale and a 4-bit zero point per 128 weights (4 + 20/128) / 8 = 0.51953125;
+        MXFP4 (one E8M0 scale per 32) 4.25 / 8 = 0.53125. Without a block scale it is `width_bytes`."""
         return self.bits_per_param / 8
+
+    @property
+    def width_bytes(self) -> float:
+        """Bytes of one element as stored, before any per-group scales (`width` / 8): FP8 1, BF16 2."""
+        return self.width / 8
 
 
 @dataclass(frozen=True, slots=True)

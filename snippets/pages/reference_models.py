@@ -130,7 +130,7 @@ def params_table(cat: Catalog) -> str:
 def kv_table(cat: Catalog) -> str:
     """KV-cache bytes per token, per thousand tokens and per sequence at the model's context length where the data
     gives one (a sliding-window layer holds no more than its window of a sequence)."""
-    bpe = cat.precisions[KV_PRECISION].width / 8
+    bpe = cat.precisions[KV_PRECISION].width_bytes
     rows: list[list[fmt.Cell]] = []
     for m in cat.models.values():
         a = m.architecture
@@ -197,7 +197,7 @@ class ReferenceModelsPage(Page):
         worst = max(errs, key=lambda k: abs(errs[k]))
         ds = cat.models["deepseek-v3"]
         l70 = cat.models["llama-3.1-70b"]
-        bpe = cat.precisions[KV_PRECISION].width / 8
+        bpe = cat.precisions[KV_PRECISION].width_bytes
         ds_kv, l70_kv = kv_bytes_per_token(ds.architecture, bpe), kv_bytes_per_token(l70.architecture, bpe)
         self.count = fmt.count(len(cat.models), "models")
         self.tolerance = fmt.percent(TOLERANCE)

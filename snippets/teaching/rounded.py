@@ -95,16 +95,6 @@ class Sizing:
         return self.gpus_with_headroom <= self.gpus_per_node
 
 
-def bytes_per_param(precision: Precision) -> float:
-    """Storage bytes per weight, counting per-group scales and zero points (`Precision.bits_per_param`).
-
-    FP16: 2, INT8: 1, bare INT4: 0.5; INT4 with an FP16 scale and a 4-bit zero point per 128
-    weights: (4 + 20/128) / 8 = 0.51953125; MXFP4 (one E8M0 scale per 32): 4.25 / 8 = 0.53125.
-    Formats without a block scale are unchanged: their bytes are `width / 8`.
-    """
-    return precision.bits_per_param / 8
-
-
 def size(
     model: Model,
     precision: Precision,
@@ -119,7 +109,7 @@ def size(
     `params` defaults to the model's nominal size (405B), as the site's worked figures use.
     """
     n = model.nominal_params if params is None else params
-    bpp = bytes_per_param(precision)
+    bpp = precision.bytes_per_param
     w = weight_bytes(n, bpp)
     cap = accelerator.memory.bytes
     usable = usable_bytes(cap, reserve_fraction)

@@ -17,7 +17,7 @@ from snippets.teaching.formats import (
     relative_step,
     shrink_factor,
 )
-from snippets.teaching.rounded import bytes_per_param, size_on_node
+from snippets.teaching.rounded import size_on_node
 
 SRC = [{"url": "https://example.org/spec", "title": "a spec", "read": "2026-11-30"}]
 
@@ -49,7 +49,7 @@ def test_int4_with_fp16_scale_and_4bit_zero_per_128() -> None:
     assert (b.element, b.scale, b.zero_point) == (4, 0.125, 0.03125)
     assert b.total == 4.15625 == p.bits_per_param
     assert b.overhead == pytest.approx(0.15625 / 4)  # 3.9 % on top of the bare 4 bits
-    assert bytes_per_param(p) == pytest.approx(4.15625 / 8)  # 0.51953125 bytes
+    assert p.bytes_per_param == pytest.approx(4.15625 / 8)  # 0.51953125 bytes
 
 
 def test_scale_only_group_formats() -> None:
@@ -57,14 +57,14 @@ def test_scale_only_group_formats() -> None:
     nv = prec(4, "float", block={"group_size": 16, "scale_width": bits(8)})  # NVFP4: 4 + 8/16
     assert bit_budget(mx).total == 4.25 and bit_budget(mx).zero_point == 0
     assert bit_budget(nv).total == 4.5
-    assert bytes_per_param(mx) == 0.53125 and bytes_per_param(nv) == 0.5625
+    assert mx.bytes_per_param == 0.53125 and nv.bytes_per_param == 0.5625
 
 
 def test_formats_without_block_scale_are_their_width() -> None:
     for width, expected_bytes in [(32, 4), (16, 2), (8, 1), (4, 0.5)]:
         p = prec(width)
         assert bit_budget(p).total == width and bit_budget(p).overhead == 0
-        assert bytes_per_param(p) == expected_bytes
+        assert p.bytes_per_param == expected_bytes
 
 
 def test_shrink_factor_counts_the_scales() -> None:
@@ -83,7 +83,7 @@ def test_repository_formats(catalog) -> None:
     assert p["nvfp4"].bits_per_param == 4 + 8 / 16
     # the ids other pages use keep their meaning: no block scale, bytes = width / 8
     for pid, b in [("fp32", 4), ("bf16", 2), ("fp16", 2), ("fp8", 1), ("int8", 1), ("int4", 0.5)]:
-        assert p[pid].block_scale is None and bytes_per_param(p[pid]) == b
+        assert p[pid].block_scale is None and p[pid].bytes_per_param == b
 
 
 def test_sizing_counts_the_group_scales(catalog) -> None:

@@ -160,7 +160,7 @@ class InterconnectPage(Page):
         nvl, nvl_old = nvlink_of(cat, acc), nvlink_of(cat, old)
         gen4, gen5 = pcie_x16(cat, "pcie-gen4"), pcie_x16(cat, "pcie-gen5")
         net = ts["Network"].one_way
-        fp16_bpp = cat.precisions["fp16"].width / 8
+        fp16_bpp = cat.precisions["fp16"].width_bytes
 
         hbm_over_nvl = hbm.ratio(nvl)
         hbm_over_nvl_summed = hbm.bytes_per_s / nvl.both_summed().bytes_per_s  # the source's mixed basis
@@ -228,12 +228,12 @@ class InterconnectPage(Page):
             raise ValueError(f"no price the site uses for {r.node.chip}")
         self.price = units.usd_gpu_hour(price)
         self.fp16_bytes = fmt.quantity(fp16_bpp, "bytes/param", 0)
-        self.fp8_bytes = fmt.quantity(cat.precisions["fp8"].width / 8, "bytes/param", 0)
-        self.bf16_same_as_fp16 = fmt.claim(cat.precisions["bf16"].width / 8 == fp16_bpp,
-                                           f"BF16 {cat.precisions['bf16'].width / 8:g} bytes, FP16 {fp16_bpp:g}")
-        self.fp8_half_of_bf16 = fmt.claim(cat.precisions["fp8"].width / 8 * 2 == cat.precisions["bf16"].width / 8,
-                                          f"FP8 {cat.precisions['fp8'].width / 8:g} byte, BF16 "
-                                          f"{cat.precisions['bf16'].width / 8:g}")
+        self.fp8_bytes = fmt.quantity(cat.precisions["fp8"].width_bytes, "bytes/param", 0)
+        self.bf16_same_as_fp16 = fmt.claim(cat.precisions["bf16"].width_bytes == fp16_bpp,
+                                           f"BF16 {cat.precisions['bf16'].width_bytes:g} bytes, FP16 {fp16_bpp:g}")
+        self.fp8_half_of_bf16 = fmt.claim(cat.precisions["fp8"].width_bytes * 2 == cat.precisions["bf16"].width_bytes,
+                                          f"FP8 {cat.precisions['fp8'].width_bytes:g} byte, BF16 "
+                                          f"{cat.precisions['bf16'].width_bytes:g}")
         self.extend(rows)
         self.fp16_cap = fmt.params(fp16_cap)
         self.fp16_cap_pool = fmt.params(fp16_cap_pool)

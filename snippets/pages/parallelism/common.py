@@ -49,7 +49,7 @@ def _short(model_id: str, precision_id: str) -> str:
 
 def act_bytes(cat: Catalog) -> float:
     """Bytes of one activation element on the wire (BF16: 2)."""
-    return cat.precisions[ACTIVATIONS].width / 8
+    return cat.precisions[ACTIVATIONS].width_bytes
 
 
 @dataclass(frozen=True)
