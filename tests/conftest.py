@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -22,9 +23,16 @@ ROOT = Path(__file__).resolve().parent.parent
 SITE_PARTS = ("mkdocs.yml", "docs", "data", "snippets")
 
 
+@functools.cache
+def repository_catalog() -> Catalog:
+    """The repository's data/, loaded once per test process: the `catalog` fixture and the modules that read it at
+    import share it, and with it what is derived from it once (the engine's records, the calibration's rows)."""
+    return load(ROOT / "data")
+
+
 @pytest.fixture(scope="session")
 def catalog() -> Catalog:
-    return load(ROOT / "data")
+    return repository_catalog()
 
 
 @dataclass
@@ -121,3 +129,31 @@ def text(soup: BeautifulSoup, name: str) -> str:
 
 
 Mutator = Callable[[Path], None]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Order the suite for `nox -s tests` (`pytest -n N --dist worksteal`), which hands each of N workers one
+    contiguous share of this list (the first N-th to the first worker, and so on), then lets an idle worker take the
+    end of a busy one's queue.
+
+    The long tests are the browser sweeps (sweep.py: each page loaded once per reading, shared by the workers) and
+    the builds of modified copies (tests/build/). Run late, they leave one worker on a long test while the others
+    are idle; so each share starts with its part of the browser tests (every N-th: the workers take different
+    readings, or split the pages of one), the last share with the builds, and the short tests fill every queue
+    behind them, where stealing evens out the end. Without xdist the order changes nothing."""
+    workers = getattr(config.option, "numprocesses", None)
+    n = workers if isinstance(workers, int) and workers > 1 else 2
+    browser = [i for i in items if i.get_closest_marker("browser")]
+    build = [i for i in items if i.get_closest_marker("build") and not i.get_closest_marker("browser")]
+    long = {id(i) for i in browser + build}
+    short = [i for i in items if id(i) not in long]
+    heads = [browser[k::n] for k in range(n)]
+    heads[-1] += build
+    ordered: list[pytest.Item] = []
+    for k, head in enumerate(heads):
+        end = len(items) * (k + 1) // n  # where xdist's share k ends
+        ordered += head
+        take = max(0, end - len(ordered)) if k < n - 1 else len(short)
+        ordered += short[:take]
+        short = short[take:]
+    items[:] = ordered

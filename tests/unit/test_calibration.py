@@ -10,10 +10,12 @@ from __future__ import annotations
 import pytest
 
 from snippets import calibration
-from snippets.data import TimeModel, load
+from snippets.data import TimeModel
 from snippets.engine.serving import mixed_step, token_budget
 
-CAT = load()
+from ..conftest import repository_catalog
+
+CAT = repository_catalog()
 BANDS = {"itl_ms": 0.15, "output_tokens_per_s": 0.15, "ttft_ms": 0.75}
 MEDIANS = {"calibration": {"itl_ms": 0.10, "output_tokens_per_s": 0.12, "ttft_ms": 0.20}}
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from snippets.data import load
 from snippets.data.export import engine_catalog
 from snippets.engine import Layout, deploy, feasible, setting
 
-CAT = load()
+from ..conftest import repository_catalog
+
+CAT = repository_catalog()
 ENG = engine_catalog(CAT)
 SCENARIO = "reference"
 

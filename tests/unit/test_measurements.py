@@ -9,12 +9,12 @@ from urllib.parse import urlsplit
 import pytest
 
 from snippets import calibration
-from snippets.data import load
 from snippets.engine.serving import DisaggPrediction
 
+from ..conftest import repository_catalog
 from .test_data import Edit, _del, _set, broken
 
-CAT = load()
+CAT = repository_catalog()
 NIM_ROW = "nim180-llama33-70b-fp8-2xh100-in5000-out500-c1"
 IX_ROW = "inferencex-dsr1-fp8-sglang-8xh200-in1024-out1024-c8-issue870"
 TRT_ROW = "trtllm10-llama3370b-fp8-2xh100-in1000-out1000-cmax"

@@ -16,7 +16,6 @@ import sys
 
 import pytest
 
-from snippets.data import load
 from snippets.data.export import engine_catalog
 from snippets.engine import Deployment, Layout, deploy, setting
 from snippets.engine.params import total_params
@@ -50,9 +49,9 @@ from snippets.engine.serving import (
     rented_share,
 )
 
-from ..conftest import ROOT
+from ..conftest import ROOT, repository_catalog
 
-ENG = engine_catalog(load())
+ENG = engine_catalog(repository_catalog())
 N_IN, N_OUT = 3000, 150  # NVIDIA Dynamo's disaggregation example: 3K in, 150 out
 
 

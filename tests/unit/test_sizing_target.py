@@ -8,7 +8,6 @@ import io
 
 import pytest
 
-from snippets.data import load
 from snippets.data.export import engine_catalog
 from snippets.engine.search import at_scenario
 from snippets.engine.serving import Prediction
@@ -17,9 +16,11 @@ from snippets.pages.scenario import reference
 from snippets.pages.sizing_records import records_csv
 from snippets.render import fmt
 
+from ..conftest import repository_catalog
+
 TTFT_MS, TPOT_MS = 2000, 30  # data/scenarios.yaml, reference: AIConfigurator's default objective
 H100_PRICE = 3.99  # data/prices.yaml, site_uses: Lambda, whole 8-GPU instances (Sep 2026)
-CAT = load()
+CAT = repository_catalog()
 
 
 def test_a_record_at_the_target_is_the_engines_search_and_its_rent() -> None:

@@ -28,9 +28,9 @@ from snippets.engine.specs import GemmEfficiency
 from snippets.engine.step import FP8_DISPATCH_BYTES, prepare, step
 from snippets.engine.topology import group_link
 
-from ..conftest import ROOT
+from ..conftest import ROOT, repository_catalog
 
-ENG = engine_catalog(load())
+ENG = engine_catalog(repository_catalog())
 TM = ENG.time_models["measured-fractions"]
 H100 = ENG.chips["h100-sxm"]
 NVLINK = 450e9  # H100 SXM, one way: 18 links of 25 GB/s
