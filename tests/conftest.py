@@ -140,7 +140,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     the builds of modified copies (tests/build/). Run late, they leave one worker on a long test while the others
     are idle; so each share starts with its part of the browser tests (every N-th: the workers take different
     readings, or split the pages of one), the last share with the builds, and the short tests fill every queue
-    behind them, where stealing evens out the end. Without xdist the order changes nothing."""
+    behind them, where stealing evens out the end. Without xdist the tests run in this order too; none depends on it."""
     workers = getattr(config.option, "numprocesses", None)
     n = workers if isinstance(workers, int) and workers > 1 else 2
     browser = [i for i in items if i.get_closest_marker("browser")]
