@@ -199,6 +199,18 @@ KEY_COLUMNS = """() => Array.from(document.querySelectorAll('article table')).ma
     return {head: head.trim().slice(0, 30), problems: Array.from(new Set(out))};
 })"""
 
+# each sizing-grid table's rows in lines of text (height less the cell's padding, over its line height): the median,
+# the 90th percentile and the tallest, at the reading's width (test_reader.py)
+GRID_ROWS = """() => Array.from(document.querySelectorAll('article .sa-grid table')).filter(t => t.tBodies[0].rows.length)
+    .map(t => {
+        const style = getComputedStyle(t.tBodies[0].rows[0].cells[0]);
+        const line = parseFloat(style.lineHeight), pad = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+        const lines = Array.from(t.tBodies[0].rows).map(r => (r.getBoundingClientRect().height - pad) / line)
+            .sort((a, b) => a - b);
+        return {rows: lines.length, median: lines[lines.length >> 1], p90: lines[Math.floor(lines.length * 0.9)],
+                tallest: lines[lines.length - 1]};
+    })"""
+
 AXE = """async (options) => (await axe.run(document, options)).violations
     .map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(' '))}))"""
 
@@ -376,6 +388,7 @@ def _collect(reading: str, r: Recorder, page: Any, path: str, axe: str) -> None:
         r("diagrams", lambda: page.evaluate(DIAGRAMS))
         r("prose", lambda: page.evaluate(PROSE))
         r("copy_buttons", lambda: page.evaluate(COPY_BUTTONS))
+        r("grid_rows", lambda: page.evaluate(GRID_ROWS))
         r("grouped", lambda: _grouped(page))
         _wait(page, MARKED)  # Material wraps tables and a11y.js marks the scrolling ones after load
         r("wide_tables", lambda: page.evaluate(WIDE_TABLES))

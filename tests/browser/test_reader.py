@@ -174,6 +174,26 @@ def _visible_rows(table: Any) -> list[str]:
     )
 
 
+GRID_LINES = 3
+"""The most lines of text a typical row of the sizing grid may take at a desktop's width: a reader runs an eye
+across a row, and eight-line rows (the recommendation squeezed to a figure's width) put three rows on a screen."""
+
+
+def test_sizing_grid_rows_stay_low(sweeps: Sweeps, built: Build, pages: list[str]) -> None:
+    """On a desktop, the median row of the sizing grid and nine rows in ten take at most GRID_LINES lines (the
+    recommendation wraps in a column of its own width, docs/stylesheets/extra.css); the tallest, a refusal's
+    sentence, is reported, not held."""
+    grids = _pages_with(built, pages, ".sa-grid table")
+    assert grids, "no page has the sizing grid"
+    for path in grids:
+        visit = sweeps[DESKTOP_LIGHT][path]
+        assert not visit.problems("grid_rows"), visit.problems("grid_rows")
+        (got,) = visit["grid_rows"]
+        grid = _html(built, path).split('class="sa-grid', 1)[1].split("</tbody>", 1)[0].split("<tbody>", 1)[1]
+        assert got["rows"] == grid.count("<tr>"), (path, got)  # the whole grid was laid out when it was measured
+        assert got["median"] <= GRID_LINES and got["p90"] <= GRID_LINES, (path, got)
+
+
 def test_sizing_grid_filters_rows(reader: Reader) -> None:
     """Typing in the filter hides exactly the rows that lack a typed word; clearing shows all again."""
     page = reader.open("reference/sizing/")

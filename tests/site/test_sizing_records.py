@@ -9,6 +9,7 @@ import csv
 import json
 
 import pytest
+from bs4 import BeautifulSoup
 
 from snippets.data.export import engine_catalog
 from snippets.engine.search import at_scenario
@@ -25,6 +26,12 @@ PICKED = [("llama-3.1-70b", "fp8", "h100-sxm"), ("mixtral-8x7b", "fp8", "mi300x"
 def recs(built: Build) -> dict[tuple[str, str, str], dict]:
     doc = json.loads((built.site / "reference" / "sizing.json").read_text(encoding="utf-8"))
     return {(r["model"], r["precision"], r["accelerator"]): r for r in doc["records"]}
+
+
+@pytest.fixture(scope="module")
+def grid(built: Build) -> BeautifulSoup:
+    """The sizing page, parsed once for this module's tests (three megabytes; they only read it)."""
+    return built.page("reference/sizing/index.html")
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +93,8 @@ def test_one_record_priced_by_hand(recs) -> None:
     assert t["tpot"]["value"] <= TPOT_MS and t["ttft"]["value"] <= TTFT_MS
 
 
-def test_the_page_shows_the_target_column(built: Build, recs) -> None:
-    page = built.page("reference/sizing/index.html")
+def test_the_page_shows_the_target_column(grid: BeautifulSoup, recs) -> None:
+    page = grid
     head = [th.get_text() for th in page.select("table thead th")]
     assert "Recommended at the target" in head and "$ per M tokens at the target" in head
     t = recs[("llama-3.1-70b", "fp8", "h100-sxm")]["at_target"]
@@ -103,10 +110,10 @@ def test_the_page_shows_the_target_column(built: Build, recs) -> None:
 
 
 @pytest.mark.parametrize("q", PICKED, ids=lambda q: "-".join(q))
-def test_the_target_cell_shows_the_records_counts_as_figures(built: Build, recs, catalog, q) -> None:
+def test_the_target_cell_shows_the_records_counts_as_figures(grid: BeautifulSoup, recs, catalog, q) -> None:
     """The recommended configuration at the target, in the engine's words (the record's `configuration`), its counts
     figures a reader can follow: the workers, the requests in flight, the GPUs."""
-    page = built.page("reference/sizing/index.html")
+    page = grid
     t = recs[q]["at_target"]
     cell = f"grid[{catalog.models[q[0]].name} · {catalog.precisions[q[1]].name} · {catalog.accelerators[q[2]].name}]"
     cell += "[Recommended at the target]"
@@ -129,8 +136,8 @@ def test_the_target_cell_shows_the_records_counts_as_figures(built: Build, recs,
     assert f"{n:,} request{'s' * (n > 1)} in flight" in t["configuration"]
 
 
-def test_every_met_cell_has_its_gpus_as_a_figure(built: Build, recs) -> None:
-    page = built.page("reference/sizing/index.html")
+def test_every_met_cell_has_its_gpus_as_a_figure(grid: BeautifulSoup, recs) -> None:
+    page = grid
     gpus = [k for k in figures(page) if k.endswith("[Recommended at the target].gpus")]
     assert len(gpus) == sum(1 for r in recs.values() if r["at_target"] and r["at_target"]["met"])
     cheapest = [k for k in figures(page) if k.endswith("[Recommended at the target].cheapest_gpus")]
@@ -142,10 +149,10 @@ def test_every_met_cell_has_its_gpus_as_a_figure(built: Build, recs) -> None:
         assert 0 < t["cheapest_saving"] < t["disaggregated_min_saving"] == 0.10
 
 
-def test_gpt_oss_20b_fp8_on_h100_recommends_one_replica_and_names_the_cheapest(built: Build, recs) -> None:
+def test_gpt_oss_20b_fp8_on_h100_recommends_one_replica_and_names_the_cheapest(grid: BeautifulSoup, recs) -> None:
     """A cell whose cheapest is disaggregated on 88 H100, a few per cent cheaper than one aggregated 4-GPU replica;
     the policy asks 10% of a second pool, so the cell recommends the 4 GPUs."""
-    page = built.page("reference/sizing/index.html")
+    page = grid
     t = recs[("gpt-oss-20b", "fp8", "h100-sxm")]["at_target"]
     assert (t["mode"], t["gpus"]) == ("disaggregated", 88)
     assert (t["recommended"]["mode"], t["recommended"]["gpus"]) == ("aggregated", 4)
