@@ -10,10 +10,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
-from collections.abc import Iterator
 
 import nox
 
@@ -69,24 +67,6 @@ def _lint(session: nox.Session) -> None:
     session.run("mypy", "snippets")  # strict: see [tool.mypy] in pyproject.toml
 
 
-@contextlib.contextmanager
-def _beside(session: nox.Session, *args: str) -> Iterator[subprocess.CompletedProcess[str]]:
-    """Run a command of the session's environment while the `with` block runs; print its output when both are done.
-    The yielded result's returncode is set once the block has finished."""
-    done = subprocess.CompletedProcess(list(args), 0, "", "")
-    session.log(" ".join(args) + "  (beside the next command)")
-    proc = subprocess.Popen(
-        [os.path.join(session.bin, args[0]), *args[1:]],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    try:
-        yield done
-    finally:
-        done.stdout, _ = proc.communicate()
-        done.returncode = proc.returncode
-        print(done.stdout, end="", flush=True)
-
-
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff over the code, mypy --strict over snippets/."""
@@ -98,14 +78,9 @@ def lint(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """All that CI needs: lint, the strict build into site/, then the whole test suite against it."""
     session.install("-e", ".[test,lint]")
-    session.run("ruff", "check", *LINT_PATHS)
+    _lint(session)
     env = _env()
-    # mypy runs beside the build: the build keeps both cores busy only while it searches the sizing grid, and mypy
-    # needs one for about 15 s; its report follows the build's, and either failing fails the session
-    with _beside(session, "mypy", "snippets") as mypy:
-        session.run("mkdocs", "build", "--strict", "--clean", "-d", SITE_DIR, env=env)
-    if mypy.returncode:
-        session.error(f"mypy snippets failed (exit {mypy.returncode})")
+    session.run("mkdocs", "build", "--strict", "--clean", "-d", SITE_DIR, env=env)
     # worksteal: an idle worker takes queued tests from the busy one; the browser sweeps and the full builds are
     # long and uneven, and xdist's default hand-out in fixed chunks left one worker idle for about a minute
     session.run("pytest", "-n", "2", "--dist", "worksteal", *session.posargs,
