@@ -1,11 +1,11 @@
 """The reader's experience in a real browser, over every page of the built site.
 
-Each page is loaded in a fresh context of one headless Chromium on the site served from 127.0.0.1, which
-records every request (anything for another host is aborted and fails the test, naming page and URL) and
-every console error, and the tests check what a reader does: open quiz answers, filter and sort the sizing
-grid, search, switch palettes, read on a phone, use assistive technology (axe-core). The checks of every
-page read the sweeps of sweep.py (each page loaded once per reading, every check of that reading run in
-that load); the others open the pages they need.
+Each page is loaded, uncached, in one headless Chromium on the site served from 127.0.0.1, which records every
+request (anything for another host is aborted and fails the test, naming page and URL) and every console error,
+and the tests check what a reader does: open quiz answers, filter and sort the sizing grid, search, switch
+palettes, read on a phone, use assistive technology (axe-core). The checks of every page read the sweeps of
+sweep.py (each page loaded once per reading, in that reading's tab, every check of that reading run in that load);
+the others open the pages they need, each in a fresh context.
 """
 
 from __future__ import annotations
