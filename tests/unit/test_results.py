@@ -13,6 +13,7 @@ import pytest
 from snippets.build import drift
 from snippets.data import load
 from snippets.data.export import export
+from snippets.data.loader import Parsed
 from snippets.data.results import CODE, CODE_FILES, EngineResults, inputs_key, results_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,8 +43,17 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tree(tmp_path_factory.mktemp("results"))
 
 
-def _key(root: Path) -> str:
-    return inputs_key(load(root / "data"), root)
+@pytest.fixture(scope="module")
+def unedited(tree: Path) -> tuple[Parsed, str]:
+    """The copy's data/ as parsed once, and its key before any edit."""
+    parsed = Parsed()
+    return parsed, inputs_key(load(tree / "data", parsed_before=parsed), tree)
+
+
+def _key(root: Path, parsed: Parsed) -> str:
+    """The key of `root`, its data/ loaded as a build's rebuild loads it: only the files whose text differs from
+    `parsed`'s are parsed again (every file is still checked against the others)."""
+    return inputs_key(load(root / "data", parsed_before=Parsed(dict(parsed.files), parsed.schemas)), root)
 
 
 # each edit: (file, pattern, replacement), as a contributor makes it
@@ -66,15 +76,19 @@ RECOMPUTED = {
 
 
 @pytest.mark.parametrize(("what", "moves"), [(w, False) for w in REUSED] + [(w, True) for w in RECOMPUTED])
-def test_the_key_moves_with_what_the_results_depend_on_and_nothing_else(tree: Path, what: str, moves: bool) -> None:
+def test_the_key_moves_with_what_the_results_depend_on_and_nothing_else(
+    tree: Path, unedited: tuple[Parsed, str], what: str, moves: bool,
+) -> None:
     """An edit that does not reach the engine keeps the key (`REUSED`); one of what the results depend on moves it
     (`RECOMPUTED`)."""
     file, pattern, new = (RECOMPUTED if moves else REUSED)[what]
     path = tree / file
-    before, text = _key(tree), path.read_text(encoding="utf-8")
+    parsed, before = unedited
+    text = path.read_text(encoding="utf-8")
+    assert _key(tree, parsed) == before  # the copy is as the module found it
     try:
         _edit(path, pattern, new)
-        assert (_key(tree) != before) is moves
+        assert (_key(tree, parsed) != before) is moves
     finally:
         path.write_text(text, encoding="utf-8")
 
