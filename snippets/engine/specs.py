@@ -609,6 +609,10 @@ class TimeModelSpec:
     """The (file, id) of every data/ entry the record was built from."""
     bands: tuple[BandEntry, ...] = ()
     """The error bands by regime, computed from the test measurements (`snippets.engine.bands`)."""
+    prompt_step_host_s: float = 0.0
+    """Host time a step adds when it carries prompt tokens, over `step_overhead_s`: none in data/'s time models. A
+    what-if: the predictions page asks how much of a light-load TTFT gap the measured TPOT leaves room for inside the
+    steps, as the other requests' decoding waits for every step that carries a prompt."""
 
     def chip(self, chip_id: str) -> ChipEfficiency:
         return self.chips.get(chip_id, self.default)

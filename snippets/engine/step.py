@@ -409,8 +409,9 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
     if p.pp_link is not None:
         sent = local * h * ops.ACTIVATION_BYTES * PP_TENSORS
         out.append(ops.collective("send", "stage send", coll.send(sent, p.pp_link, tm), count=lay.pp - 1))
-    total = sum((max(o.compute_s, o.memory_s) + o.comm_s + o.launch_s) * o.count for o in out) + p.host_s
-    result = p.steps[batch, phase] = Step(phase, batch, tuple(out), p.host_s, total)
+    host = p.host_s + (tm.prompt_step_host_s if batch.prefill_tokens else 0.0)
+    total = sum((max(o.compute_s, o.memory_s) + o.comm_s + o.launch_s) * o.count for o in out) + host
+    result = p.steps[batch, phase] = Step(phase, batch, tuple(out), host, total)
     return result
 
 
