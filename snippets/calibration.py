@@ -387,6 +387,15 @@ def rows(cat: Catalog, role: str | None = None, tm: TimeModelSpec | None = None)
     return evaluate(cat, role, tm)[0]
 
 
+def rows_with_prompt_step_host(cat: Catalog, role: str, seconds: float) -> list[Row]:
+    """`rows(cat, role)` under the scenario's time model with `seconds` of host time added to every step that carries
+    prompt tokens (`TimeModelSpec.prompt_step_host_s`, none in data/): a what-if, never a fit."""
+    from snippets.data.export import engine_catalog
+
+    tm = engine_catalog(cat).time_models[_time_model_entry(cat)[0]]
+    return rows(cat, role, replace(tm, prompt_step_host_s=seconds))
+
+
 def skipped(cat: Catalog, role: str | None = None) -> list[Skipped]:
     """Every measurement (of `role`, if given) the engine does not predict today, with the reason."""
     return evaluate(cat, role)[1]

@@ -13,13 +13,11 @@ entries the calibration's own `fit` looks up by id (the scenario and its time mo
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from snippets import calibration
 from snippets.calibration import Fit, Row, Skipped
 from snippets.data import Catalog
-from snippets.data.export import engine_catalog
 from snippets.data.loader import derive
 from snippets.data.results import results_of
 
@@ -36,14 +34,10 @@ def rows(cat: Catalog, role: str | None = None) -> list[Row]:
 
 
 def with_prompt_step_host(cat: Catalog, role: str, seconds: float) -> list[Row]:
-    """`calibration.rows(cat, role)` predicted again with `seconds` of host time added to every step that carries
-    prompt tokens (`TimeModelSpec.prompt_step_host_s`, none in data/): the predictions page's what-if, computed once
+    """`calibration.rows_with_prompt_step_host(cat, role, seconds)` (the predictions page's what-if), computed once
     per catalog and figure."""
-    def run() -> list[Row]:
-        loaded = cat.loaded
-        tm = engine_catalog(loaded).time_models[loaded.scenarios[calibration.SCENARIO].time_model]
-        return calibration.rows(loaded, role, replace(tm, prompt_step_host_s=seconds))
-    return list(derive(cat.loaded, ("calibration.prompt_step_host", role, seconds), run))
+    return list(derive(cat.loaded, ("calibration.rows_with_prompt_step_host", role, seconds),
+                       lambda: calibration.rows_with_prompt_step_host(cat.loaded, role, seconds)))
 
 
 def fit(cat: Catalog) -> Fit:

@@ -369,23 +369,23 @@ class ReferencePredictionsPage(Page):
                   and r.deployment.setting.model.architecture.moe is not None and r.vendor.split(" ")[0] == "NVIDIA"
                   and source_label(m).startswith("InferenceX") and m.concurrency is not None
                   and m.concurrency <= LIGHT_LOAD}
-        loaded = [r for r in cal if (m := r.measurement).model in models and m.itl_ms is not None
+        busy = [r for r in cal if (m := r.measurement).model in models and m.itl_ms is not None
                   and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m).startswith("InferenceX")
                   and m.concurrency is not None and m.concurrency > LIGHT_LOAD]
-        if not loaded:
+        if not busy:
             raise ValueError("no InferenceX run of the light-load gap's model above the light load: the page compares "
                              "its TPOT")
         charged = {r.id: r for r in with_prompt_step_host(cat, "calibration", short_gap)}
-        itl_now = statistics.median(r.error("itl_ms") or 0.0 for r in loaded)
-        itl_charged = statistics.median(charged[r.id].error("itl_ms") or 0.0 for r in loaded)
-        self.moe_gap_itl_rows = fmt.count(len(loaded), "runs")
+        itl_now = statistics.median(r.error("itl_ms") or 0.0 for r in busy)
+        itl_charged = statistics.median(charged[r.id].error("itl_ms") or 0.0 for r in busy)
+        self.moe_gap_itl_rows = fmt.count(len(busy), "runs")
         self.moe_gap_itl_now = fmt.percent(itl_now)
         self.moe_gap_itl_charged = fmt.percent(itl_charged)
         # the model's TPOT for those runs within the calibration's band as it is, and moved by more than the band
         # once every prompt-carrying step is charged the gap
         self.moe_gap_outside = fmt.claim(abs(itl_now) <= CAL_BAND and itl_charged - itl_now > CAL_BAND,
                                          f"median TPOT error {itl_now:+.1%} now, {itl_charged:+.1%} charged "
-                                         f"{short_gap * 1e3:.0f} ms a prompt step, over {len(loaded)} runs")
+                                         f"{short_gap * 1e3:.0f} ms a prompt step, over {len(busy)} runs")
         over = sum(1 for e in amd_tput if e > 0)
         self.amd_rows = fmt.count(len(amd_tput), "rows")
         self.amd_over = fmt.count(over, "rows")
