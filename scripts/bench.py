@@ -9,7 +9,9 @@ repository's own files are never touched:
      drops markdown-exec and sets the serving plugin's `execute: false`; the plugin still runs).
      Also the build with execution on and the notebook cache warm, as on a second build.
   b. the rebuild after a one-line data edit, in one process as `mkdocs serve` does it: load the
-     config, build once to warm up, then for each run change one YAML value and rebuild.
+     config, build once to warm up, then for each run wait `--pause` seconds (3 by default: a contributor's
+     next save; what a build leaves running for the next one, the notebook's kernel, starts meanwhile), change
+     one YAML value and rebuild.
   c. the test suite without the browser tests (`-m "not browser"`), as the brief's command runs it.
   d. the calculator page (docs/calculator.md) in headless Chromium (Debian's /usr/bin/chromium), the built
      site served from 127.0.0.1 with `Cache-Control: max-age=600` (as GitHub Pages serves it): the time
@@ -217,11 +219,11 @@ def bench_builds(runs: int, work: Path, notes: list[str]) -> dict[str, Timing]:
     return out
 
 
-def bench_rebuild(runs: int, work: Path) -> Timing:
+def bench_rebuild(runs: int, work: Path, pause: float) -> Timing:
     """Run the in-process rebuild loop in a fresh interpreter inside the copy (its own `snippets`)."""
     root = copy_tree(work / "rebuild")
     proc = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "_rebuild", str(root), str(runs)],
+        [sys.executable, str(Path(__file__).resolve()), "_rebuild", str(root), str(runs), str(pause)],
         cwd=root, env=env(), capture_output=True, text=True,
     )
     if proc.returncode != 0:
@@ -233,8 +235,9 @@ def bench_rebuild(runs: int, work: Path) -> Timing:
     return Timing(result["wall"], result["cpu"])
 
 
-def rebuild_loop(root: Path, runs: int) -> None:
-    """Inside the copy: warm build, then `runs` times edit one YAML value and rebuild, like `mkdocs serve`."""
+def rebuild_loop(root: Path, runs: int, pause: float) -> None:
+    """Inside the copy: warm build, then `runs` times wait `pause` seconds, edit one YAML value and rebuild, like
+    `mkdocs serve`."""
     os.chdir(root)
     sys.path.insert(0, str(root))
     import logging
@@ -247,13 +250,14 @@ def rebuild_loop(root: Path, runs: int) -> None:
     log.addHandler(logging.StreamHandler(sys.stderr))
     site = root / "site-serve"
 
-    def build_once(first: bool = False) -> None:
+    def build_once(first: bool = False) -> Any:
         config = load_config(config_file=str(root / "mkdocs.yml"), strict=True, site_dir=str(site))
         if first:
             config.plugins.on_startup(command="serve", dirty=False)
         build(config)
+        return config
 
-    build_once(first=True)
+    config = build_once(first=True)
     path = root / EDIT_FILE
     text = path.read_text(encoding="utf-8")
     m = EDIT_RE.search(text)
@@ -264,15 +268,17 @@ def rebuild_loop(root: Path, runs: int) -> None:
     numbers = (site / "numbers.json").read_text(encoding="utf-8")
     for i in range(1, runs + 1):
         new = f"{base - 0.01 * i:g}"  # a new value every run, so no cache can answer it; small, so no claim flips
+        time.sleep(pause)
         path.write_text(text[: m.start(2)] + new + text[m.end(2):], encoding="utf-8")
         with timed(timing, children_only=False):
-            build_once()
+            config = build_once()
         after = (site / "numbers.json").read_text(encoding="utf-8")
         if after == numbers:
             raise SystemExit(f"the rebuild after setting {m.group(1)}{new} in {EDIT_FILE} changed no figure")
         numbers = after
         print(f"  b. run {i}/{runs} {EDIT_FILE}: {m.group(2)} -> {new}  "
               f"{timing.wall[-1]:6.2f} s wall {timing.cpu[-1]:6.2f} s CPU", flush=True)
+    config.plugins.on_shutdown()  # as `serve` ends
     print(json.dumps({"wall": timing.wall, "cpu": timing.cpu}))
 
 
@@ -556,7 +562,7 @@ def row(label: str, t: Timing) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["_rebuild"]:
-        rebuild_loop(Path(argv[1]), int(argv[2]))
+        rebuild_loop(Path(argv[1]), int(argv[2]), float(argv[3]))
         return 0
     if argv[:1] == ["_engine"]:
         engine_loop(Path(argv[1]))
@@ -567,6 +573,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="which parts: any of a (builds), b (rebuild), c (tests), d (calculator), e (engine); "
                          "default abcde")
     ap.add_argument("--workers", default="2", help="pytest-xdist workers for part c; 0 for none; default 2")
+    ap.add_argument("--pause", type=float, default=3.0,
+                    help="part b: seconds between a build and the next edit (a contributor's next save); default 3")
     ap.add_argument("--site", type=Path, help="part d: an already built site (else one is built)")
     args = ap.parse_args(argv)
     if args.runs < 1:
@@ -589,7 +597,8 @@ def main(argv: list[str] | None = None) -> int:
                             f"run by run (each run builds on, then off, a few seconds apart): median "
                             f"{statistics.median(paired):.2f}x, range {min(paired):.2f}-{max(paired):.2f}x wall")
         if "b" in args.only:
-            rows.append(row(f"b. rebuild in process after a one-line edit of {EDIT_FILE}", bench_rebuild(args.runs, work)))
+            label = f"b. rebuild in process after a one-line edit of {EDIT_FILE}, {args.pause:g} s after the last"
+            rows.append(row(label, bench_rebuild(args.runs, work, args.pause)))
         if "c" in args.only:
             rows.append(row('c. test suite, -m "not browser"' + (f", -n {args.workers}" if args.workers != "0" else ""),
                             bench_tests(args.runs, work, args.workers, notes)))

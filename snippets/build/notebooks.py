@@ -17,8 +17,15 @@ option). For each, at the start of a build (`Notebooks.start`, from `on_config`)
 as its source (`File.abs_src_path`), which mkdocs-jupyter (`include` names both, `execute: false`) converts with
 its public options and caches itself; the script is published next to its page, as the page's first cell links
 to it. A cell that raises or overruns is reported with the script's line (`errors`), and that
-notebook is not cached. Nothing here outlives the build: `close` waits for every execution (no kernel outlives
-it) and removes cache entries this build did not use.
+notebook is not cached. `close` waits for every execution and removes cache entries this build did not use.
+
+Under `mkdocs serve` a notebook's kernel is started before the build that uses it (`Kernels`, held by the plugin
+between builds): when a build ends, one kernel per notebook is started for the next, so a rebuild after an edit
+runs the cells at once instead of first waiting a second and a half for a kernel to start. A kernel started
+ahead is a fresh process that has run nothing (the build's code and data are imported by the cells it runs), is
+launched exactly as nbclient launches one (same kernel, directory, environment and arguments), is used by one
+execution only and is shut down after it; the ones left are shut down when `serve` stops (`on_shutdown`).
+Outside `serve` no kernel outlives the build.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ import threading
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
@@ -39,6 +46,64 @@ if TYPE_CHECKING:
 
 KEYED = (("data", (".yaml", ".yml")), ("snippets", (".py", ".txt")))
 """What a notebook can read besides itself: the folders, and the kinds of file in them, its cache key covers."""
+HISTORY = "--HistoryManager.hist_file=:memory:"
+"""The argument nbclient gives every IPython kernel it starts (its `ipython_hist_file`): no history file written."""
+
+
+class Launch(NamedTuple):
+    """How a notebook's kernel is started: the kernel (the notebook's kernelspec), its directory and environment.
+    A tuple, so it compares equal to one made by this module imported anew (`serve` reimports edited code; a kernel
+    started ahead has imported none of it)."""
+
+    kernel: str
+    cwd: str
+    env: tuple[tuple[str, str], ...]
+
+
+@dataclass
+class Kernels:
+    """Kernels started ahead of the next build of `mkdocs serve`, one per notebook, by how each was launched.
+
+    Held by the plugin between builds (serve only). `take` hands a build a kernel launched as its notebook's
+    would be, alive and unused, or nothing (the build then starts one as nbclient does); `close` shuts down
+    the ones left."""
+
+    spare: dict[Launch, Any] = field(default_factory=dict)
+    """jupyter_client `KernelManager`s, each with a kernel started and not yet used."""
+
+    def start(self, launch: Launch) -> None:
+        """A kernel for `launch`, unless one is waiting: the process is started and left to boot."""
+        if launch in self.spare:
+            return
+        from jupyter_client.manager import KernelManager
+
+        # a blocking manager (its calls run in any thread), whose client, made by nbclient in its own event loop
+        # when the notebook runs, is asynchronous as nbclient's own kernels' are
+        km = KernelManager(kernel_name=launch.kernel, client_class="jupyter_client.asynchronous.AsyncKernelClient")
+        km.start_kernel(cwd=launch.cwd, env=dict(launch.env), stderr=subprocess.DEVNULL, extra_arguments=[HISTORY])
+        self.spare[launch] = km
+
+    def take(self, launch: Launch) -> Any | None:
+        """The kernel started for `launch`, if it is still alive (it is the caller's from then on)."""
+        km = self.spare.pop(launch, None)
+        if km is not None and not km.is_alive():
+            km.cleanup_resources()
+            return None
+        return km
+
+    def close(self) -> None:
+        """Shut down every kernel still waiting."""
+        spare, self.spare = self.spare, {}
+        for km in spare.values():
+            shut_down(km)
+
+
+def shut_down(km: Any) -> None:
+    """Stop a kernel this module started (`Kernels.start`) at once: its notebook is written, nothing is left to say."""
+    if km.is_alive():
+        km.shutdown_kernel(now=True)
+    else:
+        km.cleanup_resources()
 
 
 @dataclass
@@ -52,6 +117,8 @@ class Notebook:
     """The notebook mkdocs-jupyter converts: executed (or, with execution off, as written) and cached."""
     errors: list[str] = field(default_factory=list)
     thread: threading.Thread | None = None
+    kernel: str | None = None
+    """The kernel the notebook names (its kernelspec), once read."""
 
     def join(self) -> list[str]:
         if self.thread is not None:
@@ -71,10 +138,18 @@ class Notebooks:
     execute: bool = True
     timeout: int = 120
     """Seconds a cell may run (nbclient's `timeout`)."""
+    kernels: Kernels | None = None
+    """Kernels started ahead of this build (`mkdocs serve`), one of which a notebook's execution takes if launched
+    as its own would be."""
     found: dict[str, Notebook] = field(default_factory=dict)
+    environ: dict[str, str] = field(default_factory=dict)
+    """The process's environment as the build started its notebooks (other plugins set variables for the length of
+    a build: markdown-exec's `MKDOCS_CONFIG_DIR`): every kernel of the build, and the next build's started ahead,
+    gets it."""
 
     def start(self) -> None:
         """Find the notebooks under docs/ and start executing those not cached."""
+        self.environ = dict(os.environ)
         scripts = sorted(p for p in self.docs_dir.rglob("*.py")
                          if any(fnmatch(p.relative_to(self.docs_dir).as_posix(), pat) for pat in self.patterns))
         if not scripts:
@@ -110,9 +185,10 @@ class Notebooks:
         notebook = jupytext.reads(text, fmt="py:percent")
         for i, cell in enumerate(notebook.cells, 1):
             cell.id = f"cell-{i}"  # jupytext draws random ids: the same script gives the same notebook
+        nb.kernel = kernel_name(notebook)
         if self.execute:
             lines = [line for _, line, _ in notebook_cells(text)]
-            failure = self._run(notebook)
+            failure = self._run(notebook, self.launch(nb.kernel))
             if failure is not None:
                 index, message = failure
                 at = f":{lines[index]}" if 0 <= index < len(lines) else ""
@@ -122,7 +198,14 @@ class Notebooks:
         nbformat.write(notebook, str(part))  # type: ignore[no-untyped-call]  # nbformat is unannotated
         part.replace(nb.target)
 
-    def _run(self, notebook: Any) -> tuple[int, str] | None:
+    def launch(self, kernel: str) -> Launch:
+        """How this build's kernels start: in the build's root, reading the build's data/ and importing the build's
+        snippets/, whatever else is on the path."""
+        path = os.pathsep.join([str(self.root), *filter(None, [self.environ.get("PYTHONPATH")])])
+        env = {**self.environ, "SERVING_DATA_DIR": str(self.root / "data"), "PYTHONPATH": path}
+        return Launch(kernel, str(self.root), tuple(sorted(env.items())))
+
+    def _run(self, notebook: Any, launch: Launch) -> tuple[int, str] | None:
         """Execute `notebook` in place with nbclient; the index of the failing cell and what to say, if one fails."""
         from nbclient import NotebookClient
         from nbclient.exceptions import CellExecutionError, CellTimeoutError
@@ -132,13 +215,11 @@ class Notebooks:
         def cell_start(cell: Any, cell_index: int) -> None:
             at[0] = cell_index
 
-        client = NotebookClient(notebook, timeout=self.timeout, allow_errors=False, record_timing=False,
+        km = self.kernels.take(launch) if self.kernels is not None else None  # else nbclient starts its own
+        client = NotebookClient(notebook, km=km, timeout=self.timeout, allow_errors=False, record_timing=False,
                                 on_cell_start=cell_start)
-        # the kernel reads the build's data/ and imports the build's snippets/, whatever else is on its path
-        path = os.pathsep.join([str(self.root), *filter(None, [os.environ.get("PYTHONPATH")])])
-        env = {**os.environ, "SERVING_DATA_DIR": str(self.root / "data"), "PYTHONPATH": path}
         try:
-            client.execute(cwd=str(self.root), env=env, stderr=subprocess.DEVNULL)
+            client.execute(cwd=launch.cwd, env=dict(launch.env), stderr=subprocess.DEVNULL)
         except CellTimeoutError:
             return at[0], (f"a notebook cell ran longer than {self.timeout} s and was stopped (nbclient's timeout; "
                            "the limit is the serving plugin's `cell_timeout`, in seconds)")
@@ -146,6 +227,11 @@ class Notebooks:
             return at[0], f"a notebook cell raised {exc.ename}: {exc.evalue}"
         except Exception as exc:  # the kernel did not start, or died
             return at[0], f"the notebook could not be executed: {type(exc).__name__}: {exc}"
+        finally:
+            if km is not None:  # a kernel started ahead: nbclient leaves a kernel it did not start running
+                if client.kc is not None:
+                    client.kc.stop_channels()
+                shut_down(km)
         return None
 
     def files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -183,8 +269,21 @@ class Notebooks:
         nb = self.found.get(src_uri)
         return nb.join() if nb is not None else []
 
+    def prepare(self, kernels: Kernels) -> None:
+        """Start in `kernels` a kernel for each notebook, for the next build to take (`mkdocs serve`, as a build
+        ends); nothing with execution off."""
+        if not self.execute:
+            return
+        for nb in self.found.values():
+            if nb.kernel is None:  # cached: not read by this build
+                import jupytext
+
+                nb.kernel = kernel_name(jupytext.read(nb.script, fmt="py:percent"))
+            kernels.start(self.launch(nb.kernel))
+
     def close(self) -> None:
-        """Wait for every execution (no kernel outlives the build) and drop the cache entries it did not use."""
+        """Wait for every execution (no kernel this build started outlives it) and drop the cache entries it did not
+        use."""
         for nb in self.found.values():
             if nb.join():
                 nb.target.unlink(missing_ok=True)  # a failed execution is never a cache hit
@@ -193,3 +292,11 @@ class Notebooks:
             for entry in self.cache_dir.iterdir():
                 if entry.is_dir() and entry.name not in used:
                     shutil.rmtree(entry, ignore_errors=True)
+
+
+def kernel_name(notebook: Any) -> str:
+    """The kernel nbclient runs `notebook` in: the one its kernelspec names, else jupyter_client's default."""
+    from jupyter_client.kernelspec import NATIVE_KERNEL_NAME
+
+    name = notebook.metadata.get("kernelspec", {}).get("name")
+    return str(name) if name else NATIVE_KERNEL_NAME

@@ -10,12 +10,12 @@ Events, top to bottom in the order MkDocs sends them (each runs after the other 
 
 - `on_startup`: whether this is `mkdocs serve`;
 - `on_config`: import again any `snippets` module whose file changed since the last build of this process (an
-  edit while `serve` runs); date the build by the last commit; load and validate all of data/ (a data error
-  stops the build before any page); take what the last build of the same engine inputs kept (the bands, the fit:
+  edit while `serve` runs); date the build by the last commit; start executing the notebooks
+  (`snippets.build.notebooks`: under `serve`, in the kernels the last build started for them); load and validate
+  all of data/ (a data error stops the build before any page); take what the last build of the same engine inputs kept (the bands, the fit:
   `snippets.data.results`); make the build's context (its guard takes what earlier builds scanned in the same
   code and text, `snippets.build.drift`); give `abbr` the glossary, register the `{{ }}`
-  Markdown extension, run the python exec blocks through the build (`snippets.build.blocks`); start executing
-  the notebooks (`snippets.build.notebooks`);
+  Markdown extension, run the python exec blocks through the build (`snippets.build.blocks`);
 - `on_files`: each notebook script replaced by its executed notebook, converted last;
 - `on_pre_page`: a notebook page waits for its notebook, before any other plugin's handler reads it (mkdocs-jupyter
   reads the `.ipynb` in its own `on_pre_page`);
@@ -26,8 +26,10 @@ Events, top to bottom in the order MkDocs sends them (each runs after the other 
 - `on_post_page`: the reference pages' "used by" links;
 - `on_post_build`: `numbers.json`, the sizing grid's records and the engine's catalog (`reference/`), the
   engine's modules for the calculator (`assets/calculator/py/`); what is kept by content for the next build (the
-  engine's results, the guard's scans) written to the cache directory; the context is dropped;
-- `on_build_error`: no site is left behind (unless serving); the context is dropped.
+  engine's results, the guard's scans) written to the cache directory; under `serve`, a kernel started for each
+  notebook, for the next build; the context is dropped;
+- `on_build_error`: no site is left behind (unless serving); the context is dropped;
+- `on_shutdown`: the kernels started for a next build that will not come are shut down.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ if TYPE_CHECKING:
     from mkdocs.structure.pages import Page
 
     from snippets.build.context import BuildContext, Options
+    from snippets.build.notebooks import Kernels, Notebooks
     from snippets.build.pagecache import PageCache
     from snippets.data.loader import Parsed
     from snippets.pages.sizing_records import Written
@@ -121,6 +124,9 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         self.page_cache: PageCache | None = None
         """The pages converted by the last builds, with what each read (`snippets.build.pagecache`): a rebuild
         converts only the pages whose source or inputs changed."""
+        self.kernels: Kernels | None = None
+        """Under `mkdocs serve`, the notebooks' kernels started as a build ends for the next one to take
+        (`snippets.build.notebooks.Kernels`); shut down in `on_shutdown`."""
         self.records_written: Written | None = None
         """The sizing records the last build wrote and their text (`sizing_records.write_records`): a rebuild whose
         records are equal writes that text again."""
@@ -132,6 +138,15 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
         self.serving = command == "serve"
+        if self.serving:
+            from snippets.build.notebooks import Kernels
+
+            self.kernels = Kernels()
+
+    def on_shutdown(self) -> None:
+        """`mkdocs serve` stops (or a `build` ends): no kernel started ahead outlives the process's builds."""
+        if self.kernels is not None:
+            self.kernels.close()
 
     # ------------------------------------------------------------------ the build
 
@@ -156,7 +171,27 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             self.parsed = None
             self.page_cache = None
         source_date_epoch(root)
+        options = self.config.options()
+        from snippets.build.notebooks import Notebooks
 
+        # the notebooks first: their cells run in a kernel of their own while this build loads data/ and converts
+        # the other pages (a rebuild under `serve` takes a kernel started for it as the last build ended)
+        notebooks = Notebooks(root, Path(config.docs_dir), root / options.cache_dir, list(options.notebooks),
+                              execute=options.execute, timeout=options.cell_timeout, kernels=self.kernels)
+        notebooks.start()
+        try:
+            return self._load(config, root, options, notebooks, rebuild)
+        except BaseException:
+            if self.context is None:  # on_build_error closes the notebooks of a build that has its context
+                notebooks.close()
+                if self.kernels is not None:
+                    notebooks.prepare(self.kernels)
+            raise
+
+    def _load(self, config: MkDocsConfig, root: Path, options: Options, notebooks: Notebooks,
+              rebuild: bool) -> MkDocsConfig:
+        """The rest of `on_config`: data/ loaded and validated, the build's context made, the Markdown extensions
+        registered, the sizing grid's searches started."""
         from snippets import data
         from snippets.build import computed
         from snippets.build.context import make_context
@@ -172,7 +207,6 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
                 "snippets/data/schema/ (a module per data file); run "
                 "`python -c 'import snippets.data as d; d.load()'` to check data/ alone"
             ) from None
-        options = self.config.options()
         from snippets.data.results import EngineResults
 
         # what the engine computes from its inputs, kept by their content: a data edit that does not reach the
@@ -180,7 +214,7 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         cat.derived[EngineResults] = EngineResults.load(cat, root, root / options.cache_dir)
         if self.serving and rebuild and options.sizing_targets == "search":
             options = replace(options, sizing_targets="cached")  # a rebuild of `serve`: an edit shows at once
-        ctx = self.context = make_context(root, Path(config.docs_dir), options, cat)
+        ctx = self.context = make_context(root, Path(config.docs_dir), options, cat, notebooks)
         from snippets.build.pagecache import BuildPages, PageCache, build_key, table_keys
 
         if self.page_cache is None:
@@ -194,7 +228,6 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         # typed list[str], but MkDocs hands the list to Python-Markdown, which takes Extension instances too
         config.markdown_extensions.append(computed.ComputedExtension(ctx.pages))  # type: ignore[arg-type]
         self._exec_fences(config)
-        ctx.notebooks.start()
         from snippets.pages.reference_sizing import target_queries
 
         ctx.sizing.start(lambda: target_queries(cat))
@@ -393,6 +426,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
                 ctx.kept.keep()
         finally:
             self.code_stamp = (ctx.root, code_stamp(ctx.root))
+            if self.kernels is not None:  # serving: the next build's kernels boot while the reader looks
+                ctx.notebooks.prepare(self.kernels)
             ctx.release()
             self.end_collections()
 
@@ -409,9 +444,11 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         self.page_cache = None
         ctx, self.context = self.context, None
         if ctx is not None:
-            ctx.notebooks.close()  # no kernel outlives a failed build
+            ctx.notebooks.close()  # no kernel this build started outlives it
             ctx.sizing.close()  # nor a worker searching the sizing grid
             self.code_stamp = (ctx.root, code_stamp(ctx.root))
+            if self.kernels is not None:  # serving: the build that follows the fix takes them
+                ctx.notebooks.prepare(self.kernels)
             ctx.release()
         self.end_collections()
         # a failed build (an error, or a warning under --strict, raised after every page was written)

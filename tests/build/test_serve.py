@@ -102,7 +102,12 @@ def test_a_rebuild_in_one_process_shows_every_edit_and_keeps_no_state(site_copy:
                                    (data, "utilization: 0.9", "utilization: 0.895")):
                 text = open(path).read()
                 open(path, "w").write(text.replace(old, new, 1))
+        # each build ends by starting the notebook's kernel for the next (the second build ran in the first's);
+        # none outlives serve
+        spare = list(cfg.plugins["serving"].kernels.spare.values())
+        print(2, "kernels waiting", len(spare), all(k.is_alive() for k in spare))
         cfg.plugins.on_shutdown()
+        print(2, "after shutdown", len(cfg.plugins["serving"].kernels.spare), any(k.is_alive() for k in spare))
     """)
     # the engine's pool: the 79.22 GiB CUDA reports x 0.9 = 71.3 GiB, then x 0.895 = 70.9 GiB (0.89 makes a claim on
     # the parallelism page false, and 0.91 gives the flagship's TP2 its 1.25 GiB sequence at 256 sequences, so the HBM
@@ -110,7 +115,7 @@ def test_a_rebuild_in_one_process_shows_every_edit_and_keeps_no_state(site_copy:
     assert lines == ["0 index.html fresh", "0 interconnect/index.html fresh", "0 row_count 14", "0 pool 71.3 GiB",
                      "0 page models alive 0",
                      "1 index.html fresh", "1 interconnect/index.html fresh", "1 row_count 28", "1 pool 70.9 GiB",
-                     "1 page models alive 0"]
+                     "1 page models alive 0", "2 kernels waiting 1 True", "2 after shutdown 0 False"]
 
 
 def _differences(cmp: filecmp.dircmp[str], prefix: str = "") -> list[str]:

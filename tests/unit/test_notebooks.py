@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from snippets.build.notebooks import Notebooks
+from snippets.build.notebooks import Kernels, Launch, Notebooks
 
 HEADER = "# ---\n# jupyter:\n#   kernelspec:\n#     display_name: Python 3\n#     language: python\n#     name: python3\n# ---\n"
 
@@ -21,9 +21,9 @@ def _site(tmp_path: Path, body: str) -> Notebooks:
     return _notebooks(tmp_path)
 
 
-def _notebooks(root: Path, *, execute: bool = True, timeout: int = 60) -> Notebooks:
+def _notebooks(root: Path, *, execute: bool = True, timeout: int = 60, kernels: Kernels | None = None) -> Notebooks:
     return Notebooks(root, root / "docs", root / ".cache" / "serving", ["notebooks/*.py"], execute=execute,
-                     timeout=timeout)
+                     timeout=timeout, kernels=kernels)
 
 
 def _outputs(path: Path) -> list[list[str]]:
@@ -88,3 +88,44 @@ def test_only_the_scripts_the_patterns_name_are_notebooks(tmp_path: Path, patter
     nbs.execute = False
     nbs.start()
     assert list(nbs.found) == ["notebooks/nb.py"]
+
+
+def test_a_kernel_started_ahead_runs_the_next_execution_once(tmp_path: Path) -> None:
+    """`mkdocs serve`: as a build ends, a kernel is started for each notebook (`prepare`); the next build's execution
+    runs in it (the cell prints the kernel's process id), it is shut down after, and `close` stops what is left."""
+    nbs = _site(tmp_path, "# %%\nimport os\n\nprint(os.getpid(), os.environ['SERVING_DATA_DIR'])\n")
+    kernels = Kernels()
+    nbs.start()
+    nbs.close()  # executed in a kernel of nbclient's own
+    nbs.prepare(kernels)
+    [(launch, km)] = kernels.spare.items()
+    assert launch == nbs.launch("python3") and km.is_alive()
+    pid = km.provisioner.pid
+    (tmp_path / "data" / "models.yaml").write_text("x: 2\n")  # an edit: executed anew, in the kernel started ahead
+    again = _notebooks(tmp_path, kernels=kernels)
+    again.start()
+    assert again.errors("notebooks/nb.py") == [] and kernels.spare == {}
+    assert _outputs(again.found["notebooks/nb.py"].target) == [[f"{pid} {tmp_path / 'data'}\n"]]
+    assert not km.is_alive()  # used once, then shut down
+    again.close()
+    again.prepare(kernels)
+    [spare] = kernels.spare.values()
+    kernels.close()
+    assert kernels.spare == {} and not spare.is_alive()
+
+
+def test_a_kernel_started_for_another_launch_or_dead_is_not_taken(tmp_path: Path) -> None:
+    """A kernel started with another environment (or directory, or kernel) is not the notebook's: it waits, unused,
+    and the notebook runs in a kernel of nbclient's own; one that died is dropped when asked for."""
+    nbs = _site(tmp_path, "# %%\nprint(6 * 7)\n")
+    kernels = Kernels()
+    nbs.kernels = kernels
+    nbs.start()
+    mine = nbs.launch("python3")
+    other = Launch(mine.kernel, mine.cwd, (*mine.env, ("SERVING_TEST_OTHER", "1")))
+    kernels.start(other)
+    assert nbs.errors("notebooks/nb.py") == [] and _outputs(nbs.found["notebooks/nb.py"].target) == [["42\n"]]
+    assert list(kernels.spare) == [other]
+    km = kernels.spare[other]
+    km.shutdown_kernel(now=True)
+    assert kernels.take(other) is None and kernels.spare == {}
