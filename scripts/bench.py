@@ -581,6 +581,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--runs must be at least 1")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"bench: {args.runs} run(s) each, {os.cpu_count()} CPUs, load average {load:.1f} at start", flush=True)
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):  # CPython's default is to write them
+        print("bench: PYTHONDONTWRITEBYTECODE is set: every process (a notebook's kernel too) compiles what it "
+              "imports from snippets/ anew", flush=True)
     rows: list[str] = []
     notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="serving-bench-") as tmp:
