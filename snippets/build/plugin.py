@@ -9,13 +9,13 @@ one `BuildContext` (`snippets.build.context`) in `on_config` and drops it in `on
 Events, top to bottom in the order MkDocs sends them (each runs after the other plugins' handlers of the event):
 
 - `on_startup`: whether this is `mkdocs serve`;
-- `on_config`: import again any `snippets` module whose file changed since the last build of this process (an
-  edit while `serve` runs); date the build by the last commit; start executing the notebooks
-  (`snippets.build.notebooks`: under `serve`, in the kernels the last build started for them); load and validate
-  all of data/ (a data error stops the build before any page); take what the last build of the same engine inputs kept (the bands, the fit:
-  `snippets.data.results`); make the build's context (its guard takes what earlier builds scanned in the same
-  code and text, `snippets.build.drift`); give `abbr` the glossary, register the `{{ }}`
-  Markdown extension, run the python exec blocks through the build (`snippets.build.blocks`);
+- `on_config`: import again any `snippets` module whose file changed since the last build of this process (an edit
+  while `serve` runs); date the build by the last commit; start executing the notebooks (`snippets.build.notebooks`:
+  under `serve`, in the kernels the last build started for them); load and validate all of data/ (a data error stops
+  the build before any page); take what the last build of the same engine inputs kept (the bands, the fit:
+  `snippets.data.results`); make the build's context (its guard takes what earlier builds scanned in the same code and
+  text, `snippets.build.drift`); give `abbr` the glossary, register the `{{ }}` Markdown extension, run the python
+  exec blocks through the build (`snippets.build.blocks`);
 - `on_files`: each notebook script replaced by its executed notebook, converted last;
 - `on_pre_page`: a notebook page waits for its notebook, before any other plugin's handler reads it (mkdocs-jupyter
   reads the `.ipynb` in its own `on_pre_page`);
