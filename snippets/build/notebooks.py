@@ -91,11 +91,15 @@ class Kernels:
             return None
         return km
 
+    def keep(self, launches: set[Launch]) -> None:
+        """Shut down the kernels waiting for a launch not in `launches` (the environment changed, a kernel was
+        renamed, a notebook removed): none waits for a build that will not take it."""
+        for launch in [launch for launch in self.spare if launch not in launches]:
+            shut_down(self.spare.pop(launch))
+
     def close(self) -> None:
         """Shut down every kernel still waiting."""
-        spare, self.spare = self.spare, {}
-        for km in spare.values():
-            shut_down(km)
+        self.keep(set())
 
 
 def shut_down(km: Any) -> None:
@@ -271,15 +275,17 @@ class Notebooks:
 
     def prepare(self, kernels: Kernels) -> None:
         """Start in `kernels` a kernel for each notebook, for the next build to take (`mkdocs serve`, as a build
-        ends); nothing with execution off."""
-        if not self.execute:
-            return
-        for nb in self.found.values():
+        ends), and shut down any other waiting there; none with execution off."""
+        launches = set()
+        for nb in self.found.values() if self.execute else ():
             if nb.kernel is None:  # cached: not read by this build
                 import jupytext
 
                 nb.kernel = kernel_name(jupytext.read(nb.script, fmt="py:percent"))
-            kernels.start(self.launch(nb.kernel))
+            launches.add(self.launch(nb.kernel))
+        kernels.keep(launches)  # those of an earlier build launched otherwise (a commit moves SOURCE_DATE_EPOCH)
+        for launch in sorted(launches):
+            kernels.start(launch)
 
     def close(self) -> None:
         """Wait for every execution (no kernel this build started outlives it) and drop the cache entries it did not

@@ -116,7 +116,8 @@ def test_a_kernel_started_ahead_runs_the_next_execution_once(tmp_path: Path) -> 
 
 def test_a_kernel_started_for_another_launch_or_dead_is_not_taken(tmp_path: Path) -> None:
     """A kernel started with another environment (or directory, or kernel) is not the notebook's: it waits, unused,
-    and the notebook runs in a kernel of nbclient's own; one that died is dropped when asked for."""
+    and the notebook runs in a kernel of nbclient's own, until the build ends and shuts it down; one that died is
+    dropped when asked for."""
     nbs = _site(tmp_path, "# %%\nprint(6 * 7)\n")
     kernels = Kernels()
     nbs.kernels = kernels
@@ -129,3 +130,9 @@ def test_a_kernel_started_for_another_launch_or_dead_is_not_taken(tmp_path: Path
     km = kernels.spare[other]
     km.shutdown_kernel(now=True)
     assert kernels.take(other) is None and kernels.spare == {}
+    kernels.start(other)
+    km = kernels.spare[other]
+    nbs.close()
+    nbs.prepare(kernels)  # as a build ends: its own notebook's kernel started, any other shut down
+    assert list(kernels.spare) == [mine] and not km.is_alive()
+    kernels.close()
