@@ -156,7 +156,11 @@ def grid_table(cat: Catalog) -> str:
         d = row.deployment
         if d is None:  # the weights' size needs no accelerator: shown even where none serves them
             size = fmt.nbytes(weight_bytes(r.eng.models[row.model].architecture, r.eng.precisions[row.precision]), "GB")
-            rows.append([m.name, p.name, a.name, size, *(["—"] * 7), row.why_not, *at, "—"])
+            if searched(row):  # no layout under the policy: the search, which tries more nodes, has its columns
+                rows.append([m.name, p.name, a.name, size, *(["—"] * 7), row.why_not, *at, "—"])
+            else:  # why nothing is recommended (vLLM's refusal, no node) in the recommendation's column, the one
+                # wide enough for a sentence (docs/stylesheets/extra.css)
+                rows.append([m.name, p.name, a.name, size, *(["—"] * 8), row.why_not, "—", "—"])
             continue
         one = row.at_one
         tpot: fmt.Cell = "—" if one is None else fmt.quantity(one.tpot_s * 1e3, "ms", 1,
