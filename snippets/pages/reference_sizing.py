@@ -1,12 +1,12 @@
 """Page model of the sizing grid (docs/reference/sizing.md), and its downloadable records.
 
-Every model x storage width x accelerator, deployed by the engine (`snippets.engine`) on the
-accelerator's node at the pages' scenario: the layout its policy chooses, GPUs, nodes, memory per
-GPU by part, the single-sequence decode ceiling and the hourly cost of what is rented. The same records are
-published as reference/sizing.json and reference/sizing.csv (`snippets.pages.sizing_records`). Each row also shows
-the recommended configuration meeting the scenario's latency target and the cheapest where it differs
-(`snippets.engine.search.at_scenario`: any layout of up to eight nodes, aggregated or disaggregated) or which target
-binds, a search per row (`grid_targets`: the build runs them beside its pages, kept by content, `snippets.build.sizing`).
+Every model x storage width x accelerator, deployed by the engine (`snippets.engine`) on the accelerator's node at the
+pages' scenario: the layout its policy chooses, GPUs, nodes, memory per GPU by part, the single-sequence decode
+ceiling and the hourly cost of what is rented. The same records are published as reference/sizing.json and
+reference/sizing.csv (`snippets.pages.sizing_records`). Each row also shows the recommended configuration meeting the
+scenario's latency target and the cheapest where it differs (`snippets.engine.search.at_scenario`: any layout of up to
+eight nodes, aggregated or disaggregated) or which target binds, a search per row (`grid_targets`: the build runs them
+beside its pages, kept by content, `snippets.build.sizing`).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class Row:
     accelerator: str
     deployment: Deployment | None
     why_not: str
-    """Why no layout serves it (no node in data, or it does not fit), where `deployment` is None."""
+    """Why no layout serves it (no node in data, vLLM's refusal, or it does not fit), where `deployment` is None."""
     at_one: Prediction | None = None
     """The time model at one sequence of the scenario's length (None where the data lacks a link it needs)."""
     at_scenario: Prediction | None = None
@@ -154,13 +154,10 @@ def grid_table(cat: Catalog) -> str:
         at = target_cells(found[(row.model, row.precision, row.accelerator)]
                           if searched(row) and found is not None else None)
         d = row.deployment
-        if d is None:  # the weights' size needs no accelerator: shown even where none serves them
+        if d is None:  # the weights' size (no accelerator needed), and why not in the recommendation's wide column
             size = fmt.nbytes(weight_bytes(r.eng.models[row.model].architecture, r.eng.precisions[row.precision]), "GB")
-            if searched(row):  # no layout under the policy: the search, which tries more nodes, has its columns
-                rows.append([m.name, p.name, a.name, size, *(["—"] * 7), row.why_not, *at, "—"])
-            else:  # why nothing is recommended (vLLM's refusal, no node) in the recommendation's column, the one
-                # wide enough for a sentence (docs/stylesheets/extra.css)
-                rows.append([m.name, p.name, a.name, size, *(["—"] * 8), row.why_not, "—", "—"])
+            why = [row.why_not, *at] if searched(row) else ["—", row.why_not, "—"]  # unless a search fills it
+            rows.append([m.name, p.name, a.name, size, *(["—"] * 7), *why, "—"])
             continue
         one = row.at_one
         tpot: fmt.Cell = "—" if one is None else fmt.quantity(one.tpot_s * 1e3, "ms", 1,
@@ -194,11 +191,10 @@ def grid_table(cat: Catalog) -> str:
          "$ per M tokens at the target", "Price read"],
         rows, align="lllrlrrrrrrrlrl", names=names,
     )
-    # HTML, not Markdown: the page's block sets html="true", so the grid's cells skip the Markdown
-    # pass. The grid is left out of the search index: thousands of figures would double the index every
-    # reader downloads. The page is excluded whole (front matter `search: exclude: true`, Material's own
-    # switch, which spares its indexer the grid's megabyte); the element keeps `data-search-exclude`, so the
-    # grid stays out should the page be indexed again.
+    # HTML, not Markdown: the page's block sets html="true", so the grid's cells skip the Markdown pass. The grid
+    # is left out of the search index (thousands of figures would double the index every reader downloads): the
+    # page whole (front matter `search: exclude: true`, Material's own switch, which spares its indexer the grid's
+    # megabyte), and the element by `data-search-exclude`, should the page be indexed again.
     filt = ('<p><label>Filter rows: <input type="search" id="sa-grid-filter" '
             'placeholder="e.g. 405B FP8 H100"></label> <span id="sa-grid-count"></span></p>')
     dated = as_of_text([*cat.models.values(), *cat.accelerators.values(), *cat.prices.values(),
