@@ -101,15 +101,13 @@ class BuildContext:
         self.kept = None
 
 
-def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog,
-                 notebooks: Notebooks | None = None) -> BuildContext:
-    """A build's context over `catalog`, loaded from `root`/data by the plugin, with its `notebooks` if the plugin
-    started them already (else they are found here, not started)."""
+def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog, notebooks: Notebooks) -> BuildContext:
+    """A build's context over `catalog`, loaded from `root`/data by the plugin, with the `notebooks` it started
+    before loading data/."""
     from snippets.build import drift
     from snippets.build.blocks import Blocks
     from snippets.build.computed import Pages
     from snippets.build.guard import Guard
-    from snippets.build.notebooks import Notebooks
     from snippets.build.sizing import SizingTargets
     from snippets.render.usage import Usage
 
@@ -123,8 +121,6 @@ def make_context(root: Path, docs_dir: Path, options: Options, catalog: Catalog,
         blocks=Blocks(pages, catalog, timeout=options.block_timeout),
         guard=Guard(scanner, [docs_dir / "includes"], root / "snippets" / "pages"),
         usage=Usage(names),
-        notebooks=notebooks if notebooks is not None else Notebooks(
-            root, docs_dir, root / options.cache_dir, list(options.notebooks), execute=options.execute,
-            timeout=options.cell_timeout),
+        notebooks=notebooks,
         sizing=SizingTargets(root, root / "data", root / options.cache_dir, mode=options.sizing_targets),
     )

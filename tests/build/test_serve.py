@@ -102,8 +102,8 @@ def test_a_rebuild_in_one_process_shows_every_edit_and_keeps_no_state(site_copy:
                                    (data, "utilization: 0.9", "utilization: 0.895")):
                 text = open(path).read()
                 open(path, "w").write(text.replace(old, new, 1))
-        # each build ends by starting the notebook's kernel for the next (the second build ran in the first's);
-        # none outlives serve
+        # each build ends by starting the notebook's kernel for the next one to take (that the next execution runs
+        # in it: tests/unit/test_notebooks.py); none outlives serve
         spare = list(cfg.plugins["serving"].kernels.spare.values())
         print(2, "kernels waiting", len(spare), all(k.is_alive() for k in spare))
         cfg.plugins.on_shutdown()
