@@ -24,8 +24,14 @@ SITE_DIR = "site"
 
 
 def _env() -> dict[str, str]:
-    """Environment for every mkdocs run: quiet about MkDocs 2, dated by the last commit (reproducible)."""
-    env = {"NO_MKDOCS_2_WARNING": "1", "PYTHONHASHSEED": "0"}
+    """Environment for every mkdocs and pytest run: quiet about MkDocs 2, dated by the last commit (reproducible),
+    and bytecode written as CPython does by default.
+
+    An environment that sets PYTHONDONTWRITEBYTECODE (some sandboxes and CI images do) makes every process compile
+    every module it imports from source again: each xdist worker, each build a test runs, each notebook kernel
+    (IPython alone is hundreds of modules). An empty value is CPython's "unset"; the bytecode goes to the
+    `__pycache__` directories git ignores, inside the session's own virtual environment and the checkout."""
+    env = {"NO_MKDOCS_2_WARNING": "1", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": ""}
     if "SOURCE_DATE_EPOCH" not in os.environ:
         try:
             stamp = subprocess.run(
