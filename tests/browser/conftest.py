@@ -221,7 +221,7 @@ def axe_source() -> str:
 
 
 @pytest.fixture(scope="session")
-def sweeps(browser: Any, site_url: str, pages: list[str], axe_source: str,
+def sweeps(browser: Any, site_url: str, pages: list[str], axe_source: str, built: Build,
            tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """Every page loaded once per reading, with what each check measured in that load (sweep.py); under xdist the
     workers share the results through the session's common temporary directory."""
@@ -231,6 +231,6 @@ def sweeps(browser: Any, site_url: str, pages: list[str], axe_source: str,
         shared = tmp_path_factory.getbasetemp().parent / "browser-sweeps"  # one for all the workers of this session
     else:
         shared = tmp_path_factory.mktemp("browser-sweeps")
-    found = Sweeps(browser, site_url, pages, axe_source, shared)
+    found = Sweeps(browser, site_url, pages, axe_source, shared, (built.site / "search" / "search_index.json").read_bytes())
     yield found
     found.close()
