@@ -8,7 +8,8 @@ returned, page by page. Each worker reads a reading's pages in one browser tab o
 as a reader does: a fresh context for every page cost Chromium a new renderer process per load, about half of a load's
 CPU time (2.6 against 1.35 CPU seconds a page, measured on 3 December 2026). The tab fetches every file again (the
 context routes requests, which turns Playwright's HTTP cache off), so each load is as cold as the first and weighs
-the same. The tests assert on those results, as strictly as when each loaded
+the same. Only the desktop reading gets the site's search index; the others get its configuration and no documents
+(`SEARCH_INDEX_READINGS`). The tests assert on those results, as strictly as when each loaded
 the pages itself, and each names the page and the check that failed.
 
 What went wrong in a load (a request for another host, a console error, a failed request) counts against every test
