@@ -51,6 +51,8 @@ from mkdocs.config import config_options as c
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
+from snippets.build.notebooks import code_stamp
+
 if TYPE_CHECKING:
     from jinja2 import Environment
     from mkdocs.config.defaults import MkDocsConfig
@@ -552,16 +554,6 @@ def restore_full_collections(was: tuple[int, int, int]) -> None:
 
     gc.set_threshold(*was)
     gc.collect()
-
-
-def code_stamp(root: Path) -> str:
-    """The state of the code under snippets/ (each file's path, size and modification time)."""
-    digest = hashlib.sha256()
-    for path in sorted((root / "snippets").rglob("*")):
-        if path.suffix in (".py", ".txt") and "__pycache__" not in path.parts:
-            st = path.stat()
-            digest.update(f"{path.relative_to(root).as_posix()} {st.st_size} {st.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
 
 
 def reimport_edited_code(root: Path, last: tuple[Path, str] | None) -> tuple[Path, str]:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 DATA_DIR_ENV = "SERVING_DATA_DIR"
 """Environment variable naming the data directory; the MkDocs hook sets it to `<site root>/data`."""
+RESULTS_DIR_ENV = "SERVING_RESULTS_DIR"
+"""Environment variable naming a build's cache directory, whose kept engine results (`snippets.data.results`) every
+`load` in the process reads; the build sets it for its notebooks' kernels."""
 
 FILES = ("accelerators", "interconnects", "models", "precisions", "assumptions", "prices", "policies", "scenarios",
          "deployments", "latencies", "efficiencies", "measurements")

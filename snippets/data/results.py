@@ -28,7 +28,9 @@ to compute (thousands of records each, and the page's sources would have had to 
 they are computed every build.
 
 The store belongs to one catalog (`Catalog.derived`) and goes with it; `results_of` makes one that keeps nothing
-where the build put none (a test, a notebook, the command line, the sizing grid's workers).
+where the build put none (a test, the command line, the sizing grid's workers, a notebook run by a reader). A
+notebook the build executes reads what the last build kept (`loader.load`'s `results_dir`, set for its kernel), and
+writes nothing: the build that runs it saves what it computed.
 """
 
 from __future__ import annotations

@@ -12,11 +12,11 @@ from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 
+from snippets.build.notebooks import code_stamp
 from snippets.build.plugin import (
     FULL_COLLECTION_DEFERRED,
     ServingConfig,
     ServingPlugin,
-    code_stamp,
     drop_inlined_css_list,
 )
 

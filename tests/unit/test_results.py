@@ -113,6 +113,23 @@ def test_kept_bands_are_the_computed_ones_and_are_reused(tmp_path: Path) -> None
     assert list(tmp_path.glob("engine-results-*.json")) == [other.path(tmp_path)]
 
 
+def test_a_load_given_a_builds_cache_reads_its_kept_results_and_keeps_nothing(tmp_path: Path) -> None:
+    """A notebook the build executes loads data/ with the build's cache directory (`results_dir`, set for its kernel
+    as $SERVING_RESULTS_DIR): it reads the bands the build kept, the same as computed, and writes nothing."""
+    cold = export(load(ROOT / "data"))
+    computing = load(ROOT / "data", results_dir=tmp_path)  # nothing kept yet: computed, as without the directory
+    assert export(computing) == cold and results_of(computing).hits == 0
+    assert list(tmp_path.iterdir()) == []
+    build = load(ROOT / "data")
+    build.derived[EngineResults] = EngineResults.load(build, ROOT, tmp_path)
+    export(build)
+    results_of(build).save(tmp_path)  # what a build keeps as it ends
+    kept = sorted(tmp_path.iterdir())
+    reading = load(ROOT / "data", results_dir=tmp_path)
+    assert export(reading) == cold and results_of(reading).hits == len(cold.time_models)
+    assert sorted(tmp_path.iterdir()) == kept
+
+
 def test_the_kept_fit_is_the_computed_one_and_notes_what_the_fit_notes(tmp_path: Path) -> None:
     from snippets import calibration
     from snippets.pages import calibrated
