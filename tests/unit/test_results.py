@@ -4,8 +4,11 @@ result depends on computes it anew, an edit of anything else reuses it, and a re
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -128,6 +131,12 @@ def test_a_load_given_a_builds_cache_reads_its_kept_results_and_keeps_nothing(tm
     reading = load(ROOT / "data", results_dir=tmp_path)
     assert export(reading) == cold and results_of(reading).hits == len(cold.time_models)
     assert sorted(tmp_path.iterdir()) == kept
+    # as in the notebook's kernel: a plain `load()` in a process whose environment names the directory
+    script = ("from snippets.data import load\nfrom snippets.data.export import export\n"
+              "from snippets.data.results import results_of\ncat = load()\nexport(cat)\nprint(results_of(cat).hits)")
+    env = {**os.environ, "SERVING_RESULTS_DIR": str(tmp_path), "SERVING_DATA_DIR": str(ROOT / "data")}
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == [str(len(cold.time_models))]
 
 
 def test_the_kept_fit_is_the_computed_one_and_notes_what_the_fit_notes(tmp_path: Path) -> None:
