@@ -4,14 +4,14 @@ Every published measurement in data/measurements.yaml beside the engine's predic
 (`snippets.calibration.evaluate`, `snippets.engine.serving.predict`): calibration rows, from the sources issue 24
 names for fitting (NIM's runs among them are the ones the host's time per step is fitted on), apart from test rows,
 which were only predicted and alone make the error bands by regime (`snippets.engine.bands`); errors by regime; and
-the rows the engine does not predict yet, with the reason.
+the rows the engine does not predict yet, with the reason. The rows themselves (`rows_table`) are printed on a page
+of their own, which the search index leaves out (`reference_prediction_rows`).
 """
 
 from __future__ import annotations
 
 import html
 import statistics
-from functools import partial
 
 from snippets.calibration import (
     METRICS,
@@ -234,8 +234,7 @@ LIGHT_LOAD = 8
 
 
 class ReferencePredictionsPage(Page):
-    shows = (summary_table, regime_table, bands_table, accuracy_charts, sweep_chart, partial(rows_table, role="calibration"),
-             partial(rows_table, role="test"), skipped_table)
+    shows = (summary_table, regime_table, bands_table, accuracy_charts, sweep_chart, skipped_table)
     """The functions the page's blocks print, with the blocks' arguments."""
 
     def __init__(self, cat: Catalog) -> None:
@@ -284,6 +283,8 @@ class ReferencePredictionsPage(Page):
         self.test_rows = fmt.count(len(test) + len(test_skip), "rows")
         self.n_sources = fmt.count(len(sources), "sources")
         self.predicted = fmt.count(len(cal) + len(test), "rows")
+        self.cal_predicted = fmt.count(len(cal), "rows")  # on the page of the rows (reference_prediction_rows)
+        self.test_predicted = fmt.count(len(test), "rows")
         self.not_predicted = fmt.count(len(cal_skip) + len(test_skip), "rows")
         self.fit_rows = fmt.count(len(fitted), "rows")
         self.basis_rows = fmt.count(len(basis), "rows")

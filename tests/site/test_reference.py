@@ -342,6 +342,30 @@ def test_sizing_grid_is_left_out_of_search(built: Build, pages) -> None:
     assert row in str(pages["sizing"])  # on the page, not in the index
 
 
+def test_prediction_rows_have_a_page_of_their_own_that_search_leaves_out(built: Build, catalog) -> None:
+    """The predictions page's two thousand row figures are on a page of their own, left out of the search index like
+    the grid (Material parsed them again at every rebuild of `mkdocs serve`); the summary page stays indexed and links
+    it. Between them every measurement of data/measurements.yaml is shown once: a row of its role's table on the rows
+    page, or a row of the summary page's table of runs not predicted."""
+    import json
+
+    index = json.loads((built.site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    located = {d["location"] for d in index["docs"]}
+    assert "reference/predictions/" in located
+    assert not [loc for loc in located if loc.startswith("reference/prediction-rows/")]
+    summary, rows = built.page("reference/predictions/index.html"), built.page("reference/prediction-rows/index.html")
+    assert summary.select_one('article a[href="../prediction-rows/"]') is not None
+    assert not summary.select('article [data-name^="rows_"]')  # the rows left the summary page
+    shown: dict[str, int] = {}
+    for role in ("calibration", "test"):
+        shown[role] = len({f["data-name"].split("][")[0] for f in rows.select(f'article [data-name^="rows_{role}["]')})
+    skipped = summary.select("article table")[-1].select("tbody tr")
+    for role in ("calibration", "test"):
+        shown[role] += sum(1 for tr in skipped if tr.select("td")[1].get_text() == role)
+    recorded = {role: sum(1 for m in catalog.measurements.values() if m.role == role) for role in ("calibration", "test")}
+    assert shown == recorded
+
+
 # --------------------------------------------------------------------------- issue 26: read back what was corrected
 
 
