@@ -42,6 +42,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -120,6 +121,8 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
         """The root of the last build and `code_stamp` of its snippets/: `on_config` imports an edited file anew."""
         self.gc_thresholds: tuple[int, int, int] | None = None
         """The garbage collector's thresholds as the build found them, while it runs (`defer_full_collections`)."""
+        self.late_collection: LateCollection | None = None
+        """Under `mkdocs serve`, the last build's full collection, run a moment after it ended (`LateCollection`)."""
         self.parsed: Parsed | None = None
         """data/'s files as the last build parsed and validated them (`snippets.data.loader.Parsed`): a rebuild
         parses only the files that changed."""
@@ -146,14 +149,19 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
             self.kernels = Kernels()
 
     def on_shutdown(self) -> None:
-        """`mkdocs serve` stops (or a `build` ends): no kernel started ahead outlives the process's builds."""
+        """`mkdocs serve` stops (or a `build` ends): no kernel started ahead outlives the process's builds, and no full
+        collection is left waiting. MkDocs keeps the plugin object for the process: the next build is served only if
+        its `on_startup` says so."""
+        self.collect_late_now()
         if self.kernels is not None:
             self.kernels.close()
+        self.serving = False
 
     # ------------------------------------------------------------------ the build
 
     @event_priority(LAST)
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        self.collect_late_now()  # an edit saved before the last build's collection ran: it runs first
         if self.gc_thresholds is None:
             self.gc_thresholds = defer_full_collections()
         try:
@@ -435,10 +443,22 @@ class ServingPlugin(BasePlugin[ServingConfig]):  # type: ignore[no-untyped-call]
 
     def end_collections(self) -> None:
         """The build is over: the collector's thresholds as they were, and the build's garbage collected once
-        (`restore_full_collections`); nothing if they are not deferred."""
-        if self.gc_thresholds is not None:
-            restore_full_collections(self.gc_thresholds)
-            self.gc_thresholds = None
+        (`restore_full_collections`); nothing if they are not deferred. Under `mkdocs serve` that runs a moment
+        later (`LateCollection`), off the path from the saved edit to the reloaded page."""
+        if self.gc_thresholds is None:
+            return
+        was, self.gc_thresholds = self.gc_thresholds, None
+        if self.serving:
+            self.collect_late_now()
+            self.late_collection = LateCollection(was, LATE_COLLECTION_S)
+        else:
+            restore_full_collections(was)
+
+    def collect_late_now(self) -> None:
+        """The last build's full collection, if it still waits, runs now (the next build, or the process's end)."""
+        late, self.late_collection = self.late_collection, None
+        if late is not None:
+            late.now()
 
     def on_build_error(self, *, error: Exception) -> None:
         # a build that fails after its pages were kept (a warning under --strict comes after on_post_build) keeps
@@ -554,6 +574,37 @@ def restore_full_collections(was: tuple[int, int, int]) -> None:
 
     gc.set_threshold(*was)
     gc.collect()
+
+
+LATE_COLLECTION_S = 1.0
+"""Under `mkdocs serve`, how long after a build its full collection waits: the reader's page has reloaded by then."""
+
+
+class LateCollection:
+    """A build's full garbage collection (`restore_full_collections`), run `delay` seconds after the build in a
+    thread of its own, or at once (`now`) when the next build or the process's end comes first; once either way.
+
+    The collection takes about a tenth of a second after a rebuild: under `mkdocs serve`, `on_post_build` ran it
+    before the reload the contributor waits for. Until it runs the thresholds stay deferred; the collector's work is
+    the same, only its moment moves."""
+
+    def __init__(self, was: tuple[int, int, int], delay: float) -> None:
+        self.was = was
+        self.ran = False
+        self.lock = threading.Lock()
+        self.timer = threading.Timer(delay, self.run)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def run(self) -> None:
+        with self.lock:
+            if not self.ran:
+                self.ran = True
+                restore_full_collections(self.was)
+
+    def now(self) -> None:
+        self.timer.cancel()
+        self.run()
 
 
 def reimport_edited_code(root: Path, last: tuple[Path, str] | None) -> tuple[Path, str]:

@@ -153,6 +153,7 @@ def test_a_serve_rebuild_reads_the_sizing_searches_from_the_cache_only(site: Pat
     finally:
         plugin.context = None
         plugin.end_collections()
+        plugin.on_shutdown()  # serve's end: the collection left waiting by the build's end runs
 
 
 def test_full_collections_wait_for_the_builds_end_and_no_longer(config: MkDocsConfig) -> None:
@@ -172,6 +173,45 @@ def test_full_collections_wait_for_the_builds_end_and_no_longer(config: MkDocsCo
     with pytest.raises(PluginError):
         config.plugins.on_config(config)
     assert gc.get_threshold() == was and plugin.gc_thresholds is None
+
+
+def test_under_serve_a_builds_full_collection_runs_a_moment_after_it_or_when_the_next_begins(
+        config: MkDocsConfig) -> None:
+    """Under `mkdocs serve` the end of a build leaves its full collection to a thread that runs it a moment later, off
+    the path to the reloaded page: until then the thresholds stay deferred; then they are as they were. An edit saved
+    before it ran has the next build's on_config run it first; the process's end runs one still waiting."""
+    import gc
+
+    from snippets.build.plugin import LATE_COLLECTION_S
+
+    was = gc.get_threshold()
+    plugin = config.plugins["serving"]
+    assert isinstance(plugin, ServingPlugin)
+    plugin.on_startup(command="serve", dirty=False)
+    try:
+        config = config.plugins.on_config(config)
+        plugin.context = None
+        plugin.end_collections()
+        late = plugin.late_collection
+        assert late is not None and not late.ran and 0 < LATE_COLLECTION_S <= 5
+        assert gc.get_threshold()[2] >= FULL_COLLECTION_DEFERRED  # nothing collected yet
+        late.timer.join(timeout=30)
+        assert late.ran and gc.get_threshold() == was
+        config = config.plugins.on_config(config)  # the next build: deferred again
+        assert gc.get_threshold()[2] >= FULL_COLLECTION_DEFERRED
+        plugin.context = None
+        plugin.end_collections()
+        late = plugin.late_collection
+        assert late is not None and not late.ran
+        config = config.plugins.on_config(config)  # saved before the collection ran: it runs first
+        assert late.ran and plugin.late_collection is None and plugin.gc_thresholds == was
+        plugin.context = None
+        plugin.end_collections()
+        late = plugin.late_collection
+        assert late is not None and not late.ran
+    finally:
+        plugin.on_shutdown()  # the process's end: the one waiting runs
+    assert late.ran and plugin.late_collection is None and gc.get_threshold() == was
 
 
 def test_a_builds_objects_are_let_go_when_it_ends(config: MkDocsConfig) -> None:
