@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,7 +21,7 @@ from bs4 import BeautifulSoup
 from ..conftest import Build
 from . import report
 from .conftest import DESKTOP, Reader, assert_quiet, sitemap_paths
-from .sweep import COLOUR_RULES, DESKTOP_DARK, DESKTOP_LIGHT, PHONE_TOUCH, Sweeps
+from .sweep import COLOUR_RULES, DESKTOP_DARK, DESKTOP_LIGHT, PHONE_TOUCH, SAME_ROWS_MIN, Sweeps, _axe
 
 pytestmark = pytest.mark.browser
 
@@ -198,9 +199,18 @@ def test_sizing_grid_rows_stay_low(sweeps: Sweeps, built: Build, pages: list[str
         assert got["tallest"] <= GRID_TALLEST, (path, got)
 
 
-def test_sizing_grid_filters_rows(reader: Reader) -> None:
+@pytest.fixture(scope="module")
+def grid_reader(browser: Any, site_url: str) -> Iterator[Reader]:
+    """The sizing grid's page, loaded once for the tests that drive it (three megabytes of table: each load is
+    seconds of CPU); each test works from the state it finds and leaves every row shown."""
+    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
+        r.open("reference/sizing/")
+        yield r
+
+
+def test_sizing_grid_filters_rows(grid_reader: Reader) -> None:
     """Typing in the filter hides exactly the rows that lack a typed word; clearing shows all again."""
-    page = reader.open("reference/sizing/")
+    reader, page = grid_reader, grid_reader.page
     box, table = _grid(page)
     everything = _visible_rows(table)
     assert len(everything) > 2
@@ -220,9 +230,9 @@ def test_sizing_grid_filters_rows(reader: Reader) -> None:
     assert_quiet(reader, "/reference/sizing/ filter")
 
 
-def test_sizing_grid_sorts_by_a_column(reader: Reader) -> None:
+def test_sizing_grid_sorts_by_a_column(grid_reader: Reader) -> None:
     """Clicking a numeric column's header orders the rows by the figures' values, then reverses."""
-    page = reader.open("reference/sizing/")
+    reader, page = grid_reader, grid_reader.page
     _, table = _grid(page)
     headers = table.locator("thead th")
     col = next(
@@ -290,8 +300,30 @@ def test_wide_tables_keep_their_key_column_and_say_they_scroll(sweeps: Sweeps, p
     assert not failures, "\n".join(failures)
 
 
+def test_the_colour_rules_read_one_row_of_each_kind_and_miss_no_kind(reader: Reader, axe_source: str) -> None:
+    """The sweeps' axe scan (sweep.py `_axe`) runs the colour rules over one table row of each kind where many rows
+    repeat others: a faint row among hundreds of plain ones is its own kind and is found; a faint kind repeated
+    on every row is found once; every row is put back."""
+    def rows(n: int, span: str) -> str:
+        return "".join(f"<tr><td>row {i}</td><td>{span}</td></tr>" for i in range(n))
+
+    plain, faint = "<span class='x'>42</span>", "<span class='x' style='color: #c8c8c8'>42</span>"
+    tables = "".join(f"<table><thead><tr><th>Row</th><th>Value</th></tr></thead><tbody>{body}</tbody></table>"
+                     for body in (rows(200, plain) + rows(1, faint) + rows(50, plain), rows(150, faint)))
+    page = reader.page
+    page.set_content(f"<!doctype html><html lang='en'><head><title>Rows</title></head><body><main><article><h1>Rows</h1>"
+                     f"{tables}</article></main></body></html>")
+    got = _axe(page, axe_source, None)
+    assert got["rows_left_out"] == 249 + 149 >= SAME_ROWS_MIN, got["rows_left_out"]
+    (contrast,) = [v for v in got["violations"] if v["id"] == "color-contrast"]
+    assert len(contrast["nodes"]) == 2, contrast  # the odd row of the first table, one row of the second
+    assert page.evaluate("() => document.querySelectorAll('tbody tr').length") == 251 + 150
+    assert page.evaluate("() => document.querySelectorAll('tbody')[0].rows[200].textContent") == "row 042"
+    assert_quiet(reader, "a page of repeated rows")
+
+
 # The dark palette changes colours only: sweep.py scans it with the colour rules (COLOUR_RULES), the light one
-# with all rules.
+# with all rules; the colour rules read one table row of each kind where many rows repeat others (the test above).
 @pytest.mark.parametrize(
     ("scheme", "material", "reading", "rules"),
     [pytest.param("light", "default", DESKTOP_LIGHT, None, id="light-default-None"),  # the ids of before the sweeps

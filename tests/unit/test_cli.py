@@ -8,7 +8,11 @@ was "does not fit" where an engine runs what it admits and queues the rest.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +37,20 @@ from .test_hf import LLAMA_31_8B
 
 SIZE = ["size", "--model", "llama-3.1-70b", "--precision", "fp8"]
 PREDICT = ["predict", "--model", "llama-3.1-70b", "--precision", "fp8", "--accelerator", "h100-sxm", "--tp", "2"]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m snippets.engine ARGS`, run in this process: its exit status, stdout and stderr. `main` is all the
+    command runs (test_timing.py's test_cli_predict_prints_one_json_object runs it as a command), and a process
+    of its own would cost each call a second of imports."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's refusals
+            code = exc.code if isinstance(exc.code, int) else 1
+    return subprocess.CompletedProcess([sys.executable, "-m", "snippets.engine", *args], code, out.getvalue(),
+                                       err.getvalue())
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, Any, str]:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import subprocess
-import sys
 
 import pytest
 
@@ -49,7 +47,8 @@ from snippets.engine.serving import (
     rented_share,
 )
 
-from ..conftest import ROOT, repository_catalog
+from ..conftest import repository_catalog
+from .test_cli import run_cli
 
 ENG = engine_catalog(repository_catalog())
 N_IN, N_OUT = 3000, 150  # NVIDIA Dynamo's disaggregation example: 3K in, 150 out
@@ -500,9 +499,7 @@ def test_disaggregated_points_use_the_fewest_prefill_workers_that_keep_up():
 # --------------------------------------------------------------------------- the command line
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "snippets.engine", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=180)
+_cli = run_cli
 
 
 FIELDS = {"mode", "layout", "concurrency", "gpus", "output_tokens_per_s_per_gpu", "output_tokens_per_s_per_user",

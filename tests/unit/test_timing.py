@@ -29,6 +29,7 @@ from snippets.engine.step import FP8_DISPATCH_BYTES, prepare, step
 from snippets.engine.topology import group_link
 
 from ..conftest import ROOT, repository_catalog
+from .test_cli import run_cli
 
 ENG = engine_catalog(repository_catalog())
 TM = ENG.time_models["measured-fractions"]
@@ -398,13 +399,17 @@ def test_a_band_says_where_it_comes_from():
 
 # --------------------------------------------------------------------------- the command line
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+def _command(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "snippets.engine", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=120)
 
 
+_cli = run_cli
+
+
 def test_cli_predict_prints_one_json_object():
-    out = _cli("predict", "--model", "llama-3.1-405b", "--precision", "fp8", "--accelerator", "h100-sxm", "--tp", "8",
+    """`python -m snippets.engine`, as a command (the other tests run its `main` in this process)."""
+    out = _command("predict", "--model", "llama-3.1-405b", "--precision", "fp8", "--accelerator", "h100-sxm", "--tp", "8",
                "--pp", "1", "--input-tokens", "1000", "--output-tokens", "500", "--concurrency", "16",
                "--kv-precision", "fp8")
     assert out.returncode == 0, out.stderr
