@@ -2,22 +2,27 @@
 
 The browser tests check each page of the site in several ways (nothing leaves 127.0.0.1, axe-core, key columns,
 chart labels, overflow, ...). Loading every page again for each check made the browser tier the slowest part of CI
-(issue 25), so a sweep loads each page once per reading (a desktop in the light palette, a phone, a 375 px window
-without touch, a desktop in the dark palette), runs every collector of that reading on it and keeps what each
-returned, page by page. Each worker reads a reading's pages in one browser tab of that reading, going from page to page
-as a reader does: a fresh context for every page cost Chromium a new renderer process per load, about half of a load's
-CPU time (2.6 against 1.35 CPU seconds a page, measured on 3 December 2026). The tab fetches every file again (the
-context routes requests, which turns Playwright's HTTP cache off), so each load is as cold as the first and weighs
-the same. Only the desktop reading gets the site's search index; the others get its configuration and no documents
-(`SEARCH_INDEX_READINGS`). The tests assert on those results, as strictly as when each loaded
-the pages itself, and each names the page and the check that failed.
+(issue 25), so a sweep loads each page once per reading (a desktop, a phone, a 375 px window without touch), runs
+every collector of that reading on it and keeps what each returned, page by page. The desktop reader also switches
+each page to the dark palette with the header's toggle, as a reader does, and scans it there (`_dark_axe`): that
+took a fourth sweep before, every page loaded again in a context that prefers the dark palette (71-91 CPU-s of
+loads and scans; the scan alone is about a third of it).
+
+Each worker reads a reading's pages in one browser tab of that reading, going from page to page as a reader does: a
+fresh context for every page cost Chromium a new renderer process per load, about half of a load's CPU time (2.6
+against 1.35 CPU seconds a page, measured on 3 December 2026). The tab fetches every file again (the context routes
+requests, which turns Playwright's HTTP cache off), so each load is as cold as the first and weighs the same. Only
+the desktop reading gets the site's search index; the others get its configuration and no documents
+(`SEARCH_INDEX_READINGS`). The tests assert on those results, as strictly as when each loaded the pages itself, and
+each names the page and the check that failed.
 
 What went wrong in a load (a request for another host, a console error, a failed request) counts against every test
 that reads the load; what went wrong while one collector ran counts against that collector's tests. A collector that
 raises (a timeout, a script error) fails the tests that read it, with its error.
 
 The order of the collectors within a load matters: the read-only ones first, then the ones that scroll a table and
-put it back, then axe-core (it adds its script to the page), and last the ones that click (the folded blocks).
+put it back, then axe-core (it adds its script to the page), and last the ones that click (the folded blocks, then
+the palette toggle, which the dark scan clicks and clicks back).
 
 The sweeps are one session fixture (`sweeps`, conftest.py) whose results the xdist workers share through files: each
 page is loaded once per reading in the whole session, whichever worker runs the tests that read it (see `Sweeps`).
@@ -42,16 +47,18 @@ from .conftest import DESKTOP, PHONE, Reader
 DESKTOP_LIGHT = "desktop"
 PHONE_TOUCH = "phone"
 PHONE_PLAIN = "phone-plain"
-DESKTOP_DARK = "dark"
 READINGS: dict[str, dict[str, Any]] = {
     # the browser context of each sweep
     DESKTOP_LIGHT: {"viewport": DESKTOP, "color_scheme": "light"},
     PHONE_TOUCH: {"viewport": PHONE, "is_mobile": True, "has_touch": True, "color_scheme": "light"},
     PHONE_PLAIN: {"viewport": PHONE, "color_scheme": "light"},  # test_layout's 375 px: a narrow window, no touch
-    DESKTOP_DARK: {"viewport": DESKTOP, "color_scheme": "dark"},
 }
 
 # The dark palette changes colours only: scan it with the colour rules, the light one with all rules.
+DARK = "slate"
+"""Material's scheme of the dark palette (mkdocs.yml), on the body as `data-md-color-scheme`."""
+TOGGLE = "form[data-md-component=palette] label:visible"
+"""The header's palette toggle: the label a reader clicks for the other palette."""
 COLOUR_RULES = ("color-contrast", "link-in-text-block")
 
 GROUPED = (("kv-cache/", "kv-chart"), ("interconnect/", "gpus-chart"), ("reference/predictions/", "sweep-chart"))
@@ -273,8 +280,9 @@ def _axe(page: Any, source: str, rules: tuple[str, ...] | None) -> dict[str, Any
     table row of each kind where many rows repeat others (FIND_SAME_ROWS), every other rule over every row."""
     if rules and not set(rules) <= set(COLOUR_RULES):
         raise ValueError(f"a scan with chosen rules takes colour rules only, not {rules}")
-    scheme = page.evaluate(SCHEME)  # before the scan: the palette the page loaded in
-    page.add_script_tag(content=source)
+    scheme = page.evaluate(SCHEME)  # before the scan: the palette the page is in
+    if not page.evaluate("typeof axe !== 'undefined'"):  # the dark scan follows the light one on the same page
+        page.add_script_tag(content=source)
     found: dict[str, Any] = {"resultTypes": ["violations"]}
     if rules:
         found["runOnly"] = list(rules)
@@ -293,6 +301,23 @@ def _axe(page: Any, source: str, rules: tuple[str, ...] | None) -> dict[str, Any
     if put_back != same:
         raise AssertionError(f"{same} table rows taken out for the colour rules, {put_back} put back")
     return {"scheme": scheme, "rules": found.get("runOnly"), "violations": violations, "rows_left_out": same}
+
+
+def _dark_axe(page: Any, source: str) -> dict[str, Any]:
+    """The page switched to the dark palette with the header's toggle, as a reader switches it, scanned with the
+    colour rules (`_axe`), and switched back (Material keeps the choice for the next page: the toggle back restores
+    it). Material's styles follow the body's scheme attribute, not the media query, so the colours are those of a
+    load that prefers the dark palette (test_reader.py loads a page so as well, and checks it comes up dark)."""
+    scheme = f"document.body.getAttribute('data-md-color-scheme') === '{DARK}'"
+    # a click event, not the pointer: a pointer left on the toggle shows its tooltip, which the scan would catch
+    # fading in (part-transparent, so below the contrast threshold) on a page it reached mid-fade
+    page.locator(TOGGLE).first.dispatch_event("click")
+    page.wait_for_function(scheme)
+    try:
+        return _axe(page, source, COLOUR_RULES)
+    finally:
+        page.locator(TOGGLE).first.dispatch_event("click")
+        page.wait_for_function(f"!({scheme})")
 
 
 def _quiz(page: Any, path: str) -> list[str]:
@@ -472,6 +497,7 @@ def _collect(reading: str, r: Recorder, page: Any, path: str, axe: str) -> None:
         r("key_columns", lambda: page.evaluate(KEY_COLUMNS))
         r("axe", lambda: _axe(page, axe, None))
         r("quiz", lambda: _quiz(page, path))
+        r("axe_dark", lambda: _dark_axe(page, axe))
     elif reading == PHONE_TOUCH:
         _wait(page, WRAPPED)
         r("overflow", lambda: page.evaluate(OVERFLOW))
@@ -482,11 +508,6 @@ def _collect(reading: str, r: Recorder, page: Any, path: str, axe: str) -> None:
         r("chart_labels", lambda: page.evaluate(CHART_LABELS))
         _wait(page, MARKED)
         r("key_columns", lambda: page.evaluate(KEY_COLUMNS))
-    elif reading == DESKTOP_DARK:
-        # Material applies the palette of the reader's colour scheme from its bundle, at the end of the body: on the
-        # sizing page that runs after a megabyte of grid is parsed, which can come after the network idles
-        _wait(page, "document.body.getAttribute('data-md-color-scheme') === 'slate'")
-        r("axe", lambda: _axe(page, axe, COLOUR_RULES))
     else:
         raise ValueError(f"no reading {reading!r}")
 
@@ -511,7 +532,7 @@ def _offline(r: Reader, page: Any, finished: list[Any], path: str) -> report.Pag
 SEARCH_INDEX = "search/search_index.json"
 
 SEARCH_INDEX_READINGS = (DESKTOP_LIGHT,)
-"""The readings whose loads get the site's search index. The others (a phone, a narrow window, the dark palette) are
+"""The readings whose loads get the site's search index. The others (a phone, a narrow window) are
 handed an index with the site's search configuration and no documents (`empty_index`): the index is one file for
 every page and reading, which the desktop sweep loads and weighs on every page (the offline check) and
 test_reader.py searches, and which Material's search worker turns into a lunr index on each page load. Built from

@@ -21,7 +21,7 @@ from bs4 import BeautifulSoup
 from ..conftest import Build
 from . import report
 from .conftest import DESKTOP, Reader, assert_quiet, sitemap_paths
-from .sweep import COLOUR_RULES, DESKTOP_DARK, DESKTOP_LIGHT, PHONE_TOUCH, SAME_ROWS_MIN, Sweeps, _axe
+from .sweep import COLOUR_RULES, DESKTOP_LIGHT, PHONE_TOUCH, SAME_ROWS_MIN, Sweeps, _axe
 
 pytestmark = pytest.mark.browser
 
@@ -148,9 +148,14 @@ def test_search_finds_a_term(reader: Reader) -> None:
     assert_quiet(reader, f"search for {SEARCH_TERM!r}")
 
 
-def test_palette_toggle_switches_and_persists(reader: Reader) -> None:
-    page = reader.open("")
+def test_palette_toggle_switches_and_persists(reader: Reader, browser: Any, site_url: str) -> None:
+    """A reader who prefers the dark palette gets it; the header's toggle switches the palette and the next page
+    keeps it (the sweeps' dark scan switches each page so: sweep.py `_dark_axe`)."""
     scheme = "document.body.getAttribute('data-md-color-scheme')"
+    with Reader(browser, site_url, viewport=DESKTOP, color_scheme="dark") as dark:
+        assert dark.open("").evaluate(scheme) == "slate", "a reader who prefers the dark palette did not get it"
+        assert_quiet(dark, "a first load that prefers the dark palette")
+    page = reader.open("")
     assert page.evaluate(scheme) == "default"
     page.locator("form[data-md-component=palette] label:visible").first.click()
     assert page.evaluate(scheme) == "slate"
@@ -322,26 +327,27 @@ def test_the_colour_rules_read_one_row_of_each_kind_and_miss_no_kind(reader: Rea
     assert_quiet(reader, "a page of repeated rows")
 
 
-# The dark palette changes colours only: sweep.py scans it with the colour rules (COLOUR_RULES), the light one
-# with all rules; the colour rules read one table row of each kind where many rows repeat others (the test above).
+# The dark palette changes colours only: sweep.py scans it with the colour rules (COLOUR_RULES), once the desktop
+# reader has switched the page to it with the header's toggle; the light one with all rules. The colour rules read
+# one table row of each kind where many rows repeat others (the test above).
 @pytest.mark.parametrize(
-    ("scheme", "material", "reading", "rules"),
-    [pytest.param("light", "default", DESKTOP_LIGHT, None, id="light-default-None"),  # the ids of before the sweeps
-     pytest.param("dark", "slate", DESKTOP_DARK, COLOUR_RULES, id="dark-slate-rules1")],
+    ("scheme", "material", "collector", "rules"),
+    [pytest.param("light", "default", "axe", None, id="light-default-None"),  # the ids of before the sweeps
+     pytest.param("dark", "slate", "axe_dark", COLOUR_RULES, id="dark-slate-rules1")],
 )
 def test_accessibility(
-    sweeps: Sweeps, pages: list[str], scheme: str, material: str, reading: str, rules: tuple[str, ...] | None,
+    sweeps: Sweeps, pages: list[str], scheme: str, material: str, collector: str, rules: tuple[str, ...] | None,
 ) -> None:
     """axe-core finds no serious or critical violation on any page, in either palette."""
     failures: list[str] = []
     for path in pages:
-        visit = sweeps[reading][path]
-        failures += [f"axe scan, {scheme} palette: {problem}" for problem in visit.problems("axe")]
-        got = visit.results.get("axe")
+        visit = sweeps[DESKTOP_LIGHT][path]
+        failures += [f"axe scan, {scheme} palette: {problem}" for problem in visit.problems(collector)]
+        got = visit.results.get(collector)
         if got is None:
             continue
         assert got["rules"] == (list(rules) if rules else None), f"/{path}: scanned with {got['rules']}"
-        assert got["scheme"] == material, f"/{path}: loaded in the {got['scheme']} palette, not {material}"
+        assert got["scheme"] == material, f"/{path}: scanned in the {got['scheme']} palette, not {material}"
         for v in got["violations"]:
             if v["impact"] in SEVERE:
                 nodes = ", ".join(v["nodes"][:5]) + (" ..." if len(v["nodes"]) > 5 else "")
