@@ -231,7 +231,7 @@ AXE = """async (options) => (await axe.run(document, options)).violations
 # for the row and each element in it, its tag, its class, whether it holds text of its own, and the computed
 # style that sets a colour contrast (colours, backgrounds, opacity, font, shadow, what its pseudo-elements draw).
 # Where there are SAME_ROWS_MIN of them or more, the colour rules scan the page with those rows taken out (and put
-# back after): one row of each kind. The sizing grid's 1,146 rows are a few kinds, and scanning every one was most of
+# back after): one row of each kind. The sizing grid's 1,144 body rows are 12 kinds, and scanning every one was most of
 # the browser tier's axe time: color-contrast alone took 15 CPU-s of the sizing page's scan in each palette (measured
 # on 3 December 2026). Below that, a second scan costs more than the rows it leaves out.
 FIND_SAME_ROWS = """() => {
