@@ -21,8 +21,9 @@ that reads the load; what went wrong while one collector ran counts against that
 raises (a timeout, a script error) fails the tests that read it, with its error.
 
 The order of the collectors within a load matters: the read-only ones first, then the ones that scroll a table and
-put it back, then axe-core (it adds its script to the page), and last the ones that click (the folded blocks, then
-the palette toggle, which the dark scan clicks and clicks back).
+put it back, then axe-core (it adds its script to the page) in the light palette and then in the dark one (the
+palette toggle clicked and clicked back by click events, with no pointer over the page), and last the ones that click
+with the pointer (the folded blocks), whose hover would otherwise show in the scans.
 
 The sweeps are one session fixture (`sweeps`, conftest.py) whose results the xdist workers share through files: each
 page is loaded once per reading in the whole session, whichever worker runs the tests that read it (see `Sweeps`).
@@ -496,8 +497,8 @@ def _collect(reading: str, r: Recorder, page: Any, path: str, axe: str) -> None:
         r("wide_tables", lambda: page.evaluate(WIDE_TABLES))
         r("key_columns", lambda: page.evaluate(KEY_COLUMNS))
         r("axe", lambda: _axe(page, axe, None))
+        r("axe_dark", lambda: _dark_axe(page, axe))  # before the quiz: no pointer has hovered anything yet
         r("quiz", lambda: _quiz(page, path))
-        r("axe_dark", lambda: _dark_axe(page, axe))
     elif reading == PHONE_TOUCH:
         _wait(page, WRAPPED)
         r("overflow", lambda: page.evaluate(OVERFLOW))
@@ -537,7 +538,7 @@ handed an index with the site's search configuration and no documents (`empty_in
 every page and reading, which the desktop sweep loads and weighs on every page (the offline check) and
 test_reader.py searches, and which Material's search worker turns into a lunr index on each page load. Built from
 the real file, that is about one CPU-second a page, a third of a phone sweep's CPU (measured on 3 December 2026,
-one worker, quiet: the phone sweep 45.5 → 29.7 CPU-s, the dark one 83 → 64.5)."""
+one worker, quiet: the phone sweep 45.5 → 29.7 CPU-s, the dark one, then a sweep of its own, 83 → 64.5)."""
 
 
 def empty_index(real: bytes) -> str:

@@ -47,8 +47,8 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = main(list(args))
-        except SystemExit as exc:  # argparse's refusals
-            code = exc.code if isinstance(exc.code, int) else 1
+        except SystemExit as exc:  # argparse's refusals (2), or its --help (0), as the command would exit
+            code = 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1
     return subprocess.CompletedProcess([sys.executable, "-m", "snippets.engine", *args], code, out.getvalue(),
                                        err.getvalue())
 
