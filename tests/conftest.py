@@ -131,6 +131,13 @@ def text(soup: BeautifulSoup, name: str) -> str:
 Mutator = Callable[[Path], None]
 
 
+def _xdist_group(item: pytest.Item) -> str | None:
+    marker = item.get_closest_marker("xdist_group")
+    if marker is None:
+        return None
+    return str(marker.args[0] if marker.args else marker.kwargs["name"])
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Order the suite for `nox -s tests` (`pytest -n N --dist worksteal`), which hands each of N workers one
     contiguous share of this list (the first N-th to the first worker, and so on), then lets an idle worker take the
@@ -140,14 +147,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     the builds of modified copies (tests/build/). Run late, they leave one worker on a long test while the others
     are idle; so each share starts with its part of the browser tests (every N-th: the workers take different
     readings, or split the pages of one), the last share with the builds, and the short tests fill every queue
-    behind them, where stealing evens out the end. Without xdist the tests run in this order too; none depends on it."""
+    behind them, where stealing evens out the end. Browser tests marked with one `xdist_group` (xdist's marker for
+    tests that must share a worker) share a module-scoped page that is seconds of CPU to open (the calculator's
+    started engine, the sizing grid's page): each such group goes whole into the share with the fewest browser tests,
+    after its sweep tests, so the page is opened once, not once per worker (each worker opened both, every N-th
+    test being theirs: 13-15 s a Pyodide start here). Without xdist the tests run in this order too; none depends
+    on it."""
     workers = getattr(config.option, "numprocesses", None)
     n = workers if isinstance(workers, int) and workers > 1 else 2
     browser = [i for i in items if i.get_closest_marker("browser")]
     build = [i for i in items if i.get_closest_marker("build") and not i.get_closest_marker("browser")]
     long = {id(i) for i in browser + build}
     short = [i for i in items if id(i) not in long]
-    heads = [browser[k::n] for k in range(n)]
+    groups: dict[str, list[pytest.Item]] = {}
+    for i in browser:
+        name = _xdist_group(i)
+        if name is not None:
+            groups.setdefault(name, []).append(i)
+    heads = [[i for i in browser if _xdist_group(i) is None][k::n] for k in range(n)]
+    for group in sorted(groups.values(), key=len, reverse=True):
+        min(heads, key=len).extend(group)
     heads[-1] += build
     ordered: list[pytest.Item] = []
     for k, head in enumerate(heads):

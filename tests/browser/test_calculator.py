@@ -26,7 +26,8 @@ from ..site.test_calculator import assert_matches_grid
 from ..unit.test_hf import DEEPSEEK_V3, LLAMA_31_8B, MIXTRAL_8X7B, QWEN25_72B
 from .conftest import DESKTOP, PHONE, Reader, assert_quiet
 
-pytestmark = pytest.mark.browser
+# every test of this page in one worker: the desktop tests share one started engine (`engine`), one Pyodide start
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("calculator")]
 
 START_TIMEOUT = 180_000  # ms: Pyodide's first start on a busy 2-core machine
 SELECTS = ("model", "precision", "accelerator", "memory_policy", "layout_policy")

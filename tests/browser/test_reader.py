@@ -213,6 +213,7 @@ def grid_reader(browser: Any, site_url: str) -> Iterator[Reader]:
         yield r
 
 
+@pytest.mark.xdist_group("sizing-grid")  # one worker opens the page for both (conftest.py)
 def test_sizing_grid_filters_rows(grid_reader: Reader) -> None:
     """Typing in the filter hides exactly the rows that lack a typed word; clearing shows all again."""
     reader, page = grid_reader, grid_reader.page
@@ -235,6 +236,7 @@ def test_sizing_grid_filters_rows(grid_reader: Reader) -> None:
     assert_quiet(reader, "/reference/sizing/ filter")
 
 
+@pytest.mark.xdist_group("sizing-grid")
 def test_sizing_grid_sorts_by_a_column(grid_reader: Reader) -> None:
     """Clicking a numeric column's header orders the rows by the figures' values, then reverses."""
     reader, page = grid_reader, grid_reader.page
