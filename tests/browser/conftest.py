@@ -28,7 +28,7 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     # V8's tiers up to Maglev, not TurboFan: a page here lives a few seconds, and TurboFan's compiles of Material's
     # bundle and axe-core cost more CPU than they save (a sweep's CPU, one worker, 3 December 2026: desktop 189 ->
-    # 175 CPU-s, phone median 41 -> 37 over four runs each); WebAssembly's tiers (the calculator's Pyodide) are V8's own
+    # 175 CPU-s, phone median 41 -> 37 over six and four runs); WebAssembly's tiers (the calculator's Pyodide) are V8's own
     "--js-flags=--max-opt=2",
 ]
 VENDOR = Path(__file__).resolve().parent / "vendor"
