@@ -36,13 +36,14 @@ def _order(items: list[_Item]) -> list[str]:
 def test_a_group_goes_whole_into_one_share_and_the_sweeps_are_split() -> None:
     browser, build = pytest.mark.browser, pytest.mark.build
     calc = pytest.mark.xdist_group("calculator")
-    items = ([_Item(f"short{k}") for k in range(20)] + [_Item(f"sweep{k}", browser) for k in range(4)]
+    items = ([_Item(f"short{k}") for k in range(20)] + [_Item(f"sweep{k}", browser) for k in range(5)]
              + [_Item(f"calc{k}", browser, calc) for k in range(3)] + [_Item("build0", build)])
     got = _order(items)
-    first, second = got[:14], got[14:]  # the workers' shares: half of the 28 tests each
-    # the sweeps every other one, the group whole in the share with fewer browser tests, the builds leading the last
-    assert first[:5] == ["sweep0", "sweep2", "calc0", "calc1", "calc2"]
-    assert second[:3] == ["sweep1", "sweep3", "build0"]
+    first, second = got[:14], got[14:]  # the workers' shares: 29 tests, the first 14 to the first worker
+    # the sweeps every other one (three to the first share, two to the second), the group whole in the share with
+    # fewer browser tests (the second), after its sweeps, the builds after it in the last share
+    assert first[:4] == ["sweep0", "sweep2", "sweep4", "short0"]
+    assert second[:6] == ["sweep1", "sweep3", "calc0", "calc1", "calc2", "build0"]
     assert sorted(got) == sorted(i.name for i in items)
 
 
