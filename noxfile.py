@@ -28,13 +28,13 @@ SITE_DIR = "site"
 
 def _env() -> dict[str, str]:
     """Environment for every mkdocs and pytest run: quiet about MkDocs 2, dated by the last commit (reproducible),
-    and bytecode written as CPython does by default.
+    bytecode written as CPython does by default, and Material's search index built (`serve` alone leaves it out).
 
     An environment that sets PYTHONDONTWRITEBYTECODE (some sandboxes and CI images do) makes every process compile
     every module it imports from source again: each xdist worker, each build a test runs, each notebook kernel
     (IPython alone is hundreds of modules). An empty value is CPython's "unset"; the bytecode goes to the
     `__pycache__` directories git ignores, inside the session's own virtual environment and the checkout."""
-    env = {"NO_MKDOCS_2_WARNING": "1", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": ""}
+    env = {"NO_MKDOCS_2_WARNING": "1", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "", "SERVING_SEARCH": "true"}
     if "SOURCE_DATE_EPOCH" not in os.environ:
         try:
             stamp = subprocess.run(
@@ -59,12 +59,13 @@ def build(session: nox.Session) -> None:
 
 @nox.session
 def serve(session: nox.Session) -> None:
-    """Strict build and live preview at http://127.0.0.1:8000."""
+    """Strict build and live preview at http://127.0.0.1:8000, without Material's search index unless
+    SERVING_SEARCH=true (the index is a second of every rebuild: mkdocs.yml)."""
     _install(session, "docs")
     session.run(
         "mkdocs", "serve", "--strict", "-a", "127.0.0.1:8000",  # watches data/ and snippets/: see mkdocs.yml
         *session.posargs,
-        env=_env(),
+        env={**_env(), "SERVING_SEARCH": os.environ.get("SERVING_SEARCH", "false")},
     )
 
 

@@ -11,7 +11,8 @@ repository's own files are never touched:
   b. the rebuild after a one-line data edit, in one process as `mkdocs serve` does it: load the
      config, build once to warm up, then for each run wait `--pause` seconds (3 by default: a contributor's
      next save; what a build leaves running for the next one, the notebook's kernel, starts meanwhile), change
-     one YAML value and rebuild.
+     one YAML value and rebuild, as `nox -s serve` builds (SERVING_SEARCH=false: no search index); then the same with
+     Material's search index built (SERVING_SEARCH=true), as `mkdocs serve` alone builds.
   c. the test suite without the browser tests (`-m "not browser"`), as the brief's command runs it.
   d. the calculator page (docs/calculator.md) in headless Chromium (Debian's /usr/bin/chromium), the built
      site served from 127.0.0.1 with `Cache-Control: max-age=600` (as GitHub Pages serves it): the time
@@ -66,7 +67,8 @@ EDIT_RE = re.compile(r"(value:\s*\{\s*value:\s*)([0-9]+(?:\.[0-9]+)?)")
 
 def env() -> dict[str, str]:
     """Environment of every build: quiet about MkDocs 2, a fixed date and hash seed, the copy's own data."""
-    out = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SOURCE_DATE_EPOCH": "1700000000", "PYTHONHASHSEED": "0"}
+    out = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SOURCE_DATE_EPOCH": "1700000000", "PYTHONHASHSEED": "0",
+           "SERVING_SEARCH": "true"}
     out.pop("SERVING_DATA_DIR", None)
     out.pop("SERVING_SITE_DIR", None)
     return out
@@ -219,12 +221,13 @@ def bench_builds(runs: int, work: Path, notes: list[str]) -> dict[str, Timing]:
     return out
 
 
-def bench_rebuild(runs: int, work: Path, pause: float) -> Timing:
-    """Run the in-process rebuild loop in a fresh interpreter inside the copy (its own `snippets`)."""
-    root = copy_tree(work / "rebuild")
+def bench_rebuild(runs: int, work: Path, pause: float, search: bool) -> Timing:
+    """Run the in-process rebuild loop in a fresh interpreter inside the copy (its own `snippets`), with Material's
+    search index built or not (mkdocs.yml reads SERVING_SEARCH)."""
+    root = copy_tree(work / f"rebuild-{'search' if search else 'serve'}")
     proc = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "_rebuild", str(root), str(runs), str(pause)],
-        cwd=root, env=env(), capture_output=True, text=True,
+        cwd=root, env={**env(), "SERVING_SEARCH": "true" if search else "false"}, capture_output=True, text=True,
     )
     if proc.returncode != 0:
         raise SystemExit(f"rebuild loop failed:\n{proc.stdout}{proc.stderr}")
@@ -601,7 +604,9 @@ def main(argv: list[str] | None = None) -> int:
                             f"{statistics.median(paired):.2f}x, range {min(paired):.2f}-{max(paired):.2f}x wall")
         if "b" in args.only:
             label = f"b. rebuild in process after a one-line edit of {EDIT_FILE}, {args.pause:g} s after the last"
-            rows.append(row(label, bench_rebuild(args.runs, work, args.pause)))
+            rows.append(row(f"{label}, as `nox -s serve` (no search index)",
+                            bench_rebuild(args.runs, work, args.pause, search=False)))
+            rows.append(row(f"{label}, with Material's search index", bench_rebuild(args.runs, work, args.pause, search=True)))
         if "c" in args.only:
             rows.append(row('c. test suite, -m "not browser"' + (f", -n {args.workers}" if args.workers != "0" else ""),
                             bench_tests(args.runs, work, args.workers, notes)))

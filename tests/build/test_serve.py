@@ -35,6 +35,21 @@ def test_serve_watches_data_and_snippets() -> None:
     assert '"mkdocs", "serve", "--strict"' in noxfile
 
 
+@pytest.mark.parametrize(("setting", "indexed"), [(None, True), ("true", True), ("false", False)])
+def test_the_search_index_follows_serving_search(setting: str | None, indexed: bool) -> None:
+    """mkdocs.yml builds Material's search index unless SERVING_SEARCH=false, which `nox -s serve` sets (the index
+    is about a second of a rebuild's 2.6 s); every other session builds it (the site tests read it)."""
+    env = {k: v for k, v in os.environ.items() if k != "SERVING_SEARCH"} | ({"SERVING_SEARCH": setting} if setting else {})
+    script = ("from mkdocs.config import load_config; "
+              "print(load_config(config_file='mkdocs.yml').plugins['material/search'].config.enabled)")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env={**env, "NO_MKDOCS_2_WARNING": "1"},
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert proc.stdout.split()[-1] == str(indexed)
+    noxfile = (ROOT / "noxfile.py").read_text()
+    assert '"SERVING_SEARCH": os.environ.get("SERVING_SEARCH", "false")' in noxfile  # serve: off unless asked
+    assert '"SERVING_SEARCH": "true"' in noxfile  # build, tests, bench: on
+
+
 def test_the_build_is_one_plugin_registered_by_the_package() -> None:
     """The whole build is the `serving` plugin, found through the package's entry point, listed first, with no hook
     beside it."""
