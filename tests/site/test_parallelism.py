@@ -155,12 +155,13 @@ def test_layout_table(built: Build, catalog: Catalog) -> None:
     page = built.page("reference/models/index.html")  # the table moved there from the parallelism page (issue 29)
     # fewest GPUs an engine accepts (fewest-gpus policy) against the layout rented (tp-in-node policy)
     # pipeline stages win the fewest-GPU count: only the last stage holds the sampler's activation peak
-    # (5.05 GiB on an H100 at vllm serve's 1,024 sequences), and TP1 x PPn pays no wider TP's NCCL buffers
+    # (5.05 GiB on an H100 at vllm serve's 1,024 sequences); 405B BF16 on 12 GPUs: 811.7 GB / 12 = 63.0 GiB of
+    # weights a GPU, under the 71.30 GiB pool with the sampler and 0.25 GiB outside PyTorch on the last stage
     expect = {
         "Llama 3.1 70B BF16": ("TP1 × PP3", 3, "TP4", 4, 1, 1),
         "Llama 3.1 70B INT4": ("TP1", 1, "TP1", 1, 0, 1),
-        "Llama 3.1 405B BF16": ("TP1 × PP13", 13, "TP8 × PP2", 16, 3, 2),
-        "Llama 3.1 405B FP8": ("TP1 × PP7", 7, "TP8", 8, 1, 1),
+        "Llama 3.1 405B BF16": ("TP4 × PP3", 12, "TP8 × PP2", 16, 4, 2),
+        "Llama 3.1 405B FP8": ("TP2 × PP3", 6, "TP8", 8, 2, 1),
         "Llama 3.1 405B INT4": ("TP4", 4, "TP4", 4, 0, 1),
     }
     table = next(t for t in page.select("table") if "Chosen layout" in t.get_text())
@@ -183,11 +184,12 @@ def test_layout_table(built: Build, catalog: Catalog) -> None:
 def test_layouts_engines_accept_beyond_the_policy(page) -> None:
     table = next(t for t in page.select("table") if "Layers per stage" in t.get_text())
     rows = {tr.find("td").get_text(): [td.get_text() for td in tr.find_all("td")] for tr in table.select("tbody tr")}
-    # TP16 over two nodes: 8 KV heads, each on 16 / 8 = 2 GPUs; TP1 x PP13 holds 405B BF16 on 13 GPUs,
-    # 126 layers as vLLM splits them: 9 each, one more for the nine stages before the last
+    # TP16 over two nodes: 8 KV heads, each on 16 / 8 = 2 GPUs; TP4 x PP3 holds 405B BF16 on 12 GPUs, 126 layers
+    # as vLLM splits them, 42 each, and each KV head on one GPU (8 heads over 4)
     assert rows["Llama 3.1 405B BF16 on TP16"][3] == "2" and rows["Llama 3.1 405B BF16 on TP16"][4] == "accepted"
-    assert rows["Llama 3.1 405B BF16 on TP1 × PP13"][2] == "9, 9, 9, 10, 10, 10, 10, 10, 10, 10, 10, 10, 9"
-    assert rows["Llama 3.1 405B BF16 on TP1 × PP13"][4] == "accepted"
+    assert rows["Llama 3.1 405B BF16 on TP4 × PP3"][2] == "42, 42, 42"
+    assert rows["Llama 3.1 405B BF16 on TP4 × PP3"][3] == "1"
+    assert rows["Llama 3.1 405B BF16 on TP4 × PP3"][4] == "accepted"
     # vLLM's get_pp_indices: 61 // 4 = 15 each, the one left over to the stage before the last
     assert rows["DeepSeek-V3 FP8 on TP8 × PP4"][2] == "15, 15, 16, 15"
     assert rows["DeepSeek-V3 FP8 on TP8 × PP4"][3] == "8"  # MLA: the compressed latent on every TP rank

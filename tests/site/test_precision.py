@@ -76,10 +76,10 @@ def test_worked_example(page) -> None:
     ("model", "prec", "weight_gb", "layout"),
     [
         ("m70", "FP32", P70 * 4 / 1e9, "TP8"),   # 4 GPUs' 65.7 GiB each leave no room for the runtime
-        ("m70", "FP16", P70 * 2 / 1e9, "TP4"),   # TP2 is refused: 65.7 + 5.05 + 3.58 GiB > 71.7 GiB
+        ("m70", "FP16", P70 * 2 / 1e9, "TP4"),   # TP2 is refused: 65.7 + 5.05 + 0.25 GiB leave less than one sequence
         ("m70", "INT8", (LINEAR70 + (VOCAB70 + NORMS70) * 2) / 1e9, "TP2"),  # 72.7 GB + runtime + KV > one pool
         ("m70", GROUPED, W70_G128 / 1e9, "TP1"),
-        ("m405", "FP32", None, "TP8 × PP4"),
+        ("m405", "FP32", None, "TP8 × PP3"),
         ("m405", "FP16", 405_853_388_800 * 2 / 1e9, "TP8 × PP2"),
         ("m405", "FP8", None, "TP8"),
         ("m405", "INT4", None, "TP4"),

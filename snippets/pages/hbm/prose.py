@@ -178,6 +178,12 @@ def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:
                       f"but the KV cache's {h(fmt.nbytes(m_small.kv_room, 'GiB', 2), 'tight.room_small')} is short "
                       f"of the {h(fmt.nbytes(m_small.kv_per_sequence, 'GiB', 2), 'tight.need')} one sequence needs: "
                       f"`{refused_small.vllm_message}`")
+        else:
+            words += (f" Started with `--max-num-seqs` at {h(fmt.count(small, 'sequences'), 'tight.small')}, the "
+                      f"activation peak falls to {h(fmt.nbytes(m_small.activations, 'GiB', 2), 'tight.act_small')} "
+                      f"and vLLM starts, with {h(fmt.nbytes(m_small.kv_room, 'GiB', 2), 'tight.room_small')} of KV "
+                      f"cache: room for {h(fmt.count(m_small.max_sequences, 'sequences'), 'tight.seqs_small')} "
+                      "sequences.")
     return {
         "tight_layout": lay.label,
         "tight_words": words,
@@ -185,14 +191,22 @@ def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:
         "tight_activations": fmt.nbytes(m.activations, "GiB", 2),
         "tight_non_torch": fmt.nbytes(m.non_torch, "GiB", 2),
         "tight_small": fmt.count(small, "sequences"),
+        "tight_room": fmt.nbytes(m.kv_room, "GiB", 2),
+        "tight_act_small": fmt.nbytes(m_small.activations, "GiB", 2),
         "tight_room_small": fmt.nbytes(m_small.kv_room, "GiB", 2),
+        "tight_seqs_small": fmt.count(m_small.max_sequences, "sequences"),
         "tight_need": fmt.nbytes(m_small.kv_per_sequence, "GiB", 2),
         "tight_refused": fmt.claim(refused is not None and chosen.gpus > lay.gpus,
                                    f"{lay.label}: {m.kv_room / 2**30:.2f} GiB for the KV cache; the policy picks "
                                    f"{chosen.layout.label}"),
-        "tight_nothing": fmt.claim(m.kv_room <= 0, f"{m.kv_room / 2**30:.2f} GiB for the KV cache on {lay.label}",
-                structural="a sign: no room is left for the KV cache once weights and activations are placed"),
-        "tight_refused_small": fmt.claim(refused_small is not None,
-                                         f"{m_small.kv_room / 2**30:.2f} GiB < {m_small.kv_per_sequence / 2**30:.2f} "
-                                         f"GiB at {small} sequences"),
+        "tight_short": fmt.claim(0 < m.kv_room < m.kv_per_sequence,
+                                 f"{m.kv_room / 2**30:.2f} GiB for the KV cache on {lay.label}, "
+                                 f"{m.kv_per_sequence / 2**30:.2f} GiB for one sequence",
+                structural="some room is left for the KV cache, less than one sequence needs"),
+        "tight_small_starts": fmt.claim(refused_small is None and m_small.max_sequences >= 1,
+                                        f"{m_small.kv_room / 2**30:.2f} GiB holds {m_small.max_sequences} sequences "
+                                        f"of {m_small.kv_per_sequence / 2**30:.2f} GiB at {small} sequences"),
+        "tight_sampler_decides": fmt.claim(m.activations - m_small.activations > m_small.kv_per_sequence - m.kv_room,
+                                           f"the sampler's peak falls by {(m.activations - m_small.activations) / 2**30:.2f}"
+                                           f" GiB; one sequence lacked {(m.kv_per_sequence - m.kv_room) / 2**30:.2f} GiB"),
     }

@@ -272,10 +272,11 @@ class KvCachePage(Page):
         self.pool_spread = fmt.claim(min(shares) < 0.1 and max(shares) > 0.5,
                                      f"{gqa['name']}: {min(shares):.0%} to {max(shares):.0%} of the card left for KV")
         self.tight_layout = Layout(TIGHT_TP).label
-        self.tight_refused = fmt.claim(tight is not None and tight.available <= 0,
+        self.tight_refused = fmt.claim(tight is not None and tight.available < tight.needed,
                                        "vLLM starts" if tight is None else
-                                       f"{tight.available / GIB:.2f} GiB left for the KV cache on TP{TIGHT_TP}",
-                structural="a sign: the tight layout leaves no room for one sequence's KV")
+                                       f"{tight.available / GIB:.2f} GiB left for the KV cache on TP{TIGHT_TP}, "
+                                       f"{tight.needed / GIB:.2f} GiB for one sequence",
+                structural="the tight layout leaves less room than one sequence's KV needs")
         self.most_held_cheapest = fmt.claim(cheapest is max(cost_list, key=lambda c: c.per_dollar_hour),
                                             f"cheapest per token: {cheapest.label}, ${cheapest.usd_per_mtok:.2f}, "
                                             f"{cheapest.per_dollar_hour:.1f} sequences per $/hour")
