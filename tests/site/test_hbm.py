@@ -2,8 +2,8 @@
 
 The page sizes through the engine for the reference scenario (one sequence of 8,192 tokens, BF16
 KV cache, vLLM's pool of 0.9 x the reported memory; on an H100, vllm serve's 1,024 sequences, whose
-sampler warm-up holds 1,024 x 128,256 logits x 41.3 bytes = 5.05 GiB for Llama 3.1, and the memory
-outside PyTorch by TP degree: 0.16 GiB at TP1, 0.25 GiB at TP2 and above, vLLM's current worker). The expected
+sampler warm-up holds 1,024 x 128,256 logits x 38.9 bytes = 4.76 GiB for Llama 3.1, and the memory
+outside PyTorch by TP degree: 0.13 GiB at TP1, 0.55 GiB at TP2 and above, vLLM 0.11.0's worker). The expected
 values below are
 worked out by hand from config.json shapes.
 """
@@ -26,8 +26,8 @@ A100 = 2.039e12                   # A100 80GB SXM datasheet, bytes/s, shared
 H100_REPORTED = 79.22 * 2**30     # CUDA's total (vllm-project/vllm#10511): 81,121 MiB, 85.06 GB; nvidia-smi shows 81,559 MiB
 A100_REPORTED = 85_100_068_864   # A100 80GB SXM: deviceQuery's totalGlobalMem, 81,158 MiB (thamada/nvidia-smi)
 POOL = 0.9 * H100_REPORTED        # vllm-default: 71.30 GiB
-SAMPLER = 1024 * 128_256 * 41.3   # the profiling run's sampler: 1,024 rows of Llama 3's logits, 5.05 GiB
-NON_TORCH = {1: 0.16 * GIB, 2: 0.25 * GIB, 4: 0.25 * GIB}   # vllm#12126 at TP1, #13061 at TP2; TP4 takes TP2's
+SAMPLER = 1024 * 128_256 * 38.9   # the profiling run's sampler: 1,024 rows of Llama 3's logits, 4.76 GiB
+NON_TORCH = {1: 0.13 * GIB, 2: 0.55 * GIB, 4: 0.55 * GIB}   # vLLM 0.11.0's logs (llm-d); TP4 takes TP2's
 CTX = 8192
 
 # Llama 3.1 70B: 80 layers, hidden 8192, vocab 128,256, untied embedding and LM head, 8 KV heads of 128
@@ -37,13 +37,13 @@ VOCAB70 = 2 * 128_256 * 8192      # embedding + LM head
 LINEAR70 = P70 - NORMS70 - VOCAB70
 KV70 = 2 * 80 * 8 * 128 * 2       # 327,680 bytes per token, BF16
 
-# TP2 in BF16: half of everything but the norms; vLLM refuses it (71.30 - 65.71 - 5.05 - 0.25 = 0.29 GiB < 1.25)
+# TP2 in BF16: half of everything but the norms; vLLM refuses it (71.30 - 65.71 - 4.76 - 0.55 = 0.28 GiB < 1.25)
 W70_TP2 = ((P70 - NORMS70) / 2 + NORMS70) * 2          # 70,555,025,408 bytes per GPU
 KV70_TP2 = KV70 / 2 * CTX                              # 1,342,177,280 bytes per GPU
 # TP4 in BF16, the smallest layout vLLM accepts: a quarter of everything but the norms
 W70_TP4 = ((P70 - NORMS70) / 4 + NORMS70) * 2          # 35,278,831,616 bytes per GPU
 KV70_TP4 = KV70 / 4 * CTX                              # 671,088,640 bytes per GPU
-ROOM70_TP4 = POOL - W70_TP4 - SAMPLER - NON_TORCH[4]   # 33.14 GiB of KV room: 53.0 sequences
+ROOM70_TP4 = POOL - W70_TP4 - SAMPLER - NON_TORCH[4]   # 33.13 GiB of KV room: 53.0 sequences
 
 # FP8: linear weights 1 byte, the embedding, LM head and norms 2 bytes
 W70_FP8_TP2 = LINEAR70 / 2 + VOCAB70 / 2 * 2 + NORMS70 * 2   # 36,329,504,768 bytes per GPU
@@ -89,20 +89,19 @@ def page(built: Build):
         ("w.tps_weights", H100 / W70_TP4, "95.0"),
         ("w.kv_context_gpu", KV70_TP4 / GB, "0.67 GB"),
         ("w.tps_kv", H100 / (W70_TP4 + KV70_TP4), "93.2"),
-        ("w.max_seq", 53, "53"),                                # 33.14 GiB / 0.625 GiB = 53.02
+        ("w.max_seq", 53, "53"),                                # 33.13 GiB / 0.625 GiB = 53.01
         ("tight_weights", W70_TP2 / GIB, "65.7 GiB"),
-        ("tight_activations", SAMPLER / GIB, "5.05 GiB"),
-        ("tight_non_torch", 0.25, "0.25 GiB"),
-        ("tight_room", (POOL - W70_TP2 - SAMPLER - NON_TORCH[2]) / GIB, "0.29 GiB"),
-        ("tight_room_small", (POOL - W70_TP2 - 256 * 128_256 * 41.3 - NON_TORCH[2]) / GIB, "4.08 GiB"),
-        ("tight_seqs_small", 3, "3"),                           # 4.08 GiB / 1.25 GiB = 3.26
+        ("tight_activations", SAMPLER / GIB, "4.76 GiB"),
+        ("tight_non_torch", 0.55, "0.55 GiB"),
+        ("tight_room_small", (POOL - W70_TP2 - 256 * 128_256 * 38.9 - NON_TORCH[2]) / GIB, "3.85 GiB"),
+        ("tight_seqs_small", 3, "3"),                           # 3.85 GiB / 1.25 GiB = 3.08
         ("tight_need", KV70_TP2 / GIB, "1.25 GiB"),
         ("kv_max", 131072 * KV70 / GB, "42.9 GB"),              # the full 128K context
         ("s8.one_gpu_tps", H100 / (405_853_388_800 + 2 * 128_256 * 16384) * 1, "8.2"),
         ("s405.gpus", 16, "16"),
         ("s405.tps_kv", H100 / STEP405, "32.8"),                # two stages in turn, TP8 each
         ("s405.kv_token", KV405, "516,096 bytes"),
-        ("lean.max_seq", 78, "78"),                             # FP8 on TP4: (71.30 - 16.92 - 5.30) / 0.625 = 78.5
+        ("lean.max_seq", 78, "78"),                             # FP8 on TP4: (71.30 - 16.92 - 5.31) / 0.625 = 78.5
         ("hbm_over_gen5", 3350 / (32 * 16 * 128 / 130 / 8), "53×"),   # PCIe 5.0 x16: 63.0 GB/s each way
     ],
 )
@@ -127,15 +126,15 @@ def test_worked_example_steps(page) -> None:
     assert value(page, "worked.w_room") == pytest.approx(ROOM70_TP4 / GIB)
     free = ROOM70_TP4 - KV70_TP4
     assert value(page, "worked.free_gib") == pytest.approx(free / GIB)
-    # TP2: 71.30 - 65.71 - 5.05 - 0.25 = 0.29 GiB, short of one sequence's 1.25 GiB, and vLLM's own words for it:
-    # 0.29 GiB holds 117 blocks of 16 tokens, 1,872 tokens
+    # TP2: 71.30 - 65.71 - 4.76 - 0.55 = 0.28 GiB, short of one sequence's 1.25 GiB, and vLLM's own words for it:
+    # 0.28 GiB holds 114 blocks of 16 tokens, 1,824 tokens
     assert value(page, "tight.room") == pytest.approx((POOL - W70_TP2 - SAMPLER - NON_TORCH[2]) / GIB)
     body = page.select_one("article").get_text()
     assert ("To serve at least one request with the models's max seq len (8192), (1.25 GiB KV cache is needed, "
-            "which is larger than the available KV cache memory (0.29 GiB). Based on the available memory, the "
-            "estimated maximum model length is 1872.") in body
-    # at 256 sequences the sampler's peak is 1.26 GiB and vLLM starts: 4.08 GiB, three sequences of 1.25 GiB
-    assert value(page, "tight.room_small") == pytest.approx((POOL - W70_TP2 - 256 * 128_256 * 41.3 - NON_TORCH[2]) / GIB)
+            "which is larger than the available KV cache memory (0.28 GiB). Based on the available memory, the "
+            "estimated maximum model length is 1824.") in body
+    # at 256 sequences the sampler's peak is 1.19 GiB and vLLM starts: 3.85 GiB, three sequences of 1.25 GiB
+    assert value(page, "tight.room_small") == pytest.approx((POOL - W70_TP2 - 256 * 128_256 * 38.9 - NON_TORCH[2]) / GIB)
     assert value(page, "tight.seqs_small") == 3
 
 
@@ -176,7 +175,7 @@ def test_ceiling_table(page) -> None:
 def test_batch_table_stops_at_what_fits(page) -> None:
     names = [n for n in figures(page) if n.startswith("batch[") and n.endswith("[Sequences]")]
     batches = sorted(int(value(page, n)) for n in names)
-    # FP8 on the BF16 deployment's TP4: 78 sequences fit ((71.30 - 16.92 - 5.05 - 0.25) / 0.625 = 78.5)
+    # FP8 on the BF16 deployment's TP4: 78 sequences fit ((71.30 - 16.92 - 4.76 - 0.55) / 0.625 = 78.5)
     assert batches == [1, 2, 4, 8, 16, 78]
     assert value(page, "batch[78][Replica ceiling]") == pytest.approx(78 * H100 / (W70_FP8_TP4 + 78 * KV70_TP4))
     # one sequence on TP4 (the ceiling table's FP8 row is the policy's TP2, half the bandwidth)
@@ -210,7 +209,7 @@ def test_quiz_answers_are_folded(page) -> None:
 def test_quiz_answers_are_the_hand_worked_ones(page, catalog: Catalog) -> None:
     # one card of Llama 3.1 8B in FP8: the sequences its KV room holds, and the ceiling with all of them decoding
     n = value(page, "q1.max_seq")
-    assert n == 57  # (71.30 GiB pool - 8.46 GiB weights - 5.05 sampler - 0.16 outside PyTorch) / 1 GiB = 57.6
+    assert n == 57  # (71.30 GiB pool - 8.46 GiB weights - 4.76 sampler - 0.13 outside PyTorch) / 1 GiB = 57.9
     kv8 = 2 * 32 * 8 * 128 * 2 * CTX                                 # 1 GiB a sequence of 8K (BF16 KV cache)
     assert math.floor(value(page, "q1_room") * GIB / kv8) == n
     assert value(page, "q1_tps") == pytest.approx(n * value(page, "q1_tps_seq"))
@@ -219,7 +218,7 @@ def test_quiz_answers_are_the_hand_worked_ones(page, catalog: Catalog) -> None:
     # the serving load on Llama 3.1 70B BF16: the smallest TP whose memory holds all 32 sequences of 8K
     assert value(page, "q5_need") == reference(catalog, SERVING).scenario.concurrency == 32
     assert value(page, "q5_gpus") == 4
-    assert value(page, "q5_hi.seqs") == 53 and value(page, "q5_lo.seqs") == 0  # TP2 is refused: 0.29 GiB, short of one
+    assert value(page, "q5_hi.seqs") == 53 and value(page, "q5_lo.seqs") == 0  # TP2 is refused: 0.28 GiB, short of one
     assert value(page, "q5_lo.room") == pytest.approx((POOL - W70_TP2 - SAMPLER - NON_TORCH[2]) / GIB)
 
 

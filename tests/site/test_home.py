@@ -22,8 +22,8 @@ TTFT_MS, TPOT_MS = 2000, 30  # data/scenarios.yaml, serving: AIConfigurator's de
 def test_summary_rows_hold_published_layouts_and_whole_nodes(built: Build, catalog) -> None:
     page = built.page("index.html")
     # NVIDIA NIM's Llama 3.1 405B profiles (data/deployments.yaml) run FP8 on 8 H100 SXM and FP16 on 16. The serving
-    # scenario holds 32 sequences of 8K, and vLLM's budget on TP8 leaves 71.30 GiB pool - 47.7 GiB weights - 5.05 GiB
-    # sampler - 0.25 GiB outside PyTorch = 18.3 GiB, 37 sequences of 0.49 GiB: FP8 fits one node, as NIM runs it
+    # scenario holds 32 sequences of 8K, and vLLM's budget on TP8 leaves 71.30 GiB pool - 47.7 GiB weights - 4.76 GiB
+    # sampler - 0.55 GiB outside PyTorch = 18.3 GiB, 37 sequences of 0.49 GiB: FP8 fits one node, as NIM runs it
     assert value(page, "summary[Llama 3.1 405B FP8][GPUs]") == 8
     assert value(page, "summary[Llama 3.1 405B BF16][GPUs]") == 16
     for m in SUMMARY_MODELS:

@@ -8,8 +8,8 @@ By hand, from config.json shapes (BF16 KV cache, 2 bytes per element):
 - gpt-oss-120b: 36 layers, 18 of them a 128-token window; at 8,192 tokens
   2 x (18 + 18 x 128 / 8192) x 8 x 64 x 2 = 37,440 bytes per token on average (73,728 unbounded).
 The pool is vllm-default's 0.9 x the 79.22 GiB CUDA reports = 71.30 GiB. The runtime beside the weights: the
-profiling run's sampler over vllm serve's 1,024 rows of 128,256 logits x 41.3 bytes (5.05 GiB) and 0.25 GiB outside
-PyTorch at TP2 and TP4 (vllm#13061's TP2 figure): 5.30 GiB. At TP2 that leaves 0.29 GiB of KV room, less than one
+profiling run's sampler over vllm serve's 1,024 rows of 128,256 logits x 38.9 bytes (4.76 GiB) and 0.55 GiB outside
+PyTorch at TP2 and TP4 (vLLM 0.11.0's TP2 figure): 5.31 GiB. At TP2 that leaves 0.28 GiB of KV room, less than one
 sequence needs, and vLLM refuses to start.
 """
 
@@ -26,7 +26,7 @@ from ..conftest import Build, text, value
 GIB = 2**30
 CTX = 8192
 POOL = 0.9 * 79.22 * 2**30
-RUNTIME = 1024 * 128_256 * 41.3 + 0.25 * GIB   # sampler peak + memory outside PyTorch at TP2 and TP4
+RUNTIME = 1024 * 128_256 * 38.9 + 0.55 * GIB   # sampler peak + memory outside PyTorch at TP2 and TP4
 KV70 = 2 * 80 * 8 * 128 * 2
 LONGEST = 131072
 
@@ -74,7 +74,7 @@ def test_worked_example_by_hand(page) -> None:
         assert value(page, f"{key}.kv_need") == pytest.approx(32 * per_seq / GIB)
         assert value(page, f"{key}.max_seq") == max(0, math.floor(room / per_seq))
         assert (weights + RUNTIME + 32 * per_seq <= POOL) is fits
-    # TP2: 71.30 - 65.71 - 5.30 = 0.29 GiB, short of the 1.25 GiB one sequence needs
+    # TP2: 71.30 - 65.71 - 5.31 = 0.28 GiB, short of the 1.25 GiB one sequence needs
     assert 0 < value(page, "w_lo.kv_room") < value(page, "w_lo.kv_per_seq")
     assert value(page, "w_lo.max_seq") == 0 and value(page, "w_hi.max_seq") == 53
 
@@ -83,11 +83,11 @@ def test_figures_are_the_hand_worked_ones(page) -> None:
     # the serving scenario's 32 sequences of 8K: vLLM refuses TP2 (w_lo, above), TP4 holds 53, so TP4
     assert "chooses the same TP4" in page.get_text()
     assert value(page, "answer_gpus") == 4 and value(page, "serving_max") == 53
-    # an FP8 KV cache halves the bytes a token keeps: twice the sequences in the same room (33.14 GiB / 0.3125 GiB
-    # = 106.05, twice 53)
+    # an FP8 KV cache halves the bytes a token keeps: twice the sequences in the same room (33.13 GiB / 0.3125 GiB
+    # = 106.03, twice 53)
     assert value(page, "n_bf16") == 53 and value(page, "n_fp8") == 106
     # 131,072 tokens: 327,680 B x 131,072 = 42.9 GB a sequence; TP4's room (4 x 71.30 GiB less 131.4 GiB of weights
-    # and 4 x 5.30 GiB of runtime, 132.6 GiB = 142.4 GB) holds 3 of them
+    # and 4 x 5.31 GiB of runtime, 132.5 GiB = 142.3 GB) holds 3 of them
     room = 4 * POOL - 141.1e9 - 4 * RUNTIME
     assert value(page, "long_serving") == math.floor(room / (KV70 * LONGEST)) == 3
     assert value(page, "long_node") > value(page, "long_serving")
@@ -115,7 +115,7 @@ def test_tables_read_back(page, catalog: Catalog) -> None:
 def test_chart_is_drawn(page) -> None:
     svg = page.select_one("svg#kv-chart, svg[aria-labelledby^='kv-chart']")
     assert svg is not None
-    # the dashed line: what TP4's pool leaves for the KV cache, 71.30 - 32.86 - 5.05 - 0.25 = 33.1 GiB
+    # the dashed line: what TP4's pool leaves for the KV cache, 71.30 - 32.86 - 4.76 - 0.55 = 33.1 GiB
     assert "33.1 GiB" in page.select_one("figure.sa-figure figcaption").get_text()
 
 

@@ -18,8 +18,8 @@ def test_the_trail_is_the_engines_deployment(page) -> None:
     # Llama 3.1 70B in BF16 on an HGX H100 for the reference scenario, as the engine deploys it:
     # 70.55e9 parameters from the architecture x 2 bytes = 141.1 GB; the H100 reports 81,559 MiB = 79.6 GiB,
     # vLLM's pool is 0.9 of it = 71.7 GiB; one GPU cannot hold 131.4 GiB of weights; TP2 holds them (65.7 GiB
-    # each) but not the activation peak of vllm serve's profiling run (1,024 x 128,256 logits x 41.3 bytes =
-    # 5.05 GiB) with 0.25 GiB outside PyTorch: vLLM refuses it, and TP4 is the smallest TP degree it starts
+    # each) but not the activation peak of vllm serve's profiling run (1,024 x 128,256 logits x 38.9 bytes =
+    # 4.76 GiB) with 0.55 GiB outside PyTorch: vLLM refuses it, and TP4 is the smallest TP degree it starts
     # config.json: 80 layers of q, o (8,192 x 8,192), k, v (8,192 x 1,024), gate, up, down (8,192 x 28,672) and two
     # norms, a final norm, an untied 128,256-row embedding and LM head: 70,553,706,496 parameters
     params = 80 * (2 * 8192 * 8192 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192) + 8192 + 2 * 128256 * 8192
@@ -30,7 +30,7 @@ def test_the_trail_is_the_engines_deployment(page) -> None:
     assert value(page, "trail[Weight memory][Figure]") == pytest.approx(141.1, abs=0.05)
     assert value(page, "trail[Memory the GPU reports][Figure]") == pytest.approx(79.22)
     assert value(page, "trail[The engine's pool][Figure]") == pytest.approx(0.9 * 79.22)
-    assert value(page, "trail[Activations and runtime][Figure]") == pytest.approx(5.05 + 0.25, abs=0.005)
+    assert value(page, "trail[Activations and runtime][Figure]") == pytest.approx(4.76 + 0.55, abs=0.005)
     assert value(page, "trail[GPUs][Figure]") == 4
     # one sequence of 8,192 tokens on TP4: K and V of 80 layers, 8 / 4 = 2 KV heads of 128 per GPU, BF16
     assert value(page, "trail[KV cache per GPU][Figure]") == pytest.approx(2 * 80 * 2 * 128 * 2 * 8192 / 2**30)

@@ -155,8 +155,8 @@ def test_layout_table(built: Build, catalog: Catalog) -> None:
     page = built.page("reference/models/index.html")  # the table moved there from the parallelism page (issue 29)
     # fewest GPUs an engine accepts (fewest-gpus policy) against the layout rented (tp-in-node policy)
     # pipeline stages win the fewest-GPU count: only the last stage holds the sampler's activation peak
-    # (5.05 GiB on an H100 at vllm serve's 1,024 sequences); 405B BF16 on 12 GPUs: 811.7 GB / 12 = 63.0 GiB of
-    # weights a GPU, under the 71.30 GiB pool with the sampler and 0.25 GiB outside PyTorch on the last stage
+    # (4.76 GiB on an H100 at vllm serve's 1,024 sequences); 405B BF16 on 12 GPUs: 811.7 GB / 12 = 63.0 GiB of
+    # weights a GPU, under the 71.30 GiB pool with the sampler and 0.55 GiB outside PyTorch on the last stage
     expect = {
         "Llama 3.1 70B BF16": ("TP1 × PP3", 3, "TP4", 4, 1, 1),
         "Llama 3.1 70B INT4": ("TP1", 1, "TP1", 1, 0, 1),

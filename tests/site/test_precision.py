@@ -3,9 +3,9 @@
 Expected values are worked out by hand from the definitions, not copied from the page model:
 bits per weight = element bits + (scale bits + zero-point bits) / group size. Deployments are the
 engine's at the reference scenario (vLLM's pool of 0.9 x the 79.22 GiB CUDA reports of an H100; one
-8,192-token sequence; the activation peak of vllm serve's profiling run, 5.05 GiB on an H100, and the memory
-outside PyTorch by TP degree: vLLM refuses Llama 3.1 70B FP16 on TP2, whose pool has no KV room left); weights
-count the architecture's parameters, with the embedding and LM head in BF16 in the quantized formats.
+8,192-token sequence; the activation peak of vllm serve's profiling run, 4.76 GiB on an H100, and the memory
+outside PyTorch by TP degree: vLLM refuses Llama 3.1 70B FP16 on TP2, whose pool leaves less than one sequence's KV
+cache); weights count the architecture's parameters, with the embedding and LM head in BF16 in the quantized formats.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def test_worked_example(page) -> None:
     ("model", "prec", "weight_gb", "layout"),
     [
         ("m70", "FP32", P70 * 4 / 1e9, "TP8"),   # 4 GPUs' 65.7 GiB each leave no room for the runtime
-        ("m70", "FP16", P70 * 2 / 1e9, "TP4"),   # TP2 is refused: 65.7 + 5.05 + 0.25 GiB leave less than one sequence
+        ("m70", "FP16", P70 * 2 / 1e9, "TP4"),   # TP2 is refused: 65.7 + 4.76 + 0.55 GiB leave less than one sequence
         ("m70", "INT8", (LINEAR70 + (VOCAB70 + NORMS70) * 2) / 1e9, "TP2"),  # 72.7 GB + runtime + KV > one pool
         ("m70", GROUPED, W70_G128 / 1e9, "TP1"),
         ("m405", "FP32", None, "TP8 × PP3"),

@@ -138,7 +138,7 @@ def test_quiz_answers_are_folded(page) -> None:
 def test_quiz_answers_are_worked_by_hand(page, catalog: Catalog) -> None:
     # one H100 cannot hold Llama 3.1 70B in BF16: 70,553,706,496 parameters (config.json) x 2 bytes = 131.4 GiB
     # against a 71.3 GiB pool; vLLM refuses TP2, and TP4 holds 53 sequences of 8K
-    # ((71.30 - 32.86 - 5.05 - 0.25) GiB / 0.625 GiB)
+    # ((71.30 - 32.86 - 4.76 - 0.55) GiB / 0.625 GiB)
     params = 80 * (2 * 8192 * 8192 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192) + 8192 + 2 * 128256 * 8192
     assert value(page, "q1_card_weights") == pytest.approx(2 * params / 2**30, rel=1e-9)
     assert value(page, "q1_pool") == pytest.approx(0.9 * 79.22)

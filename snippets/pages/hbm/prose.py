@@ -191,7 +191,6 @@ def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:
         "tight_activations": fmt.nbytes(m.activations, "GiB", 2),
         "tight_non_torch": fmt.nbytes(m.non_torch, "GiB", 2),
         "tight_small": fmt.count(small, "sequences"),
-        "tight_room": fmt.nbytes(m.kv_room, "GiB", 2),
         "tight_act_small": fmt.nbytes(m_small.activations, "GiB", 2),
         "tight_room_small": fmt.nbytes(m_small.kv_room, "GiB", 2),
         "tight_seqs_small": fmt.count(m_small.max_sequences, "sequences"),
@@ -199,10 +198,11 @@ def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:
         "tight_refused": fmt.claim(refused is not None and chosen.gpus > lay.gpus,
                                    f"{lay.label}: {m.kv_room / 2**30:.2f} GiB for the KV cache; the policy picks "
                                    f"{chosen.layout.label}"),
-        "tight_short": fmt.claim(0 < m.kv_room < m.kv_per_sequence,
+        "tight_short": fmt.claim(m.kv_room < m.kv_per_sequence,
                                  f"{m.kv_room / 2**30:.2f} GiB for the KV cache on {lay.label}, "
                                  f"{m.kv_per_sequence / 2**30:.2f} GiB for one sequence",
-                structural="some room is left for the KV cache, less than one sequence needs"),
+                structural="the refusal's reason: what the pool leaves for the KV cache, if anything, is short of one "
+                           "sequence"),
         "tight_small_starts": fmt.claim(refused_small is None and m_small.max_sequences >= 1,
                                         f"{m_small.kv_room / 2**30:.2f} GiB holds {m_small.max_sequences} sequences "
                                         f"of {m_small.kv_per_sequence / 2**30:.2f} GiB at {small} sequences"),
