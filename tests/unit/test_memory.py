@@ -98,7 +98,7 @@ def test_kv_memory_against_vllm_0110_logs(eng, model: str, precision: str, tp: i
     if not model.startswith("gpt-oss"):
         assert m.weights / GiB == pytest.approx(weights, abs=0.1)
     else:
-        assert m.weights / GiB < weights - 1.5  # what the engine does not count of an MXFP4 load on Hopper
+        assert m.weights / GiB < weights - 1.0  # what the engine does not count of an MXFP4 load on Hopper (1.5, 4.9 GiB)
 
 
 def test_gpustacks_a100_run_starts_as_vllm_0110_started_it(eng):

@@ -8,6 +8,7 @@ from typing import Any
 from snippets.engine import Deployment, Layout
 from snippets.engine.deployment import setting
 from snippets.engine.layout import kv_heads_per_gpu, pp_partition, tp_degrees
+from snippets.engine.memory import sampler_peak_bytes
 from snippets.engine.specs import ChipSpec
 from snippets.pages.hbm.common import (
     ONE_CARD,
@@ -206,6 +207,10 @@ def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:
         "tight_small_starts": fmt.claim(refused_small is None and m_small.max_sequences >= 1,
                                         f"{m_small.kv_room / 2**30:.2f} GiB holds {m_small.max_sequences} sequences "
                                         f"of {m_small.kv_per_sequence / 2**30:.2f} GiB at {small} sequences"),
+        "tight_sampler_most": fmt.claim(2 * (sampler := sampler_peak_bytes(st.model.architecture, st.memory_policy))
+                                        > m.activations,
+                                        f"the sampler's {sampler / 2**30:.2f} GiB of a {m.activations / 2**30:.2f} GiB "
+                                        "activation peak"),
         "tight_sampler_decides": fmt.claim(m.activations - m_small.activations > m_small.kv_per_sequence - m.kv_room,
                                            f"the sampler's peak falls by {(m.activations - m_small.activations) / 2**30:.2f}"
                                            f" GiB; one sequence lacked {(m.kv_per_sequence - m.kv_room) / 2**30:.2f} GiB"),
