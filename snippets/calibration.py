@@ -312,6 +312,7 @@ def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) ->
                  context_tokens=m.input_tokens + m.output_tokens, kv_precision=m.kv_precision,
                  max_num_seqs=m.concurrency if lim is None else lim.max_num_seqs,
                  max_num_batched_tokens=None if lim is None else lim.max_num_batched_tokens,
+                 memory_fraction=None if lim is None else lim.memory_fraction,
                  memory_policy=None if lim is None else lim.memory_policy,
                  chunked_prefill=None if m.chunked_prefill is None else m.chunked_prefill.enabled,
                  cuda_graphs=None if m.cuda_graphs is None else m.cuda_graphs.enabled)

@@ -176,6 +176,7 @@ def setting(
     memory_policy: str | None = None,
     max_num_seqs: int | None = None,
     max_num_batched_tokens: int | None = None,
+    memory_fraction: float | None = None,
     chunked_prefill: bool | None = None,
     cuda_graphs: bool | None = None,
 ) -> Setting:
@@ -184,7 +185,9 @@ def setting(
     The KV cache's precision is `kv_precision`, or what vLLM picks with --kv-cache-dtype auto: the model's dtype
     (config.json's torch_dtype), or the scenario's for a model with no published checkpoint. The memory policy
     (the scenario's, or `memory_policy`) is resolved for the chip: `max_num_seqs` and `max_num_batched_tokens` are
-    vLLM's defaults there unless given; `chunked_prefill`, where given, says whether the engine splits a prompt
+    vLLM's defaults there unless given; `memory_fraction`, where given, is the share of memory the engine's command
+    gives it in place of the policy's `utilization` (of the total or of what is free, as the policy reads it);
+    `chunked_prefill`, where given, says whether the engine splits a prompt
     across steps (the policy's own setting otherwise); `cuda_graphs` false runs every step without CUDA graphs (none
     captured, so none held in memory), true or None keeps the policy's graphs."""
     sc = eng.scenarios[scenario]
@@ -210,6 +213,12 @@ def setting(
 
         pol = replace(pol, serve_defaults=ServeDefaults(max_num_seqs or pol.max_num_seqs,
                                                         max_num_batched_tokens or pol.max_num_batched_tokens))
+    if memory_fraction is not None:
+        from dataclasses import replace
+
+        if not 0 < memory_fraction <= 1:
+            raise ValueError(f"memory_fraction {memory_fraction} is not a share: above 0, at most 1")
+        pol = replace(pol, utilization=memory_fraction)
     if chunked_prefill is not None:
         from dataclasses import replace
 

@@ -510,6 +510,9 @@ ISSUE14_CASES = [
      ["entry 'h200-hbm-stream'", "exceeds peak"]),
     ("bandwidth without a direction in an efficiency", "efficiencies", _del("h200-pcie-h2d/achieved/direction"),
      ["entry 'h200-pcie-h2d'", "field 'achieved.direction'", "Field required"]),
+    ("a memory fraction over the whole device", "measurements",
+     _set("inferencex-dsr1-fp8-trt-4xb200-in1024-out1024-c16/engine_limits/memory_fraction", 1.2),
+     ["entry 'inferencex-dsr1-fp8-trt-4xb200-in1024-out1024-c16'", "engine_limits.memory_fraction"]),
 ]
 
 

@@ -387,6 +387,31 @@ def test_trtllm_kv_cache_is_a_share_of_the_free_memory(eng):
     assert m.pool == pytest.approx(m.weights + m.activations + m.non_torch + m.cuda_graphs + m.kv_room)
 
 
+def test_trtllm_serve_holds_what_inferencex_launched_it_for(eng):
+    # InferenceX's dsr1_fp8_b200_trt.sh starts trtllm-serve on 4 x B200 with kv_cache_config free_gpu_memory_fraction
+    # 0.8, max_num_tokens 8,192 and CUDA graphs up to its 16 requests in flight: KV = 0.8 x (178.35 reported - 157.49
+    # of FP8 weights - 1.42 of activations - 3.58 outside PyTorch - 0.21 of graphs) = 12.52 GiB; a 2,048-token
+    # sequence of DeepSeek-R1's MLA cache in FP8 takes 61 layers x (512 + 64) x 1 byte x 2,048 = 72.0 MB, so 186 fit.
+    # Budgeted as vLLM serves it (0.9 of the total, 0.55 GiB outside PyTorch) the room is 1.06 GiB, 15 sequences:
+    # one of the 16 would queue, which the run did not (its TTFT was 218 ms)
+    st = setting(eng, "deepseek-r1", "fp8", "reference", accelerator="b200", context_tokens=2048, kv_precision="fp8",
+                 memory_policy="trtllm-serve", max_num_seqs=16, max_num_batched_tokens=8192, memory_fraction=0.8)
+    assert st.memory_policy.utilization == 0.8
+    m = st.memory(Layout(4))
+    assert m.kv_per_sequence == 61 * (512 + 64) * 1 * 2048
+    held = m.weights + m.activations + m.non_torch + m.cuda_graphs
+    assert m.non_torch / GiB == pytest.approx(3.58)
+    assert m.kv_room == pytest.approx(0.8 * (st.chip.capacity_bytes - held), rel=1e-9)
+    assert m.kv_room / GiB == pytest.approx(12.52, abs=0.01)
+    assert m.max_sequences == 186
+    vllm = setting(eng, "deepseek-r1", "fp8", "reference", accelerator="b200", context_tokens=2048, kv_precision="fp8",
+                   max_num_seqs=16).memory(Layout(4))
+    assert vllm.max_sequences == 15
+    with pytest.raises(ValueError, match="not a share"):
+        setting(eng, "deepseek-r1", "fp8", "reference", accelerator="b200", memory_policy="trtllm-serve",
+                memory_fraction=1.2)
+
+
 def test_trtllm_profiles_one_logit_per_dummy_prompt(eng):
     pol = setting(eng, "llama-3.1-8b", "bf16", "reference", memory_policy="trtllm-bench", max_num_seqs=4096,
                   max_num_batched_tokens=8192).memory_policy

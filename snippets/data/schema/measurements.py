@@ -227,6 +227,9 @@ class EngineLimits(_Strict):
     """Sequences in flight at most (vLLM's max_num_seqs, TensorRT-LLM's max_batch_size)."""
     max_num_batched_tokens: PositiveInt
     """Tokens one step computes at most (vLLM's max_num_batched_tokens, TensorRT-LLM's max_num_tokens)."""
+    memory_fraction: Annotated[float, Field(gt=0, le=1)] | None = None
+    """The share of memory the command gives the engine where it sets its own (TensorRT-LLM's
+    kv_cache_config.free_gpu_memory_fraction, vLLM's --gpu-memory-utilization); None: the policy's."""
     how: Annotated[str, Field(min_length=10)]
     """Where the figures come from: the source's command, or the tool's rule it ran under, worked for this row."""
 
