@@ -11,7 +11,6 @@ of their own, which the search index leaves out (`reference_prediction_rows`).
 from __future__ import annotations
 
 import html
-import statistics
 
 from snippets.calibration import (
     METRICS,
@@ -27,8 +26,9 @@ from snippets.data.export import engine_catalog
 from snippets.engine.bands import COVERAGE
 from snippets.engine.serving import SATURATION, SATURATION_STEP
 from snippets.pages.base import Page
-from snippets.pages.calibrated import evaluate, fit, rows, with_prompt_step_host
+from snippets.pages.calibrated import evaluate, fit, rows
 from snippets.pages.reference_common import as_of_text, source_label
+from snippets.pages.reference_gap import light_load_gap
 from snippets.pages.reference_misses import known_misses
 from snippets.pages.units import ms
 from snippets.render import charts, fmt
@@ -229,10 +229,6 @@ def bands_table(cat: Catalog) -> str:
                      align="lrrrl")
 
 
-LIGHT_LOAD = 8
-"""Requests at once up to which a run's TTFT holds hardly any wait for other prompts (the known-misses paragraph)."""
-
-
 class ReferencePredictionsPage(Page):
     shows = (summary_table, regime_table, bands_table, accuracy_charts, sweep_chart, skipped_table)
     """The functions the page's blocks print, with the blocks' arguments."""
@@ -321,88 +317,7 @@ class ReferencePredictionsPage(Page):
         self.moe_ttft_under = fmt.count(under, "rows")
         self.moe_ttft_low = fmt.claim(bool(moe_ttft) and under >= 0.8 * len(moe_ttft),
                                       f"{under} of {len(moe_ttft)} MoE TTFT rows under-predicted")
-        # what the model leaves out of InferenceX's NVIDIA DeepSeek-R1 TTFTs at light load (up to LIGHT_LOAD requests
-        # at once, so hardly any queue): measured minus predicted, in seconds, by prompt length
-        gaps = [(m.input_tokens or 0, ((m.ttft_ms or 0.0) - r.predicted("ttft_ms")) / 1e3) for r in cal
-                if (m := r.measurement).ttft_ms is not None and r.deployment.setting.model.architecture.moe is not None
-                and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m).startswith("InferenceX")
-                and m.concurrency is not None and m.concurrency <= LIGHT_LOAD]
-        lengths = sorted({n for n, _ in gaps})
-        if len(lengths) < 2:
-            raise ValueError("InferenceX's light-load DeepSeek-R1 rows no longer hold two prompt lengths: the page "
-                             "compares them")
-        short_gap = statistics.median(g for n, g in gaps if n == lengths[0])
-        long_gap = statistics.median(g for n, g in gaps if n == lengths[-1])
-        self.moe_gap_rows = fmt.count(len(gaps), "rows")
-        self.moe_gap_load = fmt.count(LIGHT_LOAD, "requests")
-        self.moe_gap_low = ms(min(g for _, g in gaps), 0)
-        self.moe_gap_high = ms(max(g for _, g in gaps), 0)
-        self.moe_gap_short = ms(short_gap, 0)
-        self.moe_gap_long = ms(long_gap, 0)
-        self.moe_gap_short_tokens = fmt.count(lengths[0], "tokens")
-        self.moe_gap_long_tokens = fmt.count(lengths[-1], "tokens")
-        # the chip whose long-prompt runs come nearest the model (the largest |gap| of its runs at that length)
-        near: dict[str, float] = {}
-        for r in cal:
-            m = r.measurement
-            if (m.ttft_ms is not None and r.deployment.setting.model.architecture.moe is not None
-                    and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m).startswith("InferenceX")
-                    and m.concurrency is not None and m.concurrency <= LIGHT_LOAD and m.input_tokens == lengths[-1]):
-                gap = abs(m.ttft_ms - r.predicted("ttft_ms")) / 1e3
-                near[m.accelerator] = max(near.get(m.accelerator, 0.0), gap)
-        near_acc = min(near, key=lambda a: near[a])
-        self.moe_gap_near_chip = cat.accelerators[near_acc].name
-        self.moe_gap_near = ms(near[near_acc], 0)
-        # there the gap all but goes: every run within half the short prompts' median gap
-        self.moe_gap_near_small = fmt.claim(near[near_acc] < short_gap / 2,
-                                            f"{near_acc}: largest |gap| {near[near_acc] * 1e3:.0f} ms at "
-                                            f"{lengths[-1]} tokens; short prompts' median {short_gap * 1e3:.0f} ms")
-        self.moe_gap_growth = fmt.ratio(lengths[-1] / lengths[0], 0, "the longer prompt over the shorter")
-        # a test source with the same part: the SGLang cookbook's NVIDIA runs of a mixture of experts with one request
-        # in flight (its plain launch_server, no tuning flag), measured minus predicted
-        plain = [((m.ttft_ms or 0.0) - r.predicted("ttft_ms")) / 1e3 for r in test
-                 if (m := r.measurement).ttft_ms is not None and r.deployment.setting.model.architecture.moe is not None
-                 and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m) == "SGLang cookbook"
-                 and m.concurrency == 1]
-        if not plain:
-            raise ValueError("no SGLang cookbook run of a mixture of experts on NVIDIA at one request: the page "
-                             "compares its TTFT")
-        self.plain_gap_rows = fmt.count(len(plain), "runs")
-        self.plain_gap_low = ms(min(plain), 0)
-        self.plain_gap_high = ms(max(plain), 0)
-        # the same size: every such run's gap within a factor of two of InferenceX's short prompts' median
-        self.plain_gap_same = fmt.claim(all(short_gap / 2 <= g <= 2 * short_gap for g in plain),
-                                        f"cookbook gaps {sorted(round(g * 1e3) for g in plain)} ms against "
-                                        f"InferenceX's {short_gap * 1e3:.0f} ms")
-        # a part that does not grow with the prompt: both medians positive, the long prompts' under twice the short
-        # ones' (a run may come out a little over the measured TTFT: the gaps scatter by tens of ms)
-        self.moe_gap_fixed = fmt.claim(short_gap > 0 and 0 < long_gap < 2 * short_gap,
-                                       f"gaps {sorted(round(g * 1e3) for _, g in gaps)} ms; median {short_gap * 1e3:.0f} ms at "
-                                       f"{lengths[0]} tokens, {long_gap * 1e3:.0f} ms at {lengths[-1]}")
-        # were that part inside the engine's steps (a prompt's step run eagerly, slower by the short prompts' median
-        # gap), the other requests' decoding would wait for it at every step that carries a prompt: the same runs of
-        # the same model at more than LIGHT_LOAD requests, predicted again with that host time on each such step
-        models = {r.measurement.model for r in cal if (m := r.measurement).ttft_ms is not None
-                  and r.deployment.setting.model.architecture.moe is not None and r.vendor.split(" ")[0] == "NVIDIA"
-                  and source_label(m).startswith("InferenceX") and m.concurrency is not None
-                  and m.concurrency <= LIGHT_LOAD}
-        busy = [r for r in cal if (m := r.measurement).model in models and m.itl_ms is not None
-                  and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m).startswith("InferenceX")
-                  and m.concurrency is not None and m.concurrency > LIGHT_LOAD]
-        if not busy:
-            raise ValueError("no InferenceX run of the light-load gap's model above the light load: the page compares "
-                             "its TPOT")
-        charged = {r.id: r for r in with_prompt_step_host(cat, "calibration", short_gap)}
-        itl_now = statistics.median(r.error("itl_ms") or 0.0 for r in busy)
-        itl_charged = statistics.median(charged[r.id].error("itl_ms") or 0.0 for r in busy)
-        self.moe_gap_itl_rows = fmt.count(len(busy), "runs")
-        self.moe_gap_itl_now = fmt.percent(itl_now)
-        self.moe_gap_itl_charged = fmt.percent(itl_charged)
-        # the model's TPOT for those runs within the calibration's band as it is, and moved by more than the band
-        # once every prompt-carrying step is charged the gap
-        self.moe_gap_outside = fmt.claim(abs(itl_now) <= CAL_BAND and itl_charged - itl_now > CAL_BAND,
-                                         f"median TPOT error {itl_now:+.1%} now, {itl_charged:+.1%} charged "
-                                         f"{short_gap * 1e3:.0f} ms a prompt step, over {len(busy)} runs")
+        self.extend(light_load_gap(cat, cal, test, CAL_BAND))
         over = sum(1 for e in amd_tput if e > 0)
         self.amd_rows = fmt.count(len(amd_tput), "rows")
         self.amd_over = fmt.count(over, "rows")

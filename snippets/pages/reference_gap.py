@@ -1,0 +1,105 @@
+"""The predictions page's light-load TTFT gap: what the model leaves out of InferenceX's NVIDIA DeepSeek-R1 TTFTs at up
+to LIGHT_LOAD requests at once, where it does not grow, why it is not charged inside the engine's steps, and a test
+source that shows it too (`snippets.pages.reference_predictions` adds these figures and claims to its namespace)."""
+
+from __future__ import annotations
+
+import statistics
+
+from snippets.calibration import Row
+from snippets.data import Catalog
+from snippets.pages.calibrated import with_prompt_step_host
+from snippets.pages.reference_common import source_label
+from snippets.pages.units import ms
+from snippets.render import fmt
+
+LIGHT_LOAD = 8
+"""Requests at once up to which a run's TTFT holds hardly any wait for other prompts (the known-misses paragraph)."""
+
+
+def light_load_gap(cat: Catalog, cal: list[Row], test: list[Row], cal_band: float) -> dict[str, object]:
+    """The gap's figures and claims by name; `cal_band` is the band the page holds the calibration's TPOT to."""
+    out: dict[str, object] = {}
+    # what the model leaves out of InferenceX's NVIDIA DeepSeek-R1 TTFTs at light load (up to LIGHT_LOAD requests
+    # at once, so hardly any queue): measured minus predicted, in seconds, by prompt length
+    gaps = [(m.input_tokens or 0, ((m.ttft_ms or 0.0) - r.predicted("ttft_ms")) / 1e3) for r in cal
+            if (m := r.measurement).ttft_ms is not None and r.deployment.setting.model.architecture.moe is not None
+            and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m).startswith("InferenceX")
+            and m.concurrency is not None and m.concurrency <= LIGHT_LOAD]
+    lengths = sorted({n for n, _ in gaps})
+    if len(lengths) < 2:
+        raise ValueError("InferenceX's light-load DeepSeek-R1 rows no longer hold two prompt lengths: the page "
+                         "compares them")
+    short_gap = statistics.median(g for n, g in gaps if n == lengths[0])
+    long_gap = statistics.median(g for n, g in gaps if n == lengths[-1])
+    out["moe_gap_rows"] = fmt.count(len(gaps), "rows")
+    out["moe_gap_load"] = fmt.count(LIGHT_LOAD, "requests")
+    out["moe_gap_low"] = ms(min(g for _, g in gaps), 0)
+    out["moe_gap_high"] = ms(max(g for _, g in gaps), 0)
+    out["moe_gap_short"] = ms(short_gap, 0)
+    out["moe_gap_long"] = ms(long_gap, 0)
+    out["moe_gap_short_tokens"] = fmt.count(lengths[0], "tokens")
+    out["moe_gap_long_tokens"] = fmt.count(lengths[-1], "tokens")
+    # the chip whose long-prompt runs come nearest the model (the largest |gap| of its runs at that length)
+    near: dict[str, float] = {}
+    for r in cal:
+        m = r.measurement
+        if (m.ttft_ms is not None and r.deployment.setting.model.architecture.moe is not None
+                and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m).startswith("InferenceX")
+                and m.concurrency is not None and m.concurrency <= LIGHT_LOAD and m.input_tokens == lengths[-1]):
+            gap = abs(m.ttft_ms - r.predicted("ttft_ms")) / 1e3
+            near[m.accelerator] = max(near.get(m.accelerator, 0.0), gap)
+    near_acc = min(near, key=lambda a: near[a])
+    out["moe_gap_near_chip"] = cat.accelerators[near_acc].name
+    out["moe_gap_near"] = ms(near[near_acc], 0)
+    # there the gap all but goes: every run within half the short prompts' median gap
+    out["moe_gap_near_small"] = fmt.claim(near[near_acc] < short_gap / 2,
+                                        f"{near_acc}: largest |gap| {near[near_acc] * 1e3:.0f} ms at "
+                                        f"{lengths[-1]} tokens; short prompts' median {short_gap * 1e3:.0f} ms")
+    out["moe_gap_growth"] = fmt.ratio(lengths[-1] / lengths[0], 0, "the longer prompt over the shorter")
+    # a test source with the same part: the SGLang cookbook's NVIDIA runs of a mixture of experts with one request
+    # in flight (its plain launch_server, no tuning flag), measured minus predicted
+    plain = [((m.ttft_ms or 0.0) - r.predicted("ttft_ms")) / 1e3 for r in test
+             if (m := r.measurement).ttft_ms is not None and r.deployment.setting.model.architecture.moe is not None
+             and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m) == "SGLang cookbook"
+             and m.concurrency == 1]
+    if not plain:
+        raise ValueError("no SGLang cookbook run of a mixture of experts on NVIDIA at one request: the page "
+                         "compares its TTFT")
+    out["plain_gap_rows"] = fmt.count(len(plain), "runs")
+    out["plain_gap_low"] = ms(min(plain), 0)
+    out["plain_gap_high"] = ms(max(plain), 0)
+    # the same size: every such run's gap within a factor of two of InferenceX's short prompts' median
+    out["plain_gap_same"] = fmt.claim(all(short_gap / 2 <= g <= 2 * short_gap for g in plain),
+                                    f"cookbook gaps {sorted(round(g * 1e3) for g in plain)} ms against "
+                                    f"InferenceX's {short_gap * 1e3:.0f} ms")
+    # a part that does not grow with the prompt: both medians positive, the long prompts' under twice the short
+    # ones' (a run may come out a little over the measured TTFT: the gaps scatter by tens of ms)
+    out["moe_gap_fixed"] = fmt.claim(short_gap > 0 and 0 < long_gap < 2 * short_gap,
+                                   f"gaps {sorted(round(g * 1e3) for _, g in gaps)} ms; median {short_gap * 1e3:.0f} ms at "
+                                   f"{lengths[0]} tokens, {long_gap * 1e3:.0f} ms at {lengths[-1]}")
+    # were that part inside the engine's steps (a prompt's step run eagerly, slower by the short prompts' median
+    # gap), the other requests' decoding would wait for it at every step that carries a prompt: the same runs of
+    # the same model at more than LIGHT_LOAD requests, predicted again with that host time on each such step
+    models = {r.measurement.model for r in cal if (m := r.measurement).ttft_ms is not None
+              and r.deployment.setting.model.architecture.moe is not None and r.vendor.split(" ")[0] == "NVIDIA"
+              and source_label(m).startswith("InferenceX") and m.concurrency is not None
+              and m.concurrency <= LIGHT_LOAD}
+    busy = [r for r in cal if (m := r.measurement).model in models and m.itl_ms is not None
+              and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m).startswith("InferenceX")
+              and m.concurrency is not None and m.concurrency > LIGHT_LOAD]
+    if not busy:
+        raise ValueError("no InferenceX run of the light-load gap's model above the light load: the page compares "
+                         "its TPOT")
+    charged = {r.id: r for r in with_prompt_step_host(cat, "calibration", short_gap)}
+    itl_now = statistics.median(r.error("itl_ms") or 0.0 for r in busy)
+    itl_charged = statistics.median(charged[r.id].error("itl_ms") or 0.0 for r in busy)
+    out["moe_gap_itl_rows"] = fmt.count(len(busy), "runs")
+    out["moe_gap_itl_now"] = fmt.percent(itl_now)
+    out["moe_gap_itl_charged"] = fmt.percent(itl_charged)
+    # the model's TPOT for those runs within the calibration's band as it is, and moved by more than the band
+    # once every prompt-carrying step is charged the gap
+    out["moe_gap_outside"] = fmt.claim(abs(itl_now) <= cal_band and itl_charged - itl_now > cal_band,
+                                     f"median TPOT error {itl_now:+.1%} now, {itl_charged:+.1%} charged "
+                                     f"{short_gap * 1e3:.0f} ms a prompt step, over {len(busy)} runs")
+    return out
