@@ -59,13 +59,18 @@ def light_load_gap(cat: Catalog, cal: list[Row], test: list[Row], cal_band: floa
     out["moe_gap_growth"] = fmt.ratio(lengths[-1] / lengths[0], 0, "the longer prompt over the shorter")
     # a test source with the same part: the SGLang cookbook's NVIDIA runs of a mixture of experts with one request
     # in flight (its plain launch_server, no tuning flag), measured minus predicted
-    plain = [((m.ttft_ms or 0.0) - r.predicted("ttft_ms")) / 1e3 for r in test
-             if (m := r.measurement).ttft_ms is not None and r.deployment.setting.model.architecture.moe is not None
-             and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m) == "SGLang cookbook"
-             and m.concurrency == 1]
-    if not plain:
+    runs = [r for r in test
+            if (m := r.measurement).ttft_ms is not None and r.deployment.setting.model.architecture.moe is not None
+            and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m) == "SGLang cookbook" and m.concurrency == 1]
+    if not runs:
         raise ValueError("no SGLang cookbook run of a mixture of experts on NVIDIA at one request: the page "
                          "compares its TTFT")
+    plain = [((r.measurement.ttft_ms or 0.0) - r.predicted("ttft_ms")) / 1e3 for r in runs]
+    # the models and GPUs of those runs, named as data/ names them
+    names = sorted({cat.models[r.measurement.model].name for r in runs})
+    chips = sorted({cat.accelerators[r.measurement.accelerator].name for r in runs})
+    out["plain_gap_models"] = fmt.Figure(len(names), "models", " and ".join(names), "the runs' models")
+    out["plain_gap_chips"] = fmt.Figure(len(chips), "accelerators", " and ".join(chips), "the runs' GPUs")
     out["plain_gap_rows"] = fmt.count(len(plain), "runs")
     out["plain_gap_low"] = ms(min(plain), 0)
     out["plain_gap_high"] = ms(max(plain), 0)

@@ -11,6 +11,7 @@ of their own, which the search index leaves out (`reference_prediction_rows`).
 from __future__ import annotations
 
 import html
+import statistics
 
 from snippets.calibration import (
     METRICS,
@@ -258,8 +259,8 @@ class ReferencePredictionsPage(Page):
         moe_ttft = [e for r in every if r.deployment.setting.model.architecture.moe is not None
                     and (e := r.error("ttft_ms")) is not None]
         # the vendor as data/accelerators.yaml spells it ("AMD"), read by its first word: the name is data text
-        amd_tput = [e for r in test if r.vendor.split(" ")[0] == "AMD" and r.deployment.setting.model.architecture.moe is not None
-                    and (e := r.error("output_tokens_per_s")) is not None]
+        amd_moe = [r for r in test if r.vendor.split(" ")[0] == "AMD" and r.deployment.setting.model.architecture.moe is not None]
+        amd_tput = [e for r in amd_moe if (e := r.error("output_tokens_per_s")) is not None]
         sources = {source_label(m).removesuffix(" (secondary)") for m in cat.measurements.values()}
         self.cal_run = fmt.Figure(len(runs), "runs", " and ".join(runs), "the fit basis' runs at one request")
         self.single_rows = fmt.count(len(single), "rows")
@@ -329,6 +330,19 @@ class ReferencePredictionsPage(Page):
         self.amd_over = fmt.count(over, "rows")
         self.amd_high = fmt.claim(bool(amd_tput) and over >= 0.8 * len(amd_tput),
                                   f"{over} of {len(amd_tput)} AMD MoE test throughput rows over-predicted")
+        # whose runs those are, and the untuned ones' time per token against the model
+        named = {"dstack benchmarks": "dstack's", "SGLang cookbook": "the SGLang cookbook's"}
+        over_sources = sorted({source_label(r.measurement) for r in amd_moe if (r.error("output_tokens_per_s") or 0) > 0})
+        self.amd_over_sources_names = fmt.Figure(len(over_sources), "sources", " or ".join(
+            sorted((named.get(s, s) for s in over_sources), key=str.lower)), "the over-predicted runs' sources")
+        self.amd_over_sources = fmt.claim(set(over_sources) <= set(named), f"sources {over_sources}")
+        plain = [e for r in amd_moe if source_label(r.measurement) == "SGLang cookbook"
+                 and r.measurement.model.startswith("deepseek") and (e := r.error("itl_ms")) is not None]
+        plain_itl = statistics.median(plain) if plain else 0.0
+        self.amd_plain_rows = fmt.count(len(plain), "runs")
+        self.amd_plain_itl = fmt.percent(-plain_itl)
+        # slower than the model by more than the band the calibration's own rows hold to
+        self.amd_plain_slow = fmt.claim(bool(plain) and plain_itl < -CAL_BAND, f"median ITL error {plain_itl:+.1%}")
         self.extend(known_misses(test, test_skip))
 
 namespace = ReferencePredictionsPage.namespace_of
