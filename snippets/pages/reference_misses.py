@@ -35,6 +35,21 @@ def _engine_pairs(rows: list[Row], a: str, b: str) -> list[tuple[Row, Row]]:
             if engine(r) == a and r.measurement.ttft_ms is not None and key(r) in of_b]
 
 
+def _gpu_pairs(rows: list[Row], a: str, b: str) -> list[tuple[Row, Row]]:
+    """Rows on an accelerator whose id starts with `a` and on one starting with `b` that ran the same launch on the
+    same work: engine, precision, prompt and output lengths (to ten tokens: a run's mean output differs by one),
+    load and chunked prefill, each with a TPOT."""
+    def key(r: Row) -> tuple[object, ...]:
+        m = r.measurement
+        return (m.engine, m.model, m.precision, None if m.input_tokens is None else round(m.input_tokens / 10),
+                None if m.output_tokens is None else round(m.output_tokens / 10), m.definitions.load,
+                None if m.chunked_prefill is None else m.chunked_prefill.enabled)
+
+    with_itl = [r for r in rows if r.error("itl_ms") is not None]
+    of_b = {key(r): r for r in with_itl if r.measurement.accelerator.startswith(b)}
+    return [(r, of_b[key(r)]) for r in with_itl if r.measurement.accelerator.startswith(a) and key(r) in of_b]
+
+
 def known_misses(test: list[Row], skipped: list[Skipped]) -> dict[str, object]:
     """The short-request, few-output-token, engine-pair and one-source claims with their figures, by name."""
 
@@ -95,9 +110,20 @@ def known_misses(test: list[Row], skipped: list[Skipped]) -> dict[str, object]:
     refused = [x for x in skipped if source_label(x.measurement) in origins and "refuses" in x.reason]
     refused_runs = fmt.count(len(refused), "runs")
     served_refused = fmt.claim(bool(refused), "; ".join(f"{x.id}: {x.reason[:60]}" for x in refused))
+    # that source's launches run on both of its GPUs: the model's TPOT error on each, pair by pair
+    gpu_pairs = _gpu_pairs([r for r in test if source_label(r.measurement) in origins], "h100", "a100")
+    h100 = [h.error("itl_ms") or 0.0 for h, _ in gpu_pairs]
+    a100 = [a.error("itl_ms") or 0.0 for _, a in gpu_pairs]
+    h100_itl = fmt.percent(-statistics.median(h100) if h100 else 0.0)
+    a100_itl = fmt.percent(-statistics.median(a100) if a100 else 0.0)
+    gpu_pair_rows = fmt.count(len(gpu_pairs), "pairs")
+    gpu_apart = fmt.claim(len(gpu_pairs) >= 3 and statistics.median(h100) < 2 * statistics.median(a100) < 0,
+                          "; ".join(f"{h.id}: {h.error('itl_ms'):+.0%} / {a.id}: {a.error('itl_ms'):+.0%}"
+                                    for h, a in gpu_pairs))
     return {"short_within": short_within, "short_band": short_band, "tiny_rows": tiny_rows,
             "tiny_output": tiny_output, "tiny_low": tiny_low, "tiny_high": tiny_high, "tiny_over": tiny_over,
             "tiny_roof": tiny_roof, "tiny_measured_roof": tiny_measured_roof, "tiny_under_roof": tiny_under_roof,
             "pair_rows": pair_rows, "pair_tgi": pair_tgi, "pair_vllm": pair_vllm, "pair_ratio": pair_ratio,
             "pair_apart": pair_apart, "band_source": band_source, "sat_rows": sat_rows, "one_source": one_source,
-            "refused_runs": refused_runs, "served_refused": served_refused}
+            "refused_runs": refused_runs, "served_refused": served_refused, "h100_itl": h100_itl,
+            "a100_itl": a100_itl, "gpu_pair_rows": gpu_pair_rows, "gpu_apart": gpu_apart}
