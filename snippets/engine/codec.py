@@ -90,9 +90,17 @@ def _decode(tp: Any, obj: object, path: str, dec: _Decoder, key: str | None = No
     origin = typing.get_origin(tp)
     if origin is types.UnionType or origin is typing.Union:
         args = [a for a in typing.get_args(tp) if a is not type(None)]
-        if len(args) != 1:
-            raise TypeError(f"{path}: the decoder reads X | None, not {tp}")
-        return None if obj is None else _decode(args[0], obj, path, dec)
+        if obj is None and len(args) < len(typing.get_args(tp)):
+            return None
+        if len(args) == 1:
+            return _decode(args[0], obj, path, dec)
+        misses = []  # X | Y: the first alternative that reads it (a choice of words, or a number)
+        for a in args:
+            try:
+                return _decode(a, obj, path, dec)
+            except ValueError as exc:
+                misses.append(str(exc).removeprefix(f"{path}: "))
+        raise ValueError(f"{path}: {'; or '.join(misses)}")
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return _record(tp, obj, path, dec, key)
     if origin is typing.Literal:

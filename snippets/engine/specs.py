@@ -427,11 +427,12 @@ class MemoryPolicySpec:
     """Logit rows of the profiling run's sampler: "max_num_seqs" (vLLM: one per dummy request, min(max_num_seqs,
     max_num_batched_tokens)); "prompts" (TensorRT-LLM: dummy prompts of max_model_len tokens filling
     max_num_batched_tokens, one logit each)."""
-    cuda_graph_batch: Literal["vllm", "max_num_seqs", "none"] = "vllm"
+    cuda_graph_batch: Literal["vllm", "max_num_seqs", "none"] | int = "vllm"
     """Which steps run in CUDA graphs: "vllm" (the time model's cap, min(2 x max_num_seqs, 512), within the step's
     token budget); "max_num_seqs" (every step of up to max_num_seqs tokens: TensorRT-LLM's padded graphs up to its
-    max batch size); "none" (no step: a run without CUDA graphs, where a row's harness says so, `setting`'s
-    `cuda_graphs`)."""
+    max batch size); a number n (every step of up to n tokens, and none above: TensorRT-LLM's default graphs, every
+    batch of 1 to 31 and then 32, 64 and 128 exactly, without padding, which this takes as up to 31); "none" (no
+    step: a run without CUDA graphs, where a row's harness says so, `setting`'s `cuda_graphs`)."""
     chunked_prefill: bool = True
     """True: a step fills what the decoding sequences leave of its token budget with prompt tokens, a prompt split
     across steps where the budget ends inside it (vLLM v1's chunked prefill); False: a step takes whole prompts that

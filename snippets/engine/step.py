@@ -318,6 +318,8 @@ def prepare(d: Deployment) -> Prep:
         graph = 0
     elif pol.cuda_graph_batch == "max_num_seqs":
         graph = pol.max_num_seqs
+    elif isinstance(pol.cuda_graph_batch, int):  # graphs of up to a fixed batch, none padded up to
+        graph = min(pol.cuda_graph_batch, pol.max_num_seqs)
     else:
         graph = min(rates.graph_max_tokens, 2 * pol.max_num_seqs, pol.max_num_batched_tokens)
     if graph != rates.graph_max_tokens:

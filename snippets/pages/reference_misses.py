@@ -56,6 +56,7 @@ def known_misses(test: list[Row], skipped: list[Skipped]) -> dict[str, object]:
     # trtllm-bench's runs: predicted under the limits it computed (`engine_limits`), which the claim is about
     short = [r for r in test if r.vendor.split(" ")[0] == "NVIDIA" and r.measurement.input_tokens is not None
              and r.measurement.output_tokens is not None and r.measurement.engine_limits is not None
+             and r.measurement.engine_limits.memory_policy == "trtllm-bench"
              and r.measurement.input_tokens + r.measurement.output_tokens <= 256]
     short_within = fmt.claim(bool(short) and all(abs(r.error("output_tokens_per_s") or 0) <= SHORT_BAND
                                                  for r in short),

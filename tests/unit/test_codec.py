@@ -43,6 +43,7 @@ class Outer:
     flag: bool = False
     inner: Inner | None = None
     kind: Literal["a", "b"] = "a"
+    size: Literal["auto"] | int = "auto"
 
 
 OBJ = {"name": "x", "count": 3, "table": {"a": {"size": 2}, "b": {}}, "pairs": [[1, 0.5], [256, 0.25]],
@@ -59,8 +60,9 @@ def test_a_record_is_built_from_its_json_by_its_field_types() -> None:
     # written back: fields in declared order, a table's records without their key, a frozenset sorted
     assert encode(got) == {"name": "x", "count": 3, "table": {"a": {"size": 2}, "b": {"size": 1.0}},
                            "pairs": [[1, 0.5], [256, 0.25]], "fixed": [2, 0.6, 0.8], "tags": ["a", "z"],
-                           "flag": False, "inner": {"id": "c", "size": 4.5}, "kind": "a"}
+                           "flag": False, "inner": {"id": "c", "size": 4.5}, "kind": "a", "size": "auto"}
     assert decode(Outer, {**OBJ, "kind": "b"}).kind == "b"
+    assert decode(Outer, {**OBJ, "size": 31}).size == 31  # a word or a number: the first that reads it
     assert decode(Outer, encode(got)) == got
 
 
@@ -78,6 +80,8 @@ def test_a_record_is_built_from_its_json_by_its_field_types() -> None:
     ({"table": [1]}, "Outer.table: expected an object, got list [1]"),
     ({"kind": "c"}, "Outer.kind: expected one of 'a', 'b', got str 'c'"),
     ({"kind": None}, "Outer.kind: expected one of 'a', 'b', got null"),
+    ({"size": "all"}, "Outer.size: expected one of 'auto', got str 'all'; or expected an integer, got str 'all'"),
+    ({"size": None}, "Outer.size: expected one of 'auto', got null; or expected an integer, got null"),
 ])
 def test_what_is_not_a_records_json_is_refused_with_the_record_and_the_path(edit: dict[str, object],
                                                                            words: str) -> None:

@@ -513,6 +513,8 @@ ISSUE14_CASES = [
     ("a memory fraction over the whole device", "measurements",
      _set("inferencex-dsr1-fp8-trt-4xb200-in1024-out1024-c16/engine_limits/memory_fraction", 1.2),
      ["entry 'inferencex-dsr1-fp8-trt-4xb200-in1024-out1024-c16'", "engine_limits.memory_fraction"]),
+    ("CUDA graphs of no batch", "policies", _set("trtllm-serve-plain/cuda_graph_batch", 0),
+     ["data/policies.yaml", "entry 'trtllm-serve-plain'", "cuda_graph_batch"]),
 ]
 
 

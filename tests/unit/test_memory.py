@@ -412,6 +412,31 @@ def test_trtllm_serve_holds_what_inferencex_launched_it_for(eng):
                 memory_fraction=1.2)
 
 
+def test_trtllm_serve_plain_replays_graphs_of_up_to_31_sequences(eng):
+    # trtllm-serve with no extra options keeps the LLM API's default CudaGraphConfig: batches of 1 to 31, then 32, 64
+    # and 128, none padded (llmapi/llm_args.py); the policy takes that as graphs up to 31 sequences. A decode step of
+    # 31 sequences then pays only its kernels' fixed cost; one of 40 also waits for the host to issue each kernel
+    # wherever that takes longer than the kernel (ops.launch), as no step under InferenceX's padded graphs does
+    from snippets.engine.step import prepare, step
+
+    plain = deploy(setting(eng, "llama-3.1-8b", "bf16", "reference", accelerator="h100-sxm",
+                           memory_policy="trtllm-serve-plain"), Layout(1))
+    padded = deploy(setting(eng, "llama-3.1-8b", "bf16", "reference", accelerator="h100-sxm",
+                            memory_policy="trtllm-serve", max_num_seqs=2048), Layout(1))
+    assert plain.setting.memory_policy.max_num_seqs == 2048  # trtllm-serve's own max batch size
+    assert prepare(plain).rates.graph_max_tokens == 31
+    assert prepare(padded).rates.graph_max_tokens == 2048
+    few = deploy(setting(eng, "llama-3.1-8b", "bf16", "reference", accelerator="h100-sxm",
+                         memory_policy="trtllm-serve-plain", max_num_seqs=16), Layout(1))
+    assert prepare(few).rates.graph_max_tokens == 16  # no graph of more sequences than run
+
+    def launch(d, seqs):
+        return sum(o.launch_s * o.count for o in step(d, "decode", seqs, 1024.0).ops)
+
+    assert launch(plain, 31) == pytest.approx(launch(padded, 31))
+    assert launch(plain, 40) > launch(padded, 40)
+
+
 def test_trtllm_profiles_one_logit_per_dummy_prompt(eng):
     pol = setting(eng, "llama-3.1-8b", "bf16", "reference", memory_policy="trtllm-bench", max_num_seqs=4096,
                   max_num_batched_tokens=8192).memory_policy

@@ -75,6 +75,7 @@ class MemoryPolicy(MemoryPolicySpec):
     non_torch_range: tuple[PositiveFloat, PositiveFloat]
     """Low and high of the figures the sources show, in GiB; every `non_torch_by_tp` point lies inside."""
     cuda_graphs: Annotated[float, in_base(RuntimeBytes)]
+    cuda_graph_batch: Literal["vllm", "max_num_seqs", "none"] | PositiveInt = "vllm"
     chunked_prefill: bool
     """Stated by every policy (the record's default is vLLM's: True)."""
     rationale: Annotated[str, Field(min_length=20)]
