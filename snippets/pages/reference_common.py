@@ -87,6 +87,10 @@ def binary_bytes(n: float, unit: str, digits: int = 1) -> fmt.Figure:
     return fmt.Figure(v, unit, f"{fmt.number(v, digits)} {unit}", f"{unit} = 2^{power} bytes")
 
 
+CAL_BAND = 0.15
+"""The band the predictions page states for NIM's rows' ITL and throughput (tests/unit/test_calibration.py holds each
+row to it), and the one it holds the runs on a GPU a source names to (`reference_misses`)."""
+
 SOURCES = (
     ("docs.nvidia.com/nim/", "NIM benchmarking page"),
     ("github.com/semianalysisai/inferencex", "InferenceX"),

@@ -28,7 +28,7 @@ from snippets.engine.bands import COVERAGE
 from snippets.engine.serving import SATURATION, SATURATION_STEP
 from snippets.pages.base import Page
 from snippets.pages.calibrated import evaluate, fit, rows
-from snippets.pages.reference_common import as_of_text, source_label
+from snippets.pages.reference_common import CAL_BAND, as_of_text, source_label
 from snippets.pages.reference_gap import light_load_gap
 from snippets.pages.reference_misses import known_misses
 from snippets.pages.units import ms
@@ -37,8 +37,6 @@ from snippets.render import charts, fmt
 LABELS = {"ttft_ms": "TTFT", "itl_ms": "ITL", "output_tokens_per_s": "Throughput"}
 UNITS = {"ttft_ms": "ms", "itl_ms": "ms", "output_tokens_per_s": "tokens/s"}
 HEADS = {"ttft_ms": "TTFT (ms)", "itl_ms": "ITL (ms)", "output_tokens_per_s": "Output tokens/s"}
-CAL_BAND = 0.15
-"""The band the page states for NIM's rows' ITL and throughput (tests/unit/test_calibration.py holds each row to it)."""
 SWEEP = ("nim180-llama33-70b-fp8-2xh100-in5000-out500-c",)
 """The calibration sweep the chart shows: NIM 1.8.0, 5,000 input and 500 output tokens, by concurrency."""
 STATISTIC = {"mean": "mean", "median": "median", "p90": "p90", "p99": "p99", "one-run": "one run",
