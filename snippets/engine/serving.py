@@ -2,7 +2,9 @@
 
 Aggregated serving, as vLLM's v1 scheduler runs it (`Scheduler.schedule`): every step first gives each running
 sequence its next token, then fills what is left of `max_num_batched_tokens` with prompt chunks, first come
-first served; a request is admitted while fewer than `max_num_seqs` run and the KV cache holds it.
+first served; a request is admitted while fewer than `max_num_seqs` run and the KV cache holds it to its last token
+(TensorRT-LLM's default GUARANTEED_NO_EVICT; vLLM allocates blocks as a sequence grows and preempts when they run
+out: data/policies.yaml, vllm-default, says why the engine keeps the whole length).
 
 With `concurrency` requests kept in flight (a closed loop: each finished request is replaced at once):
 
