@@ -29,6 +29,11 @@ repository's own files are never touched:
      runs one per record, over every model x {fp8, bf16} x four accelerators; and with the sweep, as the
      calculator runs it), and sizing a pasted config.json of 1,000 layers (the calculator's answer without a
      target: the policy's layout, its memory and its times), the first call in the process.
+  f. the whole suite as CI runs it (`-n 2 --dist worksteal`, the browser tests included) against a built site
+     (`--site DIR`, else one is built), with its CPU by kind of process: the test workers, each of Chromium's
+     processes by type, Playwright's driver, the builds the tests start, the notebook kernels. Chromium's processes
+     are never reaped into the test runner's rusage, so the tree under pytest is sampled from /proc every half
+     second (Linux only; a process's CPU after its last sample, under half a second of it, is not counted).
 
 Wall time is what you wait; CPU time (user + system, this process and its children, the Jupyter
 kernel included) is less disturbed by other work on the machine. Nothing here asserts a time.
@@ -47,6 +52,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -77,7 +83,8 @@ def env() -> dict[str, str]:
 def copy_tree(dest: Path, parts: tuple[str, ...] = SITE_PARTS) -> Path:
     """Copy what a build (or the test suite) reads into `dest`; caches and build output stay behind."""
     dest.mkdir(parents=True, exist_ok=True)
-    ignore = shutil.ignore_patterns("__pycache__", ".cache", "site", ".pytest_cache")
+    # not "site": the parts never hold the built site/, and the pattern would drop tests/site
+    ignore = shutil.ignore_patterns("__pycache__", ".cache", ".pytest_cache")
     for part in parts:
         src = ROOT / part
         if src.is_dir():
@@ -562,6 +569,113 @@ def row(label: str, t: Timing) -> str:
             f"{min(t.wall):.2f}–{max(t.wall):.2f} |")
 
 
+PROC = Path("/proc")
+SAMPLE_S = 0.5
+
+
+def process_kind(cmdline: str) -> str:
+    """What a process of the suite's tree is, by its command line."""
+    args = cmdline.split()
+    if not args:
+        return "other"
+    if "chrom" in Path(args[0]).name:
+        kind = next((a.split("=", 1)[1] for a in args if a.startswith("--type=")), "browser")
+        return f"chromium {kind}"
+    if Path(args[0]).name == "node" or "playwright" in args[0]:
+        return "playwright driver"
+    if "mkdocs" in cmdline:
+        return "mkdocs build"
+    if "ipykernel" in cmdline:
+        return "notebook kernel"
+    if "pytest" in cmdline or "execnet" in cmdline or "sys.stdin.readline" in cmdline:
+        return "test runner and workers"
+    return "other"
+
+
+def _stat(pid: str) -> tuple[int, int, float] | None:
+    """(parent pid, start time in clock ticks, CPU seconds) of process `pid`, None once it has gone."""
+    try:
+        fields = (PROC / pid / "stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[1]), int(fields[19]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def sample_tree(root: int, stop: threading.Event, into: dict[tuple[int, int], list[Any]]) -> None:
+    """Until `stop` is set, record the CPU seconds of `root` and every process under it, keyed by (pid, start time)
+    so a reused pid is another process: [kind, CPU at its last sample]. The kind is read again at every sample: a
+    process Chromium's zygote forks carries the zygote's command line until it takes its own (a renderer's)."""
+    while not stop.is_set():
+        stats = {pid: st for pid in os.listdir(PROC) if pid.isdigit() and (st := _stat(pid)) is not None}
+        parents = {int(pid): st[0] for pid, st in stats.items()}
+        for pid, (_, start, cpu) in stats.items():
+            p, seen = int(pid), 0
+            while p not in (root, 0, 1) and seen < 64:  # walk up to the root (or to init: not ours)
+                p, seen = parents.get(p, 0), seen + 1
+            if p != root:
+                continue
+            try:
+                cmd = (PROC / pid / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            key = (int(pid), start)
+            old = into.get(key)
+            kind = old[0] if old and not cmd.strip() else process_kind(cmd)  # an exited, unreaped one has no cmdline
+            into[key] = [kind, max(cpu, old[1] if old else 0.0)]
+        stop.wait(SAMPLE_S)
+
+
+def bench_suite(runs: int, work: Path, workers: str, notes: list[str], built: Path | None = None) -> list[str]:
+    """Part f: the whole suite as CI runs it, wall time and CPU by kind of process."""
+    if not PROC.is_dir():
+        notes.append("f. skipped: no /proc to sample (Linux only)")
+        return []
+    if not CHROMIUM.is_file():
+        notes.append(f"f. skipped: {CHROMIUM} is missing (apt-get install chromium): the browser tests would not run")
+        return []
+    site = built
+    if site is None:
+        site = work / "site-suite"
+        mkdocs_build(copy_tree(work / "suite-site"), "mkdocs.yml", site)
+    root = copy_tree(work / "suite", TEST_PARTS)
+    timing = Timing()
+    kinds: dict[str, list[float]] = {}
+    for i in range(runs):
+        args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
+        if workers != "0":
+            args += ["-n", workers, "--dist", "worksteal"]
+        seen: dict[tuple[int, int], list[Any]] = {}
+        stop = threading.Event()
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(args, cwd=root, env={**env(), "SERVING_SITE_DIR": str(site.resolve()), "CI": "1"},
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        sampler = threading.Thread(target=sample_tree, args=(proc.pid, stop, seen), daemon=True)
+        sampler.start()
+        out, _ = proc.communicate()
+        stop.set()
+        sampler.join()
+        timing.wall.append(time.perf_counter() - t0)
+        by_kind: dict[str, float] = {}
+        for kind, cpu in seen.values():
+            by_kind[kind] = by_kind.get(kind, 0.0) + cpu
+        timing.cpu.append(sum(by_kind.values()))
+        for kind, cpu in by_kind.items():
+            kinds.setdefault(kind, []).append(cpu)
+        lines = out.strip().splitlines() or [""]
+        last = lines[-1]
+        if proc.returncode != 0:  # still timed; the end of its output shows what failed
+            notes.append(f"suite run {i + 1} exited {proc.returncode}: {last}")
+            print("\n".join(lines[-60:]), flush=True)
+        print(f"  f. run {i + 1}/{runs} {timing.wall[-1]:6.2f} s wall {timing.cpu[-1]:7.2f} s CPU  ({last})", flush=True)
+    label = "f. whole suite as CI runs it" + (f", -n {workers}" if workers != "0" else "") + ", CPU sampled from /proc"
+    median_cpu = statistics.median(timing.cpu)
+    share = median_cpu / statistics.median(timing.wall)
+    parts = sorted(((statistics.median(v), k) for k, v in kinds.items()), reverse=True)
+    notes.append(f"f. CPU by kind of process (medians over {runs} run(s), {share:.2f} cores on average): "
+                 + "; ".join(f"{k} {cpu:.0f} s" for cpu, k in parts))
+    return [row(label, timing)]
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["_rebuild"]:
@@ -573,12 +687,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per measurement (median reported); default 3")
     ap.add_argument("--only", default="abcde",
-                    help="which parts: any of a (builds), b (rebuild), c (tests), d (calculator), e (engine); "
-                         "default abcde")
-    ap.add_argument("--workers", default="2", help="pytest-xdist workers for part c; 0 for none; default 2")
+                    help="which parts: any of a (builds), b (rebuild), c (tests), d (calculator), e (engine), f (the "
+                         "whole suite's CPU by process, about eight minutes a run); default abcde")
+    ap.add_argument("--workers", default="2", help="pytest-xdist workers for parts c and f; 0 for none; default 2")
     ap.add_argument("--pause", type=float, default=3.0,
                     help="part b: seconds between a build and the next edit (a contributor's next save); default 3")
-    ap.add_argument("--site", type=Path, help="part d: an already built site (else one is built)")
+    ap.add_argument("--site", type=Path, help="parts d and f: an already built site (else one is built)")
     args = ap.parse_args(argv)
     if args.runs < 1:
         ap.error("--runs must be at least 1")
@@ -614,6 +728,8 @@ def main(argv: list[str] | None = None) -> int:
             rows += bench_calculator(args.runs, work, notes, args.site)
         if "e" in args.only:
             rows += bench_engine(args.runs, notes)
+        if "f" in args.only:
+            rows += bench_suite(args.runs, work, args.workers, notes, args.site)
     print()
     print("| measurement | runs | median wall (s) | median CPU (s) | wall range (s) |")
     print("| --- | ---: | ---: | ---: | ---: |")
