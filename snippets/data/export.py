@@ -127,7 +127,8 @@ def chip_record(cat: Catalog, key: str, a: Accelerator) -> ChipSpec:
         scale_up_links=None if up is None else up.links,
         scale_up_name=None if up is None else cat.interconnects[up.fabric].name,
         time_sources=tuple(("efficiencies", e) for e, x in cat.efficiencies.items()
-                           if x.accelerator == key and x.resource in CHIP_EFFICIENCIES))
+                           if x.accelerator == key and x.resource in CHIP_EFFICIENCIES),
+        tool_total_bytes=None if a.memory_reported is None else a.memory_reported.bytes)
 
 
 def node_record(cat: Catalog, key: str, n: Node) -> NodeSpec:

@@ -187,7 +187,7 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
             "time_model": tm.id, "kv_precision": st.kv_precision.id,
             "hbm_fraction": tm.chip(st.chip.id).hbm, "kernel_us": tm.kernel_s * 1e6,
             "step_overhead_ms": tm.step_overhead_s * 1e3, "nvlink_hop_us": tm.nvlink_hop_s * 1e6,
-            "gpu_memory_utilization": st.memory_policy.utilization,
+            "gpu_memory_utilization": st.memory_policy.share(d.layout.tp, d.layout.pp),
             "price": None if st.price is None else {"usd_per_gpu_hour": st.price.usd_per_gpu_hour,
                                                      "gpus_per_unit": st.price.gpus_per_unit,
                                                      "provider": st.price.provider},

@@ -218,7 +218,7 @@ def setting(
 
         if not 0 < memory_fraction <= 1:
             raise ValueError(f"memory_fraction {memory_fraction} is not a share: above 0, at most 1")
-        pol = replace(pol, utilization=memory_fraction)
+        pol = replace(pol, utilization=memory_fraction, fraction_given=True)
     if chunked_prefill is not None:
         from dataclasses import replace
 

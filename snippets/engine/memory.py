@@ -275,14 +275,18 @@ def profile_rows(policy: MemoryPolicySpec, context_tokens: int) -> int:
 def sampler_peak_bytes(arch: Arch, policy: MemoryPolicySpec, context_tokens: int = 0) -> float:
     """What the profiling run's sampler holds at its peak: one row of logits per dummy request (`profile_rows`: rows
     of the whole vocabulary, as vLLM gathers the logits on every TP rank) x the bytes it keeps per logit."""
-    return profile_rows(policy, context_tokens) * arch.vocab_size * policy.sampler_bytes_per_logit
+    per_logit = policy.sampler_bytes_per_logit
+    return 0.0 if per_logit is None else profile_rows(policy, context_tokens) * arch.vocab_size * per_logit
 
 
 def activation_peak(arch: Arch, layout: Layout, policy: MemoryPolicySpec, act_bytes: float, *,
                     last_stage: bool = True, context_tokens: int = 0) -> float:
     """The activation peak the engine's profiling run finds on one GPU: the larger of the forward pass over
     `max_num_batched_tokens` tokens and, on the last pipeline stage, the sampler's peak (its rows by
-    `profile_rows`, for sequences of `context_tokens`)."""
+    `profile_rows`, for sequences of `context_tokens`). Nothing where the engine runs no profiling run (SGLang's static
+    pool, `kv_share_of` "static": its activations live outside the pool)."""
+    if policy.kv_share_of == "static":
+        return 0.0
     fwd = forward_peak_bytes(arch, layout, policy.max_num_batched_tokens, act_bytes)
     return max(fwd, sampler_peak_bytes(arch, policy, context_tokens)) if last_stage else fwd
 
@@ -357,12 +361,18 @@ class GpuMemory:
         return math.floor(x + 1e-9 * max(1.0, x))
 
 
-def engine_pool(policy: MemoryPolicySpec, capacity: float, held: float) -> float:
+def engine_pool(policy: MemoryPolicySpec, capacity: float, held: float, *, non_torch: float = 0.0, tp: int = 1,
+                pp: int = 1) -> float:
     """The pool one GPU's engine may take when the weights, the activation peak, the memory outside PyTorch (and
     the CUDA graphs where the engine counts them in) take `held`: vLLM's reported total x utilization; TensorRT-LLM's
-    `held` plus utilization x what is left free (its KV cache is that share of the free memory, `_cal_max_tokens`)."""
+    `held` plus utilization x what is left free (its KV cache is that share of the free memory, `_cal_max_tokens`);
+    SGLang's memory outside PyTorch (taken before it measures) plus its static share of what is free at start, the
+    share from the layout (`MemoryPolicySpec.share`: `profile_max_num_token`'s available memory less (1 - share) x
+    the memory free at start, after the weights)."""
     if policy.kv_share_of == "free":
         return held + policy.utilization * max(0.0, capacity - held)
+    if policy.kv_share_of == "static":
+        return non_torch + policy.share(tp, pp) * max(0.0, capacity - non_torch)
     return capacity * policy.utilization
 
 
@@ -389,7 +399,8 @@ def _stage_maker(
         act = last if i == len(stages) - 1 else inner
         return GpuMemory(
             capacity=capacity, label=label, pool=engine_pool(policy, capacity, st.total + act + non_torch + (
-                policy.cuda_graphs if policy.cuda_graphs_in_pool else 0.0)), weights=st.total,
+                policy.cuda_graphs if policy.cuda_graphs_in_pool else 0.0), non_torch=non_torch, tp=layout.tp, pp=layout.pp),
+            weights=st.total,
             activations=act,
             non_torch=non_torch, cuda_graphs=policy.cuda_graphs, cuda_graphs_in_pool=policy.cuda_graphs_in_pool,
             kv_cache=per_seq * per_rank_seqs, kv_per_sequence=per_seq, max_model_len=context_tokens,

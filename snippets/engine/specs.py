@@ -265,6 +265,9 @@ class ChipSpec:
     scale_up_name: str | None = None
     """The scale-up fabric's name (NVLink 4, AMD Infinity Fabric (MI300 series))."""
     time_sources: tuple[tuple[str, str], ...] = ()
+    tool_total_bytes: float | None = None
+    """The total the vendor's management tool reports (nvidia-smi's memory.total: 81,559 MiB on an H100 SXM), where
+    recorded: SGLang sizes its defaults by it."""
     """The (file, id) of the data/ entries a time model reads for this chip: its measured efficiencies."""
 
     def computes(self, tensor_format: str) -> bool:
@@ -377,6 +380,67 @@ class NonTorchAtTP:
 
 
 @dataclass(frozen=True, slots=True)
+class DeviceClass:
+    """SGLang's defaults for devices below a memory size (`ServerArgs._handle_gpu_memory_settings`): the chunked
+    prefill size and the largest batch captured in a CUDA graph, below and from `StaticReserve.large_tp`."""
+
+    below: float | None
+    """Bytes: a device whose management-tool total is under this takes the class (the last class: None, any)."""
+    chunked_prefill: int
+    graph_batch: int
+    """The CUDA-graph batch cap below `large_tp`."""
+    graph_batch_large_tp: int
+    """The cap at `large_tp` and above."""
+
+
+@dataclass(frozen=True, slots=True)
+class StaticReserve:
+    """SGLang's rule for its static pool when --mem-fraction-static is not given: the share of the device that weights
+    and KV cache may take is (G - R) / G, rounded to three places, G the device's total as its management tool reports
+    it and R what it keeps for activations and CUDA graphs: `base` + `per_prefill_token` x max(chunked prefill,
+    `min_prefill_tokens`) + `per_graph_sequence` x the CUDA-graph cap + `per_parallel_gpu` x TP x PP, at least `floor`
+    on a device above `floor_above`. Sizes in bytes."""
+
+    base: float
+    per_prefill_token: float
+    min_prefill_tokens: int
+    per_graph_sequence: float
+    per_parallel_gpu: float
+    floor: float
+    floor_above: float
+    large_tp: int
+    """The TP degree from which a device class takes its larger CUDA-graph cap."""
+    classes: tuple[DeviceClass, ...]
+    """By rising `below`; the last class takes every larger device."""
+    device_total: float | None = None
+    """G in bytes once the policy is resolved for a chip (`MemoryPolicySpec.for_chip`), None before."""
+
+    def device_class(self) -> DeviceClass:
+        """The class of the resolved device (the last class before one is resolved)."""
+        g = self.device_total
+        return next((c for c in self.classes if g is not None and c.below is not None and g < c.below), self.classes[-1])
+
+    def graph_cap(self, tp: int) -> int:
+        """The largest batch captured in a CUDA graph at TP degree `tp` on the resolved device."""
+        c = self.device_class()
+        return c.graph_batch_large_tp if tp >= self.large_tp else c.graph_batch
+
+    def reserved(self, tp: int, pp: int) -> float:
+        """R in bytes on the resolved device at TP `tp` and PP `pp`."""
+        c = self.device_class()
+        r = (self.base + self.per_prefill_token * max(c.chunked_prefill, self.min_prefill_tokens)
+             + self.per_graph_sequence * self.graph_cap(tp) + self.per_parallel_gpu * tp * pp)
+        if self.device_total is not None and self.device_total > self.floor_above:
+            r = max(r, self.floor)
+        return r
+
+    def fraction(self, tp: int, pp: int) -> float | None:
+        """(G - R) / G rounded to three places, as SGLang sets mem_fraction_static; None before a device is resolved."""
+        g = self.device_total
+        return None if g is None else round((g - self.reserved(tp, pp)) / g, 3)
+
+
+@dataclass(frozen=True, slots=True)
 class MemoryPolicySpec:
     """How a serving engine budgets each GPU's memory: the pool it may take and what the pool must hold (vLLM:
     `data/policies.yaml`, `vllm-default`). The one record of a memory policy: data/policies.yaml validates into it
@@ -397,9 +461,10 @@ class MemoryPolicySpec:
     """max_num_seqs and max_num_batched_tokens. The record in the catalog holds the engine's defaults on a device of
     no special class; `setting` resolves them for the setting's chip (`for_chip`) and for a run that sets its own, so a
     deployment's `setting.memory_policy.max_num_seqs` is what the engine would use there."""
-    sampler_bytes_per_logit: float
+    sampler_bytes_per_logit: float | None
     """Bytes the profiling run's sampler holds at its peak per logit of its batch (rows x vocabulary): the logits
-    and their float32 copy, sorted values and indices, probabilities."""
+    and their float32 copy, sorted values and indices, probabilities. None where the engine runs no profiling run
+    (`kv_share_of` "static")."""
     non_torch_by_tp: tuple[NonTorchAtTP, ...]
     """Memory outside PyTorch per GPU (CUDA context, NCCL and custom all-reduce buffers), by TP degree, smallest first
     (a layout with pipeline stages reads it at TP x PP). A degree between two measured ones takes the figure of the
@@ -419,24 +484,39 @@ class MemoryPolicySpec:
     none."""
     large_device_excludes: frozenset[str] = frozenset()
     """Chip ids that keep the general defaults whatever they report (vLLM: A100s)."""
-    kv_share_of: Literal["pool", "free"] = "pool"
+    kv_share_of: Literal["pool", "free", "static"] = "pool"
     """"pool": the KV cache is what the pool (reported total x `utilization`) leaves once the weights, the activation
     peak and the memory outside PyTorch are in (vLLM's --gpu-memory-utilization); "free": it is `utilization` of what
-    the device has free after those (TensorRT-LLM's kv_cache_config.free_gpu_memory_fraction)."""
+    the device has free after those (TensorRT-LLM's kv_cache_config.free_gpu_memory_fraction); "static": it is the
+    share (`share`) of what the device has free at start (the total less the memory outside PyTorch) less the
+    weights, with no profiling run: activations and CUDA graphs live in the rest (SGLang's mem_fraction_static,
+    `ModelRunner.profile_max_num_token`)."""
     profile_rows: Literal["max_num_seqs", "prompts"] = "max_num_seqs"
     """Logit rows of the profiling run's sampler: "max_num_seqs" (vLLM: one per dummy request, min(max_num_seqs,
     max_num_batched_tokens)); "prompts" (TensorRT-LLM: dummy prompts of max_model_len tokens filling
     max_num_batched_tokens, one logit each)."""
-    cuda_graph_batch: Literal["vllm", "max_num_seqs", "none"] | int = "vllm"
+    cuda_graph_batch: Literal["vllm", "max_num_seqs", "device_class", "none"] | int = "vllm"
     """Which steps run in CUDA graphs: "vllm" (the time model's cap, min(2 x max_num_seqs, 512), within the step's
     token budget); "max_num_seqs" (every step of up to max_num_seqs tokens: TensorRT-LLM's padded graphs up to its
     max batch size); a number n (every step of up to n tokens, and none above: TensorRT-LLM's default graphs, every
     batch of 1 to 31 and then 32, 64 and 128 exactly, without padding, which this takes as up to 31); "none" (no
-    step: a run without CUDA graphs, where a row's harness says so, `setting`'s `cuda_graphs`)."""
+    step: a run without CUDA graphs, where a row's harness says so, `setting`'s `cuda_graphs`); "device_class" (every
+    step of up to `static_reserve`'s cap for the device and TP degree: SGLang pads a batch up to its next captured
+    size)."""
     chunked_prefill: bool = True
     """True: a step fills what the decoding sequences leave of its token budget with prompt tokens, a prompt split
     across steps where the budget ends inside it (vLLM v1's chunked prefill); False: a step takes whole prompts that
     fit what is left, and a prompt that does not waits (TensorRT-LLM without chunked context)."""
+    graphs_decode_only: bool = False
+    """True: only a step without prompt tokens replays a CUDA graph, a step with any runs eagerly (SGLang captures
+    decode batches only: its extend batches run eagerly unless --enable-piecewise-cuda-graph); False: a step of up to
+    the cap replays one whatever it holds (vLLM V1's piecewise graphs cover mixed steps)."""
+    static_reserve: StaticReserve | None = None
+    """SGLang's rule (`kv_share_of` "static"): the share of the device the static pool takes, from the device and the
+    layout, where the command gives none (`utilization` then stands for a command that gives one, or for a device
+    whose total is unknown: SGLang's 0.88)."""
+    fraction_given: bool = False
+    """True where the run's command sets the share itself (`utilization`), so `static_reserve`'s rule is not used."""
 
     @property
     def max_num_seqs(self) -> int:
@@ -454,10 +534,28 @@ class MemoryPolicySpec:
                 and chip.id not in self.large_device_excludes)
 
     def for_chip(self, chip: ChipSpec) -> MemoryPolicySpec:
-        """This policy with `max_num_seqs` and `max_num_batched_tokens` as vLLM sets them on `chip`."""
+        """This policy as it runs on `chip`: `max_num_seqs` and `max_num_batched_tokens` as vLLM sets them there; with
+        `static_reserve`, the device's total resolved (the management tool's, else the label) and the step's token
+        budget the device class's chunked prefill."""
+        out = self
+        if self.static_reserve is not None:
+            r = replace(self.static_reserve, device_total=chip.tool_total_bytes or chip.label_bytes)
+            out = replace(out, static_reserve=r, serve_defaults=ServeDefaults(
+                self.max_num_seqs, r.device_class().chunked_prefill))
         if not self.is_large(chip) or self.large_device_defaults is None:
-            return self
-        return replace(self, serve_defaults=self.large_device_defaults)
+            return out
+        return replace(out, serve_defaults=self.large_device_defaults)
+
+    def share(self, tp: int, pp: int) -> float:
+        """The share of memory the pool takes at TP `tp` and PP `pp`: `static_reserve`'s fraction where the policy has
+        one, a device is resolved and the command gives none; `utilization` otherwise."""
+        r = self.static_reserve
+        f = None if r is None or self.fraction_given else r.fraction(tp, pp)
+        return self.utilization if f is None else f
+
+    def graph_cap(self, tp: int) -> int | None:
+        """The CUDA-graph cap `static_reserve` gives at TP `tp` (SGLang's cuda_graph_max_bs), None without one."""
+        return None if self.static_reserve is None else self.static_reserve.graph_cap(tp)
 
     def non_torch_bytes(self, tp: int) -> float:
         """Memory outside PyTorch per GPU at TP degree `tp`: the figure of the largest measured degree not above it."""

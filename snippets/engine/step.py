@@ -276,6 +276,8 @@ class Prep:
     prefill_pair_flops: float
     q_extra: int
     host_s: float
+    graphs_decode_only: bool = False
+    """Only a step without prompt tokens replays a CUDA graph (the memory policy's `graphs_decode_only`)."""
     steps: dict[tuple[Batch, str], Step] = field(default_factory=dict, compare=False, repr=False)
     """Each batch's step once run (`run`): a search asks for the same few hundred steps of a layout many times.
     Local to this Prep, which one call (a prediction, a search) makes and drops: no state outlives it."""
@@ -320,6 +322,8 @@ def prepare(d: Deployment) -> Prep:
         graph = pol.max_num_seqs
     elif isinstance(pol.cuda_graph_batch, int):  # graphs of up to a fixed batch, none padded up to
         graph = min(pol.cuda_graph_batch, pol.max_num_seqs)
+    elif pol.cuda_graph_batch == "device_class":  # SGLang: padded graphs up to its device class's cap at this TP
+        graph = min(pol.graph_cap(lay.tp) or 0, pol.max_num_seqs)
     else:
         graph = min(rates.graph_max_tokens, 2 * pol.max_num_seqs, pol.max_num_batched_tokens)
     if graph != rates.graph_max_tokens:
@@ -330,7 +334,7 @@ def prepare(d: Deployment) -> Prep:
                 attention_gemms=attn, mlp_gemms=mlp, kv_bytes=st.kv_precision.bytes_per_param, emb_bytes=emb_b,
                 head_bytes=head_b, q_width=q_width, decode_pair_flops=_flops_per_pair(arch, lay.tp, decode=True),
                 prefill_pair_flops=_flops_per_pair(arch, lay.tp, decode=False), q_extra=q_extra,
-                host_s=tm.step_overhead_s)
+                host_s=tm.step_overhead_s, graphs_decode_only=pol.graphs_decode_only)
 
 
 def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = None) -> Step:
@@ -342,6 +346,8 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
     if done is not None:
         return done
     arch, lay, r, tm = p.arch, p.layout, p.rates, p.tm
+    if p.graphs_decode_only and batch.prefill_tokens > 0 and r.graph_max_tokens > 0:
+        r = replace(r, graph_max_tokens=0)  # a step with prompt tokens runs eagerly (SGLang's extend batches)
     tp, dp = lay.tp, lay.dp
     h = arch.hidden_size
     tokens = batch.tokens

@@ -515,6 +515,14 @@ ISSUE14_CASES = [
      ["entry 'inferencex-dsr1-fp8-trt-4xb200-in1024-out1024-c16'", "engine_limits.memory_fraction"]),
     ("CUDA graphs of no batch", "policies", _set("trtllm-serve-plain/cuda_graph_batch", 0),
      ["data/policies.yaml", "entry 'trtllm-serve-plain'", "cuda_graph_batch"]),
+    ("a static pool without SGLang's rule", "policies", _del("sglang-default/static_reserve"),
+     ["data/policies.yaml", "entry 'sglang-default'", "static_reserve", "kv_share_of: static"]),
+    ("SGLang's device classes out of order", "policies",
+     _set("sglang-default/static_reserve/classes/1/below", {"value": 10, "unit": "GiB"}),
+     ["entry 'sglang-default'", "static_reserve.classes", "rising below"]),
+    ("a sampler figure for an engine that profiles nothing", "policies",
+     _set("sglang-default/sampler_bytes_per_logit", {"value": 38.9, "unit": "B"}),
+     ["entry 'sglang-default'", "sampler_bytes_per_logit", "neither where its pool is static"]),
 ]
 
 

@@ -444,3 +444,86 @@ def test_trtllm_profiles_one_logit_per_dummy_prompt(eng):
     assert profile_rows(pol, 20000) == 1  # one prompt of at most max_num_tokens
     vllm = setting(eng, "llama-3.1-8b", "bf16", "reference").memory_policy
     assert profile_rows(vllm, 2000) == 1024  # min(max_num_seqs, max_num_batched_tokens)
+
+
+# ---------------------------------------------------------------------------- SGLang's static pool (sglang-default)
+
+MiB = 2**20
+
+
+@pytest.mark.parametrize(("chip", "tp", "smi_mib", "reserved_mib", "fraction"), [
+    # R = 512 + 1.5 x max(chunk, 2,048) + 2 x graph cap + 1,024 x TP x PP / 8 MiB, at least 10,240 above 60 GiB
+    ("h100-sxm", 1, 81559, 512 + 1.5 * 8192 + 2 * 256 + 128, round((81559 - 13440) / 81559, 3)),  # 13,440: 0.835
+    ("a100-80gb-sxm", 1, 81920, 13440, 0.836),
+    ("h100-sxm", 8, 81559, 512 + 12288 + 2 * 512 + 1024, 0.818),  # TP8 takes graphs of 512: 14,848
+    ("mi300x", 8, 196592, 512 + 1.5 * 16384 + 2 * 512 + 1024, 0.862),  # above 160 GiB: chunks of 16,384
+    ("a100-40gb-sxm", 1, 40960, 512 + 1.5 * 4096 + 2 * 32 + 128, round((40960 - 6848) / 40960, 3)),  # no floor
+])
+def test_sglang_sets_its_static_fraction_from_the_device_and_the_layout(eng, chip, tp, smi_mib, reserved_mib,
+                                                                        fraction):
+    pol = eng.memory_policies["sglang-default"].for_chip(eng.chips[chip])
+    reserve = pol.static_reserve
+    assert reserve is not None and reserve.device_total == smi_mib * MiB  # nvidia-smi's or rocm-smi's total
+    assert reserve.reserved(tp, 1) / MiB == pytest.approx(max(reserved_mib, 10240 if smi_mib > 61440 else 0))
+    assert pol.share(tp, 1) == fraction
+    assert (0.835, 0.836, 0.818, 0.862).count(fraction) == (chip != "a100-40gb-sxm")
+
+
+def test_sglang_steps_and_graphs_follow_its_device_class(eng):
+    # 8,192-token chunks and graphs of 256 (512 from TP4) on an 80 GB device; 16,384 and 512 on a B200
+    from snippets.engine.step import prepare
+
+    h100 = eng.memory_policies["sglang-default"].for_chip(eng.chips["h100-sxm"])
+    assert (h100.max_num_batched_tokens, h100.graph_cap(1), h100.graph_cap(4)) == (8192, 256, 512)
+    b200 = eng.memory_policies["sglang-default"].for_chip(eng.chips["b200"])
+    assert (b200.max_num_batched_tokens, b200.graph_cap(1), b200.graph_cap(8)) == (16384, 512, 512)
+    st = setting(eng, "qwen3-32b", "bf16", "reference", accelerator="h100-sxm", memory_policy="sglang-default")
+    assert prepare(deploy(st, Layout(1))).rates.graph_max_tokens == 256
+    assert prepare(deploy(st, Layout(8))).rates.graph_max_tokens == 512
+
+
+def test_sglangs_pool_is_weights_and_kv_with_nothing_profiled(eng):
+    # GPUStack's Qwen3-32B on one A100 80GB: 0.836 x (79.255 GiB CUDA total - 0.41 never free) - 61.02 GiB of
+    # weights = 4.89 GiB of KV cache; vllm serve's A100 budget leaves 8.77 (its pool 0.9 x 79.255 less a 2,048-token
+    # activation peak)
+    st = setting(eng, "qwen3-32b", "bf16", "reference", accelerator="a100-80gb-sxm", memory_policy="sglang-default",
+                 context_tokens=4096)
+    m = deploy(st, Layout(1)).memory
+    assert m.activations == 0.0
+    assert m.capacity / GiB == pytest.approx(79.255, abs=0.001)
+    assert m.weights / GiB == pytest.approx(61.02, abs=0.01)
+    assert m.kv_room / GiB == pytest.approx(0.836 * (m.capacity / GiB - 0.41) - m.weights / GiB, abs=1e-6)
+    assert m.kv_room / GiB == pytest.approx(4.89, abs=0.01)
+    vllm = deploy(setting(eng, "qwen3-32b", "bf16", "reference", accelerator="a100-80gb-sxm", context_tokens=4096),
+                  Layout(1)).memory
+    assert vllm.kv_room / GiB == pytest.approx(8.77, abs=0.01)
+
+
+def test_sglangs_quick_start_log_is_the_rule(eng):
+    # docs.sglang.ai's Sending Requests log (Llama-3.1-8B, TP1, mem_fraction_static 0.88 given): 78.81 GiB free at
+    # start, 63.72 after the weights, so 63.72 - 0.12 x 78.81 = 54.26 GiB of K and V (27.13 + 27.13) and 444,500
+    # tokens at 128 KiB each. The engine on a device with 78.81 GiB free at start (its total less the 0.41 GiB never
+    # free) loads 14.96 GiB of weights where the log's 15.09 counts its loader's extras: 54.39 GiB, within 0.3 %.
+    total = (78.81 + 0.41) * GiB
+    st = setting(with_h100_total(eng, total), "llama-3.1-8b", "bf16", "reference", memory_policy="sglang-default",
+                 memory_fraction=0.88, context_tokens=4096)
+    m = deploy(st, Layout(1)).memory
+    assert st.memory_policy.share(1, 1) == 0.88  # a fraction the command gives overrides the rule
+    assert m.kv_room / GiB == pytest.approx(0.88 * 78.81 - m.weights / GiB)
+    assert m.kv_room / GiB == pytest.approx(54.26, rel=0.003)
+    assert m.kv_room / (32 * 2 * 8 * 128 * 2) == pytest.approx(444500, rel=0.003)
+
+
+def test_sglang_replays_graphs_for_decode_steps_only(eng):
+    # SGLang captures decode batches (CudaGraphRunner.can_run): a step holding prompt tokens runs eagerly, where vLLM
+    # V1's piecewise graphs cover it; a decode-only step replays its graph under both
+    from snippets.engine.step import Batch, run
+
+    st = setting(eng, "qwen3-8b", "bf16", "reference", accelerator="h100-sxm", memory_policy="sglang-default",
+                 context_tokens=4096)
+    mixed_graphs = replace(st, memory_policy=replace(st.memory_policy, graphs_decode_only=False))
+    decode = Batch(decode_seqs=4, decode_context=1000)
+    mixed = Batch(decode_seqs=3, decode_context=1000, prefill_tokens=200, prefill_finishing=1)
+    sg, vl = deploy(st, Layout(1)), deploy(mixed_graphs, Layout(1))
+    assert run(sg, decode).launch_s == pytest.approx(run(vl, decode).launch_s)
+    assert run(sg, mixed).launch_s > 1.5 * run(vl, mixed).launch_s

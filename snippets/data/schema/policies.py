@@ -58,6 +58,49 @@ class NonTorchAtTP(specs.NonTorchAtTP):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DeviceClass(specs.DeviceClass):
+    """The engine's `DeviceClass` as data/policies.yaml states it: the size below which a device takes the class,
+    with its unit (None: every larger device)."""
+
+    below: Annotated[float, in_base(ByteSize)] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StaticReserve(specs.StaticReserve):
+    """The engine's `StaticReserve` (SGLang's reserve rule) as data/policies.yaml states it: each size with its unit,
+    held in bytes; the classes by rising size, the last without a bound."""
+
+    base: Annotated[float, in_base(RuntimeBytes)]
+    per_prefill_token: Annotated[float, in_base(RuntimeBytes)]
+    per_graph_sequence: Annotated[float, in_base(RuntimeBytes)]
+    per_parallel_gpu: Annotated[float, in_base(RuntimeBytes)]
+    floor: Annotated[float, in_base(RuntimeBytes)]
+    floor_above: Annotated[float, in_base(ByteSize)]
+    classes: tuple[DeviceClass, ...]
+
+
+def _reserve_rules(r: StaticReserve) -> list[tuple[str, str]]:
+    """The classes by rising size, every one bounded but the last; counts at least 1."""
+    found: list[tuple[str, str]] = []
+    if not r.classes:
+        return [("classes", "give at least one class")]
+    bounds = [c.below for c in r.classes]
+    if bounds[-1] is not None or any(b is None for b in bounds[:-1]):
+        found.append(("classes", "bound every class with below but the last, which takes every larger device"))
+    elif bounds[:-1] != sorted(set(b for b in bounds[:-1] if b is not None)):
+        found.append(("classes", "order the classes by rising below, each size once"))
+    for i, c in enumerate(r.classes):
+        found += [(f"classes.{i}.{name}", f"{v} is less than 1") for name, v in (
+            ("chunked_prefill", c.chunked_prefill), ("graph_batch", c.graph_batch),
+            ("graph_batch_large_tp", c.graph_batch_large_tp)) if v < 1]
+    found += [(name, f"{v} is less than 1") for name, v in (("min_prefill_tokens", r.min_prefill_tokens),
+                                                             ("large_tp", r.large_tp)) if v < 1]
+    if r.device_total is not None:
+        found.append(("device_total", "set when the policy is resolved for a chip, never in data/"))
+    return found
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class MemoryPolicy(MemoryPolicySpec):
     """A memory policy as data/policies.yaml states it: the engine's own record (`MemoryPolicySpec`, whose fields and
     docstrings say what each means), its id the entry's, its sizes written with their units and held in bytes, with
@@ -68,14 +111,16 @@ class MemoryPolicy(MemoryPolicySpec):
     usage_context: Annotated[str, Field(min_length=5)]
     """How the engine is started (vLLM's defaults differ between `vllm serve` and the offline `LLM` class)."""
     large_device_memory: Annotated[float, in_base(ByteSize)] | None = None
-    sampler_bytes_per_logit: Annotated[float, in_base(BytesPerElement)]
-    sampler_bytes_range: tuple[PositiveFloat, PositiveFloat]
-    """In bytes per logit; `sampler_bytes_per_logit` lies inside."""
+    sampler_bytes_per_logit: Annotated[float, in_base(BytesPerElement)] | None = None
+    sampler_bytes_range: tuple[PositiveFloat, PositiveFloat] | None = None
+    """In bytes per logit; `sampler_bytes_per_logit` lies inside. Both given for an engine that runs a profiling
+    run, neither for one that does not (`kv_share_of` "static")."""
+    static_reserve: Annotated[StaticReserve, obeys(_reserve_rules)] | None = None
     non_torch_by_tp: tuple[NonTorchAtTP, ...]
     non_torch_range: tuple[PositiveFloat, PositiveFloat]
     """Low and high of the figures the sources show, in GiB; every `non_torch_by_tp` point lies inside."""
     cuda_graphs: Annotated[float, in_base(RuntimeBytes)]
-    cuda_graph_batch: Literal["vllm", "max_num_seqs", "none"] | PositiveInt = "vllm"
+    cuda_graph_batch: Literal["vllm", "max_num_seqs", "device_class", "none"] | PositiveInt = "vllm"
     chunked_prefill: bool
     """Stated by every policy (the record's default is vLLM's: True)."""
     rationale: Annotated[str, Field(min_length=20)]
@@ -104,9 +149,20 @@ def _memory_rules(p: MemoryPolicy) -> list[tuple[str, str]]:
     found += [(f"non_torch_by_tp.{i}.memory", f"TP{n.tp}'s {n.memory / gib:g} GiB lies outside non_torch_range "
                                               f"{low:g}-{high:g}")
               for i, n in enumerate(p.non_torch_by_tp) if not low * (1 - 1e-9) <= n.memory / gib <= high * (1 + 1e-9)]
-    lo, hi = p.sampler_bytes_range
-    if not lo <= p.sampler_bytes_per_logit <= hi:
-        found.append(("sampler_bytes_per_logit", f"lies outside sampler_bytes_range {lo:g}-{hi:g}"))
+    static = p.kv_share_of == "static"
+    if (p.sampler_bytes_per_logit is None) != static or (p.sampler_bytes_range is None) != static:
+        found.append(("sampler_bytes_per_logit", "give it and sampler_bytes_range where the engine runs a profiling "
+                                                 "run, neither where its pool is static (kv_share_of: static)"))
+    elif p.sampler_bytes_per_logit is not None and p.sampler_bytes_range is not None:
+        lo, hi = p.sampler_bytes_range
+        if not lo <= p.sampler_bytes_per_logit <= hi:
+            found.append(("sampler_bytes_per_logit", f"lies outside sampler_bytes_range {lo:g}-{hi:g}"))
+    if (p.static_reserve is None) == static:
+        found.append(("static_reserve", "give it with kv_share_of: static (SGLang's rule), and only then"))
+    if p.cuda_graph_batch == "device_class" and p.static_reserve is None:
+        found.append(("cuda_graph_batch", "device_class reads static_reserve's classes: give static_reserve"))
+    if p.fraction_given:
+        found.append(("fraction_given", "set by a run's command (setting's memory_fraction), never in data/"))
     return found
 
 

@@ -167,7 +167,8 @@ class HbmPage(Page):
         self.w_room = fmt.nbytes(wd.memory.kv_room, "GiB", 1)
         self.max_num_seqs = fmt.count(wd.setting.memory_policy.max_num_seqs, "sequences")
         self.batched_tokens = fmt.count(wd.setting.memory_policy.max_num_batched_tokens, "tokens")
-        self.sampler_bytes = fmt.quantity(pol.sampler_bytes_per_logit, "bytes/logit", 1)
+        self.sampler_bytes = fmt.quantity(required(pol.sampler_bytes_per_logit, "vLLM's sampler bytes per logit"),
+                                          "bytes/logit", 1)
         self.vocab = fmt.count(wd.setting.model.architecture.vocab_size, "logits")
         nt = {point.tp: point.memory for point in pol.non_torch_by_tp}
         low_tp, most_tp = min(nt), max(nt, key=lambda t: nt[t])
