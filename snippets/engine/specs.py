@@ -509,8 +509,9 @@ class MemoryPolicySpec:
     fit what is left, and a prompt that does not waits (TensorRT-LLM without chunked context)."""
     graphs_decode_only: bool = False
     """True: only a step without prompt tokens replays a CUDA graph, a step with any runs eagerly (SGLang captures
-    decode batches only: its extend batches run eagerly unless --enable-piecewise-cuda-graph); False: a step of up to
-    the cap replays one whatever it holds (vLLM V1's piecewise graphs cover mixed steps)."""
+    decode batches only: its extend batches run eagerly unless --enable-piecewise-cuda-graph; TensorRT-LLM's PyTorch
+    backend replays one only for a batch with no context request, ScheduledRequests.can_run_cuda_graph); False: a step
+    of up to the cap replays one whatever it holds (vLLM V1's piecewise graphs cover mixed steps)."""
     static_reserve: StaticReserve | None = None
     """SGLang's rule (`kv_share_of` "static"): the share of the device the static pool takes, from the device and the
     layout, where the command gives none (`utilization` then stands for a command that gives one, or for a device

@@ -347,7 +347,7 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
         return done
     arch, lay, r, tm = p.arch, p.layout, p.rates, p.tm
     if p.graphs_decode_only and batch.prefill_tokens > 0 and r.graph_max_tokens > 0:
-        r = replace(r, graph_max_tokens=0)  # a step with prompt tokens runs eagerly (SGLang's extend batches)
+        r = replace(r, graph_max_tokens=0)  # a step with prompt tokens runs eagerly (SGLang, TensorRT-LLM)
     tp, dp = lay.tp, lay.dp
     h = arch.hidden_size
     tokens = batch.tokens

@@ -514,13 +514,16 @@ def test_sglangs_quick_start_log_is_the_rule(eng):
     assert m.kv_room / (32 * 2 * 8 * 128 * 2) == pytest.approx(444500, rel=0.003)
 
 
-def test_sglang_replays_graphs_for_decode_steps_only(eng):
-    # SGLang captures decode batches (CudaGraphRunner.can_run): a step holding prompt tokens runs eagerly, where vLLM
-    # V1's piecewise graphs cover it; a decode-only step replays its graph under both
+@pytest.mark.parametrize("policy", ["sglang-default", "trtllm-bench"])
+def test_sglang_and_trtllm_replay_graphs_for_decode_steps_only(eng, policy):
+    # SGLang captures decode batches (CudaGraphRunner.can_run), TensorRT-LLM's PyTorch backend replays a graph only
+    # for a batch with no context request (ScheduledRequests.can_run_cuda_graph): a step holding prompt tokens runs
+    # eagerly, where vLLM V1's piecewise graphs cover it; a decode-only step replays its graph under both
     from snippets.engine.step import Batch, run
 
-    st = setting(eng, "qwen3-8b", "bf16", "reference", accelerator="h100-sxm", memory_policy="sglang-default",
+    st = setting(eng, "qwen3-8b", "bf16", "reference", accelerator="h100-sxm", memory_policy=policy,
                  context_tokens=4096)
+    assert st.memory_policy.graphs_decode_only
     mixed_graphs = replace(st, memory_policy=replace(st.memory_policy, graphs_decode_only=False))
     decode = Batch(decode_seqs=4, decode_context=1000)
     mixed = Batch(decode_seqs=3, decode_context=1000, prefill_tokens=200, prefill_finishing=1)
