@@ -265,10 +265,10 @@ class ChipSpec:
     scale_up_name: str | None = None
     """The scale-up fabric's name (NVLink 4, AMD Infinity Fabric (MI300 series))."""
     time_sources: tuple[tuple[str, str], ...] = ()
+    """The (file, id) of the data/ entries a time model reads for this chip: its measured efficiencies."""
     tool_total_bytes: float | None = None
     """The total the vendor's management tool reports (nvidia-smi's memory.total: 81,559 MiB on an H100 SXM), where
     recorded: SGLang sizes its defaults by it."""
-    """The (file, id) of the data/ entries a time model reads for this chip: its measured efficiencies."""
 
     def computes(self, tensor_format: str) -> bool:
         return tensor_format in self.dense_flops
@@ -425,19 +425,21 @@ class StaticReserve:
         c = self.device_class()
         return c.graph_batch_large_tp if tp >= self.large_tp else c.graph_batch
 
-    def reserved(self, tp: int, pp: int) -> float:
-        """R in bytes on the resolved device at TP `tp` and PP `pp`."""
+    def reserved(self, tp: int, pp: int, chunk: int | None = None) -> float:
+        """R in bytes on the resolved device at TP `tp` and PP `pp`, for chunks of `chunk` prompt tokens (the device
+        class's where the command sets none: SGLang reads its chunked_prefill_size, given or defaulted)."""
         c = self.device_class()
-        r = (self.base + self.per_prefill_token * max(c.chunked_prefill, self.min_prefill_tokens)
+        prefill = c.chunked_prefill if chunk is None else chunk
+        r = (self.base + self.per_prefill_token * max(prefill, self.min_prefill_tokens)
              + self.per_graph_sequence * self.graph_cap(tp) + self.per_parallel_gpu * tp * pp)
         if self.device_total is not None and self.device_total > self.floor_above:
             r = max(r, self.floor)
         return r
 
-    def fraction(self, tp: int, pp: int) -> float | None:
+    def fraction(self, tp: int, pp: int, chunk: int | None = None) -> float | None:
         """(G - R) / G rounded to three places, as SGLang sets mem_fraction_static; None before a device is resolved."""
         g = self.device_total
-        return None if g is None else round((g - self.reserved(tp, pp)) / g, 3)
+        return None if g is None else round((g - self.reserved(tp, pp, chunk)) / g, 3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -549,9 +551,10 @@ class MemoryPolicySpec:
 
     def share(self, tp: int, pp: int) -> float:
         """The share of memory the pool takes at TP `tp` and PP `pp`: `static_reserve`'s fraction where the policy has
-        one, a device is resolved and the command gives none; `utilization` otherwise."""
+        one, a device is resolved and the command gives none (its R counting the step's token budget as the chunked
+        prefill size); `utilization` otherwise."""
         r = self.static_reserve
-        f = None if r is None or self.fraction_given else r.fraction(tp, pp)
+        f = None if r is None or self.fraction_given else r.fraction(tp, pp, self.max_num_batched_tokens)
         return self.utilization if f is None else f
 
     def graph_cap(self, tp: int) -> int | None:

@@ -530,3 +530,11 @@ def test_sglang_and_trtllm_replay_graphs_for_decode_steps_only(eng, policy):
     sg, vl = deploy(st, Layout(1)), deploy(mixed_graphs, Layout(1))
     assert run(sg, decode).launch_s == pytest.approx(run(vl, decode).launch_s)
     assert run(sg, mixed).launch_s > 1.5 * run(vl, mixed).launch_s
+
+
+def test_a_chunk_size_the_command_sets_enters_sglangs_reserve(eng):
+    # --chunked-prefill-size 16384 on an H100 at TP1: R = 512 + 1.5 x 16,384 + 2 x 256 + 128 = 25,728 MiB, so
+    # (81,559 - 25,728) / 81,559 = 0.685 where the device class's 8,192 gives 0.835
+    st = setting(eng, "llama-3.1-8b", "bf16", "reference", accelerator="h100-sxm", memory_policy="sglang-default",
+                 max_num_batched_tokens=16384)
+    assert st.memory_policy.share(1, 1) == round((81559 - 25728) / 81559, 3) == 0.685
