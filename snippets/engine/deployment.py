@@ -50,14 +50,15 @@ class RefusedLayout(ValueError):
 
 
 class KVCacheRefused(RefusedLayout):
-    """vLLM refuses to start: once the weights, the activation peak and the memory outside PyTorch are in, its KV
-    pool is empty or cannot hold one sequence of `max_model_len` tokens. `vllm_message` is vLLM's own error
-    (v1/core/kv_cache_utils.py, `check_enough_kv_cache_memory`)."""
+    """The engine cannot serve one sequence of `max_model_len` tokens: once the weights, the activation peak and the
+    memory outside PyTorch are in, its KV pool is empty or too short. `engine_message` is the engine's own error:
+    vLLM's (v1/core/kv_cache_utils.py, `check_enough_kv_cache_memory`) or SGLang's (`engine` names which)."""
 
-    def __init__(self, explanation: str, vllm_message: str, *, available: float, needed: float,
-                 max_model_len: int, estimated_max_len: int) -> None:
-        super().__init__(f"{explanation} vLLM: {vllm_message}")
-        self.vllm_message = vllm_message
+    def __init__(self, explanation: str, engine_message: str, *, available: float, needed: float,
+                 max_model_len: int, estimated_max_len: int, engine: str = "vLLM") -> None:
+        super().__init__(f"{explanation} {engine}: {engine_message}")
+        self.engine = engine
+        self.engine_message = engine_message
         self.available = available
         """vLLM's available KV cache memory on the binding GPU, bytes (negative: nothing is left)."""
         self.needed = needed
@@ -141,7 +142,8 @@ class Setting:
                               s.concurrency if sequences is None else sequences, self.activation_bytes)
 
     def kv_refusal(self, layout: Layout) -> KVCacheRefused | None:
-        """vLLM's refusal to start `layout` for the scenario's context (`max_model_len`), or None if it starts."""
+        """The engine's refusal of `layout` for the scenario's context (`max_model_len`), or None if it serves it:
+        vLLM's at start; SGLang's (a static pool, `kv_share_of` "static") as `_sglang_refusal` says."""
         m = self.memory(layout, 1)
         if m.starts:
             return None
@@ -150,6 +152,8 @@ class Setting:
                 f"{m.kv_room / gib:.2f} GiB of the {m.pool / gib:.2f} GiB pool for the KV cache (weights "
                 f"{m.weights / gib:.2f}, activation peak {m.activations / gib:.2f}, outside PyTorch "
                 f"{m.non_torch / gib:.2f} GiB per GPU)")
+        if self.memory_policy.kv_share_of == "static":
+            return self._sglang_refusal(layout, m, head)
         if m.kv_room <= 0:
             return KVCacheRefused(head + ": nothing for the KV cache.", NO_KV_MEMORY, available=m.kv_room,
                                   needed=m.kv_per_sequence, max_model_len=m.max_model_len, estimated_max_len=0)
@@ -159,6 +163,37 @@ class Setting:
             head + f"; one sequence of {m.max_model_len:,} tokens needs {m.kv_per_sequence / gib:.2f} GiB.",
             kv_refusal_message(m.kv_room, m.kv_per_sequence, m.max_model_len, est),
             available=m.kv_room, needed=m.kv_per_sequence, max_model_len=m.max_model_len, estimated_max_len=est)
+
+    def _sglang_refusal(self, layout: Layout, m: GpuMemory, head: str) -> KVCacheRefused:
+        """SGLang with a pool too short for one sequence (ModelRunner.init_memory_pool, the scheduler and
+        managers/utils.validate_input_length in 0.5.5.post1). An empty pool stops it at start; otherwise it starts with
+        max_req_len = min(context length - 1, pool tokens - 1) and aborts a prompt of max_req_len - 5 tokens or more
+        with its own message, or clips a shorter prompt's output to max_req_len - prompt - 1 tokens, silently: the
+        scenario's output then does not fit either, and the explanation says by how much."""
+        gib = 2**30
+
+        def refused(explanation: str, message: str, longest: int) -> KVCacheRefused:
+            return KVCacheRefused(explanation, message, available=m.kv_room, needed=m.kv_per_sequence,
+                                  max_model_len=m.max_model_len, estimated_max_len=longest, engine="SGLang")
+
+        if m.kv_room <= 0:
+            share = self.memory_policy.share(layout.tp, layout.pp)
+            return refused(head + ": nothing for the KV cache.", "Not enough memory. Please try to increase "
+                           f"--mem-fraction-static. Current value: self.server_args.mem_fraction_static={share}", 0)
+        pool_tokens = math.floor(m.kv_room / (m.kv_per_sequence / m.max_model_len))  # a token a slot (page size 1)
+        max_req_len = min(m.max_model_len - 1, pool_tokens - 1)
+        prompt = self.scenario.input_tokens
+        head += (f"; its pool holds {pool_tokens:,} tokens, so SGLang takes requests of up to {max_req_len:,} tokens "
+                 f"(max_req_len), short of one sequence of {m.max_model_len:,} ({m.kv_per_sequence / gib:.2f} GiB)")
+        if prompt >= max_req_len - 5:
+            return refused(head + ".", f"Input length ({prompt} tokens) exceeds the maximum allowed length "
+                           f"({max_req_len - 5} tokens). Use a shorter input or enable --allow-auto-truncate.",
+                           max_req_len)
+        clipped = max(0, max_req_len - prompt - 1)
+        return refused(head + f": it starts, and clips each {prompt:,}-token prompt's output to {clipped:,} tokens of "
+                       f"the {self.scenario.output_tokens:,} asked for, without a message.", "(no message: the "
+                       "output is cut short, max_new_tokens = min(max_new_tokens, max_req_len - input length - 1))",
+                       max_req_len)
 
 
 def setting(

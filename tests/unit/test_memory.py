@@ -185,12 +185,12 @@ def test_flagship_refused_with_vllms_message_once_the_h100_total_is_the_runtimes
         assert r.available / GiB == pytest.approx(0.28, abs=0.005)
         assert r.needed == 80 * 2 * 4 * 128 * 2 * 8192
         assert r.estimated_max_len == 1824
-        assert r.vllm_message == (
+        assert r.engine_message == (
             "To serve at least one request with the models's max seq len (8192), (1.25 GiB KV cache is needed, which "
             "is larger than the available KV cache memory (0.28 GiB). Based on the available memory, the estimated "
             "maximum model length is 1824. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` "
             "when initializing the engine.")
-        assert isinstance(r, RefusedLayout) and r.vllm_message in str(r)
+        assert isinstance(r, RefusedLayout) and r.engine_message in str(r)
         assert deploy(st).layout == Layout(4)  # the smallest TP degree it accepts
 
 
@@ -538,3 +538,29 @@ def test_a_chunk_size_the_command_sets_enters_sglangs_reserve(eng):
     st = setting(eng, "llama-3.1-8b", "bf16", "reference", accelerator="h100-sxm", memory_policy="sglang-default",
                  max_num_batched_tokens=16384)
     assert st.memory_policy.share(1, 1) == round((81559 - 25728) / 81559, 3) == 0.685
+
+
+def test_sglang_refuses_or_clips_as_sglang_does(eng):
+    # The flagship (Llama 3.1 70B BF16, TP2 on H100s) under SGLang's defaults: 0.834 x (79.22 - 0.41) - 65.71 GiB =
+    # 0.018 GiB of KV cache, 118 tokens at 160 KiB each; SGLang starts with max_req_len = 117 and aborts the
+    # scenario's 6,144-token prompt (112 tokens at most: managers/utils.validate_input_length)
+    st = setting(eng, "llama-3.1-70b", "bf16", "reference", memory_policy="sglang-default")
+    with pytest.raises(KVCacheRefused) as exc:
+        deploy(st, Layout(2))
+    r = exc.value
+    assert r.engine == "SGLang" and r.available / GiB == pytest.approx(0.018, abs=0.001)
+    assert "its pool holds 118 tokens" in str(r)
+    assert r.engine_message == ("Input length (6144 tokens) exceeds the maximum allowed length (112 tokens). Use a "
+                                "shorter input or enable --allow-auto-truncate.")
+    # a 50-token prompt fits, and SGLang clips its output to 117 - 50 - 1 = 66 tokens without a message
+    short = replace(st, scenario=replace(st.scenario, input_tokens=50, output_tokens=2000))
+    with pytest.raises(KVCacheRefused) as exc:
+        deploy(short, Layout(2))
+    assert "clips each 50-token prompt's output to 66 tokens of the 2,000 asked for" in str(exc.value)
+    # chunks of 16,384 reserve 25,856 MiB at TP2: 0.683 of the device, less than the weights; SGLang stops at start
+    big = setting(eng, "llama-3.1-70b", "bf16", "reference", memory_policy="sglang-default",
+                  max_num_batched_tokens=16384)
+    with pytest.raises(KVCacheRefused) as exc:
+        deploy(big, Layout(2))
+    assert exc.value.engine_message == ("Not enough memory. Please try to increase --mem-fraction-static. Current "
+                                        "value: self.server_args.mem_fraction_static=0.683")

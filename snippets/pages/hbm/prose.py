@@ -172,13 +172,13 @@ def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:
                  + (f", that is {h(fmt.nbytes(over, 'GiB', 2), 'tight.over')} more than the pool, and vLLM stops: "
                     if over >= 0 else
                     f", the KV cache gets {h(fmt.nbytes(m.kv_room, 'GiB', 2), 'tight.room')}, and vLLM stops: ")
-                 + f"`{refused.vllm_message}`")
+                 + f"`{refused.engine_message}`")
         if refused_small is not None:
             words += (f" Started with `--max-num-seqs` at {h(fmt.count(small, 'sequences'), 'tight.small')}, the "
                       f"activation peak falls to {h(fmt.nbytes(m_small.activations, 'GiB', 2), 'tight.act_small')}, "
                       f"but the KV cache's {h(fmt.nbytes(m_small.kv_room, 'GiB', 2), 'tight.room_small')} is short "
                       f"of the {h(fmt.nbytes(m_small.kv_per_sequence, 'GiB', 2), 'tight.need')} one sequence needs: "
-                      f"`{refused_small.vllm_message}`")
+                      f"`{refused_small.engine_message}`")
         else:
             words += (f" Started with `--max-num-seqs` at {h(fmt.count(small, 'sequences'), 'tight.small')}, the "
                       f"activation peak falls to {h(fmt.nbytes(m_small.activations, 'GiB', 2), 'tight.act_small')} "
