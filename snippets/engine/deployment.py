@@ -60,12 +60,12 @@ class KVCacheRefused(RefusedLayout):
         self.engine = engine
         self.engine_message = engine_message
         self.available = available
-        """vLLM's available KV cache memory on the binding GPU, bytes (negative: nothing is left)."""
+        """The engine's available KV cache memory on the binding GPU, bytes (negative: nothing is left)."""
         self.needed = needed
         """KV bytes one sequence of `max_model_len` needs on that GPU."""
         self.max_model_len = max_model_len
         self.estimated_max_len = estimated_max_len
-        """The longest sequence the available memory holds (vLLM's estimate), 0 if none."""
+        """The longest sequence the available memory holds (vLLM's estimate; SGLang's max_req_len), 0 if none."""
 class UnsupportedFormat(NoLayout):
     """The chip cannot compute in the precision's activation format at all, so no layout serves it: BF16 weights on
     a GPU whose tensor cores have no BF16 (a V100). vLLM refuses at start (vllm/worker/worker.py,
