@@ -541,23 +541,28 @@ def test_a_chunk_size_the_command_sets_enters_sglangs_reserve(eng):
 
 
 def test_sglang_refuses_or_clips_as_sglang_does(eng):
-    # The flagship (Llama 3.1 70B BF16, TP2 on H100s) under SGLang's defaults: 0.834 x (79.22 - 0.41) - 65.71 GiB =
-    # 0.018 GiB of KV cache, 118 tokens at 160 KiB each; SGLang starts with max_req_len = 117 and aborts the
-    # scenario's 6,144-token prompt (112 tokens at most: managers/utils.validate_input_length)
-    st = setting(eng, "llama-3.1-70b", "bf16", "reference", memory_policy="sglang-default")
+    # Qwen3-32B BF16 on one H100 (TP1, where SGLang's never-free memory is logged: 0.41 GiB) under SGLang's defaults:
+    # 0.835 x (79.22 - 0.41) - 61.02 = 4.78 GiB of KV cache, 4.78 x 4,096 = 19,587 tokens at 256 KiB each. A sequence
+    # of Qwen3-32B's 40,960 tokens does not fit: SGLang starts with max_req_len = 19,586 and aborts a 38,912-token
+    # prompt (19,581 tokens at most: managers/utils.validate_input_length)
+    st = setting(eng, "qwen3-32b", "bf16", "reference", accelerator="h100-sxm", memory_policy="sglang-default",
+                 context_tokens=40960)
+    assert (st.scenario.input_tokens, st.scenario.output_tokens) == (38912, 2048)
     with pytest.raises(KVCacheRefused) as exc:
-        deploy(st, Layout(2))
+        deploy(st, Layout(1))
     r = exc.value
-    assert r.engine == "SGLang" and r.available / GiB == pytest.approx(0.018, abs=0.001)
-    assert "its pool holds 118 tokens" in str(r)
-    assert r.engine_message == ("Input length (6144 tokens) exceeds the maximum allowed length (112 tokens). Use a "
+    assert r.engine == "SGLang" and r.available / GiB == pytest.approx(0.835 * (79.22 - 0.41) - 61.024, abs=0.001)
+    assert "its pool holds 19,587 tokens" in str(r)
+    assert r.engine_message == ("Input length (38912 tokens) exceeds the maximum allowed length (19581 tokens). Use a "
                                 "shorter input or enable --allow-auto-truncate.")
-    # a 50-token prompt fits, and SGLang clips its output to 117 - 50 - 1 = 66 tokens without a message
-    short = replace(st, scenario=replace(st.scenario, input_tokens=50, output_tokens=2000))
+    # a 1,000-token prompt fits, and SGLang clips its output to 19,586 - 1,000 - 1 = 18,585 tokens without a message
+    short = replace(st, scenario=replace(st.scenario, input_tokens=1000, output_tokens=39960))
     with pytest.raises(KVCacheRefused) as exc:
-        deploy(short, Layout(2))
-    assert "clips each 50-token prompt's output to 66 tokens of the 2,000 asked for" in str(exc.value)
-    # chunks of 16,384 reserve 25,856 MiB at TP2: 0.683 of the device, less than the weights; SGLang stops at start
+        deploy(short, Layout(1))
+    assert "clips each 1,000-token prompt's output to 18,585 tokens of the 39,960 asked for" in str(exc.value)
+    # the flagship (Llama 3.1 70B BF16, TP2 on H100s) with chunks of 16,384: R = 512 + 1.5 x 16,384 + 2 x 256 + 256
+    # = 25,856 MiB, a fraction of 0.683, less than the 65.71 GiB of weights whatever the memory never free: SGLang
+    # stops at start
     big = setting(eng, "llama-3.1-70b", "bf16", "reference", memory_policy="sglang-default",
                   max_num_batched_tokens=16384)
     with pytest.raises(KVCacheRefused) as exc:
