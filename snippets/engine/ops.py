@@ -80,6 +80,8 @@ class Rates:
     """Dense peak in the format the matrix units compute in."""
     bf16_flops: float
     gemm: GemmEfficiency
+    moe_stream: GemmEfficiency
+    """The curve a fused MoE layer's experts stream their weights at (`ChipEfficiency.moe_stream_for`)."""
     hbm_bytes_per_s: float
     stream_bytes_per_s: float
     """HBM at a streaming kernel's share."""
@@ -102,6 +104,7 @@ def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_f
     gemm = eff.gemm_for(precision.tensor_format)
     bf16 = chip.dense_flops.get("bf16", chip.dense_flops[compute_format])
     return Rates(peak_flops=chip.dense_flops[compute_format], bf16_flops=bf16, gemm=gemm,
+                 moe_stream=eff.moe_stream_for(precision.tensor_format),
                  hbm_bytes_per_s=chip.hbm_bytes_per_s, stream_bytes_per_s=chip.hbm_bytes_per_s * eff.hbm * kf,
                  attention_flops_per_s=bf16 * eff.attention * kf, moe_compute=eff.moe_for(precision.tensor_format),
                  moe_compute_whole=eff.moe_for(precision.tensor_format, whole=True),

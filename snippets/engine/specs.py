@@ -658,9 +658,21 @@ class ChipEfficiency:
     """By tensor format."""
     default_gemm: GemmEfficiency
     """For a format the chip has no measurement of."""
+    moe_weights: Mapping[str, tuple[tuple[float, float], ...]] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False)
+    """By tensor format: a fused MoE layer's expert weight stream, (rows each touched expert sees, share of the HBM
+    datasheet bandwidth), rows rising, where measured (no default). A chip or format without one streams its experts
+    at the dense GEMM's share (`moe_stream_for`)."""
 
     def gemm_for(self, tensor_format: str) -> GemmEfficiency:
         return self.gemm.get(tensor_format, self.default_gemm)
+
+    def moe_stream_for(self, tensor_format: str) -> GemmEfficiency:
+        """The curve a fused MoE layer streams its experts' weights at in `tensor_format`: its measured curve, else the
+        dense GEMM's (the returned `compute` is the dense GEMM's either way; the experts' arithmetic is `moe_for`)."""
+        dense = self.gemm_for(tensor_format)
+        measured = self.moe_weights.get(tensor_format)
+        return dense if measured is None else GemmEfficiency(measured, dense.compute)
 
     def moe_for(self, tensor_format: str, *, whole: bool = False) -> float:
         """The experts' compute share in `tensor_format`, sliced by tensor parallelism or `whole` on each GPU: its

@@ -452,13 +452,15 @@ def _moe_ops(p: Prep, local: float, tokens: float, ar: coll.Collective, wf: floa
         weights = e * touched * expert_params / lay.tp * r.weight_bytes
         flops = 2 * served * k * expert_params / lay.tp
         assignments = served * k
-    per_expert = served * k / e
-    # the fused-MoE share as measured for the experts' shape on each GPU: thin TP slices of every expert's FFN, or
-    # whole experts under EP or on one GPU (`ChipEfficiency.moe_for`)
+    # the fused-MoE shares as measured: the experts' weight stream by the rows each touched expert sees
+    # (`ChipEfficiency.moe_stream_for`), their arithmetic by the experts' shape on each GPU, thin TP slices of every
+    # expert's FFN or whole experts under EP or on one GPU (`ChipEfficiency.moe_for`)
     sliced = lay.ep == 1 and lay.tp > 1
+    rows = served * k / max(1.0, e * touched)
     out.append(ops.gemm("experts", assignments, 0.0, 0.0, r, step_tokens=local, kind="moe",
                         kernels=2 + ROUTING_KERNELS + p.q_extra, weight_bytes=weights, flops=flops,
-                        batch_per_matrix=per_expert, compute_share=r.moe_compute if sliced else r.moe_compute_whole,
+                        share=r.moe_stream.stream_share(max(1.0, rows)) * r.kernel_fraction,
+                        compute_share=r.moe_compute if sliced else r.moe_compute_whole,
                         extra_bytes=assignments * (2 * h + 2 * moe.expert_ffn_size) * ops.ACTIVATION_BYTES,
                         count=count))
     if p.ep_link is not None:

@@ -35,6 +35,7 @@ def _curves(eng: EngineCatalog) -> list[tuple[str, GemmEfficiency]]:
             eff = tm.chip(chip)
             out += [(f"{tm.id} {chip} {fmt}", g) for fmt, g in eff.gemm.items()] + [(f"{tm.id} {chip} default",
                                                                             eff.default_gemm)]
+            out += [(f"{tm.id} {chip} {fmt} fused MoE", eff.moe_stream_for(fmt)) for fmt in eff.moe_weights]
     return out
 
 

@@ -48,6 +48,7 @@ def _d(model: str, precision: str, layout: Layout, *, accelerator: str = "h100-s
 # --------------------------------------------------------------------------- ops
 
 RATES = Rates(peak_flops=1e15, bf16_flops=5e14, gemm=GemmEfficiency(((1, 0.8), (256, 0.6)), 0.5),
+              moe_stream=GemmEfficiency(((1, 0.8), (256, 0.6)), 0.5),
               hbm_bytes_per_s=1e12, stream_bytes_per_s=0.9e12, attention_flops_per_s=2.5e14, moe_compute=0.5,
               moe_compute_whole=0.5,
               weight_bytes=1.0,
@@ -656,3 +657,39 @@ def test_whole_experts_run_at_their_own_measured_share_and_unmeasured_chips_at_t
     sliced = _experts(two, 16384)
     assert sliced.flops == pytest.approx(experts.flops / 2)
     assert sliced.compute_s == pytest.approx(sliced.flops / 308.0e12, rel=1e-9)
+
+
+def test_experts_stream_their_weights_at_the_measured_fused_moe_share():
+    # DeepSeek-V3 FP8 on 8 x B200 at TP 8, one decoding sequence: its token takes 8 of 256 experts, so the step
+    # touches 1 - (1 - 8/256) = 3.125 % of them, 8 experts, each seeing one row. One GPU streams its slice of them:
+    # 8 x 3 x 7,168 x 2,048 / 8 x 1 byte = 44.04 MB per MoE layer, at the fused-MoE weight stream's share at one
+    # row (data/efficiencies.yaml b200-moe-weights-fp8: 0.87 of 7.7 TB/s, the engines' median), not the dense FP8
+    # GEMM's 0.71 (b200-gemm-weights-fp8): 44.04e6 / (7.7e12 x 0.87) = 6.57 us, and the activations around it
+    # (8 assignments x (2 x 7,168 + 2 x 2,048) x 2 bytes) at the streaming share.
+    b200 = TM.chip("b200")
+    assert b200.moe_stream_for("fp8").weights[0] == (1.0, 0.87)
+    assert b200.gemm_for("fp8").weights[0] == (1, 0.71)
+    d = _d("deepseek-v3", "fp8", Layout(8), accelerator="b200")
+    experts = next(o for o in step(d, "decode", 1, 2000.0).ops if o.name == "experts")
+    weights = 8 * 3 * 7168 * 2048 / 8
+    assert experts.weights == pytest.approx(weights, rel=1e-9) == pytest.approx(44.04e6, rel=1e-3)
+    act = 8 * (2 * 7168 + 2 * 2048) * 2
+    stream = 7.7e12 * b200.hbm
+    assert experts.memory_s == pytest.approx(weights / (7.7e12 * 0.87) + act / stream, rel=1e-9)
+    assert weights / (7.7e12 * 0.87) == pytest.approx(6.57e-6, rel=1e-3)
+    # at 64 sequences 87 % of the experts are touched, each by 64 x 8 / (256 x 0.87) = 2.3 rows: the curve between
+    # its points at 2 rows (0.88) and 4 (0.86), never above its share at fewer rows
+    experts = next(o for o in step(d, "decode", 64, 2000.0).ops if o.name == "experts")
+    touched = 1 - (1 - 8 / 256) ** 64
+    rows = 64 * 8 / (256 * touched)
+    share = b200.moe_stream_for("fp8").stream_share(rows)
+    assert 0.86 < share < 0.88
+    weights = 256 * touched * 3 * 7168 * 2048 / 8
+    act = 64 * 8 * (2 * 7168 + 2 * 2048) * 2
+    assert experts.memory_s == pytest.approx(weights / (7.7e12 * share) + act / stream, rel=1e-9)
+    # MI300X has no fused-MoE measurement: its experts stream at the dense GEMM's share (AMD's fraction applied)
+    mi = TM.chip("mi300x")
+    assert dict(mi.moe_weights) == {}
+    assert mi.moe_stream_for("fp8") == mi.gemm_for("fp8")
+    # H200 streams its FP4 experts at the dense share too: the tables hold no FP4 kernel on Hopper
+    assert TM.chip("h200-sxm").moe_stream_for("fp4") == TM.chip("h200-sxm").gemm_for("fp4")

@@ -20,6 +20,9 @@ from snippets.data.units import (
     BANDWIDTH_UNITS,
 )
 
+WEIGHT_STREAMS = ("gemm_weights", "moe_weights")
+"""The weight streams measured per format, and by batch."""
+
 
 class Efficiency(_Strict):
     """A bandwidth achieved in a published measurement, as a fraction of the datasheet figure it is measured against.
@@ -28,16 +31,18 @@ class Efficiency(_Strict):
     """
 
     name: str
-    resource: Literal["nvlink", "pcie_h2d", "hbm", "network", "gemm_weights", "allreduce", "alltoall"]
-    """What moved: a link's or HBM's copy, a decode GEMM's weight stream (`gemm_weights`), or a collective's
-    payload (`allreduce`, `alltoall`, against the link it crosses)."""
+    resource: Literal["nvlink", "pcie_h2d", "hbm", "network", "gemm_weights", "moe_weights", "allreduce", "alltoall"]
+    """What moved: a link's or HBM's copy, a decode GEMM's weight stream (`gemm_weights`), a fused MoE layer's
+    expert weight stream (`moe_weights`), or a collective's payload (`allreduce`, `alltoall`, against the link it
+    crosses)."""
     accelerator: str
     """Id of the accelerator measured."""
     tensor_format: TensorFormat | None = None
-    """For `gemm_weights`: the format the weights are stored and computed in."""
+    """For `gemm_weights` and `moe_weights`: the format the weights are stored and computed in."""
     by_tokens: tuple[tuple[PositiveInt, Annotated[float, Field(gt=0, le=1)]], ...] = ()
-    """For `gemm_weights`: the fraction of `peak` reached with each number of tokens in the batch, (tokens,
-    fraction), tokens rising; the time model interpolates between them."""
+    """For `gemm_weights`: the fraction of `peak` reached with each number of tokens in the batch; for
+    `moe_weights`, with each number of rows every expert the step touches sees. (tokens, fraction), tokens rising;
+    the time model interpolates between them."""
     achieved: BandwidthSpec
     """What the run reached, on the same basis as `peak` (the loader refuses two bases)."""
     achieved_range: tuple[PositiveFloat, PositiveFloat]
@@ -62,11 +67,11 @@ class Efficiency(_Strict):
                 "compare on one basis")
         if self.fraction > 1:
             raise ValueError(f"achieved exceeds peak ({self.fraction:.3f}): check units and basis")
-        if (self.resource == "gemm_weights") != (self.tensor_format is not None):
-            raise ValueError("tensor_format: give it for gemm_weights, and only there")
+        if (self.resource in WEIGHT_STREAMS) != (self.tensor_format is not None):
+            raise ValueError("tensor_format: give it for gemm_weights and moe_weights, and only there")
         if self.by_tokens:
-            if self.resource != "gemm_weights":
-                raise ValueError("by_tokens: only a GEMM's weight stream is given by batch")
+            if self.resource not in WEIGHT_STREAMS:
+                raise ValueError("by_tokens: only a GEMM's or a fused MoE layer's weight stream is given by batch")
             tokens = [t for t, _ in self.by_tokens]
             if tokens != sorted(set(tokens)):
                 raise ValueError("by_tokens: tokens must rise")
@@ -128,6 +133,7 @@ class ComputeEfficiency(_Strict):
 
 EfficiencyEntry = Annotated[Efficiency | ComputeEfficiency, Field(discriminator="resource")]
 
-CHIP_EFFICIENCIES = ("hbm", "gemm_weights", "gemm_compute", "attention_compute", "moe_compute", "moe_compute_whole")
+CHIP_EFFICIENCIES = ("hbm", "gemm_weights", "gemm_compute", "attention_compute", "moe_weights", "moe_compute",
+                     "moe_compute_whole")
 """The resources the time model reads per chip, one figure per chip, resource and format (a chip's `time_sources`;
 the checks refuse a second)."""

@@ -1,0 +1,98 @@
+"""Derive the fused MoE layer's weight-stream share (data/efficiencies.yaml, resource moe_weights) from
+AIConfigurator's measured fused-MoE tables.
+
+Run by hand, not in CI: it needs pandas and pyarrow (not project dependencies) and a checkout of
+ai-dynamo/aiconfigurator at the commit the entries cite:
+
+    python scripts/derive_moe_weights.py /path/to/aiconfigurator
+
+For each chip, format and engine (the newest table of SGLang, TensorRT-LLM and vLLM), every gated MoE shape with
+balanced routing, experts sliced by tensor parallelism of 1, 2, 4 or 8 and no expert parallelism: each point's
+share of the HBM datasheet bandwidth is the expert weights the step touches over the latency left once the engine's
+own charges are taken out (the experts op's fixed cost, 2 GEMMs + 4 routing kernels + 1 activation quantization
+below 16 bits, at 2.7 us each, and its activations at the streaming share), points whose weights are at least
+twice the L2 cache. Rows per touched expert r = tokens x top-k / experts touched (balanced routing: token i takes
+experts (i + j ceil(E/k)) mod E), at r = 1, 2, 4 and 8, where the layer is bound by its weight stream (beyond, its
+arithmetic begins to show, which the time model prices apart). Each engine's kernel is the one its table measured
+most (the gated kernels only). Each engine's median per r, then the median of the engines; the range at r = 1
+spans the engines. Prints each chip's and format's entry."""
+from __future__ import annotations
+
+import math
+import statistics
+import subprocess
+import sys
+from io import BytesIO
+
+import pandas as pd
+
+BASE = "aic-core/src/aiconfigurator_core/systems/data"
+CHIPS = {"h100-sxm": ("h100_sxm", 3.35e12, 50e6, 0.85), "h200-sxm": ("h200_sxm", 4.8e12, 50e6, 0.85),
+         "b200": ("b200_sxm", 7.7e12, 126e6, 0.85), "gb200": ("gb200", 8.0e12, 126e6, 0.85)}
+TABLES = ("sglang/0.5.14", "trtllm/1.3.0rc20", "vllm/0.24.0")
+FORMATS = {"bf16": ("bfloat16", 2.0, 0), "fp8": ("fp8_block", 1.0 + 4 / 128 / 128, 1), "fp4": ("nvfp4", 0.5625, 1)}
+BUCKETS = (1, 2, 4, 8)
+KERNEL_S = 2.7e-6
+
+
+def touched(n: int, e: int, k: int) -> int:
+    s = math.ceil(e / k)
+    return len({(i + j * s) % e for j in range(k) for i in range(min(n, e))})
+
+
+def table(repo: str, chip: str, t: str) -> pd.DataFrame | None:
+    path = f"HEAD:{BASE}/{chip}/moe/{t}/moe_perf.parquet"
+    r = subprocess.run(["git", "-C", repo, "show", path], capture_output=True, check=False)
+    return pd.read_parquet(BytesIO(r.stdout)) if r.returncode == 0 else None
+
+
+def main() -> None:
+    repo = sys.argv[1]
+    for chip_id, (chip, peak, l2, hbm_share) in CHIPS.items():
+        for fmt, (dtype, bpp, q) in FORMATS.items():
+            per_engine: dict[str, dict[int, float]] = {}
+            for t in TABLES:
+                df = table(repo, chip, t)
+                if df is None:
+                    continue
+                df = df[(df.moe_dtype == dtype) & (df.distribution == "balanced") & (df.moe_ep_size == 1)
+                        & (df.moe_tp_size <= 8) & ~df.kernel_source.str.contains("nongated|min_latency")]
+                if t.startswith(("sglang", "vllm")):  # their collectors route DeepSeek's shape by grouped top-k
+                    df = df[~((df.hidden_size == 7168) & (df.num_experts == 256))]
+                if df.empty:
+                    continue
+                kernel = df.kernel_source.value_counts().idxmax()
+                df = df[df.kernel_source == kernel]
+                shares: dict[int, list[float]] = {b: [] for b in BUCKETS}
+                for (h, inter, e, k, tp), g in df.groupby(["hidden_size", "inter_size", "num_experts", "topk",
+                                                            "moe_tp_size"]):
+                    for n, lat in zip(g.num_tokens, g.latency, strict=True):
+                        n = int(n)
+                        hit = touched(n, int(e), int(k))
+                        r = n * k / hit
+                        b = min(BUCKETS, key=lambda x: abs(math.log2(r / x)))
+                        if abs(math.log2(r / b)) > 0.2:
+                            continue
+                        w = hit * 3 * h * inter / tp * bpp
+                        if w < 4 * l2:
+                            continue
+                        act = n * k * (2 * h + 2 * inter / tp) * 2
+                        net = lat * 1e-3 - (6 + q) * KERNEL_S - act / (peak * hbm_share)
+                        if net > 0:
+                            shares[b].append(w / net / peak)
+                per_engine[f"{t} {kernel}"] = {b: statistics.median(v) for b, v in shares.items() if len(v) >= 3}
+            if not per_engine:
+                continue
+            med = {b: statistics.median([s[b] for s in per_engine.values() if b in s]) for b in BUCKETS
+                   if any(b in s for s in per_engine.values())}
+            ones = [s[1] for s in per_engine.values() if 1 in s]
+            kernels = "; ".join(f"{name} {' '.join(f'{s.get(b, math.nan):.3f}' for b in BUCKETS)}"
+                                for name, s in per_engine.items())
+            print(f"{chip_id}-moe-weights-{fmt}:  # {kernels}")
+            print(f"  achieved: {{value: {med[1] * peak / 1e12:.3f}, unit: TB/s, direction: shared}}")
+            print(f"  achieved_range: [{min(ones) * peak / 1e12:.3f}, {max(ones) * peak / 1e12:.3f}]")
+            print(f"  by_tokens: [{', '.join(f'[{b}, {v:.2f}]' for b, v in med.items())}]")
+
+
+if __name__ == "__main__":
+    main()
