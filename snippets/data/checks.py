@@ -166,6 +166,10 @@ def _check_measurements(cat: dict[str, dict[str, Any]], problems: list[str]) -> 
         if lim is not None and getattr(cat.get("policies", {}).get(lim.memory_policy), "kind", None) != "memory":
             problems.append(f"{where}: field 'engine_limits.memory_policy': {lim.memory_policy!r} is not a memory "
                             "policy of policies.yaml")
+        pol = cat.get("policies", {}).get(lim.memory_policy) if lim is not None else None
+        if m.engine.split()[0] == "SGLang" and getattr(pol, "engine", None) != "SGLang" and m.mixed_steps is None:
+            problems.append(f"{where}: field 'mixed_steps': an SGLang row budgeted by another engine's memory policy "
+                            "says whether its steps mix prompts with decoding (SGLang's default: they do not)")
         if m.baseline is not None:
             base = meas.get(m.baseline)
             if base is None or m.baseline == m_id:

@@ -214,6 +214,7 @@ def setting(
     memory_fraction: float | None = None,
     chunked_prefill: bool | None = None,
     cuda_graphs: bool | None = None,
+    mixed_steps: bool | None = None,
 ) -> Setting:
     """Look every input up by id. The node is the scenario's, or `node`, or the first node of `accelerator`.
 
@@ -224,7 +225,8 @@ def setting(
     gives it in place of the policy's `utilization` (of the total or of what is free, as the policy reads it);
     `chunked_prefill`, where given, says whether the engine splits a prompt
     across steps (the policy's own setting otherwise); `cuda_graphs` false runs every step without CUDA graphs (none
-    captured, so none held in memory), true or None keeps the policy's graphs."""
+    captured, so none held in memory), true or None keeps the policy's graphs; `mixed_steps`, where given, says whether
+    a step carries prompt tokens beside the decoding sequences' (the policy's own setting otherwise)."""
     sc = eng.scenarios[scenario]
     if concurrency is not None or context_tokens is not None:
         from dataclasses import replace
@@ -258,6 +260,10 @@ def setting(
         from dataclasses import replace
 
         pol = replace(pol, chunked_prefill=chunked_prefill)
+    if mixed_steps is not None:
+        from dataclasses import replace
+
+        pol = replace(pol, mixed_steps=mixed_steps)
     if cuda_graphs is False:
         from dataclasses import replace
 

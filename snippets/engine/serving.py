@@ -594,6 +594,9 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
     n_new = n_in - cached
     q = 1 if speculation is None else speculation.query_per_seq
     whole = not d.setting.memory_policy.chunked_prefill
+    # with mixed steps a prompt's tokens ride in the decoding sequences' steps; without them (SGLang) a step of
+    # prompts runs alone, its whole budget theirs, while the decoding sequences wait for it
+    mixed = d.setting.memory_policy.mixed_steps
     if whole and n_new > per_rank_budget:
         raise ValueError(f"{d.layout.label}: a prompt of {n_new} tokens exceeds the {per_rank_budget} tokens a step "
                          "computes, and the engine does not split prompts (chunked prefill off)")
@@ -615,13 +618,13 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         if (bd, k) in seen:  # the decoding set and the prompts a step takes no longer move
             break
         seen.add((bd, k))
-        left = max(1, per_rank_budget - math.ceil(bd * q / dp)) * dp
+        left = max(1, per_rank_budget - (math.ceil(bd * q / dp) if mixed else 0)) * dp
         dec_step = mixed_step(d, bd, ctx, 0, 0, prep=prep, query_per_seq=q)
         if draft is not None and speculation is not None:
             draft_s = speculation.draft_tokens * draft.pass_s(bd, ctx, speculation.tree_width)
             verify_extra = dec_step.total_s - mixed_step(d, bd, ctx, 0, 0, prep=prep).total_s
         dec_s = dec_step.total_s + draft_s
-        alongside = bd if b > 1 else 0
+        alongside = bd if b > 1 and mixed else 0
         steps = [mixed_step(d, alongside, ctx, k * ck, cached + before, finishing=k if before + ck == n_new else 0,
                             prep=prep, query_per_seq=q, prompts=k)
                  for ck, before in chunks(n_new, None if whole else left)]
@@ -629,12 +632,13 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         times = [x.total_s + (draft_s if alongside else 0.0) for x in steps]
         prefill_s = sum(times)
         # what a prompt's steps cost the decoding ones: its share of a step it shares with k - 1 others, whose
-        # prompt tokens together may fill the step past what a decode step leaves idle (the compute roof)
-        extra = sum(t - dec_s for t in times) / k
+        # prompt tokens together may fill the step past what a decode step leaves idle (the compute roof); a step of
+        # prompts alone costs them all of it, as they get no token from it
+        extra = sum(t - (dec_s if mixed else 0.0) for t in times) / k
         shared = b > 1 and left is not None and n_new <= left / 2  # several prompts fit one step
         intake = _intake(recv_interval, batch_wait, dec_s, b, n_new)
         lifetime, tpot, wait, rho, poll = _steady(b, n_out, dec_s, prefill_s, max(0.0, extra), shared, spt, intake)
-        if shared:
+        if shared and mixed:  # steps of prompts alone (SGLang) have no full mixed step: prompts queue as above
             full = _budget_limited(d, b, n_out, n_new, cached, left, alongside, ctx, draft_s, spt, lifetime, intake,
                                    prep, q)
             if full is not None:
@@ -694,8 +698,9 @@ def wave(d: Deployment, requests: int, input_tokens: int, output_tokens: int, *,
     (`MemoryPolicySpec.chunked_prefill` false: TensorRT-LLM's default), with the whole prompts that fit, the next
     waiting for a step with room for all of it (`MicroBatchScheduler`); a prompt's first token comes with the step
     that computes its last prompt token, and the sequence then decodes in every step until its `output_tokens` are
-    out. Once every prompt is in, the steps are decode steps of the sequences still running, at their mean
-    context."""
+    out. Without mixed steps (`MemoryPolicySpec.mixed_steps` false: SGLang) a step of prompts takes the whole budget
+    and the running sequences wait for it, decoding only once every prompt is in. Once every prompt is in, the steps
+    are decode steps of the sequences still running, at their mean context."""
     n_in, n_out = input_tokens, output_tokens
     if min(requests, n_in, n_out) < 1:
         raise ValueError("a wave has at least one request of at least one input and one output token")
@@ -706,6 +711,7 @@ def wave(d: Deployment, requests: int, input_tokens: int, output_tokens: int, *,
     prep = prep or prepare(d)
     dp, per_rank = d.layout.dp, token_budget(d)
     whole = not d.setting.memory_policy.chunked_prefill
+    mixed = d.setting.memory_policy.mixed_steps
     if whole and n_in > per_rank:
         raise ValueError(f"{d.layout.label}: a prompt of {n_in} tokens exceeds the {per_rank} tokens a step computes, "
                          "and the engine does not split prompts (chunked prefill off)")
@@ -723,7 +729,7 @@ def wave(d: Deployment, requests: int, input_tokens: int, output_tokens: int, *,
         return count * (at - first) / (n_out - 1)
 
     while done < total:
-        dec = sum(c for c, left in running if left > 0)
+        dec = sum(c for c, left in running if left > 0) if mixed else 0  # the sequences decoding in this step
         ctx = sum(c * emitted(left) for c, left in running if left > 0) / dec if dec else 0.0
         room = max(1, per_rank - math.ceil(dec / dp)) * dp
         if whole:  # whole prompts that fit what each rank's decoding sequences leave; the next waits
@@ -738,7 +744,7 @@ def wave(d: Deployment, requests: int, input_tokens: int, output_tokens: int, *,
         t += mixed_step(d, dec, ctx, chunk, offset, finishing=last - first, prep=prep, prompts=touched).total_s
         steps += 1 if chunk else 0
         for i, g in enumerate(running):
-            if g[1] > 0:
+            if g[1] > 0 and mixed:
                 g[1] -= 1
                 if g[1] == 0:
                     tpot += finish(i, t)

@@ -509,6 +509,11 @@ class MemoryPolicySpec:
     """True: a step fills what the decoding sequences leave of its token budget with prompt tokens, a prompt split
     across steps where the budget ends inside it (vLLM v1's chunked prefill); False: a step takes whole prompts that
     fit what is left, and a prompt that does not waits (TensorRT-LLM without chunked context)."""
+    mixed_steps: bool = True
+    """True: a step carries prompt tokens beside the decoding sequences' (vLLM v1's and TensorRT-LLM's in-flight
+    batching); False: prompts run in steps of their own, all of the token budget theirs, and the decoding sequences
+    wait for each (SGLang's Scheduler.get_next_batch_to_run runs a waiting prefill batch alone unless
+    --enable-mixed-chunk, off by default)."""
     graphs_decode_only: bool = False
     """True: only a step without prompt tokens replays a CUDA graph, a step with any runs eagerly (SGLang captures
     decode batches only: its extend batches run eagerly unless --enable-piecewise-cuda-graph; TensorRT-LLM's PyTorch

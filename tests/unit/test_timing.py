@@ -693,3 +693,46 @@ def test_experts_stream_their_weights_at_the_measured_fused_moe_share():
     assert mi.moe_stream_for("fp8") == mi.gemm_for("fp8")
     # H200 streams its FP4 experts at the dense share too: the tables hold no FP4 kernel on Hopper
     assert TM.chip("h200-sxm").moe_stream_for("fp4") == TM.chip("h200-sxm").gemm_for("fp4")
+
+
+def test_a_wave_without_mixed_steps_runs_the_prompts_first_and_the_decoding_waits():
+    # SGLang (mixed_steps false): the same three prompts of 100 tokens and a budget of 250 as the vLLM wave above.
+    # Step 1: 250 prompt tokens, prompts 0 and 1 whole and half of prompt 2; step 2: prompt 2's last 50 alone, the two
+    # finished prompts getting no token from it; then all three decode their two remaining tokens together, at 101
+    # and 102 tokens (101.5 on average)
+    st = setting(ENG, "llama-3.1-8b", "fp8", "reference", accelerator="h100-sxm", concurrency=3, context_tokens=103,
+                 max_num_seqs=3, max_num_batched_tokens=250, mixed_steps=False)
+    d = deploy(st, Layout(1))
+    p = prepare(d)
+    w = wave(d, 3, 100, 3, prep=p)
+    t1 = mixed_step(d, 0, 0.0, 250, 0, finishing=2, prep=p, prompts=3).total_s
+    t2 = mixed_step(d, 0, 0.0, 50, 50, finishing=1, prep=p).total_s
+    t34 = 2 * mixed_step(d, 3, 101.5, 0, 0, prep=p).total_s
+    T1, T2, T4 = t1, t1 + t2, t1 + t2 + t34
+    assert w.prefill_steps == 2
+    assert w.ttft_s == pytest.approx((2 * T1 + T2) / 3)
+    assert w.tpot_s == pytest.approx((2 * (T4 - T1) / 2 + (T4 - T2) / 2) / 3)
+    assert w.total_s == pytest.approx(T4)
+
+
+def test_without_mixed_steps_a_prompt_costs_the_decoding_its_whole_step():
+    # Llama 3.1 8B FP8 on one H100, 8 requests of 6,000 + 200 tokens kept in flight: a prompt fills more than half of
+    # the 8,192-token budget, so each runs in steps of its own (k = 1). Under vLLM the decoding sequences ride in the
+    # prompt's steps and lose only what it adds to them; under SGLang (mixed_steps false) the prompt's steps hold no
+    # decoding sequence, and each costs the decoding ones all of its time: with L the lifetime and b the requests in
+    # flight, TPOT = t_decode / (1 - (b / L) x t_prompt x (b - 1) / b)
+    kw = dict(accelerator="h100-sxm", concurrency=8, context_tokens=6200)
+    mixed = deploy(setting(ENG, "llama-3.1-8b", "fp8", "reference", **kw), Layout(1))
+    alone = deploy(setting(ENG, "llama-3.1-8b", "fp8", "reference", mixed_steps=False, **kw), Layout(1))
+    assert mixed.setting.memory_policy.mixed_steps and not alone.setting.memory_policy.mixed_steps
+    pm, pa = predict(mixed, 8, 6000, 200), predict(alone, 8, 6000, 200)
+    assert pm.prefill.batch.decode_seqs > 0 and pa.prefill.batch.decode_seqs == 0
+    b = pa.in_flight
+    life = b * 200 / pa.output_tokens_per_s
+    assert pa.tpot_s == pytest.approx(pa.decode.total_s / (1 - b / life * pa.prefill_s * (b - 1) / b), rel=1e-6)
+    # the prompt alone is quicker than beside the decoding, and the decoding slower for waiting on it
+    assert pa.prefill_s < pm.prefill_s and pa.tpot_s > pm.tpot_s
+    # SGLang's own policy says so, and vLLM's and TensorRT-LLM's mix
+    pols = ENG.memory_policies
+    assert not pols["sglang-default"].mixed_steps
+    assert all(pols[k].mixed_steps for k in ("vllm-default", "trtllm-bench", "trtllm-serve", "trtllm-serve-plain"))

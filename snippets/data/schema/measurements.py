@@ -283,6 +283,16 @@ class CudaGraphs(_Strict):
     """The harness's command that shows it, and the default it relies on (the source is among the row's sources)."""
 
 
+class MixedSteps(_Strict):
+    """Whether the row's engine ran prompts' prefills in the decoding sequences' steps, where its memory policy is
+    not that engine's (data/policies.yaml `mixed_steps`): an SGLang row budgeted by its command's own flags keeps
+    vLLM's budget, yet SGLang's scheduler runs every prefill in a step of its own unless --enable-mixed-chunk."""
+
+    enabled: bool
+    how: Annotated[str, Field(min_length=10)]
+    """The command and the engine's default it relies on (the source is among the row's sources)."""
+
+
 class Speedup(_Strict):
     """A ratio the source publishes against the same deployment without the row's mode."""
 
@@ -342,6 +352,9 @@ class Measurement(_Strict):
     cuda_graphs: CudaGraphs | None = None
     """Whether the engine replayed CUDA graphs, where the source's harness decides it; None: the memory policy's
     graphs."""
+    mixed_steps: MixedSteps | None = None
+    """Whether the engine ran prompts in the decoding sequences' steps, where its memory policy is not its engine's;
+    None: the memory policy's setting."""
     definitions: Definitions
     ttft_ms: PositiveFloat | None = None
     itl_ms: PositiveFloat | None = None

@@ -123,6 +123,8 @@ class MemoryPolicy(MemoryPolicySpec):
     cuda_graph_batch: Literal["vllm", "max_num_seqs", "device_class", "none"] | PositiveInt = "vllm"
     chunked_prefill: bool
     """Stated by every policy (the record's default is vLLM's: True)."""
+    mixed_steps: bool
+    """Stated by every policy (the record's default is vLLM's: True)."""
     rationale: Annotated[str, Field(min_length=20)]
     sources: Sources
 
