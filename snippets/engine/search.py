@@ -791,8 +791,7 @@ def _disaggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | Non
                         run.candidates.append(pt)
                 pairs.append((_floor(p, first, rate(peak)), p, pool, rate, top))
     # the pairs whose GPUs at their fastest batch could cost least first; none after the cheapest found costs less
-    bar = min(((q.gpu_hours_per_mtok, q.gpus) for q in run.candidates if q.mode == "disaggregated"),
-              default=(math.inf, 0))
+    bar = min((_point_cost(q) for q in run.candidates if q.mode == "disaggregated"), default=(math.inf, 0))
     for floor, p, pool, rate, top in sorted(pairs, key=lambda x: x[0]):
         if floor >= bar:
             break
@@ -800,7 +799,7 @@ def _disaggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | Non
         if pt is not None:
             run.points.append(pt)
             run.candidates.append(pt)
-            bar = (pt.gpu_hours_per_mtok, pt.gpus)
+            bar = _point_cost(pt)
 
 
 def _rates(pool: Callable[[int], DecodePool]) -> Callable[[int], float]:
@@ -820,7 +819,7 @@ def _floor(p: PrefillPool, first: DecodePool, r_top: float) -> tuple[float, int]
     dd = first.deployment
     unit = 1 if dd.setting.price is None else dd.setting.price.gpus_per_unit
     gp, gd = p.deployment.gpus, dd.gpus
-    return min((_gpu_hours(rented_share(gp + y * gd, unit), y, r_top, first.output_tokens), gp + y * gd)
+    return min((_even(_gpu_hours(rented_share(gp + y * gd, unit), y, r_top, first.output_tokens)), gp + y * gd)
                for y in range(1, MAX_DECODE_WORKERS + 1))
 
 
@@ -842,7 +841,7 @@ def _cheapest_pair(p: PrefillPool, pool: Callable[[int], DecodePool], rate: Call
     s, gp, gd, n_out = p.service_s, p.deployment.gpus, dd.gpus, first.output_tokens
 
     def gpu_hours(share: float, y: int, r: float) -> float:
-        return _gpu_hours(share, y, r, n_out)
+        return _even(_gpu_hours(share, y, r, n_out))
 
     fastest = _peak(1, top, rate, lambda _: True)
     assert fastest is not None  # noqa: S101 - with nothing to fit, the peak is one of the batches
@@ -1008,9 +1007,17 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
                   rec_plan)
 
 
+def _even(gpu_hours: float) -> float:
+    """GPU-hours per million output tokens to 12 significant figures, where the search compares them: configurations
+    that cost the same (three copies of a pair of workers and one pair) differ in the last bits of their arithmetic,
+    and the last bits differ between CPython's libm and the browser's; so rounded, such a tie goes to the fewer GPUs
+    on either."""
+    return float(f"{gpu_hours:.12g}")
+
+
 def _point_cost(p: Point) -> tuple[float, int]:
-    """What the cheapest point minimizes: GPU-hours per million output tokens, then GPUs."""
-    return p.gpu_hours_per_mtok, p.gpus
+    """What the cheapest point minimizes: GPU-hours per million output tokens (`_even`), then GPUs."""
+    return _even(p.gpu_hours_per_mtok), p.gpus
 
 
 def _plan_cost(x: Plan) -> tuple[float, float, float]:

@@ -640,3 +640,19 @@ def test_with_a_rate_the_recommended_plan_follows_the_rule_on_rented_gpus(h100_a
     assert s.recommended_plan.rented_gpus == (d if d <= 0.9 * a else a)
     assert s.recommended.mode == ("disaggregated" if d <= 0.9 * a else "aggregated")
     assert s.plan.rented_gpus == min(a, d)
+
+
+def test_configurations_of_one_cost_tie_to_the_fewer_gpus_whatever_the_last_bits():
+    # three copies of a pair of workers cost what one pair costs per token, but the two sums round differently in
+    # their last bits (and differently in the browser's libm than in CPython's): the search compares the costs to 12
+    # significant figures, so such a tie goes to the fewer GPUs on either
+    from snippets.engine.search import _even, _gpu_hours
+
+    differ = 0
+    for i in range(1, 2000):
+        r = 0.37 + i * 1e-3
+        one, three = _gpu_hours(5.0, 1, r, 200), _gpu_hours(15.0, 3, r, 200)
+        differ += one != three
+        assert _even(one) == _even(three)
+    assert differ > 0  # the raw figures do differ for some rates
+    assert _even(1.0000000000004) == 1.0 and _even(1.00000000004) > 1.0
