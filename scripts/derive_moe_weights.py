@@ -15,7 +15,8 @@ twice the L2 cache. Rows per touched expert r = tokens x top-k / experts touched
 experts (i + j ceil(E/k)) mod E), at r = 1, 2, 4 and 8, where the layer is bound by its weight stream (beyond, its
 arithmetic begins to show, which the time model prices apart). Each engine's kernel is the one its table measured
 most (the gated kernels only). Each engine's median per r, then the median of the engines; the range at r = 1
-spans the engines. Prints each chip's and format's entry."""
+spans the engines. Prints each chip's and format's entry, or why it is left out: where a kernel's share exceeds 1,
+the time model's fixed charges overstate that kernel's own fixed cost, and no share can be read on its terms."""
 from __future__ import annotations
 
 import math
@@ -82,6 +83,10 @@ def main() -> None:
                             shares[b].append(w / net / peak)
                 per_engine[f"{t} {kernel}"] = {b: statistics.median(v) for b, v in shares.items() if len(v) >= 3}
             if not per_engine:
+                continue
+            if any(v > 1 for s in per_engine.values() for v in s.values()):
+                print(f"# {chip_id}-moe-weights-{fmt}: left out, a kernel's points exceed the datasheet once the fixed "
+                      "charges are taken out (its own fixed cost is below them)")
                 continue
             med = {b: statistics.median([s[b] for s in per_engine.values() if b in s]) for b in BUCKETS
                    if any(b in s for s in per_engine.values())}
