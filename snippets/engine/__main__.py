@@ -92,6 +92,8 @@ def _parser() -> argparse.ArgumentParser:
             s.add_argument("--concurrency", default=None, help="sequences at once, or 'max'")
             s.add_argument("--layout-policy", help="a layout policy id (size)")
         s.add_argument("--kv-precision", help="a precision id for the KV cache (default: the scenario's)")
+        s.add_argument("--memory-policy", help="a memory policy id: the engine's memory budget, limits and scheduling "
+                       "(vllm-default, sglang-default, trtllm-serve, ...; default: the scenario's)")
         s.add_argument("--data", help="the data directory (default: the repository's data/)")
         s.add_argument("--catalog", help="an exported catalog (JSON) instead of data/")
         if name == "predict":
@@ -188,6 +190,7 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
             "hbm_fraction": tm.chip(st.chip.id).hbm, "kernel_us": tm.kernel_s * 1e6,
             "step_overhead_ms": tm.step_overhead_s * 1e3, "nvlink_hop_us": tm.nvlink_hop_s * 1e6,
             "gpu_memory_utilization": st.memory_policy.share(d.layout.tp, d.layout.pp),
+            "mixed_steps": st.memory_policy.mixed_steps, "chunked_prefill": st.memory_policy.chunked_prefill,
             "price": None if st.price is None else {"usd_per_gpu_hour": st.price.usd_per_gpu_hour,
                                                      "gpus_per_unit": st.price.gpus_per_unit,
                                                      "provider": st.price.provider},
@@ -221,7 +224,7 @@ def search_report(res: Search) -> dict[str, Any]:
     st, t = res.setting, res.targets
     return {
         "model": st.model.id, "precision": st.precision.id, "accelerator": st.chip.id, "node": st.node.id,
-        "input_tokens": res.input_tokens, "output_tokens": res.output_tokens,
+        "memory_policy": st.memory_policy.id, "input_tokens": res.input_tokens, "output_tokens": res.output_tokens,
         "targets": {"ttft_ms": None if t.ttft_s is None else t.ttft_s * 1e3,
                     "tpot_ms": None if t.tpot_s is None else t.tpot_s * 1e3},
         "frontier": [p.as_dict() for p in res.frontier], "best": _answer(res.best, res.plan),
@@ -250,6 +253,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         eng = _catalog(args)
         if args.scenario not in eng.scenarios:
             raise UnknownId(f"unknown id {args.scenario!r} (scenario); known: {', '.join(sorted(eng.scenarios))}")
+        if args.memory_policy is not None and args.memory_policy not in eng.memory_policies:
+            raise UnknownId(f"unknown id {args.memory_policy!r} (memory policy); known: "
+                            f"{', '.join(sorted(eng.memory_policies))}")
         sc = eng.scenarios[args.scenario]
         n_in = sc.input_tokens if args.input_tokens is None else args.input_tokens
         n_out = sc.output_tokens if args.output_tokens is None else args.output_tokens
@@ -267,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         def make(k: int) -> Setting:
             return setting(eng, args.model, args.precision, args.scenario, node=req.node,
                            layout_policy=args.layout_policy, concurrency=k, context_tokens=n_in + n_out,
-                           kv_precision=args.kv_precision)
+                           kv_precision=args.kv_precision, memory_policy=args.memory_policy)
 
         d = deploy_admitting(make, conc, layout)
         if want_max:
@@ -302,7 +308,7 @@ def _search(eng: EngineCatalog, args: argparse.Namespace, req: Request) -> int:
                  ttft_ms=args.ttft_ms, tpot_ms=args.tpot_ms, rate=args.rate, mode=args.mode,
                  speculation=speculation_of(eng, args.model, args.spec_tokens, args.acceptance, args.draft),
                  prefix_hit=args.prefix_hit, prefix_groups=args.prefix_groups, scenario=args.scenario,
-                 kv_precision=args.kv_precision, node=args.node)
+                 kv_precision=args.kv_precision, node=args.node, memory_policy=args.memory_policy)
     print(json.dumps(search_report(res), indent=1, sort_keys=True))
     return 0 if res.best is not None else 1
 

@@ -314,7 +314,7 @@ def target(eng: EngineCatalog, inputs: Inputs, n_in: int, n_out: int) -> dict[st
         return {"asked": False, "text": "Give a TTFT or TPOT target for the recommended configuration meeting it.",
                 "outputs": {}, "svg": "", "frontier": []}
     res = search(eng, inputs.model, inputs.precision, inputs.accelerator, n_in, n_out, ttft_ms=inputs.ttft_ms,
-                 tpot_ms=inputs.tpot_ms, rate=inputs.rate, scenario=SCENARIO)
+                 tpot_ms=inputs.tpot_ms, rate=inputs.rate, scenario=SCENARIO, memory_policy=inputs.memory_policy)
     return {"asked": True, **target_outputs(res), "svg": frontier_svg(res),
             "frontier": [{"mode": p.mode, "label": p.label, "per_user": repr(p.per_user), "per_gpu": repr(p.per_gpu)}
                          for p in res.frontier]}

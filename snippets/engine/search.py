@@ -957,12 +957,13 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
            rate: float | None = None, mode: str = "any", speculation: Speculation | None = None,
            prefix_hit: float = 0.0, prefix_groups: int = 1, scenario: str = "reference",
            kv_precision: str | None = None, node: str | None = None, max_gpus: int | None = None,
-           sweep: bool = True) -> Search:
+           sweep: bool = True, memory_policy: str | None = None) -> Search:
     """Every configuration of `model` in `precision` on `accelerator`'s node for requests of `input_tokens` +
     `output_tokens`, in `mode` (aggregated, disaggregated or any), with and without `speculation` where given:
     the frontier (unless `sweep` is False: then only what the cheapest needs) and the cheapest meeting the
     targets, with the plan that carries `rate` requests a second. The node is `accelerator`'s first, or `node`;
-    `max_gpus` bounds one configuration (a replica, or the pools of a disaggregated one), not the plan."""
+    `max_gpus` bounds one configuration (a replica, or the pools of a disaggregated one), not the plan;
+    `memory_policy`, where given, is the engine's budget and scheduling in place of the scenario's."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if min(input_tokens, output_tokens) < 1:
@@ -971,7 +972,8 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
         raise ValueError(f"the request rate must be positive, not {rate}")
     t = Targets(None if ttft_ms is None else ttft_ms / 1e3, None if tpot_ms is None else tpot_ms / 1e3)
     st = setting(eng, model, precision, scenario, accelerator=None if node else accelerator, node=node,
-                 concurrency=1, context_tokens=input_tokens + output_tokens, kv_precision=kv_precision)
+                 concurrency=1, context_tokens=input_tokens + output_tokens, kv_precision=kv_precision,
+                 memory_policy=memory_policy)
     try:
         deps = layouts(st)
     except NoLayout:

@@ -209,6 +209,14 @@ def test_the_target_answer_is_the_search_and_tightening_tpot_never_cheapens_it(c
     assert costs == sorted(costs) and len(costs) >= 2
     none = answer(eng, {"tpot_ms": "1"})["target"]
     assert not none["met"] and "time per output token binds" in none["text"]
+    # the memory policy chosen in the form is the search's too: SGLang's budget and its prefill steps
+    sgl = answer(eng, {"rate": "20", "memory_policy": "sglang-default"})["target"]
+    res = search(eng, "llama-3.1-70b", "fp8", "h100-sxm", got["report"]["input_tokens"],
+                 got["report"]["output_tokens"], ttft_ms=2000, tpot_ms=30, rate=20, scenario="serving",
+                 memory_policy="sglang-default")
+    assert res.recommended is not None and res.setting.memory_policy.id == "sglang-default"
+    assert float(sgl["outputs"]["t_cost_per_mtok"]["value"]) == res.recommended.usd_per_mtok
+    assert answer(eng, {"memory_policy": "sglang-default"})["report"]["assumptions"]["mixed_steps"] is False
     off = answer(eng, {"ttft_ms": "", "tpot_ms": ""})["target"]
     assert off["asked"] is False
 

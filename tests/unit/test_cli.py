@@ -191,3 +191,28 @@ def test_predict_says_which_regime_each_band_is_from(catalog: Catalog, capsys: p
         assert b["regime"] == regime and b["test_rows"] == rows
         assert b["widest"] is (rows < bands_mod.MIN_ROWS)
         assert ("the widest band of any regime" in b["basis"]) is b["widest"]
+
+
+def test_a_memory_policy_budgets_and_schedules_as_that_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    # Llama 3.1 8B BF16 on one H100 SXM: vLLM's budget is 0.9 of the CUDA total and mixes prompts into decode steps;
+    # SGLang's launch_server with no memory flag keeps (G - R) / G of the device, 0.835 at TP1 (R = 512 + 1.5 x 8,192
+    # + 2 x 256 + 1,024 / 8 MiB = 13,440 MiB of nvidia-smi's 81,559: tests/unit/test_memory.py works it), and runs
+    # each prefill in a step of its own
+    base = ["predict", "--model", "llama-3.1-8b", "--precision", "bf16", "--accelerator", "h100-sxm", "--tp", "1",
+            "--concurrency", "16", "--input-tokens", "1000", "--output-tokens", "1000"]
+    rc, vllm, err = _run(base, capsys)
+    assert rc == 0, err
+    rc, sgl, err = _run([*base, "--memory-policy", "sglang-default"], capsys)
+    assert rc == 0, err
+    assert vllm["assumptions"]["memory_policy"] == "vllm-default" and vllm["assumptions"]["mixed_steps"] is True
+    assert vllm["assumptions"]["gpu_memory_utilization"] == pytest.approx(0.9)
+    assert sgl["assumptions"]["memory_policy"] == "sglang-default" and sgl["assumptions"]["mixed_steps"] is False
+    assert sgl["assumptions"]["gpu_memory_utilization"] == pytest.approx(0.835)
+    assert sgl["tpot_ms"] > vllm["tpot_ms"]  # the decoding requests wait for each prompt's step
+    rc, found, err = _run(["search", "--model", "llama-3.1-8b", "--precision", "bf16", "--accelerator", "h100-sxm",
+                           "--input-tokens", "1000", "--output-tokens", "200", "--tpot-ms", "20", "--mode",
+                           "aggregated", "--memory-policy", "sglang-default"], capsys)
+    assert rc == 0 and found["memory_policy"] == "sglang-default", err
+    rc, out, err = _run([*base, "--memory-policy", "tp-in-node"], capsys)  # a layout policy, not a memory one
+    assert rc == 2 and out is None and err.count("\n") == 1
+    assert "unknown id 'tp-in-node' (memory policy); known: sglang-default," in err
