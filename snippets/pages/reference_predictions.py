@@ -341,6 +341,15 @@ class ReferencePredictionsPage(Page):
         self.amd_plain_itl = fmt.percent(-plain_itl)
         # slower than the model by more than the band the calibration's own rows hold to
         self.amd_plain_slow = fmt.claim(bool(plain) and plain_itl < -CAL_BAND, f"median ITL error {plain_itl:+.1%}")
+        # which engines' rows run each prompt in a step of its own: their memory policy's mixed_steps, or the row's
+        apart = {r.measurement.engine.split(" ")[0] for r in every if not r.deployment.setting.memory_policy.mixed_steps}
+        sglang = [r for r in every if r.measurement.engine.split(" ")[0] == "SGLang"]
+        mixed = sum(r.deployment.setting.memory_policy.mixed_steps for r in sglang)
+        self.sglang_apart = fmt.claim(
+            bool(sglang) and mixed == 0,
+            f"{len(sglang)} SGLang rows, {mixed} with mixed steps; engines whose rows run prompts apart: "
+            f"{', '.join(sorted(apart))}",
+            structural="a yes or no per row: whether its engine mixes prompts into decode steps")
         self.extend(known_misses(test, test_skip))
 
 namespace = ReferencePredictionsPage.namespace_of
