@@ -4,15 +4,16 @@ AIConfigurator's measured fused-MoE tables.
 Run by hand, not in CI: it needs pandas and pyarrow (not project dependencies) and a checkout of
 ai-dynamo/aiconfigurator at the commit the entries cite:
 
-    python scripts/derive_moe_weights.py /path/to/aiconfigurator
+    PYTHONPATH=. python scripts/derive_moe_weights.py /path/to/aiconfigurator
 
 For each chip, format and engine (the newest table of SGLang, TensorRT-LLM and vLLM), every gated MoE shape with
 balanced routing, experts sliced by tensor parallelism of 1, 2, 4 or 8 and no expert parallelism: each point's
 share of the HBM datasheet bandwidth is the expert weights the step touches over the latency left once the engine's
 own charges are taken out (the experts op's fixed cost, 2 GEMMs + 4 routing kernels + 1 activation quantization
-below 16 bits, at 2.7 us each, and its activations at the streaming share), points whose weights are at least
-twice the L2 cache. Rows per touched expert r = tokens x top-k / experts touched (balanced routing: token i takes
-experts (i + j ceil(E/k)) mod E), at r = 1, 2, 4 and 8, where the layer is bound by its weight stream (beyond, its
+below 16 bits, at the time model's cost per kernel, and its activations at the chip's streaming share, all read
+from data/ through the engine), points whose weights are at least four times the L2 cache. Rows per touched
+expert r = tokens x top-k / experts touched (balanced routing: token i takes experts (i + j ceil(E/k)) mod E), at
+r = 1, 2, 4 and 8, where the layer is bound by its weight stream (beyond, its
 arithmetic begins to show, which the time model prices apart). Each engine's kernel is the one its table measured
 most (the gated kernels only). Each engine's median per r, then the median of the engines; the range at r = 1
 spans the engines. Prints each chip's and format's entry, or why it is left out: where a kernel's share exceeds 1,
@@ -28,12 +29,16 @@ from io import BytesIO
 import pandas as pd
 
 BASE = "aic-core/src/aiconfigurator_core/systems/data"
-CHIPS = {"h100-sxm": ("h100_sxm", 3.35e12, 50e6, 0.85), "h200-sxm": ("h200_sxm", 4.8e12, 50e6, 0.85),
-         "b200": ("b200_sxm", 7.7e12, 126e6, 0.85), "gb200": ("gb200", 8.0e12, 126e6, 0.85)}
+COMMIT = "095f58a51c4ca8e61b66ec108d86f223f8d559ce"
+"""The tables' commit, as data/efficiencies.yaml cites it."""
+CHIPS = {"h100-sxm": ("h100_sxm", 50e6), "h200-sxm": ("h200_sxm", 50e6), "b200": ("b200_sxm", 126e6),
+         "gb200": ("gb200", 126e6)}
+"""Each chip's directory in the tables, and its L2 cache in bytes (NVIDIA's architecture briefs: 50 MB on Hopper,
+126 MB on Blackwell)."""
 TABLES = ("sglang/0.5.14", "trtllm/1.3.0rc20", "vllm/0.24.0")
-FORMATS = {"bf16": ("bfloat16", 2.0, 0), "fp8": ("fp8_block", 1.0 + 4 / 128 / 128, 1), "fp4": ("nvfp4", 0.5625, 1)}
+FORMATS = {"bf16": ("bfloat16", "bf16"), "fp8": ("fp8_block", "fp8-block"), "fp4": ("nvfp4", "nvfp4")}
+"""The engine's tensor format: the tables' moe_dtype, and the precision whose bytes per parameter it stores."""
 BUCKETS = (1, 2, 4, 8)
-KERNEL_S = 2.7e-6
 
 
 def touched(n: int, e: int, k: int) -> int:
@@ -42,15 +47,28 @@ def touched(n: int, e: int, k: int) -> int:
 
 
 def table(repo: str, chip: str, t: str) -> pd.DataFrame | None:
-    path = f"HEAD:{BASE}/{chip}/moe/{t}/moe_perf.parquet"
+    path = f"{COMMIT}:{BASE}/{chip}/moe/{t}/moe_perf.parquet"
     r = subprocess.run(["git", "-C", repo, "show", path], capture_output=True, check=False)
     return pd.read_parquet(BytesIO(r.stdout)) if r.returncode == 0 else None
 
 
 def main() -> None:
+    from snippets.data import load
+    from snippets.data.export import engine_catalog
+    from snippets.engine.ops import ACTIVATION_BYTES
+    from snippets.engine.step import ROUTING_KERNELS
+
     repo = sys.argv[1]
-    for chip_id, (chip, peak, l2, hbm_share) in CHIPS.items():
-        for fmt, (dtype, bpp, q) in FORMATS.items():
+    eng = engine_catalog(load())
+    tm = eng.time_models["measured-fractions"]
+    for chip_id, (chip, l2) in CHIPS.items():
+        peak = eng.chips[chip_id].hbm_bytes_per_s
+        stream = peak * tm.chip(chip_id).hbm
+        for fmt, (dtype, precision) in FORMATS.items():
+            bpp = eng.precisions[precision].bytes_per_param
+            # the experts op's kernels as step._moe_ops charges them: two grouped GEMMs, the routing, and one
+            # activation quantization where the matrix units run in 8 bits or fewer (step._quant_kernels)
+            fixed = (2 + ROUTING_KERNELS + (fmt != "bf16")) * tm.kernel_s
             per_engine: dict[str, dict[int, float]] = {}
             for t in TABLES:
                 df = table(repo, chip, t)
@@ -77,8 +95,8 @@ def main() -> None:
                         w = hit * 3 * h * inter / tp * bpp
                         if w < 4 * l2:
                             continue
-                        act = n * k * (2 * h + 2 * inter / tp) * 2
-                        net = lat * 1e-3 - (6 + q) * KERNEL_S - act / (peak * hbm_share)
+                        act = n * k * (2 * h + 2 * inter) * ACTIVATION_BYTES  # as step._moe_ops charges them
+                        net = lat * 1e-3 - fixed - act / stream
                         if net > 0:
                             shares[b].append(w / net / peak)
                 per_engine[f"{t} {kernel}"] = {b: statistics.median(v) for b, v in shares.items() if len(v) >= 3}

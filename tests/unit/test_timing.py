@@ -13,6 +13,7 @@ import math
 import subprocess
 import sys
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -489,11 +490,17 @@ def test_data_parallel_attention_holds_each_sequence_on_one_rank():
 # --------------------------------------------------------------------------- one wave and prompts sharing a step
 
 
-def test_a_wave_runs_step_by_step_as_the_scheduler_does():
-    st = setting(ENG, "llama-3.1-8b", "fp8", "reference", accelerator="h100-sxm", concurrency=3, context_tokens=103,
-                 max_num_seqs=3, max_num_batched_tokens=250)
+def _three(context: int, budget: int, **policy: bool) -> tuple[Any, Deployment, Any]:
+    """Llama 3.1 8B FP8 on one H100 for a wave of three: (its setting, the deployment, its prep), sequences of at most
+    `context` tokens, `budget` tokens a step, and the memory policy's settings `policy` overrides."""
+    st = setting(ENG, "llama-3.1-8b", "fp8", "reference", accelerator="h100-sxm", concurrency=3, context_tokens=context,
+                 max_num_seqs=3, max_num_batched_tokens=budget, **policy)
     d = deploy(st, Layout(1))
-    p = prepare(d)
+    return st, d, prepare(d)
+
+
+def test_a_wave_runs_step_by_step_as_the_scheduler_does():
+    _, d, p = _three(103, 250)
     w = wave(d, 3, 100, 3, prep=p)
     # step 1: 250 prompt tokens, prompts 0 and 1 whole and half of prompt 2; both finished prompts have a token
     t1 = mixed_step(d, 0, 0.0, 250, 0, finishing=2, prep=p, prompts=3).total_s
@@ -516,10 +523,7 @@ def test_a_wave_runs_step_by_step_as_the_scheduler_does():
 def test_a_wave_without_chunked_prefill_takes_whole_prompts_and_the_next_waits():
     # TensorRT-LLM without chunked context (MicroBatchScheduler): decode tokens first, then whole prompts while they
     # fit max_num_tokens; the first that does not fit waits. Three prompts of 200 tokens, three tokens out, 201 a step
-    st = setting(ENG, "llama-3.1-8b", "fp8", "reference", accelerator="h100-sxm", concurrency=3, context_tokens=203,
-                 max_num_seqs=3, max_num_batched_tokens=201, chunked_prefill=False)
-    d = deploy(st, Layout(1))
-    p = prepare(d)
+    st, d, p = _three(203, 201, chunked_prefill=False)
     w = wave(d, 3, 200, 3, prep=p)
     # step 1: prompt A alone (a second would need 400 tokens); A has its first token
     t1 = mixed_step(d, 0, 0.0, 200, 0, finishing=1, prep=p).total_s
@@ -677,13 +681,16 @@ def test_experts_stream_their_weights_at_the_measured_fused_moe_share():
     stream = 7.7e12 * b200.hbm
     assert experts.memory_s == pytest.approx(weights / (7.7e12 * 0.87) + act / stream, rel=1e-9)
     assert weights / (7.7e12 * 0.87) == pytest.approx(6.57e-6, rel=1e-3)
-    # at 64 sequences 87 % of the experts are touched, each by 64 x 8 / (256 x 0.87) = 2.3 rows: the curve between
-    # its points at 2 rows (0.88) and 4 (0.86), never above its share at fewer rows
+    # at 64 sequences 87 % of the experts are touched, each by 64 x 8 / (256 x 0.87) = 2.3 rows: the curve there lies
+    # between its points at 2 rows (0.88) and 4 (0.87), but a share is never above its share at fewer rows, so the
+    # experts stream at one row's 0.87 (GemmEfficiency.stream_share)
     experts = next(o for o in step(d, "decode", 64, 2000.0).ops if o.name == "experts")
     touched = 1 - (1 - 8 / 256) ** 64
     rows = 64 * 8 / (256 * touched)
-    share = b200.moe_stream_for("fp8").stream_share(rows)
-    assert 0.86 < share < 0.88
+    curve = b200.moe_stream_for("fp8")
+    assert rows == pytest.approx(2.3, abs=0.01) and 0.87 < curve.weight_fraction(rows) < 0.88
+    share = curve.stream_share(rows)
+    assert share == 0.87
     weights = 256 * touched * 3 * 7168 * 2048 / 8
     act = 64 * 8 * (2 * 7168 + 2 * 2048) * 2
     assert experts.memory_s == pytest.approx(weights / (7.7e12 * share) + act / stream, rel=1e-9)
@@ -700,10 +707,7 @@ def test_a_wave_without_mixed_steps_runs_the_prompts_first_and_the_decoding_wait
     # Step 1: 250 prompt tokens, prompts 0 and 1 whole and half of prompt 2; step 2: prompt 2's last 50 alone, the two
     # finished prompts getting no token from it; then all three decode their two remaining tokens together, at 101
     # and 102 tokens (101.5 on average)
-    st = setting(ENG, "llama-3.1-8b", "fp8", "reference", accelerator="h100-sxm", concurrency=3, context_tokens=103,
-                 max_num_seqs=3, max_num_batched_tokens=250, mixed_steps=False)
-    d = deploy(st, Layout(1))
-    p = prepare(d)
+    _, d, p = _three(103, 250, mixed_steps=False)
     w = wave(d, 3, 100, 3, prep=p)
     t1 = mixed_step(d, 0, 0.0, 250, 0, finishing=2, prep=p, prompts=3).total_s
     t2 = mixed_step(d, 0, 0.0, 50, 50, finishing=1, prep=p).total_s
