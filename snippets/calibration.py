@@ -316,7 +316,8 @@ def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) ->
                  memory_policy=None if lim is None else lim.memory_policy,
                  chunked_prefill=None if m.chunked_prefill is None else m.chunked_prefill.enabled,
                  cuda_graphs=None if m.cuda_graphs is None else m.cuda_graphs.enabled,
-                 mixed_steps=None if m.mixed_steps is None else m.mixed_steps.enabled)
+                 mixed_steps=None if m.mixed_steps is None else m.mixed_steps.enabled,
+                 cuda_graph_max_batch=None if lim is None else lim.cuda_graph_max_batch)
     if tm is not None:
         st = replace(st, time_models={st.time_model_id: tm})
     return deploy(st, lay)

@@ -215,6 +215,7 @@ def setting(
     chunked_prefill: bool | None = None,
     cuda_graphs: bool | None = None,
     mixed_steps: bool | None = None,
+    cuda_graph_max_batch: int | None = None,
 ) -> Setting:
     """Look every input up by id. The node is the scenario's, or `node`, or the first node of `accelerator`.
 
@@ -226,7 +227,9 @@ def setting(
     `chunked_prefill`, where given, says whether the engine splits a prompt
     across steps (the policy's own setting otherwise); `cuda_graphs` false runs every step without CUDA graphs (none
     captured, so none held in memory), true or None keeps the policy's graphs; `mixed_steps`, where given, says whether
-    a step carries prompt tokens beside the decoding sequences' (the policy's own setting otherwise)."""
+    a step carries prompt tokens beside the decoding sequences' (the policy's own setting otherwise);
+    `cuda_graph_max_batch`, where given, is the largest batch replayed in a CUDA graph (SGLang's --cuda-graph-max-bs)
+    in place of the policy's rule."""
     sc = eng.scenarios[scenario]
     if concurrency is not None or context_tokens is not None:
         from dataclasses import replace
@@ -264,6 +267,12 @@ def setting(
         from dataclasses import replace
 
         pol = replace(pol, mixed_steps=mixed_steps)
+    if cuda_graph_max_batch is not None and cuda_graphs is not False:
+        from dataclasses import replace
+
+        if cuda_graph_max_batch < 1:
+            raise ValueError(f"cuda_graph_max_batch {cuda_graph_max_batch} is not a batch: at least 1")
+        pol = replace(pol, cuda_graph_batch=cuda_graph_max_batch)
     if cuda_graphs is False:
         from dataclasses import replace
 

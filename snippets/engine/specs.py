@@ -501,7 +501,8 @@ class MemoryPolicySpec:
     """Which steps run in CUDA graphs: "vllm" (the time model's cap, min(2 x max_num_seqs, 512), within the step's
     token budget); "max_num_seqs" (every step of up to max_num_seqs tokens: TensorRT-LLM's padded graphs up to its
     max batch size); a number n (every step of up to n tokens, and none above: TensorRT-LLM's default graphs, every
-    batch of 1 to 31 and then 32, 64 and 128 exactly, without padding, which this takes as up to 31); "none" (no
+    batch of 1 to 31 and then 32, 64 and 128 exactly, without padding, which this takes as up to 31; SGLang's
+    --cuda-graph-max-bs n, every batch padded up to its next captured size, `setting`'s `cuda_graph_max_batch`); "none" (no
     step: a run without CUDA graphs, where a row's harness says so, `setting`'s `cuda_graphs`); "device_class" (every
     step of up to `static_reserve`'s cap for the device and TP degree: SGLang pads a batch up to its next captured
     size)."""

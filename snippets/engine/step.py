@@ -320,7 +320,7 @@ def prepare(d: Deployment) -> Prep:
         graph = 0
     elif pol.cuda_graph_batch == "max_num_seqs":
         graph = pol.max_num_seqs
-    elif isinstance(pol.cuda_graph_batch, int):  # graphs of up to a fixed batch, none padded up to
+    elif isinstance(pol.cuda_graph_batch, int):  # graphs of up to a fixed batch (a command's --cuda-graph-max-bs)
         graph = min(pol.cuda_graph_batch, pol.max_num_seqs)
     elif pol.cuda_graph_batch == "device_class":  # SGLang: padded graphs up to its device class's cap at this TP
         graph = min(pol.graph_cap(lay.tp) or 0, pol.max_num_seqs)

@@ -7,6 +7,8 @@ prompt's wait behind others at low load is the worst). The other rows are predic
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from snippets import calibration
@@ -96,14 +98,45 @@ def test_first_wave_is_the_inferencex_clients_burst_and_nothing_else():
     """InferenceX's client starts its c requests at once and sends 10 c: the first wave waits (c − 1) ÷ 2 prompts on
     average, a tenth of the requests; one request waits for none, and NIM's runs (a steady window) add nothing."""
     rs = {r.id: r for r in calibration.rows(CAT, "calibration")}
-    r = rs["inferencex-dsr1-fp8-sglang-8xh200-in8192-out1024-c64"]
+    r = rs["inferencex-dsr1-fp8-sglang-8xh200-in8192-out1024-c32"]
     p = r.prediction
-    assert calibration.first_wave_s(r.measurement, p) == pytest.approx(63 / 2 * p.prefill_s / 10)
-    assert r.predicted("ttft_ms") == pytest.approx((p.ttft_s + 63 / 2 * p.prefill_s / 10) * 1e3)
+    assert calibration.first_wave_s(r.measurement, p) == pytest.approx(31 / 2 * p.prefill_s / 10)
+    assert r.predicted("ttft_ms") == pytest.approx((p.ttft_s + 31 / 2 * p.prefill_s / 10) * 1e3)
+    # at 64 the KV cache holds 61 of the requests: the first wave is the 61 that run at once
+    full = rs["inferencex-dsr1-fp8-sglang-8xh200-in8192-out1024-c64"]
+    assert full.prediction.in_flight == 61
+    assert calibration.first_wave_s(full.measurement, full.prediction) == pytest.approx(
+        60 / 2 * full.prediction.prefill_s / 10)
     one = rs["inferencex-dsr1-fp8-sglang-8xb200-in1024-out1024-c1"]
     assert calibration.first_wave_s(one.measurement, one.prediction) == 0.0
     nim = rs["nim180-llama33-70b-fp8-2xh100-in5000-out500-c50"]
     assert calibration.first_wave_s(nim.measurement, nim.prediction) == 0.0
+
+
+def test_inferencex_sglang_rows_run_on_sglangs_budget_as_their_scripts_start_it():
+    """InferenceX's H200 8k/1k script starts SGLang with --mem-fraction-static 0.82, --max-running-requests 256,
+    --cuda-graph-max-bs 256 and chunks of 32,768 tokens: the KV cache is 0.82 of what is free at start (the CUDA
+    total less 2.51 GiB never free at TP8) less the weights, 35.76 GB a GPU. A request's mean 7,372 + 921 tokens
+    (the client draws lengths from 0.8 to 1 times the nominal) hold 61 layers x 576 latent values x 2 bytes each:
+    61 requests fit of the 64 the client keeps in flight. On B200 at TP4 the script gives 0.95, 32 requests, graphs
+    of 32 and chunks of 8,192."""
+    rs = {r.id: r for r in calibration.rows(CAT, "calibration")}
+    r = rs["inferencex-dsr1-fp8-sglang-8xh200-in8192-out1024-c64"]
+    d, m = r.deployment, r.measurement
+    pol = d.setting.memory_policy
+    assert (pol.id, pol.utilization, pol.fraction_given, pol.mixed_steps) == ("sglang-default", 0.82, True, False)
+    assert (pol.max_num_seqs, pol.max_num_batched_tokens, pol.cuda_graph_batch) == (256, 32768, 256)
+    mem = d.memory
+    assert mem.non_torch == pytest.approx(2.51 * 2**30)
+    assert mem.kv_room == pytest.approx(0.82 * (mem.capacity - mem.non_torch) - mem.weights)
+    assert mem.kv_room == pytest.approx(35.76e9, rel=1e-3)
+    assert (m.input_tokens, m.output_tokens) == (7372, 921)
+    per = (7372 + 921) * 61 * 576 * 2
+    assert d.kv_sequences(7372 + 921) == math.floor(mem.kv_room / per) == 61
+    assert r.prediction.in_flight == 61
+    tp4 = rs["inferencex-dsr1-fp8-sglang-4xb200-in8192-out1024-c1"].deployment.setting.memory_policy
+    assert (tp4.utilization, tp4.max_num_seqs, tp4.max_num_batched_tokens, tp4.cuda_graph_batch) == (
+        0.95, 32, 8192, 32)
 
 
 def test_first_wave_of_dstacks_deepseek_runs_is_c_of_500_prompts():
@@ -206,7 +239,7 @@ def test_regime_follows_the_load_not_the_benchmarks_max_num_seqs():
     queued = rs["nim180-llama33-70b-fp8-2xh100-in5000-out500-c250"]
     assert queued.prediction.in_flight < 250
     assert queued.regime("itl_ms").phase == "decode at saturation"
-    busy = rs["inferencex-dsr1-fp8-sglang-8xh200-in8192-out1024-c64"]
+    busy = rs["inferencex-dsr1-fp8-sglang-8xh200-in1024-out1024-c64"]
     assert busy.prediction.in_flight == 64 and busy.regime("output_tokens_per_s").phase == "decode at saturation"
 
 

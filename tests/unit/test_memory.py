@@ -482,6 +482,23 @@ def test_sglang_steps_and_graphs_follow_its_device_class(eng):
     assert prepare(deploy(st, Layout(8))).rates.graph_max_tokens == 512
 
 
+def test_a_commands_cuda_graph_cap_replaces_the_device_class(eng):
+    # --cuda-graph-max-bs 128 on a B200 at TP8 (InferenceX's script), where the class would capture up to 512; no
+    # graph of more sequences than run, and none at all where the run has graphs off
+    from snippets.engine.step import prepare
+
+    kw = dict(accelerator="b200", memory_policy="sglang-default", max_num_seqs=256)
+    st = setting(eng, "qwen3-32b", "bf16", "reference", cuda_graph_max_batch=128, **kw)
+    assert prepare(deploy(st, Layout(8))).rates.graph_max_tokens == 128
+    assert prepare(deploy(setting(eng, "qwen3-32b", "bf16", "reference", **kw), Layout(8))).rates.graph_max_tokens == 256
+    few = setting(eng, "qwen3-32b", "bf16", "reference", cuda_graph_max_batch=128, **{**kw, "max_num_seqs": 64})
+    assert prepare(deploy(few, Layout(8))).rates.graph_max_tokens == 64
+    off = setting(eng, "qwen3-32b", "bf16", "reference", cuda_graph_max_batch=128, cuda_graphs=False, **kw)
+    assert prepare(deploy(off, Layout(8))).rates.graph_max_tokens == 0
+    with pytest.raises(ValueError, match="cuda_graph_max_batch 0"):
+        setting(eng, "qwen3-32b", "bf16", "reference", cuda_graph_max_batch=0, **kw)
+
+
 def test_sglangs_pool_is_weights_and_kv_with_nothing_profiled(eng):
     # GPUStack's Qwen3-32B on one A100 80GB: 0.836 x (79.255 GiB CUDA total - 0.41 never free) - 61.02 GiB of
     # weights = 4.89 GiB of KV cache; vllm serve's A100 budget leaves 8.77 (its pool 0.9 x 79.255 less a 2,048-token

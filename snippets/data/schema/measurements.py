@@ -229,7 +229,11 @@ class EngineLimits(_Strict):
     """Tokens one step computes at most (vLLM's max_num_batched_tokens, TensorRT-LLM's max_num_tokens)."""
     memory_fraction: Annotated[float, Field(gt=0, le=1)] | None = None
     """The share of memory the command gives the engine where it sets its own (TensorRT-LLM's
-    kv_cache_config.free_gpu_memory_fraction, vLLM's --gpu-memory-utilization); None: the policy's."""
+    kv_cache_config.free_gpu_memory_fraction, vLLM's --gpu-memory-utilization, SGLang's --mem-fraction-static); None:
+    the policy's."""
+    cuda_graph_max_batch: PositiveInt | None = None
+    """The largest decode batch the command has the engine replay in a CUDA graph where it sets one (SGLang's
+    --cuda-graph-max-bs, a batch padded up to the next captured size); None: the policy's rule."""
     how: Annotated[str, Field(min_length=10)]
     """Where the figures come from: the source's command, or the tool's rule it ran under, worked for this row."""
 
