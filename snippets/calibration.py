@@ -539,23 +539,62 @@ def fit_collectives(cat: Catalog) -> dict[str, CollectiveFit]:
 
     def solve(name: str, pts: list[tuple[int, float, float]], moved: Callable[[int, float], float], b: float,
               per_peer: bool) -> None:
-        rows = [[1.0] + ([float(n - 2)] if per_peer else []) + [moved(n, s) / b] for n, s, _ in pts]
-        ts = [t for *_, t in pts]
-        p = _least_squares(rows, ts)
-        pred = [sum(x * y for x, y in zip(r, p, strict=True)) for r in rows]
-        worst = max(abs(q - t) / t for q, t in zip(pred, ts, strict=True))
-        out[name] = CollectiveFit(p[0], 1 / p[-1], p[1] if per_peer else 0.0, worst, len(pts))
+        out[name] = _alpha_beta_fit(pts, moved, b, per_peer)
 
-    car = [(n, s, t * 1e-6) for n, s, t in cat.latencies[entry.custom_allreduce_points].points]
-    b = bw(entry.custom_allreduce_points)
-    solve("one_shot", [x for x in car if one_shot_applies(x[0], x[1])], lambda n, s: (n - 1) * s, b, False)
-    solve("two_shot", [x for x in car if not one_shot_applies(x[0], x[1])], lambda n, s: 2 * (n - 1) / n * s, b,
-          False)
+    _custom_allreduce_fit(cat, entry.custom_allreduce_points, bw(entry.custom_allreduce_points), solve)
     nccl = [(n, s, t * 1e-6) for n, s, t in cat.latencies[entry.nccl_allreduce_points].points]
     solve("nccl", nccl, lambda n, s: 2 * (n - 1) / n * s, bw(entry.nccl_allreduce_points), True)
     a2a = [(n, s, t * 1e-6) for n, s, t in cat.latencies[entry.alltoall_points].points]
     solve("alltoall", a2a, lambda n, s: s, bw(entry.alltoall_points), False)
     return out
+
+
+def _custom_allreduce_fit(cat: Catalog, points: str, b: float,
+                          solve: Callable[[str, list[tuple[int, float, float]], Callable[[int, float], float], float,
+                                           bool], None]) -> None:
+    """Solve one-shot and two-shot on a custom all-reduce's timings (`points`, at per-direction bandwidth `b`), each
+    point on the algorithm vLLM picks for it (`one_shot_applies`)."""
+    car = [(n, s, t * 1e-6) for n, s, t in cat.latencies[points].points]
+    solve("one_shot", [x for x in car if one_shot_applies(x[0], x[1])], lambda n, s: (n - 1) * s, b, False)
+    solve("two_shot", [x for x in car if not one_shot_applies(x[0], x[1])], lambda n, s: 2 * (n - 1) / n * s, b,
+          False)
+
+
+def fit_chip_collectives(cat: Catalog) -> dict[str, dict[str, CollectiveFit]]:
+    """Per `chip_collectives` entry of the scenario's time model (by its points' id): one-shot and two-shot fitted
+    on that chip's own custom all-reduce timings, at its per-direction scale-up bandwidth, as `fit_collectives`
+    fits the reference chip's."""
+    from snippets.data.export import engine_catalog
+
+    eng = engine_catalog(cat)
+    _, entry = _time_model_entry(cat)
+    out: dict[str, dict[str, CollectiveFit]] = {}
+    for cc in entry.chip_collectives:
+        acc = cat.latencies[cc.points].accelerator
+        assert acc is not None  # noqa: S101 - the data checks tie the points to a chip the entry prices
+        b = eng.chips[acc].scale_up_bytes_per_s
+        assert b is not None  # noqa: S101 - a custom all-reduce runs on a scale-up fabric
+        fits: dict[str, CollectiveFit] = {}
+
+        def solve(name: str, pts: list[tuple[int, float, float]], moved: Callable[[int, float], float], bw: float,
+                  per_peer: bool, fits: dict[str, CollectiveFit] = fits) -> None:
+            fits[name] = _alpha_beta_fit(pts, moved, bw, per_peer)
+
+        _custom_allreduce_fit(cat, cc.points, b, solve)
+        out[cc.points] = fits
+    return out
+
+
+def _alpha_beta_fit(pts: list[tuple[int, float, float]], moved: Callable[[int, float], float], b: float,
+                    per_peer: bool) -> CollectiveFit:
+    """Latency (and per-peer latency) and share of `b` fitted on `pts` (GPUs, bytes, seconds), least squares on
+    relative error."""
+    rows = [[1.0] + ([float(n - 2)] if per_peer else []) + [moved(n, s) / b] for n, s, _ in pts]
+    ts = [t for *_, t in pts]
+    p = _least_squares(rows, ts)
+    pred = [sum(x * y for x, y in zip(r, p, strict=True)) for r in rows]
+    worst = max(abs(q - t) / t for q, t in zip(pred, ts, strict=True))
+    return CollectiveFit(p[0], 1 / p[-1], p[1] if per_peer else 0.0, worst, len(pts))
 
 
 # ------------------------------------------------------------------------------------------- bands
@@ -627,6 +666,10 @@ def main() -> None:
     for name, c in fit_collectives(cat).items():
         print(f"collective {name}: latency {c.latency_s * 1e6:.2f} us + {c.per_peer_s * 1e6:.2f} us per peer, "
               f"efficiency {c.efficiency:.3f}, worst |error| {c.worst:.0%} over {c.points} points")
+    for points, fits in fit_chip_collectives(cat).items():
+        for name, c in fits.items():
+            print(f"collective {name} on {points}: latency {c.latency_s * 1e6:.2f} us, efficiency {c.efficiency:.3f}, "
+                  f"worst |error| {c.worst:.0%} over {c.points} points")
     for role in ("calibration", "test"):
         rs, skip = evaluate(cat, role)
         for r in rs:

@@ -98,6 +98,21 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
             target = entries.get(getattr(tm, field))
             if target is None or getattr(target, attr) != kind:
                 problems.append(f"{where}: field '{field}': {getattr(tm, field)!r} is not a {kind} entry")
+        priced: dict[str, str] = {}
+        for i, cc in enumerate(tm.chip_collectives):
+            at = f"{where}: field 'chip_collectives[{i}]"
+            target = lats.get(cc.points)
+            if target is None or target.path != "collective":
+                problems.append(f"{at}.points': {cc.points!r} is not a collective entry")
+            elif target.accelerator not in cc.accelerators:
+                problems.append(f"{at}.accelerators': {list(cc.accelerators)} leave out {target.accelerator!r}, the "
+                                f"chip {cc.points!r} was timed on")
+            for acc in cc.accelerators:
+                if acc not in cat["accelerators"]:
+                    problems.append(f"{at}.accelerators': unknown accelerator {acc!r}")
+                elif acc in priced:
+                    problems.append(f"{at}.accelerators': {acc!r} is already priced by {priced[acc]!r}")
+                priced.setdefault(acc, cc.points)
     for l_id, lat in lats.items():
         if lat.accelerator is not None and lat.accelerator not in cat["accelerators"]:
             problems.append(f"data/latencies.yaml: entry '{l_id}': field 'accelerator': unknown accelerator "

@@ -526,6 +526,9 @@ class MemoryPolicySpec:
     whose total is unknown: SGLang's 0.88)."""
     fraction_given: bool = False
     """True where the run's command sets the share itself (`utilization`), so `static_reserve`'s rule is not used."""
+    engine: str = ""
+    """The serving engine whose budget and scheduling this is (vLLM, SGLang, TensorRT-LLM): which engine's own
+    collective timings price its steps, where a chip has them (`TimeModelSpec.for_chip`)."""
 
     @property
     def max_num_seqs(self) -> int:
@@ -698,6 +701,16 @@ class AlphaBetaSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class ChipCollectivesSpec:
+    """A chip's own custom all-reduce factors under one engine, fitted on its published timings, in place of the
+    time model's."""
+
+    engine: str
+    one_shot: AlphaBetaSpec
+    two_shot: AlphaBetaSpec
+
+
+@dataclass(frozen=True, slots=True)
 class TimeModelSpec:
     id: str = field(metadata=KEY)
     name: str
@@ -730,6 +743,10 @@ class TimeModelSpec:
     """The (file, id) of every data/ entry the record was built from."""
     bands: tuple[BandEntry, ...] = ()
     """The error bands by regime, computed from the test measurements (`snippets.engine.bands`)."""
+    chip_collectives: Mapping[str, ChipCollectivesSpec] = field(default_factory=lambda: MappingProxyType({}),
+                                                                hash=False)
+    """Per accelerator id whose own custom all-reduce timings are published: its one-shot and two-shot factors under
+    the engine that was timed (`for_chip`); every other chip, or engine, takes `one_shot` and `two_shot`."""
     prompt_step_host_s: float = 0.0
     """Host time a step adds when it carries prompt tokens, over `step_overhead_s`: none in data/'s time models. A
     what-if: the predictions page asks how much of a light-load TTFT gap the measured TPOT leaves room for inside the
@@ -737,6 +754,14 @@ class TimeModelSpec:
 
     def chip(self, chip_id: str) -> ChipEfficiency:
         return self.chips.get(chip_id, self.default)
+
+    def for_chip(self, chip_id: str, engine: str) -> TimeModelSpec:
+        """This time model as it prices a step on `chip_id` under `engine`: the chip's own custom all-reduce where
+        that engine's was timed on it."""
+        c = self.chip_collectives.get(chip_id)
+        if c is None or c.engine != engine or (c.one_shot, c.two_shot) == (self.one_shot, self.two_shot):
+            return self
+        return replace(self, one_shot=c.one_shot, two_shot=c.two_shot)
 
     def kernel_fraction(self, vendor: str) -> float:
         return self.vendor_kernel_fraction.get(vendor, 1.0)

@@ -48,6 +48,25 @@ def test_the_data_holds_the_collectives_fit():
         assert f.points >= 5
 
 
+def test_the_data_holds_each_chips_own_allreduce_fit():
+    """Each chip_collectives entry's one-shot (and two-shot, where recorded) factors are the least-squares fit on its
+    chip's timings, within 30 % of every point; a two-shot left to the reference fit is one its timings cannot give:
+    fewer than five two-stage points, or a share of the link above one."""
+    tm = CAT.policies[CAT.scenarios["reference"].time_model]
+    assert isinstance(tm, TimeModel)
+    fits = calibration.fit_chip_collectives(CAT)
+    assert set(fits) == {cc.points for cc in tm.chip_collectives} and len(fits) >= 5
+    for cc in tm.chip_collectives:
+        for name in ("one_shot", "two_shot"):
+            f, rec = fits[cc.points][name], getattr(cc, name)
+            if rec is None:
+                assert f.points < 5 or f.efficiency > 1, (cc.points, name, f)
+                continue
+            assert rec.latency.seconds == pytest.approx(f.latency_s, rel=0.01), (cc.points, name)
+            assert rec.efficiency == pytest.approx(f.efficiency, rel=0.01), (cc.points, name)
+            assert f.worst <= 0.30 and f.points >= 5, (cc.points, name, f)
+
+
 def test_only_the_named_sources_calibration_rows_are_fitted():
     """The fit basis is calibration rows of NIM, InferenceX and Azure's guide whose configuration the source states,
     every one of them the engine can predict, and never a test row."""

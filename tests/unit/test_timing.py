@@ -191,6 +191,47 @@ def test_the_custom_allreduce_model_stays_near_its_published_timings():
         assert c.seconds * 1e6 == pytest.approx(us, rel=0.25), (n, nbytes, c.algorithm)
 
 
+def test_a_chip_with_its_own_timings_prices_its_allreduce_under_the_engine_timed():
+    """16 KB on eight B200s under vLLM: B200's own one stage (vLLM 0.19.0's timings: 6.97 us and a payload at 0.222
+    of NVLink 5's 900 GB/s), 7 x 16 KB / 200 GB/s + 6.97 = 7.54 us; under SGLang's memory policy, whose own B200
+    timings are not adopted, the reference fit's 4.47 us and 0.6 of the link. An H100 is priced alike under both."""
+    b200 = ENG.chips["b200"]
+    assert b200.scale_up_bytes_per_s == 900e9
+    vllm = _d("deepseek-r1", "fp8", Layout(8), accelerator="b200")
+    sgl = deploy(setting(ENG, "deepseek-r1", "fp8", "reference", accelerator="b200", concurrency=1,
+                         context_tokens=2000, memory_policy="sglang-default"), Layout(8))
+    own = vllm.setting.time_model.one_shot
+    assert (own.latency_s, own.efficiency) == pytest.approx((6.97e-6, 0.222))
+    c = allreduce(16384, group_link(vllm, "tp"), vllm.setting.time_model)
+    assert c.algorithm == "one-shot" and c.seconds == pytest.approx(6.97e-6 + 7 * 16384 / (900e9 * 0.222))
+    assert c.seconds * 1e6 == pytest.approx(7.54, abs=0.01)
+    ref = sgl.setting.time_model
+    assert (ref.one_shot, ref.two_shot) == (TM.one_shot, TM.two_shot)
+    assert allreduce(16384, group_link(sgl, "tp"), ref).seconds == pytest.approx(
+        TM.one_shot.latency_s + 7 * 16384 / (900e9 * TM.one_shot.efficiency))
+    # B300 has no two-stage factors of its own (its two-stage timings fit no share of the link): the reference's
+    b300 = TM.for_chip("b300", "vLLM")
+    assert b300.one_shot != TM.one_shot and b300.two_shot == TM.two_shot
+    # a chip without timings of its own, or an engine not timed, is the time model itself
+    assert TM.for_chip("h100-sxm", "vLLM") is TM and TM.for_chip("b200", "TensorRT-LLM") is TM
+    assert _d("llama-3.1-70b", "fp8", Layout(8)).setting.time_model is TM
+
+
+def test_every_chips_own_allreduce_stays_near_its_timings():
+    """Each chip_collectives entry priced on its own chip under vLLM keeps within 30 % of every published point it
+    was fitted on (one-shot always; two-shot where the entry has its own)."""
+    cat = load()
+    tm = cat.policies["measured-fractions"]
+    for cc in tm.chip_collectives:
+        acc = cat.latencies[cc.points].accelerator
+        d8 = _d("llama-3.1-70b", "bf16", Layout(8 if acc not in ("gb200", "gb300") else 4), accelerator=acc)
+        t = d8.setting.time_model
+        for n, nbytes, us in cat.latencies[cc.points].points:
+            c = allreduce(nbytes, group_link(Deployment(d8.setting, Layout(n), "a group of n"), "tp"), t)
+            if c.algorithm == "one-shot" or cc.two_shot is not None:
+                assert c.seconds * 1e6 == pytest.approx(us, rel=0.30), (cc.points, n, nbytes, c.algorithm)
+
+
 def test_hierarchical_allreduce_tp16_on_two_hgx_h100_by_hand():
     """TP16 over two HGX H100 nodes, one MiB per GPU (32 tokens of Llama 3.1 405B in BF16: 32 x 16,384 x 2)."""
     d = _d("llama-3.1-405b", "bf16", Layout(16))

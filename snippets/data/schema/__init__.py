@@ -37,6 +37,7 @@ from snippets.data.schema.models import ArchRecord, Model, ModelEntry, MTPAccept
 from snippets.data.schema.policies import (
     AlphaBeta,
     BytesPerElement,
+    ChipCollectives,
     Collectives,
     DefaultEfficiency,
     Defaults,
@@ -54,7 +55,7 @@ from snippets.data.schema.scenarios import LatencyTarget, Scenario, ScenarioEntr
 __all__ = [
     "DISPUTABLE", "MEASUREMENT_OPTIONAL_FIELDS", "OPTIONAL_ACCELERATOR_FIELDS",
     "PERMITTED_CALIBRATION_SOURCES", "PRICE_KINDS", "SCHEMAS", "SPECULATION_NAMES", "Accelerator", "AlphaBeta",
-    "ArchRecord", "Assumption", "BlockScale", "BytesPerElement", "Collectives", "ComputeEfficiency",
+    "ArchRecord", "Assumption", "BlockScale", "BytesPerElement", "ChipCollectives", "Collectives", "ComputeEfficiency",
     "DefaultEfficiency", "Defaults", "Definitions", "DeployedLayout", "Disaggregation", "Disagreement",
     "DocumentedDeployment", "Efficiency", "EfficiencyEntry", "Fabric", "FloatLayout", "Interconnect", "Latency",
     "LatencyTarget", "LayoutPolicy", "MTPAcceptance", "Measurement", "MemoryPolicy", "Mode", "Model",

@@ -107,7 +107,6 @@ class MemoryPolicy(MemoryPolicySpec):
     the engine's name, how it is started, the ranges its figures may take, its reasons and sources."""
 
     kind: Literal["memory"]
-    engine: str
     usage_context: Annotated[str, Field(min_length=5)]
     """How the engine is started (vLLM's defaults differ between `vllm serve` and the offline `LLM` class)."""
     large_device_memory: Annotated[float, in_base(ByteSize)] | None = None
@@ -230,6 +229,21 @@ class Collectives(_Strict):
     """Expert parallelism's dispatch and combine (DeepEP's low-latency kernels)."""
 
 
+class ChipCollectives(_Strict):
+    """A chip's own custom all-reduce, fitted on its published timings (`points`), in place of the time model's
+    one-shot and two-shot factors (fitted on `custom_allreduce_points`' chip) on the chips it names."""
+
+    points: Annotated[str, Field(min_length=2)]
+    """Id of the latencies.yaml entry (path collective) with the chip's custom all-reduce timings by size."""
+    engine: Annotated[str, Field(min_length=2)]
+    """The engine whose all-reduce was timed: the factors price steps under a memory policy of that engine only."""
+    accelerators: Annotated[tuple[str, ...], Field(min_length=1)]
+    """The accelerator ids it prices: the entry's own chip, and any other form of the same die and fabric."""
+    one_shot: AlphaBeta
+    two_shot: AlphaBeta | None = None
+    """None: the time model's, where the chip's two-stage timings are too few to fit or fit no share of the link."""
+
+
 class DefaultEfficiency(_Strict):
     """A factor for chips no published measurement covers: a stated value inside the range the measured chips span."""
 
@@ -287,6 +301,8 @@ class TimeModel(_Strict):
     alltoall_points: str
     """Id of the latencies.yaml entry (path collective) with the expert all-to-all's timings by size."""
     collectives: Collectives
+    chip_collectives: tuple[ChipCollectives, ...] = ()
+    """Chips whose own custom all-reduce timings are published: their fitted one-shot and two-shot factors."""
     defaults: Defaults
     step_overhead: Duration
     """Host time per engine step that the GPU waits for (scheduling, sampling, input preparation): fitted on the
