@@ -306,7 +306,8 @@ def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) ->
     # benchmark recipes set it), not with vLLM's default of 1,024 on an H100, whose sampler warm-up would take
     # memory these engines (TensorRT-LLM under NIM, SGLang) do not set aside; an offline run keeps the default.
     # A row whose engine ran with its own memory budget and limits (`Measurement.engine_limits`: trtllm-bench's
-    # computed max batch size and max num tokens) is predicted under those.
+    # computed max batch size and max num tokens) is predicted under those. Its steps' collectives are priced as its
+    # own engine runs them (a chip's own all-reduce timings are an engine's: `TimeModelSpec.for_chip`).
     lim = m.engine_limits
     st = setting(eng, m.model, m.precision, SCENARIO, accelerator=m.accelerator, concurrency=1,
                  context_tokens=m.input_tokens + m.output_tokens, kv_precision=m.kv_precision,
@@ -317,7 +318,8 @@ def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) ->
                  chunked_prefill=None if m.chunked_prefill is None else m.chunked_prefill.enabled,
                  cuda_graphs=None if m.cuda_graphs is None else m.cuda_graphs.enabled,
                  mixed_steps=None if m.mixed_steps is None else m.mixed_steps.enabled,
-                 cuda_graph_max_batch=None if lim is None else lim.cuda_graph_max_batch)
+                 cuda_graph_max_batch=None if lim is None else lim.cuda_graph_max_batch,
+                 engine=m.engine.split(" ")[0])
     if tm is not None:
         st = replace(st, time_models={st.time_model_id: tm})
     return deploy(st, lay)

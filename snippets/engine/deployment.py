@@ -217,6 +217,7 @@ def setting(
     cuda_graphs: bool | None = None,
     mixed_steps: bool | None = None,
     cuda_graph_max_batch: int | None = None,
+    engine: str | None = None,
 ) -> Setting:
     """Look every input up by id. The node is the scenario's, or `node`, or the first node of `accelerator`.
 
@@ -230,7 +231,8 @@ def setting(
     captured, so none held in memory), true or None keeps the policy's graphs; `mixed_steps`, where given, says whether
     a step carries prompt tokens beside the decoding sequences' (the policy's own setting otherwise);
     `cuda_graph_max_batch`, where given, is the largest batch replayed in a CUDA graph (SGLang's --cuda-graph-max-bs)
-    in place of the policy's rule."""
+    in place of the policy's rule; `engine`, where given, is the engine that ran where it is not the memory policy's
+    (a run budgeted by another engine's policy), whose own collective timings then price its steps."""
     sc = eng.scenarios[scenario]
     if concurrency is not None or context_tokens is not None:
         from dataclasses import replace
@@ -278,6 +280,10 @@ def setting(
         from dataclasses import replace
 
         pol = replace(pol, cuda_graph_batch="none", cuda_graphs=0.0)
+    if engine is not None and engine != pol.engine:
+        from dataclasses import replace
+
+        pol = replace(pol, engine=engine)
     dtype = None if spec.dtype is None else eng.precisions[spec.dtype]
     return Setting(
         model=spec, precision=eng.precisions[precision],

@@ -67,6 +67,20 @@ def test_the_data_holds_each_chips_own_allreduce_fit():
             assert f.worst <= 0.30 and f.points >= 5, (cc.points, name, f)
 
 
+def test_a_row_is_priced_with_its_own_engines_collectives():
+    """Azure's A100 runs ran TensorRT-LLM on vLLM's budget: their all-reduce is the reference fit, not vLLM's A100
+    timings, which a vLLM run on the same chip takes."""
+    rs = {r.id: r for r in calibration.rows(CAT)}
+    trt = rs["azure-a100v4-llama70b-fp16-8x-in128-out8-b16"].deployment.setting
+    assert trt.memory_policy.id == "vllm-default" and trt.memory_policy.engine == "TensorRT-LLM"
+    from snippets.data.export import engine_catalog
+
+    ref = engine_catalog(CAT).time_models[CAT.scenarios["reference"].time_model]
+    assert trt.time_model.one_shot == ref.one_shot
+    vllm = [r for r in rs.values() if r.measurement.engine == "vLLM" and r.measurement.accelerator == "a100-80gb-sxm"]
+    assert vllm and all(r.deployment.setting.time_model.one_shot != ref.one_shot for r in vllm)
+
+
 def test_only_the_named_sources_calibration_rows_are_fitted():
     """The fit basis is calibration rows of NIM, InferenceX and Azure's guide whose configuration the source states,
     every one of them the engine can predict, and never a test row."""
