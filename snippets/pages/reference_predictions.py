@@ -18,6 +18,7 @@ from snippets.calibration import (
     Row,
     by_regime,
     fit_basis,
+    fit_chip_collectives,
     fit_collectives,
     inside_band,
     summary,
@@ -294,6 +295,15 @@ class ReferencePredictionsPage(Page):
         self.one_shot_efficiency = fmt.percent(colls["one_shot"].efficiency)
         self.one_shot_worst = fmt.percent(colls["one_shot"].worst)
         self.nccl_worst = fmt.percent(colls["nccl"].worst)
+        # the chips whose own vLLM custom all-reduce timings price their steps under vLLM (chip_collectives)
+        own = [(cat.latencies[p].accelerator, fits["one_shot"]) for p, fits in fit_chip_collectives(cat).items()]
+        if not own:
+            raise ValueError("no chip has its own custom all-reduce timings: the page says which do")
+        names = [cat.accelerators[a].name for a, _ in own if a is not None]
+        self.chip_ar_chips = fmt.Figure(len(names), "chips", ", ".join(names), "data/policies.yaml, chip_collectives")
+        self.chip_ar_low = fmt.quantity(min(f.latency_s for _, f in own) * 1e6, "µs", 2, show_unit=True)
+        self.chip_ar_high = fmt.quantity(max(f.latency_s for _, f in own) * 1e6, "µs", 2, show_unit=True)
+        self.chip_ar_worst = fmt.percent(max(f.worst for _, f in own))
         self.coverage = fmt.percent(COVERAGE, 0)
         n_in, n_all = inside_band(test)
         self.test_inside = fmt.count(n_in, "figures")
