@@ -565,7 +565,7 @@ def _custom_allreduce_fit(cat: Catalog, points: str, b: float,
 def fit_chip_collectives(cat: Catalog) -> dict[str, dict[str, CollectiveFit]]:
     """Per `chip_collectives` entry of the scenario's time model (by its points' id): one-shot and two-shot fitted
     on that chip's own custom all-reduce timings, at its per-direction scale-up bandwidth, as `fit_collectives`
-    fits the reference chip's."""
+    fits the reference chip's; per `chip_nccl` entry, NCCL's factors on that chip's NCCL timings likewise."""
     from snippets.data.export import engine_catalog
 
     eng = engine_catalog(cat)
@@ -584,6 +584,13 @@ def fit_chip_collectives(cat: Catalog) -> dict[str, dict[str, CollectiveFit]]:
 
         _custom_allreduce_fit(cat, cc.points, b, solve)
         out[cc.points] = fits
+    for cn in entry.chip_nccl:
+        acc = cat.latencies[cn.points].accelerator
+        assert acc is not None  # noqa: S101 - the data checks tie the points to a chip the entry prices
+        b = eng.chips[acc].scale_up_bytes_per_s
+        assert b is not None  # noqa: S101 - timed inside one node's scale-up fabric
+        pts = [(n, s, t * 1e-6) for n, s, t in cat.latencies[cn.points].points]
+        out[cn.points] = {"nccl": _alpha_beta_fit(pts, lambda n, s: 2 * (n - 1) / n * s, b, True)}
     return out
 
 
@@ -670,8 +677,8 @@ def main() -> None:
               f"efficiency {c.efficiency:.3f}, worst |error| {c.worst:.0%} over {c.points} points")
     for points, fits in fit_chip_collectives(cat).items():
         for name, c in fits.items():
-            print(f"collective {name} on {points}: latency {c.latency_s * 1e6:.2f} us, efficiency {c.efficiency:.3f}, "
-                  f"worst |error| {c.worst:.0%} over {c.points} points")
+            print(f"collective {name} on {points}: latency {c.latency_s * 1e6:.2f} us + {c.per_peer_s * 1e6:.2f} us "
+                  f"per peer, efficiency {c.efficiency:.3f}, worst |error| {c.worst:.0%} over {c.points} points")
     for role in ("calibration", "test"):
         rs, skip = evaluate(cat, role)
         for r in rs:

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from snippets.data.schema import Fabric, LayoutPolicy, MemoryPolicy, Network, Node, NVLink, NVSwitch, PCIe, TimeModel
+from snippets.data.schema import (
+    ChipCollectives,
+    ChipNccl,
+    Fabric,
+    LayoutPolicy,
+    MemoryPolicy,
+    Network,
+    Node,
+    NVLink,
+    NVSwitch,
+    PCIe,
+    TimeModel,
+)
 from snippets.data.schema.efficiencies import CHIP_EFFICIENCIES
 
 
@@ -98,21 +111,8 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
             target = entries.get(getattr(tm, field))
             if target is None or getattr(target, attr) != kind:
                 problems.append(f"{where}: field '{field}': {getattr(tm, field)!r} is not a {kind} entry")
-        priced: dict[str, str] = {}
-        for i, cc in enumerate(tm.chip_collectives):
-            at = f"{where}: field 'chip_collectives[{i}]"
-            target = lats.get(cc.points)
-            if target is None or target.path != "collective":
-                problems.append(f"{at}.points': {cc.points!r} is not a collective entry")
-            elif target.accelerator not in cc.accelerators:
-                problems.append(f"{at}.accelerators': {list(cc.accelerators)} leave out {target.accelerator!r}, the "
-                                f"chip {cc.points!r} was timed on")
-            for acc in cc.accelerators:
-                if acc not in cat["accelerators"]:
-                    problems.append(f"{at}.accelerators': unknown accelerator {acc!r}")
-                elif acc in priced:
-                    problems.append(f"{at}.accelerators': {acc!r} is already priced by {priced[acc]!r}")
-                priced.setdefault(acc, cc.points)
+        for list_name, entries_of in (("chip_collectives", tm.chip_collectives), ("chip_nccl", tm.chip_nccl)):
+            _check_chip_timings(where, list_name, entries_of, lats, cat["accelerators"], problems)
     for l_id, lat in lats.items():
         if lat.accelerator is not None and lat.accelerator not in cat["accelerators"]:
             problems.append(f"data/latencies.yaml: entry '{l_id}': field 'accelerator': unknown accelerator "
@@ -361,3 +361,24 @@ def _check_physics(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
                 problems.append(f"{where}: fields 'tensor.{f}' and 'tensor.bf16': {f.upper()} at {ratio:.2f} times the "
                                 f"16-bit rate; a narrower float runs at least as fast as 16-bit on the same units, and "
                                 f"at most {most:g} times (twice the operands per multiplier width): check the digits")
+
+
+def _check_chip_timings(where: str, list_name: str, entries: Sequence[ChipCollectives | ChipNccl],
+                        lats: Mapping[str, Any], accelerators: Mapping[str, Any], problems: list[str]) -> None:
+    """A time model's per-chip collective entries: each on a collective's timings, pricing the chip it was timed on,
+    and no chip priced twice by one list."""
+    priced: dict[str, str] = {}
+    for i, cc in enumerate(entries):
+        at = f"{where}: field '{list_name}[{i}]"
+        target = lats.get(cc.points)
+        if target is None or target.path != "collective":
+            problems.append(f"{at}.points': {cc.points!r} is not a collective entry")
+        elif target.accelerator not in cc.accelerators:
+            problems.append(f"{at}.accelerators': {list(cc.accelerators)} leave out {target.accelerator!r}, the "
+                            f"chip {cc.points!r} was timed on")
+        for acc in cc.accelerators:
+            if acc not in accelerators:
+                problems.append(f"{at}.accelerators': unknown accelerator {acc!r}")
+            elif acc in priced:
+                problems.append(f"{at}.accelerators': {acc!r} is already priced by {priced[acc]!r}")
+            priced.setdefault(acc, cc.points)

@@ -195,7 +195,7 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
     used |= {("latencies", lid) for lid in (t.hop_latency_nvlink, t.hop_latency_pcie, t.kernel_launch,
                                            t.host_dispatch, t.custom_allreduce_points, t.nccl_allreduce_points,
                                            t.alltoall_points)}
-    used |= {("latencies", cc.points) for cc in t.chip_collectives}
+    used |= {("latencies", cc.points) for cc in t.chip_collectives} | {("latencies", cn.points) for cn in t.chip_nccl}
     co = t.collectives
     per_chip = {acc: ChipCollectivesSpec(cc.engine, _alpha_beta(cc.one_shot),
                                          _alpha_beta(co.two_shot if cc.two_shot is None else cc.two_shot))
@@ -210,7 +210,9 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
         one_shot=_alpha_beta(co.one_shot), two_shot=_alpha_beta(co.two_shot), nccl=_alpha_beta(co.nccl),
         alltoall=_alpha_beta(co.alltoall), step_overhead_s=t.step_overhead.seconds,
         vendor_kernel_fraction=MappingProxyType({str(v): f for v, f in t.vendor_kernel_fraction.items()}),
-        chip_collectives=MappingProxyType(per_chip), sources=tuple(sorted(used)))
+        chip_collectives=MappingProxyType(per_chip),
+        chip_nccl=MappingProxyType({acc: _alpha_beta(cn.nccl) for cn in t.chip_nccl for acc in cn.accelerators}),
+        sources=tuple(sorted(used)))
 
 
 def export(cat: Catalog) -> EngineCatalog:

@@ -747,6 +747,9 @@ class TimeModelSpec:
                                                                 hash=False)
     """Per accelerator id whose own custom all-reduce timings are published: its one-shot and two-shot factors under
     the engine that was timed (`for_chip`); every other chip, or engine, takes `one_shot` and `two_shot`."""
+    chip_nccl: Mapping[str, AlphaBetaSpec] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+    """Per accelerator id whose own NCCL all-reduce timings are published: its NCCL factors, under every engine
+    (`for_chip`); every other chip takes `nccl`."""
     prompt_step_host_s: float = 0.0
     """Host time a step adds when it carries prompt tokens, over `step_overhead_s`: none in data/'s time models. A
     what-if: the predictions page asks how much of a light-load TTFT gap the measured TPOT leaves room for inside the
@@ -757,11 +760,13 @@ class TimeModelSpec:
 
     def for_chip(self, chip_id: str, engine: str) -> TimeModelSpec:
         """This time model as it prices a step on `chip_id` under `engine`: the chip's own custom all-reduce where
-        that engine's was timed on it."""
+        that engine's was timed on it, and the chip's own NCCL all-reduce where it was timed."""
         c = self.chip_collectives.get(chip_id)
-        if c is None or c.engine != engine or (c.one_shot, c.two_shot) == (self.one_shot, self.two_shot):
+        one, two = (self.one_shot, self.two_shot) if c is None or c.engine != engine else (c.one_shot, c.two_shot)
+        nccl = self.chip_nccl.get(chip_id, self.nccl)
+        if (one, two, nccl) == (self.one_shot, self.two_shot, self.nccl):
             return self
-        return replace(self, one_shot=c.one_shot, two_shot=c.two_shot)
+        return replace(self, one_shot=one, two_shot=two, nccl=nccl)
 
     def kernel_fraction(self, vendor: str) -> float:
         return self.vendor_kernel_fraction.get(vendor, 1.0)

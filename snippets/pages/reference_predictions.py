@@ -296,7 +296,8 @@ class ReferencePredictionsPage(Page):
         self.one_shot_worst = fmt.percent(colls["one_shot"].worst)
         self.nccl_worst = fmt.percent(colls["nccl"].worst)
         # the chips whose own vLLM custom all-reduce timings price their steps under vLLM (chip_collectives)
-        own = [(cat.latencies[p].accelerator, fits["one_shot"]) for p, fits in fit_chip_collectives(cat).items()]
+        own = [(cat.latencies[p].accelerator, fits["one_shot"]) for p, fits in fit_chip_collectives(cat).items()
+               if "one_shot" in fits]
         if not own:
             raise ValueError("no chip has its own custom all-reduce timings: the page says which do")
         names = [cat.accelerators[a].name for a, _ in own if a is not None]
@@ -304,6 +305,13 @@ class ReferencePredictionsPage(Page):
         self.chip_ar_low = fmt.quantity(min(f.latency_s for _, f in own) * 1e6, "µs", 2, show_unit=True)
         self.chip_ar_high = fmt.quantity(max(f.latency_s for _, f in own) * 1e6, "µs", 2, show_unit=True)
         self.chip_ar_worst = fmt.percent(max(f.worst for _, f in own))
+        nccl = [(cat.latencies[p].accelerator, fits["nccl"]) for p, fits in fit_chip_collectives(cat).items()
+                if "nccl" in fits]
+        if not nccl:
+            raise ValueError("no chip has its own NCCL timings: the page says which do")
+        nnames = [cat.accelerators[a].name for a, _ in nccl if a is not None]
+        self.chip_nccl_chips = fmt.Figure(len(nnames), "chips", ", ".join(nnames), "data/policies.yaml, chip_nccl")
+        self.chip_nccl_worst = fmt.percent(max(f.worst for _, f in nccl))
         self.coverage = fmt.percent(COVERAGE, 0)
         n_in, n_all = inside_band(test)
         self.test_inside = fmt.count(n_in, "figures")

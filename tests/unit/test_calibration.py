@@ -55,7 +55,13 @@ def test_the_data_holds_each_chips_own_allreduce_fit():
     tm = CAT.policies[CAT.scenarios["reference"].time_model]
     assert isinstance(tm, TimeModel)
     fits = calibration.fit_chip_collectives(CAT)
-    assert set(fits) == {cc.points for cc in tm.chip_collectives} and len(fits) >= 5
+    assert set(fits) == {cc.points for cc in (*tm.chip_collectives, *tm.chip_nccl)} and len(fits) >= 10
+    for cn in tm.chip_nccl:  # NCCL's, on each chip that has its own timings: as loose as the H100's fit, no more
+        f = fits[cn.points]["nccl"]
+        assert cn.nccl.latency.seconds == pytest.approx(f.latency_s, rel=0.01), cn.points
+        assert cn.nccl.per_peer is not None and cn.nccl.per_peer.seconds == pytest.approx(f.per_peer_s, rel=0.01)
+        assert cn.nccl.efficiency == pytest.approx(f.efficiency, rel=0.01), cn.points
+        assert f.worst <= 0.55 and f.points >= 16, (cn.points, f)
     for cc in tm.chip_collectives:
         for name in ("one_shot", "two_shot"):
             f, rec = fits[cc.points][name], getattr(cc, name)

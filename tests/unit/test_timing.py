@@ -212,9 +212,26 @@ def test_a_chip_with_its_own_timings_prices_its_allreduce_under_the_engine_timed
     # B300 has no two-stage factors of its own (its two-stage timings fit no share of the link): the reference's
     b300 = TM.for_chip("b300", "vLLM")
     assert b300.one_shot != TM.one_shot and b300.two_shot == TM.two_shot
-    # a chip without timings of its own, or an engine not timed, is the time model itself
-    assert TM.for_chip("h100-sxm", "vLLM") is TM and TM.for_chip("b200", "TensorRT-LLM") is TM
+    # a chip without timings of its own is the time model itself; an engine not timed keeps its custom all-reduce
+    assert TM.for_chip("h100-sxm", "vLLM") is TM and TM.for_chip("h200-sxm", "SGLang") is TM
+    assert TM.for_chip("b200", "TensorRT-LLM").one_shot == TM.one_shot
     assert _d("llama-3.1-70b", "fp8", Layout(8)).setting.time_model is TM
+
+
+def test_a_chips_own_nccl_prices_its_large_allreduces_under_every_engine():
+    """16 MiB on eight B200s goes to NCCL (above vLLM's custom all-reduce's 8 MiB): B200's own NCCL timings give
+    10.29 us + 6 peers x 2.73 us and 2 x 7/8 of the message at 0.582 of NVLink 5's 900 GB/s, 82.7 us, under vLLM and
+    SGLang alike; the H100's fit would have given 7.45 + 6 x 1.62 us at 0.698, 63.9 us."""
+    nbytes = 16 * 2**20
+    want = 10.29e-6 + 6 * 2.73e-6 + 1.75 * nbytes / (900e9 * 0.582)
+    for policy in (None, "sglang-default"):
+        d = deploy(setting(ENG, "deepseek-r1", "fp8", "reference", accelerator="b200", concurrency=1,
+                           context_tokens=2000, memory_policy=policy), Layout(8))
+        c = allreduce(nbytes, group_link(d, "tp"), d.setting.time_model)
+        assert c.algorithm == "nccl" and c.seconds == pytest.approx(want)
+    assert want * 1e6 == pytest.approx(82.7, abs=0.1)
+    ref = TM.nccl.latency_s + 6 * TM.nccl.per_peer_s + 1.75 * nbytes / (900e9 * TM.nccl.efficiency)
+    assert ref * 1e6 == pytest.approx(63.9, abs=0.1)
 
 
 def test_every_chips_own_allreduce_stays_near_its_timings():

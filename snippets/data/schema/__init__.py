@@ -38,6 +38,7 @@ from snippets.data.schema.policies import (
     AlphaBeta,
     BytesPerElement,
     ChipCollectives,
+    ChipNccl,
     Collectives,
     DefaultEfficiency,
     Defaults,
@@ -55,7 +56,8 @@ from snippets.data.schema.scenarios import LatencyTarget, Scenario, ScenarioEntr
 __all__ = [
     "DISPUTABLE", "MEASUREMENT_OPTIONAL_FIELDS", "OPTIONAL_ACCELERATOR_FIELDS",
     "PERMITTED_CALIBRATION_SOURCES", "PRICE_KINDS", "SCHEMAS", "SPECULATION_NAMES", "Accelerator", "AlphaBeta",
-    "ArchRecord", "Assumption", "BlockScale", "BytesPerElement", "ChipCollectives", "Collectives", "ComputeEfficiency",
+    "ArchRecord", "Assumption", "BlockScale", "BytesPerElement", "ChipCollectives", "ChipNccl", "Collectives",
+    "ComputeEfficiency",
     "DefaultEfficiency", "Defaults", "Definitions", "DeployedLayout", "Disaggregation", "Disagreement",
     "DocumentedDeployment", "Efficiency", "EfficiencyEntry", "Fabric", "FloatLayout", "Interconnect", "Latency",
     "LatencyTarget", "LayoutPolicy", "MTPAcceptance", "Measurement", "MemoryPolicy", "Mode", "Model",

@@ -244,6 +244,18 @@ class ChipCollectives(_Strict):
     """None: the time model's, where the chip's two-stage timings are too few to fit or fit no share of the link."""
 
 
+class ChipNccl(_Strict):
+    """A chip's own NCCL all-reduce, fitted on its published timings (`points`), in place of the time model's NCCL
+    factors (fitted on `nccl_allreduce_points`' chip) on the chips it names, under every engine (NCCL is the
+    library they all fall back to)."""
+
+    points: Annotated[str, Field(min_length=2)]
+    """Id of the latencies.yaml entry (path collective) with the chip's NCCL all-reduce timings by size."""
+    accelerators: Annotated[tuple[str, ...], Field(min_length=1)]
+    """The accelerator ids it prices: the entry's own chip, and any other form of the same die and fabric."""
+    nccl: AlphaBeta
+
+
 class DefaultEfficiency(_Strict):
     """A factor for chips no published measurement covers: a stated value inside the range the measured chips span."""
 
@@ -303,6 +315,8 @@ class TimeModel(_Strict):
     collectives: Collectives
     chip_collectives: tuple[ChipCollectives, ...] = ()
     """Chips whose own custom all-reduce timings are published: their fitted one-shot and two-shot factors."""
+    chip_nccl: tuple[ChipNccl, ...] = ()
+    """Chips whose own NCCL all-reduce timings are published: their fitted NCCL factors."""
     defaults: Defaults
     step_overhead: Duration
     """Host time per engine step that the GPU waits for (scheduling, sampling, input preparation): fitted on the
