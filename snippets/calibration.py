@@ -530,36 +530,11 @@ def fit_collectives(cat: Catalog) -> dict[str, CollectiveFit]:
 
     eng = engine_catalog(cat)
     _, entry = _time_model_entry(cat)
-    out = {}
-
-    def bw(latency_id: str) -> float:
-        acc = cat.latencies[latency_id].accelerator
-        assert acc is not None  # noqa: S101 - a collective's timings name their chip
-        chip = eng.chips[acc]
-        assert chip.scale_up_bytes_per_s is not None  # noqa: S101 - measured on a scale-up fabric
-        return chip.scale_up_bytes_per_s
-
-    def solve(name: str, pts: list[tuple[int, float, float]], moved: Callable[[int, float], float], b: float,
-              per_peer: bool) -> None:
-        out[name] = _alpha_beta_fit(pts, moved, b, per_peer)
-
-    _custom_allreduce_fit(cat, entry.custom_allreduce_points, bw(entry.custom_allreduce_points), solve)
-    nccl = [(n, s, t * 1e-6) for n, s, t in cat.latencies[entry.nccl_allreduce_points].points]
-    solve("nccl", nccl, lambda n, s: 2 * (n - 1) / n * s, bw(entry.nccl_allreduce_points), True)
+    out = _custom_allreduce_fits(cat, eng, entry.custom_allreduce_points)
+    out["nccl"] = _nccl_fit(cat, eng, entry.nccl_allreduce_points)
     a2a = [(n, s, t * 1e-6) for n, s, t in cat.latencies[entry.alltoall_points].points]
-    solve("alltoall", a2a, lambda n, s: s, bw(entry.alltoall_points), False)
+    out["alltoall"] = _alpha_beta_fit(a2a, lambda n, s: s, _timed_bandwidth(cat, eng, entry.alltoall_points), False)
     return out
-
-
-def _custom_allreduce_fit(cat: Catalog, points: str, b: float,
-                          solve: Callable[[str, list[tuple[int, float, float]], Callable[[int, float], float], float,
-                                           bool], None]) -> None:
-    """Solve one-shot and two-shot on a custom all-reduce's timings (`points`, at per-direction bandwidth `b`), each
-    point on the algorithm vLLM picks for it (`one_shot_applies`)."""
-    car = [(n, s, t * 1e-6) for n, s, t in cat.latencies[points].points]
-    solve("one_shot", [x for x in car if one_shot_applies(x[0], x[1])], lambda n, s: (n - 1) * s, b, False)
-    solve("two_shot", [x for x in car if not one_shot_applies(x[0], x[1])], lambda n, s: 2 * (n - 1) / n * s, b,
-          False)
 
 
 def fit_chip_collectives(cat: Catalog) -> dict[str, dict[str, CollectiveFit]]:
@@ -570,28 +545,35 @@ def fit_chip_collectives(cat: Catalog) -> dict[str, dict[str, CollectiveFit]]:
 
     eng = engine_catalog(cat)
     _, entry = _time_model_entry(cat)
-    out: dict[str, dict[str, CollectiveFit]] = {}
-    for cc in entry.chip_collectives:
-        acc = cat.latencies[cc.points].accelerator
-        assert acc is not None  # noqa: S101 - the data checks tie the points to a chip the entry prices
-        b = eng.chips[acc].scale_up_bytes_per_s
-        assert b is not None  # noqa: S101 - a custom all-reduce runs on a scale-up fabric
-        fits: dict[str, CollectiveFit] = {}
-
-        def solve(name: str, pts: list[tuple[int, float, float]], moved: Callable[[int, float], float], bw: float,
-                  per_peer: bool, fits: dict[str, CollectiveFit] = fits) -> None:
-            fits[name] = _alpha_beta_fit(pts, moved, bw, per_peer)
-
-        _custom_allreduce_fit(cat, cc.points, b, solve)
-        out[cc.points] = fits
-    for cn in entry.chip_nccl:
-        acc = cat.latencies[cn.points].accelerator
-        assert acc is not None  # noqa: S101 - the data checks tie the points to a chip the entry prices
-        b = eng.chips[acc].scale_up_bytes_per_s
-        assert b is not None  # noqa: S101 - timed inside one node's scale-up fabric
-        pts = [(n, s, t * 1e-6) for n, s, t in cat.latencies[cn.points].points]
-        out[cn.points] = {"nccl": _alpha_beta_fit(pts, lambda n, s: 2 * (n - 1) / n * s, b, True)}
+    out = {cc.points: _custom_allreduce_fits(cat, eng, cc.points) for cc in entry.chip_collectives}
+    out.update({cn.points: {"nccl": _nccl_fit(cat, eng, cn.points)} for cn in entry.chip_nccl})
     return out
+
+
+def _timed_bandwidth(cat: Catalog, eng: EngineCatalog, points: str) -> float:
+    """The per-direction scale-up bandwidth of the chip a collective's timings (`points`) were taken on."""
+    acc = cat.latencies[points].accelerator
+    assert acc is not None  # noqa: S101 - a collective's timings name their chip (the data checks)
+    b = eng.chips[acc].scale_up_bytes_per_s
+    assert b is not None  # noqa: S101 - timed inside one node's scale-up fabric
+    return b
+
+
+def _custom_allreduce_fits(cat: Catalog, eng: EngineCatalog, points: str) -> dict[str, CollectiveFit]:
+    """One-shot and two-shot fitted on a custom all-reduce's timings, each point on the algorithm vLLM picks for it
+    (`one_shot_applies`)."""
+    b = _timed_bandwidth(cat, eng, points)
+    car = [(n, s, t * 1e-6) for n, s, t in cat.latencies[points].points]
+    return {"one_shot": _alpha_beta_fit([x for x in car if one_shot_applies(x[0], x[1])],
+                                        lambda n, s: (n - 1) * s, b, False),
+            "two_shot": _alpha_beta_fit([x for x in car if not one_shot_applies(x[0], x[1])],
+                                        lambda n, s: 2 * (n - 1) / n * s, b, False)}
+
+
+def _nccl_fit(cat: Catalog, eng: EngineCatalog, points: str) -> CollectiveFit:
+    """NCCL's all-reduce factors (a latency step per GPU beyond two) fitted on its timings."""
+    pts = [(n, s, t * 1e-6) for n, s, t in cat.latencies[points].points]
+    return _alpha_beta_fit(pts, lambda n, s: 2 * (n - 1) / n * s, _timed_bandwidth(cat, eng, points), True)
 
 
 def _alpha_beta_fit(pts: list[tuple[int, float, float]], moved: Callable[[int, float], float], b: float,

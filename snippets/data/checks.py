@@ -113,6 +113,11 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
                 problems.append(f"{where}: field '{field}': {getattr(tm, field)!r} is not a {kind} entry")
         for list_name, entries_of in (("chip_collectives", tm.chip_collectives), ("chip_nccl", tm.chip_nccl)):
             _check_chip_timings(where, list_name, entries_of, lats, cat["accelerators"], problems)
+        engines = {p.engine for p in pols.values() if isinstance(p, MemoryPolicy)}
+        for i, cc in enumerate(tm.chip_collectives):  # an engine no memory policy names would price no step
+            if cc.engine not in engines:
+                problems.append(f"{where}: field 'chip_collectives[{i}].engine': {cc.engine!r} is the engine of no "
+                                f"memory policy ({', '.join(sorted(engines))})")
     for l_id, lat in lats.items():
         if lat.accelerator is not None and lat.accelerator not in cat["accelerators"]:
             problems.append(f"data/latencies.yaml: entry '{l_id}': field 'accelerator': unknown accelerator "
@@ -135,6 +140,9 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
     _check_physics(cat, problems)
     for pol_id, pol in pols.items():
         if isinstance(pol, MemoryPolicy):
+            if not pol.engine:
+                problems.append(f"data/policies.yaml: entry '{pol_id}': field 'engine': name the serving engine whose "
+                                "budget this is (vLLM, SGLang, TensorRT-LLM)")
             for acc in sorted(pol.large_device_excludes):
                 if acc not in cat["accelerators"]:
                     problems.append(f"data/policies.yaml: entry '{pol_id}': field 'large_device_excludes': "

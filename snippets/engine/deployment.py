@@ -107,7 +107,8 @@ class Setting:
     @property
     def time_model(self) -> TimeModelSpec:
         """The time model, looked up by id at each use (each time, throughput or cost computed), as it prices a step
-        on this setting's chip (`TimeModelSpec.for_chip`: the chip's own custom all-reduce where it has one)."""
+        on this setting's chip under its memory policy's engine (`TimeModelSpec.for_chip`: the chip's own NCCL
+        timings, and its own custom all-reduce timings where they are that engine's)."""
         return self.time_models[self.time_model_id].for_chip(self.chip.id, self.memory_policy.engine)
 
     @property

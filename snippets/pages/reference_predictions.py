@@ -15,6 +15,7 @@ import statistics
 
 from snippets.calibration import (
     METRICS,
+    CollectiveFit,
     Row,
     by_regime,
     fit_basis,
@@ -295,23 +296,17 @@ class ReferencePredictionsPage(Page):
         self.one_shot_efficiency = fmt.percent(colls["one_shot"].efficiency)
         self.one_shot_worst = fmt.percent(colls["one_shot"].worst)
         self.nccl_worst = fmt.percent(colls["nccl"].worst)
-        # the chips whose own vLLM custom all-reduce timings price their steps under vLLM (chip_collectives)
-        own = [(cat.latencies[p].accelerator, fits["one_shot"]) for p, fits in fit_chip_collectives(cat).items()
-               if "one_shot" in fits]
-        if not own:
-            raise ValueError("no chip has its own custom all-reduce timings: the page says which do")
-        names = [cat.accelerators[a].name for a, _ in own if a is not None]
-        self.chip_ar_chips = fmt.Figure(len(names), "chips", ", ".join(names), "data/policies.yaml, chip_collectives")
-        self.chip_ar_low = fmt.quantity(min(f.latency_s for _, f in own) * 1e6, "µs", 2, show_unit=True)
-        self.chip_ar_high = fmt.quantity(max(f.latency_s for _, f in own) * 1e6, "µs", 2, show_unit=True)
-        self.chip_ar_worst = fmt.percent(max(f.worst for _, f in own))
-        nccl = [(cat.latencies[p].accelerator, fits["nccl"]) for p, fits in fit_chip_collectives(cat).items()
-                if "nccl" in fits]
-        if not nccl:
-            raise ValueError("no chip has its own NCCL timings: the page says which do")
-        nnames = [cat.accelerators[a].name for a, _ in nccl if a is not None]
-        self.chip_nccl_chips = fmt.Figure(len(nnames), "chips", ", ".join(nnames), "data/policies.yaml, chip_nccl")
-        self.chip_nccl_worst = fmt.percent(max(f.worst for _, f in nccl))
+        # the chips whose own timings price their collectives: vLLM's custom all-reduce (chip_collectives, its one
+        # stage), NCCL's all-reduce (chip_nccl)
+        chip_fits = fit_chip_collectives(cat)
+        own = _own_timings(cat, chip_fits, "one_shot", "chip_collectives")
+        self.chip_ar_chips = own[0]
+        self.chip_ar_low = fmt.quantity(min(f.latency_s for f in own[1]) * 1e6, "µs", 2, show_unit=True)
+        self.chip_ar_high = fmt.quantity(max(f.latency_s for f in own[1]) * 1e6, "µs", 2, show_unit=True)
+        self.chip_ar_worst = fmt.percent(max(f.worst for f in own[1]))
+        nccl = _own_timings(cat, chip_fits, "nccl", "chip_nccl")
+        self.chip_nccl_chips = nccl[0]
+        self.chip_nccl_worst = fmt.percent(max(f.worst for f in nccl[1]))
         self.coverage = fmt.percent(COVERAGE, 0)
         n_in, n_all = inside_band(test)
         self.test_inside = fmt.count(n_in, "figures")
@@ -369,6 +364,18 @@ class ReferencePredictionsPage(Page):
             f"{', '.join(sorted(apart))}",
             structural="a yes or no per row: whether its engine mixes prompts into decode steps")
         self.extend(known_misses(test, test_skip))
+
+
+
+def _own_timings(cat: Catalog, chip_fits: dict[str, dict[str, CollectiveFit]], algorithm: str,
+                 field: str) -> tuple[fmt.Figure, list[CollectiveFit]]:
+    """The chips whose own timings give `algorithm`'s fit (named as data/ names them, one figure), and those fits."""
+    found = [(cat.latencies[p].accelerator, fits[algorithm]) for p, fits in chip_fits.items() if algorithm in fits]
+    if not found:
+        raise ValueError(f"no chip has its own {algorithm} timings: the page says which do")
+    names = [cat.accelerators[a].name for a, _ in found if a is not None]
+    return fmt.Figure(len(names), "chips", ", ".join(names), f"data/policies.yaml, {field}"), [f for _, f in found]
+
 
 namespace = ReferencePredictionsPage.namespace_of
 sources = ReferencePredictionsPage.sources_of
