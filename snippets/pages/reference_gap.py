@@ -79,6 +79,50 @@ def light_load_gap(cat: Catalog, cal: list[Row], test: list[Row], cal_band: floa
     out["moe_gap_fixed"] = fmt.claim(short_gap > 0 and 0 < long_gap < 2 * short_gap,
                                    f"gaps {sorted(round(g * 1e3) for _, g in gaps)} ms; median {short_gap * 1e3:.0f} ms at "
                                    f"{lengths[0]} tokens, {long_gap * 1e3:.0f} ms at {lengths[-1]}")
+    # one launch recipe on two machines: the chips whose light-load short-prompt runs match most often (same model,
+    # engine, image, launch limits, intake, TP and concurrency); the model prices the pair's TTFTs alike, the
+    # measured gap differs by machine
+    short = [r for r in cal if (m := r.measurement).ttft_ms is not None and m.input_tokens == lengths[0]
+             and r.deployment.setting.model.architecture.moe is not None and r.vendor.split(" ")[0] == "NVIDIA"
+             and source_label(m).startswith("InferenceX") and m.concurrency is not None
+             and m.concurrency <= LIGHT_LOAD]
+
+    def recipe(r: Row) -> tuple[object, ...]:
+        m = r.measurement
+        limits = None if m.engine_limits is None else repr(m.engine_limits.model_dump(exclude={"how"}))
+        intake = None if m.intake is None else repr(m.intake.model_dump(exclude={"how"}))
+        return (m.model, m.engine, m.engine_version, limits, intake, r.deployment.layout.tp, m.concurrency)
+
+    by_chip: dict[str, dict[tuple[object, ...], Row]] = {}
+    for r in short:
+        by_chip.setdefault(r.measurement.accelerator, {}).setdefault(recipe(r), r)
+    chips_seen = sorted(by_chip)
+    matched = {(a, b): sorted(set(by_chip[a]) & set(by_chip[b]), key=repr)
+               for i, a in enumerate(chips_seen) for b in chips_seen[i + 1:]}
+    pair = max(matched, key=lambda k: (len(matched[k]), k))
+    keys = matched[pair]
+    if len(keys) < 3:
+        raise ValueError("no two machines share three light-load InferenceX runs of one recipe: the page compares them")
+
+    def gap_of(r: Row) -> float:
+        return ((r.measurement.ttft_ms or 0.0) - r.predicted("ttft_ms")) / 1e3
+
+    medians = {c: statistics.median(gap_of(by_chip[c][k]) for k in keys) for c in pair}
+    hi_chip, lo_chip = sorted(pair, key=lambda c: -medians[c])
+    pred_diff = max(abs(by_chip[hi_chip][k].predicted("ttft_ms") / by_chip[lo_chip][k].predicted("ttft_ms") - 1)
+                    for k in keys)
+    out["gap_pair_runs"] = fmt.count(len(keys), "runs")
+    out["gap_pair_hi_chip"] = cat.accelerators[hi_chip].name
+    out["gap_pair_lo_chip"] = cat.accelerators[lo_chip].name
+    out["gap_pair_hi"] = ms(medians[hi_chip], 0)
+    out["gap_pair_lo"] = ms(medians[lo_chip], 0)
+    out["gap_pair_pred"] = fmt.percent(pred_diff)
+    # the model prices the two machines' TTFTs within a tenth of each other, the measured gap of one is under half
+    # the other's: the difference is the machine's, not anything the model prices
+    out["gap_pair_machine"] = fmt.claim(pred_diff <= 0.1 and medians[lo_chip] < medians[hi_chip] / 2,
+                                      f"{hi_chip} median gap {medians[hi_chip] * 1e3:.0f} ms, {lo_chip} "
+                                      f"{medians[lo_chip] * 1e3:.0f} ms over {len(keys)} matched runs; predicted "
+                                      f"TTFTs at most {pred_diff:.1%} apart")
     # were that part inside the engine's steps (a prompt's step run eagerly, slower by the short prompts' median
     # gap), the other requests' decoding would wait for it at every step that carries a prompt: the same runs of
     # the same model at more than LIGHT_LOAD requests, predicted again with that host time on each such step
