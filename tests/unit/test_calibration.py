@@ -178,6 +178,28 @@ def test_inferencex_sglang_rows_run_on_sglangs_budget_as_their_scripts_start_it(
         0.95, 32, 8192, 32)
 
 
+def test_inferencex_b300_runs_the_b200_recipe():
+    """InferenceX's B300 SGLang family copies the B200 launch script (#1050) and ran the same image in May 2026: every
+    B300 row with a B200 twin (same tensor parallelism, lengths and concurrency) has the twin's image, launch limits
+    and intake, on the B300's own memory. The model prices the twins' TTFTs alike; the measured TTFT at one request
+    and 1k/1k is 70.93 ms on B300 against 160.36 on B200 (the predictions page's gap_pair_machine)."""
+    rs = {r.id: r for r in calibration.rows(CAT, "calibration")}
+    b300 = [rid for rid in rs if rid.startswith("inferencex-dsr1-fp8-sglang-") and "xb300-" in rid]
+    twins = [(rs[rid], rs[rid.replace("xb300-", "xb200-")]) for rid in b300 if rid.replace("xb300-", "xb200-") in rs]
+    assert (len(b300), len(twins)) == (12, 10)
+    for a, b in twins:
+        ma, mb = a.measurement, b.measurement
+        assert ma.engine_limits is not None and mb.engine_limits is not None
+        assert ma.intake is not None and mb.intake is not None
+        assert ma.engine_version == mb.engine_version
+        assert ma.engine_limits.model_dump(exclude={"how"}) == mb.engine_limits.model_dump(exclude={"how"})
+        assert ma.intake.model_dump(exclude={"how"}) == mb.intake.model_dump(exclude={"how"})
+        assert a.deployment.memory.kv_room > b.deployment.memory.kv_room  # 288 GB of HBM against 180
+        assert a.predicted("ttft_ms") == pytest.approx(b.predicted("ttft_ms"), rel=0.1)
+    one = "inferencex-dsr1-fp8-sglang-8x{}-in1024-out1024-c1"
+    assert (rs[one.format("b300")].measured("ttft_ms"), rs[one.format("b200")].measured("ttft_ms")) == (70.93, 160.36)
+
+
 def test_first_wave_of_dstacks_deepseek_runs_is_c_of_500_prompts():
     """dstack's DeepSeek-R1 runs send 500 prompts at every concurrency, all started at once: at c = 128 the first
     wave is 128 of 500 requests, each waiting (128 − 1) ÷ 2 prompts on average: 63.5 × P × 128 ÷ 500 (on SGLang,
