@@ -171,8 +171,14 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
                 c = replace(c, attention=e.fraction)
             elif e.resource == "moe_compute":
                 c = replace(c, moe=MappingProxyType({**c.moe, e.tensor_format: e.fraction}))
+                if e.by_rows:
+                    ramp = tuple((float(r), f) for r, f in e.by_rows)
+                    c = replace(c, moe_ramp=MappingProxyType({**c.moe_ramp, e.tensor_format: ramp}))
             elif e.resource == "moe_compute_whole":
                 c = replace(c, moe_whole=MappingProxyType({**c.moe_whole, e.tensor_format: e.fraction}))
+                if e.by_rows:
+                    ramp = tuple((float(r), f) for r, f in e.by_rows)
+                    c = replace(c, moe_ramp_whole=MappingProxyType({**c.moe_ramp_whole, e.tensor_format: ramp}))
             else:
                 g = replace(c.gemm.get(e.tensor_format, default_gemm), compute=e.fraction)
                 c = replace(c, gemm=MappingProxyType({**c.gemm, e.tensor_format: g}))

@@ -90,6 +90,10 @@ class Rates:
     """A fused MoE layer's grouped expert GEMMs' share of `peak_flops` at large batch, experts sliced by TP."""
     moe_compute_whole: float
     """The same with whole experts on each GPU (EP, or one GPU)."""
+    moe_ramp: tuple[tuple[float, float], ...]
+    """How `moe_compute` ramps with the rows each touched expert sees (`ChipEfficiency.moe_ramp_for`, `specs.ramp`)."""
+    moe_ramp_whole: tuple[tuple[float, float], ...]
+    """How `moe_compute_whole` ramps."""
     weight_bytes: float
     """Per parameter of a quantized linear layer."""
     kernel_fraction: float
@@ -108,6 +112,8 @@ def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_f
                  hbm_bytes_per_s=chip.hbm_bytes_per_s, stream_bytes_per_s=chip.hbm_bytes_per_s * eff.hbm * kf,
                  attention_flops_per_s=bf16 * eff.attention * kf, moe_compute=eff.moe_for(precision.tensor_format),
                  moe_compute_whole=eff.moe_for(precision.tensor_format, whole=True),
+                 moe_ramp=eff.moe_ramp_for(precision.tensor_format),
+                 moe_ramp_whole=eff.moe_ramp_for(precision.tensor_format, whole=True),
                  weight_bytes=precision.bytes_per_param,
                  kernel_fraction=kf, kernel_s=tm.kernel_s / kf, host_s=tm.host_dispatch_s,
                  graph_max_tokens=tm.graph_max_tokens)

@@ -672,6 +672,14 @@ class ChipEfficiency:
     """By tensor format: a fused MoE layer's expert weight stream, (rows each touched expert sees, share of the HBM
     datasheet bandwidth), rows rising, where measured (no default). A chip or format without one streams its experts
     at the dense GEMM's share (`moe_stream_for`)."""
+    moe_ramp: Mapping[str, tuple[tuple[float, float], ...]] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False)
+    """By tensor format: the experts' compute share as each touched expert sees more rows, (rows, fraction of the
+    large-batch share `moe`), rows rising to a last fraction of 1, where measured; none: the large-batch share at any
+    rows (`moe_ramp_for`)."""
+    moe_ramp_whole: Mapping[str, tuple[tuple[float, float], ...]] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False)
+    """The same with whole experts on each GPU (of `moe_whole`)."""
 
     def gemm_for(self, tensor_format: str) -> GemmEfficiency:
         return self.gemm.get(tensor_format, self.default_gemm)
@@ -688,6 +696,28 @@ class ChipEfficiency:
         measured figure, else the dense GEMM's."""
         measured = (self.moe_whole if whole else self.moe).get(tensor_format)
         return self.gemm_for(tensor_format).compute if measured is None else measured
+
+    def moe_ramp_for(self, tensor_format: str, *, whole: bool = False) -> tuple[tuple[float, float], ...]:
+        """The experts' compute ramp in `tensor_format` (`moe_ramp`, `moe_ramp_whole`), or () where none is measured
+        (a ramp of 1 at any rows: `ramp`)."""
+        return (self.moe_ramp_whole if whole else self.moe_ramp).get(tensor_format, ())
+
+
+def ramp(points: tuple[tuple[float, float], ...], rows: float) -> float:
+    """The fraction of its large-batch compute share a fused MoE layer's expert GEMMs reach when each touched expert
+    sees `rows` rows: a power of the rows between the measured points (straight on log-log axes), the first point's
+    fraction below them, the last's (1) beyond; 1 without points. Between two points whose fraction grows no faster
+    than their rows (the data checks it), the layer's arithmetic time never falls as its rows grow."""
+    if not points:
+        return 1.0
+    if rows <= points[0][0]:
+        return points[0][1]
+    r0, f0 = points[0]
+    for r1, f1 in points[1:]:
+        if rows <= r1:
+            return float(f0 * (rows / r0) ** (math.log(f1 / f0) / math.log(r1 / r0)))
+        r0, f0 = r1, f1
+    return f0
 
 
 @dataclass(frozen=True, slots=True)

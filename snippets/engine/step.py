@@ -39,7 +39,7 @@ from snippets.engine.layout import Layout, experts_per_gpu, kv_heads_per_gpu, pp
 from snippets.engine.memory import kv_bytes_per_token_per_gpu
 from snippets.engine.ops import Op
 from snippets.engine.params import cached_layers, experts_touched, moe_layers, sliding_layers
-from snippets.engine.specs import Arch, TimeModelSpec
+from snippets.engine.specs import Arch, TimeModelSpec, ramp
 from snippets.engine.topology import Link, group_link
 
 PHASES = ("prefill", "decode")
@@ -457,10 +457,14 @@ def _moe_ops(p: Prep, local: float, tokens: float, ar: coll.Collective, wf: floa
     # expert's FFN or whole experts under EP or on one GPU (`ChipEfficiency.moe_for`)
     sliced = lay.ep == 1 and lay.tp > 1
     rows = served * k / max(1.0, e * touched)
+    # the grouped GEMMs fill their tiles with each expert's rows: below a few hundred rows they reach a measured
+    # fraction of their large-batch share (`specs.ramp`), where the weight stream does not already bind
+    compute_share = (r.moe_compute * ramp(r.moe_ramp, rows) if sliced
+                     else r.moe_compute_whole * ramp(r.moe_ramp_whole, rows))
     out.append(ops.gemm("experts", assignments, 0.0, 0.0, r, step_tokens=local, kind="moe",
                         kernels=2 + ROUTING_KERNELS + p.q_extra, weight_bytes=weights, flops=flops,
                         share=r.moe_stream.stream_share(max(1.0, rows)) * r.kernel_fraction,
-                        compute_share=r.moe_compute if sliced else r.moe_compute_whole,
+                        compute_share=compute_share,
                         extra_bytes=assignments * (2 * h + 2 * moe.expert_ffn_size) * ops.ACTIVATION_BYTES,
                         count=count))
     if p.ep_link is not None:

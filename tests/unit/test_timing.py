@@ -25,7 +25,7 @@ from snippets.engine.collectives import allreduce, alltoall, hierarchical_allred
 from snippets.engine.ops import KINDS, Rates, gemm, launch
 from snippets.engine.params import total_params
 from snippets.engine.serving import admitted, chunks, kv_sequences, mixed_step, predict, wave
-from snippets.engine.specs import GemmEfficiency
+from snippets.engine.specs import GemmEfficiency, ramp
 from snippets.engine.step import FP8_DISPATCH_BYTES, prepare, step
 from snippets.engine.topology import group_link
 
@@ -51,7 +51,7 @@ def _d(model: str, precision: str, layout: Layout, *, accelerator: str = "h100-s
 RATES = Rates(peak_flops=1e15, bf16_flops=5e14, gemm=GemmEfficiency(((1, 0.8), (256, 0.6)), 0.5),
               moe_stream=GemmEfficiency(((1, 0.8), (256, 0.6)), 0.5),
               hbm_bytes_per_s=1e12, stream_bytes_per_s=0.9e12, attention_flops_per_s=2.5e14, moe_compute=0.5,
-              moe_compute_whole=0.5,
+              moe_compute_whole=0.5, moe_ramp=(), moe_ramp_whole=(),
               weight_bytes=1.0,
               kernel_fraction=1.0, kernel_s=2.7e-6, host_s=16.7e-6, graph_max_tokens=512)
 
@@ -686,6 +686,35 @@ def test_experts_arithmetic_runs_at_the_measured_fused_moe_share():
     assert experts.compute_s > 3 * flops / (1979e12 * dense)
     # a format the fused-MoE tables do not cover keeps the dense GEMM's share
     assert TM.chip("h200-sxm").moe_for("fp4") == pytest.approx(TM.chip("h200-sxm").gemm_for("fp4").compute)
+
+
+def test_experts_arithmetic_ramps_with_the_rows_each_expert_sees():
+    # DeepSeek-V3 FP8 on 8 x B200 at TP 8, a 1,024-token prefill: every expert is touched (1 - (1 - 8/256)^1,024 = 1),
+    # each by 1,024 x 8 / 256 = 32 rows, where the grouped GEMMs reach 0.37 of their large-batch share (data/
+    # efficiencies.yaml b200-moe-compute-fp8 by_rows, the engines' median in AIConfigurator's tables, scripts/
+    # derive_moe_ramp.py): 2 x 1,024 x 8 x 3 x 7,168 x 2,048 / 8 = 9.0194e10 FLOPs at 591.4 x 0.37 TFLOP/s = 0.412 ms,
+    # more than its weight stream takes, so the layer is bound by its arithmetic (SGLang's table: 0.397 ms at 1,024
+    # tokens). At 48 rows the ramp lies between its points at 32 (0.37) and 64 (0.62), a power of the rows:
+    # 0.37 x 1.5^log2(0.62 / 0.37).
+    b200 = TM.chip("b200")
+    points = b200.moe_ramp_for("fp8")
+    assert points[2] == (32.0, 0.37) and points[-1] == (512.0, 1.0)
+    assert ramp(points, 48) == pytest.approx(0.37 * 1.5 ** math.log2(0.62 / 0.37))
+    assert ramp(points, 2) == 0.14 and ramp(points, 4096) == 1.0 and ramp((), 32) == 1.0
+    d = _d("deepseek-v3", "fp8", Layout(8), accelerator="b200", context=1024)
+    experts = _experts(d, 1024)
+    flops = 2 * 1024 * 8 * 3 * 7168 * 2048 / 8
+    assert experts.flops == pytest.approx(flops) == pytest.approx(9.0194e10, rel=1e-4)
+    assert experts.compute_s == pytest.approx(flops / (591.4e12 * 0.37), rel=1e-9)
+    assert experts.compute_s == pytest.approx(0.412e-3, rel=2e-3) and experts.compute_s > experts.memory_s
+    # a decode step of 64 sequences (2.3 rows each) is bound by its weight stream: the ramp's first point, 0.14,
+    # leaves its arithmetic below the stream, and the step is what it was without a ramp
+    experts = next(o for o in step(d, "decode", 64, 2000.0).ops if o.name == "experts")
+    assert experts.compute_s == pytest.approx(experts.flops / (591.4e12 * 0.14), rel=1e-9)
+    assert experts.compute_s < experts.memory_s
+    # whole experts ramp on their own curve; a chip without a measured ramp keeps its share at any rows
+    assert TM.chip("h200-sxm").moe_ramp_for("fp8", whole=True)[0] == (8.0, 0.11)
+    assert TM.chip("mi300x").moe_ramp_for("fp8") == () and TM.chip("b200").moe_ramp_for("fp4") == ()
 
 
 def test_whole_experts_run_at_their_own_measured_share_and_unmeasured_chips_at_the_dense_one():

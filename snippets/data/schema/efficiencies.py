@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -104,6 +105,11 @@ class ComputeEfficiency(_Strict):
     """Low and high of the figures the sources show, in `achieved`'s unit."""
     peak: Flops
     """The datasheet's dense figure in the same format."""
+    by_rows: tuple[tuple[PositiveInt, Annotated[float, Field(gt=0, le=1)]], ...] = ()
+    """For `moe_compute` and `moe_compute_whole`: the ramp to `achieved` as each expert the step touches sees more
+    rows (a grouped GEMM fills its tiles with them): (rows, fraction of `achieved`), rows rising, the fraction never
+    falling, never growing faster than the rows (more rows never take less time) and the last 1; held at its first
+    fraction below the first point (where the weight stream binds)."""
     method: Annotated[str, Field(min_length=5)]
     note: Annotated[str, Field(min_length=10)]
     sources: Sources
@@ -111,6 +117,21 @@ class ComputeEfficiency(_Strict):
     @model_validator(mode="after")
     def _consistent(self) -> ComputeEfficiency:
         low, high = self.achieved_range
+        if self.by_rows:
+            if self.resource not in ("moe_compute", "moe_compute_whole"):
+                raise ValueError("by_rows: only a fused MoE layer's expert GEMMs ramp with the rows each expert sees")
+            rows = [r for r, _ in self.by_rows]
+            fractions = [f for _, f in self.by_rows]
+            if rows != sorted(set(rows)):
+                raise ValueError("by_rows: rows must rise")
+            if fractions != sorted(fractions):
+                raise ValueError("by_rows: the fraction must not fall as the rows grow")
+            if fractions[-1] != 1:
+                raise ValueError("by_rows: the ramp ends at the large-batch share (a last fraction of 1)")
+            for (r0, f0), (r1, f1) in itertools.pairwise(self.by_rows):
+                if f1 / f0 > r1 / r0:
+                    raise ValueError(f"by_rows: from {r0} to {r1} rows the fraction grows faster than the rows, so "
+                                     "more rows would take less time")
         if low > high:
             raise ValueError("achieved_range must be [low, high]")
         if not low <= self.achieved.value <= high:

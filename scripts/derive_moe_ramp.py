@@ -1,0 +1,100 @@
+"""Derive the fused MoE layer's compute ramp (data/efficiencies.yaml, `by_rows` of the moe_compute and
+moe_compute_whole entries) from AIConfigurator's measured fused-MoE tables.
+
+Run by hand, not in CI: it needs pandas and pyarrow (not project dependencies) and a checkout of
+ai-dynamo/aiconfigurator at the commit the entries cite:
+
+    PYTHONPATH=. python scripts/derive_moe_ramp.py /path/to/aiconfigurator
+
+A grouped expert GEMM whose experts each see few rows fills its tiles partly: below a few hundred rows per expert
+the layer reaches a fraction of the share it reaches once the batch is large (the entries' `achieved`). For each
+chip with an FP8 moe_compute entry and each engine's table (the newest of SGLang, TensorRT-LLM and vLLM; each
+engine's most measured gated kernel), every gated shape with balanced routing and no expert parallelism, its
+experts sliced eight ways (moe_compute) or whole on the GPU (moe_compute_whole): each point's throughput (FLOPs 2 x
+tokens x top-k x 3 x hidden x expert FFN / tensor parallelism, over the latency) over the same shape's median at
+8,192 tokens or more. Rows per touched expert r = tokens x top-k / experts touched (the collectors' balanced
+routing: token i takes experts (i + j ceil(E/k)) mod E), bucketed at 8, 16, ..., 512 (within 0.2 in log2). SGLang's
+and vLLM's collectors route DeepSeek's shape by grouped top-k, so that shape is read from TensorRT-LLM's table only
+(as scripts/derive_moe_weights.py does). Each engine's median per bucket, then the median of the engines, capped at 1
+(the ramp ends at the large-batch share). Below 8 rows the layer is bound by its weight stream (moe_weights), and
+the ramp is held at its first point. Prints each entry's by_rows and the engines' curves."""
+from __future__ import annotations
+
+import math
+import statistics
+import subprocess
+import sys
+from io import BytesIO
+
+import pandas as pd
+
+BASE = "aic-core/src/aiconfigurator_core/systems/data"
+COMMIT = "095f58a51c4ca8e61b66ec108d86f223f8d559ce"
+"""The tables' commit, as data/efficiencies.yaml cites it."""
+CHIPS = {"h100-sxm": "h100_sxm", "h200-sxm": "h200_sxm", "b200": "b200_sxm", "b300": "b300_sxm", "gb200": "gb200",
+         "gb300": "gb300"}
+"""The chips with an FP8 moe_compute entry, and each one's directory in the tables."""
+TABLES = ("sglang/0.5.14", "trtllm/1.3.0rc20", "vllm/0.24.0")
+BUCKETS = (8, 16, 32, 64, 128, 256, 512)
+LARGE = 8192
+"""Tokens from which a shape's throughput is its large-batch figure, as the moe_compute entries read it."""
+
+
+def touched(n: int, e: int, k: int) -> int:
+    s = math.ceil(e / k)
+    return len({(i + j * s) % e for j in range(k) for i in range(min(n, e))})
+
+
+def table(repo: str, chip: str, t: str) -> pd.DataFrame | None:
+    path = f"{COMMIT}:{BASE}/{chip}/moe/{t}/moe_perf.parquet"
+    r = subprocess.run(["git", "-C", repo, "show", path], capture_output=True, check=False)
+    return pd.read_parquet(BytesIO(r.stdout)) if r.returncode == 0 else None
+
+
+def curve(df: pd.DataFrame, tp: int) -> dict[int, float]:
+    """One engine's ramp: its points' throughput over their shape's large-batch median, by bucket."""
+    rel: dict[int, list[float]] = {b: [] for b in BUCKETS}
+    for (h, inter, e, k), g in df.groupby(["hidden_size", "inter_size", "num_experts", "topk"]):
+        pts = []
+        for n, lat in zip(g.num_tokens, g.latency, strict=True):
+            n = int(n)
+            r = n * k / touched(n, int(e), int(k))
+            pts.append((n, r, 2 * n * k * 3 * h * inter / tp / (lat * 1e-3)))
+        big = [f for n, _, f in pts if n >= LARGE]
+        if not big:
+            continue
+        ref = statistics.median(big)
+        for _, r, f in pts:
+            b = min(BUCKETS, key=lambda x: abs(math.log2(r / x)))
+            if abs(math.log2(r / b)) <= 0.2:
+                rel[b].append(f / ref)
+    return {b: statistics.median(v) for b, v in rel.items() if len(v) >= 2}
+
+
+def main() -> None:
+    repo = sys.argv[1]
+    for chip_id, chip in CHIPS.items():
+        for resource, tp in (("moe-compute", 8), ("moe-compute-whole", 1)):
+            per_engine: dict[str, dict[int, float]] = {}
+            for t in TABLES:
+                df = table(repo, chip, t)
+                if df is None:
+                    continue
+                df = df[(df.moe_dtype == "fp8_block") & (df.distribution == "balanced") & (df.moe_ep_size == 1)
+                        & (df.moe_tp_size == tp) & ~df.kernel_source.str.contains("nongated|min_latency")]
+                if t.startswith(("sglang", "vllm")):  # their collectors route DeepSeek's shape by grouped top-k
+                    df = df[~((df.hidden_size == 7168) & (df.num_experts == 256))]
+                if df.empty:
+                    continue
+                kernel = df.kernel_source.value_counts().idxmax()
+                per_engine[f"{t} {kernel}"] = curve(df[df.kernel_source == kernel], tp)
+            med = {b: min(1.0, statistics.median([c[b] for c in per_engine.values() if b in c])) for b in BUCKETS
+                   if any(b in c for c in per_engine.values())}
+            kernels = "; ".join(f"{name} {' '.join(f'{c.get(b, math.nan):.2f}' for b in BUCKETS)}"
+                                for name, c in per_engine.items())
+            print(f"{chip_id}-{resource}-fp8:  # {kernels}")
+            print(f"  by_rows: [{', '.join(f'[{b}, {v:.2f}]' for b, v in med.items())}]")
+
+
+if __name__ == "__main__":
+    main()
