@@ -6,7 +6,8 @@ One `Op` is one operation of one layer (repeated `count` times over a stage's la
     seconds = max(compute_s, memory_s) + comm_s + launch_s
 
 - `compute_s`: FLOPs ÷ (the chip's dense peak in the format the matrix units run × the share that kind of kernel
-  reaches: a large GEMM's, or fused attention's);
+  reaches: a large GEMM's, fused attention's, or a fused MoE layer's grouped GEMMs' at the rows each of its experts
+  sees, `specs.ramp`);
 - `memory_s`: bytes ÷ HBM bandwidth at the share that kind of traffic reaches: a GEMM's weight stream at its
   batch (`GemmEfficiency.weight_fraction`, measured by tokens, and never above its share at a smaller batch:
   `stream_share`, so a GEMM's time never falls as its batch grows), a streaming kernel's for activations and the
