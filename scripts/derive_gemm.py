@@ -1,0 +1,98 @@
+"""Derive the dense GEMM entries of data/efficiencies.yaml (resources gemm_weights and gemm_compute) from
+AIConfigurator's measured GEMM tables.
+
+Run by hand, not in CI: it needs pandas and pyarrow (not project dependencies) and a checkout of
+ai-dynamo/aiconfigurator at the commit the entries cite:
+
+    PYTHONPATH=. python scripts/derive_gemm.py /path/to/aiconfigurator [chip ...]
+
+For each chip and format, in each engine's table (the newest of SGLang, TensorRT-LLM and vLLM): the table's fixed
+cost per call is the median latency of its tiny GEMMs (at most 16 x 256 x 256) of that format. A decode step's weight
+stream at 1, 16, 64, 128 and 256 tokens is each shape's weight bytes over (its latency less that fixed cost) over the
+HBM datasheet bandwidth, over the shapes whose weights are at least twice the L2 cache, the median over the shapes;
+the large-batch compute share is each shape's FLOPs over (latency less the fixed cost) over the dense peak, over the
+shapes with every dimension at least 4,096, the median over the shapes. Then the median of the engines; each range
+spans the engines. Prints each chip's and format's by_tokens, achieved figures and ranges. It reproduces the B200 and
+GB200 entries, which were derived by hand before it: their BF16 by_tokens exactly, their FP8 ones within 0.01, and
+their compute figures within 1.1 % (the tiny-GEMM cost it reads is a few tenths of a microsecond off their notes).
+The B300 and GB300 entries are its output."""
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+from io import BytesIO
+
+import pandas as pd
+
+BASE = "aic-core/src/aiconfigurator_core/systems/data"
+COMMIT = "095f58a51c4ca8e61b66ec108d86f223f8d559ce"
+"""The tables' commit, as data/efficiencies.yaml cites it."""
+CHIPS = {"b200": ("b200_sxm", 126e6), "gb200": ("gb200", 126e6), "b300": ("b300_sxm", 126e6),
+         "gb300": ("gb300", 126e6)}
+"""Each chip's directory in the tables, and its L2 cache in bytes (126 MB on Blackwell, taken for Blackwell Ultra
+too: the figure only drops shapes whose weights fit in L2)."""
+TABLES = ("sglang/0.5.14", "trtllm/1.3.0rc20", "vllm/0.24.0")
+FORMATS = {"fp8": ("fp8", "fp8"), "bf16": ("bfloat16", "bf16")}
+"""The engine's tensor format: the tables' gemm_dtype, and the precision whose bytes per parameter it stores."""
+TOKENS = (1, 16, 64, 128, 256)
+
+
+def table(repo: str, chip: str, t: str) -> pd.DataFrame | None:
+    path = f"{COMMIT}:{BASE}/{chip}/gemm/{t}/gemm_perf.parquet"
+    r = subprocess.run(["git", "-C", repo, "show", path], capture_output=True, check=False)
+    return pd.read_parquet(BytesIO(r.stdout)) if r.returncode == 0 else None
+
+
+def main() -> None:
+    from snippets.data import load
+    from snippets.data.export import engine_catalog
+
+    repo, chosen = sys.argv[1], sys.argv[2:] or list(CHIPS)
+    eng = engine_catalog(load())
+    for chip_id in chosen:
+        chip, l2 = CHIPS[chip_id]
+        hbm = eng.chips[chip_id].hbm_bytes_per_s
+        for fmt, (dtype, precision) in FORMATS.items():
+            bpp = eng.precisions[precision].bytes_per_param
+            peak = eng.chips[chip_id].dense_flops[fmt]
+            weights: dict[str, dict[int, float]] = {}
+            compute: dict[str, float] = {}
+            for t in TABLES:
+                df = table(repo, chip, t)
+                if df is None or df[df.gemm_dtype == dtype].empty:
+                    continue
+                df = df[df.gemm_dtype == dtype]
+                fixed = statistics.median(df[(df.m <= 16) & (df.n <= 256) & (df.k <= 256)].latency) * 1e-3
+                w: dict[int, float] = {}
+                for tok in TOKENS:
+                    g = df[df.m == tok]
+                    shares = [n * k * bpp / (lat * 1e-3 - fixed) / hbm
+                              for n, k, lat in zip(g.n, g.k, g.latency, strict=True)
+                              if n * k * bpp >= 2 * l2 and lat * 1e-3 > fixed]
+                    if shares:
+                        w[tok] = statistics.median(shares)
+                weights[t] = w
+                g = df[(df.m >= 4096) & (df.n >= 4096) & (df.k >= 4096)]
+                cs = [2 * m * n * k / (lat * 1e-3 - fixed) / peak
+                      for m, n, k, lat in zip(g.m, g.n, g.k, g.latency, strict=True) if lat * 1e-3 > fixed]
+                if cs:
+                    compute[t] = statistics.median(cs)
+                print(f"# {chip_id} {fmt} {t}: fixed {fixed * 1e6:.1f} us, weights "
+                      f"{' '.join(f'{k}:{v:.3f}' for k, v in w.items())}, compute {compute.get(t, 0):.3f}")
+            if not weights:
+                continue
+            med = {tok: statistics.median([w[tok] for w in weights.values() if tok in w]) for tok in TOKENS}
+            ones = [w[1] for w in weights.values() if 1 in w]
+            print(f"{chip_id}-gemm-weights-{fmt}:")
+            print(f"  achieved: {{value: {med[1] * hbm / 1e12:.3f}, unit: TB/s, direction: shared}}")
+            print(f"  achieved_range: [{min(ones) * hbm / 1e12:.3f}, {max(ones) * hbm / 1e12:.3f}]")
+            print(f"  by_tokens: [{', '.join(f'[{tok}, {v:.2f}]' for tok, v in med.items())}]")
+            c = list(compute.values())
+            print(f"{chip_id}-gemm-compute-{fmt}:")
+            print(f"  achieved: {{value: {statistics.median(c) * peak / 1e12:.1f}, unit: TFLOP/s, sparsity: dense}}")
+            print(f"  achieved_range: [{min(c) * peak / 1e12:.1f}, {max(c) * peak / 1e12:.1f}]")
+
+
+if __name__ == "__main__":
+    main()
