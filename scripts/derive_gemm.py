@@ -19,29 +19,17 @@ The B300 and GB300 entries are its output."""
 from __future__ import annotations
 
 import statistics
-import subprocess
 import sys
-from io import BytesIO
 
-import pandas as pd
+from derive_moe_weights import TABLES, table  # the same tables, read the same way (run from scripts/)
 
-BASE = "aic-core/src/aiconfigurator_core/systems/data"
-COMMIT = "095f58a51c4ca8e61b66ec108d86f223f8d559ce"
-"""The tables' commit, as data/efficiencies.yaml cites it."""
 CHIPS = {"b200": ("b200_sxm", 126e6), "gb200": ("gb200", 126e6), "b300": ("b300_sxm", 126e6),
          "gb300": ("gb300", 126e6)}
 """Each chip's directory in the tables, and its L2 cache in bytes (126 MB on Blackwell, taken for Blackwell Ultra
 too: the figure only drops shapes whose weights fit in L2)."""
-TABLES = ("sglang/0.5.14", "trtllm/1.3.0rc20", "vllm/0.24.0")
 FORMATS = {"fp8": ("fp8", "fp8"), "bf16": ("bfloat16", "bf16")}
 """The engine's tensor format: the tables' gemm_dtype, and the precision whose bytes per parameter it stores."""
 TOKENS = (1, 16, 64, 128, 256)
-
-
-def table(repo: str, chip: str, t: str) -> pd.DataFrame | None:
-    path = f"{COMMIT}:{BASE}/{chip}/gemm/{t}/gemm_perf.parquet"
-    r = subprocess.run(["git", "-C", repo, "show", path], capture_output=True, check=False)
-    return pd.read_parquet(BytesIO(r.stdout)) if r.returncode == 0 else None
 
 
 def main() -> None:
@@ -59,7 +47,7 @@ def main() -> None:
             weights: dict[str, dict[int, float]] = {}
             compute: dict[str, float] = {}
             for t in TABLES:
-                df = table(repo, chip, t)
+                df = table(repo, chip, t, "gemm")
                 if df is None or df[df.gemm_dtype == dtype].empty:
                     continue
                 df = df[df.gemm_dtype == dtype]

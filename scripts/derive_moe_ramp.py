@@ -22,33 +22,17 @@ from __future__ import annotations
 
 import math
 import statistics
-import subprocess
 import sys
-from io import BytesIO
 
 import pandas as pd
+from derive_moe_weights import TABLES, table, touched  # the same tables, read the same way (run from scripts/)
 
-BASE = "aic-core/src/aiconfigurator_core/systems/data"
-COMMIT = "095f58a51c4ca8e61b66ec108d86f223f8d559ce"
-"""The tables' commit, as data/efficiencies.yaml cites it."""
 CHIPS = {"h100-sxm": "h100_sxm", "h200-sxm": "h200_sxm", "b200": "b200_sxm", "b300": "b300_sxm", "gb200": "gb200",
          "gb300": "gb300"}
 """The chips with an FP8 moe_compute entry, and each one's directory in the tables."""
-TABLES = ("sglang/0.5.14", "trtllm/1.3.0rc20", "vllm/0.24.0")
 BUCKETS = (8, 16, 32, 64, 128, 256, 512)
 LARGE = 8192
 """Tokens from which a shape's throughput is its large-batch figure, as the moe_compute entries read it."""
-
-
-def touched(n: int, e: int, k: int) -> int:
-    s = math.ceil(e / k)
-    return len({(i + j * s) % e for j in range(k) for i in range(min(n, e))})
-
-
-def table(repo: str, chip: str, t: str) -> pd.DataFrame | None:
-    path = f"{COMMIT}:{BASE}/{chip}/moe/{t}/moe_perf.parquet"
-    r = subprocess.run(["git", "-C", repo, "show", path], capture_output=True, check=False)
-    return pd.read_parquet(BytesIO(r.stdout)) if r.returncode == 0 else None
 
 
 def curve(df: pd.DataFrame, tp: int) -> dict[int, float]:

@@ -46,8 +46,10 @@ def touched(n: int, e: int, k: int) -> int:
     return len({(i + j * s) % e for j in range(k) for i in range(min(n, e))})
 
 
-def table(repo: str, chip: str, t: str) -> pd.DataFrame | None:
-    path = f"{COMMIT}:{BASE}/{chip}/moe/{t}/moe_perf.parquet"
+def table(repo: str, chip: str, t: str, op: str = "moe") -> pd.DataFrame | None:
+    """One engine version's table of `op` kernels (moe, gemm) on `chip`, read from the checkout at COMMIT; None
+    where the tables hold none. scripts/derive_moe_ramp.py and scripts/derive_gemm.py read theirs through it."""
+    path = f"{COMMIT}:{BASE}/{chip}/{op}/{t}/{op}_perf.parquet"
     r = subprocess.run(["git", "-C", repo, "show", path], capture_output=True, check=False)
     return pd.read_parquet(BytesIO(r.stdout)) if r.returncode == 0 else None
 
