@@ -80,6 +80,7 @@ from snippets.engine.bands import BandEntry
 from snippets.engine.codec import decode, encode
 from snippets.engine.specs import (
     AlphaBetaSpec,
+    AttentionGrid,
     ChipCollectivesSpec,
     ChipEfficiency,
     ChipSpec,
@@ -168,7 +169,9 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
         c = chips.get(e.accelerator, default)
         if isinstance(e, ComputeEfficiency):
             if e.resource == "attention_compute":
-                c = replace(c, attention=e.fraction)
+                grid = e.by_heads_length
+                c = replace(c, attention=e.fraction, attention_grid=None if grid is None else AttentionGrid(
+                    tuple(map(float, grid.heads)), tuple(map(float, grid.lengths)), tuple(map(tuple, grid.shares))))
             elif e.resource == "moe_compute":
                 c = replace(c, moe=MappingProxyType({**c.moe, e.tensor_format: e.fraction}))
                 if e.by_rows:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from snippets.engine.collectives import Collective
-from snippets.engine.specs import ChipSpec, GemmEfficiency, PrecisionSpec, TimeModelSpec
+from snippets.engine.specs import AttentionGrid, ChipSpec, GemmEfficiency, PrecisionSpec, TimeModelSpec
 
 ACTIVATION_BYTES = 2
 """Activations are kept and exchanged in BF16."""
@@ -87,6 +87,9 @@ class Rates:
     stream_bytes_per_s: float
     """HBM at a streaming kernel's share."""
     attention_flops_per_s: float
+    """Fused attention's rate in prefill at large work, and in decode."""
+    attention_grid: AttentionGrid | None
+    """Its measured share of `bf16_flops` in prefill by heads and prompt length (`ChipEfficiency.attention_grid`)."""
     moe_compute: float
     """A fused MoE layer's grouped expert GEMMs' share of `peak_flops` at large batch, experts sliced by TP."""
     moe_compute_whole: float
@@ -111,7 +114,8 @@ def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_f
     return Rates(peak_flops=chip.dense_flops[compute_format], bf16_flops=bf16, gemm=gemm,
                  moe_stream=eff.moe_stream_for(precision.tensor_format),
                  hbm_bytes_per_s=chip.hbm_bytes_per_s, stream_bytes_per_s=chip.hbm_bytes_per_s * eff.hbm * kf,
-                 attention_flops_per_s=bf16 * eff.attention * kf, moe_compute=eff.moe_for(precision.tensor_format),
+                 attention_flops_per_s=bf16 * eff.attention * kf, attention_grid=eff.attention_grid,
+                 moe_compute=eff.moe_for(precision.tensor_format),
                  moe_compute_whole=eff.moe_for(precision.tensor_format, whole=True),
                  moe_ramp=eff.moe_ramp_for(precision.tensor_format),
                  moe_ramp_whole=eff.moe_ramp_for(precision.tensor_format, whole=True),
@@ -161,17 +165,29 @@ def gemm(name: str, tokens: float, n: float, k: float, r: Rates, *, step_tokens:
 
 
 def attention(name: str, pairs: float, flops_per_pair: float, kv_bytes: float, tokens: float, q_width: float,
-              r: Rates, *, step_tokens: float, kernels: int = 2, count: int = 1) -> Op:
+              r: Rates, *, step_tokens: float, kernels: int = 2, count: int = 1,
+              flops_per_s: float | None = None) -> Op:
     """Attention of one layer on one GPU: `pairs` (query, cached token) pairs at `flops_per_pair`, reading
     `kv_bytes` of cache (decode: every cached token of every sequence; prefill: the chunk's own keys and values
-    and those cached before it), and the queries and outputs (`tokens` × `q_width` each). Two kernels: rotary
-    embedding with the cache write, and the attention kernel."""
+    and those cached before it), and the queries and outputs (`tokens` × `q_width` each), its arithmetic at
+    `flops_per_s` (a prefill's share by its size: `prefill_attention_flops_per_s`), else `r.attention_flops_per_s`.
+    Two kernels: rotary embedding with the cache write, and the attention kernel."""
     f = pairs * flops_per_pair
     act = 2 * tokens * q_width * ACTIVATION_BYTES
     memory = (kv_bytes + act) / r.stream_bytes_per_s
-    compute = f / r.attention_flops_per_s
+    compute = f / (r.attention_flops_per_s if flops_per_s is None else flops_per_s)
     return Op("attention", name, f, kv_bytes + act, compute, memory, 0.0,
               launch(r, kernels, max(compute, memory), step_tokens), count)
+
+
+def prefill_attention_flops_per_s(r: Rates, heads: float, length: float) -> float:
+    """Fused attention's rate in a prefill of `heads` query heads times prompts on one GPU, each prompt attending
+    over a causal `length` (twice its (query, key) pairs per query: a whole prompt's own length): the measured
+    share at that size (`AttentionGrid.share`) where the chip has one, else its large-work rate."""
+    g = r.attention_grid
+    if g is None:
+        return r.attention_flops_per_s
+    return r.bf16_flops * g.share(heads, length) * r.kernel_fraction
 
 
 def collective(kind: str, name: str, c: Collective, *, count: int = 1) -> Op:

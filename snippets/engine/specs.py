@@ -650,13 +650,55 @@ class GemmEfficiency:
 
 
 @dataclass(frozen=True, slots=True)
+class AttentionGrid:
+    """A fused attention kernel's share of the dense BF16 peak in prefill, measured by the work it is given: the
+    query heads times the prompts on one GPU (`heads`, rising), and the causal length each prompt attends over
+    (`lengths`, rising); `shares[i][j]` at `heads[i]` and `lengths[j]`. Short prompts and few heads leave the
+    kernel's tiles and the GPU's units idle; long ones approach its large-batch share."""
+
+    heads: tuple[float, ...]
+    lengths: tuple[float, ...]
+    shares: tuple[tuple[float, ...], ...]
+
+    def share(self, heads: float, length: float) -> float:
+        """The share at `heads` and `length`: straight between the points on log-log axes in each direction
+        (bilinear in the logarithms), held at the edge beyond the grid. Between two points the data checks that the
+        share grows no faster than the heads, nor than the square of the length (the work), so more heads or a
+        longer prompt never take less time."""
+        i, u = _bracket(self.heads, heads)
+        j, v = _bracket(self.lengths, length)
+        s = self.shares
+        lo = _log_mix(s[i][j], s[i][j + 1], v) if v else s[i][j]
+        if not u:
+            return lo
+        hi = _log_mix(s[i + 1][j], s[i + 1][j + 1], v) if v else s[i + 1][j]
+        return _log_mix(lo, hi, u)
+
+
+def _bracket(points: tuple[float, ...], x: float) -> tuple[int, float]:
+    """The index of the point at or below `x` and `x`'s place towards the next on a log axis (0 to 1), held at
+    the ends: (0, 0) below the first point, (last, 0) beyond the last."""
+    if x <= points[0] or len(points) == 1:
+        return 0, 0.0
+    for k in range(len(points) - 1):
+        if x < points[k + 1]:
+            return k, math.log(x / points[k]) / math.log(points[k + 1] / points[k])
+    return len(points) - 1, 0.0
+
+
+def _log_mix(a: float, b: float, t: float) -> float:
+    return float(a * (b / a) ** t)
+
+
+@dataclass(frozen=True, slots=True)
 class ChipEfficiency:
     """The shares of its peaks one chip's kernels reach, each from data/efficiencies.yaml or the stated default."""
 
     hbm: float
     """A streaming kernel's share of the HBM datasheet bandwidth (attention's KV reads, elementwise work)."""
     attention: float
-    """A fused attention kernel's share of the dense BF16 peak in prefill."""
+    """A fused attention kernel's share of the dense BF16 peak in prefill (at large work, where `attention_grid`
+    is measured)."""
     moe: Mapping[str, float] = field(hash=False)
     """By tensor format: a fused MoE layer's grouped expert GEMMs' share of the dense peak at large batch, where
     measured (no default), with the experts sliced by tensor parallelism; it sets the experts' compute time only
@@ -680,6 +722,8 @@ class ChipEfficiency:
     moe_ramp_whole: Mapping[str, tuple[tuple[float, float], ...]] = field(
         default_factory=lambda: MappingProxyType({}), hash=False)
     """The same with whole experts on each GPU (of `moe_whole`)."""
+    attention_grid: AttentionGrid | None = None
+    """The prefill attention share by heads and prompt length, where measured; None: `attention` at any size."""
 
     def gemm_for(self, tensor_format: str) -> GemmEfficiency:
         return self.gemm.get(tensor_format, self.default_gemm)

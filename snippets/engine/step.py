@@ -386,9 +386,11 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
             q = pre_local / prompts
             kv_tok = kv_bytes_per_token_per_gpu(arch, n, tp, p.kv_bytes, context_tokens=max(1.0, start + q),
                                                 first_layer=plan.first)
-            out.append(ops.attention("attention (prefill)", prompts * _prefill_pairs(arch, plan, start, q),
-                                     p.prefill_pair_flops, prompts * kv_tok * (start + q) / n, pre_local, p.q_width, r,
-                                     step_tokens=local, count=n))
+            pairs = _prefill_pairs(arch, plan, start, q)
+            rate = ops.prefill_attention_flops_per_s(r, prompts * arch.attention_heads / tp, 2 * pairs / q)
+            out.append(ops.attention("attention (prefill)", prompts * pairs, p.prefill_pair_flops,
+                                     prompts * kv_tok * (start + q) / n, pre_local, p.q_width, r, step_tokens=local,
+                                     count=n, flops_per_s=rate))
         if tp > 1:
             out.append(ops.collective("allreduce", "attention all-reduce", ar, count=n))
         dense = n - plan.moe_layers

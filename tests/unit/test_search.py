@@ -175,7 +175,7 @@ def test_a_disaggregated_ttft_includes_its_kv_transfer():
     sent = 2 * 80 * 4 * 128 * kvb * N_IN
     for x, y, link_bw, hop in ((1, 1, 450e9, tm.nvlink_hop_s),   # 6 GPUs in one HGX H100: NVLink 4, one way
                                (6, 1, 400e9 / 8, tm.network_hop_s)):  # 16 GPUs: each GPU's 400 Gb/s NIC
-        z = predict_disaggregated(p, dd, x, y, 8, N_IN, N_OUT)
+        z = predict_disaggregated(p, dd, x, y, 6, N_IN, N_OUT)
         transfer = hop + sent / (link_bw * tm.link_fraction)
         assert z.transfer_s == pytest.approx(transfer, rel=1e-9)
         assert z.ttft_s == pytest.approx(z.prefill_wait_s + z.prefill.prefill_s + transfer, rel=1e-12)

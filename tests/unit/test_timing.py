@@ -26,7 +26,7 @@ from snippets.engine.ops import KINDS, Rates, gemm, launch
 from snippets.engine.params import total_params
 from snippets.engine.serving import admitted, chunks, kv_sequences, mixed_step, predict, wave
 from snippets.engine.specs import GemmEfficiency, ramp
-from snippets.engine.step import FP8_DISPATCH_BYTES, prepare, step
+from snippets.engine.step import FP8_DISPATCH_BYTES, Batch, prepare, run, step
 from snippets.engine.topology import group_link
 
 from ..conftest import ROOT, repository_catalog
@@ -50,7 +50,8 @@ def _d(model: str, precision: str, layout: Layout, *, accelerator: str = "h100-s
 
 RATES = Rates(peak_flops=1e15, bf16_flops=5e14, gemm=GemmEfficiency(((1, 0.8), (256, 0.6)), 0.5),
               moe_stream=GemmEfficiency(((1, 0.8), (256, 0.6)), 0.5),
-              hbm_bytes_per_s=1e12, stream_bytes_per_s=0.9e12, attention_flops_per_s=2.5e14, moe_compute=0.5,
+              hbm_bytes_per_s=1e12, stream_bytes_per_s=0.9e12, attention_flops_per_s=2.5e14, attention_grid=None,
+              moe_compute=0.5,
               moe_compute_whole=0.5, moe_ramp=(), moe_ramp_whole=(),
               weight_bytes=1.0,
               kernel_fraction=1.0, kernel_s=2.7e-6, host_s=16.7e-6, graph_max_tokens=512)
@@ -141,6 +142,39 @@ def test_prefill_pairs_with_a_window_by_hand():
     d = _d("gpt-oss-120b", "mxfp4", Layout(1), context=8192, kv="bf16")
     att = next(o for o in step(d, "prefill", 1000, 0).ops if o.name == "attention (prefill)")
     assert att.flops * att.count == pytest.approx((18 * 500_500 + 18 * 119_872) * 4 * 64 * 64)
+
+
+def test_prefill_attention_runs_at_its_measured_share_by_heads_and_length():
+    # data/efficiencies.yaml h100-attention-bf16 (AIConfigurator's context-attention tables, the engines' median,
+    # scripts/derive_attention.py): 8 heads x prompts at 2,048 tokens 0.30 of the dense BF16 peak, at 4,096 0.46;
+    # 64 and more at 16,384, 0.60, is the large-work share
+    g = TM.chip("h100-sxm").attention_grid
+    assert g is not None and g.share(8, 2048) == 0.30 and g.share(8, 4096) == 0.46
+    assert g.share(64, 16384) == TM.chip("h100-sxm").attention == pytest.approx(593.7 / 989.5, abs=0.005)
+    # between points, straight on log-log axes: at 2,896 tokens (2^11.5) 0.30 x (0.46 / 0.30)^0.5; at 11 heads and
+    # 2,048, between 8 (0.30) and 16 (0.37) heads, log2(11 / 8) of the way
+    assert g.share(8, 2 ** 11.5) == pytest.approx(0.30 * (0.46 / 0.30) ** 0.5)
+    assert g.share(11, 2048) == pytest.approx(0.30 * (0.37 / 0.30) ** math.log2(11 / 8))
+    # held at the grid's edges: fewer than 4 heads or 512 tokens as the first cell, beyond 64 heads or 16,384 tokens
+    # as the last
+    assert g.share(2, 100) == g.share(4, 512) == 0.04 and g.share(256, 131072) == g.share(64, 16384)
+    # Llama 3.1 70B BF16 at TP8 on H100, one 2,048-token prompt: 64 / 8 = 8 heads on each GPU, 2,048 x 2,049 / 2 =
+    # 2,098,176 pairs of 2 x 2 x 8 x 128 = 4,096 FLOPs, at the share of 8 heads and a causal length of twice the
+    # pairs per query (2,049)
+    d = _d("llama-3.1-70b", "bf16", Layout(8), context=4096)
+    att = next(o for o in step(d, "prefill", 2048, 0).ops if o.name == "attention (prefill)")
+    pairs = 2048 * 2049 / 2
+    assert att.flops == pytest.approx(pairs * 4096)
+    share = 0.30 * (0.46 / 0.30) ** math.log2(2049 / 2048)
+    assert att.compute_s == pytest.approx(pairs * 4096 / (989.5e12 * share), rel=1e-9)  # 28.9 us
+    assert att.compute_s == pytest.approx(28.94e-6, rel=1e-3)
+    # four such prompts in one step give the kernel 32 heads x prompts: 0.41 of the peak at 2,048
+    four = run(d, Batch(prefill_tokens=4 * 2048, prefill_seqs=4, prefill_finishing=4), "prefill")
+    att4 = next(o for o in four.ops if o.name == "attention (prefill)")
+    assert att4.compute_s == pytest.approx(4 * pairs * 4096 / (989.5e12 * g.share(32, 2049)), rel=1e-9)
+    assert g.share(32, 2048) == 0.41
+    # a chip without a measured grid keeps its share at any size (MI300X: the stated default, at AMD's fraction)
+    assert TM.chip("mi300x").attention_grid is None
 
 
 def test_embedding_reads_the_looked_up_rows_and_the_head_reads_the_whole_table():

@@ -90,6 +90,38 @@ class Efficiency(_Strict):
         return self.achieved_range[0] * per / peak, self.achieved_range[1] * per / peak
 
 
+class AttentionGridData(_Strict):
+    """A fused attention kernel's share of the dense BF16 peak in prefill by the work it is given: `shares[i][j]` with
+    `heads[i]` query heads times prompts on one GPU, each prompt attending over a causal length of `lengths[j]`."""
+
+    heads: tuple[PositiveInt, ...]
+    """Rising."""
+    lengths: tuple[PositiveInt, ...]
+    """Rising."""
+    shares: tuple[tuple[Annotated[float, Field(gt=0, le=1)], ...], ...]
+    """One row per `heads`, one share per `lengths`."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> AttentionGridData:
+        for name, axis in (("heads", self.heads), ("lengths", self.lengths)):
+            if not axis or list(axis) != sorted(set(axis)):
+                raise ValueError(f"{name} must rise")
+        if len(self.shares) != len(self.heads) or any(len(row) != len(self.lengths) for row in self.shares):
+            raise ValueError(f"shares: give {len(self.heads)} rows (one per heads) of {len(self.lengths)} shares "
+                             "(one per length)")
+        for i, j in itertools.product(range(len(self.heads)), range(len(self.lengths))):
+            f = self.shares[i][j]
+            if i and f / self.shares[i - 1][j] > self.heads[i] / self.heads[i - 1]:
+                raise ValueError(f"shares: from {self.heads[i - 1]} to {self.heads[i]} heads at length "
+                                 f"{self.lengths[j]} the share grows faster than the heads, so more heads would take "
+                                 "less time")
+            if j and f / self.shares[i][j - 1] > (self.lengths[j] / self.lengths[j - 1]) ** 2:
+                raise ValueError(f"shares: from length {self.lengths[j - 1]} to {self.lengths[j]} at {self.heads[i]} "
+                                 "heads the share grows faster than the work (the length squared), so a longer prompt "
+                                 "would take less time")
+        return self
+
+
 class ComputeEfficiency(_Strict):
     """A throughput achieved in published runs, as a fraction of the dense peak of the same format."""
 
@@ -110,6 +142,9 @@ class ComputeEfficiency(_Strict):
     rows (a grouped GEMM fills its tiles with them): (rows, fraction of `achieved`), rows rising, the fraction never
     falling, never growing faster than the rows (more rows never take less time) and the last 1; held at its first
     fraction below the first point (where the weight stream binds)."""
+    by_heads_length: AttentionGridData | None = None
+    """For `attention_compute`: its share by the heads and prompt length it is given; `achieved` is the share at the
+    most heads and the longest length (the grid's last cell)."""
     method: Annotated[str, Field(min_length=5)]
     note: Annotated[str, Field(min_length=10)]
     sources: Sources
@@ -117,6 +152,13 @@ class ComputeEfficiency(_Strict):
     @model_validator(mode="after")
     def _consistent(self) -> ComputeEfficiency:
         low, high = self.achieved_range
+        if self.by_heads_length is not None:
+            if self.resource != "attention_compute":
+                raise ValueError("by_heads_length: only a fused attention kernel's share is given by heads and length")
+            last = self.by_heads_length.shares[-1][-1]
+            if abs(last - self.fraction) > 0.005:
+                raise ValueError(f"by_heads_length: its last share, {last}, is not achieved over peak "
+                                 f"({self.fraction:.3f})")
         if self.by_rows:
             if self.resource not in ("moe_compute", "moe_compute_whole"):
                 raise ValueError("by_rows: only a fused MoE layer's expert GEMMs ramp with the rows each expert sees")

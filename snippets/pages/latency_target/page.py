@@ -79,8 +79,10 @@ class LatencyTargetPage(ModesSection, PublishedSection):
                                            "; ".join(f"{k} {v:.2f}x" for k, v in gains.items()))
         self.agg_ttft = ms(worked.agg.ttft_s, 0)
         self.disagg_ttft = ms(worked.disagg.ttft_s, 0)
-        self.disagg_ttft_longer = fmt.claim(worked.disagg.ttft_s > worked.agg.ttft_s,
-                                            f"{worked.disagg.ttft_s * 1e3:.0f} > {worked.agg.ttft_s * 1e3:.0f} ms")
+        # slower than aggregated, and well within the target: at most half of it
+        self.disagg_ttft_longer = fmt.claim(
+            worked.disagg.ttft_s > worked.agg.ttft_s and worked.disagg.ttft_s <= sc.ttft_s / 2,
+            f"{worked.disagg.ttft_s * 1e3:.0f} > {worked.agg.ttft_s * 1e3:.0f} ms, and <= {sc.ttft_s * 1e3 / 2:.0f} ms")
         xfer = worked.disagg.prediction
         self.transfer = ms(getattr(xfer, "transfer_s", 0.0), 2)
         self.transfer_link = getattr(getattr(xfer, "link", None), "name", "")

@@ -103,7 +103,8 @@ def worked_example(cat: Catalog) -> str:
         f"3. **Intensity.** {h(pre.intensity, 'wx.pre.intensity')} FLOP per byte: far right of the ridge.",
         f"4. **Compute time.** The matrix products at {h(p.compute_fraction, 'wx.compute_fraction')} of "
         f"{h(p.fp8_dense, 'wx.fp8_dense')}, attention at {h(p.attention_fraction, 'wx.attention_fraction')} "
-        f"of the BF16 peak: {h(pre.compute, 'wx.pre.compute')}, the larger in the heavy operations, so "
+        f"of the BF16 peak (its measured share for this prompt's length and each GPU's heads): "
+        f"{h(pre.compute, 'wx.pre.compute')}, the larger in the heavy operations, so "
         f"the prefill is compute-bound.",
         f"5. **Memory time.** {h(pre.bytes, 'wx.pre.bytes')} at the same shares: {h(pre.memory, 'wx.pre.memory')}.",
         f"6. **Communication.** The same {h(p.allreduces, 'wx.allreduces')} all-reduces, now of the whole "
@@ -199,7 +200,8 @@ class RooflinePage(Page):
         self.compute_fraction = fmt.percent(cf)
         self.hbm_fraction = fmt.percent(wf, 1)
         self.stream_fraction = fmt.percent(eff.hbm, 1)
-        self.attention_fraction = fmt.percent(eff.attention)
+        att = next(o for o in pre.ops if o.name == "attention (prefill)")  # at the share the engine used
+        self.attention_fraction = fmt.percent(att.flops / att.compute_s / chip.dense_flops["bf16"])
         self.kernel_cost = us(tm.kernel_s, 1)
         self.step_overhead = ms(tm.step_overhead_s, 2)
         self.kernels_dec = fmt.count(sum(round(o.launch_s / tm.kernel_s) * o.count for o in dec.ops
