@@ -21,26 +21,18 @@ from __future__ import annotations
 
 import math
 import statistics
-import subprocess
 import sys
-from io import BytesIO
 
 import pandas as pd
-from derive_moe_weights import BASE, COMMIT, TABLES  # the same checkout and engine versions (run from scripts/)
+from derive_moe_weights import TABLES, table  # the same tables, read the same way (run from scripts/)
 
 CHIPS = {"a100-80gb-sxm": "a100_sxm", "h100-sxm": "h100_sxm", "h200-sxm": "h200_sxm", "b200": "b200_sxm",
          "b300": "b300_sxm", "gb200": "gb200", "gb300": "gb300"}
-OLDER = {"a100_sxm": ("sglang/0.5.10", "trtllm/1.0.0", "vllm/0.14.0"), "h200_sxm": ("vllm/0.18.0",)}
-"""Engine versions read where a chip has no table of TABLES' version: A100's newest of each engine, H200's vLLM."""
+OLDER = {"a100_sxm": ("sglang/0.5.10", "trtllm/1.0.0", "vllm/0.14.0")}
+"""Engine versions read where a chip has no table of TABLES' versions: A100's newest of each engine."""
 HEADS = (4, 8, 16, 32, 64)
 LENGTHS = (512, 1024, 2048, 4096, 8192, 16384)
 HEAD_DIM = 128
-
-
-def table(repo: str, chip: str, t: str) -> pd.DataFrame | None:
-    path = f"{COMMIT}:{BASE}/{chip}/attention/{t}/context_attention_perf.parquet"
-    r = subprocess.run(["git", "-C", repo, "show", path], capture_output=True, check=False)
-    return pd.read_parquet(BytesIO(r.stdout)) if r.returncode == 0 else None
 
 
 def bucket(heads: int) -> int | None:
@@ -75,7 +67,7 @@ def main() -> None:
         peak = eng.chips[chip_id].dense_flops["bf16"]
         engines: dict[str, dict[tuple[int, int], float]] = {}
         for t in (*TABLES, *OLDER.get(chip, ())):
-            df = table(repo, chip, t)
+            df = table(repo, chip, t, "attention", "context_attention")
             if df is None or any(name.startswith(t.split("/")[0]) for name in engines):
                 continue
             kernel, fixed, g = grid(df, peak)

@@ -46,10 +46,12 @@ def touched(n: int, e: int, k: int) -> int:
     return len({(i + j * s) % e for j in range(k) for i in range(min(n, e))})
 
 
-def table(repo: str, chip: str, t: str, op: str = "moe") -> pd.DataFrame | None:
-    """One engine version's table of `op` kernels (moe, gemm) on `chip`, read from the checkout at COMMIT; None
-    where the tables hold none. scripts/derive_moe_ramp.py and scripts/derive_gemm.py read theirs through it."""
-    path = f"{COMMIT}:{BASE}/{chip}/{op}/{t}/{op}_perf.parquet"
+def table(repo: str, chip: str, t: str, op: str = "moe", kind: str | None = None) -> pd.DataFrame | None:
+    """One engine version's table of `op` kernels (moe, gemm, attention) on `chip`, the file `kind`_perf.parquet
+    (`op` where not given; attention's: context_attention), read from the checkout at COMMIT; None where the tables
+    hold none. scripts/derive_moe_ramp.py, scripts/derive_gemm.py and scripts/derive_attention.py read theirs
+    through it."""
+    path = f"{COMMIT}:{BASE}/{chip}/{op}/{t}/{kind or op}_perf.parquet"
     r = subprocess.run(["git", "-C", repo, "show", path], capture_output=True, check=False)
     return pd.read_parquet(BytesIO(r.stdout)) if r.returncode == 0 else None
 

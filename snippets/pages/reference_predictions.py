@@ -366,7 +366,6 @@ class ReferencePredictionsPage(Page):
         self.extend(known_misses(test, test_skip))
 
 
-
 def _own_timings(cat: Catalog, chip_fits: dict[str, dict[str, CollectiveFit]], algorithm: str,
                  field: str) -> tuple[fmt.Figure, list[CollectiveFit]]:
     """The chips whose own timings give `algorithm`'s fit (named as data/ names them, one figure), and those fits."""
