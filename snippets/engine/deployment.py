@@ -150,14 +150,17 @@ class Setting:
         if m.starts:
             return None
         gib = 2**30
-        head = (f"{layout.label}: {self.model.name} in {self.precision.name} on {self.chip.name} leaves "
-                f"{m.kv_room / gib:.2f} GiB of the {m.pool / gib:.2f} GiB pool for the KV cache (weights "
-                f"{m.weights / gib:.2f}, activation peak {m.activations / gib:.2f}, outside PyTorch "
-                f"{m.non_torch / gib:.2f} GiB per GPU)")
+        what = (f"weights {m.weights / gib:.2f}, activation peak {m.activations / gib:.2f}, outside PyTorch "
+                f"{m.non_torch / gib:.2f} GiB per GPU")
+        on = f"{layout.label}: {self.model.name} in {self.precision.name} on {self.chip.name}"
+        head = (f"{on} leaves {m.kv_room / gib:.2f} GiB of the {m.pool / gib:.2f} GiB pool for the KV cache ({what})"
+                if m.kv_room > 0 else
+                f"{on} leaves nothing of the {m.pool / gib:.2f} GiB pool for the KV cache ({what}: "
+                f"{-m.kv_room / gib:.2f} GiB more than the pool)")
         if self.memory_policy.kv_share_of == "static":
             return self._sglang_refusal(layout, m, head)
         if m.kv_room <= 0:
-            return KVCacheRefused(head + ": nothing for the KV cache.", NO_KV_MEMORY, available=m.kv_room,
+            return KVCacheRefused(head + ".", NO_KV_MEMORY, available=m.kv_room,
                                   needed=m.kv_per_sequence, max_model_len=m.max_model_len, estimated_max_len=0)
         est = estimated_max_model_len(self.model.architecture, m.first_layer, m.layers, layout.tp,
                                       self.kv_precision.bytes_per_param, m.kv_room, m.max_model_len, self.memory_policy)
@@ -180,7 +183,7 @@ class Setting:
 
         if m.kv_room <= 0:
             share = self.memory_policy.share(layout.tp, layout.pp)
-            return refused(head + ": nothing for the KV cache.", "Not enough memory. Please try to increase "
+            return refused(head + ".", "Not enough memory. Please try to increase "
                            f"--mem-fraction-static. Current value: self.server_args.mem_fraction_static={share}", 0)
         pool_tokens = math.floor(m.kv_room / (m.kv_per_sequence / m.max_model_len))  # a token a slot (page size 1)
         max_req_len = min(m.max_model_len - 1, pool_tokens - 1)

@@ -129,10 +129,12 @@ def test_worked_example_steps(page) -> None:
     # TP2: 71.30 - 65.71 - 4.76 - 0.55 = 0.28 GiB, short of one sequence's 1.25 GiB, and vLLM's own words for it:
     # 0.28 GiB holds 114 blocks of 16 tokens, 1,824 tokens
     assert value(page, "tight.room") == pytest.approx((POOL - W70_TP2 - SAMPLER - NON_TORCH[2]) / GIB)
-    body = page.select_one("article").get_text()
+    # vLLM's message whole, in one code element: its own backticks shown as typed, not ending a code span
+    codes = [c.get_text() for c in page.select("article code")]
     assert ("To serve at least one request with the models's max seq len (8192), (1.25 GiB KV cache is needed, "
             "which is larger than the available KV cache memory (0.28 GiB). Based on the available memory, the "
-            "estimated maximum model length is 1824.") in body
+            "estimated maximum model length is 1824. Try increasing `gpu_memory_utilization` or decreasing "
+            "`max_model_len` when initializing the engine.") in codes
     # at 256 sequences the sampler's peak is 1.19 GiB and vLLM starts: 3.85 GiB, three sequences of 1.25 GiB
     assert value(page, "tight.room_small") == pytest.approx((POOL - W70_TP2 - 256 * 128_256 * 38.9 - NON_TORCH[2]) / GIB)
     assert value(page, "tight.seqs_small") == 3

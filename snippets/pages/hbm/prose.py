@@ -160,6 +160,8 @@ def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:
     m, m_small = st.memory(lay, 1), st_small.memory(lay, 1)
     refused, refused_small = st.kv_refusal(lay), st_small.kv_refusal(lay)
     h = fmt.fig_html
+    # vLLM's messages carry backticks of their own (`gpu_memory_utilization`), which would end a Markdown code span
+    # halfway: each is written as an HTML code element, its text escaped.
     if refused is None:
         words = f"On {lay.label} vLLM starts."
     else:
@@ -172,13 +174,13 @@ def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:
                  + (f", that is {h(fmt.nbytes(over, 'GiB', 2), 'tight.over')} more than the pool, and vLLM stops: "
                     if over >= 0 else
                     f", the KV cache gets {h(fmt.nbytes(m.kv_room, 'GiB', 2), 'tight.room')}, and vLLM stops: ")
-                 + f"`{refused.engine_message}`")
+                 + f"<code>{fmt.inert_html(refused.engine_message)}</code>")
         if refused_small is not None:
             words += (f" Started with `--max-num-seqs` at {h(fmt.count(small, 'sequences'), 'tight.small')}, the "
                       f"activation peak falls to {h(fmt.nbytes(m_small.activations, 'GiB', 2), 'tight.act_small')}, "
                       f"but the KV cache's {h(fmt.nbytes(m_small.kv_room, 'GiB', 2), 'tight.room_small')} is short "
                       f"of the {h(fmt.nbytes(m_small.kv_per_sequence, 'GiB', 2), 'tight.need')} one sequence needs: "
-                      f"`{refused_small.engine_message}`")
+                      f"<code>{fmt.inert_html(refused_small.engine_message)}</code>")
         else:
             words += (f" Started with `--max-num-seqs` at {h(fmt.count(small, 'sequences'), 'tight.small')}, the "
                       f"activation peak falls to {h(fmt.nbytes(m_small.activations, 'GiB', 2), 'tight.act_small')} "
