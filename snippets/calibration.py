@@ -65,6 +65,7 @@ from snippets.engine.serving import (
     wave,
 )
 from snippets.engine.specs import EngineCatalog, TimeModelSpec
+from snippets.engine.topology import group_fabric_bandwidth
 
 SCENARIO = "reference"
 METRICS = ("ttft_ms", "itl_ms", "output_tokens_per_s")
@@ -550,24 +551,29 @@ def fit_chip_collectives(cat: Catalog) -> dict[str, dict[str, CollectiveFit]]:
     return out
 
 
-def _timed_bandwidth(cat: Catalog, eng: EngineCatalog, points: str) -> float:
-    """The per-direction scale-up bandwidth of the chip a collective's timings (`points`) were taken on."""
+def _timed_bandwidth(cat: Catalog, eng: EngineCatalog, points: str) -> Callable[[int], float]:
+    """The per-direction bandwidth each GPU of a group of n had where a collective's timings (`points`) were taken:
+    its chip's scale-up fabric as its node wires it (`topology.group_fabric_bandwidth`: the whole of it on a
+    switched node, n − 1 of its links on a full mesh), the same that prices the collective on that chip."""
     acc = cat.latencies[points].accelerator
     assert acc is not None  # noqa: S101 - a collective's timings name their chip (the data checks)
-    b = eng.chips[acc].scale_up_bytes_per_s
-    assert b is not None  # noqa: S101 - timed inside one node's scale-up fabric
-    return b
+    chip, node = eng.chips[acc], eng.node_of(acc)
+    assert chip.scale_up_bytes_per_s is not None and node is not None  # noqa: S101 - timed inside one node's fabric
+    return lambda n: group_fabric_bandwidth(node, chip, n)
 
 
 def _custom_allreduce_fits(cat: Catalog, eng: EngineCatalog, points: str) -> dict[str, CollectiveFit]:
     """One-shot and two-shot fitted on a custom all-reduce's timings, each point on the algorithm vLLM picks for it
-    (`one_shot_applies`)."""
+    (`one_shot_applies`); two-shot only where two or more points fall to it (timings of two GPUs, which run one
+    stage at every size, give none)."""
     b = _timed_bandwidth(cat, eng, points)
     car = [(n, s, t * 1e-6) for n, s, t in cat.latencies[points].points]
-    return {"one_shot": _alpha_beta_fit([x for x in car if one_shot_applies(x[0], x[1])],
-                                        lambda n, s: (n - 1) * s, b, False),
-            "two_shot": _alpha_beta_fit([x for x in car if not one_shot_applies(x[0], x[1])],
-                                        lambda n, s: 2 * (n - 1) / n * s, b, False)}
+    two = [x for x in car if not one_shot_applies(x[0], x[1])]
+    out = {"one_shot": _alpha_beta_fit([x for x in car if one_shot_applies(x[0], x[1])],
+                                       lambda n, s: (n - 1) * s, b, False)}
+    if len(two) >= 2:
+        out["two_shot"] = _alpha_beta_fit(two, lambda n, s: 2 * (n - 1) / n * s, b, False)
+    return out
 
 
 def _nccl_fit(cat: Catalog, eng: EngineCatalog, points: str) -> CollectiveFit:
@@ -576,11 +582,11 @@ def _nccl_fit(cat: Catalog, eng: EngineCatalog, points: str) -> CollectiveFit:
     return _alpha_beta_fit(pts, lambda n, s: 2 * (n - 1) / n * s, _timed_bandwidth(cat, eng, points), True)
 
 
-def _alpha_beta_fit(pts: list[tuple[int, float, float]], moved: Callable[[int, float], float], b: float,
-                    per_peer: bool) -> CollectiveFit:
-    """Latency (and per-peer latency) and share of `b` fitted on `pts` (GPUs, bytes, seconds), least squares on
-    relative error."""
-    rows = [[1.0] + ([float(n - 2)] if per_peer else []) + [moved(n, s) / b] for n, s, _ in pts]
+def _alpha_beta_fit(pts: list[tuple[int, float, float]], moved: Callable[[int, float], float],
+                    b: Callable[[int], float], per_peer: bool) -> CollectiveFit:
+    """Latency (and per-peer latency) and share of the group's bandwidth `b(n)` fitted on `pts` (GPUs, bytes,
+    seconds), least squares on relative error."""
+    rows = [[1.0] + ([float(n - 2)] if per_peer else []) + [moved(n, s) / b(n)] for n, s, _ in pts]
     ts = [t for *_, t in pts]
     p = _least_squares(rows, ts)
     pred = [sum(x * y for x, y in zip(r, p, strict=True)) for r in rows]

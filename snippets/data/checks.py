@@ -374,9 +374,10 @@ def _check_physics(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
 def _check_chip_timings(where: str, list_name: str, entries: Sequence[ChipCollectives | ChipNccl],
                         lats: Mapping[str, Any], accelerators: Mapping[str, Any], problems: list[str]) -> None:
     """A time model's per-chip collective entries: each on a collective's timings, pricing the chip it was timed on,
-    and no chip priced twice by one list."""
-    priced: dict[str, str] = {}
+    and no chip priced twice by one list (by one engine, for custom all-reduce: each engine ships its own kernel)."""
+    priced: dict[tuple[str, str], str] = {}
     for i, cc in enumerate(entries):
+        engine = cc.engine if isinstance(cc, ChipCollectives) else ""
         at = f"{where}: field '{list_name}[{i}]"
         target = lats.get(cc.points)
         if target is None or target.path != "collective":
@@ -387,6 +388,7 @@ def _check_chip_timings(where: str, list_name: str, entries: Sequence[ChipCollec
         for acc in cc.accelerators:
             if acc not in accelerators:
                 problems.append(f"{at}.accelerators': unknown accelerator {acc!r}")
-            elif acc in priced:
-                problems.append(f"{at}.accelerators': {acc!r} is already priced by {priced[acc]!r}")
-            priced.setdefault(acc, cc.points)
+            elif (acc, engine) in priced:
+                problems.append(f"{at}.accelerators': {acc!r} is already priced by {priced[acc, engine]!r}"
+                                + (f" under {engine}" if engine else ""))
+            priced.setdefault((acc, engine), cc.points)

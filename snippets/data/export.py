@@ -206,9 +206,12 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
                                            t.alltoall_points)}
     used |= {("latencies", cc.points) for cc in t.chip_collectives} | {("latencies", cn.points) for cn in t.chip_nccl}
     co = t.collectives
-    per_chip = {acc: ChipCollectivesSpec(cc.engine, _alpha_beta(cc.one_shot),
-                                         _alpha_beta(co.two_shot if cc.two_shot is None else cc.two_shot))
-                for cc in t.chip_collectives for acc in cc.accelerators}
+    per_chip: dict[str, tuple[ChipCollectivesSpec, ...]] = {}
+    for cc in t.chip_collectives:
+        spec = ChipCollectivesSpec(cc.engine, _alpha_beta(cc.one_shot),
+                                   _alpha_beta(co.two_shot if cc.two_shot is None else cc.two_shot))
+        for acc in cc.accelerators:
+            per_chip[acc] = (*per_chip.get(acc, ()), spec)
     return TimeModelSpec(
         id=key, name=t.name, chips=MappingProxyType(chips), default=default,
         link_fraction=cat.efficiencies[t.link_efficiency].fraction,

@@ -817,10 +817,11 @@ class TimeModelSpec:
     """The (file, id) of every data/ entry the record was built from."""
     bands: tuple[BandEntry, ...] = ()
     """The error bands by regime, computed from the test measurements (`snippets.engine.bands`)."""
-    chip_collectives: Mapping[str, ChipCollectivesSpec] = field(default_factory=lambda: MappingProxyType({}),
-                                                                hash=False)
+    chip_collectives: Mapping[str, tuple[ChipCollectivesSpec, ...]] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False)
     """Per accelerator id whose own custom all-reduce timings are published: its one-shot and two-shot factors under
-    the engine that was timed (`for_chip`); every other chip, or engine, takes `one_shot` and `two_shot`."""
+    each engine whose kernel was timed on it (`for_chip`; one entry per engine); every other chip, or engine, takes
+    `one_shot` and `two_shot`."""
     chip_nccl: Mapping[str, AlphaBetaSpec] = field(default_factory=lambda: MappingProxyType({}), hash=False)
     """Per accelerator id whose own NCCL all-reduce timings are published: its NCCL factors, under every engine
     (`for_chip`); every other chip takes `nccl`."""
@@ -835,8 +836,8 @@ class TimeModelSpec:
     def for_chip(self, chip_id: str, engine: str) -> TimeModelSpec:
         """This time model as it prices a step on `chip_id` under `engine`: the chip's own custom all-reduce where
         that engine's was timed on it, and the chip's own NCCL all-reduce where it was timed."""
-        c = self.chip_collectives.get(chip_id)
-        one, two = (self.one_shot, self.two_shot) if c is None or c.engine != engine else (c.one_shot, c.two_shot)
+        c = next((c for c in self.chip_collectives.get(chip_id, ()) if c.engine == engine), None)
+        one, two = (self.one_shot, self.two_shot) if c is None else (c.one_shot, c.two_shot)
         nccl = self.chip_nccl.get(chip_id, self.nccl)
         if (one, two, nccl) == (self.one_shot, self.two_shot, self.nccl):
             return self

@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass, replace
 
 from snippets.engine.deployment import Deployment
+from snippets.engine.specs import ChipSpec, NodeSpec
 
 GROUPS = ("tp", "ep", "pp")
 
@@ -69,8 +70,12 @@ def _fabric_name(d: Deployment) -> str:
 
 def fabric_bandwidth(d: Deployment, gpus: int) -> float:
     """Per-direction bandwidth one GPU gets toward the other `gpus − 1` members of a group inside one node."""
-    st = d.setting
-    node, chip = st.node, st.chip
+    return group_fabric_bandwidth(d.setting.node, d.setting.chip, gpus)
+
+
+def group_fabric_bandwidth(node: NodeSpec, chip: ChipSpec, gpus: int) -> float:
+    """`fabric_bandwidth` for a group of `gpus` GPUs of `node` (of `chip`s), whatever deployment holds it: what a
+    collective timed on that many GPUs of the node had (`snippets.calibration` fits its timings against it)."""
     if gpus <= 1:
         return 0.0
     shape = node.fabric_shape

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import statistics
+from collections.abc import Mapping
 
 from snippets.calibration import (
     METRICS,
@@ -296,10 +297,11 @@ class ReferencePredictionsPage(Page):
         self.one_shot_efficiency = fmt.percent(colls["one_shot"].efficiency)
         self.one_shot_worst = fmt.percent(colls["one_shot"].worst)
         self.nccl_worst = fmt.percent(colls["nccl"].worst)
-        # the chips whose own timings price their collectives: vLLM's custom all-reduce (chip_collectives, its one
-        # stage), NCCL's all-reduce (chip_nccl)
+        # the chips whose own timings price their collectives: an engine's custom all-reduce (chip_collectives, its
+        # one stage; each chip named with the engine whose kernel was timed), NCCL's all-reduce (chip_nccl)
         chip_fits = fit_chip_collectives(cat)
-        own = _own_timings(cat, chip_fits, "one_shot", "chip_collectives")
+        engines = {cc.points: cc.engine for cc in tm.chip_collectives}
+        own = _own_timings(cat, chip_fits, "one_shot", "chip_collectives", engines)
         self.chip_ar_chips = own[0]
         self.chip_ar_low = fmt.quantity(min(f.latency_s for f in own[1]) * 1e6, "µs", 2, show_unit=True)
         self.chip_ar_high = fmt.quantity(max(f.latency_s for f in own[1]) * 1e6, "µs", 2, show_unit=True)
@@ -367,13 +369,22 @@ class ReferencePredictionsPage(Page):
 
 
 def _own_timings(cat: Catalog, chip_fits: dict[str, dict[str, CollectiveFit]], algorithm: str,
-                 field: str) -> tuple[fmt.Figure, list[CollectiveFit]]:
-    """The chips whose own timings give `algorithm`'s fit (named as data/ names them, one figure), and those fits."""
-    found = [(cat.latencies[p].accelerator, fits[algorithm]) for p, fits in chip_fits.items() if algorithm in fits]
+                 field: str, engines: Mapping[str, str] | None = None) -> tuple[fmt.Figure, list[CollectiveFit]]:
+    """The chips whose own timings give `algorithm`'s fit (named as data/ names them, each with the engine whose
+    kernel was timed where `engines` gives it by timings' id; one figure), and those fits."""
+    found = [(p, cat.latencies[p].accelerator, fits[algorithm]) for p, fits in chip_fits.items() if algorithm in fits
+             and (engines is None or p in engines)]
     if not found:
         raise ValueError(f"no chip has its own {algorithm} timings: the page says which do")
-    names = [cat.accelerators[a].name for a, _ in found if a is not None]
-    return fmt.Figure(len(names), "chips", ", ".join(names), f"data/policies.yaml, {field}"), [f for _, f in found]
+    names = [cat.accelerators[a].name for _, a, _ in found if a is not None]
+    text = ", ".join(names)
+    if engines is not None:  # by engine, in the order data/ lists them: "vLLM's on A, B; SGLang's on C"
+        by: dict[str, list[str]] = {}
+        for p, a, _ in found:
+            if a is not None:
+                by.setdefault(engines[p], []).append(cat.accelerators[a].name)
+        text = "; ".join(f"{e}'s on {', '.join(ns)}" for e, ns in by.items())
+    return fmt.Figure(len(names), "chips", text, f"data/policies.yaml, {field}"), [f for *_, f in found]
 
 
 namespace = ReferencePredictionsPage.namespace_of
