@@ -200,15 +200,22 @@ angle brackets, backticks, whitespace) is percent-encoded, so it can neither end
 link nor the HTML attribute it becomes."""
 
 
+_TITLE_QUOTES = str.maketrans({'"': "\u201d", "'": "\u2019"})
+"""A link title's straight quotes as typographic ones. Python-Markdown ends a title at any straight quote followed
+by `)` (a source titled "... column 'vllm cr') ..." closed there, and the rest of the title, a data string, became
+live Markdown): a title keeps none."""
+
+
 def link(text: str, url: str, title: str = "") -> Md:
-    """A Markdown link to an `https://` URL: `text` and `title` escaped as text, the URL percent-encoded."""
+    """A Markdown link to an `https://` URL: `text` escaped as text, the URL percent-encoded, and `title` with no
+    straight quote (`_TITLE_QUOTES`), so nothing in it can end it; Python-Markdown escapes it into the attribute."""
     from urllib.parse import quote, urlsplit
 
     parts = urlsplit(url)
     if parts.scheme != "https" or not parts.hostname:
         raise ValueError(f"not an https:// URL with a host: {url!r}")
     href = quote(url, safe=_URL_SAFE)
-    shown_title = "" if not title else ' "' + " ".join(title.replace('"', "'").split()) + '"'
+    shown_title = "" if not title else ' "' + " ".join(title.translate(_TITLE_QUOTES).split()) + '"'
     return Md(f"[{escape_markdown(text)}]({href}{shown_title})")
 
 

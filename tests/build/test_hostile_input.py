@@ -193,6 +193,20 @@ def test_links_encode_the_url_and_escape_text_and_title() -> None:
         fmt.link("x", "javascript:alert(1)")
 
 
+def test_a_link_title_with_quotes_and_parentheses_stays_one_title() -> None:
+    """A source title with a quoted word before a closing parenthesis ("column 'vllm cr')") once ended the link's
+    title there for Python-Markdown, and the rest of the title was read as Markdown: a live javascript: link."""
+    import markdown
+
+    title = "ROCm/aiter#801 (kernel table; column 'vllm cr')" + PAYLOAD
+    soup = BeautifulSoup(markdown.markdown(fmt.link("1", "https://example.org/a", title)), "html.parser")
+    links = soup.find_all("a")
+    assert len(links) == 1 and links[0]["href"] == "https://example.org/a" and links[0].get_text() == "1"
+    assert links[0]["title"].startswith("ROCm/aiter#801 (kernel table; column \u2019vllm cr\u2019)")
+    assert "[x](javascript:alert(3))" in links[0]["title"]
+    assert not soup.find("script") and not soup.find("strong") and not soup.find("b")
+
+
 def test_chart_labels_are_escaped() -> None:
     svg = charts.bars("c", [charts.Bar("<script>alert(1)</script>", 1.0)], "x <b>", "t <i>", "d <u>")
     assert "<script>" not in svg and "<b>" not in svg and "&lt;script&gt;" in svg
