@@ -49,7 +49,7 @@ from types import MappingProxyType
 from snippets.data import Catalog, Measurement, TimeModel
 from snippets.engine import Deployment, Layout, deploy, setting
 from snippets.engine import bands as bands_mod
-from snippets.engine.collectives import one_shot_applies
+from snippets.engine.collectives import ONE_SHOT_LIMITS, one_shot_applies
 from snippets.engine.deployment import NoLayout, RefusedLayout
 from snippets.engine.serving import (
     BatchWait,
@@ -542,11 +542,13 @@ def fit_chip_collectives(cat: Catalog) -> dict[str, dict[str, CollectiveFit]]:
     """Per `chip_collectives` entry of the scenario's time model (by its points' id): one-shot and two-shot fitted
     on that chip's own custom all-reduce timings, at its per-direction scale-up bandwidth, as `fit_collectives`
     fits the reference chip's; per `chip_nccl` entry, NCCL's factors on that chip's NCCL timings likewise."""
-    from snippets.data.export import engine_catalog
+    from snippets.data.export import engine_catalog, one_stage_limits
 
     eng = engine_catalog(cat)
     _, entry = _time_model_entry(cat)
-    out = {cc.points: _custom_allreduce_fits(cat, eng, cc.points) for cc in entry.chip_collectives}
+    out = {cc.points: _custom_allreduce_fits(cat, eng, cc.points,
+                                             one_stage_limits(cc, entry.custom_allreduce_max_bytes) or ONE_SHOT_LIMITS)
+           for cc in entry.chip_collectives}
     out.update({cn.points: {"nccl": _nccl_fit(cat, eng, cn.points)} for cn in entry.chip_nccl})
     return out
 
@@ -562,14 +564,15 @@ def _timed_bandwidth(cat: Catalog, eng: EngineCatalog, points: str) -> Callable[
     return lambda n: group_fabric_bandwidth(node, chip, n)
 
 
-def _custom_allreduce_fits(cat: Catalog, eng: EngineCatalog, points: str) -> dict[str, CollectiveFit]:
-    """One-shot and two-shot fitted on a custom all-reduce's timings, each point on the algorithm vLLM picks for it
-    (`one_shot_applies`); two-shot only where two or more points fall to it (timings of two GPUs, which run one
-    stage at every size, give none)."""
+def _custom_allreduce_fits(cat: Catalog, eng: EngineCatalog, points: str,
+                           limits: tuple[tuple[int, float], ...] = ONE_SHOT_LIMITS) -> dict[str, CollectiveFit]:
+    """One-shot and two-shot fitted on a custom all-reduce's timings, each point on the algorithm its kernel picks
+    for it (`one_shot_applies` by `limits`: vLLM's unless the entry states its own); two-shot only where two or more
+    points fall to it (timings of two GPUs, which run one stage at every size, give none)."""
     b = _timed_bandwidth(cat, eng, points)
     car = [(n, s, t * 1e-6) for n, s, t in cat.latencies[points].points]
-    two = [x for x in car if not one_shot_applies(x[0], x[1])]
-    out = {"one_shot": _alpha_beta_fit([x for x in car if one_shot_applies(x[0], x[1])],
+    two = [x for x in car if not one_shot_applies(x[0], x[1], limits)]
+    out = {"one_shot": _alpha_beta_fit([x for x in car if one_shot_applies(x[0], x[1], limits)],
                                        lambda n, s: (n - 1) * s, b, False)}
     if len(two) >= 2:
         out["two_shot"] = _alpha_beta_fit(two, lambda n, s: 2 * (n - 1) / n * s, b, False)

@@ -75,7 +75,7 @@ from snippets.data import (
 from snippets.data.base import as_record
 from snippets.data.loader import derive
 from snippets.data.schema.efficiencies import CHIP_EFFICIENCIES
-from snippets.data.schema.policies import AlphaBeta
+from snippets.data.schema.policies import AlphaBeta, ChipCollectives
 from snippets.engine.bands import BandEntry
 from snippets.engine.codec import decode, encode
 from snippets.engine.specs import (
@@ -154,6 +154,12 @@ def _alpha_beta(x: AlphaBeta) -> AlphaBetaSpec:
                          per_peer_s=0.0 if x.per_peer is None else x.per_peer.seconds)
 
 
+
+def one_stage_limits(cc: ChipCollectives, max_bytes: float) -> tuple[tuple[int, float], ...]:
+    """An entry's one-stage rule as the engine reads it: (largest group, bytes below which), "every size" as the
+    custom all-reduce's own limit (`custom_allreduce_max_bytes`: above it NCCL runs); () for vLLM's rule."""
+    return tuple((n, float(max_bytes if below is None else below)) for n, below in cc.one_stage_below or ())
+
 def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
     """The time model with every chip's efficiencies resolved (its measured entries where data/efficiencies.yaml
     has them, the policy's stated defaults otherwise) and its latencies read from data/latencies.yaml, in seconds;
@@ -209,7 +215,8 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
     per_chip: dict[str, tuple[ChipCollectivesSpec, ...]] = {}
     for cc in t.chip_collectives:
         spec = ChipCollectivesSpec(cc.engine, _alpha_beta(cc.one_shot),
-                                   _alpha_beta(co.two_shot if cc.two_shot is None else cc.two_shot))
+                                   _alpha_beta(co.two_shot if cc.two_shot is None else cc.two_shot),
+                                   one_stage_limits(cc, t.custom_allreduce_max_bytes))
         for acc in cc.accelerators:
             per_chip[acc] = (*per_chip.get(acc, ()), spec)
     return TimeModelSpec(

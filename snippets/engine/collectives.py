@@ -54,8 +54,10 @@ def _ab(spec: AlphaBetaSpec, peers: int, moved: float, bytes_per_s: float) -> tu
     return lat, lat + moved / (bytes_per_s * spec.efficiency)
 
 
-def one_shot_applies(n: int, nbytes: float) -> bool:
-    return any(n <= most and nbytes < below for most, below in ONE_SHOT_LIMITS)
+def one_shot_applies(n: int, nbytes: float, limits: tuple[tuple[int, float], ...] = ONE_SHOT_LIMITS) -> bool:
+    """Whether custom all-reduce runs one stage for `nbytes` on `n` GPUs, by `limits` ((largest group, bytes below
+    which), vLLM's by default; a chip's engine may ship a kernel that picks otherwise: `TimeModelSpec.one_stage`)."""
+    return any(n <= most and nbytes < below for most, below in limits)
 
 
 def custom_allreduce_applies(n: int, nbytes: float, link: Link, tm: TimeModelSpec, vendor: str) -> bool:
@@ -81,7 +83,7 @@ def allreduce(nbytes: float, link: Link, tm: TimeModelSpec, vendor: str = "NVIDI
     if link.nodes > 1:
         return hierarchical_allreduce(nbytes, link, tm)
     if custom_allreduce_applies(n, nbytes, link, tm, vendor):
-        if one_shot_applies(n, nbytes):
+        if one_shot_applies(n, nbytes, tm.one_stage or ONE_SHOT_LIMITS):
             moved = (n - 1) * nbytes
             lat, t = _ab(tm.one_shot, 1, moved, link.bytes_per_s)
             return Collective(t, "one-shot", lat, moved)

@@ -782,6 +782,8 @@ class ChipCollectivesSpec:
     engine: str
     one_shot: AlphaBetaSpec
     two_shot: AlphaBetaSpec
+    one_stage: tuple[tuple[int, float], ...] = ()
+    """(largest group, message bytes below which) the engine's kernel runs one stage; empty: vLLM's rule."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -825,6 +827,9 @@ class TimeModelSpec:
     chip_nccl: Mapping[str, AlphaBetaSpec] = field(default_factory=lambda: MappingProxyType({}), hash=False)
     """Per accelerator id whose own NCCL all-reduce timings are published: its NCCL factors, under every engine
     (`for_chip`); every other chip takes `nccl`."""
+    one_stage: tuple[tuple[int, float], ...] = ()
+    """(largest group, message bytes below which) custom all-reduce runs one stage, where the engine's kernel on this
+    chip picks otherwise than vLLM's (`for_chip`); empty: vLLM's rule (`snippets.engine.collectives`)."""
     prompt_step_host_s: float = 0.0
     """Host time a step adds when it carries prompt tokens, over `step_overhead_s`: none in data/'s time models. A
     what-if: the predictions page asks how much of a light-load TTFT gap the measured TPOT leaves room for inside the
@@ -837,11 +842,11 @@ class TimeModelSpec:
         """This time model as it prices a step on `chip_id` under `engine`: the chip's own custom all-reduce where
         that engine's was timed on it, and the chip's own NCCL all-reduce where it was timed."""
         c = next((c for c in self.chip_collectives.get(chip_id, ()) if c.engine == engine), None)
-        one, two = (self.one_shot, self.two_shot) if c is None else (c.one_shot, c.two_shot)
+        one, two, stage = (self.one_shot, self.two_shot, ()) if c is None else (c.one_shot, c.two_shot, c.one_stage)
         nccl = self.chip_nccl.get(chip_id, self.nccl)
-        if (one, two, nccl) == (self.one_shot, self.two_shot, self.nccl):
+        if (one, two, stage, nccl) == (self.one_shot, self.two_shot, self.one_stage, self.nccl):
             return self
-        return replace(self, one_shot=one, two_shot=two, nccl=nccl)
+        return replace(self, one_shot=one, two_shot=two, one_stage=stage, nccl=nccl)
 
     def kernel_fraction(self, vendor: str) -> float:
         return self.vendor_kernel_fraction.get(vendor, 1.0)

@@ -303,6 +303,26 @@ def test_an_mi325x_allreduce_is_priced_by_each_engines_own_kernel():
     assert sglang_us == pytest.approx(9.905, abs=1e-3)
 
 
+def test_each_engines_kernel_picks_its_own_stages_on_mi325x():
+    """128 KiB on eight MI325X: aiter's kernel (SGLang) runs two stages from 80 KB, at the reference two-stage fit
+    (it was timed on two GPUs only): 10.85 + 1.75 x 131,072 / (448e9 x 0.742) = 11.54 us; vLLM's runs one stage below
+    256 KB: 6.9 + 7 x 131,072 / (448e9 x 0.773) = 9.55 us. On four GPUs aiter's switches at 160 KB."""
+    got = {}
+    for policy in ("sglang-default", "vllm-default"):
+        d = deploy(setting(ENG, "llama-3.1-70b", "bf16", "reference", accelerator="mi325x", memory_policy=policy),
+                   Layout(8))
+        got[policy] = allreduce(131072, group_link(d, "tp"), d.setting.time_model, "AMD")
+    ref = TM.two_shot
+    assert got["sglang-default"].algorithm == "two-shot"
+    assert got["sglang-default"].seconds == pytest.approx(ref.latency_s + 1.75 * 131072 / (448e9 * ref.efficiency))
+    assert got["vllm-default"].algorithm == "one-shot"
+    assert got["vllm-default"].seconds * 1e6 == pytest.approx(6.9 + 7 * 131072 / (448e9 * 0.773) * 1e6)
+    d4 = deploy(setting(ENG, "llama-3.1-70b", "bf16", "reference", accelerator="mi325x",
+                        memory_policy="sglang-default"), Layout(4))
+    tm, link = d4.setting.time_model, group_link(d4, "tp")
+    assert [allreduce(kib * 1024, link, tm, "AMD").algorithm for kib in (159, 160)] == ["one-shot", "two-shot"]
+
+
 def test_hierarchical_allreduce_tp16_on_two_hgx_h100_by_hand():
     """TP16 over two HGX H100 nodes, one MiB per GPU (32 tokens of Llama 3.1 405B in BF16: 32 x 16,384 x 2)."""
     d = _d("llama-3.1-405b", "bf16", Layout(16))

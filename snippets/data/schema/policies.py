@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 from pydantic import (
     AfterValidator,
     Field,
+    field_validator,
     model_validator,
 )
 
@@ -242,6 +243,18 @@ class ChipCollectives(_Strict):
     one_shot: AlphaBeta
     two_shot: AlphaBeta | None = None
     """None: the time model's, where the chip's two-stage timings are too few to fit or fit no share of the link."""
+    one_stage_below: tuple[tuple[PositiveInt, PositiveInt | None], ...] | None = None
+    """Where the engine's kernel runs one stage, as its source picks: (largest group, message bytes below which; null:
+    every size), smallest group first; None: vLLM's rule (`snippets.engine.collectives.ONE_SHOT_LIMITS`). Its
+    timings are fitted, and its steps priced, by it."""
+
+    @field_validator("one_stage_below")
+    @classmethod
+    def _groups_rise(cls, v: tuple[tuple[int, int | None], ...] | None) -> tuple[tuple[int, int | None], ...] | None:
+        groups = [n for n, _ in v or ()]
+        if groups != sorted(set(groups)) or any(n < 2 for n in groups):
+            raise ValueError(f"groups {groups} must rise from 2, each once")
+        return v
 
 
 class ChipNccl(_Strict):
