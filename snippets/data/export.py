@@ -154,11 +154,11 @@ def _alpha_beta(x: AlphaBeta) -> AlphaBetaSpec:
                          per_peer_s=0.0 if x.per_peer is None else x.per_peer.seconds)
 
 
-
 def one_stage_limits(cc: ChipCollectives, max_bytes: float) -> tuple[tuple[int, float], ...]:
     """An entry's one-stage rule as the engine reads it: (largest group, bytes below which), "every size" as the
     custom all-reduce's own limit (`custom_allreduce_max_bytes`: above it NCCL runs); () for vLLM's rule."""
     return tuple((n, float(max_bytes if below is None else below)) for n, below in cc.one_stage_below or ())
+
 
 def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
     """The time model with every chip's efficiencies resolved (its measured entries where data/efficiencies.yaml

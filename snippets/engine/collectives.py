@@ -5,8 +5,10 @@
   CUDA and ROCm (`should_custom_ar`); it runs one stage (each GPU reads every peer's buffer: (n − 1) × the
   message over its links) on two GPUs, on up to four below 512 KB and up to eight below 256 KB, two stages
   (reduce-scatter then all-gather through the peers: 2(n − 1)/n × the message) above
-  (`csrc/custom_all_reduce.cuh`). Everything else goes to NCCL (ring-like: 2(n − 1)/n × the message, and a
-  latency that grows by a step per GPU).
+  (`csrc/custom_all_reduce.cuh`). Another engine's kernel on a chip may pick its stages otherwise, and its own
+  timings price it there (`TimeModelSpec.for_chip`: aiter's, which SGLang runs on ROCm, switches to two stages
+  from 160 KB on four GPUs and 80 KB on eight). Everything else goes to NCCL (ring-like: 2(n − 1)/n × the
+  message, and a latency that grows by a step per GPU).
 - **All-reduce across nodes**, as NCCL does it on multi-node groups (custom all-reduce refuses them):
   reduce-scatter inside the node, an all-reduce of each GPU's 1/g shard across the nodes over every GPU's own
   NIC share, all-gather inside the node.
