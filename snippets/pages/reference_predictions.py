@@ -384,7 +384,8 @@ def _own_timings(cat: Catalog, chip_fits: dict[str, dict[str, CollectiveFit]], a
             if a is not None:
                 by.setdefault(engines[p], []).append(cat.accelerators[a].name)
         text = "; ".join(f"{e}'s on {', '.join(ns)}" for e, ns in by.items())
-    return fmt.Figure(len(names), "chips", text, f"data/policies.yaml, {field}"), [f for *_, f in found]
+    # a chip timed under two engines is one chip
+    return fmt.Figure(len(set(names)), "chips", text, f"data/policies.yaml, {field}"), [f for *_, f in found]
 
 
 namespace = ReferencePredictionsPage.namespace_of
