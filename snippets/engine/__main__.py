@@ -182,6 +182,7 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
         "memory_per_gpu": {k: _q(v / GiB, "GiB") for k, v in (
             ("capacity", m.capacity), ("pool", m.pool), ("weights", m.weights), ("kv_cache", m.kv_cache),
             ("activations", m.activations), ("runtime", m.non_torch), ("free", m.free))},
+        "kv_cache_size": d.kv_cache.as_dict(),
         "cost_per_hour": None if d.cost_per_hour is None else _q(d.cost_per_hour, "USD/hour"),
         "usd_per_mtok_output": x.usd_per_mtok_output, "usd_per_mtok_input": x.usd_per_mtok_input,
         "assumptions": {

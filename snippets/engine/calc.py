@@ -257,6 +257,7 @@ def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
         return _out(rep[key], unit, shown)
 
     per_replica = d.cost_per_replica_hour
+    kv = d.kv_cache
     outputs = {
         "model_name": _out(spec.name, "", spec.name),
         "params": _out(d.params, "parameters", f"{d.params / 1e9:,.2f} billion"),
@@ -268,6 +269,8 @@ def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
         "input_tokens": _out(sc.input_tokens, "tokens", f"{sc.input_tokens:,}"),
         "output_tokens": _out(sc.output_tokens, "tokens", f"{sc.output_tokens:,}"),
         "max_concurrency": _out(d.max_concurrency, "sequences", f"{d.max_concurrency:,}"),
+        "kv_tokens": _out(kv.tokens, "tokens", f"{kv.tokens:,} tokens per GPU" + (
+            f" ({st.memory_policy.engine} logs: {'; '.join(kv.log)})" if kv.log else "")),
         "running": _out(split.running, "sequences", f"{split.running:,} run, {split.queued:,} queue"),
         "queued": _out(split.queued, "sequences", f"{split.queued:,}"),
         "capacity": _out(m.capacity / GiB, "GiB", f"{m.capacity / GiB:,.1f} GiB"),

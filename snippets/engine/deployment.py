@@ -16,10 +16,12 @@ from snippets.engine.memory import (
     BYTES_16BIT,
     NO_KV_MEMORY,
     GpuMemory,
+    KVCacheSize,
     decode_kv_read,
     estimated_max_model_len,
     gpu_memory,
     kv_bytes_per_sequence,
+    kv_cache_size,
     kv_refusal_message,
     stage_memories,
     stage_weights,
@@ -403,6 +405,14 @@ class Deployment:
     @cached_property
     def _stages(self) -> tuple[GpuMemory, ...]:
         return self.setting.stages(self.layout)
+
+    @cached_property
+    def kv_cache(self) -> KVCacheSize:
+        """The KV cache each GPU's engine allocates for the scenario's context, in the terms of its start-up log
+        (`memory.kv_cache_size`: vLLM's "GPU KV cache size" and "Maximum concurrency"), per data-parallel rank."""
+        st = self.setting
+        return kv_cache_size(st.model.architecture, self._stages, self.layout.tp, st.kv_precision.bytes_per_param,
+                             st.memory_policy)
 
     @property
     def max_num_seqs(self) -> int:

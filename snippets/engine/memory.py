@@ -485,3 +485,107 @@ def kv_refusal_message(available: float, needed: float, max_model_len: int, esti
             f"({needed / gib:.2f} GiB KV cache is needed, which is larger than the available KV cache memory "
             f"({available / gib:.2f} GiB). {estimated} Try increasing `gpu_memory_utilization` or decreasing "
             f"`max_model_len` when initializing the engine.")
+
+
+# ----------------------------------------------------------------------------- the KV cache as the engine logs it
+
+
+def _blocks_of_kind(kind: str, arch: Arch, tokens: int, policy: MemoryPolicySpec) -> int:
+    """Blocks one layer of `kind` ("full", "sliding", "chunked") holds of a sequence of up to `tokens` tokens, as
+    vLLM's KV cache specs count them (`max_memory_usage_bytes`; `kv_bytes_per_sequence` sums the same terms)."""
+    block, batched = policy.kv_block_tokens, policy.max_num_batched_tokens
+    if kind == "sliding" and policy.hybrid_kv_cache:
+        return -(-min((arch.sliding_window or tokens) - 1 + batched, tokens) // block) + 1
+    if kind == "chunked" and policy.hybrid_kv_cache:
+        return -(-min((arch.attention_chunk_size or tokens) + batched, tokens) // block)
+    return -(-tokens // block)
+
+
+def kv_cache_groups(arch: Arch, hybrid: bool) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """vLLM's KV cache groups of the whole model, each (its layers' kind, its layers' block indices), as
+    `get_kv_cache_groups` makes them (v1/core/kv_cache_utils.py): one group of every layer where every layer caches
+    alike or the hybrid manager is off (its layers then all counted as full attention); otherwise the layers of each
+    kind dealt into groups of `size` layers, `size` the fewest layers of a kind (the most, where no kind has half as
+    many again as another), the i-th group of a kind taking every n-th of its layers from the i-th."""
+    kinds: dict[str, list[int]] = {}
+    for i in range(arch.layers):
+        kinds.setdefault(params.layer_attention(arch, i) if hybrid else "full", []).append(i)
+    if len(kinds) == 1:
+        ((kind, layers),) = kinds.items()
+        return ((kind, tuple(layers)),)
+    fewest, most = min(len(v) for v in kinds.values()), max(len(v) for v in kinds.values())
+    size = most if most < fewest * 1.5 else fewest
+    out: list[tuple[str, tuple[int, ...]]] = []
+    for kind, layers in kinds.items():
+        n = -(-len(layers) // size)
+        out.extend((kind, tuple(layers[i::n])) for i in range(n))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class KVCacheSize:
+    """The KV cache one GPU's engine allocates, in the terms of its start-up log.
+
+    vLLM (`get_kv_cache_configs` and `_report_kv_cache_config`, v1/core/kv_cache_utils.py): the available KV memory
+    is cut into `blocks` blocks, each `block_tokens` tokens of every layer of one group of the largest group's size
+    (`get_num_blocks`: available // page size // layers per group, the fewest of any pipeline stage); the groups
+    share the blocks, so it logs `tokens` = blocks // groups x block_tokens as "GPU KV cache size", and blocks ÷
+    the blocks one sequence of `max_model_len` tokens takes in all the groups as "Maximum concurrency". SGLang
+    counts its pool in tokens (`profile_max_num_token`: available // the bytes of one token in every layer, a
+    block of one token) and logs it as max_total_num_tokens. TensorRT-LLM's blocks are counted the same way."""
+
+    engine: str
+    blocks: int
+    block_tokens: int
+    groups: int
+    blocks_per_sequence: int
+    max_model_len: int
+
+    @property
+    def tokens(self) -> int:
+        """Tokens of every layer the cache holds: vLLM's "GPU KV cache size"."""
+        return self.blocks // self.groups * self.block_tokens
+
+    @property
+    def max_concurrency(self) -> float:
+        """Sequences of `max_model_len` tokens the blocks hold at once: vLLM's "Maximum concurrency"."""
+        return self.blocks / self.blocks_per_sequence
+
+    @property
+    def log(self) -> tuple[str, ...]:
+        """The lines the engine prints of it at start (vLLM's two, SGLang's field of its own line); none for an
+        engine whose line the site has not read."""
+        if self.engine == "vLLM":
+            return (f"GPU KV cache size: {self.tokens:,} tokens",
+                    f"Maximum concurrency for {self.max_model_len:,} tokens per request: {self.max_concurrency:.2f}x")
+        if self.engine == "SGLang":
+            return (f"max_total_num_tokens={self.tokens}",)
+        return ()
+
+    def as_dict(self) -> dict[str, object]:
+        return {"engine": self.engine, "tokens": self.tokens, "blocks": self.blocks,
+                "block_tokens": self.block_tokens, "groups": self.groups, "max_model_len": self.max_model_len,
+                "max_concurrency": self.max_concurrency, "log": list(self.log)}
+
+
+def kv_cache_size(arch: Arch, stages: tuple[GpuMemory, ...], tp: int, kv_bytes_per_elem: float,
+                  policy: MemoryPolicySpec) -> KVCacheSize:
+    """The KV cache of `stages` (one GPU of each pipeline stage, `stage_memories`) at their `max_model_len`, as the
+    policy's engine sizes it (`KVCacheSize`): vLLM's groups projected onto each stage's layers, the largest
+    projected group setting the stage's blocks, every stage taking the fewest blocks of any."""
+    if not stages:
+        raise ValueError("a deployment has at least one stage")
+    groups = kv_cache_groups(arch, policy.hybrid_kv_cache)
+    block = policy.kv_block_tokens
+    page = block * kv_bytes_per_token_per_gpu(arch, 1, tp, kv_bytes_per_elem)  # one layer's block on one GPU
+    max_len = stages[0].max_model_len
+    blocks: int | None = None
+    for m in stages:
+        end = m.first_layer + m.layers
+        size = max(sum(1 for i in layers if m.first_layer <= i < end) for _, layers in groups)
+        n = 0 if m.kv_room <= 0 or size == 0 else int(m.kv_room // page // size)
+        blocks = n if blocks is None else min(blocks, n)
+    assert blocks is not None  # noqa: S101 - one stage at least, checked above
+    per_seq = sum(_blocks_of_kind(kind, arch, max_len, policy) for kind, _ in groups)
+    return KVCacheSize(engine=policy.engine, blocks=blocks, block_tokens=block, groups=len(groups),
+                       blocks_per_sequence=per_seq, max_model_len=max_len)

@@ -44,6 +44,7 @@ EXPLAINED = {
     "running": ("../hbm/#what-fits-on-one-card", "what fits on a card"),
     "cost_per_mtok": ("../roofline/#the-cost-lens", "cost per token"),
     "max_concurrency": ("../hbm/#what-fits-on-one-card", "what fits on a card"),
+    "kv_tokens": ("../hbm/#what-fits-on-one-card", "what fits on a card"),
     "memory": ("../hbm/#what-fits-on-one-card", "what fits on a card"),
     "weight_only": ("../precision/#weights-and-gpus-per-precision", "precisions and what computes in them"),
     "accuracy": ("../reference/predictions/", "how well the time model predicts"),
@@ -56,7 +57,8 @@ OUTPUTS = (  # (data-name, label)
     ("cost_per_replica_hour", "Cost per hour, this replica (its share of the rental)"),
     ("cost_per_hour", "Cost per hour, the whole rented instance"), ("rental_share", "The replica uses"),
     ("cost_per_mtok", "Cost per million output tokens (the replica's share)"),
-    ("max_concurrency", "Sequences the KV cache holds"), ("running", "Requests running and queued"),
+    ("max_concurrency", "Sequences the KV cache holds"), ("kv_tokens", "KV cache, as the engine logs it"),
+    ("running", "Requests running and queued"),
     ("weight_only", "Compute format"),
 )
 TARGET_OUTPUTS = (  # (data-name, label) of the recommended configuration meeting the latency target

@@ -301,3 +301,15 @@ def test_the_compiled_standard_library_is_the_vendored_one_compiled() -> None:
             assert got[:4] == magic, name
             assert int.from_bytes(got[4:8], "little") == 0b01, f"{name}: not an unchecked hash-based pyc"
             assert len(got) > 16, name
+
+
+def test_the_calculator_shows_the_kv_cache_as_the_engine_logs_it(catalog: Catalog) -> None:
+    """The tokens of the KV cache per GPU, with the lines vLLM prints of it at start (`memory.KVCacheSize`)."""
+    eng = engine_catalog(catalog)
+    got = answer(eng, {"model": "llama-3.1-70b"})
+    assert got["ok"], got
+    k = got["report"]["kv_cache_size"]
+    out = got["outputs"]["kv_tokens"]
+    assert out["value"] == str(k["tokens"]) and k["engine"] == "vLLM"
+    assert out["text"] == f"{k['tokens']:,} tokens per GPU (vLLM logs: {'; '.join(k['log'])})"
+    assert k["log"][0] == f"GPU KV cache size: {k['tokens']:,} tokens"

@@ -216,3 +216,24 @@ def test_a_memory_policy_budgets_and_schedules_as_that_engine(capsys: pytest.Cap
     rc, out, err = _run([*base, "--memory-policy", "tp-in-node"], capsys)  # a layout policy, not a memory one
     assert rc == 2 and out is None and err.count("\n") == 1
     assert "unknown id 'tp-in-node' (memory policy); known: sglang-default," in err
+
+
+def test_predict_prints_the_kv_cache_as_the_engine_logs_it(capsys: pytest.CaptureFixture[str]) -> None:
+    # vLLM's two start-up lines: the blocks' tokens and the sequences of the context they hold at once; SGLang's
+    # pool in tokens, the field of its own start-up line
+    rc, out, err = _run([*PREDICT, "--input-tokens", "7000", "--output-tokens", "1192"], capsys)
+    assert rc == 0, err
+    k = out["kv_cache_size"]
+    assert k["engine"] == "vLLM" and k["max_model_len"] == 8192 and k["groups"] == 1 and k["block_tokens"] == 16
+    assert k["tokens"] == k["blocks"] * 16
+    assert k["log"] == [f"GPU KV cache size: {k['tokens']:,} tokens",
+                        f"Maximum concurrency for 8,192 tokens per request: {k['blocks'] / 512:.2f}x"]
+    assert int(k["max_concurrency"]) == out["max_concurrency"]  # under max_num_seqs, the pool's sequences
+    gib = out["memory_per_gpu"]
+    room = (gib["pool"]["value"] - gib["weights"]["value"] - gib["activations"]["value"]
+            - gib["runtime"]["value"]) * 2**30
+    assert k["blocks"] == int(room // (16 * 2 * 4 * 128 * 2) // 80)  # FP8 weights, a BF16 KV cache, TP2
+    rc, out, err = _run([*PREDICT, "--memory-policy", "sglang-default"], capsys)
+    assert rc == 0, err
+    k = out["kv_cache_size"]
+    assert k["engine"] == "SGLang" and k["block_tokens"] == 1 and k["log"] == [f"max_total_num_tokens={k['tokens']}"]

@@ -10,6 +10,7 @@ available memory is not positive, or cannot hold one sequence of max_model_len t
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -20,12 +21,14 @@ from snippets.engine import Layout, RefusedLayout, deploy, setting
 from snippets.engine.deployment import KVCacheRefused, as_shipped, auto_kv_precision
 from snippets.engine.layout import block_quant_problem, layout_problems
 from snippets.engine.memory import (
+    KVCacheSize,
     activation_peak,
     decode_kv_read,
     estimated_max_model_len,
     forward_peak_bytes,
     kv_bytes_per_sequence,
     kv_bytes_per_token_per_gpu,
+    kv_cache_groups,
     profile_rows,
     sampler_peak_bytes,
     stage_weights,
@@ -243,6 +246,101 @@ def test_max_concurrency_is_the_kv_pool_capped_at_max_num_seqs(eng):
     # at 8,192 tokens the KV pool binds: 51.45 GiB / 1 GiB a sequence
     d = deploy(setting(eng, "llama-3.1-8b", "bf16", "reference"), Layout(1))
     assert d.max_concurrency == d.kv_sequences(8192) == 51
+
+
+# ----------------------------------------------------------------------------------------- the KV cache as vLLM logs it
+
+
+def test_kv_cache_size_worked_by_hand(eng):
+    # Llama 3.1 70B BF16 on four H100s at TP4, 8,192 tokens: a block of 16 tokens of one layer is 16 x 2 (K, V) x
+    # 2 KV heads (8 / 4) x 128 x 2 bytes = 16,384 bytes; the 80 layers are one group, so the KV room holds
+    # room // 16,384 // 80 blocks, vLLM's "GPU KV cache size" is 16 tokens each, and one 8,192-token sequence takes
+    # 512 of them
+    d = deploy(setting(eng, "llama-3.1-70b", "bf16", "reference"), Layout(4))
+    k = d.kv_cache
+    assert (k.block_tokens, k.groups, k.blocks_per_sequence) == (16, 1, 512)
+    assert k.blocks == int(d.memory.kv_room // 16384 // 80) == 27143
+    assert k.tokens == 434_288
+    assert k.log == ("GPU KV cache size: 434,288 tokens",
+                     "Maximum concurrency for 8,192 tokens per request: 53.01x")
+    assert math.floor(k.max_concurrency) == d.kv_sequences(8192) == 53
+
+
+def test_kv_cache_size_of_hybrid_models_by_group(eng):
+    # gpt-oss-120b: 18 sliding-window and 18 full-attention layers, two groups of 18 sharing the blocks. On one
+    # H100 at 16,000 tokens a sequence takes 1,000 blocks of its full layers and cdiv(min(128 - 1 + 8,192, 16,000),
+    # 16) + 1 = 521 of its sliding ones; the log counts the tokens of one group
+    arch = eng.models["gpt-oss-120b"].architecture
+    groups = kv_cache_groups(arch, True)
+    assert sorted((kind, len(layers)) for kind, layers in groups) == [("full", 18), ("sliding", 18)]
+    d = deploy(setting(eng, "gpt-oss-120b", "mxfp4", "reference", context_tokens=16000), Layout(1))
+    k = d.kv_cache
+    assert k.groups == 2 and k.blocks_per_sequence == 1000 + 521
+    page = 16 * 2 * 8 * 64 * 2  # 16 tokens x K, V x 8 KV heads x head_dim 64 x 2 bytes
+    assert k.blocks == int(d.memory.kv_room // page // 18)
+    assert k.tokens == k.blocks // 2 * 16
+    assert math.floor(k.max_concurrency) == d.kv_sequences(16000)
+    # Llama 4 Scout: 36 chunked-attention layers and 12 full, so three chunked groups of 12 (every third chunked
+    # layer from the first, the second and the third) and one full group; with the hybrid manager off, one group
+    arch = eng.models["llama-4-scout"].architecture
+    groups = kv_cache_groups(arch, True)
+    assert [(kind, len(layers)) for kind, layers in groups] == [("chunked", 12)] * 3 + [("full", 12)]
+    assert groups[0][1][:3] == (0, 4, 8) and groups[1][1][:3] == (1, 5, 9) and groups[3][1][:3] == (3, 7, 11)
+    assert kv_cache_groups(arch, False) == (("full", tuple(range(48))),)
+
+
+def test_kv_cache_size_takes_the_fewest_blocks_of_any_stage(eng):
+    # Llama 3.1 405B BF16 at TP8 x PP2: the first stage holds the embedding, the last the LM head and the sampler's
+    # peak; vLLM gives every stage the fewest blocks of any
+    st = setting(eng, "llama-3.1-405b", "bf16", "reference", accelerator="h100-sxm")
+    d = deploy(st, Layout(8, 2))
+    first, last = st.stages(Layout(8, 2))
+    page = 16 * 2 * 1 * 128 * 2  # 8 KV heads over TP8: one a GPU
+    per_stage = [int(m.kv_room // page // m.layers) for m in (first, last)]
+    assert per_stage[0] != per_stage[1]
+    assert d.kv_cache.blocks == min(per_stage)
+    assert math.floor(d.kv_cache.max_concurrency) == d.kv_sequences(8192)
+
+
+@pytest.mark.parametrize(("model", "precision", "accelerator", "tp", "context", "policy"), [
+    ("llama-3.1-8b", "bf16", "h100-sxm", 1, 16000, "vllm-default"),
+    ("qwen3-235b-a22b", "fp8-block", "h100-sxm", 4, 8192, "vllm-default"),
+    ("deepseek-r1", "fp8", "h200-sxm", 8, 8192, "vllm-default"),
+    ("llama-4-scout", "bf16", "h100-sxm", 8, 32768, "vllm-default"),
+    ("gpt-oss-20b", "mxfp4", "h100-sxm", 1, 131072, "vllm-default"),
+    ("llama-3.1-70b", "bf16", "h100-sxm", 4, 8192, "sglang-default"),
+    ("llama-3.1-70b", "bf16", "h100-sxm", 4, 8192, "trtllm-bench"),
+])
+def test_kv_cache_size_agrees_with_the_sequences_the_pool_admits(eng, model, precision, accelerator, tp, context,
+                                                                  policy):
+    # Two counts of one pool: the blocks vLLM logs (grouped, floored per block) and the sequences the engine admits
+    # (`kv_sequences`: the KV room over one sequence's bytes). Where no group is padded they agree to the sequence.
+    d = deploy(setting(eng, model, precision, "reference", accelerator=accelerator, context_tokens=context,
+                       memory_policy=policy), Layout(tp))
+    k = d.kv_cache
+    assert k.blocks > 0
+    assert math.floor(k.max_concurrency + 1e-9) * d.layout.dp == d.kv_sequences(context)
+    assert k.engine == eng.memory_policies[policy].engine
+
+
+def test_kv_cache_log_lines_as_vllm_prints_them():
+    # vllm-project/vllm#13596 (the change that logs tokens): 127,626 blocks of 16 tokens at a max_model_len of 2,048
+    # print "GPU KV cache size: 2,042,016 tokens" and "Maximum concurrency for 2,048 tokens per request: 997.08x";
+    # vllm-project/vllm#25350: "GPU KV cache size: 230,528 tokens", "Maximum concurrency for 100,000 tokens per
+    # request: 2.31x" (14,408 blocks; 6,250 a sequence)
+    k = KVCacheSize(engine="vLLM", blocks=127_626, block_tokens=16, groups=1, blocks_per_sequence=128,
+                    max_model_len=2048)
+    assert k.log == ("GPU KV cache size: 2,042,016 tokens", "Maximum concurrency for 2,048 tokens per request: 997.08x")
+    k = KVCacheSize(engine="vLLM", blocks=14_408, block_tokens=16, groups=1, blocks_per_sequence=6250,
+                    max_model_len=100_000)
+    assert k.log == ("GPU KV cache size: 230,528 tokens",
+                     "Maximum concurrency for 100,000 tokens per request: 2.31x")
+    # SGLang's pool is counted in tokens (a block of one): its start-up line's max_total_num_tokens field
+    k = KVCacheSize(engine="SGLang", blocks=420_524, block_tokens=1, groups=1, blocks_per_sequence=8192,
+                    max_model_len=8192)
+    assert k.log == ("max_total_num_tokens=420524",)
+    assert KVCacheSize(engine="TensorRT-LLM", blocks=10, block_tokens=32, groups=1, blocks_per_sequence=1,
+                       max_model_len=32).log == ()
 
 
 def test_kv_sequences_counts_every_dp_rank(eng):

@@ -59,7 +59,9 @@ def worked_example(cat: Catalog) -> str:
         f"3. **Where it lives.** The weights alone exceed one pool. {ns._tight_words} The engine's policy therefore "
         f"picks **{w.layout}**, the smallest tensor-parallel degree vLLM accepts: {h(w.gpus, 'worked.gpus')} GPUs holding "
         f"{h(w.weights_gpu_gib, 'worked.weights_gpu_gib')} of weights each, with "
-        f"{h(ns.w_room, 'worked.w_room')} of each pool left for the KV cache.",
+        f"{h(ns.w_room, 'worked.w_room')} of each pool left for the KV cache" + (
+            ", which vLLM logs as " + " and ".join(f"<code>{fmt.inert_html(x)}</code>" for x in ns.w_kv_log)
+            if ns.w_kv_log else "") + ".",
         f"4. **KV cache per token.** {h(ns.kv_tensors, 'worked.kv_tensors')} tensors (K and V) × "
         f"{h(w.layers, 'worked.layers')} layers × {h(w.kv_heads, 'worked.kv_heads')} KV heads × "
         f"{h(w.head_dim, 'worked.head_dim')} × {h(w.kv_bytes, 'worked.kv_bytes')} bytes = "
@@ -165,6 +167,7 @@ class HbmPage(Page):
         self.activations = fmt.nbytes(wd.memory.activations, "GiB", 2)
         self.non_torch = fmt.nbytes(wd.memory.non_torch, "GiB", 2)
         self.w_room = fmt.nbytes(wd.memory.kv_room, "GiB", 1)
+        self.w_kv_log = wd.kv_cache.log
         self.max_num_seqs = fmt.count(wd.setting.memory_policy.max_num_seqs, "sequences")
         self.batched_tokens = fmt.count(wd.setting.memory_policy.max_num_batched_tokens, "tokens")
         self.sampler_bytes = fmt.quantity(required(pol.sampler_bytes_per_logit, "vLLM's sampler bytes per logit"),
