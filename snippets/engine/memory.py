@@ -532,7 +532,12 @@ class KVCacheSize:
     share the blocks, so it logs `tokens` = blocks // groups x block_tokens as "GPU KV cache size", and blocks ÷
     the blocks one sequence of `max_model_len` tokens takes in all the groups as "Maximum concurrency". SGLang
     counts its pool in tokens (`profile_max_num_token`: available // the bytes of one token in every layer, a
-    block of one token) and logs it as max_total_num_tokens. TensorRT-LLM's blocks are counted the same way."""
+    block of one token) and logs it as max_total_num_tokens. TensorRT-LLM's blocks hold every layer
+    (`KVCacheManager`, cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp): it logs the pool's bytes and its tokens,
+    blocks x tokens per block.
+
+    The block is the policy's (vLLM's 16 tokens): vLLM raises it for an MLA attention backend (FlashMLA's 64 on
+    Hopper, platforms/cuda.py), which moves the logged tokens by less than one such block; the site keeps 16."""
 
     engine: str
     blocks: int
@@ -540,6 +545,14 @@ class KVCacheSize:
     groups: int
     blocks_per_sequence: int
     max_model_len: int
+    bytes_per_block: float
+    """Bytes one block takes on this GPU: `block_tokens` tokens of the layers of one group (every layer, where the
+    layers are one group)."""
+
+    @property
+    def bytes(self) -> float:
+        """The pool's bytes on this GPU: every block."""
+        return self.blocks * self.bytes_per_block
 
     @property
     def tokens(self) -> int:
@@ -560,11 +573,15 @@ class KVCacheSize:
                     f"Maximum concurrency for {self.max_model_len:,} tokens per request: {self.max_concurrency:.2f}x")
         if self.engine == "SGLang":
             return (f"max_total_num_tokens={self.tokens}",)
+        if self.engine == "TensorRT-LLM":
+            return (f"[MemUsageChange] Allocated {self.bytes / 2**30:.2f} GiB for max tokens in paged KV cache "
+                    f"({self.tokens}).",)
         return ()
 
     def as_dict(self) -> dict[str, object]:
         return {"engine": self.engine, "tokens": self.tokens, "blocks": self.blocks,
                 "block_tokens": self.block_tokens, "groups": self.groups, "max_model_len": self.max_model_len,
+                "gib": self.bytes / 2**30,
                 "max_concurrency": self.max_concurrency, "log": list(self.log)}
 
 
@@ -580,12 +597,14 @@ def kv_cache_size(arch: Arch, stages: tuple[GpuMemory, ...], tp: int, kv_bytes_p
     page = block * kv_bytes_per_token_per_gpu(arch, 1, tp, kv_bytes_per_elem)  # one layer's block on one GPU
     max_len = stages[0].max_model_len
     blocks: int | None = None
+    widest = 0
     for m in stages:
         end = m.first_layer + m.layers
         size = max(sum(1 for i in layers if m.first_layer <= i < end) for _, layers in groups)
         n = 0 if m.kv_room <= 0 or size == 0 else int(m.kv_room // page // size)
-        blocks = n if blocks is None else min(blocks, n)
+        if blocks is None or n < blocks:
+            blocks, widest = n, size
     assert blocks is not None  # noqa: S101 - one stage at least, checked above
     per_seq = sum(_blocks_of_kind(kind, arch, max_len, policy) for kind, _ in groups)
     return KVCacheSize(engine=policy.engine, blocks=blocks, block_tokens=block, groups=len(groups),
-                       blocks_per_sequence=per_seq, max_model_len=max_len)
+                       blocks_per_sequence=per_seq, max_model_len=max_len, bytes_per_block=page * widest)

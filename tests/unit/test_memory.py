@@ -323,24 +323,31 @@ def test_kv_cache_size_agrees_with_the_sequences_the_pool_admits(eng, model, pre
     assert k.engine == eng.memory_policies[policy].engine
 
 
-def test_kv_cache_log_lines_as_vllm_prints_them():
+def test_kv_cache_log_lines_as_the_engines_print_them(eng):
     # vllm-project/vllm#13596 (the change that logs tokens): 127,626 blocks of 16 tokens at a max_model_len of 2,048
     # print "GPU KV cache size: 2,042,016 tokens" and "Maximum concurrency for 2,048 tokens per request: 997.08x";
     # vllm-project/vllm#25350: "GPU KV cache size: 230,528 tokens", "Maximum concurrency for 100,000 tokens per
     # request: 2.31x" (14,408 blocks; 6,250 a sequence)
     k = KVCacheSize(engine="vLLM", blocks=127_626, block_tokens=16, groups=1, blocks_per_sequence=128,
-                    max_model_len=2048)
+                    max_model_len=2048, bytes_per_block=0.0)
     assert k.log == ("GPU KV cache size: 2,042,016 tokens", "Maximum concurrency for 2,048 tokens per request: 997.08x")
     k = KVCacheSize(engine="vLLM", blocks=14_408, block_tokens=16, groups=1, blocks_per_sequence=6250,
-                    max_model_len=100_000)
+                    max_model_len=100_000, bytes_per_block=0.0)
     assert k.log == ("GPU KV cache size: 230,528 tokens",
                      "Maximum concurrency for 100,000 tokens per request: 2.31x")
     # SGLang's pool is counted in tokens (a block of one): its start-up line's max_total_num_tokens field
     k = KVCacheSize(engine="SGLang", blocks=420_524, block_tokens=1, groups=1, blocks_per_sequence=8192,
-                    max_model_len=8192)
+                    max_model_len=8192, bytes_per_block=0.0)
     assert k.log == ("max_total_num_tokens=420524",)
-    assert KVCacheSize(engine="TensorRT-LLM", blocks=10, block_tokens=32, groups=1, blocks_per_sequence=1,
-                       max_model_len=32).log == ()
+    # TensorRT-LLM's KVCacheManager: "[MemUsageChange] Allocated %0.2f GiB for max tokens in paged KV cache (%d)."
+    # of the pool's bytes and blocks x tokens per block. Llama 3.1 70B BF16 at TP4 under trtllm-bench: a block of 32
+    # tokens of the 80 layers is 32 x 80 x 2 x 2 KV heads x 128 x 2 bytes = 2.5 MiB
+    d = deploy(setting(eng, "llama-3.1-70b", "bf16", "reference", memory_policy="trtllm-bench"), Layout(4))
+    k = d.kv_cache
+    blocks = int(d.memory.kv_room // (32 * 1024) // 80)
+    assert (k.blocks, k.bytes_per_block) == (blocks, 32 * 80 * 1024)
+    assert k.log == (f"[MemUsageChange] Allocated {blocks * 2.5 / 1024:.2f} GiB for max tokens in paged KV cache "
+                     f"({blocks * 32}).",)
 
 
 def test_kv_sequences_counts_every_dp_rank(eng):

@@ -8,7 +8,7 @@ from typing import Any
 from snippets.engine import Deployment, Layout
 from snippets.engine.deployment import setting
 from snippets.engine.layout import kv_heads_per_gpu, pp_partition, tp_degrees
-from snippets.engine.memory import kv_cache_size, sampler_peak_bytes
+from snippets.engine.memory import sampler_peak_bytes
 from snippets.engine.specs import ChipSpec
 from snippets.pages.hbm.common import (
     ONE_CARD,
@@ -181,15 +181,7 @@ def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:
                       f"but the KV cache's {h(fmt.nbytes(m_small.kv_room, 'GiB', 2), 'tight.room_small')} is short "
                       f"of the {h(fmt.nbytes(m_small.kv_per_sequence, 'GiB', 2), 'tight.need')} one sequence needs: "
                       f"<code>{fmt.inert_html(refused_small.engine_message)}</code>")
-        else:
-            kv = kv_cache_size(st_small.model.architecture, st_small.stages(lay, 1), lay.tp,
-                               st_small.kv_precision.bytes_per_param, st_small.memory_policy)
-            words += (f" Started with `--max-num-seqs` at {h(fmt.count(small, 'sequences'), 'tight.small')}, the "
-                      f"activation peak falls to {h(fmt.nbytes(m_small.activations, 'GiB', 2), 'tight.act_small')} "
-                      f"and vLLM starts, with {h(fmt.nbytes(m_small.kv_room, 'GiB', 2), 'tight.room_small')} of KV "
-                      f"cache: room for {h(fmt.count(m_small.max_sequences, 'sequences'), 'tight.seqs_small')} "
-                      "sequences" + (", and logs " + " and ".join(f"<code>{fmt.inert_html(x)}</code>" for x in kv.log)
-                                     if kv.log else "") + ".")
+        # where vLLM starts with fewer dummy requests, the paragraph after the worked example says so
     return {
         "tight_layout": lay.label,
         "tight_words": words,
