@@ -549,7 +549,9 @@ def fit_chip_collectives(cat: Catalog) -> dict[str, dict[str, CollectiveFit]]:
     out = {cc.points: _custom_allreduce_fits(cat, eng, cc.points,
                                              one_stage_limits(cc, entry.custom_allreduce_max_bytes) or ONE_SHOT_LIMITS)
            for cc in entry.chip_collectives}
-    out.update({cn.points: {"nccl": _nccl_fit(cat, eng, cn.points)} for cn in entry.chip_nccl})
+    step = entry.collectives.nccl.per_peer
+    out.update({cn.points: {"nccl": _nccl_fit(cat, eng, cn.points, None if step is None else step.seconds)}
+                for cn in entry.chip_nccl})
     return out
 
 
@@ -579,10 +581,20 @@ def _custom_allreduce_fits(cat: Catalog, eng: EngineCatalog, points: str,
     return out
 
 
-def _nccl_fit(cat: Catalog, eng: EngineCatalog, points: str) -> CollectiveFit:
-    """NCCL's all-reduce factors (a latency step per GPU beyond two) fitted on its timings."""
+def _nccl_fit(cat: Catalog, eng: EngineCatalog, points: str, per_peer_s: float | None = None) -> CollectiveFit:
+    """NCCL's all-reduce factors (a latency step per GPU beyond two) fitted on its timings. Timings of one group
+    size cannot tell the step from the latency: there `per_peer_s` (the reference fit's step) is taken, and the
+    latency is what the points' fixed time leaves once that group's steps are in."""
     pts = [(n, s, t * 1e-6) for n, s, t in cat.latencies[points].points]
-    return _alpha_beta_fit(pts, lambda n, s: 2 * (n - 1) / n * s, _timed_bandwidth(cat, eng, points), True)
+    moved, b = (lambda n, s: 2 * (n - 1) / n * s), _timed_bandwidth(cat, eng, points)
+    sizes = {n for n, *_ in pts}
+    if len(sizes) > 1:
+        return _alpha_beta_fit(pts, moved, b, True)
+    if per_peer_s is None:
+        raise ValueError(f"{points}: timings of one group size need the reference fit's step per GPU")
+    f = _alpha_beta_fit(pts, moved, b, False)
+    (n,) = sizes
+    return replace(f, latency_s=f.latency_s - (n - 2) * per_peer_s, per_peer_s=per_peer_s)
 
 
 def _alpha_beta_fit(pts: list[tuple[int, float, float]], moved: Callable[[int, float], float],

@@ -306,7 +306,10 @@ class ReferencePredictionsPage(Page):
         self.chip_ar_low = fmt.quantity(min(f.latency_s for f in own[1]) * 1e6, "µs", 2, show_unit=True)
         self.chip_ar_high = fmt.quantity(max(f.latency_s for f in own[1]) * 1e6, "µs", 2, show_unit=True)
         self.chip_ar_worst = fmt.percent(max(f.worst for f in own[1]))
-        nccl = _own_timings(cat, chip_fits, "nccl", "chip_nccl")
+        # NCCL's timings on NVIDIA's chips, RCCL's (NCCL's port to ROCm, which the engines call there) on AMD's
+        library = {cn.points: "RCCL" if (a := cat.latencies[cn.points].accelerator) is not None
+                   and cat.accelerators[a].vendor == "AMD" else "NCCL" for cn in tm.chip_nccl}
+        nccl = _own_timings(cat, chip_fits, "nccl", "chip_nccl", library)
         self.chip_nccl_chips = nccl[0]
         self.chip_nccl_worst = fmt.percent(max(f.worst for f in nccl[1]))
         self.coverage = fmt.percent(COVERAGE, 0)

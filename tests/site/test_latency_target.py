@@ -79,6 +79,10 @@ def test_every_cheapest_row_meets_the_target(page, tables) -> None:
         assert text(page, f"gain_by_gpu.gain{i}").endswith("×")
     wins = sum(value(page, f"gain_by_gpu.gain{i}") > 1 for i in range(4))
     assert value(page, "disagg_wins") == wins > 2
+    # the sentence's quantifier follows the count: "every one of" only where disaggregation wins on all four
+    said = page.select_one("article").get_text(" ", strip=True)
+    assert ("On every one of the accelerators" in said) == (wins == 4)
+    assert ("On most of the accelerators" in said) == (wins < 4)
     # the page links the table where it was, and the comparisons' tables
     hrefs = {a["href"] for a in page.select("article a[href]")}
     for anchor in ("the-cheapest-configuration-of-each-mode", "serving-modes-against-published-results",

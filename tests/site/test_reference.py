@@ -484,3 +484,14 @@ def test_infiniband_latency_not_stated_with_its_reason(pages) -> None:
         assert cell(i, "networks", name, "Adapter latency") == "not stated (see below)"
     body = " ".join(i.select_one("article").get_text().split())
     assert "InfiniBand NDR, switch latency: The pages of NVIDIA's QM97xx (NDR) switch manual read here" in body
+
+
+def test_the_predictions_page_names_each_chips_collective_library(built: Build, catalog) -> None:
+    """The chips whose own all-reduce timings price the collective library's all-reduce there: NCCL's on NVIDIA's,
+    RCCL's (NCCL's port to ROCm) on AMD's, each chip counted once."""
+    page = built.page("reference/predictions/index.html")
+    shown = text(page, "chip_nccl_chips")
+    nvidia, amd = shown.split("; ")
+    assert nvidia.startswith("NCCL's on NVIDIA ") and amd == "RCCL's on AMD Instinct MI300X"
+    tm = catalog.policies[catalog.scenarios["reference"].time_model]
+    assert value(page, "chip_nccl_chips") == len(tm.chip_nccl) == 6

@@ -417,3 +417,25 @@ def test_azures_python_benchmark_rows_are_one_context_call_then_seven_steps_with
         decode = mixed_step(d, b, 132.0, 0, 0.0).total_s
         assert w.total_s == pytest.approx(prefill + 7 * decode)
         assert r.predicted("output_tokens_per_s") == pytest.approx(b * 8 / (prefill + 7 * decode))
+
+
+def test_rccl_timed_on_eight_gpus_takes_the_reference_step_per_gpu():
+    """rccl-tests timed eight MI300X only, which cannot tell the per-GPU step from the latency: the fit keeps the
+    reference fit's step (1.62 us, H100's NCCL) and fits the rest, so the eight GPUs' fixed time is the latency plus
+    six steps. By hand at 256 MiB: that fixed time plus 2 x 7/8 of the message over the seven 64 GB/s links at the
+    fitted share, within the fit's worst error of the published 1,540.4 us."""
+    f = calibration.fit_chip_collectives(CAT)["rccl-allreduce-mi300x"]["nccl"]
+    tm = CAT.policies[CAT.scenarios["reference"].time_model]
+    assert isinstance(tm, TimeModel) and tm.collectives.nccl.per_peer is not None
+    assert f.per_peer_s == tm.collectives.nccl.per_peer.seconds == pytest.approx(1.62e-6)
+    assert (f.latency_s + 6 * f.per_peer_s) * 1e6 == pytest.approx(14.32, abs=0.01)
+    by_hand = f.latency_s + 6 * f.per_peer_s + 2 * 7 / 8 * 268_435_456 / (7 * 64e9 * f.efficiency)
+    assert by_hand * 1e6 == pytest.approx(1540.4, rel=f.worst)
+    assert f.efficiency == pytest.approx(0.574, abs=0.001) and f.points == 19
+    # the engine prices RCCL so on MI300X and MI325X, under every engine, and keeps NCCL's H100 fit elsewhere
+    from snippets.data.export import engine_catalog
+
+    ref = engine_catalog(CAT).time_models[CAT.scenarios["reference"].time_model]
+    for chip in ("mi300x", "mi325x"):
+        assert ref.for_chip(chip, "SGLang").nccl.efficiency == pytest.approx(0.574)
+    assert ref.for_chip("h200-sxm", "SGLang").nccl == ref.nccl

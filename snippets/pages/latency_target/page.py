@@ -84,6 +84,7 @@ class LatencyTargetPage(ModesSection, PublishedSection):
                       f" on the {g.label}"]
         self.gain_by_gpu = fmt.Phrase(tuple(parts))
         self.disagg_wins = fmt.count(len(wins), "accelerators")
+        self.disagg_which = "every one of" if len(wins) == len(gpus) else "most of"
         self.agg_ttft = ms(worked.agg.ttft_s, 0)
         self.disagg_ttft = ms(worked.disagg.ttft_s, 0)
         # slower than aggregated, and well within the target: at most half of it
