@@ -548,6 +548,9 @@ class KVCacheSize:
     bytes_per_block: float
     """Bytes one block takes on this GPU: `block_tokens` tokens of the layers of one group (every layer, where the
     layers are one group)."""
+    available: float = 0.0
+    """The KV memory the blocks were cut from on the GPU that set their number (vLLM's "Available KV cache
+    memory"), bytes."""
 
     @property
     def bytes(self) -> float:
@@ -566,10 +569,12 @@ class KVCacheSize:
 
     @property
     def log(self) -> tuple[str, ...]:
-        """The lines the engine prints of it at start (vLLM's two, SGLang's field of its own line); none for an
-        engine whose line the site has not read."""
+        """The lines the engine prints of it at start (vLLM's three, gpu_worker.py's and kv_cache_utils.py's; SGLang's
+        field of its own line; TensorRT-LLM's KVCacheManager's); none for an engine whose line the site has not
+        read."""
         if self.engine == "vLLM":
-            return (f"GPU KV cache size: {self.tokens:,} tokens",
+            return (f"Available KV cache memory: {self.available / 2**30:.2f} GiB",
+                    f"GPU KV cache size: {self.tokens:,} tokens",
                     f"Maximum concurrency for {self.max_model_len:,} tokens per request: {self.max_concurrency:.2f}x")
         if self.engine == "SGLang":
             return (f"max_total_num_tokens={self.tokens}",)
@@ -581,7 +586,7 @@ class KVCacheSize:
     def as_dict(self) -> dict[str, object]:
         return {"engine": self.engine, "tokens": self.tokens, "blocks": self.blocks,
                 "block_tokens": self.block_tokens, "groups": self.groups, "max_model_len": self.max_model_len,
-                "gib": self.bytes / 2**30,
+                "gib": self.bytes / 2**30, "available_gib": self.available / 2**30,
                 "max_concurrency": self.max_concurrency, "log": list(self.log)}
 
 
@@ -597,14 +602,15 @@ def kv_cache_size(arch: Arch, stages: tuple[GpuMemory, ...], tp: int, kv_bytes_p
     page = block * kv_bytes_per_token_per_gpu(arch, 1, tp, kv_bytes_per_elem)  # one layer's block on one GPU
     max_len = stages[0].max_model_len
     blocks: int | None = None
-    widest = 0
+    widest, room = 0, 0.0
     for m in stages:
         end = m.first_layer + m.layers
         size = max(sum(1 for i in layers if m.first_layer <= i < end) for _, layers in groups)
         n = 0 if m.kv_room <= 0 or size == 0 else int(m.kv_room // page // size)
         if blocks is None or n < blocks:
-            blocks, widest = n, size
+            blocks, widest, room = n, size, m.kv_room
     assert blocks is not None  # noqa: S101 - one stage at least, checked above
     per_seq = sum(_blocks_of_kind(kind, arch, max_len, policy) for kind, _ in groups)
     return KVCacheSize(engine=policy.engine, blocks=blocks, block_tokens=block, groups=len(groups),
-                       blocks_per_sequence=per_seq, max_model_len=max_len, bytes_per_block=page * widest)
+                       blocks_per_sequence=per_seq, max_model_len=max_len, bytes_per_block=page * widest,
+                       available=room)

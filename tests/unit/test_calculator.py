@@ -312,4 +312,5 @@ def test_the_calculator_shows_the_kv_cache_as_the_engine_logs_it(catalog: Catalo
     out = got["outputs"]["kv_tokens"]
     assert out["value"] == str(k["tokens"]) and k["engine"] == "vLLM"
     assert out["text"] == f"{k['tokens']:,} tokens per GPU (vLLM logs: {'; '.join(k['log'])})"
-    assert k["log"][0] == f"GPU KV cache size: {k['tokens']:,} tokens"
+    assert k["log"][1] == f"GPU KV cache size: {k['tokens']:,} tokens"
+    assert k["log"][0] == f"Available KV cache memory: {k['available_gib']:.2f} GiB"

@@ -226,13 +226,15 @@ def test_predict_prints_the_kv_cache_as_the_engine_logs_it(capsys: pytest.Captur
     k = out["kv_cache_size"]
     assert k["engine"] == "vLLM" and k["max_model_len"] == 8192 and k["groups"] == 1 and k["block_tokens"] == 16
     assert k["tokens"] == k["blocks"] * 16
-    assert k["log"] == [f"GPU KV cache size: {k['tokens']:,} tokens",
+    assert k["log"] == [f"Available KV cache memory: {k['available_gib']:.2f} GiB",
+                        f"GPU KV cache size: {k['tokens']:,} tokens",
                         f"Maximum concurrency for 8,192 tokens per request: {k['blocks'] / 512:.2f}x"]
     assert int(k["max_concurrency"]) == out["max_concurrency"]  # under max_num_seqs, the pool's sequences
     gib = out["memory_per_gpu"]
     room = (gib["pool"]["value"] - gib["weights"]["value"] - gib["activations"]["value"]
             - gib["runtime"]["value"]) * 2**30
     assert k["blocks"] == int(room // (16 * 2 * 4 * 128 * 2) // 80)  # FP8 weights, a BF16 KV cache, TP2
+    assert k["available_gib"] * 2**30 == pytest.approx(room)
     rc, out, err = _run([*PREDICT, "--memory-policy", "sglang-default"], capsys)
     assert rc == 0, err
     k = out["kv_cache_size"]

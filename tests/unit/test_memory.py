@@ -261,7 +261,8 @@ def test_kv_cache_size_worked_by_hand(eng):
     assert (k.block_tokens, k.groups, k.blocks_per_sequence) == (16, 1, 512)
     assert k.blocks == int(d.memory.kv_room // 16384 // 80) == 27143
     assert k.tokens == 434_288
-    assert k.log == ("GPU KV cache size: 434,288 tokens",
+    assert k.available == d.memory.kv_room and f"{k.available / GiB:.2f}" == "33.13"
+    assert k.log == ("Available KV cache memory: 33.13 GiB", "GPU KV cache size: 434,288 tokens",
                      "Maximum concurrency for 8,192 tokens per request: 53.01x")
     assert math.floor(k.max_concurrency) == d.kv_sequences(8192) == 53
 
@@ -326,14 +327,15 @@ def test_kv_cache_size_agrees_with_the_sequences_the_pool_admits(eng, model, pre
 def test_kv_cache_log_lines_as_the_engines_print_them(eng):
     # vllm-project/vllm#13596 (the change that logs tokens): 127,626 blocks of 16 tokens at a max_model_len of 2,048
     # print "GPU KV cache size: 2,042,016 tokens" and "Maximum concurrency for 2,048 tokens per request: 997.08x";
-    # vllm-project/vllm#25350: "GPU KV cache size: 230,528 tokens", "Maximum concurrency for 100,000 tokens per
-    # request: 2.31x" (14,408 blocks; 6,250 a sequence)
+    # vllm-project/vllm#25350: "Available KV cache memory: 10.55 GiB", "GPU KV cache size: 230,528 tokens",
+    # "Maximum concurrency for 100,000 tokens per request: 2.31x" (14,408 blocks; 6,250 a sequence)
     k = KVCacheSize(engine="vLLM", blocks=127_626, block_tokens=16, groups=1, blocks_per_sequence=128,
                     max_model_len=2048, bytes_per_block=0.0)
-    assert k.log == ("GPU KV cache size: 2,042,016 tokens", "Maximum concurrency for 2,048 tokens per request: 997.08x")
+    assert k.log[1:] == ("GPU KV cache size: 2,042,016 tokens",
+                         "Maximum concurrency for 2,048 tokens per request: 997.08x")
     k = KVCacheSize(engine="vLLM", blocks=14_408, block_tokens=16, groups=1, blocks_per_sequence=6250,
-                    max_model_len=100_000, bytes_per_block=0.0)
-    assert k.log == ("GPU KV cache size: 230,528 tokens",
+                    max_model_len=100_000, bytes_per_block=0.0, available=10.55 * GiB)
+    assert k.log == ("Available KV cache memory: 10.55 GiB", "GPU KV cache size: 230,528 tokens",
                      "Maximum concurrency for 100,000 tokens per request: 2.31x")
     # SGLang's pool is counted in tokens (a block of one): its start-up line's max_total_num_tokens field
     k = KVCacheSize(engine="SGLang", blocks=420_524, block_tokens=1, groups=1, blocks_per_sequence=8192,

@@ -167,7 +167,7 @@ class HbmPage(Page):
         self.activations = fmt.nbytes(wd.memory.activations, "GiB", 2)
         self.non_torch = fmt.nbytes(wd.memory.non_torch, "GiB", 2)
         self.w_room = fmt.nbytes(wd.memory.kv_room, "GiB", 1)
-        self.w_kv_log = wd.kv_cache.log
+        self.w_kv_log = wd.kv_cache.log[1:]  # the KV lines: the step gives the available memory as its own figure
         self.max_num_seqs = fmt.count(wd.setting.memory_policy.max_num_seqs, "sequences")
         self.batched_tokens = fmt.count(wd.setting.memory_policy.max_num_batched_tokens, "tokens")
         self.sampler_bytes = fmt.quantity(required(pol.sampler_bytes_per_logit, "vLLM's sampler bytes per logit"),
