@@ -70,10 +70,21 @@ def light_load_gap(cat: Catalog, cal: list[Row], test: list[Row], cal_band: floa
     out["plain_gap_rows"] = fmt.count(len(plain), "runs")
     out["plain_gap_low"] = ms(min(plain), 0)
     out["plain_gap_high"] = ms(max(plain), 0)
-    # the same size: every such run's gap within a factor of two of InferenceX's short prompts' median
-    out["plain_gap_same"] = fmt.claim(all(short_gap / 2 <= g <= 2 * short_gap for g in plain),
-                                    f"cookbook gaps {sorted(round(g * 1e3) for g in plain)} ms against "
-                                    f"InferenceX's {short_gap * 1e3:.0f} ms")
+    # the gap for each of the model's layers: every run's within a factor of two of their median, where the whole
+    # gaps span more than that (a model of fewer layers, a smaller gap)
+    layers = [r.deployment.setting.model.architecture.layers for r in runs]
+    per_layer = [g / n for g, n in zip(plain, layers, strict=True)]
+    mid = statistics.median(per_layer)
+    out["plain_gap_layer_low"] = ms(min(per_layer), 2)
+    out["plain_gap_layer_high"] = ms(max(per_layer), 2)
+    fewest = min(range(len(runs)), key=lambda i: (layers[i], plain[i]))
+    out["plain_gap_fewest"] = ms(plain[fewest], 0)
+    out["plain_gap_fewest_model"] = cat.models[runs[fewest].measurement.model].name
+    out["plain_gap_fewest_layers"] = fmt.count(layers[fewest], "layers", show_unit=True)
+    out["plain_gap_layers"] = fmt.claim(
+        all(g > 0 for g in plain) and all(mid / 2 <= x <= 2 * mid for x in per_layer) and max(plain) > 2 * min(plain),
+        f"cookbook gaps {sorted(round(g * 1e3) for g in plain)} ms, per layer "
+        f"{sorted(round(x * 1e3, 2) for x in per_layer)} ms (median {mid * 1e3:.2f})")
     # a part that does not grow with the prompt: both medians positive, the long prompts' under twice the short
     # ones' (a run may come out a little over the measured TTFT: the gaps scatter by tens of ms)
     out["moe_gap_fixed"] = fmt.claim(short_gap > 0 and 0 < long_gap < 2 * short_gap,

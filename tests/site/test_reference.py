@@ -495,3 +495,19 @@ def test_the_predictions_page_names_each_chips_collective_library(built: Build, 
     assert nvidia.startswith("NCCL's on NVIDIA ") and amd == "RCCL's on AMD Instinct MI300X"
     tm = catalog.policies[catalog.scenarios["reference"].time_model]
     assert value(page, "chip_nccl_chips") == len(tm.chip_nccl) == 6
+
+
+def test_the_cookbooks_one_request_ttft_gap_is_read_per_layer(built: Build, catalog) -> None:
+    """The SGLang cookbook's one-request runs miss the model's TTFT by more on models of more layers: the least gap is
+    gpt-oss-120b's (36 layers), its measured TTFT less the model's as the rows page shows it, and the per-layer range
+    starts at that gap over its layers."""
+    page = built.page("reference/predictions/index.html")
+    rows = built.page("reference/prediction-rows/index.html")
+    rid = "sglcookbook-gptoss120b-mxfp4-sglang-8xb200-sharegpt-c1"
+    measured = catalog.measurements[rid].ttft_ms
+    gap = measured - value(rows, f"rows_test[{rid}][TTFT, model]")
+    layers = catalog.models["gpt-oss-120b"].architecture.layers
+    assert value(page, "plain_gap_fewest_layers") == layers == 36
+    assert value(page, "plain_gap_fewest") == pytest.approx(gap, abs=0.01) == value(page, "plain_gap_low")
+    assert value(page, "plain_gap_layer_low") == pytest.approx(gap / layers, rel=1e-3)
+    assert value(page, "plain_gap_high") > 2 * value(page, "plain_gap_low")  # the whole gaps span more than twice
