@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import html
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -534,9 +535,11 @@ def lines(name: str, series: Sequence[Series], xlabel: str, ylabel: str, title: 
         return top + plot_h - share(v, yticks, ly) * plot_h
 
     grid = _y_axis(svg, ylabel, legend_h, yticks, left, plot_w, y_of, width)
+    labelled = _spaced(xticks, x_of)
     for t in xticks:
         _line(grid, x_of(t), top, x_of(t), top + plot_h)
-        _text(svg, x_of(t), top + plot_h + 16, _fmt_number(t), anchor="middle", size=SMALL)
+        if t in labelled:
+            _text(svg, x_of(t), top + plot_h + 16, _fmt_number(t), anchor="middle", size=SMALL)
     _text(svg, left + plot_w / 2, top + plot_h + 35, _fits(xlabel, width, "axis title"), anchor="middle")
     _line(svg, left, top, left, top + plot_h)
     _line(svg, left, top + plot_h, left + plot_w, top + plot_h)
@@ -553,6 +556,18 @@ def lines(name: str, series: Sequence[Series], xlabel: str, ylabel: str, title: 
             tip = s.tips[j] if s.tips else f"{_fmt_number(px)} {xlabel}, {_fmt_number(py)} {ylabel}"
             ET.SubElement(dot, "title").text = f"{s.label}: {tip}"
     return _serialise(svg)
+
+
+def _spaced(ticks: Sequence[float], at: Callable[[float], float], gap: float = 6.0) -> set[float]:
+    """The ticks of a horizontal axis that get a label: every one where the labels, centred on their ticks, keep
+    `gap` apart; otherwise every second from the first, or every third, and so on (the grid keeps every tick). Many
+    decades on a narrow chart would otherwise run '100,000' into '1,000,000'."""
+    for step in range(1, len(ticks) + 1):
+        shown = list(ticks[::step])
+        if all(at(b) - at(a) >= (_text_width(_fmt_number(a), SMALL) + _text_width(_fmt_number(b), SMALL)) / 2 + gap
+               for a, b in itertools.pairwise(shown)):
+            return set(shown)
+    return {ticks[0]}
 
 
 def figure(svg: str, caption: str) -> str:
@@ -656,9 +671,11 @@ def roofline(name: str, roofs: Sequence[Roof], marks: Sequence[Mark], xlabel: st
         return top + plot_h - (math.log10(v) - ly0) / (ly1 - ly0) * plot_h
 
     grid = _y_axis(svg, ylabel, legend_h, yticks, left, plot_w, y_of, width)
+    labelled = _spaced(xticks, x_of)
     for t in xticks:
         _line(grid, x_of(t), top, x_of(t), top + plot_h)
-        _text(svg, x_of(t), top + plot_h + 16, _fmt_number(t), anchor="middle", size=SMALL)
+        if t in labelled:
+            _text(svg, x_of(t), top + plot_h + 16, _fmt_number(t), anchor="middle", size=SMALL)
     _text(svg, left + plot_w / 2, top + plot_h + 35, _fits(xlabel, width, "axis title"), anchor="middle")
     _line(svg, left, top, left, top + plot_h)
     _line(svg, left, top + plot_h, left + plot_w, top + plot_h)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 import pytest
@@ -120,3 +121,23 @@ def test_a_scatter_series_has_markers_and_no_line() -> None:
     assert len(svg.find_all("circle")) == 5
     x0, x1, x2 = (float(c["cx"]) for c in svg.find_all("circle")[:3])
     assert x2 - x0 == pytest.approx(x1 - x2, abs=0.2)  # a decade is an equal step on the log axis
+
+
+def test_a_long_log_axis_labels_every_other_decade_rather_than_run_its_labels_together() -> None:
+    """Seven decades of x on the phone's drawing: a label on every decade would run '100,000' into '1,000,000'
+    (the predictions page's TTFT chart, 2026-12-05); the labels then skip a decade, each centred on its tick with room
+    between them, while the grid keeps a line at every decade. Three decades keep every label."""
+    many = [Series("rows", [(1, 2), (1_000_000, 900_000)], joined=False)]
+    soup = _soup(lines("s", many, "measured", "predicted", "t", "d", log_x=True, log_y=True))
+    svg = soup.find("svg")
+    under = sorted(((float(t["x"]), t.get_text()) for t in svg.find_all("text")  # the x axis: centred on their ticks
+                    if t.get("text-anchor") == "middle" and t.get_text()[0].isdigit()), key=lambda p: p[0])
+    labels = [text for _, text in under]
+    assert labels == ["1", "100", "10,000", "1,000,000"]
+    for (xa, a), (xb, b) in itertools.pairwise(under):
+        assert xb - xa >= (charts._text_width(a, charts.SMALL) + charts._text_width(b, charts.SMALL)) / 2 + 6
+    few = _soup(lines("s", [Series("rows", [(10, 10), (5000, 5000)], joined=False)], "measured", "predicted", "t",
+                      "d", log_x=True, log_y=True))
+    assert [t.get_text() for t in few.find("svg").find_all("text") if t.get("text-anchor") == "middle"
+            and t.get_text()[0].isdigit()] == ["10", "100", "1,000", "10,000"]
+    assert len(svg.find_all("line")) > len(few.find("svg").find_all("line"))  # a grid line at every decade
