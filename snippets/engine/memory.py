@@ -190,6 +190,17 @@ def paged_tokens(tokens: int, block: int) -> int:
     return math.ceil(tokens / block) * block
 
 
+def _blocks_of_kind(kind: str, arch: Arch, tokens: int, policy: MemoryPolicySpec) -> int:
+    """Blocks one layer of `kind` ("full", "sliding", "chunked") holds of a sequence of up to `tokens` tokens, as
+    vLLM's KV cache specs count them (`max_memory_usage_bytes`); without the hybrid manager, every layer's full."""
+    block, batched = policy.kv_block_tokens, policy.max_num_batched_tokens
+    if kind == "sliding" and policy.hybrid_kv_cache:
+        return -(-min((arch.sliding_window or tokens) - 1 + batched, tokens) // block) + 1
+    if kind == "chunked" and policy.hybrid_kv_cache:
+        return -(-min((arch.attention_chunk_size or tokens) + batched, tokens) // block)
+    return -(-tokens // block)
+
+
 @functools.lru_cache(maxsize=16384)
 def kv_bytes_per_sequence(arch: Arch, first_layer: int, layers: int, tp: int, kv_bytes_per_elem: float,
                           tokens: int, policy: MemoryPolicySpec) -> float:
@@ -200,19 +211,13 @@ def kv_bytes_per_sequence(arch: Arch, first_layer: int, layers: int, tp: int, kv
     and a chunked-attention layer `cdiv(min(chunk + max_num_batched_tokens, tokens), block)`."""
     if tokens < 1:
         raise ValueError("a sequence holds at least one token")
-    block, batched = policy.kv_block_tokens, policy.max_num_batched_tokens
+    block = policy.kv_block_tokens
     per_token = kv_bytes_per_token_per_gpu(arch, 1, tp, kv_bytes_per_elem)  # one layer, every token
-    full = -(-tokens // block)
     if not policy.hybrid_kv_cache or (arch.sliding_window is None and arch.attention_chunk_size is None):
-        return layers * full * block * per_token
-    n_full, n_sliding, n_chunked = params.attention_kinds(arch, first_layer, layers)  # counted, not walked
-    blocks = n_full * full
-    if n_sliding:
-        window = arch.sliding_window or tokens
-        blocks += n_sliding * (-(-min(window - 1 + batched, tokens) // block) + 1)
-    if n_chunked:
-        chunk = arch.attention_chunk_size or tokens
-        blocks += n_chunked * (-(-min(chunk + batched, tokens) // block))
+        return layers * _blocks_of_kind("full", arch, tokens, policy) * block * per_token
+    counts = params.attention_kinds(arch, first_layer, layers)  # counted, not walked
+    kinds = zip(("full", "sliding", "chunked"), counts, strict=True)
+    blocks = sum(n * _blocks_of_kind(kind, arch, tokens, policy) for kind, n in kinds if n)
     return blocks * block * per_token
 
 
@@ -490,17 +495,6 @@ def kv_refusal_message(available: float, needed: float, max_model_len: int, esti
 # ----------------------------------------------------------------------------- the KV cache as the engine logs it
 
 
-def _blocks_of_kind(kind: str, arch: Arch, tokens: int, policy: MemoryPolicySpec) -> int:
-    """Blocks one layer of `kind` ("full", "sliding", "chunked") holds of a sequence of up to `tokens` tokens, as
-    vLLM's KV cache specs count them (`max_memory_usage_bytes`; `kv_bytes_per_sequence` sums the same terms)."""
-    block, batched = policy.kv_block_tokens, policy.max_num_batched_tokens
-    if kind == "sliding" and policy.hybrid_kv_cache:
-        return -(-min((arch.sliding_window or tokens) - 1 + batched, tokens) // block) + 1
-    if kind == "chunked" and policy.hybrid_kv_cache:
-        return -(-min((arch.attention_chunk_size or tokens) + batched, tokens) // block)
-    return -(-tokens // block)
-
-
 def kv_cache_groups(arch: Arch, hybrid: bool) -> tuple[tuple[str, tuple[int, ...]], ...]:
     """vLLM's KV cache groups of the whole model, each (its layers' kind, its layers' block indices), as
     `get_kv_cache_groups` makes them (v1/core/kv_cache_utils.py): one group of every layer where every layer caches
@@ -548,7 +542,7 @@ class KVCacheSize:
     bytes_per_block: float
     """Bytes one block takes on this GPU: `block_tokens` tokens of the layers of one group (every layer, where the
     layers are one group)."""
-    available: float = 0.0
+    available: float
     """The KV memory the blocks were cut from on the GPU that set their number (vLLM's "Available KV cache
     memory"), bytes."""
 

@@ -330,7 +330,7 @@ def test_kv_cache_log_lines_as_the_engines_print_them(eng):
     # vllm-project/vllm#25350: "Available KV cache memory: 10.55 GiB", "GPU KV cache size: 230,528 tokens",
     # "Maximum concurrency for 100,000 tokens per request: 2.31x" (14,408 blocks; 6,250 a sequence)
     k = KVCacheSize(engine="vLLM", blocks=127_626, block_tokens=16, groups=1, blocks_per_sequence=128,
-                    max_model_len=2048, bytes_per_block=0.0)
+                    max_model_len=2048, bytes_per_block=0.0, available=0.0)
     assert k.log[1:] == ("GPU KV cache size: 2,042,016 tokens",
                          "Maximum concurrency for 2,048 tokens per request: 997.08x")
     k = KVCacheSize(engine="vLLM", blocks=14_408, block_tokens=16, groups=1, blocks_per_sequence=6250,
@@ -339,7 +339,7 @@ def test_kv_cache_log_lines_as_the_engines_print_them(eng):
                      "Maximum concurrency for 100,000 tokens per request: 2.31x")
     # SGLang's pool is counted in tokens (a block of one): its start-up line's max_total_num_tokens field
     k = KVCacheSize(engine="SGLang", blocks=420_524, block_tokens=1, groups=1, blocks_per_sequence=8192,
-                    max_model_len=8192, bytes_per_block=0.0)
+                    max_model_len=8192, bytes_per_block=0.0, available=0.0)
     assert k.log == ("max_total_num_tokens=420524",)
     # TensorRT-LLM's KVCacheManager: "[MemUsageChange] Allocated %0.2f GiB for max tokens in paged KV cache (%d)."
     # of the pool's bytes and blocks x tokens per block. Llama 3.1 70B BF16 at TP4 under trtllm-bench: a block of 32

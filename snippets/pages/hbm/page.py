@@ -60,7 +60,9 @@ def worked_example(cat: Catalog) -> str:
         f"picks **{w.layout}**, the smallest tensor-parallel degree vLLM accepts: {h(w.gpus, 'worked.gpus')} GPUs holding "
         f"{h(w.weights_gpu_gib, 'worked.weights_gpu_gib')} of weights each, with "
         f"{h(ns.w_room, 'worked.w_room')} of each pool left for the KV cache" + (
-            ", which vLLM logs as " + " and ".join(f"<code>{fmt.inert_html(x)}</code>" for x in ns.w_kv_log)
+            ", which vLLM logs as " + " and ".join(
+                f'<code title="computed by snippets.engine.memory.kv_cache_size">{fmt.inert_html(x)}</code>'
+                for x in ns.w_kv_log)
             if ns.w_kv_log else "") + ".",
         f"4. **KV cache per token.** {h(ns.kv_tensors, 'worked.kv_tensors')} tensors (K and V) × "
         f"{h(w.layers, 'worked.layers')} layers × {h(w.kv_heads, 'worked.kv_heads')} KV heads × "
