@@ -91,14 +91,15 @@ def prompts_per_slot(m: Measurement) -> float | None:
     return (burst.prompts or 0) / m.concurrency
 
 
-def first_wave_s(m: Measurement, p: Prediction | DisaggPrediction) -> float:
+def first_wave_s(m: Measurement, d: Deployment, p: Prediction | DisaggPrediction) -> float:
     """What a run's first wave adds to its mean TTFT when its client starts all `c` requests it keeps in flight at
-    once and sends `k × c` prompts in all: the i-th of the first wave waits for the i − 1 prompts before it, (c − 1)
-    ÷ 2 of the prompt's own steps on average, and that wave is 1 ÷ k of the requests (later waves arrive staggered
-    by the first's prompts, as the steady state has them). The first wave reaches an idle scheduler, which takes it
-    in at once: the steady state's wait for the scheduler's next poll (`Prediction.recv_wait_s`, where the row's
-    engine polls every N decode steps) is taken back for that 1 ÷ k. Zero for other sources, for an aggregated
-    prediction's absence, and where TTFT excludes the wait.
+    once and sends `k × c` prompts in all: the wave's prompts reach an idle engine together, which computes them as
+    a static batch does (`static_batch_ttft_s`: as many a step as its token budget holds, the i-th waiting for the
+    steps before its own), where the steady state has each arrive alone, wait for the step under way (and, where the
+    row's engine polls every N decode steps, for the poll: `Prediction.recv_wait_s`) and take its own steps. That
+    wave is 1 ÷ k of the requests (later waves arrive staggered by the first's prompts, as the steady state has
+    them), so the run's mean moves by (the wave's mean − the steady state's) ÷ k, the wait for a slot alike in both.
+    Zero for other sources, for an aggregated prediction's absence, and where TTFT excludes the wait.
 
     Disaggregated, the router hands the wave round-robin to the W prefill workers, c ÷ W each, and a worker computes
     k of them a step (`PrefillPool.prompts_per_step`) at `service_s` a prompt: the i-th waits for the batches before
@@ -111,8 +112,8 @@ def first_wave_s(m: Measurement, p: Prediction | DisaggPrediction) -> float:
     if isinstance(p, DisaggPrediction):
         n = m.concurrency / p.prefill_workers
         return max(0.0, n - p.prefill.prompts_per_step) / 2 * p.prefill.service_s / max(1.0, per)
-    b = min(m.concurrency, p.in_flight)
-    return ((b - 1) / 2 * p.prefill_s - p.recv_wait_s) / max(1.0, per)
+    wave = static_batch_ttft_s(d, p, m.concurrency)
+    return (wave - p.ttft_s) / max(1.0, per)
 
 
 def static_batch_ttft_s(d: Deployment, p: Prediction, batch: int) -> float:
@@ -130,9 +131,12 @@ def static_batch_ttft_s(d: Deployment, p: Prediction, batch: int) -> float:
     if n >= budget:
         return (b + 1) / 2 * p.prefill_s + p.queue_s
     k = budget // n
-    step = mixed_step(d, 0, 0.0, min(budget, b * n), 0.0, finishing=min(b, k)).total_s
-    mean_steps = sum(math.ceil((i + 1) / k) for i in range(b)) / b
-    return mean_steps * step + p.queue_s
+    t = total = 0.0
+    for first in range(0, b, k):  # each step the next k prompts (the last step the rest), their attention their own
+        count = min(k, b - first)
+        t += mixed_step(d, 0, 0.0, count * n, 0.0, finishing=count, prompts=count).total_s
+        total += count * t
+    return total / b + p.queue_s
 
 
 def lockstep(m: Measurement, d: Deployment, p: Prediction | DisaggPrediction) -> int | None:
@@ -201,7 +205,7 @@ class Row:
                 queued = p.queue_s if d.ttft == "queueing-excluded" else 0.0
                 return (static_batch_ttft_s(self.deployment, p, self.measurement.concurrency) - queued) * 1e3
             # queueing-excluded: from the request's scheduling, so without the wait for a slot
-            wave = first_wave_s(self.measurement, p)
+            wave = first_wave_s(self.measurement, self.deployment, p)
             return (p.ttft_s + wave - (p.queue_s if d.ttft == "queueing-excluded" else 0.0)) * 1e3
         if metric == "itl_ms":
             if d.token_latency == "tpot-including-first":  # noqa: S105 - a definition; latency over output tokens

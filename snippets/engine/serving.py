@@ -334,7 +334,8 @@ class Prediction:
     queue_s: float
     """Average wait for a slot when more requests are in flight than the replica admits."""
     prefill_wait_s: float
-    """Average wait behind other prompts (M/D/1)."""
+    """Average wait before the prompt's first step: behind other prompts (M/D/1) where one prompt fills the steps,
+    else what is left of the step under way when it arrives (`_steady`)."""
     ttft_s: float
     """Time to first token: the wait for a slot, for the engine to take the prompt in, behind other prompts, and the
     prompt's own steps."""
@@ -420,7 +421,7 @@ class Prediction:
 
 
 def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float, shared: bool,
-            steps_per_token: float = 1.0,
+            prompt_steps: tuple[float, float], steps_per_token: float = 1.0,
             intake: Callable[[float], float] | None = None) -> tuple[float, float, float, float, float]:
     """(lifetime, time per output token, prefill wait, prefill load, intake wait) of `b` requests kept in flight.
 
@@ -430,7 +431,10 @@ def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float, shared
     decoding).
     Prompts start at λ = b / L; the other b − 1 requests' prompts land in a decoding request's window at
     λ (b − 1)/b, each adding `extra` to the steps it shares, so D = (n_out − 1) dec / (1 − λ extra (b − 1)/b).
-    W is M/D/1's wait at load ρ = λ P (or half a step when several prompts share a step). The lifetime cannot
+    W is M/D/1's wait at load ρ = λ P; when several prompts share a step, it is what is left of the step under way
+    when the prompt arrives (`prompt_steps` = (O, R): each prompt keeps the engine in steps that carry prompt tokens for O,
+    those steps' length-weighted mean R = Σt² ÷ Σt; a share u = λ O of the time, the rest in decode steps): the mean
+    residual life of the steps, (u R + (1 − u) dec) ÷ 2, as an arrival at a random time sees it. The lifetime cannot
     fall below b P (every prompt takes its turn) nor leave the decoding no time; between those bounds L − f(L)
     rises, so bisection finds the one steady state."""
     def f(life: float) -> tuple[float, float, float, float, float]:
@@ -442,7 +446,8 @@ def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float, shared
         if b <= 1:
             w = 0.0
         elif shared:
-            w = dec / 2
+            u = min(1.0, lam * prompt_steps[0])
+            w = (u * prompt_steps[1] + (1 - u) * dec) / 2
         else:
             w = prefill * rho / (2 * (1 - rho)) if rho < 1 else math.inf
         return i + w + prefill + d_win, d_win / max(1, n_out - 1), w, rho, i
@@ -637,7 +642,11 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         extra = sum(t - (dec_s if mixed else 0.0) for t in times) / k
         shared = b > 1 and left is not None and n_new <= left / 2  # several prompts fit one step
         intake = _intake(recv_interval, batch_wait, dec_s, b, n_new)
-        lifetime, tpot, wait, rho, poll = _steady(b, n_out, dec_s, prefill_s, max(0.0, extra), shared, spt, intake)
+        # the time each prompt keeps the engine in steps that carry prompt tokens (shared with k - 1 others), and
+        # those steps' length-weighted mean: what an arriving prompt finds left of the step under way
+        prompt_steps = (prefill_s / k, sum(t * t for t in times) / prefill_s)
+        lifetime, tpot, wait, rho, poll = _steady(b, n_out, dec_s, prefill_s, max(0.0, extra), shared, prompt_steps,
+                                                  spt, intake)
         if shared and mixed:  # steps of prompts alone (SGLang) have no full mixed step: prompts queue as above
             full = _budget_limited(d, b, n_out, n_new, cached, left, alongside, ctx, draft_s, spt, lifetime, intake,
                                    prep, q)

@@ -147,23 +147,62 @@ def test_calibration_medians():
         assert s is not None and s[0] <= most, (metric, s)
 
 
+def _batched(d, n: int, counts: list[int]) -> float:
+    """The mean first-token time of prompts of `n` tokens computed `counts[j]` in step j, from an idle engine."""
+    t = total = 0.0
+    for count in counts:
+        t += mixed_step(d, 0, 0.0, count * n, 0.0, finishing=count, prompts=count).total_s
+        total += count * t
+    return total / sum(counts)
+
+
 def test_first_wave_is_the_inferencex_clients_burst_and_nothing_else():
-    """InferenceX's client starts its c requests at once and sends 10 c: the first wave waits (c − 1) ÷ 2 prompts on
-    average, a tenth of the requests; one request waits for none, and NIM's runs (a steady window) add nothing."""
+    """InferenceX's client starts its c requests at once and sends 10 c: the first wave reaches an idle engine, which
+    computes its prompts as many a step as its token budget holds (32,768 tokens on these H200 runs: four prompts of
+    7,372), a tenth of the requests; its mean less the steady state's TTFT, over ten, is what the run's mean gains.
+    One request waits for none, and NIM's runs (a steady window) add nothing."""
     rs = {r.id: r for r in calibration.rows(CAT, "calibration")}
     r = rs["inferencex-dsr1-fp8-sglang-8xh200-in8192-out1024-c32"]
-    p = r.prediction
-    assert calibration.first_wave_s(r.measurement, p) == pytest.approx(31 / 2 * p.prefill_s / 10)
-    assert r.predicted("ttft_ms") == pytest.approx((p.ttft_s + 31 / 2 * p.prefill_s / 10) * 1e3)
-    # at 64 the KV cache holds 61 of the requests: the first wave is the 61 that run at once
+    p, d = r.prediction, r.deployment
+    assert (token_budget(d), p.input_tokens, p.cached_tokens) == (32768, 7372, 0)
+    t4 = mixed_step(d, 0, 0.0, 4 * 7372, 0.0, finishing=4, prompts=4).total_s
+    wave = 4 * t4 * sum(range(1, 9)) / 32  # eight steps of four: the j-th four have their first token after j steps
+    assert wave == pytest.approx(_batched(d, 7372, [4] * 8))
+    assert calibration.first_wave_s(r.measurement, d, p) == pytest.approx((wave - p.ttft_s) / 10)
+    assert r.predicted("ttft_ms") == pytest.approx((p.ttft_s + (wave - p.ttft_s) / 10) * 1e3)
+    # at 64 the KV cache holds 61 of the requests: the first wave is the 61 that run at once, fifteen steps of four
+    # and one of one, the other three waiting for a slot in the wave as in the steady state
     full = rs["inferencex-dsr1-fp8-sglang-8xh200-in8192-out1024-c64"]
-    assert full.prediction.in_flight == 61
-    assert calibration.first_wave_s(full.measurement, full.prediction) == pytest.approx(
-        60 / 2 * full.prediction.prefill_s / 10)
+    q = full.prediction
+    assert q.in_flight == 61 and q.queue_s > 0
+    wave = _batched(full.deployment, 7372, [4] * 15 + [1])
+    assert calibration.first_wave_s(full.measurement, full.deployment, q) == pytest.approx(
+        (wave + q.queue_s - q.ttft_s) / 10)
     one = rs["inferencex-dsr1-fp8-sglang-8xb200-in1024-out1024-c1"]
-    assert calibration.first_wave_s(one.measurement, one.prediction) == 0.0
+    assert calibration.first_wave_s(one.measurement, one.deployment, one.prediction) == pytest.approx(0.0, abs=1e-12)
     nim = rs["nim180-llama33-70b-fp8-2xh100-in5000-out500-c50"]
-    assert calibration.first_wave_s(nim.measurement, nim.prediction) == 0.0
+    assert calibration.first_wave_s(nim.measurement, nim.deployment, nim.prediction) == 0.0
+
+
+def test_the_sglang_cookbooks_client_bursts_but_its_llama_runs_show_none():
+    """The SGLang cookbook's bench_serving runs send no request rate ('Traffic request rate: inf'): the first
+    --max-concurrency requests start together. DeepSeek-R1 at 100 in flight: 500 prompts of 500 tokens (the run's
+    mean), 32 a step of the 16,384-token budget, so steps of 32, 32, 32 and 4, a fifth of the requests. Its Llama 3.1
+    runs on eight A100s record no burst: 64 prompts of 3,981 tokens are 3.6e16 FLOPs, 14 s at the eight GPUs' dense
+    BF16 peak, yet that run's P99 TTFT is 1.9 s."""
+    rs = {r.id: r for r in calibration.rows(CAT, "test")}
+    r = rs["sglcookbook-dsr1-fp8-sglang-8xb200-in1000-out1000-c100"]
+    p, d = r.prediction, r.deployment
+    assert (token_budget(d), p.input_tokens, p.in_flight) == (16384, 500, 100)
+    assert calibration.prompts_per_slot(r.measurement) == pytest.approx(5)
+    wave = _batched(d, 500, [32, 32, 32, 4])
+    assert calibration.first_wave_s(r.measurement, d, p) == pytest.approx((wave - p.ttft_s) / 5)
+    assert wave > 2 * p.ttft_s
+    cookbook = [x for x in rs.values() if x.id.startswith("sglcookbook-")]
+    assert len(cookbook) > 30
+    for x in cookbook:
+        llama = x.id.startswith("sglcookbook-llama3170b")
+        assert (calibration.prompts_per_slot(x.measurement) is None) == llama, x.id
 
 
 def test_inferencex_sglang_rows_run_on_sglangs_budget_as_their_scripts_start_it():
@@ -216,17 +255,22 @@ def test_inferencex_b300_runs_the_b200_recipe():
 
 def test_first_wave_of_dstacks_deepseek_runs_is_c_of_500_prompts():
     """dstack's DeepSeek-R1 runs send 500 prompts at every concurrency, all started at once: at c = 128 the first
-    wave is 128 of 500 requests, each waiting (128 − 1) ÷ 2 prompts on average: 63.5 × P × 128 ÷ 500 (on SGLang,
-    which admits all 128; the vLLM rows' engine, budgeting 163,840 tokens a step, admits fewer)."""
+    wave is 128 of 500 requests, computed two a step of the 8,192-token budget (3,200-token prompts), so the j-th
+    pair has its first token after j steps (on SGLang, which admits all 128; the vLLM rows' engine, budgeting
+    163,840 tokens a step, admits fewer)."""
     rs = {r.id: r for r in calibration.rows(CAT, "test")}
     r = rs["dstack-dsr1-fp8-sglang-8xh200-in3200-out800-c128"]
     assert r.prediction.in_flight == 128
-    p = r.prediction
+    p, d = r.prediction, r.deployment
     assert calibration.prompts_per_slot(r.measurement) == pytest.approx(500 / 128)
-    assert calibration.first_wave_s(r.measurement, p) == pytest.approx(127 / 2 * p.prefill_s * 128 / 500)
+    assert token_budget(d) == 8192
+    t2 = mixed_step(d, 0, 0.0, 2 * 3200, 0.0, finishing=2, prompts=2).total_s
+    wave = t2 * sum(range(1, 65)) * 2 / 128
+    assert calibration.first_wave_s(r.measurement, d, p) == pytest.approx((wave - p.ttft_s) * 128 / 500)
     c4 = rs["dstack-dsr1-fp8-sglang-8xh200-in3200-out800-c4"]
-    assert calibration.first_wave_s(c4.measurement, c4.prediction) == pytest.approx(
-        3 / 2 * c4.prediction.prefill_s * 4 / 500)
+    wave = _batched(c4.deployment, 3200, [2, 2])
+    assert calibration.first_wave_s(c4.measurement, c4.deployment, c4.prediction) == pytest.approx(
+        (wave - c4.prediction.ttft_s) * 4 / 500)
     # the same source's Llama 3.1 405B runs used another client (static batches): no first wave
     assert all(calibration.prompts_per_slot(x.measurement) is None for x in rs.values()
                if x.id.startswith("dstack-llama31405b"))
@@ -266,7 +310,8 @@ def test_first_wave_of_a_disaggregated_run_splits_over_the_prefill_workers():
     r = rs["dstack-gptoss120b-mxfp4-sglang-3p1d-tp2-h200-in2048-out128-c128"]
     p = r.prediction
     k, service = p.prefill.prompts_per_step, p.prefill.service_s
-    assert calibration.first_wave_s(r.measurement, p) == pytest.approx((128 / 3 - k) / 2 * service * 128 / 500)
+    assert calibration.first_wave_s(r.measurement, r.deployment, p) == pytest.approx(
+        (128 / 3 - k) / 2 * service * 128 / 500)
     assert r.predicted("ttft_ms") == pytest.approx((p.ttft_s + (128 / 3 - k) / 2 * service * 128 / 500) * 1e3)
 
 
@@ -296,7 +341,7 @@ def test_a_static_batch_is_one_wave():
     t3 = mixed_step(d, 1, 10001, 3616, 6384, finishing=1).total_s
     assert long.predicted("ttft_ms") == pytest.approx(((t1 + t2) + (t1 + t2 + t3)) / 2 * 1e3)
     # a static batch is never given the steady state's first wave on top
-    assert calibration.first_wave_s(short.measurement, short.prediction) == 0.0
+    assert calibration.first_wave_s(short.measurement, short.deployment, short.prediction) == 0.0
     # a static batch of more than the deployment admits is not one wave
     big = rs["dstack-llama31405b-fp8-vllm-8xh100-in2048-out2048-b256"]
     assert big.prediction.admitted < 256 and calibration.one_wave(big.measurement, big.prediction) is None
@@ -335,8 +380,10 @@ def test_a_scheduler_polling_every_n_steps_delays_what_arrives_while_others_deco
         assert p.ttft_s == pytest.approx(p.queue_s + p.recv_wait_s + p.prefill_wait_s + p.prefill_s)
         c = r.measurement.concurrency
         assert c is not None
-        wave = ((c - 1) / 2 * p.prefill_s - p.recv_wait_s) / 10
-        assert calibration.first_wave_s(r.measurement, p) == pytest.approx(wave)
+        # the wave's c prompts of 921 tokens fit one step of the 32,768-token budget, and it does not wait for a poll
+        wave = mixed_step(r.deployment, 0, 0.0, c * 921, 0.0, finishing=c, prompts=c).total_s
+        assert (p.input_tokens, token_budget(r.deployment)) == (921, 32768)
+        assert calibration.first_wave_s(r.measurement, r.deployment, p) == pytest.approx((wave - p.ttft_s) / 10)
     h200 = rs["inferencex-dsr1-fp8-sglang-8xh200-in1024-out1024-c8"]
     assert h200.measurement.intake is None and h200.prediction.recv_wait_s == 0.0
 
@@ -439,3 +486,21 @@ def test_rccl_timed_on_eight_gpus_takes_the_reference_step_per_gpu():
     for chip in ("mi300x", "mi325x"):
         assert ref.for_chip(chip, "SGLang").nccl.efficiency == pytest.approx(0.574)
     assert ref.for_chip("h200-sxm", "SGLang").nccl == ref.nccl
+
+
+def test_a_prompt_that_arrives_while_another_prefills_waits_for_that_step():
+    """SGLang's cookbook run of 64 requests of 3,981-token prompts on eight A100s: two prompts fit a step of 8,192
+    tokens, yet they arrive one at a time, each a step of its own that keeps the decoding sequences waiting. An
+    arrival finds what is left of the step under way: a prompt's step (0.4 s) for the share u of the time prompts
+    keep the engine, a decode step otherwise, so its mean wait is (u × prompt step + (1 − u) × decode step) ÷ 2, not
+    half a decode step."""
+    rs = {r.id: r for r in calibration.rows(CAT, "test")}
+    p = rs["sglcookbook-llama3170b-bf16-sglang-8xa100-in8000-out1000-c64"].prediction
+    lifetime = p.in_flight * p.output_tokens / p.output_tokens_per_s
+    u = p.in_flight / lifetime * p.prefill_s
+    assert p.in_flight == 64 and 0.5 < u < 0.8
+    assert p.prefill_wait_s == pytest.approx((u * p.prefill_s + (1 - u) * p.decode.total_s) / 2, rel=1e-4)
+    assert p.prefill_wait_s > 3 * p.decode.total_s / 2
+    # one request in flight waits for nothing
+    one = rs["sglcookbook-llama3170b-bf16-sglang-8xa100-in8000-out1000-c1"].prediction
+    assert one.prefill_wait_s == 0.0
