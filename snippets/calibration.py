@@ -10,8 +10,9 @@ listed with the engine's message. Rows that give only a speed-up are compared in
 The engine predicts each row's own quantity (`Measurement.definitions`): TTFT with or without the wait for a
 slot, time per output token with or without the first token, and throughput as output tokens per second of the
 whole run (a per-GPU or total-token figure is converted by `Measurement.output_tokens_per_s`). Where a source's
-client starts every request at once (the row's `definitions.burst`: InferenceX's, dstack's), the first wave's
-wait behind its own prompts is added to the mean TTFT the engine's steady state predicts (`first_wave_s`). A run
+client starts every request at once (the row's `definitions.burst`: InferenceX's, dstack's, the SGLang
+cookbook's), the first wave, computed as the engine batches its prompts, moves the mean TTFT the engine's steady
+state predicts by that wave's share of the requests (`first_wave_s`). A run
 that is one wave (`one_wave`: a static batch, or an offline run that says how many requests it queued, no more
 than the deployment admits at once) has no steady state: all its figures are the wave's
 (`snippets.engine.serving.wave`); so has a burst of requests of one length that the deployment prefills in one step
