@@ -12,7 +12,9 @@ slot, time per output token with or without the first token, and throughput as o
 whole run (a per-GPU or total-token figure is converted by `Measurement.output_tokens_per_s`). Where a source's
 client starts every request at once (the row's `definitions.burst`: InferenceX's, dstack's, the SGLang
 cookbook's), the first wave, computed as the engine batches its prompts, moves the mean TTFT the engine's steady
-state predicts by that wave's share of the requests (`first_wave_s`). A run
+state predicts by that wave's share of the requests (`first_wave_s`), and where it also draws random lengths
+(`Burst.range_ratio`), the run's last requests finish with fewer in flight: the whole run's throughput is the steady
+state's times `drain_factor`, the run played out with lengths drawn as the client draws them. A run
 that is one wave (`one_wave`: a static batch, or an offline run that says how many requests it queued, no more
 than the deployment admits at once) has no steady state: all its figures are the wave's
 (`snippets.engine.serving.wave`); so has a burst of requests of one length that the deployment prefills in one step
@@ -41,9 +43,11 @@ the bands.
 
 from __future__ import annotations
 
+import heapq
 import math
+import random
 import statistics
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
@@ -66,6 +70,7 @@ from snippets.engine.serving import (
     wave,
 )
 from snippets.engine.specs import EngineCatalog, TimeModelSpec
+from snippets.engine.step import prepare
 from snippets.engine.topology import group_fabric_bandwidth
 
 SCENARIO = "reference"
@@ -140,6 +145,93 @@ def static_batch_ttft_s(d: Deployment, p: Prediction, batch: int) -> float:
     return total / b + p.queue_s
 
 
+DRAIN_DRAWS = 8
+"""Draws of a run's lengths that `drain_factor` averages over (seeded 0 to 7, so every build draws the same)."""
+
+
+def drain_run(outs: Sequence[int], slots: int, offset: float, full_s: float,
+              step_s: Callable[[int], float]) -> tuple[float, float]:
+    """(duration, mean requests in flight) of a run whose requests emit `outs[i]` tokens each, `slots` at a time in
+    the order given, a freed slot taking the next (a client's semaphore over its list of prompts). Time is counted in
+    steps: a request lasts its tokens less one plus `offset` steps (its prompt and wait, as the steady state prices
+    them), one step taking `full_s` while requests still wait for a slot (the steady state's time per output token,
+    the other prompts' steps included) and `step_s(b)` once none wait and `b` are left decoding, no prompt beside
+    them."""
+    n = len(outs)
+    if n == 0 or slots < 1:
+        raise ValueError("a run has at least one request and one slot")
+    running = [outs[i] - 1 + offset for i in range(min(slots, n))]  # the step count at which each ends
+    heapq.heapify(running)
+    taken, done, t, area = len(running), 0.0, 0.0, 0.0
+    while running:
+        end = heapq.heappop(running)
+        b = len(running) + 1
+        dt = (end - done) * (full_s if taken < n else step_s(b))
+        t += dt
+        area += b * dt
+        done = end
+        if taken < n:
+            heapq.heappush(running, done + outs[taken] - 1 + offset)
+            taken += 1
+    return t, area / t if t > 0 else float(min(slots, n))
+
+
+def drain(m: Measurement, d: Deployment, p: Prediction | DisaggPrediction) -> tuple[float, float] | None:
+    """(whole-run throughput over the steady state's, mean requests in flight) of a run whose client draws random
+    lengths (`Burst.range_ratio`) and sends a fixed number of prompts, or None for any other run. The steady state
+    keeps every slot busy for ever; the run ends once its last requests finish, and as they do fewer are in flight,
+    each step faster but emitting fewer tokens. `drain_run` plays the run with lengths drawn as the client draws
+    them (uniform on the integers from range_ratio x the nominal to the nominal, the nominal read back from the
+    row's mean), `DRAIN_DRAWS` times; the steady state's own figures set the step (`Prediction.tpot_s`, and its
+    lifetime for a request's prompt and waits), and the decode step of `b` sequences (`mixed_step`, at the powers of
+    two up to the slots and between them linearly) the steps once none wait. Aggregated, plain runs only."""
+    burst = m.definitions.burst
+    if burst is None or burst.range_ratio is None or m.concurrency is None or not isinstance(p, Prediction) \
+            or not m.mode.plain or m.definitions.load != "fixed-concurrency":
+        return None
+    slots = min(m.concurrency, p.in_flight)
+    n = burst.prompts if burst.prompts is not None else (burst.prompts_per_request or 1) * m.concurrency
+    r = burst.range_ratio
+    hi = max(1, round(2 * p.output_tokens / (1 + r)))
+    lo = max(1, int(r * hi))
+    lifetime = slots * p.output_tokens / p.output_tokens_per_s
+    offset = max(0.0, lifetime / p.tpot_s - (p.output_tokens - 1))
+    prep = prepare(d)
+    ctx = p.input_tokens + p.output_tokens / 2
+    points: list[int] = []
+    b = 1
+    while b < slots:
+        points.append(b)
+        b *= 2
+    points.append(slots)
+    at = {x: mixed_step(d, x, ctx, 0, 0.0, prep=prep).total_s for x in points}
+
+    def step_s(x: int) -> float:
+        lo_b = max(q for q in points if q <= x)
+        hi_b = min(q for q in points if q >= x)
+        if lo_b == hi_b:
+            return at[lo_b]
+        return at[lo_b] + (at[hi_b] - at[lo_b]) * (x - lo_b) / (hi_b - lo_b)
+
+    ratios: list[float] = []
+    flights: list[float] = []
+    for seed in range(DRAIN_DRAWS):
+        rng = random.Random(seed)  # noqa: S311 - a seeded draw of lengths, the same every build, not a secret
+        outs = [rng.randint(lo, hi) for _ in range(n)]
+        t, flight = drain_run(outs, slots, offset, p.tpot_s, step_s)
+        mean = sum(outs) / n
+        steady = slots * mean / (p.tpot_s * (mean - 1 + offset))
+        ratios.append(sum(outs) / t / steady)
+        flights.append(flight)
+    return statistics.fmean(ratios), statistics.fmean(flights)
+
+
+def drain_factor(m: Measurement, d: Deployment, p: Prediction | DisaggPrediction) -> float:
+    """The whole run's output throughput over the steady state's (`drain`), 1 where the run is not modelled so."""
+    got = drain(m, d, p)
+    return 1.0 if got is None else got[0]
+
+
 def lockstep(m: Measurement, d: Deployment, p: Prediction | DisaggPrediction) -> int | None:
     """The requests of a wave that the whole run repeats, or None. A client that starts all `c` requests it keeps in
     flight at once (`Definitions.burst`), each of the same prompt and output length (`Burst.same_lengths`), on a
@@ -184,6 +276,9 @@ class Row:
     wave: Wave | None = None
     """The run as one wave (`one_wave`), or the wave it repeats (`lockstep`), whose figures the row compares; None
     for a run the steady state serves."""
+    drain: float = 1.0
+    """The whole run's output throughput over the steady state's (`drain_factor`): below 1 where the client's random
+    lengths leave its last requests finishing with fewer in flight."""
 
     def predicted(self, metric: str) -> float:
         """The engine's figure of `metric` as the row's source defines it (`Measurement.definitions`): the wave's
@@ -214,7 +309,7 @@ class Row:
                 return (p.ttft_s + (n - 1) * p.tpot_s) / n * 1e3
             return p.tpot_s * 1e3
         if metric == "output_tokens_per_s":
-            return p.output_tokens_per_s
+            return p.output_tokens_per_s * self.drain
         raise ValueError(f"unknown metric {metric!r}")
 
     def measured(self, metric: str) -> float | None:
@@ -375,7 +470,8 @@ def predict_rows(eng: EngineCatalog, measurements: Iterable[tuple[str, Measureme
                 p = _predict(eng, m, d, tm)
                 n = one_wave(m, p) or lockstep(m, d, p)
                 w = None if n is None else wave(d, n, m.input_tokens, m.output_tokens)
-                done.append(Row(mid, m, d, p, eng.chips[m.accelerator].vendor, w))
+                done.append(Row(mid, m, d, p, eng.chips[m.accelerator].vendor, w,
+                                drain_factor(m, d, p) if w is None else 1.0))
                 continue
             except (RefusedLayout, NoLayout, ValueError, KeyError) as exc:
                 why = f"the engine refuses it: {exc}"

@@ -32,6 +32,7 @@ from snippets.engine.serving import SATURATION, SATURATION_STEP
 from snippets.pages.base import Page
 from snippets.pages.calibrated import evaluate, fit, rows
 from snippets.pages.reference_common import CAL_BAND, as_of_text, source_label
+from snippets.pages.reference_drain import run_drain
 from snippets.pages.reference_gap import light_load_gap
 from snippets.pages.reference_misses import known_misses
 from snippets.pages.units import ms
@@ -368,6 +369,7 @@ class ReferencePredictionsPage(Page):
             f"{len(sglang)} SGLang rows, {mixed} with mixed steps; engines whose rows run prompts apart: "
             f"{', '.join(sorted(apart))}",
             structural="a yes or no per row: whether its engine mixes prompts into decode steps")
+        self.extend(run_drain(every))
         self.extend(known_misses(test, test_skip))
 
 

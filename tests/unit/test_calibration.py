@@ -504,3 +504,51 @@ def test_a_prompt_that_arrives_while_another_prefills_waits_for_that_step():
     # one request in flight waits for nothing
     one = rs["sglcookbook-llama3170b-bf16-sglang-8xa100-in8000-out1000-c1"].prediction
     assert one.prefill_wait_s == 0.0
+
+
+def test_a_run_plays_out_with_fewer_in_flight_at_its_end():
+    """Two slots, three requests of 3, 5 and 4 tokens, no prompt time, a step of 1 s while a request waits and
+    0.5 s per sequence in flight after: the first two end at steps 2 and 4 (a token less than they emit: the first
+    comes with the prompt), the third takes the freed slot at step 2 and ends at step 5. Steps 0-2 take 1 s each
+    (a request waits), 2-4 1 s each (two in flight, none waiting: 2 x 0.5 s), 4-5 0.5 s (one in flight)."""
+    t, flight = calibration.drain_run([3, 5, 4], 2, 0.0, 1.0, lambda b: 0.5 * b)
+    assert t == pytest.approx(2 * 1.0 + 2 * 1.0 + 1 * 0.5)
+    assert flight == pytest.approx((2 * 2.0 + 2 * 2.0 + 1 * 0.5) / t)
+    # one slot: the requests in turn, nothing to drain but the last at its own pace
+    t1, f1 = calibration.drain_run([3, 5], 1, 1.0, 2.0, lambda b: 2.0 * b)
+    assert t1 == pytest.approx((3 - 1 + 1.0) * 2.0 + (5 - 1 + 1.0) * 2.0) and f1 == pytest.approx(1.0)
+    with pytest.raises(ValueError):
+        calibration.drain_run([], 2, 0.0, 1.0, lambda b: 1.0)
+
+
+def test_the_modelled_run_matches_the_requests_in_flight_the_cookbooks_client_reports():
+    """The SGLang cookbook's bench_serving prints the run's mean requests in flight ('Concurrency:'); the model's
+    run, played out with lengths drawn as that client draws them (uniform from 1 to the nominal), lands within 7 %
+    of it for every run of more than one request, where the steady state's (every slot busy to the end) is up to
+    17 % off; the whole run's throughput is the steady state's times the drain, below it for those runs and the same
+    for one request."""
+    rs = {r.id: r for r in calibration.rows(CAT, "test")}
+    checked = 0
+    for r in rs.values():
+        m = r.measurement
+        got = calibration.drain(m, r.deployment, r.prediction)
+        if m.mean_in_flight is None or got is None or m.concurrency is None:
+            continue
+        factor, flight = got
+        assert r.drain == pytest.approx(factor)
+        assert r.predicted("output_tokens_per_s") == pytest.approx(r.prediction.output_tokens_per_s * factor)
+        if m.concurrency == 1:
+            assert factor == pytest.approx(1.0, abs=1e-9)
+            continue
+        assert abs(flight / m.mean_in_flight - 1) < 0.07, (r.id, flight, m.mean_in_flight)
+        assert abs(flight / m.mean_in_flight - 1) < abs(m.concurrency / m.mean_in_flight - 1), r.id
+        checked += 1
+    assert checked >= 20
+    worst_steady = max(abs(r.measurement.concurrency / r.measurement.mean_in_flight - 1) for r in rs.values()
+                       if r.measurement.mean_in_flight and r.measurement.concurrency and r.measurement.concurrency > 1)
+    assert worst_steady > 0.15
+    # InferenceX's lengths vary by a fifth (range ratio 0.8) over ten prompts a slot: a drain of about 1 %
+    ix = calibration.rows(CAT, "calibration")
+    one = next(r for r in ix if r.id == "inferencex-dsr1-fp8-sglang-8xh200-in1024-out1024-c64")
+    assert one.measurement.definitions.burst is not None and one.measurement.definitions.burst.range_ratio == 0.8
+    assert 0.97 < one.drain < 1.0

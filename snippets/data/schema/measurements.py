@@ -70,6 +70,12 @@ class Burst(_Strict):
     """Every prompt of the row's input length and every output of its output length (the client's random-range
     ratio 1, end of sequence ignored): requests that start together and get their first tokens in the same step
     finish in the same step, so the next ones start together again (`snippets.calibration.lockstep`)."""
+    range_ratio: Annotated[float, Field(ge=0.0, lt=1.0)] | None = None
+    """The client draws every prompt's and output's length uniformly from the integers between `range_ratio` times
+    the nominal length and the nominal length (vLLM's and SGLang's bench_serving, `--random-range-ratio`: SGLang's
+    defaults to 0, InferenceX's workflows pass 0.8), and the row's input and output tokens are the run's means. Its
+    requests then end at different times, and the run's last ones finish with fewer in flight
+    (`snippets.calibration.drain_factor`). None where the lengths follow a dataset or are not stated."""
     how: Annotated[str, Field(min_length=10)]
     """The client's command that shows it (the source is among the row's sources)."""
 
@@ -77,6 +83,8 @@ class Burst(_Strict):
     def _one(self) -> Burst:
         if (self.prompts is None) == (self.prompts_per_request is None):
             raise ValueError("burst: give prompts or prompts_per_request, not both")
+        if self.same_lengths and self.range_ratio is not None:
+            raise ValueError("burst: lengths that are all the nominal ones have no range_ratio")
         return self
 
 
@@ -365,6 +373,10 @@ class Measurement(_Strict):
     """Time per output token as the source defines it (`definitions.token_latency`)."""
     throughput: PositiveFloat | None = None
     """Tokens per second as published: output or total, whole run or per GPU (`definitions`)."""
+    mean_in_flight: PositiveFloat | None = None
+    """Requests in flight on average over the run, as the client reports it (SGLang's bench_serving 'Concurrency:'
+    line: the requests' latencies summed over the run's duration). Never predicted or fitted: it checks the model of
+    the run's end (`snippets.calibration.drain`, tests/unit/test_calibration.py)."""
     speedup: Speedup | None = None
     baseline: str | None = None
     """Id of the row measuring the same deployment without this row's mode, where the source publishes both."""
