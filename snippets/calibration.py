@@ -277,8 +277,9 @@ class Row:
     """The run as one wave (`one_wave`), or the wave it repeats (`lockstep`), whose figures the row compares; None
     for a run the steady state serves."""
     drain: float = 1.0
-    """The whole run's output throughput over the steady state's (`drain_factor`): below 1 where the client's random
-    lengths leave its last requests finishing with fewer in flight."""
+    """The whole run's output throughput over the steady state's (`drain_factor`): mostly below 1 where the client's
+    random lengths leave its last requests finishing with fewer in flight (a little above it where the steady
+    state's steps carry long prompts the run's end no longer has), 1 for any other run."""
 
     def predicted(self, metric: str) -> float:
         """The engine's figure of `metric` as the row's source defines it (`Measurement.definitions`): the wave's
