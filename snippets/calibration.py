@@ -190,7 +190,7 @@ def drain(m: Measurement, d: Deployment, p: Prediction | DisaggPrediction) -> tu
             or not m.mode.plain or m.definitions.load != "fixed-concurrency":
         return None
     slots = min(m.concurrency, p.in_flight)
-    n = burst.prompts if burst.prompts is not None else (burst.prompts_per_request or 1) * m.concurrency
+    n = round((prompts_per_slot(m) or 1.0) * m.concurrency)
     r = burst.range_ratio
     hi = max(1, round(2 * p.output_tokens / (1 + r)))
     lo = max(1, int(r * hi))
