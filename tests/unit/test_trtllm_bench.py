@@ -1,0 +1,73 @@
+"""The TensorRT-LLM performance overview's runs record the limits trtllm-bench computed for them.
+
+The overview's commands pass neither --max_batch_size nor --max_num_tokens, so trtllm-bench chose them from the
+GPUs' memory, the checkpoint and the requests' lengths (tensorrt_llm/bench/build/tuning.py at 04cba88:
+calc_engine_setting and finetune_setting; bench/benchmark/utils/general.py at 0171265: get_settings). Each row's
+`engine_limits` is checked here against that arithmetic, transcribed, from the catalog's own figures: the device's
+reported total, the model's parameters (for an NVFP4 checkpoint the stored elements its row states), its layers, KV
+heads and head size."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from snippets.data import Catalog
+from snippets.data.export import engine_catalog
+from snippets.engine.params import total_params
+
+GIB = 2**30
+FRACTION = 0.90
+"""trtllm-bench's --kv_cache_free_gpu_mem_fraction default, as the rows read it."""
+
+
+def finetune(requests: float, isl: int, osl: int) -> tuple[int, int]:
+    """tuning.py's finetune_setting (one pipeline stage, optimistic tuning on)."""
+    raw_bs = min(requests, 4096)
+    raw_token = min(raw_bs * (1 + isl / osl), 32768)
+    if raw_bs < 256:
+        bs = max(64, 32 * math.ceil(raw_bs / 32))
+    elif raw_bs < 1024:
+        bs = 128 * math.ceil(raw_bs / 128)
+    else:
+        bs = 256 * math.ceil(raw_bs / 256)
+    if raw_token < 4096:
+        tokens = max(2048, 256 * math.ceil(raw_token / 256))
+    elif raw_token < 8192:
+        tokens = 512 * math.ceil(raw_token / 512)
+    else:
+        tokens = 1024 * math.ceil(raw_token / 1024)
+    return bs, tokens
+
+
+def test_finetune_by_hand():
+    # 273 requests fit: batch 128 x ceil(273 / 128) = 384; tokens 273 x 2 = 546, raised to the 2,048 floor
+    assert finetune(273.4, 1000, 1000) == (384, 2048)
+    # 4,132 requests fit: capped at 4,096, a multiple of 256; 4,096 x 2 = 8,192 tokens, 1,024 x 8
+    assert finetune(4132, 128, 128) == (4096, 8192)
+    # 48 requests: at least 64
+    assert finetune(48, 20000, 2000) == (64, 2048)
+
+
+def test_perf_overview_rows_record_trtllm_benchs_own_limits(catalog: Catalog):
+    eng = engine_catalog(catalog)
+    rows = {k: m for k, m in catalog.measurements.items()
+            if m.engine_version is not None and m.engine_version.startswith("perf-overview at commit 00f37686")}
+    assert len(rows) >= 190  # every cell of the overview's six tables of models and GPUs the site holds
+    for rid, m in rows.items():
+        assert m.engine_limits is not None and m.layout is not None, rid
+        assert m.input_tokens is not None and m.output_tokens is not None, rid
+        arch = eng.models[m.model].architecture
+        tp = m.layout.tp
+        if m.precision == "nvfp4":
+            stored = re.search(r"about (\d+) billion for NVFP4", m.engine_limits.how)
+            assert stored is not None, rid
+            engine = int(stored.group(1)) * 1e9 * 0.5 / GIB
+        else:
+            engine = total_params(arch) / GIB
+        per_token = 2 * arch.layers * max(tp, arch.kv_heads) * arch.head_dim * 1 / GIB  # FP8 KV
+        free = tp * eng.chips[m.accelerator].capacity_bytes / GIB - engine
+        requests = free * FRACTION / (per_token * (m.input_tokens + m.output_tokens))
+        bs, tokens = finetune(requests, m.input_tokens, m.output_tokens)
+        tokens = max(tokens, m.input_tokens + bs)  # get_settings: the longest prompt and the batch fit one step
+        assert (m.engine_limits.max_num_seqs, m.engine_limits.max_num_batched_tokens) == (bs, tokens), rid
