@@ -8,16 +8,17 @@ ai-dynamo/aiconfigurator at the commit the entries cite:
 
 A grouped expert GEMM whose experts each see few rows fills its tiles partly: below a few hundred rows per expert
 the layer reaches a fraction of the share it reaches once the batch is large (the entries' `achieved`). For each
-chip with an FP8 moe_compute entry and each engine's table (the newest of SGLang, TensorRT-LLM and vLLM; each
-engine's most measured gated kernel), every gated shape with balanced routing and no expert parallelism, its
-experts sliced eight ways (moe_compute) or whole on the GPU (moe_compute_whole): each point's throughput (FLOPs 2 x
-tokens x top-k x 3 x hidden x expert FFN / tensor parallelism, over the latency) over the same shape's median at
-8,192 tokens or more. Rows per touched expert r = tokens x top-k / experts touched (the collectors' balanced
-routing: token i takes experts (i + j ceil(E/k)) mod E), bucketed at 8, 16, ..., 512 (within 0.2 in log2). SGLang's
-and vLLM's collectors route DeepSeek's shape by grouped top-k, so that shape is read from TensorRT-LLM's table only
-(as scripts/derive_moe_weights.py does). Each engine's median per bucket, then the median of the engines, capped at 1
-(the ramp ends at the large-batch share). Below 8 rows the layer is bound by its weight stream (moe_weights), and
-the ramp is held at its first point. Prints each entry's by_rows and the engines' curves."""
+chip and format with a moe_compute entry (FP8; FP4 on the Blackwell chips) and each engine's table (the newest of
+SGLang, TensorRT-LLM and vLLM; each engine's most measured gated kernel), every gated shape with balanced routing
+and no expert parallelism, its experts sliced eight ways (moe_compute) or whole on the GPU (moe_compute_whole):
+each point's throughput (FLOPs 2 x tokens x top-k x 3 x hidden x expert FFN / tensor parallelism, over the latency)
+over the same shape's median at 8,192 tokens or more. Rows per touched expert r = tokens x top-k / experts touched
+(the collectors' balanced routing: token i takes experts (i + j ceil(E/k)) mod E), bucketed at 8, 16, ..., 512
+(within 0.2 in log2). SGLang's and vLLM's collectors route DeepSeek's shape by grouped top-k, so that shape is read
+from TensorRT-LLM's table only (as scripts/derive_moe_weights.py does). Each engine's median per bucket, then the
+median of the engines, capped at 1, the last bucket 1 (the ramp ends at the large-batch share), each fraction
+rounded and never growing faster than the rows. Below 8 rows the layer is bound by its weight stream (moe_weights),
+and the ramp is held at its first point. Prints each entry's by_rows and the engines' curves."""
 from __future__ import annotations
 
 import math
@@ -30,6 +31,10 @@ from derive_moe_weights import TABLES, table, touched  # the same tables, read t
 CHIPS = {"h100-sxm": "h100_sxm", "h200-sxm": "h200_sxm", "b200": "b200_sxm", "b300": "b300_sxm", "gb200": "gb200",
          "gb300": "gb300"}
 """The chips with an FP8 moe_compute entry, and each one's directory in the tables."""
+FORMATS = {"fp8": "fp8_block", "fp4": "nvfp4"}
+"""The engine's tensor format and the tables' moe_dtype."""
+FORMAT_CHIPS = {"b200": ("fp8", "fp4"), "gb200": ("fp8", "fp4"), "b300": ("fp8", "fp4"), "gb300": ("fp8", "fp4")}
+"""The formats whose entries each chip has (FP8 only where not listed: Hopper computes no FP4)."""
 BUCKETS = (8, 16, 32, 64, 128, 256, 512)
 LARGE = 8192
 """Tokens from which a shape's throughput is its large-batch figure, as the moe_compute entries read it."""
@@ -57,27 +62,42 @@ def curve(df: pd.DataFrame, tp: int) -> dict[int, float]:
 
 def main() -> None:
     repo = sys.argv[1]
-    for chip_id, chip in CHIPS.items():
-        for resource, tp in (("moe-compute", 8), ("moe-compute-whole", 1)):
-            per_engine: dict[str, dict[int, float]] = {}
-            for t in TABLES:
-                df = table(repo, chip, t)
-                if df is None:
-                    continue
-                df = df[(df.moe_dtype == "fp8_block") & (df.distribution == "balanced") & (df.moe_ep_size == 1)
-                        & (df.moe_tp_size == tp) & ~df.kernel_source.str.contains("nongated|min_latency")]
-                if t.startswith(("sglang", "vllm")):  # their collectors route DeepSeek's shape by grouped top-k
-                    df = df[~((df.hidden_size == 7168) & (df.num_experts == 256))]
-                if df.empty:
-                    continue
-                kernel = df.kernel_source.value_counts().idxmax()
-                per_engine[f"{t} {kernel}"] = curve(df[df.kernel_source == kernel], tp)
-            med = {b: min(1.0, statistics.median([c[b] for c in per_engine.values() if b in c])) for b in BUCKETS
-                   if any(b in c for c in per_engine.values())}
-            kernels = "; ".join(f"{name} {' '.join(f'{c.get(b, math.nan):.2f}' for b in BUCKETS)}"
-                                for name, c in per_engine.items())
-            print(f"{chip_id}-{resource}-fp8:  # {kernels}")
-            print(f"  by_rows: [{', '.join(f'[{b}, {v:.2f}]' for b, v in med.items())}]")
+    for fmt, dtype in FORMATS.items():
+        for chip_id, chip in CHIPS.items():
+            if fmt not in FORMAT_CHIPS.get(chip_id, ("fp8",)):
+                continue
+            for resource, tp in (("moe-compute", 8), ("moe-compute-whole", 1)):
+                per_engine: dict[str, dict[int, float]] = {}
+                for t in TABLES:
+                    df = table(repo, chip, t)
+                    if df is None:
+                        continue
+                    df = df[(df.moe_dtype == dtype) & (df.distribution == "balanced") & (df.moe_ep_size == 1)
+                            & (df.moe_tp_size == tp) & ~df.kernel_source.str.contains("nongated|min_latency")]
+                    if t.startswith(("sglang", "vllm")):  # their collectors route DeepSeek's shape by grouped top-k
+                        df = df[~((df.hidden_size == 7168) & (df.num_experts == 256))]
+                    if df.empty:
+                        continue
+                    kernel = df.kernel_source.value_counts().idxmax()
+                    per_engine[f"{t} {kernel}"] = curve(df[df.kernel_source == kernel], tp)
+                med = {b: min(1.0, statistics.median([c[b] for c in per_engine.values() if b in c])) for b in BUCKETS
+                       if any(b in c for c in per_engine.values())}
+                # the last bucket is the plateau: from 512 rows the points scatter around the large-batch figure
+                # (0.92 to 1.03 at 1,024), so the ramp ends there at 1 (a median of 0.99 is that scatter)
+                med[BUCKETS[-1]] = 1.0
+                # rounded as the entries hold them, and never growing faster than the rows (more rows never take
+                # less time, which the data checks): where the medians' scatter or rounding would break that, the
+                # fraction is the previous one times the rows' ratio
+                prev: tuple[int, float] | None = None
+                for b in med:
+                    med[b] = round(med[b], 2)
+                    if prev is not None:
+                        med[b] = min(med[b], round(prev[1] * b / prev[0], 2))
+                    prev = (b, med[b])
+                kernels = "; ".join(f"{name} {' '.join(f'{c.get(b, math.nan):.2f}' for b in BUCKETS)}"
+                                    for name, c in per_engine.items())
+                print(f"{chip_id}-{resource}-{fmt}:  # {kernels}")
+                print(f"  by_rows: [{', '.join(f'[{b}, {v:.2f}]' for b, v in med.items())}]")
 
 
 if __name__ == "__main__":

@@ -787,7 +787,16 @@ def test_experts_arithmetic_ramps_with_the_rows_each_expert_sees():
     assert experts.compute_s < experts.memory_s
     # whole experts ramp on their own curve; a chip without a measured ramp keeps its share at any rows
     assert TM.chip("h200-sxm").moe_ramp_for("fp8", whole=True)[0] == (8.0, 0.11)
-    assert TM.chip("mi300x").moe_ramp_for("fp8") == () and TM.chip("b200").moe_ramp_for("fp4") == ()
+    assert TM.chip("mi300x").moe_ramp_for("fp8") == ()
+    # in FP4 the experts take FP4 kernels' own measured share and ramp (b200-moe-compute-fp4: 1,212.8 TFLOP/s, 0.31
+    # at 32 rows), not the dense FP4 GEMM's share they took before those entries: the same prefill in NVFP4 computes
+    # its 9.0194e10 FLOPs at 1,212.8 x 0.31 TFLOP/s = 0.240 ms
+    assert TM.chip("b200").moe_ramp_for("fp4")[2] == (32.0, 0.31)
+    fp4 = _experts(_d("deepseek-v3", "nvfp4", Layout(8), accelerator="b200", context=1024), 1024)
+    assert fp4.flops == pytest.approx(flops)
+    assert fp4.compute_s == pytest.approx(flops / (1212.8e12 * 0.31), rel=1e-9) == pytest.approx(0.240e-3, rel=2e-3)
+    dense_fp4 = TM.chip("b200").gemm_for("fp4").compute * 9000e12
+    assert fp4.compute_s > 3 * flops / dense_fp4
 
 
 def test_whole_experts_run_at_their_own_measured_share_and_unmeasured_chips_at_the_dense_one():

@@ -1,0 +1,82 @@
+"""Derive the fused MoE layer's large-batch compute share (data/efficiencies.yaml, resources moe_compute and
+moe_compute_whole: `achieved` and `achieved_range`) from AIConfigurator's measured fused-MoE tables.
+
+Run by hand, not in CI: it needs pandas and pyarrow (not project dependencies) and a checkout of
+ai-dynamo/aiconfigurator at the commit the entries cite:
+
+    PYTHONPATH=. python scripts/derive_moe_compute.py /path/to/aiconfigurator
+
+DeepSeek-V3/R1's expert shape (hidden 7,168, expert FFN 2,048, 256 experts, top-8), balanced routing, at 8,192 and
+16,384 tokens, in each engine's newest table (SGLang, TensorRT-LLM, vLLM) and its most measured gated kernel:
+- moe_compute: experts sliced by tensor parallelism of 8 (moe_tp 8, moe_ep 1); FLOPs per GPU 2 x tokens x 8 x 3 x
+  7,168 x 2,048 / 8.
+- moe_compute_whole: whole experts on each GPU (moe_tp 1, moe_ep 8); FLOPs counted on the assignments the timed GPU
+  computed: TensorRT-LLM's collector routes by plain top-k, balanced, one assignment a token on each of the eight
+  GPUs; SGLang's and vLLM's route DeepSeek's shape by its grouped top-k over the balanced logits, whose ties send
+  every token to the first four groups, five assignments a token on the timed GPU (data/efficiencies.yaml, the
+  b200-moe-compute-whole-fp8 entry's note).
+Each engine's mean throughput over its two points, the median of the engines (`achieved`), the range spanning them
+(`achieved_range`), and the share of the chip's dense peak in the format. Prints each chip's and format's entries,
+FP8 (the entries the time model has carried since 2026-12-02, which this reproduces) and FP4 (NVFP4)."""
+from __future__ import annotations
+
+import statistics
+import sys
+
+from derive_moe_weights import TABLES, table  # the same tables, read the same way (run from scripts/)
+
+CHIPS = {"b200": "b200_sxm", "gb200": "gb200", "b300": "b300_sxm", "gb300": "gb300", "h100-sxm": "h100_sxm",
+         "h200-sxm": "h200_sxm"}
+FORMATS = {"fp8": "fp8_block", "fp4": "nvfp4"}
+"""The engine's tensor format and the tables' moe_dtype."""
+SHAPE = (7168, 2048, 256, 8)
+TOKENS = (8192, 16384)
+LAYOUTS = {"moe-compute": (8, 1), "moe-compute-whole": (1, 8)}
+"""Each entry's (moe_tp, moe_ep)."""
+
+
+def main() -> None:
+    from snippets.data import load
+    from snippets.data.export import engine_catalog
+
+    repo = sys.argv[1]
+    eng = engine_catalog(load())
+    h, inter, e, k = SHAPE
+    for chip_id, chip in CHIPS.items():
+        for fmt, dtype in FORMATS.items():
+            peak = eng.chips[chip_id].dense_flops.get(fmt)
+            if peak is None:
+                continue
+            for resource, (tp, ep) in LAYOUTS.items():
+                per_engine: dict[str, float] = {}
+                for t in TABLES:
+                    df = table(repo, chip, t)
+                    if df is None:
+                        continue
+                    df = df[(df.moe_dtype == dtype) & (df.distribution == "balanced") & (df.hidden_size == h)
+                            & (df.inter_size == inter) & (df.num_experts == e) & (df.topk == k)
+                            & (df.moe_tp_size == tp) & (df.moe_ep_size == ep) & df.num_tokens.isin(TOKENS)
+                            & ~df.kernel_source.str.contains("nongated|min_latency")]
+                    if df.empty:
+                        continue
+                    kernel = df.kernel_source.value_counts().idxmax()
+                    rates = []
+                    for n, lat in zip(df[df.kernel_source == kernel].num_tokens,
+                                      df[df.kernel_source == kernel].latency, strict=True):
+                        if ep == 1:
+                            flops = 2 * n * k * 3 * h * inter / tp
+                        else:
+                            flops = 2 * (n if t.startswith("trtllm") else 5 * n) * 3 * h * inter
+                        rates.append(flops / (lat * 1e-3))
+                    per_engine[f"{t} {kernel}"] = statistics.mean(rates)
+                if len(per_engine) < 2:
+                    continue
+                med = statistics.median(per_engine.values())
+                each = "; ".join(f"{name} {v / 1e12:.1f} ({v / peak:.1%})" for name, v in per_engine.items())
+                print(f"{chip_id}-{resource}-{fmt}:  # {each}")
+                print(f"  achieved: {{value: {med / 1e12:.1f}, unit: TFLOP/s, sparsity: dense}}  # {med / peak:.1%}")
+                print(f"  achieved_range: [{min(per_engine.values()) / 1e12:.1f}, {max(per_engine.values()) / 1e12:.1f}]")
+
+
+if __name__ == "__main__":
+    main()
