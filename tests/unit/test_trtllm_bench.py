@@ -71,3 +71,27 @@ def test_perf_overview_rows_record_trtllm_benchs_own_limits(catalog: Catalog):
         bs, tokens = finetune(requests, m.input_tokens, m.output_tokens)
         tokens = max(tokens, m.input_tokens + bs)  # get_settings: the longest prompt and the batch fit one step
         assert (m.engine_limits.max_num_seqs, m.engine_limits.max_num_batched_tokens) == (bs, tokens), rid
+
+
+def test_v017_overview_rows_record_the_limits_their_engines_were_built_with(catalog: Catalog):
+    # the 0.17 overview built a TensorRT engine per request shape (trtllm-bench build --dataset), whose
+    # calc_engine_setting keeps its 0.95 default; FP8 engines store weights and KV cache in one byte, FP16 ones in
+    # two; the throughput command reads the engine's limits as built (chunked context on: no prompt raises them)
+    eng = engine_catalog(catalog)
+    rows = {k: m for k, m in catalog.measurements.items() if m.engine_version == "0.17"
+            and m.engine == "TensorRT-LLM (TensorRT engine, trtllm-bench throughput)"}
+    assert len(rows) >= 275  # every cell of the four models on the four GPUs the site holds
+    for rid, m in rows.items():
+        assert m.engine_limits is not None and m.layout is not None, rid
+        assert m.input_tokens is not None and m.output_tokens is not None, rid
+        assert m.chunked_prefill is not None and m.chunked_prefill.enabled, rid
+        arch = eng.models[m.model].architecture
+        tp = m.layout.tp
+        size = {"fp8": 1, "fp16": 2}[m.precision]
+        assert m.kv_precision == m.precision, rid
+        engine = total_params(arch) * size / GIB
+        per_token = 2 * arch.layers * max(tp, arch.kv_heads) * arch.head_dim * size / GIB
+        free = tp * eng.chips[m.accelerator].capacity_bytes / GIB - engine
+        requests = free * 0.95 / (per_token * (m.input_tokens + m.output_tokens))
+        assert (m.engine_limits.max_num_seqs, m.engine_limits.max_num_batched_tokens) == \
+            finetune(requests, m.input_tokens, m.output_tokens), rid
