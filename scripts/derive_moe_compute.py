@@ -17,13 +17,23 @@ DeepSeek-V3/R1's expert shape (hidden 7,168, expert FFN 2,048, 256 experts, top-
   b200-moe-compute-whole-fp8 entry's note).
 Each engine's mean throughput over its two points, the median of the engines (`achieved`), the range spanning them
 (`achieved_range`), and the share of the chip's dense peak in the format. Prints each chip's and format's entries,
-FP8 (the entries the time model has carried since 2026-12-02, which this reproduces) and FP4 (NVFP4)."""
+FP8 (the entries the time model has carried since 2026-12-02, which this reproduces) and FP4 (NVFP4).
+
+by_columns, the share by the columns of each expert a GPU holds: every gated shape with balanced routing and no
+expert parallelism, experts sliced by tensor parallelism of 1 to 32, columns = expert FFN / moe_tp, bucketed at 128,
+256, ..., 16,384 (within 0.2 in log2); each point at 256 or more rows per touched expert (past the rows' ramp,
+by_rows) gives its share of the dense peak (FLOPs 2 x tokens x top-k x 3 x hidden x expert FFN / moe_tp over the
+latency); each engine's median per bucket over its shapes (its most measured gated kernel; SGLang's and vLLM's
+DeepSeek-V3 shape left out, routed by grouped top-k), then the median of the engines, in the buckets all three
+engines measured. `columns` is the shape each entry's `achieved` was read on: DeepSeek-V3's 2,048-column experts
+over moe_tp 8 (256) sliced, whole (2,048)."""
 from __future__ import annotations
 
+import math
 import statistics
 import sys
 
-from derive_moe_weights import TABLES, table  # the same tables, read the same way (run from scripts/)
+from derive_moe_weights import TABLES, table, touched  # the same tables, read the same way (run from scripts/)
 
 CHIPS = {"b200": "b200_sxm", "gb200": "gb200", "b300": "b300_sxm", "gb300": "gb300", "h100-sxm": "h100_sxm",
          "h200-sxm": "h200_sxm"}
@@ -33,6 +43,39 @@ SHAPE = (7168, 2048, 256, 8)
 TOKENS = (8192, 16384)
 LAYOUTS = {"moe-compute": (8, 1), "moe-compute-whole": (1, 8)}
 """Each entry's (moe_tp, moe_ep)."""
+COLUMN_BUCKETS = (128, 256, 512, 1024, 2048, 4096, 8192, 16384)
+PLATEAU_ROWS = 256
+"""Rows per touched expert from which a point is past the rows' ramp (by_rows reaches 0.9 to 1 there)."""
+
+
+def by_columns(repo: str, chip: str, dtype: str, peak: float) -> dict[int, float]:
+    """The large-batch share by columns of each expert per GPU, the median of the engines (see the module's note)."""
+    per_engine: list[dict[int, float]] = []
+    for t in TABLES:
+        df = table(repo, chip, t)
+        if df is None:
+            continue
+        df = df[(df.moe_dtype == dtype) & (df.distribution == "balanced") & (df.moe_ep_size == 1)
+                & ~df.kernel_source.str.contains("nongated|min_latency")]
+        if t.startswith(("sglang", "vllm")):
+            df = df[~((df.hidden_size == 7168) & (df.num_experts == 256))]
+        if df.empty:
+            continue
+        df = df[df.kernel_source == df.kernel_source.value_counts().idxmax()]
+        buckets: dict[int, list[float]] = {b: [] for b in COLUMN_BUCKETS}
+        for (h, inter, e, k, tp), g in df.groupby(["hidden_size", "inter_size", "num_experts", "topk", "moe_tp_size"]):
+            cols = inter / tp
+            b = min(COLUMN_BUCKETS, key=lambda x: abs(math.log2(cols / x)))
+            if abs(math.log2(cols / b)) > 0.2:
+                continue
+            shares = [2 * n * k * 3 * h * inter / tp / (lat * 1e-3) / peak
+                      for n, lat in zip(g.num_tokens, g.latency, strict=True)
+                      if n * k / touched(int(n), int(e), int(k)) >= PLATEAU_ROWS]
+            if shares:
+                buckets[b].append(statistics.median(shares))
+        per_engine.append({b: statistics.median(v) for b, v in buckets.items() if v})
+    return {b: statistics.median([c[b] for c in per_engine]) for b in COLUMN_BUCKETS
+            if len(per_engine) == 3 and all(b in c for c in per_engine)}
 
 
 def main() -> None:
@@ -47,6 +90,9 @@ def main() -> None:
             peak = eng.chips[chip_id].dense_flops.get(fmt)
             if peak is None:
                 continue
+            curve = by_columns(repo, chip, dtype, peak)
+            if curve:
+                print(f"{chip_id}-{fmt} by_columns: [{', '.join(f'[{b}, {v:.3f}]' for b, v in curve.items())}]")
             for resource, (tp, ep) in LAYOUTS.items():
                 per_engine: dict[str, float] = {}
                 for t in TABLES:

@@ -183,11 +183,17 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
                 if e.by_rows:
                     ramp = tuple((float(r), f) for r, f in e.by_rows)
                     c = replace(c, moe_ramp=MappingProxyType({**c.moe_ramp, e.tensor_format: ramp}))
+                if e.by_columns and e.columns is not None:
+                    cols = (float(e.columns), tuple((float(x), f) for x, f in e.by_columns))
+                    c = replace(c, moe_columns=MappingProxyType({**c.moe_columns, e.tensor_format: cols}))
             elif e.resource == "moe_compute_whole":
                 c = replace(c, moe_whole=MappingProxyType({**c.moe_whole, e.tensor_format: e.fraction}))
                 if e.by_rows:
                     ramp = tuple((float(r), f) for r, f in e.by_rows)
                     c = replace(c, moe_ramp_whole=MappingProxyType({**c.moe_ramp_whole, e.tensor_format: ramp}))
+                if e.by_columns and e.columns is not None:
+                    cols = (float(e.columns), tuple((float(x), f) for x, f in e.by_columns))
+                    c = replace(c, moe_columns_whole=MappingProxyType({**c.moe_columns_whole, e.tensor_format: cols}))
             else:
                 g = replace(c.gemm.get(e.tensor_format, default_gemm), compute=e.fraction)
                 c = replace(c, gemm=MappingProxyType({**c.gemm, e.tensor_format: g}))

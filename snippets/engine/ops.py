@@ -98,6 +98,11 @@ class Rates:
     """How `moe_compute` ramps with the rows each touched expert sees (`ChipEfficiency.moe_ramp_for`, `specs.ramp`)."""
     moe_ramp_whole: tuple[tuple[float, float], ...]
     """How `moe_compute_whole` ramps."""
+    moe_columns: tuple[float, tuple[tuple[float, float], ...]]
+    """The columns per GPU `moe_compute` was read at, and its share by columns (`ChipEfficiency.moe_columns_for`,
+    `specs.columns_factor`)."""
+    moe_columns_whole: tuple[float, tuple[tuple[float, float], ...]]
+    """The same for `moe_compute_whole`."""
     weight_bytes: float
     """Per parameter of a quantized linear layer."""
     kernel_fraction: float
@@ -119,6 +124,8 @@ def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_f
                  moe_compute_whole=eff.moe_for(precision.tensor_format, whole=True),
                  moe_ramp=eff.moe_ramp_for(precision.tensor_format),
                  moe_ramp_whole=eff.moe_ramp_for(precision.tensor_format, whole=True),
+                 moe_columns=eff.moe_columns_for(precision.tensor_format),
+                 moe_columns_whole=eff.moe_columns_for(precision.tensor_format, whole=True),
                  weight_bytes=precision.bytes_per_param,
                  kernel_fraction=kf, kernel_s=tm.kernel_s / kf, host_s=tm.host_dispatch_s,
                  graph_max_tokens=tm.graph_max_tokens)

@@ -12,6 +12,7 @@ in a browser. Bytes are bytes, bandwidths bytes/s per direction (HBM: shared), F
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -722,6 +723,13 @@ class ChipEfficiency:
     moe_ramp_whole: Mapping[str, tuple[tuple[float, float], ...]] = field(
         default_factory=lambda: MappingProxyType({}), hash=False)
     """The same with whole experts on each GPU (of `moe_whole`)."""
+    moe_columns: Mapping[str, tuple[float, tuple[tuple[float, float], ...]]] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False)
+    """By tensor format: the columns of each expert a GPU held where `moe` was read, and the large-batch share by the
+    columns a GPU holds, (columns, share), where measured (`moe_columns_for`)."""
+    moe_columns_whole: Mapping[str, tuple[float, tuple[tuple[float, float], ...]]] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False)
+    """The same for `moe_whole`."""
     attention_grid: AttentionGrid | None = None
     """The prefill attention share by heads and prompt length, where measured; None: `attention` at any size."""
 
@@ -741,10 +749,34 @@ class ChipEfficiency:
         measured = (self.moe_whole if whole else self.moe).get(tensor_format)
         return self.gemm_for(tensor_format).compute if measured is None else measured
 
+    def moe_columns_for(self, tensor_format: str, *, whole: bool = False) -> tuple[float, tuple[tuple[float, float], ...]]:
+        """The experts' compute share by the columns per GPU in `tensor_format` (`moe_columns`, `moe_columns_whole`):
+        the columns `moe_for` was read at and the curve, or (1, ()) where none is measured (a factor of 1 at any
+        columns: `columns_factor`)."""
+        return (self.moe_columns_whole if whole else self.moe_columns).get(tensor_format, (1.0, ()))
+
     def moe_ramp_for(self, tensor_format: str, *, whole: bool = False) -> tuple[tuple[float, float], ...]:
         """The experts' compute ramp in `tensor_format` (`moe_ramp`, `moe_ramp_whole`), or () where none is measured
         (a ramp of 1 at any rows: `ramp`)."""
         return (self.moe_ramp_whole if whole else self.moe_ramp).get(tensor_format, ())
+
+
+def columns_factor(reference: float, points: tuple[tuple[float, float], ...], columns: float) -> float:
+    """How a fused MoE layer's large-batch share at `columns` of each expert per GPU compares with its share at
+    `reference` columns (where `moe_for` was read): the ratio of the measured curve at the two, each read straight
+    between its points on a log scale of columns and held at its end points beyond them; 1 without points."""
+    if not points:
+        return 1.0
+
+    def at(c: float) -> float:
+        if c <= points[0][0]:
+            return points[0][1]
+        for (c0, s0), (c1, s1) in itertools.pairwise(points):
+            if c <= c1:
+                return s0 + (s1 - s0) * math.log(c / c0) / math.log(c1 / c0)
+        return points[-1][1]
+
+    return at(columns) / at(reference)
 
 
 def ramp(points: tuple[tuple[float, float], ...], rows: float) -> float:

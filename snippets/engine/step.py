@@ -39,7 +39,7 @@ from snippets.engine.layout import Layout, experts_per_gpu, kv_heads_per_gpu, pp
 from snippets.engine.memory import kv_bytes_per_token_per_gpu
 from snippets.engine.ops import Op
 from snippets.engine.params import cached_layers, experts_touched, moe_layers, sliding_layers
-from snippets.engine.specs import Arch, TimeModelSpec, ramp
+from snippets.engine.specs import Arch, TimeModelSpec, columns_factor, ramp
 from snippets.engine.topology import Link, group_link
 
 PHASES = ("prefill", "decode")
@@ -461,8 +461,12 @@ def _moe_ops(p: Prep, local: float, tokens: float, ar: coll.Collective, wf: floa
     rows = served * k / max(1.0, e * touched)
     # the grouped GEMMs fill their tiles with each expert's rows: below a few hundred rows they reach a measured
     # fraction of their large-batch share (`specs.ramp`), where the weight stream does not already bind
-    compute_share = (r.moe_compute * ramp(r.moe_ramp, rows) if sliced
-                     else r.moe_compute_whole * ramp(r.moe_ramp_whole, rows))
+    # and, at large batch, by the columns of each expert a GPU holds (its FFN over the TP that slices it): a wide
+    # expert fills the tiles better than the thin slice the share was read on (`specs.columns_factor`)
+    columns = moe.expert_ffn_size / lay.tp if sliced else float(moe.expert_ffn_size)
+    compute_share = (r.moe_compute * ramp(r.moe_ramp, rows) * columns_factor(*r.moe_columns, columns) if sliced
+                     else r.moe_compute_whole * ramp(r.moe_ramp_whole, rows)
+                     * columns_factor(*r.moe_columns_whole, columns))
     out.append(ops.gemm("experts", assignments, 0.0, 0.0, r, step_tokens=local, kind="moe",
                         kernels=2 + ROUTING_KERNELS + p.q_extra, weight_bytes=weights, flops=flops,
                         share=r.moe_stream.stream_share(max(1.0, rows)) * r.kernel_fraction,

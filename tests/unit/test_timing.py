@@ -25,7 +25,7 @@ from snippets.engine.collectives import allreduce, alltoall, hierarchical_allred
 from snippets.engine.ops import KINDS, Rates, gemm, launch
 from snippets.engine.params import total_params
 from snippets.engine.serving import admitted, chunks, kv_sequences, mixed_step, predict, wave
-from snippets.engine.specs import GemmEfficiency, ramp
+from snippets.engine.specs import GemmEfficiency, columns_factor, ramp
 from snippets.engine.step import FP8_DISPATCH_BYTES, Batch, prepare, run, step
 from snippets.engine.topology import group_link
 
@@ -52,7 +52,7 @@ RATES = Rates(peak_flops=1e15, bf16_flops=5e14, gemm=GemmEfficiency(((1, 0.8), (
               moe_stream=GemmEfficiency(((1, 0.8), (256, 0.6)), 0.5),
               hbm_bytes_per_s=1e12, stream_bytes_per_s=0.9e12, attention_flops_per_s=2.5e14, attention_grid=None,
               moe_compute=0.5,
-              moe_compute_whole=0.5, moe_ramp=(), moe_ramp_whole=(),
+              moe_compute_whole=0.5, moe_ramp=(), moe_ramp_whole=(), moe_columns=(1.0, ()), moe_columns_whole=(1.0, ()),
               weight_bytes=1.0,
               kernel_fraction=1.0, kernel_s=2.7e-6, host_s=16.7e-6, graph_max_tokens=512)
 
@@ -821,15 +821,20 @@ def test_whole_experts_run_at_their_own_measured_share_and_unmeasured_chips_at_t
     gb = _d("deepseek-v3", "fp8", Layout(8), accelerator="mi300x", context=16384)
     experts = _experts(gb, 16384)
     assert experts.compute_s == pytest.approx(dense_s(gb, experts.flops), rel=1e-9)
-    # one GPU runs whole experts: gpt-oss-20b in FP8 on one H200 takes the whole-expert 601.6 TFLOP/s; at TP 2
-    # its experts are sliced and take the slices' 308.0 TFLOP/s
+    # one GPU runs whole experts: gpt-oss-20b in FP8 on one H200 takes the whole-expert 601.6 TFLOP/s, read at
+    # DeepSeek's 2,048 columns, scaled to its own 2,880 by the chip's curve (h200-sxm-moe-compute-fp8 by_columns:
+    # 0.278 at 2,048, 0.358 at 4,096, so 0.278 + 0.080 x log2(2,880 / 2,048)); at TP 2 its experts are sliced to
+    # 1,440 columns and take the slices' 308.0 TFLOP/s, read at 256 columns (0.143), scaled to 0.241 + 0.037 x
+    # log2(1,440 / 1,024)
     one = _d("gpt-oss-20b", "fp8", Layout(1), accelerator="h200-sxm", context=16384)
     experts = _experts(one, 16384)
-    assert experts.compute_s == pytest.approx(experts.flops / 601.6e12, rel=1e-9)
+    whole = (0.278 + 0.080 * math.log2(2880 / 2048)) / 0.278
+    assert experts.compute_s == pytest.approx(experts.flops / (601.6e12 * whole), rel=1e-6)
     two = _d("gpt-oss-20b", "fp8", Layout(2), accelerator="h200-sxm", context=16384)
     sliced = _experts(two, 16384)
     assert sliced.flops == pytest.approx(experts.flops / 2)
-    assert sliced.compute_s == pytest.approx(sliced.flops / 308.0e12, rel=1e-9)
+    thin = (0.241 + 0.037 * math.log2(1440 / 1024)) / 0.143
+    assert sliced.compute_s == pytest.approx(sliced.flops / (308.0e12 * thin), rel=1e-6)
 
 
 def test_experts_stream_their_weights_at_the_measured_fused_moe_share():
@@ -909,3 +914,35 @@ def test_without_mixed_steps_a_prompt_costs_the_decoding_its_whole_step():
     pols = ENG.memory_policies
     assert not pols["sglang-default"].mixed_steps
     assert all(pols[k].mixed_steps for k in ("vllm-default", "trtllm-bench", "trtllm-serve", "trtllm-serve-plain"))
+
+
+def test_wide_experts_compute_at_the_share_their_columns_reach():
+    # the share by columns per GPU (data/efficiencies.yaml h100-sxm-moe-compute-fp8 by_columns, the engines' median
+    # over every gated shape of AIConfigurator's tables): DeepSeek-V3's experts at TP 8 hold 2,048 / 8 = 256 columns
+    # a GPU, where the entry's 288.4 TFLOP/s was read, so nothing moves for them; Mixtral 8x7B's at TP 2 hold
+    # 14,336 / 2 = 7,168, between the curve's 4,096 (0.313) and 8,192 (0.333) columns: 0.313 + 0.020 x
+    # log2(7,168 / 4,096) = 0.32915, over the 0.134 at 256 columns, 2.456 times the thin slices' share
+    eff = TM.chip("h100-sxm")
+    ref, curve = eff.moe_columns_for("fp8")
+    assert ref == 256 and curve[1] == (256.0, 0.134)
+    assert columns_factor(ref, curve, 256) == 1.0 and columns_factor(1.0, (), 9999) == 1.0
+    at_7168 = 0.313 + 0.020 * math.log2(7168 / 4096)
+    assert columns_factor(ref, curve, 7168) == pytest.approx(at_7168 / 0.134)
+    assert columns_factor(ref, curve, 64) == pytest.approx(0.083 / 0.134)  # held at the ends
+    assert columns_factor(ref, curve, 65536) == pytest.approx(0.335 / 0.134)
+    # the DeepSeek-V3 prefill at TP 8 (on H200s, which hold it) computes its experts as before: the factor is 1 at
+    # the entry's own shape
+    ds = _experts(_d("deepseek-v3", "fp8", Layout(8), accelerator="h200-sxm", context=16384), 16384)
+    assert ds.compute_s == pytest.approx(ds.flops / 308.0e12, rel=1e-9)
+    # Mixtral at TP 2, a 16,384-token chunk: 8,192 rows for each of its 8 experts (past the rows' ramp), at
+    # 288.4 TFLOP/s x 2.456
+    mx = _experts(_d("mixtral-8x7b", "fp8", Layout(2), context=16384), 16384)
+    assert mx.flops == pytest.approx(2 * 16384 * 2 * 3 * 4096 * 14336 / 2)
+    assert mx.compute_s == pytest.approx(mx.flops / (288.4e12 * at_7168 / 0.134), rel=1e-6)
+    # whole experts (one GPU) read their own entry at its own 2,048 columns: Mixtral's 14,336 on one H100 take
+    # 522.5 TFLOP/s (h100-sxm-moe-compute-whole-fp8) x curve(14,336) / curve(2,048)
+    ref_w, curve_w = eff.moe_columns_for("fp8", whole=True)
+    assert ref_w == 2048 and curve_w == curve  # one curve per chip and format, each entry read at its own columns
+    one = _experts(_d("mixtral-8x7b", "fp8", Layout(1), context=16384), 16384)
+    at_14336 = 0.333 + 0.002 * math.log2(14336 / 8192)
+    assert one.compute_s == pytest.approx(one.flops / (522.5e12 * at_14336 / 0.267), rel=1e-6)

@@ -142,6 +142,13 @@ class ComputeEfficiency(_Strict):
     rows (a grouped GEMM fills its tiles with them): (rows, fraction of `achieved`), rows rising, the fraction never
     falling, never growing faster than the rows (more rows never take less time) and the last 1; held at its first
     fraction below the first point (where the weight stream binds)."""
+    by_columns: tuple[tuple[PositiveInt, Annotated[float, Field(gt=0, le=1)]], ...] = ()
+    """For `moe_compute` and `moe_compute_whole`: the large-batch share of `peak` by the columns of each expert a GPU
+    holds (its FFN width over the tensor parallelism that slices it): (columns, share), columns rising. `achieved` is
+    the share at `columns`, the entry's own shape; another shape takes `achieved` scaled by the curve's ratio between
+    its columns and those (a wide expert fills the kernels' tiles better than a thin slice)."""
+    columns: PositiveInt | None = None
+    """The columns of each expert one GPU held in the shape `achieved` was read on (with `by_columns`)."""
     by_heads_length: AttentionGridData | None = None
     """For `attention_compute`: its share by the heads and prompt length it is given; `achieved` is the share at the
     most heads and the longest length (the grid's last cell)."""
@@ -174,6 +181,16 @@ class ComputeEfficiency(_Strict):
                 if f1 / f0 > r1 / r0:
                     raise ValueError(f"by_rows: from {r0} to {r1} rows the fraction grows faster than the rows, so "
                                      "more rows would take less time")
+        if self.by_columns or self.columns is not None:
+            if self.resource not in ("moe_compute", "moe_compute_whole"):
+                raise ValueError("by_columns: only a fused MoE layer's expert GEMMs are read by the columns per GPU")
+            cols = [c for c, _ in self.by_columns]
+            if not cols or self.columns is None:
+                raise ValueError("by_columns and columns: give both, the curve and the columns of achieved's shape")
+            if cols != sorted(set(cols)):
+                raise ValueError("by_columns: columns must rise")
+            if not cols[0] <= self.columns <= cols[-1]:
+                raise ValueError(f"columns: {self.columns} lies outside by_columns ({cols[0]} to {cols[-1]})")
         if low > high:
             raise ValueError("achieved_range must be [low, high]")
         if not low <= self.achieved.value <= high:
