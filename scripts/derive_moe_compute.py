@@ -33,7 +33,13 @@ import math
 import statistics
 import sys
 
-from derive_moe_weights import TABLES, table, touched  # the same tables, read the same way (run from scripts/)
+from derive_moe_weights import (  # the same tables, read the same way (run from scripts/)
+    TABLES,
+    gated_balanced,
+    most_measured,
+    table,
+    touched,
+)
 
 CHIPS = {"b200": "b200_sxm", "gb200": "gb200", "b300": "b300_sxm", "gb300": "gb300", "h100-sxm": "h100_sxm",
          "h200-sxm": "h200_sxm"}
@@ -55,13 +61,10 @@ def by_columns(repo: str, chip: str, dtype: str, peak: float) -> dict[int, float
         df = table(repo, chip, t)
         if df is None:
             continue
-        df = df[(df.moe_dtype == dtype) & (df.distribution == "balanced") & (df.moe_ep_size == 1)
-                & ~df.kernel_source.str.contains("nongated|min_latency")]
-        if t.startswith(("sglang", "vllm")):
-            df = df[~((df.hidden_size == 7168) & (df.num_experts == 256))]
+        df = gated_balanced(df, dtype, t)
         if df.empty:
             continue
-        df = df[df.kernel_source == df.kernel_source.value_counts().idxmax()]
+        df = most_measured(df)
         buckets: dict[int, list[float]] = {b: [] for b in COLUMN_BUCKETS}
         for (h, inter, e, k, tp), g in df.groupby(["hidden_size", "inter_size", "num_experts", "topk", "moe_tp_size"]):
             cols = inter / tp

@@ -26,7 +26,13 @@ import statistics
 import sys
 
 import pandas as pd
-from derive_moe_weights import TABLES, table, touched  # the same tables, read the same way (run from scripts/)
+from derive_moe_weights import (  # the same tables, read the same way (run from scripts/)
+    TABLES,
+    gated_balanced,
+    most_measured,
+    table,
+    touched,
+)
 
 CHIPS = {"h100-sxm": "h100_sxm", "h200-sxm": "h200_sxm", "b200": "b200_sxm", "b300": "b300_sxm", "gb200": "gb200",
          "gb300": "gb300"}
@@ -72,14 +78,12 @@ def main() -> None:
                     df = table(repo, chip, t)
                     if df is None:
                         continue
-                    df = df[(df.moe_dtype == dtype) & (df.distribution == "balanced") & (df.moe_ep_size == 1)
-                            & (df.moe_tp_size == tp) & ~df.kernel_source.str.contains("nongated|min_latency")]
-                    if t.startswith(("sglang", "vllm")):  # their collectors route DeepSeek's shape by grouped top-k
-                        df = df[~((df.hidden_size == 7168) & (df.num_experts == 256))]
+                    df = gated_balanced(df, dtype, t)
+                    df = df[df.moe_tp_size == tp]
                     if df.empty:
                         continue
-                    kernel = df.kernel_source.value_counts().idxmax()
-                    per_engine[f"{t} {kernel}"] = curve(df[df.kernel_source == kernel], tp)
+                    df = most_measured(df)
+                    per_engine[f"{t} {df.kernel_source.iloc[0]}"] = curve(df, tp)
                 med = {b: min(1.0, statistics.median([c[b] for c in per_engine.values() if b in c])) for b in BUCKETS
                        if any(b in c for c in per_engine.values())}
                 # the last bucket is the plateau: from 512 rows the points scatter around the large-batch figure

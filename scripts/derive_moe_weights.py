@@ -56,6 +56,22 @@ def table(repo: str, chip: str, t: str, op: str = "moe", kind: str | None = None
     return pd.read_parquet(BytesIO(r.stdout)) if r.returncode == 0 else None
 
 
+def gated_balanced(df: pd.DataFrame, dtype: str, t: str) -> pd.DataFrame:
+    """The rows of one engine version's table (`t`) the derivations read: `dtype`, balanced routing, no expert
+    parallelism, gated kernels; SGLang's and vLLM's DeepSeek-V3 shape left out (their collectors route it by grouped
+    top-k). scripts/derive_moe_ramp.py and scripts/derive_moe_compute.py read theirs through it."""
+    df = df[(df.moe_dtype == dtype) & (df.distribution == "balanced") & (df.moe_ep_size == 1)
+            & ~df.kernel_source.str.contains("nongated|min_latency")]
+    if t.startswith(("sglang", "vllm")):
+        df = df[~((df.hidden_size == 7168) & (df.num_experts == 256))]
+    return df
+
+
+def most_measured(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the kernel the table measured most (each engine's own kernel, as every derivation reads it)."""
+    return df[df.kernel_source == df.kernel_source.value_counts().idxmax()]
+
+
 def main() -> None:
     from snippets.data import load
     from snippets.data.export import engine_catalog
@@ -78,14 +94,12 @@ def main() -> None:
                 df = table(repo, chip, t)
                 if df is None:
                     continue
-                df = df[(df.moe_dtype == dtype) & (df.distribution == "balanced") & (df.moe_ep_size == 1)
-                        & (df.moe_tp_size <= 8) & ~df.kernel_source.str.contains("nongated|min_latency")]
-                if t.startswith(("sglang", "vllm")):  # their collectors route DeepSeek's shape by grouped top-k
-                    df = df[~((df.hidden_size == 7168) & (df.num_experts == 256))]
+                df = gated_balanced(df, dtype, t)
+                df = df[df.moe_tp_size <= 8]
                 if df.empty:
                     continue
-                kernel = df.kernel_source.value_counts().idxmax()
-                df = df[df.kernel_source == kernel]
+                df = most_measured(df)
+                kernel = df.kernel_source.iloc[0]
                 shares: dict[int, list[float]] = {b: [] for b in BUCKETS}
                 for (h, inter, e, k, tp), g in df.groupby(["hidden_size", "inter_size", "num_experts", "topk",
                                                             "moe_tp_size"]):

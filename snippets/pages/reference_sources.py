@@ -1,17 +1,17 @@
 """The predictions page's errors by source: each publication's rows apart, so a reader sees which sources the
-medians rest on (`snippets.pages.reference_predictions` prints the table)."""
+medians rest on (docs/reference/predictions.md prints the table)."""
 
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 
 from snippets.calibration import METRICS, Row
 from snippets.data import Catalog
 from snippets.pages.calibrated import rows
 from snippets.pages.reference_common import source_label
+from snippets.pages.reference_predictions import LABELS
 from snippets.render import fmt
-
-LABELS = {"ttft_ms": "TTFT", "itl_ms": "ITL", "output_tokens_per_s": "Throughput"}
 
 
 def by_source(rs: list[Row]) -> dict[str, dict[str, list[float]]]:
@@ -33,8 +33,8 @@ def source_table(cat: Catalog) -> str:
     for role in ("calibration", "test"):
         rs = rows(cat, role)
         groups = by_source(rs)
-        counts = {s: sum(1 for r in rs if source_label(r.measurement) == s) for s in groups}
-        for source in sorted(groups, key=lambda s: (-sum(len(v) for v in groups[s].values()), s)):
+        counts = Counter(source_label(r.measurement) for r in rs)
+        for source in sorted(groups, key=lambda s: (-sum(len(groups[s][m]) for m in METRICS), s)):
             line: list[fmt.Cell] = [f"{role}: {source}", fmt.count(counts[source], "rows")]
             for m in METRICS:
                 errs = groups[source][m]

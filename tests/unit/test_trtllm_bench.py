@@ -12,13 +12,28 @@ from __future__ import annotations
 import math
 import re
 
-from snippets.data import Catalog
+from snippets.data import Catalog, Measurement
 from snippets.data.export import engine_catalog
 from snippets.engine.params import total_params
+from snippets.engine.specs import EngineCatalog
 
 GIB = 2**30
 FRACTION = 0.90
 """trtllm-bench's --kv_cache_free_gpu_mem_fraction default, as the rows read it."""
+BUILD_FRACTION = 0.95
+"""calc_engine_setting's own default, which trtllm-bench build --dataset keeps (the 0.17 overview's engines)."""
+
+
+def requests_fit(eng: EngineCatalog, m: Measurement, engine_gib: float, kv_bytes: int, fraction: float) -> float:
+    """calc_engine_setting's count of requests the KV cache holds: the GPUs' reported total less the weights
+    (`engine_gib`), times `fraction`, over the KV bytes of one request (every layer, at least one KV head per TP
+    rank, `kv_bytes` an element) at the row's prompt plus output."""
+    assert m.layout is not None and m.input_tokens is not None and m.output_tokens is not None
+    arch = eng.models[m.model].architecture
+    tp = m.layout.tp
+    per_token = 2 * arch.layers * max(tp, arch.kv_heads) * arch.head_dim * kv_bytes / GIB
+    free = tp * eng.chips[m.accelerator].capacity_bytes / GIB - engine_gib
+    return free * fraction / (per_token * (m.input_tokens + m.output_tokens))
 
 
 def finetune(requests: float, isl: int, osl: int) -> tuple[int, int]:
@@ -57,18 +72,13 @@ def test_perf_overview_rows_record_trtllm_benchs_own_limits(catalog: Catalog):
     for rid, m in rows.items():
         assert m.engine_limits is not None and m.layout is not None, rid
         assert m.input_tokens is not None and m.output_tokens is not None, rid
-        arch = eng.models[m.model].architecture
-        tp = m.layout.tp
         if m.precision == "nvfp4":
             stored = re.search(r"about (\d+) billion for NVFP4", m.engine_limits.how)
             assert stored is not None, rid
             engine = int(stored.group(1)) * 1e9 * 0.5 / GIB
         else:
-            engine = total_params(arch) / GIB
-        per_token = 2 * arch.layers * max(tp, arch.kv_heads) * arch.head_dim * 1 / GIB  # FP8 KV
-        free = tp * eng.chips[m.accelerator].capacity_bytes / GIB - engine
-        requests = free * FRACTION / (per_token * (m.input_tokens + m.output_tokens))
-        bs, tokens = finetune(requests, m.input_tokens, m.output_tokens)
+            engine = total_params(eng.models[m.model].architecture) / GIB
+        bs, tokens = finetune(requests_fit(eng, m, engine, 1, FRACTION), m.input_tokens, m.output_tokens)  # FP8 KV
         tokens = max(tokens, m.input_tokens + bs)  # get_settings: the longest prompt and the batch fit one step
         assert (m.engine_limits.max_num_seqs, m.engine_limits.max_num_batched_tokens) == (bs, tokens), rid
 
@@ -85,13 +95,9 @@ def test_v017_overview_rows_record_the_limits_their_engines_were_built_with(cata
         assert m.engine_limits is not None and m.layout is not None, rid
         assert m.input_tokens is not None and m.output_tokens is not None, rid
         assert m.chunked_prefill is not None and m.chunked_prefill.enabled, rid
-        arch = eng.models[m.model].architecture
-        tp = m.layout.tp
         size = {"fp8": 1, "fp16": 2}[m.precision]
         assert m.kv_precision == m.precision, rid
-        engine = total_params(arch) * size / GIB
-        per_token = 2 * arch.layers * max(tp, arch.kv_heads) * arch.head_dim * size / GIB
-        free = tp * eng.chips[m.accelerator].capacity_bytes / GIB - engine
-        requests = free * 0.95 / (per_token * (m.input_tokens + m.output_tokens))
+        engine = total_params(eng.models[m.model].architecture) * size / GIB
+        requests = requests_fit(eng, m, engine, size, BUILD_FRACTION)
         assert (m.engine_limits.max_num_seqs, m.engine_limits.max_num_batched_tokens) == \
             finetune(requests, m.input_tokens, m.output_tokens), rid
