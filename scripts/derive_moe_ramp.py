@@ -35,11 +35,12 @@ from derive_moe_weights import (  # the same tables, read the same way (run from
 )
 
 CHIPS = {"h100-sxm": "h100_sxm", "h200-sxm": "h200_sxm", "b200": "b200_sxm", "b300": "b300_sxm", "gb200": "gb200",
-         "gb300": "gb300"}
+         "gb300": "gb300", "rtx-pro-6000-server": "rtx_pro_6000_server"}
 """The chips with an FP8 moe_compute entry, and each one's directory in the tables."""
 FORMATS = {"fp8": "fp8_block", "fp4": "nvfp4"}
 """The engine's tensor format and the tables' moe_dtype."""
-FORMAT_CHIPS = {"b200": ("fp8", "fp4"), "gb200": ("fp8", "fp4"), "b300": ("fp8", "fp4"), "gb300": ("fp8", "fp4")}
+FORMAT_CHIPS = {"b200": ("fp8", "fp4"), "gb200": ("fp8", "fp4"), "b300": ("fp8", "fp4"), "gb300": ("fp8", "fp4"),
+                "rtx-pro-6000-server": ("fp8", "fp4")}
 """The formats whose entries each chip has (FP8 only where not listed: Hopper computes no FP4)."""
 BUCKETS = (8, 16, 32, 64, 128, 256, 512)
 LARGE = 8192

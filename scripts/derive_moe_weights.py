@@ -32,7 +32,8 @@ BASE = "aic-core/src/aiconfigurator_core/systems/data"
 COMMIT = "095f58a51c4ca8e61b66ec108d86f223f8d559ce"
 """The tables' commit, as data/efficiencies.yaml cites it."""
 CHIPS = {"h100-sxm": ("h100_sxm", 50e6), "h200-sxm": ("h200_sxm", 50e6), "b200": ("b200_sxm", 126e6),
-         "gb200": ("gb200", 126e6), "b300": ("b300_sxm", 126e6), "gb300": ("gb300", 126e6)}
+         "gb200": ("gb200", 126e6), "b300": ("b300_sxm", 126e6), "gb300": ("gb300", 126e6),
+         "rtx-pro-6000-server": ("rtx_pro_6000_server", 128e6)}
 """Each chip's directory in the tables, and its L2 cache in bytes (NVIDIA's architecture briefs: 50 MB on Hopper,
 126 MB on Blackwell, taken for Blackwell Ultra too: the figure only drops points whose weights fit a few L2s)."""
 TABLES = ("sglang/0.5.14", "trtllm/1.3.0rc20", "vllm/0.24.0")

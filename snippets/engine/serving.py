@@ -24,7 +24,12 @@ With `concurrency` requests kept in flight (a closed loop: each finished request
   of a scheduler that polls every N decode steps (SGLang's --scheduler-recv-interval), N ÷ 2 steps on average; for
   the window of TensorRT-LLM's batch waiting (`BatchWait`) to close.
 - **Pipeline parallelism**: the decoding sequences are split into one micro-batch per stage; each step of a
-  micro-batch passes every stage.
+  micro-batch passes every stage, and the stages work on different micro-batches at once (TensorRT-LLM's
+  `_executor_loop_pp`, vLLM's batch queue of one batch per stage). Each micro-batch is scheduled as a step of its
+  own: its share of the decoding sequences, and prompt tokens up to the token budget left in it. A prompt's own
+  tokens still pass every stage in turn (its TTFT), but the time its steps add holds each stage for its share
+  only, so the engine takes prompts in `pp` lanes: a prompt costs the decoding sequences its steps' extra time ÷
+  `pp`, and the prompts' load on the engine is ÷ `pp` too.
 
 `predict` solves that steady state (a few fixed-point passes) and carries the band of each figure
 (`snippets.engine.bands`). The modes engines run besides:
@@ -422,7 +427,8 @@ class Prediction:
 
 def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float, shared: bool,
             prompt_steps: tuple[float, float], steps_per_token: float = 1.0,
-            intake: Callable[[float], float] | None = None) -> tuple[float, float, float, float, float]:
+            intake: Callable[[float], float] | None = None,
+            lanes: int = 1) -> tuple[float, float, float, float, float]:
     """(lifetime, time per output token, prefill wait, prefill load, intake wait) of `b` requests kept in flight.
 
     A request lives L = I + W + P + D: I waiting for the engine to take it in (`intake` of the arrival rate, where
@@ -436,23 +442,25 @@ def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float, shared
     those steps' length-weighted mean R = Σt² ÷ Σt; a share u = λ O of the time, the rest in decode steps): the mean
     residual life of the steps, (u R + (1 − u) dec) ÷ 2, as an arrival at a random time sees it. The lifetime cannot
     fall below b P (every prompt takes its turn) nor leave the decoding no time; between those bounds L − f(L)
-    rises, so bisection finds the one steady state."""
+    rises, so bisection finds the one steady state. With `lanes` pipeline stages the engine takes prompts in that
+    many lanes (one a micro-batch): the load a prompt puts on it is P ÷ lanes, and `extra` is already the share of
+    its steps that holds each stage (the caller's)."""
     def f(life: float) -> tuple[float, float, float, float, float]:
         lam = b / life
         i = intake(lam) if intake is not None and b > 1 else 0.0
         busy = lam * extra * (b - 1) / b
         d_win = (n_out - 1) * steps_per_token * dec / max(1e-9, 1 - busy)
-        rho = lam * prefill if b > 1 else 0.0
+        rho = lam * prefill / lanes if b > 1 else 0.0
         if b <= 1:
             w = 0.0
         elif shared:
-            u = min(1.0, lam * prompt_steps[0])
+            u = min(1.0, lam * prompt_steps[0] / lanes)
             w = (u * prompt_steps[1] + (1 - u) * dec) / 2
         else:
             w = prefill * rho / (2 * (1 - rho)) if rho < 1 else math.inf
         return i + w + prefill + d_win, d_win / max(1, n_out - 1), w, rho, i
 
-    lo = max(prefill + (n_out - 1) * steps_per_token * dec, b * prefill if b > 1 and not shared else 0.0,
+    lo = max(prefill + (n_out - 1) * steps_per_token * dec, b * prefill / lanes if b > 1 and not shared else 0.0,
              extra * (b - 1) if b > 1 else 0.0) * (1 + 1e-9)
     hi = max(lo * 2, f(lo * 2)[0])
     while f(hi)[0] > hi:
@@ -484,7 +492,8 @@ def _budget_limited(d: Deployment, b: int, n_out: int, n_new: int, cached: int, 
     that many tokens a step, λ_max = tokens ÷ n ÷ t_full. The closed loop's `b` requests then live b ÷ λ_max each;
     a decoding request sees a full step per token, its prompt is one full step, and the rest of its lifetime is its
     wait in the queue of prompts (charged to TTFT). The state holds only if the requests, waiting for nothing, would
-    bring prompts faster than λ_max (b ÷ (t_full + the decode steps) > λ_max); otherwise prompts do not queue, and
+    bring prompts faster than λ_max (b ÷ (t_full + the decode steps) > λ_max; with pipeline stages, each of the
+    `pp` micro-batches in flight is such a step, so λ_max is `pp` times one's); otherwise prompts do not queue, and
     the caller keeps the state where several share a step. Whether the state applies is decided by that rate alone,
     not by how many prompts the last pass put in a step: a gate on that count let the fixed point swing between the
     two states and report whichever the last pass gave (one more request in flight could multiply the time per
@@ -496,7 +505,7 @@ def _budget_limited(d: Deployment, b: int, n_out: int, n_new: int, cached: int, 
     step = mixed_step(d, alongside, ctx, tokens, cached, finishing=whole, prep=prep, query_per_seq=q,
                       prompts=touched)
     t_full = step.total_s + (draft_s if alongside else 0.0)
-    lam_max = tokens / n_new / t_full
+    lam_max = tokens / n_new / t_full * d.layout.pp  # a full micro-batch in each pipeline stage
     if b / lifetime <= lam_max:
         return None
     i = intake(lam_max) if intake is not None and b > 1 else 0.0
@@ -606,8 +615,10 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         raise ValueError(f"{d.layout.label}: a prompt of {n_new} tokens exceeds the {per_rank_budget} tokens a step "
                          "computes, and the engine does not split prompts (chunked prefill off)")
     # without chunked prefill a prompt enters only a step whose decoding sequences leave room for all of it: the
-    # requests in flight settle where one more prompt fits, the rest wait for a slot
-    b = min(c, cap, ((per_rank_budget - n_new) // q + 1) * dp) if whole else min(c, cap)
+    # requests in flight settle where one more prompt fits, the rest wait for a slot (with pipeline stages a step
+    # is one micro-batch, holding its share of the decoding sequences)
+    pp = d.layout.pp
+    b = min(c, cap, ((per_rank_budget - n_new) // q + 1) * dp * pp) if whole else min(c, cap)
     per_step = 1.0 if speculation is None else speculation.tokens_per_step
     spt = 1.0 / per_step
     # steady state: for a decoding set of `bd` sequences, the lifetime L of a request solves L = f(L)
@@ -623,7 +634,7 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         if (bd, k) in seen:  # the decoding set and the prompts a step takes no longer move
             break
         seen.add((bd, k))
-        left = max(1, per_rank_budget - (math.ceil(bd * q / dp) if mixed else 0)) * dp
+        left = max(1, per_rank_budget - (math.ceil(bd * q / dp / pp) if mixed else 0)) * dp
         dec_step = mixed_step(d, bd, ctx, 0, 0, prep=prep, query_per_seq=q)
         if draft is not None and speculation is not None:
             draft_s = speculation.draft_tokens * draft.pass_s(bd, ctx, speculation.tree_width)
@@ -639,14 +650,14 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         # what a prompt's steps cost the decoding ones: its share of a step it shares with k - 1 others, whose
         # prompt tokens together may fill the step past what a decode step leaves idle (the compute roof); a step of
         # prompts alone costs them all of it, as they get no token from it
-        extra = sum(t - (dec_s if mixed else 0.0) for t in times) / k
+        extra = sum(t - (dec_s if mixed else 0.0) for t in times) / k / pp
         shared = b > 1 and left is not None and n_new <= left / 2  # several prompts fit one step
         intake = _intake(recv_interval, batch_wait, dec_s, b, n_new)
         # the time each prompt keeps the engine in steps that carry prompt tokens (shared with k - 1 others), and
         # those steps' length-weighted mean: what an arriving prompt finds left of the step under way
         prompt_steps = (prefill_s / k, sum(t * t for t in times) / prefill_s)
         lifetime, tpot, wait, rho, poll = _steady(b, n_out, dec_s, prefill_s, max(0.0, extra), shared, prompt_steps,
-                                                  spt, intake)
+                                                  spt, intake, pp)
         if shared and mixed:  # steps of prompts alone (SGLang) have no full mixed step: prompts queue as above
             full = _budget_limited(d, b, n_out, n_new, cached, left, alongside, ctx, draft_s, spt, lifetime, intake,
                                    prep, q)
@@ -655,7 +666,7 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         decoding = b * (n_out - 1) * tpot / lifetime if n_out > 1 else 1.0
         # prompts arriving during one of these steps, at the steady state's rate b / L, share the next one: the step
         # takes every prompt waiting (up to what its budget leaves), so their count rounded up
-        k = max(1, min(left // max(1, n_new), math.ceil(b / lifetime * times[0] - 1e-9))) if shared else 1
+        k = max(1, min(left // max(1, n_new), math.ceil(b / lifetime * times[0] / pp - 1e-9))) if shared else 1
     assert dec_step is not None and pre_step is not None  # noqa: S101 - the loop ran
     throughput = b * n_out / lifetime
     queue = (c - b) * lifetime / b if c > b else 0.0

@@ -18,6 +18,10 @@ V10_OVERVIEW = "perf-overview at commit 00f37686"
 SHORT_BAND = 0.30
 """How close the short-request rows of dense models (a few hundred tokens in all) come once predicted under their
 engine's own limits: the claim the page makes of them."""
+PROMPT_HEAVY = 4
+"""A run whose prompt is at least this many times its output is dominated by its prompts (2,048 in, 128 out)."""
+PP_PROMPT_MEDIAN = 0.15
+"""How close, in median, the prompt-dominated runs with pipeline stages come: the claim the page makes of them."""
 
 
 def _engine_pairs(rows: list[Row], a: str, b: str) -> list[tuple[Row, Row]]:
@@ -59,8 +63,10 @@ def known_misses(test: list[Row], skipped: list[Skipped]) -> dict[str, object]:
     bench = [r for r in test if r.vendor.split(" ")[0] == "NVIDIA" and r.measurement.input_tokens is not None
              and r.measurement.output_tokens is not None and r.measurement.engine_limits is not None
              and r.measurement.engine_limits.memory_policy == "trtllm-bench" and r.error("output_tokens_per_s") is not None]
-    # the 1.0 overview's runs (PyTorch backend: every batch in a padded CUDA graph, as the page says of them)
-    v10 = [r for r in bench if (r.measurement.engine_version or "").startswith(V10_OVERVIEW)]
+    # the 1.0 overview's runs (PyTorch backend: every batch in a padded CUDA graph, as the page says of them), those
+    # without pipeline stages (its RTX PRO 6000 tables run up to eight: `pipeline_misses`)
+    overview = [r for r in bench if (r.measurement.engine_version or "").startswith(V10_OVERVIEW)]
+    v10 = [r for r in overview if r.deployment.layout.pp == 1]
     dense10 = [r for r in v10 if r.deployment.setting.model.architecture.moe is None]
     short = [r for r in dense10 if (r.measurement.input_tokens or 0) + (r.measurement.output_tokens or 0) <= 256]
     short_errors = [r.error("output_tokens_per_s") or 0.0 for r in short]
@@ -152,7 +158,7 @@ def known_misses(test: list[Row], skipped: list[Skipped]) -> dict[str, object]:
     sxm_worst = fmt.percent(named_worst)
     sxm_close = fmt.claim(len(named) >= 3 and named_worst <= CAL_BAND,
                           "; ".join(f"{r.id}: {r.error('itl_ms'):+.0%}" for r in named))
-    return {"short_within": short_within, "short_band": short_band, "short_rows": short_rows,
+    return {**pipeline_misses(overview), "short_within": short_within, "short_band": short_band, "short_rows": short_rows,
             "short_median": short_median, "bench_moe_rows": bench_moe_rows, "bench_dense_rows": bench_dense_rows,
             "bench_moe_low": bench_moe_low, "bench_moe_high": bench_moe_high, "bench_moe_median": bench_moe_median,
             "bench_dense_median": bench_dense_median, "bench_moe_apart": bench_moe_apart, "tiny_rows": tiny_rows,
@@ -163,3 +169,52 @@ def known_misses(test: list[Row], skipped: list[Skipped]) -> dict[str, object]:
             "refused_runs": refused_runs, "served_refused": served_refused, "h100_itl": h100_itl,
             "a100_itl": a100_itl, "gpu_pair_rows": gpu_pair_rows, "gpu_apart": gpu_apart, "sxm_rows": sxm_rows,
             "sxm_worst": sxm_worst, "sxm_close": sxm_close}
+
+
+def pipeline_misses(overview: list[Row]) -> dict[str, object]:
+    """The 1.0 overview's runs with pipeline stages (its RTX PRO 6000 tables, over PCIe): how close the runs dominated
+    by their prompts come, and how the runs of Llama 3.3 70B dominated by decoding miss at four and eight stages
+    against Llama 3.1 405B's at eight."""
+    staged = [r for r in overview if r.deployment.layout.pp > 1]
+
+    def err(r: Row) -> float:
+        return r.error("output_tokens_per_s") or 0.0
+
+    def prompt_heavy(r: Row) -> bool:
+        return (r.measurement.input_tokens or 0) >= PROMPT_HEAVY * (r.measurement.output_tokens or 1)
+
+    prompts = [err(r) for r in staged if prompt_heavy(r)]
+    prompt_median = statistics.median(abs(e) for e in prompts) if prompts else 0.0
+    decoding = [r for r in staged if (r.measurement.output_tokens or 0) >= (r.measurement.input_tokens or 0)
+                and r.deployment.setting.model.architecture.moe is None]
+    by_stages = {n: [err(r) for r in decoding if r.measurement.model == "llama-3.1-70b" and r.deployment.layout.pp == n]
+                 for n in (4, 8)}
+    big = [err(r) for r in decoding if r.measurement.model == "llama-3.1-405b"]
+    med4 = statistics.median(by_stages[4]) if by_stages[4] else 0.0
+    med8 = statistics.median(by_stages[8]) if by_stages[8] else 0.0
+    big_worst = max((abs(e) for e in big), default=0.0)
+    names = {r.measurement.model: r.deployment.setting.model.name for r in staged}
+    chips = sorted({r.deployment.setting.chip.name for r in staged})
+    return {
+        "pp_chip": ", ".join(chips),
+        "pp_small": names.get("llama-3.1-70b", ""),
+        "pp_big": names.get("llama-3.1-405b", ""),
+        "pp_rows": fmt.count(len(staged), "runs"),
+        "pp_prompt_rows": fmt.count(len(prompts), "runs"),
+        "pp_prompt_ratio": fmt.count(PROMPT_HEAVY, "times"),
+        "pp_prompt_median": fmt.percent(prompt_median),
+        "pp_prompt_low": fmt.percent(min(prompts, default=0.0)),
+        "pp_prompt_high": fmt.percent(max(prompts, default=0.0)),
+        "pp_prompt_band": fmt.percent(PP_PROMPT_MEDIAN),
+        "pp_prompt_close": fmt.claim(len(prompts) >= 5 and prompt_median <= PP_PROMPT_MEDIAN,
+                                     f"median |error| {prompt_median:.0%} over {len(prompts)}"),
+        "pp4_median": fmt.percent(med4),
+        "pp8_median": fmt.percent(med8),
+        "pp_decode_rows": fmt.count(len(by_stages[4]) + len(by_stages[8]), "runs"),
+        "pp_decode_over": fmt.claim(len(by_stages[4]) >= 3 and len(by_stages[8]) >= 3
+                                    and min(by_stages[4] + by_stages[8]) > 0 and med8 > med4,
+                                    f"PP4 {by_stages[4]}, PP8 {by_stages[8]}"),
+        "pp_big_rows": fmt.count(len(big), "runs"),
+        "pp_big_worst": fmt.percent(big_worst),
+        "pp_big_close": fmt.claim(len(big) >= 3 and big_worst < med8, f"405B PP8 {big}, 70B PP8 median {med8:.0%}"),
+    }

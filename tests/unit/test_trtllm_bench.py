@@ -5,7 +5,8 @@ GPUs' memory, the checkpoint and the requests' lengths (tensorrt_llm/bench/build
 calc_engine_setting and finetune_setting; bench/benchmark/utils/general.py at 0171265: get_settings). Each row's
 `engine_limits` is checked here against that arithmetic, transcribed, from the catalog's own figures: the device's
 reported total, the model's parameters (for an NVFP4 checkpoint the stored elements its row states), its layers, KV
-heads and head size."""
+heads and head size. With pipeline stages (the RTX PRO 6000 tables) the requests are divided among the stages' micro-
+batches, and a row's max_num_seqs is the stages times the max batch size (one micro-batch in each stage)."""
 
 from __future__ import annotations
 
@@ -24,21 +25,32 @@ BUILD_FRACTION = 0.95
 """calc_engine_setting's own default, which trtllm-bench build --dataset keeps (the 0.17 overview's engines)."""
 
 
-def requests_fit(eng: EngineCatalog, m: Measurement, engine_gib: float, kv_bytes: int, fraction: float) -> float:
-    """calc_engine_setting's count of requests the KV cache holds: the GPUs' reported total less the weights
-    (`engine_gib`), times `fraction`, over the KV bytes of one request (every layer, at least one KV head per TP
-    rank, `kv_bytes` an element) at the row's prompt plus output."""
+def device_gib(catalog: Catalog, eng: EngineCatalog, accelerator: str) -> float:
+    """The device total trtllm-bench reads (NVML's, nvidia-smi's): taken as the CUDA total where the catalog records
+    one (a fraction of a per cent lower), else the management tool's total (the engine itself budgets the label
+    there, lower still)."""
+    acc = catalog.accelerators[accelerator]
+    if acc.memory_runtime is None and acc.memory_reported is not None:
+        return acc.memory_reported.bytes / GIB
+    return eng.chips[accelerator].capacity_bytes / GIB
+
+
+def requests_fit(catalog: Catalog, eng: EngineCatalog, m: Measurement, engine_gib: float, kv_bytes: int,
+                 fraction: float) -> float:
+    """calc_engine_setting's count of requests the KV cache holds: the GPUs' reported total (TP x PP of them) less the
+    weights (`engine_gib`), times `fraction`, over the KV bytes of one request (every layer, at least one KV head per
+    TP rank, `kv_bytes` an element) at the row's prompt plus output."""
     assert m.layout is not None and m.input_tokens is not None and m.output_tokens is not None
     arch = eng.models[m.model].architecture
     tp = m.layout.tp
     per_token = 2 * arch.layers * max(tp, arch.kv_heads) * arch.head_dim * kv_bytes / GIB
-    free = tp * eng.chips[m.accelerator].capacity_bytes / GIB - engine_gib
+    free = tp * m.layout.pp * device_gib(catalog, eng, m.accelerator) - engine_gib
     return free * fraction / (per_token * (m.input_tokens + m.output_tokens))
 
 
-def finetune(requests: float, isl: int, osl: int) -> tuple[int, int]:
-    """tuning.py's finetune_setting (one pipeline stage, optimistic tuning on)."""
-    raw_bs = min(requests, 4096)
+def finetune(requests: float, isl: int, osl: int, pp: int = 1) -> tuple[int, int]:
+    """tuning.py's finetune_setting (optimistic tuning on): the requests divided among `pp` pipeline stages."""
+    raw_bs = min(requests, 4096) / pp
     raw_token = min(raw_bs * (1 + isl / osl), 32768)
     if raw_bs < 256:
         bs = max(64, 32 * math.ceil(raw_bs / 32))
@@ -62,13 +74,15 @@ def test_finetune_by_hand():
     assert finetune(4132, 128, 128) == (4096, 8192)
     # 48 requests: at least 64
     assert finetune(48, 20000, 2000) == (64, 2048)
+    # 1,650 requests over eight stages: 206 a micro-batch, 32 x ceil(206 / 32) = 224; tokens 206 x 17 = 3,506 -> 3,584
+    assert finetune(1650, 2048, 128, 8) == (224, 3584)
 
 
 def test_perf_overview_rows_record_trtllm_benchs_own_limits(catalog: Catalog):
     eng = engine_catalog(catalog)
     rows = {k: m for k, m in catalog.measurements.items()
             if m.engine_version is not None and m.engine_version.startswith("perf-overview at commit 00f37686")}
-    assert len(rows) >= 190  # every cell of the overview's six tables of models and GPUs the site holds
+    assert len(rows) >= 269  # every cell of the overview's tables of models and GPUs the site holds (RTX PRO 6000's too)
     for rid, m in rows.items():
         assert m.engine_limits is not None and m.layout is not None, rid
         assert m.input_tokens is not None and m.output_tokens is not None, rid
@@ -78,9 +92,11 @@ def test_perf_overview_rows_record_trtllm_benchs_own_limits(catalog: Catalog):
             engine = int(stored.group(1)) * 1e9 * 0.5 / GIB
         else:
             engine = total_params(eng.models[m.model].architecture) / GIB
-        bs, tokens = finetune(requests_fit(eng, m, engine, 1, FRACTION), m.input_tokens, m.output_tokens)  # FP8 KV
+        pp = m.layout.pp
+        bs, tokens = finetune(requests_fit(catalog, eng, m, engine, 1, FRACTION), m.input_tokens, m.output_tokens,
+                              pp)  # FP8 KV
         tokens = max(tokens, m.input_tokens + bs)  # get_settings: the longest prompt and the batch fit one step
-        assert (m.engine_limits.max_num_seqs, m.engine_limits.max_num_batched_tokens) == (bs, tokens), rid
+        assert (m.engine_limits.max_num_seqs, m.engine_limits.max_num_batched_tokens) == (bs * pp, tokens), rid
 
 
 def test_v017_overview_rows_record_the_limits_their_engines_were_built_with(catalog: Catalog):
@@ -98,6 +114,6 @@ def test_v017_overview_rows_record_the_limits_their_engines_were_built_with(cata
         size = {"fp8": 1, "fp16": 2}[m.precision]
         assert m.kv_precision == m.precision, rid
         engine = total_params(eng.models[m.model].architecture) * size / GIB
-        requests = requests_fit(eng, m, engine, size, BUILD_FRACTION)
+        requests = requests_fit(catalog, eng, m, engine, size, BUILD_FRACTION)
         assert (m.engine_limits.max_num_seqs, m.engine_limits.max_num_batched_tokens) == \
             finetune(requests, m.input_tokens, m.output_tokens), rid
