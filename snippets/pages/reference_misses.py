@@ -158,7 +158,8 @@ def known_misses(test: list[Row], skipped: list[Skipped]) -> dict[str, object]:
     sxm_worst = fmt.percent(named_worst)
     sxm_close = fmt.claim(len(named) >= 3 and named_worst <= CAL_BAND,
                           "; ".join(f"{r.id}: {r.error('itl_ms'):+.0%}" for r in named))
-    return {**pipeline_misses(overview), "short_within": short_within, "short_band": short_band, "short_rows": short_rows,
+    return {**pipeline_misses(overview), **host_misses(overview),
+            "short_within": short_within, "short_band": short_band, "short_rows": short_rows,
             "short_median": short_median, "bench_moe_rows": bench_moe_rows, "bench_dense_rows": bench_dense_rows,
             "bench_moe_low": bench_moe_low, "bench_moe_high": bench_moe_high, "bench_moe_median": bench_moe_median,
             "bench_dense_median": bench_dense_median, "bench_moe_apart": bench_moe_apart, "tiny_rows": tiny_rows,
@@ -217,4 +218,36 @@ def pipeline_misses(overview: list[Row]) -> dict[str, object]:
         "pp_big_rows": fmt.count(len(big), "runs"),
         "pp_big_worst": fmt.percent(big_worst),
         "pp_big_close": fmt.claim(len(big) >= 3 and big_worst < med8, f"405B PP8 {big}, 70B PP8 median {med8:.0%}"),
+    }
+
+
+def host_misses(overview: list[Row]) -> dict[str, object]:
+    """The 1.0 overview's same cells on one B200 and one GB200 (the same model, format, layout and request lengths) of
+    its model with the fewest active parameters: how often the GB200 measured slower, by how much at most, and how far
+    apart the model prices the two."""
+    def key(r: Row) -> tuple[object, ...]:
+        m = r.measurement
+        return (m.model, m.precision, m.layout, m.input_tokens, m.output_tokens)
+
+    gb = {key(r): r for r in overview if r.measurement.accelerator == "gb200"}
+    every = [(r, gb[key(r)]) for r in overview if r.measurement.accelerator == "b200" and key(r) in gb]
+    small = min((b.deployment.setting.model for b, _ in every),
+                key=lambda mod: total_params(mod.architecture, active=True), default=None)
+    pairs = [(b, g) for b, g in every if small is not None and b.measurement.model == small.id]
+    measured = [(g.measurement.output_tokens_per_s or 0.0) / (b.measurement.output_tokens_per_s or 1.0) - 1
+                for b, g in pairs]
+    modelled = [g.predicted("output_tokens_per_s") / b.predicted("output_tokens_per_s") - 1 for b, g in pairs]
+    slower = [x for x in measured if x < 0]
+    return {
+        "gb_small": "" if small is None else small.name,
+        "gb_small_active": fmt.quantity(0.0 if small is None else total_params(small.architecture, active=True) / 1e9,
+                                        "billion", 1),
+        "gb_pairs": fmt.count(len(pairs), "cells"),
+        "gb_slower": fmt.count(len(slower), "cells"),
+        "gb_worst": fmt.percent(-min(measured, default=0.0)),
+        "gb_model_low": fmt.percent(min(modelled, default=0.0)),
+        "gb_model_high": fmt.percent(max(modelled, default=0.0)),
+        "gb_apart": fmt.claim(len(pairs) >= 5 and len(slower) > len(pairs) / 2 and min(modelled, default=-1.0) > -0.05,
+                              f"measured GB200/B200 - 1: {[round(x, 2) for x in measured]}; "
+                              f"modelled: {[round(x, 2) for x in modelled]}"),
     }

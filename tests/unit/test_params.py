@@ -36,7 +36,7 @@ def test_every_model_matches_its_stated_count(catalog) -> None:
 def test_moe_active_counts_match_stated(catalog) -> None:
     moe = {k: m for k, m in catalog.models.items() if m.architecture.moe is not None}
     assert set(moe) == {"mixtral-8x7b", "deepseek-v3", "deepseek-r1", "llama-4-scout", "llama-4-maverick",
-                        "qwen3-235b-a22b", "gpt-oss-120b", "gpt-oss-20b"}
+                        "qwen3-235b-a22b", "qwen3-30b-a3b", "gpt-oss-120b", "gpt-oss-20b"}
     for model_id, m in moe.items():
         assert m.stated_active_params is not None
         active = total_params(m.architecture, active=True)
