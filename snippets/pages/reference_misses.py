@@ -211,7 +211,6 @@ def pipeline_misses(overview: list[Row]) -> dict[str, object]:
                                      f"median |error| {prompt_median:.0%} over {len(prompts)}"),
         "pp4_median": fmt.percent(med4),
         "pp8_median": fmt.percent(med8),
-        "pp_decode_rows": fmt.count(len(by_stages[4]) + len(by_stages[8]), "runs"),
         "pp_decode_over": fmt.claim(len(by_stages[4]) >= 3 and len(by_stages[8]) >= 3
                                     and min(by_stages[4] + by_stages[8]) > 0 and med8 > med4,
                                     f"PP4 {by_stages[4]}, PP8 {by_stages[8]}"),
