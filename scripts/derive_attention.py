@@ -24,10 +24,10 @@ import statistics
 import sys
 
 import pandas as pd
-from derive_moe_weights import TABLES, table  # the same tables, read the same way (run from scripts/)
+from derive_moe_weights import TABLE_DIRS, TABLES, table  # the same tables, read the same way (run from scripts/)
 
-CHIPS = {"a100-80gb-sxm": "a100_sxm", "h100-sxm": "h100_sxm", "h200-sxm": "h200_sxm", "b200": "b200_sxm",
-         "b300": "b300_sxm", "gb200": "gb200", "gb300": "gb300", "rtx-pro-6000-server": "rtx_pro_6000_server"}
+CHIPS = {k: TABLE_DIRS[k] for k in ("a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200", "b300", "gb200", "gb300",
+                                    "rtx-pro-6000-server")}
 OLDER = {"a100_sxm": ("sglang/0.5.10", "trtllm/1.0.0", "vllm/0.14.0")}
 """Engine versions read where a chip has no table of TABLES' versions: A100's newest of each engine."""
 HEADS = (4, 8, 16, 32, 64)

@@ -23,13 +23,10 @@ from __future__ import annotations
 import statistics
 import sys
 
-from derive_moe_weights import TABLES, table  # the same tables, read the same way (run from scripts/)
+from derive_moe_weights import L2_BYTES, TABLE_DIRS, TABLES, table  # the same tables, read the same way (run from scripts/)
 
-CHIPS = {"b200": ("b200_sxm", 126e6), "gb200": ("gb200", 126e6), "b300": ("b300_sxm", 126e6),
-         "gb300": ("gb300", 126e6), "rtx-pro-6000-server": ("rtx_pro_6000_server", 128e6)}
-"""Each chip's directory in the tables, and its L2 cache in bytes (126 MB on Blackwell, taken for Blackwell Ultra
-too; the RTX PRO 6000's GB202 has 128 MB, as torch reports it: the figure only drops shapes whose weights fit in
-L2)."""
+CHIPS = {k: (TABLE_DIRS[k], L2_BYTES[k]) for k in ("b200", "gb200", "b300", "gb300", "rtx-pro-6000-server")}
+"""Each chip's directory in the tables, and its L2 cache in bytes (derive_moe_weights.py's)."""
 FORMATS = {"fp8": ("fp8", "fp8"), "bf16": ("bfloat16", "bf16"), "fp4": ("nvfp4", "nvfp4")}
 """The engine's tensor format: the tables' gemm_dtype, and the precision whose bytes per parameter it stores."""
 TOKENS = (1, 16, 64, 128, 256)

@@ -34,6 +34,7 @@ import statistics
 import sys
 
 from derive_moe_weights import (  # the same tables, read the same way (run from scripts/)
+    TABLE_DIRS,
     TABLES,
     gated_balanced,
     most_measured,
@@ -41,8 +42,7 @@ from derive_moe_weights import (  # the same tables, read the same way (run from
     touched,
 )
 
-CHIPS = {"b200": "b200_sxm", "gb200": "gb200", "b300": "b300_sxm", "gb300": "gb300", "h100-sxm": "h100_sxm",
-         "h200-sxm": "h200_sxm", "rtx-pro-6000-server": "rtx_pro_6000_server"}
+CHIPS = {k: TABLE_DIRS[k] for k in ("b200", "gb200", "b300", "gb300", "h100-sxm", "h200-sxm", "rtx-pro-6000-server")}
 FORMATS = {"fp8": "fp8_block", "fp4": "nvfp4"}
 """The engine's tensor format and the tables' moe_dtype."""
 SHAPE = (7168, 2048, 256, 8)

@@ -27,6 +27,7 @@ import sys
 
 import pandas as pd
 from derive_moe_weights import (  # the same tables, read the same way (run from scripts/)
+    TABLE_DIRS,
     TABLES,
     gated_balanced,
     most_measured,
@@ -34,8 +35,7 @@ from derive_moe_weights import (  # the same tables, read the same way (run from
     touched,
 )
 
-CHIPS = {"h100-sxm": "h100_sxm", "h200-sxm": "h200_sxm", "b200": "b200_sxm", "b300": "b300_sxm", "gb200": "gb200",
-         "gb300": "gb300", "rtx-pro-6000-server": "rtx_pro_6000_server"}
+CHIPS = {k: TABLE_DIRS[k] for k in ("h100-sxm", "h200-sxm", "b200", "b300", "gb200", "gb300", "rtx-pro-6000-server")}
 """The chips with an FP8 moe_compute entry, and each one's directory in the tables."""
 FORMATS = {"fp8": "fp8_block", "fp4": "nvfp4"}
 """The engine's tensor format and the tables' moe_dtype."""

@@ -31,11 +31,17 @@ import pandas as pd
 BASE = "aic-core/src/aiconfigurator_core/systems/data"
 COMMIT = "095f58a51c4ca8e61b66ec108d86f223f8d559ce"
 """The tables' commit, as data/efficiencies.yaml cites it."""
-CHIPS = {"h100-sxm": ("h100_sxm", 50e6), "h200-sxm": ("h200_sxm", 50e6), "b200": ("b200_sxm", 126e6),
-         "gb200": ("gb200", 126e6), "b300": ("b300_sxm", 126e6), "gb300": ("gb300", 126e6),
-         "rtx-pro-6000-server": ("rtx_pro_6000_server", 128e6)}
-"""Each chip's directory in the tables, and its L2 cache in bytes (NVIDIA's architecture briefs: 50 MB on Hopper,
-126 MB on Blackwell, taken for Blackwell Ultra too: the figure only drops points whose weights fit a few L2s)."""
+TABLE_DIRS = {"a100-80gb-sxm": "a100_sxm", "h100-sxm": "h100_sxm", "h200-sxm": "h200_sxm", "b200": "b200_sxm",
+              "gb200": "gb200", "b300": "b300_sxm", "gb300": "gb300", "rtx-pro-6000-server": "rtx_pro_6000_server"}
+"""Each chip's directory in the tables; every derive script reads its chips' tables through it."""
+L2_BYTES = {"h100-sxm": 50e6, "h200-sxm": 50e6, "b200": 126e6, "gb200": 126e6, "b300": 126e6, "gb300": 126e6,
+            "rtx-pro-6000-server": 128e6}
+"""Each chip's L2 cache in bytes (NVIDIA's architecture briefs: 50 MB on Hopper, 126 MB on Blackwell, taken for
+Blackwell Ultra too; the RTX PRO 6000's GB202 has 128 MB, as torch reports it): the figure only drops points whose
+weights fit a few L2s."""
+CHIPS = {k: (TABLE_DIRS[k], L2_BYTES[k]) for k in
+         ("h100-sxm", "h200-sxm", "b200", "gb200", "b300", "gb300", "rtx-pro-6000-server")}
+"""The chips this script derives entries for: each one's directory and L2 cache."""
 TABLES = ("sglang/0.5.14", "trtllm/1.3.0rc20", "vllm/0.24.0")
 FORMATS = {"bf16": ("bfloat16", "bf16"), "fp8": ("fp8_block", "fp8-block"), "fp4": ("nvfp4", "nvfp4")}
 """The engine's tensor format: the tables' moe_dtype, and the precision whose bytes per parameter it stores."""
