@@ -284,9 +284,10 @@ FRACTIONS = frozenset({"utilization", "hbm", "attention", "moe", "compute", "eff
                        "min_saving"})
 """Keys whose numbers are shares of a peak or of memory: within (0, 1], as data/'s schema holds them."""
 MAY_BE_ZERO = frozenset({"dense_layers", "shared_experts", "mtp_layers", "per_peer_s", "low", "high",
-                         "label_bytes", "prompt_step_host_s"})
+                         "label_bytes", "prompt_step_host_s", "host_per_request"})
 """Keys whose numbers may be zero: counts of optional parts, a collective's per-peer cost, a band's error bounds
-(which may be negative: a model that over-predicts), a time model's what-if host time (none in data/)."""
+(which may be negative: a model that over-predicts), a time model's what-if host time (none in data/), an executor's
+host time per request (none where no source times it)."""
 SIGNED = frozenset({"low", "high"})
 
 

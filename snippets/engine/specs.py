@@ -530,6 +530,16 @@ class MemoryPolicySpec:
     engine: str = ""
     """The serving engine whose budget and scheduling this is (vLLM, SGLang, TensorRT-LLM): which engine's own
     collective timings price its steps, where a chip has them (`TimeModelSpec.for_chip`)."""
+    host_per_request: float = 0.0
+    """Seconds of host work the engine's executor spends on each request of a step (its Python loop's bookkeeping,
+    scheduling, input preparation and sampling per request: TensorRT-LLM's PyTorch executor); 0 where no source
+    times it. Where the executor overlaps it with the GPU's work, a step lasts at least that long; with
+    `stage_host`, every pipeline stage adds it to its own work."""
+    stage_host: bool = False
+    """True: with pipeline stages, each stage's process runs the executor's loop for every micro-batch in turn,
+    its host time per step (the time model's and `host_per_request`'s) added to the stage's GPU work, not hidden
+    behind it (TensorRT-LLM's PyTorch executor before its non-blocking pipeline loop); False: the host's time is
+    paid once per micro-batch."""
 
     @property
     def max_num_seqs(self) -> int:

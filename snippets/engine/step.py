@@ -29,6 +29,7 @@ Per stage (vLLM's `get_pp_indices` split), per layer kind (dense or mixture-of-e
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field, replace
 
 from snippets.engine import bands as bands_mod
@@ -276,6 +277,10 @@ class Prep:
     prefill_pair_flops: float
     q_extra: int
     host_s: float
+    host_per_request_s: float = 0.0
+    """The executor's host time per request of a step (the memory policy's `host_per_request`)."""
+    stage_host: bool = False
+    """Each pipeline stage adds the host's time per step to its own (the memory policy's `stage_host`)."""
     graphs_decode_only: bool = False
     """Only a step without prompt tokens replays a CUDA graph (the memory policy's `graphs_decode_only`)."""
     steps: dict[tuple[Batch, str], Step] = field(default_factory=dict, compare=False, repr=False)
@@ -334,7 +339,8 @@ def prepare(d: Deployment) -> Prep:
                 attention_gemms=attn, mlp_gemms=mlp, kv_bytes=st.kv_precision.bytes_per_param, emb_bytes=emb_b,
                 head_bytes=head_b, q_width=q_width, decode_pair_flops=_flops_per_pair(arch, lay.tp, decode=True),
                 prefill_pair_flops=_flops_per_pair(arch, lay.tp, decode=False), q_extra=q_extra,
-                host_s=tm.step_overhead_s, graphs_decode_only=pol.graphs_decode_only)
+                host_s=tm.step_overhead_s, host_per_request_s=pol.host_per_request, stage_host=pol.stage_host,
+                graphs_decode_only=pol.graphs_decode_only)
 
 
 def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = None) -> Step:
@@ -419,8 +425,14 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
     if p.pp_link is not None:
         sent = local * h * ops.ACTIVATION_BYTES * PP_TENSORS
         out.append(ops.collective("send", "stage send", coll.send(sent, p.pp_link, tm), count=lay.pp - 1))
+    work = sum((max(o.compute_s, o.memory_s) + o.comm_s + o.launch_s) * o.count for o in out)
     host = p.host_s + (tm.prompt_step_host_s if batch.prefill_tokens else 0.0)
-    total = sum((max(o.compute_s, o.memory_s) + o.comm_s + o.launch_s) * o.count for o in out) + host
+    # the executor's work per request, on each attention rank for its own requests: added by every stage where each
+    # stage's loop takes the micro-batches in turn; elsewhere overlapped with the GPU's work, bounding the step
+    requests = batch.decode_seqs + (batch.prefill_seqs if batch.prefill_tokens else 0)
+    per_request = p.host_per_request_s * math.ceil(requests / dp)
+    host = lay.pp * (host + per_request) if p.stage_host and lay.pp > 1 else max(host, per_request - work)
+    total = work + host
     result = p.steps[batch, phase] = Step(phase, batch, tuple(out), host, total)
     return result
 

@@ -962,3 +962,44 @@ def test_pipeline_stages_take_prompts_in_lanes():
     # both stages, on half the sequences a micro-batch, so the per-token time barely moves while both stages work
     d1, d2 = predict(one, 64, 16, 2048), predict(two, 64, 16, 2048)
     assert d2.tpot_s == pytest.approx(d1.tpot_s, rel=0.25)
+
+
+def _trt(layout: Layout, policy: str = "trtllm-bench", precision: str = "bf16", accelerator: str = "h100-sxm"
+         ) -> Deployment:
+    return deploy(setting(ENG, "llama-3.1-8b", precision, "reference", accelerator=accelerator, context_tokens=2000,
+                          memory_policy=policy, max_num_seqs=4096, max_num_batched_tokens=8192), layout)
+
+
+def test_a_python_executor_bounds_a_step_by_its_work_per_request():
+    # TensorRT-LLM's PyTorch executor spends 29.4 us of host time on each request of a step (NVIDIA/TensorRT-LLM#10273:
+    # 45.11 ms a step at 1,536 requests a rank), overlapped with the GPU's work (its overlap scheduler). Llama 3.1 8B in
+    # FP8 on one B200 decoding 4,096 sequences of 100 tokens: the GPU's step (65 TFLOP, 8 GB of weights and 27 GB of
+    # KV cache) is shorter than 4,096 x 29.4 us = 120.4 ms, so the step takes that long, the excess shown as the host's
+    # time
+    pol = ENG.memory_policies["trtllm-bench"]
+    assert pol.host_per_request == pytest.approx(29.4e-6)
+    d = _trt(Layout(1), precision="fp8", accelerator="b200")
+    s = step(d, "decode", 4096, 100)
+    assert s.total_s - s.host_s < 0.06
+    assert s.total_s == pytest.approx(4096 * 29.4e-6)
+    assert sum(s.breakdown.values()) == pytest.approx(s.total_s)
+    # a batch of 64: 1.9 ms of host work hides behind the GPU's step, which keeps the time model's host time per step
+    small = step(d, "decode", 64, 100)
+    assert small.host_s == pytest.approx(TM.step_overhead_s) and small.total_s > 64 * 29.4e-6
+    # the C++ executor (a TensorRT engine) is charged no work per request: only the GPU's and the step's
+    engine = step(_trt(Layout(1), "trtllm-bench-engine", "fp8", "b200"), "decode", 4096, 100)
+    assert engine.host_s == pytest.approx(TM.step_overhead_s) and engine.total_s < s.total_s
+
+
+def test_each_pipeline_stage_adds_its_host_time_under_trtllm_bench():
+    # Before NVIDIA/TensorRT-LLM#10349 every pipeline rank ran the executor loop for each micro-batch in turn, waiting on
+    # the previous rank's sampled tokens: each of four stages adds the step's host time (the time model's per step and
+    # 29.4 us for each of the micro-batch's sequences) to its own work. 400 sequences in flight on TP1 x PP4 make
+    # micro-batches of 100: 4 x (step overhead + 100 x 29.4 us)
+    d = _trt(Layout(1, 4))
+    s = mixed_step(d, 400, 2000, 0, 0)
+    assert s.batch.decode_seqs == 100
+    assert s.host_s == pytest.approx(4 * (TM.step_overhead_s + 100 * 29.4e-6))
+    # trtllm-serve (a 2026 release, its pipeline loop non-blocking) pays the host's time once per micro-batch
+    serve = mixed_step(_trt(Layout(1, 4), "trtllm-serve"), 400, 2000, 0, 0)
+    assert serve.host_s == pytest.approx(TM.step_overhead_s)

@@ -121,6 +121,7 @@ class MemoryPolicy(MemoryPolicySpec):
     """Low and high of the figures the sources show, in GiB; every `non_torch_by_tp` point lies inside."""
     cuda_graphs: Annotated[float, in_base(RuntimeBytes)]
     cuda_graph_batch: Literal["vllm", "max_num_seqs", "device_class", "none"] | PositiveInt = "vllm"
+    host_per_request: Annotated[float, in_base(Duration)] = 0.0
     chunked_prefill: bool
     """Stated by every policy (the record's default is vLLM's: True)."""
     mixed_steps: bool
