@@ -195,7 +195,8 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
                     cols = (float(e.columns), tuple((float(x), f) for x, f in e.by_columns))
                     c = replace(c, moe_columns_whole=MappingProxyType({**c.moe_columns_whole, e.tensor_format: cols}))
             else:
-                g = replace(c.gemm.get(e.tensor_format, default_gemm), compute=e.fraction)
+                g = replace(c.gemm.get(e.tensor_format, default_gemm), compute=e.fraction,
+                            compute_ramp=tuple((gf * 1e9, f) for gf, f in e.by_gflop))
                 c = replace(c, gemm=MappingProxyType({**c.gemm, e.tensor_format: g}))
         elif e.resource == "hbm":
             c = replace(c, hbm=e.fraction)

@@ -165,7 +165,7 @@ def gemm(name: str, tokens: float, n: float, k: float, r: Rates, *, step_tokens:
     act = tokens * (n + k) * ACTIVATION_BYTES + extra_bytes
     wf = share if share is not None else weight_share(r, tokens if batch_per_matrix is None else batch_per_matrix)
     memory = w / (r.hbm_bytes_per_s * wf) + act / r.stream_bytes_per_s
-    cs = r.gemm.compute if compute_share is None else compute_share
+    cs = r.gemm.compute_at(f) if compute_share is None else compute_share
     compute = f / (r.peak_flops * cs * r.kernel_fraction)
     return Op(kind, name, f, w + act, compute, memory, 0.0, launch(r, kernels, max(compute, memory), step_tokens),
               count, weights=w)

@@ -632,6 +632,14 @@ class GemmEfficiency:
     """(tokens, share of the HBM datasheet bandwidth the weight stream reaches), tokens rising."""
     compute: float
     """Share of the dense peak reached with every dimension large."""
+    compute_ramp: tuple[tuple[float, float], ...] = ()
+    """(FLOPs of one call, fraction of `compute`) rising to a last fraction of 1, where measured: a compute-bound
+    product of fewer FLOPs (a thin TP slice, a batch of hundreds of tokens) fills the GPU's units for less of its
+    time; none: `compute` at any size (`compute_at`)."""
+
+    def compute_at(self, flops: float) -> float:
+        """The share of the dense peak a product of `flops` FLOPs reaches: `compute` times its ramp (`ramp`)."""
+        return self.compute * ramp(self.compute_ramp, flops)
 
     def weight_fraction(self, tokens: float) -> float:
         """The weight stream's share at `tokens` tokens: linear in log2(tokens) between the measured points, flat
@@ -751,7 +759,7 @@ class ChipEfficiency:
         dense GEMM's (the returned `compute` is the dense GEMM's either way; the experts' arithmetic is `moe_for`)."""
         dense = self.gemm_for(tensor_format)
         measured = self.moe_weights.get(tensor_format)
-        return dense if measured is None else GemmEfficiency(measured, dense.compute)
+        return dense if measured is None else GemmEfficiency(measured, dense.compute, dense.compute_ramp)
 
     def moe_for(self, tensor_format: str, *, whole: bool = False) -> float:
         """The experts' compute share in `tensor_format`, sliced by tensor parallelism or `whole` on each GPU: its

@@ -15,6 +15,8 @@ import math
 
 import pytest
 
+from snippets.engine.specs import ramp
+
 from ..conftest import Build, figures, site_price, text, value
 
 H100_BF16, H100_FP8, H100_HBM = 989.5e12, 1979e12, 3.35e12
@@ -129,9 +131,17 @@ def test_worked_decode_step_and_prefill(page, catalog) -> None:
     gemm_flops = 2 * N_IN * LINEAR / TP + FLOP_TOKEN - 2 * LINEAR / TP
     attn_flops = 80 * ATTN_PAIR * N_IN * (N_IN + 1) / 2
     assert value(page, "wx.pre.flops") == pytest.approx((gemm_flops + attn_flops) / 1e12, rel=1e-9)    # 445.3 TFLOP
-    # its compute: the GEMMs at the measured 1,068.7 TFLOP/s, attention at its measured share for this prompt
+    # its compute: each GEMM at the measured 1,068.7 TFLOP/s times its ramp by the FLOPs of one call (data/
+    # efficiencies.yaml by_gflop: the fused QKV's 515 GFLOP and the output projection's 412 reach a little less, the
+    # MLP's and the one-token LM head's at the ramp's ends), attention at its measured share for this prompt
     assert value(page, "wx.attention_fraction") == pytest.approx(100 * attn)
-    compute = gemm_flops / (H100_FP8 * gemm) + attn_flops / (H100_BF16 * attn)                        # 427.0 ms
+    points = tuple((g * 1e9, f) for g, f in catalog.efficiencies["h100-sxm-gemm-compute-fp8"].by_gflop)
+    calls = {"qkv": 2 * N_IN * (64 + 2 * 8) * 128 / TP * 8192, "o": 2 * N_IN * 8192 * 8192 / TP,
+             "gate_up": 2 * N_IN * 2 * 28672 / TP * 8192, "down": 2 * N_IN * 8192 * 28672 / TP}
+    assert 80 * sum(calls.values()) + FLOP_TOKEN - 2 * LINEAR / TP == pytest.approx(gemm_flops)
+    compute = (80 * sum(f / (H100_FP8 * gemm * ramp(points, f)) for f in calls.values())
+               + (FLOP_TOKEN - 2 * LINEAR / TP) / (H100_FP8 * gemm * ramp(points, FLOP_TOKEN - 2 * LINEAR / TP))
+               + attn_flops / (H100_BF16 * attn))                                                      # 441 ms
     assert value(page, "wx.pre.compute") == pytest.approx(compute * 1e3, rel=1e-6)
     # the prefill's total: each op's larger part, so at least the compute, the communication and the launches,
     # and at most those with every memory time added

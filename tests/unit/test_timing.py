@@ -1003,3 +1003,27 @@ def test_each_pipeline_stage_adds_its_host_time_under_trtllm_bench():
     # trtllm-serve (a 2026 release, its pipeline loop non-blocking) pays the host's time once per micro-batch
     serve = mixed_step(_trt(Layout(1, 4), "trtllm-serve"), 400, 2000, 0, 0)
     assert serve.host_s == pytest.approx(TM.step_overhead_s)
+
+
+def test_a_small_compute_bound_gemm_reaches_less_of_the_peak():
+    # AIConfigurator's A100 BF16 GEMM tables (data/efficiencies.yaml a100-80gb-sxm-gemm-compute-bf16, by_gflop, the
+    # engines' median, scripts/derive_gemm_ramp.py): a compute-bound product of 4.3 GFLOP reaches 0.66 of the 0.84 a
+    # large one does, 17.2 GFLOP 0.79. Llama 3.1 70B at TP 8 decoding 615 sequences: its output projection, 615 rows
+    # through an 8,192 x 1,024 slice, is 2 x 615 x 8,192 x 1,024 = 10.32 GFLOP, between those points: a power of the
+    # FLOPs, 0.66 x (10.32 / 4.3)^log4(0.79 / 0.66) = 0.739 of the share, so 10.32e9 / (312e12 x 0.840 x 0.739) =
+    # 53.3 us, where the large-batch share alone gives 39.4 us
+    g = TM.chip("a100-80gb-sxm").gemm_for("bf16")
+    assert g.compute_ramp[:2] == ((4.3e9, 0.66), (17.2e9, 0.79)) and g.compute_ramp[-1][1] == 1.0
+    f = 2 * 615 * 8192 * 1024
+    share = 0.66 * (f / 4.3e9) ** math.log(0.79 / 0.66, 4)
+    assert g.compute_at(f) == pytest.approx(g.compute * share) and share == pytest.approx(0.739, abs=1e-3)
+    d = _d("llama-3.1-70b", "bf16", Layout(8), accelerator="a100-80gb-sxm", context=1200)
+    o = next(o for o in step(d, "decode", 615, 1200.0).ops if o.name == "o")
+    assert o.flops == pytest.approx(f)
+    assert o.compute_s == pytest.approx(f / (312e12 * g.compute * share), rel=1e-9)
+    assert o.compute_s == pytest.approx(53.3e-6, rel=2e-3) and o.compute_s > o.memory_s
+    # beyond the last point (1,099.5 GFLOP) the large-batch share; a chip and format whose every bin reaches it (H100
+    # BF16) has no ramp, and a product of any size keeps the share
+    assert g.compute_at(4e12) == g.compute
+    h100 = TM.chip("h100-sxm").gemm_for("bf16")
+    assert h100.compute_ramp == () and h100.compute_at(1e9) == h100.compute

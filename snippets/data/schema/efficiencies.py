@@ -147,6 +147,10 @@ class ComputeEfficiency(_Strict):
     holds (its FFN width over the tensor parallelism that slices it): (columns, share), columns rising. `achieved` is
     the share at `columns`, the entry's own shape; another shape takes `achieved` scaled by the curve's ratio between
     its columns and those (a wide expert fills the kernels' tiles better than a thin slice)."""
+    by_gflop: tuple[tuple[PositiveFloat, Annotated[float, Field(gt=0, le=1)]], ...] = ()
+    """For `gemm_compute`: the ramp to `achieved` of a compute-bound product by the GFLOPs of one call (a thin slice
+    or a few hundred rows fills the GPU's units for less of its time): (GFLOP, fraction of `achieved`), rising, the
+    fraction never falling, never growing faster than the FLOPs and the last 1; held at its first fraction below."""
     columns: PositiveInt | None = None
     """The columns of each expert one GPU held in the shape `achieved` was read on (with `by_columns`)."""
     by_heads_length: AttentionGridData | None = None
@@ -181,6 +185,19 @@ class ComputeEfficiency(_Strict):
                 if f1 / f0 > r1 / r0:
                     raise ValueError(f"by_rows: from {r0} to {r1} rows the fraction grows faster than the rows, so "
                                      "more rows would take less time")
+        if self.by_gflop:
+            if self.resource != "gemm_compute":
+                raise ValueError("by_gflop: only a dense GEMM's compute share ramps with the FLOPs of one call")
+            gf = [g for g, _ in self.by_gflop]
+            fr = [f for _, f in self.by_gflop]
+            if gf != sorted(set(gf)):
+                raise ValueError("by_gflop: the GFLOPs must rise")
+            if fr != sorted(fr) or fr[-1] != 1:
+                raise ValueError("by_gflop: the fraction must not fall as the FLOPs grow, and ends at 1")
+            for (g0, f0), (g1, f1) in itertools.pairwise(self.by_gflop):
+                if f1 / f0 > g1 / g0:
+                    raise ValueError(f"by_gflop: from {g0} to {g1} GFLOP the fraction grows faster than the FLOPs, "
+                                     "so more work would take less time")
         if self.by_columns or self.columns is not None:
             if self.resource not in ("moe_compute", "moe_compute_whole"):
                 raise ValueError("by_columns: only a fused MoE layer's expert GEMMs are read by the columns per GPU")

@@ -78,7 +78,8 @@ def worked_example(cat: Catalog) -> str:
         f"{h(dec.intensity, 'wx.dec.intensity')} FLOP per byte, against a ridge of "
         f"{h(p.ridge_achieved, 'wx.ridge_achieved')}: far left of it.",
         f"4. **Compute time.** Each operation's FLOPs at the share of {h(p.fp8_dense, 'wx.fp8_dense')} its "
-        f"kernel reaches ({h(p.compute_fraction, 'wx.compute_fraction')} for the matrix products), summed: "
+        f"kernel reaches (up to {h(p.compute_fraction, 'wx.compute_fraction')} for the matrix products, less for "
+        f"a small one), summed: "
         f"{h(dec.compute, 'wx.dec.compute')}.",
         f"5. **Memory time.** Each operation's bytes at the share of {h(p.hbm, 'wx.hbm')} its kind reaches (a "
         f"one-token GEMM's weight stream, {h(p.hbm_fraction, 'wx.hbm_fraction')}; the KV cache at a streaming "
@@ -101,8 +102,9 @@ def worked_example(cat: Catalog) -> str:
         f"2. **Bytes.** The same weights, read once for the whole prompt, the activations and the KV cache "
         f"written: {h(pre.bytes, 'wx.pre.bytes')}.",
         f"3. **Intensity.** {h(pre.intensity, 'wx.pre.intensity')} FLOP per byte: far right of the ridge.",
-        f"4. **Compute time.** The matrix products at {h(p.compute_fraction, 'wx.compute_fraction')} of "
-        f"{h(p.fp8_dense, 'wx.fp8_dense')}, attention at {h(p.attention_fraction, 'wx.attention_fraction')} "
+        f"4. **Compute time.** The matrix products at up to {h(p.compute_fraction, 'wx.compute_fraction')} of "
+        f"{h(p.fp8_dense, 'wx.fp8_dense')} (a product of fewer FLOPs reaches less), attention at "
+        f"{h(p.attention_fraction, 'wx.attention_fraction')} "
         f"of the BF16 peak (its measured share for this prompt's length and each GPU's heads): "
         f"{h(pre.compute, 'wx.pre.compute')}, the larger in the heavy operations, so "
         f"the prefill is compute-bound.",
