@@ -17,7 +17,9 @@ DeepSeek-V3/R1's expert shape (hidden 7,168, expert FFN 2,048, 256 experts, top-
   b200-moe-compute-whole-fp8 entry's note).
 Each engine's mean throughput over its two points, the median of the engines (`achieved`), the range spanning them
 (`achieved_range`), and the share of the chip's dense peak in the format. Prints each chip's and format's entries,
-FP8 (the entries the time model has carried since 2026-12-02, which this reproduces) and FP4 (NVFP4).
+FP8 (the entries the time model has carried since 2026-12-02, which this reproduces), FP4 (NVFP4) and BF16. The tables
+hold DeepSeek-V3's shape in FP8 and FP4 only (the model ships FP8): a BF16 entry's `achieved` is its by_columns curve
+at the FP8 entries' columns (256 sliced, 2,048 whole; `CURVE_COLUMNS`), its range the engines' values there.
 
 by_columns, the share by the columns of each expert a GPU holds: every gated shape with balanced routing and no
 expert parallelism, experts sliced by tensor parallelism of 1 to 32, columns = expert FFN / moe_tp, bucketed at 128,
@@ -43,8 +45,11 @@ from derive_moe_weights import (  # the same tables, read the same way (run from
 )
 
 CHIPS = {k: TABLE_DIRS[k] for k in ("b200", "gb200", "b300", "gb300", "h100-sxm", "h200-sxm", "rtx-pro-6000-server")}
-FORMATS = {"fp8": "fp8_block", "fp4": "nvfp4"}
+FORMATS = {"fp8": "fp8_block", "fp4": "nvfp4", "bf16": "bfloat16"}
 """The engine's tensor format and the tables' moe_dtype."""
+CURVE_COLUMNS = {"moe-compute": 256, "moe-compute-whole": 2048}
+"""Where the tables hold no DeepSeek-V3 shape in a format (BF16: the model ships FP8), each entry's `achieved` is its
+by_columns curve at the columns the FP8 entries' shape has: 2,048-column experts sliced eight ways (256) or whole."""
 SHAPE = (7168, 2048, 256, 8)
 TOKENS = (8192, 16384)
 LAYOUTS = {"moe-compute": (8, 1), "moe-compute-whole": (1, 8)}
@@ -56,6 +61,13 @@ PLATEAU_ROWS = 256
 
 def by_columns(repo: str, chip: str, dtype: str, peak: float) -> dict[int, float]:
     """The large-batch share by columns of each expert per GPU, the median of the engines (see the module's note)."""
+    per_engine = engines_by_columns(repo, chip, dtype, peak)
+    return {b: statistics.median([c[b] for c in per_engine]) for b in COLUMN_BUCKETS
+            if len(per_engine) == 3 and all(b in c for c in per_engine)}
+
+
+def engines_by_columns(repo: str, chip: str, dtype: str, peak: float) -> list[dict[int, float]]:
+    """Each engine's large-batch share by columns of each expert per GPU (its median per bucket over its shapes)."""
     per_engine: list[dict[int, float]] = []
     for t in TABLES:
         df = table(repo, chip, t)
@@ -77,8 +89,7 @@ def by_columns(repo: str, chip: str, dtype: str, peak: float) -> dict[int, float
             if shares:
                 buckets[b].append(statistics.median(shares))
         per_engine.append({b: statistics.median(v) for b, v in buckets.items() if v})
-    return {b: statistics.median([c[b] for c in per_engine]) for b in COLUMN_BUCKETS
-            if len(per_engine) == 3 and all(b in c for c in per_engine)}
+    return per_engine
 
 
 def main() -> None:
@@ -119,6 +130,16 @@ def main() -> None:
                         rates.append(flops / (lat * 1e-3))
                     per_engine[f"{t} {kernel}"] = statistics.mean(rates)
                 if len(per_engine) < 2:
+                    cols = CURVE_COLUMNS[resource]
+                    each_engine = [c[cols] for c in engines_by_columns(repo, chip, dtype, peak) if cols in c]
+                    if cols in curve and len(each_engine) == 3:
+                        print(f"{chip_id}-{resource}-{fmt}:  # by_columns at {cols} columns: "
+                              f"{' '.join(f'{v:.1%}' for v in each_engine)}")
+                        print(f"  achieved: {{value: {curve[cols] * peak / 1e12:.1f}, unit: TFLOP/s, sparsity: dense}}"
+                              f"  # {curve[cols]:.1%}")
+                        print(f"  achieved_range: [{min(each_engine) * peak / 1e12:.1f}, "
+                              f"{max(each_engine) * peak / 1e12:.1f}]")
+                        print(f"  columns: {cols}")
                     continue
                 med = statistics.median(per_engine.values())
                 each = "; ".join(f"{name} {v / 1e12:.1f} ({v / peak:.1%})" for name, v in per_engine.items())

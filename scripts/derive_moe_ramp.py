@@ -8,7 +8,7 @@ ai-dynamo/aiconfigurator at the commit the entries cite:
 
 A grouped expert GEMM whose experts each see few rows fills its tiles partly: below a few hundred rows per expert
 the layer reaches a fraction of the share it reaches once the batch is large (the entries' `achieved`). For each
-chip and format with a moe_compute entry (FP8; FP4 on the Blackwell chips) and each engine's table (the newest of
+chip and format with a moe_compute entry (FP8 and BF16; FP4 on the Blackwell chips) and each engine's table (the newest of
 SGLang, TensorRT-LLM and vLLM; each engine's most measured gated kernel), every gated shape with balanced routing
 and no expert parallelism, its experts sliced eight ways (moe_compute) or whole on the GPU (moe_compute_whole):
 each point's throughput (FLOPs 2 x tokens x top-k x 3 x hidden x expert FFN / tensor parallelism, over the latency)
@@ -37,11 +37,11 @@ from derive_moe_weights import (  # the same tables, read the same way (run from
 
 CHIPS = {k: TABLE_DIRS[k] for k in ("h100-sxm", "h200-sxm", "b200", "b300", "gb200", "gb300", "rtx-pro-6000-server")}
 """The chips with an FP8 moe_compute entry, and each one's directory in the tables."""
-FORMATS = {"fp8": "fp8_block", "fp4": "nvfp4"}
+FORMATS = {"fp8": "fp8_block", "fp4": "nvfp4", "bf16": "bfloat16"}
 """The engine's tensor format and the tables' moe_dtype."""
-FORMAT_CHIPS = {"b200": ("fp8", "fp4"), "gb200": ("fp8", "fp4"), "b300": ("fp8", "fp4"), "gb300": ("fp8", "fp4"),
-                "rtx-pro-6000-server": ("fp8", "fp4")}
-"""The formats whose entries each chip has (FP8 only where not listed: Hopper computes no FP4)."""
+FORMAT_CHIPS = {"b200": ("fp8", "fp4", "bf16"), "gb200": ("fp8", "fp4", "bf16"), "b300": ("fp8", "fp4", "bf16"),
+                "gb300": ("fp8", "fp4", "bf16"), "rtx-pro-6000-server": ("fp8", "fp4", "bf16")}
+"""The formats whose entries each chip has (FP8 and BF16 only where not listed: Hopper computes no FP4)."""
 BUCKETS = (8, 16, 32, 64, 128, 256, 512)
 LARGE = 8192
 """Tokens from which a shape's throughput is its large-batch figure, as the moe_compute entries read it."""
@@ -71,7 +71,7 @@ def main() -> None:
     repo = sys.argv[1]
     for fmt, dtype in FORMATS.items():
         for chip_id, chip in CHIPS.items():
-            if fmt not in FORMAT_CHIPS.get(chip_id, ("fp8",)):
+            if fmt not in FORMAT_CHIPS.get(chip_id, ("fp8", "bf16")):
                 continue
             for resource, tp in (("moe-compute", 8), ("moe-compute-whole", 1)):
                 per_engine: dict[str, dict[int, float]] = {}

@@ -1027,3 +1027,22 @@ def test_a_small_compute_bound_gemm_reaches_less_of_the_peak():
     assert g.compute_at(4e12) == g.compute
     h100 = TM.chip("h100-sxm").gemm_for("bf16")
     assert h100.compute_ramp == () and h100.compute_at(1e9) == h100.compute
+
+
+def test_bf16_experts_run_at_the_grouped_kernels_share():
+    # Qwen3-235B-A22B in BF16 on 8 x B200 at TP 8, an 8,192-token prefill: each GPU holds 1,536 / 8 = 192 columns of
+    # each expert, and each of the 128 experts sees 8,192 x 8 / 128 = 512 rows (the ramp's end). The BF16 grouped
+    # kernels' share (data/efficiencies.yaml b200-moe-compute-bf16: 670.1 of 2,250 TFLOP/s at 256 columns, by_columns
+    # 0.199 at 128 and 0.298 at 256) at 192 columns: 0.199 + 0.099 x log2(1.5) = 0.2569 of the peak, 0.862 of the
+    # entry's; 2 x 8,192 x 8 x 3 x 4,096 x 1,536 / 8 = 3.092e11 FLOPs at 670.1 x 0.862 TFLOP/s = 0.535 ms. Before
+    # those entries the experts took the dense BF16 GEMM's share, 0.66 of the peak: 0.21 ms.
+    b200 = TM.chip("b200")
+    assert b200.moe_for("bf16") == pytest.approx(670.1 / 2250)
+    d = _d("qwen3-235b-a22b", "bf16", Layout(8), accelerator="b200", context=8192)
+    experts = _experts(d, 8192)
+    flops = 2 * 8192 * 8 * 3 * 4096 * 1536 / 8
+    assert experts.flops == pytest.approx(flops) == pytest.approx(3.092e11, rel=1e-3)
+    factor = (0.199 + (0.298 - 0.199) * math.log2(192 / 128)) / 0.298
+    assert experts.compute_s == pytest.approx(flops / (670.1e12 * factor), rel=1e-3)
+    assert experts.compute_s == pytest.approx(0.535e-3, rel=3e-3)
+    assert experts.compute_s > 2 * flops / (2250e12 * b200.gemm_for("bf16").compute)
