@@ -23,6 +23,7 @@ from __future__ import annotations
 import statistics
 import sys
 
+import pandas as pd
 from derive_moe_weights import L2_BYTES, TABLE_DIRS, TABLES, table  # the same tables, read the same way (run from scripts/)
 
 CHIPS = {k: (TABLE_DIRS[k], L2_BYTES[k]) for k in ("b200", "gb200", "b300", "gb300", "rtx-pro-6000-server")}
@@ -30,6 +31,17 @@ CHIPS = {k: (TABLE_DIRS[k], L2_BYTES[k]) for k in ("b200", "gb200", "b300", "gb3
 FORMATS = {"fp8": ("fp8", "fp8"), "bf16": ("bfloat16", "bf16"), "fp4": ("nvfp4", "nvfp4")}
 """The engine's tensor format: the tables' gemm_dtype, and the precision whose bytes per parameter it stores."""
 TOKENS = (1, 16, 64, 128, 256)
+
+
+def format_table(repo: str, chip: str, t: str, dtype: str) -> tuple[pd.DataFrame, float] | None:
+    """One engine version's GEMM rows of `dtype` on `chip` and its fixed cost per call in seconds (the median latency
+    of its tiny GEMMs, at most 16 x 256 x 256), or None where its table holds none; derive_gemm_ramp.py reads its
+    rows through it too."""
+    df = table(repo, chip, t, "gemm")
+    if df is None or df[df.gemm_dtype == dtype].empty:
+        return None
+    df = df[df.gemm_dtype == dtype]
+    return df, statistics.median(df[(df.m <= 16) & (df.n <= 256) & (df.k <= 256)].latency) * 1e-3
 
 
 def main() -> None:
@@ -47,11 +59,10 @@ def main() -> None:
             weights: dict[str, dict[int, float]] = {}
             compute: dict[str, float] = {}
             for t in TABLES:
-                df = table(repo, chip, t, "gemm")
-                if df is None or df[df.gemm_dtype == dtype].empty:
+                got = format_table(repo, chip, t, dtype)
+                if got is None:
                     continue
-                df = df[df.gemm_dtype == dtype]
-                fixed = statistics.median(df[(df.m <= 16) & (df.n <= 256) & (df.k <= 256)].latency) * 1e-3
+                df, fixed = got
                 w: dict[int, float] = {}
                 for tok in TOKENS:
                     g = df[df.m == tok]

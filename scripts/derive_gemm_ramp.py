@@ -25,10 +25,9 @@ import statistics
 import subprocess
 import sys
 
-from derive_moe_weights import BASE, COMMIT, TABLE_DIRS, table  # the same tables, read the same way (run from scripts/)
+from derive_gemm import FORMATS, format_table  # the same rows and fixed cost per call (run from scripts/)
+from derive_moe_weights import BASE, COMMIT, TABLE_DIRS, table
 
-FORMATS = {"fp8": ("fp8", "fp8"), "bf16": ("bfloat16", "bf16"), "fp4": ("nvfp4", "nvfp4")}
-"""The engine's tensor format: the tables' gemm_dtype, and the precision whose bytes per parameter it stores."""
 BINS = (32, 34, 36, 38)
 """log2 of each bin's FLOPs."""
 LAST = 40
@@ -64,11 +63,10 @@ def main() -> None:
             ridge = peak / spec.hbm_bytes_per_s
             per: dict[str, dict[int, float]] = {}
             for t in tables:
-                df = table(repo, chip, t, "gemm")
-                if df is None or df[df.gemm_dtype == dtype].empty:
+                got = format_table(repo, chip, t, dtype)
+                if got is None:
                     continue
-                df = df[df.gemm_dtype == dtype]
-                fixed = statistics.median(df[(df.m <= 16) & (df.n <= 256) & (df.k <= 256)].latency) * 1e-3
+                df, fixed = got
                 rows = [(m, n, k, lat * 1e-3 - fixed) for m, n, k, lat in zip(df.m, df.n, df.k, df.latency, strict=True)
                         if lat * 1e-3 > fixed]
                 large = statistics.median([2 * m * n * k / s / peak for m, n, k, s in rows
