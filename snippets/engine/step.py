@@ -20,7 +20,11 @@ Per stage (vLLM's `get_pp_indices` split), per layer kind (dense or mixture-of-e
   all-reduces them (vocabulary-parallel embedding); the last stage runs the final norm, the LM head on the
   tokens that need logits (one per decoding sequence, one per prompt finishing in this step) and sampling,
   gathering the logits across the TP group;
-- between stages, a send of the hidden state and residual.
+- between stages, a send of the hidden state and residual;
+- the host's time: the time model's per step (fitted), and the executor's work for each request of the step where
+  the memory policy states it (`host_per_request`: TensorRT-LLM's PyTorch executor, a published timing). An
+  overlap scheduler runs that work beside the GPU's, so the step lasts at least as long as it (its excess shown as
+  host time); with `stage_host` each pipeline stage adds both to its own work, micro-batch after micro-batch.
 
 `step` returns every op and `breakdown`: seconds by kind (`KINDS`, each present, 0 where none), which sum to
 `total_s`. Standard library only.
