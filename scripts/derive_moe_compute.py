@@ -68,28 +68,57 @@ def by_columns(repo: str, chip: str, dtype: str, peak: float) -> dict[int, float
 
 def engines_by_columns(repo: str, chip: str, dtype: str, peak: float) -> list[dict[int, float]]:
     """Each engine's large-batch share by columns of each expert per GPU (its median per bucket over its shapes)."""
-    per_engine: list[dict[int, float]] = []
-    for t in TABLES:
-        df = table(repo, chip, t)
-        if df is None:
+    return [c for t in TABLES if (c := engine_by_columns(repo, chip, t, dtype, peak)) is not None]
+
+
+def engine_by_columns(repo: str, chip: str, t: str, dtype: str, peak: float,
+                      spread: dict[int, list[float]] | None = None) -> dict[int, float] | None:
+    """One engine's (table `t`'s) large-batch share by columns of each expert per GPU, its median per bucket over
+    its shapes; None where its table holds none. `spread`, where given, receives each bucket's shape medians."""
+    df = table(repo, chip, t)
+    if df is None:
+        return None
+    df = gated_balanced(df, dtype, t)
+    if df.empty:
+        return None
+    df = most_measured(df)
+    buckets: dict[int, list[float]] = {b: [] for b in COLUMN_BUCKETS}
+    for (h, inter, e, k, tp), g in df.groupby(["hidden_size", "inter_size", "num_experts", "topk", "moe_tp_size"]):
+        cols = inter / tp
+        b = min(COLUMN_BUCKETS, key=lambda x: abs(math.log2(cols / x)))
+        if abs(math.log2(cols / b)) > 0.2:
             continue
-        df = gated_balanced(df, dtype, t)
-        if df.empty:
-            continue
-        df = most_measured(df)
-        buckets: dict[int, list[float]] = {b: [] for b in COLUMN_BUCKETS}
-        for (h, inter, e, k, tp), g in df.groupby(["hidden_size", "inter_size", "num_experts", "topk", "moe_tp_size"]):
-            cols = inter / tp
-            b = min(COLUMN_BUCKETS, key=lambda x: abs(math.log2(cols / x)))
-            if abs(math.log2(cols / b)) > 0.2:
-                continue
-            shares = [2 * n * k * 3 * h * inter / tp / (lat * 1e-3) / peak
-                      for n, lat in zip(g.num_tokens, g.latency, strict=True)
-                      if n * k / touched(int(n), int(e), int(k)) >= PLATEAU_ROWS]
-            if shares:
-                buckets[b].append(statistics.median(shares))
-        per_engine.append({b: statistics.median(v) for b, v in buckets.items() if v})
-    return per_engine
+        shares = [2 * n * k * 3 * h * inter / tp / (lat * 1e-3) / peak
+                  for n, lat in zip(g.num_tokens, g.latency, strict=True)
+                  if n * k / touched(int(n), int(e), int(k)) >= PLATEAU_ROWS]
+        if shares:
+            buckets[b].append(statistics.median(shares))
+    if spread is not None:
+        spread.update({b: v for b, v in buckets.items() if v})
+    return {b: statistics.median(v) for b, v in buckets.items() if v}
+
+
+def shape_rates(repo: str, chip: str, t: str, dtype: str, resource: str) -> tuple[str, list[float]] | None:
+    """One engine's (table `t`'s) kernel on DeepSeek-V3's shape in the entry's layout (`LAYOUTS`) at `TOKENS`: its
+    most measured gated kernel and the FLOP/s of each point (the module's note says how the FLOPs are counted);
+    None where its table holds the shape in no such point."""
+    h, inter, e, k = SHAPE
+    tp, ep = LAYOUTS[resource]
+    df = table(repo, chip, t)
+    if df is None:
+        return None
+    df = df[(df.moe_dtype == dtype) & (df.distribution == "balanced") & (df.hidden_size == h)
+            & (df.inter_size == inter) & (df.num_experts == e) & (df.topk == k)
+            & (df.moe_tp_size == tp) & (df.moe_ep_size == ep) & df.num_tokens.isin(TOKENS)
+            & ~df.kernel_source.str.contains("nongated|min_latency")]
+    if df.empty:
+        return None
+    kernel = df.kernel_source.value_counts().idxmax()
+    rates = []
+    for n, lat in zip(df[df.kernel_source == kernel].num_tokens, df[df.kernel_source == kernel].latency, strict=True):
+        flops = 2 * n * k * 3 * h * inter / tp if ep == 1 else 2 * (n if t.startswith("trtllm") else 5 * n) * 3 * h * inter
+        rates.append(flops / (lat * 1e-3))
+    return str(kernel), rates
 
 
 def main() -> None:
@@ -98,7 +127,6 @@ def main() -> None:
 
     repo = sys.argv[1]
     eng = engine_catalog(load())
-    h, inter, e, k = SHAPE
     for chip_id, chip in CHIPS.items():
         for fmt, dtype in FORMATS.items():
             peak = eng.chips[chip_id].dense_flops.get(fmt)
@@ -107,28 +135,12 @@ def main() -> None:
             curve = by_columns(repo, chip, dtype, peak)
             if curve:
                 print(f"{chip_id}-{fmt} by_columns: [{', '.join(f'[{b}, {v:.3f}]' for b, v in curve.items())}]")
-            for resource, (tp, ep) in LAYOUTS.items():
+            for resource in LAYOUTS:
                 per_engine: dict[str, float] = {}
                 for t in TABLES:
-                    df = table(repo, chip, t)
-                    if df is None:
-                        continue
-                    df = df[(df.moe_dtype == dtype) & (df.distribution == "balanced") & (df.hidden_size == h)
-                            & (df.inter_size == inter) & (df.num_experts == e) & (df.topk == k)
-                            & (df.moe_tp_size == tp) & (df.moe_ep_size == ep) & df.num_tokens.isin(TOKENS)
-                            & ~df.kernel_source.str.contains("nongated|min_latency")]
-                    if df.empty:
-                        continue
-                    kernel = df.kernel_source.value_counts().idxmax()
-                    rates = []
-                    for n, lat in zip(df[df.kernel_source == kernel].num_tokens,
-                                      df[df.kernel_source == kernel].latency, strict=True):
-                        if ep == 1:
-                            flops = 2 * n * k * 3 * h * inter / tp
-                        else:
-                            flops = 2 * (n if t.startswith("trtllm") else 5 * n) * 3 * h * inter
-                        rates.append(flops / (lat * 1e-3))
-                    per_engine[f"{t} {kernel}"] = statistics.mean(rates)
+                    found = shape_rates(repo, chip, t, dtype, resource)
+                    if found is not None:
+                        per_engine[f"{t} {found[0]}"] = statistics.mean(found[1])
                 if len(per_engine) < 2:
                     cols = CURVE_COLUMNS[resource]
                     each_engine = [c[cols] for c in engines_by_columns(repo, chip, dtype, peak) if cols in c]

@@ -67,6 +67,36 @@ def curve(df: pd.DataFrame, tp: int) -> dict[int, float]:
     return {b: statistics.median(v) for b, v in rel.items() if len(v) >= 2}
 
 
+def finish(med: dict[int, float]) -> dict[int, float]:
+    """A ramp as the entries hold it: each fraction at most 1, the last bucket 1 (from 512 rows the points scatter
+    around the large-batch figure, 0.92 to 1.03 at 1,024, so the ramp ends there at 1), rounded, and never growing
+    faster than the rows (more rows never take less time, which the data checks): where the medians' scatter or
+    rounding would break that, the fraction is the previous one times the rows' ratio."""
+    out = {b: min(1.0, v) for b, v in med.items()}
+    out[BUCKETS[-1]] = 1.0
+    prev: tuple[int, float] | None = None
+    for b in out:
+        out[b] = round(out[b], 2)
+        if prev is not None:
+            out[b] = min(out[b], round(prev[1] * b / prev[0], 2))
+        prev = (b, out[b])
+    return out
+
+
+def engine_ramp(repo: str, chip: str, t: str, dtype: str, tp: int) -> tuple[str, dict[int, float]] | None:
+    """One engine's (table `t`'s) most measured gated kernel and its ramp, experts sliced `tp` ways (1: whole);
+    None where its table holds none."""
+    df = table(repo, chip, t)
+    if df is None:
+        return None
+    df = gated_balanced(df, dtype, t)
+    df = df[df.moe_tp_size == tp]
+    if df.empty:
+        return None
+    df = most_measured(df)
+    return str(df.kernel_source.iloc[0]), curve(df, tp)
+
+
 def main() -> None:
     repo = sys.argv[1]
     for fmt, dtype in FORMATS.items():
@@ -76,29 +106,11 @@ def main() -> None:
             for resource, tp in (("moe-compute", 8), ("moe-compute-whole", 1)):
                 per_engine: dict[str, dict[int, float]] = {}
                 for t in TABLES:
-                    df = table(repo, chip, t)
-                    if df is None:
-                        continue
-                    df = gated_balanced(df, dtype, t)
-                    df = df[df.moe_tp_size == tp]
-                    if df.empty:
-                        continue
-                    df = most_measured(df)
-                    per_engine[f"{t} {df.kernel_source.iloc[0]}"] = curve(df, tp)
-                med = {b: min(1.0, statistics.median([c[b] for c in per_engine.values() if b in c])) for b in BUCKETS
-                       if any(b in c for c in per_engine.values())}
-                # the last bucket is the plateau: from 512 rows the points scatter around the large-batch figure
-                # (0.92 to 1.03 at 1,024), so the ramp ends there at 1 (a median of 0.99 is that scatter)
-                med[BUCKETS[-1]] = 1.0
-                # rounded as the entries hold them, and never growing faster than the rows (more rows never take
-                # less time, which the data checks): where the medians' scatter or rounding would break that, the
-                # fraction is the previous one times the rows' ratio
-                prev: tuple[int, float] | None = None
-                for b in med:
-                    med[b] = round(med[b], 2)
-                    if prev is not None:
-                        med[b] = min(med[b], round(prev[1] * b / prev[0], 2))
-                    prev = (b, med[b])
+                    found = engine_ramp(repo, chip, t, dtype, tp)
+                    if found is not None:
+                        per_engine[f"{t} {found[0]}"] = found[1]
+                med = finish({b: statistics.median([c[b] for c in per_engine.values() if b in c]) for b in BUCKETS
+                              if any(b in c for c in per_engine.values())})
                 kernels = "; ".join(f"{name} {' '.join(f'{c.get(b, math.nan):.2f}' for b in BUCKETS)}"
                                     for name, c in per_engine.items())
                 print(f"{chip_id}-{resource}-{fmt}:  # {kernels}")

@@ -421,7 +421,7 @@ def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) ->
                  cuda_graphs=None if m.cuda_graphs is None else m.cuda_graphs.enabled,
                  mixed_steps=None if m.mixed_steps is None else m.mixed_steps.enabled,
                  cuda_graph_max_batch=None if lim is None else lim.cuda_graph_max_batch,
-                 engine=m.engine.split(" ")[0])
+                 engine=m.engine.split(" ")[0], moe_kernel=None if lim is None else lim.moe_kernel)
     if tm is not None:
         st = replace(st, time_models={st.time_model_id: tm})
     return deploy(st, lay)

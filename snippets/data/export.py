@@ -94,6 +94,7 @@ from snippets.engine.specs import (
     PriceSpec,
     ScenarioSpec,
     TimeModelSpec,
+    moe_key,
 )
 
 
@@ -160,6 +161,27 @@ def one_stage_limits(cc: ChipCollectives, max_bytes: float) -> tuple[tuple[int, 
     return tuple((n, float(max_bytes if below is None else below)) for n, below in cc.one_stage_below or ())
 
 
+def _moe_compute(c: ChipEfficiency, e: ComputeEfficiency) -> ChipEfficiency:
+    """`c` with a fused-MoE compute entry's share, ramp and columns curve, under its format (the engines' median)
+    or under its format and kernel (`moe_key`: one kernel's own figures)."""
+    key = e.tensor_format if e.kernel is None else moe_key(e.tensor_format, e.kernel)
+    ramp = tuple((float(r), f) for r, f in e.by_rows)
+    cols = None if e.columns is None else (float(e.columns), tuple((float(x), f) for x, f in e.by_columns))
+    if e.resource == "moe_compute":
+        c = replace(c, moe=MappingProxyType({**c.moe, key: e.fraction}))
+        if ramp:
+            c = replace(c, moe_ramp=MappingProxyType({**c.moe_ramp, key: ramp}))
+        if cols is not None:
+            c = replace(c, moe_columns=MappingProxyType({**c.moe_columns, key: cols}))
+        return c
+    c = replace(c, moe_whole=MappingProxyType({**c.moe_whole, key: e.fraction}))
+    if ramp:
+        c = replace(c, moe_ramp_whole=MappingProxyType({**c.moe_ramp_whole, key: ramp}))
+    if cols is not None:
+        c = replace(c, moe_columns_whole=MappingProxyType({**c.moe_columns_whole, key: cols}))
+    return c
+
+
 def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
     """The time model with every chip's efficiencies resolved (its measured entries where data/efficiencies.yaml
     has them, the policy's stated defaults otherwise) and its latencies read from data/latencies.yaml, in seconds;
@@ -178,22 +200,8 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
                 grid = e.by_heads_length
                 c = replace(c, attention=e.fraction, attention_grid=None if grid is None else AttentionGrid(
                     tuple(map(float, grid.heads)), tuple(map(float, grid.lengths)), tuple(map(tuple, grid.shares))))
-            elif e.resource == "moe_compute":
-                c = replace(c, moe=MappingProxyType({**c.moe, e.tensor_format: e.fraction}))
-                if e.by_rows:
-                    ramp = tuple((float(r), f) for r, f in e.by_rows)
-                    c = replace(c, moe_ramp=MappingProxyType({**c.moe_ramp, e.tensor_format: ramp}))
-                if e.by_columns and e.columns is not None:
-                    cols = (float(e.columns), tuple((float(x), f) for x, f in e.by_columns))
-                    c = replace(c, moe_columns=MappingProxyType({**c.moe_columns, e.tensor_format: cols}))
-            elif e.resource == "moe_compute_whole":
-                c = replace(c, moe_whole=MappingProxyType({**c.moe_whole, e.tensor_format: e.fraction}))
-                if e.by_rows:
-                    ramp = tuple((float(r), f) for r, f in e.by_rows)
-                    c = replace(c, moe_ramp_whole=MappingProxyType({**c.moe_ramp_whole, e.tensor_format: ramp}))
-                if e.by_columns and e.columns is not None:
-                    cols = (float(e.columns), tuple((float(x), f) for x, f in e.by_columns))
-                    c = replace(c, moe_columns_whole=MappingProxyType({**c.moe_columns_whole, e.tensor_format: cols}))
+            elif e.resource in ("moe_compute", "moe_compute_whole"):
+                c = _moe_compute(c, e)
             else:
                 g = replace(c.gemm.get(e.tensor_format, default_gemm), compute=e.fraction,
                             compute_ramp=tuple((gf * 1e9, f) for gf, f in e.by_gflop))

@@ -224,6 +224,7 @@ def setting(
     mixed_steps: bool | None = None,
     cuda_graph_max_batch: int | None = None,
     engine: str | None = None,
+    moe_kernel: str | None = None,
 ) -> Setting:
     """Look every input up by id. The node is the scenario's, or `node`, or the first node of `accelerator`.
 
@@ -238,7 +239,8 @@ def setting(
     a step carries prompt tokens beside the decoding sequences' (the policy's own setting otherwise);
     `cuda_graph_max_batch`, where given, is the largest batch replayed in a CUDA graph (SGLang's --cuda-graph-max-bs)
     in place of the policy's rule; `engine`, where given, is the engine that ran where it is not the memory policy's
-    (a run budgeted by another engine's policy), whose own collective timings then price its steps."""
+    (a run budgeted by another engine's policy), whose own collective timings then price its steps; `moe_kernel`,
+    where given, is the fused-MoE kernel the engine's command names in place of the policy's (`moe_kernel`)."""
     sc = eng.scenarios[scenario]
     if concurrency is not None or context_tokens is not None:
         from dataclasses import replace
@@ -290,6 +292,10 @@ def setting(
         from dataclasses import replace
 
         pol = replace(pol, engine=engine)
+    if moe_kernel is not None:
+        from dataclasses import replace
+
+        pol = replace(pol, moe_kernel=moe_kernel)
     dtype = None if spec.dtype is None else eng.precisions[spec.dtype]
     return Setting(
         model=spec, precision=eng.precisions[precision],

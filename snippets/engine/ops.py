@@ -111,8 +111,12 @@ class Rates:
     graph_max_tokens: int
 
 
-def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_format: str) -> Rates:
+def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_format: str,
+          moe_kernel: str = "") -> Rates:
+    """`chip`'s rates in `precision` under `tm`; the experts' arithmetic as `moe_kernel` reaches it where the chip
+    has its own figures (`ChipEfficiency.moe_for`), else the engines' median."""
     eff = tm.chip(chip.id)
+    fmt, k = precision.tensor_format, moe_kernel
     kf = tm.kernel_fraction(chip.vendor)
     gemm = eff.gemm_for(precision.tensor_format)
     bf16 = chip.dense_flops.get("bf16", chip.dense_flops[compute_format])
@@ -120,12 +124,10 @@ def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_f
                  moe_stream=eff.moe_stream_for(precision.tensor_format),
                  hbm_bytes_per_s=chip.hbm_bytes_per_s, stream_bytes_per_s=chip.hbm_bytes_per_s * eff.hbm * kf,
                  attention_flops_per_s=bf16 * eff.attention * kf, attention_grid=eff.attention_grid,
-                 moe_compute=eff.moe_for(precision.tensor_format),
-                 moe_compute_whole=eff.moe_for(precision.tensor_format, whole=True),
-                 moe_ramp=eff.moe_ramp_for(precision.tensor_format),
-                 moe_ramp_whole=eff.moe_ramp_for(precision.tensor_format, whole=True),
-                 moe_columns=eff.moe_columns_for(precision.tensor_format),
-                 moe_columns_whole=eff.moe_columns_for(precision.tensor_format, whole=True),
+                 moe_compute=eff.moe_for(fmt, kernel=k), moe_compute_whole=eff.moe_for(fmt, whole=True, kernel=k),
+                 moe_ramp=eff.moe_ramp_for(fmt, kernel=k), moe_ramp_whole=eff.moe_ramp_for(fmt, whole=True, kernel=k),
+                 moe_columns=eff.moe_columns_for(fmt, kernel=k),
+                 moe_columns_whole=eff.moe_columns_for(fmt, whole=True, kernel=k),
                  weight_bytes=precision.bytes_per_param,
                  kernel_fraction=kf, kernel_s=tm.kernel_s / kf, host_s=tm.host_dispatch_s,
                  graph_max_tokens=tm.graph_max_tokens)

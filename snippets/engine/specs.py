@@ -530,6 +530,11 @@ class MemoryPolicySpec:
     engine: str = ""
     """The serving engine whose budget and scheduling this is (vLLM, SGLang, TensorRT-LLM): which engine's own
     collective timings price its steps, where a chip has them (`TimeModelSpec.for_chip`)."""
+    moe_kernel: str = ""
+    """The fused-MoE kernel the engine runs unless its command names another ("cutlass": TensorRT-LLM's PyTorch
+    backend, whose moe_config.backend defaults to CUTLASS): its own measured compute figures price the experts'
+    arithmetic where a chip has them (`ChipEfficiency.moe_for`); "" or a kernel without figures on the chip: the
+    engines' median."""
     host_per_request: float = 0.0
     """Seconds of host work the engine's executor spends on each request of a step (its Python loop's bookkeeping,
     scheduling, input preparation and sampling per request: TensorRT-LLM's PyTorch executor); 0 where no source
@@ -709,6 +714,11 @@ def _log_mix(a: float, b: float, t: float) -> float:
     return float(a * (b / a) ** t)
 
 
+def moe_key(tensor_format: str, kernel: str) -> str:
+    """The key of one fused-MoE kernel's own compute figures in `ChipEfficiency`'s maps: "fp4/cutlass"."""
+    return f"{tensor_format}/{kernel}"
+
+
 @dataclass(frozen=True, slots=True)
 class ChipEfficiency:
     """The shares of its peaks one chip's kernels reach, each from data/efficiencies.yaml or the stated default."""
@@ -721,7 +731,9 @@ class ChipEfficiency:
     moe: Mapping[str, float] = field(hash=False)
     """By tensor format: a fused MoE layer's grouped expert GEMMs' share of the dense peak at large batch, where
     measured (no default), with the experts sliced by tensor parallelism; it sets the experts' compute time only
-    (`step._moe_ops`). A chip or format without one keeps the dense GEMM's share."""
+    (`step._moe_ops`). A chip or format without one keeps the dense GEMM's share. Keyed by the format for the
+    engines' median, and by `moe_key(format, kernel)` for one kernel's own figure (the four `moe_*` compute maps
+    alike): an engine that runs that kernel reads it (`MemoryPolicySpec.moe_kernel`), any other the median."""
     moe_whole: Mapping[str, float] = field(hash=False)
     """The same with whole experts on each GPU (expert parallelism, or one GPU)."""
     gemm: Mapping[str, GemmEfficiency] = field(hash=False)
@@ -761,22 +773,32 @@ class ChipEfficiency:
         measured = self.moe_weights.get(tensor_format)
         return dense if measured is None else GemmEfficiency(measured, dense.compute, dense.compute_ramp)
 
-    def moe_for(self, tensor_format: str, *, whole: bool = False) -> float:
-        """The experts' compute share in `tensor_format`, sliced by tensor parallelism or `whole` on each GPU: its
-        measured figure, else the dense GEMM's."""
-        measured = (self.moe_whole if whole else self.moe).get(tensor_format)
+    def _moe_key(self, tensor_format: str, kernel: str, whole: bool) -> str:
+        """The key of the figures the experts' arithmetic reads: `kernel`'s own where the chip has its share in
+        `tensor_format` (sliced or `whole`), else the engines' median (the format). Its ramp and columns curve go
+        with its share: an entry of a kernel carries both (the data checks it)."""
+        own = moe_key(tensor_format, kernel)
+        return own if kernel and own in (self.moe_whole if whole else self.moe) else tensor_format
+
+    def moe_for(self, tensor_format: str, *, whole: bool = False, kernel: str = "") -> float:
+        """The experts' compute share in `tensor_format`, sliced by tensor parallelism or `whole` on each GPU, as
+        `kernel` reaches it where measured, else the engines' median: its measured figure, else the dense GEMM's."""
+        measured = (self.moe_whole if whole else self.moe).get(self._moe_key(tensor_format, kernel, whole))
         return self.gemm_for(tensor_format).compute if measured is None else measured
 
-    def moe_columns_for(self, tensor_format: str, *, whole: bool = False) -> tuple[float, tuple[tuple[float, float], ...]]:
-        """The experts' compute share by the columns per GPU in `tensor_format` (`moe_columns`, `moe_columns_whole`):
-        the columns `moe_for` was read at and the curve, or (1, ()) where none is measured (a factor of 1 at any
-        columns: `columns_factor`)."""
-        return (self.moe_columns_whole if whole else self.moe_columns).get(tensor_format, (1.0, ()))
+    def moe_columns_for(self, tensor_format: str, *, whole: bool = False,
+                        kernel: str = "") -> tuple[float, tuple[tuple[float, float], ...]]:
+        """The experts' compute share by the columns per GPU in `tensor_format` (`moe_columns`, `moe_columns_whole`),
+        `kernel`'s own where measured: the columns `moe_for` was read at and the curve, or (1, ()) where none is
+        measured (a factor of 1 at any columns: `columns_factor`)."""
+        key = self._moe_key(tensor_format, kernel, whole)
+        return (self.moe_columns_whole if whole else self.moe_columns).get(key, (1.0, ()))
 
-    def moe_ramp_for(self, tensor_format: str, *, whole: bool = False) -> tuple[tuple[float, float], ...]:
-        """The experts' compute ramp in `tensor_format` (`moe_ramp`, `moe_ramp_whole`), or () where none is measured
-        (a ramp of 1 at any rows: `ramp`)."""
-        return (self.moe_ramp_whole if whole else self.moe_ramp).get(tensor_format, ())
+    def moe_ramp_for(self, tensor_format: str, *, whole: bool = False,
+                     kernel: str = "") -> tuple[tuple[float, float], ...]:
+        """The experts' compute ramp in `tensor_format` (`moe_ramp`, `moe_ramp_whole`), `kernel`'s own where measured,
+        or () where none is measured (a ramp of 1 at any rows: `ramp`)."""
+        return (self.moe_ramp_whole if whole else self.moe_ramp).get(self._moe_key(tensor_format, kernel, whole), ())
 
 
 def columns_factor(reference: float, points: tuple[tuple[float, float], ...], columns: float) -> float:

@@ -1029,6 +1029,32 @@ def test_a_small_compute_bound_gemm_reaches_less_of_the_peak():
     assert h100.compute_ramp == () and h100.compute_at(1e9) == h100.compute
 
 
+def test_tensorrt_llm_prices_its_experts_at_its_own_cutlass_kernel():
+    # Llama 4 Scout in NVFP4 on one B200, a 16,384-token prefill: 16 experts of 8,192 columns whole on the GPU, top-1,
+    # each expert sees 16,384 / 16 = 1,024 rows (past every ramp). FLOPs 2 x 16,384 x 3 x 5,120 x 8,192 = 4.123e12.
+    # The engines' median (data/efficiencies.yaml b200-moe-compute-whole-fp4: 3,218.4 of 9,000 TFLOP/s; its columns
+    # curve ends at 2,048, so 8,192 columns keep it) gives 1.281 ms. TensorRT-LLM's PyTorch backend runs its CUTLASS
+    # kernel (data/policies.yaml trtllm-bench, moe_kernel cutlass): b200-moe-compute-whole-fp4-cutlass, 1,395.3
+    # TFLOP/s at 2,048 columns, its own curve 0.209 there and 0.233 at 8,192: 1,395.3 x 0.233 / 0.209 = 1,555.5
+    # TFLOP/s, 2.651 ms, twice as long: what the v1.0 overview measured (its Scout runs on one B200 were over-predicted
+    # by a median 41 % at the median's share).
+    flops = 2 * 16384 * 3 * 5120 * 8192
+    assert flops == pytest.approx(4.123e12, rel=1e-3)
+
+    def experts(policy: str | None, kernel: str | None = None) -> float:
+        st = setting(ENG, "llama-4-scout", "nvfp4", "reference", accelerator="b200", concurrency=1,
+                     context_tokens=16384, memory_policy=policy, moe_kernel=kernel)
+        return _experts(deploy(st, Layout(1)), 16384).compute_s
+
+    median, cutlass = experts(None), experts("trtllm-bench")
+    assert median == pytest.approx(flops / 3218.4e12, rel=1e-3) == pytest.approx(1.281e-3, rel=1e-3)
+    assert cutlass == pytest.approx(flops / (1395.3e12 * 0.233 / 0.209), rel=1e-3) == pytest.approx(2.651e-3, rel=1e-3)
+    # a command that names a kernel the chip has no figures of (InferenceX's MOE_BACKEND TRTLLM) takes the median
+    assert experts("trtllm-bench", "trtllm-gen") == pytest.approx(median, rel=1e-9)
+    assert TM.chip("b200").moe_for("fp4", whole=True, kernel="cutlass") == pytest.approx(1395.3 / 9000)
+    assert TM.chip("b200").moe_for("fp8", whole=True, kernel="cutlass") == TM.chip("b200").moe_for("fp8", whole=True)
+
+
 def test_bf16_experts_run_at_the_grouped_kernels_share():
     # Qwen3-235B-A22B in BF16 on 8 x B200 at TP 8, an 8,192-token prefill: each GPU holds 1,536 / 8 = 192 columns of
     # each expert, and each of the 128 experts sees 8,192 x 8 / 128 = 512 rows (the ramp's end). The BF16 grouped

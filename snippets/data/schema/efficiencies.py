@@ -122,6 +122,13 @@ class AttentionGridData(_Strict):
         return self
 
 
+MoeKernel = Literal["cutlass", "trtllm-gen", "deepgemm", "triton"]
+"""The fused-MoE kernels an engine may run, as the engines name their backends: "cutlass" (TensorRT-LLM's
+PyTorch default, moe_config.backend CUTLASS), "trtllm-gen" (TensorRT-LLM's TRTLLM backend, the kernels SGLang's and
+vLLM's flashinfer_trtllm runners call), "deepgemm" (TensorRT-LLM's DEEPGEMM backend), "triton" (SGLang's and vLLM's
+fused_moe Triton kernels). A kernel without entries of its own on a chip takes the engines' median there."""
+
+
 class ComputeEfficiency(_Strict):
     """A throughput achieved in published runs, as a fraction of the dense peak of the same format."""
 
@@ -153,6 +160,10 @@ class ComputeEfficiency(_Strict):
     fraction never falling, never growing faster than the FLOPs and the last 1; held at its first fraction below."""
     columns: PositiveInt | None = None
     """The columns of each expert one GPU held in the shape `achieved` was read on (with `by_columns`)."""
+    kernel: MoeKernel | None = None
+    """For `moe_compute` and `moe_compute_whole`: the one kernel this entry measures, which an engine running it reads
+    (`MemoryPolicy.moe_kernel`, a row's `engine_limits.moe_kernel`) in place of the engines' median (the entry
+    without one); its own `by_rows` and `by_columns` with it."""
     by_heads_length: AttentionGridData | None = None
     """For `attention_compute`: its share by the heads and prompt length it is given; `achieved` is the share at the
     most heads and the longest length (the grid's last cell)."""
@@ -198,6 +209,12 @@ class ComputeEfficiency(_Strict):
                 if f1 / f0 > g1 / g0:
                     raise ValueError(f"by_gflop: from {g0} to {g1} GFLOP the fraction grows faster than the FLOPs, "
                                      "so more work would take less time")
+        if self.kernel is not None:
+            if self.resource not in ("moe_compute", "moe_compute_whole"):
+                raise ValueError("kernel: only a fused MoE layer's expert GEMMs are read per kernel")
+            if not self.by_rows or not self.by_columns:
+                raise ValueError("kernel: a kernel's entry gives its own by_rows and by_columns (the median's curves "
+                                 "are other kernels')")
         if self.by_columns or self.columns is not None:
             if self.resource not in ("moe_compute", "moe_compute_whole"):
                 raise ValueError("by_columns: only a fused MoE layer's expert GEMMs are read by the columns per GPU")

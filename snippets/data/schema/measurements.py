@@ -14,6 +14,7 @@ from pydantic import (
 
 from snippets.data.base import PositiveFloat, PositiveInt, Sources, Text, _read_only, _Strict
 from snippets.data.schema.deployments import DeployedLayout
+from snippets.data.schema.efficiencies import MoeKernel
 
 MEASUREMENT_OPTIONAL_FIELDS = ("engine_version", "layout", "input_tokens", "output_tokens")
 
@@ -242,6 +243,9 @@ class EngineLimits(_Strict):
     cuda_graph_max_batch: PositiveInt | None = None
     """The largest decode batch the command has the engine replay in a CUDA graph where it sets one (SGLang's
     --cuda-graph-max-bs, a batch padded up to the next captured size); None: the policy's rule."""
+    moe_kernel: MoeKernel | None = None
+    """The fused-MoE kernel the command has the engine run where it names one (TensorRT-LLM's moe_config.backend);
+    None: the policy's (`MemoryPolicy.moe_kernel`)."""
     how: Annotated[str, Field(min_length=10)]
     """Where the figures come from: the source's command, or the tool's rule it ran under, worked for this row."""
 

@@ -22,6 +22,7 @@ from snippets.data.quantities import (
     in_base,
 )
 from snippets.data.schema.accelerators import Vendor
+from snippets.data.schema.efficiencies import MoeKernel
 from snippets.data.units import (
     BYTE_UNITS,
 )
@@ -122,6 +123,7 @@ class MemoryPolicy(MemoryPolicySpec):
     cuda_graphs: Annotated[float, in_base(RuntimeBytes)]
     cuda_graph_batch: Literal["vllm", "max_num_seqs", "device_class", "none"] | PositiveInt = "vllm"
     host_per_request: Annotated[float, in_base(Duration)] = 0.0
+    moe_kernel: Literal["", MoeKernel] = ""
     chunked_prefill: bool
     """Stated by every policy (the record's default is vLLM's: True)."""
     mixed_steps: bool
