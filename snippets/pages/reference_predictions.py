@@ -370,7 +370,7 @@ class ReferencePredictionsPage(Page):
             f"{', '.join(sorted(apart))}",
             structural="a yes or no per row: whether its engine mixes prompts into decode steps")
         self.extend(run_drain(every))
-        self.extend(known_misses(test, test_skip))
+        self.extend(known_misses(test, test_skip, engine_catalog(cat)))
 
 
 def _own_timings(cat: Catalog, chip_fits: dict[str, dict[str, CollectiveFit]], algorithm: str,
