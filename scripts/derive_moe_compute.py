@@ -72,16 +72,19 @@ def engines_by_columns(repo: str, chip: str, dtype: str, peak: float) -> list[di
 
 
 def engine_by_columns(repo: str, chip: str, t: str, dtype: str, peak: float,
-                      spread: dict[int, list[float]] | None = None) -> dict[int, float] | None:
+                      spread: dict[int, list[float]] | None = None, kernel: str | None = None) -> dict[int, float] | None:
     """One engine's (table `t`'s) large-batch share by columns of each expert per GPU, its median per bucket over
-    its shapes; None where its table holds none. `spread`, where given, receives each bucket's shape medians."""
+    its shapes (its most measured kernel's, or `kernel`'s); None where its table holds none. `spread`, where given,
+    receives each bucket's shape medians."""
     df = table(repo, chip, t)
     if df is None:
         return None
     df = gated_balanced(df, dtype, t)
     if df.empty:
         return None
-    df = most_measured(df)
+    df = most_measured(df) if kernel is None else df[df.kernel_source == kernel]
+    if df.empty:
+        return None
     buckets: dict[int, list[float]] = {b: [] for b in COLUMN_BUCKETS}
     for (h, inter, e, k, tp), g in df.groupby(["hidden_size", "inter_size", "num_experts", "topk", "moe_tp_size"]):
         cols = inter / tp

@@ -1,5 +1,6 @@
-"""Derive TensorRT-LLM's own fused-MoE compute entries (data/efficiencies.yaml, resources moe_compute and
-moe_compute_whole with `kernel: cutlass`) from AIConfigurator's measured fused-MoE tables.
+"""Derive one kernel's own fused-MoE entries (data/efficiencies.yaml, resources moe_compute and moe_compute_whole,
+and moe_weights where the kernel's fixed cost differs, with `kernel: cutlass` or `kernel: triton`) from
+AIConfigurator's measured fused-MoE tables.
 
 Run by hand, not in CI: it needs pandas and pyarrow (not project dependencies) and a checkout of
 ai-dynamo/aiconfigurator at the commit the entries cite:
@@ -15,7 +16,15 @@ table, read exactly as the median entries read each engine (the same functions):
 `by_columns` its own curve, `by_rows` its own ramp. Printed for each chip and format where TensorRT-LLM's most
 measured gated kernel is CUTLASS's (moe_torch_flow_cutlass); where it is another (DeepGEMM for block FP8 on
 Blackwell, which the CUTLASS backend does not run; Triton for FP8 on the RTX PRO 6000) the chip and format are left
-out, and a deployment there takes the median."""
+out, and a deployment there takes the median.
+
+SGLang's Triton kernel (sglang_fused_moe_triton in its 0.5.14 table) is what SGLang ran for BF16 experts on
+Blackwell until 0.5.9 (its server_args chose flashinfer_trtllm there for FP8 and ModelOpt FP4 only), where the median
+is FlashInfer's TRT-LLM kernels (two engines of three). Its entries are printed for the Blackwell chips whose table
+times it in BF16, with its weight stream too: its fixed cost a layer (`fixed`: the median over its one-token points
+whose touched weights fit half the L2 cache of the latency less those weights at the datasheet rate) is about half
+again the time model's charge for the kernels of a fused MoE layer, so its shares by rows are read net of its own
+(scripts/derive_moe_weights.py's reading otherwise)."""
 from __future__ import annotations
 
 import statistics
@@ -23,37 +32,81 @@ import sys
 
 from derive_moe_compute import CHIPS, CURVE_COLUMNS, FORMATS, LAYOUTS, engine_by_columns, shape_rates
 from derive_moe_ramp import engine_ramp, finish
-from derive_moe_weights import COMMIT, gated_balanced, most_measured, table
+from derive_moe_weights import COMMIT, L2_BYTES, Stream, engine_shares, floor, gated_balanced, most_measured, table
+from derive_moe_weights import FORMATS as WEIGHT_FORMATS_BY_DTYPE
 
-ENGINE = "trtllm/1.3.0rc20"
-"""The table read: TensorRT-LLM's newest in the tables, as the median entries read it."""
-KERNEL = ("cutlass", "moe_torch_flow_cutlass")
-"""The entries' kernel and the tables' name for it."""
+WEIGHT_FORMATS = {fmt: precision for fmt, (_, precision) in WEIGHT_FORMATS_BY_DTYPE.items()}
+"""Each format's precision, whose bytes per parameter a weight stream reads."""
+
+KERNELS = {
+    "cutlass": ("trtllm/1.3.0rc20", "moe_torch_flow_cutlass", ("fp8", "fp4", "bf16"), False),
+    "triton": ("sglang/0.5.14", "sglang_fused_moe_triton", ("bf16",), True),
+}
+"""Each kernel: the table read, the tables' name for it, the formats printed and whether its weight stream is."""
+BLACKWELL = ("b200", "gb200", "b300", "gb300")
+"""The chips the Triton kernel's entries are printed for (on Hopper it is most of the median already)."""
 RECIPE = ("https://github.com/NVIDIA/TensorRT-LLM/blob/a98a9061d72f6fd39f5d055ebdd2c6878a100e2c/docs/source/"
           "deployment-guide/quick-start-recipe-for-deepseek-r1-on-trtllm.md")
+SGLANG = "https://pypi.org/project/sglang/0.5.6/"
 WORDS = {"moe-compute": ("", "sliced eight ways", "experts sliced by tensor parallelism"),
          "moe-compute-whole": (", whole experts per GPU", "whole", "whole experts on each GPU (expert parallelism, or one GPU)")}
 FMT_NAMES = {"fp8": "FP8", "fp4": "FP4", "bf16": "BF16"}
+ENGINE_NAMES = {"cutlass": "TensorRT-LLM's CUTLASS kernel", "triton": "SGLang's Triton kernel"}
+WHY = {
+    "cutlass": "TensorRT-LLM's PyTorch backend runs this kernel unless the command names another backend "
+               "(moe_config.backend defaults to CUTLASS), so a deployment under its policies reads this entry",
+    "triton": "SGLang runs this kernel for BF16 experts on Blackwell before 0.5.9 (its server_args chose "
+              "flashinfer_trtllm there for FP8 and ModelOpt FP4 only), so a row of such a version says so "
+              "(engine_limits.moe_kernel) and reads this entry",
+}
 
 
-def entry(cat_eff: dict[str, object], chip_id: str, chip: str, fmt: str, resource: str, repo: str,
-          peak: float) -> list[str] | None:
-    """One entry's YAML lines, or None where TensorRT-LLM's kernel there is not CUTLASS's."""
+def _sources(kernel: str, chip: str, name: str, dtype: str) -> list[str]:
+    t, source = KERNELS[kernel][:2]
+    engine, version = t.split("/")
+    engine = {"trtllm": "TensorRT-LLM", "sglang": "SGLang", "vllm": "vLLM"}[engine]
+    out = [
+        f"    - url: https://github.com/ai-dynamo/aiconfigurator/tree/{COMMIT}/aic-core/src/aiconfigurator_core/systems/"
+        f"data/{chip}/moe/{t}",
+        f"      title: ai-dynamo/aiconfigurator, measured fused-MoE table of {name} ({engine} {version}, "
+        f"moe_perf.parquet, {dtype} rows, kernel_source {source})",
+        "      read: 2026-12-05",
+    ]
+    if kernel == "cutlass":
+        out += [f"    - url: {RECIPE}",
+                "      title: 'NVIDIA/TensorRT-LLM, Quick Start Recipe for DeepSeek R1 (release 1.0.0rc6 container): the "
+                "default MoE backend is CUTLASS'",
+                "      read: 2026-12-05"]
+    else:
+        out += [f"    - url: {SGLANG}",
+                "      title: 'sglang 0.5.6 (PyPI wheel): srt/server_args.py (Qwen3MoeForCausalLM on SM100: "
+                "flashinfer_trtllm for fp8 and modelopt_fp4 only) and srt/layers/quantization/unquant.py "
+                "(UnquantizedFusedMoEMethod: the Triton runner)'",
+                "      read: 2026-12-05"]
+    return out
+
+
+def compute_entry(cat_eff: dict[str, object], chip_id: str, chip: str, fmt: str, resource: str, repo: str,
+                  peak: float, kernel: str) -> list[str] | None:
+    """One compute entry's YAML lines, or None where the kernel's table does not time it there."""
+    t, source = KERNELS[kernel][:2]
     dtype = FORMATS[fmt]
-    df = table(repo, chip, ENGINE)
+    df = table(repo, chip, t)
     if df is None:
         return None
-    df = gated_balanced(df, dtype, ENGINE)
-    if df.empty or most_measured(df).kernel_source.iloc[0] != KERNEL[1]:
+    df = gated_balanced(df, dtype, t)
+    if df.empty or (kernel == "cutlass" and most_measured(df).kernel_source.iloc[0] != source) or (
+            source not in set(df.kernel_source)):
         return None
     tp, _ = LAYOUTS[resource]
     spread: dict[int, list[float]] = {}
-    curve = engine_by_columns(repo, chip, ENGINE, dtype, peak, spread)
-    ramp = engine_ramp(repo, chip, ENGINE, dtype, tp)
-    assert curve is not None and ramp is not None  # noqa: S101 - the kernel's rows exist (above)
+    curve = engine_by_columns(repo, chip, t, dtype, peak, spread, kernel=source)
+    ramp = engine_ramp(repo, chip, t, dtype, tp, kernel=source)
     cols = CURVE_COLUMNS[resource]
-    found = shape_rates(repo, chip, ENGINE, dtype, resource)
-    if found is not None and found[0] == KERNEL[1]:
+    if curve is None or ramp is None or cols not in curve:
+        return None
+    found = shape_rates(repo, chip, t, dtype, resource)
+    if found is not None and found[0] == source:
         achieved, low, high = statistics.mean(found[1]), min(found[1]), max(found[1])
         read = (f"DeepSeek-V3's shape at 8,192 and 16,384 tokens ({', '.join(f'{r / 1e12:.1f}' for r in found[1])} "
                 "TFLOP/s, their mean)")
@@ -65,39 +118,71 @@ def entry(cat_eff: dict[str, object], chip_id: str, chip: str, fmt: str, resourc
     median = cat_eff[f"{chip_id}-{resource}-{fmt}"]
     name = str(median.name).split(",")[0]  # type: ignore[attr-defined]
     suffix, layout, whole = WORDS[resource]
-    out = [
-        f"{chip_id}-{resource}-{fmt}-cutlass:",
-        f"  name: {name}, fused MoE layer ({FMT_NAMES[fmt]} grouped expert GEMMs{suffix}) as TensorRT-LLM's CUTLASS "
-        "kernel runs it, at large batch",
+    return [
+        f"{chip_id}-{resource}-{fmt}-{kernel}:",
+        f"  name: {name}, fused MoE layer ({FMT_NAMES[fmt]} grouped expert GEMMs{suffix}) as {ENGINE_NAMES[kernel]} "
+        "runs it, at large batch",
         f"  resource: {resource.replace('-', '_')}",
         f"  accelerator: {chip_id}",
         f"  tensor_format: {fmt}",
-        f"  kernel: {KERNEL[0]}",
+        f"  kernel: {kernel}",
         f"  achieved: {{value: {achieved / 1e12:.1f}, unit: TFLOP/s, sparsity: dense}}",
         f"  achieved_range: [{low / 1e12:.1f}, {high / 1e12:.1f}]",
         f"  peak: {{value: {median.peak.value:g}, unit: TFLOP/s, sparsity: dense}}",  # type: ignore[attr-defined]
         f"  by_rows: [{', '.join(f'[{b}, {v:.2f}]' for b, v in rows.items())}]",
         f"  by_columns: [{', '.join(f'[{b}, {v:.3f}]' for b, v in curve.items())}]",
         f"  columns: {cols}",
-        f"  method: TensorRT-LLM's fused-MoE kernel alone ({KERNEL[1]}), experts {layout}, at large batch",
+        f"  method: {ENGINE_NAMES[kernel]} alone ({source}), experts {layout}, at large batch",
         "  note: >-",
-        f"    The share of the dense {FMT_NAMES[fmt]} peak TensorRT-LLM's CUTLASS fused-MoE kernel reaches at large batch "
-        f"with {whole}: {achieved / peak:.1%}, read on {read}. TensorRT-LLM's PyTorch backend runs this kernel "
-        "unless the command names another backend (moe_config.backend defaults to CUTLASS), so a deployment under its "
-        "policies reads this entry in place of the engines' median (the entry without a kernel). by_rows is its own "
-        "ramp, by_columns its own curve, read as the median entries read each engine (scripts/derive_moe_kernel.py).",
+        f"    The share of the dense {FMT_NAMES[fmt]} peak {ENGINE_NAMES[kernel]} reaches at large batch with {whole}: "
+        f"{achieved / peak:.1%}, read on {read}. {WHY[kernel]} in place of the engines' median (the entry without a "
+        "kernel). by_rows is its own ramp, by_columns its own curve, read as the median entries read each engine "
+        "(scripts/derive_moe_kernel.py).",
         "  sources:",
-        f"    - url: https://github.com/ai-dynamo/aiconfigurator/tree/{COMMIT}/aic-core/src/aiconfigurator_core/systems/"
-        f"data/{chip}/moe/{ENGINE}",
-        f"      title: ai-dynamo/aiconfigurator, measured fused-MoE table of {name} (TensorRT-LLM 1.3.0rc20, "
-        f"moe_perf.parquet, {dtype} rows, kernel_source {KERNEL[1]})",
-        "      read: 2026-12-05",
-        f"    - url: {RECIPE}",
-        "      title: 'NVIDIA/TensorRT-LLM, Quick Start Recipe for DeepSeek R1 (release 1.0.0rc6 container): the default "
-        "MoE backend is CUTLASS'",
-        "      read: 2026-12-05",
+        *_sources(kernel, chip, name, dtype),
     ]
-    return out
+
+
+def weights_entry(cat_eff: dict[str, object], chip_id: str, chip: str, fmt: str, repo: str, kernel: str,
+                  s: Stream) -> list[str] | None:
+    """The kernel's weight-stream entry's YAML lines (its fixed cost and its shares net of it), or None."""
+    t, source = KERNELS[kernel][:2]
+    dtype = FORMATS[fmt]
+    fixed = floor(repo, chip, t, dtype, s, source)
+    if fixed is None:
+        return None
+    found = engine_shares(repo, chip, t, dtype, s, fixed[0], kernel=source)
+    if found is None or 1 not in found[1]:
+        return None
+    shares = found[1]
+    median = cat_eff[f"{chip_id}-moe-weights-{fmt}"]
+    name = str(median.name).split(",")[0]  # type: ignore[attr-defined]
+    return [
+        f"{chip_id}-moe-weights-{fmt}-{kernel}:",
+        f"  name: {name}, {FMT_NAMES[fmt]} fused MoE layer's expert weight stream at small batch as {ENGINE_NAMES[kernel]} "
+        "runs it",
+        "  resource: moe_weights",
+        f"  accelerator: {chip_id}",
+        f"  tensor_format: {fmt}",
+        f"  kernel: {kernel}",
+        f"  fixed: {{value: {fixed[0] * 1e6:.1f}, unit: us}}",
+        f"  achieved: {{value: {shares[1] * s.peak / 1e12:.3f}, unit: TB/s, direction: shared}}",
+        f"  achieved_range: [{min(shares.values()) * s.peak / 1e12:.3f}, {max(shares.values()) * s.peak / 1e12:.3f}]",
+        f"  peak: {{value: {median.peak.value:g}, unit: TB/s, direction: shared}}",  # type: ignore[attr-defined]
+        f"  by_tokens: [{', '.join(f'[{b}, {v:.2f}]' for b, v in shares.items())}]",
+        f"  method: {ENGINE_NAMES[kernel]} alone ({source}), gated shapes, experts sliced by tensor parallelism of 1 to 8, "
+        "1 to 8 rows per touched expert",
+        "  note: >-",
+        f"    The share of the HBM datasheet bandwidth {ENGINE_NAMES[kernel]} reaches while it streams the weights of the "
+        f"experts a decode step touches, net of its own fixed cost a layer ({fixed[0] * 1e6:.1f} us: the median over its "
+        f"{fixed[1]} one-token points whose touched weights fit half the L2 cache of the latency less those weights at the "
+        "datasheet rate, which the time model charges its experts op in place of its kernels' count) and of its "
+        f"activations at the streaming share. {WHY[kernel]} in place of the engines' median (the entry without a "
+        "kernel), whose fixed charge is the time model's kernels. by_tokens by the rows each touched expert sees, "
+        "where the layer is bound by its weights (scripts/derive_moe_kernel.py).",
+        "  sources:",
+        *_sources(kernel, chip, name, dtype),
+    ]
 
 
 def main() -> None:
@@ -107,18 +192,28 @@ def main() -> None:
     repo = sys.argv[1]
     cat = load()
     eng = engine_catalog(cat)
-    for chip_id, chip in CHIPS.items():
-        for fmt in FORMATS:
-            peak = eng.chips[chip_id].dense_flops.get(fmt)
-            if peak is None:
+    tm = eng.time_models["measured-fractions"]
+    effs = dict(cat.efficiencies)
+    for kernel, (_, _, formats, weights) in KERNELS.items():
+        for chip_id, chip in CHIPS.items():
+            if kernel == "triton" and chip_id not in BLACKWELL:
                 continue
-            for resource in LAYOUTS:
-                lines = entry(dict(cat.efficiencies), chip_id, chip, fmt, resource, repo, peak)
-                if lines is None:
-                    print(f"# {chip_id}-{resource}-{fmt}: TensorRT-LLM's kernel there is not CUTLASS's; left out")
+            for fmt in formats:
+                peak = eng.chips[chip_id].dense_flops.get(fmt)
+                if peak is None:
                     continue
-                print("\n".join(lines))
-                print()
+                entries = [compute_entry(effs, chip_id, chip, fmt, resource, repo, peak, kernel) for resource in LAYOUTS]
+                if weights and f"{chip_id}-moe-weights-{fmt}" in effs:
+                    hbm = eng.chips[chip_id].hbm_bytes_per_s
+                    s = Stream(eng.precisions[WEIGHT_FORMATS[fmt]].bytes_per_param, hbm, hbm * tm.chip(chip_id).hbm,
+                               L2_BYTES[chip_id])
+                    entries.append(weights_entry(effs, chip_id, chip, fmt, repo, kernel, s))
+                for lines in entries:
+                    if lines is None:
+                        print(f"# {chip_id} {fmt}: {kernel} not timed there (or not its engine's kernel); left out")
+                        continue
+                    print("\n".join(lines))
+                    print()
 
 
 if __name__ == "__main__":

@@ -83,9 +83,10 @@ def finish(med: dict[int, float]) -> dict[int, float]:
     return out
 
 
-def engine_ramp(repo: str, chip: str, t: str, dtype: str, tp: int) -> tuple[str, dict[int, float]] | None:
-    """One engine's (table `t`'s) most measured gated kernel and its ramp, experts sliced `tp` ways (1: whole);
-    None where its table holds none."""
+def engine_ramp(repo: str, chip: str, t: str, dtype: str, tp: int,
+                kernel: str | None = None) -> tuple[str, dict[int, float]] | None:
+    """One engine's (table `t`'s) most measured gated kernel, or `kernel`, and its ramp, experts sliced `tp` ways (1:
+    whole); None where its table holds none."""
     df = table(repo, chip, t)
     if df is None:
         return None
@@ -93,7 +94,9 @@ def engine_ramp(repo: str, chip: str, t: str, dtype: str, tp: int) -> tuple[str,
     df = df[df.moe_tp_size == tp]
     if df.empty:
         return None
-    df = most_measured(df)
+    df = most_measured(df) if kernel is None else df[df.kernel_source == kernel]
+    if df.empty:
+        return None
     return str(df.kernel_source.iloc[0]), curve(df, tp)
 
 

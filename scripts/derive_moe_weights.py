@@ -24,6 +24,7 @@ import math
 import statistics
 import subprocess
 import sys
+from dataclasses import dataclass
 from io import BytesIO
 
 import pandas as pd
@@ -79,10 +80,76 @@ def most_measured(df: pd.DataFrame) -> pd.DataFrame:
     return df[df.kernel_source == df.kernel_source.value_counts().idxmax()]
 
 
+@dataclass(frozen=True)
+class Stream:
+    """What a weight-stream share is read against: bytes per parameter, the chip's HBM datasheet and streaming
+    rates (bytes/s), and its L2 cache (bytes)."""
+
+    bpp: float
+    peak: float
+    stream: float
+    l2: float
+
+
+def _kernel_rows(repo: str, chip: str, t: str, dtype: str, kernel: str | None) -> pd.DataFrame | None:
+    """One engine version's (`t`'s) gated rows of `dtype` with balanced routing, experts sliced by TP of 1 to 8: its
+    most measured kernel's, or `kernel`'s; None where it has none."""
+    df = table(repo, chip, t)
+    if df is None:
+        return None
+    df = gated_balanced(df, dtype, t)
+    df = df[df.moe_tp_size <= 8]
+    if df.empty:
+        return None
+    df = most_measured(df) if kernel is None else df[df.kernel_source == kernel]
+    return None if df.empty else df
+
+
+def engine_shares(repo: str, chip: str, t: str, dtype: str, s: Stream, fixed: float,
+                  kernel: str | None = None) -> tuple[str, dict[int, float]] | None:
+    """One engine's kernel (its most measured, or `kernel`) and its weight-stream share by rows per touched expert,
+    net of `fixed` seconds a layer and of its activations (the module's note); None where its table has none."""
+    from snippets.engine.ops import ACTIVATION_BYTES
+
+    df = _kernel_rows(repo, chip, t, dtype, kernel)
+    if df is None:
+        return None
+    shares: dict[int, list[float]] = {b: [] for b in BUCKETS}
+    for (h, inter, e, k, tp), g in df.groupby(["hidden_size", "inter_size", "num_experts", "topk", "moe_tp_size"]):
+        for n, lat in zip(g.num_tokens, g.latency, strict=True):
+            n = int(n)
+            hit = touched(n, int(e), int(k))
+            r = n * k / hit
+            b = min(BUCKETS, key=lambda x: abs(math.log2(r / x)))
+            if abs(math.log2(r / b)) > 0.2:
+                continue
+            w = hit * 3 * h * inter / tp * s.bpp
+            if w < 4 * s.l2:
+                continue
+            act = n * k * (2 * h + 2 * inter) * ACTIVATION_BYTES  # as step._moe_ops charges them
+            net = lat * 1e-3 - fixed - act / s.stream
+            if net > 0:
+                shares[b].append(w / net / s.peak)
+    return str(df.kernel_source.iloc[0]), {b: statistics.median(v) for b, v in shares.items() if len(v) >= 3}
+
+
+def floor(repo: str, chip: str, t: str, dtype: str, s: Stream, kernel: str) -> tuple[float, int] | None:
+    """`kernel`'s fixed cost a layer in table `t`: the median over its one-token points whose touched weights fit
+    half the L2 cache of the latency less those weights at the datasheet rate (seconds), and the points' count;
+    None where it has fewer than three."""
+    df = _kernel_rows(repo, chip, t, dtype, kernel)
+    if df is None:
+        return None
+    df = df[df.num_tokens == 1]
+    net = [lat * 1e-3 - w / s.peak for lat, w in zip(
+        df.latency, df.topk * 3 * df.hidden_size * df.inter_size / df.moe_tp_size * s.bpp, strict=True)
+        if w <= s.l2 / 2]
+    return (statistics.median(net), len(net)) if len(net) >= 3 else None
+
+
 def main() -> None:
     from snippets.data import load
     from snippets.data.export import engine_catalog
-    from snippets.engine.ops import ACTIVATION_BYTES
     from snippets.engine.step import ROUTING_KERNELS
 
     repo = sys.argv[1]
@@ -98,33 +165,9 @@ def main() -> None:
             fixed = (2 + ROUTING_KERNELS + (fmt != "bf16")) * tm.kernel_s
             per_engine: dict[str, dict[int, float]] = {}
             for t in TABLES:
-                df = table(repo, chip, t)
-                if df is None:
-                    continue
-                df = gated_balanced(df, dtype, t)
-                df = df[df.moe_tp_size <= 8]
-                if df.empty:
-                    continue
-                df = most_measured(df)
-                kernel = df.kernel_source.iloc[0]
-                shares: dict[int, list[float]] = {b: [] for b in BUCKETS}
-                for (h, inter, e, k, tp), g in df.groupby(["hidden_size", "inter_size", "num_experts", "topk",
-                                                            "moe_tp_size"]):
-                    for n, lat in zip(g.num_tokens, g.latency, strict=True):
-                        n = int(n)
-                        hit = touched(n, int(e), int(k))
-                        r = n * k / hit
-                        b = min(BUCKETS, key=lambda x: abs(math.log2(r / x)))
-                        if abs(math.log2(r / b)) > 0.2:
-                            continue
-                        w = hit * 3 * h * inter / tp * bpp
-                        if w < 4 * l2:
-                            continue
-                        act = n * k * (2 * h + 2 * inter) * ACTIVATION_BYTES  # as step._moe_ops charges them
-                        net = lat * 1e-3 - fixed - act / stream
-                        if net > 0:
-                            shares[b].append(w / net / peak)
-                per_engine[f"{t} {kernel}"] = {b: statistics.median(v) for b, v in shares.items() if len(v) >= 3}
+                found = engine_shares(repo, chip, t, dtype, Stream(bpp, peak, stream, l2), fixed)
+                if found is not None:
+                    per_engine[f"{t} {found[0]}"] = found[1]
             if not per_engine:
                 continue
             if any(v > 1 for s in per_engine.values() for v in s.values()):

@@ -211,7 +211,10 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
         elif e.resource == "moe_weights":
             assert e.tensor_format is not None  # noqa: S101 - the schema requires it for moe_weights
             curve = tuple((float(tok), f) for tok, f in e.by_tokens) or ((1.0, e.fraction),)
-            c = replace(c, moe_weights=MappingProxyType({**c.moe_weights, e.tensor_format: curve}))
+            own = e.tensor_format if e.kernel is None else moe_key(e.tensor_format, e.kernel)
+            c = replace(c, moe_weights=MappingProxyType({**c.moe_weights, own: curve}))
+            if e.fixed is not None:
+                c = replace(c, moe_fixed=MappingProxyType({**c.moe_fixed, own: e.fixed}))
         else:
             assert e.tensor_format is not None  # noqa: S101 - the schema requires it for gemm_weights
             points = tuple((tok, f) for tok, f in e.by_tokens) or ((1, e.fraction),)

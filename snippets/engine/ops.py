@@ -109,6 +109,9 @@ class Rates:
     kernel_s: float
     host_s: float
     graph_max_tokens: int
+    moe_fixed_s: float | None = None
+    """The fused MoE layer's own fixed cost where its kernel's is measured (`ChipEfficiency.moe_fixed_for`), in
+    place of its kernels' count at `kernel_s`."""
 
 
 def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_format: str,
@@ -121,7 +124,7 @@ def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_f
     gemm = eff.gemm_for(precision.tensor_format)
     bf16 = chip.dense_flops.get("bf16", chip.dense_flops[compute_format])
     return Rates(peak_flops=chip.dense_flops[compute_format], bf16_flops=bf16, gemm=gemm,
-                 moe_stream=eff.moe_stream_for(precision.tensor_format),
+                 moe_stream=eff.moe_stream_for(precision.tensor_format, moe_kernel),
                  hbm_bytes_per_s=chip.hbm_bytes_per_s, stream_bytes_per_s=chip.hbm_bytes_per_s * eff.hbm * kf,
                  attention_flops_per_s=bf16 * eff.attention * kf, attention_grid=eff.attention_grid,
                  moe_compute=eff.moe_for(fmt, kernel=k), moe_compute_whole=eff.moe_for(fmt, whole=True, kernel=k),
@@ -130,14 +133,14 @@ def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_f
                  moe_columns_whole=eff.moe_columns_for(fmt, whole=True, kernel=k),
                  weight_bytes=precision.bytes_per_param,
                  kernel_fraction=kf, kernel_s=tm.kernel_s / kf, host_s=tm.host_dispatch_s,
-                 graph_max_tokens=tm.graph_max_tokens)
+                 graph_max_tokens=tm.graph_max_tokens, moe_fixed_s=eff.moe_fixed_for(fmt, k))
 
 
-def launch(r: Rates, kernels: int, work_s: float, step_tokens: float) -> float:
+def launch(r: Rates, kernels: int, work_s: float, step_tokens: float, fixed_s: float | None = None) -> float:
     """The fixed cost of `kernels` kernels doing `work_s` of GPU work in a step of `step_tokens` tokens: each
-    kernel's cost inside a CUDA graph; outside one the host also issues each, and the GPU waits wherever that
-    takes longer than the work."""
-    fixed = kernels * r.kernel_s
+    kernel's cost inside a CUDA graph (or `fixed_s` for them all, where measured); outside one the host also issues
+    each, and the GPU waits wherever that takes longer than the work."""
+    fixed = kernels * r.kernel_s if fixed_s is None else fixed_s
     if step_tokens <= r.graph_max_tokens:
         return fixed
     return fixed + max(0.0, kernels * r.host_s - work_s - fixed)
@@ -153,7 +156,7 @@ def weight_share(r: Rates, rows: float) -> float:
 def gemm(name: str, tokens: float, n: float, k: float, r: Rates, *, step_tokens: float, kind: str = "gemm",
          kernels: int = 1, count: int = 1, weight_bytes: float | None = None, extra_bytes: float = 0.0,
          batch_per_matrix: float | None = None, flops: float | None = None, share: float | None = None,
-         compute_share: float | None = None) -> Op:
+         compute_share: float | None = None, fixed_s: float | None = None) -> Op:
     """A matrix product of `tokens` rows through a k × n weight on one GPU.
 
     `weight_bytes` overrides n·k at the precision's bytes (a 16-bit router; the experts a step touches);
@@ -161,7 +164,8 @@ def gemm(name: str, tokens: float, n: float, k: float, r: Rates, *, step_tokens:
     sets the weight stream's efficiency; `extra_bytes` the activations the kernels around it read and write.
     `share`, where the caller has it, is `weight_share(r, rows)` for those rows (a step's GEMMs share it);
     `compute_share` the share of the dense peak its arithmetic reaches where it is not a dense GEMM's
-    (`r.gemm.compute`): a fused MoE layer's grouped expert GEMMs (`r.moe_compute`)."""
+    (`r.gemm.compute`): a fused MoE layer's grouped expert GEMMs (`r.moe_compute`); `fixed_s` its kernels' fixed
+    cost where measured as one figure (a fused MoE layer's own, `r.moe_fixed_s`)."""
     w = n * k * r.weight_bytes if weight_bytes is None else weight_bytes
     f = 2 * tokens * n * k if flops is None else flops
     act = tokens * (n + k) * ACTIVATION_BYTES + extra_bytes
@@ -169,8 +173,8 @@ def gemm(name: str, tokens: float, n: float, k: float, r: Rates, *, step_tokens:
     memory = w / (r.hbm_bytes_per_s * wf) + act / r.stream_bytes_per_s
     cs = r.gemm.compute_at(f) if compute_share is None else compute_share
     compute = f / (r.peak_flops * cs * r.kernel_fraction)
-    return Op(kind, name, f, w + act, compute, memory, 0.0, launch(r, kernels, max(compute, memory), step_tokens),
-              count, weights=w)
+    return Op(kind, name, f, w + act, compute, memory, 0.0,
+              launch(r, kernels, max(compute, memory), step_tokens, fixed_s), count, weights=w)
 
 
 def attention(name: str, pairs: float, flops_per_pair: float, kv_bytes: float, tokens: float, q_width: float,

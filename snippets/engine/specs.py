@@ -745,6 +745,10 @@ class ChipEfficiency:
     """By tensor format: a fused MoE layer's expert weight stream, (rows each touched expert sees, share of the HBM
     datasheet bandwidth), rows rising, where measured (no default). A chip or format without one streams its experts
     at the dense GEMM's share (`moe_stream_for`)."""
+    moe_fixed: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+    """By `moe_key(format, kernel)`: a kernel's own fixed cost a fused MoE layer in seconds, where its weight stream
+    is measured with it (`moe_weights` under the same key): the experts op's fixed part in place of the time model's
+    count of its kernels (`moe_fixed_for`)."""
     moe_ramp: Mapping[str, tuple[tuple[float, float], ...]] = field(
         default_factory=lambda: MappingProxyType({}), hash=False)
     """By tensor format: the experts' compute share as each touched expert sees more rows, (rows, fraction of the
@@ -766,12 +770,19 @@ class ChipEfficiency:
     def gemm_for(self, tensor_format: str) -> GemmEfficiency:
         return self.gemm.get(tensor_format, self.default_gemm)
 
-    def moe_stream_for(self, tensor_format: str) -> GemmEfficiency:
-        """The curve a fused MoE layer streams its experts' weights at in `tensor_format`: its measured curve, else the
-        dense GEMM's (the returned `compute` is the dense GEMM's either way; the experts' arithmetic is `moe_for`)."""
+    def moe_stream_for(self, tensor_format: str, kernel: str = "") -> GemmEfficiency:
+        """The curve a fused MoE layer streams its experts' weights at in `tensor_format`: `kernel`'s own where measured
+        (with its fixed cost, `moe_fixed_for`), else the engines' median, else the dense GEMM's (the returned `compute`
+        is the dense GEMM's either way; the experts' arithmetic is `moe_for`)."""
         dense = self.gemm_for(tensor_format)
-        measured = self.moe_weights.get(tensor_format)
+        own = moe_key(tensor_format, kernel)
+        measured = self.moe_weights.get(own if kernel and own in self.moe_fixed else tensor_format)
         return dense if measured is None else GemmEfficiency(measured, dense.compute, dense.compute_ramp)
+
+    def moe_fixed_for(self, tensor_format: str, kernel: str = "") -> float | None:
+        """`kernel`'s own fixed cost a fused MoE layer in `tensor_format` (seconds), where its weight stream is measured
+        with it; None: the time model's count of kernels."""
+        return self.moe_fixed.get(moe_key(tensor_format, kernel)) if kernel else None
 
     def _moe_key(self, tensor_format: str, kernel: str, whole: bool) -> str:
         """The key of the figures the experts' arithmetic reads: `kernel`'s own where the chip has its share in

@@ -486,7 +486,7 @@ def _moe_ops(p: Prep, local: float, tokens: float, ar: coll.Collective, wf: floa
     out.append(ops.gemm("experts", assignments, 0.0, 0.0, r, step_tokens=local, kind="moe",
                         kernels=2 + ROUTING_KERNELS + p.q_extra, weight_bytes=weights, flops=flops,
                         share=r.moe_stream.stream_share(max(1.0, rows)) * r.kernel_fraction,
-                        compute_share=compute_share,
+                        compute_share=compute_share, fixed_s=r.moe_fixed_s,
                         extra_bytes=assignments * (2 * h + 2 * moe.expert_ffn_size) * ops.ACTIVATION_BYTES,
                         count=count))
     if p.ep_link is not None:

@@ -10,6 +10,7 @@ from snippets.data.schema.measurements import Measurement
 from snippets.engine.params import total_params
 from snippets.engine.serving import Prediction
 from snippets.engine.specs import EngineCatalog
+from snippets.engine.step import ROUTING_KERNELS
 from snippets.pages.reference_common import CAL_BAND, source_label
 from snippets.render import fmt
 
@@ -33,6 +34,9 @@ KERNEL_SLICED = ("qwen3-235b-a22b", 8, -0.30, 0.25)
 """The MoE model the overview runs on eight GPUs whose thin TP slices (1,536 / 8 columns) the CUTLASS kernel runs
 slowly: the median signed error below which the page says its runs fall read with their experts sliced that way,
 and how close they come read with their experts whole under expert parallelism (the layout data/ records)."""
+TRITON_BAND = 0.25
+"""How close, in median, the time per output token of the test runs an engine ran with SGLang's Triton experts comes
+once that kernel's own fixed cost and shares price them: the claim the page makes of them."""
 PP_DECODE_BAND = 0.10
 """How close the decode-dominated runs at the smaller model's middle stage count come, each stage paying its host time."""
 
@@ -149,6 +153,23 @@ def known_misses(test: list[Row], skipped: list[Skipped], eng: EngineCatalog) ->
                   "kernel_median_whole": fmt.percent(eff.moe_for(f, whole=True), 1),
                   "kernel_cutlass_sliced": fmt.percent(eff.moe_for(f, kernel="cutlass"), 1),
                   "kernel_median_sliced": fmt.percent(eff.moe_for(f), 1)}
+    # SGLang's Triton experts where a release ran them (the SGLang cookbook's BF16 runs on Blackwell), at that kernel's
+    # own fixed cost a layer against the time model's count of the median's kernels
+    triton = [r for r in test if r.deployment.setting.memory_policy.moe_kernel == "triton"
+              and r.error("itl_ms") is not None]
+    triton_abs = statistics.median(abs(r.error("itl_ms") or 0.0) for r in triton) if triton else 1.0
+    triton_close = fmt.claim(len(triton) >= 5 and triton_abs <= TRITON_BAND,
+                             f"median |ITL error| {triton_abs:.0%} over {len(triton)} runs")
+    triton_names: dict[str, object] = {}
+    if triton:
+        st = triton[0].deployment.setting
+        tm = st.time_model
+        own = tm.chip(st.chip.id).moe_fixed_for(st.precision.tensor_format, "triton") or 0.0
+        triton_names = {"triton_model": st.model.name, "triton_chip": st.chip.name,
+                        "triton_version": triton[0].measurement.engine_version or "",
+                        "triton_fixed": fmt.Figure(own * 1e6, "us", f"{fmt.number(own * 1e6, 1)} µs"),
+                        "triton_median_fixed": fmt.Figure((2 + ROUTING_KERNELS) * tm.kernel_s * 1e6, "us",
+                                                          f"{fmt.number((2 + ROUTING_KERNELS) * tm.kernel_s * 1e6, 1)} µs")}
     # prompts many times the output: offline runs of a few output tokens a prompt
     tiny = [r for r in test if r.measurement.output_tokens is not None and r.measurement.input_tokens is not None
             and r.measurement.output_tokens <= TINY_OUTPUT and r.error("output_tokens_per_s") is not None]
@@ -231,6 +252,8 @@ def known_misses(test: list[Row], skipped: list[Skipped], eng: EngineCatalog) ->
             "kernel_sliced_model": whole[0].deployment.setting.model.name if whole else KERNEL_SLICED[0],
             "kernel_whole_close": kernel_whole_close, "kernel_whole_median": fmt.percent(whole_abs),
             "kernel_whole_band": fmt.percent(KERNEL_SLICED[3]),
+            "triton_close": triton_close, "triton_rows": fmt.count(len(triton), "runs"),
+            "triton_median": fmt.percent(triton_abs), "triton_band": fmt.percent(TRITON_BAND), **triton_names,
             "tiny_output": tiny_output, "tiny_low": tiny_low, "tiny_high": tiny_high, "tiny_over": tiny_over,
             "tiny_roof": tiny_roof, "tiny_measured_roof": tiny_measured_roof, "tiny_under_roof": tiny_under_roof,
             "pair_rows": pair_rows, "pair_tgi": pair_tgi, "pair_vllm": pair_vllm, "pair_ratio": pair_ratio,

@@ -22,7 +22,7 @@ from snippets.data.export import engine_catalog
 from snippets.engine import Deployment, Layout, deploy, setting
 from snippets.engine import bands as bands_mod
 from snippets.engine.collectives import allreduce, alltoall, hierarchical_allreduce, send
-from snippets.engine.ops import KINDS, Rates, gemm, launch
+from snippets.engine.ops import KINDS, Op, Rates, gemm, launch
 from snippets.engine.params import total_params
 from snippets.engine.serving import admitted, chunks, kv_sequences, mixed_step, predict, wave
 from snippets.engine.specs import GemmEfficiency, columns_factor, ramp
@@ -1053,6 +1053,33 @@ def test_tensorrt_llm_prices_its_experts_at_its_own_cutlass_kernel():
     assert experts("trtllm-bench", "trtllm-gen") == pytest.approx(median, rel=1e-9)
     assert TM.chip("b200").moe_for("fp4", whole=True, kernel="cutlass") == pytest.approx(1395.3 / 9000)
     assert TM.chip("b200").moe_for("fp8", whole=True, kernel="cutlass") == TM.chip("b200").moe_for("fp8", whole=True)
+
+
+def test_sglang_streams_its_triton_experts_with_their_own_fixed_cost():
+    # Qwen3-235B-A22B in BF16 on 8 x B200 at TP 8, one sequence decoding: its 8 experts of 128 each hold 1,536 / 8 = 192
+    # columns on a GPU, 8 x 3 x 4,096 x 192 x 2 bytes = 37.75 MB a layer, each touched expert seeing one row. SGLang
+    # 0.5.6 runs them with its Triton kernel (data/measurements.yaml, the SGLang cookbook's rows, moe_kernel triton):
+    # data/efficiencies.yaml b200-moe-weights-bf16-triton, a fixed 24.3 us a layer and 0.77 of the 7.7 TB/s datasheet
+    # at one row, where the median entry (FlashInfer's TRT-LLM kernels, 0.96) is charged the time model's six kernels
+    # at 2.7 us, 16.2 us: 24.3 us + 6.4 us of weights a layer against 16.2 us + 5.1 us.
+    weights = 8 * 3 * 4096 * 192 * 2
+    assert weights == pytest.approx(37.75e6, rel=1e-3)
+
+    def experts(kernel: str | None) -> Op:
+        st = setting(ENG, "qwen3-235b-a22b", "bf16", "reference", accelerator="b200", concurrency=1, context_tokens=2000,
+                     memory_policy="sglang-default", moe_kernel=kernel)
+        return next(o for o in step(deploy(st, Layout(8)), "decode", 1, 1000.0).ops if o.name == "experts")
+
+    triton, median = experts("triton"), experts(None)
+    assert triton.launch_s == pytest.approx(24.3e-6)
+    assert median.launch_s == pytest.approx(6 * 2.7e-6)
+    act = 8 * (2 * 4096 + 2 * 1536) * 2
+    stream = 7.7e12 * TM.chip("b200").hbm
+    assert triton.memory_s == pytest.approx(weights / (7.7e12 * 0.77) + act / stream, rel=1e-3)
+    assert median.memory_s == pytest.approx(weights / (7.7e12 * 0.96) + act / stream, rel=1e-3)
+    # its arithmetic at its own share: 16.9 % of the BF16 peak on 256-column slices against the median's 29.8 %
+    assert TM.chip("b200").moe_for("bf16", kernel="triton") == pytest.approx(379.9 / 2250)
+    assert TM.chip("h100-sxm").moe_fixed_for("bf16", "triton") is None
 
 
 def test_bf16_experts_run_at_the_grouped_kernels_share():

@@ -14,12 +14,21 @@ from snippets.data.base import PositiveFloat, PositiveInt, Sources, _Strict
 from snippets.data.quantities import (
     FLOPS_UNITS,
     BandwidthSpec,
+    Duration,
     Flops,
     TensorFormat,
+    in_base,
 )
 from snippets.data.units import (
     BANDWIDTH_UNITS,
 )
+
+MoeKernel = Literal["cutlass", "trtllm-gen", "deepgemm", "triton"]
+"""The fused-MoE kernels an engine may run, as the engines name their backends: "cutlass" (TensorRT-LLM's
+PyTorch default, moe_config.backend CUTLASS), "trtllm-gen" (TensorRT-LLM's TRTLLM backend, the kernels SGLang's and
+vLLM's flashinfer_trtllm runners call), "deepgemm" (TensorRT-LLM's DEEPGEMM backend), "triton" (SGLang's and vLLM's
+fused_moe Triton kernels). A kernel without entries of its own on a chip takes the engines' median there."""
+
 
 WEIGHT_STREAMS = ("gemm_weights", "moe_weights")
 """The weight streams measured per format, and by batch."""
@@ -44,6 +53,12 @@ class Efficiency(_Strict):
     """For `gemm_weights`: the fraction of `peak` reached with each number of tokens in the batch; for
     `moe_weights`, with each number of rows every expert the step touches sees. (tokens, fraction), tokens rising;
     the time model interpolates between them."""
+    kernel: MoeKernel | None = None
+    """For `moe_weights`: the one kernel this entry measures, which an engine running it reads in place of the engines'
+    median (as `ComputeEfficiency.kernel`), with its own `fixed` cost."""
+    fixed: Annotated[float, in_base(Duration)] | None = None
+    """With `kernel`: the kernel's fixed cost a fused MoE layer (the experts op's, in place of the time model's count
+    of its kernels), which its shares are read net of."""
     achieved: BandwidthSpec
     """What the run reached, on the same basis as `peak` (the loader refuses two bases)."""
     achieved_range: tuple[PositiveFloat, PositiveFloat]
@@ -70,6 +85,11 @@ class Efficiency(_Strict):
             raise ValueError(f"achieved exceeds peak ({self.fraction:.3f}): check units and basis")
         if (self.resource in WEIGHT_STREAMS) != (self.tensor_format is not None):
             raise ValueError("tensor_format: give it for gemm_weights and moe_weights, and only there")
+        if self.kernel is not None and self.resource != "moe_weights":
+            raise ValueError("kernel: only a fused MoE layer's weight stream is read per kernel")
+        if (self.kernel is None) != (self.fixed is None):
+            raise ValueError("fixed: a kernel's weight-stream entry gives its fixed cost, the median's does not (its "
+                             "fixed cost is the time model's count of kernels)")
         if self.by_tokens:
             if self.resource not in WEIGHT_STREAMS:
                 raise ValueError("by_tokens: only a GEMM's or a fused MoE layer's weight stream is given by batch")
@@ -120,13 +140,6 @@ class AttentionGridData(_Strict):
                                  "heads the share grows faster than the work (the length squared), so a longer prompt "
                                  "would take less time")
         return self
-
-
-MoeKernel = Literal["cutlass", "trtllm-gen", "deepgemm", "triton"]
-"""The fused-MoE kernels an engine may run, as the engines name their backends: "cutlass" (TensorRT-LLM's
-PyTorch default, moe_config.backend CUTLASS), "trtllm-gen" (TensorRT-LLM's TRTLLM backend, the kernels SGLang's and
-vLLM's flashinfer_trtllm runners call), "deepgemm" (TensorRT-LLM's DEEPGEMM backend), "triton" (SGLang's and vLLM's
-fused_moe Triton kernels). A kernel without entries of its own on a chip takes the engines' median there."""
 
 
 class ComputeEfficiency(_Strict):
