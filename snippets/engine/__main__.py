@@ -56,7 +56,7 @@ from snippets.engine.requests import (
 )
 from snippets.engine.search import MODES, Plan, Point, Search, search
 from snippets.engine.serving import DisaggPrediction, Speculation, predict, wave
-from snippets.engine.specs import EngineCatalog
+from snippets.engine.specs import MOE_KERNELS, EngineCatalog
 from snippets.engine.topology import links
 
 GiB = 2**30
@@ -96,6 +96,10 @@ def _parser() -> argparse.ArgumentParser:
                        "(vllm-default, sglang-default, trtllm-serve, ...; default: the scenario's)")
         s.add_argument("--data", help="the data directory (default: the repository's data/)")
         s.add_argument("--catalog", help="an exported catalog (JSON) instead of data/")
+        if name != "search":
+            s.add_argument("--moe-kernel", choices=MOE_KERNELS,
+                           help="the fused-MoE kernel the engine runs, where the command or the release decides it "
+                                "(default: the memory policy's, else the engines' median)")
         if name == "predict":
             s.add_argument("--tp", type=int, required=True)
             s.add_argument("--pp", type=int, default=1)
@@ -192,6 +196,7 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
             "step_overhead_ms": tm.step_overhead_s * 1e3, "nvlink_hop_us": tm.nvlink_hop_s * 1e6,
             "gpu_memory_utilization": st.memory_policy.share(d.layout.tp, d.layout.pp),
             "mixed_steps": st.memory_policy.mixed_steps, "chunked_prefill": st.memory_policy.chunked_prefill,
+            "moe_kernel": st.memory_policy.moe_kernel or None,
             "price": None if st.price is None else {"usd_per_gpu_hour": st.price.usd_per_gpu_hour,
                                                      "gpus_per_unit": st.price.gpus_per_unit,
                                                      "provider": st.price.provider},
@@ -274,7 +279,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         def make(k: int) -> Setting:
             return setting(eng, args.model, args.precision, args.scenario, node=req.node,
                            layout_policy=args.layout_policy, concurrency=k, context_tokens=n_in + n_out,
-                           kv_precision=args.kv_precision, memory_policy=args.memory_policy)
+                           kv_precision=args.kv_precision, memory_policy=args.memory_policy,
+                           moe_kernel=args.moe_kernel)
 
         d = deploy_admitting(make, conc, layout)
         if want_max:

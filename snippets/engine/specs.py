@@ -714,6 +714,10 @@ def _log_mix(a: float, b: float, t: float) -> float:
     return float(a * (b / a) ** t)
 
 
+MOE_KERNELS = ("cutlass", "trtllm-gen", "deepgemm", "triton")
+"""The fused-MoE kernels an engine may be said to run (`MemoryPolicySpec.moe_kernel`; data/'s `MoeKernel`)."""
+
+
 def moe_key(tensor_format: str, kernel: str) -> str:
     """The key of one fused-MoE kernel's own compute figures in `ChipEfficiency`'s maps: "fp4/cutlass"."""
     return f"{tensor_format}/{kernel}"

@@ -239,3 +239,26 @@ def test_predict_prints_the_kv_cache_as_the_engine_logs_it(capsys: pytest.Captur
     assert rc == 0, err
     k = out["kv_cache_size"]
     assert k["engine"] == "SGLang" and k["block_tokens"] == 1 and k["log"] == [f"max_total_num_tokens={k['tokens']}"]
+
+
+def test_the_moe_kernel_a_command_names_prices_the_experts() -> None:
+    # Qwen3-235B-A22B in BF16 on 8 x B200 under SGLang's policy, one request: SGLang 0.5.6 runs these experts with its
+    # Triton kernel (data/measurements.yaml, the SGLang cookbook's rows). Named, each of the 94 MoE layers of a decode
+    # step pays that kernel's own fixed cost, 24.3 us (data/efficiencies.yaml b200-moe-weights-bf16-triton), where
+    # the median is charged six kernels at 2.7 us: 94 x 8.1 us = 0.761 ms more of the step's fixed costs.
+    from typing import get_args
+
+    from snippets.data.schema.efficiencies import MoeKernel
+    from snippets.engine.specs import MOE_KERNELS
+
+    assert get_args(MoeKernel) == MOE_KERNELS
+    args = ("predict", "--model", "qwen3-235b-a22b", "--precision", "bf16", "--accelerator", "b200", "--tp", "8",
+            "--input-tokens", "1000", "--output-tokens", "1000", "--concurrency", "1", "--memory-policy",
+            "sglang-default")
+    median, triton = run_cli(*args), run_cli(*args, "--moe-kernel", "triton")
+    assert median.returncode == triton.returncode == 0
+    m, t = json.loads(median.stdout), json.loads(triton.stdout)
+    assert m["assumptions"]["moe_kernel"] is None and t["assumptions"]["moe_kernel"] == "triton"
+    assert t["breakdown"]["launch"] - m["breakdown"]["launch"] == pytest.approx(94 * (24.3 - 6 * 2.7) * 1e-6)
+    assert t["breakdown"]["moe"] > m["breakdown"]["moe"] and t["tpot_ms"] > m["tpot_ms"]
+    assert run_cli(*args, "--moe-kernel", "marlin").returncode == 2
