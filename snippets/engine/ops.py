@@ -116,8 +116,9 @@ class Rates:
 
 def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_format: str,
           moe_kernel: str = "") -> Rates:
-    """`chip`'s rates in `precision` under `tm`; the experts' arithmetic as `moe_kernel` reaches it where the chip
-    has its own figures (`ChipEfficiency.moe_for`), else the engines' median."""
+    """`chip`'s rates in `precision` under `tm`; the experts as `moe_kernel` runs them where the chip has its own
+    figures (its arithmetic, `ChipEfficiency.moe_for`; its weight stream and fixed cost, `moe_stream_for` and
+    `moe_fixed_for`), else as the engines' median."""
     eff = tm.chip(chip.id)
     fmt, k = precision.tensor_format, moe_kernel
     kf = tm.kernel_fraction(chip.vendor)

@@ -532,9 +532,10 @@ class MemoryPolicySpec:
     collective timings price its steps, where a chip has them (`TimeModelSpec.for_chip`)."""
     moe_kernel: str = ""
     """The fused-MoE kernel the engine runs unless its command names another ("cutlass": TensorRT-LLM's PyTorch
-    backend, whose moe_config.backend defaults to CUTLASS): its own measured compute figures price the experts'
-    arithmetic where a chip has them (`ChipEfficiency.moe_for`); "" or a kernel without figures on the chip: the
-    engines' median."""
+    backend, whose moe_config.backend defaults to CUTLASS; a row or a command may name "triton", SGLang's, where its
+    release runs it): its own measured figures price the experts where a chip has them, their arithmetic
+    (`ChipEfficiency.moe_for`) and, where measured with its fixed cost, their weight stream (`moe_stream_for`,
+    `moe_fixed_for`); "" or a kernel without figures on the chip: the engines' median."""
     host_per_request: float = 0.0
     """Seconds of host work the engine's executor spends on each request of a step (its Python loop's bookkeeping,
     scheduling, input preparation and sampling per request: TensorRT-LLM's PyTorch executor); 0 where no source

@@ -15,7 +15,9 @@ Per stage (vLLM's `get_pp_indices` split), per layer kind (dense or mixture-of-e
   every rank, each rank computes its experts' (or slices') share for all of them and the output is summed by
   an all-reduce, as under TP (vLLM and SGLang with TP × EP on one node). With it (`dp` > 1), each rank holds
   its own tokens: a dispatch all-to-all sends each token (FP8, as DeepEP does) to the ranks of its experts and
-  a combine all-to-all (BF16) brings the results back;
+  a combine all-to-all (BF16) brings the results back. The routed experts run as the engine's fused-MoE kernel
+  runs them where the chip has that kernel's own figures (the memory policy's or the row's `moe_kernel`: its
+  shares, and its fixed cost a layer in place of the count of kernels), else at the engines' median;
 - the first stage looks up the embedding rows of the batch's tokens (not the table) and, with TP > 1,
   all-reduces them (vocabulary-parallel embedding); the last stage runs the final norm, the LM head on the
   tokens that need logits (one per decoding sequence, one per prompt finishing in this step) and sampling,
