@@ -192,7 +192,7 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
                              moe_whole=MappingProxyType({}), gemm=MappingProxyType({}), default_gemm=default_gemm)
     chips: dict[str, ChipEfficiency] = {}  # a chip's own efficiencies are noted with the chip (`time_sources`)
     for e in cat.efficiencies.values():
-        if isinstance(e, Efficiency) and e.resource not in ("hbm", "gemm_weights", "moe_weights"):
+        if isinstance(e, Efficiency) and e.resource not in ("hbm", "kv_stream", "gemm_weights", "moe_weights"):
             continue
         c = chips.get(e.accelerator, default)
         if isinstance(e, ComputeEfficiency):
@@ -208,6 +208,8 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
                 c = replace(c, gemm=MappingProxyType({**c.gemm, e.tensor_format: g}))
         elif e.resource == "hbm":
             c = replace(c, hbm=e.fraction)
+        elif e.resource == "kv_stream":
+            c = replace(c, kv_stream=tuple((float(tok), f) for tok, f in e.by_context), kv_fixed=e.fixed)
         elif e.resource == "moe_weights":
             assert e.tensor_format is not None  # noqa: S101 - the schema requires it for moe_weights
             curve = tuple((float(tok), f) for tok, f in e.by_tokens) or ((1.0, e.fraction),)

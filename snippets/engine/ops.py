@@ -10,8 +10,9 @@ One `Op` is one operation of one layer (repeated `count` times over a stage's la
   sees, `specs.ramp`);
 - `memory_s`: bytes ÷ HBM bandwidth at the share that kind of traffic reaches: a GEMM's weight stream at its
   batch (`GemmEfficiency.weight_fraction`, measured by tokens, and never above its share at a smaller batch:
-  `stream_share`, so a GEMM's time never falls as its batch grows), a streaming kernel's for activations and the
-  KV cache;
+  `stream_share`, so a GEMM's time never falls as its batch grows), decode attention's KV-cache read at its share
+  by the tokens each sequence attends (`kv_bytes_per_s`, measured per chip), a streaming kernel's for activations
+  and a prefill's cache;
 - `comm_s`: a collective's or a send's time (`snippets.engine.collectives`);
 - `launch_s`: each kernel's fixed cost inside a CUDA graph; outside one (a step of more tokens than the engine
   captures), also the host's time to issue the kernels wherever it exceeds the GPU's work.
@@ -28,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from snippets.engine.collectives import Collective
-from snippets.engine.specs import AttentionGrid, ChipSpec, GemmEfficiency, PrecisionSpec, TimeModelSpec
+from snippets.engine.specs import AttentionGrid, ChipSpec, GemmEfficiency, PrecisionSpec, TimeModelSpec, ramp
 
 ACTIVATION_BYTES = 2
 """Activations are kept and exchanged in BF16."""
@@ -112,6 +113,12 @@ class Rates:
     moe_fixed_s: float | None = None
     """The fused MoE layer's own fixed cost where its kernel's is measured (`ChipEfficiency.moe_fixed_for`), in
     place of its kernels' count at `kernel_s`."""
+    kv_stream: tuple[tuple[float, float], ...] = ()
+    """Decode attention's share of `hbm_bytes_per_s` by the cached tokens each sequence attends, where measured
+    (`ChipEfficiency.kv_stream`); none: `stream_bytes_per_s` (`kv_bytes_per_s`)."""
+    kv_fixed_s: float | None = None
+    """Decode attention's own fixed cost a layer where measured with `kv_stream` (`ChipEfficiency.kv_fixed`), in
+    place of its kernels' count at `kernel_s`."""
 
 
 def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_format: str,
@@ -134,7 +141,8 @@ def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_f
                  moe_columns_whole=eff.moe_columns_for(fmt, whole=True, kernel=k),
                  weight_bytes=precision.bytes_per_param,
                  kernel_fraction=kf, kernel_s=tm.kernel_s / kf, host_s=tm.host_dispatch_s,
-                 graph_max_tokens=tm.graph_max_tokens, moe_fixed_s=eff.moe_fixed_for(fmt, k))
+                 graph_max_tokens=tm.graph_max_tokens, moe_fixed_s=eff.moe_fixed_for(fmt, k),
+                 kv_stream=eff.kv_stream, kv_fixed_s=eff.kv_fixed)
 
 
 def launch(r: Rates, kernels: int, work_s: float, step_tokens: float, fixed_s: float | None = None) -> float:
@@ -145,6 +153,15 @@ def launch(r: Rates, kernels: int, work_s: float, step_tokens: float, fixed_s: f
     if step_tokens <= r.graph_max_tokens:
         return fixed
     return fixed + max(0.0, kernels * r.host_s - work_s - fixed)
+
+
+def kv_bytes_per_s(r: Rates, context: float) -> float:
+    """The rate decode attention reads the KV cache at when each sequence attends `context` cached tokens: the
+    chip's measured share at that context (`specs.ramp` over `r.kv_stream`), scaled by the vendor's kernel fraction,
+    else a streaming kernel's."""
+    if not r.kv_stream:
+        return r.stream_bytes_per_s
+    return r.hbm_bytes_per_s * ramp(r.kv_stream, context) * r.kernel_fraction
 
 
 def weight_share(r: Rates, rows: float) -> float:
@@ -180,18 +197,24 @@ def gemm(name: str, tokens: float, n: float, k: float, r: Rates, *, step_tokens:
 
 def attention(name: str, pairs: float, flops_per_pair: float, kv_bytes: float, tokens: float, q_width: float,
               r: Rates, *, step_tokens: float, kernels: int = 2, count: int = 1,
-              flops_per_s: float | None = None) -> Op:
+              flops_per_s: float | None = None, context: float | None = None) -> Op:
     """Attention of one layer on one GPU: `pairs` (query, cached token) pairs at `flops_per_pair`, reading
     `kv_bytes` of cache (decode: every cached token of every sequence; prefill: the chunk's own keys and values
     and those cached before it), and the queries and outputs (`tokens` × `q_width` each), its arithmetic at
     `flops_per_s` (a prefill's share by its size: `prefill_attention_flops_per_s`), else `r.attention_flops_per_s`.
-    Two kernels: rotary embedding with the cache write, and the attention kernel."""
+    Two kernels: rotary embedding with the cache write, and the attention kernel. `context`, in decode, is the
+    cached tokens each sequence attends, which sets the share its cache read reaches (`kv_bytes_per_s`) and, where
+    that share is measured, the kernels' fixed cost (`r.kv_fixed_s`, read with it); None (a prefill): the cache at a
+    streaming kernel's share and the kernels' count.
+    """
     f = pairs * flops_per_pair
     act = 2 * tokens * q_width * ACTIVATION_BYTES
-    memory = (kv_bytes + act) / r.stream_bytes_per_s
+    kv_rate = r.stream_bytes_per_s if context is None else kv_bytes_per_s(r, context)
+    memory = kv_bytes / kv_rate + act / r.stream_bytes_per_s
     compute = f / (r.attention_flops_per_s if flops_per_s is None else flops_per_s)
+    fixed = r.kv_fixed_s if context is not None and r.kv_stream else None
     return Op("attention", name, f, kv_bytes + act, compute, memory, 0.0,
-              launch(r, kernels, max(compute, memory), step_tokens), count)
+              launch(r, kernels, max(compute, memory), step_tokens, fixed), count)
 
 
 def prefill_attention_flops_per_s(r: Rates, heads: float, length: float) -> float:

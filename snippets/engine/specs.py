@@ -771,6 +771,18 @@ class ChipEfficiency:
     """The same for `moe_whole`."""
     attention_grid: AttentionGrid | None = None
     """The prefill attention share by heads and prompt length, where measured; None: `attention` at any size."""
+    kv_stream: tuple[tuple[float, float], ...] = ()
+    """Decode attention's share of the HBM datasheet bandwidth as it reads the KV cache, by the cached tokens each
+    sequence attends, (tokens, share), tokens rising, where measured (`kv_share`); none: a streaming kernel's `hbm`."""
+    kv_fixed: float | None = None
+    """Decode attention's own fixed cost a layer in seconds, where `kv_stream` is measured net of it: the attention
+    op's fixed part in place of the time model's count of its kernels."""
+
+    def kv_share(self, context: float) -> float:
+        """Decode attention's share of the HBM datasheet bandwidth when each sequence attends `context` cached tokens:
+        the measured curve (straight between its points on log-log axes, held at its ends, `ramp`), else `hbm`. Short
+        contexts give each (sequence, head) block little to read, and the kernel's fixed work per block shows."""
+        return ramp(self.kv_stream, context) if self.kv_stream else self.hbm
 
     def gemm_for(self, tensor_format: str) -> GemmEfficiency:
         return self.gemm.get(tensor_format, self.default_gemm)

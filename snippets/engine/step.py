@@ -391,7 +391,7 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
             attended = cached_layers(arch, plan.first, n, ctx) * ctx / n if arch.mla is None else ctx
             out.append(ops.attention("attention (decode)", dec_local * attended, p.decode_pair_flops,
                                      dec_local / batch.query_per_seq * kv_tok * ctx / n, dec_local, p.q_width, r,
-                                     step_tokens=local, count=n))
+                                     step_tokens=local, count=n, context=attended if arch.mla is None else None))
         if pre_local:
             start = batch.prefill_context
             prompts = max(1.0, batch.prefill_seqs / dp)  # prompts on one rank, each of `q` tokens after `start`

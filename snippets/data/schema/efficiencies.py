@@ -41,10 +41,11 @@ class Efficiency(_Strict):
     """
 
     name: str
-    resource: Literal["nvlink", "pcie_h2d", "hbm", "network", "gemm_weights", "moe_weights", "allreduce", "alltoall"]
+    resource: Literal["nvlink", "pcie_h2d", "hbm", "network", "gemm_weights", "moe_weights", "kv_stream", "allreduce",
+                      "alltoall"]
     """What moved: a link's or HBM's copy, a decode GEMM's weight stream (`gemm_weights`), a fused MoE layer's
-    expert weight stream (`moe_weights`), or a collective's payload (`allreduce`, `alltoall`, against the link it
-    crosses)."""
+    expert weight stream (`moe_weights`), decode attention's read of the KV cache (`kv_stream`), or a collective's
+    payload (`allreduce`, `alltoall`, against the link it crosses)."""
     accelerator: str
     """Id of the accelerator measured."""
     tensor_format: TensorFormat | None = None
@@ -53,12 +54,17 @@ class Efficiency(_Strict):
     """For `gemm_weights`: the fraction of `peak` reached with each number of tokens in the batch; for
     `moe_weights`, with each number of rows every expert the step touches sees. (tokens, fraction), tokens rising;
     the time model interpolates between them."""
+    by_context: tuple[tuple[PositiveInt, Annotated[float, Field(gt=0, le=1)]], ...] = ()
+    """For `kv_stream` (required there, and only there): the fraction of `peak` decode attention reaches with each
+    number of cached tokens every sequence attends, (tokens, fraction), tokens rising; the time model interpolates in
+    the logarithm of the tokens and holds the end points beyond them."""
     kernel: MoeKernel | None = None
     """For `moe_weights`: the one kernel this entry measures, which an engine running it reads in place of the engines'
     median (as `ComputeEfficiency.kernel`), with its own `fixed` cost."""
     fixed: Annotated[float, in_base(Duration)] | None = None
     """With `kernel`: the kernel's fixed cost a fused MoE layer (the experts op's, in place of the time model's count
-    of its kernels), which its shares are read net of."""
+    of its kernels), which its shares are read net of. For `kv_stream` (required there): decode attention's fixed
+    cost a layer, likewise (the attention op's, in place of its count of kernels)."""
     achieved: BandwidthSpec
     """What the run reached, on the same basis as `peak` (the loader refuses two bases)."""
     achieved_range: tuple[PositiveFloat, PositiveFloat]
@@ -87,9 +93,19 @@ class Efficiency(_Strict):
             raise ValueError("tensor_format: give it for gemm_weights and moe_weights, and only there")
         if self.kernel is not None and self.resource != "moe_weights":
             raise ValueError("kernel: only a fused MoE layer's weight stream is read per kernel")
-        if (self.kernel is None) != (self.fixed is None):
+        if self.resource == "kv_stream":
+            if self.fixed is None:
+                raise ValueError("fixed: decode attention's KV read gives the kernel's fixed cost its shares are read "
+                                 "net of")
+        elif (self.kernel is None) != (self.fixed is None):
             raise ValueError("fixed: a kernel's weight-stream entry gives its fixed cost, the median's does not (its "
                              "fixed cost is the time model's count of kernels)")
+        if (self.resource == "kv_stream") != bool(self.by_context):
+            raise ValueError("by_context: give it for kv_stream (decode attention's share by the tokens each sequence "
+                             "attends), and only there")
+        contexts = [t for t, _ in self.by_context]
+        if contexts != sorted(set(contexts)):
+            raise ValueError("by_context: tokens must rise")
         if self.by_tokens:
             if self.resource not in WEIGHT_STREAMS:
                 raise ValueError("by_tokens: only a GEMM's or a fused MoE layer's weight stream is given by batch")
@@ -260,7 +276,7 @@ class ComputeEfficiency(_Strict):
 
 EfficiencyEntry = Annotated[Efficiency | ComputeEfficiency, Field(discriminator="resource")]
 
-CHIP_EFFICIENCIES = ("hbm", "gemm_weights", "gemm_compute", "attention_compute", "moe_weights", "moe_compute",
-                     "moe_compute_whole")
+CHIP_EFFICIENCIES = ("hbm", "kv_stream", "gemm_weights", "gemm_compute", "attention_compute", "moe_weights",
+                     "moe_compute", "moe_compute_whole")
 """The resources the time model reads per chip, one figure per chip, resource and format (a chip's `time_sources`;
 the checks refuse a second)."""
