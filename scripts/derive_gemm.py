@@ -44,6 +44,24 @@ def format_table(repo: str, chip: str, t: str, dtype: str) -> tuple[pd.DataFrame
     return df, statistics.median(df[(df.m <= 16) & (df.n <= 256) & (df.k <= 256)].latency) * 1e-3
 
 
+def table_shares(df: pd.DataFrame, fixed: float, bpp: float, hbm: float, peak: float,
+                 l2: float) -> tuple[dict[int, float], float | None]:
+    """One table's weight-stream share by tokens (`TOKENS`) and large-batch compute share (None where it has no
+    shape with every dimension at least 4,096), each net of its `fixed` cost per call (the module's note);
+    scripts/derive_gemm_kernel.py reads one engine's table through it."""
+    w: dict[int, float] = {}
+    for tok in TOKENS:
+        g = df[df.m == tok]
+        shares = [n * k * bpp / (lat * 1e-3 - fixed) / hbm for n, k, lat in zip(g.n, g.k, g.latency, strict=True)
+                  if n * k * bpp >= 2 * l2 and lat * 1e-3 > fixed]
+        if shares:
+            w[tok] = statistics.median(shares)
+    g = df[(df.m >= 4096) & (df.n >= 4096) & (df.k >= 4096)]
+    cs = [2 * m * n * k / (lat * 1e-3 - fixed) / peak
+          for m, n, k, lat in zip(g.m, g.n, g.k, g.latency, strict=True) if lat * 1e-3 > fixed]
+    return w, statistics.median(cs) if cs else None
+
+
 def main() -> None:
     from snippets.data import load
     from snippets.data.export import engine_catalog
@@ -63,20 +81,10 @@ def main() -> None:
                 if got is None:
                     continue
                 df, fixed = got
-                w: dict[int, float] = {}
-                for tok in TOKENS:
-                    g = df[df.m == tok]
-                    shares = [n * k * bpp / (lat * 1e-3 - fixed) / hbm
-                              for n, k, lat in zip(g.n, g.k, g.latency, strict=True)
-                              if n * k * bpp >= 2 * l2 and lat * 1e-3 > fixed]
-                    if shares:
-                        w[tok] = statistics.median(shares)
+                w, cs = table_shares(df, fixed, bpp, hbm, peak, l2)
                 weights[t] = w
-                g = df[(df.m >= 4096) & (df.n >= 4096) & (df.k >= 4096)]
-                cs = [2 * m * n * k / (lat * 1e-3 - fixed) / peak
-                      for m, n, k, lat in zip(g.m, g.n, g.k, g.latency, strict=True) if lat * 1e-3 > fixed]
-                if cs:
-                    compute[t] = statistics.median(cs)
+                if cs is not None:
+                    compute[t] = cs
                 print(f"# {chip_id} {fmt} {t}: fixed {fixed * 1e6:.1f} us, weights "
                       f"{' '.join(f'{k}:{v:.3f}' for k, v in w.items())}, compute {compute.get(t, 0):.3f}")
             if not weights:

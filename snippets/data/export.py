@@ -182,6 +182,17 @@ def _moe_compute(c: ChipEfficiency, e: ComputeEfficiency) -> ChipEfficiency:
     return c
 
 
+def _gemm_key(c: ChipEfficiency, tensor_format: str, kernel: str | None,
+              default: GemmEfficiency) -> tuple[str, GemmEfficiency]:
+    """Where a dense GEMM entry's figures go in `c.gemm` and what they replace: its format (the engines' median), or
+    its format and an engine's own GEMM ops (`moe_key`), which start from the median's figures (an engine's entry
+    gives its weight stream and compute share; the rest, its ramp where it gives none, stays the median's)."""
+    if kernel is None:
+        return tensor_format, c.gemm.get(tensor_format, default)
+    own = moe_key(tensor_format, kernel)
+    return own, c.gemm.get(own, c.gemm.get(tensor_format, default))
+
+
 def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
     """The time model with every chip's efficiencies resolved (its measured entries where data/efficiencies.yaml
     has them, the policy's stated defaults otherwise) and its latencies read from data/latencies.yaml, in seconds;
@@ -191,7 +202,8 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
     default = ChipEfficiency(hbm=d.hbm.value, attention=d.attention_compute.value, moe=MappingProxyType({}),
                              moe_whole=MappingProxyType({}), gemm=MappingProxyType({}), default_gemm=default_gemm)
     chips: dict[str, ChipEfficiency] = {}  # a chip's own efficiencies are noted with the chip (`time_sources`)
-    for e in cat.efficiencies.values():
+    # an engine's own GEMM entries start from the median's, so they are read after every entry without a kernel
+    for e in sorted(cat.efficiencies.values(), key=lambda x: getattr(x, "kernel", None) is not None):
         if isinstance(e, Efficiency) and e.resource not in ("hbm", "kv_stream", "gemm_weights", "moe_weights"):
             continue
         c = chips.get(e.accelerator, default)
@@ -203,9 +215,10 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
             elif e.resource in ("moe_compute", "moe_compute_whole"):
                 c = _moe_compute(c, e)
             else:
-                g = replace(c.gemm.get(e.tensor_format, default_gemm), compute=e.fraction,
-                            compute_ramp=tuple((gf * 1e9, f) for gf, f in e.by_gflop))
-                c = replace(c, gemm=MappingProxyType({**c.gemm, e.tensor_format: g}))
+                at, base = _gemm_key(c, e.tensor_format, e.kernel, default_gemm)  # not `key`: the time model's id
+                ramp = tuple((gf * 1e9, f) for gf, f in e.by_gflop) if e.by_gflop or e.kernel is None else None
+                g = replace(base, compute=e.fraction, compute_ramp=base.compute_ramp if ramp is None else ramp)
+                c = replace(c, gemm=MappingProxyType({**c.gemm, at: g}))
         elif e.resource == "hbm":
             c = replace(c, hbm=e.fraction)
         elif e.resource == "kv_stream":
@@ -220,8 +233,8 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
         else:
             assert e.tensor_format is not None  # noqa: S101 - the schema requires it for gemm_weights
             points = tuple((tok, f) for tok, f in e.by_tokens) or ((1, e.fraction),)
-            g = replace(c.gemm.get(e.tensor_format, default_gemm), weights=points)
-            c = replace(c, gemm=MappingProxyType({**c.gemm, e.tensor_format: g}))
+            at, base = _gemm_key(c, e.tensor_format, e.kernel, default_gemm)
+            c = replace(c, gemm=MappingProxyType({**c.gemm, at: replace(base, weights=points)}))
         chips[e.accelerator] = c
     # a chip measured in BF16 only keeps its BF16 kernels for other formats
     chips = {k: c if "bf16" not in c.gemm else replace(c, default_gemm=c.gemm["bf16"]) for k, c in chips.items()}

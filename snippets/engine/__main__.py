@@ -197,6 +197,7 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
             "gpu_memory_utilization": st.memory_policy.share(d.layout.tp, d.layout.pp),
             "mixed_steps": st.memory_policy.mixed_steps, "chunked_prefill": st.memory_policy.chunked_prefill,
             "moe_kernel": st.memory_policy.moe_kernel or None,
+            "gemm_kernel": st.memory_policy.gemm_kernel or None,
             "price": None if st.price is None else {"usd_per_gpu_hour": st.price.usd_per_gpu_hour,
                                                      "gpus_per_unit": st.price.gpus_per_unit,
                                                      "provider": st.price.provider},

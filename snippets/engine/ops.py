@@ -122,14 +122,15 @@ class Rates:
 
 
 def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_format: str,
-          moe_kernel: str = "") -> Rates:
+          moe_kernel: str = "", gemm_kernel: str = "") -> Rates:
     """`chip`'s rates in `precision` under `tm`; the experts as `moe_kernel` runs them where the chip has its own
     figures (its arithmetic, `ChipEfficiency.moe_for`; its weight stream and fixed cost, `moe_stream_for` and
-    `moe_fixed_for`), else as the engines' median."""
+    `moe_fixed_for`), else as the engines' median; the dense GEMMs as `gemm_kernel` (an engine's own GEMM ops) runs
+    them where measured (`ChipEfficiency.gemm_for`), else the median."""
     eff = tm.chip(chip.id)
     fmt, k = precision.tensor_format, moe_kernel
     kf = tm.kernel_fraction(chip.vendor)
-    gemm = eff.gemm_for(precision.tensor_format)
+    gemm = eff.gemm_for(precision.tensor_format, gemm_kernel)
     bf16 = chip.dense_flops.get("bf16", chip.dense_flops[compute_format])
     return Rates(peak_flops=chip.dense_flops[compute_format], bf16_flops=bf16, gemm=gemm,
                  moe_stream=eff.moe_stream_for(precision.tensor_format, moe_kernel),

@@ -530,6 +530,9 @@ class MemoryPolicySpec:
     engine: str = ""
     """The serving engine whose budget and scheduling this is (vLLM, SGLang, TensorRT-LLM): which engine's own
     collective timings price its steps, where a chip has them (`TimeModelSpec.for_chip`)."""
+    gemm_kernel: str = ""
+    """The engine's own dense GEMM ops where they differ from the other engines' ("trtllm"): their measured figures
+    price its matrix products where a chip has them (`ChipEfficiency.gemm_for`), else the engines' median."""
     moe_kernel: str = ""
     """The fused-MoE kernel the engine runs unless its command names another ("cutlass": TensorRT-LLM's PyTorch
     backend, whose moe_config.backend defaults to CUTLASS; a row or a command may name "triton", SGLang's, where its
@@ -784,8 +787,11 @@ class ChipEfficiency:
         contexts give each (sequence, head) block little to read, and the kernel's fixed work per block shows."""
         return ramp(self.kv_stream, context) if self.kv_stream else self.hbm
 
-    def gemm_for(self, tensor_format: str) -> GemmEfficiency:
-        return self.gemm.get(tensor_format, self.default_gemm)
+    def gemm_for(self, tensor_format: str, kernel: str = "") -> GemmEfficiency:
+        """The dense GEMMs' figures in `tensor_format`: `kernel`'s own (an engine's own GEMM ops, keyed
+        `moe_key(format, kernel)`) where measured, else the engines' median, else the chip's default."""
+        own = self.gemm.get(moe_key(tensor_format, kernel)) if kernel else None
+        return own or self.gemm.get(tensor_format, self.default_gemm)
 
     def moe_stream_for(self, tensor_format: str, kernel: str = "") -> GemmEfficiency:
         """The curve a fused MoE layer streams its experts' weights at in `tensor_format`: `kernel`'s own where measured

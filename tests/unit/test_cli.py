@@ -209,6 +209,10 @@ def test_a_memory_policy_budgets_and_schedules_as_that_engine(capsys: pytest.Cap
     assert sgl["assumptions"]["memory_policy"] == "sglang-default" and sgl["assumptions"]["mixed_steps"] is False
     assert sgl["assumptions"]["gpu_memory_utilization"] == pytest.approx(0.835)
     assert sgl["tpot_ms"] > vllm["tpot_ms"]  # the decoding requests wait for each prompt's step
+    # the dense GEMMs' own ops an engine runs: TensorRT-LLM's policies name theirs, vLLM's and SGLang's none
+    assert vllm["assumptions"]["gemm_kernel"] is None and sgl["assumptions"]["gemm_kernel"] is None
+    rc, trt, err = _run([*base, "--memory-policy", "trtllm-bench"], capsys)
+    assert rc == 0 and trt["assumptions"]["gemm_kernel"] == "trtllm", err
     rc, found, err = _run(["search", "--model", "llama-3.1-8b", "--precision", "bf16", "--accelerator", "h100-sxm",
                            "--input-tokens", "1000", "--output-tokens", "200", "--tpot-ms", "20", "--mode",
                            "aggregated", "--memory-policy", "sglang-default"], capsys)

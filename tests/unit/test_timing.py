@@ -1131,3 +1131,35 @@ def test_decode_attention_reads_the_kv_cache_at_its_measured_share_by_context():
     pre = next(o for o in step(d, "prefill", 2000, 0.0).ops if o.name == "attention (prefill)")
     assert pre.launch_s == pytest.approx(2 * 2.7e-6)
     assert TM.chip("mi300x").kv_stream == () and TM.chip("mi300x").kv_share(3000) == TM.chip("mi300x").hbm
+
+
+def test_tensorrt_llm_prices_its_dense_fp4_gemms_at_its_own_kernel():
+    # Llama 3.1 70B in NVFP4 on one B200, one sequence decoding: the MLP's gate and up projection, 2 x 28,672 x 8,192
+    # weights at 0.5625 bytes (NVFP4 with its scales), 264.2 MB. TensorRT-LLM's PyTorch backend runs its own FP4 GEMM
+    # (data/policies.yaml trtllm-bench, gemm_kernel trtllm): data/efficiencies.yaml b200-gemm-weights-fp4-trtllm
+    # streams them at 0.60 of the 7.7 TB/s datasheet at one token, 57.2 us, where vLLM's (FlashInfer's CuTe DSL
+    # kernel, the engines' median entry) reaches 0.66, 52.0 us. A 16,384-token prefill's products run at 3,609.9
+    # TFLOP/s against the median's 4,052.6 (both times the median's ramp by FLOPs).
+    w = 2 * 28672 * 8192 * 0.5625
+    assert w == pytest.approx(264.2e6, rel=1e-3)
+
+    def gate_up(policy: str, phase: str, tokens: int) -> Op:
+        st = setting(ENG, "llama-3.1-70b", "nvfp4", "reference", accelerator="b200", concurrency=1,
+                     context_tokens=2000, memory_policy=policy)
+        return next(o for o in step(deploy(st, Layout(1)), phase, tokens, 0.0 if phase == "prefill" else 1000.0).ops
+                    if o.name == "gate_up")
+
+    b200 = TM.chip("b200")
+    trt, median = gate_up("trtllm-bench", "decode", 1), gate_up("vllm-default", "decode", 1)
+    stream = 7.7e12 * b200.hbm  # the activations around the product, at a streaming kernel's share
+    assert trt.memory_s - (trt.bytes - w) / stream == pytest.approx(w / (7.7e12 * 0.60), rel=1e-6)
+    assert median.memory_s - (median.bytes - w) / stream == pytest.approx(w / (7.7e12 * 0.66), rel=1e-6)
+    assert w / (7.7e12 * 0.60) == pytest.approx(57.2e-6, rel=1e-3)
+    assert b200.gemm_for("fp4", "trtllm").compute == pytest.approx(3609.9 / 9000)
+    assert b200.gemm_for("fp4").compute == pytest.approx(4052.6 / 9000)
+    assert b200.gemm_for("fp4", "trtllm").compute_ramp == b200.gemm_for("fp4").compute_ramp
+    pre_trt, pre_median = gate_up("trtllm-bench", "prefill", 16384), gate_up("vllm-default", "prefill", 16384)
+    assert pre_trt.compute_s / pre_median.compute_s == pytest.approx(4052.6 / 3609.9, rel=1e-6)
+    # a chip without TensorRT-LLM's own entries (the H100 in FP8) keeps the median under TensorRT-LLM's policy
+    h100 = TM.chip("h100-sxm")
+    assert h100.gemm_for("fp8", "trtllm") == h100.gemm_for("fp8")

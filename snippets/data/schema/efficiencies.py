@@ -30,8 +30,28 @@ vLLM's flashinfer_trtllm runners call), "deepgemm" (TensorRT-LLM's DEEPGEMM back
 fused_moe Triton kernels). A kernel without entries of its own on a chip takes the engines' median there."""
 
 
+GemmKernel = Literal["trtllm"]
+"""An engine's own dense GEMM ops, where they differ from the other engines': "trtllm" (TensorRT-LLM's PyTorch
+backend's Linear, which calls its own FP4 GEMM, where SGLang and vLLM both call FlashInfer's CuTe DSL kernel). An
+engine without entries of its own on a chip and format takes the engines' median there."""
+GEMM_KERNELS = ("trtllm",)
+
+
 WEIGHT_STREAMS = ("gemm_weights", "moe_weights")
 """The weight streams measured per format, and by batch."""
+
+
+def _kernel_fits(resource: str, kernel: str, gemm: str, *moe: str) -> None:
+    """A dense GEMM's entry names an engine's own GEMM ops (`GemmKernel`), a fused MoE layer's a fused-MoE kernel
+    (`MoeKernel`); no other resource is read per kernel."""
+    if resource == gemm:
+        if kernel not in GEMM_KERNELS:
+            raise ValueError(f"kernel: a dense GEMM's entry names an engine's own GEMM ops ({', '.join(GEMM_KERNELS)}), "
+                             f"not {kernel!r}")
+    elif resource not in moe:
+        raise ValueError("kernel: only a GEMM's or a fused MoE layer's figures are read per kernel")
+    elif kernel in GEMM_KERNELS:
+        raise ValueError(f"kernel: {kernel!r} names an engine's dense GEMM ops, not a fused-MoE kernel")
 
 
 class Efficiency(_Strict):
@@ -58,9 +78,10 @@ class Efficiency(_Strict):
     """For `kv_stream` (required there, and only there): the fraction of `peak` decode attention reaches with each
     number of cached tokens every sequence attends, (tokens, fraction), tokens rising; the time model interpolates in
     the logarithm of the tokens and holds the end points beyond them."""
-    kernel: MoeKernel | None = None
+    kernel: Literal[MoeKernel, GemmKernel] | None = None
     """For `moe_weights`: the one kernel this entry measures, which an engine running it reads in place of the engines'
-    median (as `ComputeEfficiency.kernel`), with its own `fixed` cost."""
+    median (as `ComputeEfficiency.kernel`), with its own `fixed` cost. For `gemm_weights`: the engine's own GEMM ops
+    (`GemmKernel`, `MemoryPolicy.gemm_kernel`), read net of each call's fixed cost as the median's is."""
     fixed: Annotated[float, in_base(Duration)] | None = None
     """With `kernel`: the kernel's fixed cost a fused MoE layer (the experts op's, in place of the time model's count
     of its kernels), which its shares are read net of. For `kv_stream` (required there): decode attention's fixed
@@ -91,15 +112,18 @@ class Efficiency(_Strict):
             raise ValueError(f"achieved exceeds peak ({self.fraction:.3f}): check units and basis")
         if (self.resource in WEIGHT_STREAMS) != (self.tensor_format is not None):
             raise ValueError("tensor_format: give it for gemm_weights and moe_weights, and only there")
-        if self.kernel is not None and self.resource != "moe_weights":
-            raise ValueError("kernel: only a fused MoE layer's weight stream is read per kernel")
+        if self.kernel is not None:
+            _kernel_fits(self.resource, self.kernel, "gemm_weights", "moe_weights")
         if self.resource == "kv_stream":
             if self.fixed is None:
                 raise ValueError("fixed: decode attention's KV read gives the kernel's fixed cost its shares are read "
                                  "net of")
-        elif (self.kernel is None) != (self.fixed is None):
+        elif self.resource == "moe_weights" and (self.kernel is None) != (self.fixed is None):
             raise ValueError("fixed: a kernel's weight-stream entry gives its fixed cost, the median's does not (its "
                              "fixed cost is the time model's count of kernels)")
+        elif self.resource not in ("moe_weights", "kv_stream") and self.fixed is not None:
+            raise ValueError("fixed: only a fused-MoE kernel's weight stream and decode attention's KV read give their "
+                             "own fixed cost")
         if (self.resource == "kv_stream") != bool(self.by_context):
             raise ValueError("by_context: give it for kv_stream (decode attention's share by the tokens each sequence "
                              "attends), and only there")
@@ -189,10 +213,11 @@ class ComputeEfficiency(_Strict):
     fraction never falling, never growing faster than the FLOPs and the last 1; held at its first fraction below."""
     columns: PositiveInt | None = None
     """The columns of each expert one GPU held in the shape `achieved` was read on (with `by_columns`)."""
-    kernel: MoeKernel | None = None
+    kernel: Literal[MoeKernel, GemmKernel] | None = None
     """For `moe_compute` and `moe_compute_whole`: the one kernel this entry measures, which an engine running it reads
     (`MemoryPolicy.moe_kernel`, a row's `engine_limits.moe_kernel`) in place of the engines' median (the entry
-    without one); its own `by_rows` and `by_columns` with it."""
+    without one); its own `by_rows` and `by_columns` with it. For `gemm_compute`: the engine's own GEMM ops
+    (`GemmKernel`, `MemoryPolicy.gemm_kernel`); without its own `by_gflop` it keeps the median's ramp."""
     by_heads_length: AttentionGridData | None = None
     """For `attention_compute`: its share by the heads and prompt length it is given; `achieved` is the share at the
     most heads and the longest length (the grid's last cell)."""
@@ -239,9 +264,8 @@ class ComputeEfficiency(_Strict):
                     raise ValueError(f"by_gflop: from {g0} to {g1} GFLOP the fraction grows faster than the FLOPs, "
                                      "so more work would take less time")
         if self.kernel is not None:
-            if self.resource not in ("moe_compute", "moe_compute_whole"):
-                raise ValueError("kernel: only a fused MoE layer's expert GEMMs are read per kernel")
-            if not self.by_rows or not self.by_columns:
+            _kernel_fits(self.resource, self.kernel, "gemm_compute", "moe_compute", "moe_compute_whole")
+            if self.resource != "gemm_compute" and (not self.by_rows or not self.by_columns):
                 raise ValueError("kernel: a kernel's entry gives its own by_rows and by_columns (the median's curves "
                                  "are other kernels')")
         if self.by_columns or self.columns is not None:

@@ -22,7 +22,7 @@ from snippets.data.quantities import (
     in_base,
 )
 from snippets.data.schema.accelerators import Vendor
-from snippets.data.schema.efficiencies import MoeKernel
+from snippets.data.schema.efficiencies import GemmKernel, MoeKernel
 from snippets.data.units import (
     BYTE_UNITS,
 )
@@ -124,6 +124,10 @@ class MemoryPolicy(MemoryPolicySpec):
     cuda_graph_batch: Literal["vllm", "max_num_seqs", "device_class", "none"] | PositiveInt = "vllm"
     host_per_request: Annotated[float, in_base(Duration)] = 0.0
     moe_kernel: Literal["", MoeKernel] = ""
+    gemm_kernel: Literal["", GemmKernel] = ""
+    """The engine's own dense GEMM ops where they differ from the other engines' ("trtllm": TensorRT-LLM's PyTorch
+    backend calls its own FP4 GEMM): its measured figures price the matrix products where a chip has them, else the
+    engines' median."""
     chunked_prefill: bool
     """Stated by every policy (the record's default is vLLM's: True)."""
     mixed_steps: bool
