@@ -23,16 +23,16 @@ from __future__ import annotations
 import statistics
 import sys
 
-from derive_moe_weights import TABLE_DIRS, TABLES, table  # the same tables, read the same way (run from scripts/)
+from derive_moe_weights import L2_BYTES as MOE_L2  # the same tables, read the same way (run from scripts/)
+from derive_moe_weights import TABLE_DIRS, TABLES, table
 
 CHIPS = {k: TABLE_DIRS[k] for k in ("a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200", "gb200", "b300", "gb300",
                                     "rtx-pro-6000-server")} | {"l40s": "l40s"}
 OLDER = {"a100_sxm": ("sglang/0.5.10", "trtllm/1.0.0", "vllm/0.14.0")}
 """Engine versions read where a chip has no table of TABLES' versions: A100's newest of each engine."""
-L2_BYTES = {"a100-80gb-sxm": 40e6, "h100-sxm": 50e6, "h200-sxm": 50e6, "b200": 126e6, "gb200": 126e6, "b300": 126e6,
-            "gb300": 126e6, "rtx-pro-6000-server": 128e6, "l40s": 96e6}
-"""Each chip's L2 cache in bytes (NVIDIA's architecture briefs: 40 MB on the A100, 50 on Hopper, 96 on the L40S's
-AD102, 126 on Blackwell; the RTX PRO 6000's GB202 128 MB, as torch reports it)."""
+L2_BYTES = {**MOE_L2, "a100-80gb-sxm": 40e6, "l40s": 96e6}
+"""Each chip's L2 cache in bytes: scripts/derive_moe_weights.py's, and the two chips it reads no MoE tables of (NVIDIA's
+architecture briefs: 40 MB on the A100, 96 on the L40S's AD102)."""
 CONTEXTS = (128, 256, 512, 1024, 2048, 4096, 8192, 16384)
 HEAD_DIM = 128
 TITLE = "ai-dynamo/aiconfigurator, measured generation-attention tables of"

@@ -84,15 +84,17 @@ def worked_example(cat: Catalog) -> str:
         f"5. **Memory time.** Each operation's bytes at the share of {h(p.hbm, 'wx.hbm')} its kind reaches (a "
         f"one-token GEMM's weight stream, {h(p.hbm_fraction, 'wx.hbm_fraction')}; the KV cache at the "
         f"{h(p.kv_fraction, 'wx.kv_fraction')} decode attention reaches over {h(p.ctx_decode, 'wx.ctx_decode')}, "
-        f"measured per chip; activations at a streaming kernel's {h(p.stream_fraction, 'wx.stream_fraction')}): "
+        f"{p.kv_basis}; activations at a streaming kernel's {h(p.stream_fraction, 'wx.stream_fraction')}): "
         f"{h(dec.memory, 'wx.dec.memory')}, the larger in every operation, so the step is memory-bound.",
         f"6. **Communication.** {h(p.allreduces, 'wx.allreduces')} all-reduces of one token's activations "
         f"({p.algorithm_dec}, {h(p.ar_dec, 'wx.ar_dec')} each, nearly all of it the collective's fixed "
         f"cost), and the embedding's and the logits' own: {h(dec.comm, 'wx.dec.comm')}, of which "
         f"{h(dec.comm_latency, 'wx.dec.comm_latency')} is fixed latency.",
         f"7. **Launches.** {h(p.kernels_dec, 'wx.kernels_dec')} kernels at {h(p.kernel_cost, 'wx.kernel_cost')} "
-        f"each inside the CUDA graph, decode attention's own fixed {h(p.kv_fixed, 'wx.kv_fixed')} a layer (its "
-        f"kernels' as measured), and the host's {h(p.step_overhead, 'wx.step_overhead')} per step: "
+        f"each inside the CUDA graph"
+        + (f", decode attention's own fixed {h(p.kv_fixed, 'wx.kv_fixed')} a layer (its kernels' as measured)"
+           if p.kv_measured else "")
+        + f", and the host's {h(p.step_overhead, 'wx.step_overhead')} per step: "
         f"{h(dec.overhead, 'wx.dec.overhead')}.",
         f"8. **Time per output token.** {h(dec.memory, 'wx.dec.memory')} + {h(dec.comm, 'wx.dec.comm')} + "
         f"{h(dec.overhead, 'wx.dec.overhead')} = **{h(dec.total, 'wx.dec.total')}**.",
@@ -205,14 +207,17 @@ class RooflinePage(Page):
         self.hbm_fraction = fmt.percent(wf, 1)
         self.stream_fraction = fmt.percent(eff.hbm, 1)
         att_dec = next(o for o in dec.ops if o.name == "attention (decode)")
-        self.kv_fraction = fmt.percent(eff.kv_share(ctx), 1)  # decode attention's measured share at the context
+        own = att_dec if eff.kv_stream else None  # the op charged its kernel's own fixed cost, not a count of kernels
+        self.kv_fraction = fmt.percent(eff.kv_share(ctx), 1)  # decode attention's share at the context (or `hbm`)
+        self.kv_measured = own is not None
+        self.kv_basis = "measured per chip" if own else "a streaming kernel's, for want of a measurement on this chip"
         self.kv_fixed = us(att_dec.launch_s, 1)
         att = next(o for o in pre.ops if o.name == "attention (prefill)")  # at the share the engine used
         self.attention_fraction = fmt.percent(att.flops / att.compute_s / chip.dense_flops["bf16"])
         self.kernel_cost = us(tm.kernel_s, 1)
         self.step_overhead = ms(tm.step_overhead_s, 2)
         self.kernels_dec = fmt.count(sum(round(o.launch_s / tm.kernel_s) * o.count for o in dec.ops
-                                         if o.launch_s and o.kind != "launch" and o is not att_dec), "kernels")
+                                         if o.launch_s and o.kind != "launch" and o is not own), "kernels")
         self.ar_dec = us(ar_dec.seconds, 1)
         self.hop = us(group_link(d, "tp").hop_s, 1)
         self.layers = fmt.count(arch.layers, "layers")
