@@ -15,6 +15,9 @@ DeepSeek-V3/R1's expert shape (hidden 7,168, expert FFN 2,048, 256 experts, top-
   GPUs; SGLang's and vLLM's route DeepSeek's shape by its grouped top-k over the balanced logits, whose ties send
   every token to the first four groups, five assignments a token on the timed GPU (data/efficiencies.yaml, the
   b200-moe-compute-whole-fp8 entry's note).
+On the A100, whose tables hold each engine's older version (derive_kv_stream.OLDER), and where TensorRT-LLM's and
+vLLM's time power-law routing only, their mildest skew is read as balanced (MILDEST), and an entry is read at the
+nearest columns every engine timed where it timed none at the FP8 entries' (`nearest`).
 Each engine's mean throughput over its two points, the median of the engines (`achieved`), the range spanning them
 (`achieved_range`), and the share of the chip's dense peak in the format. Prints each chip's and format's entries,
 FP8 (the entries the time model has carried since 2026-12-02, which this reproduces), FP4 (NVFP4) and BF16. The tables
@@ -35,6 +38,8 @@ import math
 import statistics
 import sys
 
+import pandas as pd
+from derive_kv_stream import OLDER
 from derive_moe_weights import (  # the same tables, read the same way (run from scripts/)
     TABLE_DIRS,
     TABLES,
@@ -44,7 +49,12 @@ from derive_moe_weights import (  # the same tables, read the same way (run from
     touched,
 )
 
-CHIPS = {k: TABLE_DIRS[k] for k in ("b200", "gb200", "b300", "gb300", "h100-sxm", "h200-sxm", "rtx-pro-6000-server")}
+CHIPS = {k: TABLE_DIRS[k] for k in ("b200", "gb200", "b300", "gb300", "h100-sxm", "h200-sxm", "rtx-pro-6000-server",
+                                    "a100-80gb-sxm")}
+MILDEST = "power_law_1.01"
+"""The routing read in a table that times no balanced routing in a format (A100's TensorRT-LLM 1.0.0 and vLLM 0.14.0
+tables time power-law routing only): the mildest skew it times. Past 256 rows per expert the skew costs little: on
+the A100, SGLang's table, which times both, reaches 2 to 4 % less of the peak with it on Mixtral's shape."""
 FORMATS = {"fp8": "fp8_block", "fp4": "nvfp4", "bf16": "bfloat16"}
 """The engine's tensor format and the tables' moe_dtype."""
 CURVE_COLUMNS = {"moe-compute": 256, "moe-compute-whole": 2048}
@@ -68,7 +78,23 @@ def by_columns(repo: str, chip: str, dtype: str, peak: float) -> dict[int, float
 
 def engines_by_columns(repo: str, chip: str, dtype: str, peak: float) -> list[dict[int, float]]:
     """Each engine's large-batch share by columns of each expert per GPU (its median per bucket over its shapes)."""
-    return [c for t in TABLES if (c := engine_by_columns(repo, chip, t, dtype, peak)) is not None]
+    return [c for t in tables(chip) if (c := engine_by_columns(repo, chip, t, dtype, peak)) is not None]
+
+
+def tables(chip: str) -> tuple[str, ...]:
+    """The engine versions read on `chip` (its directory): TABLES', or each engine's newest where it has none of
+    those (derive_kv_stream.OLDER: the A100's)."""
+    return OLDER.get(chip, TABLES)
+
+
+def routed(df: pd.DataFrame, dtype: str, t: str) -> pd.DataFrame:
+    """`gated_balanced`'s rows, or where the table times no balanced routing in `dtype`, its MILDEST skew's read the
+    same way."""
+    out = gated_balanced(df, dtype, t)
+    if out.empty:
+        skewed = df[df.distribution == MILDEST].assign(distribution="balanced")
+        out = gated_balanced(skewed, dtype, t)
+    return out
 
 
 def engine_by_columns(repo: str, chip: str, t: str, dtype: str, peak: float,
@@ -79,7 +105,7 @@ def engine_by_columns(repo: str, chip: str, t: str, dtype: str, peak: float,
     df = table(repo, chip, t)
     if df is None:
         return None
-    df = gated_balanced(df, dtype, t)
+    df = routed(df, dtype, t)
     if df.empty:
         return None
     df = most_measured(df) if kernel is None else df[df.kernel_source == kernel]
@@ -99,6 +125,12 @@ def engine_by_columns(repo: str, chip: str, t: str, dtype: str, peak: float,
     if spread is not None:
         spread.update({b: v for b, v in buckets.items() if v})
     return {b: statistics.median(v) for b, v in buckets.items() if v}
+
+
+def nearest(cols: int, curve: dict[int, float]) -> int:
+    """`cols`, or where the curve has no bucket there (not every engine measured it), its nearest bucket (in log2;
+    the wider of two)."""
+    return cols if cols in curve or not curve else min(curve, key=lambda b: (abs(math.log2(b / cols)), -b))
 
 
 def shape_rates(repo: str, chip: str, t: str, dtype: str, resource: str) -> tuple[str, list[float]] | None:
@@ -140,12 +172,12 @@ def main() -> None:
                 print(f"{chip_id}-{fmt} by_columns: [{', '.join(f'[{b}, {v:.3f}]' for b, v in curve.items())}]")
             for resource in LAYOUTS:
                 per_engine: dict[str, float] = {}
-                for t in TABLES:
+                for t in tables(chip):
                     found = shape_rates(repo, chip, t, dtype, resource)
                     if found is not None:
                         per_engine[f"{t} {found[0]}"] = statistics.mean(found[1])
                 if len(per_engine) < 2:
-                    cols = CURVE_COLUMNS[resource]
+                    cols = nearest(CURVE_COLUMNS[resource], curve)
                     each_engine = [c[cols] for c in engines_by_columns(repo, chip, dtype, peak) if cols in c]
                     if cols in curve and len(each_engine) == 3:
                         print(f"{chip_id}-{resource}-{fmt}:  # by_columns at {cols} columns: "

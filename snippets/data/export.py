@@ -54,10 +54,11 @@ The other entities join entries or files into one record, so each keeps its type
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from functools import partial
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from snippets.data import (
     Accelerator,
@@ -182,6 +183,21 @@ def _moe_compute(c: ChipEfficiency, e: ComputeEfficiency) -> ChipEfficiency:
     return c
 
 
+_V = TypeVar("_V")
+
+
+def _fp16_reads_bf16(c: ChipEfficiency) -> ChipEfficiency:
+    """`c` with its fused-MoE figures in BF16 read for FP16 too where none is measured in FP16: the engines run the same
+    grouped kernels in either at the same peak (an FP16 checkpoint on an A100 runs them), and the tables time BF16."""
+
+    def also_fp16(v: Mapping[str, _V]) -> Mapping[str, _V]:
+        return v if "bf16" not in v or "fp16" in v else MappingProxyType({**v, "fp16": v["bf16"]})
+
+    return replace(c, moe=also_fp16(c.moe), moe_whole=also_fp16(c.moe_whole), moe_ramp=also_fp16(c.moe_ramp),
+                   moe_ramp_whole=also_fp16(c.moe_ramp_whole), moe_columns=also_fp16(c.moe_columns),
+                   moe_columns_whole=also_fp16(c.moe_columns_whole), moe_weights=also_fp16(c.moe_weights))
+
+
 def _gemm_key(c: ChipEfficiency, tensor_format: str, kernel: str | None,
               default: GemmEfficiency) -> tuple[str, GemmEfficiency]:
     """Where a dense GEMM entry's figures go in `c.gemm` and what they replace: its format (the engines' median), or
@@ -238,6 +254,7 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
         chips[e.accelerator] = c
     # a chip measured in BF16 only keeps its BF16 kernels for other formats
     chips = {k: c if "bf16" not in c.gemm else replace(c, default_gemm=c.gemm["bf16"]) for k, c in chips.items()}
+    chips = {k: _fp16_reads_bf16(c) for k, c in chips.items()}
     lat = cat.latencies
     used = {("policies", key), ("efficiencies", t.link_efficiency)}
     used |= {("latencies", lid) for lid in (t.hop_latency_nvlink, t.hop_latency_pcie, t.kernel_launch,

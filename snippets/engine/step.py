@@ -421,13 +421,15 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
                 group = groups["moe", plan.moe_layers] = _moe_ops(p, local, tokens, ar, wf, plan.moe_layers)
             out += group
         if i == len(p.plans) - 1:  # final norm, LM head on the tokens that need logits, sampling, logits gathered
+            # in the model's 16-bit dtype (vLLM's LogitsProcessor._gather_logits, SGLang's unless
+            # --enable-fp32-lm-head, TensorRT-LLM's LMHead with gather_output; each casts to FP32 after)
             lg = max(1.0, batch.logits / dp)
             vocab = arch.vocab_size / tp
             out.append(ops.gemm("lm_head", lg, vocab, h, r, step_tokens=local, kernels=2 + SAMPLING_KERNELS,
                                 weight_bytes=vocab * h * p.head_bytes))
             if tp > 1:
                 out.append(ops.collective("allreduce", "logits gather",
-                                          coll.gather(lg * arch.vocab_size * 4, p.tp_link, tm)))
+                                          coll.gather(lg * arch.vocab_size * ops.ACTIVATION_BYTES, p.tp_link, tm)))
     if p.pp_link is not None:
         sent = local * h * ops.ACTIVATION_BYTES * PP_TENSORS
         out.append(ops.collective("send", "stage send", coll.send(sent, p.pp_link, tm), count=lay.pp - 1))

@@ -844,6 +844,40 @@ def test_whole_experts_run_at_their_own_measured_share_and_unmeasured_chips_at_t
     assert sliced.compute_s == pytest.approx(sliced.flops / (308.0e12 * thin), rel=1e-6)
 
 
+def test_an_fp16_moe_on_the_a100_runs_its_experts_at_the_measured_bf16_grouped_kernels_share():
+    # Mixtral 8x7B in FP16 on 4 x A100 at TP 4, a 16,384-token prefill chunk: one GPU's experts do 2 x 16,384 tokens x
+    # top-2 x (3 x 4,096 x 14,336) / 4 = 2.8862e12 FLOPs per MoE layer. The A100's fused-MoE entry is BF16 (the tables
+    # time BF16; FP16 runs the same kernels at the same 312 TFLOP/s) and is read at 512 columns (0.303); Mixtral's
+    # experts sliced four ways are 3,584 columns, on the curve between 2,048 (0.419) and 4,096 (0.542):
+    # 94.4 TFLOP/s x (0.419 + 0.123 x log2(3,584 / 2,048)) / 0.303 = 94.4 x 0.5183 / 0.303 = 161.5 TFLOP/s, 17.87 ms,
+    # not the dense BF16 GEMM's 0.84 (a100-80gb-sxm-gemm-compute-bf16), which the layer took before the entry
+    a100 = TM.chip("a100-80gb-sxm")
+    assert a100.moe_for("fp16") == a100.moe_for("bf16") == pytest.approx(94.4 / 312)
+    assert a100.moe_columns_for("fp16")[0] == 512.0
+    # so does the experts' weight stream where a chip measures it in BF16 (the H100's)
+    h100 = TM.chip("h100-sxm")
+    assert h100.moe_stream_for("fp16").weights == h100.moe_stream_for("bf16").weights != h100.gemm_for("bf16").weights
+    d = _d("mixtral-8x7b", "fp16", Layout(4), accelerator="a100-80gb-sxm", context=16384)
+    experts = _experts(d, 16384)
+    flops = 2 * 16384 * 2 * 3 * 4096 * 14336 / 4
+    assert experts.flops == pytest.approx(flops) == pytest.approx(2.8862e12, rel=1e-4)
+    share = 0.419 + (0.542 - 0.419) * math.log2(3584 / 2048)
+    assert share == pytest.approx(0.5183, abs=1e-4)
+    assert experts.compute_s == pytest.approx(flops / (94.4e12 * share / 0.303), rel=1e-9)
+    assert experts.compute_s == pytest.approx(17.87e-3, rel=1e-3)
+    assert experts.compute_s > 1.5 * flops / (312e12 * a100.gemm_for("bf16").compute)
+
+
+def test_tensor_parallel_logits_are_gathered_in_bf16():
+    # the LM head's column slices are gathered in the model's 16-bit dtype (vLLM's LogitsProcessor._gather_logits,
+    # SGLang's without --enable-fp32-lm-head, TensorRT-LLM's LMHead gather_output in the checkpoint's dtype; each
+    # casts to FP32 after): Llama 3.1 70B at TP 4, 64 decoding sequences, 64 x 128,256 x 2 bytes of which each GPU's
+    # three quarters cross the links
+    d = _d("llama-3.1-70b", "bf16", Layout(4), concurrency=64)
+    gather = next(o for o in step(d, "decode", 64, 2000.0).ops if o.name == "logits gather")
+    assert gather.bytes == pytest.approx(3 / 4 * 64 * 128256 * 2)
+
+
 def test_experts_stream_their_weights_at_the_measured_fused_moe_share():
     # DeepSeek-V3 FP8 on 8 x B200 at TP 8, one decoding sequence: its token takes 8 of 256 experts, so the step
     # touches 1 - (1 - 8/256) = 3.125 % of them, 8 experts, each seeing one row. One GPU streams its slice of them:
