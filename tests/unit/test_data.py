@@ -427,6 +427,9 @@ def test_reported_memory(catalog) -> None:
     assert a["gb200"].capacity_basis == "label" and a["gb200"].capacity_bytes == 186e9
     assert a["gb200"].memory_reported.value == 189471 and a["gb200"].memory_reported.source.secondary
     assert a["h100-pcie"].capacity_bytes == a["h100-sxm"].memory.bytes == 80e9  # PCIe: label (no runtime total)
+    # RTX PRO 6000 Server: torch's total_memory, 97,250 MiB (PyTorch prints MiB), not the 96 GB label
+    rtx = a["rtx-pro-6000-server"]
+    assert rtx.capacity_bytes == 97250 * 2**20 and rtx.capacity_basis == "CUDA" and rtx.memory.bytes == 96e9
     assert a["tpu-v6e"].capacity_bytes == 32 * 2**30  # Google's 32 GiB
     # MI325X: rocminfo's coarse-grained pool, 268,419,072 KiB (ROCm/ROCm#6023): 256.0 GiB, above the 256 GB label
     assert a["mi325x"].capacity_bytes == 268419072 * 2**10 and a["mi325x"].capacity_basis == "ROCm"

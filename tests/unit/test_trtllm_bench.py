@@ -3,10 +3,11 @@
 The overview's commands pass neither --max_batch_size nor --max_num_tokens, so trtllm-bench chose them from the
 GPUs' memory, the checkpoint and the requests' lengths (tensorrt_llm/bench/build/tuning.py at 04cba88:
 calc_engine_setting and finetune_setting; bench/benchmark/utils/general.py at 0171265: get_settings). Each row's
-`engine_limits` is checked here against that arithmetic, transcribed, from the catalog's own figures: the device's
-reported total, the model's parameters (for an NVFP4 checkpoint the stored elements its row states), its layers, KV
-heads and head size. With pipeline stages (the RTX PRO 6000 tables) the requests are divided among the stages' micro-
-batches, and a row's max_num_seqs is the stages times the max batch size (one micro-batch in each stage)."""
+`engine_limits` is checked here against that arithmetic, transcribed, from the catalog's own figures: the device
+total the row states, which must be one the catalog records (`device_gib`), the model's parameters (for an NVFP4
+checkpoint the stored elements its row states), its layers, KV heads and head size. With pipeline stages (the RTX
+PRO 6000 tables) the requests are divided among the stages' micro-batches, and a row's max_num_seqs is the stages
+times the max batch size (one micro-batch in each stage)."""
 
 from __future__ import annotations
 
@@ -25,14 +26,20 @@ BUILD_FRACTION = 0.95
 """calc_engine_setting's own default, which trtllm-bench build --dataset keeps (the 0.17 overview's engines)."""
 
 
-def device_gib(catalog: Catalog, eng: EngineCatalog, accelerator: str) -> float:
-    """The device total trtllm-bench reads (NVML's, nvidia-smi's): taken as the CUDA total where the catalog records
-    one (a fraction of a per cent lower), else the management tool's total (the engine itself budgets the label
-    there, lower still)."""
-    acc = catalog.accelerators[accelerator]
-    if acc.memory_runtime is None and acc.memory_reported is not None:
-        return acc.memory_reported.bytes / GIB
-    return eng.chips[accelerator].capacity_bytes / GIB
+def device_gib(catalog: Catalog, eng: EngineCatalog, m: Measurement) -> float:
+    """The device total a row's arithmetic took (its `engine_limits.how` states it, in GiB to a tenth), which must be
+    one the catalog records for its accelerator: the CUDA total the engine budgets (or its label), or NVML's (nvidia-
+    smi's), which trtllm-bench reads; the recorded figure, unrounded."""
+    assert m.engine_limits is not None and m.engine_limits.how is not None
+    stated = re.search(r" x ([\d.]+) GiB", m.engine_limits.how)
+    assert stated is not None, m.engine_limits.how
+    acc = catalog.accelerators[m.accelerator]
+    totals = [eng.chips[m.accelerator].capacity_bytes / GIB]
+    if acc.memory_reported is not None:
+        totals.append(acc.memory_reported.bytes / GIB)
+    match = [t for t in totals if abs(t - float(stated.group(1))) < 0.05]
+    assert match, (m.accelerator, stated.group(1), totals)
+    return match[0]
 
 
 def requests_fit(catalog: Catalog, eng: EngineCatalog, m: Measurement, engine_gib: float, kv_bytes: int,
@@ -44,7 +51,7 @@ def requests_fit(catalog: Catalog, eng: EngineCatalog, m: Measurement, engine_gi
     arch = eng.models[m.model].architecture
     tp = m.layout.tp
     per_token = 2 * arch.layers * max(tp, arch.kv_heads) * arch.head_dim * kv_bytes / GIB
-    free = tp * m.layout.pp * device_gib(catalog, eng, m.accelerator) - engine_gib
+    free = tp * m.layout.pp * device_gib(catalog, eng, m) - engine_gib
     return free * fraction / (per_token * (m.input_tokens + m.output_tokens))
 
 
