@@ -17,7 +17,16 @@ cache (the collector re-reads one cache, which a smaller one would serve from L2
 each sequence attends (128 to 16,384, within 10 %), the median per group; a table whose median in any group exceeds the
 datasheet is left out (A100's TensorRT-LLM 1.0.0 table: it reads as more than the HBM can move, so its bytes are not
 what this counts); then the median of the engines per group, to two decimals. `achieved` is the longest context's
-share, its range the engines' there."""
+share, its range the engines' there.
+
+It then prints, for each chip, an entry of each of vLLM's and SGLang's decode kernels over an FP8 cache (`tensor_format:
+fp8`, `engine`), read the same way from the same tables at one byte an element, with the table's own fixed cost. On
+Hopper those kernels read an FP8 cache at a much lower share than a BF16 one (vLLM's FlashAttention-3 at 0.66 of the
+H200's datasheet at 16,384 tokens, SGLang's at 0.52, against about 0.88 in BF16), alike at every ratio of query to KV
+heads. TensorRT-LLM's gets no such entry: at the ratios of the models the site serves (2 to 8) its FP8 cache reaches
+about its BF16 share (0.83 to 0.91 at 16,384 tokens on an H100 and H200), and only its one-head-per-KV-head and its
+ratio-16 points fall (0.53 to 0.79), so a median over every ratio would slow the engine where it is as fast; an FP8 cache
+under it reads the chip's BF16 curve."""
 from __future__ import annotations
 
 import statistics
@@ -43,21 +52,26 @@ URL = ("https://github.com/ai-dynamo/aiconfigurator/tree/095f58a51c4ca8e61b66ec1
        "aiconfigurator_core/systems/data/{dir}/attention")
 
 
-def engine_curve(repo: str, chip: str, t: str, peak: float, l2: float) -> tuple[str, float, dict[int, float]] | None:
-    """One engine's (table `t`'s) decode kernel, its fixed cost per call (seconds) and its share by context; None
-    where the table holds no such points."""
+FP8_ENGINES = {"vllm": "vLLM", "sglang": "SGLang"}
+"""The engines whose decode kernels get an entry of their own over an FP8 cache, by their tables' directory."""
+
+
+def engine_curve(repo: str, chip: str, t: str, peak: float, l2: float,
+                 cache: str = "bfloat16") -> tuple[str, float, dict[int, float]] | None:
+    """One engine's (table `t`'s) decode kernel over a `cache` ("bfloat16" or "fp8") KV cache, its fixed cost per call
+    (seconds) and its share by context; None where the table holds no such points."""
     df = table(repo, chip, t, "attention", "generation_attention")
     if df is None:
         return None
     if "window_size" in df:  # older tables measured no windows
         df = df[df.window_size == 0]
-    df = df[(df.head_dim == HEAD_DIM) & (df.attn_dtype == "bfloat16") & (df.kv_cache_dtype == "bfloat16")]
+    df = df[(df.head_dim == HEAD_DIM) & (df.attn_dtype == "bfloat16") & (df.kv_cache_dtype == cache)]
     if df.empty:
         return None
     kernel = str(df.kernel_source.value_counts().idxmax())
     df = df[df.kernel_source == kernel]
     ctx = df.isl + df.step
-    kv = df.batch_size * ctx * df.num_key_value_heads * HEAD_DIM * 2 * 2
+    kv = df.batch_size * ctx * df.num_key_value_heads * HEAD_DIM * 2 * (1 if cache == "fp8" else 2)
     fixed = statistics.median(df[kv <= 1e6].latency) * 1e-3
     groups: dict[int, list[float]] = {c: [] for c in CONTEXTS}
     for c, b, lat in zip(ctx, kv, df.latency, strict=True):
@@ -127,6 +141,45 @@ def main() -> None:
         print(f"      title: {TITLE} {NAMES[chip_id]} ({versions}; generation_attention_perf.parquet)")
         print("      read: 2026-12-05")
         print()
+        for t in TABLES:
+            engine = FP8_ENGINES.get(t.split("/")[0])
+            got = None if engine is None else engine_curve(repo, chip, t, peak, l2, "fp8")
+            if engine is not None and got is not None:
+                fp8_entry(chip_id, chip, t, engine, got, peak, engines)
+
+
+def fp8_entry(chip_id: str, chip: str, t: str, engine: str, got: tuple[str, float, dict[int, float]], peak: float,
+              bf16: dict[str, dict[int, float]]) -> None:
+    """Print one engine's entry over an FP8 cache (`engine_curve` of table `t`), beside its own BF16 share."""
+    kernel, fixed, curve = got
+    last = max(curve)
+    own = next((g for n, g in bf16.items() if n.startswith(t.replace("/", " "))), {})
+    peak_tb = peak / 1e12
+    print(f"{chip_id}-kv-stream-fp8-{t.split('/')[0]}:")
+    print(f"  name: {NAMES[chip_id]}, decode attention's KV-cache read, FP8 cache, {engine}")
+    print("  resource: kv_stream")
+    print(f"  accelerator: {chip_id}")
+    print("  tensor_format: fp8")
+    print(f"  engine: {engine}")
+    print(f"  achieved: {{value: {round(curve[last], 2) * peak_tb:.3f}, unit: TB/s, direction: shared}}")
+    print(f"  achieved_range: [{round(curve[last], 2) * peak_tb:.3f}, {round(curve[last], 2) * peak_tb:.3f}]")
+    print(f"  peak: {{value: {peak_tb:g}, unit: TB/s, direction: shared}}")
+    print(f"  fixed: {{value: {fixed * 1e6:.1f}, unit: us}}")
+    print(f"  by_context: [{', '.join(f'[{c}, {v:.2f}]' for c, v in curve.items())}]")
+    print(f"  method: {engine}'s decode attention kernel ({kernel}) over an FP8 (E4M3) cache, BF16 queries, head dimension "
+          "128, no window, caches of at least four L2s")
+    print("  note: >-")
+    print(f"    The share of the HBM datasheet bandwidth {engine}'s decode attention reaches as it reads an FP8 KV cache")
+    print("    (one byte an element), by the cached tokens each sequence attends, read as the chip's BF16 entry is")
+    print(f"    (scripts/derive_kv_stream.py), from {engine}'s table alone: the engines' FP8 kernels differ. Its")
+    print(f"    own share over a BF16 cache in the same table: {', '.join(f'{own[c]:.2f}' for c in curve if c in own)}")
+    print("    at the same contexts. An engine that runs this kernel reads this curve and fixed cost for an FP8")
+    print("    cache in place of the chip's BF16 one.")
+    print("  sources:")
+    print(f"    - url: {URL.format(dir=chip)}")
+    print(f"      title: {TITLE} {NAMES[chip_id]} ({t}; generation_attention_perf.parquet)")
+    print("      read: 2026-12-05")
+    print()
 
 
 if __name__ == "__main__":

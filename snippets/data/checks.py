@@ -126,12 +126,12 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
         if eff.accelerator not in cat["accelerators"]:
             problems.append(f"data/efficiencies.yaml: entry '{e_id}': field 'accelerator': unknown accelerator "
                             f"{eff.accelerator!r}")
-    seen: dict[tuple[str, str, str | None, str | None], str] = {}
-    for e_id, eff in effs.items():  # the time model takes one figure per chip, resource, format (and MoE kernel)
+    seen: dict[tuple[str, str, str | None, str | None, str | None], str] = {}
+    for e_id, eff in effs.items():  # one figure per chip, resource, format (and MoE kernel, or KV read's engine)
         if eff.resource not in CHIP_EFFICIENCIES:
             continue
         key = (eff.accelerator, eff.resource, eff.tensor_format if eff.resource != "hbm" else None,
-               getattr(eff, "kernel", None))
+               getattr(eff, "kernel", None), getattr(eff, "engine", None))
         if key in seen:
             problems.append(f"data/efficiencies.yaml: entry '{e_id}': the time model already reads {seen[key]!r} "
                             f"for {key[0]}'s {key[1]}")

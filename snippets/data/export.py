@@ -238,7 +238,13 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
         elif e.resource == "hbm":
             c = replace(c, hbm=e.fraction)
         elif e.resource == "kv_stream":
-            c = replace(c, kv_stream=tuple((float(tok), f) for tok, f in e.by_context), kv_fixed=e.fixed)
+            assert e.fixed is not None  # noqa: S101 - the schema requires it for kv_stream
+            curve = tuple((float(tok), f) for tok, f in e.by_context)
+            if e.tensor_format is None:
+                c = replace(c, kv_stream=curve, kv_fixed=e.fixed)
+            else:
+                assert e.engine is not None  # noqa: S101 - the schema requires it with an 8-bit cache
+                c = replace(c, kv_own=MappingProxyType({**c.kv_own, moe_key(e.tensor_format, e.engine): (curve, e.fixed)}))
         elif e.resource == "moe_weights":
             assert e.tensor_format is not None  # noqa: S101 - the schema requires it for moe_weights
             curve = tuple((float(tok), f) for tok, f in e.by_tokens) or ((1.0, e.fraction),)

@@ -122,12 +122,14 @@ class Rates:
 
 
 def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_format: str,
-          moe_kernel: str = "", gemm_kernel: str = "") -> Rates:
+          moe_kernel: str = "", gemm_kernel: str = "", kv_format: str = "", engine: str = "") -> Rates:
     """`chip`'s rates in `precision` under `tm`; the experts as `moe_kernel` runs them where the chip has its own
     figures (its arithmetic, `ChipEfficiency.moe_for`; its weight stream and fixed cost, `moe_stream_for` and
     `moe_fixed_for`), else as the engines' median; the dense GEMMs as `gemm_kernel` (an engine's own GEMM ops) runs
-    them where measured (`ChipEfficiency.gemm_for`), else the median."""
+    them where measured (`ChipEfficiency.gemm_for`), else the median; decode attention over a `kv_format` cache as
+    `engine`'s kernel reads it where measured (`ChipEfficiency.kv_for`), else at the chip's 16-bit curve."""
     eff = tm.chip(chip.id)
+    kv_curve, kv_fixed = eff.kv_for(kv_format, engine)
     fmt, k = precision.tensor_format, moe_kernel
     kf = tm.kernel_fraction(chip.vendor)
     gemm = eff.gemm_for(precision.tensor_format, gemm_kernel)
@@ -143,7 +145,7 @@ def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_f
                  weight_bytes=precision.bytes_per_param,
                  kernel_fraction=kf, kernel_s=tm.kernel_s / kf, host_s=tm.host_dispatch_s,
                  graph_max_tokens=tm.graph_max_tokens, moe_fixed_s=eff.moe_fixed_for(fmt, k),
-                 kv_stream=eff.kv_stream, kv_fixed_s=eff.kv_fixed)
+                 kv_stream=kv_curve, kv_fixed_s=kv_fixed)
 
 
 def launch(r: Rates, kernels: int, work_s: float, step_tokens: float, fixed_s: float | None = None) -> float:

@@ -780,6 +780,16 @@ class ChipEfficiency:
     kv_fixed: float | None = None
     """Decode attention's own fixed cost a layer in seconds, where `kv_stream` is measured net of it: the attention
     op's fixed part in place of the time model's count of its kernels."""
+    kv_own: Mapping[str, tuple[tuple[tuple[float, float], ...], float]] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False)
+    """By `moe_key(cache format, engine)` ("fp8/vLLM"): one engine's decode kernel over an 8-bit cache, its share by
+    context and its fixed cost a layer, where measured (`kv_for`)."""
+
+    def kv_for(self, kv_format: str, engine: str) -> tuple[tuple[tuple[float, float], ...], float | None]:
+        """The curve and fixed cost decode attention reads a `kv_format` cache at under `engine`: the engine's own
+        where measured (an 8-bit cache, whose kernels differ by engine), else the chip's 16-bit one (`kv_stream`,
+        `kv_fixed`; TensorRT-LLM's FP8 kernel reaches about its BF16 share: scripts/derive_kv_stream.py)."""
+        return self.kv_own.get(moe_key(kv_format, engine), (self.kv_stream, self.kv_fixed))
 
     def kv_share(self, context: float) -> float:
         """Decode attention's share of the HBM datasheet bandwidth when each sequence attends `context` cached tokens:

@@ -92,7 +92,7 @@ def test_a_memory_only_page_lists_no_time_model_and_a_timed_one_lists_it_with_it
     memory, timed = set(Memory(cat).reads()), set(Timed(cat).reads())
     assert not {ref for ref in memory if ref[0] in ("latencies", "efficiencies", "prices")}
     assert ("policies", tm) not in memory
-    # the time model's entries as the export lists them, and the H100's seventeen measured efficiencies (written out;
+    # the time model's entries as the export lists them, and the H100's nineteen measured efficiencies (written out;
     # its fused-MoE shares, the engines' median and TensorRT-LLM's own kernel's, are noted with the chip, whichever
     # model and engine a page times)
     assert {("policies", tm), ("latencies", "kernel-in-graph"), ("efficiencies", "h100-nvlink-p2p")} <= timed
@@ -102,7 +102,8 @@ def test_a_memory_only_page_lists_no_time_model_and_a_timed_one_lists_it_with_it
         "h100-sxm-moe-compute-fp8", "h100-sxm-moe-compute-whole-fp8", "h100-sxm-moe-weights-bf16",
         "h100-sxm-moe-weights-fp8", "h100-sxm-moe-compute-bf16", "h100-sxm-moe-compute-whole-bf16",
         "h100-sxm-moe-compute-fp8-cutlass", "h100-sxm-moe-compute-whole-fp8-cutlass",
-        "h100-sxm-moe-compute-bf16-cutlass", "h100-sxm-moe-compute-whole-bf16-cutlass", "h100-sxm-kv-stream"}
+        "h100-sxm-moe-compute-bf16-cutlass", "h100-sxm-moe-compute-whole-bf16-cutlass", "h100-sxm-kv-stream",
+        "h100-sxm-kv-stream-fp8-sglang", "h100-sxm-kv-stream-fp8-vllm"}
     assert timed - memory >= {("policies", tm)} and memory <= timed
 
 
@@ -121,7 +122,8 @@ def test_the_records_list_the_entries_they_are_built_from(cat: Catalog) -> None:
         ("efficiencies", "h100-sxm-moe-weights-fp8"), ("efficiencies", "h100-sxm-moe-compute-bf16"),
         ("efficiencies", "h100-sxm-moe-compute-whole-bf16"), ("efficiencies", "h100-sxm-moe-compute-fp8-cutlass"),
         ("efficiencies", "h100-sxm-moe-compute-whole-fp8-cutlass"), ("efficiencies", "h100-sxm-moe-compute-bf16-cutlass"),
-        ("efficiencies", "h100-sxm-moe-compute-whole-bf16-cutlass"), ("efficiencies", "h100-sxm-kv-stream"))
+        ("efficiencies", "h100-sxm-moe-compute-whole-bf16-cutlass"), ("efficiencies", "h100-sxm-kv-stream"),
+        ("efficiencies", "h100-sxm-kv-stream-fp8-sglang"), ("efficiencies", "h100-sxm-kv-stream-fp8-vllm"))
     assert eng.prices["h100-sxm"].sources == (("prices", "h100-sxm-lambda"),)
     tm = eng.time_models[cat.scenarios["reference"].time_model]
     assert ("policies", tm.id) in tm.sources and ("latencies", "kernel-in-graph") in tm.sources

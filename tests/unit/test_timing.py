@@ -1167,6 +1167,38 @@ def test_decode_attention_reads_the_kv_cache_at_its_measured_share_by_context():
     assert TM.chip("mi300x").kv_stream == () and TM.chip("mi300x").kv_share(3000) == TM.chip("mi300x").hbm
 
 
+def test_an_fp8_kv_cache_is_read_at_each_engines_own_decode_kernels_share():
+    # Llama 3.1 70B in FP8 on 4 x H200 at TP 4, a decode step of 64 sequences each attending 4,096 cached tokens: each
+    # GPU holds 2 KV heads, 2 (K and V) x 2 x 128 x 1 byte = 512 bytes a token a layer in an FP8 cache, 64 x 4,096 x
+    # 512 = 134.2 MB a layer. AIConfigurator's H200 tables time each engine's decode kernel over an FP8 cache
+    # (data/efficiencies.yaml h200-sxm-kv-stream-fp8-vllm and -sglang): at 4,096 tokens vLLM's FlashAttention-3 reads
+    # it at 0.62 of the 4.8 TB/s datasheet (45.1 us, fixed cost 13.7 us), SGLang's at 0.51 (54.8 us, 13.1 us), where
+    # both read a BF16 cache at about 0.89. TensorRT-LLM's FP8 kernel reaches its BF16 share at this model's 8 query
+    # heads a KV head, so it reads the chip's BF16 curve: 0.89, 31.4 us, 9.9 us. Under vLLM the FP8 cache saves 28 %
+    # of the BF16 cache's 62.8 us, not half.
+    kv = 64 * 4096 * 2 * 2 * 128 * 1
+    assert kv == pytest.approx(134.2e6, rel=1e-3)
+
+    def attention(policy: str, cache: str) -> Op:
+        st = setting(ENG, "llama-3.1-70b", "fp8", "reference", accelerator="h200-sxm", concurrency=64,
+                     context_tokens=4096, kv_precision=cache, memory_policy=policy)
+        return next(o for o in step(deploy(st, Layout(4)), "decode", 64, 4096.0).ops if o.name == "attention (decode)")
+
+    act = 2 * 64 * 64 / 4 * 128 * 2 / (4.8e12 * TM.chip("h200-sxm").hbm)  # the queries and outputs
+    for policy, share, fixed in (("vllm-default", 0.62, 13.7e-6), ("sglang-default", 0.51, 13.1e-6),
+                                 ("trtllm-bench", 0.89, 9.9e-6)):
+        att = attention(policy, "fp8")
+        assert att.memory_s == pytest.approx(kv / (4.8e12 * share) + act, rel=1e-6), policy
+        assert att.launch_s == pytest.approx(fixed), policy
+    assert kv / (4.8e12 * 0.62) == pytest.approx(45.1e-6, rel=1e-3)
+    assert kv / (4.8e12 * 0.51) == pytest.approx(54.8e-6, rel=1e-3)
+    bf16 = attention("vllm-default", "bf16")  # a BF16 cache under vLLM: twice the bytes at the chip's BF16 curve
+    assert bf16.memory_s == pytest.approx(2 * kv / (4.8e12 * 0.89) + act, rel=1e-6)
+    assert 1 - (kv / 0.62) / (2 * kv / 0.89) == pytest.approx(0.28, abs=0.005)
+    # the engine reads its own curve only where one is measured: an FP8 cache on an MI300X keeps a streaming share
+    assert TM.chip("mi300x").kv_for("fp8", "vLLM") == ((), None)
+
+
 def test_tensorrt_llm_prices_its_dense_fp4_gemms_at_its_own_kernel():
     # Llama 3.1 70B in NVFP4 on one B200, one sequence decoding: the MLP's gate and up projection, 2 x 28,672 x 8,192
     # weights at 0.5625 bytes (NVFP4 with its scales), 264.2 MB. TensorRT-LLM's PyTorch backend runs its own FP4 GEMM

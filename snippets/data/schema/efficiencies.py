@@ -37,6 +37,11 @@ engine without entries of its own on a chip and format takes the engines' median
 GEMM_KERNELS = ("trtllm",)
 
 
+KvEngine = Literal["vLLM", "SGLang", "TensorRT-LLM"]
+"""A serving engine whose own decode attention kernel a `kv_stream` entry over an 8-bit cache measures, as the memory
+policies name it (`MemoryPolicy.engine`): the engines' FP8-cache kernels differ too much for one median."""
+
+
 WEIGHT_STREAMS = ("gemm_weights", "moe_weights")
 """The weight streams measured per format, and by batch."""
 
@@ -69,7 +74,11 @@ class Efficiency(_Strict):
     accelerator: str
     """Id of the accelerator measured."""
     tensor_format: TensorFormat | None = None
-    """For `gemm_weights` and `moe_weights`: the format the weights are stored and computed in."""
+    """For `gemm_weights` and `moe_weights`: the format the weights are stored and computed in. For `kv_stream`: the
+    KV cache's format where it is 8-bit ("fp8", with `engine`); none: a 16-bit cache, the engines' median."""
+    engine: KvEngine | None = None
+    """For a `kv_stream` of an 8-bit cache (required there, and only there): the engine whose decode kernel it
+    measures, which that engine reads for such a cache in place of the chip's 16-bit curve."""
     by_tokens: tuple[tuple[PositiveInt, Annotated[float, Field(gt=0, le=1)]], ...] = ()
     """For `gemm_weights`: the fraction of `peak` reached with each number of tokens in the batch; for
     `moe_weights`, with each number of rows every expert the step touches sees. (tokens, fraction), tokens rising;
@@ -110,8 +119,17 @@ class Efficiency(_Strict):
                 "compare on one basis")
         if self.fraction > 1:
             raise ValueError(f"achieved exceeds peak ({self.fraction:.3f}): check units and basis")
-        if (self.resource in WEIGHT_STREAMS) != (self.tensor_format is not None):
-            raise ValueError("tensor_format: give it for gemm_weights and moe_weights, and only there")
+        if self.resource == "kv_stream":
+            if (self.tensor_format is None) != (self.engine is None):
+                raise ValueError("engine: an 8-bit cache's KV read names the engine whose kernel it measures "
+                                 "(tensor_format and engine together), a 16-bit one neither")
+            if self.tensor_format not in (None, "fp8"):
+                raise ValueError(f"tensor_format: a KV read's cache is 16-bit (none) or fp8, not {self.tensor_format!r}")
+        elif (self.resource in WEIGHT_STREAMS) != (self.tensor_format is not None):
+            raise ValueError("tensor_format: give it for gemm_weights and moe_weights (and an 8-bit cache's "
+                             "kv_stream), and only there")
+        if self.engine is not None and self.resource != "kv_stream":
+            raise ValueError("engine: only decode attention's KV read over an 8-bit cache is read per engine")
         if self.kernel is not None:
             _kernel_fits(self.resource, self.kernel, "gemm_weights", "moe_weights")
         if self.resource == "kv_stream":
