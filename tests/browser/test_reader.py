@@ -210,6 +210,9 @@ def grid_reader(browser: Any, site_url: str) -> Iterator[Reader]:
     seconds of CPU); each test works from the state it finds and leaves every row shown."""
     with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
         r.open("reference/sizing/")
+        # the table is laid out once the page's megabytes are parsed: on a loaded CI runner that once took longer than
+        # the default 15 s a step; wait for it as for a navigation (a readiness bound, not a speed check)
+        r.page.locator("article table:has(tbody tr)").first.wait_for(state="attached", timeout=60_000)
         yield r
 
 
