@@ -21,10 +21,10 @@ share, its range the engines' there.
 
 It then prints, for each chip, an entry of each of vLLM's and SGLang's decode kernels over an FP8 cache (`tensor_format:
 fp8`, `engine`), read the same way from the same tables at one byte an element, with the table's own fixed cost. On
-Hopper those kernels read an FP8 cache at a much lower share than a BF16 one (vLLM's FlashAttention-3 at 0.66 of the
+Hopper those kernels read an FP8 cache at a much lower share than a BF16 one (vLLM's FlashAttention-3 at 0.65 of the
 H200's datasheet at 16,384 tokens, SGLang's at 0.52, against about 0.88 in BF16), alike at every ratio of query to KV
 heads. TensorRT-LLM's gets no such entry: at the ratios of the models the site serves (2 to 8) its FP8 cache reaches
-about its BF16 share (0.83 to 0.91 at 16,384 tokens on an H100 and H200), and only its one-head-per-KV-head and its
+about its BF16 share (0.83 to 0.92 at 16,384 tokens on an H100 and H200), and only its one-head-per-KV-head and its
 ratio-16 points fall (0.53 to 0.79), so a median over every ratio would slow the engine where it is as fast; an FP8 cache
 under it reads the chip's BF16 curve."""
 from __future__ import annotations

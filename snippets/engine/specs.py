@@ -791,11 +791,13 @@ class ChipEfficiency:
         `kv_fixed`; TensorRT-LLM's FP8 kernel reaches about its BF16 share: scripts/derive_kv_stream.py)."""
         return self.kv_own.get(moe_key(kv_format, engine), (self.kv_stream, self.kv_fixed))
 
-    def kv_share(self, context: float) -> float:
-        """Decode attention's share of the HBM datasheet bandwidth when each sequence attends `context` cached tokens:
-        the measured curve (straight between its points on log-log axes, held at its ends, `ramp`), else `hbm`. Short
-        contexts give each (sequence, head) block little to read, and the kernel's fixed work per block shows."""
-        return ramp(self.kv_stream, context) if self.kv_stream else self.hbm
+    def kv_share(self, context: float, kv_format: str = "", engine: str = "") -> float:
+        """Decode attention's share of the HBM datasheet bandwidth when each sequence attends `context` cached tokens
+        of a `kv_format` cache under `engine` (`kv_for`; the 16-bit curve by default): the measured curve (straight
+        between its points on log-log axes, held at its ends, `ramp`), else `hbm`. Short contexts give each (sequence,
+        head) block little to read, and the kernel's fixed work per block shows."""
+        curve = self.kv_for(kv_format, engine)[0]
+        return ramp(curve, context) if curve else self.hbm
 
     def gemm_for(self, tensor_format: str, kernel: str = "") -> GemmEfficiency:
         """The dense GEMMs' figures in `tensor_format`: `kernel`'s own (an engine's own GEMM ops, keyed

@@ -1195,8 +1195,12 @@ def test_an_fp8_kv_cache_is_read_at_each_engines_own_decode_kernels_share():
     bf16 = attention("vllm-default", "bf16")  # a BF16 cache under vLLM: twice the bytes at the chip's BF16 curve
     assert bf16.memory_s == pytest.approx(2 * kv / (4.8e12 * 0.89) + act, rel=1e-6)
     assert 1 - (kv / 0.62) / (2 * kv / 0.89) == pytest.approx(0.28, abs=0.005)
+    h200 = TM.chip("h200-sxm")  # the shares the pages read, by cache and engine
+    assert h200.kv_share(4096, "fp8", "vLLM") == 0.62 and h200.kv_share(4096, "fp8", "SGLang") == 0.51
+    assert h200.kv_share(4096, "fp8", "TensorRT-LLM") == h200.kv_share(4096) == 0.89
     # the engine reads its own curve only where one is measured: an FP8 cache on an MI300X keeps a streaming share
     assert TM.chip("mi300x").kv_for("fp8", "vLLM") == ((), None)
+    assert TM.chip("mi300x").kv_share(4096, "fp8", "vLLM") == TM.chip("mi300x").hbm
 
 
 def test_tensorrt_llm_prices_its_dense_fp4_gemms_at_its_own_kernel():

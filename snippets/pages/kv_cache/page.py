@@ -9,7 +9,6 @@ from snippets.engine import Layout
 from snippets.engine.layout import tp_degrees
 from snippets.engine.memory import kv_bytes_per_sequence, paged_tokens
 from snippets.engine.params import kv_bytes_per_token
-from snippets.engine.specs import ramp
 from snippets.pages import running
 from snippets.pages.base import Page
 from snippets.pages.kv_cache.common import (
@@ -130,13 +129,13 @@ class KvCachePage(Page):
         c_mid, c_hi, c_fp8 = cost_list
         tight = at(r, *WORKED).kv_refusal(Layout(TIGHT_TP))
         cheapest = min(cost_list, key=lambda c: c.usd_per_mtok)
-        # the FP8 cache's read: each engine's measured decode kernel at the lens's context (`ChipEfficiency.kv_for`)
+        # the FP8 cache's read: the lens's engine's measured decode kernel at its context (`ChipEfficiency.kv_share`)
         eff = c_fp8.d.setting.time_model.chip(chip.id)
         read_ctx = c_fp8.p.decode.batch.decode_context
-        def read_share(engine: str) -> float:
-            curve = eff.kv_for(kv_fp8.tensor_format, engine)[0]
-            return ramp(curve, read_ctx) if curve else eff.hbm
-        share_bf16, share_fp8 = eff.kv_share(read_ctx), read_share(pol.engine)
+        read_engine = c_fp8.d.setting.memory_policy.engine
+        share_bf16 = eff.kv_share(read_ctx)
+        share_fp8 = eff.kv_share(read_ctx, kv_fp8.tensor_format, read_engine)
+        share_trt = eff.kv_share(read_ctx, kv_fp8.tensor_format, "TensorRT-LLM")
         read_ratio = kv_fp8.bytes_per_param / kv_bf16.bytes_per_param * share_bf16 / share_fp8
 
         # -- the quiz: Llama 3.1 8B's bytes per token, FP8 KV on the serving layout, 128K on a whole node
@@ -199,16 +198,15 @@ class KvCachePage(Page):
         self.n_bf16 = seqs(n_bf16)
         self.n_fp8 = seqs(n_fp8)
         self.fp8_gain = fmt.ratio(n_fp8 / n_bf16, 2, basis="sequences with an FP8 KV cache ÷ with BF16, same layout")
-        self.engine = pol.engine
+        self.engine = read_engine
         self.read_context = tokens(round(read_ctx))
         self.kv_bf16_share = fmt.percent(share_bf16, 0)
         self.kv_fp8_share = fmt.percent(share_fp8, 0)
         self.kv_read_ratio = fmt.percent(read_ratio, 0)
         self.fp8_read_slower = fmt.claim(share_fp8 < share_bf16 and read_ratio > 0.5,
-                                         f"{pol.engine}: {share_fp8:.3f} of the HBM (FP8 cache) against {share_bf16:.3f} "
+                                         f"{read_engine}: {share_fp8:.3f} of the HBM (FP8 cache) against {share_bf16:.3f} "
                                          f"(BF16) at {read_ctx:,.0f} tokens; the read takes {read_ratio:.3f} of BF16's")
-        self.trt_reads_bf16 = fmt.claim(read_share("TensorRT-LLM") == share_bf16,
-                                        f"TensorRT-LLM: {read_share('TensorRT-LLM'):.3f} against {share_bf16:.3f}")
+        self.trt_reads_bf16 = fmt.claim(share_trt == share_bf16, f"TensorRT-LLM: {share_trt:.3f} against {share_bf16:.3f}")
         # paging
         self.partial = tokens(partial)
         self.partial_paged = tokens(partial_paged)
