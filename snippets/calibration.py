@@ -63,6 +63,7 @@ from snippets.engine.serving import (
     Speculation,
     Wave,
     admitted,
+    at_rate,
     disaggregated_at,
     mixed_step,
     predict,
@@ -314,6 +315,11 @@ class Row:
         raise ValueError(f"unknown metric {metric!r}")
 
     def measured(self, metric: str) -> float | None:
+        """The row's figure of `metric`, None where it has none or where it tests nothing: the output throughput of a
+        run loaded by a request rate, which the client's rate sets (a finite run's throughput is its prompts over the
+        time to send them and drain the last), not the engine."""
+        if metric == "output_tokens_per_s" and self.measurement.definitions.load == "request-rate":
+            return None
         value: float | None = getattr(self.measurement, metric)
         return value
 
@@ -389,8 +395,6 @@ def why_not_predicted(m: Measurement) -> str | None:
     gap = _mode_gap(m)
     if gap is not None:
         return gap
-    if m.definitions.load == "request-rate":
-        return "loaded by request rate: today's serving model takes the requests kept in flight"
     if m.definitions.load == "not-stated":
         return "the source does not state the load"
     missing = [f for f in ("layout", "input_tokens", "output_tokens") if getattr(m, f) is None]
@@ -448,6 +452,9 @@ def _predict(eng: EngineCatalog, m: Measurement, d: Deployment,
         recv = 1 if it is None or it.recv_interval is None else it.recv_interval
         wait = None if it is None or it.batch_wait_steps is None or it.batch_wait_tokens is None else \
             BatchWait(it.batch_wait_steps, it.batch_wait_tokens)
+        if m.request_rate is not None:  # an open loop: requests arriving at the client's rate (`at_rate`)
+            return at_rate(d, m.request_rate, m.input_tokens, m.output_tokens, speculation=spec, prefix_hit=hit,
+                           recv_interval=recv, batch_wait=wait)
         return predict(d, _concurrency(d, m), m.input_tokens, m.output_tokens, speculation=spec, prefix_hit=hit,
                        recv_interval=recv, batch_wait=wait)
     assert dis.prefill is not None and dis.decode is not None and m.concurrency is not None  # noqa: S101 - _mode_gap

@@ -19,6 +19,11 @@ A concurrency beyond what the KV cache admits is served as an engine serves it: 
 `data/` is read through the build's loader (`--data DIR`), or an exported catalog (`--catalog FILE.json`), refused
 if it holds NaN or infinity, a fraction outside (0, 1] or a size, count, bandwidth or price that is not positive.
 
+`predict --request-rate R` (instead of `--concurrency`) predicts requests arriving R a second, an open loop: the
+steady state in which they finish as fast as they arrive (`snippets.engine.serving.at_rate`), its `in_flight` the
+requests it holds; `saturated` true where R is at or above what the replica finishes with every slot it admits full
+(the queue then grows as long as requests come; the figures are the full replica's). `request_rate` echoes R.
+
 `predict --spec-tokens K --acceptance A [--draft mtp|eagle|MODEL]` predicts speculative decoding (k drafted tokens,
 acceptance rate α; the draft: the model's MTP module where its config has one, an EAGLE head, or a draft model from
 data/), and `--prefix-hit H` a prefix cache holding that share of each prompt (`--prefix-groups N` distinct
@@ -55,7 +60,7 @@ from snippets.engine.requests import (
     load_catalog,
 )
 from snippets.engine.search import MODES, Plan, Point, Search, search
-from snippets.engine.serving import DisaggPrediction, Speculation, predict, wave
+from snippets.engine.serving import DisaggPrediction, Speculation, at_rate, predict, wave
 from snippets.engine.specs import MOE_KERNELS, EngineCatalog
 from snippets.engine.topology import links
 
@@ -105,6 +110,8 @@ def _parser() -> argparse.ArgumentParser:
             s.add_argument("--pp", type=int, default=1)
             s.add_argument("--ep", type=int, default=1)
             s.add_argument("--dp", type=int, default=1)
+            s.add_argument("--request-rate", type=float,
+                           help="requests arriving a second (an open loop), instead of --concurrency")
         if name in ("predict", "search"):
             s.add_argument("--spec-tokens", type=int, help="speculative decoding: tokens drafted per step (k)")
             s.add_argument("--acceptance", type=float, help="speculative decoding: acceptance rate of a draft (0-1)")
@@ -143,15 +150,21 @@ def _q(value: float, unit: str) -> dict[str, Any]:
 
 
 def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculation: Speculation | None = None,
-           prefix_hit: float = 0.0, prefix_groups: int = 1, one_wave: bool = False) -> dict[str, Any]:
+           prefix_hit: float = 0.0, prefix_groups: int = 1, one_wave: bool = False,
+           rate: float | None = None) -> dict[str, Any]:
     """The JSON the command prints: the prediction, the deployment and every assumption behind them; with
-    `one_wave`, also the `concurrency` requests run as one wave."""
-    x = predict(d, concurrency, n_in, n_out, speculation=speculation, prefix_hit=prefix_hit,
-                prefix_groups=prefix_groups)
+    `one_wave`, also the `concurrency` requests run as one wave; with `rate`, requests arriving at that rate
+    (`snippets.engine.serving.at_rate`) instead of `concurrency` kept in flight."""
+    if rate is None:
+        x = predict(d, concurrency, n_in, n_out, speculation=speculation, prefix_hit=prefix_hit,
+                    prefix_groups=prefix_groups)
+    else:
+        x = at_rate(d, rate, n_in, n_out, speculation=speculation, prefix_hit=prefix_hit, prefix_groups=prefix_groups)
+        concurrency = x.concurrency
     w = None
     if one_wave:
-        if speculation is not None or prefix_hit:
-            raise ValueError("one wave is modelled without speculative decoding or a prefix cache")
+        if speculation is not None or prefix_hit or rate is not None:
+            raise ValueError("one wave is modelled without speculative decoding, a prefix cache or a request rate")
         w = wave(d, concurrency, n_in, n_out)
     st, m, tm = d.setting, d.memory, d.setting.time_model
 
@@ -164,6 +177,7 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
         "gpus": d.gpus, "nodes": d.nodes, "gpus_rented": d.gpus_rented,
         "input_tokens": n_in, "output_tokens": n_out, "concurrency": concurrency,
         "max_concurrency": d.max_concurrency, "in_flight": x.in_flight, "queued": concurrency - x.in_flight,
+        "request_rate": x.request_rate, "saturated": x.saturated,
         "ttft_ms": x.ttft_s * 1e3, "tpot_ms": x.tpot_s * 1e3,
         "ttft_ms_range": ms(x.ttft_range), "tpot_ms_range": ms(x.tpot_range),
         "output_tokens_per_s": x.output_tokens_per_s, "output_tokens_per_s_range": list(x.throughput_range),
@@ -267,6 +281,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         n_in = sc.input_tokens if args.input_tokens is None else args.input_tokens
         n_out = sc.output_tokens if args.output_tokens is None else args.output_tokens
         asked = None if args.command == "search" else _concurrency(args.concurrency)
+        rate = getattr(args, "request_rate", None)
+        if rate is not None and (asked is not None or not rate > 0 or rate == float("inf")):
+            raise ValueError("--request-rate takes a positive number of requests a second, and no --concurrency")
         want_max = asked == "max"
         conc = sc.concurrency if asked is None else 1 if want_max else int(asked)
         req = check_request(eng, args.model, input_tokens=n_in, output_tokens=n_out, concurrency=conc,
@@ -294,7 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = report(d, conc, n_in, n_out, speculation=spec,
                      prefix_hit=args.prefix_hit if args.command == "predict" else 0.0,
                      prefix_groups=args.prefix_groups if args.command == "predict" else 1,
-                     one_wave=args.command == "predict" and args.wave)
+                     one_wave=args.command == "predict" and args.wave, rate=rate)
     except KeyError as exc:
         print(f"error: unknown id {exc}", file=sys.stderr)
         return 2

@@ -59,6 +59,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from snippets.engine import bands as bands_mod
 from snippets.engine import collectives as coll
@@ -375,6 +376,12 @@ class Prediction:
     recv_wait_s: float = 0.0
     """Average wait for the engine to take a new prompt in while others decode (its scheduler's next poll, or the
     close of its batch-waiting window: `_intake`)."""
+    request_rate: float | None = None
+    """Requests arriving a second (`at_rate`: an open loop), or None where `concurrency` requests are kept in flight."""
+    saturated: bool = False
+    """`at_rate` only: the requests arrive faster than the replica finishes them with every slot it admits full, so
+    their queue grows for as long as they keep coming; the figures are that full replica's, the wait in the growing
+    queue left out."""
 
     mode = "aggregated"
 
@@ -681,6 +688,54 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         tokens_per_step=per_step, draft_s=draft_s, verify_extra_s=verify_extra, prefix_hit=prefix_hit,
         cached_tokens=cached, admitted=cap, recv_wait_s=poll,
     )
+
+
+def at_rate(d: Deployment, rate: float, input_tokens: int | None = None, output_tokens: int | None = None,
+            **kw: Any) -> Prediction:
+    """`predict` for requests arriving at `rate` a second (an open loop: a client sending at a request rate, not
+    keeping a number in flight). In a steady state the requests finish as fast as they arrive, and by Little's law
+    the replica holds rate × lifetime of them; the closed loop of b requests (`predict`) finishes b ÷ lifetime a
+    second, which rises with b, so the steady state lies between the two whole numbers of requests whose rates
+    bracket `rate`, and its time to first token and time per output token are interpolated between theirs (its
+    prompts already wait as random arrivals do: `_steady`'s M/D/1 wait and the rest of the step under way). Below
+    one request's own rate the replica is idle between requests and serves each alone. At or above what the
+    replica finishes with every slot it admits full, there is no steady state: the queue grows as long as requests
+    keep coming, and the figures are that full replica's (`Prediction.saturated`). `kw` goes to `predict`."""
+    if not rate > 0 or math.isinf(rate):
+        raise ValueError("the request rate must be a positive number of requests a second")
+    prep = kw.pop("prep", None) or prepare(d)
+    full = predict(d, 10**9, input_tokens, output_tokens, prep=prep, **kw)
+    n_out = full.output_tokens
+
+    def rps(p: Prediction) -> float:
+        return p.output_tokens_per_s / n_out
+
+    if rps(full) <= rate:
+        return replace(full, concurrency=full.in_flight, queue_s=0.0, ttft_s=full.ttft_s - full.queue_s,
+                       request_rate=rate, saturated=True)
+    lo, hi = 0, full.in_flight  # rps(at(hi)) > rate; the smallest such b is wanted, rps(at(0)) taken as 0
+    memo: dict[int, Prediction] = {}
+
+    def at(b: int) -> Prediction:
+        if b not in memo:
+            memo[b] = predict(d, b, input_tokens, output_tokens, prep=prep, **kw)
+        return memo[b]
+
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if rps(at(mid)) > rate:
+            hi = mid
+        else:
+            lo = mid
+    upper = at(hi)
+    if lo == 0:
+        ttft, tpot = upper.ttft_s, upper.tpot_s
+    else:
+        lower = at(lo)
+        f = (rate - rps(lower)) / (rps(upper) - rps(lower))
+        ttft = lower.ttft_s + f * (upper.ttft_s - lower.ttft_s)
+        tpot = lower.tpot_s + f * (upper.tpot_s - lower.tpot_s)
+    return replace(upper, ttft_s=ttft, tpot_s=tpot, output_tokens_per_s=rate * n_out, request_rate=rate)
 
 
 # --------------------------------------------------------------------------- one wave

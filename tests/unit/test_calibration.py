@@ -565,3 +565,22 @@ def test_the_modelled_run_matches_the_requests_in_flight_the_cookbooks_client_re
     one = next(r for r in ix if r.id == "inferencex-dsr1-fp8-sglang-8xh200-in1024-out1024-c64")
     assert one.measurement.definitions.burst is not None and one.measurement.definitions.burst.range_ratio == 0.8
     assert 0.97 < one.drain < 1.0
+
+
+def test_a_run_at_a_request_rate_is_predicted_at_that_rate_and_not_on_its_throughput():
+    """dstack's 405B runs sent ShareGPT prompts at 16 a second (an open loop): each is predicted at that rate
+    (`snippets.engine.serving.at_rate`), compared on TTFT and ITL, not on the output throughput the rate sets."""
+    rows = {r.id: r for r in calibration.rows(CAT, "test") if r.measurement.definitions.load == "request-rate"}
+    assert set(rows) == {k for k, m in CAT.measurements.items()
+                         if m.role == "test" and m.definitions.load == "request-rate"} and len(rows) >= 2
+    for r in rows.values():
+        p, m = r.prediction, r.measurement
+        assert m.request_rate is not None and p.request_rate == m.request_rate
+        assert r.measured("output_tokens_per_s") is None and r.error("output_tokens_per_s") is None
+        assert r.error("ttft_ms") is not None and r.error("itl_ms") is not None
+        if p.saturated:  # the full replica's figures: it finishes fewer a second than arrive
+            assert p.output_tokens_per_s < m.request_rate * p.output_tokens
+        else:
+            assert p.output_tokens_per_s == pytest.approx(m.request_rate * p.output_tokens)
+    h100 = rows["dstack-llama31405b-fp8-vllm-8xh100-sharegpt-qps16"].prediction
+    assert not h100.saturated and 1 < h100.in_flight < h100.admitted

@@ -110,6 +110,23 @@ def test_concurrency_beyond_the_kv_cache_runs_what_it_admits_and_queues_the_rest
     assert split.running == big["in_flight"] and "queue for a slot" in split.text
 
 
+def test_predict_at_a_request_rate_holds_what_the_rate_keeps_in_flight(capsys: pytest.CaptureFixture[str]) -> None:
+    short = [*PREDICT, "--input-tokens", "1000", "--output-tokens", "250"]
+    rc, out, err = _run([*short, "--request-rate", "2"], capsys)
+    assert rc == 0, err
+    assert out["request_rate"] == 2.0 and out["saturated"] is False and out["queued"] == 0
+    assert out["output_tokens_per_s"] == pytest.approx(2.0 * out["output_tokens"])
+    rc, held, _ = _run([*short, "--concurrency", str(out["in_flight"])], capsys)
+    assert rc == 0 and held["request_rate"] is None and held["saturated"] is False
+    assert held["output_tokens_per_s"] > out["output_tokens_per_s"]  # the closed loop just above the rate
+    rc, flood, _ = _run([*short, "--request-rate", "100000"], capsys)
+    assert rc == 0 and flood["saturated"] is True and flood["in_flight"] == flood["concurrency"]
+    assert flood["output_tokens_per_s"] < 100_000 * flood["output_tokens"]
+    for bad in (["--request-rate", "2", "--concurrency", "4"], ["--request-rate", "0"], ["--request-rate", "inf"]):
+        rc, none, err = _run([*short, *bad], capsys)
+        assert rc == 1 and none is None and "--request-rate takes a positive number" in err, bad
+
+
 def _catalog_file(tmp_path: Path, catalog: Catalog, edit: Any) -> str:
     d = json.loads(json.dumps(encode(export(catalog))))
     edit(d)

@@ -24,7 +24,7 @@ from snippets.engine import bands as bands_mod
 from snippets.engine.collectives import allreduce, alltoall, hierarchical_allreduce, send
 from snippets.engine.ops import KINDS, Op, Rates, gemm, launch
 from snippets.engine.params import total_params
-from snippets.engine.serving import admitted, chunks, kv_sequences, mixed_step, predict, wave
+from snippets.engine.serving import admitted, at_rate, chunks, kv_sequences, mixed_step, predict, wave
 from snippets.engine.specs import GemmEfficiency, columns_factor, ramp
 from snippets.engine.step import FP8_DISPATCH_BYTES, Batch, prepare, run, step
 from snippets.engine.topology import group_link
@@ -483,6 +483,33 @@ def test_predict_under_load_is_bounded_by_its_prefills():
     # beyond what the replica admits, requests wait for a slot
     y = predict(d, 2 * cap, 5000, 500)
     assert y.in_flight == cap and y.queue_s > 0 and y.ttft_s > x.ttft_s
+
+
+def test_requests_at_a_rate_settle_where_they_finish_as_fast_as_they_arrive():
+    """An open loop (`at_rate`): by Little's law the replica holds rate x lifetime requests; the closed loops of the
+    two whole numbers around that hold finish just below and just above the rate, and the figures lie between
+    theirs. Below one request's own rate the replica serves each alone; at or above the full replica's rate the
+    queue grows without end and the figures are the full replica's."""
+    d = _d("llama-3.1-70b", "fp8", Layout(4), context=1250)
+    rate, n_out = 5.0, 250
+    x = at_rate(d, rate, 1000, n_out)
+    below, above = predict(d, x.in_flight - 1, 1000, n_out), predict(d, x.in_flight, 1000, n_out)
+    assert below.output_tokens_per_s / n_out <= rate < above.output_tokens_per_s / n_out
+    assert below.ttft_s <= x.ttft_s <= above.ttft_s and below.tpot_s <= x.tpot_s <= above.tpot_s
+    assert x.output_tokens_per_s == pytest.approx(rate * n_out) and x.request_rate == rate and not x.saturated
+    # Little's law by hand: the requests held are the rate times a request's life, within the one between the two
+    life = x.ttft_s + (n_out - 1) * x.tpot_s
+    assert x.in_flight - 1 <= rate * life <= x.in_flight + 1e-9
+    alone = predict(d, 1, 1000, n_out)
+    slow = at_rate(d, 0.1 * alone.output_tokens_per_s / n_out, 1000, n_out)
+    assert (slow.in_flight, slow.ttft_s, slow.tpot_s) == (1, alone.ttft_s, alone.tpot_s)
+    full = predict(d, 10**6, 1000, n_out)
+    flood = at_rate(d, 2 * full.output_tokens_per_s / n_out, 1000, n_out)
+    assert flood.saturated and flood.in_flight == full.in_flight and flood.queue_s == 0
+    assert flood.ttft_s == pytest.approx(full.ttft_s - full.queue_s) and flood.tpot_s == full.tpot_s
+    assert flood.output_tokens_per_s == full.output_tokens_per_s
+    with pytest.raises(ValueError, match="positive number of requests"):
+        at_rate(d, 0.0, 1000, n_out)
 
 
 def test_admission_defaults_to_the_kv_cache_without_a_max_num_seqs():
