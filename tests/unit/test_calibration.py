@@ -582,5 +582,9 @@ def test_a_run_at_a_request_rate_is_predicted_at_that_rate_and_not_on_its_throug
             assert p.output_tokens_per_s < m.request_rate * p.output_tokens
         else:
             assert p.output_tokens_per_s == pytest.approx(m.request_rate * p.output_tokens)
-    h100 = rows["dstack-llama31405b-fp8-vllm-8xh100-sharegpt-qps16"].prediction
-    assert not h100.saturated and 1 < h100.in_flight < h100.admitted
+    h100 = rows["dstack-llama31405b-fp8-vllm-8xh100-sharegpt-qps16"]
+    assert not h100.prediction.saturated and 1 < h100.in_flight < h100.prediction.admitted
+    # 379 of its 1,000 completed requests generated no text and enter the published mean TTFT at zero: the model's
+    # TTFT, a generating request's, is scaled by the share that did generate
+    assert h100.measurement.definitions.ttft_zero_share == 0.379
+    assert h100.predicted("ttft_ms") == pytest.approx((1 - 0.379) * h100.prediction.ttft_s * 1e3)

@@ -116,11 +116,18 @@ class Definitions(_Strict):
     as many as it can hold; static-batch: one batch of `concurrency` requests run together to the end."""
     burst: Burst | None = None
     """With fixed-concurrency: the client starts the requests it keeps in flight all at once (`Burst`)."""
+    ttft_zero_share: Annotated[float, Field(gt=0.0, lt=1.0)] | None = None
+    """The share of the run's completed requests that generated no text and that the client counts in its mean TTFT
+    at zero (vLLM's benchmark_serving.py times a request's TTFT at its first chunk with text, so a request that ends
+    without one keeps 0.0 and still counts as completed; its result file shows it): the published mean is then
+    (1 − share) times the mean of the requests that did generate, and the model's TTFT is scaled so."""
 
     @model_validator(mode="after")
     def _burst_load(self) -> Definitions:
         if self.burst is not None and self.load != "fixed-concurrency":
             raise ValueError("burst: only for a fixed-concurrency load")
+        if self.ttft_zero_share is not None and (self.ttft is None or self.statistic != "mean"):
+            raise ValueError("ttft_zero_share: only for a mean TTFT")
         return self
 
 
