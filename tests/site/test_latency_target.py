@@ -141,3 +141,27 @@ def test_the_frontier_charts_are_drawn_per_accelerator(page) -> None:
     for svg in charts:
         assert {"aggregated", "disaggregated"} <= {t.get_text() for t in svg.find_all("text")}
     assert "×" in text(page, "gain_by_gpu.gain0")
+
+
+def test_a_rate_holds_the_rate_times_a_requests_life(page, catalog) -> None:
+    """The cost lens's open loop, by hand: the worked aggregated replica at its target point finishes its requests in
+    flight ÷ their life a second (Little's law), which is the rate the page gives; at half that rate the engine's
+    open loop holds the half rate times its own life; with every slot full it finishes more a second than at the
+    target, and a rate beyond that saturates it."""
+    from snippets.engine.serving import at_rate
+
+    s = at_scenario(engine_catalog(catalog), "llama-3.1-70b", "fp8", "chat", accelerator="h100-sxm")
+    agg = min((p for p in s.points if p.mode == "aggregated" and s.targets.met(p.ttft_s, p.tpot_s)),
+              key=lambda p: (p.gpu_hours_per_mtok, p.gpus))
+    sc = s.setting.scenario
+    n_out = s.output_tokens
+    life = agg.ttft_s + (n_out - 1) * agg.tpot_s
+    assert value(page, "rate_held") == agg.concurrency
+    assert value(page, "rate_target") == pytest.approx(agg.concurrency / life, abs=0.051)
+    half = at_rate(agg.deployment, agg.concurrency / life / 2, s.input_tokens, n_out)
+    assert value(page, "rate_half_tpot") == pytest.approx(half.tpot_s * 1e3, abs=0.051)
+    assert value(page, "rate_half_held") == round(agg.concurrency / life / 2 * (half.ttft_s + (n_out - 1) * half.tpot_s))
+    assert value(page, "rate_half_held") < value(page, "rate_held") / 2  # a lighter load also shortens each life
+    assert value(page, "rate_cap") > value(page, "rate_target")
+    assert value(page, "rate_headroom") == pytest.approx(value(page, "rate_cap") / value(page, "rate_target"), abs=0.1)
+    assert sc.tpot_s is not None and at_rate(agg.deployment, 1e6, s.input_tokens, n_out).tpot_s > sc.tpot_s

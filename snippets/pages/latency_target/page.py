@@ -10,6 +10,7 @@ from itertools import pairwise
 
 from snippets.data import Catalog
 from snippets.engine.search import at_scenario
+from snippets.engine.serving import at_rate
 from snippets.pages import units
 from snippets.pages.latency_target.common import (
     ACCELERATORS,
@@ -165,6 +166,30 @@ class LatencyTargetPage(ModesSection, PublishedSection):
                                         basis="$/Mtok at the target ÷ with none")
         self.target_costs_more = fmt.claim(cost(worked.search.best) > cost(loose.best),
                                            f"${cost(worked.search.best):.3f} > ${cost(loose.best):.3f}")
+
+        # ------------------------------------------------ the cost lens: a rate, not a concurrency
+        agg = worked.agg
+        n_in, n_out = sc.input_tokens, sc.output_tokens
+        target_rate = agg.prediction.output_tokens_per_s / n_out
+        half = at_rate(agg.deployment, target_rate / 2, n_in, n_out)
+        full = at_rate(agg.deployment, float(10**6), n_in, n_out)
+        cap = full.output_tokens_per_s / n_out
+        self.rate_layout = agg.layout.label
+        self.rate_target = fmt.quantity(target_rate, "requests/s", 1)
+        self.rate_held = fmt.count(agg.concurrency, "requests")
+        self.rate_half = fmt.quantity(target_rate / 2, "requests/s", 1)
+        # Little's law: the requests a rate keeps in flight are the rate times a request's life
+        self.rate_half_held = fmt.count(round(target_rate / 2 * (half.ttft_s + (n_out - 1) * half.tpot_s)),
+                                        "requests")
+        self.rate_half_tpot = ms(half.tpot_s)
+        self.rate_cap = fmt.quantity(cap, "requests/s", 1)
+        self.rate_headroom = fmt.ratio(cap / target_rate, 1, basis="requests/s with every slot full ÷ at the target")
+        # sent a tenth faster than the full replica finishes, it emits fewer tokens than arrive: the queue grows
+        above = at_rate(agg.deployment, 1.1 * cap, n_in, n_out)
+        self.rate_beyond = fmt.claim(above.output_tokens_per_s < 1.1 * cap * n_out,
+                                     f"{above.output_tokens_per_s:.0f} < {1.1 * cap * n_out:.0f} output tokens/s")
+        self.rate_full_misses = fmt.claim(full.tpot_s > sc.tpot_s,
+                                          f"TPOT {full.tpot_s * 1e3:.1f} ms > {sc.tpot_s * 1e3:.0f} ms")
 
         self._published(eng)
 
