@@ -181,7 +181,6 @@ class LatencyTargetPage(ModesSection, PublishedSection):
         # Little's law: the requests a rate keeps in flight are the rate times a request's life
         self.rate_half_held = fmt.count(round(target_rate / 2 * (half.ttft_s + (n_out - 1) * half.tpot_s)),
                                         "requests")
-        self.rate_half_tpot = ms(half.tpot_s)
         self.rate_cap = fmt.quantity(cap, "requests/s", 1)
         self.rate_headroom = fmt.ratio(cap / target_rate, 1, basis="requests/s with every slot full ÷ at the target")
         # sent a tenth faster than the full replica finishes, it emits fewer tokens than arrive: the queue grows
