@@ -287,9 +287,11 @@ class Row:
         where the run is one wave (`one_wave`) or repeats one (`lockstep`), else the steady state's."""
         p, d = self.prediction, self.measurement.definitions
         w = self.wave
+        # a mean TTFT that counts the requests which generated nothing at zero is that share short of the others'
+        kept = 1.0 - (d.ttft_zero_share or 0.0)
         if w is not None:
             if metric == "ttft_ms":
-                return w.ttft_s * (1.0 - (d.ttft_zero_share or 0.0)) * 1e3
+                return w.ttft_s * kept * 1e3
             if metric == "itl_ms":
                 if d.token_latency == "tpot-including-first":  # noqa: S105 - a definition; latency over output tokens
                     return (w.ttft_s + (w.output_tokens - 1) * w.tpot_s) / w.output_tokens * 1e3
@@ -301,12 +303,9 @@ class Row:
             if self.measurement.definitions.load == "static-batch" and isinstance(p, Prediction):
                 assert self.measurement.concurrency is not None  # noqa: S101 - the schema requires it
                 queued = p.queue_s if d.ttft == "queueing-excluded" else 0.0
-                return (static_batch_ttft_s(self.deployment, p, self.measurement.concurrency) - queued) \
-                    * (1.0 - (d.ttft_zero_share or 0.0)) * 1e3
-            # queueing-excluded: from the request's scheduling, so without the wait for a slot; a mean that counts
-            # the requests which generated nothing at zero is that share short of the generating requests' mean
+                return (static_batch_ttft_s(self.deployment, p, self.measurement.concurrency) - queued) * kept * 1e3
+            # queueing-excluded: from the request's scheduling, so without the wait for a slot
             wave = first_wave_s(self.measurement, self.deployment, p)
-            kept = 1.0 - (d.ttft_zero_share or 0.0)
             return (p.ttft_s + wave - (p.queue_s if d.ttft == "queueing-excluded" else 0.0)) * kept * 1e3
         if metric == "itl_ms":
             if d.token_latency == "tpot-including-first":  # noqa: S105 - a definition; latency over output tokens

@@ -20,9 +20,10 @@ A concurrency beyond what the KV cache admits is served as an engine serves it: 
 if it holds NaN or infinity, a fraction outside (0, 1] or a size, count, bandwidth or price that is not positive.
 
 `predict --request-rate R` (instead of `--concurrency`) predicts requests arriving R a second, an open loop: the
-steady state in which they finish as fast as they arrive (`snippets.engine.serving.at_rate`), its `in_flight` the
-requests it holds; `saturated` true where R is at or above what the replica finishes with every slot it admits full
-(the queue then grows as long as requests come; the figures are the full replica's). `request_rate` echoes R.
+steady state in which they finish as fast as they arrive (`snippets.engine.serving.at_rate`), `mean_in_flight` the
+requests it holds on average (the rate times a request's life), `in_flight` the whole number just above;
+`saturated` true where R is at or above what the replica finishes with every slot it admits full (the queue then
+grows as long as requests come; the figures are the full replica's). `request_rate` echoes R.
 
 `predict --spec-tokens K --acceptance A [--draft mtp|eagle|MODEL]` predicts speculative decoding (k drafted tokens,
 acceptance rate α; the draft: the model's MTP module where its config has one, an EAGLE head, or a draft model from
@@ -177,7 +178,7 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
         "gpus": d.gpus, "nodes": d.nodes, "gpus_rented": d.gpus_rented,
         "input_tokens": n_in, "output_tokens": n_out, "concurrency": concurrency,
         "max_concurrency": d.max_concurrency, "in_flight": x.in_flight, "queued": concurrency - x.in_flight,
-        "request_rate": x.request_rate, "saturated": x.saturated,
+        "request_rate": x.request_rate, "saturated": x.saturated, "mean_in_flight": x.mean_in_flight,
         "ttft_ms": x.ttft_s * 1e3, "tpot_ms": x.tpot_s * 1e3,
         "ttft_ms_range": ms(x.ttft_range), "tpot_ms_range": ms(x.tpot_range),
         "output_tokens_per_s": x.output_tokens_per_s, "output_tokens_per_s_range": list(x.throughput_range),

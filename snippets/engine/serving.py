@@ -391,6 +391,14 @@ class Prediction:
         return self.draft_s + self.verify_extra_s
 
     @property
+    def mean_in_flight(self) -> float:
+        """Requests in flight on average: at a request rate (`at_rate`) the rate times a request's life (Little's
+        law), which lies between the two whole numbers whose closed loops bracket it; else `in_flight`."""
+        if self.request_rate is None:
+            return float(self.in_flight)
+        return self.request_rate * (self.ttft_s + (self.output_tokens - 1) * self.tpot_s)
+
+    @property
     def output_tokens_per_s_per_gpu(self) -> float:
         return self.output_tokens_per_s / self.gpus
 

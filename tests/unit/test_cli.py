@@ -116,8 +116,11 @@ def test_predict_at_a_request_rate_holds_what_the_rate_keeps_in_flight(capsys: p
     assert rc == 0, err
     assert out["request_rate"] == 2.0 and out["saturated"] is False and out["queued"] == 0
     assert out["output_tokens_per_s"] == pytest.approx(2.0 * out["output_tokens"])
+    life_s = (out["ttft_ms"] + (out["output_tokens"] - 1) * out["tpot_ms"]) / 1e3  # Little's law by hand
+    assert out["mean_in_flight"] == pytest.approx(2.0 * life_s) and out["in_flight"] - 1 <= out["mean_in_flight"]
     rc, held, _ = _run([*short, "--concurrency", str(out["in_flight"])], capsys)
     assert rc == 0 and held["request_rate"] is None and held["saturated"] is False
+    assert held["mean_in_flight"] == held["in_flight"]
     assert held["output_tokens_per_s"] > out["output_tokens_per_s"]  # the closed loop just above the rate
     rc, flood, _ = _run([*short, "--request-rate", "100000"], capsys)
     assert rc == 0 and flood["saturated"] is True and flood["in_flight"] == flood["concurrency"]

@@ -178,9 +178,7 @@ class LatencyTargetPage(ModesSection, PublishedSection):
         self.rate_target = fmt.quantity(target_rate, "requests/s", 1)
         self.rate_held = fmt.count(agg.concurrency, "requests")
         self.rate_half = fmt.quantity(target_rate / 2, "requests/s", 1)
-        # Little's law: the requests a rate keeps in flight are the rate times a request's life
-        self.rate_half_held = fmt.count(round(target_rate / 2 * (half.ttft_s + (n_out - 1) * half.tpot_s)),
-                                        "requests")
+        self.rate_half_held = fmt.count(round(half.mean_in_flight), "requests")
         self.rate_cap = fmt.quantity(cap, "requests/s", 1)
         self.rate_headroom = fmt.ratio(cap / target_rate, 1, basis="requests/s with every slot full ÷ at the target")
         # sent a tenth faster than the full replica finishes, it emits fewer tokens than arrive: the queue grows
