@@ -10,10 +10,11 @@ JavaScript only writes these strings into the page; it computes nothing.
 The form's fields are checked by the command line's rules (`snippets.engine.requests`): a context beyond the
 model's is refused with its limit, a pasted config.json is bounded before any work, a field the form does not
 have (a mistyped address parameter) is refused by name, and a concurrency beyond what the KV cache admits is
-answered with how many run and how many queue. With a latency target (`ttft_ms`, `tpot_ms`, and a request rate
-`rate`), the answer also holds the cheapest configuration meeting it and the throughput-interactivity frontier,
-from `snippets.engine.search.search` (`target`, `frontier_svg`). `answer` never raises: any failure of the
-engine is an error the page shows beside the inputs.
+answered with how many run and how many queue. With a request rate (`rate`), the answer says what one replica of
+the configuration does with requests arriving at it (`at_rate_outputs`: `snippets.engine.serving.at_rate`). With a
+latency target (`ttft_ms`, `tpot_ms`, and the rate), the answer also holds the cheapest configuration meeting it
+and the throughput-interactivity frontier, from `snippets.engine.search.search` (`target`, `frontier_svg`).
+`answer` never raises: any failure of the engine is an error the page shows beside the inputs.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from snippets.engine.requests import (
     queue_split,
 )
 from snippets.engine.search import Search, search
+from snippets.engine.serving import Prediction, at_rate
 from snippets.engine.specs import EngineCatalog, ModelSpec, PriceSpec
 
 SCENARIO = "serving"
@@ -258,6 +260,7 @@ def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
 
     per_replica = d.cost_per_replica_hour
     kv = d.kv_cache
+    opened = None if rep is None or inputs.rate is None else at_rate(d, inputs.rate, sc.input_tokens, sc.output_tokens)
     outputs = {
         "model_name": _out(spec.name, "", spec.name),
         "params": _out(d.params, "parameters", f"{d.params / 1e9:,.2f} billion"),
@@ -286,10 +289,30 @@ def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
                             f"stored in {st.precision.name}, computed in {d.compute_format.upper()}" if d.weight_only
                             else f"computed in {st.precision.name}"),
         "note": _out(note, "", note),
+        "at_rate": at_rate_outputs(opened, inputs.rate, rep is not None),
     }
     return {"report": rep, "outputs": outputs, "bar": bar,
             "bar_label": "Memory per GPU: " + ", ".join(f"{b['label']} {b['text']}" for b in bar),
             "target": target(eng, inputs, sc.input_tokens, sc.output_tokens)}
+
+
+def at_rate_outputs(x: Prediction | None, rate: float | None, timed: bool) -> dict[str, Any]:
+    """What one replica does with requests arriving at `rate` a second (`x`, from `at_rate`): the requests it holds on
+    average (the rate times a request's life, Little's law) with their TTFT and TPOT; or, where the rate is at or
+    beyond what it finishes with every slot it admits full, what it does finish, and that the queue grows for as
+    long as requests keep coming."""
+    if rate is None:
+        return _out(None, "requests", "give a request rate")
+    if x is None or not timed:
+        return _out(None, "requests", "not predicted")
+    if x.saturated:
+        done = x.output_tokens_per_s / x.output_tokens
+        return _out(done, "requests/s", f"beyond what it finishes: with all {x.in_flight:,} requests it admits in "
+                                        f"flight it finishes {done:,.2f} a second, so at {rate:,g} the queue grows "
+                                        f"(a latency target sizes the replicas)")
+    return _out(x.mean_in_flight, "requests",
+                f"{x.mean_in_flight:,.1f} requests in flight on average at {rate:,g} a second: time to first token "
+                f"{x.ttft_s * 1e3:,.1f} ms, time per output token {x.tpot_s * 1e3:,.1f} ms")
 
 
 def _bound_weights(eng: EngineCatalog, inputs: Inputs) -> None:

@@ -42,6 +42,7 @@ EXPLAINED = {
     "cost_per_replica_hour": ("../reference/sizing/#indicative-prices", "the indicative prices"),
     "rental_share": ("../reference/sizing/#indicative-prices", "prices and rental units"),
     "running": ("../hbm/#what-fits-on-one-card", "what fits on a card"),
+    "at_rate": ("../latency-target/#the-cost-lens", "requests sent at a rate (Little's law)"),
     "cost_per_mtok": ("../roofline/#the-cost-lens", "cost per token"),
     "max_concurrency": ("../hbm/#what-fits-on-one-card", "what fits on a card"),
     "kv_tokens": ("../hbm/#what-fits-on-one-card", "what fits on a card"),
@@ -58,7 +59,7 @@ OUTPUTS = (  # (data-name, label)
     ("cost_per_hour", "Cost per hour, the whole rented instance"), ("rental_share", "The replica uses"),
     ("cost_per_mtok", "Cost per million output tokens (the replica's share)"),
     ("max_concurrency", "Sequences the KV cache holds"), ("kv_tokens", "KV cache, as the engine logs it"),
-    ("running", "Requests running and queued"),
+    ("running", "Requests running and queued"), ("at_rate", "At the request rate, one replica"),
     ("weight_only", "Compute format"),
 )
 TARGET_OUTPUTS = (  # (data-name, label) of the recommended configuration meeting the latency target
@@ -203,7 +204,8 @@ def _calculator_html(cat: Catalog) -> str:
         + _number("tpot_ms", "Target time per output token, ms", d.tpot_ms, 0, 3_600_000,
                   "empty: no limit", whole=False)
         + _number("rate", "Request rate, requests/s", d.rate, 0, 1_000_000,
-                  "empty: one configuration; a rate: the replicas and $ per hour that carry it", whole=False)
+                  "a rate: what one replica does with requests sent at it; with a target, the replicas and $ per hour "
+                  "that carry it", whole=False)
         + _select("memory_policy", "Engine memory policy", mem, d.memory_policy, "from data/policies.yaml")
         + _select("layout_policy", "Layout policy", lay, d.layout_policy, "from data/policies.yaml")
         + '<details class="sa-calc-field sa-calc-custom" id="sa-calc-custom">'

@@ -156,6 +156,36 @@ def test_concurrency_beyond_the_kv_cache_is_answered_with_who_runs_and_who_queue
     assert float(got["outputs"]["ttft_ms"]["value"]) > float(held["outputs"]["ttft_ms"]["value"])
 
 
+def test_a_rate_says_what_one_replica_holds_or_that_its_queue_grows(catalog: Catalog) -> None:
+    """With a request rate, one replica of the configuration shown: below what it finishes, the requests it holds
+    are the rate times a request's life (Little's law, worked here from the TTFT and TPOT the answer shows); at a
+    rate beyond what it finishes with every slot it admits full, it says so and what it does finish, which is more
+    than the closed loop at the form's concurrency finishes. Without a rate it asks for one."""
+    import re
+
+    eng = engine_catalog(catalog)
+    base = answer(eng, {})
+    assert base["ok"] and base["outputs"]["at_rate"]["text"] == "give a request rate"
+    n_out = base["report"]["output_tokens"]
+    closed = base["report"]["output_tokens_per_s"] / n_out  # requests a second at the form's concurrency
+    full = answer(eng, {"rate": "1000"})["outputs"]["at_rate"]
+    done = float(full["value"])
+    assert full["unit"] == "requests/s" and "the queue grows" in full["text"] and f"{done:,.2f} a second" in full["text"]
+    assert done > closed
+    for share in (0.05, 0.5, 0.9):
+        rate = round(share * done, 3)
+        got = answer(eng, {"rate": str(rate)})
+        assert got["ok"], got
+        out = got["outputs"]["at_rate"]
+        held = float(out["value"])
+        ttft, tpot = (float(x.replace(",", "")) for x in re.findall(r"([\d,.]+) ms", out["text"]))
+        life = (ttft + (n_out - 1) * tpot) / 1e3
+        assert out["unit"] == "requests" and f"{held:,.1f} requests in flight" in out["text"]
+        assert held == pytest.approx(rate * life, rel=0.01), (share, held, rate * life)
+        assert got["outputs"]["layout"] == base["outputs"]["layout"]  # the configuration the form shows
+    assert answer(eng, {"rate": "0"})["ok"] is False  # a rate is above zero
+
+
 def test_a_range_that_is_not_its_regimes_own_says_so(catalog: Catalog) -> None:
     """Beside the times, a range taken from the widest band (its regime has fewer than five test rows) is named as
     such in the answer's note, in the engine's words (issue 24)."""
