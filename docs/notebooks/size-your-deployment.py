@@ -31,6 +31,7 @@
 from IPython.display import Markdown
 
 from snippets.data import load
+from snippets.engine.serving import at_rate, predict
 from snippets.pages.interconnect import cost_figure
 from snippets.pages.scenario import reference
 from snippets.render import fmt
@@ -100,3 +101,50 @@ Markdown(fmt.table("notebook-ceiling", ["Quantity", "Value"], [
     ["Weights converted to compute (weight-only)", ("no", "yes")[d.weight_only]],
     ["Cost per hour", cost_figure(d)],
 ]))
+
+# %% [markdown]
+# ## Serving it: the times at a load
+#
+# The ceiling above leaves out compute, communication and the engine's own time. The serving engine
+# (`snippets.engine.serving.predict`) prices each step op by op and serves the scenario's requests as
+# the engine schedules them: admission up to what the KV cache and the sequence limit hold, prompts
+# beside the decoding requests, and a queue for the rest, whose wait is in the time to first token.
+# Each time per output token comes with the band in which most published measurements of its regime
+# fell against the model (the predictions page lists them). Change the loads in the next cell, or loop
+# over models and nodes.
+
+# %%
+n_in, n_out = st.scenario.input_tokens, st.scenario.output_tokens
+loads = sorted({1, 8, d.max_concurrency, 2 * d.max_concurrency})
+rows = []
+for c in loads:
+    p = predict(d, c, n_in, n_out)
+    low, high = p.tpot_range
+    rows.append([fmt.count(c), fmt.count(p.in_flight), fmt.quantity(p.ttft_s * 1e3, "ms", 1),
+                 fmt.quantity(p.tpot_s * 1e3, "ms", 2), f"{fmt.number(low * 1e3, 1)} to {fmt.number(high * 1e3, 1)}",
+                 fmt.quantity(p.output_tokens_per_s, "tokens/s", 1)])
+Markdown(f"{fmt.number(n_in)} tokens in and {fmt.number(n_out)} out, on {d.layout.label}:\n"
+         + fmt.table("notebook-times", ["Requests kept in flight", "Running", "TTFT (ms)", "TPOT (ms)",
+                                        "TPOT band (ms)", "Output tokens/s"], rows))
+
+# %% [markdown]
+# ## Requests sent at a rate
+#
+# A client that sends requests at a rate, rather than keeping a number in flight, finds the replica
+# holding the rate times a request's life (Little's law: `snippets.engine.serving.at_rate`). Up to
+# what the replica finishes with every slot full, the requests held and their times grow with the
+# rate; beyond it, the queue grows for as long as requests keep coming, and more replicas are needed.
+
+# %%
+full = predict(d, 10**9, n_in, n_out)
+capacity = full.output_tokens_per_s / n_out  # requests a second with every slot it admits full
+rows = []
+for share in (0.25, 0.5, 0.9):
+    x = at_rate(d, share * capacity, n_in, n_out)
+    rows.append([fmt.percent(share), fmt.quantity(share * capacity, "requests/s", 3),
+                 fmt.quantity(x.mean_in_flight, "requests", 1), fmt.quantity(x.ttft_s * 1e3, "ms", 1),
+                 fmt.quantity(x.tpot_s * 1e3, "ms", 2)])
+Markdown(f"With all {fmt.number(full.in_flight)} requests it admits in flight, the replica finishes "
+         f"{fmt.number(capacity, 3)} a second:\n"
+         + fmt.table("notebook-rate", ["Share of that", "Requests a second", "Requests held", "TTFT (ms)",
+                                       "TPOT (ms)"], rows))

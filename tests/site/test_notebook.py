@@ -30,3 +30,29 @@ def test_notebook_page_is_executed_without_errors(built: Build, catalog: Catalog
         3.35e12 / (value(page, "notebook-ceiling[Bytes read per token][Value]") * 1e9))
     assert (built.site / "notebooks/size-your-deployment/size-your-deployment.py").is_file()
     assert page.select_one('a[href="size-your-deployment.py"]') is not None
+
+
+def test_the_notebook_serves_the_replica_at_loads_and_at_rates(built: Build, catalog: Catalog) -> None:
+    """The notebook's times: a closed loop at each load (beyond what the KV cache holds, the rest queue and wait
+    for a slot), and requests sent at shares of what the replica finishes, each holding the rate times a request's
+    life (Little's law, worked here from the page's own figures)."""
+    from snippets.pages.scenario import reference
+
+    page = built.page("notebooks/size-your-deployment/index.html")
+    r = reference(catalog)
+    d = r.deployment("llama-3.1-405b", "fp8", node=r.node.id, layout_policy=r.scenario.layout_policy)
+    n_out = d.setting.scenario.output_tokens
+    most = d.max_concurrency
+    assert value(page, f"notebook-times[{most:,}][Running]") == most
+    assert value(page, f"notebook-times[{2 * most:,}][Running]") == most  # the rest queue
+    assert value(page, f"notebook-times[{2 * most:,}][TTFT (ms)]") > 10 * value(page, f"notebook-times[{most:,}][TTFT (ms)]")
+    assert value(page, f"notebook-times[{2 * most:,}][TPOT (ms)]") == value(page, f"notebook-times[{most:,}][TPOT (ms)]")
+    assert value(page, "notebook-times[1][TPOT (ms)]") < value(page, f"notebook-times[{most:,}][TPOT (ms)]")
+    held = []
+    for share in ("25%", "50%", "90%"):
+        rate = value(page, f"notebook-rate[{share}][Requests a second]")
+        life_s = (value(page, f"notebook-rate[{share}][TTFT (ms)]")
+                  + (n_out - 1) * value(page, f"notebook-rate[{share}][TPOT (ms)]")) / 1e3
+        held.append(value(page, f"notebook-rate[{share}][Requests held]"))
+        assert held[-1] == pytest.approx(rate * life_s, rel=1e-9), share
+    assert held == sorted(held) and held[-1] < most
