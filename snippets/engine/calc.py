@@ -289,21 +289,21 @@ def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
                             f"stored in {st.precision.name}, computed in {d.compute_format.upper()}" if d.weight_only
                             else f"computed in {st.precision.name}"),
         "note": _out(note, "", note),
-        "at_rate": at_rate_outputs(opened, inputs.rate, rep is not None),
+        "at_rate": at_rate_outputs(opened, inputs.rate),
     }
     return {"report": rep, "outputs": outputs, "bar": bar,
             "bar_label": "Memory per GPU: " + ", ".join(f"{b['label']} {b['text']}" for b in bar),
             "target": target(eng, inputs, sc.input_tokens, sc.output_tokens)}
 
 
-def at_rate_outputs(x: Prediction | None, rate: float | None, timed: bool) -> dict[str, Any]:
-    """What one replica does with requests arriving at `rate` a second (`x`, from `at_rate`): the requests it holds on
-    average (the rate times a request's life, Little's law) with their TTFT and TPOT; or, where the rate is at or
-    beyond what it finishes with every slot it admits full, what it does finish, and that the queue grows for as
-    long as requests keep coming."""
+def at_rate_outputs(x: Prediction | None, rate: float | None) -> dict[str, Any]:
+    """What one replica does with requests arriving at `rate` a second (`x`, from `at_rate`, None where the times are
+    not predicted): the requests it holds on average (the rate times a request's life, Little's law) with their TTFT
+    and TPOT; or, where the rate is at or beyond what it finishes with every slot it admits full, what it does
+    finish, and that the queue grows for as long as requests keep coming."""
     if rate is None:
         return _out(None, "requests", "give a request rate")
-    if x is None or not timed:
+    if x is None:
         return _out(None, "requests", "not predicted")
     if x.saturated:
         done = x.output_tokens_per_s / x.output_tokens

@@ -184,6 +184,9 @@ def test_a_rate_says_what_one_replica_holds_or_that_its_queue_grows(catalog: Cat
         assert held == pytest.approx(rate * life, rel=0.01), (share, held, rate * life)
         assert got["outputs"]["layout"] == base["outputs"]["layout"]  # the configuration the form shows
     assert answer(eng, {"rate": "0"})["ok"] is False  # a rate is above zero
+    untimed = answer(eng, {"model": "deepseek-r1", "precision": "fp8-block", "accelerator": "l4", "rate": "1"})
+    assert untimed["ok"] and untimed["report"] is None  # sized across nodes whose network data/ lacks: not timed
+    assert untimed["outputs"]["at_rate"]["text"] == "not predicted"
 
 
 def test_a_range_that_is_not_its_regimes_own_says_so(catalog: Catalog) -> None:
