@@ -137,7 +137,7 @@ Markdown(f"{fmt.number(n_in)} tokens in and {fmt.number(n_out)} out, on {d.layou
 
 # %%
 full = predict(d, 10**9, n_in, n_out)
-capacity = full.output_tokens_per_s / n_out  # requests a second with every slot it admits full
+capacity = full.requests_per_s  # requests a second with every slot it admits full
 rows = []
 for share in (0.25, 0.5, 0.9):
     x = at_rate(d, share * capacity, n_in, n_out)

@@ -306,7 +306,7 @@ def at_rate_outputs(x: Prediction | None, rate: float | None) -> dict[str, Any]:
     if x is None:
         return _out(None, "requests", "not predicted")
     if x.saturated:
-        done = x.output_tokens_per_s / x.output_tokens
+        done = x.requests_per_s
         return _out(done, "requests/s", f"beyond what it finishes: with all {x.in_flight:,} requests it admits in "
                                         f"flight it finishes {done:,.2f} a second, so at {rate:,g} the queue grows "
                                         f"(a latency target sizes the replicas)")

@@ -211,6 +211,7 @@ class Point:
 
     @property
     def requests_per_s(self) -> float:
+        """Requests finished a second (`Prediction.requests_per_s`; a disaggregated pair's over its decode's output)."""
         return self.prediction.output_tokens_per_s / self._output_tokens
 
     @property

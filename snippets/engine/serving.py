@@ -399,6 +399,11 @@ class Prediction:
         return self.request_rate * (self.ttft_s + (self.output_tokens - 1) * self.tpot_s)
 
     @property
+    def requests_per_s(self) -> float:
+        """Requests finished a second: the output tokens a second over each request's output tokens."""
+        return self.output_tokens_per_s / self.output_tokens
+
+    @property
     def output_tokens_per_s_per_gpu(self) -> float:
         return self.output_tokens_per_s / self.gpus
 
@@ -714,14 +719,10 @@ def at_rate(d: Deployment, rate: float, input_tokens: int | None = None, output_
     prep = kw.pop("prep", None) or prepare(d)
     full = predict(d, 10**9, input_tokens, output_tokens, prep=prep, **kw)
     n_out = full.output_tokens
-
-    def rps(p: Prediction) -> float:
-        return p.output_tokens_per_s / n_out
-
-    if rps(full) <= rate:
+    if full.requests_per_s <= rate:
         return replace(full, concurrency=full.in_flight, queue_s=0.0, ttft_s=full.ttft_s - full.queue_s,
                        request_rate=rate, saturated=True)
-    lo, hi = 0, full.in_flight  # rps(at(hi)) > rate; the smallest such b is wanted, rps(at(0)) taken as 0
+    lo, hi = 0, full.in_flight  # at(hi) finishes more than `rate`; the smallest such b is wanted, at(0) none
     memo: dict[int, Prediction] = {}
 
     def at(b: int) -> Prediction:
@@ -731,7 +732,7 @@ def at_rate(d: Deployment, rate: float, input_tokens: int | None = None, output_
 
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if rps(at(mid)) > rate:
+        if at(mid).requests_per_s > rate:
             hi = mid
         else:
             lo = mid
@@ -740,7 +741,7 @@ def at_rate(d: Deployment, rate: float, input_tokens: int | None = None, output_
         ttft, tpot = upper.ttft_s, upper.tpot_s
     else:
         lower = at(lo)
-        f = (rate - rps(lower)) / (rps(upper) - rps(lower))
+        f = (rate - lower.requests_per_s) / (upper.requests_per_s - lower.requests_per_s)
         ttft = lower.ttft_s + f * (upper.ttft_s - lower.ttft_s)
         tpot = lower.tpot_s + f * (upper.tpot_s - lower.tpot_s)
     return replace(upper, ttft_s=ttft, tpot_s=tpot, output_tokens_per_s=rate * n_out, request_rate=rate)

@@ -170,10 +170,10 @@ class LatencyTargetPage(ModesSection, PublishedSection):
         # ------------------------------------------------ the cost lens: a rate, not a concurrency
         agg = worked.agg
         n_in, n_out = sc.input_tokens, sc.output_tokens
-        target_rate = agg.prediction.output_tokens_per_s / n_out
+        target_rate = agg.requests_per_s
         half = at_rate(agg.deployment, target_rate / 2, n_in, n_out)
         full = at_rate(agg.deployment, float(10**6), n_in, n_out)
-        cap = full.output_tokens_per_s / n_out
+        cap = full.requests_per_s
         self.rate_layout = agg.layout.label
         self.rate_target = fmt.quantity(target_rate, "requests/s", 1)
         self.rate_held = fmt.count(agg.concurrency, "requests")
