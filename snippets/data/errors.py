@@ -9,7 +9,7 @@ RESULTS_DIR_ENV = "SERVING_RESULTS_DIR"
 `load` in the process reads; the build sets it for its notebooks' kernels."""
 
 FILES = ("accelerators", "interconnects", "models", "precisions", "assumptions", "prices", "policies", "scenarios",
-         "deployments", "latencies", "efficiencies", "measurements")
+         "deployments", "latencies", "efficiencies", "measurements", "predictors")
 
 
 class DataError(ValueError):

@@ -44,6 +44,7 @@ from snippets.data.schema import (
     NVSwitch,
     PCIe,
     Precision,
+    PredictorAccuracy,
     Price,
     Scenario,
     TimeModel,
@@ -197,6 +198,7 @@ class Catalog:
     latencies: Mapping[str, Latency]
     efficiencies: Mapping[str, Efficiency | ComputeEfficiency]
     measurements: Mapping[str, Measurement]
+    predictors: Mapping[str, PredictorAccuracy]
     directory: Path
     derived: dict[Any, Any] = field(default_factory=dict, compare=False, hash=False, repr=False, kw_only=True)
     """What is computed once from this catalog and lives as long as it does: the engine's records

@@ -35,6 +35,7 @@ from snippets.pages.reference_common import CAL_BAND, as_of_text, source_label
 from snippets.pages.reference_drain import run_drain
 from snippets.pages.reference_gap import light_load_gap
 from snippets.pages.reference_misses import known_misses
+from snippets.pages.reference_predictors import beside_predictors, predictors_table
 from snippets.pages.units import ms
 from snippets.render import charts, fmt
 
@@ -233,7 +234,7 @@ def bands_table(cat: Catalog) -> str:
 
 
 class ReferencePredictionsPage(Page):
-    shows = (summary_table, regime_table, bands_table, accuracy_charts, sweep_chart, skipped_table)
+    shows = (summary_table, regime_table, bands_table, accuracy_charts, sweep_chart, skipped_table, predictors_table)
     """The functions the page's blocks print, with the blocks' arguments."""
 
     def __init__(self, cat: Catalog) -> None:
@@ -371,6 +372,7 @@ class ReferencePredictionsPage(Page):
             structural="a yes or no per row: whether its engine mixes prompts into decode steps")
         self.extend(run_drain(every))
         self.extend(known_misses(test, test_skip, engine_catalog(cat)))
+        self.extend(beside_predictors(cat, test))
 
 
 def _own_timings(cat: Catalog, chip_fits: dict[str, dict[str, CollectiveFit]], algorithm: str,

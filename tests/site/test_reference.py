@@ -511,3 +511,49 @@ def test_the_cookbooks_one_request_ttft_gap_is_read_per_layer(built: Build, cata
     assert value(page, "plain_gap_fewest") == pytest.approx(gap, abs=0.01) == value(page, "plain_gap_low")
     assert value(page, "plain_gap_layer_low") == pytest.approx(gap / layers, rel=1e-3)
     assert value(page, "plain_gap_high") > 2 * value(page, "plain_gap_low")  # the whole gaps span more than twice
+
+
+def test_the_predictions_page_sets_other_predictors_beside_the_engine(built: Build, catalog) -> None:
+    """Beside other predictors: the engine's test-row medians (throughput, TTFT, ITL) as the rows page's errors give
+    them, then each published evaluation of another tool with its figures as data/predictors.yaml records them, and
+    the page's claims of where the engine stands, each as the figures decide it."""
+    import statistics
+
+    from snippets import calibration
+
+    page = built.page("reference/predictions/index.html")
+    test = [r for r in calibration.rows(catalog) if r.measurement.role == "test"]
+    site = "This site's engine, on its test rows"
+    e2e = "End to end (the site: throughput)"
+    medians = {}
+    for column, metric in ((e2e, "output_tokens_per_s"), ("TTFT", "ttft_ms"), ("ITL", "itl_ms")):
+        errs = [abs(e) for r in test if (e := r.error(metric)) is not None]
+        medians[column] = statistics.median(errs)
+        assert value(page, f"predictors[{site}][{column}]") == pytest.approx(100 * medians[column], rel=1e-6)
+    assert value(page, f"predictors[{site}][Runs]") == len(test)
+    for entry in catalog.predictors.values():
+        for column, metric in ((e2e, "e2e"), ("TTFT", "ttft"), ("ITL", "itl")):
+            published = getattr(entry, metric)
+            if published is None:
+                assert cell(page, "predictors", entry.predictor, column) == "not recorded"
+            else:
+                assert value(page, f"predictors[{entry.predictor}][{column}]") == published.value
+    aic = catalog.predictors["aiconfigurator-showdown"]
+    assert cell(page, "predictors", aic.predictor, "Figures") == "read off a chart"
+    assert cell(page, "predictors", catalog.predictors["blis-trained-physics"].predictor, "Figures") == "printed"
+    # the claims, as the figures decide them: between BLIS's own end-to-end error and AIConfigurator's on throughput,
+    # ahead of BLIS on the GPUs its fit never saw, behind every published ITL and TTFT figure
+    blis = catalog.predictors["blis-trained-physics"]
+    unseen = [catalog.predictors[k].e2e.value for k in ("blis-trained-physics-a100", "blis-trained-physics-l40s")]
+    tput, itl, ttft = (100 * medians[c] for c in (e2e, "ITL", "TTFT"))
+    claims = {c["data-claim"]: c for c in page.select("span.sa-claim")}
+    assert (blis.e2e.value < tput < aic.e2e.value) and tput < min(unseen)
+    assert itl > max(p.itl.value for p in catalog.predictors.values() if p.itl is not None)
+    assert ttft > max(p.ttft.value for p in catalog.predictors.values() if p.ttft is not None)
+    for name in ("predictor_tput_between", "predictor_unseen_ahead", "predictor_itl_behind", "predictor_ttft_behind"):
+        assert claims[name]["title"].startswith("Checked at build time")
+    # each evaluation links its sources from its row
+    tab = next(t for t in page.select("article table") if t.select_one('span.sa-fig[data-name^="predictors["]'))
+    for entry in catalog.predictors.values():
+        tr = next(tr for tr in tab.select("tbody tr") if tr.find("td").get_text(" ", strip=True) == entry.predictor)
+        assert [a["href"] for a in tr.find_all("td")[-1].select("a")] == [s.url for s in entry.sources]

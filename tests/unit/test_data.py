@@ -322,6 +322,16 @@ REFERENCE_CASES = [
      ["data/latencies.yaml", "entry 'nccl-allreduce-h100'", "field 'accelerator'", "unknown accelerator 'h900'"]),
     ("price in another unit", "prices", _set("b200-lambda/price/unit", "EUR/GPU-hour"),
      ["entry 'b200-lambda'", "field 'price.unit'"]),
+    # another tool's published accuracy: errors in per cent, at least one of them, read from its text or a chart
+    ("a predictor's evaluation that reports no error", "predictors",
+     lambda d: [d["aiconfigurator-showdown"].pop(m) for m in ("e2e", "itl")],
+     ["data/predictors.yaml", "entry 'aiconfigurator-showdown'", "at least one of the three errors"]),
+    ("a predictor's error as a fraction", "predictors", _set("blis-trained-physics/e2e/unit", "fraction"),
+     ["entry 'blis-trained-physics'", "field 'e2e.unit'"]),
+    ("a predictor's error read from nowhere", "predictors", _set("blis-trained-physics/read_from", "memory"),
+     ["entry 'blis-trained-physics'", "field 'read_from'", "'text' or 'chart'"]),
+    ("a predictor's evaluation without a source", "predictors", _del("blis-trained-physics-a100/sources"),
+     ["entry 'blis-trained-physics-a100'", "field 'sources'", "required"]),
 ]
 
 

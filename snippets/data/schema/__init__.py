@@ -50,19 +50,21 @@ from snippets.data.schema.policies import (
     TimeModel,
 )
 from snippets.data.schema.precisions import BlockScale, FloatLayout, Precision, PrecisionEntry
+from snippets.data.schema.predictors import PREDICTOR_METRICS, PredictorAccuracy
 from snippets.data.schema.prices import PRICE_KINDS, Price
 from snippets.data.schema.scenarios import LatencyTarget, Scenario, ScenarioEntry, TargetTime
 
 __all__ = [
     "DISPUTABLE", "MEASUREMENT_OPTIONAL_FIELDS", "OPTIONAL_ACCELERATOR_FIELDS",
-    "PERMITTED_CALIBRATION_SOURCES", "PRICE_KINDS", "SCHEMAS", "SPECULATION_NAMES", "Accelerator", "AlphaBeta",
+    "PERMITTED_CALIBRATION_SOURCES", "PREDICTOR_METRICS", "PRICE_KINDS", "SCHEMAS", "SPECULATION_NAMES", "Accelerator",
+    "AlphaBeta",
     "ArchRecord", "Assumption", "BlockScale", "BytesPerElement", "ChipCollectives", "ChipNccl", "Collectives",
     "ComputeEfficiency",
     "DefaultEfficiency", "Defaults", "Definitions", "DeployedLayout", "Disaggregation", "Disagreement",
     "DocumentedDeployment", "Efficiency", "EfficiencyEntry", "Fabric", "FloatLayout", "Interconnect", "Latency",
     "LatencyTarget", "LayoutPolicy", "MTPAcceptance", "Measurement", "MemoryPolicy", "Mode", "Model",
     "NVLink", "NVSwitch", "Network", "Node", "NonTorchAtTP", "NotStated", "PCIe", "Policy", "Pool", "Precision",
-    "PrefixCache", "Price", "ReportedMemory", "RuntimeBytes", "RuntimeMemory", "ScaleUp", "Scenario",
+    "PredictorAccuracy", "PrefixCache", "Price", "ReportedMemory", "RuntimeBytes", "RuntimeMemory", "ScaleUp", "Scenario",
     "Speculation", "Speedup", "TargetTime", "TimeModel", "Vendor",
 ]
 
@@ -79,4 +81,5 @@ SCHEMAS: dict[str, Any] = {
     "latencies": Latency,
     "efficiencies": EfficiencyEntry,
     "measurements": Measurement,
+    "predictors": PredictorAccuracy,
 }

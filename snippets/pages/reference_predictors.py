@@ -1,0 +1,88 @@
+"""The predictions page beside other predictors: the errors other tools publish for themselves (`data/predictors.yaml`)
+next to the engine's on its own test rows (docs/reference/predictions.md prints the table;
+`snippets.pages.reference_predictions` adds the claims to its namespace).
+
+The tools were measured on their own runs, which the site does not hold: the table sets the figures side by side,
+and the page says what differs. An end-to-end latency error is set beside the engine's throughput error: with a
+fixed number of requests in flight, throughput is that number times each request's output tokens over its
+end-to-end latency, so the two errors are one error seen from either side.
+"""
+
+from __future__ import annotations
+
+from snippets.calibration import Row, summary
+from snippets.data import Catalog, PredictorAccuracy
+from snippets.pages.calibrated import rows
+from snippets.pages.reference_common import source_links
+from snippets.render import fmt
+
+SITE_METRIC = {"e2e": "output_tokens_per_s", "ttft": "ttft_ms", "itl": "itl_ms"}
+"""For each error another tool publishes, the engine's metric set beside it."""
+HEADERS = ("Predictor", "How it predicts", "Measured against", "Runs", "Each figure is",
+           "End to end (the site: throughput)", "TTFT", "ITL", "Figures", "Source")
+SITE = "This site's engine, on its test rows"
+
+
+def _site(test: list[Row]) -> dict[str, tuple[float, int]]:
+    """The engine's median |error| and its count of figures on the test rows, by the other tools' metric names."""
+    out = {}
+    for metric, ours in SITE_METRIC.items():
+        s = summary(test, ours)
+        if s is not None:
+            out[metric] = (s[0], s[2])
+    return out
+
+
+def _cell(p: PredictorAccuracy, metric: str, entry: str) -> fmt.Cell:
+    e = p.error(metric)
+    if e is None:
+        return "not recorded"
+    fig = fmt.percent(e, 1)
+    return fmt.Figure(fig.value, fig.unit, fig.text, f"data/predictors.yaml {entry}")
+
+
+def predictors_table(cat: Catalog) -> str:
+    """The engine's test-row medians, then each published evaluation of another tool, in data/ order."""
+    test = rows(cat, "test")
+    site = _site(test)
+    lines: list[list[fmt.Cell]] = [[
+        SITE, "Published efficiencies and timings, two fitted factors; no profiling (above)",
+        "Other publications' runs: vendors' tables, benchmark sites, engine cookbooks",
+        fmt.count(len(test), "rows"),
+        "Per row, the error of the figure its source publishes; across the rows, the median of its size",
+        *(fmt.percent(site[m][0], 1) if m in site else "—" for m in SITE_METRIC),
+        "computed", fmt.Md("[the rows](prediction-rows.md)")]]
+    for entry in cat.predictors:
+        p = cat.predictors[entry]  # looked up by id: the page's sources list names each entry shown
+        lines.append([p.predictor, p.method, p.evaluated_on,
+                      fmt.count(p.experiments, "runs") if p.experiments is not None else "not stated", p.statistic,
+                      *(_cell(p, m, entry) for m in SITE_METRIC),
+                      "read off a chart" if p.read_from == "chart" else "printed", source_links(p)])
+    return fmt.table("predictors", list(HEADERS), lines, align="lllllrrrll")
+
+
+def beside_predictors(cat: Catalog, test: list[Row]) -> dict[str, object]:
+    """The claims the page makes of the table: where the engine's test-row medians fall among the published figures
+    of BLIS (its own post, and on the GPUs its fit never saw) and of AIConfigurator (in BLIS's comparison)."""
+    site = _site(test)
+    tput, itl, ttft = site["e2e"][0], site["itl"][0], site["ttft"][0]
+    pred = cat.predictors
+    blis, aic = pred["blis-trained-physics"], pred["aiconfigurator-showdown"]
+    unseen = [e for p in (pred["blis-trained-physics-a100"], pred["blis-trained-physics-l40s"])
+              if (e := p.error("e2e")) is not None]
+    blis_e2e, aic_e2e = blis.error("e2e") or 0.0, aic.error("e2e") or 0.0
+    itls = [e for p in pred.values() if (e := p.error("itl")) is not None]
+    ttfts = [e for p in pred.values() if (e := p.error("ttft")) is not None]
+    return {
+        "predictor_tput_between": fmt.claim(
+            blis_e2e < tput < aic_e2e,
+            f"test throughput {tput:.1%} against BLIS {blis_e2e:.1%} and AIConfigurator {aic_e2e:.1%} end to end"),
+        "predictor_unseen_ahead": fmt.claim(
+            bool(unseen) and tput < min(unseen),
+            f"test throughput {tput:.1%} against BLIS on GPUs it was not fitted on: "
+            + ", ".join(f"{e:.1%}" for e in unseen)),
+        "predictor_itl_behind": fmt.claim(
+            bool(itls) and itl > max(itls), f"test ITL {itl:.1%} against {', '.join(f'{e:.1%}' for e in itls)}"),
+        "predictor_ttft_behind": fmt.claim(
+            bool(ttfts) and ttft > max(ttfts), f"test TTFT {ttft:.1%} against {', '.join(f'{e:.1%}' for e in ttfts)}"),
+    }
