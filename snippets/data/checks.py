@@ -122,6 +122,10 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
         if lat.accelerator is not None and lat.accelerator not in cat["accelerators"]:
             problems.append(f"data/latencies.yaml: entry '{l_id}': field 'accelerator': unknown accelerator "
                             f"{lat.accelerator!r}")
+    for p_id, pred in cat.get("predictors", {}).items():
+        if pred.accelerator is not None and pred.accelerator not in cat["accelerators"]:
+            problems.append(f"data/predictors.yaml: entry '{p_id}': field 'accelerator': unknown accelerator "
+                            f"{pred.accelerator!r}")
     for e_id, eff in effs.items():
         if eff.accelerator not in cat["accelerators"]:
             problems.append(f"data/efficiencies.yaml: entry '{e_id}': field 'accelerator': unknown accelerator "

@@ -332,6 +332,8 @@ REFERENCE_CASES = [
      ["entry 'blis-trained-physics'", "field 'read_from'", "'text' or 'chart'"]),
     ("a predictor's evaluation without a source", "predictors", _del("blis-trained-physics-a100/sources"),
      ["entry 'blis-trained-physics-a100'", "field 'sources'", "required"]),
+    ("a predictor's evaluation on an unknown accelerator", "predictors", _set("blis-trained-physics-l40s/accelerator", "l50s"),
+     ["data/predictors.yaml", "entry 'blis-trained-physics-l40s'", "field 'accelerator'", "unknown accelerator 'l50s'"]),
 ]
 
 

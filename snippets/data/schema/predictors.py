@@ -28,6 +28,9 @@ class PredictorAccuracy(_Strict):
     """How it predicts, and what it was fitted or profiled on."""
     evaluated_on: Annotated[Text, Field(min_length=10)]
     """The runs its errors were computed against: engine, models, GPUs, what was held out."""
+    accelerator: str | None = None
+    """Id of the accelerator in accelerators.yaml where the figures are one GPU's runs alone (the predictions page then
+    sets the engine's test rows on that GPU beside them); None for an evaluation over several."""
     experiments: PositiveInt | None = None
     """How many runs the reported figures summarise; None where the publication does not say."""
     statistic: Annotated[Text, Field(min_length=10)]
