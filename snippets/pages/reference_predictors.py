@@ -11,7 +11,7 @@ end-to-end latency, so the two errors are one error seen from either side.
 from __future__ import annotations
 
 from snippets.calibration import Row, summary
-from snippets.data import Catalog, PredictorAccuracy
+from snippets.data import Catalog, PredictorAccuracy, TimeModel
 from snippets.pages.calibrated import rows
 from snippets.pages.reference_common import source_links
 from snippets.render import fmt
@@ -23,17 +23,12 @@ HEADERS = ("Predictor", "How it predicts", "Measured against", "Runs", "Each fig
 SITE = "This site's engine, on its test rows"
 
 
-def _site(test: list[Row], accelerator: str | None = None) -> dict[str, tuple[float, int]]:
-    """The engine's median |error| and its count of figures on the test rows (those on `accelerator` alone, if one is
-    given), by the other tools' metric names."""
+def _site(test: list[Row], accelerator: str | None = None) -> dict[str, float]:
+    """The engine's median |error| on the test rows (those on `accelerator` alone, if one is given), by the other
+    tools' metric names; a metric no row measures is left out."""
     if accelerator is not None:
         test = [r for r in test if r.measurement.accelerator == accelerator]
-    out = {}
-    for metric, ours in SITE_METRIC.items():
-        s = summary(test, ours)
-        if s is not None:
-            out[metric] = (s[0], s[2])
-    return out
+    return {metric: s[0] for metric, ours in SITE_METRIC.items() if (s := summary(test, ours)) is not None}
 
 
 def _cell(p: PredictorAccuracy, metric: str, entry: str) -> fmt.Cell:
@@ -53,7 +48,7 @@ def predictors_table(cat: Catalog) -> str:
         "Other publications' runs: vendors' tables, benchmark sites, engine cookbooks",
         fmt.count(len(test), "rows"),
         "Per row, the error of the figure its source publishes; across the rows, the median of its size",
-        *(fmt.percent(site[m][0], 1) if m in site else "—" for m in SITE_METRIC),
+        *(fmt.percent(site[m], 1) if m in site else "—" for m in SITE_METRIC),
         "computed", fmt.Md("[the rows](prediction-rows.md)")]]
     # the engine on each GPU an evaluation reports alone, so a GPU's figures stand beside the same GPU's
     for acc in dict.fromkeys(p.accelerator for p in cat.predictors.values() if p.accelerator is not None):
@@ -62,7 +57,7 @@ def predictors_table(cat: Catalog) -> str:
         lines.append([f"{SITE} on the {cat.accelerators[acc].name}", "The same engine",
                       "The test rows above that ran on this GPU", fmt.count(len(on), "rows"),
                       "As above, over this GPU's rows",
-                      *(fmt.percent(mine[m][0], 1) if m in mine else "none measured" for m in SITE_METRIC),
+                      *(fmt.percent(mine[m], 1) if m in mine else "none measured" for m in SITE_METRIC),
                       "computed", fmt.Md("[the rows](prediction-rows.md)")])
     for entry in cat.predictors:
         p = cat.predictors[entry]  # looked up by id: the page's sources list names each entry shown
@@ -78,13 +73,16 @@ def beside_predictors(cat: Catalog, test: list[Row]) -> dict[str, object]:
     of BLIS (its own post, and on each GPU its fit never saw, against the engine's rows on that GPU) and of
     AIConfigurator (in BLIS's comparison)."""
     site = _site(test)
-    tput, itl, ttft = site["e2e"][0], site["itl"][0], site["ttft"][0]
+    tput, itl, ttft = site["e2e"], site["itl"], site["ttft"]
     pred = cat.predictors
     blis, aic = pred["blis-trained-physics"], pred["aiconfigurator-showdown"]
     a100, l40s = pred["blis-trained-physics-a100"], pred["blis-trained-physics-l40s"]
     # the same GPU's rows beside BLIS's figure on it: throughput against end to end, as in the table
-    on_a100 = _site(test, a100.accelerator or "").get("e2e", (0.0, 0))[0]
-    on_l40s = _site(test, l40s.accelerator or "").get("e2e", (0.0, 0))[0]
+    on_a100 = _site(test, a100.accelerator or "").get("e2e", 0.0)
+    on_l40s = _site(test, l40s.accelerator or "").get("e2e", 0.0)
+    # the chips whose own NCCL timings price their all-reduce (the reference time model's chip_nccl): not the L40S
+    tm = cat.policies[cat.scenarios["reference"].time_model]
+    timed = [cat.latencies[cn.points].accelerator for cn in tm.chip_nccl] if isinstance(tm, TimeModel) else []
     a100_e2e, l40s_e2e = a100.error("e2e") or 0.0, l40s.error("e2e") or 0.0
     blis_e2e, aic_e2e = blis.error("e2e") or 0.0, aic.error("e2e") or 0.0
     itls = [e for p in pred.values() if (e := p.error("itl")) is not None]
@@ -97,6 +95,9 @@ def beside_predictors(cat: Catalog, test: list[Row]) -> dict[str, object]:
             0 < on_a100 < a100_e2e, f"test throughput on the A100 {on_a100:.1%} against BLIS there {a100_e2e:.1%}"),
         "predictor_l40s_behind": fmt.claim(
             on_l40s > l40s_e2e > 0, f"test throughput on the L40S {on_l40s:.1%} against BLIS there {l40s_e2e:.1%}"),
+        "predictor_l40s_untimed": fmt.claim(
+            bool(timed) and all(acc != l40s.accelerator for acc in timed),
+            f"chips with their own NCCL timings: {', '.join(str(a) for a in timed)}"),
         "predictor_itl_behind": fmt.claim(
             bool(itls) and itl > max(itls), f"test ITL {itl:.1%} against {', '.join(f'{e:.1%}' for e in itls)}"),
         "predictor_ttft_behind": fmt.claim(
