@@ -23,8 +23,9 @@ repository's own files are never touched:
      written, in the test's clock) for a concurrency and for a latency target (the search), and the bytes
      transferred by the page and by the engine's start (cold). `--site DIR` measures an already built site.
   e. the engine in CPython (CPU time, each run in a fresh interpreter so no memo of an earlier run helps): the
-     calculator's recomputation (`snippets.engine.calc.answer` for its default form, the concurrency changed each
-     time: what the worker runs per change, search included), one `predict` of that form's deployment, the search
+     calculator's recomputation as the worker runs it (`snippets.engine.calc.Calculator.answer_json` on its default
+     form): the concurrency changed each time (the search the calculator keeps is reused), and the TPOT target
+     changed each time (searched anew); one `predict` of that form's deployment, the search
      per sizing record (`at_scenario` at the serving scenario's target without the frontier's sweep, as the grid
      runs one per record, over every model x {fp8, bf16} x four accelerators; and with the sweep, as the
      calculator runs it), and sizing a pasted config.json of 1,000 layers (the calculator's answer without a
@@ -453,7 +454,7 @@ def engine_loop(root: Path) -> None:
     sys.path.insert(0, str(root))
     from snippets.data import load
     from snippets.data.export import engine_catalog
-    from snippets.engine.calc import answer, defaults, read
+    from snippets.engine.calc import Calculator, answer, defaults, read
     from snippets.engine.deployment import deploy, setting
     from snippets.engine.search import at_scenario
     from snippets.engine.serving import predict
@@ -476,11 +477,17 @@ def engine_loop(root: Path) -> None:
             raise SystemExit(f"e. the {ENGINE_LAYERS}-layer config was refused: {out['error']}")
         sizing[label + " layout"] = out["outputs"]["layout"]["text"]
     calc: list[float] = []
-    answer(eng, form)  # the worker's first answer is apart (part d's first live answer)
+    calc_target: list[float] = []
+    worker = Calculator(eng)
+    worker.answer_json(json.dumps(form))  # the worker's first answer is apart (part d's first live answer)
     for n in range(RECOMPUTES):
         t0 = cpu()
-        answer(eng, {**form, "concurrency": str(2 + n)})
+        worker.answer_json(json.dumps({**form, "concurrency": str(2 + n)}))
         calc.append((cpu() - t0) * 1e3)
+    for n in range(RECOMPUTES):
+        t0 = cpu()
+        worker.answer_json(json.dumps({**form, "tpot_ms": str(31 + n)}))
+        calc_target.append((cpu() - t0) * 1e3)
     inputs = read(eng, form)
     d = deploy(setting(eng, inputs.model, inputs.precision, "serving", accelerator=inputs.accelerator,
                        concurrency=inputs.concurrency, context_tokens=inputs.context))
@@ -507,12 +514,13 @@ def engine_loop(root: Path) -> None:
         except (ValueError, KeyError):
             continue
         swept.append((cpu() - t0) * 1e3)
-    print(json.dumps({"calc": calc, "predict": preds, "records": records, "swept": swept, "sizing": sizing}))
+    print(json.dumps({"calc": calc, "calc_target": calc_target, "predict": preds, "records": records, "swept": swept,
+                      "sizing": sizing}))
 
 
 def bench_engine(runs: int, notes: list[str]) -> list[str]:
     """Part e: the engine's timings in CPython, each run in a fresh interpreter over this tree's own code."""
-    got: dict[str, list[float]] = {"calc": [], "predict": [], "records": [], "swept": []}
+    got: dict[str, list[float]] = {"calc": [], "calc_target": [], "predict": [], "records": [], "swept": []}
     sizing: dict[str, list[float]] = {}
     layouts: dict[str, str] = {}
     for i in range(runs):
@@ -528,7 +536,8 @@ def bench_engine(runs: int, notes: list[str]) -> list[str]:
                 layouts[k.removesuffix(" layout")] = v
             else:
                 sizing.setdefault(k, []).append(v)
-        print(f"  e. run {i + 1}/{runs} calculator {statistics.median(result['calc']):.1f} ms, predict "
+        print(f"  e. run {i + 1}/{runs} calculator {statistics.median(result['calc']):.1f} ms (concurrency), "
+              f"{statistics.median(result['calc_target']):.1f} ms (target), predict "
               f"{statistics.median(result['predict']):.2f} ms, search per record "
               f"{statistics.median(result['records']):.1f} ms ({len(result['records'])} records), "
               f"{ENGINE_LAYERS}-layer sizing "
@@ -538,7 +547,10 @@ def bench_engine(runs: int, notes: list[str]) -> list[str]:
                  f"(every model x fp8, bf16 x {', '.join(ENGINE_ACCELERATORS)}: {sum(got['records']) / runs / 1e3:.1f} s "
                  f"a run); the {ENGINE_LAYERS}-layer config sized to "
                  + ", ".join(f"{v} ({k})" for k, v in layouts.items()))
-    rows = [cpu_row(f"e. engine: the calculator's recomputation ({RECOMPUTES} a run)", got["calc"]),
+    rows = [cpu_row(f"e. engine: the calculator's recomputation, concurrency, search kept ({RECOMPUTES} a run)",
+                    got["calc"]),
+            cpu_row(f"e. engine: the calculator's recomputation, TPOT target, searched ({RECOMPUTES} a run)",
+                    got["calc_target"]),
             cpu_row("e. engine: one predict (the calculator's default deployment)", got["predict"]),
             cpu_row("e. engine: one search per sizing record, no sweep", got["records"]),
             cpu_row("e. engine: one search with the frontier's sweep (every model, fp8, H100)", got["swept"])]

@@ -201,11 +201,13 @@ def _money(x: float | None, unit: str, price: PriceSpec | None) -> dict[str, Any
     return _out(x, unit, f"${x:,.2f} ({price.as_of or 'undated'} price)")
 
 
-def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
+def compute(eng: EngineCatalog, inputs: Inputs,
+            target_of: Callable[[EngineCatalog, Inputs, int, int], dict[str, Any]] | None = None) -> dict[str, Any]:
     """The engine's report for `inputs`, with the page's figures and bar parts, and with a latency target the
     cheapest configuration meeting it (`target`) and the frontier. Raises InputError, RequestError, ConfigError,
     NoLayout or RefusedLayout with a one-line reason. Where the time model lacks data (a layout across nodes whose
-    node records no network), the report is None, the times say "not predicted" and `note` says why."""
+    node records no network), the report is None, the times say "not predicted" and `note` says why. The target
+    section comes from `target_of` (default `target`; a `Calculator` passes its own, which keeps recent searches)."""
     if inputs.model == CUSTOM:
         if not inputs.config.strip():
             raise InputError("paste a config.json to size your own model")
@@ -293,7 +295,7 @@ def compute(eng: EngineCatalog, inputs: Inputs) -> dict[str, Any]:
     }
     return {"report": rep, "outputs": outputs, "bar": bar,
             "bar_label": "Memory per GPU: " + ", ".join(f"{b['label']} {b['text']}" for b in bar),
-            "target": target(eng, inputs, sc.input_tokens, sc.output_tokens)}
+            "target": (target_of or target)(eng, inputs, sc.input_tokens, sc.output_tokens)}
 
 
 def at_rate_outputs(x: Prediction | None, rate: float | None) -> dict[str, Any]:
@@ -526,12 +528,14 @@ def _svg_label(res: Search) -> str:
     return f"Throughput-interactivity frontier: {front}{best}"
 
 
-def answer(eng: EngineCatalog, form: Mapping[str, str]) -> dict[str, Any]:
+def answer(eng: EngineCatalog, form: Mapping[str, str],
+           target_of: Callable[[EngineCatalog, Inputs, int, int], dict[str, Any]] | None = None) -> dict[str, Any]:
     """`{"ok": True, "inputs", "report", "outputs", "bar", "target"}`, or `{"ok": False, "error"}` with a one-line
-    reason. It never raises: whatever the engine raises on a reader's input is that reader's error message."""
+    reason. It never raises: whatever the engine raises on a reader's input is that reader's error message.
+    `target_of` makes the target section (`compute`)."""
     try:
         inputs = read(eng, form)
-        return {"ok": True, "inputs": inputs.query(), **compute(eng, inputs)}
+        return {"ok": True, "inputs": inputs.query(), **compute(eng, inputs, target_of)}
     except (InputError, RequestError, ConfigError) as exc:
         return {"ok": False, "error": str(exc)}
     except KeyError as exc:  # an accelerator no node in data/ is built from
@@ -546,11 +550,40 @@ def answer(eng: EngineCatalog, form: Mapping[str, str]) -> dict[str, Any]:
         return {"ok": False, "error": f"the engine cannot compute this: {type(exc).__name__}: {exc}"[:500]}
 
 
+SEARCHES_KEPT = 8
+"""Target sections a `Calculator` keeps, the most recently used."""
+
+
 class Calculator:
-    """The catalog read once; `answer_json` is what the page's JavaScript calls, JSON text in and out."""
+    """The catalog read once; `answer_json` is what the page's JavaScript calls, JSON text in and out.
+
+    It keeps the target sections of its last `SEARCHES_KEPT` searches, keyed by everything `target` reads: the
+    model (and a pasted config's text), precision, accelerator, prompt and output tokens, the targets, the rate and
+    the memory policy. A reader who changes only what the search does not read (the concurrency, the layout policy)
+    gets the answer without the search run again, the same answer `answer` gives (tests/unit/test_calculator.py).
+    `searches` counts the searches it ran."""
 
     def __init__(self, eng: EngineCatalog) -> None:
         self.eng = eng
+        self.searches = 0
+        self._targets: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    def target(self, eng: EngineCatalog, inputs: Inputs, n_in: int, n_out: int) -> dict[str, Any]:
+        """`target`'s section for these inputs: kept, or searched now. The section is shared, so read only."""
+        key = (inputs.model, inputs.config if inputs.model == CUSTOM else "", inputs.precision, inputs.accelerator,
+               n_in, n_out, inputs.ttft_ms, inputs.tpot_ms, inputs.rate, inputs.memory_policy)
+        kept = self._targets.pop(key, None)
+        if kept is None:
+            kept = target(eng, inputs, n_in, n_out)
+            self.searches += 1
+        self._targets[key] = kept  # the most recent last
+        while len(self._targets) > SEARCHES_KEPT:
+            del self._targets[next(iter(self._targets))]
+        return kept
+
+    def answer(self, form: Mapping[str, str]) -> dict[str, Any]:
+        """`answer` for this catalog, with the searches kept."""
+        return answer(self.eng, form, self.target)
 
     @classmethod
     def from_file(cls, path: str) -> Calculator:
@@ -558,4 +591,4 @@ class Calculator:
             return cls(decode(EngineCatalog, json.load(f)))
 
     def answer_json(self, form_json: str) -> str:
-        return json.dumps(answer(self.eng, json.loads(form_json)))
+        return json.dumps(self.answer(json.loads(form_json)))

@@ -22,7 +22,7 @@ from snippets.data import Catalog
 from snippets.data.export import engine_catalog
 from snippets.engine import deploy, setting
 from snippets.engine.__main__ import report
-from snippets.engine.calc import SCENARIO, answer, defaults
+from snippets.engine.calc import SCENARIO, SEARCHES_KEPT, Calculator, answer, defaults
 from snippets.engine.codec import encode
 
 from ..conftest import ROOT
@@ -252,6 +252,42 @@ def test_the_target_answer_is_the_search_and_tightening_tpot_never_cheapens_it(c
     assert answer(eng, {"memory_policy": "sglang-default"})["report"]["assumptions"]["mixed_steps"] is False
     off = answer(eng, {"ttft_ms": "", "tpot_ms": ""})["target"]
     assert off["asked"] is False
+
+
+def test_the_calculator_keeps_its_searches_and_answers_as_answer_does(catalog: Catalog) -> None:
+    """The page's Calculator searches again only when what the search reads changes: a new concurrency or layout
+    policy reuses the kept target section, a new target, rate, context, model or memory policy searches; every answer
+    is `answer`'s, and the kept searches are the most recently used."""
+    eng = engine_catalog(catalog)
+    calc = Calculator(eng)
+    form = defaults(eng).query()
+    steps = [  # (form, searches run so far)
+        (form, 1),
+        ({**form, "concurrency": "8"}, 1),
+        ({**form, "layout_policy": "fewest-gpus"}, 1),
+        ({**form, "tpot_ms": "40"}, 2),
+        ({**form, "concurrency": "16"}, 2),
+        ({**form, "rate": "5"}, 3),
+        ({**form, "context": "4096"}, 4),
+        ({**form, "memory_policy": "sglang-default"}, 5),
+        ({**form, "model": "llama-3.1-8b"}, 6),
+        ({**form, "model": "custom", "config": json.dumps(LLAMA_31_8B)}, 7),
+        ({**form, "model": "custom", "config": json.dumps({**LLAMA_31_8B, "num_hidden_layers": 16})}, 8),
+    ]
+    for f, searches in steps:
+        assert calc.answer(f) == answer(eng, f), f
+        assert calc.searches == searches, (f, calc.searches)
+    assert json.loads(calc.answer_json(json.dumps({**form, "concurrency": "4"}))) == answer(eng, {**form, "concurrency": "4"})
+    assert calc.searches == 8
+    # the least recently used is dropped once more than SEARCHES_KEPT are kept
+    fresh = Calculator(eng)
+    for i in range(SEARCHES_KEPT + 1):
+        fresh.answer({**form, "tpot_ms": str(31 + i)})
+    assert fresh.searches == SEARCHES_KEPT + 1
+    fresh.answer({**form, "tpot_ms": str(31 + SEARCHES_KEPT)})  # the newest: kept
+    assert fresh.searches == SEARCHES_KEPT + 1
+    fresh.answer({**form, "tpot_ms": "31"})  # the oldest: dropped, searched again
+    assert fresh.searches == SEARCHES_KEPT + 2
 
 
 def test_the_target_names_the_cheapest_where_it_is_not_the_recommended(catalog: Catalog) -> None:
