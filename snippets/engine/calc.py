@@ -566,20 +566,22 @@ class Calculator:
     def __init__(self, eng: EngineCatalog) -> None:
         self.eng = eng
         self.searches = 0
-        self._targets: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._targets: dict[tuple[Any, ...], str] = {}
 
     def target(self, eng: EngineCatalog, inputs: Inputs, n_in: int, n_out: int) -> dict[str, Any]:
-        """`target`'s section for these inputs: kept, or searched now. The section is shared, so read only."""
+        """`target`'s section for these inputs: kept, or searched now. It is kept as JSON text and handed out as a
+        new object each time, so an answer a caller changes cannot change a later one."""
         key = (inputs.model, inputs.config if inputs.model == CUSTOM else "", inputs.precision, inputs.accelerator,
                n_in, n_out, inputs.ttft_ms, inputs.tpot_ms, inputs.rate, inputs.memory_policy)
         kept = self._targets.pop(key, None)
         if kept is None:
-            kept = target(eng, inputs, n_in, n_out)
+            kept = json.dumps(target(eng, inputs, n_in, n_out))
             self.searches += 1
         self._targets[key] = kept  # the most recent last
         while len(self._targets) > SEARCHES_KEPT:
             del self._targets[next(iter(self._targets))]
-        return kept
+        section: dict[str, Any] = json.loads(kept)
+        return section
 
     def answer(self, form: Mapping[str, str]) -> dict[str, Any]:
         """`answer` for this catalog, with the searches kept."""

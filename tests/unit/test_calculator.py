@@ -279,6 +279,10 @@ def test_the_calculator_keeps_its_searches_and_answers_as_answer_does(catalog: C
         assert calc.searches == searches, (f, calc.searches)
     assert json.loads(calc.answer_json(json.dumps({**form, "concurrency": "4"}))) == answer(eng, {**form, "concurrency": "4"})
     assert calc.searches == 8
+    # an answer changed by its caller leaves the kept search as it was
+    changed = calc.answer(form)
+    changed["target"]["outputs"].clear()
+    assert calc.answer(form) == answer(eng, form) and calc.searches == 8
     # the least recently used is dropped once more than SEARCHES_KEPT are kept
     fresh = Calculator(eng)
     for i in range(SEARCHES_KEPT + 1):
