@@ -25,7 +25,8 @@ repository's own files are never touched:
   e. the engine in CPython (CPU time, each run in a fresh interpreter so no memo of an earlier run helps): the
      calculator's recomputation as the worker runs it (`snippets.engine.calc.Calculator.answer_json` on its default
      form): the concurrency changed each time (the search the calculator keeps is reused), and the TPOT target
-     changed each time (searched anew); one `predict` of that form's deployment, the search
+     changed each time (searched anew, in the space the calculator keeps: the predictions reused); one `predict`
+     of that form's deployment, the search
      per sizing record (`at_scenario` at the serving scenario's target without the frontier's sweep, as the grid
      runs one per record, over every model x {fp8, bf16} x four accelerators; and with the sweep, as the
      calculator runs it), and sizing a pasted config.json of 1,000 layers (the calculator's answer without a
@@ -549,7 +550,7 @@ def bench_engine(runs: int, notes: list[str]) -> list[str]:
                  + ", ".join(f"{v} ({k})" for k, v in layouts.items()))
     rows = [cpu_row(f"e. engine: the calculator's recomputation, concurrency, search kept ({RECOMPUTES} a run)",
                     got["calc"]),
-            cpu_row(f"e. engine: the calculator's recomputation, TPOT target, searched ({RECOMPUTES} a run)",
+            cpu_row(f"e. engine: the calculator's recomputation, TPOT target, searched in the kept space ({RECOMPUTES} a run)",
                     got["calc_target"]),
             cpu_row("e. engine: one predict (the calculator's default deployment)", got["predict"]),
             cpu_row("e. engine: one search per sizing record, no sweep", got["records"]),

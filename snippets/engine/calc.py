@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from snippets.engine.__main__ import report
 from snippets.engine.codec import decode
@@ -41,9 +41,11 @@ from snippets.engine.requests import (
     deploy_admitting,
     queue_split,
 )
-from snippets.engine.search import Search, search
+from snippets.engine.search import Search, Space, search
 from snippets.engine.serving import Prediction, at_rate
 from snippets.engine.specs import EngineCatalog, ModelSpec, PriceSpec
+
+_V = TypeVar("_V")
 
 SCENARIO = "serving"
 """The scenario the form starts from (its concurrency and latency target) and takes what it does not ask for
@@ -334,15 +336,16 @@ def _bound_weights(eng: EngineCatalog, inputs: Inputs) -> None:
 # --------------------------------------------------------------------------- the latency target
 
 
-def target(eng: EngineCatalog, inputs: Inputs, n_in: int, n_out: int) -> dict[str, Any]:
+def target(eng: EngineCatalog, inputs: Inputs, n_in: int, n_out: int, space: Space | None = None) -> dict[str, Any]:
     """The recommended configuration meeting the form's TTFT and TPOT targets (with the rate, the replicas and $ per
-    hour that carry it), the cheapest where it differs, and the frontier, from `search`; `asked` False when the form
-    gives no target."""
+    hour that carry it), the cheapest where it differs, and the frontier, from `search` (given `space`, with the
+    predictions it keeps); `asked` False when the form gives no target."""
     if inputs.ttft_ms is None and inputs.tpot_ms is None:
         return {"asked": False, "text": "Give a TTFT or TPOT target for the recommended configuration meeting it.",
                 "outputs": {}, "svg": "", "frontier": []}
     res = search(eng, inputs.model, inputs.precision, inputs.accelerator, n_in, n_out, ttft_ms=inputs.ttft_ms,
-                 tpot_ms=inputs.tpot_ms, rate=inputs.rate, scenario=SCENARIO, memory_policy=inputs.memory_policy)
+                 tpot_ms=inputs.tpot_ms, rate=inputs.rate, scenario=SCENARIO, memory_policy=inputs.memory_policy,
+                 space=space)
     return {"asked": True, **target_outputs(res), "svg": frontier_svg(res),
             "frontier": [{"mode": p.mode, "label": p.label, "per_user": repr(p.per_user), "per_gpu": repr(p.per_gpu)}
                          for p in res.frontier]}
@@ -552,6 +555,17 @@ def answer(eng: EngineCatalog, form: Mapping[str, str],
 
 SEARCHES_KEPT = 8
 """Target sections a `Calculator` keeps, the most recently used."""
+SPACES_KEPT = 4
+"""Search spaces (`snippets.engine.search.Space`: the predictions a search makes apart from its targets) a
+`Calculator` keeps, the most recently used."""
+
+
+def _keep(table: dict[tuple[Any, ...], _V], key: tuple[Any, ...], value: _V, most: int) -> None:
+    """Put `value` last in `table` (the most recently used) and drop the least recently used beyond `most`."""
+    table.pop(key, None)
+    table[key] = value
+    while len(table) > most:
+        del table[next(iter(table))]
 
 
 class Calculator:
@@ -561,25 +575,33 @@ class Calculator:
     model (and a pasted config's text), precision, accelerator, prompt and output tokens, the targets, the rate and
     the memory policy. A reader who changes only what the search does not read (the concurrency, the layout policy)
     gets the answer without the search run again, the same answer `answer` gives (tests/unit/test_calculator.py).
-    `searches` counts the searches it ran."""
+    A reader who changes the targets or the rate gets a new search, which reuses the predictions of the last search
+    of the same model, precision, accelerator, request and memory policy (its `Space`: the last `SPACES_KEPT`
+    kept): they do not depend on the targets. `searches` counts the searches it ran, `spaces` the spaces it made."""
 
     def __init__(self, eng: EngineCatalog) -> None:
         self.eng = eng
         self.searches = 0
+        self.spaces = 0
         self._targets: dict[tuple[Any, ...], str] = {}
+        self._spaces: dict[tuple[Any, ...], Space] = {}
 
     def target(self, eng: EngineCatalog, inputs: Inputs, n_in: int, n_out: int) -> dict[str, Any]:
-        """`target`'s section for these inputs: kept, or searched now. It is kept as JSON text and handed out as a
-        new object each time, so an answer a caller changes cannot change a later one."""
-        key = (inputs.model, inputs.config if inputs.model == CUSTOM else "", inputs.precision, inputs.accelerator,
-               n_in, n_out, inputs.ttft_ms, inputs.tpot_ms, inputs.rate, inputs.memory_policy)
-        kept = self._targets.pop(key, None)
+        """`target`'s section for these inputs: kept, or searched now in the space kept for them. It is kept as JSON
+        text and handed out as a new object each time, so an answer a caller changes cannot change a later one."""
+        where = (inputs.model, inputs.config if inputs.model == CUSTOM else "", inputs.precision, inputs.accelerator,
+                 n_in, n_out, inputs.memory_policy)
+        key = (*where, inputs.ttft_ms, inputs.tpot_ms, inputs.rate)
+        kept = self._targets.get(key)
         if kept is None:
-            kept = json.dumps(target(eng, inputs, n_in, n_out))
+            space = self._spaces.get(where)
+            if space is None:
+                space = Space()
+                self.spaces += 1
+            kept = json.dumps(target(eng, inputs, n_in, n_out, space))
             self.searches += 1
-        self._targets[key] = kept  # the most recent last
-        while len(self._targets) > SEARCHES_KEPT:
-            del self._targets[next(iter(self._targets))]
+            _keep(self._spaces, where, space, SPACES_KEPT)
+        _keep(self._targets, key, kept, SEARCHES_KEPT)
         section: dict[str, Any] = json.loads(kept)
         return section
 

@@ -438,15 +438,58 @@ def layouts(st: Setting) -> list[Deployment]:
     return out
 
 
+Request = tuple[int, int, float, int]
+"""Input tokens, output tokens, prefix hit rate and prefix groups: with the setting, all a prediction reads."""
+
+
+@dataclass(eq=False)
+class Space:
+    """What a search predicts apart from its targets, its rate, its mode and its bound on GPUs: the layouts that hold
+    the model at the setting's context, and each replica, decode worker and prefill worker predicted on them. A search
+    makes its own; a caller that keeps one and passes it to each search (`search(..., space=)`) has the next search
+    of the same setting and requests reuse every prediction, while a search of anything else empties it first
+    (`bind`). It lives on its owner, never at module level (the calculator's `Calculator` keeps a few)."""
+
+    setting: Setting | None = None
+    request: Request | None = None
+    deployments: tuple[Deployment, ...] = ()
+    """Every layout that holds the model (`layouts`), before any bound on GPUs."""
+    preps: dict[Layout, Prep] = field(default_factory=dict)
+    """Each layout's resolved rates, links and shapes, made once (`step.prepare`)."""
+    drafts: dict[tuple[Layout, Speculation], Draft] = field(default_factory=dict)
+    senders: dict[tuple[Layout, float], Callable[[int], float | None]] = field(default_factory=dict)
+    """One prompt's KV transfer by prefill layout and bytes sent (`_Run.sender`)."""
+    loads: dict[tuple[Layout, Speculation | None], dict[int, Point]] = field(default_factory=dict)
+    """A replica of each layout at each load (`_loads`)."""
+    batches: dict[tuple[Layout, Speculation | None], dict[int, DecodePool]] = field(default_factory=dict)
+    """A decode worker of each layout at each batch (`_batches`)."""
+    prefills: dict[Layout, PrefillPool | str] = field(default_factory=dict)
+    """A prefill worker of each layout, or why the time model cannot predict one."""
+
+    def bind(self, st: Setting, request: Request) -> bool:
+        """Make this the space of `st` and `request`: True where it already was (its predictions hold), else emptied
+        and False. The setting compares by value, and its time models and prices by identity (they do not compare)."""
+        kept = self.setting
+        if (kept is not None and self.request == request and kept == st and kept.time_models is st.time_models
+                and kept.prices is st.prices):
+            return True
+        self.setting, self.request, self.deployments = st, request, ()
+        for table in (self.preps, self.drafts, self.senders, self.loads, self.batches, self.prefills):
+            table.clear()
+        return False
+
+
 @dataclass
 class _Run:
-    """One search's working state (local to the call: no module-level state)."""
+    """One search's working state (local to the call: no module-level state); what does not depend on the targets is
+    in its `space`."""
 
     targets: Targets
     n_in: int
     n_out: int
     prefix_hit: float
     prefix_groups: int
+    space: Space
     max_gpus: int | None = None
     """The most GPUs one configuration may take (a replica, or a disaggregated configuration's pools together)."""
     points: list[Point] = field(default_factory=list)
@@ -454,35 +497,32 @@ class _Run:
     """Points that meet the targets."""
     skipped: list[str] = field(default_factory=list)
     pruned: int = 0
-    preps: dict[Layout, Prep] = field(default_factory=dict)
-    """Each layout's resolved rates, links and shapes, made once (`step.prepare`)."""
-    drafts: dict[tuple[Layout, Speculation], Draft] = field(default_factory=dict)
-    senders: dict[tuple[Layout, float], Callable[[int], float | None]] = field(default_factory=dict)
-    """One prompt's KV transfer by prefill layout and bytes sent (`sender`)."""
 
     def eligible(self, p: Point) -> bool:
         return self.targets.ttft_met(p.ttft_s)
 
     def prep(self, d: Deployment) -> Prep:
-        if d.layout not in self.preps:
-            self.preps[d.layout] = prepare(d)
-        return self.preps[d.layout]
+        preps = self.space.preps
+        if d.layout not in preps:
+            preps[d.layout] = prepare(d)
+        return preps[d.layout]
 
     def sender(self, p: PrefillPool, dec: DecodePool) -> Callable[[int], float | None]:
-        """`_sender(p, dec)`, each link computed once in this search: within one search the transfer depends only on
-        the prefill layout, the bytes sent and whether the pools' GPUs fit one node."""
+        """`_sender(p, dec)`, each link computed once in this space: the transfer depends only on the prefill layout,
+        the bytes sent and whether the pools' GPUs fit one node."""
         key = (p.deployment.layout, max(p.kv_bytes_per_gpu, dec.kv_bytes_per_gpu))
-        f = self.senders.get(key)
+        f = self.space.senders.get(key)
         if f is None:
-            f = self.senders[key] = _sender(p, dec, {})
+            f = self.space.senders[key] = _sender(p, dec, {})
         return f
 
     def draft(self, d: Deployment, spec: Speculation | None) -> Draft | None:
         if spec is None:
             return None
-        if (d.layout, spec) not in self.drafts:
-            self.drafts[d.layout, spec] = draft_of(d, spec)
-        return self.drafts[d.layout, spec]
+        drafts = self.space.drafts
+        if (d.layout, spec) not in drafts:
+            drafts[d.layout, spec] = draft_of(d, spec)
+        return drafts[d.layout, spec]
 
 
 def _agg_point(d: Deployment, c: int, run: _Run, spec: Speculation | None) -> Point:
@@ -492,20 +532,20 @@ def _agg_point(d: Deployment, c: int, run: _Run, spec: Speculation | None) -> Po
     return Point(x, d, d.rented_gpus_per_replica, None if price is None else price.usd_per_gpu_hour)
 
 
-def _loads(d: Deployment, run: _Run, spec: Speculation | None, seed: dict[int, Point]) -> Callable[[int], Point]:
-    """A replica of `d` at each load, predicted once."""
-    return _memo(lambda c: _agg_point(d, c, run, spec), seed)
+def _loads(d: Deployment, run: _Run, spec: Speculation | None) -> Callable[[int], Point]:
+    """A replica of `d` at each load, predicted once in the run's space."""
+    return _memo(lambda c: _agg_point(d, c, run, spec), run.space.loads.setdefault((d.layout, spec), {}))
 
 
 def _throughput(at: Callable[[int], Point]) -> Callable[[int], float]:
     return lambda c: at(c).output_tokens_per_s
 
 
-def _batches(d: Deployment, run: _Run, spec: Speculation | None, first: DecodePool) -> Callable[[int], DecodePool]:
-    """A decode worker of `d` at each batch, predicted once."""
+def _batches(d: Deployment, run: _Run, spec: Speculation | None) -> Callable[[int], DecodePool]:
+    """A decode worker of `d` at each batch, predicted once in the run's space."""
     return _memo(lambda b: decode_pool(d, b, run.n_in, run.n_out, speculation=spec, prefix_hit=run.prefix_hit,
                                        prefix_groups=run.prefix_groups, prep=run.prep(d), draft=run.draft(d, spec)),
-                 {1: first})
+                 run.space.batches.setdefault((d.layout, spec), {}))
 
 
 def _largest(lo: int, hi: int, excess: Callable[[int], float], e_lo: float, e_hi: float) -> int:
@@ -532,7 +572,7 @@ def _largest(lo: int, hi: int, excess: Callable[[int], float], e_lo: float, e_hi
 
 
 def _memo(f: Callable[[int], _T], seed: dict[int, _T]) -> Callable[[int], _T]:
-    """`f`, each n computed once (in `seed`, local to one search)."""
+    """`f`, each n computed once (in `seed`: a table of the search's space)."""
     def g(n: int) -> _T:
         if n not in seed:
             seed[n] = f(n)
@@ -581,11 +621,12 @@ def _aggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | None],
     bound, the largest load of each layout meeting the targets, then any load of more tokens a second that would
     be cheaper than the cheapest found (`_peak`: exact where a dip in throughput makes a smaller load cheaper)."""
     t = run.targets
-    corners: list[tuple[Point, Point, int, Deployment, Speculation | None]] = []
+    corners: list[tuple[Point, Point, int, Callable[[int], Point]]] = []
     for d in deps:
         for spec in specs:
+            at = _loads(d, run, spec)
             try:
-                one = _agg_point(d, 1, run, spec)
+                one = at(1)
             except ValueError as exc:
                 run.skipped.append(f"{d.layout.label}{'' if spec is None else ' speculative'}: {exc}")
                 continue
@@ -593,16 +634,14 @@ def _aggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | None],
             if not sweep and not t.met(one.ttft_s, one.tpot_s):
                 continue  # TTFT and TPOT only rise with the load: no load of this layout meets the targets
             cap = one.prediction.admitted if isinstance(one.prediction, Prediction) else 1
-            full = one if cap == 1 else _agg_point(d, cap, run, spec)
+            full = at(cap)
             if full is not one:
                 run.points.append(full)
-            corners.append((one, full, cap, d, spec))
+            corners.append((one, full, cap, at))
     # most promising first: the fullest points' throughput per GPU
     corners.sort(key=lambda x: -x[1].per_gpu)
     found: list[tuple[Callable[[int], Point], int, Point]] = []
-    for one, full, cap, d, spec in corners:
-        at = _loads(d, run, spec, {1: one, cap: full})
-
+    for one, full, cap, at in corners:
         if sweep:
             eligible = [p for p in run.points if run.eligible(p)]
             bound = (full.per_gpu, one.per_user)
@@ -642,11 +681,18 @@ def _prefill_pools(deps: Sequence[Deployment], run: _Run) -> list[PrefillPool]:
     (over the node's fabric where these would cross the network). GPU time per prompt alone would not do: a
     one-GPU worker can be the cheaper whole number of workers though a wider one spends less GPU time a prompt."""
     pools = []
+    kept = run.space.prefills
     for d in deps:
-        try:
-            pools.append(prefill_pool(d, run.n_in, prefix_hit=run.prefix_hit, prep=run.prep(d)))
-        except ValueError as exc:
-            run.skipped.append(f"prefill {d.layout.label}: {exc}")
+        if d.layout not in kept:
+            try:
+                kept[d.layout] = prefill_pool(d, run.n_in, prefix_hit=run.prefix_hit, prep=run.prep(d))
+            except ValueError as exc:
+                kept[d.layout] = str(exc)
+        pool = kept[d.layout]
+        if isinstance(pool, str):
+            run.skipped.append(f"prefill {d.layout.label}: {pool}")
+        else:
+            pools.append(pool)
 
     def key(p: PrefillPool) -> tuple[float, float, int, float]:
         return p.prefill_s, p.service_s, p.deployment.gpus, p.kv_bytes_per_gpu
@@ -753,14 +799,13 @@ def _disaggregated(deps: Sequence[Deployment], specs: Sequence[Speculation | Non
     pairs: list[tuple[tuple[float, int], PrefillPool, Callable[[int], DecodePool], Callable[[int], float], int]] = []
     for d in deps:
         for spec in specs:
+            pool = _batches(d, run, spec)
             try:
-                first = decode_pool(d, 1, run.n_in, run.n_out, speculation=spec, prefix_hit=run.prefix_hit,
-                                    prefix_groups=run.prefix_groups, prep=run.prep(d), draft=run.draft(d, spec))
+                first = pool(1)
             except ValueError as exc:
                 run.skipped.append(f"decode {d.layout.label}{'' if spec is None else ' speculative'}: {exc}")
                 continue
             cap = first.admitted
-            pool = _batches(d, run, spec, first)
 
             batches = set(concurrencies(cap)) if sweep else {1, cap}
             for b in sorted(batches):
@@ -958,13 +1003,15 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
            rate: float | None = None, mode: str = "any", speculation: Speculation | None = None,
            prefix_hit: float = 0.0, prefix_groups: int = 1, scenario: str = "reference",
            kv_precision: str | None = None, node: str | None = None, max_gpus: int | None = None,
-           sweep: bool = True, memory_policy: str | None = None) -> Search:
+           sweep: bool = True, memory_policy: str | None = None, space: Space | None = None) -> Search:
     """Every configuration of `model` in `precision` on `accelerator`'s node for requests of `input_tokens` +
     `output_tokens`, in `mode` (aggregated, disaggregated or any), with and without `speculation` where given:
     the frontier (unless `sweep` is False: then only what the cheapest needs) and the cheapest meeting the
     targets, with the plan that carries `rate` requests a second. The node is `accelerator`'s first, or `node`;
     `max_gpus` bounds one configuration (a replica, or the pools of a disaggregated one), not the plan;
-    `memory_policy`, where given, is the engine's budget and scheduling in place of the scenario's."""
+    `memory_policy`, where given, is the engine's budget and scheduling in place of the scenario's. A `space` the
+    caller keeps lends this search the predictions of its last one where both read the same setting and requests
+    (`Space`): the answer is the same as without it."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if min(input_tokens, output_tokens) < 1:
@@ -975,11 +1022,14 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
     st = setting(eng, model, precision, scenario, accelerator=None if node else accelerator, node=node,
                  concurrency=1, context_tokens=input_tokens + output_tokens, kv_precision=kv_precision,
                  memory_policy=memory_policy)
-    try:
-        deps = layouts(st)
-    except NoLayout:
-        deps = []
-    run = _Run(t, input_tokens, output_tokens, prefix_hit, prefix_groups, max_gpus)
+    space = space if space is not None else Space()
+    if not space.bind(st, (input_tokens, output_tokens, prefix_hit, prefix_groups)):
+        try:
+            space.deployments = tuple(layouts(st))
+        except NoLayout:
+            space.deployments = ()
+    deps = list(space.deployments)
+    run = _Run(t, input_tokens, output_tokens, prefix_hit, prefix_groups, space, max_gpus)
     if max_gpus is not None:
         deps = [d for d in deps if d.gpus <= max_gpus]
     specs: list[Speculation | None] = [None] if speculation is None else [None, speculation]

@@ -22,7 +22,7 @@ from snippets.data import Catalog
 from snippets.data.export import engine_catalog
 from snippets.engine import deploy, setting
 from snippets.engine.__main__ import report
-from snippets.engine.calc import SCENARIO, SEARCHES_KEPT, Calculator, answer, defaults
+from snippets.engine.calc import SCENARIO, SEARCHES_KEPT, SPACES_KEPT, Calculator, answer, defaults
 from snippets.engine.codec import encode
 
 from ..conftest import ROOT
@@ -256,33 +256,38 @@ def test_the_target_answer_is_the_search_and_tightening_tpot_never_cheapens_it(c
 
 def test_the_calculator_keeps_its_searches_and_answers_as_answer_does(catalog: Catalog) -> None:
     """The page's Calculator searches again only when what the search reads changes: a new concurrency or layout
-    policy reuses the kept target section, a new target, rate, context, model or memory policy searches; every answer
-    is `answer`'s, and the kept searches are the most recently used."""
+    policy reuses the kept target section, a new target, rate, context, model or memory policy searches; a new target
+    or rate searches in the space kept for the rest (its predictions reused), anything else in a new one; every
+    answer is `answer`'s, and the kept searches and spaces are the most recently used."""
     eng = engine_catalog(catalog)
     calc = Calculator(eng)
     form = defaults(eng).query()
-    steps = [  # (form, searches run so far)
-        (form, 1),
-        ({**form, "concurrency": "8"}, 1),
-        ({**form, "layout_policy": "fewest-gpus"}, 1),
-        ({**form, "tpot_ms": "40"}, 2),
-        ({**form, "concurrency": "16"}, 2),
-        ({**form, "rate": "5"}, 3),
-        ({**form, "context": "4096"}, 4),
-        ({**form, "memory_policy": "sglang-default"}, 5),
-        ({**form, "model": "llama-3.1-8b"}, 6),
-        ({**form, "model": "custom", "config": json.dumps(LLAMA_31_8B)}, 7),
-        ({**form, "model": "custom", "config": json.dumps({**LLAMA_31_8B, "num_hidden_layers": 16})}, 8),
+    steps = [  # (form, searches run so far, search spaces made so far)
+        (form, 1, 1),
+        ({**form, "concurrency": "8"}, 1, 1),
+        ({**form, "layout_policy": "fewest-gpus"}, 1, 1),
+        ({**form, "tpot_ms": "40"}, 2, 1),  # a new search in the same space: its predictions reused
+        ({**form, "concurrency": "16"}, 2, 1),
+        ({**form, "rate": "5"}, 3, 1),
+        ({**form, "context": "4096"}, 4, 2),
+        ({**form, "memory_policy": "sglang-default"}, 5, 3),
+        ({**form, "model": "llama-3.1-8b"}, 6, 4),
+        ({**form, "model": "custom", "config": json.dumps(LLAMA_31_8B)}, 7, 5),
+        ({**form, "model": "custom", "config": json.dumps({**LLAMA_31_8B, "num_hidden_layers": 16})}, 8, 6),
+        ({**form, "model": "custom", "config": json.dumps(LLAMA_31_8B), "ttft_ms": "900"}, 9, 6),
+        ({**form, "ttft_ms": "900"}, 10, 7),  # its space was the least recently used of SPACES_KEPT + 1: dropped
     ]
-    for f, searches in steps:
+    assert SPACES_KEPT == 4
+    for f, searches, spaces in steps:
         assert calc.answer(f) == answer(eng, f), f
-        assert calc.searches == searches, (f, calc.searches)
+        assert (calc.searches, calc.spaces) == (searches, spaces), (f, calc.searches, calc.spaces)
     assert json.loads(calc.answer_json(json.dumps({**form, "concurrency": "4"}))) == answer(eng, {**form, "concurrency": "4"})
-    assert calc.searches == 8
+    # the form's own search was the least recently used of SEARCHES_KEPT + 2: searched again, in the kept space
+    assert (calc.searches, calc.spaces) == (11, 7)
     # an answer changed by its caller leaves the kept search as it was
     changed = calc.answer(form)
     changed["target"]["outputs"].clear()
-    assert calc.answer(form) == answer(eng, form) and calc.searches == 8
+    assert calc.answer(form) == answer(eng, form) and calc.searches == 11
     # the least recently used is dropped once more than SEARCHES_KEPT are kept
     fresh = Calculator(eng)
     for i in range(SEARCHES_KEPT + 1):

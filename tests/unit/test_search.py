@@ -20,6 +20,7 @@ from snippets.engine.params import total_params
 from snippets.engine.search import (
     MAX_DECODE_WORKERS,
     Point,
+    Space,
     _peak,
     _plan,
     at_scenario,
@@ -256,6 +257,59 @@ def test_the_frontier_holds_no_dominated_point(case):
     users = [p.per_user for p in s.frontier]
     gpus = [p.per_gpu for p in s.frontier]
     assert users == sorted(users, reverse=True) and gpus == sorted(gpus)
+
+
+def _answer(s):
+    """Everything a search answers, by value: its points, frontier, candidates, cheapest, recommended, plans, why."""
+    def pts(ps):
+        return [p.as_dict() for p in ps]
+    return (pts(s.points), pts(s.frontier), pts(s.candidates), pts(x for x in (s.best, s.recommended) if x),
+            [x.as_dict() for x in (s.plan, s.recommended_plan) if x], None if s.why is None else s.why.as_dict(),
+            s.layouts, s.pruned, s.skipped)
+
+
+def _predicted(space):
+    return (sum(map(len, space.loads.values())), sum(map(len, space.batches.values())), len(space.prefills),
+            len(space.preps), len(space.senders), len(space.drafts))
+
+
+def test_a_kept_space_changes_no_answer_and_predicts_nothing_twice():
+    """A search given the space of an earlier one answers exactly as a search of its own, whatever its targets,
+    rate, mode, sweep and bound on GPUs; it predicts nothing the space holds, and a search of another setting or
+    request empties the space before using it."""
+    space = Space()
+    eagle = Speculation(3, 0.7, "eagle")
+    cases = [
+        dict(ttft_ms=1000, tpot_ms=50, rate=20),
+        dict(ttft_ms=1000, tpot_ms=50, rate=20),  # the same again: nothing new predicted
+        dict(tpot_ms=30),
+        dict(ttft_ms=400, tpot_ms=15, mode="aggregated"),
+        dict(ttft_ms=500, tpot_ms=40, mode="disaggregated", max_gpus=16),
+        dict(tpot_ms=25, sweep=False),
+        dict(tpot_ms=20, speculation=eagle),
+        dict(tpot_ms=30, n_in=2000),  # another request: the space starts again
+        dict(tpot_ms=30, accelerator="h200-sxm"),  # another setting
+        dict(tpot_ms=30),  # back: predicted anew
+    ]
+    before = None
+    for case in cases:
+        kw = dict(case)
+        n_in, acc = kw.pop("n_in", N_IN), kw.pop("accelerator", "h100-sxm")
+        fresh = search(ENG, "llama-3.1-70b", "fp8", acc, n_in, N_OUT, **kw)
+        kept = search(ENG, "llama-3.1-70b", "fp8", acc, n_in, N_OUT, space=space, **kw)
+        assert _answer(kept) == _answer(fresh), case
+        assert space.request == (n_in, N_OUT, 0.0, 1) and space.setting == fresh.setting, case
+        assert space.deployments and [d.layout for d in space.deployments] == list(fresh.layouts), case
+        if case is cases[1]:
+            assert _predicted(space) == before  # a repeated search predicts nothing
+        before = _predicted(space)
+        assert before[0] >= len({id(p) for p in kept.points if p.mode == "aggregated"}), case
+    # what each search found in the space is what a fresh one predicts for it
+    d = space.deployments[0]
+    for c, pt in space.loads[d.layout, None].items():
+        assert pt.prediction == predict(d, c, N_IN, N_OUT), c
+    assert space.bind(space.setting, space.request) and not space.bind(space.setting, (1, 1, 0.0, 1))
+    assert _predicted(space) == (0, 0, 0, 0, 0, 0) and space.deployments == ()
 
 
 def test_pruning_leaves_the_frontier_as_a_full_sweep_finds_it():
