@@ -343,13 +343,21 @@ class Row:
         return bands_mod.Regime(vendor, kind == "MoE", phase)
 
 
+SKIP_KINDS = ("unstated", "unmodelled", "refused")
+"""Why a row is not predicted: its source leaves out something the engine needs (a disaggregated run's pools, a
+speculative run's acceptance, the load, the token counts); it was served in a combination the engine does not model;
+or the engine refuses it as the source ran it (a layout that does not hold the model, a KV cache that cannot hold one
+sequence: vLLM's message)."""
+
+
 @dataclass(frozen=True)
 class Skipped:
-    """A measurement today's engine does not predict, and why."""
+    """A measurement today's engine does not predict, and why (`kind`, one of `SKIP_KINDS`, and the reason)."""
 
     id: str
     measurement: Measurement
     reason: str
+    kind: str
 
 
 SGLANG_EAGLE = (5, 4, 8)
@@ -375,36 +383,44 @@ def speculation_of(m: Measurement) -> Speculation | None:
                        tree_width=width, verify_tokens=verify)
 
 
-def _mode_gap(m: Measurement) -> str | None:
-    """What the row's mode needs that its source does not state, or None."""
+def _mode_gap(m: Measurement) -> tuple[str, str] | None:
+    """What the row's mode needs that its source does not state, or that the engine does not model, with its kind
+    (`SKIP_KINDS`); or None."""
     mode = m.mode
     if mode.speculation is not None and speculation_of(m) is None:
-        return ("its speculative decoding's acceptance (or its draft) is not stated, and the speed-up it brings "
-                "depends on it")
+        return "unstated", ("its speculative decoding's acceptance (or its draft) is not stated, and the speed-up it "
+                            "brings depends on it")
     dis = mode.disaggregation
     if dis is not None:
         if dis.prefill is None or dis.decode is None:
-            return "its prefill and decode pools are not stated"
+            return "unstated", "its prefill and decode pools are not stated"
         if m.definitions.load != "fixed-concurrency":
-            return "a disaggregated run is predicted at the concurrency its client keeps in flight"
+            return "unmodelled", "a disaggregated run is predicted at the concurrency its client keeps in flight"
         if mode.speculation is not None:
-            return "disaggregated and speculative at once: not modelled together"
+            return "unmodelled", "disaggregated and speculative at once: not modelled together"
     return None
 
 
-def why_not_predicted(m: Measurement) -> str | None:
-    """Why a row cannot be put to today's engine as it stands, or None if it can."""
+def why_not(m: Measurement) -> tuple[str, str] | None:
+    """Why a row cannot be put to today's engine as it stands, with its kind (`SKIP_KINDS`: the engine's refusal
+    comes only from trying, `predict_rows`), or None if it can."""
     gap = _mode_gap(m)
     if gap is not None:
         return gap
     if m.definitions.load == "not-stated":
-        return "the source does not state the load"
+        return "unstated", "the source does not state the load"
     missing = [f for f in ("layout", "input_tokens", "output_tokens") if getattr(m, f) is None]
     if missing:
-        return "the source does not state its " + " or ".join(f.replace("_", " ") for f in missing)
+        return "unstated", "the source does not state its " + " or ".join(f.replace("_", " ") for f in missing)
     if m.ttft_ms is None and m.itl_ms is None and m.output_tokens_per_s is None:
-        return "no figure the engine predicts (only a speed-up)"
+        return "unstated", "no figure the engine predicts (only a speed-up)"
     return None
+
+
+def why_not_predicted(m: Measurement) -> str | None:
+    """Why a row cannot be put to today's engine as it stands (`why_not`'s reason), or None if it can."""
+    why = why_not(m)
+    return None if why is None else why[1]
 
 
 def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) -> Deployment:
@@ -472,7 +488,7 @@ def predict_rows(eng: EngineCatalog, measurements: Iterable[tuple[str, Measureme
     done: list[Row] = []
     skipped: list[Skipped] = []
     for mid, m in measurements:
-        why = why_not_predicted(m)
+        why = why_not(m)
         if why is None:
             try:
                 d = _deployment(eng, m, tm)
@@ -484,8 +500,8 @@ def predict_rows(eng: EngineCatalog, measurements: Iterable[tuple[str, Measureme
                                 drain_factor(m, d, p) if w is None else 1.0))
                 continue
             except (RefusedLayout, NoLayout, ValueError, KeyError) as exc:
-                why = f"the engine refuses it: {exc}"
-        skipped.append(Skipped(mid, m, why))
+                why = "refused", f"the engine refuses it: {exc}"
+        skipped.append(Skipped(mid, m, why[1], why[0]))
     return done, skipped
 
 

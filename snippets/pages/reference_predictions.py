@@ -36,6 +36,7 @@ from snippets.pages.reference_drain import run_drain
 from snippets.pages.reference_gap import light_load_gap
 from snippets.pages.reference_misses import known_misses
 from snippets.pages.reference_predictors import beside_predictors, predictors_table
+from snippets.pages.reference_skipped import skipped_figures, skipped_table
 from snippets.pages.units import ms
 from snippets.render import charts, fmt
 
@@ -108,22 +109,6 @@ def rows_table(cat: Catalog, role: str) -> str:
     table = fmt.html_table(f"rows_{role}", headers, out, align="llll" + "rrr" * len(METRICS), names=[r.id for r in rs])
     dated = html.escape(as_of_text([cat.measurements[r.id] for r in rs]))
     return '<div class="sa-wide">\n' + table + "</div>\n" + f"<p><em>{dated}</em></p>\n"
-
-
-def skipped_table(cat: Catalog) -> str:
-    """The rows the engine does not predict today: what they measured, where from, and why not."""
-    out: list[list[fmt.Cell]] = []
-    names = []
-    for role in ("calibration", "test"):
-        for s in evaluate(cat, role)[1]:
-            m = s.measurement
-            what = (f"{cat.models[m.model].name} {cat.precisions[m.precision].name} on "
-                    f"{cat.accelerators[m.accelerator].name}, {m.engine}")
-            out.append([what, role, source_label(m), m.mode.label, s.reason])
-            names.append(s.id)
-    table = fmt.html_table("skipped", ["Run", "Role", "Source", "Mode", "Why not predicted today"], out,
-                           align="lllll", names=names)
-    return '<div class="sa-wide">\n' + table + "</div>\n"
 
 
 def _fitted(cat: Catalog) -> list[Row]:
@@ -372,6 +357,7 @@ class ReferencePredictionsPage(Page):
             structural="a yes or no per row: whether its engine mixes prompts into decode steps")
         self.extend(run_drain(every))
         self.extend(known_misses(test, test_skip, engine_catalog(cat)))
+        self.extend(skipped_figures([*cal, *test], [*cal_skip, *test_skip]))
         self.extend(beside_predictors(cat, test))
 
 

@@ -588,3 +588,45 @@ def test_a_run_at_a_request_rate_is_predicted_at_that_rate_and_not_on_its_throug
     # TTFT, a generating request's, is scaled by the share that did generate
     assert h100.measurement.definitions.ttft_zero_share == 0.379
     assert h100.predicted("ttft_ms") == pytest.approx((1 - 0.379) * h100.prediction.ttft_s * 1e3)
+
+
+def test_a_row_left_out_names_its_kind_of_reason():
+    """Every row the engine does not predict is left out for what its source does not state, for a combination of
+    modes the engine does not model, or because the engine refuses it as it was run; the kind follows the reason."""
+    skipped = calibration.skipped(CAT)
+    assert skipped and {s.kind for s in skipped} <= set(calibration.SKIP_KINDS)
+    for s in skipped:
+        assert (s.kind == "refused") == s.reason.startswith("the engine refuses it: "), s.id
+        assert calibration.why_not_predicted(s.measurement) == (None if s.kind == "refused" else s.reason), s.id
+    kind = {s.id: s.kind for s in skipped}
+    assert kind["gpustack-qwen332b-bf16-vllm-1xh100-in32000-offline"] == "refused"
+    assert kind["dynamo-r1distill-llama70b-fp8-vllm-disagg-8xh100-in3000-out150-1node"] == "unstated"
+    # a disaggregated run the engine predicts, loaded at a request rate instead: a combination it does not model
+    dis = next(r.measurement for r in calibration.rows(CAT) if r.measurement.mode.disaggregation is not None)
+    assert calibration.why_not(dis) is None
+    at_rate = dis.model_copy(update={"definitions": dis.definitions.model_copy(update={"load": "request-rate"})})
+    assert calibration.why_not(at_rate) == (
+        "unmodelled", "a disaggregated run is predicted at the concurrency its client keeps in flight")
+
+
+def test_the_predictions_page_counts_the_rows_left_out_by_kind():
+    """The page's sentence on the rows left out names each kind that occurs with its count, one row in the
+    singular; the modes it predicts are counted from the rows it predicts."""
+    from snippets.pages.reference_skipped import skipped_figures
+
+    done, skipped = calibration.evaluate(CAT)
+    figs = skipped_figures(done, skipped)
+    n = {k: sum(s.kind == k for s in skipped) for k in calibration.SKIP_KINDS}
+    assert n["unstated"] > 1 and n["refused"] == 1 and n["unmodelled"] == 0
+    assert figs["skip_why"].text == (f"{n['unstated']} whose sources leave out something the engine needs, and "
+                                     f"1 that the engine refuses as it was run")
+    assert figs["disagg_rows"].value == sum(r.measurement.mode.disaggregation is not None for r in done) > 0
+    spec = [s for s in skipped if s.measurement.mode.speculation is not None]
+    assert figs["spec_unstated"].value == sum(s.kind == "unstated" for s in spec) > 0
+    assert figs["spec_rows"].value == len(spec) + sum(r.measurement.mode.speculation is not None for r in done)
+    one = skipped_figures([], [s for s in skipped if s.kind == "unstated"][:1])
+    assert one["skip_why"].text == "1 whose source leaves out something the engine needs"
+    assert one["disagg_rows"].value == one["prefix_rows"].value == 0
+    three = [s for s in skipped if s.kind == "unstated"][:2] + [s for s in skipped if s.kind == "refused"]
+    assert skipped_figures([], three)["skip_why"].text == (
+        "2 whose sources leave out something the engine needs, and 1 that the engine refuses as it was run")
