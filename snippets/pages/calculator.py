@@ -27,7 +27,8 @@ from snippets.render import fmt
 ROOT = Path(__file__).resolve().parent.parent.parent
 PYODIDE = ROOT / "docs" / "assets" / "pyodide"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-"""What the browser fetches of Pyodide when the reader presses Start (no package beyond the standard library)."""
+"""What the browser fetches of Pyodide when the engine starts, as the page loads (no package beyond the standard
+library)."""
 
 # where each output is explained, relative to the page's URL (calculator/)
 EXPLAINED = {
@@ -164,7 +165,8 @@ def _bar(got: dict[str, Any]) -> str:
 
 
 def calculator_html(cat: Catalog) -> str:
-    """The form (options from data/), the Start button, and the answer panel holding the default answer. Written once
+    """The form (options from data/), the script that starts the engine's worker as the page loads (`START_SCRIPT`),
+    and the answer panel holding the default answer. Written once
     per catalog (its block prints it, the page's sources list runs it again): it reads the catalog only through
     `browser_catalog`, called here on `cat` itself, so a recording view notes what the export reads."""
     browser_catalog(cat)
@@ -287,7 +289,8 @@ def _target_panel(got: dict[str, Any]) -> str:
 
 
 def download_bytes() -> int:
-    """Bytes of Pyodide the browser fetches on Start (the engine's modules and the catalog add a few hundred KB)."""
+    """Bytes of Pyodide the browser fetches as the engine starts (the engine's modules and the catalog add a few
+    hundred KB)."""
     return sum((PYODIDE / f).stat().st_size for f in PYODIDE_FILES)
 
 

@@ -42,8 +42,9 @@ def trail_table(cat: Catalog) -> str:
          f"`data/accelerators.yaml`, `{r.node.chip}`: `memory_reported`", fmt.nbytes(m.capacity, "GiB", 1)],
         ["The engine's pool", "`GpuMemory.pool`", f"`data/policies.yaml`, `{r.scenario.memory_policy}`: `utilization`",
          fmt.nbytes(m.pool, "GiB", 1)],
-        ["Activations and runtime", "`GpuMemory.activations`, `non_torch`",
-         f"`data/policies.yaml`, `{r.scenario.memory_policy}`: `activation_peak`, `non_torch`",
+        ["Activations and runtime", "`engine.memory.activation_peak`, `GpuMemory.non_torch`",
+         f"`data/policies.yaml`, `{r.scenario.memory_policy}`: `max_num_batched_tokens` (of `serve_defaults` or "
+         f"`large_device_defaults`), `sampler_bytes_per_logit`, `non_torch_by_tp`",
          fmt.nbytes(m.activations + m.non_torch, "GiB", 1)],
         ["KV cache per GPU", "`engine.memory.gpu_memory`",
          f"`data/scenarios.yaml`, `{r.scenario.id}`: tokens, sequences, `kv_precision`", fmt.nbytes(m.kv_cache, "GiB", 2)],

@@ -4,9 +4,9 @@ Every model x storage width x accelerator, deployed by the engine (`snippets.eng
 pages' scenario: the layout its policy chooses, GPUs, nodes, memory per GPU by part, the single-sequence decode
 ceiling and the hourly cost of what is rented. The same records are published as reference/sizing.json and
 reference/sizing.csv (`snippets.pages.sizing_records`). Each row also shows the recommended configuration meeting the
-scenario's latency target and the cheapest where it differs (`snippets.engine.search.at_scenario`: any layout of up to
-eight nodes, aggregated or disaggregated) or which target binds, a search per row (`grid_targets`: the build runs them
-beside its pages, kept by content, `snippets.build.sizing`).
+scenario's latency target and the cheapest where it differs (`snippets.engine.search.at_scenario`: TP in the node,
+the fewest pipeline stages that hold the model, up to eight nodes, aggregated or disaggregated) or which target
+binds, a search per row (`grid_targets`: run beside the pages, kept by content, `snippets.build.sizing`).
 """
 
 from __future__ import annotations
@@ -257,14 +257,14 @@ def target_note(cat: Catalog) -> str:
     met = [t for t in found.values() if t is not None and t["met"]]
     n_met, total = fmt.count(len(met), "rows"), fmt.count(len(found), "rows")
     differ = fmt.count(sum(1 for t in met if t["cheapest_saving"] > 0), "rows")
-    return (f"{what}. The engine's search runs on the accelerator's node: any layout of up to "
-            f"{h(fmt.count(MAX_NODES, 'nodes', show_unit=True), 'target.nodes')}, served aggregated or with prefill "
-            f"and decode workers apart, at the most requests in flight that still meet the target; the cell gives "
-            f"the $ per million output tokens of what it recommends. {h(n_met, 'target.met')} of the "
-            f"{h(total, 'target.searched')} rows searched meet the target; in {h(differ, 'target.differ')} of them "
-            f"the cheapest is disaggregated and saves less than that, and the cell names it, its GPUs and how much "
-            f"cheaper it is. Where none meets the target, the cell says which target binds. "
-            f"[Serving to a latency target](../latency-target.md) explains the search.\n")
+    nodes = h(fmt.count(MAX_NODES, 'nodes', show_unit=True), 'target.nodes')
+    return (f"{what}. The engine's search runs on the accelerator's node: each TP layout in the node, with the fewest "
+            f"pipeline stages that hold the model, on up to {nodes}, served aggregated or with prefill and decode "
+            f"workers apart, at the most requests in flight that still meet the target; the cell gives the $ per "
+            f"million output tokens of what it recommends. {h(n_met, 'target.met')} of the {h(total, 'target.searched')} "
+            f"rows searched meet the target; in {h(differ, 'target.differ')} of them the cheapest is disaggregated and "
+            f"saves less than that, and the cell names it, its GPUs and how much cheaper it is. Where none meets the "
+            f"target, the cell says which target binds. [The latency-target page](../latency-target.md) explains the search.\n")
 
 
 def quantity(value: float, unit: str) -> dict[str, Any]:

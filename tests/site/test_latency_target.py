@@ -6,6 +6,7 @@ a verify step of k = 1 drafted token at acceptance α yields 1 + α tokens.
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -42,6 +43,24 @@ def test_the_worked_example_is_the_division_and_the_search(page, catalog) -> Non
     assert value(page, "w.cost") == pytest.approx(s.best.usd_per_mtok)
     assert value(page, "w.gpus") == s.best.gpus and value(page, "w.frontier") == len(s.frontier)
     assert value(page, "w.per_gpu") == pytest.approx(s.best.per_gpu)
+
+
+def test_the_pages_command_answers_the_pages_question(page) -> None:
+    """The command line the page prints, run as printed, gives the worked example's cheapest configuration: the
+    same requests (the chat scenario's lengths, not the command's default scenario's), GPUs and cost."""
+    import shlex
+
+    from ..unit.test_cli import run_cli
+
+    shown = [c.get_text() for c in page.find_all("code") if c.get_text().startswith("python -m snippets.engine search")]
+    assert len(shown) == 1, shown
+    argv = shlex.split(" ".join(shown[0].split()))[3:]
+    done = run_cli(*argv)
+    assert done.returncode == 0, done.stderr
+    best = json.loads(done.stdout)["best"]
+    assert best["gpus"] == value(page, "w.gpus")
+    assert best["usd_per_mtok_output"] == pytest.approx(value(page, "w.cost"))
+    assert best["tpot_ms"] == pytest.approx(value(page, "w.tpot"), abs=0.05)
 
 
 def test_the_worked_ranges_basis_is_the_engines_band(page, catalog) -> None:
