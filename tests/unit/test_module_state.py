@@ -3,7 +3,7 @@ filled at run time. What a build computes lives on its context (snippets/build/c
 (`Catalog.derived`), and goes with them; tests/build/test_serve.py builds twice in one process, with every module
 imported twice, and compares the bytes.
 
-Four memos of pure functions remain in modules other helpers own, listed below with the reason each is harmless
+Five memos of pure functions remain in modules other helpers own, listed below with the reason each is harmless
 (their arguments are frozen values and their results depend on nothing else); each is to go with its module's
 rework: the list only shrinks."""
 
