@@ -18,8 +18,9 @@
 # computes every other page of this site (`snippets.engine`): the same layouts, memory per GPU and
 # decode ceiling, not a second derivation. It is executed at every build, so the outputs below
 # always match the data. [Download the notebook](size-your-deployment.py) (a jupytext percent
-# script: open it in Jupyter with jupytext, or run it as plain Python), change the choices in the
-# next cell, and run it yourself after `pip install -e .` in a clone of the site.
+# script: open it in Jupyter with jupytext), change the choices in the next cell, and run it yourself
+# after `pip install -e '.[docs]'` in a clone of the site (the engine and its data loader, with
+# jupytext and the Jupyter kernel the build executes it in).
 #
 # The choices are ids from the data tables: models from `data/models.yaml`, precisions from
 # `data/precisions.yaml`, nodes (which name their accelerator) from `data/interconnects.yaml`,
@@ -71,8 +72,10 @@ Markdown(fmt.table("notebook-sizing", ["Quantity", "Value"], [
 # %% [markdown]
 # ## Memory of the busiest GPU
 #
-# The engine budgets from the memory the device reports; its pool (a share of that) holds the weights,
-# the activation peak, memory outside PyTorch and the KV cache of the scenario's sequences.
+# The engine budgets from the memory the device reports to a program (CUDA's total, or the vendor's
+# label where no source publishes that total: `data/accelerators.yaml`); its pool (a share of that)
+# holds the weights, the activation peak, memory outside PyTorch and the KV cache of the scenario's
+# sequences.
 
 # %%
 m = d.memory
@@ -89,9 +92,10 @@ Markdown(fmt.table("notebook-memory", ["Quantity", "Value"], [
 # %% [markdown]
 # ## The bandwidth ceiling and the cost
 #
-# Generating one token reads, on each pipeline stage in turn, the busiest GPU's weights and the
-# sequence's KV cache. HBM bandwidth over those bytes is an upper bound on tokens per second for one
-# sequence: compute, communication and latency are left out.
+# Generating one token reads, on each pipeline stage in turn, the busiest GPU's weights (of a mixture of
+# experts, those outside the experts and the experts one token's routing reaches) and the sequence's KV
+# cache. HBM bandwidth over those bytes is an upper bound on tokens per second for one sequence:
+# compute, communication and latency are left out.
 
 # %%
 Markdown(fmt.table("notebook-ceiling", ["Quantity", "Value"], [
