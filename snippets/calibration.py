@@ -3,9 +3,10 @@
 Every row of data/measurements.yaml is either predicted or skipped with the reason (never dropped silently):
 rows served in another mode are predicted in it (disaggregated prefill and decode with the pools the source
 states, kept at its concurrency; speculative decoding with the acceptance it states; a repeated prefix at its hit
-rate: `snippets.engine.serving`), unless the source leaves out what the mode needs; rows loaded by request rate,
-or whose layout or lengths the source does not state, cannot be put to the engine; a layout the engine refuses is
-listed with the engine's message. Rows that give only a speed-up are compared in `snippets.comparisons`.
+rate: `snippets.engine.serving`), unless the source leaves out what the mode needs; rows loaded by request rate are
+predicted at that rate (`snippets.engine.serving.at_rate`); rows whose layout, lengths or load the source does not
+state cannot be put to the engine; a layout the engine refuses is listed with the engine's message. Rows that
+give only a speed-up are compared in `snippets.comparisons`.
 
 The engine predicts each row's own quantity (`Measurement.definitions`): TTFT with or without the wait for a
 slot, time per output token with or without the first token, and throughput as output tokens per second of the

@@ -6,8 +6,9 @@
     python -m snippets.engine search --model llama-3.1-70b --precision fp8 --accelerator h100-sxm \\
         --input-tokens 3000 --output-tokens 150 --ttft-ms 1000 --tpot-ms 50 --rate 20 --mode any
 
-Ids are `data/` ids. `--concurrency max` serves as many sequences as the KV cache holds. `--kv-precision`
-picks the KV cache's precision (default: the scenario's, or what the engine picks for the checkpoint). The
+Ids are `data/` ids. `--concurrency max` serves as many sequences as the KV cache holds and `max_num_seqs`
+admits. `--kv-precision` picks the KV cache's precision (default: the checkpoint's dtype, as vLLM's `auto` picks
+it; the scenario's for a model with no checkpoint). The
 object holds the prediction with its band (`tpot_ms_range`, `ttft_ms_range`, `output_tokens_per_s_range`,
 each [low, high], and `regime`; `bands` says, for each metric, its regime, that regime's test rows, and whether
 too few of them left it the widest band of any regime), one decode step's seconds by kind of op (`breakdown`), and what the TP, EP
@@ -97,7 +98,8 @@ def _parser() -> argparse.ArgumentParser:
         if name != "search":
             s.add_argument("--concurrency", default=None, help="sequences at once, or 'max'")
             s.add_argument("--layout-policy", help="a layout policy id (size)")
-        s.add_argument("--kv-precision", help="a precision id for the KV cache (default: the scenario's)")
+        s.add_argument("--kv-precision", help="a precision id for the KV cache (default: the checkpoint's dtype, "
+                       "else the scenario's)")
         s.add_argument("--memory-policy", help="a memory policy id: the engine's memory budget, limits and scheduling "
                        "(vllm-default, sglang-default, trtllm-serve, ...; default: the scenario's)")
         s.add_argument("--data", help="the data directory (default: the repository's data/)")
@@ -119,6 +121,7 @@ def _parser() -> argparse.ArgumentParser:
             s.add_argument("--draft", help="the draft: mtp (the model's own module), eagle, or a model id")
             s.add_argument("--prefix-hit", type=float, default=0.0, help="share of each prompt in the prefix cache")
             s.add_argument("--prefix-groups", type=int, default=1, help="distinct cached prefixes held")
+        if name == "predict":
             s.add_argument("--wave", action="store_true",
                            help="also run the --concurrency requests as one wave (a static batch)")
         if name == "search":

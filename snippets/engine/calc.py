@@ -12,8 +12,9 @@ model's is refused with its limit, a pasted config.json is bounded before any wo
 have (a mistyped address parameter) is refused by name, and a concurrency beyond what the KV cache admits is
 answered with how many run and how many queue. With a request rate (`rate`), the answer says what one replica of
 the configuration does with requests arriving at it (`at_rate_outputs`: `snippets.engine.serving.at_rate`). With a
-latency target (`ttft_ms`, `tpot_ms`, and the rate), the answer also holds the cheapest configuration meeting it
-and the throughput-interactivity frontier, from `snippets.engine.search.search` (`target`, `frontier_svg`).
+latency target (`ttft_ms`, `tpot_ms`, and the rate), the answer also holds the configuration recommended to meet
+it (and the cheapest where it differs) and the throughput-interactivity frontier, from
+`snippets.engine.search.search` (`target`, `frontier_svg`).
 `answer` never raises: any failure of the engine is an error the page shows beside the inputs.
 """
 
@@ -446,7 +447,8 @@ one (sa-chart--narrow, sa-chart--wide)."""
 
 def frontier_svg(res: Search) -> str:
     """The throughput-interactivity frontier as an SVG chart (log axes), drawn for a phone and for a desktop: each
-    frontier point by mode, the cheapest point meeting the targets ringed, the TPOT target as a vertical line."""
+    frontier point by mode, the recommended configuration ringed (and the cheapest, dashed, where it differs), the
+    TPOT target as a vertical line."""
     return _frontier_svg(res, NARROW_W, "sa-chart--narrow") + _frontier_svg(res, SVG_W, "sa-chart--wide")
 
 

@@ -5,7 +5,8 @@ The calculator page lets a reader paste a model's config.json; this maps its fie
 model family (`model_type`), because the families spell the same thing differently (Mixtral's
 `num_local_experts`, Qwen3-MoE's `num_experts`, DeepSeek-V3's `n_routed_experts`). A field the engine needs
 and the config lacks, a value it cannot use, or a feature it does not model (an `o_proj` bias, a sliding
-window on some layers only) is an error that names the field; every such problem is reported at once.
+window on some layers only, but for gpt-oss's alternating sliding and full layers) is an error that names the
+field; every such problem is reported at once.
 """
 
 from __future__ import annotations

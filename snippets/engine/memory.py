@@ -15,10 +15,10 @@ chunked-attention layer (Llama 4) no more than its chunk.
 The budget, as vLLM's worker makes it (`gpu_worker.determine_available_memory`): the pool is the total the
 runtime reports x `--gpu-memory-utilization`; inside it the weights, the activation peak of the profiling run
 (`activation_peak`: a dummy forward pass of `max_num_batched_tokens` tokens, then the sampler over one logit
-row per dummy request on the last pipeline stage) and the memory outside PyTorch (by TP degree, from the
-policy); the rest is the KV cache. vLLM refuses to start when that rest is empty or cannot hold one sequence
-of `max_model_len` tokens (`kv_refusal`, with vLLM's own messages). CUDA graphs are captured afterwards, from
-the memory outside the pool, where the policy says so.
+row per dummy request on the last pipeline stage) and the memory outside PyTorch (by the layout's GPUs, TP x PP,
+from the policy); the rest is the KV cache. vLLM refuses to start when that rest is empty or cannot hold one sequence
+of `max_model_len` tokens (`deployment.Setting.kv_refusal`, with vLLM's own messages: `kv_refusal_message`).
+CUDA graphs are captured afterwards, from the memory outside the pool, where the policy says so.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ A **candidate** is a way to serve `input_tokens` + `output_tokens` requests, pre
 
 - **aggregated**: a replica on a layout the engines accept (`layouts`: every TP degree in the node, for a
   mixture-of-experts model also with expert parallelism and with data-parallel attention, each with the fewest
-  pipeline stages that hold it), with `concurrency` requests kept in flight (`serving.predict`);
+  pipeline stages that hold it, a shape narrower than the widest one that needs stages left out), with
+  `concurrency` requests kept in flight (`serving.predict`);
 - **disaggregated**: prefill workers on one layout handing their KV cache to decode workers on another, the
   decode workers at a batch, as many prefill workers as keep up with them (and meet the TTFT target), over the
   link that joins the pools (`serving.combine`);
@@ -355,7 +356,8 @@ class Search:
     skipped: tuple[str, ...] = field(default=())
     """Layouts or modes the time model could not predict, with the reason."""
     candidates: tuple[Point, ...] = field(default=())
-    """The points that meet the targets (each layout's cheapest among them, and whichever the sweep met)."""
+    """The points that meet the targets: each aggregated layout's largest load meeting them and any smaller load of
+    more throughput (`_peak`); each disaggregated pairing's cheapest, and whichever of its swept batches met them."""
     recommended: Point | None = None
     """What the site recommends deploying (`recommend`): the cheapest aggregated configuration meeting the targets
     unless the cheapest disaggregated one costs at least the layout policy's `disaggregation.min_saving` less per

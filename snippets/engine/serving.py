@@ -9,15 +9,16 @@ out: data/policies.yaml, vllm-default, says why the engine keeps the whole lengt
 With `concurrency` requests kept in flight (a closed loop: each finished request is replaced at once):
 
 - **Admission**: at most `Deployment.max_concurrency`-style limits decode at once: the sequences of the
-  request's length the KV pool holds, and `max_num_seqs` per data-parallel rank (from the memory policy, when
-  it records one). The rest wait for a slot (`queue_s`).
+  request's length the KV pool holds, and the memory policy's `max_num_seqs` per data-parallel rank. The rest
+  wait for a slot (`queue_s`).
 - **Steps**: of the admitted requests, those past their prompt decode one token per step. Prompts arrive at
   the rate requests finish; their tokens ride in the same steps, a chunk of at most the budget left after the
   decode tokens. A request's prefill is its chunks' steps (`prefill_s`); a step carrying a chunk takes longer
   for everyone decoding in it, so the time per output token a request sees is the mean of plain decode steps
   and the steps carrying the other requests' chunks.
-- **Queueing**: a prompt waits for the prompts ahead of it (an M/D/1 wait at the load the prefills put on the
-  replica) before its own chunks; where prompts arrive faster than steps filled to the token budget take them,
+- **Queueing**: a prompt waits for the prompts ahead of it before its own chunks (an M/D/1 wait at the load the
+  prefills put on the replica where prompts run apart; where they share steps, what is left of the step under
+  way: `Prediction.prefill_wait_s`); where prompts arrive faster than steps filled to the token budget take them,
   every step is full and the rest wait in a queue, the prompt rate capped at what full steps compute
   (`_budget_limited`); a request beyond the admitted ones waits for a slot. Where the engine takes new
   prompts in only now and then while others decode, a request also waits for that (`_intake`): for the next poll

@@ -291,7 +291,9 @@ class Prep:
     """Only a step without prompt tokens replays a CUDA graph (the memory policy's `graphs_decode_only`)."""
     steps: dict[tuple[Batch, str], Step] = field(default_factory=dict, compare=False, repr=False)
     """Each batch's step once run (`run`): a search asks for the same few hundred steps of a layout many times.
-    Local to this Prep, which one call (a prediction, a search) makes and drops: no state outlives it."""
+    Local to this Prep: a prediction makes one and drops it; a search keeps its layouts' in its `Space`, which a
+    caller may keep for the next search of the same setting (`snippets.engine.search.Space`, the calculator's
+    `Calculator`): never module state."""
     bands: dict[tuple[str, bands_mod.Regime], bands_mod.Band] = field(default_factory=dict, compare=False, repr=False)
     """The time model's band of each (metric, regime) looked up once (`band`)."""
 

@@ -286,3 +286,12 @@ def test_the_moe_kernel_a_command_names_prices_the_experts() -> None:
     assert t["breakdown"]["launch"] - m["breakdown"]["launch"] == pytest.approx(94 * (24.3 - 6 * 2.7) * 1e-6)
     assert t["breakdown"]["moe"] > m["breakdown"]["moe"] and t["tpot_ms"] > m["tpot_ms"]
     assert run_cli(*args, "--moe-kernel", "marlin").returncode == 2
+
+
+@pytest.mark.parametrize("command", ["search", "size"])
+def test_wave_is_predicts_alone(command: str) -> None:
+    """`--wave` runs predict's --concurrency requests as one wave; search and size have no concurrency to run so,
+    and refuse the flag rather than accept it and do nothing (search took it, and ignored it)."""
+    done = run_cli(command, "--model", "llama-3.1-8b", "--precision", "bf16", "--accelerator", "h100-sxm", "--wave")
+    assert done.returncode == 2 and "unrecognized arguments: --wave" in done.stderr
+    assert "--wave" in run_cli("predict", "--help").stdout

@@ -66,6 +66,12 @@ def test_serve_defaults_follow_the_device_as_arg_utils_sets_them(eng):
         assert (p.max_num_seqs, p.max_num_batched_tokens) == (seqs, tokens), chip
     # the A100 80GB reports 80 GiB, above the threshold: it keeps the small defaults by name, as vLLM's check does
     assert eng.chips["a100-80gb-sxm"].capacity_bytes >= 70 * GiB
+    # vLLM's rule is the device's name: every chip named an A100 keeps the small defaults, the PCIe card among them
+    # (it had the large ones while the list named only the SXM modules), and no other chip is held back
+    named = {c.id for c in eng.chips.values() if "a100" in c.name.lower()}
+    assert "a100-80gb-pcie" in named and pol.large_device_excludes == named
+    assert (pol.for_chip(eng.chips["a100-80gb-pcie"]).max_num_seqs,
+            pol.for_chip(eng.chips["a100-80gb-pcie"]).max_num_batched_tokens) == (256, 2048)
 
 
 def test_memory_outside_pytorch_by_tp_degree(eng):
