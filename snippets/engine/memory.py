@@ -9,8 +9,10 @@ Pipeline stages hold their own layers; the first the embedding, the last the LM 
 
 KV cache: per token and GPU, keys and values of the stage's layers for the KV heads the GPU holds
 (MLA: the compressed latent and the rotary key, which every TP rank holds whole), in whole blocks
-of the paged cache; a sliding-window layer holds no more than its window of the context, a
-chunked-attention layer (Llama 4) no more than its chunk.
+of the paged cache. A sequence's blocks, as vLLM counts them for its start-up check and its admission
+(`kv_bytes_per_sequence`): a full-attention layer holds the whole context; with the hybrid KV cache manager a
+sliding-window layer holds at most its window plus a step's batched tokens, and a chunked-attention layer
+(Llama 4) at most its chunk plus them; without it, every layer holds the whole context.
 
 The budget, as vLLM's worker makes it (`gpu_worker.determine_available_memory`): the pool is the total the
 runtime reports x `--gpu-memory-utilization`; inside it the weights, the activation peak of the profiling run

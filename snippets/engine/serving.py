@@ -331,7 +331,8 @@ class Prediction:
 
     concurrency: int
     in_flight: int
-    """Sequences admitted at once: the concurrency, or as many as the KV cache and `max_num_seqs` allow."""
+    """Sequences admitted at once: the concurrency, or as many as the KV cache and `max_num_seqs` allow (and, where the
+    engine does not split prompts, as many as leave a step room for one whole prompt beside their decode tokens)."""
     input_tokens: int
     output_tokens: int
     prefill_s: float
