@@ -450,7 +450,7 @@ class Space:
     the model at the setting's context, and each replica, decode worker and prefill worker predicted on them. A search
     makes its own; a caller that keeps one and passes it to each search (`search(..., space=)`) has the next search
     of the same setting and requests reuse every prediction, while a search of anything else empties it first
-    (`bind`). It lives on its owner, never at module level (the calculator's `Calculator` keeps a few)."""
+    (`holds`, `reset`). It lives on its owner, never at module level (the calculator's `Calculator` keeps a few)."""
 
     setting: Setting | None = None
     request: Request | None = None
@@ -468,17 +468,19 @@ class Space:
     prefills: dict[Layout, PrefillPool | str] = field(default_factory=dict)
     """A prefill worker of each layout, or why the time model cannot predict one."""
 
-    def bind(self, st: Setting, request: Request) -> bool:
-        """Make this the space of `st` and `request`: True where it already was (its predictions hold), else emptied
-        and False. The setting compares by value, and its time models and prices by identity (they do not compare)."""
+    def holds(self, st: Setting, request: Request) -> bool:
+        """Whether this is the space of `st` and `request`, so its predictions hold. The setting compares by value, and
+        its time models and prices by identity (they do not compare)."""
         kept = self.setting
-        if (kept is not None and self.request == request and kept == st and kept.time_models is st.time_models
-                and kept.prices is st.prices):
-            return True
-        self.setting, self.request, self.deployments = st, request, ()
+        return (kept is not None and self.request == request and kept == st and kept.time_models is st.time_models
+                and kept.prices is st.prices)
+
+    def reset(self, st: Setting, request: Request, deployments: tuple[Deployment, ...]) -> None:
+        """Make this the space of `st` and `request`, with its layouts, and nothing predicted yet. A search calls it
+        once its layouts are made, so a search that fails before leaves no space bound without them."""
         for table in (self.preps, self.drafts, self.senders, self.loads, self.batches, self.prefills):
             table.clear()
-        return False
+        self.setting, self.request, self.deployments = st, request, deployments
 
 
 @dataclass
@@ -1025,11 +1027,13 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
                  concurrency=1, context_tokens=input_tokens + output_tokens, kv_precision=kv_precision,
                  memory_policy=memory_policy)
     space = space if space is not None else Space()
-    if not space.bind(st, (input_tokens, output_tokens, prefix_hit, prefix_groups)):
+    request = (input_tokens, output_tokens, prefix_hit, prefix_groups)
+    if not space.holds(st, request):
         try:
-            space.deployments = tuple(layouts(st))
+            made = tuple(layouts(st))
         except NoLayout:
-            space.deployments = ()
+            made = ()
+        space.reset(st, request, made)
     deps = list(space.deployments)
     run = _Run(t, input_tokens, output_tokens, prefix_hit, prefix_groups, space, max_gpus)
     if max_gpus is not None:

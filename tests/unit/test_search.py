@@ -276,7 +276,7 @@ def _predicted(space):
 def test_a_kept_space_changes_no_answer_and_predicts_nothing_twice():
     """A search given the space of an earlier one answers exactly as a search of its own, whatever its targets,
     rate, mode, sweep and bound on GPUs; it predicts nothing the space holds, and a search of another setting or
-    request empties the space before using it."""
+    request empties the space before using it (`holds`, `reset`)."""
     space = Space()
     eagle = Speculation(3, 0.7, "eagle")
     cases = [
@@ -308,8 +308,14 @@ def test_a_kept_space_changes_no_answer_and_predicts_nothing_twice():
     d = space.deployments[0]
     for c, pt in space.loads[d.layout, None].items():
         assert pt.prediction == predict(d, c, N_IN, N_OUT), c
-    assert space.bind(space.setting, space.request) and not space.bind(space.setting, (1, 1, 0.0, 1))
-    assert _predicted(space) == (0, 0, 0, 0, 0, 0) and space.deployments == ()
+    st, req = space.setting, space.request
+    assert space.holds(st, req) and not space.holds(st, (1, 1, 0.0, 1))
+    space.reset(st, (1, 1, 0.0, 1), ())
+    assert _predicted(space) == (0, 0, 0, 0, 0, 0) and space.deployments == () and not space.holds(st, req)
+    # a search that fails before its layouts are made (here: the request is refused) leaves the space as it was
+    with pytest.raises(ValueError, match="at least 1"):
+        search(ENG, "llama-3.1-70b", "fp8", "h100-sxm", 0, N_OUT, tpot_ms=30, space=space)
+    assert space.request == (1, 1, 0.0, 1)
 
 
 def test_pruning_leaves_the_frontier_as_a_full_sweep_finds_it():
