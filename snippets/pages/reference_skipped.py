@@ -36,9 +36,13 @@ def skipped_table(cat: Catalog) -> str:
 def skipped_figures(done: list[Row], skipped: list[Skipped]) -> dict[str, object]:
     """By name: the rows left out by kind of reason (`skip_why`, the kinds that occur, in `SKIP_KINDS`' order), the
     predicted runs served disaggregated or with a repeated prefix (each predicted in its mode), and the speculative
-    runs, with those left out for what their source does not state."""
+    runs, with those left out for what their source does not state. An empty `skipped` is refused: the page's
+    sentence on the rows left out could not be worded."""
     if set(KIND_WORDS) != set(SKIP_KINDS):
         raise ValueError(f"the page words the kinds {sorted(KIND_WORDS)}, the calibration has {sorted(SKIP_KINDS)}")
+    if not skipped:  # the opening sentence says "the other N are listed at the end with the reason: <kinds>"
+        raise ValueError("the engine predicts every row: the predictions page's opening sentence and its last table "
+                         "speak of rows left out; reword them before removing the table")
     kinds = {k: sum(s.kind == k for s in skipped) for k in SKIP_KINDS}
     parts: list[str | tuple[str, fmt.Figure]] = []
     shown = [k for k in SKIP_KINDS if kinds[k]]

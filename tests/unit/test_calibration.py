@@ -630,3 +630,5 @@ def test_the_predictions_page_counts_the_rows_left_out_by_kind():
     three = [s for s in skipped if s.kind == "unstated"][:2] + [s for s in skipped if s.kind == "refused"]
     assert skipped_figures([], three)["skip_why"].text == (
         "2 whose sources leave out something the engine needs, and 1 that the engine refuses as it was run")
+    with pytest.raises(ValueError, match="predicts every row"):
+        skipped_figures(done, [])
