@@ -32,6 +32,13 @@ swap whose evaluation raises (a float where a shift or a repeat wants an int, a 
 wants its own) is no reading: it shows neither that the claim can fail nor that it cannot. A claim is shown to fail
 only by a swap that evaluates and breaks it; one whose every reading raised is refused as one that reads nothing,
 unless it says why it is structural.
+
+What the readings cannot see: two different pieces that are equal by construction (`full.x` and `cap`, where `cap`
+was read from `full.x` a line before; `at_rate(...)` above a replica's capacity, which returns that replica's
+figures). Scaled alone, each makes the other's comparison fail, so such a claim passes though its data could never
+contradict it. The readings prove a claim can fail only where its figures are independent; a condition that
+restates how a figure was computed, or a check a function already enforces by raising, is the page author's to keep
+out (the pages then say the fact plainly, or let the raising function be the guard).
 """
 
 from __future__ import annotations

@@ -170,20 +170,20 @@ class Guard:
         root = drift.fragment(html_text)
         if root is None:
             return []
-        divs = root.xpath('//div[contains(concat(" ", normalize-space(@class), " "), " jp-Cell ")]')  # type: ignore[attr-defined]
-        groups: list[tuple[str, list[Any]]] = []
-        for div in divs:
-            kind = "markdown" if "jp-MarkdownCell" in div.get("class", "") else "code"
-            if groups and groups[-1][0] == kind == "code":
-                groups[-1][1].append(div)
-            else:
-                groups.append((kind, [div]))
+        # one rendered cell per source cell: the outermost jp-Cell of each (mkdocs-jupyter wraps a code cell's
+        # jp-Cell in another of the same classes, so only a cell inside no other is one)
+        cell = 'contains(concat(" ", normalize-space(@class), " "), " jp-Cell ")'
+        divs = root.xpath(f"//div[{cell}][not(ancestor::div[{cell}])]")  # type: ignore[attr-defined]
+        groups = [("markdown" if "jp-MarkdownCell" in div.get("class", "") else "code", div) for div in divs]
         source_cells = [c for c in cells if c[0] in {"markdown", "code"}]
+        where = f"docs/{state.src}"
+        if len(groups) != len(source_cells):
+            return [f"{where}: the notebook renders {len(groups)} cells for its {len(source_cells)} Markdown and code "
+                    "cells, so its rendered text cannot be checked cell by cell (mkdocs-jupyter's markup changed?)"]
         models = _IMPORTED_MODEL.findall(state.markdown)
         errors: list[str] = []
-        where = f"docs/{state.src}"
-        for (kind, els), (src_kind, line, text) in zip(groups, source_cells, strict=False):
-            shown = [s for el in els for s in drift.shown_text(el)]
+        for (kind, el), (src_kind, line, text) in zip(groups, source_cells, strict=True):
+            shown = list(drift.shown_text(el))
             if kind == "markdown" and src_kind == "markdown":
                 for piece in shown:
                     for lit in self.scanner.quantities_in(piece.text):

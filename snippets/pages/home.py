@@ -2,8 +2,10 @@
 
 Two tables, one load each: what each model needs and how fast one sequence decodes (the engine's deployment at
 the serving scenario, `snippets.engine.timing.predict` at one sequence), and what a million output tokens cost
-at the scenario's latency target (`snippets.engine.search.at_scenario`: the cheapest configuration, aggregated or
-disaggregated, whose time to first token and time per output token meet the target in data/scenarios.yaml).
+at the scenario's latency target (`snippets.engine.search.at_scenario`: among the configurations whose time to
+first token and time per output token meet the target in data/scenarios.yaml, the one the layout policy recommends,
+the cheapest aggregated one unless a disaggregated one saves the policy's share, with the cheapest named beside it
+where they differ).
 """
 
 from __future__ import annotations

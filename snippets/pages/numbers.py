@@ -31,6 +31,11 @@ def trail_table(cat: Catalog) -> str:
     d = example(cat)
     m = d.memory
     st = d.setting
+    # the total the engine budgets from: the runtime's (CUDA's, ROCm's) where published, else the vendor's label
+    acc = cat.accelerators[r.node.chip]
+    label = acc.capacity_basis == "label"
+    basis = "on the vendor's label" if label else f"the runtime reports ({acc.capacity_basis})"
+    field = "memory" if label else "memory_runtime"
     rows: list[list[fmt.Cell]] = [
         ["Parameters", "`engine.params.total_params`", f"`data/models.yaml`, `{MODEL}`: `architecture`",
          fmt.params(d.params, 1)],
@@ -38,8 +43,8 @@ def trail_table(cat: Catalog) -> str:
          fmt.quantity(st.precision.bytes_per_param, "bytes/param", 0, show_unit=True)],
         ["Weight memory", "`engine.memory.weight_bytes`", "the two rows above, by tensor class",
          fmt.nbytes(d.weight_bytes, "GB", 1)],
-        ["Memory the GPU reports", "`ChipSpec.capacity_bytes`",
-         f"`data/accelerators.yaml`, `{r.node.chip}`: `memory_reported`", fmt.nbytes(m.capacity, "GiB", 1)],
+        [f"Memory {basis}", "`ChipSpec.capacity_bytes`",
+         f"`data/accelerators.yaml`, `{r.node.chip}`: `{field}`", fmt.nbytes(m.capacity, "GiB", 1)],
         ["The engine's pool", "`GpuMemory.pool`", f"`data/policies.yaml`, `{r.scenario.memory_policy}`: `utilization`",
          fmt.nbytes(m.pool, "GiB", 1)],
         ["Activations and runtime", "`engine.memory.activation_peak`, `GpuMemory.non_torch`",

@@ -96,7 +96,8 @@ def _manual_latency(n: Network, key: str) -> fmt.Cell:
 
 def networks_table(cat: Catalog) -> str:
     """Scale-out networks: one port's rate as stated (Gb/s) and in GB/s, one way; the switch and adapter latency as
-    NVIDIA's manuals print them, or not stated, with the reasons listed under the table."""
+    NVIDIA's manuals print them: "not stated" where a manual read prints none (the reasons listed under the table),
+    "—" where no NVIDIA manual applies."""
     nets = list(cat.of_kind(Network).values())
     rows: list[list[fmt.Cell]] = []
     for n in nets:

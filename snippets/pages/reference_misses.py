@@ -302,7 +302,12 @@ def pipeline_misses(overview: list[Row]) -> dict[str, object]:
     med8 = statistics.median(by_stages[most]) if by_stages[most] else 0.0
     big_worst = max((abs(e) for e in big), default=0.0)
     worst4 = max((abs(e) for e in by_stages[mid]), default=1.0)
-    names = {r.measurement.model: r.deployment.setting.model.name for r in staged}
+    # each model by the checkpoints its runs served (Llama 3.3 70B's on Llama 3.1 70B's entry), else by its entry
+    served: dict[str, set[str]] = {}
+    for r in staged:
+        ck = r.measurement.checkpoint
+        served.setdefault(r.measurement.model, set()).add(ck.split(" (")[0] if ck else r.deployment.setting.model.name)
+    names = {m: " and ".join(sorted(v)) for m, v in served.items()}
     chips = sorted({r.deployment.setting.chip.name for r in staged})
     return {
         "pp_chip": ", ".join(chips),

@@ -3,7 +3,7 @@
 Every measurement the engine predicts, calibration rows apart from test rows, each beside the engine's prediction and
 its error (`reference_predictions.rows_table`, from the rows `snippets.pages.calibrated` evaluates once per catalog).
 The summary, the errors by regime, the bands and the site's definitions are on "How well the model predicts"
-(`reference_predictions`); this page holds the rows alone, so that the search index can leave them out: some two
+(`reference_predictions`); this page holds the rows alone, so that the search index can leave them out: some four
 thousand figures, which Material's search parsed again at every rebuild of `mkdocs serve` (issue 25).
 """
 

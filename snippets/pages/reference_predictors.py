@@ -40,7 +40,8 @@ def _cell(p: PredictorAccuracy, metric: str, entry: str) -> fmt.Cell:
 
 
 def predictors_table(cat: Catalog) -> str:
-    """The engine's test-row medians, then each published evaluation of another tool, in data/ order."""
+    """The engine's test-row medians, then the same on each GPU a published evaluation reports alone, then each
+    published evaluation of another tool, in data/ order."""
     test = rows(cat, "test")
     site = _site(test)
     lines: list[list[fmt.Cell]] = [[

@@ -111,7 +111,7 @@ class Split:
     """What the matrix is, with its split: "Q, K, V: columns split by heads"."""
     axis: str
     lines: Sequence[str]
-    """Up to three short lines under (col) or beside (row) it: the per-GPU shape."""
+    """Short lines, up to two under a column split and three beside a row split: the per-GPU shape."""
     tips: Sequence[str]
     """One tooltip per GPU: what GPU i holds."""
 
@@ -146,8 +146,9 @@ def tp_layer(name: str, gpus: int, input_label: str, blocks: Sequence[Block], ti
                 raise ValueError(f"{b.label}: {s.label!r} must be a {axis} split")
             if len(s.tips) != gpus:
                 raise ValueError(f"{s.label!r}: {len(s.tips)} tooltips for {gpus} GPUs")
-            if len(s.lines) > 3:
-                raise ValueError(f"{s.label!r}: at most three lines")
+            most = 2 if axis == "col" else 3  # the room the drawing leaves: two lines under a column split
+            if len(s.lines) > most:
+                raise ValueError(f"{s.label!r}: at most {most} lines under a {axis} split")
     row_h = _ROW_STRIPE * gpus
     block_h = (_LINE + 6 + _LINE + _COL_H + _INDEX_ROOM + _LINE * 2 + 10 + max(row_h, _LINE * 4) + 10
                + 24 + 14)
@@ -175,7 +176,7 @@ def tp_layer(name: str, gpus: int, input_label: str, blocks: Sequence[Block], ti
             if label_each:
                 _text(svg, i * w + w / 2, y + _COL_H + 12, str(i), anchor="middle", size=SMALL, cls="gpu-index")
         y += _COL_H + _INDEX_ROOM
-        for line in b.col.lines[:2]:
+        for line in b.col.lines:
             y += _LINE
             _text(svg, 0, y - 3, _fits(line, WIDTH, SMALL), size=SMALL)
         y += 10

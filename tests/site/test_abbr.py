@@ -110,10 +110,11 @@ def test_a_tooltip_carries_the_glossary_title(built: Build) -> None:
 
 def test_notebook_pages_carry_no_abbreviations(built: Build) -> None:
     """mkdocs-jupyter renders notebook Markdown with nbconvert, which neither the glossary nor abbr reaches."""
-    for rel in _pages(built):
-        if rel.startswith("notebooks/"):
-            article = _article(built, rel)
-            assert article is not None and not article.select("abbr"), rel
+    notebooks = [rel for rel in _pages(built) if rel.startswith("notebooks/")]
+    assert notebooks, "no notebook page was built"
+    for rel in notebooks:
+        article = _article(built, rel)
+        assert article is not None and not article.select("abbr"), rel
 
 
 GLOSS = "\n\n*[KV]: key and value\n*[TP]: tensor parallelism\n"

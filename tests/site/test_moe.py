@@ -85,7 +85,18 @@ def test_total_and_active_parameters(page, catalog) -> None:
     assert value(page, "params[Mixtral 8x7B][Active share]") == pytest.approx(
         100 * stated.stated_active_params / stated.stated_params, abs=0.15)
     names = {n.split("]")[0][len("params["):] for n in figures(page) if n.startswith("params[")}
-    assert len(names) == 8                                                                               # every MoE model
+    # every model of data/models.yaml that routes to experts, and only those
+    assert names == {m.name for m in catalog.models.values() if m.architecture.moe is not None}
+    # Qwen3-30B-A3B (config.json): 48 layers of q, o (2,048 x 4,096), k, v (2,048 x 512), q and k norms (128) and two
+    # norms (2,048), a router (2,048 x 128) and 128 experts of gate, up, down (2,048 x 768), 8 of them routed per
+    # token; a final norm and an untied 151,936-row embedding and LM head
+    attn = 2 * 2048 * 4096 + 2 * 2048 * 512 + 2 * 128 + 2 * 2048 + 2048 * 128
+    expert = 3 * 2048 * 768
+    rest = 2048 + 2 * 151936 * 2048
+    assert value(page, "params[Qwen3-30B-A3B][Total]") == pytest.approx((48 * (attn + 128 * expert) + rest) / 1e9,
+                                                                         rel=1e-9)               # 30.53, stated 30.5
+    assert value(page, "params[Qwen3-30B-A3B][Active per token]") == pytest.approx(
+        (48 * (attn + 8 * expert) + rest) / 1e9, rel=1e-9)                                        # 3.35, stated 3.3
 
 
 def test_memory_follows_the_total_and_reads_the_batch(page) -> None:
@@ -97,6 +108,12 @@ def test_memory_follows_the_total_and_reads_the_batch(page) -> None:
         # embedding only the batch's rows (the table itself is not read)
         assert value(page, f"reads[{b:,}][Weights read per GPU]") == pytest.approx(read_gpu(b) / 1e9, rel=1e-9)
     assert value(page, "read1") == pytest.approx(read_gpu(1) / 1e9, rel=1e-9)                        # 5.7 GB
+    # the worked example's sum adds up: all the step reads but the routed experts (not the embedding table, only the
+    # batch's rows of it), plus the touched share of the experts
+    assert value(page, "wx.other_read") == pytest.approx((read_gpu(64) - touched(64) * ROUTED_GPU) / 1e9, rel=1e-9)
+    assert value(page, "wx.other_read") == pytest.approx((HELD_GPU - ROUTED_GPU - EMB_SLICE) / 1e9, abs=0.01)  # 3.1
+    assert value(page, "wx.other_read") + value(page, "wx.touched") / 100 * value(page, "wx.expert_held") \
+        == pytest.approx(value(page, "wx.read"), abs=0.1)
     assert value(page, "read1") < 0.1 * value(page, "held") < value(page, "read_big")
     assert value(page, "half_batch") == 22                       # 1 - (31/32)^22 = 0.503, ^21 = 0.487
     chart = page.select_one('svg.sa-chart[aria-labelledby~="moe-reads-title"]')

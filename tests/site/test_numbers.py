@@ -28,7 +28,11 @@ def test_the_trail_is_the_engines_deployment(page) -> None:
     assert value(page, "trail[Bytes per parameter][Figure]") == 2
     assert value(page, "trail[Weight memory][Figure]") == pytest.approx(2 * params / 1e9, rel=1e-9)
     assert value(page, "trail[Weight memory][Figure]") == pytest.approx(141.1, abs=0.05)
-    assert value(page, "trail[Memory the GPU reports][Figure]") == pytest.approx(79.22)
+    # the total CUDA reports (vLLM's total_gpu_memory), the field it is read from: not nvidia-smi's 79.6 GiB
+    assert value(page, "trail[Memory the runtime reports (CUDA)][Figure]") == pytest.approx(79.22)
+    table = next(t for t in page.select("table") if "Engine function" in t.get_text())
+    row = next(tr for tr in table.select("tbody tr") if tr.find("td").get_text().startswith("Memory the runtime"))
+    assert row.find_all("td")[2].get_text() == "data/accelerators.yaml, h100-sxm: memory_runtime"
     assert value(page, "trail[The engine's pool][Figure]") == pytest.approx(0.9 * 79.22)
     assert value(page, "trail[Activations and runtime][Figure]") == pytest.approx(4.76 + 0.55, abs=0.005)
     assert value(page, "trail[GPUs][Figure]") == 4

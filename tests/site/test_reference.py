@@ -299,7 +299,7 @@ def test_sizing_records_are_published_and_agree_with_the_grid(built: Build, page
     assert len(recs) == len(catalog.models) * 3 * len(catalog.accelerators)
     figs = {name: float(el["data-value"]) for name, el in figures(pages["sizing"]).items()}  # parsed once
     by = {(r["model"], r["precision"], r["accelerator"]): r for r in recs}
-    for (m, p, a), r in list(by.items())[::7]:
+    for (m, p, a), r in by.items():
         assert {"model", "precision", "accelerator", "deployable"} <= set(r)
         if not r["deployable"]:
             continue
@@ -322,10 +322,20 @@ def test_sizing_records_are_published_and_agree_with_the_grid(built: Build, page
             assert r["usd_per_mtok_output"] is None or r["usd_per_mtok_output"]["unit"] == "USD/Mtok"
     rows = list(csv.DictReader(io.StringIO((built.site / "reference" / "sizing.csv").read_text(encoding="utf-8"))))
     assert len(rows) == len(recs)
+    # every CSV row is its JSON record: the layout, the GPUs and the weights per GPU, or empty where refused
+    for row in rows:
+        rec = by[row["model"], row["precision"], row["accelerator"]]
+        assert row["deployable"] == str(rec["deployable"])
+        if not rec["deployable"]:
+            assert row["gpus"] == row["layout"] == "" and row["why_not"], row
+            continue
+        lay = rec["layout"]
+        assert row["layout"] == f"tp{lay['tp']}-pp{lay['pp']}-ep{lay['ep']}-dp{lay['dp']}"
+        assert int(row["gpus"]) == rec["gpus"] and int(row["nodes"]) == rec["nodes"]
+        assert float(row["weights_per_gpu_GiB"]) == pytest.approx(rec["memory_per_gpu"]["weights"]["value"] / 2**30,
+                                                                  abs=1e-3)
     row = next(x for x in rows if (x["model"], x["precision"], x["accelerator"]) == ("llama-3.1-405b", "fp8", "h100-sxm"))
-    rec = by["llama-3.1-405b", "fp8", "h100-sxm"]
-    assert int(row["gpus"]) == rec["gpus"] and row["layout"] == "tp8-pp1-ep1-dp1"
-    assert float(row["weights_per_gpu_GiB"]) == pytest.approx(rec["memory_per_gpu"]["weights"]["value"] / 2**30, abs=1e-3)
+    assert row["layout"] == "tp8-pp1-ep1-dp1"  # 405B in FP8 fits one HGX H100 under TP8
 
 
 def test_sizing_grid_is_left_out_of_search(built: Build, pages) -> None:

@@ -83,6 +83,8 @@ def test_ridge_table_marks_derived_figures_and_missing_fp8(page) -> None:
     assert rows["H100 SXM"][2].startswith("derived")
     assert rows["AMD Instinct MI300X"][2] == "stated dense"
     assert rows["A100 80GB SXM"][5] == "no FP8 figure" and rows["A100 80GB SXM"][-1] == "—"
+    # the V100 has FP16 matrix units and neither BF16 nor FP8: each missing format is named as itself
+    assert rows["V100 SXM2 32GB"][3:] == ["no BF16 figure", "—", "no FP8 figure", "—"]
 
 
 def test_achieved_ridge_uses_the_measured_shares(page, catalog) -> None:

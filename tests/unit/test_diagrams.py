@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from xml.etree import ElementTree as ET
 
@@ -66,6 +67,17 @@ def test_tp_split_refuses_what_it_cannot_draw() -> None:
         diagrams.tp_layer("t", 4, "input", [_block("A", 2)], "t", "d")
     with pytest.raises(ValueError, match="at least two"):
         diagrams.tp_layer("t", 1, "input", [_block("A", 1)], "t", "d")
+    # two lines fit under a column split, three beside a row split: a line more is refused, not dropped
+    b = _block("A", 2)
+    three = ["a", "b", "c"]
+    with pytest.raises(ValueError, match="at most 2 lines under a col split"):
+        diagrams.tp_layer("t", 2, "input", [dataclasses.replace(b, col=dataclasses.replace(b.col, lines=three))], "t", "d")
+    with pytest.raises(ValueError, match="at most 3 lines under a row split"):
+        diagrams.tp_layer("t", 2, "input", [dataclasses.replace(b, row=dataclasses.replace(b.row, lines=[*three, "d"]))],
+                          "t", "d")
+    svg = diagrams.tp_layer("t", 2, "input", [dataclasses.replace(b, row=dataclasses.replace(b.row, lines=three))],
+                            "t", "d")
+    assert all(f">{x}</text>" in svg for x in three)
 
 
 def _algos(n: int, step: float = 1.0, two: float = 3.0, one: float = 5.0, chosen: str = "two-shot"

@@ -60,6 +60,23 @@ def test_a_notebooks_markdown_cells_and_outputs_are_read_against_its_script() ->
     assert [e.split(": hand-typed quantity ")[0] for e in errors] == ["docs/notebooks/nb.py:2", "docs/notebooks/nb.py:5"]
 
 
+def test_consecutive_code_cells_keep_every_later_cell_paired_with_its_source() -> None:
+    """mkdocs-jupyter wraps each code cell's jp-Cell in another of the same classes: two code cells in a row are two
+    cells, and the Markdown cell after them is still read against its own source line."""
+    script = "# %% [md]\n# Intro.\n\n# %%\nx = 1\n\n# %%\ny = 2\n\n# %% [md]\n# A node holds 640 GB.\n"
+    state = PageState(src="notebooks/nb.py", markdown=script)
+    code = '<div class="jp-Cell jp-CodeCell"><div class="jp-Cell jp-CodeCell"><pre>{}</pre></div></div>'
+    html = ('<div class="jp-Cell jp-MarkdownCell"><p>Intro.</p></div>' + code.format("x = 1") + code.format("y = 2")
+            + '<div class="jp-Cell jp-MarkdownCell"><p>A node holds 640 GB.</p></div>')
+    guard = Guard(drift.Scanner(), [], ROOT / "snippets" / "pages")
+    errors = guard.notebook_text_errors(state, html)
+    assert [e.split(": hand-typed quantity ")[0] for e in errors] == ["docs/notebooks/nb.py:11"]
+    # a rendering whose cells do not match the script's is refused, not read out of step
+    errors = guard.notebook_text_errors(PageState(src="notebooks/nb.py", markdown=script), html + code.format("z"))
+    assert errors == ["docs/notebooks/nb.py: the notebook renders 5 cells for its 4 Markdown and code cells, so its "
+                      "rendered text cannot be checked cell by cell (mkdocs-jupyter's markup changed?)"]
+
+
 def test_a_notebooks_links_must_reach_a_page_and_its_anchor() -> None:
     script = "# %% [md]\n# See [HBM](../hbm.md), [the quiz](../../hbm/#no-such-quiz) and [ok](../../hbm/#quiz).\n"
     state = PageState(src="notebooks/nb.py", markdown=script)

@@ -16,6 +16,7 @@ import pytest
 
 from snippets.data.export import engine_catalog
 from snippets.engine import Deployment, Layout, deploy, setting
+from snippets.engine import search as search_mod
 from snippets.engine.params import total_params
 from snippets.engine.search import (
     MAX_DECODE_WORKERS,
@@ -467,11 +468,23 @@ def test_with_a_rate_the_plan_carries_it(h100_any):
         assert 20 * z.prefill.service_s / plan.prefill_workers < 1
     else:
         assert plan.replicas == math.ceil(20 / s.best.requests_per_s - 1e-12)
-    # no cheaper plan among the other candidates
+    # no cheaper plan among the other candidates: an aggregated one's replicas counted here, a disaggregated one's
+    # decode workers and prefill workers as the search plans them (`_plan`, the fewest prefill workers that keep up)
+    checked = {"aggregated": 0, "disaggregated": 0}
     for p in s.points:
-        if s.targets.met(p.ttft_s, p.tpot_s) and p.mode == "aggregated":
-            assert math.ceil(math.ceil(20 / p.requests_per_s - 1e-12) * p.gpus / price.gpus_per_unit) \
-                * price.gpus_per_unit >= plan.rented_gpus
+        if not s.targets.met(p.ttft_s, p.tpot_s):
+            continue
+        if p.mode == "aggregated":
+            rented = math.ceil(math.ceil(20 / p.requests_per_s - 1e-12) * p.gpus / price.gpus_per_unit) \
+                * price.gpus_per_unit
+        else:
+            other = search_mod._plan(p, 20, s.targets)
+            if other is None:  # its prefill side cannot keep up at this rate within the TTFT target
+                continue
+            rented = other.rented_gpus
+        checked[p.mode] += 1
+        assert rented >= plan.rented_gpus, (p.mode, p.deployment.layout.label, rented, plan.rented_gpus)
+    assert checked["aggregated"] > 0 and checked["disaggregated"] > 0, checked
 
 
 def test_when_nothing_meets_the_targets_it_says_which_binds_and_by_how_much():

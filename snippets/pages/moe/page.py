@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from snippets.data import Catalog
-from snippets.engine import feasible
 from snippets.engine.collectives import allreduce
 from snippets.engine.layout import experts_per_gpu
 from snippets.engine.memory import stage_weights
@@ -74,8 +73,9 @@ def worked_example(cat: Catalog) -> str:
         f"{h(w.k, 'wx.k')} of the {h(w.experts, 'wx.experts')}; the expected share of experts at least one token "
         f"picks is `1 − (1 − k ÷ E)^b` with k = {h(w.k, 'wx.k')}, E = {h(w.experts, 'wx.experts')} and "
         f"b = {h(w.batch, 'wx.batch')}: {h(w.touched, 'wx.touched')}.",
-        f"3. **Weights read.** Everything but the routed experts, plus that share of them: "
-        f"{h(w.other_held, 'wx.other_held')} + {h(w.touched, 'wx.touched')} × {h(w.expert_held, 'wx.expert_held')} = "
+        f"3. **Weights read.** Everything but the routed experts and the embedding table (the step looks up only its "
+        f"tokens' rows), plus that share of the experts: "
+        f"{h(w.other_read, 'wx.other_read')} + {h(w.touched, 'wx.touched')} × {h(w.expert_held, 'wx.expert_held')} = "
         f"{h(w.read, 'wx.read')} per GPU, against {h(w.read1, 'wx.read1')} for one token.",
         f"4. **KV cache read.** The latent cache of {h(w.batch, 'wx.batch')} sequences at "
         f"{h(w.context, 'wx.context')} tokens, whole on every GPU: {h(w.kv, 'wx.kv')}.",
@@ -111,9 +111,10 @@ class Worked:
         self.context = fmt.count(CONTEXT, "tokens")
         self.held = gb(sw.total)
         self.expert_held = gb(sw.expert_bytes)
-        self.other_held = gb(sw.total - sw.expert_bytes)
         self.touched = fmt.percent(t, 1)
-        self.read = gb(weights_read(d, CONCURRENCY))
+        read = weights_read(d, CONCURRENCY)
+        self.read = gb(read)
+        self.other_read = gb(read - t * sw.expert_bytes)  # the step's reads of all but the routed experts
         self.read1 = gb(weights_read(d, 1))
         self.kv = gb(kv_read(d, CONCURRENCY, CONTEXT), 2)
         self.memory = ms(p.memory_s, 2)
@@ -274,10 +275,6 @@ class MoePage(Page):
         self.doc_larger = fmt.count(len(larger), "deployments")
         self.doc_batches = fmt.count(len(batches), "deployments")
         self.doc_tp_only = fmt.count(len(tp_only), "deployments")
-        self.all_feasible = fmt.claim(all(not feasible(x.documented.setting, x.documented.layout) for x in docs),
-                                      f"{len(docs)} documented layouts, each accepted")
-        self.every_larger_explained = fmt.claim(len(batches) + len(tp_only) == len(larger),
-                                                f"{len(batches)} + {len(tp_only)} = {len(larger)}")
         self.h200_label = doc_h200.label
         self.h200_doc_layout = doc_h200.documented.layout.label
         self.h200_doc_used = gb(doc_h200.documented.memory.used)

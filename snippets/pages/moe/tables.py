@@ -44,6 +44,11 @@ from snippets.render import charts, fmt
 
 def params_rows(cat: Catalog) -> list[dict[str, Any]]:
     r = reference(cat)
+    routed = {mid for mid, m in r.eng.models.items() if m.architecture.moe is not None}
+    if routed != set(MODELS):
+        raise ValueError(f"the MoE page's parameter table lists every model with experts: MODELS "
+                         f"(snippets/pages/moe/common.py) leaves out {sorted(routed - set(MODELS))} and lists "
+                         f"{sorted(set(MODELS) - routed)} without")
     out = []
     for mid in MODELS:
         m = r.eng.models[mid]

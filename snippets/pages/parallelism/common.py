@@ -12,7 +12,6 @@ from snippets.pages.scenario import SERVING, reference
 from snippets.render import fmt
 from snippets.render.fmt import Figure
 from snippets.teaching.traffic import (
-    pp_bytes_per_token,
     ring_allreduce_bytes_per_gpu,
     tp_allreduce_message_bytes,
     tp_bytes_per_token,
@@ -74,8 +73,6 @@ class Traffic:
     """Sequential ring steps for one token over all layers: what a ring would pay in hop latencies."""
     allreduces: int
     """All-reduces on one token's path: two per layer, over all the stages in turn."""
-    pp_bytes: float
-    """Bytes over all stage boundaries."""
 
 
 def traffic(cat: Catalog, model_id: str, precision_id: str) -> Traffic:
@@ -84,7 +81,7 @@ def traffic(cat: Catalog, model_id: str, precision_id: str) -> Traffic:
     dep = r.deployment(model_id, precision_id)
     arch = cat.models[model_id].architecture
     b = act_bytes(cat)
-    tp, pp = dep.layout.tp, dep.layout.pp
+    tp = dep.layout.tp
     msg = tp_allreduce_message_bytes(arch.hidden_size, b)
     return Traffic(
         dep=dep,
@@ -98,7 +95,6 @@ def traffic(cat: Catalog, model_id: str, precision_id: str) -> Traffic:
         tp_bytes=tp_bytes_per_token(arch.layers, arch.hidden_size, b, tp),
         ring_steps=tp_messages_per_token(arch.layers, tp),
         allreduces=ALLREDUCES_PER_LAYER * arch.layers if tp > 1 else 0,
-        pp_bytes=pp_bytes_per_token(arch.hidden_size, b, pp),
     )
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from snippets.data import Catalog, required
-from snippets.engine import Deployment
+from snippets.engine import Deployment, Layout
+from snippets.engine.step import PP_TENSORS
 from snippets.pages.parallelism.common import (
     BATCH_LIMIT,
     TIME_BASIS,
@@ -37,13 +38,15 @@ from snippets.teaching.traffic import (
 @dataclass(frozen=True)
 class Comm:
     """The worked deployment's communication, for prose: the engine's decode steps at batch 1 and at the serving
-    batch over each link, the PP send, the compute-bound batch."""
+    batch over each link, the PP send, the compute-bound batch, and the same GPUs' decode step at batch 1 under TP
+    alone (every GPU reading its share at once, no stage waiting for another)."""
 
     b1: dict[str, Step]
     bs: dict[str, Step]
     pp_send_s: float
     crit: int
     crit_at_context: int | None
+    tp_alone: Step
 
 
 def _comm(cat: Catalog, d: Deployment) -> Comm:
@@ -52,8 +55,9 @@ def _comm(cat: Catalog, d: Deployment) -> Comm:
     sc = d.setting.scenario
     sends = [o for o in b1["nvlink"].engine.ops if o.kind == "send"]
     pp_send = sends[0].comm_s if sends else 0.0
+    alone = Deployment(d.setting, Layout(d.layout.tp * d.layout.pp), "the same GPUs under TP alone")
     return Comm(b1, bs, pp_send, required(compute_bound_batch(d, 0), "a compute-bound batch"),
-                compute_bound_batch(d, sc.input_tokens + sc.output_tokens / 2))
+                compute_bound_batch(d, sc.input_tokens + sc.output_tokens / 2), decode_step(alone, 1))
 
 
 class Case:
@@ -62,7 +66,7 @@ class Case:
     def __init__(self, cat: Catalog, model_id: str, precision_id: str) -> None:
         t = traffic(cat, model_id, precision_id)
         d = t.dep
-        pp_b = pp_boundary_bytes(t.hidden, act_bytes(cat))
+        pp_b = pp_boundary_bytes(t.hidden, act_bytes(cat)) * PP_TENSORS  # the hidden state and the residual
         self.model = t.model
         self.precision = t.precision
         self.params = fmt.params(d.params, 1)
@@ -128,7 +132,7 @@ def _comm_figures(cat: Catalog, w: Traffic, c: Comm) -> dict[str, Figure | str]:
         "lat_share_1": share(b1["nvlink"].latency_share),
         "pp_send": us(c.pp_send_s, 1, basis="one hop + the hidden state and residual ÷ the network's copy rate"),
         "mem_1": ms(p1.memory_s, 1, basis="the engine's memory time, stages in turn"),
-        "one_stage_mem": ms(p1.memory_s / d.layout.pp, 1, basis="if every stage could read at once"),
+        "one_stage_mem": ms(c.tp_alone.engine.memory_s, 1, basis="the same GPUs under TP alone, reading at once"),
         "compute_1": ms(p1.compute_s, 2, basis="the engine's compute time"),
         "overhead_1": ms(p1.launch_s, 1, basis="every kernel's fixed cost and the host's time per step"),
         "step_1": ms(b1["nvlink"].total_s, 1, basis="the engine's decode step, one sequence"),

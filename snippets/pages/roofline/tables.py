@@ -42,7 +42,7 @@ def ridge_table(cat: Catalog) -> str:
             if f in chip.dense_flops:
                 cells += [tflops(chip.dense_flops[f]), intensity(ridge(chip, f), "dense FLOP/s ÷ HBM bandwidth")]
             else:
-                cells += ["no FP8 figure", "—"]
+                cells += [f"no {f.upper()} figure", "—"]
         rows.append(cells)
     return fmt.table(  # the answer, the FP8 ridge, last: the column a phone keeps in view beside the accelerator
         "ridge",
