@@ -6,7 +6,8 @@ the browser's engine has it too. A regime is the chip's vendor, dense or mixture
 metric depends on: decode at low load, decode at saturation (time per output token, throughput), or prefill
 (time to first token). A metric's band in a regime is the range of relative errors, (predicted − measured) ÷
 measured, that held the central 80 % of that regime's test rows; a regime with fewer than `MIN_ROWS` rows
-says so and takes the widest band of that metric. Standard library only.
+says so and takes the span of that metric's bands in every regime (the lowest error of any to the highest).
+Standard library only.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from dataclasses import dataclass
 METRICS = ("tpot_ms", "ttft_ms", "output_tokens_per_s")
 PHASES = ("decode at low load", "decode at saturation", "prefill")
 MIN_ROWS = 5
-"""Fewer test rows than this in a regime: its band is the widest of the metric's."""
+"""Fewer test rows than this in a regime: its band spans the metric's bands in every regime, from the lowest error
+of any to the highest."""
 COVERAGE = 0.8
 """The share of a regime's test errors its band holds."""
 METRIC_WORDS = {"tpot_ms": "time per output token", "ttft_ms": "time to first token",
@@ -57,9 +59,10 @@ class Band:
     low: float
     high: float
     rows: int
-    """Test rows behind it in its own regime (fewer than MIN_ROWS: the band is the metric's widest)."""
+    """Test rows behind it in its own regime (fewer than MIN_ROWS: the band spans the metric's bands in every
+    regime)."""
     widest: bool
-    """True when the regime had too few rows and took the metric's widest band."""
+    """True when the regime had too few rows and took the span of the metric's bands in every regime."""
 
     def around(self, predicted: float) -> tuple[float, float]:
         """The range the measured value fell in for 80 % of this regime's test rows: predicted ÷ (1 + error)."""
@@ -71,20 +74,20 @@ class Band:
         return self.widest and self.low == self.high == 0.0
 
     def basis(self, metric: str, regime: str) -> str:
-        """Where the band comes from, in words: the regime's own test rows, or too few of them and the widest band
-        of the metric (what the command line's `bands` and the calculator say beside a range)."""
+        """Where the band comes from, in words: the regime's own test rows, or too few of them and the span of every
+        regime's band of the metric (what the command line's `bands` and the calculator say beside a range)."""
         what = METRIC_WORDS[metric]
         if self.empty:
             return f"no test measurement of {what} in any regime: no band"
         if not self.widest:
             return f"where {COVERAGE * 100:.0f} % of the {self.rows:,} test measurements of {what} in {regime} fell"
         if self.rows == 0:
-            return f"no test measurement of {what} in {regime}: the widest band of any regime"
+            return f"no test measurement of {what} in {regime}: the span of every regime's band"
         return (f"only {self.rows} test measurement{'s' * (self.rows > 1)} of {what} in {regime}, fewer than "
-                f"{MIN_ROWS}: the widest band of any regime")
+                f"{MIN_ROWS}: the span of every regime's band")
 
     def as_dict(self, metric: str, regime: str) -> dict[str, object]:
-        """The command line's account of a band: its regime, that regime's test rows, whether it is the widest."""
+        """The command line's account of a band: its regime, that regime's test rows, whether it is the span of every regime's."""
         return {"regime": regime, "test_rows": self.rows, "widest": self.widest, "basis": self.basis(metric, regime)}
 
 
@@ -115,8 +118,9 @@ def table(errors: Iterable[tuple[str, Regime, float]]) -> tuple[BandEntry, ...]:
 
 
 def band(entries: tuple[BandEntry, ...], metric: str, regime: Regime) -> Band:
-    """The band of `metric` in `regime`: its own if at least MIN_ROWS test rows are behind it, else the widest
-    band of the metric among regimes that have enough (or among all, if none has)."""
+    """The band of `metric` in `regime`: its own if at least MIN_ROWS test rows are behind it, else the span of
+    the metric's bands in the regimes that have enough (from the lowest error of any to the highest; all regimes, if none
+    has)."""
     mine = next((e for e in entries if e.metric == metric and e.vendor == regime.vendor and e.moe == regime.moe
                  and e.phase == regime.phase), None)
     if mine is not None and mine.rows >= MIN_ROWS:

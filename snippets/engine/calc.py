@@ -170,7 +170,7 @@ def read(eng: EngineCatalog, form: Mapping[str, str]) -> Inputs:
     _pick(eng.layout_policies, get["layout_policy"], "layout policy", "layout_policy")
     return Inputs(model=model, precision=get["precision"], accelerator=get["accelerator"],
                   context=_count(get["context"], "context (input + output tokens)", 2, MAX_CONTEXT),
-                  concurrency=_count(get["concurrency"], "concurrency (sequences at once)", 1, MAX_CONCURRENCY),
+                  concurrency=_count(get["concurrency"], "concurrency (requests in flight)", 1, MAX_CONCURRENCY),
                   memory_policy=get["memory_policy"], layout_policy=get["layout_policy"],
                   ttft_ms=_amount(get["ttft_ms"], "the TTFT target (ms)", MAX_TARGET_MS),
                   tpot_ms=_amount(get["tpot_ms"], "the TPOT target (ms)", MAX_TARGET_MS),
@@ -331,7 +331,7 @@ def _bound_weights(eng: EngineCatalog, inputs: Inputs) -> None:
     if weights > room:
         raise InputError(f"{spec.name}'s weights in {prec.name} come to {weights / 1e12:,.1f} TB, more than "
                          f"{MAX_WEIGHT_NODES} nodes of {node.gpus} {chip.name} hold ({room / 1e12:,.1f} TB): "
-                         f"the calculator sizes a replica of up to {MAX_WEIGHT_NODES} nodes")
+                         f"the calculator refuses a model whose weights alone fill more than {MAX_WEIGHT_NODES} nodes")
 
 
 # --------------------------------------------------------------------------- the latency target

@@ -77,8 +77,10 @@ def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
                           f"it reads {', '.join(FAMILIES)}")
     r = _Reader(cfg)
     layers = r.int("num_hidden_layers", "the number of transformer blocks")
+    read = len(r.problems)
     hidden = r.int("hidden_size", "the model width")
     heads = r.int("num_attention_heads", "query heads")
+    width_read = len(r.problems) == read  # both read as stated: a head width can be derived from them
     kv_heads = r.int("num_key_value_heads", "key-value heads; absent means one per query head", heads)
     vocab = r.int("vocab_size", "the vocabulary")
     ffn = r.int("intermediate_size", "the MLP's inner width")
@@ -89,7 +91,9 @@ def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
     if head_dim is None:
         head_dim = hidden // heads if hidden % heads == 0 else None
         if head_dim is None:
-            r.refuse("head_dim", f"missing, and hidden_size {hidden} is not a multiple of num_attention_heads {heads}")
+            if width_read:  # else the width or the heads are already named: their placeholder says nothing
+                r.refuse("head_dim", f"missing, and hidden_size {hidden} is not a multiple of num_attention_heads "
+                                     f"{heads}")
             head_dim = 1
     else:
         head_dim = r.int("head_dim", "the width of one head")

@@ -176,7 +176,7 @@ MAX_STRING = 2_000
 MAX_NUMBER = 1e15
 """Any number's magnitude: the largest count a config states (a vocabulary, a rope theta of 5e8) is far below."""
 CONFIG_BOUNDS = {  # field: (bound, why); each an order of magnitude or more beyond published configs
-    "num_hidden_layers": (1_000, "126 in the largest model in data/, Llama 3.1 405B"),
+    "num_hidden_layers": (1_000, "126 in Llama 3.1 405B, the deepest model in data/"),
     "hidden_size": (262_144, "16,384 in Llama 3.1 405B"),
     "intermediate_size": (1_048_576, "53,248 in Llama 3.1 405B"),
     "moe_intermediate_size": (1_048_576, "2,048 in DeepSeek-V3"),

@@ -25,10 +25,13 @@ from snippets.pages.base import Page
 from snippets.render import fmt
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-PYODIDE = ROOT / "docs" / "assets" / "pyodide"
-PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+ASSETS = ROOT / "docs" / "assets"
+PYODIDE = ASSETS / "pyodide"
+PYODIDE_FILES = ("pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
+                 "pyodide-stdlib/python_stdlib.zip", "pyodide/pyodide-lock.json")
 """What the browser fetches of Pyodide when the engine starts, as the page loads (no package beyond the standard
-library)."""
+library), under docs/assets/: the standard library is the site's bytecode-compiled one (calculator-worker.js's
+stdLibURL, scripts/pyodide_stdlib.py), not the npm package's."""
 
 # where each output is explained, relative to the page's URL (calculator/)
 EXPLAINED = {
@@ -59,7 +62,8 @@ OUTPUTS = (  # (data-name, label)
     ("cost_per_replica_hour", "Cost per hour, this replica (its share of the rental)"),
     ("cost_per_hour", "Cost per hour, the whole rented instance"), ("rental_share", "The replica uses"),
     ("cost_per_mtok", "Cost per million output tokens (the replica's share)"),
-    ("max_concurrency", "Sequences the KV cache holds"), ("kv_tokens", "KV cache, as the engine logs it"),
+    ("max_concurrency", "Sequences at once, as the KV cache and max_num_seqs admit"),
+    ("kv_tokens", "KV cache, as the engine logs it"),
     ("running", "Requests running and queued"), ("at_rate", "At the request rate, one replica"),
     ("weight_only", "Compute format"),
 )
@@ -198,13 +202,13 @@ def _calculator_html(cat: Catalog) -> str:
         + _select("accelerator", "Accelerator", chips, d.accelerator, "on the first node built from it")
         + _number("context", "Context, input + output tokens", d.context, 2, MAX_CONTEXT,
                   f"of which output: up to {sc.output_tokens:,} tokens")
-        + _number("concurrency", "Concurrency, sequences at once", d.concurrency, 1, MAX_CONCURRENCY,
-                  f"requests in flight (by default the scenario's: {html.escape(sc.name)}); beyond what the KV "
-                  "cache holds, the rest queue")
+        + _number("concurrency", "Concurrency, requests in flight", d.concurrency, 1, MAX_CONCURRENCY,
+                  f"by default the scenario's ({html.escape(sc.name)}); beyond what the KV cache and max_num_seqs "
+                  "admit, the rest queue")
         + _number("ttft_ms", "Target time to first token, ms", d.ttft_ms, 0, 3_600_000,
-                  "empty: no limit", whole=False)
+                  "above zero; empty: no limit", whole=False)
         + _number("tpot_ms", "Target time per output token, ms", d.tpot_ms, 0, 3_600_000,
-                  "empty: no limit", whole=False)
+                  "above zero; empty: no limit", whole=False)
         + _number("rate", "Request rate, requests/s", d.rate, 0, 1_000_000,
                   "a rate: what one replica does with requests sent at it; with a target, the replicas and $ per hour "
                   "that carry it", whole=False)
@@ -291,7 +295,7 @@ def _target_panel(got: dict[str, Any]) -> str:
 def download_bytes() -> int:
     """Bytes of Pyodide the browser fetches as the engine starts (the engine's modules and the catalog add a few
     hundred KB)."""
-    return sum((PYODIDE / f).stat().st_size for f in PYODIDE_FILES)
+    return sum((ASSETS / f).stat().st_size for f in PYODIDE_FILES)
 
 
 class CalculatorPage(Page):

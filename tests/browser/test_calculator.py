@@ -307,7 +307,7 @@ def test_the_address_restores_the_inputs(browser: Any, site_url: str, catalog: C
         assert_quiet(r, "calculator, restored from the address")
     # a parameter the form does not have, or a value it has no option for, is refused by name, never replaced
     for bad, words in (("contxt=4096", "unknown parameter 'contxt'"), ("model=llama-9", "unknown model 'llama-9'"),
-                       ("concurrency=1000000", "concurrency (sequences at once) must be between 1 and")):
+                       ("concurrency=1000000", "concurrency (requests in flight) must be between 1 and")):
         with Reader(browser, site_url, viewport=DESKTOP, color_scheme="light") as r:
             page = r.open("calculator/?" + bad)
             page.wait_for_function("document.getElementById('sa-calc').dataset.answers >= 1", timeout=START_TIMEOUT)

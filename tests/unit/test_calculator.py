@@ -190,7 +190,7 @@ def test_a_rate_says_what_one_replica_holds_or_that_its_queue_grows(catalog: Cat
 
 
 def test_a_range_that_is_not_its_regimes_own_says_so(catalog: Catalog) -> None:
-    """Beside the times, a range taken from the widest band (its regime has fewer than five test rows) is named as
+    """Beside the times, a range taken from the span of every regime's band (its regime has fewer than five test rows) is named as
     such in the answer's note, in the engine's words (issue 24)."""
     eng = engine_catalog(catalog)
     # the default case's regimes hold test rows of their own; a TPU's hold none (no measurement of a Google chip)
@@ -204,7 +204,7 @@ def test_a_range_that_is_not_its_regimes_own_says_so(catalog: Catalog) -> None:
             assert (bands[key]["basis"] in note) is widest, (key, bands[key], note)
             assert (bands[key]["test_rows"] >= 5) is not widest
         if widest:
-            assert "The ranges beside the times: " in note and "widest" in note, note
+            assert "The ranges beside the times: " in note and "the span of every regime's band" in note, note
 
 
 def test_every_failure_of_the_engine_is_an_error_never_a_raise(catalog: Catalog, monkeypatch: Any) -> None:
@@ -397,3 +397,22 @@ def test_the_calculator_shows_the_kv_cache_as_the_engine_logs_it(catalog: Catalo
     assert out["text"] == f"{k['tokens']:,} tokens per GPU (vLLM logs: {'; '.join(k['log'])})"
     assert k["log"][1] == f"GPU KV cache size: {k['tokens']:,} tokens"
     assert k["log"][0] == f"Available KV cache memory: {k['available_gib']:.2f} GiB"
+
+
+def test_the_download_the_page_states_is_what_the_worker_fetches() -> None:
+    """The page's Pyodide download counts the files calculator-worker.js loads: the loader, the WebAssembly module,
+    the lock file and the site's compiled standard library (its stdLibURL), not the npm package's source zip."""
+    import re
+
+    from snippets.pages.calculator import ASSETS, PYODIDE_FILES, download_bytes
+
+    worker = (ROOT / "docs" / "assets" / "calculator" / "calculator-worker.js").read_text(encoding="utf-8")
+    stdlib = re.search(r'stdLibURL: new URL\("([^"]+)"', worker)
+    index = re.search(r'indexURL: new URL\("([^"]+)"', worker)
+    assert stdlib is not None and index is not None
+    assert stdlib.group(1) in PYODIDE_FILES and index.group(1) + "python_stdlib.zip" not in PYODIDE_FILES
+    assert all(f.startswith(index.group(1)) for f in PYODIDE_FILES if f != stdlib.group(1))
+    assert download_bytes() == sum((ASSETS / f).stat().st_size for f in PYODIDE_FILES)
+    assert download_bytes() - (ASSETS / stdlib.group(1)).stat().st_size == sum(
+        (ASSETS / index.group(1) / f).stat().st_size
+        for f in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json"))

@@ -127,6 +127,18 @@ def test_a_config_it_cannot_use_is_refused_naming_each_field(config: Any, expect
         assert part in str(err.value)
 
 
+def test_a_missing_width_is_named_once_not_again_through_the_head_width() -> None:
+    """Without hidden_size (or the heads) the head width cannot be derived: the message names the missing field and
+    says nothing of the placeholder a missing field reads as; with both stated, a width the heads do not divide is
+    named."""
+    cfg = {k: v for k, v in LLAMA_31_70B.items() if k not in ("hidden_size", "head_dim")}
+    with pytest.raises(ConfigError) as err:
+        arch_from_config(cfg)
+    assert "hidden_size is missing (the model width)" in str(err.value) and "head_dim" not in str(err.value)
+    with pytest.raises(ConfigError, match="hidden_size 8190 is not a multiple of num_attention_heads 64"):
+        arch_from_config({**cfg, "hidden_size": 8190})
+
+
 def test_text_that_is_not_json_is_refused_with_its_position() -> None:
     with pytest.raises(ConfigError, match=r"not JSON: .* line 1, column 2"):
         model_from_config("{oops")

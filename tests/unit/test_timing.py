@@ -540,13 +540,13 @@ def test_a_band_holds_the_central_share_of_its_errors():
     few = (bands_mod.BandEntry("ttft_ms", "AMD", False, "prefill", -0.1, 0.1, 2),
            bands_mod.BandEntry("ttft_ms", "NVIDIA", False, "prefill", -0.4, 0.2, 9))
     b = bands_mod.band(few, "ttft_ms", r)
-    assert b.widest and (b.low, b.high, b.rows) == (-0.4, 0.2, 2)  # too few rows: the metric's widest band
+    assert b.widest and (b.low, b.high, b.rows) == (-0.4, 0.2, 2)  # too few rows: the span of the metric's bands
     assert b.around(100.0) == pytest.approx((100 / 1.2, 100 / 0.6))
 
 
 def test_a_band_says_where_it_comes_from():
-    """Its own regime's rows, or too few of them and the metric's widest band (issue 24: "a regime with fewer than
-    five test rows says so")."""
+    """Its own regime's rows, or too few of them and the span of the metric's bands (issue 24: "a regime with fewer
+    than five test rows says so")."""
     entries = (bands_mod.BandEntry("tpot_ms", "NVIDIA", True, "decode at low load", -0.7, -0.5, 6),
                bands_mod.BandEntry("tpot_ms", "AMD", True, "decode at low load", -0.6, -0.4, 2))
     own = bands_mod.band(entries, "tpot_ms", bands_mod.Regime("NVIDIA", True, "decode at low load"))
@@ -554,10 +554,14 @@ def test_a_band_says_where_it_comes_from():
     few = bands_mod.band(entries, "tpot_ms", bands_mod.Regime("AMD", True, "decode at low load"))
     assert (few.low, few.high, few.rows, few.widest) == (-0.7, -0.5, 2, True)  # AMD's 2 rows are too few
     assert few.basis("tpot_ms", "R") == ("only 2 test measurements of time per output token in R, fewer than 5: the "
-                                         "widest band of any regime")
+                                         "span of every regime's band")
+    # two regimes with enough rows: the span runs from the lowest error of either to the highest, a range neither has
+    two = (*entries, bands_mod.BandEntry("tpot_ms", "AMD", False, "decode at low load", -0.2, 0.3, 7))
+    span = bands_mod.band(two, "tpot_ms", bands_mod.Regime("Google", True, "decode at low load"))
+    assert (span.low, span.high, span.rows, span.widest) == (-0.7, 0.3, 0, True)
     none = bands_mod.band(entries, "tpot_ms", bands_mod.Regime("NVIDIA", False, "decode at low load"))
     assert none.rows == 0 and none.basis("tpot_ms", "R") == ("no test measurement of time per output token in R: "
-                                                             "the widest band of any regime")
+                                                             "the span of every regime's band")
     assert bands_mod.band(entries, "ttft_ms", bands_mod.Regime("NVIDIA", True, "prefill")).basis(
         "ttft_ms", "R") == "no test measurement of time to first token in any regime: no band"
     assert few.as_dict("tpot_ms", "R") == {"regime": "R", "test_rows": 2, "widest": True,
