@@ -8,9 +8,11 @@
 """
 
 from snippets.engine.deployment import (
+    ContextTooLong,
     Deployment,
     NoLayout,
     RefusedLayout,
+    RefusedSetting,
     Setting,
     UnsupportedFormat,
     deploy,
@@ -19,5 +21,5 @@ from snippets.engine.deployment import (
 )
 from snippets.engine.layout import Layout
 
-__all__ = ["Deployment", "Layout", "NoLayout", "RefusedLayout", "Setting", "UnsupportedFormat", "deploy", "feasible",
-           "setting"]
+__all__ = ["ContextTooLong", "Deployment", "Layout", "NoLayout", "RefusedLayout", "RefusedSetting", "Setting",
+           "UnsupportedFormat", "deploy", "feasible", "setting"]

@@ -68,10 +68,28 @@ class KVCacheRefused(RefusedLayout):
         self.max_model_len = max_model_len
         self.estimated_max_len = estimated_max_len
         """The longest sequence the available memory holds (vLLM's estimate; SGLang's max_req_len), 0 if none."""
-class UnsupportedFormat(NoLayout):
+class RefusedSetting(NoLayout):
+    """The engine refuses the setting at start, whatever the layout and the memory (the message is the engine's)."""
+
+
+class UnsupportedFormat(RefusedSetting):
     """The chip cannot compute in the precision's activation format at all, so no layout serves it: BF16 weights on
     a GPU whose tensor cores have no BF16 (a V100). vLLM refuses at start (vllm/worker/worker.py,
     `_check_if_gpu_supports_dtype`); its message is kept, with the chip named instead of its compute capability."""
+
+
+class ContextTooLong(RefusedSetting):
+    """A request longer than the model reads: the engines refuse a maximum length above config.json's
+    max_position_embeddings at start (vLLM's ModelConfig check of `max_model_len` against the derived maximum, unless
+    VLLM_ALLOW_LONG_MAX_MODEL_LEN=1; SGLang's of `--context-length`, unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1),
+    and the site sizes every deployment for one request of the scenario's length."""
+
+
+def context_refusal(tokens: int, limit: int) -> str:
+    """vLLM's message for a max_model_len above the model's max_position_embeddings, at the engine's words' start."""
+    return (f"User-specified max_model_len ({tokens}) is greater than the derived max_model_len "
+            f"(max_position_embeddings={limit} or model_max_length=None in model's config.json). To allow overriding "
+            "this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.")
 
 
 def bf16_refusal(chip: ChipSpec) -> str:
@@ -258,6 +276,9 @@ def setting(
     spec, chip = eng.models[model], eng.chips[n.chip]
     if eng.precisions[precision].tensor_format == "bf16" and not chip.computes("bf16"):
         raise UnsupportedFormat(bf16_refusal(chip))
+    limit = spec.architecture.context_length
+    if limit is not None and sc.input_tokens + sc.output_tokens > limit:
+        raise ContextTooLong(context_refusal(sc.input_tokens + sc.output_tokens, limit))
     pol = eng.memory_policies[memory_policy or sc.memory_policy].for_chip(chip)
     if max_num_seqs is not None or max_num_batched_tokens is not None:
         from dataclasses import replace

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snippets.data import Catalog, Price, derive
-from snippets.engine import Deployment, NoLayout, UnsupportedFormat
+from snippets.engine import Deployment, NoLayout, RefusedSetting
 from snippets.engine.deployment import as_shipped
 from snippets.engine.memory import BYTES_16BIT, weight_bytes
 from snippets.engine.search import MAX_NODES, Point, Search, Word, at_scenario, configuration_words
@@ -64,7 +64,7 @@ def grid_rows(cat: Catalog, ref: Reference | None = None) -> list[Row]:
                     continue
                 try:
                     d = r.deployment(m, p, node=node.id)
-                except UnsupportedFormat as exc:  # BF16 weights on a chip without BF16: refused, whatever the memory
+                except RefusedSetting as exc:  # BF16 on a chip without it, a model shorter than the request
                     rows.append(Row(m, p, a, None, f"refused: {exc}"))
                     continue
                 except NoLayout as exc:

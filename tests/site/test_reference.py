@@ -429,8 +429,9 @@ def test_prices_by_kind_tier_date_and_source(pages, catalog) -> None:
     assert cell(p, "prices", "NVIDIA H100 SXM at Lambda", "Price read") == "2026-09-25"
     assert cell(p, "prices", "NVIDIA H100 SXM at Microsoft Azure", "Kind") == "on-demand"
     assert cell(p, "prices", "NVIDIA H100 SXM at Microsoft Azure, spot", "Kind") == "spot"
-    # months before the data's latest reading (2026-12-01): 2023-12-06 -> 35, 2026-09-25 -> 2
-    assert value(p, "prices[NVIDIA H100 SXM at Microsoft Azure][Older than the data by]") == 35
+    # months before the latest reading of the accelerators, models and prices (2026-12-06, the context lengths of
+    # four models): 2023-12-06 -> 36, 2026-09-25 -> 2
+    assert value(p, "prices[NVIDIA H100 SXM at Microsoft Azure][Older than the data by]") == 36
     assert value(p, "prices[NVIDIA H100 SXM at Lambda][Older than the data by]") == 2
     assert "(secondary)" in cell(p, "prices", "NVIDIA H100 SXM at Lambda", "Source")
     assert "(secondary)" not in cell(p, "prices", "AMD Instinct MI300X at Vultr", "Source")

@@ -888,3 +888,14 @@ def test_a_figure_physics_rules_out_stops_the_load_naming_the_entry(
     message = broken(tmp_path, file, edit)
     for fragment in expected:
         assert fragment in message, f"{case}: {fragment!r} not in:\n{message}"
+
+
+def test_every_model_records_the_context_it_reads(catalog) -> None:
+    """Every model states its config.json's max_position_embeddings (`context_length`): the engine refuses a request
+    longer than that as vLLM and SGLang do at start, which it can do only for a model that records it."""
+    assert {m: x.architecture.context_length for m, x in catalog.models.items()
+            if x.architecture.context_length is None} == {}
+    read = {m: catalog.models[m].architecture.context_length
+            for m in ("llama-2-70b", "mixtral-8x7b", "qwen2.5-72b", "deepseek-v3", "deepseek-r1")}
+    assert read == {"llama-2-70b": 4096, "mixtral-8x7b": 32768, "qwen2.5-72b": 131072, "deepseek-v3": 163840,
+                    "deepseek-r1": 163840}

@@ -181,7 +181,9 @@ def test_the_policy_chooses_tp_in_node_then_pp_across_nodes(eng):
 
 def test_tp_never_crosses_the_policy_limit(eng):
     for mid in eng.models:
-        d = deploy(setting(eng, mid, "bf16", "reference", node="hgx-h100-8", layout_policy="fewest-gpus"))
+        limit = eng.models[mid].architecture.context_length or 8192  # Llama 2 reads 4,096 tokens: at most that
+        d = deploy(setting(eng, mid, "bf16", "reference", node="hgx-h100-8", layout_policy="fewest-gpus",
+                           context_tokens=min(8192, limit)))
         assert d.layout.tp <= 8
 
 
@@ -214,6 +216,26 @@ def test_pipeline_stages_do_not_raise_one_sequences_ceiling(eng):
     tp4pp2 = deploy(st, Layout(4, 2))
     assert tp4pp2.decode_ceiling < tp8.decode_ceiling
     assert tp8.decode_ceiling == pytest.approx(eng.chips["h100-sxm"].hbm_bytes_per_s / tp8.decode_step_bytes(1))
+
+
+def test_a_request_longer_than_the_model_reads_is_refused_as_vllm_refuses_it(eng):
+    """Llama 2 70B reads 4,096 tokens (config.json's max_position_embeddings): vLLM refuses a max_model_len of 8,192
+    at start, whatever the layout and the memory ("User-specified max_model_len (8192) is greater than the derived
+    max_model_len (max_position_embeddings=4096 ..."), and so does the engine; at 4,096 tokens it deploys."""
+    from snippets.engine import ContextTooLong, RefusedSetting, UnsupportedFormat
+
+    assert eng.models["llama-2-70b"].architecture.context_length == 4096
+    assert eng.scenarios["reference"].input_tokens + eng.scenarios["reference"].output_tokens == 8192
+    with pytest.raises(ContextTooLong, match=r"^User-specified max_model_len \(8192\) is greater than the derived "
+                                             r"max_model_len \(max_position_embeddings=4096 or model_max_length=None in "
+                                             r"model's config.json\)\. To allow overriding this maximum, set the env var "
+                                             r"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\.$"):
+        setting(eng, "llama-2-70b", "bf16", "reference")
+    assert deploy(setting(eng, "llama-2-70b", "bf16", "reference", context_tokens=4096)).gpus >= 2
+    with pytest.raises(ContextTooLong):
+        setting(eng, "llama-2-70b", "bf16", "reference", context_tokens=4097)
+    # the grid reports both refusals alike: refused at start, whatever the memory
+    assert issubclass(ContextTooLong, RefusedSetting) and issubclass(UnsupportedFormat, RefusedSetting)
 
 
 def test_bf16_weights_are_refused_on_a_chip_without_bf16(eng):

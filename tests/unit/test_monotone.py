@@ -15,7 +15,7 @@ import pytest
 from snippets.data import load
 from snippets.data.export import engine_catalog
 from snippets.engine import ops, setting
-from snippets.engine.deployment import Deployment, UnsupportedFormat
+from snippets.engine.deployment import Deployment, RefusedSetting
 from snippets.engine.layout import Layout, layout_problems
 from snippets.engine.specs import EngineCatalog, GemmEfficiency
 from snippets.engine.step import Batch, prepare, run
@@ -79,7 +79,7 @@ def test_a_decode_step_takes_no_less_time_with_more_sequences_on_every_accelerat
         for precision in ("fp8", "nvfp4", "bf16"):
             try:
                 st = setting(eng, model, precision, "serving", accelerator=chip.id, concurrency=1)
-            except (KeyError, UnsupportedFormat):
+            except (KeyError, RefusedSetting):
                 continue
             lay = Layout(1)
             if layout_problems(st.model.architecture, lay, st.precision):
@@ -113,7 +113,7 @@ def test_across_a_tp_group_a_step_falls_only_where_the_all_reduce_changes_algori
 
     try:
         st = setting(eng, model, precision, "serving", accelerator=chip, concurrency=1)
-    except (KeyError, UnsupportedFormat):
+    except (KeyError, RefusedSetting):
         pytest.skip(f"{model} {precision} on {chip}: not in the catalog")
     lay = Layout(tp)
     assert not layout_problems(st.model.architecture, lay, st.precision), (model, chip, tp)

@@ -15,7 +15,7 @@ import random
 import pytest
 
 from snippets.data.export import engine_catalog
-from snippets.engine import Deployment, Layout, deploy, setting
+from snippets.engine import ContextTooLong, Deployment, Layout, deploy, setting
 from snippets.engine import search as search_mod
 from snippets.engine.params import total_params
 from snippets.engine.search import (
@@ -497,8 +497,12 @@ def test_when_nothing_meets_the_targets_it_says_which_binds_and_by_how_much():
     s = search(ENG, "llama-3.1-70b", "fp8", "h100-sxm", N_IN, N_OUT, ttft_ms=20, tpot_ms=200)
     assert s.best is None and s.why is not None and s.why.binding == "ttft_ms"
     assert s.why.closest == pytest.approx(min(p.ttft_s for p in s.points) * 1e3)
-    s = search(ENG, "llama-3.1-405b", "bf16", "h100-sxm", 100_000_000, 100)
+    # DeepSeek-V3's 1.34 TB of BF16 weights and a 100,000-token request: no layout of up to eight L4 nodes holds them
+    s = search(ENG, "deepseek-v3", "bf16", "l4", 99_900, 100, sweep=False)
     assert s.best is None and s.why is not None and s.why.binding is None and "no layout" in s.why.text
+    # a request longer than the model reads is refused before any layout, as the engines refuse it at start
+    with pytest.raises(ContextTooLong, match=r"max_model_len \(100000100\) .*max_position_embeddings=131072"):
+        search(ENG, "llama-3.1-405b", "bf16", "h100-sxm", 100_000_000, 100)
 
 
 def test_search_points_are_what_predict_gives(h100_any):
