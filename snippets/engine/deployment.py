@@ -82,14 +82,16 @@ class ContextTooLong(RefusedSetting):
     """A request longer than the model reads: the engines refuse a maximum length above config.json's
     max_position_embeddings at start (vLLM's ModelConfig check of `max_model_len` against the derived maximum, unless
     VLLM_ALLOW_LONG_MAX_MODEL_LEN=1; SGLang's of `--context-length`, unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1),
-    and the site sizes every deployment for one request of the scenario's length."""
+    and the site sizes every deployment for one request of the scenario's length. The message says it in a line (the
+    grid shows it in a narrow column); `engine_message` is vLLM's own."""
 
-
-def context_refusal(tokens: int, limit: int) -> str:
-    """vLLM's message for a max_model_len above the model's max_position_embeddings, at the engine's words' start."""
-    return (f"User-specified max_model_len ({tokens}) is greater than the derived max_model_len "
+    def __init__(self, model: str, tokens: int, limit: int) -> None:
+        super().__init__(f"{tokens:,} tokens, more than the {limit:,} {model} reads (max_position_embeddings)")
+        self.engine_message = (
+            f"User-specified max_model_len ({tokens}) is greater than the derived max_model_len "
             f"(max_position_embeddings={limit} or model_max_length=None in model's config.json). To allow overriding "
             "this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.")
+        """vLLM's message (vllm/config/model.py, as its logs print it)."""
 
 
 def bf16_refusal(chip: ChipSpec) -> str:
@@ -278,7 +280,7 @@ def setting(
         raise UnsupportedFormat(bf16_refusal(chip))
     limit = spec.architecture.context_length
     if limit is not None and sc.input_tokens + sc.output_tokens > limit:
-        raise ContextTooLong(context_refusal(sc.input_tokens + sc.output_tokens, limit))
+        raise ContextTooLong(spec.name, sc.input_tokens + sc.output_tokens, limit)
     pol = eng.memory_policies[memory_policy or sc.memory_policy].for_chip(chip)
     if max_num_seqs is not None or max_num_batched_tokens is not None:
         from dataclasses import replace

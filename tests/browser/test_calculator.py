@@ -45,7 +45,7 @@ COMBOS: list[dict[str, str]] = [
     {"model": "qwen2.5-72b", "precision": "bf16", "accelerator": "mi300x", **GRID},
     {"model": "gpt-oss-120b", "precision": "fp8", "accelerator": "h100-sxm", **GRID},
     {"model": "qwen3-32b", "precision": "fp8", "accelerator": "l40s", **GRID},
-    {"model": "llama-2-70b", "precision": "int4-g128", "accelerator": "l4", **GRID},
+    {"model": "qwen3-30b-a3b", "precision": "int4-g128", "accelerator": "l4", **GRID},
     {"model": "deepseek-r1", "precision": "fp8-block", "accelerator": "l4", **GRID},  # sized, not timed
     {"model": "llama-3.1-405b", "precision": "bf16", "accelerator": "a100-40gb-sxm", **GRID},
     # other contexts, loads and policies
@@ -65,6 +65,7 @@ COMBOS: list[dict[str, str]] = [
     {"model": "llama-4-scout", "precision": "int4-g128", "accelerator": "h100-sxm", "context": "100000",
      "concurrency": "1"},
     {"model": "gpt-3-175b", "precision": "fp8", "accelerator": "gaudi-3", "context": "2048", "concurrency": "3"},
+    {"model": "llama-2-70b", "precision": "int4-g128", "accelerator": "l4", "context": "4096", "concurrency": "1"},
     # pasted config.json files
     {"model": "custom", "config": json.dumps(LLAMA_31_8B, indent=2), "precision": "bf16",
      "accelerator": "h100-sxm", "context": "8192", "concurrency": "4"},
