@@ -182,9 +182,21 @@ class Guard:
                     "cells, so its rendered text cannot be checked cell by cell (mkdocs-jupyter's markup changed?)"]
         models = _IMPORTED_MODEL.findall(state.markdown)
         errors: list[str] = []
-        for (kind, el), (src_kind, line, text) in zip(groups, source_cells, strict=True):
-            shown = list(drift.shown_text(el))
-            if kind == "markdown" and src_kind == "markdown":
+        for n, ((kind, el), (src_kind, line, text)) in enumerate(zip(groups, source_cells, strict=True), 1):
+            if kind != src_kind:
+                errors.append(f"{where}:{line}: the notebook's cell {n} renders as {kind} where the script has "
+                              f"{src_kind}, so its rendered text cannot be checked against its source")
+                continue
+            # a Markdown cell's rendered text sits in its input area, which the scan leaves out for a code cell's
+            # source: read the rendered Markdown itself
+            parts = el.xpath('.//div[contains(concat(" ", normalize-space(@class), " "), " jp-RenderedMarkdown ")]') \
+                if kind == "markdown" else [el]
+            if not parts:
+                errors.append(f"{where}:{line}: the notebook's Markdown cell {n} renders no jp-RenderedMarkdown, so its "
+                              "text cannot be read (mkdocs-jupyter's markup changed?)")
+                continue
+            shown = [s for part in parts for s in drift.shown_text(part)]
+            if kind == "markdown":
                 for piece in shown:
                     for lit in self.scanner.quantities_in(piece.text):
                         at = next((line + i for i, ln in enumerate(text.splitlines()) if lit.token in ln), line)
@@ -194,7 +206,7 @@ class Guard:
                         errors.append(f"{where}:{at}: hand-typed quantity {lit.token!r} in a Markdown cell: "
                                       f"\"{lit.context[:100]}\". Compute it in a code cell, or if it is a name, add it "
                                       "to snippets/allowed_names.txt")
-            elif kind == "code" and src_kind == "code":
+            else:
                 errors += self.scan_output(where, shown, text, line - 1, models)
         return errors
 

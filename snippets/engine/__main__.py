@@ -11,7 +11,7 @@ admits. `--kv-precision` picks the KV cache's precision (default: the checkpoint
 it; the scenario's for a model with no checkpoint). The
 object holds the prediction with its band (`tpot_ms_range`, `ttft_ms_range`, `output_tokens_per_s_range`,
 each [low, high], and `regime`; `bands` says, for each metric, its regime, that regime's test rows, and whether
-too few of them left it the span of every regime's band), one decode step's seconds by kind of op (`breakdown`),
+too few of them left it the span of the bands with enough rows), one decode step's seconds by kind of op (`breakdown`),
 and what the TP, EP and PP groups' links give them (`links`: `name`, per-direction `gb_per_s`, `hop_us`). An unknown id,
 a layout the engines refuse, or a model that does not fit exits non-zero with a one-line message, as do token
 counts below 1, an input + output beyond the model's context (the limit is named), and a `--node` built from

@@ -6,7 +6,8 @@ the browser's engine has it too. A regime is the chip's vendor, dense or mixture
 metric depends on: decode at low load, decode at saturation (time per output token, throughput), or prefill
 (time to first token). A metric's band in a regime is the range of relative errors, (predicted − measured) ÷
 measured, that held the central 80 % of that regime's test rows; a regime with fewer than `MIN_ROWS` rows
-says so and takes the span of that metric's bands in every regime (the lowest error of any to the highest).
+says so and takes the span of that metric's bands in every regime with enough rows (the lowest error of any to the
+highest).
 Standard library only.
 """
 
@@ -60,9 +61,10 @@ class Band:
     high: float
     rows: int
     """Test rows behind it in its own regime (fewer than MIN_ROWS: the band spans the metric's bands in every
-    regime)."""
+    regime with enough rows)."""
     widest: bool
-    """True when the regime had too few rows and took the span of the metric's bands in every regime."""
+    """True when the regime had too few rows and took the span of the metric's bands in every regime with
+    enough rows."""
 
     def around(self, predicted: float) -> tuple[float, float]:
         """The range the measured value fell in for 80 % of this regime's test rows: predicted ÷ (1 + error)."""
@@ -82,12 +84,12 @@ class Band:
         if not self.widest:
             return f"where {COVERAGE * 100:.0f} % of the {self.rows:,} test measurements of {what} in {regime} fell"
         if self.rows == 0:
-            return f"no test measurement of {what} in {regime}: the span of every regime's band"
+            return f"no test measurement of {what} in {regime}: the span of the bands with enough rows"
         return (f"only {self.rows} test measurement{'s' * (self.rows > 1)} of {what} in {regime}, fewer than "
-                f"{MIN_ROWS}: the span of every regime's band")
+                f"{MIN_ROWS}: the span of the bands with enough rows")
 
     def as_dict(self, metric: str, regime: str) -> dict[str, object]:
-        """The command line's account of a band: its regime, that regime's test rows, whether it is the span of every regime's."""
+        """The command line's account of a band: its regime, that regime's test rows, whether it is the span of others."""
         return {"regime": regime, "test_rows": self.rows, "widest": self.widest, "basis": self.basis(metric, regime)}
 
 

@@ -86,12 +86,16 @@ class ContextTooLong(RefusedSetting):
     grid shows it in a narrow column); `engine_message` is vLLM's own."""
 
     def __init__(self, model: str, tokens: int, limit: int) -> None:
-        super().__init__(f"{tokens:,} tokens, more than the {limit:,} {model} reads (max_position_embeddings)")
+        super().__init__(f"{tokens:,} tokens, more than the {limit:,} {model} reads (its context length)")
         self.engine_message = (
             f"User-specified max_model_len ({tokens}) is greater than the derived max_model_len "
             f"(max_position_embeddings={limit} or model_max_length=None in model's config.json). To allow overriding "
-            "this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.")
-        """vLLM's message (vllm/config/model.py, as its logs print it)."""
+            "this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used "
+            "with extreme caution. If the model uses relative position encoding (RoPE), positions exceeding "
+            "derived_max_model_len lead to nan. If the model uses absolute position encoding, positions exceeding "
+            "derived_max_model_len will cause a CUDA array out-of-bounds error.")
+        """vLLM's message as its recent logs print it (a model with no released checkpoint, GPT-3, has no config.json
+        for it to read: the message is what vLLM would say of one with this limit)."""
 
 
 def bf16_refusal(chip: ChipSpec) -> str:

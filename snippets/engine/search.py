@@ -1015,7 +1015,8 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
     `max_gpus` bounds one configuration (a replica, or the pools of a disaggregated one), not the plan;
     `memory_policy`, where given, is the engine's budget and scheduling in place of the scenario's. A `space` the
     caller keeps lends this search the predictions of its last one where both read the same setting and requests
-    (`Space`): the answer is the same as without it."""
+    (`Space`): the answer is the same as without it. A setting the engines refuse at start (`setting`'s
+    RefusedSetting: a request longer than the model reads, BF16 on a chip without it) is raised, not answered."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if min(input_tokens, output_tokens) < 1:

@@ -209,7 +209,7 @@ def bands_table(cat: Catalog) -> str:
     out: list[list[fmt.Cell]] = []
     names = {"tpot_ms": "Time per output token", "ttft_ms": "TTFT", "output_tokens_per_s": "Throughput"}
     for b in tm.bands:
-        note = "" if b.rows >= 5 else "fewer than five rows: the span of every regime's band applies"
+        note = "" if b.rows >= 5 else "fewer than five rows: the span of the bands with enough rows applies"
         out.append([f"{names[b.metric]}: {b.vendor}, {'MoE' if b.moe else 'dense'}, {b.phase}",
                     fmt.Figure(b.low * 100, "%", f"{b.low * 100:+.0f}%", "(predicted − measured) ÷ measured"),
                     fmt.Figure(b.high * 100, "%", f"{b.high * 100:+.0f}%", "(predicted − measured) ÷ measured"),

@@ -94,9 +94,9 @@ Query = tuple[str, str, str]
 
 
 def searched(row: Row) -> bool:
-    """Whether a record's target is searched: not where no node records the accelerator, nor where the chip refuses
-    the precision (every layout would be refused alike); a model that does not fit the node's layout policy is
-    searched all the same (the search tries up to eight nodes)."""
+    """Whether a record's target is searched: not where no node records the accelerator, nor where the engines refuse
+    the setting at start (the chip lacks the precision, the model reads fewer tokens than the scenario's); a model
+    that does not fit the node's layout policy is searched all the same (the search tries up to eight nodes)."""
     return row.why_not != "no node in data" and not row.why_not.startswith("refused")
 
 

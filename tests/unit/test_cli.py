@@ -196,7 +196,8 @@ def test_a_pasted_config_is_bounded_before_any_work(text: str, words: str | None
 
 
 def test_predict_says_which_regime_each_band_is_from(catalog: Catalog, capsys: pytest.CaptureFixture[str]) -> None:
-    """Each range with its regime's test rows; a regime with fewer than five takes the span of every regime's band and says so."""
+    """Each range with its regime's test rows; a regime with fewer than five takes the span of the bands with enough
+    rows and says so."""
     from snippets.engine import bands as bands_mod
 
     rc, got, _ = _run([*PREDICT, "--input-tokens", "1000", "--output-tokens", "500", "--concurrency", "8"], capsys)
@@ -210,7 +211,7 @@ def test_predict_says_which_regime_each_band_is_from(catalog: Catalog, capsys: p
         rows = own[0].rows if own else 0
         assert b["regime"] == regime and b["test_rows"] == rows
         assert b["widest"] is (rows < bands_mod.MIN_ROWS)
-        assert ("the span of every regime's band" in b["basis"]) is b["widest"]
+        assert ("the span of the bands with enough rows" in b["basis"]) is b["widest"]
 
 
 def test_a_memory_policy_budgets_and_schedules_as_that_engine(capsys: pytest.CaptureFixture[str]) -> None:

@@ -227,12 +227,12 @@ def test_a_request_longer_than_the_model_reads_is_refused_as_vllm_refuses_it(eng
     assert eng.models["llama-2-70b"].architecture.context_length == 4096
     assert eng.scenarios["reference"].input_tokens + eng.scenarios["reference"].output_tokens == 8192
     with pytest.raises(ContextTooLong, match=r"^8,192 tokens, more than the 4,096 Llama 2 70B reads "
-                                             r"\(max_position_embeddings\)$") as err:
+                                             r"\(its context length\)$") as err:
         setting(eng, "llama-2-70b", "bf16", "reference")
-    assert err.value.engine_message == (
+    assert err.value.engine_message.startswith(
         "User-specified max_model_len (8192) is greater than the derived max_model_len (max_position_embeddings=4096 "
         "or model_max_length=None in model's config.json). To allow overriding this maximum, set the env var "
-        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.")
+        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with extreme caution.")
     assert deploy(setting(eng, "llama-2-70b", "bf16", "reference", context_tokens=4096)).gpus >= 2
     with pytest.raises(ContextTooLong):
         setting(eng, "llama-2-70b", "bf16", "reference", context_tokens=4097)

@@ -50,11 +50,18 @@ def test_a_quantity_a_block_prints_from_its_page_model_names_the_models_line(cat
                       "snippets/allowed_names.txt"]
 
 
+MARKDOWN_CELL = ('<div class="jp-Cell jp-MarkdownCell jp-Notebook-cell"><div class="jp-Cell-inputWrapper">'
+                 '<div class="jp-InputArea jp-Cell-inputArea"><div class="jp-InputPrompt jp-InputArea-prompt"></div>'
+                 '<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown jp-MarkdownOutput">{}</div></div></div></div>')
+"""A Markdown cell as mkdocs-jupyter renders it (its text inside the input area, which the scan leaves out for a code
+cell's source)."""
+
+
 def test_a_notebooks_markdown_cells_and_outputs_are_read_against_its_script() -> None:
     script = "# %% [md]\n# A node holds 640 GB.\n\n# %%\nprint('8 GPUs')\n"
     state = PageState(src="notebooks/nb.py", markdown=script)
-    html = ('<div class="jp-Cell jp-MarkdownCell"><p>A node holds 640 GB.</p></div>'
-            '<div class="jp-Cell jp-CodeCell"><div class="jp-OutputArea-output"><pre>8 GPUs</pre></div>'
+    html = (MARKDOWN_CELL.format("<p>A node holds 640 GB.</p>")
+            + '<div class="jp-Cell jp-CodeCell"><div class="jp-OutputArea-output"><pre>8 GPUs</pre></div>'
             '<div class="jp-OutputArea-output"><p>8 GPUs</p></div></div>')
     errors = Guard(drift.Scanner(), [], ROOT / "snippets" / "pages").notebook_text_errors(state, html)
     assert [e.split(": hand-typed quantity ")[0] for e in errors] == ["docs/notebooks/nb.py:2", "docs/notebooks/nb.py:5"]
@@ -66,8 +73,8 @@ def test_consecutive_code_cells_keep_every_later_cell_paired_with_its_source() -
     script = "# %% [md]\n# Intro.\n\n# %%\nx = 1\n\n# %%\ny = 2\n\n# %% [md]\n# A node holds 640 GB.\n"
     state = PageState(src="notebooks/nb.py", markdown=script)
     code = '<div class="jp-Cell jp-CodeCell"><div class="jp-Cell jp-CodeCell"><pre>{}</pre></div></div>'
-    html = ('<div class="jp-Cell jp-MarkdownCell"><p>Intro.</p></div>' + code.format("x = 1") + code.format("y = 2")
-            + '<div class="jp-Cell jp-MarkdownCell"><p>A node holds 640 GB.</p></div>')
+    html = (MARKDOWN_CELL.format("<p>Intro.</p>") + code.format("x = 1") + code.format("y = 2")
+            + MARKDOWN_CELL.format("<p>A node holds 640 GB.</p>"))
     guard = Guard(drift.Scanner(), [], ROOT / "snippets" / "pages")
     errors = guard.notebook_text_errors(state, html)
     assert [e.split(": hand-typed quantity ")[0] for e in errors] == ["docs/notebooks/nb.py:11"]
@@ -75,6 +82,15 @@ def test_consecutive_code_cells_keep_every_later_cell_paired_with_its_source() -
     errors = guard.notebook_text_errors(PageState(src="notebooks/nb.py", markdown=script), html + code.format("z"))
     assert errors == ["docs/notebooks/nb.py: the notebook renders 5 cells for its 4 Markdown and code cells, so its "
                       "rendered text cannot be checked cell by cell (mkdocs-jupyter's markup changed?)"]
+    # a cell of another kind than the script's at its place, and a Markdown cell without its rendered Markdown, are
+    # named, not read out of step or as empty
+    swapped = (code.format("x") + code.format("x = 1") + code.format("y = 2")
+               + '<div class="jp-Cell jp-MarkdownCell"><p>A node holds 640 GB.</p></div>')
+    errors = guard.notebook_text_errors(PageState(src="notebooks/nb.py", markdown=script), swapped)
+    assert errors == ["docs/notebooks/nb.py:2: the notebook's cell 1 renders as code where the script has markdown, so "
+                      "its rendered text cannot be checked against its source",
+                      "docs/notebooks/nb.py:11: the notebook's Markdown cell 4 renders no jp-RenderedMarkdown, so its "
+                      "text cannot be read (mkdocs-jupyter's markup changed?)"]
 
 
 def test_a_notebooks_links_must_reach_a_page_and_its_anchor() -> None:

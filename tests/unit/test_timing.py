@@ -554,14 +554,16 @@ def test_a_band_says_where_it_comes_from():
     few = bands_mod.band(entries, "tpot_ms", bands_mod.Regime("AMD", True, "decode at low load"))
     assert (few.low, few.high, few.rows, few.widest) == (-0.7, -0.5, 2, True)  # AMD's 2 rows are too few
     assert few.basis("tpot_ms", "R") == ("only 2 test measurements of time per output token in R, fewer than 5: the "
-                                         "span of every regime's band")
-    # two regimes with enough rows: the span runs from the lowest error of either to the highest, a range neither has
-    two = (*entries, bands_mod.BandEntry("tpot_ms", "AMD", False, "decode at low load", -0.2, 0.3, 7))
+                                         "span of the bands with enough rows")
+    # two regimes with enough rows: the span runs from the lowest error of either to the highest, a range neither has;
+    # a regime with too few rows is left out of it, even where its band reaches further
+    two = (*entries, bands_mod.BandEntry("tpot_ms", "AMD", False, "decode at low load", -0.2, 0.3, 7),
+           bands_mod.BandEntry("tpot_ms", "Intel", False, "decode at low load", -0.9, 0.9, 3))
     span = bands_mod.band(two, "tpot_ms", bands_mod.Regime("Google", True, "decode at low load"))
     assert (span.low, span.high, span.rows, span.widest) == (-0.7, 0.3, 0, True)
     none = bands_mod.band(entries, "tpot_ms", bands_mod.Regime("NVIDIA", False, "decode at low load"))
     assert none.rows == 0 and none.basis("tpot_ms", "R") == ("no test measurement of time per output token in R: "
-                                                             "the span of every regime's band")
+                                                             "the span of the bands with enough rows")
     assert bands_mod.band(entries, "ttft_ms", bands_mod.Regime("NVIDIA", True, "prefill")).basis(
         "ttft_ms", "R") == "no test measurement of time to first token in any regime: no band"
     assert few.as_dict("tpot_ms", "R") == {"regime": "R", "test_rows": 2, "widest": True,

@@ -97,9 +97,9 @@ def band_basis(band: Band, regime: str, what: str) -> fmt.Phrase:
                            ("rows", fmt.count(band.rows, "measurements")), f" test measurements of {what} in the "
                            f"regime {regime} fell"))
     if band.rows == 0:
-        return fmt.Phrase((f"the span of every regime's band, as no test measurement of {what} in the regime {regime} "
+        return fmt.Phrase((f"the span of the bands with enough rows, as no test measurement of {what} in the regime {regime} "
                            "gives it one of its own",))
-    return fmt.Phrase(("the span of every regime's band, as only ", ("rows", fmt.count(band.rows, "measurements")),
+    return fmt.Phrase(("the span of the bands with enough rows, as only ", ("rows", fmt.count(band.rows, "measurements")),
                        f" test measurements of {what} in the regime {regime} are too few for one of its own"))
 
 
