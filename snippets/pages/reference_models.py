@@ -79,9 +79,10 @@ def context(a: Arch) -> fmt.Cell:
 
 
 def context_of(m: Model) -> str:
-    """Which checkpoint the context length is, where a model's checkpoints differ, with the others' lengths."""
+    """Which checkpoint the context length is, where a model's checkpoints differ, with the others' lengths; a model
+    with no published checkpoint (GPT-3) has no config.json, and its context is its paper's."""
     if m.context_checkpoint is None:
-        return "its config.json"
+        return "its config.json" if m.checkpoint_precision is not None else "its paper (no published checkpoint)"
     others = "; ".join(f"{name}: {n:,}" for name, n in m.context_by_checkpoint.items() if name != m.context_checkpoint)
     return f"{m.context_checkpoint} (others: {others})" if others else m.context_checkpoint
 

@@ -394,6 +394,11 @@ def test_llama4_context_names_its_checkpoint(pages) -> None:
         assert shown.startswith(f"meta-llama/{ckpt} (others: ") and "262,144" in shown
     assert 10_485_760 == 40 * 262_144
     assert cell(p, "architecture", "Llama 3.1 70B", "Context of") == "its config.json"
+    # Qwen2.5-72B's base and Instruct configs differ too; GPT-3 has no published checkpoint, so no config.json
+    assert value(p, "architecture[Qwen2.5-72B][Context]") == 131_072
+    assert cell(p, "architecture", "Qwen2.5-72B", "Context of") == "Qwen/Qwen2.5-72B (others: Qwen/Qwen2.5-72B-Instruct: 32,768)"
+    assert value(p, "architecture[GPT-3 175B][Context]") == 2048
+    assert cell(p, "architecture", "GPT-3 175B", "Context of") == "its paper (no published checkpoint)"
 
 
 def test_gaudi3_scale_up_says_what_it_counts(pages) -> None:
