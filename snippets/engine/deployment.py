@@ -87,6 +87,7 @@ class ContextTooLong(RefusedSetting):
 
     def __init__(self, model: str, tokens: int, limit: int) -> None:
         super().__init__(f"{tokens:,} tokens, more than the {limit:,} {model} reads (its context length)")
+        self.model, self.tokens, self.limit = model, tokens, limit
         self.engine_message = (
             f"User-specified max_model_len ({tokens}) is greater than the derived max_model_len "
             f"(max_position_embeddings={limit} or model_max_length=None in model's config.json). To allow overriding "
@@ -96,6 +97,14 @@ class ContextTooLong(RefusedSetting):
             "derived_max_model_len will cause a CUDA array out-of-bounds error.")
         """vLLM's message as its recent logs print it (a model with no released checkpoint, GPT-3, has no config.json
         for it to read: the message is what vLLM would say of one with this limit)."""
+
+
+def context_refusal(spec: ModelSpec, tokens: int) -> ContextTooLong | None:
+    """The engines' refusal of `tokens` (input + output) beyond what the model reads, or None within it (or where
+    the model states no context length). The one rule: `setting` raises it, the command line's and the calculator's
+    request checks (`requests.check_context`) word it for the field at fault."""
+    limit = spec.architecture.context_length
+    return None if limit is None or tokens <= limit else ContextTooLong(spec.name, tokens, limit)
 
 
 def bf16_refusal(chip: ChipSpec) -> str:
@@ -282,9 +291,9 @@ def setting(
     spec, chip = eng.models[model], eng.chips[n.chip]
     if eng.precisions[precision].tensor_format == "bf16" and not chip.computes("bf16"):
         raise UnsupportedFormat(bf16_refusal(chip))
-    limit = spec.architecture.context_length
-    if limit is not None and sc.input_tokens + sc.output_tokens > limit:
-        raise ContextTooLong(spec.name, sc.input_tokens + sc.output_tokens, limit)
+    refused = context_refusal(spec, sc.input_tokens + sc.output_tokens)
+    if refused is not None:
+        raise refused
     pol = eng.memory_policies[memory_policy or sc.memory_policy].for_chip(chip)
     if max_num_seqs is not None or max_num_batched_tokens is not None:
         from dataclasses import replace

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snippets.engine.codec import decode
-from snippets.engine.deployment import Deployment, NoLayout, RefusedLayout, Setting, deploy
+from snippets.engine.deployment import Deployment, NoLayout, RefusedLayout, Setting, context_refusal, deploy
 from snippets.engine.layout import Layout
 from snippets.engine.specs import EngineCatalog
 
@@ -69,17 +69,12 @@ def _whole(value: Any, what: str, low: int, high: int) -> int:
     return int(value)
 
 
-def context_limit(eng: EngineCatalog, model: str) -> int | None:
-    """The most tokens (input + output) the model reads: its config's max_position_embeddings, or None."""
-    return eng.models[model].architecture.context_length
-
-
 def check_context(eng: EngineCatalog, model: str, tokens: int, what: str = "input + output tokens") -> None:
-    """Refuse a context longer than the model reads, naming the limit."""
-    limit = context_limit(eng, model)
-    if limit is not None and tokens > limit:
-        raise RequestError(f"{what} come to {tokens:,}, beyond {eng.models[model].name}'s context of {limit:,} "
-                           f"tokens (max_position_embeddings)")
+    """Refuse a context longer than the model reads, naming the limit (the engine's rule,
+    `deployment.context_refusal`, worded for the field at fault)."""
+    refused = context_refusal(eng.models[model], tokens)
+    if refused is not None:
+        raise RequestError(f"{what} come to {tokens:,}, beyond {refused.model}'s context of {refused.limit:,} tokens")
 
 
 def check_request(eng: EngineCatalog, model: str, *, input_tokens: Any, output_tokens: Any,

@@ -94,6 +94,29 @@ def test_the_context_limit_is_the_models(catalog: Catalog) -> None:
         check_request(eng, "llama-3.1-70b", input_tokens=limit, output_tokens=1)
 
 
+def test_the_request_check_and_the_engine_refuse_at_the_same_length(catalog: Catalog) -> None:
+    """One rule (`deployment.context_refusal`): for every model that states its context, the command line's check
+    and `setting` both take the limit and both refuse one token more; the request check's message names the model
+    and the limit, and no config.json field a model may not have (GPT-3 175B's context is its paper's)."""
+    from snippets.engine import ContextTooLong, setting
+
+    eng = engine_catalog(catalog)
+    limits = {m: s.architecture.context_length for m, s in eng.models.items()}
+    assert limits["gpt-3-175b"] == 2048 and limits["llama-2-70b"] == 4096
+    for model, limit in limits.items():
+        assert limit is not None, model
+        check_request(eng, model, input_tokens=limit - 1, output_tokens=1)
+        setting(eng, model, "bf16", "reference", context_tokens=limit)
+        with pytest.raises(RequestError) as asked:
+            check_request(eng, model, input_tokens=limit, output_tokens=1)
+        assert str(asked.value) == (f"input + output tokens come to {limit + 1:,}, beyond {eng.models[model].name}'s "
+                                    f"context of {limit:,} tokens")
+        with pytest.raises(ContextTooLong) as refused:
+            setting(eng, model, "bf16", "reference", context_tokens=limit + 1)
+        assert (refused.value.model, refused.value.tokens, refused.value.limit) == (eng.models[model].name, limit + 1,
+                                                                                    limit)
+
+
 def test_concurrency_beyond_the_kv_cache_runs_what_it_admits_and_queues_the_rest(
         capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = _run([*PREDICT, "--concurrency", "5000"], capsys)
