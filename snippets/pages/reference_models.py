@@ -22,7 +22,7 @@ from snippets.engine.specs import Arch
 from snippets.pages import parallelism
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, binary_bytes, source_links
-from snippets.pages.units import attention_kind
+from snippets.pages.units import active_as_counted, attention_kind
 from snippets.render import fmt
 
 KV_PRECISION = "bf16"
@@ -115,9 +115,7 @@ def params_table(cat: Catalog) -> str:
             act_s: fmt.Cell = "all"
             act_c: fmt.Cell = "all"
         else:
-            act = total_params(a, active=True)
-            if m.stated_active_excludes_embedding:  # counted as the card counts it: without the embedding lookup
-                act -= a.vocab_size * a.hidden_size
+            act = active_as_counted(a, m.stated_active_excludes_embedding)
             act_s = fmt.params(m.stated_active_params, 1)
             act_c = fmt.params(act, 2)
         rows.append([m.name, fmt.params(m.nominal_params, 1), fmt.params(m.stated_params, 1),

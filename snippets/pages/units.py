@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from snippets.engine.deployment import Deployment
+from snippets.engine.params import total_params
 from snippets.engine.search import Word
 from snippets.engine.specs import MONTHS, Arch, ChipSpec, PriceSpec
 from snippets.render import fmt
@@ -140,3 +141,10 @@ def cached_attention(arch: Arch) -> str:
     if arch.attention_chunk_size is not None:
         kind += " + chunked local attention"
     return kind
+
+
+def active_as_counted(arch: Arch, excludes_embedding: bool) -> int:
+    """Parameters one token uses, counted as its model card counts them: with the embedding table (most cards), or
+    without it where the card says so (`stated_active_excludes_embedding`, gpt-oss: a token looks up one row)."""
+    active = total_params(arch, active=True)
+    return active - arch.vocab_size * arch.hidden_size if excludes_embedding else active

@@ -42,6 +42,9 @@ def page(built: Build):
         ("mha_tok", 2 * 96 * 96 * 128 * 2, "4,718,592 bytes"),
         ("gqa_tok", KV70, "327,680 bytes"),
         ("mla_tok", 61 * (512 + 64) * 2, "70,272 bytes"),
+        # DeepSeek-V3 decompressed: 128 heads, each a key of 128 + 64 (its rotary part) and a value of 128
+        ("mla_as_mha", 61 * 128 * (128 + 64 + 128) * 2, "4,997,120 bytes"),
+        ("mla_saving", 61 * 128 * (128 + 64 + 128) / (61 * (512 + 64)), "71×"),
         ("swa_tok", 2 * (18 + 18 * 128 / 8192) * 8 * 64 * 2, "37,440 bytes"),
         ("swa_full", 2 * 36 * 8 * 64 * 2, "73,728 bytes"),
         ("gqa_seq", KV70 * CTX / 1e9, "2.68 GB"),

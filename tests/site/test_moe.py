@@ -97,6 +97,14 @@ def test_total_and_active_parameters(page, catalog) -> None:
                                                                          rel=1e-9)               # 30.53, stated 30.5
     assert value(page, "params[Qwen3-30B-A3B][Active per token]") == pytest.approx(
         (48 * (attn + 8 * expert) + rest) / 1e9, rel=1e-9)                                        # 3.35, stated 3.3
+    # gpt-oss counts its active parameters without the embedding table (OpenAI's card: 5.13B and 3.61B), and so does
+    # the table, as the models reference does: every model's active count within its card's rounding
+    for m in catalog.models.values():
+        if m.stated_active_params is not None:
+            assert value(page, f"params[{m.name}][Active per token]") == pytest.approx(
+                m.stated_active_params / 1e9, rel=0.04), m.name
+    for name, stated in (("gpt-oss-120b", 5.13), ("gpt-oss-20b", 3.61)):
+        assert value(page, f"params[{name}][Active per token]") == pytest.approx(stated, abs=0.01)
 
 
 def test_memory_follows_the_total_and_reads_the_batch(page) -> None:

@@ -266,8 +266,9 @@ class HbmPage(Page):
                                      f"{ld.gpus} GPUs each")
         self.h100_more_per_gpu_hour = fmt.claim(
                 hour["w"] > hour["a70"], f"{hour['w'] * 3600:,.0f} > {hour['a70'] * 3600:,.0f} tokens per GPU-hour")
-        self.same_cost_per_token = fmt.claim(abs(cost_w.value / cost_a70.value - 1) < 0.15,
+        self.same_cost_per_token = fmt.claim(0.7 < cost_w.value / cost_a70.value < 1,
                                              f"${cost_w.value:.2f} against ${cost_a70.value:.2f} per million tokens")
+        self.h100_cheaper = fmt.percent(1 - cost_w.value / cost_a70.value)
         self.lean_nearly_doubles = fmt.claim(
                 1.5 < hour["lean"] / hour["w"] <= 2.0, f"FP8 ÷ BF16 per GPU-hour = {hour['lean'] / hour['w']:.2f}")
         self.a100_fp8_weight_only = fmt.claim(lean_old.d.weight_only and not lean.d.weight_only,

@@ -75,8 +75,11 @@ class KvCachePage(Page):
         mha, gqa, mla, swa = cmp["mha"], cmp["gqa"], cmp["mla"], cmp["swa"]
         gqa_arch, mla_arch, swa_arch = gqa["arch"], mla["arch"], swa["arch"]
         assert mla_arch.mla is not None and swa_arch.sliding_window is not None  # noqa: S101
-        # MLA's model, had it cached a K and V per attention head (its heads, its value width)
-        mla_as_mha = 2 * mla_arch.layers * mla_arch.attention_heads * mla_arch.mla.v_head_dim * kv_bf16.bytes_per_param
+        # MLA's model, had it cached a K and V per attention head: its heads' keys (the per-head and the rotary part,
+        # 128 + 64 in DeepSeek-V3) and values (128), as the decompressed attention computes them
+        m = mla_arch.mla
+        mla_as_mha = (mla_arch.layers * mla_arch.attention_heads * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim)
+                      * kv_bf16.bytes_per_param)
         swa_long = kv_bytes_per_token(swa_arch, kv_bf16.bytes_per_param, context_tokens=ctx_max)
         # what vLLM reserves for one sequence of the windowed model (its admission): window + one step per layer
         swa_pol = at(r, COMPARED[3], "bf16").memory_policy

@@ -37,7 +37,7 @@ from snippets.pages.moe.common import (
     weights_read,
 )
 from snippets.pages.scenario import Reference, reference
-from snippets.pages.units import price_of, us, usd
+from snippets.pages.units import active_as_counted, price_of, us, usd
 from snippets.render import charts, fmt
 
 # --------------------------------------------------------------------------- total and active parameters
@@ -55,7 +55,7 @@ def params_rows(cat: Catalog) -> list[dict[str, Any]]:
         a = m.architecture
         moe = a.moe
         assert moe is not None  # noqa: S101 - every model of MODELS routes to experts
-        total, active = total_params(a), total_params(a, active=True)
+        total, active = total_params(a), active_as_counted(a, cat.models[mid].stated_active_excludes_embedding)
         out.append({"id": mid, "name": m.name, "total": total, "active": active, "experts": moe.experts,
                     "k": moe.active_experts, "shared": moe.shared_experts, "moe_layers": moe_layers(a),
                     "layers": a.layers})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from snippets.data import Catalog
 from snippets.engine import Layout
-from snippets.engine.serving import predict
+from snippets.engine.serving import predict, usd_per_mtok_input
 from snippets.engine.step import Step, step
 from snippets.engine.timing import ALLREDUCES_PER_LAYER
 from snippets.engine.topology import group_link
