@@ -26,6 +26,7 @@ from snippets.engine.memory import (
     stage_memories,
     stage_weights,
     weight_bytes,
+    weights_oom_message,
 )
 from snippets.engine.params import experts_touched
 from snippets.engine.specs import (
@@ -192,7 +193,14 @@ class Setting:
                 if m.kv_room > 0 else
                 f"{on} leaves nothing of the {m.pool / gib:.2f} GiB pool for the KV cache ({what}: "
                 f"{-m.kv_room / gib:.2f} GiB more than the pool)")
-        if self.memory_policy.kv_share_of == "static":
+        engine = "SGLang" if self.memory_policy.kv_share_of == "static" else "vLLM"
+        oom = weights_oom_message(self.chip.vendor)
+        if m.weights > self.chip.capacity_bytes and oom is not None:  # loading stops before the pool is sized
+            return KVCacheRefused(f"{on}: its weights, {m.weights / gib:.2f} GiB per GPU, exceed the GPU's "
+                                  f"{self.chip.capacity_bytes / gib:.2f} GiB, so loading them fails.", oom,
+                                  available=m.kv_room, needed=m.kv_per_sequence, max_model_len=m.max_model_len,
+                                  estimated_max_len=0, engine=engine)
+        if engine == "SGLang":
             return self._sglang_refusal(layout, m, head)
         if m.kv_room <= 0:
             return KVCacheRefused(head + ".", NO_KV_MEMORY, available=m.kv_room,

@@ -482,6 +482,14 @@ NO_KV_MEMORY = ("No available memory for the cache blocks. Try increasing `gpu_m
 """vLLM's message when the KV memory is not positive (v1/core/kv_cache_utils.py, check_enough_kv_cache_memory)."""
 
 
+def weights_oom_message(vendor: str) -> str | None:
+    """PyTorch's error when the weights a GPU loads exceed its memory, before any engine sizes a KV cache (its caching
+    allocator, c10/cuda/CUDACachingAllocator.cpp: "CUDA out of memory. Tried to allocate ...", "HIP" under ROCm), to
+    its first sentence: the rest names sizes of the moment. None for a vendor whose runtime the site does not know."""
+    runtime = {"NVIDIA": "CUDA", "AMD": "HIP"}.get(vendor)
+    return None if runtime is None else f"torch.OutOfMemoryError: {runtime} out of memory."
+
+
 def kv_refusal_message(available: float, needed: float, max_model_len: int, estimated_max_len: int) -> str:
     """vLLM's message when one sequence of `max_model_len` needs more KV memory than is available, word for word as
     v1/core/kv_cache_utils.py (commit bbf906a, `check_enough_kv_cache_memory`) formats it, GiB to two places."""

@@ -203,6 +203,25 @@ def test_flagship_refused_with_vllms_message_once_the_h100_total_is_the_runtimes
         assert deploy(st).layout == Layout(4)  # the smallest TP degree it accepts
 
 
+def test_weights_beyond_the_gpu_fail_to_load_before_any_kv_check(eng):
+    # Llama 3.1 405B BF16 at TP8 on H100s: 405.85B x 2 bytes / 8 = 94.50 GiB of weights a GPU, above the 79.22 GiB
+    # CUDA reports: PyTorch's allocator stops the load ("CUDA out of memory"), vLLM never sizes a pool
+    st = setting(eng, "llama-3.1-405b", "bf16", "reference")
+    r = st.kv_refusal(Layout(8))
+    assert r is not None and r.engine_message == "torch.OutOfMemoryError: CUDA out of memory."
+    assert str(r).startswith("TP8: Llama 3.1 405B in BF16 on NVIDIA H100 SXM: its weights, 94.50 GiB per GPU, exceed "
+                             "the GPU's 79.22 GiB, so loading them fails.")
+    # weights inside the GPU but beyond the pool load, and vLLM's KV check refuses: Qwen2.5-72B BF16 at TP2 holds
+    # 67.71 GiB a GPU against a pool of 0.9 x 79.22 = 71.30 GiB, less the sampler and the memory outside PyTorch
+    st = setting(eng, "qwen2.5-72b", "bf16", "reference", context_tokens=2048)
+    r = st.kv_refusal(Layout(2))
+    assert r is not None and r.engine_message.startswith("No available memory for the cache blocks.")
+    # under ROCm the allocator's error names HIP: Llama 3.1 405B BF16 on two MI300X (380 GiB a GPU against 191.5)
+    st = setting(eng, "llama-3.1-405b", "bf16", "reference", accelerator="mi300x")
+    r = st.kv_refusal(Layout(2))
+    assert r is not None and r.engine_message == "torch.OutOfMemoryError: HIP out of memory."
+
+
 def test_flagship_starts_at_256_sequences(eng):
     # --max-num-seqs 256 (vLLM's default before the large-device defaults): the sampler's peak is 256 x 128,256 x
     # 38.9 bytes = 1.19 GiB, and 71.30 - 65.71 - 1.19 - 0.55 = 3.85 GiB holds three 8,192-token sequences
