@@ -11,8 +11,12 @@ admits. `--kv-precision` picks the KV cache's precision (default: the checkpoint
 it; the scenario's for a model with no checkpoint). The
 object holds the prediction with its band (`tpot_ms_range`, `ttft_ms_range`, `output_tokens_per_s_range`,
 each [low, high], and `regime`; `bands` says, for each metric, its regime, that regime's test rows, and whether
-too few of them left it the span of the bands with enough rows), one decode step's seconds by kind of op (`breakdown`),
-and what the TP, EP and PP groups' links give them (`links`: `name`, per-direction `gb_per_s`, `hop_us`). An unknown id,
+too few of them left it the span of the bands with enough rows), one decode step's seconds by kind of op (`breakdown`,
+summing to `decode_step_ms`: the step alone, below `tpot_ms` wherever prompts share the steps), the dollars per
+million output tokens and per million prompt tokens (`usd_per_mtok_input`: the rent over prompts prefilled one after
+another, the same at any load), and what the TP, EP and PP groups' links give them (`links`: `name`,
+per-direction `gb_per_s`, `hop_us`). An unknown id (of any option: model, precision, KV precision, accelerator, node,
+scenario, policies, draft),
 a layout the engines refuse, or a model that does not fit exits non-zero with a one-line message, as do token
 counts below 1, an input + output beyond the model's context (the limit is named), and a `--node` built from
 another accelerator than `--accelerator` (`snippets.engine.requests.check_request`, the calculator's rule too).
@@ -47,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -62,7 +67,14 @@ from snippets.engine.requests import (
     load_catalog,
 )
 from snippets.engine.search import MODES, Plan, Point, Search, search
-from snippets.engine.serving import DisaggPrediction, Speculation, at_rate, predict, wave
+from snippets.engine.serving import (
+    DisaggPrediction,
+    Speculation,
+    at_rate,
+    predict,
+    usd_per_mtok_input,
+    wave,
+)
 from snippets.engine.specs import MOE_KERNELS, EngineCatalog
 from snippets.engine.topology import links
 
@@ -79,6 +91,9 @@ def _catalog(args: argparse.Namespace) -> EngineCatalog:
         return load_catalog(text, f"--catalog {args.catalog}")
     from snippets.data import load  # the build's validating loader (pydantic); the engine itself needs none
     from snippets.data.export import engine_catalog
+
+    if args.data is not None and not os.path.isdir(args.data):
+        raise RequestError(f"--data {args.data}: not a directory (give the folder that holds the YAML files)")
 
     return engine_catalog(load(args.data))
 
@@ -107,7 +122,8 @@ def _parser() -> argparse.ArgumentParser:
         if name != "search":
             s.add_argument("--moe-kernel", choices=MOE_KERNELS,
                            help="the fused-MoE kernel the engine runs, where the command or the release decides it "
-                                "(default: the memory policy's, else the engines' median)")
+                                "(default: the memory policy's, else the engines' median); a kernel with no measured "
+                                "figure on the chip and format takes the median too (assumptions.moe_kernel_measured)")
         if name == "predict":
             s.add_argument("--tp", type=int, required=True)
             s.add_argument("--pp", type=int, default=1)
@@ -197,7 +213,7 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
         "wave": None if w is None else {"requests": w.requests, "prefill_steps": w.prefill_steps,
                                         "ttft_ms": w.ttft_s * 1e3, "tpot_ms": w.tpot_s * 1e3,
                                         "output_tokens_per_s": w.output_tokens_per_s},
-        "breakdown": x.breakdown,
+        "breakdown": x.breakdown, "decode_step_ms": x.decode.total_s * 1e3,
         "links": {k: v.as_dict() for k, v in links(d).items()},
         "decode_bound": x.decode.bound, "allreduce_algorithm": x.decode.algorithm,
         "compute_format": d.compute_format, "weight_only": d.weight_only,
@@ -206,7 +222,7 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
             ("activations", m.activations), ("runtime", m.non_torch), ("free", m.free))},
         "kv_cache_size": d.kv_cache.as_dict(),
         "cost_per_hour": None if d.cost_per_hour is None else _q(d.cost_per_hour, "USD/hour"),
-        "usd_per_mtok_output": x.usd_per_mtok_output, "usd_per_mtok_input": x.usd_per_mtok_input,
+        "usd_per_mtok_output": x.usd_per_mtok_output, "usd_per_mtok_input": usd_per_mtok_input(d, x),
         "assumptions": {
             "scenario": st.scenario.id, "memory_policy": st.memory_policy.id, "layout_policy": st.layout_policy.id,
             "time_model": tm.id, "kv_precision": st.kv_precision.id,
@@ -215,6 +231,8 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
             "gpu_memory_utilization": st.memory_policy.share(d.layout.tp, d.layout.pp),
             "mixed_steps": st.memory_policy.mixed_steps, "chunked_prefill": st.memory_policy.chunked_prefill,
             "moe_kernel": st.memory_policy.moe_kernel or None,
+            "moe_kernel_measured": (tm.chip(st.chip.id).measures_kernel(d.compute_format, st.memory_policy.moe_kernel)
+                                    if st.memory_policy.moe_kernel and st.model.architecture.moe is not None else None),
             "gemm_kernel": st.memory_policy.gemm_kernel or None,
             "price": None if st.price is None else {"usd_per_gpu_hour": st.price.usd_per_gpu_hour,
                                                      "gpus_per_unit": st.price.gpus_per_unit,
@@ -272,6 +290,18 @@ def _concurrency(text: str | None) -> int | str | None:
         raise RequestError(f"--concurrency must be a whole number or 'max', not {text!r}") from None
 
 
+def _ids_known(eng: EngineCatalog, args: argparse.Namespace) -> None:
+    """Refuse an id the catalog does not hold, naming its option (the request's own ids: `check_request`)."""
+    for value, table, what in ((args.precision, eng.precisions, "precision"),
+                               (args.kv_precision, eng.precisions, "KV precision"),
+                               (getattr(args, "layout_policy", None), eng.layout_policies, "layout policy")):
+        if value is not None and value not in table:
+            raise UnknownId(f"unknown id {value!r} ({what}); known: {', '.join(sorted(table))}")
+    draft = getattr(args, "draft", None)
+    if draft is not None and draft not in ("mtp", "eagle") and draft not in eng.models:
+        raise UnknownId(f"unknown draft {draft!r} (draft): mtp, eagle or a model id ({', '.join(sorted(eng.models))})")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -281,6 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.memory_policy is not None and args.memory_policy not in eng.memory_policies:
             raise UnknownId(f"unknown id {args.memory_policy!r} (memory policy); known: "
                             f"{', '.join(sorted(eng.memory_policies))}")
+        _ids_known(eng, args)
         sc = eng.scenarios[args.scenario]
         n_in = sc.input_tokens if args.input_tokens is None else args.input_tokens
         n_out = sc.output_tokens if args.output_tokens is None else args.output_tokens
@@ -328,7 +359,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ArithmeticError as exc:  # no traceback: the catalog's checks should have refused what causes it
         print(f"error: the engine cannot compute this ({type(exc).__name__}: {exc})", file=sys.stderr)
         return 1
-    print(json.dumps(out, indent=1, sort_keys=True))
+    try:  # strict JSON: a figure that is not finite (a request rate too small to price) is refused, not printed
+        text = json.dumps(out, indent=1, sort_keys=True, allow_nan=False)
+    except ValueError:
+        print("error: the engine cannot compute this (a figure is not finite: a request rate too small?)",
+              file=sys.stderr)
+        return 1
+    print(text)
     return 0
 
 

@@ -34,7 +34,8 @@ class Layout:
 
     def __post_init__(self) -> None:
         if min(self.tp, self.pp, self.ep, self.dp) < 1:
-            raise ValueError(f"every degree of a layout must be at least 1, got {self}")
+            raise ValueError("every degree of a layout must be at least 1, got "
+                             f"tp={self.tp}, pp={self.pp}, ep={self.ep}, dp={self.dp}")
 
     @property
     def gpus(self) -> int:

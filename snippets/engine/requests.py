@@ -24,9 +24,10 @@ from snippets.engine.deployment import Deployment, NoLayout, RefusedLayout, Sett
 from snippets.engine.layout import Layout
 from snippets.engine.specs import EngineCatalog
 
-MAX_TOKENS = 10_000_000
-"""Input + output tokens asked of a model whose config states no context length (the longest stated in data/,
-Llama 4 Scout's, is 10,485,760)."""
+MAX_TOKENS = 2**24
+"""Input + output tokens asked of a model whose config states no context length, and the largest context a pasted
+config.json may state: 16,777,216, above the longest in data/ (Llama 4 Scout Instruct's 10,485,760, which a request
+or its config.json must be able to reach)."""
 MAX_CONCURRENCY = 100_000
 """Requests kept in flight: far beyond what any replica admits (vLLM's default max_num_seqs is 256 to 1,024), so
 the bound refuses typing slips, not loads."""

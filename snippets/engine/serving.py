@@ -119,6 +119,23 @@ def mixed_step(d: Deployment, decoding: int, context: float, chunk: int, chunk_c
                "decode" if decoding else "prefill", prep)
 
 
+def prefill_alone_s(d: Deployment, input_tokens: int, prep: Prep | None = None) -> float:
+    """One prompt of `input_tokens` through its chunks' steps with no decoding sequence beside it: what `predict`
+    gives at one request in flight (its `prefill_s`), for any load."""
+    whole = not d.setting.memory_policy.chunked_prefill
+    prep = prep or prepare(d)
+    parts = chunks(input_tokens, None if whole else token_budget(d) * d.layout.dp)
+    return sum(mixed_step(d, 0, input_tokens, ck, before, finishing=1 if before + ck == input_tokens else 0,
+                          prep=prep).total_s for ck, before in parts)
+
+
+def usd_per_mtok_input(d: Deployment, x: Prediction, prep: Prep | None = None) -> float | None:
+    """The rent divided over prompt tokens were the replica only to prefill, one prompt of `x`'s length after another
+    (`prefill_alone_s`), so the same at any load; None without a price."""
+    c = x.cost_per_replica_hour
+    return None if c is None else c / (x.input_tokens / prefill_alone_s(d, x.input_tokens, prep) * 3600) * 1e6
+
+
 def chunks(n_in: int, budget: int | None) -> list[tuple[int, int]]:
     """(chunk tokens, tokens before it) of a prompt split into the step budget left for it."""
     if budget is None or budget >= n_in:
@@ -422,12 +439,6 @@ class Prediction:
     def usd_per_mtok_output(self) -> float | None:
         c = self.cost_per_replica_hour
         return None if c is None else c / (self.output_tokens_per_s * 3600) * 1e6
-
-    @property
-    def usd_per_mtok_input(self) -> float | None:
-        """The rent divided over prompt tokens when the replica only prefilled, one prompt after another."""
-        c = self.cost_per_replica_hour
-        return None if c is None else c / (self.input_tokens / self.prefill_s * 3600) * 1e6
 
     @property
     def breakdown(self) -> dict[str, float]:

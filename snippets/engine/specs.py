@@ -814,6 +814,12 @@ class ChipEfficiency:
         measured = self.moe_weights.get(own if kernel and own in self.moe_fixed else tensor_format)
         return dense if measured is None else GemmEfficiency(measured, dense.compute, dense.compute_ramp)
 
+    def measures_kernel(self, tensor_format: str, kernel: str) -> bool:
+        """Whether any of `kernel`'s own MoE figures in `tensor_format` is measured on the chip (else it reads the
+        engines' median, as an engine with no kernel named does)."""
+        own = moe_key(tensor_format, kernel)
+        return any(own in m for m in (self.moe, self.moe_whole, self.moe_fixed, self.moe_weights))
+
     def moe_fixed_for(self, tensor_format: str, kernel: str = "") -> float | None:
         """`kernel`'s own fixed cost a fused MoE layer in `tensor_format` (seconds), where its weight stream is measured
         with it; None: the time model's count of kernels."""

@@ -103,6 +103,11 @@ def test_worked_decode_step_and_prefill(page, catalog) -> None:
     assert value(page, "wx.w_gpu") == pytest.approx(W_GPU / 1e9, rel=1e-9)                             # 36.33 GB
     assert value(page, "wx.kv_gpu") == pytest.approx(KV_TOKEN * CTX / 1e9)                             # 1.17 GB
     hand = decode_bytes(1, CTX)                                                                         # 36.45 GB
+    # of the weights it holds, the step reads the matrices and its token's row of the embedding table (35.28 GB); the
+    # three parts the page names add up to the step's bytes
+    assert value(page, "wx.w_read") == pytest.approx(W_READ / 1e9, rel=1e-3)                           # 35.28 GB
+    assert (value(page, "wx.w_read") + value(page, "wx.kv_gpu") + value(page, "wx.act_read") / 1e3
+            == pytest.approx(value(page, "wx.dec.bytes"), abs=0.006))
     assert hand <= value(page, "wx.dec.bytes") * 1e9 <= ACT * hand
     # its memory time: the weights at the one-token GEMM's 84 % of 3.35 TB/s, the cache at decode attention's share
     # over 7,168 tokens (data/efficiencies.yaml h100-sxm-kv-stream: 0.91 at 4,096 and 0.92 at 8,192, straight between

@@ -25,6 +25,7 @@ from snippets.engine.codec import encode
 from snippets.engine.requests import (
     MAX_CONFIG_CHARS,
     MAX_DEPTH,
+    MAX_TOKENS,
     RequestError,
     check_catalog,
     check_config_text,
@@ -74,6 +75,52 @@ def test_bad_requests_exit_nonzero_with_one_line(extra: list[str], words: str, c
     assert words in err and err.count("\n") == 1 and "Traceback" not in err, err
 
 
+@pytest.mark.parametrize(("argv", "rc", "words"), [
+    (["predict", "--model", "llama-3.1-70b", "--precision", "nope", "--accelerator", "h100-sxm", "--tp", "2"], 2,
+     "unknown id 'nope' (precision); known: "),
+    ([*PREDICT, "--kv-precision", "FP8"], 2, "unknown id 'FP8' (KV precision); known: "),
+    ([*PREDICT, "--kv-precision", ""], 2, "unknown id '' (KV precision)"),
+    ([*SIZE, "--layout-policy", "nope"], 2, "unknown id 'nope' (layout policy); known: "),
+    ([*PREDICT, "--spec-tokens", "2", "--acceptance", "0.5", "--draft", "nope"], 2,
+     "unknown draft 'nope' (draft): mtp, eagle or a model id"),
+    ([*PREDICT, "--data", "/nonexistent"], 1, "--data /nonexistent: not a directory"),
+    ([*PREDICT, "--data", "data/models.yaml"], 1, "--data data/models.yaml: not a directory"),
+    (["predict", "--model", "llama-3.1-70b", "--precision", "fp8", "--accelerator", "h100-sxm", "--tp", "-1"], 1,
+     "every degree of a layout must be at least 1, got tp=-1, pp=1, ep=1, dp=1"),
+    ([*PREDICT, "--request-rate", "1e-310"], 1, "a figure is not finite"),
+])
+def test_every_option_is_named_when_refused(argv: list[str], rc: int, words: str) -> None:
+    """Each option's bad value is refused in one line naming the option, no traceback, and no JSON that a strict
+    parser would refuse (a request rate so small its price per token is infinite)."""
+    done = run_cli(*argv)
+    assert done.returncode == rc and not done.stdout, (argv, done.stderr)
+    assert words in done.stderr and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_the_breakdown_sums_to_the_decode_step_and_the_input_price_ignores_load(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    rc, one, _ = _run([*PREDICT, "--concurrency", "1"], capsys)
+    rc2, most, _ = _run([*PREDICT, "--concurrency", "max"], capsys)
+    assert rc == rc2 == 0
+    for out in (one, most):
+        assert sum(out["breakdown"].values()) * 1e3 == pytest.approx(out["decode_step_ms"], rel=1e-9)
+    assert most["decode_step_ms"] < most["tpot_ms"]  # prompts share the steps at load
+    assert one["usd_per_mtok_input"] == pytest.approx(most["usd_per_mtok_input"], rel=1e-12)
+
+
+def test_a_moe_kernel_without_figures_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["predict", "--model", "deepseek-v3", "--precision", "fp8", "--accelerator", "b200", "--tp", "8",
+            "--ep", "8", "--input-tokens", "1000", "--output-tokens", "300", "--concurrency", "16"]
+    rc, plain, _ = _run(base, capsys)
+    rc2, deepgemm, _ = _run([*base, "--moe-kernel", "deepgemm"], capsys)
+    assert rc == rc2 == 0
+    assert deepgemm["assumptions"]["moe_kernel"] == "deepgemm"
+    assert deepgemm["assumptions"]["moe_kernel_measured"] is False
+    assert deepgemm["tpot_ms"] == plain["tpot_ms"]  # the median, as without a kernel named
+    rc, dense, _ = _run([*PREDICT, "--moe-kernel", "cutlass"], capsys)
+    assert rc == 0 and dense["assumptions"]["moe_kernel_measured"] is None  # no experts to run
+
+
 def test_node_and_accelerator_that_disagree_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     rc, _, err = _run([*SIZE, "--accelerator", "h100-sxm", "--node", "hgx-h200-8"], capsys)
     assert rc == 1 and "'hgx-h200-8' is built from 'h200-sxm', not accelerator 'h100-sxm'" in err
@@ -115,6 +162,10 @@ def test_the_request_check_and_the_engine_refuse_at_the_same_length(catalog: Cat
             setting(eng, model, "bf16", "reference", context_tokens=limit + 1)
         assert (refused.value.model, refused.value.tokens, refused.value.limit) == (eng.models[model].name, limit + 1,
                                                                                     limit)
+    # the longest context in data/ (Llama 4 Scout Instruct's) is within the request's and a pasted config's bounds
+    longest = max(v for v in limits.values() if v is not None)
+    assert longest == 10_485_760 and longest <= MAX_TOKENS
+    check_config_text(json.dumps({**LLAMA_31_8B, "max_position_embeddings": longest}))
 
 
 def test_concurrency_beyond_the_kv_cache_runs_what_it_admits_and_queues_the_rest(

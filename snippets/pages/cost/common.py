@@ -10,6 +10,7 @@ from snippets.engine import Deployment, Layout
 from snippets.engine.deployment import RefusedLayout
 from snippets.engine.layout import tp_degrees
 from snippets.engine.search import Point, Search, at_scenario
+from snippets.engine.serving import prefill_alone_s, usd_per_mtok_input
 from snippets.engine.specs import PriceSpec
 from snippets.engine.timing import Prediction, predict
 from snippets.pages import units
@@ -91,8 +92,9 @@ def out_cost(x: Prediction) -> float:
     return c
 
 
-def in_cost(x: Prediction) -> float:
-    c = x.usd_per_mtok_input
+def in_cost(d: Deployment, x: Prediction) -> float:
+    """Dollars per million prompt tokens were the replica only to prefill (`serving.usd_per_mtok_input`)."""
+    c = usd_per_mtok_input(d, x)
     if c is None:
         raise ValueError("the page needs a price for this accelerator in data/prices.yaml")
     return c
@@ -207,7 +209,7 @@ class Worked:
         self.one_tps = tps(one.output_tokens_per_s)
         self.one_cost = usd_mtok(out_cost(one), pr)
         self.one_over_most = fmt.ratio(out_cost(one) / out_cost(most), 0, basis="$/Mtok at one request ÷ at the KV maximum")
-        self.in_tps = tps(s.scenario.input_tokens / most.prefill_s)
-        self.in_cost = usd_mtok(in_cost(most), pr)
-        self.out_over_in = fmt.ratio(out_cost(most) / in_cost(most), 1, basis="output ÷ input $/Mtok, KV maximum")
+        self.in_tps = tps(s.scenario.input_tokens / prefill_alone_s(d, s.scenario.input_tokens))
+        self.in_cost = usd_mtok(in_cost(d, most), pr)
+        self.out_over_in = fmt.ratio(out_cost(most) / in_cost(d, most), 1, basis="output ÷ input $/Mtok, KV maximum")
 

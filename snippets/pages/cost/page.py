@@ -204,8 +204,8 @@ class CostPage(Page):
         # claims
         self.batching_pays = fmt.claim(out_cost(run(wd, 1)) > 10 * out_cost(w_most),
                                        f"${out_cost(run(wd, 1)):.2f} at one request > 10 × ${out_cost(w_most):.3f}")
-        self.input_cheaper = fmt.claim(in_cost(w_most) < out_cost(w_most),
-                                       f"input ${in_cost(w_most):.3f} < output ${out_cost(w_most):.3f} per Mtok")
+        self.input_cheaper = fmt.claim(in_cost(wd, w_most) < out_cost(w_most),
+                                       f"input ${in_cost(wd, w_most):.3f} < output ${out_cost(w_most):.3f} per Mtok")
         self.tp_faster_alone = fmt.claim(b1.tpot_s < s1.tpot_s and b1.ttft_s < s1.ttft_s,
                                          f"ITL {b1.tpot_s * 1e3:.1f} < {s1.tpot_s * 1e3:.1f} ms, "
                                          f"TTFT {b1.ttft_s * 1e3:.0f} < {s1.ttft_s * 1e3:.0f} ms")

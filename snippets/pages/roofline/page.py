@@ -72,8 +72,9 @@ def worked_example(cat: Catalog) -> str:
         f"1. **Arithmetic.** Each GPU holds half of every weight matrix, and each weight does "
         f"{h(p.flop_per_param, 'wx.flop_per_param')} FLOPs for the token, plus attention over the "
         f"{h(p.ctx_decode, 'wx.ctx_decode')} cached tokens: {h(dec.flops, 'wx.dec.flops')} per GPU.",
-        f"2. **Bytes.** Each GPU reads its {h(p.w_gpu, 'wx.w_gpu')} of weights and its "
-        f"{h(p.kv_gpu, 'wx.kv_gpu')} of KV cache: {h(dec.bytes, 'wx.dec.bytes')}.",
+        f"2. **Bytes.** Each GPU holds {h(p.w_gpu, 'wx.w_gpu')} of weights and reads {h(p.w_read, 'wx.w_read')} "
+        f"of them (of the embedding table, only the token's row), its {h(p.kv_gpu, 'wx.kv_gpu')} of KV cache and "
+        f"{h(p.act_read, 'wx.act_read')} of activations: {h(dec.bytes, 'wx.dec.bytes')}.",
         f"3. **Intensity.** {h(dec.flops, 'wx.dec.flops')} ÷ {h(dec.bytes, 'wx.dec.bytes')} = "
         f"{h(dec.intensity, 'wx.dec.intensity')} FLOP per byte, against a ridge of "
         f"{h(p.ridge_achieved, 'wx.ridge_achieved')}: far left of it.",
@@ -226,6 +227,11 @@ class RooflinePage(Page):
         self.algorithm_pre = pre.algorithm
         self.w_gpu = gbytes(weights_per_gpu(d))
         self.kv_gpu = gbytes(kv_per_gpu(d, ctx))
+        w_read = sum(o.weights * o.count for o in dec.ops)
+        self.w_read = gbytes(w_read)
+        self.act_read = fmt.nbytes(dec.bytes_read - w_read - kv_per_gpu(d, ctx), "MB")
+        if not 0 < dec.bytes_read - w_read - kv_per_gpu(d, ctx) < w_read:
+            raise ValueError("the step's bytes should be its weights read, its KV cache and a few activations")
         self.dec = PassShown(dec)
         self.pre = PassShown(pre)
         self.dec_intensity = intensity(dec.flops / dec.bytes_read)
@@ -259,7 +265,7 @@ class RooflinePage(Page):
         self.cost1_2 = usd(cost1_2, price_of(d2))
         self.costm_2 = usd(costm_2, price_of(d2))
         self.cost_drop = fmt.ratio(cost1 / costm, 0, basis="$ per million output tokens at one sequence ÷ at the most")
-        self.cost_in = usd(x1.usd_per_mtok_input or 0.0, price_of(d))
+        self.cost_in = usd(usd_per_mtok_input(d, x1) or 0.0, price_of(d))
         self.rent = usd(d.cost_per_replica_hour or 0.0, price_of(d))
         self.rent2 = usd(d2.cost_per_replica_hour or 0.0, price_of(d2))
         # the quiz
