@@ -118,6 +118,18 @@ def experts_touched(arch: Arch, tokens: float) -> float:
     return float(1 - (1 - moe.active_experts / moe.experts) ** tokens)  # typeshed: float ** float is Any
 
 
+def ranks_reached(arch: Arch, ep: int) -> float:
+    """The expected number of the `ep` expert-parallel ranks one token's experts sit on, each rank holding an equal
+    share of the routed experts and the `active_experts` chosen uniformly and independently (as `experts_touched`):
+    ep × (1 − (1 − 1/ep)^k). DeepSeek-V3 at EP8: 8 × (1 − 0.875^8) = 5.25 ranks for its 8 experts. It takes no
+    account of group-limited routing (DeepSeek-V3's topk_group of 4 caps it at 4 where groups align with ranks), so
+    it is an upper bound there."""
+    moe = arch.moe
+    if moe is None or ep <= 1:
+        return 1.0
+    return float(ep * (1 - (1 - 1 / ep) ** moe.active_experts))
+
+
 def ffn_layer_params(arch: Arch, layer: int, *, active: bool = False) -> int:
     """The feed-forward part of layer `layer` (0-based): dense MLP, or routed and shared experts plus router.
 

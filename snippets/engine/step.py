@@ -45,7 +45,7 @@ from snippets.engine.deployment import Deployment
 from snippets.engine.layout import Layout, experts_per_gpu, kv_heads_per_gpu, pp_partition
 from snippets.engine.memory import kv_bytes_per_token_per_gpu
 from snippets.engine.ops import Op
-from snippets.engine.params import cached_layers, experts_touched, moe_layers, sliding_layers
+from snippets.engine.params import cached_layers, experts_touched, moe_layers, ranks_reached, sliding_layers
 from snippets.engine.specs import Arch, TimeModelSpec, columns_factor, ramp
 from snippets.engine.topology import Link, group_link
 
@@ -421,7 +421,8 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
         if plan.moe_layers:
             group = groups.get(("moe", plan.moe_layers))
             if group is None:
-                group = groups["moe", plan.moe_layers] = _moe_ops(p, local, tokens, ar, wf, plan.moe_layers)
+                group = groups["moe", plan.moe_layers] = _moe_ops(p, local, tokens, ar, wf, plan.moe_layers,
+                                                                  prompt=batch.prefill_tokens > 0)
             out += group
         if i == len(p.plans) - 1:  # final norm, LM head on the tokens that need logits, sampling, logits gathered
             # in the model's 16-bit dtype (vLLM's LogitsProcessor._gather_logits, SGLang's unless
@@ -448,8 +449,14 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
     return result
 
 
-def _moe_ops(p: Prep, local: float, tokens: float, ar: coll.Collective, wf: float, count: int) -> list[Op]:
-    """The ops of `count` MoE layers on one GPU (`wf`: the weight stream's share at `local` rows)."""
+def _moe_ops(p: Prep, local: float, tokens: float, ar: coll.Collective, wf: float, count: int, *,
+             prompt: bool = False) -> list[Op]:
+    """The ops of `count` MoE layers on one GPU (`wf`: the weight stream's share at `local` rows). Under data-parallel
+    attention the dispatch and combine are DeepEP's, chosen per step as SGLang's --deepep-mode auto chooses them
+    (layers/moe/utils.py, `DeepEPMode.resolve`): a step that carries prompt tokens (`prompt`) runs the normal kernels,
+    which send a token once to each rank holding any of its experts (`is_token_in_rank`, csrc/kernels/layout.cu) and
+    combine per rank; a decode step runs the low-latency kernels, one copy per selected expert
+    (csrc/kernels/internode_ll.cu). Both dispatch in FP8 with per-128 scales and combine in BF16."""
     arch, lay, r, tm = p.arch, p.layout, p.rates, p.tm
     moe = arch.moe
     assert moe is not None  # noqa: S101 - called for MoE layers only
@@ -499,8 +506,9 @@ def _moe_ops(p: Prep, local: float, tokens: float, ar: coll.Collective, wf: floa
     if p.ep_link is not None:
         per_gpu = tokens / lay.ep
         remote = (lay.ep - 1) / lay.ep
-        dispatch = coll.alltoall(per_gpu * k * h * FP8_DISPATCH_BYTES * remote, p.ep_link, tm)
-        combine = coll.alltoall(per_gpu * k * h * ops.ACTIVATION_BYTES * remote, p.ep_link, tm)
+        copies = ranks_reached(arch, lay.ep) if prompt else k
+        dispatch = coll.alltoall(per_gpu * copies * h * FP8_DISPATCH_BYTES * remote, p.ep_link, tm)
+        combine = coll.alltoall(per_gpu * copies * h * ops.ACTIVATION_BYTES * remote, p.ep_link, tm)
         out += [ops.collective("alltoall", "dispatch", dispatch, count=count),
                 ops.collective("alltoall", "combine", combine, count=count)]
     elif lay.tp > 1:

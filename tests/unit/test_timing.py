@@ -23,8 +23,18 @@ from snippets.engine import Deployment, Layout, deploy, setting
 from snippets.engine import bands as bands_mod
 from snippets.engine.collectives import allreduce, alltoall, hierarchical_allreduce, send
 from snippets.engine.ops import KINDS, Op, Rates, gemm, launch
-from snippets.engine.params import total_params
-from snippets.engine.serving import admitted, at_rate, chunks, kv_sequences, mixed_step, predict, wave
+from snippets.engine.params import ranks_reached, total_params
+from snippets.engine.serving import (
+    admitted,
+    at_rate,
+    chunks,
+    kv_sequences,
+    mixed_step,
+    predict,
+    prefill_alone_s,
+    usd_per_mtok_input,
+    wave,
+)
 from snippets.engine.specs import GemmEfficiency, columns_factor, ramp
 from snippets.engine.step import FP8_DISPATCH_BYTES, Batch, prepare, run, step
 from snippets.engine.topology import group_link
@@ -437,6 +447,23 @@ def test_experts_with_dp_attention_dispatch_in_fp8_and_combine_in_bf16():
     assert combine.bytes == pytest.approx(per_gpu * 2)
     moe_layers = arch.layers - arch.moe.dense_layers
     assert dispatch.count == combine.count == moe_layers
+
+
+def test_a_prompt_step_dispatches_once_per_rank_as_deepep_normal_kernels_do():
+    # a step carrying prompt tokens runs DeepEP's normal kernels (SGLang's --deepep-mode auto): a token goes once to
+    # each rank holding any of its 8 experts, 8 x (1 - (7/8)^8) = 5.25 ranks of 8 on average, not once per expert
+    d = _d("deepseek-v3", "fp8", Layout(1, ep=8, dp=8), accelerator="h200-sxm", context=4096)
+    arch = d.setting.model.architecture
+    assert ranks_reached(arch, 8) == pytest.approx(8 * (1 - (7 / 8) ** 8))                          # 5.25
+    assert ranks_reached(arch, 1) == 1.0
+    s = step(d, "prefill", 2048, 0)
+    dispatch, combine = (next(o for o in s.ops if o.name == n) for n in ("dispatch", "combine"))
+    per_gpu = 2048 / 8 * 8 * (1 - (7 / 8) ** 8) * arch.hidden_size * 7 / 8
+    assert dispatch.bytes == pytest.approx(per_gpu * FP8_DISPATCH_BYTES)
+    assert combine.bytes == pytest.approx(per_gpu * 2)
+    # a decode step of as many tokens sends a copy per expert: 8 / 5.25 = 1.52 times the bytes
+    dec = next(o for o in step(d, "decode", 2048, 1024).ops if o.name == "dispatch")
+    assert dec.bytes / dispatch.bytes == pytest.approx(8 / (8 * (1 - (7 / 8) ** 8)))
 
 
 # --------------------------------------------------------------------------- steps and serving
@@ -1266,3 +1293,23 @@ def test_tensorrt_llm_prices_its_dense_fp4_gemms_at_its_own_kernel():
     # a chip without TensorRT-LLM's own entries (the H100 in FP8) keeps the median under TensorRT-LLM's policy
     h100 = TM.chip("h100-sxm")
     assert h100.gemm_for("fp8", "trtllm") == h100.gemm_for("fp8")
+
+
+def test_the_input_price_is_the_prompt_alone_whatever_the_load() -> None:
+    """Dollars per million prompt tokens divide the rent over prompts prefilled one after another with nothing else
+    in the step: at one request that is `predict`'s own prefill; at full load a prompt rides a step of hundreds of
+    decoding sequences and takes longer, which must not raise the price of an input token."""
+    d = _d("llama-3.1-70b", "fp8", Layout(4))
+    n_in = d.setting.scenario.input_tokens
+    one, most = predict(d, 1), predict(d, d.max_concurrency)
+    assert prefill_alone_s(d, n_in) == pytest.approx(one.prefill_s, rel=1e-12)
+    assert most.prefill_s > 1.2 * one.prefill_s  # a mixed step carries the decoding sequences too
+    rent = d.cost_per_replica_hour
+    assert rent is not None
+    price = rent / (n_in / one.prefill_s * 3600) * 1e6
+    assert usd_per_mtok_input(d, one) == pytest.approx(price) and usd_per_mtok_input(d, most) == pytest.approx(price)
+    # a prompt longer than a step's budget is its chunks, each alone
+    budget = d.setting.memory_policy.max_num_batched_tokens
+    long = prefill_alone_s(d, 3 * budget)
+    assert long == pytest.approx(sum(mixed_step(d, 0, 3 * budget, budget, k * budget, finishing=int(k == 2)).total_s
+                                     for k in range(3)))
