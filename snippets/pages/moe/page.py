@@ -7,7 +7,7 @@ from snippets.engine.collectives import allreduce
 from snippets.engine.layout import experts_per_gpu
 from snippets.engine.memory import stage_weights
 from snippets.engine.ops import ACTIVATION_BYTES
-from snippets.engine.params import experts_touched, moe_layers
+from snippets.engine.params import experts_touched, moe_layers, ranks_reached
 from snippets.engine.step import FP8_DISPATCH_BYTES, step
 from snippets.engine.topology import group_link
 from snippets.pages import running
@@ -231,6 +231,8 @@ class MoePage(Page):
         self.concurrency = fmt.count(CONCURRENCY, "sequences")
         # all-to-all
         self.tok_bytes = kb(per_tok)
+        self.ranks_reached = fmt.quantity(ranks_reached(arch, GPUS), "GPUs", 2,
+                                          basis=f"{GPUS} × (1 − (1 − 1/{GPUS})^k), experts chosen uniformly")
         self.hidden = fmt.count(arch.hidden_size, "channels")
         self.act_bytes = fmt.count(ACTIVATION_BYTES, "bytes")
         self.prefill_tokens = fmt.count(PREFILL_TOKENS, "tokens")

@@ -7,11 +7,9 @@ from typing import Any
 
 from snippets.data import Catalog
 from snippets.engine import Deployment, Layout, deploy, feasible, setting
-from snippets.engine.collectives import alltoall
-from snippets.engine.ops import ACTIVATION_BYTES
 from snippets.engine.params import experts_touched, moe_layers, total_params
 from snippets.engine.serving import Prediction, predict
-from snippets.engine.step import FP8_DISPATCH_BYTES, step
+from snippets.engine.step import step
 from snippets.engine.topology import Link, group_link
 from snippets.pages.moe.common import (
     ACCEL,
@@ -26,7 +24,6 @@ from snippets.pages.moe.common import (
     NETWORK_EP,
     NVL72,
     PREFILL_TOKENS,
-    a2a_bytes_per_token,
     ds_deployment,
     gb,
     gbps,
@@ -126,7 +123,6 @@ class A2aRow:
 
 def a2a_rows(r: Reference) -> list[A2aRow]:
     arch = r.eng.models[MODEL].architecture
-    per_tok = a2a_bytes_per_token(arch)
     n_moe = moe_layers(arch)
     out = []
     nvl = r.eng.nodes[NVL72].gpus
@@ -136,13 +132,12 @@ def a2a_rows(r: Reference) -> list[A2aRow]:
         lay = Layout(1, ep=ep, dp=ep)
         d = ds_deployment(r, lay, concurrency=CONCURRENCY * ep, node=node)
         link = group_link(d, "ep")
-        tm = d.setting.time_model
-        remote = (ep - 1) / ep
-        dispatch = per_tok * FP8_DISPATCH_BYTES / ACTIVATION_BYTES * remote  # FP8 out, as DeepEP sends it
-        one = alltoall(CONCURRENCY * dispatch, link, tm).seconds
-        pre_one = alltoall(PREFILL_TOKENS * dispatch, link, tm).seconds
         dec = step(d, "decode", CONCURRENCY * ep, CONTEXT)
         pre = step(d, "prefill", PREFILL_TOKENS * ep, 0)
+        # one dispatch, as the engine prices it in each step: a copy per expert in decode (DeepEP's low-latency
+        # kernels), one per rank reached in a prefill (its normal kernels)
+        one = next(o for o in dec.ops if o.name == "dispatch").seconds
+        pre_one = next(o for o in pre.ops if o.name == "dispatch").seconds
         label = f"{d.setting.node.name}: {ep} GPUs over {link.name}"
         out.append(A2aRow(label, d, link, one, 2 * n_moe * one, dec.comm_s, dec.total_s, pre_one, pre.comm_s,
                           pre.total_s))
