@@ -322,7 +322,7 @@ def admission(d: Deployment, tokens: int, *, draft: Draft | None = None, cached:
     if draft is None and cached == 0:
         return admitted(d, tokens)
     if groups < 1:
-        raise ValueError("at least one cached prefix is held")
+        raise ValueError(f"the prefix groups must be at least 1 (a cached prefix is held once), not {groups}")
     st = d.setting
     arch, pol, kvb, tp = st.model.architecture, st.memory_policy, st.kv_precision.bytes_per_param, d.layout.tp
     fewest: int | None = None
@@ -634,7 +634,11 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         draft = draft_of(d, speculation)
     cap = admission(d, n_in + n_out, draft=draft, cached=cached, groups=prefix_groups)
     if cap < 1:
-        raise ValueError(f"{d.layout.label}: not one sequence of {n_in + n_out} tokens fits the KV cache")
+        beside = [w for w, on in ((f"the draft's weights and cache ({draft.deployment.setting.model.name})"
+                                   if draft else "", draft is not None),
+                                  (f"{prefix_groups:,} cached prefixes of {cached:,} tokens", cached > 0)) if on]
+        raise ValueError(f"{d.layout.label}: not one sequence of {n_in + n_out} tokens fits the KV cache"
+                         + (f" beside {' and '.join(beside)}" if beside else ""))
     dp = d.layout.dp
     per_rank_budget = token_budget(d)
     ctx = n_in + n_out / 2

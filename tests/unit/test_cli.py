@@ -88,6 +88,14 @@ def test_bad_requests_exit_nonzero_with_one_line(extra: list[str], words: str, c
     (["predict", "--model", "llama-3.1-70b", "--precision", "fp8", "--accelerator", "h100-sxm", "--tp", "-1"], 1,
      "every degree of a layout must be at least 1, got tp=-1, pp=1, ep=1, dp=1"),
     ([*PREDICT, "--request-rate", "1e-310"], 1, "a figure is not finite"),
+    ([*PREDICT, "--prefix-hit", "0.5", "--prefix-groups", "0"], 1, "the prefix groups must be at least 1"),
+    (["predict", "--model", "llama-3.1-8b", "--precision", "bf16", "--accelerator", "h100-sxm", "--tp", "1",
+      "--input-tokens", "100", "--output-tokens", "10", "--prefix-hit", "0.5", "--prefix-groups", "20000"], 1,
+     "not one sequence of 110 tokens fits the KV cache beside 20,000 cached prefixes of 48 tokens"),
+    (["predict", "--model", "llama-3.1-8b", "--precision", "bf16", "--accelerator", "h100-sxm", "--tp", "1",
+      "--input-tokens", "100", "--output-tokens", "10", "--spec-tokens", "3", "--acceptance", "0.5",
+      "--draft", "llama-3.1-405b"], 1,
+     "fits the KV cache beside the draft's weights and cache (Llama 3.1 405B)"),
 ])
 def test_every_option_is_named_when_refused(argv: list[str], rc: int, words: str) -> None:
     """Each option's bad value is refused in one line naming the option, no traceback, and no JSON that a strict
