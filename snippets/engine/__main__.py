@@ -54,7 +54,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from snippets.engine.deployment import Deployment, NoLayout, RefusedLayout, Setting, deploy, setting
 from snippets.engine.layout import Layout
@@ -98,8 +98,15 @@ def _catalog(args: argparse.Namespace) -> EngineCatalog:
     return engine_catalog(load(args.data))
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser with its refusals on one line, as the command's own are (exit status 2, as argparse's)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message} ({self.prog} --help lists the options)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m snippets.engine", description=__doc__.split("\n")[0])
+    p = _Parser(prog="python -m snippets.engine", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     for name in ("predict", "size", "search"):
         s = sub.add_parser(name)

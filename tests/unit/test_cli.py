@@ -89,6 +89,8 @@ def test_bad_requests_exit_nonzero_with_one_line(extra: list[str], words: str, c
      "every degree of a layout must be at least 1, got tp=-1, pp=1, ep=1, dp=1"),
     ([*PREDICT, "--request-rate", "1e-310"], 1, "a figure is not finite"),
     ([*PREDICT, "--prefix-hit", "0.5", "--prefix-groups", "0"], 1, "the prefix groups must be at least 1"),
+    ([*PREDICT[:-1], "1.5"], 2, "error: argument --tp: invalid int value: '1.5' (python -m snippets.engine predict --help"),
+    (["size", "--model", "llama-3.1-70b"], 2, "the following arguments are required: --precision"),
     (["predict", "--model", "llama-3.1-8b", "--precision", "bf16", "--accelerator", "h100-sxm", "--tp", "1",
       "--input-tokens", "100", "--output-tokens", "10", "--prefix-hit", "0.5", "--prefix-groups", "20000"], 1,
      "not one sequence of 110 tokens fits the KV cache beside 20,000 cached prefixes of 48 tokens"),
