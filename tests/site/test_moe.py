@@ -105,6 +105,7 @@ def test_total_and_active_parameters(page, catalog) -> None:
                 m.stated_active_params / 1e9, rel=0.04), m.name
     for name, stated in (("gpt-oss-120b", 5.13), ("gpt-oss-20b", 3.61)):
         assert value(page, f"params[{name}][Active per token]") == pytest.approx(stated, abs=0.01)
+    assert "gpt-oss-120b and gpt-oss-20b leave out the embedding table" in " ".join(page.get_text().split())
 
 
 def test_memory_follows_the_total_and_reads_the_batch(page) -> None:

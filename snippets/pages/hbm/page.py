@@ -266,7 +266,7 @@ class HbmPage(Page):
                                      f"{ld.gpus} GPUs each")
         self.h100_more_per_gpu_hour = fmt.claim(
                 hour["w"] > hour["a70"], f"{hour['w'] * 3600:,.0f} > {hour['a70'] * 3600:,.0f} tokens per GPU-hour")
-        self.same_cost_per_token = fmt.claim(0.7 < cost_w.value / cost_a70.value < 1,
+        self.same_cost_per_token = fmt.claim(0.8 < cost_w.value / cost_a70.value < 1,
                                              f"${cost_w.value:.2f} against ${cost_a70.value:.2f} per million tokens")
         self.h100_cheaper = fmt.percent(1 - cost_w.value / cost_a70.value)
         self.lean_nearly_doubles = fmt.claim(

@@ -205,6 +205,10 @@ class MoePage(Page):
                                      f"{scout['active']:,} vs {mav['active']:,} active; {mav['total']:,} vs "
                                      f"{scout['total']:,} total")
         self.sparsest_name = sparsest["name"]
+        without = [p["name"] for p in prows.values() if cat.models[p["id"]].stated_active_excludes_embedding]
+        if not without:
+            raise ValueError("the MoE page says which models count their active parameters without the embedding")
+        self.without_embedding = " and ".join(without)
         self.sparsest_share = fmt.percent(sparsest["active"] / sparsest["total"], 1)
         self.densest_name = densest["name"]
         self.densest_share = fmt.percent(densest["active"] / densest["total"], 0)
