@@ -277,7 +277,7 @@ def compute(eng: EngineCatalog, inputs: Inputs,
         "input_tokens": _out(sc.input_tokens, "tokens", f"{sc.input_tokens:,}"),
         "output_tokens": _out(sc.output_tokens, "tokens", f"{sc.output_tokens:,}"),
         "max_concurrency": _out(d.max_concurrency, "sequences", f"{d.max_concurrency:,}"),
-        "kv_tokens": _out(kv.tokens, "tokens", f"{kv.tokens:,} tokens per GPU" + (
+        "kv_tokens": _out(kv.tokens, "tokens", f"{kv.tokens:,} tokens, each GPU holding its share of every token" + (
             f" ({st.memory_policy.engine} logs: {'; '.join(kv.log)})" if kv.log else "")),
         "running": _out(split.running, "sequences", f"{split.running:,} run, {split.queued:,} queue"),
         "queued": _out(split.queued, "sequences", f"{split.queued:,}"),

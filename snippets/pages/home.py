@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from snippets.data import Catalog
 from snippets.engine import NoLayout
+from snippets.engine.deployment import as_shipped
 from snippets.engine.search import MAX_NODES, Search, at_scenario
 from snippets.engine.timing import predict
 from snippets.pages import units
@@ -93,7 +94,8 @@ class HomePage(Page):
             raise ValueError(f"scenario {sc.id} needs a latency target for the home page's costs")
         rows = []
         for m in SUMMARY_MODELS:
-            for p in SUMMARY_PRECISIONS:
+            for asked in SUMMARY_PRECISIONS:
+                p = as_shipped(r.eng, m, asked)  # the developer's own checkpoint of that width (block FP8), as the grid
                 name = f"{cat.models[m].name} {cat.precisions[p].name}"
                 try:
                     d = r.deployment(m, p, scenario=SERVING)

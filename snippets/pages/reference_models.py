@@ -121,7 +121,7 @@ def params_table(cat: Catalog) -> str:
         rows.append([m.name, fmt.params(m.nominal_params, 1), fmt.params(m.stated_params, 1),
                      fmt.params(total, 2), fmt.Figure(err * 100, "%", f"{err * 100:+.2f}%", "computed vs stated"),
                      act_s, act_c, source_links(m)])
-    return fmt.table("params", ["Model", "Size the site uses", "Stated", "Computed", "Difference",
+    return fmt.table("params", ["Model", "Size in its name", "Stated", "Computed", "Difference",
                                 "Active per token, stated", "Active per token, computed", "Sources"],
                      rows, align="lrrrrrrl") + as_of(cat.models.values())
 

@@ -171,3 +171,13 @@ def test_shows_lists_every_function_the_page_prints(md: Path, model: str) -> Non
     reads_data = {n for n in imported - {"sources"}
                   if not (callable(f := getattr(module, n)) and not inspect.signature(f).parameters)}
     assert reads_data <= shown, f"{md.name}: blocks print {sorted(reads_data - shown)} not in shows"
+
+
+def test_every_row_source_label_names_its_own_document(cat: Catalog) -> None:
+    """A row's source label names the document it cites: each arXiv paper by its own name (the DeepSeek-V3 report's
+    MTP speed-up was once labelled the EAGLE paper), and no label is shared by two different arXiv papers."""
+    from snippets.pages.reference_common import source_label
+
+    arxiv = {m.sources[0].url: source_label(m) for m in cat.measurements.values() if "arxiv.org" in m.sources[0].url}
+    assert arxiv["https://arxiv.org/abs/2412.19437"] == "DeepSeek-V3 report (arXiv)"
+    assert len(set(arxiv.values())) == len(arxiv)

@@ -394,7 +394,10 @@ def test_the_calculator_shows_the_kv_cache_as_the_engine_logs_it(catalog: Catalo
     k = got["report"]["kv_cache_size"]
     out = got["outputs"]["kv_tokens"]
     assert out["value"] == str(k["tokens"]) and k["engine"] == "vLLM"
-    assert out["text"] == f"{k['tokens']:,} tokens per GPU (vLLM logs: {'; '.join(k['log'])})"
+    # vLLM logs the tokens a worker's cache holds: each GPU of the TP group its share of every token's heads, so the
+    # figure is the group's capacity, not one to multiply by the TP degree
+    assert out["text"] == (f"{k['tokens']:,} tokens, each GPU holding its share of every token "
+                           f"(vLLM logs: {'; '.join(k['log'])})")
     assert k["log"][1] == f"GPU KV cache size: {k['tokens']:,} tokens"
     assert k["log"][0] == f"Available KV cache memory: {k['available_gib']:.2f} GiB"
 

@@ -147,6 +147,10 @@ class CostPage(Page):
         self.big_itl1_gain = fmt.ratio(s1.tpot_s / b1.tpot_s, 1, basis="ITL of the small TP ÷ the large, one request")
         # accelerators
         self.cheap_hour_gpu = gpu_label(ch.d.setting.chip.name)
+        sellers = sorted({f"{p.provider} ({p.tier})" if p.tier else p.provider for p in ps.values()})
+        if len(sellers) < 2:
+            raise ValueError("the page says the accelerators' prices come from several providers")
+        self.sellers = ", ".join(sellers[:-1]) + " and " + sellers[-1]
         self.cheap_hour_price = usd(price[cheap_hour], ps[cheap_hour])
         self.cheap_hour_cost = usd_mtok(tok[cheap_hour], ps[cheap_hour])
         self.cheap_tok_gpu = gpu_label(ct.d.setting.chip.name)
