@@ -121,14 +121,21 @@ def alltoall(nbytes: float, link: Link, tm: TimeModelSpec) -> Collective:
     n = link.gpus
     if n <= 1 or nbytes <= 0:
         return NONE
-    g = link.local_gpus
-    intra = nbytes * (g - 1) / (n - 1)
-    inter = nbytes - intra
+    intra = nbytes * (link.local_gpus - 1) / (n - 1)
+    return alltoall_split(intra, nbytes - intra, link, tm)
+
+
+def alltoall_split(intra: float, inter: float, link: Link, tm: TimeModelSpec) -> Collective:
+    """One all-to-all in which each GPU moves `intra` bytes over its node's fabric and `inter` over the network, at
+    once (the slower decides): DeepEP's normal kernels send a token once to each other node and forward it there
+    over NVLink, so their shares are not the group's proportions (`step._moe_ops`)."""
+    if intra + inter <= 0 or link.gpus <= 1:
+        return NONE
     spec = tm.alltoall
     t_in = intra / (link.local_bytes_per_s * spec.efficiency) if intra else 0.0
     t_out = inter / (link.bytes_per_s * tm.link_fraction) if inter else 0.0
     lat = spec.latency_s + (link.hop_s if inter else 0.0)
-    return Collective(lat + max(t_in, t_out), "all-to-all", lat, nbytes)
+    return Collective(lat + max(t_in, t_out), "all-to-all", lat, intra + inter)
 
 
 def send(nbytes: float, link: Link, tm: TimeModelSpec) -> Collective:

@@ -130,6 +130,22 @@ def ranks_reached(arch: Arch, ep: int) -> float:
     return float(ep * (1 - (1 - 1 / ep) ** moe.active_experts))
 
 
+def normal_dispatch_copies(arch: Arch, ep: int, local: int) -> tuple[float, float]:
+    """The copies of one token DeepEP's normal kernels move, on average, over the node's fabric and over the network,
+    for `ep` ranks of `local` per node (experts chosen as `ranks_reached` assumes): each other rank of its own node
+    reached, (local − 1)(1 − (1 − 1/ep)^k), directly; each other node reached, (ep/local − 1)(1 − (1 − local/ep)^k),
+    once over the network (internode.cu counts a token once per node), then forwarded over that node's fabric to
+    the ranks reached there, (ep − local)(1 − (1 − 1/ep)^k), which by symmetry every GPU forwards for the others. On
+    one node the first alone: `ranks_reached` × (ep − 1)/ep."""
+    moe = arch.moe
+    if moe is None or ep <= 1:
+        return 0.0, 0.0
+    g, k = min(local, ep), moe.active_experts
+    rank_hit = 1 - (1 - 1 / ep) ** k
+    node_hit = 1 - (1 - g / ep) ** k
+    return (g - 1) * rank_hit + (ep - g) * rank_hit, (ep / g - 1) * node_hit
+
+
 def ffn_layer_params(arch: Arch, layer: int, *, active: bool = False) -> int:
     """The feed-forward part of layer `layer` (0-based): dense MLP, or routed and shared experts plus router.
 

@@ -45,7 +45,7 @@ from snippets.engine.deployment import Deployment
 from snippets.engine.layout import Layout, experts_per_gpu, kv_heads_per_gpu, pp_partition
 from snippets.engine.memory import kv_bytes_per_token_per_gpu
 from snippets.engine.ops import Op
-from snippets.engine.params import cached_layers, experts_touched, moe_layers, ranks_reached, sliding_layers
+from snippets.engine.params import cached_layers, experts_touched, moe_layers, normal_dispatch_copies, sliding_layers
 from snippets.engine.specs import Arch, TimeModelSpec, columns_factor, ramp
 from snippets.engine.topology import Link, group_link
 
@@ -454,8 +454,10 @@ def _moe_ops(p: Prep, local: float, tokens: float, ar: coll.Collective, wf: floa
     """The ops of `count` MoE layers on one GPU (`wf`: the weight stream's share at `local` rows). Under data-parallel
     attention the dispatch and combine are DeepEP's, chosen per step as SGLang's --deepep-mode auto chooses them
     (layers/moe/utils.py, `DeepEPMode.resolve`): a step that carries prompt tokens (`prompt`) runs the normal kernels,
-    which send a token once to each rank holding any of its experts (`is_token_in_rank`, csrc/kernels/layout.cu) and
-    combine per rank; a decode step runs the low-latency kernels, one copy per selected expert
+    which send a token once to each rank of its node holding any of its experts (`is_token_in_rank`,
+    csrc/kernels/layout.cu), once to each other node over the network, forwarded there over the fabric
+    (csrc/kernels/internode.cu; `params.normal_dispatch_copies`), and combine per rank; a decode step runs the
+    low-latency kernels, one copy per selected expert
     (csrc/kernels/internode_ll.cu). Both dispatch in FP8 with per-128 scales and combine in BF16."""
     arch, lay, r, tm = p.arch, p.layout, p.rates, p.tm
     moe = arch.moe
@@ -506,9 +508,15 @@ def _moe_ops(p: Prep, local: float, tokens: float, ar: coll.Collective, wf: floa
     if p.ep_link is not None:
         per_gpu = tokens / lay.ep
         remote = (lay.ep - 1) / lay.ep
-        copies = ranks_reached(arch, lay.ep) if prompt else k
-        dispatch = coll.alltoall(per_gpu * copies * h * FP8_DISPATCH_BYTES * remote, p.ep_link, tm)
-        combine = coll.alltoall(per_gpu * copies * h * ops.ACTIVATION_BYTES * remote, p.ep_link, tm)
+        if prompt:  # DeepEP's normal kernels: once per rank in the node, once per node across, forwarded there
+            intra, inter = normal_dispatch_copies(arch, lay.ep, p.ep_link.local_gpus)
+            dispatch = coll.alltoall_split(per_gpu * h * FP8_DISPATCH_BYTES * intra,
+                                           per_gpu * h * FP8_DISPATCH_BYTES * inter, p.ep_link, tm)
+            combine = coll.alltoall_split(per_gpu * h * ops.ACTIVATION_BYTES * intra,
+                                          per_gpu * h * ops.ACTIVATION_BYTES * inter, p.ep_link, tm)
+        else:  # the low-latency kernels: a copy per expert, spread over the group's ranks
+            dispatch = coll.alltoall(per_gpu * k * h * FP8_DISPATCH_BYTES * remote, p.ep_link, tm)
+            combine = coll.alltoall(per_gpu * k * h * ops.ACTIVATION_BYTES * remote, p.ep_link, tm)
         out += [ops.collective("alltoall", "dispatch", dispatch, count=count),
                 ops.collective("alltoall", "combine", combine, count=count)]
     elif lay.tp > 1:

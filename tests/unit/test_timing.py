@@ -23,7 +23,7 @@ from snippets.engine import Deployment, Layout, deploy, setting
 from snippets.engine import bands as bands_mod
 from snippets.engine.collectives import allreduce, alltoall, hierarchical_allreduce, send
 from snippets.engine.ops import KINDS, Op, Rates, gemm, launch
-from snippets.engine.params import ranks_reached, total_params
+from snippets.engine.params import normal_dispatch_copies, ranks_reached, total_params
 from snippets.engine.serving import (
     admitted,
     at_rate,
@@ -461,6 +461,11 @@ def test_a_prompt_step_dispatches_once_per_rank_as_deepep_normal_kernels_do():
     per_gpu = 2048 / 8 * 8 * (1 - (7 / 8) ** 8) * arch.hidden_size * 7 / 8
     assert dispatch.bytes == pytest.approx(per_gpu * FP8_DISPATCH_BYTES)
     assert combine.bytes == pytest.approx(per_gpu * 2)
+    # across two nodes (EP16, 8 a node) a token crosses the network once per other node reached, 1 - (1/2)^8 of one,
+    # and the fabric carries the ranks reached in its own node and those it forwards to in the other: 15 x hit
+    assert normal_dispatch_copies(arch, 8, 8) == pytest.approx((7 * (1 - (7 / 8) ** 8), 0.0))
+    hit = 1 - (15 / 16) ** 8
+    assert normal_dispatch_copies(arch, 16, 8) == pytest.approx((15 * hit, 1 - 0.5 ** 8))
     # a decode step of as many tokens sends a copy per expert: 8 / 5.25 = 1.52 times the bytes
     dec = next(o for o in step(d, "decode", 2048, 1024).ops if o.name == "dispatch")
     assert dec.bytes / dispatch.bytes == pytest.approx(8 / (8 * (1 - (7 / 8) ** 8)))

@@ -254,8 +254,11 @@ class MoePage(Page):
         self.net_pre_share = fmt.percent(net.prefill_pass_comm / net.prefill_pass_total, 0)
         self.nv8_pre_share = fmt.percent(nv8.prefill_pass_comm / nv8.prefill_pass_total, 0)
         self.net_slower = fmt.ratio(net.prefill_one / nv8.prefill_one)
-        self.network_hurts_prefill = fmt.claim(net.prefill_one > 3 * nv8.prefill_one,
+        self.network_prefill_close = fmt.claim(nv8.prefill_one < net.prefill_one < 2 * nv8.prefill_one,
                                                f"{net.prefill_one * 1e6:.0f} µs vs {nv8.prefill_one * 1e6:.0f} µs")
+        self.net_dec_slower = fmt.ratio(net.decode_one / nv8.decode_one)
+        self.network_hurts_decode = fmt.claim(net.decode_one > 2 * nv8.decode_one,
+                                              f"{net.decode_one * 1e6:.1f} µs vs {nv8.decode_one * 1e6:.1f} µs")
         self.nvl72_fastest = fmt.claim(nv72.prefill_one < nv8.prefill_one < net.prefill_one,
                                        f"{nv72.prefill_one * 1e6:.0f} < {nv8.prefill_one * 1e6:.0f} < "
                                        f"{net.prefill_one * 1e6:.0f} µs")
