@@ -143,7 +143,7 @@ def normal_dispatch_copies(arch: Arch, ep: int, local: int) -> tuple[float, floa
     g, k = min(local, ep), moe.active_experts
     rank_hit = 1 - (1 - 1 / ep) ** k
     node_hit = 1 - (1 - g / ep) ** k
-    return (g - 1) * rank_hit + (ep - g) * rank_hit, (ep / g - 1) * node_hit
+    return (ep - 1) * rank_hit, (ep / g - 1) * node_hit  # over the fabric: (g - 1) reached direct + (ep - g) forwarded
 
 
 def ffn_layer_params(arch: Arch, layer: int, *, active: bool = False) -> int:

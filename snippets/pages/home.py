@@ -108,6 +108,11 @@ class HomePage(Page):
                                                     basis="time per output token, one sequence")]
                 rows.append(Row(m, p, name, fit, at_scenario(r.eng, m, p, SERVING, sweep=False)))
         self._rows = rows
+        shipped = [(cat.models[x.model].name, cat.precisions[x.precision].name) for x in rows
+                   if x.precision not in SUMMARY_PRECISIONS]
+        if not shipped:
+            raise ValueError("the page says which rows are sized in their developer's own checkpoint format")
+        self.shipped = "; ".join(f"{model}, {precision}" for model, precision in shipped)
         met = [x for x in rows if x.search is not None and x.search.best is not None]
         self.gb = fmt.unit_definition("GB")
         self.gib = fmt.unit_definition("GiB")

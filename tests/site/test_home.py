@@ -32,6 +32,9 @@ def test_summary_rows_hold_published_layouts_and_whole_nodes(built: Build, catal
     cells = [td.get_text() for td in figures(page)["summary[Qwen3-235B-A22B FP8, 128 x 128 blocks][GPUs]"]
              .find_parent("tr").find_all("td")]
     assert cells[1] == "FP8, 128 x 128 blocks" and cells[2] != "TP8", cells
+    # the opening names the rows sized in their developer's own format, from the rows themselves
+    named = page.select_one('[data-name="shipped"]').get_text()
+    assert named == "Qwen3-235B-A22B, FP8, 128 x 128 blocks; DeepSeek-V3, FP8, 128 x 128 blocks", named
     eng = engine_catalog(catalog)
     compared = 0
     for m in SUMMARY_MODELS:
