@@ -119,7 +119,8 @@ def _parser() -> argparse.ArgumentParser:
         s.add_argument("--output-tokens", type=int)
         if name != "search":
             s.add_argument("--concurrency", default=None, help="sequences at once, or 'max'")
-            s.add_argument("--layout-policy", help="a layout policy id (size)")
+        if name == "size":  # predict is given its layout, so no policy chooses one there
+            s.add_argument("--layout-policy", help="a layout policy id: how the layout is chosen")
         s.add_argument("--kv-precision", help="a precision id for the KV cache (default: the checkpoint's dtype, "
                        "else the scenario's)")
         s.add_argument("--memory-policy", help="a memory policy id: the engine's memory budget, limits and scheduling "
@@ -338,7 +339,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         def make(k: int) -> Setting:
             return setting(eng, args.model, args.precision, args.scenario, node=req.node,
-                           layout_policy=args.layout_policy, concurrency=k, context_tokens=n_in + n_out,
+                           layout_policy=getattr(args, "layout_policy", None), concurrency=k,
+                           context_tokens=n_in + n_out,
                            kv_precision=args.kv_precision, memory_policy=args.memory_policy,
                            moe_kernel=args.moe_kernel)
 

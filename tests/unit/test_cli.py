@@ -81,6 +81,8 @@ def test_bad_requests_exit_nonzero_with_one_line(extra: list[str], words: str, c
     ([*PREDICT, "--kv-precision", "FP8"], 2, "unknown id 'FP8' (KV precision); known: "),
     ([*PREDICT, "--kv-precision", ""], 2, "unknown id '' (KV precision)"),
     ([*SIZE, "--layout-policy", "nope"], 2, "unknown id 'nope' (layout policy); known: "),
+    # predict is given its layout: a policy that would choose one is refused, not echoed and ignored
+    ([*PREDICT, "--layout-policy", "fewest-gpus"], 2, "error: unrecognized arguments: --layout-policy fewest-gpus"),
     ([*PREDICT, "--spec-tokens", "2", "--acceptance", "0.5", "--draft", "nope"], 2,
      "unknown draft 'nope' (draft): mtp, eagle or a model id"),
     ([*PREDICT, "--data", "/nonexistent"], 1, "--data /nonexistent: not a directory"),
