@@ -438,6 +438,8 @@ def test_reported_memory(catalog) -> None:
     assert a["l4"].capacity_bytes == 23570219008 and a["l4"].capacity_basis == "CUDA"
     assert a["gb200"].capacity_basis == "label" and a["gb200"].capacity_bytes == 186e9
     assert a["gb200"].memory_reported.value == 189471 and a["gb200"].memory_reported.source.secondary
+    # the Blackwell datasheet's per-GPU column: "Configurable up to 1,200W" (GB200 NVL72), 1,000W (HGX B200)
+    assert (a["gb200"].power.watts, a["b200"].power.watts) == (1200, 1000) and "power" not in a["gb200"].not_stated
     assert a["h100-pcie"].capacity_bytes == a["h100-sxm"].memory.bytes == 80e9  # PCIe: label (no runtime total)
     # RTX PRO 6000 Server: torch's total_memory, 97,250 MiB (PyTorch prints MiB), not the 96 GB label
     rtx = a["rtx-pro-6000-server"]
@@ -445,8 +447,11 @@ def test_reported_memory(catalog) -> None:
     assert a["tpu-v6e"].capacity_bytes == 32 * 2**30  # Google's 32 GiB
     # MI325X: rocminfo's coarse-grained pool, 268,419,072 KiB (ROCm/ROCm#6023): 256.0 GiB, above the 256 GB label
     assert a["mi325x"].capacity_bytes == 268419072 * 2**10 and a["mi325x"].capacity_basis == "ROCm"
-    for acc_id in ("mi350x", "mi355x"):
-        assert a[acc_id].capacity_basis == "label" and "memory_runtime" in a[acc_id].not_stated
+    # MI355X: vLLM requests 273.6 GiB at 0.95 and 244.8 at 0.85 (InferenceX's launch script, 8a428bf5): 288.0 GiB
+    assert a["mi355x"].capacity_bytes == 288 * 2**30 and a["mi355x"].capacity_basis == "ROCm"
+    for util, requested in ((0.95, 273.6), (0.85, 244.8), (0.86, 247.7), (0.90, 259.2)):
+        assert round(util * a["mi355x"].capacity_bytes / 2**30, 1) == requested
+    assert a["mi350x"].capacity_basis == "label" and "memory_runtime" in a["mi350x"].not_stated
     for acc_id, acc in a.items():
         assert (acc.memory_runtime is None) == ("memory_runtime" in acc.not_stated), acc_id
     assert a["mi300x"].memory_reported.tool == "rocm-smi"
