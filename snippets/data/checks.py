@@ -169,6 +169,15 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
                 f"data/prices.yaml: accelerator '{acc_id}': field 'site_uses': exactly one price must be marked, "
                 f"found {len(chosen)} ({', '.join(chosen) or 'none'})"
             )
+            continue
+        marked = cat["prices"][chosen[0]].price.value
+        cheaper = sorted(p_id for p_id, p in cat["prices"].items()
+                         if p.accelerator == acc_id and p.kind == "on-demand" and p.price.value < marked)
+        if cheaper:
+            problems.append(
+                f"data/prices.yaml: entry '{chosen[0]}': field 'site_uses': the site uses the lowest on-demand "
+                f"price recorded for an accelerator, and {', '.join(cheaper)} is lower"
+            )
 
 
 def _check_measurements(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:

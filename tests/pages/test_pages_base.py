@@ -73,7 +73,7 @@ def test_the_price_is_listed_only_where_a_cost_is_computed(cat: Catalog) -> None
     assert ("policies", r.scenario.time_model) in reads and ("efficiencies", "h100-hbm-stream") in reads
     assert not {ref for ref in reads if ref[0] == "prices"}
     predict(d, 1)  # a prediction's cost per token: the one prices.yaml entry of the H100 the site uses, not the others
-    assert {ref for ref in page.reads() if ref[0] == "prices"} == {("prices", "h100-sxm-lambda")}
+    assert {ref for ref in page.reads() if ref[0] == "prices"} == {("prices", "h100-sxm-runpod-community")}
 
 
 def test_a_memory_only_page_lists_no_time_model_and_a_timed_one_lists_it_with_its_chips(cat: Catalog) -> None:
@@ -124,7 +124,7 @@ def test_the_records_list_the_entries_they_are_built_from(cat: Catalog) -> None:
         ("efficiencies", "h100-sxm-moe-compute-whole-fp8-cutlass"), ("efficiencies", "h100-sxm-moe-compute-bf16-cutlass"),
         ("efficiencies", "h100-sxm-moe-compute-whole-bf16-cutlass"), ("efficiencies", "h100-sxm-kv-stream"),
         ("efficiencies", "h100-sxm-kv-stream-fp8-sglang"), ("efficiencies", "h100-sxm-kv-stream-fp8-vllm"))
-    assert eng.prices["h100-sxm"].sources == (("prices", "h100-sxm-lambda"),)
+    assert eng.prices["h100-sxm"].sources == (("prices", "h100-sxm-runpod-community"),)
     tm = eng.time_models[cat.scenarios["reference"].time_model]
     assert ("policies", tm.id) in tm.sources and ("latencies", "kernel-in-graph") in tm.sources
     st = Page(cat).reference().deployment("llama-3.1-70b", "fp8").setting

@@ -13,13 +13,14 @@ import pytest
 from snippets.engine import Layout
 from snippets.engine.search import at_scenario
 from snippets.engine.timing import predict
+from snippets.pages.cost.common import in_node
 from snippets.pages.scenario import reference
 
 from ..conftest import Build, figures, text, value
 
 N_IN, N_OUT = 1024, 1024  # data/scenarios.yaml, chat: InferenceX's 1k1k
 TTFT_MS, TPOT_MS = 2000, 30  # its target: AIConfigurator's default objective
-H100_PRICE, A100_PRICE = 3.99, 2.79     # data/prices.yaml, site_uses: Lambda, whole 8-GPU instances (Sep 2026)
+H100_PRICE, A100_PRICE = 2.69, 1.39  # data/prices.yaml, site_uses: RunPod Community Cloud, the lowest on demand (Sep 2026)
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +49,10 @@ def per_mtok(usd_per_hour: float, tokens_per_s: float) -> float:
 
 
 def test_worked_example_is_the_division(page, ref) -> None:
-    # Llama 3.1 70B FP8 on H100, TP4: an 8-GPU instance at $3.99 holds two replicas, $15.96 an hour each
-    assert value(page, "worked.rental_hour") == pytest.approx(8 * H100_PRICE)
-    assert value(page, "worked.replicas") == 2
-    assert value(page, "worked.replica_hour") == pytest.approx(8 * H100_PRICE / 2)
+    # Llama 3.1 70B FP8 on H100, TP4: four GPUs rented one at a time at $2.69, $10.76 an hour
+    assert value(page, "worked.replica_gpus") == 4
+    assert value(page, "worked.replica_hour") == pytest.approx(4 * H100_PRICE)
+    assert not [k for k in figures(page) if k in ("worked.rental_hour", "worked.replicas", "worked.unit")]
     assert value(page, "worked.most_cost") == pytest.approx(per_mtok(4 * H100_PRICE, value(page, "worked.most_tps")))
     assert value(page, "worked.most_cost") == pytest.approx(
         value(page, "worked.replica_hour") / value(page, "worked.most_tph"))
@@ -104,9 +105,8 @@ def test_the_worked_model_at_the_target(page, ref) -> None:
     assert value(page, "worked.at_cost") == pytest.approx(s.best.usd_per_mtok, rel=1e-6)
     assert value(page, "w_at_gpus") == s.best.gpus
     assert value(page, "worked.ttft_target") == TTFT_MS and value(page, "worked.tpot_target") == TPOT_MS
-    # its rent by hand: whole 8-GPU instances (or a share of one) at $3.99 a GPU-hour
-    g = s.best.gpus
-    rented = -(-g // 8) * 8 if g > 8 else 8 / (8 // g)
+    # its rent by hand: its GPUs, rented one at a time at $2.69 a GPU-hour
+    rented = s.best.gpus
     assert s.best.usd_per_mtok == pytest.approx(per_mtok(rented * H100_PRICE, s.best.output_tokens_per_s))
     assert value(page, "w_at_ratio") == pytest.approx(
         value(page, "worked.at_cost") / value(page, "worked.most_cost"), rel=1e-3)
@@ -122,8 +122,8 @@ def test_table_keeps_the_cheapest_layout_in_one_node(serving, ref) -> None:
 
 def test_replicas_against_tp8(page, ref) -> None:
     tp2, tp8 = deployed(ref, "llama-3.1-70b", "fp8", "h100-sxm", 2), deployed(ref, "llama-3.1-70b", "fp8", "h100-sxm", 8)
-    assert tp2.replicas_per_rental == 4 and tp8.replicas_per_rental == 1
-    for name in ("4 × TP2", "1 × TP8"):  # the whole 8-GPU instance, its replicas together
+    assert in_node(tp2) == 4 and in_node(tp8) == 1 and value(page, "split_gpus") == tp2.gpus_per_node == 8
+    for name in ("4 × TP2", "1 × TP8"):  # the node's eight GPUs, its replicas together
         row = f"split[{name}, most in flight]"
         assert value(page, f"{row}[Output $/Mtok]") == pytest.approx(
             per_mtok(8 * H100_PRICE, value(page, f"{row}[Output tokens/s]")))
@@ -133,7 +133,7 @@ def test_replicas_against_tp8(page, ref) -> None:
 
 def test_the_hour_and_the_token_rank_differently(page, catalog) -> None:
     used = {p.accelerator: p.price.value for p in catalog.prices.values() if p.site_uses}
-    assert value(page, "cheap_hour_price") == min(used.values()) == 1.85  # Vultr's MI300X, read 2026-11-30
+    assert value(page, "cheap_hour_price") == min(used.values()) == 1.39  # RunPod's Community Cloud A100, 2026-09-25
     # the most inverted pair: the cheaper hour makes the dearer token
     assert value(page, "inv_hour_price") < value(page, "inv_tok_price")
     assert value(page, "inv_hour_cost") > value(page, "inv_tok_cost")
@@ -144,11 +144,13 @@ def test_the_hour_and_the_token_rank_differently(page, catalog) -> None:
 
 
 def test_every_cost_shows_the_month_of_its_price(page) -> None:
-    """Lambda's H100 and A100 prices come from the snapshot of 2026-09-25, Vultr's MI300X from 2026-11-30: each
+    """RunPod's H100 and A100 prices come from the snapshot of 2026-09-25, Vultr's MI300X from 2026-11-30: each
     dollar figure carries its price's month beside it, and its tooltip the reading."""
-    assert text(page, "h100_price") == "$3.99 (Sep 2026 price)"
-    assert text(page, "a100_price") == "$2.79 (Sep 2026 price)"
-    assert text(page, "cheap_hour_price") == "$1.85 (Nov 2026 price)"
+    assert text(page, "h100_price") == "$2.69 (Sep 2026 price)"
+    assert text(page, "a100_price") == "$1.39 (Sep 2026 price)"
+    assert text(page, "cheap_hour_price") == "$1.39 (Sep 2026 price)"
+    # the rent lever's whole-instance offer is Lambda's, read from the same snapshot, not a price the site uses
+    assert text(page, "whole_price") == "$3.99 (Sep 2026 price)" and value(page, "whole_unit") == 8
     dollars = [s for s in page.select("article span.sa-fig") if s.get_text().startswith("$")]
     assert len(dollars) > 40
     for s in dollars:

@@ -124,14 +124,14 @@ def test_tables_read_back(page, catalog: Catalog) -> None:
     assert value(page, "pool[Llama 3.1 70B BF16, TP4][Same, FP8 KV cache]") == 106   # 33.1 / 0.3125 GiB
     assert value(page, "replication[TP16][KV per token, one GPU]") == value(page, "replication[TP8][KV per token, one GPU]")
     assert value(page, "replication[TP16][KV per token, whole group]") == 2 * KV70
-    # cost at the KV cache's max concurrency, $3.99 per GPU-hour in 8-GPU instances (data/prices.yaml, Sep 2026);
+    # cost at the KV cache's max concurrency, $2.69 per GPU-hour, rented a GPU at a time (data/prices.yaml, Sep 2026);
     # TP2 is refused by vLLM: the page says so instead of pricing it
     held = {}
     for tp in (4, 8):
         row = f"cost[TP{tp}, BF16 KV cache]"
         held[tp] = value(page, f"{row}[Sequences held]")
-        assert value(page, f"{row}[Replica per hour]") == pytest.approx(tp * 3.99)
-        assert value(page, f"{row}[Sequences per $/hour]") == pytest.approx(held[tp] / (tp * 3.99))
+        assert value(page, f"{row}[Replica per hour]") == pytest.approx(tp * 2.69)
+        assert value(page, f"{row}[Sequences per $/hour]") == pytest.approx(held[tp] / (tp * 2.69))
     assert held[4] == 53 and held[8] > held[4]
 
 

@@ -117,9 +117,9 @@ def test_cost_table(page) -> None:
     assert value(page, "cost_m70[FP32][Replicas per node]") == 1  # TP8
     per_node = 2 * H100 / (W70_FP16_TP4 + KV70_GPU / 4)
     assert value(page, "cost_m70[FP16][Node, one sequence per replica, tokens/s]") == pytest.approx(per_node)
-    # $3.99 per GPU-hour (Sep 2026) x 4 GPUs over the FP16 replica's tokens per hour, per million
+    # $2.69 per GPU-hour (RunPod Community Cloud, Sep 2026) x 4 GPUs over the FP16 replica's tokens per hour, per million
     ceiling = H100 / (W70_FP16_TP4 + KV70_GPU / 4)
-    assert value(page, "cost_m70[FP16][Per million tokens]") == pytest.approx(4 * 3.99 / (ceiling * 3600) * 1e6)
+    assert value(page, "cost_m70[FP16][Per million tokens]") == pytest.approx(4 * 2.69 / (ceiling * 3600) * 1e6)
 
 
 def test_float_ranges(page) -> None:

@@ -35,7 +35,7 @@ def page(built: Build):
         ("d405_fp8.gpus", 8, "8"),
         ("capacity", 79.22, "79.2 GiB"),  # the total CUDA reports of an H100 (vLLM's log), not nvidia-smi's 81,559 MiB
         ("pool", 0.9 * 79.22, "71.3 GiB"),  # vLLM's --gpu-memory-utilization 0.9
-        ("d405_bf16_cost", 16 * 3.99, "$63.84 (Sep 2026 price)"),
+        ("d405_bf16_cost", 16 * 2.69, "$43.04 (Sep 2026 price)"),
         ("fp16_cap", 40, "40B"),
         ("gen4", 16 * 16 * 128 / 130 / 8, "31.5 GB/s"),
         ("nvlink", 450, "450 GB/s"),

@@ -17,7 +17,7 @@ from snippets.engine.search import at_scenario
 from ..conftest import Build, figures, value
 
 TTFT_MS, TPOT_MS = 2000, 30  # data/scenarios.yaml, reference: AIConfigurator's default objective
-H100_PRICE = 3.99  # data/prices.yaml, site_uses: Lambda, whole 8-GPU instances (Sep 2026)
+H100_PRICE = 2.69  # data/prices.yaml, site_uses: RunPod Community Cloud, the lowest on-demand H100 price (Sep 2026)
 PICKED = [("llama-3.1-70b", "fp8", "h100-sxm"), ("mixtral-8x7b", "fp8", "mi300x"), ("qwen3-32b", "int4-g128", "l40s"),
           ("llama-3.1-405b", "bf16", "h100-sxm"), ("gpt-oss-20b", "int4-g128", "gb300")]
 
@@ -82,11 +82,11 @@ def test_a_record_at_the_target_is_the_engines_search(recs, rows, catalog, q) ->
 
 
 def test_one_record_priced_by_hand(recs) -> None:
-    # Llama 3.1 70B FP8 on H100 SXM at 6,144 tokens in and 2,048 out: its GPUs rented in whole 8-GPU instances at
-    # $3.99 a GPU-hour, divided by the output tokens they make in an hour
+    # Llama 3.1 70B FP8 on H100 SXM at 6,144 tokens in and 2,048 out: its GPUs, rented one at a time at $2.69 a
+    # GPU-hour, divided by the output tokens they make in an hour
     t = recs[("llama-3.1-70b", "fp8", "h100-sxm")]["at_target"]
     g = t["gpus"]
-    rented = -(-g // 8) * 8 if g > 8 else 8 / (8 // g)
+    rented = g
     assert t["rented_gpus"] == rented
     tokens_per_hour = t["output_tokens_per_s_per_gpu"]["value"] * g * 3600
     assert t["usd_per_mtok_output"]["value"] == pytest.approx(rented * H100_PRICE / tokens_per_hour * 1e6)
@@ -150,15 +150,15 @@ def test_every_met_cell_has_its_gpus_as_a_figure(grid: BeautifulSoup, recs) -> N
 
 
 def test_gpt_oss_20b_fp8_on_h100_recommends_one_replica_and_names_the_cheapest(grid: BeautifulSoup, recs) -> None:
-    """A cell whose cheapest is disaggregated on 88 H100, a few per cent cheaper than one aggregated 4-GPU replica
+    """A cell whose cheapest is disaggregated on 11 H100, a few per cent cheaper than one aggregated 4-GPU replica
     (TP1 x DP4 x EP4, since a prompt's dispatch reaches each rank once); the policy asks 10% of a second pool, so the
     cell recommends the 4 GPUs."""
     page = grid
     t = recs[("gpt-oss-20b", "fp8", "h100-sxm")]["at_target"]
-    assert (t["mode"], t["gpus"]) == ("disaggregated", 88)
+    assert (t["mode"], t["gpus"]) == ("disaggregated", 11)
     assert (t["recommended"]["mode"], t["recommended"]["gpus"]) == ("aggregated", 4)
     cell = "grid[gpt-oss-20b · FP8 · NVIDIA H100 SXM][Recommended at the target]"
-    assert value(page, cell + ".gpus") == 4 and value(page, cell + ".cheapest_gpus") == 88
+    assert value(page, cell + ".gpus") == 4 and value(page, cell + ".cheapest_gpus") == 11
     saving = value(page, cell + ".cheapest_saving")
     assert saving == pytest.approx(t["cheapest_saving"] * 100) and 2 < saving < 10
     td = figures(page)[cell + ".gpus"].find_parent("td")

@@ -128,7 +128,7 @@ def test_bad_inputs_get_a_one_line_reason(catalog: Catalog) -> None:
 
 
 def test_the_calculators_costs_show_their_price_month_and_bf16_on_a_v100_is_refused(catalog: Catalog) -> None:
-    """Every cost the calculator prints carries its price's month (Lambda's H100 price, read 2026-09-25 in the
+    """Every cost the calculator prints carries its price's month (RunPod's Community Cloud H100 price, read 2026-09-25 in the
     silybench snapshot); BF16 on a V100 gets vLLM's one-line refusal."""
     eng = engine_catalog(catalog)
     got = answer(eng, {"model": "llama-3.1-8b", "precision": "bf16", "accelerator": "h100-sxm"})

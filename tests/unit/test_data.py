@@ -93,6 +93,13 @@ def _del(path: str) -> Edit:
     return edit
 
 
+def _all(*edits: Edit) -> Edit:
+    def edit(doc: dict[str, Any]) -> None:
+        for e in edits:
+            e(doc)
+    return edit
+
+
 CASES = [
     # (case, file, edit, expected fragments)
     ("wrong type", "accelerators", _set("h100-sxm/memory/value", "eighty"),
@@ -304,8 +311,13 @@ REFERENCE_CASES = [
     ("sliding window on an unknown pattern", "models",
      _set("gpt-oss-20b/architecture/sliding_window_layers", "every third"),
      ["entry 'gpt-oss-20b'", "sliding_window_layers"]),
-    ("two prices used for one accelerator", "prices", _set("h100-sxm-runpod-community/site_uses", True),
+    ("two prices used for one accelerator", "prices", _set("h100-sxm-runpod-secure/site_uses", True),
      ["data/prices.yaml", "accelerator 'h100-sxm'", "exactly one price", "found 2"]),
+    ("a dearer on-demand price used for the site's costs", "prices",
+     _all(_set("h100-sxm-lambda/site_uses", True), _del("h100-sxm-runpod-community/site_uses")),
+     ["entry 'h100-sxm-lambda'", "field 'site_uses'", "lowest on-demand price", "h100-sxm-runpod-community"]),
+    ("an unmarked on-demand price below the one used", "prices", _set("h200-sxm-aws-p5en/price/value", 3.5),
+     ["entry 'h200-sxm-runpod-community'", "field 'site_uses'", "h200-sxm-aws-p5en is lower"]),
     ("a spot price used for the site's costs", "prices", _set("h100-sxm-gcp-a3-spot/site_uses", True),
      ["entry 'h100-sxm-gcp-a3-spot'", "site_uses: the site's costs use an on-demand price"]),
     ("a price without its kind", "prices", _del("mi300x-vultr/kind"),
@@ -365,13 +377,16 @@ def test_a_used_price_has_a_node(catalog) -> None:
 
 def test_prices_as_the_september_2026_snapshot_gives_them(catalog) -> None:
     """tgarg01/silybench-data's gpu_prices.csv (rows checked 2026-09-25): Lambda's 8-GPU H100 and A100 instances at
-    3.99 and 2.79, one B200 at 6.99; RunPod's Community and Secure Cloud tiers recorded apart."""
+    3.99 and 2.79, one B200 at 6.99; RunPod's Community and Secure Cloud tiers recorded apart. The site uses the
+    lowest on-demand price of each accelerator: RunPod's Community Cloud for every NVIDIA GPU, Vultr for MI300X."""
     pr = catalog.prices
     used = {p.accelerator: p for p in pr.values() if p.site_uses}
-    assert (used["h100-sxm"].price.value, used["h100-sxm"].gpus_per_unit) == (3.99, 8)
-    assert (used["a100-80gb-sxm"].price.value, used["a100-80gb-sxm"].gpus_per_unit) == (2.79, 8)
-    assert (used["b200"].price.value, used["b200"].gpus_per_unit) == (6.99, 1)
-    assert (used["h200-sxm"].price.value, used["h200-sxm"].tier) == (3.59, "Community Cloud")
+    assert (pr["h100-sxm-lambda"].price.value, pr["h100-sxm-lambda"].gpus_per_unit) == (3.99, 8)
+    assert (pr["a100-80gb-sxm-lambda"].price.value, pr["a100-80gb-sxm-lambda"].gpus_per_unit) == (2.79, 8)
+    assert (pr["b200-lambda"].price.value, pr["b200-lambda"].gpus_per_unit) == (6.99, 1)
+    assert {a: (p.price.value, p.tier, p.gpus_per_unit) for a, p in used.items()} == {
+        "h100-sxm": (2.69, "Community Cloud", 1), "a100-80gb-sxm": (1.39, "Community Cloud", 1),
+        "h200-sxm": (3.59, "Community Cloud", 1), "b200": (5.98, "Community Cloud", 1), "mi300x": (1.85, None, 1)}
     for p in used.values():
         assert p.kind == "on-demand"
     tiers = {(p.accelerator, p.tier): p.price.value for p in pr.values() if p.provider == "RunPod"}

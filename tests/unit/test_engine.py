@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import math
+from dataclasses import replace
 
 import pytest
 
@@ -204,10 +204,19 @@ def test_a_given_layout_is_checked(eng):
 
 
 def test_cost_rents_whole_units_of_the_offering(eng):
-    d = deploy(setting(eng, "llama-3.1-8b", "bf16", "reference", node="hgx-h100-8"))
+    st = setting(eng, "llama-3.1-8b", "bf16", "reference", node="hgx-h100-8")
+    d = deploy(st)
     price = eng.prices["h100-sxm"]
-    assert d.cost_per_hour == pytest.approx(math.ceil(d.gpus / price.gpus_per_unit) * price.gpus_per_unit
-                                            * price.usd_per_gpu_hour)
+    assert price.gpus_per_unit == 1  # the site's price rents one GPU at a time: a replica pays its own GPUs
+    assert d.cost_per_hour == pytest.approx(d.gpus * price.usd_per_gpu_hour) and d.replicas_per_rental == 1
+    # an offering sold only whole (Lambda's 8-GPU H100 instance, data/prices.yaml): the instance is paid for and
+    # filled with replicas, TP2 four to an instance, TP4 two
+    whole = replace(price, usd_per_gpu_hour=3.99, gpus_per_unit=8, provider="Lambda")
+    for tp, rented, replicas in ((2, 8, 4), (4, 8, 2)):
+        dw = deploy(replace(st, prices={**st.prices, "h100-sxm": whole}), Layout(tp))
+        assert (dw.gpus_rented, dw.replicas_per_rental) == (rented, replicas)
+        assert dw.cost_per_replica_hour == pytest.approx(8 * 3.99 / replicas)
+        assert dw.rented_gpus_per_replica == tp
 
 
 def test_pipeline_stages_do_not_raise_one_sequences_ceiling(eng):

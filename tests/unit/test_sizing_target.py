@@ -19,7 +19,7 @@ from snippets.render import fmt
 from ..conftest import repository_catalog
 
 TTFT_MS, TPOT_MS = 2000, 30  # data/scenarios.yaml, reference: AIConfigurator's default objective
-H100_PRICE = 3.99  # data/prices.yaml, site_uses: Lambda, whole 8-GPU instances (Sep 2026)
+H100_PRICE = 2.69  # data/prices.yaml, site_uses: RunPod Community Cloud, the lowest on-demand H100 price (Sep 2026)
 CAT = repository_catalog()
 
 
@@ -33,13 +33,13 @@ def test_a_record_at_the_target_is_the_engines_search_and_its_rent() -> None:
     assert t["configuration"] == want.best.label and t["gpus"] == want.best.gpus
     assert t["ttft"]["value"] <= TTFT_MS and t["tpot"]["value"] <= TPOT_MS
     g = t["gpus"]
-    rented = -(-g // 8) * 8 if g > 8 else 8 / (8 // g)  # whole 8-GPU instances, or a share of one
+    rented = g  # the site's H100 price rents one GPU at a time
     assert t["rented_gpus"] == rented
     per_s = t["output_tokens_per_s_per_gpu"]["value"] * g
     assert t["usd_per_mtok_output"]["value"] == pytest.approx(rented * H100_PRICE / (per_s * 3600) * 1e6)
 
 
-@pytest.mark.parametrize(("model", "mode"), [("llama-3.1-70b", "disaggregated"), ("qwen3-8b", "aggregated")])
+@pytest.mark.parametrize(("model", "mode"), [("llama-3.1-70b", "disaggregated"), ("gpt-oss-120b", "aggregated")])
 def test_the_target_cell_is_the_engines_words_with_its_counts_as_figures(model, mode) -> None:
     """The grid's target cell is built from the record's fields (the build's worker processes hand the page records,
     not points): the engine's words for its best point, each count a figure, and its GPUs."""
@@ -58,28 +58,28 @@ def test_the_target_cell_is_the_engines_words_with_its_counts_as_figures(model, 
 
 
 def test_a_cell_whose_cheapest_saves_too_little_shows_the_recommended_and_names_the_cheapest() -> None:
-    """gpt-oss-20b FP8 on H100: the cheapest is disaggregated on 88 GPUs, a few per cent cheaper than one aggregated
+    """gpt-oss-20b FP8 on H100: the cheapest is disaggregated on 11 GPUs, a few per cent cheaper than one aggregated
     4-GPU replica (TP1 x DP4 x EP4), less than the 10% the layout policy asks of a second pool (data/policies.yaml)."""
     s = target(reference(CAT), "gpt-oss-20b", "fp8", "h100-sxm")
     assert s is not None and s.best is not None and s.recommended is not None
     t = at_target(s)
     assert t is not None and t["met"]
     rec = t["recommended"]
-    assert (rec["mode"], rec["gpus"]) == ("aggregated", 4) and (t["mode"], t["gpus"]) == ("disaggregated", 88)
+    assert (rec["mode"], rec["gpus"]) == ("aggregated", 4) and (t["mode"], t["gpus"]) == ("disaggregated", 11)
     saving = 1 - t["gpu_hours_per_mtok_output"]["value"] / rec["gpu_hours_per_mtok_output"]["value"]
     assert t["cheapest_saving"] == pytest.approx(saving, rel=1e-12) and 0.02 < saving < 0.10
     assert t["disaggregated_min_saving"] == 0.10
     cell, cost = target_cells(t)
     assert isinstance(cell, fmt.Phrase) and isinstance(cost, fmt.Figure)
-    assert cell.text == (f"{s.recommended.label} (4 GPUs); the cheapest, disaggregated on 88 GPUs, is "
+    assert cell.text == (f"{s.recommended.label} (4 GPUs); the cheapest, disaggregated on 11 GPUs, is "
                          f"{saving * 100:.1f}% cheaper")
     figs = {k: f.value for k, f in (p for p in cell.parts if not isinstance(p, str))}
-    assert figs["gpus"] == 4 and figs["cheapest_gpus"] == 88 and figs["cheapest_saving"] == pytest.approx(saving * 100)
+    assert figs["gpus"] == 4 and figs["cheapest_gpus"] == 11 and figs["cheapest_saving"] == pytest.approx(saving * 100)
     assert cost.value == rec["usd_per_mtok_output"]["value"] == pytest.approx(s.recommended.usd_per_mtok)
     (got,) = csv.DictReader(io.StringIO(records_csv([{"model": "gpt-oss-20b", "precision": "fp8",
                                                         "accelerator": "h100-sxm", "deployable": False, "why_not": "",
                                                         "at_target": t}])))
-    assert (int(got["target_gpus"]), int(got["recommended_gpus"])) == (88, 4)
+    assert (int(got["target_gpus"]), int(got["recommended_gpus"])) == (11, 4)
     assert float(got["cheapest_saving"]) == pytest.approx(saving, rel=1e-3)
 
 

@@ -27,7 +27,7 @@ PRECISIONS = ("bf16", "fp8")
 WORKED = ("llama-3.1-70b", "fp8", "h100-sxm")
 """The worked example: the model and precision of the time model's calibration runs, on the scenario's GPU."""
 SPLIT = ("llama-3.1-70b", "fp8", "h100-sxm", (2, 4, 8))
-"""Replicas against a larger TP: one 8-GPU instance cut into TP2, TP4 or TP8 replicas."""
+"""Replicas against a larger TP: the GPUs of one node cut into TP2, TP4 or TP8 replicas."""
 NIM_SWEEP = "nim180-llama33-70b-fp8-2xh100-in5000-out500-c"
 """The measured concurrency sweep whose plateau gives the latency-bound share of peak throughput."""
 TTFT_BUDGET_S = 1.0
@@ -175,6 +175,11 @@ def split_rows(cat: Catalog) -> list[tuple[Deployment, Prediction, Prediction]]:
     return out
 
 
+def in_node(d: Deployment) -> int:
+    """Replicas of `d` the GPUs of one node hold: the split's budget, whatever unit the price rents in."""
+    return d.gpus_per_node // d.gpus
+
+
 
 def load_rows(cat: Catalog) -> list[tuple[str, float]]:
     _, _, _, share = nim_share(cat)
@@ -198,8 +203,11 @@ class Worked:
         self.layout = d.layout.label
         self.price = usd(pr.usd_per_gpu_hour, pr)
         self.unit = fmt.count(pr.gpus_per_unit, "GPUs")
+        self.whole_units = pr.gpus_per_unit > 1
+        """Whether the price rents whole instances of several GPUs (the worked example then says how they fill)."""
         self.rental_hour = usd(pr.usd_per_gpu_hour * pr.gpus_per_unit, pr)
         self.replicas = fmt.count(d.replicas_per_rental, "replicas")
+        self.replica_gpus = fmt.count(d.rented_gpus_per_replica, "GPUs")
         self.replica_hour = usd(d.cost_per_replica_hour or 0.0, pr)
         self.most_in_flight = fmt.count(most.in_flight, "sequences")
         self.most_tps = tps(most.output_tokens_per_s)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from snippets.calibration import fit_basis, summary
 from snippets.data import Catalog, TimeModel
 from snippets.engine.search import MAX_NODES
+from snippets.engine.specs import PriceSpec
 from snippets.pages import units
 from snippets.pages.base import Page
 from snippets.pages.calibrated import rows
@@ -22,6 +23,7 @@ from snippets.pages.cost.common import (
     gpu_label,
     grid,
     in_cost,
+    in_node,
     ms,
     nim_share,
     out_cost,
@@ -31,7 +33,7 @@ from snippets.pages.cost.common import (
     usd_mtok,
 )
 from snippets.pages.scenario import reference
-from snippets.pages.units import price_of, tps, usd
+from snippets.pages.units import price_of, tps, usd, usd_gpu_hour
 from snippets.render import fmt
 
 
@@ -54,7 +56,7 @@ class CostPage(Page):
         if w_at is None:
             raise ValueError("the worked example needs a configuration meeting the scenario's target")
 
-        # replicas against a larger TP, on one rented instance
+        # replicas against a larger TP, on the GPUs of one node
         sp = split_rows(cat)
         small, big = sp[0], sp[-1]
         sd, s1, sm = small
@@ -98,6 +100,10 @@ class CostPage(Page):
         cal_accs = {m.accelerator for m in basis.values()}
         measured_accs = {m.accelerator for m in cat.measurements.values()}
         reads = sorted({p.read.isoformat() for p in cat.prices.values() if p.site_uses})
+        wholes = sorted(((k, p) for k, p in cat.prices.items() if p.accelerator == WORKED[2] and p.kind == "on-demand"
+                         and p.gpus_per_unit > 1), key=lambda kp: kp[1].price.value)
+        if not wholes:
+            raise ValueError(f"the rent lever names an offering of the {WORKED[2]} sold only as whole instances")
 
         self.n_in = fmt.count(sc.input_tokens, "tokens")
         self.n_out = fmt.count(sc.output_tokens, "tokens")
@@ -121,23 +127,34 @@ class CostPage(Page):
         self.price_read = reads[-1]
         self.w = w
         self.w_gpu_label = gpu_label(w.gpu)
+        whole_id, whole = wholes[0]
+        self.whole_seller = whole.provider
+        self.whole_unit = fmt.count(whole.gpus_per_unit, "GPUs", show_unit=True)
+        self.whole_price = usd_gpu_hour(PriceSpec(
+            accelerator=whole.accelerator, usd_per_gpu_hour=whole.price.value, gpus_per_unit=whole.gpus_per_unit,
+            provider=whole.provider, offering=whole.offering, read=whole.read.isoformat(), kind=whole.kind,
+            tier=whole.tier or "", secondary=whole.secondary, sources=(("prices", whole_id),)))
+        used_units = {a: p.gpus_per_unit for a, p in r.eng.prices.items()}
+        self.site_rents_single = fmt.claim(all(u == 1 for u in used_units.values()),
+                                           f"GPUs per rental unit of the prices used: {used_units}")
         self.big_model = r.eng.models[MODELS[-1]].name
         # replicas against TP
         self.split_model = r.eng.models[SPLIT[0]].name
         self.split_precision = r.eng.precisions[SPLIT[1]].name
-        self.split_gpus = fmt.count(sd.gpus_rented)
+        n_small = in_node(sd)
+        self.split_gpus = fmt.count(sd.gpus_per_node)
         self.small_layout = sd.layout.label
         self.big_layout = bd.layout.label
-        self.small_n = fmt.count(sd.replicas_per_rental, "replicas")
+        self.small_n = fmt.count(n_small, "replicas")
         self.small_itl1 = ms(s1.tpot_s)
         self.big_itl1 = ms(b1.tpot_s)
         self.small_ttft1 = ms(s1.ttft_s)
         self.big_ttft1 = ms(b1.ttft_s)
         self.small_cost1 = usd_mtok(out_cost(s1), price_of(sd))
         self.big_cost1 = usd_mtok(out_cost(b1), price_of(bd))
-        self.small_inflight = fmt.count(sm.in_flight * sd.replicas_per_rental, "sequences")
+        self.small_inflight = fmt.count(sm.in_flight * n_small, "sequences")
         self.big_inflight = fmt.count(bm.in_flight, "sequences")
-        self.small_tps = tps(sm.output_tokens_per_s * sd.replicas_per_rental)
+        self.small_tps = tps(sm.output_tokens_per_s * n_small)
         self.big_tps = tps(bm.output_tokens_per_s)
         self.small_itl = ms(sm.tpot_s)
         self.big_itl = ms(bm.tpot_s)
@@ -217,8 +234,8 @@ class CostPage(Page):
                                                 f"${out_cost(s1):.2f} < ${out_cost(b1):.2f} per Mtok at one request each")
         self.split_close_at_peak = fmt.claim(abs(s_cost / b_cost - 1) < 0.15,
                                              f"${s_cost:.3f} against ${b_cost:.3f} per Mtok at the KV maximum")
-        self.big_holds_more = fmt.claim(bm.in_flight > sm.in_flight * sd.replicas_per_rental,
-                                        f"{bm.in_flight} > {sd.replicas_per_rental} × {sm.in_flight} sequences")
+        self.big_holds_more = fmt.claim(bm.in_flight > sm.in_flight * n_small,
+                                        f"{bm.in_flight} > {n_small} × {sm.in_flight} sequences")
         self.big_slower_full = fmt.claim(bm.tpot_s > sm.tpot_s,
                                          f"ITL {bm.tpot_s * 1e3:.1f} > {sm.tpot_s * 1e3:.1f} ms at the KV maximum")
         self.rank_differs = fmt.claim(bool(inverted),

@@ -12,6 +12,7 @@ from snippets.pages.cost.common import (
     cheapest_layout,
     full,
     gpu_label,
+    in_node,
     load_rows,
     ms,
     out_cost,
@@ -56,10 +57,10 @@ def cost_table(cat: Catalog) -> str:
 
 
 def split_table(cat: Catalog) -> str:
-    """One rented instance cut into replicas of growing TP: latency and cost at one request and at the KV maximum."""
+    """One node's GPUs cut into replicas of growing TP: latency and cost at one request and at the KV maximum."""
     body: list[list[fmt.Cell]] = []
     for d, one, most in split_rows(cat):
-        n = d.replicas_per_rental
+        n = in_node(d)
         for what, x in (("one request each", one), ("most in flight", most)):
             body.append([
                 f"{n} × {d.layout.label}, {what}",
@@ -131,12 +132,14 @@ def worked_example(cat: Catalog) -> str:
     p = CostPage.of(cat)
     w = p.w
     h, e = fmt.fig_html, fmt.escape_markdown
+    rent = (f"sold in units of {h(w.unit, 'worked.unit')} GPUs: {h(w.rental_hour, 'worked.rental_hour')} an hour "
+            f"for the unit, which holds {h(w.replicas, 'worked.replicas')} replicas" if w.whole_units
+            else "rented one GPU at a time")
     lines = [
-        f"1. **The rent.** {e(w.gpu)} at {h(w.price, 'worked.price')} per GPU-hour, sold in units of "
-        f"{h(w.unit, 'worked.unit')} GPUs: {h(w.rental_hour, 'worked.rental_hour')} an hour for the unit.",
+        f"1. **The rent.** {e(w.gpu)} at {h(w.price, 'worked.price')} per GPU-hour, {rent}.",
         f"2. **The layout.** {e(w.model)} in {e(w.precision)} runs as **{w.layout}**, the TP degree with the "
-        f"lowest cost per token in one node; the unit holds {h(w.replicas, 'worked.replicas')} replicas, so one "
-        f"replica's share is {h(w.replica_hour, 'worked.replica_hour')} an hour.",
+        f"lowest cost per token in one node: a replica carries {h(w.replica_gpus, 'worked.replica_gpus')} rented "
+        f"GPUs, {h(w.replica_hour, 'worked.replica_hour')} an hour.",
         f"3. **The load.** At {h(p.context, 'worked.context')} tokens a request, the replica's KV cache holds "
         f"{h(w.most_in_flight, 'worked.most_in_flight')} requests at once.",
         f"4. **The throughput.** The time model predicts {h(w.most_tps, 'worked.most_tps')} output tokens per second "

@@ -266,9 +266,14 @@ class HbmPage(Page):
                                      f"{ld.gpus} GPUs each")
         self.h100_more_per_gpu_hour = fmt.claim(
                 hour["w"] > hour["a70"], f"{hour['w'] * 3600:,.0f} > {hour['a70'] * 3600:,.0f} tokens per GPU-hour")
-        self.same_cost_per_token = fmt.claim(0.8 < cost_w.value / cost_a70.value < 1,
-                                             f"${cost_w.value:.2f} against ${cost_a70.value:.2f} per million tokens")
-        self.h100_cheaper = fmt.percent(1 - cost_w.value / cost_a70.value)
+        price_ratio = (required(wd.setting.price, f"a price for the {chip.name}").usd_per_gpu_hour
+                       / required(a70.d.setting.price, f"a price for the {old.name}").usd_per_gpu_hour)
+        self.older_token_cheaper = fmt.claim(price_ratio > hour["w"] / hour["a70"] and cost_a70.value < cost_w.value,
+                                             f"price ×{price_ratio:.2f} > tokens per GPU-hour ×"
+                                             f"{hour['w'] / hour['a70']:.2f}: ${cost_a70.value:.2f} against "
+                                             f"${cost_w.value:.2f} per million tokens")
+        self.h100_price_ratio = fmt.ratio(price_ratio, 2, basis="H100 ÷ A100 price per GPU-hour (data/prices.yaml)")
+        self.a100_cheaper = fmt.percent(1 - cost_a70.value / cost_w.value)
         self.lean_nearly_doubles = fmt.claim(
                 1.5 < hour["lean"] / hour["w"] <= 2.0, f"FP8 ÷ BF16 per GPU-hour = {hour['lean'] / hour['w']:.2f}")
         self.a100_fp8_weight_only = fmt.claim(lean_old.d.weight_only and not lean.d.weight_only,
