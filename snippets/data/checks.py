@@ -95,6 +95,9 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
             problems.append(f"{where}: field 'time_model': {sc.time_model!r} is not a time model")
         if sc.kv_precision not in cat["precisions"]:
             problems.append(f"{where}: field 'kv_precision': unknown precision {sc.kv_precision!r}")
+        elif not cat["precisions"][sc.kv_precision].kv_cache_dtype:
+            problems.append(f"{where}: field 'kv_precision': {sc.kv_precision!r} is a weight format, not a "
+                            "KV cache dtype (it has no kv_cache_dtype in data/precisions.yaml)")
     lats, effs = cat.get("latencies", {}), cat.get("efficiencies", {})
     for tm_id, tm in pols.items():
         if not isinstance(tm, TimeModel):
@@ -190,6 +193,10 @@ def _check_measurements(cat: dict[str, dict[str, Any]], problems: list[str]) -> 
                              ("accelerator", "accelerators")):
             if getattr(m, field) not in cat[table]:
                 problems.append(f"{where}: field '{field}': unknown {field} {getattr(m, field)!r}")
+        kv = cat["precisions"].get(m.kv_precision)
+        if kv is not None and not kv.kv_cache_dtype:
+            problems.append(f"{where}: field 'kv_precision': {m.kv_precision!r} is a weight format, not a KV "
+                            "cache dtype (it has no kv_cache_dtype in data/precisions.yaml)")
         model = cat["models"].get(m.model)
         dis = m.mode.disaggregation
         layouts = [("layout", m.layout)]

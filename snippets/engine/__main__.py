@@ -305,6 +305,11 @@ def _ids_known(eng: EngineCatalog, args: argparse.Namespace) -> None:
                                (getattr(args, "layout_policy", None), eng.layout_policies, "layout policy")):
         if value is not None and value not in table:
             raise UnknownId(f"unknown id {value!r} ({what}); known: {', '.join(sorted(table))}")
+    kv = None if args.kv_precision is None else eng.precisions[args.kv_precision]
+    if kv is not None and not kv.kv_cache_dtype:
+        takes = sorted(p.id for p in eng.precisions.values() if p.kv_cache_dtype)
+        raise UnknownId(f"--kv-precision {kv.id!r}: {kv.name} is a weight format, not a KV cache dtype "
+                        f"(vLLM's --kv-cache-dtype has no value for it); a KV precision is one of: {', '.join(takes)}")
     draft = getattr(args, "draft", None)
     if draft is not None and draft not in ("mtp", "eagle") and draft not in eng.models:
         raise UnknownId(f"unknown draft {draft!r} (draft): mtp, eagle or a model id ({', '.join(sorted(eng.models))})")

@@ -337,6 +337,9 @@ class PrecisionSpec:
     weight_block: WeightBlock | None = None
     """Block-quantized checkpoints (DeepSeek-V3's and Qwen3's FP8, 128 x 128): every TP shard of a weight must be a
     multiple of the block, which vLLM checks when it creates the layer."""
+    kv_cache_dtype: str = ""
+    """vLLM's --kv-cache-dtype that keeps a KV cache in this format (a `CacheDType` of vllm/config/cache.py); "" for a
+    weight format it has no value for (group- or block-scaled weights), refused as a KV precision."""
 
     @property
     def bits_per_param(self) -> float:

@@ -80,6 +80,11 @@ def test_bad_requests_exit_nonzero_with_one_line(extra: list[str], words: str, c
      "unknown id 'nope' (precision); known: "),
     ([*PREDICT, "--kv-precision", "FP8"], 2, "unknown id 'FP8' (KV precision); known: "),
     ([*PREDICT, "--kv-precision", ""], 2, "unknown id '' (KV precision)"),
+    # a weight format with group or block scales is no KV cache dtype of any engine (vLLM's CacheDType)
+    ([*PREDICT, "--kv-precision", "int4-g128"], 2, "--kv-precision 'int4-g128': INT4, groups of 128 (GPTQ/AWQ) is a "
+     "weight format, not a KV cache dtype"),
+    ([*PREDICT, "--kv-precision", "mxfp4"], 2, "a KV precision is one of: bf16, fp16, fp32, fp8, fp8-e4m3, fp8-e5m2, "
+     "int4, int8, nvfp4"),
     ([*SIZE, "--layout-policy", "nope"], 2, "unknown id 'nope' (layout policy); known: "),
     # predict is given its layout: a policy that would choose one is refused, not echoed and ignored
     ([*PREDICT, "--layout-policy", "fewest-gpus"], 2, "error: unrecognized arguments: --layout-policy fewest-gpus"),
