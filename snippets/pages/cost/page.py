@@ -210,7 +210,7 @@ class CostPage(Page):
         self.cal_tput = fmt.percent(cal_tput[0])
         self.test_tput = fmt.percent(test_tput[0])
         self.test_tput_worst = fmt.percent(test_tput[1])
-        self.cal_gpus = fmt.count(len(cal_accs), "accelerators")
+        self.cal_gpus = fmt.count(len(cal_accs), "accelerators", show_unit=True)
         # the fitted factors the prose names: the host's time per step, and each vendor's kernel fraction in data/
         tm = cat.policies[sc.time_model]
         if not isinstance(tm, TimeModel):
@@ -221,7 +221,7 @@ class CostPage(Page):
         self.kernel_fractions = " and ".join(f"{v}'s" for v in vendors) + (" kernel fraction" if len(vendors) == 1
                                                                            else " kernel fractions")
         unfitted = sorted(a for a in by_acc if a not in cal_accs)
-        self.table_gpus = fmt.count(len(by_acc), "accelerators")
+        self.table_gpus = fmt.count(len(by_acc), "accelerators", show_unit=True)
         # claims
         self.batching_pays = fmt.claim(out_cost(run(wd, 1)) > 10 * out_cost(w_most),
                                        f"${out_cost(run(wd, 1)):.2f} at one request > 10 × ${out_cost(w_most):.3f}")
