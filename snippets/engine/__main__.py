@@ -56,7 +56,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from snippets.engine.deployment import Deployment, NoLayout, RefusedLayout, Setting, deploy, setting
+from snippets.engine.deployment import (
+    Deployment,
+    NoLayout,
+    RefusedLayout,
+    Setting,
+    deploy,
+    kv_precision_refusal,
+    setting,
+)
 from snippets.engine.layout import Layout
 from snippets.engine.requests import (
     Request,
@@ -305,11 +313,9 @@ def _ids_known(eng: EngineCatalog, args: argparse.Namespace) -> None:
                                (getattr(args, "layout_policy", None), eng.layout_policies, "layout policy")):
         if value is not None and value not in table:
             raise UnknownId(f"unknown id {value!r} ({what}); known: {', '.join(sorted(table))}")
-    kv = None if args.kv_precision is None else eng.precisions[args.kv_precision]
-    if kv is not None and not kv.kv_cache_dtype:
-        takes = sorted(p.id for p in eng.precisions.values() if p.kv_cache_dtype)
-        raise UnknownId(f"--kv-precision {kv.id!r}: {kv.name} is a weight format, not a KV cache dtype "
-                        f"(vLLM's --kv-cache-dtype has no value for it); a KV precision is one of: {', '.join(takes)}")
+    kv_refused = None if args.kv_precision is None else kv_precision_refusal(eng, args.kv_precision)
+    if kv_refused is not None:  # an invalid choice of the option, as argparse refuses one (exit status 2)
+        raise UnknownId(f"--kv-precision {args.kv_precision!r}: {kv_refused}")
     draft = getattr(args, "draft", None)
     if draft is not None and draft not in ("mtp", "eagle") and draft not in eng.models:
         raise UnknownId(f"unknown draft {draft!r} (draft): mtp, eagle or a model id ({', '.join(sorted(eng.models))})")

@@ -108,6 +108,18 @@ def context_refusal(spec: ModelSpec, tokens: int) -> ContextTooLong | None:
     return None if limit is None or tokens <= limit else ContextTooLong(spec.name, tokens, limit)
 
 
+def kv_precision_refusal(eng: EngineCatalog, precision: str) -> str | None:
+    """Why `precision` cannot hold a KV cache, or None where it can: a weight format (group- or block-scaled) that
+    vLLM's --kv-cache-dtype has no value for (`PrecisionSpec.kv_cache_dtype`). The one rule: `setting` raises it,
+    the command line words it for its option."""
+    p = eng.precisions[precision]
+    if p.kv_cache_dtype:
+        return None
+    takes = ", ".join(sorted(q.id for q in eng.precisions.values() if q.kv_cache_dtype))
+    return (f"{p.name} is a weight format, not a KV cache dtype (vLLM's --kv-cache-dtype has no value for it); "
+            f"a KV precision is one of: {takes}")
+
+
 def bf16_refusal(chip: ChipSpec) -> str:
     """vLLM's message for BF16 on a GPU without it, naming the chip."""
     return ("Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
@@ -340,10 +352,14 @@ def setting(
         from dataclasses import replace
 
         pol = replace(pol, moe_kernel=moe_kernel)
+    kv_id = kv_precision or auto_kv_precision(eng, model, sc.id)
+    kv_refused = kv_precision_refusal(eng, kv_id)
+    if kv_refused is not None:
+        raise UnsupportedFormat(kv_refused)
     dtype = None if spec.dtype is None else eng.precisions[spec.dtype]
     return Setting(
         model=spec, precision=eng.precisions[precision],
-        kv_precision=eng.precisions[kv_precision or auto_kv_precision(eng, model, sc.id)],
+        kv_precision=eng.precisions[kv_id],
         chip=chip, node=n, scenario=sc, memory_policy=pol,
         layout_policy=eng.layout_policies[layout_policy or sc.layout_policy], time_model_id=sc.time_model,
         time_models=eng.time_models, prices=eng.prices,

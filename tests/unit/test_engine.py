@@ -280,3 +280,15 @@ def test_new_accelerators_size_on_their_nodes(eng):
     d = deploy(setting(eng, "llama-3.1-70b", "fp8", "reference", accelerator="b300"))
     assert d.layout == Layout(1)  # 72.7 GB of FP8 weights in one 288 GB label's pool
     assert eng.chips["b300"].capacity_bytes == 288e9 and not eng.chips["b300"].capacity_reported
+
+
+def test_a_weight_format_is_refused_as_the_kv_cache_precision(eng):
+    # vLLM's --kv-cache-dtype (CacheDType) has no value for a group- or block-scaled weight format; every caller of
+    # `setting` (command line, pages, notebook) meets the same refusal, and a KV cache dtype passes
+    from snippets.engine import UnsupportedFormat
+
+    for pid in ("int4-g128", "fp8-block", "mxfp4"):
+        with pytest.raises(UnsupportedFormat, match="weight format, not a KV cache dtype"):
+            setting(eng, "llama-3.1-70b", "fp8", "reference", node="hgx-h100-8", kv_precision=pid)
+    assert setting(eng, "llama-3.1-70b", "fp8", "reference", node="hgx-h100-8", kv_precision="fp8").kv_precision.id \
+        == "fp8"

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from snippets.calibration import fit_basis, summary
 from snippets.data import Catalog, TimeModel
+from snippets.data.export import price_record
 from snippets.engine.search import MAX_NODES
-from snippets.engine.specs import PriceSpec
 from snippets.pages import units
 from snippets.pages.base import Page
 from snippets.pages.calibrated import rows
@@ -130,10 +132,7 @@ class CostPage(Page):
         whole_id, whole = wholes[0]
         self.whole_seller = whole.provider
         self.whole_unit = fmt.count(whole.gpus_per_unit, "GPUs", show_unit=True)
-        self.whole_price = usd_gpu_hour(PriceSpec(
-            accelerator=whole.accelerator, usd_per_gpu_hour=whole.price.value, gpus_per_unit=whole.gpus_per_unit,
-            provider=whole.provider, offering=whole.offering, read=whole.read.isoformat(), kind=whole.kind,
-            tier=whole.tier or "", secondary=whole.secondary, sources=(("prices", whole_id),)))
+        self.whole_price = usd_gpu_hour(replace(price_record(cat, whole), sources=(("prices", whole_id),)))
         used_units = {a: p.gpus_per_unit for a, p in r.eng.prices.items()}
         self.site_rents_single = fmt.claim(all(u == 1 for u in used_units.values()),
                                            f"GPUs per rental unit of the prices used: {used_units}")
