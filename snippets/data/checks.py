@@ -73,6 +73,15 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
                 ref("interconnects", ic_id, "switch", ic.switch, NVSwitch)
             if ic.nic is not None:
                 ref("interconnects", ic_id, "nic", ic.nic, Network)
+    engines = {pol.engine for pol in cat.get("policies", {}).values() if getattr(pol, "kind", "") == "memory"}
+    for prec_id, prec in cat["precisions"].items():
+        for i, gap in enumerate(prec.kernel_gaps):
+            where = f"data/precisions.yaml: entry '{prec_id}': field 'kernel_gaps.{i}"
+            problems += [f"{where}.accelerators': unknown accelerator {a!r}" for a in sorted(gap.accelerators)
+                         if a not in cat["accelerators"]]
+            if engines and gap.engine not in engines:
+                problems.append(f"{where}.engine': no memory policy in data/policies.yaml runs engine {gap.engine!r} "
+                                f"(engines: {', '.join(sorted(engines))})")
     used: dict[str, list[str]] = {}
     for price_id, price in cat.get("prices", {}).items():
         if price.accelerator not in cat["accelerators"]:

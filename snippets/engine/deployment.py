@@ -32,6 +32,7 @@ from snippets.engine.params import experts_touched
 from snippets.engine.specs import (
     ChipSpec,
     EngineCatalog,
+    KernelGap,
     LayoutPolicySpec,
     MemoryPolicySpec,
     ModelSpec,
@@ -75,8 +76,10 @@ class RefusedSetting(NoLayout):
 
 class UnsupportedFormat(RefusedSetting):
     """The chip cannot compute in the precision's activation format at all, so no layout serves it: BF16 weights on
-    a GPU whose tensor cores have no BF16 (a V100). vLLM refuses at start (vllm/worker/worker.py,
-    `_check_if_gpu_supports_dtype`); its message is kept, with the chip named instead of its compute capability."""
+    a GPU whose tensor cores have no BF16 (a V100), where vLLM refuses at start (vllm/worker/worker.py,
+    `_check_if_gpu_supports_dtype`; its message kept, with the chip named instead of its compute capability); or a
+    format the engine has no kernel for on the chip (`kernel_gap_refusal`: vLLM's W8A8 INT8 on Blackwell, stopped
+    by its first product in the profiling run at start, its message kept word for word)."""
 
 
 class ContextTooLong(RefusedSetting):
@@ -118,6 +121,24 @@ def kv_precision_refusal(eng: EngineCatalog, precision: str) -> str | None:
     takes = ", ".join(sorted(q.id for q in eng.precisions.values() if q.kv_cache_dtype))
     return (f"{p.name} is a weight format, not a KV cache dtype (vLLM's --kv-cache-dtype has no value for it); "
             f"a KV precision is one of: {takes}")
+
+
+def int8_gap_message(gap: KernelGap) -> str:
+    """vLLM's error where its CUTLASS scaled product has no INT8 kernel for the chip (csrc/quantization/w8a8/cutlass/c3x/
+    scaled_mm_helper.hpp at 31106f4f, `dispatch_scaled_mm`), word for word with the chip's SM version."""
+    return (f"Int8 not supported on SM{gap.sm}. Use FP8 quantization instead, or run on older arch (SM < 100).")
+
+
+def kernel_gap_refusal(precision: PrecisionSpec, engine: str, chip: ChipSpec) -> str | None:
+    """The engine's error where it has no kernel for `precision`'s products on `chip` (`PrecisionSpec.kernel_gaps`),
+    or None where it has one. The one rule: `setting` raises it as `UnsupportedFormat`."""
+    gap = precision.kernel_gap(engine, chip.id)
+    if gap is None:
+        return None
+    if precision.tensor_format != "int8":
+        raise ValueError(f"{precision.id}: a kernel gap of {engine} recorded for format {precision.tensor_format!r}, "
+                         "whose error the engine does not know (only INT8's)")
+    return int8_gap_message(gap)
 
 
 def bf16_refusal(chip: ChipSpec) -> str:
@@ -315,6 +336,9 @@ def setting(
     if refused is not None:
         raise refused
     pol = eng.memory_policies[memory_policy or sc.memory_policy].for_chip(chip)
+    gap = kernel_gap_refusal(eng.precisions[precision], pol.engine, chip)
+    if gap is not None:
+        raise UnsupportedFormat(gap)
     if max_num_seqs is not None or max_num_batched_tokens is not None:
         from dataclasses import replace
 

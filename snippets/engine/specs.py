@@ -317,6 +317,19 @@ class WeightBlock:
 
 
 @dataclass(frozen=True, slots=True)
+class KernelGap:
+    """An engine that has no kernel for a precision's products on some chips, and stops at the first one it runs (vLLM's
+    CUTLASS W8A8 path on Blackwell computes FP8 only): no layout of that engine serves the precision there."""
+
+    engine: str
+    """The engine, as a memory policy names it (`MemoryPolicySpec.engine`: "vLLM")."""
+    accelerators: frozenset[str]
+    """The chips (accelerator ids) it has no kernel for."""
+    sm: int
+    """The chips' CUDA compute capability as the engine names it in its error (10.0: 100)."""
+
+
+@dataclass(frozen=True, slots=True)
 class PrecisionSpec:
     """A numeric precision of weights (or of the KV cache): its storage bits and the format a chip computes in. The one
     record of a precision: data/precisions.yaml validates into it (`snippets.data.schema.precisions.Precision` adds
@@ -340,6 +353,12 @@ class PrecisionSpec:
     kv_cache_dtype: str = ""
     """vLLM's --kv-cache-dtype that keeps a KV cache in this format (a `CacheDType` of vllm/config/cache.py); "" for a
     weight format it has no value for (group- or block-scaled weights), refused as a KV precision."""
+    kernel_gaps: tuple[KernelGap, ...] = ()
+    """Engines that have no kernel for this format's weight products on some chips (`KernelGap`)."""
+
+    def kernel_gap(self, engine: str, chip: str) -> KernelGap | None:
+        """The gap that stops `engine` computing this precision on `chip`, or None where it has a kernel."""
+        return next((g for g in self.kernel_gaps if g.engine == engine and chip in g.accelerators), None)
 
     @property
     def bits_per_param(self) -> float:

@@ -271,6 +271,29 @@ def test_bf16_weights_are_refused_on_a_chip_without_bf16(eng):
     assert all(c.computes("bf16") for k, c in eng.chips.items() if k != "v100-sxm2-32gb")
 
 
+
+def test_int8_weights_are_refused_where_vllm_has_no_int8_kernel(eng):
+    """vLLM runs a W8A8 INT8 checkpoint through CUTLASS's scaled product, which has no INT8 kernel for Blackwell
+    (scaled_mm_helper.hpp: "Int8 not supported on SM100 ..."): its first product, in the profiling run, stops it.
+    The engine refuses the setting with that message and the chip's SM version, under vLLM's policy only: the
+    tensor cores compute INT8 (the B200's rate is recorded) and SGLang's budget is not refused. Hopper runs it."""
+    from snippets.engine import UnsupportedFormat
+
+    for acc, sm in (("b200", 100), ("gb200", 100), ("b300", 103), ("gb300", 103), ("rtx-pro-6000-server", 120)):
+        with pytest.raises(UnsupportedFormat, match=rf"^Int8 not supported on SM{sm}\. Use FP8 quantization instead, "
+                                                    r"or run on older arch \(SM < 100\)\.$"):
+            setting(eng, "llama-3.1-8b", "int8", "reference", accelerator=acc)
+    assert eng.chips["b200"].computes("int8")  # the gap is the engine's, not the chip's
+    for acc in ("h100-sxm", "a100-80gb-sxm", "l40s"):  # SM 90, 80 and 89: CUTLASS has INT8 kernels there
+        d = deploy(setting(eng, "llama-3.1-8b", "int8", "reference", accelerator=acc))
+        assert d.compute_format == "int8" and not d.weight_only
+    sglang = deploy(setting(eng, "llama-3.1-8b", "int8", "reference", accelerator="b200",
+                            memory_policy="sglang-default"))
+    assert sglang.compute_format == "int8"
+    # FP8 and BF16 still run on every one of them
+    for acc in ("b200", "b300", "rtx-pro-6000-server"):
+        assert deploy(setting(eng, "llama-3.1-8b", "fp8", "reference", accelerator=acc)).compute_format == "fp8"
+
 def test_new_accelerators_size_on_their_nodes(eng):
     """B300, GB300, A100 80GB PCIe and V100 each have a node the engine sizes on (the grid covers them all)."""
     for acc, node, gpus in (("b300", "hgx-b300-8", 8), ("gb300", "gb300-nvl72", 72),

@@ -29,6 +29,17 @@ class BlockScale(specs.BlockScale):
     scale_format: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KernelGap(specs.KernelGap):
+    """The engine's `KernelGap` as data/precisions.yaml states it: the chips listed (ids of data/accelerators.yaml,
+    checked by the loader), their compute capability, and where both and the engine's gap were read."""
+
+    accelerators: Annotated[frozenset[str], Field(min_length=1)]
+    sm: PositiveInt
+    note: str
+    sources: Sources
+
+
 class FloatLayout(_Strict):
     """Bit fields of a floating-point element: one sign bit, then exponent and mantissa bits."""
 
@@ -54,6 +65,7 @@ class Precision(PrecisionSpec):
     layout: FloatLayout | None = None
     """Sign, exponent and mantissa bits of a float element, where the page needs its range."""
     tensor_format: TensorFormat
+    kernel_gaps: tuple[KernelGap, ...] = ()
     keeps_16bit_note: str | None = None
     """Which checkpoints keep tensors at 16 bit, with the source in `sources`."""
     sources: Sources
