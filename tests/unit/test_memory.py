@@ -181,6 +181,52 @@ def test_the_sampler_runs_on_the_last_pipeline_stage_only(eng):
 # ----------------------------------------------------------------------------------------- the flagship refused
 
 
+
+@pytest.mark.parametrize(("model", "precision", "tp", "weights", "logged_kv", "estimate"), [
+    # vLLM 0.19.0 on an H100 reporting 79.19 GiB, vllm serve's defaults but --gpu-memory-utilization 0.95 and
+    # --max-model-len 8192 (llm-d-incubation/llm-d-planner, accuracy/results/v0.19.0/logs): the logged weights,
+    # "Available KV cache memory" and "Estimated CUDA graph memory". vLLM 0.19 logged the estimate without taking it
+    # from the pool; v0.21 takes it (gpu_worker.py at v0.21.0), so its KV cache is the logged one less the estimate.
+    # The policy (vllm-v021) reads its sampler and its memory outside PyTorch from these logs and its one estimate
+    # (1.82 GiB) from the 70B's: the 70B-class rows check the weights and the arithmetic; Llama-3.1-8B's own
+    # estimate is 0.84 GiB, so the policy leaves it 0.98 GiB less.
+    ("llama-3.1-70b", "fp8", 2, 33.88, 37.28, 1.82),   # RedHatAI/Llama-3.3-70B-Instruct-fp8-dynamic
+    ("llama-3.1-70b", "fp8", 4, 16.96, 54.09, 1.70),
+    ("qwen2.5-72b", "bf16", 2, 67.8, 3.04, 1.63),
+    ("llama-3.1-8b", "bf16", 2, 7.51, 63.76, 1.69),
+    ("llama-3.1-8b", "bf16", 1, 14.99, 58.11, 0.84),
+])
+def test_kv_memory_against_vllm_0190_logs_as_v021_budgets_them(eng, model: str, precision: str, tp: int,
+                                                               weights: float, logged_kv: float, estimate: float) -> None:
+    # within 0.2 GiB of each log: the engine's weights and sampler run up to 0.1 GiB each below a 70B's logged ones
+    e = with_h100_total(eng, 79.19 * GiB)
+    pol = e.memory_policies["vllm-v021"]
+    assert pol.utilization == 0.92 and pol.cuda_graphs_in_pool
+    st = setting(e, model, precision, "reference", accelerator="h100-sxm", context_tokens=8192,
+                 memory_policy="vllm-v021", memory_fraction=0.95)
+    m = st.memory(Layout(tp), 1)
+    assert m.weights / GiB == pytest.approx(weights, abs=0.1)
+    v021 = logged_kv - estimate  # what v0.21 leaves of the same run, its own estimate taken from the pool
+    assert m.kv_room / GiB == pytest.approx(v021 - (pol.cuda_graphs / GiB - estimate), abs=0.2)
+    outside = replace(st, memory_policy=replace(st.memory_policy, cuda_graphs_in_pool=False))
+    assert outside.memory(Layout(tp), 1).kv_room / GiB == pytest.approx(logged_kv, abs=0.2)  # as 0.19 budgeted
+
+
+def test_flagship_starts_under_v021s_budget(eng):
+    # The same deployment as below under vLLM's budget from v0.21 (vllm-v021): pool 0.92 x 79.22 = 72.88 GiB;
+    # weights 65.71, the sampler's 1,024 x 128,256 x 15.3 bytes = 1.87 GiB, 2.09 GiB outside PyTorch and the CUDA
+    # graphs' 1.82 GiB estimate leave 1.39 GiB, more than the 1.25 GiB one 8,192-token sequence needs.
+    st = setting(eng, "llama-3.1-70b", "bf16", "reference", memory_policy="vllm-v021")
+    m = st.memory(Layout(2), 1)
+    assert m.pool / GiB == pytest.approx(0.92 * 79.22, abs=0.01)
+    assert m.activations / GiB == pytest.approx(1024 * 128256 * 15.3 / GiB, abs=0.001)
+    assert m.non_torch / GiB == pytest.approx(2.09)
+    assert m.kv_room / GiB == pytest.approx(72.88 - 65.71 - 1.87 - 2.09 - 1.82, abs=0.02)
+    assert m.starts and m.max_sequences == 1
+    assert st.kv_refusal(Layout(2)) is None and deploy(st).layout == Layout(2)
+    # the site's default budget (vLLM 0.11's figures) refuses it
+    assert setting(eng, "llama-3.1-70b", "bf16", "reference").kv_refusal(Layout(2)) is not None
+
 def test_flagship_refused_with_vllms_message_once_the_h100_total_is_the_runtimes(eng):
     # Llama 3.1 70B BF16 on 2 x H100 at TP2, one sequence of 8,192 tokens, vllm serve's H100 defaults (1,024
     # sequences): pool 0.9 x 79.22 = 71.30 GiB; weights 65.71, the sampler's 1,024 x 128,256 x 38.9 bytes = 4.76 GiB

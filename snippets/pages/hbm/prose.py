@@ -145,10 +145,15 @@ def serving_quiz(r: Reference) -> dict[str, Any]:
     }
 
 
+NEWER_VLLM = "vllm-v021"
+"""The memory policy of vLLM's releases from v0.21 (data/policies.yaml): the same layout budgeted as they budget it."""
+
+
 def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:
     """The worked model on the fewest GPUs whose pools hold its weights (TP only, one node), and what vLLM does
     there: the engine's refusal (`Setting.kv_refusal`) at the scenario's max_num_seqs, and again at the general
-    default of a smaller GPU (256 sequences), each with vLLM's own message."""
+    default of a smaller GPU (256 sequences), each with vLLM's own message; and the same layout under the budget of
+    vLLM's releases from v0.21 (`NEWER_VLLM`)."""
     st = chosen.setting
     degrees = tp_degrees(st.model.architecture, r.node.gpus)
     t = next((t for t in degrees if (m := st.memory(Layout(t), 1)).weights < m.pool), None)
@@ -157,8 +162,10 @@ def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:
     lay = Layout(t)
     small = r.eng.memory_policies[r.scenario.memory_policy].max_num_seqs  # the default of a device of no class
     st_small = setting(r.eng, st.model.id, st.precision.id, st.scenario.id, node=st.node.id, max_num_seqs=small)
-    m, m_small = st.memory(lay, 1), st_small.memory(lay, 1)
-    refused, refused_small = st.kv_refusal(lay), st_small.kv_refusal(lay)
+    st_new = setting(r.eng, st.model.id, st.precision.id, st.scenario.id, node=st.node.id, memory_policy=NEWER_VLLM)
+    m, m_small, m_new = st.memory(lay, 1), st_small.memory(lay, 1), st_new.memory(lay, 1)
+    refused, refused_small, refused_new = st.kv_refusal(lay), st_small.kv_refusal(lay), st_new.kv_refusal(lay)
+    pol_new = st_new.memory_policy
     h = fmt.fig_html
     # vLLM's messages carry backticks of their own (`gpu_memory_utilization`), which would end a Markdown code span
     # halfway: each is written as an HTML code element, its text escaped.
@@ -208,6 +215,21 @@ def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:
                                         > m.activations,
                                         f"the sampler's {sampler / 2**30:.2f} GiB of a {m.activations / 2**30:.2f} GiB "
                                         "activation peak"),
+        "v021_room": fmt.nbytes(m_new.kv_room, "GiB", 2),
+        "v021_act": fmt.nbytes(m_new.activations, "GiB", 2),
+        "v021_non_torch": fmt.nbytes(m_new.non_torch, "GiB", 2),
+        "v021_graphs": fmt.nbytes(pol_new.cuda_graphs, "GiB", 2),
+        "v021_pool": fmt.nbytes(m_new.pool, "GiB", 2),
+        "v021_margin": fmt.nbytes(m_new.kv_room - m_new.kv_per_sequence, "GiB", 2),
+        "v021_policy": pol_new.id,
+        "v021_name": pol_new.name,
+        # the budget of vLLM's releases from v0.21 turns the refusal above into a start: the graphs come out of a
+        # larger pool, beside a smaller sampler peak and more memory outside PyTorch
+        "v021_starts": fmt.claim(refused is not None and refused_new is None and m_new.max_sequences >= 1
+                                 and pol_new.cuda_graphs_in_pool and pol_new.utilization > st.memory_policy.utilization,
+                                 f"{lay.label} under {pol_new.id}: {m_new.kv_room / 2**30:.2f} GiB for the KV cache, "
+                                 f"{m_new.kv_per_sequence / 2**30:.2f} GiB a sequence; under "
+                                 f"{st.memory_policy.id}: {m.kv_room / 2**30:.2f} GiB"),
         "tight_sampler_decides": fmt.claim(m.activations - m_small.activations > m_small.kv_per_sequence - m.kv_room,
                                            f"the sampler's peak falls by {(m.activations - m_small.activations) / 2**30:.2f}"
                                            f" GiB; one sequence lacked {(m.kv_per_sequence - m.kv_room) / 2**30:.2f} GiB"),
