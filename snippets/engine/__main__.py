@@ -57,6 +57,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from snippets.engine.deployment import (
+    GIVEN,
     Deployment,
     NoLayout,
     RefusedLayout,
@@ -240,7 +241,8 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
         "cost_per_hour": None if d.cost_per_hour is None else _q(d.cost_per_hour, "USD/hour"),
         "usd_per_mtok_output": x.usd_per_mtok_output, "usd_per_mtok_input": usd_per_mtok_input(d, x),
         "assumptions": {
-            "scenario": st.scenario.id, "memory_policy": st.memory_policy.id, "layout_policy": st.layout_policy.id,
+            "scenario": st.scenario.id, "memory_policy": st.memory_policy.id,
+            "layout_policy": None if d.why == GIVEN else st.layout_policy.id,  # predict is given its layout
             "time_model": tm.id, "kv_precision": st.kv_precision.id,
             "hbm_fraction": tm.chip(st.chip.id).hbm, "kernel_us": tm.kernel_s * 1e6,
             "step_overhead_ms": tm.step_overhead_s * 1e3, "nvlink_hop_us": tm.nvlink_hop_s * 1e6,

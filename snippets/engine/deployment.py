@@ -228,8 +228,14 @@ class Setting:
                 f"{-m.kv_room / gib:.2f} GiB more than the pool)")
         engine = "SGLang" if self.memory_policy.kv_share_of == "static" else "vLLM"
         oom = weights_oom_message(self.chip.vendor)
-        if m.weights > self.chip.capacity_bytes and oom is not None:  # loading stops before the pool is sized
-            return KVCacheRefused(f"{on}: its weights, {m.weights / gib:.2f} GiB per GPU, exceed the GPU's "
+        # loading stops before any pool is sized, on whichever stage's GPUs its weights overflow (the heaviest
+        # stage, which need not be the one whose KV room binds)
+        heaviest = max(self.stages(layout, 1), key=lambda st: st.weights) if layout.pp > 1 else m
+        if heaviest.weights > self.chip.capacity_bytes and oom is not None:
+            whose = "its weights" if layout.pp == 1 else (
+                f"the weights of its heaviest stage (layers {heaviest.first_layer} to "
+                f"{heaviest.first_layer + heaviest.layers - 1})")
+            return KVCacheRefused(f"{on}: {whose}, {heaviest.weights / gib:.2f} GiB per GPU, exceed the GPU's "
                                   f"{self.chip.capacity_bytes / gib:.2f} GiB, so loading them fails.", oom,
                                   available=m.kv_room, needed=m.kv_per_sequence, max_model_len=m.max_model_len,
                                   estimated_max_len=0, engine=engine)
@@ -451,6 +457,10 @@ def choose(st: Setting) -> tuple[Layout, str]:
     raise NoLayout(f"{st.model.name} does not fit on up to {most} GPUs")
 
 
+GIVEN = "given"
+"""`Deployment.why` of a layout the caller passed in (`deploy(st, layout)`), which no policy chose."""
+
+
 @dataclass(frozen=True)
 class Deployment:
     """One replica of a model on a layout, at a scenario. Every figure a page shows of it is a property."""
@@ -613,7 +623,7 @@ def deploy(st: Setting, layout: Layout | None = None) -> Deployment:
     refused = st.kv_refusal(layout)
     if refused is not None:
         raise refused
-    d = Deployment(st, layout, "given")
+    d = Deployment(st, layout, GIVEN)
     if not d.memory.fits:
         m = d.memory
         raise RefusedLayout(

@@ -88,6 +88,11 @@ def test_bad_requests_exit_nonzero_with_one_line(extra: list[str], words: str, c
     ([*SIZE, "--layout-policy", "nope"], 2, "unknown id 'nope' (layout policy); known: "),
     # predict is given its layout: a policy that would choose one is refused, not echoed and ignored
     ([*PREDICT, "--layout-policy", "fewest-gpus"], 2, "error: unrecognized arguments: --layout-policy fewest-gpus"),
+    # vLLM has no INT8 kernel on Blackwell: its own message, as for BF16 on a V100
+    (["predict", "--model", "llama-3.1-8b", "--precision", "int8", "--accelerator", "b200", "--tp", "1"], 1,
+     "Int8 not supported on SM100. Use FP8 quantization instead, or run on older arch (SM < 100)."),
+    (["size", "--model", "llama-3.1-8b", "--precision", "int8", "--accelerator", "rtx-pro-6000-server"], 1,
+     "Int8 not supported on SM120."),
     ([*PREDICT, "--spec-tokens", "2", "--acceptance", "0.5", "--draft", "nope"], 2,
      "unknown draft 'nope' (draft): mtp, eagle or a model id"),
     ([*PREDICT, "--data", "/nonexistent"], 1, "--data /nonexistent: not a directory"),
@@ -387,3 +392,11 @@ def test_wave_is_predicts_alone(command: str) -> None:
     done = run_cli(command, "--model", "llama-3.1-8b", "--precision", "bf16", "--accelerator", "h100-sxm", "--wave")
     assert done.returncode == 2 and "unrecognized arguments: --wave" in done.stderr
     assert "--wave" in run_cli("predict", "--help").stdout
+
+
+def test_only_size_names_the_layout_policy_it_chose(capsys: pytest.CaptureFixture[str]) -> None:
+    """predict is given its layout, so its assumptions name no layout policy; size chose its layout by one."""
+    rc, given, _ = _run(PREDICT, capsys)
+    assert rc == 0 and given["why"] == "given" and given["assumptions"]["layout_policy"] is None
+    rc, chosen, _ = _run([*SIZE, "--accelerator", "h100-sxm"], capsys)
+    assert rc == 0 and chosen["why"] != "given" and chosen["assumptions"]["layout_policy"] == "tp-in-node"

@@ -266,6 +266,18 @@ def test_weights_beyond_the_gpu_fail_to_load_before_any_kv_check(eng):
     st = setting(eng, "llama-3.1-405b", "bf16", "reference", accelerator="mi300x")
     r = st.kv_refusal(Layout(2))
     assert r is not None and r.engine_message == "torch.OutOfMemoryError: HIP out of memory."
+    # with pipeline stages the load fails on the heaviest stage, which need not be the one whose KV room binds:
+    # Llama 3.1 70B BF16 on L4s at TP2 x PP3, 27 + 27 + 26 layers: the first stage, with the embedding table, holds
+    # 22.49 GiB on each GPU against the L4's 21.95; the last, whose KV room binds (the sampler's peak), holds 21.70
+    st = setting(eng, "llama-3.1-70b", "bf16", "reference", accelerator="l4")
+    lay = Layout(2, 3)
+    stages = st.stages(lay, 1)
+    heaviest = max(stages, key=lambda m: m.weights)
+    assert heaviest.weights > st.chip.capacity_bytes >= st.memory(lay, 1).weights
+    r = st.kv_refusal(lay)
+    assert r is not None and r.engine_message == "torch.OutOfMemoryError: CUDA out of memory."
+    assert f"the weights of its heaviest stage (layers {heaviest.first_layer} to " in str(r)
+    assert f"{heaviest.weights / GiB:.2f} GiB per GPU, exceed the GPU's" in str(r)
 
 
 def test_flagship_starts_at_256_sequences(eng):
