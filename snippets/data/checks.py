@@ -77,6 +77,9 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
     for prec_id, prec in cat["precisions"].items():
         for i, gap in enumerate(prec.kernel_gaps):
             where = f"data/precisions.yaml: entry '{prec_id}': field 'kernel_gaps.{i}"
+            if prec.tensor_format != "int8":  # the engine words vLLM's error for a missing INT8 kernel only
+                problems.append(f"{where}': a kernel gap of a {prec.tensor_format} format, whose error the engine does "
+                                "not know (it words vLLM's for INT8 only)")
             problems += [f"{where}.accelerators': unknown accelerator {a!r}" for a in sorted(gap.accelerators)
                          if a not in cat["accelerators"]]
             if engines and gap.engine not in engines:
