@@ -671,7 +671,9 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
         if (bd, k) in seen:  # the decoding set and the prompts a step takes no longer move
             break
         seen.add((bd, k))
-        left = max(1, per_rank_budget - (math.ceil(bd * q / dp / pp) if mixed else 0)) * dp
+        # the decoding sequences' tokens come first in a mixed step; at one request in flight none decodes beside
+        # its prompt, which takes the whole budget (as `prefill_alone_s` splits it)
+        left = max(1, per_rank_budget - (math.ceil(bd * q / dp / pp) if mixed and b > 1 else 0)) * dp
         dec_step = mixed_step(d, bd, ctx, 0, 0, prep=prep, query_per_seq=q)
         if draft is not None and speculation is not None:
             draft_s = speculation.draft_tokens * draft.pass_s(bd, ctx, speculation.tree_width)

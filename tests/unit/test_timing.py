@@ -1318,3 +1318,8 @@ def test_the_input_price_is_the_prompt_alone_whatever_the_load() -> None:
     long = prefill_alone_s(d, 3 * budget)
     assert long == pytest.approx(sum(mixed_step(d, 0, 3 * budget, budget, k * budget, finishing=int(k == 2)).total_s
                                      for k in range(3)))
+    # and `predict` at one request splits it the same way: no sequence decodes beside the prompt to take a token of
+    # the budget (one token over the budget is two chunks, not three)
+    for n in (3 * budget, budget + 1):
+        alone = predict(d, 1, input_tokens=n)
+        assert alone.prefill_s == pytest.approx(prefill_alone_s(d, n), rel=1e-12), n
