@@ -445,8 +445,31 @@ class ClaimProcessor(_ComputedProcessor):
         return el, m.start(0), m.end(0)
 
 
+class CodeSpanProcessor(_ComputedProcessor):
+    """Sees each code span before the code-span pattern does (it matches nothing, so Markdown's own pattern still
+    makes the code): a `{{ name }}` inside one whose name is the page model's would be shown as typed, never computed,
+    and is refused. A code span that shows the syntax itself (`{{ value }}` on a page about the build) names nothing
+    the page's model computes, and passes."""
+
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[etree.Element | None, int | None, int | None]:  # type: ignore[override]
+        inner = m.group(0)
+        state = self.pages.current
+        if self.pages.in_block or state.model is None or "{{" not in inner:
+            return None, None, None
+        ns = _namespace(state, self.pages.catalog)
+        line = state.source_line(inner)
+        where = f"docs/{state.src}" + (f":{line}" if line else "")
+        for found in syntax.OPENING.finditer(inner):
+            name = re.match(r"[A-Za-z_]\w*", found.group("expr").strip())
+            if ns and name is not None and name.group(0) in ns:
+                state.errors.append(f"{where}: {found.group(0)} inside a code span is shown as typed, never computed: "
+                                    "move it out of the backticks")
+        return None, None, None
+
+
 class ComputedExtension(Extension):
-    """Registers the two inline patterns just after code spans (priority 190), reading the build's `pages`."""
+    """Registers the two inline patterns just after code spans (priority 190), reading the build's `pages`, and a
+    check of code spans just before them (`CodeSpanProcessor`)."""
 
     def __init__(self, pages: Pages) -> None:
         super().__init__()
@@ -455,6 +478,7 @@ class ComputedExtension(Extension):
     def extendMarkdown(self, md: Markdown) -> None:
         md.inlinePatterns.register(ClaimProcessor(syntax.CLAIM, md, self.pages), "sa-claim", 186)
         md.inlinePatterns.register(ValueProcessor(syntax.VALUE, md, self.pages), "sa-value", 185)
+        md.inlinePatterns.register(CodeSpanProcessor(syntax.CODE_SPAN.pattern, md, self.pages), "sa-code-span", 191)
 
 
 def collect(html_text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:

@@ -75,6 +75,16 @@ def test_code_is_left_alone(catalog: Catalog) -> None:
     assert computed_occurrences("`{{ a }}` {{ b }}\n\n```\n{{ c }}\n```\n<!-- {{ d }} -->\n") == {"value b": [1]}
 
 
+def test_a_model_value_inside_a_code_span_is_refused(catalog: Catalog) -> None:
+    # a name the page's model computes, typed inside backticks, would be shown as typed: refused at its line, for a
+    # value and a claim alike; the syntax shown in code (`{{ not_a_name }}` above) still passes
+    page = convert("Line one.\n\nThe budget is `{{ gpu_memory }}` and ``{{ claim m405_fp16.spans_nodes }}``.", catalog)
+    assert len(page.errors) == 2, page.errors
+    assert page.errors[0].startswith("docs/page.md:3: {{ gpu_memory }} inside a code span is shown as typed")
+    assert "{{ claim m405_fp16.spans_nodes }} inside a code span" in page.errors[1]
+    assert convert("Shown as written: `{{ value }}`, `{{ claim expr }}`.", catalog).errors == []
+
+
 def test_unrendered_braces_and_tracebacks_are_problems() -> None:
     _, _, problems = collect("<p>carries {{ {gpu_memory} }} of</p><pre>{{ fine in code }}</pre>")
     assert problems == ["unrendered '{{' in the page: ...carries {{ {gpu_memory} }} of...",
