@@ -75,3 +75,21 @@ def test_page_sizes_against_the_policy_pool(tmp_path: Path) -> None:
     ns = namespace(load(data))
     assert ns["m70"].int8.layout == "TP1"
     assert not _claims(ns)["int8_misses_one_gpu"].holds
+
+
+def test_the_int8_gap_is_named_and_its_claim_fails_without_the_refusal(tmp_path: Path, catalog) -> None:
+    # the chips vLLM has no INT8 kernel for come from data/precisions.yaml with vLLM's message; with the gaps gone
+    # (an engine that ran INT8 everywhere) the sentence that says vLLM refuses them must fail
+    from snippets.pages.precision import namespace
+
+    ns = namespace(catalog)
+    assert ns["int8_gap_engine"] == "vLLM" and ns["int8_gap_chips"].startswith("NVIDIA B200")
+    assert ns["int8_gap_chips"].count(", ") == 4  # B200, GB200, B300, GB300, RTX PRO 6000
+    assert ns["int8_gap_message"].startswith("Int8 not supported on SM100. Use FP8 quantization instead")
+    data = _edited_data(tmp_path, [])
+    text = (data / "precisions.yaml").read_text()
+    start = text.index("  kernel_gaps:\n")
+    end = text.index("\n  sources:", start)  # int8's own sources follow its gaps
+    (data / "precisions.yaml").write_text(text[:start] + text[end + 1:])
+    ns = namespace(load(data))
+    assert not ns["int8_gap_refused"].holds and ns["int8_gap_chips"] == ""

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from snippets.data import Catalog, required
-from snippets.engine import Layout
+from snippets.engine import Layout, UnsupportedFormat, setting
 from snippets.pages import running
 from snippets.pages.base import Page
 from snippets.pages.precision.common import (
@@ -176,6 +176,16 @@ class PrecisionPage(Page):
         ordered = total("int4") < total("int4-g128") < total("mxfp4") < total("nvfp4")
         scale_cost = m405.int4_g128.d.weight_bytes - m405.int4.d.weight_bytes
 
+        # where the engine has no INT8 kernel (data/precisions.yaml, int8's kernel_gaps): each chip refused at start
+        gap_chips = [c for g in r.eng.precisions["int8"].kernel_gaps if g.engine == pol.engine
+                     for c in sorted(g.accelerators)]
+        refusals = []
+        for c in gap_chips:
+            try:
+                setting(r.eng, MODELS["m70"], "int8", r.scenario.id, accelerator=c)
+            except UnsupportedFormat as exc:
+                refusals.append(str(exc))
+
         self.extend(older_quiz(r))
         self.extend(formats)
         self.f = f
@@ -189,6 +199,13 @@ class PrecisionPage(Page):
         self.utilization = fmt.percent(pol.utilization)
         self.context = fmt.count(r.scenario.context_tokens, "tokens")
         self.node_gpus = fmt.count(node.gpus)
+        self.int8_gap_engine = pol.engine
+        self.int8_gap_chips = ", ".join(r.eng.chips[c].name for c in gap_chips)
+        self.int8_gap_message = refusals[0] if refusals else ""
+        self.int8_gap_refused = fmt.claim(bool(gap_chips) and len(refusals) == len(gap_chips)
+                                          and chip.id not in gap_chips,
+                                          f"{len(refusals)} of {len(gap_chips)} chips refused INT8 under "
+                                          f"{pol.engine}; the page's {chip.id} not among them")
         self.hbm = fmt.quantity(chip.hbm_bytes_per_s / 1e12, "TB/s", 2, show_unit=True, basis="shared by reads and writes")
         self.int4_scale_only_bits = _bits(scale_only)
         self.m405_scale_cost = _gb(scale_cost)
