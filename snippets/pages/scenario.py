@@ -19,6 +19,9 @@ SCENARIO = "reference"
 """The scenario the pages size for: one sequence at a moderate context, vLLM's memory budget."""
 SERVING = "serving"
 """The scenario of a serving load (many sequences at once), where a page contrasts it."""
+NEWER_VLLM = "vllm-v021"
+"""The memory policy of vLLM's releases from v0.21 (data/policies.yaml): pages that show the default budget's
+verdict show this one's beside it."""
 
 
 @dataclass(frozen=True)

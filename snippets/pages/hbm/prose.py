@@ -19,7 +19,7 @@ from snippets.pages.hbm.common import (
     per_gpu_hour,
     weights_read,
 )
-from snippets.pages.scenario import SERVING, Reference
+from snippets.pages.scenario import NEWER_VLLM, SERVING, Reference
 from snippets.pages.units import byte_count, ms, tps, usd
 from snippets.render import fmt
 from snippets.render.fmt import Figure
@@ -143,10 +143,6 @@ def serving_quiz(r: Reference) -> dict[str, Any]:
         "q5_hi": row(tp),
         "q5_lo_short": fmt.claim(not mem[lo].fits, f"{mem[lo].max_sequences} < {need} sequences on TP{lo}"),
     }
-
-
-NEWER_VLLM = "vllm-v021"
-"""The memory policy of vLLM's releases from v0.21 (data/policies.yaml): the same layout budgeted as they budget it."""
 
 
 def tight_layout(r: Reference, chosen: Deployment) -> dict[str, Any]:

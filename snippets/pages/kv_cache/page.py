@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.data import Catalog
-from snippets.engine import Layout
+from snippets.engine import Layout, setting
 from snippets.engine.layout import tp_degrees
 from snippets.engine.memory import kv_bytes_per_sequence, paged_tokens
 from snippets.engine.params import kv_bytes_per_token
@@ -39,7 +39,7 @@ from snippets.pages.kv_cache.tables import (
     replication_rows,
     replication_table,
 )
-from snippets.pages.scenario import SERVING, reference
+from snippets.pages.scenario import NEWER_VLLM, SERVING, reference
 from snippets.pages.units import byte_count, usd
 from snippets.render import fmt
 
@@ -131,6 +131,8 @@ class KvCachePage(Page):
         cost_list = list(costs.values())
         c_mid, c_hi, c_fp8 = cost_list
         tight = at(r, *WORKED).kv_refusal(Layout(TIGHT_TP))
+        newer = setting(r.eng, *WORKED, r.scenario.id, memory_policy=NEWER_VLLM)  # vLLM's budget from v0.21
+        m_newer = newer.memory(Layout(TIGHT_TP), 1)
         cheapest = min(cost_list, key=lambda c: c.usd_per_mtok)
         # the FP8 cache's read: the lens's engine's measured decode kernel at its context (`ChipEfficiency.kv_share`)
         eff = c_fp8.d.setting.time_model.chip(chip.id)
@@ -297,6 +299,13 @@ class KvCachePage(Page):
                                        f"{tight.available / GIB:.2f} GiB left for the KV cache on TP{TIGHT_TP}, "
                                        f"{tight.needed / GIB:.2f} GiB for one sequence",
                 structural="the tight layout leaves less room than one sequence's KV needs")
+        self.newer_policy = newer.memory_policy.id
+        self.tight_newer_seqs = fmt.count(m_newer.max_sequences, "sequence" if m_newer.max_sequences == 1 else "sequences",
+                                          show_unit=True)
+        self.tight_newer_starts = fmt.claim(tight is not None and newer.kv_refusal(Layout(TIGHT_TP)) is None
+                                            and m_newer.max_sequences >= 1,
+                                            f"{NEWER_VLLM}: {m_newer.kv_room / GIB:.2f} GiB for the KV cache on "
+                                            f"TP{TIGHT_TP}, {m_newer.kv_per_sequence / GIB:.2f} GiB a sequence")
         self.most_held_cheapest = fmt.claim(cheapest is max(cost_list, key=lambda c: c.per_dollar_hour),
                                             f"cheapest per token: {cheapest.label}, ${cheapest.usd_per_mtok:.2f}, "
                                             f"{cheapest.per_dollar_hour:.1f} sequences per $/hour")
