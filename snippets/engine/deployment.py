@@ -126,7 +126,7 @@ def kv_precision_refusal(eng: EngineCatalog, precision: str) -> str | None:
 def int8_gap_message(gap: KernelGap) -> str:
     """vLLM's error where its CUTLASS scaled product has no INT8 kernel for the chip (csrc/quantization/w8a8/cutlass/c3x/
     scaled_mm_helper.hpp at 31106f4f, `dispatch_scaled_mm`), word for word with the chip's SM version."""
-    return (f"Int8 not supported on SM{gap.sm}. Use FP8 quantization instead, or run on older arch (SM < 100).")
+    return f"Int8 not supported on SM{gap.sm}. Use FP8 quantization instead, or run on older arch (SM < 100)."
 
 
 def kernel_gap_refusal(precision: PrecisionSpec, engine: str, chip: ChipSpec) -> str | None:

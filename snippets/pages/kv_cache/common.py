@@ -76,11 +76,11 @@ def longest_context(cat: Catalog, model: str) -> int | None:
 
 
 def at(r: Reference, model: str, precision: str, *, scenario: str | None = None, context_tokens: int | None = None,
-       concurrency: int | None = None, kv_precision: str | None = None) -> Setting:
-    """The engine's setting for `model` in `precision` at the scenario, with the context, concurrency and KV
-    precision overridden where given (`snippets.engine.deployment.setting`)."""
+       concurrency: int | None = None, kv_precision: str | None = None, memory_policy: str | None = None) -> Setting:
+    """The engine's setting for `model` in `precision` at the scenario, with the context, concurrency, KV
+    precision and memory policy overridden where given (`snippets.engine.deployment.setting`)."""
     return setting(r.eng, model, precision, scenario or r.scenario.id, context_tokens=context_tokens,
-                   concurrency=concurrency, kv_precision=kv_precision)
+                   concurrency=concurrency, kv_precision=kv_precision, memory_policy=memory_policy)
 
 
 def sequences_fit(st: Setting, layout: Layout) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.data import Catalog
-from snippets.engine import Layout, setting
+from snippets.engine import Layout
 from snippets.engine.layout import tp_degrees
 from snippets.engine.memory import kv_bytes_per_sequence, paged_tokens
 from snippets.engine.params import kv_bytes_per_token
@@ -131,7 +131,7 @@ class KvCachePage(Page):
         cost_list = list(costs.values())
         c_mid, c_hi, c_fp8 = cost_list
         tight = at(r, *WORKED).kv_refusal(Layout(TIGHT_TP))
-        newer = setting(r.eng, *WORKED, r.scenario.id, memory_policy=NEWER_VLLM)  # vLLM's budget from v0.21
+        newer = at(r, *WORKED, memory_policy=NEWER_VLLM)  # vLLM's budget from v0.21
         m_newer = newer.memory(Layout(TIGHT_TP), 1)
         cheapest = min(cost_list, key=lambda c: c.usd_per_mtok)
         # the FP8 cache's read: the lens's engine's measured decode kernel at its context (`ChipEfficiency.kv_share`)

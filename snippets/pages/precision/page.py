@@ -202,6 +202,7 @@ class PrecisionPage(Page):
         self.int8_gap_engine = pol.engine
         self.int8_gap_chips = ", ".join(r.eng.chips[c].name for c in gap_chips)
         self.int8_gap_message = refusals[0] if refusals else ""
+        self.int8_gap_first = r.eng.chips[gap_chips[0]].name if gap_chips else ""  # whose message is quoted
         self.int8_gap_refused = fmt.claim(bool(gap_chips) and len(refusals) == len(gap_chips)
                                           and chip.id not in gap_chips,
                                           f"{len(refusals)} of {len(gap_chips)} chips refused INT8 under "
