@@ -5,6 +5,7 @@ catalog (the build's context, a notebook, the command line) holds what is comput
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import re
@@ -18,6 +19,7 @@ from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 import yaml
 from pydantic import (
+    BaseModel,
     TypeAdapter,
     ValidationError,
 )
@@ -475,9 +477,29 @@ def load(directory: Path | str | None = None, parsed_before: Parsed | None = Non
     return cat
 
 
+def _nested_sources(value: object) -> Iterator[Source]:
+    """Every `Source` inside `value`, depth first in field order: an entry's own `sources`, and those of the records
+    it holds (an accelerator's runtime memory, a precision's kernel gaps, a policy's figures)."""
+    if isinstance(value, Source):
+        yield value
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            yield from _nested_sources(getattr(value, name))
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            yield from _nested_sources(getattr(value, f.name))
+    elif isinstance(value, tuple | list):
+        for item in value:
+            yield from _nested_sources(item)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _nested_sources(item)
+
+
 def iter_sources(cat: Catalog) -> Iterator[tuple[str, str, Source]]:
-    """(file, entry id, source) for every source in the catalog."""
+    """(file, entry id, source) for every source in the catalog: each entry's `sources` and every source nested in
+    its fields (`RuntimeMemory.source`, a kernel gap's, a policy figure's)."""
     for name in FILES:
         for entry_id, entry in getattr(cat, name).items():
-            for src in entry.sources:
+            for src in _nested_sources(entry):
                 yield name, entry_id, src

@@ -41,6 +41,18 @@ def test_every_entry_has_a_dated_https_source(catalog) -> None:
         assert (src.copies is not None) == src.secondary, src  # a transcription names the document it copies
 
 
+def test_sources_nested_in_an_entry_are_counted_with_it(catalog) -> None:
+    """A source inside an entry's fields belongs to the entry: the H100's runtime total (vLLM's log) and INT8's
+    kernel gap on Blackwell (vLLM's error) are listed with their entries, which cite neither in `sources`."""
+    listed = {(f, e, s.url) for f, e, s in iter_sources(catalog)}
+    runtime = catalog.accelerators["h100-sxm"].memory_runtime.source.url
+    gap = catalog.precisions["int8"].kernel_gaps[0].sources[0].url
+    assert ("accelerators", "h100-sxm", runtime) in listed
+    assert ("precisions", "int8", gap) in listed
+    assert runtime not in {s.url for s in catalog.accelerators["h100-sxm"].sources}
+    assert gap not in {s.url for s in catalog.precisions["int8"].sources}
+
+
 Edit = Callable[[dict[str, Any]], None]
 
 
