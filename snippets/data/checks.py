@@ -69,6 +69,13 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
                 problems.append(
                     f"data/interconnects.yaml: entry '{ic_id}': field 'accelerator': unknown accelerator {ic.accelerator!r}"
                 )
+            acc = cat["accelerators"].get(ic.accelerator)
+            packaged = acc is not None and acc.scale_up is not None and acc.scale_up.package is not None
+            if acc is not None and (ic.fabric_shape == "paired_mesh") != packaged:
+                problems.append(
+                    f"data/interconnects.yaml: entry '{ic_id}': field 'fabric_shape': a paired mesh exactly when its "
+                    f"accelerator ({ic.accelerator}) states a package link (scale_up.package) to its twin"
+                )
             if ic.switch is not None:
                 ref("interconnects", ic_id, "switch", ic.switch, NVSwitch)
             if ic.nic is not None:

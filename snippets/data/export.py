@@ -132,7 +132,8 @@ def chip_record(cat: Catalog, key: str, a: Accelerator) -> ChipSpec:
         scale_up_name=None if up is None else cat.interconnects[up.fabric].name,
         time_sources=tuple(("efficiencies", e) for e, x in cat.efficiencies.items()
                            if x.accelerator == key and x.resource in CHIP_EFFICIENCIES),
-        tool_total_bytes=None if a.memory_reported is None else a.memory_reported.bytes)
+        tool_total_bytes=None if a.memory_reported is None else a.memory_reported.bytes,
+        package_bytes_per_s=None if up is None or up.package is None else up.package.bandwidth.one_way().bytes_per_s)
 
 
 def node_record(cat: Catalog, key: str, n: Node) -> NodeSpec:

@@ -270,6 +270,9 @@ class ChipSpec:
     tool_total_bytes: float | None = None
     """The total the vendor's management tool reports (nvidia-smi's memory.total: 81,559 MiB on an H100 SXM), where
     recorded: SGLang sizes its defaults by it."""
+    package_bytes_per_s: float | None = None
+    """Per direction, the link inside the package to the GPU's twin where one module holds two GPUs (an MI250X's two
+    GCDs); `scale_up_bytes_per_s` is then its links beyond the package."""
 
     def computes(self, tensor_format: str) -> bool:
         return tensor_format in self.dense_flops
@@ -289,7 +292,8 @@ class NodeSpec:
     network_bytes_per_s: float | None = None
     """Scale-out bandwidth per GPU, per direction (its share of the node's NICs); None where none is recorded."""
     fabric_shape: str = "switched"
-    """How the scale-up links are wired: switched, full_mesh, torus, rack or pcie (`snippets.engine.topology`)."""
+    """How the scale-up links are wired: switched, full_mesh, paired_mesh, torus, rack or pcie
+    (`snippets.engine.topology`)."""
     torus_dims: int | None = None
     network_name: str | None = None
     """The scale-out NICs' fabric (InfiniBand NDR), where the node records them."""

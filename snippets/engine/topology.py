@@ -9,6 +9,12 @@ Each node records its fabric's shape (`data/interconnects.yaml`, `fabric_shape`)
   MI300X's seven links, one to each of the seven others; Gaudi 3's 21 scale-up ports, three to each), so a
   group of g GPUs reaches its g − 1 peers over g − 1 peers' share of the links: a TP2 pair gets one link, TP8
   all seven;
+- `paired_mesh` (an HPE Cray EX node of four MI250X, eight GCDs to software): GPUs come in pairs that share a
+  package, joined by its package link; each GPU's other links go to GPUs of other packages, too few to reach them
+  all (an MI250X GCD's three over six). A pair gets its package link. A larger group's collective sends each member
+  an equal share, paced by the links between packages: spread evenly over the other packages' GPUs, they give
+  each peer beyond the twin an equal part, and the group g − 1 such parts (of an MI250X GCD's 150 GB/s each way
+  over six GPUs, TP4 three parts, 75 GB/s; TP8 seven, 175 GB/s). Only a pair is fully connected;
 - `torus` (TPU slices, Trainium2): each chip's links join its neighbours on one ring per dimension; a group of
   up to eight chips is taken to sit on one ring (two links, one each way round it), larger groups on
   ceil(log2(g) / 3) dimensions, at most the torus's own;
@@ -85,6 +91,12 @@ def group_fabric_bandwidth(node: NodeSpec, chip: ChipSpec, gpus: int) -> float:
         return chip.host_link_bytes_per_s
     total = chip.scale_up_bytes_per_s
     links = chip.scale_up_links
+    if shape == "paired_mesh":
+        if chip.package_bytes_per_s is None:
+            raise ValueError(f"{chip.name} states no package link, which a paired mesh needs")
+        if gpus == 2:
+            return chip.package_bytes_per_s
+        return min(chip.package_bytes_per_s, total * (gpus - 1) / max(1, node.gpus - 2))
     if shape in ("switched", "rack") or links is None:
         return total
     per_link = total / links
@@ -131,7 +143,7 @@ def group_link(d: Deployment, group: str) -> Link:
     local = min(size, node.gpus)
     local_bw = fabric_bandwidth(d, 2 if group == "pp" else local)
     local_hop = fabric_hop(d)
-    full = shape in ("switched", "rack", "full_mesh") or (shape == "torus" and local <= 2)
+    full = shape in ("switched", "rack", "full_mesh") or (shape in ("torus", "paired_mesh") and local <= 2)
     if size <= 1:
         return Link("none", 0.0, 0.0, shape, 1, 1, True, 0.0, 0.0, 1)
     if not _spans_nodes(d, group):

@@ -144,23 +144,27 @@ def test_amd_mi350x_and_mi250x_read_back_as_the_data_states(pages, catalog) -> N
     # 7 links of 153.6 GB/s both directions summed: 1,075.2 GB/s, 537.6 GB/s one way
     assert value(p, f"scaleup[{n350}][Figure used]") == pytest.approx(1075.2)
     assert value(p, f"scaleup[{n350}][One way]") == pytest.approx(7 * 153.6 / 2)
-    # MI250X, AMD's CDNA 2 table per module: 383.0 TF FP16/BF16 dense, no FP8; 128 GB at 3.2 TB/s
-    assert text(p, f"accelerators[{n250}][Memory (as stated)]") == "128 GB"
-    assert value(p, f"accelerators[{n250}][BF16 dense TFLOP/s]") == pytest.approx(383.0)
+    # MI250X, as software sees it: one GCD, half of AMD's CDNA 2 module figures (383.0 TF FP16/BF16 dense, no FP8;
+    # 128 GB at 3.2 TB/s), and HIP's total of one device on LUMI, which the engine budgets from
+    assert text(p, f"accelerators[{n250}][Memory (as stated)]") == "64 GB"
+    assert value(p, f"accelerators[{n250}][BF16 dense TFLOP/s]") == pytest.approx(383.0 / 2)
     assert mi250x.fp8 is None and f"tensor[{n250}][FP8]" not in figures(p)
-    assert value(p, f"disagreements[{n250}: Memory bandwidth][High]") == pytest.approx(3.2768)  # endnote MI200-30
-    assert value(p, f"disagreements[{n250}: Memory bandwidth][Site uses]") == pytest.approx(3.2)
-    assert value(p, f"accelerators[{n250}][Power]") == 560  # top of "500W & 560W TDP"
-    # 8 external links of 100 GB/s both summed is AMD's 800 GB/s; in the Frontier node one link of each GCD faces
-    # the CPU, so 6 join GPUs: 600 GB/s, 300 GB/s one way, said beside the figure
-    assert value(p, f"scaleup[{n250}][Figure used]") == 600
-    assert value(p, f"scaleup[{n250}][One way]") == pytest.approx(6 * 100 / 2)
-    assert "6 of its 8 Infinity Fabric links" in cell(p, "scaleup", n250, "What it counts")
-    assert value(p, f"disagreements[{n250}: Scale-up bandwidth][High]") == 800
+    assert mi250x.capacity_bytes == 68702699520 and mi250x.capacity_basis == "ROCm"
+    assert value(p, f"disagreements[{n250}: Memory bandwidth][High]") == pytest.approx(3.2768 / 2)  # endnote MI200-30
+    assert value(p, f"disagreements[{n250}: Memory bandwidth][Site uses]") == pytest.approx(1.6)
+    assert cell(p, "accelerators", n250, "Power") == "not stated"  # AMD states the module's TDP only
+    # 8 external links of 100 GB/s both summed is AMD's 800 GB/s a module, 4 a GCD; in the Frontier node one link of
+    # each GCD faces the CPU, so 3 join other modules: 300 GB/s, 150 GB/s one way, said beside the figure; its twin
+    # is joined in the package at 400 GB/s both summed, 200 one way
+    assert value(p, f"scaleup[{n250}][Figure used]") == 300
+    assert value(p, f"scaleup[{n250}][One way]") == pytest.approx(3 * 100 / 2)
+    assert "3 of its 4 Infinity Fabric links" in cell(p, "scaleup", n250, "What it counts")
+    assert "its twin in the package over its own link (200 GB/s each way)" in cell(p, "scaleup", n250, "Joins")
+    assert value(p, f"disagreements[{n250}: Scale-up bandwidth][High]") == 400
     assert value(i, "fabrics[AMD Infinity Fabric (MI200 series)][Per link, one way]") == 50
     # each on its own node, appended after the others
     assert value(i, "nodes[AMD Instinct MI350X Platform (8 OAM)][In the node]") == 8
-    assert value(i, "nodes[4 x MI250X node (HPE Cray EX, OLCF Frontier)][In the node]") == 4
+    assert value(i, "nodes[4 x MI250X node, 8 GCDs (HPE Cray EX, OLCF Frontier)][In the node]") == 8
 
 
 def test_dense_columns_hold_only_dense_figures(pages) -> None:

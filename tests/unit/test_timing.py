@@ -22,6 +22,7 @@ from snippets.data.export import engine_catalog
 from snippets.engine import Deployment, Layout, deploy, setting
 from snippets.engine import bands as bands_mod
 from snippets.engine.collectives import allreduce, alltoall, hierarchical_allreduce, send
+from snippets.engine.deployment import KVCacheRefused
 from snippets.engine.ops import KINDS, Op, Rates, gemm, launch
 from snippets.engine.params import normal_dispatch_copies, ranks_reached, total_params
 from snippets.engine.serving import (
@@ -399,6 +400,31 @@ def test_mi300x_tp2_gets_one_link_and_tp8_all_seven():
     assert eight.bytes_per_s == pytest.approx(7 * 64e9)
     # an H100 pair behind NVSwitch gets each GPU's whole 450 GB/s
     assert group_link(_d("llama-3.1-70b", "fp8", Layout(2)), "tp").bytes_per_s == pytest.approx(NVLINK)
+
+
+def test_mi250x_gcds_pair_in_the_package_and_share_the_links_between_modules():
+    """An HPE Cray EX node: four MI250X, eight GCDs to software. A TP2 pair is one module's two GCDs, joined in the
+    package at 400 GB/s both directions summed: 200 GB/s each way, fully connected (vLLM's custom all-reduce may run).
+    Beyond the pair each GCD's three 100 GB/s links to other modules (150 GB/s each way) are spread over the six GCDs
+    of the other modules, 25 GB/s each; an all-reduce sends each peer an equal share, paced by those: TP4 3 x 25 =
+    75 GB/s, TP8 7 x 25 = 175 GB/s, and neither group is fully connected (three links cannot reach six GCDs)."""
+    got = {tp: group_link(_d("llama-3.1-8b", "bf16", Layout(tp), accelerator="mi250x"), "tp") for tp in (2, 4, 8)}
+    assert {tp: (g.shape, g.bytes_per_s, g.fully_connected) for tp, g in got.items()} == {
+        2: ("paired_mesh", pytest.approx(200e9), True),
+        4: ("paired_mesh", pytest.approx(75e9), False),
+        8: ("paired_mesh", pytest.approx(175e9), False)}
+
+
+def test_an_mi250x_is_budgeted_as_the_gcd_vllm_sees():
+    """vLLM sees one GCD as a GPU of 68,702,699,520 bytes (63.98 GiB, HIP's total on LUMI): Llama 3.1 70B in BF16
+    (65.71 GiB per GPU at TP2) does not load on two GCDs, and in FP8 (72.66 GB) does not load on one."""
+    chip = _d("llama-3.1-8b", "bf16", Layout(1), accelerator="mi250x").setting.chip
+    assert (chip.capacity_bytes, chip.capacity_reported, chip.hbm_bytes_per_s) == (68702699520, True, 1.6e12)
+    with pytest.raises(KVCacheRefused, match=r"65\.71 GiB per GPU, exceed the GPU's 63\.98 GiB.*HIP out of memory"):
+        _d("llama-3.1-70b", "bf16", Layout(2), accelerator="mi250x")
+    with pytest.raises(KVCacheRefused, match="HIP out of memory"):
+        _d("llama-3.1-70b", "fp8", Layout(1), accelerator="mi250x")
+    assert _d("llama-3.1-70b", "fp8", Layout(2), accelerator="mi250x").gpus == 2
 
 
 def test_mi300x_tp2_on_one_link_slows_a_loaded_decode():

@@ -76,7 +76,12 @@ class ScaleUp(_Strict):
     None: every device of the node (an NVSwitch baseboard, a fully connected mesh, a torus)."""
     basis: Annotated[str, Field(min_length=10)] | None = None
     """What the figure counts where it is not every link the device drives (Gaudi 3's 21 scale-up ports of 24, an
-    MI250X's 6 GPU-facing links of 8 in the node modelled); shown beside the figure wherever it is shown."""
+    MI250X GCD's 3 links to other modules of its 4 in the node modelled); shown beside the figure wherever it is
+    shown."""
+    package: BandwidthSpec | None = None
+    """The link inside the package to the device's twin, where one module holds two devices that software sees as
+    two GPUs (an MI250X GCD to the other GCD of its module); `bandwidth` is then the links beyond the package. Only
+    a `paired_mesh` node's accelerator has one."""
 
 
 OPTIONAL_ACCELERATOR_FIELDS = ("memory_runtime", "memory_reported", "scale_up", "host_link", "host_link_lanes", "power")

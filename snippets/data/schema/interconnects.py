@@ -137,12 +137,13 @@ class Node(_Strict):
     """Switch trays that hold the chips, where the node is a rack (GB200 NVL72: 9 trays of 2 chips)."""
     note: Annotated[str, Field(min_length=10)] | None = None
     """What a reader should know about the node that the fields do not say (a bridge joins only pairs)."""
-    fabric_shape: Literal["switched", "full_mesh", "torus", "rack", "pcie"]
+    fabric_shape: Literal["switched", "full_mesh", "paired_mesh", "torus", "rack", "pcie"]
     """How the scale-up links are wired, which decides what a group of its GPUs gets: `switched`, every link of
     every GPU into switches (any group gets each GPU's whole bandwidth); `full_mesh`, each GPU's links spread
-    evenly over its peers (a group of g gets g − 1 peers' share); `torus`, each chip's links to its neighbours
-    on a ring per dimension; `rack`, a switched domain spanning a rack's compute trays; `pcie`, no scale-up
-    fabric."""
+    evenly over its peers (a group of g gets g − 1 peers' share); `paired_mesh`, GPUs in pairs that share a
+    package (an MI250X's two GCDs), each pair joined by its package link and each GPU's other links spread over
+    the other packages' GPUs; `torus`, each chip's links to its neighbours on a ring per dimension; `rack`, a
+    switched domain spanning a rack's compute trays; `pcie`, no scale-up fabric."""
     torus_dims: PositiveInt | None = None
     """Dimensions of a torus (2 for a 2D torus); only for `fabric_shape: torus`."""
     sources: Sources
@@ -165,6 +166,8 @@ class Node(_Strict):
             raise ValueError("fabric_shape: pcie exactly when scale_up is pcie")
         if (self.fabric_shape in ("switched", "rack")) != (self.switch is not None):
             raise ValueError("fabric_shape: switched or rack exactly when a switch joins the GPUs")
+        if self.fabric_shape == "paired_mesh" and self.gpus % 2:
+            raise ValueError("fabric_shape: a paired mesh holds its GPUs in pairs (an even number)")
         if (self.fabric_shape == "torus") != (self.torus_dims is not None):
             raise ValueError("torus_dims: give it for a torus, and only for a torus")
         return self
