@@ -5,10 +5,12 @@ Each node records its fabric's shape (`data/interconnects.yaml`, `fabric_shape`)
 - `switched` (HGX: NVSwitch) and `rack` (GB200 NVL72: NVLink switch trays spanning the rack): every link of
   every GPU goes into switches, so any group, two GPUs or all of them, gets each member's whole per-direction
   scale-up bandwidth;
-- `full_mesh` (MI300X platform, Gaudi 3 baseboard): each GPU's links are spread evenly over its peers (an
-  MI300X's seven links, one to each of the seven others; Gaudi 3's 21 scale-up ports, three to each), so a
-  group of g GPUs reaches its g − 1 peers over g − 1 peers' share of the links: a TP2 pair gets one link, TP8
-  all seven;
+- `full_mesh` (MI300X platform, Gaudi 3 baseboard, the V100's hybrid cube-mesh): each GPU's links are spread
+  evenly over its peers (an MI300X's seven links, one to each of the seven others; Gaudi 3's 21 scale-up ports,
+  three to each), so a group of g GPUs reaches its g − 1 peers over g − 1 peers' share of the links: a TP2 pair
+  gets one link, TP8 all seven. Where a GPU has fewer links than peers (a V100's six for seven), each peer gets
+  one link, a group never more than all of them, and a group is fully connected only while its g − 1 peers are
+  no more than the links (the V100 server's sets of four are; all eight are not);
 - `paired_mesh` (an HPE Cray EX node of four MI250X, eight GCDs to software): GPUs come in pairs that share a
   package, joined by its package link; each GPU's other links go to GPUs of other packages, too few to reach them
   all (an MI250X GCD's three over six). A pair gets its package link. A larger group's collective sends each member
@@ -103,7 +105,7 @@ def group_fabric_bandwidth(node: NodeSpec, chip: ChipSpec, gpus: int) -> float:
     if shape == "full_mesh":
         peers = max(1, node.gpus - 1)
         per_peer = max(1, links // peers)
-        return per_link * per_peer * min(gpus - 1, peers)
+        return min(total, per_link * per_peer * min(gpus - 1, peers))
     # torus: two links (one each way round a ring) per dimension the group spans
     dims = min(node.torus_dims or 1, max(1, math.ceil(math.log2(gpus) / 3)))
     return per_link * min(links, 2 * dims)
@@ -143,7 +145,9 @@ def group_link(d: Deployment, group: str) -> Link:
     local = min(size, node.gpus)
     local_bw = fabric_bandwidth(d, 2 if group == "pp" else local)
     local_hop = fabric_hop(d)
-    full = shape in ("switched", "rack", "full_mesh") or (shape in ("torus", "paired_mesh") and local <= 2)
+    links = st.chip.scale_up_links
+    meshed = shape == "full_mesh" and (links is None or local - 1 <= links)
+    full = shape in ("switched", "rack") or meshed or (shape in ("torus", "paired_mesh") and local <= 2)
     if size <= 1:
         return Link("none", 0.0, 0.0, shape, 1, 1, True, 0.0, 0.0, 1)
     if not _spans_nodes(d, group):

@@ -415,6 +415,18 @@ def test_mi250x_gcds_pair_in_the_package_and_share_the_links_between_modules():
         8: ("paired_mesh", pytest.approx(175e9), False)}
 
 
+def test_v100s_hybrid_cube_mesh_gives_a_pair_one_link_and_is_not_fully_connected_at_eight():
+    """Eight V100 SXM2: six NVLinks of 25 GB/s each way per GPU, reaching four of the seven peers (Alibaba Cloud's
+    description of the hybrid cube mesh). GPU0 and GPU1 share one link: 25 GB/s. A set of four is fully connected:
+    3 x 25 = 75 GB/s. All eight get every link, 150 GB/s, not 7 x 25 = 175, and are not fully connected (GPU0 has no
+    link to GPU6), so vLLM's custom all-reduce stands aside and NCCL runs."""
+    got = {tp: group_link(_d("llama-3.1-8b", "fp16", Layout(tp), accelerator="v100-sxm2-32gb"), "tp") for tp in (2, 4, 8)}
+    assert {tp: (g.bytes_per_s, g.fully_connected) for tp, g in got.items()} == {
+        2: (pytest.approx(25e9), True), 4: (pytest.approx(75e9), True), 8: (pytest.approx(150e9), False)}
+    d8 = _d("llama-3.1-8b", "fp16", Layout(8), accelerator="v100-sxm2-32gb")
+    assert allreduce(32768, got[8], d8.setting.time_model, "NVIDIA").algorithm == "nccl"
+
+
 def test_an_mi250x_is_budgeted_as_the_gcd_vllm_sees():
     """vLLM sees one GCD as a GPU of 68,702,699,520 bytes (63.98 GiB, HIP's total on LUMI): Llama 3.1 70B in BF16
     (65.71 GiB per GPU at TP2) does not load on two GCDs, and in FP8 (72.66 GB) does not load on one."""
