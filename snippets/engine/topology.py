@@ -111,6 +111,18 @@ def group_fabric_bandwidth(node: NodeSpec, chip: ChipSpec, gpus: int) -> float:
     return per_link * min(links, 2 * dims)
 
 
+def group_fully_connected(node: NodeSpec, chip: ChipSpec, gpus: int) -> bool:
+    """Whether every member of a group of `gpus` GPUs inside one node reaches every other over its own links, what
+    vLLM's custom all-reduce needs beyond two GPUs: always behind a switch; on a full mesh while the group's peers
+    are no more than a GPU's links; on a torus or a paired mesh only as a pair; never over PCIe alone."""
+    shape, links = node.fabric_shape, chip.scale_up_links
+    if shape in ("switched", "rack"):
+        return True
+    if shape == "full_mesh":
+        return links is None or gpus - 1 <= links
+    return shape in ("torus", "paired_mesh") and gpus <= 2
+
+
 def fabric_hop(d: Deployment) -> float:
     tm = d.setting.time_model
     return tm.pcie_hop_s if d.setting.node.fabric_shape == "pcie" else tm.nvlink_hop_s
@@ -145,9 +157,7 @@ def group_link(d: Deployment, group: str) -> Link:
     local = min(size, node.gpus)
     local_bw = fabric_bandwidth(d, 2 if group == "pp" else local)
     local_hop = fabric_hop(d)
-    links = st.chip.scale_up_links
-    meshed = shape == "full_mesh" and (links is None or local - 1 <= links)
-    full = shape in ("switched", "rack") or meshed or (shape in ("torus", "paired_mesh") and local <= 2)
+    full = group_fully_connected(node, st.chip, local)
     if size <= 1:
         return Link("none", 0.0, 0.0, shape, 1, 1, True, 0.0, 0.0, 1)
     if not _spans_nodes(d, group):
