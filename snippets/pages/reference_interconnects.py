@@ -8,7 +8,9 @@ NICs. Every row links its sources.
 from __future__ import annotations
 
 from snippets.data import Accelerator, Catalog, Efficiency, Fabric, Network, Node, NVLink, NVSwitch, PCIe, required
-from snippets.data.units import TIME_UNITS, Bandwidth
+from snippets.data.export import engine_catalog
+from snippets.data.units import TIME_UNITS, Bandwidth, Direction
+from snippets.engine.topology import group_fabric_bandwidth, group_fully_connected
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, as_stated, exact_digits, source_links
 from snippets.render import fmt
@@ -165,6 +167,49 @@ def scale_up_counts(acc: Accelerator) -> str:
 SCALE_UP_LABELS = {"nvlink": "NVLink", "fabric": "vendor fabric", "pcie": "PCIe only"}
 
 
+GROUP_SIZES = (2, 4, 8)
+"""The tensor-parallel groups the table prices inside one node."""
+SHAPE_LABELS = {"switched": "switched", "rack": "switched, rack-scale", "full_mesh": "full mesh",
+                "paired_mesh": "paired mesh (two GPUs a package)", "torus": "torus", "pcie": "PCIe only"}
+
+
+def group_bandwidth(cat: Catalog, node_id: str, gpus: int) -> Bandwidth:
+    """What each GPU of a group of `gpus` GPUs inside node `node_id` gets from the node's fabric, one way, as the
+    engine wires it (`snippets.engine.topology.group_fabric_bandwidth`)."""
+    eng = engine_catalog(cat)
+    node = eng.nodes[node_id]
+    return Bandwidth(group_fabric_bandwidth(node, eng.chips[node.chip], gpus), Direction.PER_DIRECTION)
+
+
+def largest_connected_group(cat: Catalog, node_id: str) -> int | None:
+    """The largest of `GROUP_SIZES` inside the node whose every member reaches every other over its own links
+    (`snippets.engine.topology.group_fully_connected`), None if not even a pair."""
+    eng = engine_catalog(cat)
+    node = eng.nodes[node_id]
+    fits = [g for g in GROUP_SIZES if g <= node.gpus and group_fully_connected(node, eng.chips[node.chip], g)]
+    return max(fits, default=None)
+
+
+def groups_table(cat: Catalog) -> str:
+    """Per node, what a tensor-parallel group of two, four and eight of its GPUs gets from the fabric, one way per
+    GPU, and the largest such group that is fully connected."""
+    nodes = cat.of_kind(Node)
+    rows: list[list[fmt.Cell]] = []
+    for key, n in nodes.items():
+        cells: list[fmt.Cell] = []
+        for g in GROUP_SIZES:
+            if g > n.gpus:
+                cells.append("—")
+                continue
+            bw = group_bandwidth(cat, key, g)
+            cells.append(fmt.bandwidth(bw, "GB/s", 0 if bw.in_unit("GB/s") % 1 == 0 else 1))
+        full = largest_connected_group(cat, key)
+        rows.append([n.name, SHAPE_LABELS[n.fabric_shape], *cells,
+                     "none" if full is None else fmt.count(full, "GPUs")])
+    return fmt.table("groups", ["Node", "Wired as", *(f"TP{g}, per GPU one way" for g in GROUP_SIZES),
+                                "Largest fully connected group"], rows, align="llrrrr") + as_of(list(nodes.values()))
+
+
 def node_notes_table(cat: Catalog) -> str:
     """What each node's fields do not say: bridges that join pairs only, NICs a vendor leaves open."""
     nodes = [n for n in cat.of_kind(Node).values() if n.note]
@@ -208,7 +253,7 @@ def efficiency_table(cat: Catalog) -> str:
 class ReferenceInterconnectsPage(Page):
     """Names the page's prose uses."""
     shows = (nvlink_table, switches_table, fabrics_table, pcie_table, networks_table, latency_table, efficiency_table,
-             nodes_table, node_notes_table)
+             nodes_table, groups_table, node_notes_table)
 
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)
@@ -233,6 +278,30 @@ class ReferenceInterconnectsPage(Page):
         self.nvl72_name = nvl72.name
         self.nvl72_switch_chips = fmt.count(required(nvl72.switch_chips, "the NVL72 switch chips"))
         self.nvl72_switch_trays = fmt.count(required(nvl72.switch_trays, "the NVL72 switch trays"))
+        hgx = "hgx-h100-8"
+        self.switch_name = cat.interconnect(hgx, Node).name
+        self.switch_same = fmt.claim(
+            group_bandwidth(cat, hgx, 2).bytes_per_s == group_bandwidth(cat, hgx, 8).bytes_per_s,
+            "HGX H100: a switched node gives TP2 and TP8 the same bandwidth per GPU")
+        mi300x, mi250x = "mi300x-platform-8", "mi250x-node-4"
+        pair, eight = group_bandwidth(cat, mi300x, 2), group_bandwidth(cat, mi300x, 8)
+        self.mesh_name = cat.interconnect(mi300x, Node).name
+        self.mesh_pair = fmt.bandwidth(pair)
+        self.mesh_eight = fmt.bandwidth(eight)
+        acc = cat.accelerators[cat.interconnect(mi300x, Node).accelerator]
+        up = required(acc.scale_up, "the MI300X's scale-up fabric")
+        link = required(cat.interconnect(up.fabric, Fabric).per_link, "the MI300X fabric's per-link rate")
+        one = link.bandwidth.one_way().bytes_per_s
+        self.mesh_pair_one_link = fmt.claim(
+            abs(pair.bytes_per_s - one) < 1e-6 * one and abs(eight.bytes_per_s - 7 * one) < 1e-6 * one,
+            "MI300X platform: TP2 gets one link's rate and TP8 seven, one link to each peer")
+        self.paired_name = cat.interconnect(mi250x, Node).name
+        twin, four = group_bandwidth(cat, mi250x, 2), group_bandwidth(cat, mi250x, 4)
+        self.paired_twin = fmt.bandwidth(twin)
+        self.paired_four = fmt.bandwidth(four)
+        self.paired_pair_fastest = fmt.claim(
+            twin.bytes_per_s > four.bytes_per_s and largest_connected_group(cat, mi250x) == 2,
+            "MI250X node: a module's pair gets more than a group of four, and only the pair is fully connected")
         self.gen6_below_double = fmt.claim(pcie_lanes(gen6).ratio(pcie_lanes(gen5)) < 2,
                                            "Gen6 x16 / Gen5 x16 one way < 2: FLIT overhead exceeds 128b/130b")
 

@@ -167,6 +167,23 @@ def test_amd_mi350x_and_mi250x_read_back_as_the_data_states(pages, catalog) -> N
     assert value(i, "nodes[4 x MI250X node, 8 GCDs (HPE Cray EX, OLCF Frontier)][In the node]") == 8
 
 
+def test_each_nodes_tp_groups_get_what_its_wiring_gives(pages) -> None:
+    """What a TP group of two, four and eight gets per GPU, one way, and the largest fully connected one: a switch
+    gives every group each GPU's whole NVLink (H100: 18 links of 25 GB/s); the MI300X's mesh one 64 GB/s link per
+    peer; the MI250X's two GCDs of a module their 200 GB/s package link, larger groups three 25 GB/s shares of the
+    links between modules per peer beyond the twin (3 x 25 and 7 x 25); the V100's six 25 GB/s links one per peer,
+    all six for eight, which are not fully connected."""
+    i = pages["interconnects"]
+    want = {"NVIDIA HGX H100 8-GPU": (450, 450, 450, 8), "AMD Instinct MI300X Platform (8 OAM)": (64, 192, 448, 8),
+            "4 x MI250X node, 8 GCDs (HPE Cray EX, OLCF Frontier)": (200, 75, 175, 2),
+            "AWS p3dn.24xlarge (8 x V100 SXM2 32GB)": (25, 75, 150, 4)}
+    for node, (two, four, eight, full) in want.items():
+        got = tuple(value(i, f"groups[{node}][TP{g}, per GPU one way]") for g in (2, 4, 8))
+        assert got == pytest.approx((two, four, eight)), node
+        assert value(i, f"groups[{node}][Largest fully connected group]") == full, node
+    assert cell(i, "groups", "AMD Instinct MI300X Platform (8 OAM)", "Wired as") == "full mesh"
+
+
 def test_dense_columns_hold_only_dense_figures(pages) -> None:
     figs = figures(pages["accelerators"])
     dense = {n: f for n, f in figs.items() if "dense TFLOP/s]" in n}
