@@ -496,6 +496,18 @@ def _nested_sources(value: object) -> Iterator[Source]:
             yield from _nested_sources(item)
 
 
+def entry_sources(entry: object) -> tuple[Source, ...]:
+    """The sources of one entry for a reader: its own `sources` first, then those nested in its fields, each address
+    once (`iter_sources` counts every citation, so a source cited twice in one entry counts twice there)."""
+    seen: set[str] = set()
+    out: list[Source] = []
+    for src in (*getattr(entry, "sources", ()), *_nested_sources(entry)):
+        if src.url not in seen:
+            seen.add(src.url)
+            out.append(src)
+    return tuple(out)
+
+
 def iter_sources(cat: Catalog) -> Iterator[tuple[str, str, Source]]:
     """(file, entry id, source) for every source in the catalog: each entry's `sources` and every source nested in
     its fields (`RuntimeMemory.source`, a kernel gap's, a policy figure's)."""

@@ -106,8 +106,7 @@ class NumbersPage(Page):
         self.tables = fmt.count(len(FILES), "tables")
         self.entries = fmt.count(sum(e for e, _ in counts.values()), "entries")
         self.sources = fmt.count(sum(n for _, n in counts.values()), "sources")
-        self.secondary_sources = fmt.count(sum(1 for name in FILES for entry in getattr(cat, name).values()
-                                               for s in entry.sources if s.secondary), "sources")
+        self.secondary_sources = fmt.count(sum(1 for _, _, s in iter_sources(cat) if s.secondary), "sources")
         self.every_entry_sourced = fmt.claim(not unsourced,
                                              "entries without a source: " + (", ".join(unsourced) or "none"))
         self.more_than_one_gpu = fmt.claim(d.gpus > 1, f"{d.layout.label}: {d.gpus} GPUs")

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from snippets.data import Flops, Measurement
+from snippets.data import Flops, Measurement, entry_sources
 from snippets.render import fmt
 
 
@@ -20,12 +20,12 @@ def source_links(entry: Any) -> fmt.Md:
     return fmt.Md(" ".join(fmt.link(str(i), s.url, f"{s.title}, read {s.read.isoformat()}"
                                     + ("" if s.copies is None else f"; secondary, a transcription of {s.copies}"))
                            + (" (secondary)" if s.secondary else "")
-                           for i, s in enumerate(entry.sources, 1)))
+                           for i, s in enumerate(entry_sources(entry), 1)))
 
 
 def latest_read(entries: Iterable[Any]) -> dt.date:
     """The latest `read` date among the entries' sources."""
-    dates: list[dt.date] = [s.read for e in entries for s in e.sources]
+    dates: list[dt.date] = [s.read for e in entries for s in entry_sources(e)]
     return max(dates)
 
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Va
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
 
-from snippets.data import FILES, Catalog, DocumentedDeployment, Measurement, Price
+from snippets.data import FILES, Catalog, DocumentedDeployment, Measurement, Price, entry_sources
 from snippets.engine.specs import EngineCatalog
 from snippets.render.fmt import Md, bullets, escape_markdown, link
 
@@ -152,7 +152,7 @@ def sources_list(cat: Catalog, refs: Iterable[Ref]) -> Md:
         entry = getattr(cat, file)[entry_id]
         links = "; ".join(f"{link(s.title, s.url)}, read {s.read.isoformat()}"
                           + ("" if s.copies is None else f" (secondary: a transcription of {escape_markdown(s.copies)})")
-                          for s in entry.sources)
+                          for s in entry_sources(entry))
         items.append(Md(f"**{escape_markdown(_name(cat, entry))}** (`data/{file}.yaml`, "
                         f"`{entry_id.replace('`', '')}`): {links}"))
     return bullets(items)

@@ -184,6 +184,18 @@ def test_each_nodes_tp_groups_get_what_its_wiring_gives(pages) -> None:
     assert cell(i, "groups", "AMD Instinct MI300X Platform (8 OAM)", "Wired as") == "full mesh"
 
 
+def test_a_row_links_the_sources_nested_in_its_entry(pages, catalog) -> None:
+    """The MI250X's runtime total was read from a LUMI HIP report, a source of its `memory_runtime`, not of the entry:
+    its row in the accelerators table links it beside the white paper and ROCm's page."""
+    acc = catalog.accelerators["mi250x"]
+    tab = next(t for t in pages["accelerators"].select("article table")
+               if t.select_one('span.sa-fig[data-name^="accelerators["]'))
+    row = next(tr for tr in tab.select("tbody tr") if tr.find("td").get_text(" ", strip=True) == acc.name)
+    hrefs = [a["href"] for a in row.select("a[href]")]
+    assert acc.memory_runtime.source.url in hrefs
+    assert all(s.url in hrefs for s in acc.sources)
+
+
 def test_dense_columns_hold_only_dense_figures(pages) -> None:
     figs = figures(pages["accelerators"])
     dense = {n: f for n, f in figs.items() if "dense TFLOP/s]" in n}

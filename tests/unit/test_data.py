@@ -53,6 +53,18 @@ def test_sources_nested_in_an_entry_are_counted_with_it(catalog) -> None:
     assert gap not in {s.url for s in catalog.precisions["int8"].sources}
 
 
+def test_an_entrys_sources_for_a_reader_list_its_own_first_then_the_nested_ones_once_each(catalog) -> None:
+    """What a page links for an entry: the H100's own sources, then the vLLM log its runtime total was read from;
+    no address twice."""
+    from snippets.data import entry_sources
+
+    h100 = catalog.accelerators["h100-sxm"]
+    got = [s.url for s in entry_sources(h100)]
+    assert got[:len(h100.sources)] == [s.url for s in h100.sources]
+    assert h100.memory_runtime.source.url in got[len(h100.sources):]
+    assert len(got) == len(set(got))
+
+
 Edit = Callable[[dict[str, Any]], None]
 
 
