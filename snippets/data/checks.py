@@ -84,9 +84,13 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
     for prec_id, prec in cat["precisions"].items():
         for i, gap in enumerate(prec.kernel_gaps):
             where = f"data/precisions.yaml: entry '{prec_id}': field 'kernel_gaps.{i}"
-            if prec.tensor_format != "int8":  # the engine words vLLM's error for a missing INT8 kernel only
-                problems.append(f"{where}': a kernel gap of a {prec.tensor_format} format, whose error the engine does "
-                                "not know (it words vLLM's for INT8 only)")
+            if gap.message is None and (prec.tensor_format != "int8" or gap.sm is None):
+                # the engine words vLLM's error for a missing INT8 kernel from the SM version; any other gap quotes its
+                # engine's message
+                problems.append(f"{where}': a kernel gap of a {prec.tensor_format} format without the engine's message, "
+                                "whose error the engine does not know (it words vLLM's for INT8 only, from sm)")
+            if gap.message is not None and gap.sm is not None:
+                problems.append(f"{where}': give the engine's message or the SM version it is worded from, not both")
             problems += [f"{where}.accelerators': unknown accelerator {a!r}" for a in sorted(gap.accelerators)
                          if a not in cat["accelerators"]]
             if engines and gap.engine not in engines:

@@ -135,9 +135,11 @@ def kernel_gap_refusal(precision: PrecisionSpec, engine: str, chip: ChipSpec) ->
     gap = precision.kernel_gap(engine, chip.id)
     if gap is None:
         return None
-    if precision.tensor_format != "int8":
-        raise ValueError(f"{precision.id}: a kernel gap of {engine} recorded for format {precision.tensor_format!r}, "
-                         "whose error the engine does not know (only INT8's)")
+    if gap.message is not None:
+        return gap.message
+    if precision.tensor_format != "int8" or gap.sm is None:
+        raise ValueError(f"{precision.id}: a kernel gap of {engine} recorded for format {precision.tensor_format!r} "
+                         "with neither the engine's message nor INT8's SM version, whose error the engine words")
     return int8_gap_message(gap)
 
 

@@ -329,8 +329,12 @@ class KernelGap:
     """The engine, as a memory policy names it (`MemoryPolicySpec.engine`: "vLLM")."""
     accelerators: frozenset[str]
     """The chips (accelerator ids) it has no kernel for."""
-    sm: int
-    """The chips' CUDA compute capability as the engine names it in its error (10.0: 100)."""
+    sm: int | None = None
+    """The chips' CUDA compute capability as the engine names it in its error (10.0: 100), where the error names it
+    (vLLM's INT8 message: `deployment.int8_gap_message`)."""
+    message: str | None = None
+    """The engine's error word for word, where it names no chip (vLLM on ROCm finding no FP8 kernel); None where the
+    engine words it from `sm` (INT8)."""
 
 
 @dataclass(frozen=True, slots=True)

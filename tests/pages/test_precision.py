@@ -88,7 +88,7 @@ def test_the_int8_gap_is_named_and_its_claim_fails_without_the_refusal(tmp_path:
     assert ns["int8_gap_message"].startswith("Int8 not supported on SM100. Use FP8 quantization instead")
     data = _edited_data(tmp_path, [])
     text = (data / "precisions.yaml").read_text()
-    start = text.index("  kernel_gaps:\n")
+    start = text.index("  kernel_gaps:\n", text.index("\nint8:\n"))  # int8's gaps, not fp8's
     end = text.index("\n  sources:", start)  # int8's own sources follow its gaps
     (data / "precisions.yaml").write_text(text[:start] + text[end + 1:])
     ns = namespace(load(data))

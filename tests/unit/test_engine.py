@@ -294,6 +294,23 @@ def test_int8_weights_are_refused_where_vllm_has_no_int8_kernel(eng):
     for acc in ("b200", "b300", "rtx-pro-6000-server"):
         assert deploy(setting(eng, "llama-3.1-8b", "fp8", "reference", accelerator=acc)).compute_format == "fp8"
 
+def test_fp8_weights_are_refused_where_vllm_has_no_fp8_kernel_on_rocm(eng):
+    """vLLM's ROCm platform says every CDNA chip supports FP8, so an FP8 checkpoint on an MI250X (gfx90a) looks for
+    an FP8 scaled-product kernel, and none of ROCm's runs on CDNA 2 by default (AITER off, the others CDNA 3 or
+    later): it stops with its kernel chooser's message. The engine refuses the setting with it under vLLM's policy;
+    BF16 runs there, the MI300X runs FP8, and SGLang's budget is not refused (no source read for its FP8 path)."""
+    from snippets.engine import UnsupportedFormat
+
+    with pytest.raises(UnsupportedFormat, match=r"^Failed to find a kernel that can implement the ScaledMM linear "
+                                                r"layer\.$"):
+        setting(eng, "llama-3.1-8b", "fp8", "reference", accelerator="mi250x")
+    assert deploy(setting(eng, "llama-3.1-8b", "bf16", "reference", accelerator="mi250x")).compute_format == "bf16"
+    assert deploy(setting(eng, "llama-3.1-8b", "fp8", "reference", accelerator="mi300x")).compute_format == "fp8"
+    sglang = deploy(setting(eng, "llama-3.1-8b", "fp8", "reference", accelerator="mi250x",
+                            memory_policy="sglang-default"))
+    assert sglang.weight_only  # no FP8 matrix units on CDNA 2: priced as weight-only where no refusal is recorded
+
+
 def test_new_accelerators_size_on_their_nodes(eng):
     """B300, GB300, A100 80GB PCIe and V100 each have a node the engine sizes on (the grid covers them all)."""
     for acc, node, gpus in (("b300", "hgx-b300-8", 8), ("gb300", "gb300-nvl72", 72),

@@ -35,7 +35,8 @@ class KernelGap(specs.KernelGap):
     checked by the loader), their compute capability, and where both and the engine's gap were read."""
 
     accelerators: Annotated[frozenset[str], Field(min_length=1)]
-    sm: PositiveInt
+    sm: PositiveInt | None = None
+    message: Annotated[str, Field(min_length=10)] | None = None
     note: str
     sources: Sources
 

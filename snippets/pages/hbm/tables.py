@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from snippets.data import Catalog
 from snippets.data.units import BYTE_UNITS
-from snippets.engine import Deployment, Layout
+from snippets.engine import Deployment, Layout, UnsupportedFormat
 from snippets.pages.hbm.common import (
     BATCHES,
     CHART_MODEL,
@@ -150,15 +150,23 @@ def ceiling_chart(cat: Catalog) -> str:
     ceiling = HBM bandwidth ÷ (weights + one context's KV cache), as the engine reads them.
     """
     r = reference(cat)
-    ds = [one_card(r, CHART_MODEL, CHART_PRECISION, chip) for chip in r.eng.chips.values()]
+    ds: list[Deployment] = []
+    refused: list[str] = []
+    for chip in r.eng.chips.values():
+        try:
+            ds.append(one_card(r, CHART_MODEL, CHART_PRECISION, chip))
+        except UnsupportedFormat:  # the scenario's engine has no kernel for the format there (a kernel gap)
+            refused.append(chip.name)
     rows = sorted(((d.setting.chip.name, d.decode_ceiling) for d in ds), key=lambda x: -x[1])
     d0 = ds[0]
     bars_ = [charts.Bar(name, tok) for name, tok in rows]
+    left_out = (f" Not shown: the {', the '.join(refused)}, where the scenario's engine has no kernel for "
+                f"{d0.setting.precision.name}." if refused else "")
     words = (
         f"Upper bound on tokens per second for one sequence of {d0.setting.model.name} in "
         f"{d0.setting.precision.name} ({d0.weight_bytes / 1e9:,.1f} GB of weights, embeddings and LM head unquantized, "
         f"and a {r.scenario.context_tokens:,}-token KV cache), memory bandwidth ÷ bytes per step, by accelerator: "
-        f"from {rows[0][1]:,.0f} on the {rows[0][0]} to {rows[-1][1]:,.0f} on the {rows[-1][0]}."
+        f"from {rows[0][1]:,.0f} on the {rows[0][0]} to {rows[-1][1]:,.0f} on the {rows[-1][0]}.{left_out}"
     )
     svg = charts.bars("ceiling-chart", bars_, "tokens/s, one sequence (ceiling)",
                       "Decode ceiling by accelerator", words)
