@@ -79,7 +79,8 @@ class UnsupportedFormat(RefusedSetting):
     a GPU whose tensor cores have no BF16 (a V100), where vLLM refuses at start (vllm/worker/worker.py,
     `_check_if_gpu_supports_dtype`; its message kept, with the chip named instead of its compute capability); or a
     format the engine has no kernel for on the chip (`kernel_gap_refusal`: vLLM's W8A8 INT8 on Blackwell, stopped
-    by its first product in the profiling run at start, its message kept word for word)."""
+    by its first product in the profiling run at start; its FP8 on CDNA 2, where its kernel chooser finds none; each
+    message kept word for word)."""
 
 
 class ContextTooLong(RefusedSetting):

@@ -322,8 +322,9 @@ class WeightBlock:
 
 @dataclass(frozen=True, slots=True)
 class KernelGap:
-    """An engine that has no kernel for a precision's products on some chips, and stops at the first one it runs (vLLM's
-    CUTLASS W8A8 path on Blackwell computes FP8 only): no layout of that engine serves the precision there."""
+    """An engine that has no kernel for a precision's products on some chips and stops at start (vLLM's CUTLASS W8A8
+    path on Blackwell computes FP8 only; on CDNA 2 none of its ROCm FP8 kernels applies): no layout of that engine
+    serves the precision there."""
 
     engine: str
     """The engine, as a memory policy names it (`MemoryPolicySpec.engine`: "vLLM")."""

@@ -292,9 +292,11 @@ class ReferenceInterconnectsPage(Page):
         up = required(acc.scale_up, "the MI300X's scale-up fabric")
         link = required(cat.interconnect(up.fabric, Fabric).per_link, "the MI300X fabric's per-link rate")
         one = link.bandwidth.one_way().bytes_per_s
+        links = required(up.links, "the MI300X's scale-up links")
+        self.mesh_links = fmt.count(links, "links")
         self.mesh_pair_one_link = fmt.claim(
-            abs(pair.bytes_per_s - one) < 1e-6 * one and abs(eight.bytes_per_s - 7 * one) < 1e-6 * one,
-            "MI300X platform: TP2 gets one link's rate and TP8 seven, one link to each peer")
+            abs(pair.bytes_per_s - one) < 1e-6 * one and abs(eight.bytes_per_s - links * one) < 1e-6 * one,
+            f"MI300X platform: TP2 gets one link's rate and TP8 all {links} links, one to each peer")
         self.paired_name = cat.interconnect(mi250x, Node).name
         twin, four = group_bandwidth(cat, mi250x, 2), group_bandwidth(cat, mi250x, 4)
         self.paired_twin = fmt.bandwidth(twin)

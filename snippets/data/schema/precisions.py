@@ -32,7 +32,8 @@ class BlockScale(specs.BlockScale):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class KernelGap(specs.KernelGap):
     """The engine's `KernelGap` as data/precisions.yaml states it: the chips listed (ids of data/accelerators.yaml,
-    checked by the loader), their compute capability, and where both and the engine's gap were read."""
+    checked by the loader), their compute capability or the engine's message (one of them, checked by the loader),
+    and where they and the engine's gap were read."""
 
     accelerators: Annotated[frozenset[str], Field(min_length=1)]
     sm: PositiveInt | None = None
