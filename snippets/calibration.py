@@ -444,7 +444,8 @@ def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) ->
                  cuda_graphs=None if m.cuda_graphs is None else m.cuda_graphs.enabled,
                  mixed_steps=None if m.mixed_steps is None else m.mixed_steps.enabled,
                  cuda_graph_max_batch=None if lim is None else lim.cuda_graph_max_batch,
-                 engine=m.engine.split(" ")[0], moe_kernel=None if lim is None else lim.moe_kernel)
+                 engine=m.engine.split(" ")[0], moe_kernel=None if lim is None else lim.moe_kernel,
+                 symm_mem=None if m.symm_mem is None else m.symm_mem.enabled)
     if tm is not None:
         st = replace(st, time_models={st.time_model_id: tm})
     return deploy(st, lay)
@@ -651,15 +652,57 @@ def _least_squares(rows: list[list[float]], ts: list[float]) -> list[float]:
     return [m[i][k] / m[i][i] for i in range(k)]
 
 
+Point = tuple[int, float, float]
+"""(GPUs, message bytes, seconds): one published timing of a collective."""
+
+
+def routed(cat: Catalog, eng: EngineCatalog, points: str, engine: str = "vLLM") -> dict[str, list[Point]]:
+    """Each timing of an all-reduce entry by the path its engine's dispatch took for it: vLLM's timings were taken
+    through its whole dispatch (AIConfigurator's collector times tensor_model_parallel_all_reduce), so on a chip its
+    release's table covers (the time model's `allreduce_timed_under` policy), a message from the custom all-reduce's
+    cap goes to symmetric memory ("multimem" or "symm_two_shot", below the table's limit; "nccl" above) and only the
+    rest ("custom") times the custom all-reduce. Another engine's timings, or a chip no table covers, are all custom."""
+    _, entry = _time_model_entry(cat)
+    lat = cat.latencies[points]
+    pts = [(n, float(s), t * 1e-6) for n, s, t in lat.points]
+    pol = None if entry.allreduce_timed_under is None else eng.memory_policies[entry.allreduce_timed_under]
+    table = None if pol is None or pol.engine != engine or lat.accelerator is None else \
+        pol.allreduce_table(lat.accelerator)
+    out: dict[str, list[Point]] = {"custom": [], "multimem": [], "symm_two_shot": [], "nccl": []}
+    for n, size, sec in pts:
+        if table is None or size < table.custom_limit(n, entry.custom_allreduce_max_bytes):
+            out["custom"].append((n, size, sec))
+        elif size < table.symm_limit(n):
+            out["multimem" if n in table.multimem else "symm_two_shot"].append((n, size, sec))
+        else:
+            out["nccl"].append((n, size, sec))
+    return out
+
+
+def _points(cat: Catalog, points: str | None) -> list[Point]:
+    return [] if points is None else [(n, float(s), t * 1e-6) for n, s, t in cat.latencies[points].points]
+
+
 def fit_collectives(cat: Catalog) -> dict[str, CollectiveFit]:
     """Each algorithm's latency (and per-peer latency, NCCL) and share of the measured chip's per-direction
     scale-up bandwidth, fitted on its published timings: one-shot and two-shot custom all-reduce split as vLLM
-    splits them, NCCL's all-reduce (2(n − 1)/n of the message), the expert all-to-all (bytes sent)."""
+    splits them (on the timings its dispatch gave the custom all-reduce: `routed`, with the forced two-stage
+    timings), the symmetric-memory multimem (the message each way) and two-shot (2(n − 1)/n of it) on their own
+    timings and the ones the dispatch gave them, NCCL's all-reduce (2(n − 1)/n of the message), the expert
+    all-to-all (bytes sent)."""
     from snippets.data.export import engine_catalog
 
     eng = engine_catalog(cat)
     _, entry = _time_model_entry(cat)
-    out = _custom_allreduce_fits(cat, eng, entry.custom_allreduce_points)
+    paths = routed(cat, eng, entry.custom_allreduce_points)
+    out = _custom_allreduce_fits(cat, eng, entry.custom_allreduce_points, extra_two=_points(cat, entry.two_stage_points))
+    b = _timed_bandwidth(cat, eng, entry.custom_allreduce_points)
+    if entry.multimem_points is not None:
+        out["multimem"] = _alpha_beta_fit([*_points(cat, entry.multimem_points), *paths["multimem"]],
+                                          lambda n, s: s, b, False)
+    if entry.symm_two_shot_points is not None:
+        out["symm_two_shot"] = _alpha_beta_fit([*_points(cat, entry.symm_two_shot_points), *paths["symm_two_shot"]],
+                                               lambda n, s: 2 * (n - 1) / n * s, b, False)
     out["nccl"] = _nccl_fit(cat, eng, entry.nccl_allreduce_points)
     a2a = [(n, s, t * 1e-6) for n, s, t in cat.latencies[entry.alltoall_points].points]
     out["alltoall"] = _alpha_beta_fit(a2a, lambda n, s: s, _timed_bandwidth(cat, eng, entry.alltoall_points), False)
@@ -675,7 +718,8 @@ def fit_chip_collectives(cat: Catalog) -> dict[str, dict[str, CollectiveFit]]:
     eng = engine_catalog(cat)
     _, entry = _time_model_entry(cat)
     out = {cc.points: _custom_allreduce_fits(cat, eng, cc.points,
-                                             one_stage_limits(cc, entry.custom_allreduce_max_bytes) or ONE_SHOT_LIMITS)
+                                             one_stage_limits(cc, entry.custom_allreduce_max_bytes) or ONE_SHOT_LIMITS,
+                                             engine=cc.engine)
            for cc in entry.chip_collectives}
     step = entry.collectives.nccl.per_peer
     out.update({cn.points: {"nccl": _nccl_fit(cat, eng, cn.points, None if step is None else step.seconds)}
@@ -695,13 +739,15 @@ def _timed_bandwidth(cat: Catalog, eng: EngineCatalog, points: str) -> Callable[
 
 
 def _custom_allreduce_fits(cat: Catalog, eng: EngineCatalog, points: str,
-                           limits: tuple[tuple[int, float], ...] = ONE_SHOT_LIMITS) -> dict[str, CollectiveFit]:
-    """One-shot and two-shot fitted on a custom all-reduce's timings, each point on the algorithm its kernel picks
-    for it (`one_shot_applies` by `limits`: vLLM's unless the entry states its own); two-shot only where two or more
-    points fall to it (timings of two GPUs, which run one stage at every size, give none)."""
+                           limits: tuple[tuple[int, float], ...] = ONE_SHOT_LIMITS, *, engine: str = "vLLM",
+                           extra_two: Sequence[Point] = ()) -> dict[str, CollectiveFit]:
+    """One-shot and two-shot fitted on a custom all-reduce's timings (those its engine's dispatch gave it: `routed`),
+    each point on the algorithm its kernel picks for it (`one_shot_applies` by `limits`: vLLM's unless the entry
+    states its own), `extra_two` (timings forced to two stages) with the two-stage ones; two-shot only where two or
+    more points fall to it (timings of two GPUs, which run one stage at every size, give none)."""
     b = _timed_bandwidth(cat, eng, points)
-    car = [(n, s, t * 1e-6) for n, s, t in cat.latencies[points].points]
-    two = [x for x in car if not one_shot_applies(x[0], x[1], limits)]
+    car = routed(cat, eng, points, engine)["custom"]
+    two = [x for x in car if not one_shot_applies(x[0], x[1], limits)] + list(extra_two)
     out = {"one_shot": _alpha_beta_fit([x for x in car if one_shot_applies(x[0], x[1], limits)],
                                        lambda n, s: (n - 1) * s, b, False)}
     if len(two) >= 2:

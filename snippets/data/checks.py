@@ -137,6 +137,17 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
             target = entries.get(getattr(tm, field))
             if target is None or getattr(target, attr) != kind:
                 problems.append(f"{where}: field '{field}': {getattr(tm, field)!r} is not a {kind} entry")
+        for field in ("multimem_points", "symm_two_shot_points", "two_stage_points"):
+            lid = getattr(tm, field)
+            if lid is not None and getattr(lats.get(lid), "path", None) != "collective":
+                problems.append(f"{where}: field '{field}': {lid!r} is not a collective entry")
+        if (tm.multimem_points is None) != (tm.collectives.multimem is None) or \
+                (tm.symm_two_shot_points is None) != (tm.collectives.symm_two_shot is None):
+            problems.append(f"{where}: field 'collectives': give multimem and symm_two_shot with their points, "
+                            "or neither")
+        if tm.allreduce_timed_under is not None and not isinstance(pols.get(tm.allreduce_timed_under), MemoryPolicy):
+            problems.append(f"{where}: field 'allreduce_timed_under': {tm.allreduce_timed_under!r} is not a memory "
+                            "policy")
         for list_name, entries_of in (("chip_collectives", tm.chip_collectives), ("chip_nccl", tm.chip_nccl)):
             _check_chip_timings(where, list_name, entries_of, lats, cat["accelerators"], problems)
         engines = {p.engine for p in pols.values() if isinstance(p, MemoryPolicy)}
@@ -171,6 +182,11 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
     _check_physics(cat, problems)
     for pol_id, pol in pols.items():
         if isinstance(pol, MemoryPolicy):
+            for i, t in enumerate(pol.allreduce_tables):
+                for acc in t.accelerators:
+                    if acc not in cat["accelerators"]:
+                        problems.append(f"data/policies.yaml: entry '{pol_id}': field 'allreduce_tables[{i}]."
+                                        f"accelerators': unknown accelerator {acc!r}")
             if not pol.engine:
                 problems.append(f"data/policies.yaml: entry '{pol_id}': field 'engine': name the serving engine whose "
                                 "budget this is (vLLM, SGLang, TensorRT-LLM)")

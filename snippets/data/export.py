@@ -268,6 +268,8 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
                                            t.host_dispatch, t.custom_allreduce_points, t.nccl_allreduce_points,
                                            t.alltoall_points)}
     used |= {("latencies", cc.points) for cc in t.chip_collectives} | {("latencies", cn.points) for cn in t.chip_nccl}
+    used |= {("latencies", lid) for lid in (t.multimem_points, t.symm_two_shot_points, t.two_stage_points)
+             if lid is not None}
     co = t.collectives
     per_chip: dict[str, tuple[ChipCollectivesSpec, ...]] = {}
     for cc in t.chip_collectives:
@@ -285,6 +287,8 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
         custom_allreduce_max_bytes=float(t.custom_allreduce_max_bytes),
         one_shot=_alpha_beta(co.one_shot), two_shot=_alpha_beta(co.two_shot), nccl=_alpha_beta(co.nccl),
         alltoall=_alpha_beta(co.alltoall), step_overhead_s=t.step_overhead.seconds,
+        multimem=None if co.multimem is None else _alpha_beta(co.multimem),
+        symm_two_shot=None if co.symm_two_shot is None else _alpha_beta(co.symm_two_shot),
         vendor_kernel_fraction=MappingProxyType({str(v): f for v, f in t.vendor_kernel_fraction.items()}),
         chip_collectives=MappingProxyType(per_chip),
         chip_nccl=MappingProxyType({acc: _alpha_beta(cn.nccl) for cn in t.chip_nccl for acc in cn.accelerators}),

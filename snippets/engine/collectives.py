@@ -1,9 +1,13 @@
 """Collectives as the engines run them: the algorithm each picks by message size, priced by published timings.
 
 - **All-reduce, one node.** vLLM's custom all-reduce takes a message below `custom_allreduce_max_bytes`
-  (8 MiB) on a group of 2, 4, 6 or 8 GPUs that is two GPUs or fully connected (NVLink, Infinity Fabric), on
-  CUDA and ROCm (`should_custom_ar`); it runs one stage (each GPU reads every peer's buffer: (n − 1) × the
-  message over its links) on two GPUs, on up to four below 512 KB and up to eight below 256 KB, two stages
+  (8 MiB; less where its release's table for the chip caps it while symmetric memory is on: 256 KiB on eight
+  H100s) on a group of 2, 4, 6 or 8 GPUs that is two GPUs or fully connected (NVLink, Infinity Fabric), on
+  CUDA and ROCm (`should_custom_ar`); from that cap a BF16 message below the table's symmetric-memory limit goes
+  to PyTorch's symmetric-memory all-reduce on an NVSwitch (multimem, where the switch adds the messages up, or
+  two-shot, by group size: `symm_mem_allreduce`). The custom all-reduce runs one stage (each GPU reads every
+  peer's buffer: (n − 1) × the message over its links) on two GPUs, on up to four below 512 KB and up to eight
+  below 256 KB, two stages
   (reduce-scatter then all-gather through the peers: 2(n − 1)/n × the message) above
   (`csrc/custom_all_reduce.cuh`). Another engine's kernel on a chip may pick its stages otherwise, and its own
   timings price it there (`TimeModelSpec.for_chip`: aiter's, which SGLang runs on ROCm, switches to two stages
@@ -26,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from snippets.engine.specs import AlphaBetaSpec, TimeModelSpec
+from snippets.engine.specs import AllreduceTable, AlphaBetaSpec, TimeModelSpec
 from snippets.engine.topology import Link
 
 CUSTOM_AR_SIZES = (2, 4, 6, 8)
@@ -41,7 +45,7 @@ ONE_SHOT_LIMITS = ((2, float("inf")), (4, 512 * 1024), (8, 256 * 1024))
 class Collective:
     seconds: float
     algorithm: str
-    """one-shot, two-shot, nccl, hierarchical, all-to-all, send, or none."""
+    """one-shot, two-shot, multimem, symm-two-shot, nccl, hierarchical, all-to-all, send, or none."""
     latency_s: float
     """The fixed part: what the collective costs with no bytes at all."""
     bytes_moved: float = 0.0
@@ -62,11 +66,51 @@ def one_shot_applies(n: int, nbytes: float, limits: tuple[tuple[int, float], ...
     return any(n <= most and nbytes < below for most, below in limits)
 
 
+def symm_mem_table(n: int, link: Link, tm: TimeModelSpec) -> AllreduceTable | None:
+    """The release's all-reduce table where vLLM's symmetric-memory communicator is up for this group: the chip has
+    a table (`TimeModelSpec.allreduce_table`) naming the group's size, the time model prices the path, and the group's
+    GPUs meet in one node's NVSwitch, whose multicast the communicator needs (it turns itself off where
+    `multicast_ptr` is 0, two-shot included); None otherwise."""
+    t = tm.allreduce_table
+    if t is None or tm.multimem is None or tm.symm_two_shot is None:
+        return None
+    up = link.nodes == 1 and link.shape in ("switched", "rack") and n in dict(t.symm_max)
+    return t if up else None
+
+
+def custom_allreduce_limit(n: int, link: Link, tm: TimeModelSpec) -> float:
+    """Bytes below which vLLM's custom all-reduce takes a message of `n` GPUs: its own maximum, capped by its
+    release's table for the chip while the symmetric-memory communicator is up (`symm_mem_table`)."""
+    t = symm_mem_table(n, link, tm)
+    return tm.custom_allreduce_max_bytes if t is None else t.custom_limit(n, tm.custom_allreduce_max_bytes)
+
+
 def custom_allreduce_applies(n: int, nbytes: float, link: Link, tm: TimeModelSpec, vendor: str) -> bool:
     """vLLM's `should_custom_ar`: one node, a supported size, two GPUs or a fully connected group, a message
-    below the maximum, and a CUDA or ROCm platform."""
+    below the maximum (`custom_allreduce_limit`), and a CUDA or ROCm platform."""
     return (link.nodes == 1 and n in CUSTOM_AR_SIZES and (n == 2 or link.fully_connected)
-            and nbytes < tm.custom_allreduce_max_bytes and vendor in CUSTOM_AR_VENDORS)
+            and nbytes < custom_allreduce_limit(n, link, tm) and vendor in CUSTOM_AR_VENDORS)
+
+
+def symm_mem_applies(n: int, nbytes: float, link: Link, tm: TimeModelSpec) -> bool:
+    """vLLM's `should_use_symm_mem`, tried after the custom all-reduce: the communicator is up (`symm_mem_table`)
+    and the message is BF16 and below the table's limit for the group's size."""
+    t = symm_mem_table(n, link, tm)
+    return t is not None and nbytes < t.symm_limit(n)
+
+
+def symm_mem_allreduce(nbytes: float, n: int, bytes_per_s: float, tm: TimeModelSpec) -> Collective:
+    """PyTorch's symmetric-memory all-reduce as vLLM runs it: multimem on the group sizes its table names (each GPU
+    sends its message once into the switch, which adds them up and sends the sum back: the message each way), two-shot
+    on the others (2(n − 1)/n of the message, as the custom two-shot)."""
+    t, multimem, two = tm.allreduce_table, tm.multimem, tm.symm_two_shot
+    assert t is not None and multimem is not None and two is not None  # noqa: S101 - symm_mem_applies
+    if n in t.multimem:
+        lat, sec = _ab(multimem, 1, nbytes, bytes_per_s)
+        return Collective(sec, "multimem", lat, nbytes)
+    moved = 2 * (n - 1) / n * nbytes
+    lat, sec = _ab(two, 1, moved, bytes_per_s)
+    return Collective(sec, "symm-two-shot", lat, moved)
 
 
 def nccl_allreduce(nbytes: float, n: int, bytes_per_s: float, tm: TimeModelSpec) -> Collective:
@@ -92,6 +136,8 @@ def allreduce(nbytes: float, link: Link, tm: TimeModelSpec, vendor: str = "NVIDI
         moved = 2 * (n - 1) / n * nbytes
         lat, t = _ab(tm.two_shot, 1, moved, link.bytes_per_s)
         return Collective(t, "two-shot", lat, moved)
+    if symm_mem_applies(n, nbytes, link, tm):
+        return symm_mem_allreduce(nbytes, n, link.bytes_per_s, tm)
     return nccl_allreduce(nbytes, n, link.bytes_per_s, tm)
 
 
@@ -159,13 +205,17 @@ def gather(nbytes: float, link: Link, tm: TimeModelSpec) -> Collective:
 
 def priced(nbytes: float, link: Link, tm: TimeModelSpec) -> dict[str, Collective]:
     """What each all-reduce algorithm the engines run would cost for this message on a one-node group, whichever
-    `allreduce` picks: one-shot and two-shot custom all-reduce, and NCCL (for pages that compare them)."""
+    `allreduce` picks: one-shot and two-shot custom all-reduce, NCCL, and the symmetric-memory path where the group
+    has one (its multimem or two-shot, by the group's size), for pages that compare them."""
     n = link.gpus
     if n <= 1:
         return {}
     one_moved, two_moved = (n - 1) * nbytes, 2 * (n - 1) / n * nbytes
     lat1, t1 = _ab(tm.one_shot, 1, one_moved, link.bytes_per_s)
     lat2, t2 = _ab(tm.two_shot, 1, two_moved, link.bytes_per_s)
-    return {"one-shot": Collective(t1, "one-shot", lat1, one_moved),
-            "two-shot": Collective(t2, "two-shot", lat2, two_moved),
-            "nccl": nccl_allreduce(nbytes, n, link.bytes_per_s, tm)}
+    out = {"one-shot": Collective(t1, "one-shot", lat1, one_moved),
+           "two-shot": Collective(t2, "two-shot", lat2, two_moved),
+           "nccl": nccl_allreduce(nbytes, n, link.bytes_per_s, tm)}
+    if symm_mem_table(n, link, tm) is not None:
+        out["symmetric memory"] = symm_mem_allreduce(nbytes, n, link.bytes_per_s, tm)
+    return out

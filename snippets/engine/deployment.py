@@ -180,8 +180,11 @@ class Setting:
     def time_model(self) -> TimeModelSpec:
         """The time model, looked up by id at each use (each time, throughput or cost computed), as it prices a step
         on this setting's chip under its memory policy's engine (`TimeModelSpec.for_chip`: the chip's own NCCL
-        timings, and its own custom all-reduce timings where they are that engine's)."""
-        return self.time_models[self.time_model_id].for_chip(self.chip.id, self.memory_policy.engine)
+        timings, its own custom all-reduce timings where they are that engine's, and the engine's all-reduce limits
+        on the chip where its release sends mid-sized messages to symmetric memory, for BF16 activations only)."""
+        pol = self.memory_policy
+        table = pol.allreduce_table(self.chip.id, self.model.dtype in (None, "bf16"))
+        return self.time_models[self.time_model_id].for_chip(self.chip.id, pol.engine, table)
 
     @property
     def priced(self) -> bool:
@@ -308,6 +311,7 @@ def setting(
     cuda_graph_max_batch: int | None = None,
     engine: str | None = None,
     moe_kernel: str | None = None,
+    symm_mem: bool | None = None,
 ) -> Setting:
     """Look every input up by id. The node is the scenario's, or `node`, or the first node of `accelerator`.
 
@@ -323,7 +327,9 @@ def setting(
     `cuda_graph_max_batch`, where given, is the largest batch replayed in a CUDA graph (SGLang's --cuda-graph-max-bs)
     in place of the policy's rule; `engine`, where given, is the engine that ran where it is not the memory policy's
     (a run budgeted by another engine's policy), whose own collective timings then price its steps; `moe_kernel`,
-    where given, is the fused-MoE kernel the engine's command names in place of the policy's (`moe_kernel`)."""
+    where given, is the fused-MoE kernel the engine's command names in place of the policy's (`moe_kernel`);
+    `symm_mem`, where given, says whether the engine's release sends mid-sized all-reduces to symmetric memory (a
+    release before that path, or a command that turns it off), in place of the policy's."""
     sc = eng.scenarios[scenario]
     if concurrency is not None or context_tokens is not None:
         from dataclasses import replace
@@ -380,7 +386,13 @@ def setting(
     if engine is not None and engine != pol.engine:
         from dataclasses import replace
 
-        pol = replace(pol, engine=engine)
+        pol = replace(pol, engine=engine, symm_mem=False)  # the policy's all-reduce tables are its own engine's
+    if symm_mem is not None and pol.symm_mem != symm_mem:
+        from dataclasses import replace
+
+        if symm_mem and not pol.allreduce_tables:
+            raise ValueError(f"memory policy {pol.id} records no symmetric-memory all-reduce limits")
+        pol = replace(pol, symm_mem=symm_mem)
     if moe_kernel is not None:
         from dataclasses import replace
 

@@ -475,6 +475,36 @@ class StaticReserve:
 
 
 @dataclass(frozen=True, slots=True)
+class AllreduceTable:
+    """vLLM's all-reduce limits on one chip, as its release's tables give them for the chip's CUDA capability
+    (vllm/distributed/device_communicators/all_reduce_utils.py and symm_mem.py): below `custom_max` bytes for its
+    group size the custom all-reduce runs; from there, a BF16 message below `symm_max` goes to PyTorch's
+    symmetric-memory all-reduce (multimem on the group sizes `multimem`, two-shot on the others); the rest to NCCL.
+    A group size the table leaves out keeps the custom all-reduce's own limit and has no symmetric memory."""
+
+    capability: str
+    """The CUDA compute capability the release's tables name ("9.0": Hopper; "10.0": B200, GB200; "10.3": B300)."""
+    accelerators: tuple[str, ...]
+    """The accelerator ids of that capability whose GPUs meet in an NVSwitch (multicast)."""
+    custom_max: tuple[tuple[int, float], ...]
+    """(GPUs, bytes): CUSTOM_ALL_REDUCE_MAX_SIZES, which caps the custom all-reduce's own limit while symmetric
+    memory is on."""
+    symm_max: tuple[tuple[int, float], ...]
+    """(GPUs, bytes): SYMM_MEM_ALL_REDUCE_MAX_SIZES."""
+    multimem: tuple[int, ...]
+    """Group sizes that run multimem (the switch adds the messages up); two-shot on the others."""
+    symm_dtype_ok: bool = True
+    """Whether the model's activations are in BF16, the only type the symmetric-memory path takes."""
+
+    def custom_limit(self, n: int, own: float) -> float:
+        return min(own, dict(self.custom_max).get(n, own))
+
+    def symm_limit(self, n: int) -> float:
+        """Bytes below which a message of `n` GPUs goes to symmetric memory (0: never)."""
+        return dict(self.symm_max).get(n, 0.0) if self.symm_dtype_ok else 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class MemoryPolicySpec:
     """How a serving engine budgets each GPU's memory: the pool it may take and what the pool must hold (vLLM:
     `data/policies.yaml`, `vllm-default`). The one record of a memory policy: data/policies.yaml validates into it
@@ -580,6 +610,11 @@ class MemoryPolicySpec:
     its host time per step (the time model's and `host_per_request`'s) added to the stage's GPU work, not hidden
     behind it (TensorRT-LLM's PyTorch executor before its non-blocking pipeline loop); False: the host's time is
     paid once per micro-batch."""
+    symm_mem: bool = False
+    """Whether the engine sends mid-sized all-reduces to PyTorch's symmetric memory (vLLM since 0.11.0:
+    VLLM_ALLREDUCE_USE_SYMM_MEM on by default), on the chips `allreduce_tables` lists."""
+    allreduce_tables: tuple[AllreduceTable, ...] = ()
+    """The release's all-reduce limits per CUDA capability, each with the accelerators it covers."""
 
     @property
     def max_num_seqs(self) -> int:
@@ -590,6 +625,12 @@ class MemoryPolicySpec:
     def max_num_batched_tokens(self) -> int:
         """Tokens one step processes at most (`serve_defaults`)."""
         return self.serve_defaults.max_num_batched_tokens
+
+    def allreduce_table(self, chip_id: str, bf16: bool = True) -> AllreduceTable | None:
+        """The engine's all-reduce limits on `chip_id` where it runs symmetric memory there (`bf16`: whether the
+        model's activations are BF16, the only type that path takes); None: its custom all-reduce's own limit."""
+        t = next((t for t in self.allreduce_tables if chip_id in t.accelerators), None) if self.symm_mem else None
+        return None if t is None else t if bf16 else replace(t, symm_dtype_ok=False)
 
     def is_large(self, chip: ChipSpec) -> bool:
         """Whether vLLM gives `chip` its large-device defaults (reported total at least the threshold, not excluded)."""
@@ -985,6 +1026,13 @@ class TimeModelSpec:
     one_stage: tuple[tuple[int, float], ...] = ()
     """(largest group, message bytes below which) custom all-reduce runs one stage, where the engine's kernel on this
     chip picks otherwise than vLLM's (`for_chip`); empty: vLLM's rule (`snippets.engine.collectives`)."""
+    multimem: AlphaBetaSpec | None = None
+    """PyTorch's symmetric-memory multimem all-reduce (the NVSwitch adds the messages up), fitted on its timings."""
+    symm_two_shot: AlphaBetaSpec | None = None
+    """PyTorch's symmetric-memory two-shot all-reduce, fitted on its timings."""
+    allreduce_table: AllreduceTable | None = None
+    """The engine's all-reduce limits on this chip, where its release routes messages to symmetric memory (`for_chip`
+    from the memory policy's tables); None: the custom all-reduce below `custom_allreduce_max_bytes`, NCCL above."""
     prompt_step_host_s: float = 0.0
     """Host time a step adds when it carries prompt tokens, over `step_overhead_s`: none in data/'s time models. A
     what-if: the predictions page asks how much of a light-load TTFT gap the measured TPOT leaves room for inside the
@@ -993,15 +1041,17 @@ class TimeModelSpec:
     def chip(self, chip_id: str) -> ChipEfficiency:
         return self.chips.get(chip_id, self.default)
 
-    def for_chip(self, chip_id: str, engine: str) -> TimeModelSpec:
+    def for_chip(self, chip_id: str, engine: str, table: AllreduceTable | None = None) -> TimeModelSpec:
         """This time model as it prices a step on `chip_id` under `engine`: the chip's own custom all-reduce where
-        that engine's was timed on it, and the chip's own NCCL all-reduce where it was timed."""
+        that engine's was timed on it, the chip's own NCCL all-reduce where it was timed, and `table`, the engine's
+        all-reduce limits on the chip where its release sends messages to symmetric memory (its memory policy's)."""
         c = next((c for c in self.chip_collectives.get(chip_id, ()) if c.engine == engine), None)
         one, two, stage = (self.one_shot, self.two_shot, ()) if c is None else (c.one_shot, c.two_shot, c.one_stage)
         nccl = self.chip_nccl.get(chip_id, self.nccl)
-        if (one, two, stage, nccl) == (self.one_shot, self.two_shot, self.one_stage, self.nccl):
+        if (one, two, stage, nccl, table) == (self.one_shot, self.two_shot, self.one_stage, self.nccl,
+                                              self.allreduce_table):
             return self
-        return replace(self, one_shot=one, two_shot=two, one_stage=stage, nccl=nccl)
+        return replace(self, one_shot=one, two_shot=two, one_stage=stage, nccl=nccl, allreduce_table=table)
 
     def kernel_fraction(self, vendor: str) -> float:
         return self.vendor_kernel_fraction.get(vendor, 1.0)

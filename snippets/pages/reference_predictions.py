@@ -284,6 +284,7 @@ class ReferencePredictionsPage(Page):
         self.one_shot_efficiency = fmt.percent(colls["one_shot"].efficiency)
         self.one_shot_worst = fmt.percent(colls["one_shot"].worst)
         self.nccl_worst = fmt.percent(colls["nccl"].worst)
+        self.multimem_worst = fmt.percent(colls["multimem"].worst)
         # the chips whose own timings price their collectives: an engine's custom all-reduce (chip_collectives, its
         # one stage; each chip named with the engine whose kernel was timed), NCCL's all-reduce (chip_nccl)
         chip_fits = fit_chip_collectives(cat)

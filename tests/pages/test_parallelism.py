@@ -96,6 +96,8 @@ def test_algorithm_prices_by_hand(catalog: Catalog, dep) -> None:
         assert p["two-shot"].seconds == pytest.approx(tm.two_shot.latency_s + 1.75 * nbytes / (NVLINK * tm.two_shot.efficiency))
         assert p["nccl"].seconds == pytest.approx(tm.nccl.latency_s + 6 * tm.nccl.per_peer_s
                                                   + 1.75 * nbytes / (NVLINK * tm.nccl.efficiency))
+        mm = tm.multimem
+        assert mm is not None and p["symmetric memory"].seconds == pytest.approx(mm.latency_s + nbytes / (NVLINK * mm.efficiency))
     # the ring diagram spreads each price over its steps
     st = ring_steps_of(dep, MESSAGE)
     assert [len(st[k]) for k in ("ring", "two-shot", "one-shot")] == [14, 2, 1]
@@ -136,3 +138,29 @@ def test_tp_across_nodes_is_hierarchical(catalog: Catalog) -> None:
     d = reference(catalog).deployment("llama-3.1-405b", "bf16", layout=Layout(16))
     s = decode_step(d, 1)
     assert s.allreduce.algorithm == "hierarchical" and s.link.nodes == 2 and s.link.local_gpus == 8
+
+
+def test_the_symmetric_memory_claim_holds_and_fails_without_it(catalog: Catalog, tmp_path) -> None:
+    """On the worked TP group of eight H100s vLLM's custom all-reduce stops at 256 KiB (the 9.0 table), multimem takes
+    messages up to 64 MiB and NCCL the rest: the page's claim holds. With symmetric memory off in vllm-default (a
+    release before it), the custom all-reduce keeps its own 8 MiB and no message goes to multimem: the claim fails."""
+    import shutil
+
+    from snippets.data import load
+    from snippets.pages.parallelism.page import ParallelismPage
+
+    from ..conftest import ROOT
+
+    ns = ParallelismPage.of(catalog)
+    assert ns.custom_below_limit.holds
+    assert (ns.custom_limit.value, ns.custom_limit.unit, ns.symm_limit.value) == (256, "KiB", 64)
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    path = data / "policies.yaml"
+    text = path.read_text()
+    old = "  symm_mem: true\n  allreduce_tables:\n    - capability: \"9.0\"\n"
+    assert text.count(old) == 2
+    path.write_text(text.replace(old, "  symm_mem: false\n  allreduce_tables:\n    - capability: \"9.0\"\n", 1))
+    off = ParallelismPage.of(load(data))
+    assert not off.custom_below_limit.holds
+    assert off.custom_limit.value == 8 and off.custom_limit.unit == "MiB"

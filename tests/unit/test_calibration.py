@@ -40,7 +40,10 @@ def test_the_data_holds_the_collectives_fit():
     tm = CAT.policies[CAT.scenarios["reference"].time_model]
     assert isinstance(tm, TimeModel)
     fits = calibration.fit_collectives(CAT)
-    worst = {"one_shot": 0.10, "two_shot": 0.25, "nccl": 0.40, "alltoall": 0.15}
+    # two-shot: AIConfigurator's graph-replayed timings and vLLM#24111's forced two stages disagree by up to 40 % at
+    # the same size (12.8 and 18 us for 1 MiB on four H100s), and the fit splits the difference
+    worst = {"one_shot": 0.10, "two_shot": 0.35, "nccl": 0.40, "alltoall": 0.15, "multimem": 0.25,
+             "symm_two_shot": 0.20}
     for name, f in fits.items():
         rec = getattr(tm.collectives, name)
         assert rec.latency.seconds == pytest.approx(f.latency_s, rel=0.01), name
@@ -78,6 +81,28 @@ def test_the_data_holds_each_chips_own_allreduce_fit():
     # three for four), not the chip's seven
     assert fits["custom-allreduce-mi300x"]["one_shot"].efficiency == pytest.approx(0.773, abs=0.001)
     assert "two_shot" not in fits["custom-allreduce-mi300x-aiter"]
+
+
+def test_vllms_timings_are_split_by_the_path_its_dispatch_took():
+    """AIConfigurator timed vLLM's whole all-reduce (tensor_model_parallel_all_reduce): on eight H100s its custom
+    all-reduce stops at 256 KiB (the 9.0 table), so the 256 KiB, 1 MiB and 4 MiB points are multimem's and fitted
+    with it; on B200 (10.0: custom below 2 MiB on two and four GPUs, 1 MiB on eight) the 4 MiB points of two and four
+    GPUs are two-shot's and eight GPUs' 1 and 4 MiB multimem's, left out of B200's custom fit; A100 (no table) keeps
+    every point; an engine other than vLLM keeps every point."""
+    eng = engine_catalog(CAT)
+    h100 = calibration.routed(CAT, eng, "custom-allreduce-h100")
+    assert [(n, s) for n, s, _ in h100["multimem"]] == [(8, 262144), (8, 1048576), (8, 4194304)]
+    assert not h100["symm_two_shot"] and not h100["nccl"] and len(h100["custom"]) == 18
+    b200 = calibration.routed(CAT, eng, "custom-allreduce-b200")
+    assert [(n, s) for n, s, _ in b200["symm_two_shot"]] == [(2, 4194304), (4, 4194304)]
+    assert [(n, s) for n, s, _ in b200["multimem"]] == [(8, 1048576), (8, 4194304)]
+    assert len(calibration.routed(CAT, eng, "custom-allreduce-a100")["custom"]) == len(
+        CAT.latencies["custom-allreduce-a100"].points)
+    assert len(calibration.routed(CAT, eng, "custom-allreduce-h100", engine="SGLang")["custom"]) == 21
+    # the multimem fit priced by hand at 32 MiB on eight H100s: #42324's 165 us within the fit's worst error
+    f = calibration.fit_collectives(CAT)["multimem"]
+    by_hand = f.latency_s + 2**25 / (450e9 * f.efficiency)
+    assert by_hand * 1e6 == pytest.approx(165, rel=0.05)
 
 
 def test_a_collective_on_a_full_mesh_is_fitted_against_its_groups_links():

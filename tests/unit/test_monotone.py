@@ -102,12 +102,14 @@ TP_CASES = [("llama-3.1-8b", "fp16", "v100-sxm2-32gb", 4), ("llama-3.1-70b", "bf
 def test_across_a_tp_group_a_step_falls_only_where_the_all_reduce_changes_algorithm(
         eng: EngineCatalog, model: str, precision: str, chip: str, tp: int) -> None:
     """With TP, a decode step's time may fall as the batch grows, and only where the all-reduce's message crosses a
-    size at which vLLM switches algorithm (custom one-shot to two-shot, or custom to NCCL: `collectives.allreduce`):
-    the later algorithm can be faster at the switch than the earlier one was just below it, as the engines' fixed
-    thresholds are not their crossover points. Measured here, at one token of context: 7.5 % (V100 TP4, 63 to 64
-    sequences, one-shot to two-shot: a set of four V100s shares three 25 GB/s links, over which one-shot's three
-    copies cost more than two-shot's one and a half; 2.1 % when the engine gave the group the whole NVLink) and
-    0.9 % (A100 TP8, 15 to 16); none in the other cases. The search's branch and bound (`search._peak`) assumes a
+    size at which vLLM switches algorithm (custom one-shot to two-shot, custom to symmetric memory or to NCCL:
+    `collectives.allreduce`): the later algorithm can be faster at the switch than the earlier one was just below it,
+    as the engines' fixed thresholds are not their crossover points. Measured here, at one token of context: 7.5 %
+    (V100 TP4, 63 to 64 sequences, one-shot to two-shot: a set of four V100s shares three 25 GB/s links, over which
+    one-shot's three copies cost more than two-shot's one and a half; 2.1 % when the engine gave the group the whole
+    NVLink), 5.2 % (H200 TP4, 511 to 512, the custom two-shot to multimem at 8 MiB: vLLM's 9.0 table leaves four GPUs
+    the custom all-reduce's own 8 MiB, though multimem beats it from 3 MB in vLLM#24111's own timings) and 0.9 %
+    (A100 TP8, 15 to 16); none in the other cases. The search's branch and bound (`search._peak`) assumes a
     step never gets faster with more sequences, so near such a switch it can miss a load by that much; this test
     pins where and how much, and fails if a fall appears anywhere else."""
     from snippets.engine import collectives as coll
@@ -130,6 +132,8 @@ def test_across_a_tp_group_a_step_falls_only_where_the_all_reduce_changes_algori
     falls = [(b, (x - y) / x) for b, (x, y) in zip(BATCHES, itertools.pairwise(times), strict=False) if y < x]
     for b, fall in falls:
         assert algorithm(b) != algorithm(b + 1), (chip, tp, b, f"{fall:.2%}")
-        assert fall <= (0.08 if chip == "v100-sxm2-32gb" else 0.03), (chip, tp, b, f"{fall:.2%}")
+        assert fall <= {"v100-sxm2-32gb": 0.08, "h200-sxm": 0.06}.get(chip, 0.03), (chip, tp, b, f"{fall:.2%}")
     if chip == "v100-sxm2-32gb":  # the case the docstring measures: the fall is there, at the switch
         assert [b for b, _ in falls] == [63] and algorithm(63) == "one-shot" and algorithm(64) == "two-shot"
+    if chip == "h200-sxm":
+        assert [b for b, _ in falls] == [511] and algorithm(511) == "two-shot" and algorithm(512) == "multimem"

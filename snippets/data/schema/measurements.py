@@ -316,6 +316,17 @@ class MixedSteps(_Strict):
     """The command and the engine's default it relies on (the source is among the row's sources)."""
 
 
+class SymmMem(_Strict):
+    """Whether the row's engine sent mid-sized all-reduces to PyTorch's symmetric memory, where its release or command
+    decides it apart from the memory policy's (data/policies.yaml `symm_mem`): vLLM before 0.11.0 had no such path
+    on by default (vllm-project/vllm#20759 added it off; 0.10.2 shipped it off), and VLLM_ALLREDUCE_USE_SYMM_MEM=0
+    turns it off in later releases."""
+
+    enabled: bool
+    how: Annotated[str, Field(min_length=10)]
+    """The release or command that shows it, and the default it relies on (the source is among the row's sources)."""
+
+
 class Speedup(_Strict):
     """A ratio the source publishes against the same deployment without the row's mode."""
 
@@ -377,6 +388,9 @@ class Measurement(_Strict):
     graphs."""
     mixed_steps: MixedSteps | None = None
     """Whether the engine ran prompts in the decoding sequences' steps, where its memory policy is not its engine's;
+    None: the memory policy's setting."""
+    symm_mem: SymmMem | None = None
+    """Whether the engine sent mid-sized all-reduces to symmetric memory, where its release or command decides it;
     None: the memory policy's setting."""
     definitions: Definitions
     ttft_ms: PositiveFloat | None = None

@@ -172,6 +172,23 @@ def _memory_rules(p: MemoryPolicy) -> list[tuple[str, str]]:
         found.append(("cuda_graph_batch", "device_class reads static_reserve's classes: give static_reserve"))
     if p.fraction_given:
         found.append(("fraction_given", "set by a run's command (setting's memory_fraction), never in data/"))
+    if p.symm_mem and not p.allreduce_tables:
+        found.append(("symm_mem", "give allreduce_tables: the limits by CUDA capability its release routes by"))
+    seen: set[str] = set()
+    for i, t in enumerate(p.allreduce_tables):
+        where = f"allreduce_tables.{i}"
+        if not t.symm_dtype_ok:
+            found.append((f"{where}.symm_dtype_ok", "set from the model's dtype when a step is priced, never in data/"))
+        for name, pairs in (("custom_max", t.custom_max), ("symm_max", t.symm_max)):
+            groups = [n for n, _ in pairs]
+            if groups != sorted(set(groups)) or any(n < 2 for n in groups) or any(b <= 0 for _, b in pairs):
+                found.append((f"{where}.{name}", "(GPUs, bytes) pairs: groups rising from 2, each once, bytes above 0"))
+        if not set(t.multimem) <= {n for n, _ in t.symm_max}:
+            found.append((f"{where}.multimem", "a group size multimem runs on must have a symm_max limit"))
+        dup = seen & set(t.accelerators)
+        if dup:
+            found.append((f"{where}.accelerators", f"{', '.join(sorted(dup))} already in an earlier table"))
+        seen |= set(t.accelerators)
     return found
 
 
@@ -235,6 +252,11 @@ class Collectives(_Strict):
     """NCCL's all-reduce (ring or tree as its tuner picks), the fallback for what custom all-reduce refuses."""
     alltoall: AlphaBeta
     """Expert parallelism's dispatch and combine (DeepEP's low-latency kernels)."""
+    multimem: AlphaBeta | None = None
+    """PyTorch's symmetric-memory all-reduce in multimem (the NVSwitch adds the messages up), which vLLM runs between
+    its custom all-reduce's cap and its symmetric-memory limit on the group sizes its table names."""
+    symm_two_shot: AlphaBeta | None = None
+    """PyTorch's symmetric-memory two-shot all-reduce, which vLLM runs there on the other group sizes."""
 
 
 class ChipCollectives(_Strict):
@@ -332,6 +354,17 @@ class TimeModel(_Strict):
     """Id of the latencies.yaml entry (path collective) with NCCL's all-reduce timings by size."""
     alltoall_points: str
     """Id of the latencies.yaml entry (path collective) with the expert all-to-all's timings by size."""
+    multimem_points: str | None = None
+    """Id of the latencies.yaml entry (path collective) with the symmetric-memory multimem all-reduce's timings."""
+    symm_two_shot_points: str | None = None
+    """Id of the latencies.yaml entry (path collective) with the symmetric-memory two-shot all-reduce's timings."""
+    two_stage_points: str | None = None
+    """Id of the latencies.yaml entry (path collective) with further timings of the custom all-reduce forced to its
+    two stages, at sizes where vLLM's rule runs two: fitted with `custom_allreduce_points`' two-stage points."""
+    allreduce_timed_under: str | None = None
+    """Id of the memory policy whose all-reduce tables routed the custom all-reduce timings' messages (vLLM's
+    tensor_model_parallel_all_reduce, timed whole): a point its table sends to symmetric memory is that path's,
+    not the custom all-reduce's; None: every point is the custom all-reduce's."""
     collectives: Collectives
     chip_collectives: tuple[ChipCollectives, ...] = ()
     """Chips whose own custom all-reduce timings are published: their fitted one-shot and two-shot factors."""

@@ -8,9 +8,11 @@ from types import SimpleNamespace
 from snippets.data import Catalog, Node
 from snippets.data.units import Bandwidth, Direction
 from snippets.engine import Layout, feasible, setting
+from snippets.engine.collectives import custom_allreduce_limit, symm_mem_table
 from snippets.engine.layout import kv_replicas, pp_partition, tp_degrees
 from snippets.engine.ops import ACTIVATION_BYTES
 from snippets.engine.timing import ALLREDUCES_PER_LAYER
+from snippets.engine.topology import group_link
 from snippets.pages import running
 from snippets.pages.base import Page
 from snippets.pages.parallelism.common import (
@@ -277,11 +279,18 @@ class ParallelismPage(Page):
                                       f"{tput['pp']:.0f} tokens/s at {dx.max_concurrency} sequences vs {tput['tp']:.0f} at "
                                       f"{xx.max_concurrency}")
         picks = {t: tp_allreduce(wt.dep, t).algorithm for _, t in message_tokens(cat)}
-        limit = wt.dep.setting.time_model.custom_allreduce_max_bytes
+        tm, tp_link = wt.dep.setting.time_model, group_link(wt.dep, "tp")
+        limit = custom_allreduce_limit(wt.dep.layout.tp, tp_link, tm)
+        table = symm_mem_table(wt.dep.layout.tp, tp_link, tm)
+        symm = 0.0 if table is None else table.symm_limit(wt.dep.layout.tp)
+        sizes = {t * wt.hidden * ACTIVATION_BYTES: a for t, a in picks.items()}
         self.custom_below_limit = fmt.claim(
-                all((a == "nccl") == (t * wt.hidden * ACTIVATION_BYTES >= limit) for t, a in picks.items()),
+                all((a in ("one-shot", "two-shot")) == (b < limit) and (a == "nccl") == (b >= symm)
+                    for b, a in sizes.items()),
                 "; ".join(f"{t} tokens: {a}" for t, a in picks.items()))
-        self.custom_limit = fmt.nbytes(limit, "MiB", 0)
+        self.custom_limit = fmt.nbytes(limit, "KiB" if limit < 2**20 else "MiB", 0)
+        self.symm_limit = fmt.nbytes(symm, "MiB", 0)
+        self.custom_own_limit = fmt.nbytes(tm.custom_allreduce_max_bytes, "MiB", 0)
         self.fp8_rounds_up = fmt.claim(f8.gpus > f8_fewest.gpus and f8.nodes == 1 and f8.layout.pp == 1,
                                        f"fewest {f8_fewest.layout.label} = {f8_fewest.gpus} → {f8.layout.label} = "
                                        f"{f8.gpus}")

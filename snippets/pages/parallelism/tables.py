@@ -112,17 +112,18 @@ def algorithm_table(cat: Catalog) -> str:
             label,
             fmt.nbytes(nbytes, "MB", 3 if nbytes < 1e6 else 1),
             *(us(algs[k].seconds, 1, basis=f"{algs[k].latency_s * 1e6:.1f} µs fixed + {algs[k].bytes_moved:,.0f} "
-                                            "bytes per GPU") for k in ("nccl", "two-shot", "one-shot")),
+                                            f"bytes per GPU ({algs[k].algorithm})") if k in algs else "none"
+              for k in ("nccl", "two-shot", "one-shot", "symmetric memory")),
             chosen.algorithm,
             share(chosen.latency_s / chosen.seconds),
             f"{net.algorithm}, " + fmt.number(net.seconds * 1e6, 1) + " µs",
         ])
     return fmt.table(
         "algorithms",
-        ["Message", "Bytes", "NCCL (ring)", "Custom, two-shot", "Custom, one-shot",
+        ["Message", "Bytes", "NCCL (ring)", "Custom, two-shot", "Custom, one-shot", "Symmetric memory",
          "Engine's choice", "Its fixed share", "Over the network"],
         rows,
-        align="lrrrrlrl",
+        align="lrrrrrlrl",
     )
 
 
