@@ -147,11 +147,13 @@ def scale_up_table(cat: Catalog) -> str:
             links_cell = fmt.count(links, "links")
             calc = fmt.bandwidth(total.one_way(), "GB/s")
             check = "matches the datasheet"  # the loader refuses data where it does not
-        joins = ("every device of its node" if acc.scale_up.joins is None
-                 else f"{acc.scale_up.joins} devices only (a bridge), not the node")
+        joins: fmt.Cell = ("every device of its node" if acc.scale_up.joins is None
+                           else fmt.Phrase((("devices", fmt.count(acc.scale_up.joins, "devices")),
+                                            " devices only (a bridge), not the node")))
         if acc.scale_up.package is not None:
-            twin = acc.scale_up.package.bandwidth.one_way().bytes_per_s / 1e9
-            joins = f"its twin in the package over its own link ({twin:,g} GB/s each way), the rest of its node over these"
+            twin = fmt.bandwidth(acc.scale_up.package.bandwidth.one_way(), "GB/s")
+            joins = fmt.Phrase(("its twin in the package over its own link (", ("twin", twin),
+                                " each way), the rest of its node over these"))
         counts = acc.scale_up.basis or "every link it drives"
         rows.append([acc.name, link.name, links_cell, stated, one_way, calc, check, joins, counts, source_links(link)])
     return fmt.table(

@@ -7,7 +7,19 @@ NICs. Every row links its sources.
 
 from __future__ import annotations
 
-from snippets.data import Accelerator, Catalog, Efficiency, Fabric, Network, Node, NVLink, NVSwitch, PCIe, required
+from snippets.data import (
+    Accelerator,
+    Catalog,
+    Efficiency,
+    Fabric,
+    MemoryPolicy,
+    Network,
+    Node,
+    NVLink,
+    NVSwitch,
+    PCIe,
+    required,
+)
 from snippets.data.export import engine_catalog
 from snippets.data.units import TIME_UNITS, Bandwidth, Direction
 from snippets.engine.topology import group_fabric_bandwidth, group_fully_connected
@@ -210,6 +222,38 @@ def groups_table(cat: Catalog) -> str:
                                 "Largest fully connected group"], rows, align="llrrrr") + as_of(list(nodes.values()))
 
 
+ALLREDUCE_GROUPS = (2, 4, 6, 8)
+"""The group sizes vLLM's custom all-reduce supports, as its tables list them."""
+
+
+def _size(nbytes: float) -> fmt.Figure:
+    return fmt.nbytes(nbytes, "KiB" if nbytes < 2**20 else "MiB", 0)
+
+
+def vllm_allreduce_table(cat: Catalog) -> str:
+    """Per vLLM memory policy that runs PyTorch's symmetric memory, and per CUDA capability its release's tables
+    name: where each group size's all-reduce goes by message size, as `snippets.engine.collectives` routes it (the
+    engine's `AllreduceTable`: the custom all-reduce below its capped limit, symmetric memory, multimem or two-shot,
+    below the table's limit, NCCL above)."""
+    eng = engine_catalog(cat)
+    own = eng.time_models[cat.scenarios["reference"].time_model].custom_allreduce_max_bytes
+    pols = {k: p for k, p in cat.policies.items() if isinstance(p, MemoryPolicy) and p.symm_mem}
+    rows: list[list[fmt.Cell]] = []
+    for pid in pols:
+        for t in eng.memory_policies[pid].allreduce_tables:
+            cells: list[fmt.Cell] = []
+            for n in ALLREDUCE_GROUPS:
+                path = "multimem" if n in t.multimem else "two-shot"
+                custom, symm = t.custom_limit(n, own), t.symm_limit(n)
+                cells.append(fmt.Phrase((("custom", _size(custom)), f", {path} to ", ("symm", _size(symm))))
+                             if symm > custom else fmt.Phrase((("custom", _size(custom)), ", then NCCL")))
+            rows.append([f"{pid}, capability {t.capability}",
+                         ", ".join(cat.accelerators[a].name for a in t.accelerators), *cells])
+    return fmt.table("vllmallreduce", ["Memory policy, CUDA capability", "Accelerators",
+                                       *(f"TP{n}: custom below, then" for n in ALLREDUCE_GROUPS)],
+                     rows, align="ll" + "l" * len(ALLREDUCE_GROUPS)) + as_of(list(pols.values()))
+
+
 def node_notes_table(cat: Catalog) -> str:
     """What each node's fields do not say: bridges that join pairs only, NICs a vendor leaves open."""
     nodes = [n for n in cat.of_kind(Node).values() if n.note]
@@ -253,7 +297,7 @@ def efficiency_table(cat: Catalog) -> str:
 class ReferenceInterconnectsPage(Page):
     """Names the page's prose uses."""
     shows = (nvlink_table, switches_table, fabrics_table, pcie_table, networks_table, latency_table, efficiency_table,
-             nodes_table, groups_table, node_notes_table)
+             nodes_table, groups_table, vllm_allreduce_table, node_notes_table)
 
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)
@@ -278,6 +322,8 @@ class ReferenceInterconnectsPage(Page):
         self.nvl72_name = nvl72.name
         self.nvl72_switch_chips = fmt.count(required(nvl72.switch_chips, "the NVL72 switch chips"))
         self.nvl72_switch_trays = fmt.count(required(nvl72.switch_trays, "the NVL72 switch trays"))
+        self.custom_own_limit = _size(engine_catalog(cat).time_models[cat.scenarios["reference"].time_model]
+                                      .custom_allreduce_max_bytes)
         hgx = "hgx-h100-8"
         self.switch_name = cat.interconnect(hgx, Node).name
         self.switch_same = fmt.claim(

@@ -159,7 +159,9 @@ def test_amd_mi350x_and_mi250x_read_back_as_the_data_states(pages, catalog) -> N
     assert value(p, f"scaleup[{n250}][Figure used]") == 300
     assert value(p, f"scaleup[{n250}][One way]") == pytest.approx(3 * 100 / 2)
     assert "3 of its 4 Infinity Fabric links" in cell(p, "scaleup", n250, "What it counts")
-    assert "its twin in the package over its own link (200 GB/s each way)" in cell(p, "scaleup", n250, "Joins")
+    assert "its twin in the package over its own link ( 200 GB/s each way)" in cell(p, "scaleup", n250, "Joins")
+    assert value(p, f"scaleup[{n250}][Joins].twin") == 200  # a figure of the page, as the bridges' counts are
+    assert value(p, "scaleup[NVIDIA H100 NVL][Joins].devices") == 2
     assert value(p, f"disagreements[{n250}: Scale-up bandwidth][High]") == 400
     assert value(i, "fabrics[AMD Infinity Fabric (MI200 series)][Per link, one way]") == 50
     # each on its own node, appended after the others
@@ -182,6 +184,23 @@ def test_each_nodes_tp_groups_get_what_its_wiring_gives(pages) -> None:
         assert got == pytest.approx((two, four, eight)), node
         assert value(i, f"groups[{node}][Largest fully connected group]") == full, node
     assert cell(i, "groups", "AMD Instinct MI300X Platform (8 OAM)", "Wired as") == "full mesh"
+
+
+def test_vllms_allreduce_limits_are_its_releases_tables(pages) -> None:
+    """vLLM's all-reduce by message size, per release and capability: on eight H100s (9.0) the custom all-reduce
+    below 256 KiB, multimem to 64 MiB; on two H100s its own 8 MiB, symmetric two-shot to 64 MiB; on eight B200s (10.0)
+    1 MiB and 128 MiB; on two B300s (10.3, from vllm-v021) 4 MiB, then NCCL, the table's two limits being equal; the
+    without-symmetric-memory limit is the custom all-reduce's own 8 MiB."""
+    i = pages["interconnects"]
+    h100, b200, b300 = "vllm-default, capability 9.0", "vllm-default, capability 10.0", "vllm-v021, capability 10.3"
+    assert cell(i, "vllmallreduce", h100, "TP8: custom below, then") == "256 KiB , multimem to 64 MiB"
+    assert value(i, f"vllmallreduce[{h100}][TP8: custom below, then].custom") == 256
+    assert value(i, f"vllmallreduce[{h100}][TP8: custom below, then].symm") == 64
+    assert cell(i, "vllmallreduce", h100, "TP2: custom below, then") == "8 MiB , two-shot to 64 MiB"
+    assert cell(i, "vllmallreduce", b200, "TP8: custom below, then") == "1 MiB , multimem to 128 MiB"
+    assert cell(i, "vllmallreduce", b300, "TP2: custom below, then") == "4 MiB , then NCCL"
+    assert "NVIDIA H200 SXM" in cell(i, "vllmallreduce", h100, "Accelerators")
+    assert value(i, "custom_own_limit") == 8
 
 
 def test_a_row_links_the_sources_nested_in_its_entry(pages, catalog) -> None:
