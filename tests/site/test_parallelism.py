@@ -126,7 +126,13 @@ def test_algorithm_table(page, catalog: Catalog, dep) -> None:
         assert value(page, f"algorithms[{label}][Bytes]") == pytest.approx(tokens * MESSAGE / 1e6)
         assert value(page, f"algorithms[{label}][NCCL (ring)]") == pytest.approx(algs["nccl"].seconds * 1e6)
         assert value(page, f"algorithms[{label}][Custom, one-shot]") == pytest.approx(algs["one-shot"].seconds * 1e6)
+        # the worked group of eight H100s has symmetric memory: multimem's price, whichever the engine picks
+        assert value(page, f"algorithms[{label}][Symmetric memory]") == pytest.approx(
+            algs["symmetric memory"].seconds * 1e6)
     assert message_tokens(catalog)[0] == ("one decode token", 1)
+    mm = dep.setting.time_model.multimem
+    assert value(page, "cw.mm_latency") == pytest.approx(mm.latency_s * 1e6, abs=0.05)
+    assert value(page, "cw.mm_efficiency") == pytest.approx(mm.efficiency * 100, abs=0.5)
 
 
 def test_ring_table(page) -> None:
