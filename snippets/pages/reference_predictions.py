@@ -37,6 +37,7 @@ from snippets.pages.reference_gap import light_load_gap
 from snippets.pages.reference_misses import known_misses
 from snippets.pages.reference_predictors import beside_predictors, predictors_table
 from snippets.pages.reference_skipped import skipped_figures, skipped_table
+from snippets.pages.reference_symm import symm_off_hopper
 from snippets.pages.units import ms
 from snippets.render import charts, fmt
 
@@ -360,6 +361,7 @@ class ReferencePredictionsPage(Page):
         self.extend(known_misses(test, test_skip, engine_catalog(cat)))
         self.extend(skipped_figures([*cal, *test], [*cal_skip, *test_skip]))
         self.extend(beside_predictors(cat, test))
+        self.extend(symm_off_hopper(cat))
 
 
 def _own_timings(cat: Catalog, chip_fits: dict[str, dict[str, CollectiveFit]], algorithm: str,
