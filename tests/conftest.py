@@ -58,6 +58,18 @@ def copy_site(dest: Path) -> Path:
     return dest
 
 
+def edited_data(tmp_path: Path, edits: list[tuple[str, str, str]]) -> Path:
+    """A copy of data/ under `tmp_path` with each (file, old, new) edit made once: `old` must be in the file."""
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    for file, old, new in edits:
+        path = data / file
+        text = path.read_text()
+        assert old in text, (file, old)
+        path.write_text(text.replace(old, new, 1))
+    return data
+
+
 def without_sizing_searches(root: Path) -> None:
     """Turn the sizing grid's searches off in a copy's mkdocs.yml (`sizing_targets: off`): a test that edits data/
     for another purpose would otherwise search the whole grid again, minutes of CPU, for a page it does not read."""

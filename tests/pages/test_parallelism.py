@@ -144,23 +144,15 @@ def test_the_symmetric_memory_claim_holds_and_fails_without_it(catalog: Catalog,
     """On the worked TP group of eight H100s vLLM's custom all-reduce stops at 256 KiB (the 9.0 table), multimem takes
     messages up to 64 MiB and NCCL the rest: the page's claim holds. With symmetric memory off in vllm-default (a
     release before it), the custom all-reduce keeps its own 8 MiB and no message goes to multimem: the claim fails."""
-    import shutil
-
     from snippets.data import load
     from snippets.pages.parallelism.page import ParallelismPage
 
-    from ..conftest import ROOT
+    from ..conftest import edited_data
 
     ns = ParallelismPage.of(catalog)
     assert ns.custom_below_limit.holds
     assert (ns.custom_limit.value, ns.custom_limit.unit, ns.symm_limit.value) == (256, "KiB", 64)
-    data = tmp_path / "data"
-    shutil.copytree(ROOT / "data", data)
-    path = data / "policies.yaml"
-    text = path.read_text()
-    old = "  symm_mem: true\n  allreduce_tables:\n    - capability: \"9.0\"\n"
-    assert text.count(old) == 2
-    path.write_text(text.replace(old, "  symm_mem: false\n  allreduce_tables:\n    - capability: \"9.0\"\n", 1))
-    off = ParallelismPage.of(load(data))
+    on = "  symm_mem: true\n  allreduce_tables:\n    - capability: \"9.0\"\n"  # vllm-default's, the first
+    off = ParallelismPage.of(load(edited_data(tmp_path, [("policies.yaml", on, on.replace("true", "false"))])))
     assert not off.custom_below_limit.holds
     assert off.custom_limit.value == 8 and off.custom_limit.unit == "MiB"

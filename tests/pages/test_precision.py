@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -10,24 +9,13 @@ import pytest
 
 from snippets.data import load
 
-from ..conftest import ROOT
+from ..conftest import edited_data
 
 
 def _claims(ns: dict[str, Any]) -> dict[str, Any]:
     from snippets.render.fmt import Claim
 
     return {k: v for k, v in ns.items() if isinstance(v, Claim)}
-
-
-def _edited_data(tmp_path: Path, edits: list[tuple[str, str, str]]) -> Path:
-    data = tmp_path / "data"
-    shutil.copytree(ROOT / "data", data)
-    for file, old, new in edits:
-        path = data / file
-        text = path.read_text()
-        assert old in text
-        path.write_text(text.replace(old, new, 1))
-    return data
 
 
 def test_page_claims_hold_on_the_repository_data(catalog) -> None:
@@ -44,7 +32,7 @@ def test_page_claims_survive_slower_hbm(tmp_path: Path, catalog) -> None:
     from snippets.pages.precision import namespace
 
     before = namespace(catalog)
-    data = _edited_data(tmp_path, [
+    data = edited_data(tmp_path, [
         ("accelerators.yaml", "{value: 3.35, unit: TB/s, direction: shared}",
          "{value: 3.0, unit: TB/s, direction: shared}"),
     ])
@@ -60,7 +48,7 @@ def test_page_claims_fail_when_the_story_changes(tmp_path: Path) -> None:
     # the sentence ranking the metadata costs must then fail.
     from snippets.pages.precision import namespace
 
-    data = _edited_data(tmp_path, [("precisions.yaml", "group_size: 16\n", "group_size: 64\n")])
+    data = edited_data(tmp_path, [("precisions.yaml", "group_size: 16\n", "group_size: 64\n")])
     claims = _claims(namespace(load(data)))
     assert not claims["metadata_ordered"].holds
 
@@ -71,7 +59,7 @@ def test_page_sizes_against_the_policy_pool(tmp_path: Path) -> None:
     # outside PyTorch + 2.5 GiB KV (77.0 GiB) fit one GPU, and the sentence saying they do not must fail.
     from snippets.pages.precision import namespace
 
-    data = _edited_data(tmp_path, [("policies.yaml", "utilization: 0.9\n", "utilization: 0.99\n")])
+    data = edited_data(tmp_path, [("policies.yaml", "utilization: 0.9\n", "utilization: 0.99\n")])
     ns = namespace(load(data))
     assert ns["m70"].int8.layout == "TP1"
     assert not _claims(ns)["int8_misses_one_gpu"].holds
@@ -86,7 +74,7 @@ def test_the_int8_gap_is_named_and_its_claim_fails_without_the_refusal(tmp_path:
     assert ns["int8_gap_engine"] == "vLLM" and ns["int8_gap_chips"].startswith("NVIDIA B200")
     assert ns["int8_gap_chips"].count(", ") == 4  # B200, GB200, B300, GB300, RTX PRO 6000
     assert ns["int8_gap_message"].startswith("Int8 not supported on SM100. Use FP8 quantization instead")
-    data = _edited_data(tmp_path, [])
+    data = edited_data(tmp_path, [])
     text = (data / "precisions.yaml").read_text()
     start = text.index("  kernel_gaps:\n", text.index("\nint8:\n"))  # int8's gaps, not fp8's
     end = text.index("\n  sources:", start)  # int8's own sources follow its gaps

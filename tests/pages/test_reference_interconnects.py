@@ -3,14 +3,13 @@ and fails when the wiring it rests on is changed."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from snippets.data import load
 
-from ..conftest import ROOT
+from ..conftest import edited_data
 
 CLAIMS = ("switch_same", "mesh_pair_one_link", "paired_pair_fastest")
 
@@ -55,13 +54,6 @@ EDITS = [
 @pytest.mark.parametrize(("claim", "edits"), EDITS, ids=[e[0] for e in EDITS])
 def test_each_group_claim_fails_when_its_wiring_changes(tmp_path: Path, claim: str,
                                                         edits: list[tuple[str, str, str]]) -> None:
-    data = tmp_path / "data"
-    shutil.copytree(ROOT / "data", data)
-    for file, old, new in edits:
-        path = data / file
-        text = path.read_text()
-        assert old in text, old
-        path.write_text(text.replace(old, new, 1))
-    ns = _namespace(data)
+    ns = _namespace(edited_data(tmp_path, edits))
     assert not ns[claim].holds  # type: ignore[attr-defined]
     assert all(ns[c].holds for c in CLAIMS if c != claim)  # type: ignore[attr-defined]

@@ -4,7 +4,6 @@ not."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ import pytest
 from snippets.data import load
 from snippets.pages.reference_symm import symm_off_hopper
 
-from ..conftest import ROOT
+from ..conftest import edited_data
 
 
 def test_blackwells_symmetric_memory_timings_lie_above_the_engines_price(catalog) -> None:
@@ -29,11 +28,5 @@ def test_blackwells_symmetric_memory_timings_lie_above_the_engines_price(catalog
 
 def test_the_claim_fails_when_a_timing_lies_below_the_price(tmp_path: Path) -> None:
     """B200's eight-GPU 1 MiB timing edited from 16.67 to 7.0 us, below the 13.4 us the engine prices multimem at."""
-    data = tmp_path / "data"
-    shutil.copytree(ROOT / "data", data)
-    path = data / "latencies.yaml"
-    text = path.read_text()
-    old = "[8, 1048576, 16.67]"
-    assert text.count(old) == 1
-    path.write_text(text.replace(old, "[8, 1048576, 7.0]"))
+    data = edited_data(tmp_path, [("latencies.yaml", "[8, 1048576, 16.67]", "[8, 1048576, 7.0]")])
     assert not symm_off_hopper(load(data))["symm_bw_under"].holds  # type: ignore[attr-defined]
