@@ -659,23 +659,18 @@ Point = tuple[int, float, float]
 def routed(cat: Catalog, eng: EngineCatalog, points: str, engine: str = "vLLM") -> dict[str, list[Point]]:
     """Each timing of an all-reduce entry by the path its engine's dispatch took for it: vLLM's timings were taken
     through its whole dispatch (AIConfigurator's collector times tensor_model_parallel_all_reduce), so on a chip its
-    release's table covers (the time model's `allreduce_timed_under` policy), a message from the custom all-reduce's
-    cap goes to symmetric memory ("multimem" or "symm_two_shot", below the table's limit; "nccl" above) and only the
-    rest ("custom") times the custom all-reduce. Another engine's timings, or a chip no table covers, are all custom."""
+    release's table covers (the time model's `allreduce_timed_under` policy), each point is the path the table gives
+    it (`AllreduceTable.path`: "custom", "multimem", "symm-two-shot" or "nccl"), and only the "custom" ones time the
+    custom all-reduce. Another engine's timings, or a chip no table covers, are all custom."""
     _, entry = _time_model_entry(cat)
     lat = cat.latencies[points]
     pts = [(n, float(s), t * 1e-6) for n, s, t in lat.points]
     pol = None if entry.allreduce_timed_under is None else eng.memory_policies[entry.allreduce_timed_under]
     table = None if pol is None or pol.engine != engine or lat.accelerator is None else \
         pol.allreduce_table(lat.accelerator)
-    out: dict[str, list[Point]] = {"custom": [], "multimem": [], "symm_two_shot": [], "nccl": []}
+    out: dict[str, list[Point]] = {"custom": [], "multimem": [], "symm-two-shot": [], "nccl": []}
     for n, size, sec in pts:
-        if table is None or size < table.custom_limit(n, entry.custom_allreduce_max_bytes):
-            out["custom"].append((n, size, sec))
-        elif size < table.symm_limit(n):
-            out["multimem" if n in table.multimem else "symm_two_shot"].append((n, size, sec))
-        else:
-            out["nccl"].append((n, size, sec))
+        out["custom" if table is None else table.path(n, size, entry.custom_allreduce_max_bytes)].append((n, size, sec))
     return out
 
 
@@ -701,7 +696,7 @@ def fit_collectives(cat: Catalog) -> dict[str, CollectiveFit]:
         out["multimem"] = _alpha_beta_fit([*_points(cat, entry.multimem_points), *paths["multimem"]],
                                           lambda n, s: s, b, False)
     if entry.symm_two_shot_points is not None:
-        out["symm_two_shot"] = _alpha_beta_fit([*_points(cat, entry.symm_two_shot_points), *paths["symm_two_shot"]],
+        out["symm_two_shot"] = _alpha_beta_fit([*_points(cat, entry.symm_two_shot_points), *paths["symm-two-shot"]],
                                                lambda n, s: 2 * (n - 1) / n * s, b, False)
     out["nccl"] = _nccl_fit(cat, eng, entry.nccl_allreduce_points)
     a2a = [(n, s, t * 1e-6) for n, s, t in cat.latencies[entry.alltoall_points].points]

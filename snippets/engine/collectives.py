@@ -105,7 +105,7 @@ def symm_mem_allreduce(nbytes: float, n: int, bytes_per_s: float, tm: TimeModelS
     on the others (2(n − 1)/n of the message, as the custom two-shot)."""
     t, multimem, two = tm.allreduce_table, tm.multimem, tm.symm_two_shot
     assert t is not None and multimem is not None and two is not None  # noqa: S101 - symm_mem_applies
-    if n in t.multimem:
+    if n in t.multimem:  # the table's choice between its two kernels (`AllreduceTable.path`)
         lat, sec = _ab(multimem, 1, nbytes, bytes_per_s)
         return Collective(sec, "multimem", lat, nbytes)
     moved = 2 * (n - 1) / n * nbytes

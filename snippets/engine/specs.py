@@ -503,6 +503,16 @@ class AllreduceTable:
         """Bytes below which a message of `n` GPUs goes to symmetric memory (0: never)."""
         return dict(self.symm_max).get(n, 0.0) if self.symm_dtype_ok else 0.0
 
+    def path(self, n: int, nbytes: float, own: float) -> str:
+        """Where the release sends a message of `nbytes` on `n` GPUs while its symmetric-memory communicator is up
+        (`own`: the custom all-reduce's own limit): "custom" below its capped limit, "multimem" or "symm-two-shot"
+        below the table's limit, "nccl" above."""
+        if nbytes < self.custom_limit(n, own):
+            return "custom"
+        if nbytes < self.symm_limit(n):
+            return "multimem" if n in self.multimem else "symm-two-shot"
+        return "nccl"
+
 
 @dataclass(frozen=True, slots=True)
 class MemoryPolicySpec:

@@ -28,7 +28,7 @@ def symm_off_hopper(cat: Catalog) -> dict[str, object]:
     chips: list[str] = []
     for cc in tm.chip_collectives:
         paths = routed(cat, eng, cc.points, cc.engine)
-        timed = paths["multimem"] + paths["symm_two_shot"]
+        timed = paths["multimem"] + paths["symm-two-shot"]
         acc = cat.latencies[cc.points].accelerator
         if not timed or acc is None:
             continue

@@ -92,9 +92,9 @@ def test_vllms_timings_are_split_by_the_path_its_dispatch_took():
     eng = engine_catalog(CAT)
     h100 = calibration.routed(CAT, eng, "custom-allreduce-h100")
     assert [(n, s) for n, s, _ in h100["multimem"]] == [(8, 262144), (8, 1048576), (8, 4194304)]
-    assert not h100["symm_two_shot"] and not h100["nccl"] and len(h100["custom"]) == 18
+    assert not h100["symm-two-shot"] and not h100["nccl"] and len(h100["custom"]) == 18
     b200 = calibration.routed(CAT, eng, "custom-allreduce-b200")
-    assert [(n, s) for n, s, _ in b200["symm_two_shot"]] == [(2, 4194304), (4, 4194304)]
+    assert [(n, s) for n, s, _ in b200["symm-two-shot"]] == [(2, 4194304), (4, 4194304)]
     assert [(n, s) for n, s, _ in b200["multimem"]] == [(8, 1048576), (8, 4194304)]
     assert len(calibration.routed(CAT, eng, "custom-allreduce-a100")["custom"]) == len(
         CAT.latencies["custom-allreduce-a100"].points)
