@@ -200,6 +200,13 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
             for pid in ids:
                 if pid is not None and pid not in cat["precisions"]:
                     problems.append(f"data/models.yaml: entry '{model_id}': field '{field}': unknown precision {pid!r}")
+        for pid in sorted(model.keeps_16bit):
+            prec = cat["precisions"].get(pid)
+            if prec is None:
+                problems.append(f"data/models.yaml: entry '{model_id}': field 'keeps_16bit': unknown precision {pid!r}")
+            elif prec.bits_per_param >= 16:
+                problems.append(f"data/models.yaml: entry '{model_id}': field 'keeps_16bit': {pid!r} is not narrower "
+                                "than 16 bits, so nothing in it is kept at 16 bits")
     for dep_id, dep in cat.get("deployments", {}).items():
         where = f"data/deployments.yaml: entry '{dep_id}'"
         for field, table in (("model", "models"), ("precision", "precisions"), ("accelerator", "accelerators")):

@@ -187,6 +187,11 @@ class Setting:
         return self.time_models[self.time_model_id].for_chip(self.chip.id, pol.engine, table)
 
     @property
+    def kept_16bit(self) -> frozenset[str]:
+        """The linear layers the model's checkpoint in this precision keeps at 16 bits (`ModelSpec.kept_16bit`)."""
+        return self.model.kept_16bit(self.precision)
+
+    @property
     def priced(self) -> bool:
         """Whether the site has a price for the chip (nothing is looked up)."""
         return self.chip.id in self.prices
@@ -209,14 +214,15 @@ class Setting:
         s = self.scenario
         return gpu_memory(self.model.architecture, self.precision, self.kv_precision, layout, self.memory_policy,
                           self.chip.capacity_bytes, self.chip.label_bytes, s.context_tokens,
-                          s.concurrency if sequences is None else sequences, self.activation_bytes)
+                          s.concurrency if sequences is None else sequences, self.activation_bytes, self.kept_16bit)
 
     def stages(self, layout: Layout, sequences: int | None = None) -> tuple[GpuMemory, ...]:
         """One GPU of each pipeline stage of `layout` at the scenario (or `sequences` of its context)."""
         s = self.scenario
         return stage_memories(self.model.architecture, self.precision, self.kv_precision, layout, self.memory_policy,
                               self.chip.capacity_bytes, self.chip.label_bytes, s.context_tokens,
-                              s.concurrency if sequences is None else sequences, self.activation_bytes)
+                              s.concurrency if sequences is None else sequences, self.activation_bytes,
+                              self.kept_16bit)
 
     def kv_refusal(self, layout: Layout) -> KVCacheRefused | None:
         """The engine's refusal of `layout` for the scenario's context (`max_model_len`), or None if it serves it:
@@ -495,7 +501,7 @@ class Deployment:
     @property
     def weight_bytes(self) -> float:
         """One whole copy of the weights in the precision (embeddings and LM head as the checkpoint keeps them)."""
-        return weight_bytes(self.setting.model.architecture, self.setting.precision)
+        return weight_bytes(self.setting.model.architecture, self.setting.precision, self.setting.kept_16bit)
 
     @property
     def params(self) -> float:
@@ -613,7 +619,7 @@ class Deployment:
         touched = experts_touched(arch, batch)  # expected share of experts a step's tokens route to
         ctx, kvb = self.setting.scenario.context_tokens, self.setting.kv_precision.bytes_per_param
         total = 0.0
-        for st in stage_weights(arch, self.setting.precision, self.layout):
+        for st in stage_weights(arch, self.setting.precision, self.layout, self.setting.kept_16bit):
             read = st.total - st.expert_bytes * (1 - touched)
             total += read + decode_kv_read(arch, st.layers, self.layout.tp, kvb, ctx, batch,
                                            first_layer=st.first_layer)

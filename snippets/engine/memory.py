@@ -52,14 +52,15 @@ class LayerShare:
     """Of `linear`, the routed experts' part (read only for the experts a step's tokens use)."""
 
 
-def layer_share(arch: Arch, layer: int, layout: Layout) -> LayerShare:
+def layer_share(arch: Arch, layer: int, layout: Layout, kept_16bit: frozenset[str] = frozenset()) -> LayerShare:
     """Parameters of block `layer` on one GPU of a TP group (and EP group, for experts)."""
-    return kind_share(arch, params.is_moe_layer(arch, layer), layout)
+    return kind_share(arch, params.is_moe_layer(arch, layer), layout, kept_16bit)
 
 
-def kind_share(arch: Arch, moe_layer: bool, layout: Layout) -> LayerShare:
+def kind_share(arch: Arch, moe_layer: bool, layout: Layout, kept_16bit: frozenset[str] = frozenset()) -> LayerShare:
     """Parameters of one block on one GPU of a TP group (and EP group, for experts): a dense block, or with
-    `moe_layer` one that routes to experts. Every block of a kind holds the same."""
+    `moe_layer` one that routes to experts. Every block of a kind holds the same. The attention projections the
+    checkpoint leaves at 16 bits (`kept_16bit`: `ModelSpec.kept_16bit`) count among the 16-bit parameters."""
     h, tp = arch.hidden_size, layout.tp
     kept = float(params.layer_norm_params(arch))
     if arch.mla is not None:
@@ -67,24 +68,30 @@ def kind_share(arch: Arch, moe_layer: bool, layout: Layout) -> LayerShare:
         qk = m.qk_nope_head_dim + m.qk_rope_head_dim
         heads = arch.attention_heads
         if m.q_lora_rank is None:
-            linear = h * heads * qk / tp
+            attn_in = h * heads * qk / tp
         else:
-            linear = h * m.q_lora_rank + m.q_lora_rank * heads * qk / tp  # q_a replicated, q_b split by head
+            attn_in = h * m.q_lora_rank + m.q_lora_rank * heads * qk / tp  # q_a replicated, q_b split by head
             kept += m.q_lora_rank  # q_a_layernorm
-        linear += h * (m.kv_lora_rank + m.qk_rope_head_dim)  # kv_a, replicated
+        attn_in += h * (m.kv_lora_rank + m.qk_rope_head_dim)  # kv_a, replicated
         kept += m.kv_lora_rank  # kv_a_layernorm
-        linear += m.kv_lora_rank * heads * (m.qk_nope_head_dim + m.v_head_dim) / tp  # kv_b, split by head
-        linear += heads * m.v_head_dim * h / tp  # o_proj
+        attn_in += m.kv_lora_rank * heads * (m.qk_nope_head_dim + m.v_head_dim) / tp  # kv_b, split by head
+        attn_out = heads * m.v_head_dim * h / tp  # o_proj
     else:
         q_out = arch.attention_heads * arch.head_dim
         kv_out = kv_heads_per_gpu(arch.kv_heads, tp) * arch.head_dim
-        linear = 2 * h * q_out / tp + 2 * h * kv_out
+        attn_in, attn_out = h * q_out / tp + 2 * h * kv_out, h * q_out / tp
         if arch.qkv_bias or arch.linear_bias:
             kept += q_out / tp + 2 * kv_out
         if arch.linear_bias:
             kept += h
         kept += params.qk_norm_params(arch)  # q_norm and k_norm over head_dim, on every rank
         kept += params.sink_params(arch) / tp  # one sink per head, split with the heads
+    linear = 0.0
+    for group, n in (("attention_in", attn_in), ("attention_out", attn_out)):
+        if group in kept_16bit:
+            kept += n
+        else:
+            linear += n
     moe = arch.moe
     expert_linear = 0.0
     if moe is None or not moe_layer:
@@ -123,7 +130,8 @@ class StageWeights:
 
 
 @functools.lru_cache(maxsize=8192)
-def stage_weights(arch: Arch, precision: PrecisionSpec, layout: Layout) -> tuple[StageWeights, ...]:
+def stage_weights(arch: Arch, precision: PrecisionSpec, layout: Layout,
+                  kept_16bit: frozenset[str] = frozenset()) -> tuple[StageWeights, ...]:
     """Weight bytes per GPU for each pipeline stage of `layout`, first stage first.
 
     A stage's blocks are counted by kind (dense, or routing to experts; `params.moe_layers`), each kind's share
@@ -136,7 +144,7 @@ def stage_weights(arch: Arch, precision: PrecisionSpec, layout: Layout) -> tuple
     head_b = kept_b if "lm_head" in precision.keeps_16bit else bpp
     emb = params.embedding_params(arch)
     vocab_part = arch.vocab_size * arch.hidden_size
-    kinds = [kind_share(arch, False, layout)] + ([kind_share(arch, True, layout)] if arch.moe is not None else [])
+    kinds = [kind_share(arch, moe, layout, kept_16bit) for moe in ((False, True) if arch.moe is not None else (False,))]
     block = [(k.linear * bpp + k.kept * kept_b, k.expert_linear * bpp) for k in kinds]
     out = []
     start = 0
@@ -159,9 +167,10 @@ def stage_weights(arch: Arch, precision: PrecisionSpec, layout: Layout) -> tuple
     return tuple(out)
 
 
-def weight_bytes(arch: Arch, precision: PrecisionSpec) -> float:
-    """Bytes of one whole copy of the weights in `precision` (TP1, one stage)."""
-    return stage_weights(arch, precision, Layout(1))[0].total
+def weight_bytes(arch: Arch, precision: PrecisionSpec, kept_16bit: frozenset[str] = frozenset()) -> float:
+    """Bytes of one whole copy of the weights in `precision` (TP1, one stage), the linear layers in `kept_16bit` at
+    16 bits."""
+    return stage_weights(arch, precision, Layout(1), kept_16bit)[0].total
 
 
 def kv_bytes_per_token_per_gpu(arch: Arch, layers: int, tp: int, kv_bytes_per_elem: float, *,
@@ -386,11 +395,12 @@ def engine_pool(policy: MemoryPolicySpec, capacity: float, held: float, *, non_t
 def _stage_maker(
     arch: Arch, precision: PrecisionSpec, kv_precision: PrecisionSpec, layout: Layout, policy: MemoryPolicySpec,
     capacity: float, label: float, context_tokens: int, sequences: int, act_bytes: float,
+    kept_16bit: frozenset[str] = frozenset(),
 ) -> tuple[tuple[StageWeights, ...], Callable[[int, StageWeights], GpuMemory]]:
     """The stages' weights, and the memory of stage i of them. What stages share is computed once: the activation
     peak (the last stage's apart), and the KV bytes per sequence, which depend only on how many of a stage's layers
     attend fully, in a window or in chunks (`params.attention_kinds`)."""
-    stages = stage_weights(arch, precision, layout)
+    stages = stage_weights(arch, precision, layout, kept_16bit)
     per_rank_seqs = math.ceil(sequences / layout.dp)
     non_torch = policy.non_torch_bytes(layout.tp * layout.pp)  # NCCL sets up the pipeline group's buffers too
     inner = activation_peak(arch, layout, policy, act_bytes, last_stage=False, context_tokens=context_tokens)
@@ -426,10 +436,11 @@ def stage_memories(
     context_tokens: int,
     sequences: int,
     act_bytes: float = BYTES_16BIT,
+    kept_16bit: frozenset[str] = frozenset(),
 ) -> tuple[GpuMemory, ...]:
     """One GPU of each pipeline stage at `sequences` of `context_tokens`, first stage first."""
     stages, make = _stage_maker(arch, precision, kv_precision, layout, policy, capacity, label, context_tokens,
-                                sequences, act_bytes)
+                                sequences, act_bytes, kept_16bit)
     return tuple(make(i, st) for i, st in enumerate(stages))
 
 
@@ -444,6 +455,7 @@ def gpu_memory(
     context_tokens: int,
     sequences: int,
     act_bytes: float = BYTES_16BIT,
+    kept_16bit: frozenset[str] = frozenset(),
 ) -> GpuMemory:
     """The binding GPU's memory at `sequences` of `context_tokens`: of the pipeline stages, the one whose KV pool
     holds the fewest sequences (vLLM sizes every stage's cache by the smallest), the most used on a tie.
@@ -452,7 +464,7 @@ def gpu_memory(
     kinds, last or not) match one already compared while the binding stage has not changed since is passed over:
     it would compare the same way. A split into many stages of a few kinds of stage costs little more than one."""
     stages, make = _stage_maker(arch, precision, kv_precision, layout, policy, capacity, label, context_tokens,
-                                sequences, act_bytes)
+                                sequences, act_bytes, kept_16bit)
     best: GpuMemory | None = None
     changes = 0
     seen: dict[tuple[float, tuple[int, int, int], bool], int] = {}

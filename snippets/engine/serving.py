@@ -296,7 +296,7 @@ def draft_of(d: Deployment, spec: Speculation) -> Draft:
     dd = Deployment(replace(d.setting, model=spec_model), dlay, "draft")
     shares = spec.method != "draft-model"
     fuse = {"mtp": 2, "eagle": 3}.get(spec.method, 0)
-    w = stage_weights(arch, d.setting.precision, dlay)[0]
+    w = stage_weights(arch, d.setting.precision, dlay, d.setting.kept_16bit)[0]
     weights = (w.body_bytes if shares else w.total) + fuse * arch.hidden_size ** 2 * d.setting.activation_bytes
     return Draft(dd, prepare(dd), shares, fuse, weights)
 

@@ -204,6 +204,10 @@ class MTPAcceptance:
     high: float
 
 
+KeptLinear = Literal["attention_in", "attention_out"]
+"""A group of a block's linear layers a quantized checkpoint may leave at 16 bits (`ModelSpec.keeps_16bit`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ModelSpec:
     """A model: its parameter counts, its architecture and its checkpoints. The one record of a model: data/models.yaml
@@ -227,9 +231,21 @@ class ModelSpec:
     gpt-oss: mxfp4, for its expert weights)."""
     other_checkpoint_precisions: tuple[str, ...] = ()
     """Precision ids of further checkpoints the developer released (Qwen3's block-FP8)."""
+    keeps_16bit: Mapping[str, frozenset[KeptLinear]] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+    """By the precision id of a published checkpoint, the linear layers of the blocks that checkpoint leaves at 16
+    bits, as its quantization config lists them (gpt-oss's MXFP4: the attention projections, config.json's
+    modules_to_not_convert): the engine stores them, streams them and computes them at 16 bits (`kept_16bit`).
+    `attention_in`: the projections into attention (q, k, v; MLA's q_a, q_b, kv_a, kv_b); `attention_out`: o_proj."""
     mtp_acceptance: MTPAcceptance | None = None
     """The acceptance of the model's own multi-token-prediction module (`architecture.mtp_layers`), as its developer
     measured it; None where not measured."""
+
+    def kept_16bit(self, precision: PrecisionSpec) -> frozenset[KeptLinear]:
+        """The linear layers a checkpoint of this model in `precision` keeps at 16 bits (`keeps_16bit`); none at 16
+        bits or wider."""
+        if precision.bits_per_param >= 16:
+            return frozenset()
+        return self.keeps_16bit.get(precision.id, frozenset())
 
     @property
     def shipped_precisions(self) -> tuple[str, ...]:

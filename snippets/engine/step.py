@@ -240,6 +240,11 @@ def _attention_gemms(arch: Arch, tp: int) -> list[tuple[str, float, float, int]]
     return [("qkv", q_out / tp + 2 * kv_out, h, 2), ("o", h, q_out / tp, 1)]
 
 
+_ATTENTION_GROUP = {"q": "attention_in", "q_a": "attention_in", "q_b": "attention_in", "kv_a": "attention_in",
+                    "kv_b": "attention_in", "qkv": "attention_in", "o": "attention_out"}
+"""Which group of `ModelSpec.keeps_16bit` each attention projection of `_attention_gemms` belongs to."""
+
+
 def _mlp_gemms(arch: Arch, ffn: float) -> list[tuple[str, float, float, int]]:
     """(name, n, k, kernels) of an MLP of intermediate size `ffn` (already divided over the TP group)."""
     up = 2 * ffn if arch.mlp == "gated" else ffn
@@ -274,6 +279,10 @@ class Prep:
     plans: tuple[StagePlan, ...]
     attention_gemms: tuple[tuple[str, float, float, int, float], ...]
     """(name, n, k, kernels, activation bytes around it per token)."""
+    kept_16bit: frozenset[str]
+    """Of `attention_gemms`, the projections the checkpoint keeps at 16 bits (`Setting.kept_16bit`)."""
+    rates16: ops.Rates
+    """The rates of a projection kept at 16 bits: 2 bytes a weight, the chip's BF16 peak and GEMM figures."""
     mlp_gemms: tuple[tuple[str, float, float, int, float], ...]
     kv_bytes: float
     emb_bytes: float
@@ -311,7 +320,9 @@ def prepare(d: Deployment) -> Prep:
     arch, tm, chip = st.model.architecture, st.time_model, st.chip
     q_extra = _quant_kernels(d)
     h = arch.hidden_size
-    attn = tuple((name, nn, kk, kernels + (q_extra if name in ("qkv", "q", "q_a") else 0),
+    kept = {name for name, _, _, _ in _attention_gemms(arch, lay.tp)
+            if _ATTENTION_GROUP[name] in st.kept_16bit}  # projections the checkpoint leaves at 16 bits
+    attn = tuple((name, nn, kk, kernels + (q_extra if name in ("qkv", "q", "q_a") and name not in kept else 0),
                   2 * h * ops.ACTIVATION_BYTES if name in ("qkv", "q", "q_a") else 0.0)
                  for name, nn, kk, kernels in _attention_gemms(arch, lay.tp))
     ffn = arch.ffn_size / lay.tp
@@ -342,10 +353,14 @@ def prepare(d: Deployment) -> Prep:
         graph = min(rates.graph_max_tokens, 2 * pol.max_num_seqs, pol.max_num_batched_tokens)
     if graph != rates.graph_max_tokens:
         rates = replace(rates, graph_max_tokens=int(graph))
+    # a projection kept at 16 bits streams 2 bytes a weight and multiplies in BF16, at the chip's BF16 GEMM figures
+    rates16 = replace(rates, peak_flops=rates.bf16_flops, weight_bytes=2.0,
+                      gemm=tm.chip(chip.id).gemm_for("bf16", pol.gemm_kernel)) if kept else rates
     return Prep(arch=arch, layout=lay, rates=rates, tm=tm, vendor=chip.vendor,
                 tp_link=group_link(d, "tp"), pp_link=group_link(d, "pp") if lay.pp > 1 else None,
                 ep_link=group_link(d, "ep") if lay.dp > 1 and lay.ep > 1 else None, plans=stage_plan(arch, lay),
-                attention_gemms=attn, mlp_gemms=mlp, kv_bytes=st.kv_precision.bytes_per_param, emb_bytes=emb_b,
+                attention_gemms=attn, kept_16bit=frozenset(kept), rates16=rates16, mlp_gemms=mlp,
+                kv_bytes=st.kv_precision.bytes_per_param, emb_bytes=emb_b,
                 head_bytes=head_b, q_width=q_width, decode_pair_flops=_flops_per_pair(arch, lay.tp, decode=True),
                 prefill_pair_flops=_flops_per_pair(arch, lay.tp, decode=False), q_extra=q_extra,
                 host_s=tm.step_overhead_s, host_per_request_s=pol.host_per_request, stage_host=pol.stage_host,
@@ -384,9 +399,12 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
                 out.append(ops.collective("allreduce", "embedding all-reduce", ar))
         group = groups.get(("attention", n))
         if group is None:
+            wf16 = ops.weight_share(p.rates16, local) if p.kept_16bit else wf
             group = groups["attention", n] = [
-                ops.gemm(name, local, nn, kk, r, step_tokens=local, kernels=kernels, count=n,
-                         extra_bytes=around * local, share=wf) for name, nn, kk, kernels, around in p.attention_gemms]
+                ops.gemm(name, local, nn, kk, p.rates16 if name in p.kept_16bit else r, step_tokens=local,
+                         kernels=kernels, count=n, extra_bytes=around * local,
+                         share=wf16 if name in p.kept_16bit else wf)
+                for name, nn, kk, kernels, around in p.attention_gemms]
         out += group
         if dec_local:
             ctx = max(batch.decode_context, 1.0)

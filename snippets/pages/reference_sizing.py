@@ -155,7 +155,7 @@ def grid_table(cat: Catalog) -> str:
                           if searched(row) and found is not None else None)
         d = row.deployment
         if d is None:  # the weights' size (no accelerator needed), and why not in the recommendation's wide column
-            size = fmt.nbytes(weight_bytes(r.eng.models[row.model].architecture, r.eng.precisions[row.precision]), "GB")
+            size = fmt.nbytes(weight_bytes(m.architecture, p, m.kept_16bit(p)), "GB")
             why = [row.why_not, *at] if searched(row) else ["—", row.why_not, "—"]  # unless a search fills it
             rows.append([m.name, p.name, a.name, size, *(["—"] * 7), *why, "—"])
             continue

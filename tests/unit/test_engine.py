@@ -92,6 +92,46 @@ def test_gpt_oss_biases_sinks_and_router_stay_16_bit(eng):
     assert at8.kept == 5760 + 4096 / 8 + 2 * 512 / 8 + 2880 + 64 / 8 + 128 * 8640 / 8 + 2880 * 128 + 128
 
 
+def test_gpt_oss_mxfp4_checkpoint_keeps_its_attention_projections_at_16_bit(eng):
+    from snippets.engine.memory import layer_share
+
+    model = eng.models["gpt-oss-120b"]
+    arch, mxfp4 = model.architecture, eng.precisions["mxfp4"]
+    # config.json's modules_to_not_convert leaves self_attn out of MXFP4; BF16 has nothing to keep
+    assert model.kept_16bit(mxfp4) == {"attention_in", "attention_out"}
+    assert model.kept_16bit(eng.precisions["bf16"]) == frozenset()
+    assert eng.models["llama-3.1-70b"].kept_16bit(eng.precisions["fp8"]) == frozenset()
+    plain, kept = layer_share(arch, 0, Layout(1)), layer_share(arch, 0, Layout(1), model.kept_16bit(mxfp4))
+    attention = 2 * 2880 * 4096 + 2 * 2880 * 512  # q and o, k and v: 26,542,080 a layer
+    assert kept.linear == plain.linear - attention == 128 * 24_883_200
+    assert kept.kept == plain.kept + attention
+    # the whole copy: 36 layers of attention at 2 bytes instead of MXFP4's 4.25 bits (an E8M0 scale per 32)
+    gain = 36 * attention * (2 - mxfp4.bytes_per_param)
+    assert mxfp4.bytes_per_param == 4.25 / 8
+    assert weight_bytes(arch, mxfp4, model.kept_16bit(mxfp4)) - weight_bytes(arch, mxfp4) == pytest.approx(gain)
+    assert gain / 2**30 == pytest.approx(1.3070, abs=1e-4)  # 955,514,880 weights x 1.46875 bytes
+    # a deployment of the shipped checkpoint holds them so: one H100 holds 1.31 GiB more weights
+    d = deploy(setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="h100-sxm"), Layout(1))
+    assert d.memory.weights == pytest.approx(weight_bytes(arch, mxfp4, model.kept_16bit(mxfp4)))
+
+
+def test_a_projection_kept_at_16_bit_streams_two_bytes_a_weight_in_bf16(eng):
+    from snippets.engine.step import step
+
+    d = deploy(setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="b200"), Layout(1))
+    ops = {o.name: o for o in step(d, "decode", 1, 1024).ops}
+    assert ops["qkv"].weights == 2880 * (4096 + 2 * 512) * 2.0
+    assert ops["o"].weights == 4096 * 2880 * 2.0
+    # the experts keep the checkpoint's 4.25 bits; on the B200 they multiply in FP4, the projections in BF16
+    assert d.compute_format == "fp4"
+    stripped = deploy(setting(replace(eng, models={**eng.models, "gpt-oss-120b": replace(
+        eng.models["gpt-oss-120b"], keeps_16bit={})}), "gpt-oss-120b", "mxfp4", "reference", accelerator="b200"),
+        Layout(1))
+    bare = {o.name: o for o in step(stripped, "decode", 1, 1024).ops}
+    assert bare["qkv"].weights == 2880 * (4096 + 2 * 512) * 4.25 / 8
+    assert bare["experts"].weights == ops["experts"].weights
+
+
 def test_qk_norm_is_on_every_tp_rank(eng):
     from snippets.engine.memory import layer_share
 

@@ -90,14 +90,18 @@ def test_memory_outside_pytorch_by_tp_degree(eng):
     # --gpu-memory-utilization 0.9, --max-model-len 16000: the logged weights and "Available KV cache memory"
     # (llm-d-benchmark, config_explorer/empirical-vllm-memory-results.md). The policy's sampler (38.9 bytes a logit)
     # and memory outside PyTorch are read from these logs, so the dense rows check the weights and the arithmetic;
-    # gpt-oss's MXFP4 checkpoints load heavier than the engine counts them (13.47 and 64.38 GiB logged against
-    # 11.94 and 59.46), which the KV cache's room shows.
+    # gpt-oss's MXFP4 checkpoints keep attention in BF16 (config.json's modules_to_not_convert; data/models.yaml
+    # keeps_16bit): counted so, the weights come to 12.82 and 60.77 GiB (11.94 and 59.46 with attention in MXFP4).
+    # What the logs hold beyond that, 0.65 and 3.61 GiB, is 6.9 % and 6.4 % of the experts' 9.45 and 56.73 GiB, about
+    # what padding one side of each expert matrix from 2,880 to 3,072 adds (6.7 %): vLLM 0.11.0 runs MXFP4 experts on
+    # Hopper with triton_kernels (quantization/mxfp4.py, get_mxfp4_backend, TRITON) in its swizzled layout, whose
+    # padding was not read; the engine does not count it, and the KV cache's room shows the difference.
     ("llama-3.1-8b", "bf16", 1, 14.99, 51.38, 0.01),
     ("qwen3-32b", "bf16", 1, 61.03, 4.45, 0.01),
     ("qwen3-32b", "bf16", 2, 30.59, 34.49, 0.01),
     ("llama-3.1-70b", "fp8", 2, 33.88, 32.00, 0.01),       # RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic
-    ("gpt-oss-20b", "mxfp4", 1, 13.47, 50.28, 0.03),         # 51.73 GiB: the weights 1.53 GiB lighter
-    ("gpt-oss-120b", "mxfp4", 1, 64.38, 3.33, 0.27),         # 4.21 GiB: the weights 4.92 GiB lighter
+    ("gpt-oss-20b", "mxfp4", 1, 13.47, 50.28, 0.015),        # 50.86 GiB (51.73 with attention in MXFP4)
+    ("gpt-oss-120b", "mxfp4", 1, 64.38, 3.33, 0.13),         # 2.90 GiB (4.21 with attention in MXFP4)
 ])
 def test_kv_memory_against_vllm_0110_logs(eng, model: str, precision: str, tp: int, weights: float, kv: float,
                                           tolerance: float) -> None:
@@ -107,7 +111,11 @@ def test_kv_memory_against_vllm_0110_logs(eng, model: str, precision: str, tp: i
     if not model.startswith("gpt-oss"):
         assert m.weights / GiB == pytest.approx(weights, abs=0.1)
     else:
-        assert m.weights / GiB < weights - 1.0  # what the engine does not count of an MXFP4 load on Hopper (1.5, 4.9 GiB)
+        arch = e.models[model].architecture
+        assert arch.moe is not None
+        experts = arch.layers * arch.moe.experts * 3 * arch.hidden_size * arch.moe.expert_ffn_size * 4.25 / 8
+        # the load's excess over the engine's count: 6 to 7 % of the MXFP4 experts' bytes (the padding noted above)
+        assert 0.06 < (weights - m.weights / GiB) / (experts / GiB) < 0.07
 
 
 def test_gpustacks_a100_run_starts_as_vllm_0110_started_it(eng):

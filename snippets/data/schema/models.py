@@ -56,6 +56,10 @@ class Model(ModelSpec):
         default_factory=lambda: MappingProxyType({}), hash=False)
     """max_position_embeddings of each released checkpoint, where they differ (Llama 4: the base configs' 262,144,
     the Instruct configs' 10,485,760 and 1,048,576)."""
+    keeps_16bit: Annotated[Mapping[str, frozenset[specs.KeptLinear]], AfterValidator(_read_only)] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False)
+    """By precision id, the linear layers that checkpoint leaves at 16 bits (`ModelSpec.keeps_16bit`); the note and
+    source are the checkpoint's (`checkpoint_note`, `sources`)."""
     architecture: ArchRecord
     mtp_acceptance: MTPAcceptance | None = None
     sources: Sources

@@ -44,7 +44,7 @@ def weights_read(d: Deployment) -> float:
     """Weight bytes one decode step reads on the busiest GPU of each stage, stages added up (dense models):
     the step's bytes without the KV cache. The engine's `decode_step_bytes` adds the KV cache to this."""
     s = d.setting
-    return sum(st.total for st in stage_weights(s.model.architecture, s.precision, d.layout))
+    return sum(st.total for st in stage_weights(s.model.architecture, s.precision, d.layout, s.kept_16bit))
 
 
 def weights_only_ceiling(d: Deployment) -> float:

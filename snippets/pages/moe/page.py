@@ -99,7 +99,7 @@ class Worked:
         arch = d.setting.model.architecture
         moe = arch.moe
         assert moe is not None  # noqa: S101
-        sw = stage_weights(arch, d.setting.precision, d.layout)[0]
+        sw = stage_weights(arch, d.setting.precision, d.layout, d.setting.kept_16bit)[0]
         p = step(d, "decode", CONCURRENCY, CONTEXT)
         per_tok = a2a_bytes_per_token(arch)
         t = experts_touched(arch, CONCURRENCY)

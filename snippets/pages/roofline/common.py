@@ -101,7 +101,7 @@ def intensity_limit(d: Deployment, context: float, batch: int = 1 << 14) -> floa
 
 def weights_per_gpu(d: Deployment) -> float:
     s = d.setting
-    return stage_weights(s.model.architecture, s.precision, d.layout)[0].total
+    return stage_weights(s.model.architecture, s.precision, d.layout, s.kept_16bit)[0].total
 
 
 def kv_per_gpu(d: Deployment, tokens: float) -> float:
