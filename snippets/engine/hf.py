@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from snippets.engine.params import total_params
-from snippets.engine.specs import MLA, Arch, ModelSpec, MoE, arch_problems
+from snippets.engine.specs import MLA, Arch, KeptLinear, ModelSpec, MoE, arch_problems
 
 FAMILIES = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v3", "gpt_oss")
 """The `model_type`s the mapping knows. Each is a gated (SwiGLU) MLP with RMSNorm and rotary positions."""
@@ -175,6 +176,40 @@ def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
     return arch
 
 
+_QUANT_PRECISION = {"mxfp4": "mxfp4", "nvfp4": "nvfp4"}
+"""A quantization_config's method (quant_method, or ModelOpt's quant_algo) and the precision id of its weights."""
+_PROJECTIONS: tuple[tuple[str, KeptLinear], ...] = (
+    ("o_proj", "attention_out"), ("q_proj", "attention_in"), ("k_proj", "attention_in"), ("v_proj", "attention_in"),
+    ("qkv_proj", "attention_in"), ("q_a_proj", "attention_in"), ("q_b_proj", "attention_in"),
+    ("kv_a_proj", "attention_in"), ("kv_b_proj", "attention_in"))
+"""The attention projections' module names, by the group of `ModelSpec.keeps_16bit` each belongs to."""
+
+
+def kept_from_config(cfg: Mapping[str, Any]) -> dict[str, frozenset[KeptLinear]]:
+    """The attention projections config.json's quantization_config leaves at 16 bits, under the precision id of its
+    method (`ModelSpec.keeps_16bit`): gpt-oss's `modules_to_not_convert` ("model.layers.*.self_attn": all of them),
+    a ModelOpt or compressed-tensors `exclude_modules` or `ignore` list (a whole self_attn, or its projections by
+    name). A module listed for some layers is read as kept in every layer; nothing for another method."""
+    q = cfg.get("quantization_config")
+    if not isinstance(q, Mapping):
+        return {}
+    method = str(q.get("quant_method", "")).lower()
+    pid = _QUANT_PRECISION.get(method) or _QUANT_PRECISION.get(str(q.get("quant_algo", "")).lower())
+    names = [n for key in ("modules_to_not_convert", "exclude_modules", "ignore")
+             for n in (q.get(key) or []) if isinstance(n, str)]
+    if pid is None or not names:
+        return {}
+    kept: set[KeptLinear] = set()
+    for n in names:
+        if "self_attn" not in n:
+            continue
+        tail = n.split("self_attn", 1)[1].strip(".*")
+        if not tail:  # the whole attention module
+            kept.update(("attention_in", "attention_out"))
+        kept.update(group for proj, group in _PROJECTIONS if tail.startswith(proj))
+    return {pid: frozenset(kept)} if kept else {}
+
+
 def model_from_config(text: str, model_id: str = "custom") -> ModelSpec:
     """A model record from config.json text: its architecture, and its computed count as its size."""
     try:
@@ -185,4 +220,5 @@ def model_from_config(text: str, model_id: str = "custom") -> ModelSpec:
     name = cfg.get("_name_or_path") or cfg.get("name_or_path")
     n = float(total_params(arch))
     label = name if isinstance(name, str) and name else f"your {cfg['model_type']} model"
-    return ModelSpec(id=model_id, name=label, nominal_params=n, stated_params=n, architecture=arch)
+    return ModelSpec(id=model_id, name=label, nominal_params=n, stated_params=n, architecture=arch,
+                     keeps_16bit=MappingProxyType(kept_from_config(cfg)))

@@ -107,6 +107,38 @@ def test_a_model_record_from_text_counts_its_parameters() -> None:
     assert model_from_config(json.dumps(QWEN3_32B)).name == "your qwen3 model"
 
 
+@pytest.mark.parametrize(("quantization", "expected"), [
+    # openai/gpt-oss-120b's config.json
+    ({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn", "model.layers.*.mlp.router",
+                                                           "model.embed_tokens", "lm_head"]},
+     {"mxfp4": {"attention_in", "attention_out"}}),
+    # a ModelOpt NVFP4 export that names the projections (q, k, v kept; o quantized)
+    ({"quant_method": "modelopt", "quant_algo": "NVFP4",
+      "ignore": ["lm_head", "model.layers.0.self_attn.q_proj", "model.layers.0.self_attn.k_proj", "model.layers.0.mlp.gate"]},
+     {"nvfp4": {"attention_in"}}),
+    # MLA's projections by name, wildcards after them
+    ({"quant_algo": "NVFP4", "exclude_modules": ["model.layers.3.self_attn.kv_b_proj*", "model.layers.3.self_attn.o_proj"]},
+     {"nvfp4": {"attention_in", "attention_out"}}),
+    ({"quant_method": "mxfp4", "modules_to_not_convert": ["lm_head"]}, {}),  # attention quantized too
+    ({"quant_method": "fp8", "weight_block_size": [128, 128]}, {}),  # a method whose exclusions are not read
+])
+def test_the_attention_a_quantized_config_keeps_at_16_bit(quantization: Any, expected: Any) -> None:
+    m = model_from_config(json.dumps({**GPT_OSS_120B, "quantization_config": quantization}))
+    assert dict(m.keeps_16bit) == expected
+    assert dict(model_from_config(json.dumps(GPT_OSS_120B)).keeps_16bit) == {}
+
+
+def test_a_pasted_gpt_oss_config_weighs_what_the_recorded_model_does(catalog: Catalog) -> None:
+    from snippets.engine.memory import weight_bytes
+
+    eng = engine_catalog(catalog)
+    q = {"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn", "lm_head"]}
+    pasted = model_from_config(json.dumps({**GPT_OSS_120B, "quantization_config": q}))
+    recorded, mxfp4 = eng.models["gpt-oss-120b"], eng.precisions["mxfp4"]
+    assert weight_bytes(pasted.architecture, mxfp4, pasted.kept_16bit(mxfp4)) == weight_bytes(
+        recorded.architecture, mxfp4, recorded.kept_16bit(mxfp4))
+
+
 @pytest.mark.parametrize(("config", "expected"), [
     ({k: v for k, v in LLAMA_31_8B.items() if k not in ("num_hidden_layers", "vocab_size")},
      ["num_hidden_layers is missing", "vocab_size is missing"]),
