@@ -7,6 +7,7 @@ them by `snippets.params` against the count the model card states, and KV-cache 
 from __future__ import annotations
 
 from snippets.data import Catalog, Model
+from snippets.engine.memory import weight_bytes
 from snippets.engine.params import (
     attention_params,
     embedding_params,
@@ -28,6 +29,8 @@ from snippets.render import fmt
 KV_PRECISION = "bf16"
 TOLERANCE = 0.02
 """How far a recomputed count may lie from the stated one; tests/unit/test_params.py enforces it."""
+KEPT_EXAMPLE = "gpt-oss-120b"
+"""The model whose shipped checkpoint the page's sentence on 16-bit layers takes as its example."""
 WORKED = "llama-3.1-70b"
 
 
@@ -67,11 +70,26 @@ def _ordinal(n: int) -> str:
     return {2: "second", 3: "third", 4: "fourth"}.get(n, f"{n}th")
 
 
+_KEPT = {frozenset({"attention_in", "attention_out"}): "attention", frozenset({"attention_in"}): "attention but o_proj",
+         frozenset({"attention_out"}): "o_proj"}
+"""How the checkpoint column names the linear layers a 4-bit checkpoint keeps at 16 bits (`ModelSpec.keeps_16bit`)."""
+
+
+def _with_kept(cat: Catalog, m: Model, pid: str) -> str:
+    kept = m.keeps_16bit.get(pid, frozenset())
+    name = cat.precisions[pid].name
+    return f"{name} ({_KEPT[frozenset(kept)]} in BF16)" if kept else name
+
+
 def checkpoint(cat: Catalog, m: Model) -> str:
-    """The precisions the developer released the weights in, main checkpoint first."""
+    """The precisions the developer released the weights in, main checkpoint first, each with the linear layers it
+    keeps at 16 bits; then the 4-bit checkpoints of others the site's rows run, where they keep some (DeepSeek-R1)."""
     if m.checkpoint_precision is None:
         return "not recorded"
-    return ", ".join(cat.precisions[p].name for p in [m.checkpoint_precision, *m.other_checkpoint_precisions])
+    shipped = [m.checkpoint_precision, *m.other_checkpoint_precisions]
+    out = ", ".join(_with_kept(cat, m, p) for p in shipped)
+    others = [_with_kept(cat, m, p) for p in sorted(m.keeps_16bit) if p not in shipped]
+    return f"{out}; published by others: {', '.join(others)}" if others else out
 
 
 def context(a: Arch) -> fmt.Cell:
@@ -211,6 +229,17 @@ class ReferenceModelsPage(Page):
         self.ds_kv = binary_bytes(ds_kv, "KiB", 1)
         self.l70_kv = binary_bytes(l70_kv, "KiB", 1)
         self.mla_smaller = fmt.claim(ds_kv < l70_kv, f"{ds_kv:.0f} B < {l70_kv:.0f} B per token")
+        oss = cat.models[KEPT_EXAMPLE]
+        assert oss.checkpoint_precision is not None  # noqa: S101 - the example's checkpoint is recorded
+        shipped = cat.precisions[oss.checkpoint_precision]
+        kept = oss.kept_16bit(shipped)
+        extra = weight_bytes(oss.architecture, shipped, kept) - weight_bytes(oss.architecture, shipped)
+        self.kept_model = oss.name
+        self.kept_precision = shipped.name
+        self.kept_extra = binary_bytes(extra, "GiB", 2)
+        self.kept_attention = fmt.claim(kept == {"attention_in", "attention_out"}, f"kept at 16 bits: {sorted(kept)}",
+                                        structural="the checkpoint's own list of unquantized modules (data/models.yaml "
+                                                   "keeps_16bit), which the page's test removes to see the claim fail")
 
 
 namespace = ReferenceModelsPage.namespace_of
