@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 from snippets.engine.__main__ import report
 from snippets.engine.codec import decode
 from snippets.engine.deployment import NoLayout, RefusedLayout, Setting, setting
-from snippets.engine.hf import ConfigError, arch_from_config
+from snippets.engine.hf import ConfigError, arch_from_config, kept_from_config
 from snippets.engine.params import total_params
 from snippets.engine.requests import (
     MAX_CONCURRENCY,
@@ -189,7 +189,8 @@ def custom_model(text: str) -> ModelSpec:
                          f"sizes")
     name = cfg.get("_name_or_path") or cfg.get("name_or_path")
     label = name if isinstance(name, str) and name else f"your {cfg['model_type']} model"
-    return ModelSpec(id=CUSTOM, name=label, nominal_params=n, stated_params=n, architecture=arch)
+    return ModelSpec(id=CUSTOM, name=label, nominal_params=n, stated_params=n, architecture=arch,
+                     keeps_16bit=MappingProxyType(kept_from_config(cfg)))
 
 
 def _out(value: float | int | str | None, unit: str, text: str) -> dict[str, Any]:

@@ -187,16 +187,17 @@ _PROJECTIONS: tuple[tuple[str, KeptLinear], ...] = (
 
 def kept_from_config(cfg: Mapping[str, Any]) -> dict[str, frozenset[KeptLinear]]:
     """The attention projections config.json's quantization_config leaves at 16 bits, under the precision id of its
-    method (`ModelSpec.keeps_16bit`): gpt-oss's `modules_to_not_convert` ("model.layers.*.self_attn": all of them),
-    a ModelOpt or compressed-tensors `exclude_modules` or `ignore` list (a whole self_attn, or its projections by
-    name). A module listed for some layers is read as kept in every layer; nothing for another method."""
+    method (`ModelSpec.keeps_16bit`): an MXFP4 config's `modules_to_not_convert` (gpt-oss's
+    "model.layers.*.self_attn": all of them), a ModelOpt NVFP4 config's `exclude_modules` or `ignore` list (a whole
+    self_attn, or its projections by name). A module listed for some layers is read as kept in every layer; another
+    method, or a list that is not a list of strings, keeps nothing (the config's other fields are checked apart)."""
     q = cfg.get("quantization_config")
     if not isinstance(q, Mapping):
         return {}
     method = str(q.get("quant_method", "")).lower()
     pid = _QUANT_PRECISION.get(method) or _QUANT_PRECISION.get(str(q.get("quant_algo", "")).lower())
-    names = [n for key in ("modules_to_not_convert", "exclude_modules", "ignore")
-             for n in (q.get(key) or []) if isinstance(n, str)]
+    lists = [q.get(key) for key in ("modules_to_not_convert", "exclude_modules", "ignore")]
+    names = [n for listed in lists if isinstance(listed, list) for n in listed if isinstance(n, str)]
     if pid is None or not names:
         return {}
     kept: set[KeptLinear] = set()

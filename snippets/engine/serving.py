@@ -292,11 +292,12 @@ def draft_of(d: Deployment, spec: Speculation) -> Draft:
         raise ValueError(f"the draft on the model's TP group: {'; '.join(problems)}")
     model = d.setting.model
     spec_model = spec.draft_model or ModelSpec(id=f"{model.id}-{spec.method}", name=f"{model.name} {spec.method}",
-                                               nominal_params=0.0, stated_params=0.0, architecture=arch)
+                                               nominal_params=0.0, stated_params=0.0, architecture=arch,
+                                               keeps_16bit=model.keeps_16bit)  # the target's checkpoint
     dd = Deployment(replace(d.setting, model=spec_model), dlay, "draft")
     shares = spec.method != "draft-model"
     fuse = {"mtp": 2, "eagle": 3}.get(spec.method, 0)
-    w = stage_weights(arch, d.setting.precision, dlay, d.setting.kept_16bit)[0]
+    w = stage_weights(arch, d.setting.precision, dlay, dd.setting.kept_16bit)[0]
     weights = (w.body_bytes if shares else w.total) + fuse * arch.hidden_size ** 2 * d.setting.activation_bytes
     return Draft(dd, prepare(dd), shares, fuse, weights)
 
@@ -919,7 +920,7 @@ def prefill_pool(d: Deployment, input_tokens: int, *, prefix_hit: float = 0.0,
     arch, kvb = st.model.architecture, st.kv_precision.bytes_per_param
     per_gpu = max(kv_bytes_per_token_per_gpu(arch, w.layers, d.layout.tp, kvb, context_tokens=input_tokens,
                                              first_layer=w.first_layer)
-                  for w in stage_weights(arch, st.precision, d.layout)) * n_new
+                  for w in stage_weights(arch, st.precision, d.layout, st.kept_16bit)) * n_new
     return PrefillPool(d, input_tokens, cached, alone, service, k, per_gpu, steps[0])
 
 
@@ -978,7 +979,7 @@ def decode_pool(d: Deployment, batch: int, input_tokens: int, output_tokens: int
     arch, kvb = st.model.architecture, st.kv_precision.bytes_per_param
     per_gpu = max(kv_bytes_per_token_per_gpu(arch, w.layers, d.layout.tp, kvb, context_tokens=input_tokens,
                                              first_layer=w.first_layer)
-                  for w in stage_weights(arch, st.precision, d.layout)) * (input_tokens - cached)
+                  for w in stage_weights(arch, st.precision, d.layout, st.kept_16bit)) * (input_tokens - cached)
     return DecodePool(d, batch, input_tokens, output_tokens, step, (step.total_s + draft_s) / per_step, cap, per_gpu,
                       speculation, draft_s, verify_extra, prep)
 

@@ -235,7 +235,8 @@ class ModelSpec:
     """By the precision id of a published checkpoint, the linear layers of the blocks that checkpoint leaves at 16
     bits, as its quantization config lists them (gpt-oss's MXFP4: the attention projections, config.json's
     modules_to_not_convert): the engine stores them, streams them and computes them at 16 bits (`kept_16bit`).
-    `attention_in`: the projections into attention (q, k, v; MLA's q_a, q_b, kv_a, kv_b); `attention_out`: o_proj."""
+    `attention_in`: the projections into attention (q, k, v; MLA's q_a, q_b, kv_a, kv_b); `attention_out`: o_proj.
+    (`PrecisionSpec.keeps_16bit` is the other list: the embedding and LM head every checkpoint of a precision keeps.)"""
     mtp_acceptance: MTPAcceptance | None = None
     """The acceptance of the model's own multi-token-prediction module (`architecture.mtp_layers`), as its developer
     measured it; None where not measured."""
@@ -245,7 +246,7 @@ class ModelSpec:
         bits or wider."""
         if precision.bits_per_param >= 16:
             return frozenset()
-        return self.keeps_16bit.get(precision.id, frozenset())
+        return frozenset(self.keeps_16bit.get(precision.id, ()))
 
     @property
     def shipped_precisions(self) -> tuple[str, ...]:

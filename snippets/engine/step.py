@@ -322,7 +322,11 @@ def prepare(d: Deployment) -> Prep:
     h = arch.hidden_size
     kept = {name for name, _, _, _ in _attention_gemms(arch, lay.tp)
             if _ATTENTION_GROUP[name] in st.kept_16bit}  # projections the checkpoint leaves at 16 bits
-    attn = tuple((name, nn, kk, kernels + (q_extra if name in ("qkv", "q", "q_a") and name not in kept else 0),
+    # the block's activations are quantized once, before its first quantized projection: o_proj's where the
+    # projections into attention are kept at 16 bits
+    first = next((n for n, _, _, _ in _attention_gemms(arch, lay.tp) if n not in kept and n in ("qkv", "q", "q_a", "o")),
+                 None)
+    attn = tuple((name, nn, kk, kernels + (q_extra if name == first else 0),
                   2 * h * ops.ACTIVATION_BYTES if name in ("qkv", "q", "q_a") else 0.0)
                  for name, nn, kk, kernels in _attention_gemms(arch, lay.tp))
     ffn = arch.ffn_size / lay.tp
@@ -376,8 +380,10 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
     if done is not None:
         return done
     arch, lay, r, tm = p.arch, p.layout, p.rates, p.tm
+    r16 = p.rates16
     if p.graphs_decode_only and batch.prefill_tokens > 0 and r.graph_max_tokens > 0:
         r = replace(r, graph_max_tokens=0)  # a step with prompt tokens runs eagerly (SGLang, TensorRT-LLM)
+        r16 = replace(r16, graph_max_tokens=0)
     tp, dp = lay.tp, lay.dp
     h = arch.hidden_size
     tokens = batch.tokens
@@ -399,9 +405,9 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
                 out.append(ops.collective("allreduce", "embedding all-reduce", ar))
         group = groups.get(("attention", n))
         if group is None:
-            wf16 = ops.weight_share(p.rates16, local) if p.kept_16bit else wf
+            wf16 = ops.weight_share(r16, local) if p.kept_16bit else wf
             group = groups["attention", n] = [
-                ops.gemm(name, local, nn, kk, p.rates16 if name in p.kept_16bit else r, step_tokens=local,
+                ops.gemm(name, local, nn, kk, r16 if name in p.kept_16bit else r, step_tokens=local,
                          kernels=kernels, count=n, extra_bytes=around * local,
                          share=wf16 if name in p.kept_16bit else wf)
                 for name, nn, kk, kernels, around in p.attention_gemms]
@@ -439,7 +445,7 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
         if plan.moe_layers:
             group = groups.get(("moe", plan.moe_layers))
             if group is None:
-                group = groups["moe", plan.moe_layers] = _moe_ops(p, local, tokens, ar, wf, plan.moe_layers,
+                group = groups["moe", plan.moe_layers] = _moe_ops(p, r, local, tokens, ar, wf, plan.moe_layers,
                                                                   prompt=batch.prefill_tokens > 0)
             out += group
         if i == len(p.plans) - 1:  # final norm, LM head on the tokens that need logits, sampling, logits gathered
@@ -467,7 +473,7 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
     return result
 
 
-def _moe_ops(p: Prep, local: float, tokens: float, ar: coll.Collective, wf: float, count: int, *,
+def _moe_ops(p: Prep, r: ops.Rates, local: float, tokens: float, ar: coll.Collective, wf: float, count: int, *,
              prompt: bool = False) -> list[Op]:
     """The ops of `count` MoE layers on one GPU (`wf`: the weight stream's share at `local` rows). Under data-parallel
     attention the dispatch and combine are DeepEP's, chosen per step as SGLang's --deepep-mode auto chooses them
@@ -477,7 +483,7 @@ def _moe_ops(p: Prep, local: float, tokens: float, ar: coll.Collective, wf: floa
     (csrc/kernels/internode.cu; `params.normal_dispatch_copies`), and combine per rank; a decode step runs the
     low-latency kernels, one copy per selected expert
     (csrc/kernels/internode_ll.cu). Both dispatch in FP8 with per-128 scales and combine in BF16."""
-    arch, lay, r, tm = p.arch, p.layout, p.rates, p.tm
+    arch, lay, tm = p.arch, p.layout, p.tm  # `r`: the step's rates (without graphs where it runs eagerly)
     moe = arch.moe
     assert moe is not None  # noqa: S101 - called for MoE layers only
     h, e, k = arch.hidden_size, moe.experts, moe.active_experts

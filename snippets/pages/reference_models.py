@@ -83,13 +83,10 @@ def _with_kept(cat: Catalog, m: Model, pid: str) -> str:
 
 def checkpoint(cat: Catalog, m: Model) -> str:
     """The precisions the developer released the weights in, main checkpoint first, each with the linear layers it
-    keeps at 16 bits; then the 4-bit checkpoints of others the site's rows run, where they keep some (DeepSeek-R1)."""
+    keeps at 16 bits."""
     if m.checkpoint_precision is None:
         return "not recorded"
-    shipped = [m.checkpoint_precision, *m.other_checkpoint_precisions]
-    out = ", ".join(_with_kept(cat, m, p) for p in shipped)
-    others = [_with_kept(cat, m, p) for p in sorted(m.keeps_16bit) if p not in shipped]
-    return f"{out}; published by others: {', '.join(others)}" if others else out
+    return ", ".join(_with_kept(cat, m, p) for p in [m.checkpoint_precision, *m.other_checkpoint_precisions])
 
 
 def context(a: Arch) -> fmt.Cell:

@@ -18,8 +18,7 @@ def test_gpt_oss_keeps_its_attention_in_bf16_and_the_page_says_how_much(catalog:
     assert ns.kept_extra.unit == "GiB" and ns.kept_extra.text.startswith("1.31")
     assert ns.kept_extra.value == 36 * 26_542_080 * (2 - 4.25 / 8) / 2**30
     assert checkpoint(catalog, catalog.models["gpt-oss-120b"]) == "MXFP4 (attention in BF16)"
-    assert checkpoint(catalog, catalog.models["deepseek-r1"]).endswith(
-        "published by others: MXFP4 (attention in BF16), NVFP4 (attention but o_proj in BF16)")
+    assert checkpoint(catalog, catalog.models["deepseek-r1"]) == "FP8, 128 x 128 blocks"  # others' lists: per checkpoint
 
 
 def test_without_the_checkpoints_list_the_claim_fails(tmp_path: Path) -> None:

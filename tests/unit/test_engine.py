@@ -130,6 +130,13 @@ def test_a_projection_kept_at_16_bit_streams_two_bytes_a_weight_in_bf16(eng):
     bare = {o.name: o for o in step(stripped, "decode", 1, 1024).ops}
     assert bare["qkv"].weights == 2880 * (4096 + 2 * 512) * 4.25 / 8
     assert bare["experts"].weights == ops["experts"].weights
+    # where a step with prompt tokens runs eagerly (SGLang), the kept projections are issued by the host too
+    sg = deploy(setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="b200", memory_policy="sglang-default"),
+                Layout(1))
+    eager = {o.name: o for o in step(sg, "prefill", 16, 0).ops}
+    graphed = {o.name: o for o in step(sg, "decode", 16, 1024).ops}
+    for name in ("qkv", "o", "experts"):
+        assert eager[name].launch_s > graphed[name].launch_s, name
 
 
 def test_qk_norm_is_on_every_tp_rank(eng):

@@ -121,6 +121,9 @@ def test_a_model_record_from_text_counts_its_parameters() -> None:
      {"nvfp4": {"attention_in", "attention_out"}}),
     ({"quant_method": "mxfp4", "modules_to_not_convert": ["lm_head"]}, {}),  # attention quantized too
     ({"quant_method": "fp8", "weight_block_size": [128, 128]}, {}),  # a method whose exclusions are not read
+    ({"quant_method": "mxfp4", "modules_to_not_convert": "model.layers.*.self_attn"}, {}),  # not a list
+    ({"quant_method": "mxfp4", "modules_to_not_convert": [3, None, True]}, {}),  # not strings
+    ({"quant_method": 4, "ignore": [{"self_attn": 1}]}, {}),
 ])
 def test_the_attention_a_quantized_config_keeps_at_16_bit(quantization: Any, expected: Any) -> None:
     m = model_from_config(json.dumps({**GPT_OSS_120B, "quantization_config": quantization}))
@@ -129,13 +132,19 @@ def test_the_attention_a_quantized_config_keeps_at_16_bit(quantization: Any, exp
 
 
 def test_a_pasted_gpt_oss_config_weighs_what_the_recorded_model_does(catalog: Catalog) -> None:
+    from snippets.engine.calc import custom_model
     from snippets.engine.memory import weight_bytes
 
     eng = engine_catalog(catalog)
     q = {"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn", "lm_head"]}
-    pasted = model_from_config(json.dumps({**GPT_OSS_120B, "quantization_config": q}))
+    text = json.dumps({**GPT_OSS_120B, "quantization_config": q})
     recorded, mxfp4 = eng.models["gpt-oss-120b"], eng.precisions["mxfp4"]
-    assert weight_bytes(pasted.architecture, mxfp4, pasted.kept_16bit(mxfp4)) == weight_bytes(
+    # the calculator's own reader of a pasted config, and the plain one
+    for pasted in (custom_model(text), model_from_config(text)):
+        assert weight_bytes(pasted.architecture, mxfp4, pasted.kept_16bit(mxfp4)) == weight_bytes(
+            recorded.architecture, mxfp4, recorded.kept_16bit(mxfp4))
+    bare = custom_model(json.dumps(GPT_OSS_120B))
+    assert weight_bytes(bare.architecture, mxfp4, bare.kept_16bit(mxfp4)) < weight_bytes(
         recorded.architecture, mxfp4, recorded.kept_16bit(mxfp4))
 
 
