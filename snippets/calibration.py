@@ -445,7 +445,7 @@ def _deployment(eng: EngineCatalog, m: Measurement, tm: TimeModelSpec | None) ->
                  mixed_steps=None if m.mixed_steps is None else m.mixed_steps.enabled,
                  cuda_graph_max_batch=None if lim is None else lim.cuda_graph_max_batch,
                  engine=m.engine.split(" ")[0], moe_kernel=None if lim is None else lim.moe_kernel,
-                 symm_mem=None if m.symm_mem is None else m.symm_mem.enabled)
+                 symm_mem=None if m.symm_mem is None else m.symm_mem.enabled, keeps_16bit=m.keeps_16bit)
     if tm is not None:
         st = replace(st, time_models={st.time_model_id: tm})
     return deploy(st, lay)

@@ -69,7 +69,8 @@ def _lengths(eng: EngineCatalog, m: Measurement) -> tuple[int, int, str]:
 
 def _deployment(eng: EngineCatalog, m: Measurement, n_in: int, n_out: int) -> Deployment:
     st = setting(eng, m.model, m.precision, SCENARIO, accelerator=m.accelerator, concurrency=1,
-                 context_tokens=n_in + n_out, kv_precision=m.kv_precision, max_num_seqs=m.concurrency)
+                 context_tokens=n_in + n_out, kv_precision=m.kv_precision, max_num_seqs=m.concurrency,
+                 keeps_16bit=m.keeps_16bit)
     if m.layout is None:
         return deploy(st)
     lay = m.layout

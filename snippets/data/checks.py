@@ -212,6 +212,12 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
         for field, table in (("model", "models"), ("precision", "precisions"), ("accelerator", "accelerators")):
             if getattr(dep, field) not in cat[table]:
                 problems.append(f"{where}: field '{field}': unknown {field} {getattr(dep, field)!r}")
+    for file, table in (("deployments", "deployments"), ("measurements", "measurements")):
+        for row_id, row in cat.get(table, {}).items():
+            prec = cat["precisions"].get(row.precision)
+            if row.keeps_16bit is not None and prec is not None and prec.bits_per_param >= 16:
+                problems.append(f"data/{file}.yaml: entry '{row_id}': field 'keeps_16bit': {row.precision!r} is not "
+                                "narrower than 16 bits, so nothing in it is kept at 16 bits")
     for acc_id, chosen in used.items():
         if len(chosen) != 1:
             problems.append(

@@ -7,7 +7,7 @@ the scenario's layout policy choose one. Every page, the grid and the notebook s
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -32,6 +32,7 @@ from snippets.engine.params import experts_touched
 from snippets.engine.specs import (
     ChipSpec,
     EngineCatalog,
+    KeptLinear,
     KernelGap,
     LayoutPolicySpec,
     MemoryPolicySpec,
@@ -175,6 +176,9 @@ class Setting:
     """The table the chip's price is looked up in: the catalog's (`EngineCatalog.prices`), by accelerator id."""
     activation_bytes: float = BYTES_16BIT
     """Bytes of one activation: the model's dtype (config.json's torch_dtype), in which vLLM computes."""
+    kept_override: frozenset[KeptLinear] | None = None
+    """The linear layers the checkpoint a run serves keeps at 16 bits, where the run names its own checkpoint (a
+    publisher's 4-bit checkpoint of a model whose record keeps no list for that precision); None: the model's."""
 
     @property
     def time_model(self) -> TimeModelSpec:
@@ -188,7 +192,10 @@ class Setting:
 
     @property
     def kept_16bit(self) -> frozenset[str]:
-        """The linear layers the model's checkpoint in this precision keeps at 16 bits (`ModelSpec.kept_16bit`)."""
+        """The linear layers the checkpoint keeps at 16 bits: the run's own (`kept_override`) where it names one, else
+        the model's checkpoint in this precision (`ModelSpec.kept_16bit`); none at 16 bits or wider."""
+        if self.kept_override is not None and self.precision.bits_per_param < 16:
+            return frozenset(self.kept_override)
         return self.model.kept_16bit(self.precision)
 
     @property
@@ -318,6 +325,7 @@ def setting(
     engine: str | None = None,
     moe_kernel: str | None = None,
     symm_mem: bool | None = None,
+    keeps_16bit: Iterable[KeptLinear] | None = None,
 ) -> Setting:
     """Look every input up by id. The node is the scenario's, or `node`, or the first node of `accelerator`.
 
@@ -335,7 +343,8 @@ def setting(
     (a run budgeted by another engine's policy), whose own collective timings then price its steps; `moe_kernel`,
     where given, is the fused-MoE kernel the engine's command names in place of the policy's (`moe_kernel`);
     `symm_mem`, where given, says whether the engine's release sends mid-sized all-reduces to symmetric memory (a
-    release before that path, or a command that turns it off), in place of the policy's."""
+    release before that path, or a command that turns it off), in place of the policy's; `keeps_16bit`, where given,
+    the linear layers the checkpoint the run serves keeps at 16 bits, in place of the model's (`Setting.kept_16bit`)."""
     sc = eng.scenarios[scenario]
     if concurrency is not None or context_tokens is not None:
         from dataclasses import replace
@@ -415,6 +424,7 @@ def setting(
         layout_policy=eng.layout_policies[layout_policy or sc.layout_policy], time_model_id=sc.time_model,
         time_models=eng.time_models, prices=eng.prices,
         activation_bytes=BYTES_16BIT if dtype is None else dtype.bytes_per_param,
+        kept_override=None if keeps_16bit is None else frozenset(keeps_16bit),
     )
 
 

@@ -139,6 +139,23 @@ def test_a_projection_kept_at_16_bit_streams_two_bytes_a_weight_in_bf16(eng):
         assert eager[name].launch_s > graphed[name].launch_s, name
 
 
+def test_a_run_names_the_16_bit_layers_of_the_checkpoint_it_serves(eng):
+    # DeepSeek-R1's record keeps no list (its 4-bit checkpoints differ by publisher); a row of NVIDIA's NVFP4 v2 states
+    # q_a, q_b, kv_a and kv_b in BF16, which weigh 61 layers x (7,168 x 1,536 + 7,168 x 576 replicated, 1,536 x 24,576
+    # and 512 x 32,768 split by TP8) at 2 bytes instead of NVFP4's 4.5 bits
+    st = setting(eng, "deepseek-r1", "nvfp4", "reference", accelerator="b200")
+    kept = setting(eng, "deepseek-r1", "nvfp4", "reference", accelerator="b200", keeps_16bit=["attention_in"])
+    assert st.kept_16bit == frozenset() and kept.kept_16bit == {"attention_in"}
+    per_gpu = 61 * (7168 * 1536 + 7168 * 576 + (1536 * 24576 + 512 * 32768) / 8)
+    nvfp4 = eng.precisions["nvfp4"].bytes_per_param
+    assert nvfp4 == 4.5 / 8
+    gap = deploy(kept, Layout(8)).memory.weights - deploy(st, Layout(8)).memory.weights
+    assert gap == pytest.approx(per_gpu * (2 - nvfp4), rel=1e-9)
+    # in BF16 nothing is kept whatever the row says
+    bf16 = setting(eng, "deepseek-r1", "bf16", "reference", accelerator="b200", keeps_16bit=["attention_in"])
+    assert bf16.kept_16bit == frozenset()
+
+
 def test_qk_norm_is_on_every_tp_rank(eng):
     from snippets.engine.memory import layer_share
 

@@ -10,6 +10,7 @@ from pydantic import (
 )
 
 from snippets.data.base import PositiveInt, Sources, _Strict
+from snippets.engine.specs import KeptLinear
 
 
 class DeployedLayout(_Strict):
@@ -30,6 +31,8 @@ class DocumentedDeployment(_Strict):
     layout: DeployedLayout
     engine: str
     context_tokens: PositiveInt | None = None
+    keeps_16bit: list[KeptLinear] | None = None
+    """The linear layers the checkpoint the deployment serves keeps at 16 bits (`Measurement.keeps_16bit`)."""
     note: Annotated[str, Field(min_length=10)]
     sources: Sources
 

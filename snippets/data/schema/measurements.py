@@ -15,6 +15,7 @@ from pydantic import (
 from snippets.data.base import PositiveFloat, PositiveInt, Sources, Text, _read_only, _Strict
 from snippets.data.schema.deployments import DeployedLayout
 from snippets.data.schema.efficiencies import MoeKernel
+from snippets.engine.specs import KeptLinear
 
 MEASUREMENT_OPTIONAL_FIELDS = ("engine_version", "layout", "input_tokens", "output_tokens")
 
@@ -392,6 +393,10 @@ class Measurement(_Strict):
     symm_mem: SymmMem | None = None
     """Whether the engine sent mid-sized all-reduces to symmetric memory, where its release or command decides it;
     None: the memory policy's setting."""
+    keeps_16bit: list[KeptLinear] | None = None
+    """The linear layers the checkpoint this run serves keeps at 16 bits, where it is a publisher's own 4-bit checkpoint
+    whose list the model's record (data/models.yaml keeps_16bit) does not hold; the note names the checkpoint and where
+    its list was read. None: the model's."""
     definitions: Definitions
     ttft_ms: PositiveFloat | None = None
     itl_ms: PositiveFloat | None = None

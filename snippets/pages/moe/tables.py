@@ -194,7 +194,7 @@ def doc_rows(cat: Catalog) -> list[DocRow]:
         dep = cat.deployments[key]  # by id: the page shows this documented deployment, so its sources list names it
         ctx = dep.context_tokens or r.scenario.context_tokens
         st = setting(r.eng, dep.model, dep.precision, r.scenario.id, accelerator=dep.accelerator, concurrency=1,
-                     context_tokens=ctx)
+                     context_tokens=ctx, keeps_16bit=dep.keeps_16bit)
         lay = Layout(dep.layout.tp, dep.layout.pp, dep.layout.ep, dep.layout.dp)
         problems = feasible(st, lay)
         if problems:
