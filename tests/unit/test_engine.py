@@ -130,6 +130,15 @@ def test_a_projection_kept_at_16_bit_streams_two_bytes_a_weight_in_bf16(eng):
     bare = {o.name: o for o in step(stripped, "decode", 1, 1024).ops}
     assert bare["qkv"].weights == 2880 * (4096 + 2 * 512) * 4.25 / 8
     assert bare["experts"].weights == ops["experts"].weights
+    # a prompt's arithmetic: the kept projection at the B200's BF16 peak (2.25 PFLOP/s) and BF16 GEMM share, the same
+    # FLOPs as the bare one at the FP4 peak (9 PFLOP/s)
+    from snippets.engine.step import prepare
+
+    k, n = (next(o for o in step(x, "prefill", 8192, 0).ops if o.name == "qkv") for x in (d, stripped))
+    r16, r4 = prepare(d).rates16, prepare(stripped).rates
+    assert k.flops == n.flops and (r16.peak_flops, r4.peak_flops) == (2.25e15, 9e15)
+    assert k.compute_s == pytest.approx(k.flops / (r16.peak_flops * r16.gemm.compute_at(k.flops) * r16.kernel_fraction))
+    assert k.compute_s > 2 * n.compute_s
     # where a step with prompt tokens runs eagerly (SGLang), the kept projections are issued by the host too
     sg = deploy(setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="b200", memory_policy="sglang-default"),
                 Layout(1))
