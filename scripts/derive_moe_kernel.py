@@ -24,11 +24,20 @@ is FlashInfer's TRT-LLM kernels (two engines of three). Its entries are printed 
 times it in BF16, with its weight stream too: its fixed cost a layer (`fixed`: the median over its one-token points
 whose touched weights fit half the L2 cache of the latency less those weights at the datasheet rate) is about half
 again the time model's charge for the kernels of a fused MoE layer, so its shares by rows are read net of its own
-(scripts/derive_moe_weights.py's reading otherwise)."""
+(scripts/derive_moe_weights.py's reading otherwise).
+
+FlashInfer's TensorRT-LLM-generated kernel (sglang_flashinfer_trtllm_moe in SGLang's 0.5.14 table: the flashinfer_trtllm
+runner SGLang uses for DeepSeek's FP8 and FP4 experts on Blackwell) gets its weight stream only (its arithmetic is two
+of the median's three engines already). Its one-token points include DeepSeek-V3's shape (one token touches its top-k
+experts under any routing), and its fixed cost is read by hidden size too (`fixed_by_hidden`, each size's median over
+the overall one): in block FP8 it grows from about 17 us at 2,048 to about 30 us at DeepSeek's 7,168 on a B200, where
+the time model's count of seven kernels gives 18.9 us at any size."""
 from __future__ import annotations
 
+import itertools
 import statistics
 import sys
+from collections.abc import Callable
 
 from derive_moe_compute import CHIPS, CURVE_COLUMNS, FORMATS, LAYOUTS, engine_by_columns, shape_rates
 from derive_moe_ramp import engine_ramp, finish
@@ -39,25 +48,35 @@ WEIGHT_FORMATS = {fmt: precision for fmt, (_, precision) in WEIGHT_FORMATS_BY_DT
 """Each format's precision, whose bytes per parameter a weight stream reads."""
 
 KERNELS = {
-    "cutlass": ("trtllm/1.3.0rc20", "moe_torch_flow_cutlass", ("fp8", "fp4", "bf16"), False),
-    "triton": ("sglang/0.5.14", "sglang_fused_moe_triton", ("bf16",), True),
+    "cutlass": ("trtllm/1.3.0rc20", "moe_torch_flow_cutlass", ("fp8", "fp4", "bf16"), False, True),
+    "triton": ("sglang/0.5.14", "sglang_fused_moe_triton", ("bf16",), True, True),
+    "trtllm-gen": ("sglang/0.5.14", "sglang_flashinfer_trtllm_moe", ("fp8", "fp4"), True, False),
 }
-"""Each kernel: the table read, the tables' name for it, the formats printed and whether its weight stream is."""
+"""Each kernel: the table read, the tables' name for it, the formats printed, whether its weight stream is and
+whether its arithmetic is (the TensorRT-LLM-generated kernels are two of the median's three engines already)."""
 BLACKWELL = ("b200", "gb200", "b300", "gb300")
-"""The chips the Triton kernel's entries are printed for (on Hopper it is most of the median already)."""
+CHIPS_OF = {"triton": BLACKWELL, "trtllm-gen": BLACKWELL}
+"""The chips each kernel's entries are printed for, where it is not every chip: SGLang's Triton kernel on Blackwell
+(on Hopper it is most of the median already), the TensorRT-LLM-generated kernels where they run (Blackwell)."""
 RECIPE = ("https://github.com/NVIDIA/TensorRT-LLM/blob/a98a9061d72f6fd39f5d055ebdd2c6878a100e2c/docs/source/"
           "deployment-guide/quick-start-recipe-for-deepseek-r1-on-trtllm.md")
 SGLANG = "https://pypi.org/project/sglang/0.5.6/"
+SGLANG_POST1 = "https://pypi.org/project/sglang/0.5.6.post1/"
 WORDS = {"moe-compute": ("", "sliced eight ways", "experts sliced by tensor parallelism"),
          "moe-compute-whole": (", whole experts per GPU", "whole", "whole experts on each GPU (expert parallelism, or one GPU)")}
 FMT_NAMES = {"fp8": "FP8", "fp4": "FP4", "bf16": "BF16"}
-ENGINE_NAMES = {"cutlass": "TensorRT-LLM's CUTLASS kernel", "triton": "SGLang's Triton kernel"}
+ENGINE_NAMES = {"cutlass": "TensorRT-LLM's CUTLASS kernel", "triton": "SGLang's Triton kernel",
+                "trtllm-gen": "FlashInfer's TensorRT-LLM-generated kernel"}
 WHY = {
     "cutlass": "TensorRT-LLM's PyTorch backend runs this kernel unless the command names another backend "
                "(moe_config.backend defaults to CUTLASS), so a deployment under its policies reads this entry",
     "triton": "SGLang runs this kernel for BF16 experts on Blackwell before 0.5.9 (its server_args chose "
               "flashinfer_trtllm there for FP8 and ModelOpt FP4 only), so a row of such a version says so "
               "(engine_limits.moe_kernel) and reads this entry",
+    "trtllm-gen": "SGLang runs this kernel for DeepSeek's FP8 and ModelOpt FP4 experts on Blackwell (its "
+                  "flashinfer_trtllm runner, named by --moe-runner-backend or chosen by server_args with the runner on "
+                  "auto), and TensorRT-LLM's TRTLLM backend calls the same generated kernels, so a row that runs it says "
+                  "so (engine_limits.moe_kernel) and reads this entry",
 }
 
 
@@ -77,6 +96,11 @@ def _sources(kernel: str, chip: str, name: str, dtype: str) -> list[str]:
                 "      title: 'NVIDIA/TensorRT-LLM, Quick Start Recipe for DeepSeek R1 (release 1.0.0rc6 container): the "
                 "default MoE backend is CUTLASS'",
                 "      read: 2026-12-05"]
+    elif kernel == "trtllm-gen":
+        out += [f"    - url: {SGLANG_POST1}",
+                "      title: 'sglang 0.5.6.post1 (PyPI wheel): srt/server_args.py (DeepseekV3ForCausalLM on sm100 with fp8, "
+                "modelopt_fp8 or modelopt_fp4 and the runner on auto: flashinfer_trtllm)'",
+                "      read: 2026-12-07"]
     else:
         out += [f"    - url: {SGLANG}",
                 "      title: 'sglang 0.5.6 (PyPI wheel): srt/server_args.py (Qwen3MoeForCausalLM on SM100: "
@@ -143,20 +167,71 @@ def compute_entry(cat_eff: dict[str, object], chip_id: str, chip: str, fmt: str,
     ]
 
 
+def floor_by_hidden(repo: str, chip: str, t: str, dtype: str, s: Stream, kernel: str) -> dict[int, list[float]]:
+    """`kernel`'s one-token points in table `t` by hidden size: each the latency less the touched weights at the
+    datasheet rate (seconds), where those weights fit half the L2 cache; every gated shape with balanced routing and
+    experts sliced by TP of 1 to 8, DeepSeek-V3's included (one token touches its top-k experts under any routing)."""
+    df = table(repo, chip, t)
+    if df is None:
+        return {}
+    df = df[(df.moe_dtype == dtype) & (df.distribution == "balanced") & (df.moe_ep_size == 1) & (df.moe_tp_size <= 8)
+            & (df.num_tokens == 1) & (df.kernel_source == kernel)]
+    out: dict[int, list[float]] = {}
+    for h, lat, k, inter, tp in zip(df.hidden_size, df.latency, df.topk, df.inter_size, df.moe_tp_size, strict=True):
+        w = k * 3 * h * inter / tp * s.bpp
+        if w <= s.l2 / 2:
+            out.setdefault(int(h), []).append(lat * 1e-3 - w / s.peak)
+    return out
+
+
+def _by_hidden(points: dict[int, list[float]], fixed: float) -> list[tuple[int, float]]:
+    """The fixed cost's multiple at each hidden size measured at least twice: its points' median over `fixed`."""
+    return [(h, round(statistics.median(v) / fixed, 2)) for h, v in sorted(points.items()) if len(v) >= 2]
+
+
+def _fixed_at(curve: list[tuple[int, float]], fixed: float) -> Callable[[int], float]:
+    def at(h: int) -> float:
+        if not curve or h <= curve[0][0]:
+            return fixed * (curve[0][1] if curve else 1.0)
+        for (h0, m0), (h1, m1) in itertools.pairwise(curve):
+            if h <= h1:
+                return fixed * (m0 + (m1 - m0) * (h - h0) / (h1 - h0))
+        return fixed * curve[-1][1]
+    return at
+
+
 def weights_entry(cat_eff: dict[str, object], chip_id: str, chip: str, fmt: str, repo: str, kernel: str,
                   s: Stream) -> list[str] | None:
     """The kernel's weight-stream entry's YAML lines (its fixed cost and its shares net of it), or None."""
     t, source = KERNELS[kernel][:2]
     dtype = FORMATS[fmt]
-    fixed = floor(repo, chip, t, dtype, s, source)
-    if fixed is None:
-        return None
-    found = engine_shares(repo, chip, t, dtype, s, fixed[0], kernel=source)
-    if found is None or 1 not in found[1]:
+    curve: list[tuple[int, float]] = []
+    if kernel == "trtllm-gen":  # its block-scaled FP8 fixed cost grows with K: read by hidden size
+        points = floor_by_hidden(repo, chip, t, dtype, s, source)
+        every = [x for v in points.values() for x in v]
+        if len(every) < 3:
+            return None
+        fixed = (statistics.median(every), len(every))
+        curve = _by_hidden(points, fixed[0])
+        curve = curve if len(curve) >= 2 else []  # one hidden size measured: no curve
+    else:
+        found_fixed = floor(repo, chip, t, dtype, s, source)
+        if found_fixed is None:
+            return None
+        fixed = found_fixed
+    found = engine_shares(repo, chip, t, dtype, s, fixed[0], kernel=source,
+                          fixed_at=_fixed_at(curve, fixed[0]) if curve else None)
+    if found is None or 1 not in found[1] or max(found[1].values()) > 1:  # over 1: its fixed cost is overstated there
         return None
     shares = found[1]
-    median = cat_eff[f"{chip_id}-moe-weights-{fmt}"]
+    median = cat_eff.get(f"{chip_id}-moe-weights-{fmt}") or cat_eff[f"{chip_id}-moe-weights-fp8"]
     name = str(median.name).split(",")[0]  # type: ignore[attr-defined]
+    by_hidden = ([f"  fixed_by_hidden: [{', '.join(f'[{h}, {m:.2f}]' for h, m in curve)}]"] if curve else [])
+    how = (f"the median over its {fixed[1]} one-token points whose touched weights fit half the L2 cache of the latency "
+           "less those weights at the datasheet rate" + (", DeepSeek-V3's shape among them" if kernel == "trtllm-gen" else "")
+           + ", which the time model charges its experts op in place of its kernels' count" + (
+               ", scaled by fixed_by_hidden: its points' median at each hidden size measured twice or more, over it "
+               "(the layer's first grouped GEMM takes one block of K after another)" if curve else ""))
     return [
         f"{chip_id}-moe-weights-{fmt}-{kernel}:",
         f"  name: {name}, {FMT_NAMES[fmt]} fused MoE layer's expert weight stream at small batch as {ENGINE_NAMES[kernel]} "
@@ -166,6 +241,7 @@ def weights_entry(cat_eff: dict[str, object], chip_id: str, chip: str, fmt: str,
         f"  tensor_format: {fmt}",
         f"  kernel: {kernel}",
         f"  fixed: {{value: {fixed[0] * 1e6:.1f}, unit: us}}",
+        *by_hidden,
         f"  achieved: {{value: {shares[1] * s.peak / 1e12:.3f}, unit: TB/s, direction: shared}}",
         f"  achieved_range: [{min(shares.values()) * s.peak / 1e12:.3f}, {max(shares.values()) * s.peak / 1e12:.3f}]",
         f"  peak: {{value: {median.peak.value:g}, unit: TB/s, direction: shared}}",  # type: ignore[attr-defined]
@@ -174,9 +250,7 @@ def weights_entry(cat_eff: dict[str, object], chip_id: str, chip: str, fmt: str,
         "1 to 8 rows per touched expert",
         "  note: >-",
         f"    The share of the HBM datasheet bandwidth {ENGINE_NAMES[kernel]} reaches while it streams the weights of the "
-        f"experts a decode step touches, net of its own fixed cost a layer ({fixed[0] * 1e6:.1f} us: the median over its "
-        f"{fixed[1]} one-token points whose touched weights fit half the L2 cache of the latency less those weights at the "
-        "datasheet rate, which the time model charges its experts op in place of its kernels' count) and of its "
+        f"experts a decode step touches, net of its own fixed cost a layer ({fixed[0] * 1e6:.1f} us: {how}) and of its "
         f"activations at the streaming share. {WHY[kernel]} in place of the engines' median (the entry without a "
         "kernel), whose fixed charge is the time model's kernels. by_tokens by the rows each touched expert sees, "
         "where the layer is bound by its weights (scripts/derive_moe_kernel.py).",
@@ -194,16 +268,17 @@ def main() -> None:
     eng = engine_catalog(cat)
     tm = eng.time_models["measured-fractions"]
     effs = dict(cat.efficiencies)
-    for kernel, (_, _, formats, weights) in KERNELS.items():
+    for kernel, (_, _, formats, weights, compute) in KERNELS.items():
         for chip_id, chip in CHIPS.items():
-            if kernel == "triton" and chip_id not in BLACKWELL:
+            if kernel in CHIPS_OF and chip_id not in CHIPS_OF[kernel]:
                 continue
             for fmt in formats:
                 peak = eng.chips[chip_id].dense_flops.get(fmt)
                 if peak is None:
                     continue
-                entries = [compute_entry(effs, chip_id, chip, fmt, resource, repo, peak, kernel) for resource in LAYOUTS]
-                if weights and f"{chip_id}-moe-weights-{fmt}" in effs:
+                entries = ([compute_entry(effs, chip_id, chip, fmt, resource, repo, peak, kernel) for resource in LAYOUTS]
+                           if compute else [])
+                if weights and (f"{chip_id}-moe-weights-{fmt}" in effs or kernel == "trtllm-gen"):
                     hbm = eng.chips[chip_id].hbm_bytes_per_s
                     s = Stream(eng.precisions[WEIGHT_FORMATS[fmt]].bytes_per_param, hbm, hbm * tm.chip(chip_id).hbm,
                                L2_BYTES[chip_id])

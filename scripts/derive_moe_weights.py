@@ -24,6 +24,7 @@ import math
 import statistics
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from io import BytesIO
 
@@ -106,9 +107,11 @@ def _kernel_rows(repo: str, chip: str, t: str, dtype: str, kernel: str | None) -
 
 
 def engine_shares(repo: str, chip: str, t: str, dtype: str, s: Stream, fixed: float,
-                  kernel: str | None = None) -> tuple[str, dict[int, float]] | None:
+                  kernel: str | None = None, fixed_at: Callable[[int], float] | None = None,
+                  ) -> tuple[str, dict[int, float]] | None:
     """One engine's kernel (its most measured, or `kernel`) and its weight-stream share by rows per touched expert,
-    net of `fixed` seconds a layer and of its activations (the module's note); None where its table has none."""
+    net of `fixed` seconds a layer (or `fixed_at` of the shape's hidden size) and of its activations (the module's
+    note); None where its table has none."""
     from snippets.engine.ops import ACTIVATION_BYTES
 
     df = _kernel_rows(repo, chip, t, dtype, kernel)
@@ -127,7 +130,7 @@ def engine_shares(repo: str, chip: str, t: str, dtype: str, s: Stream, fixed: fl
             if w < 4 * s.l2:
                 continue
             act = n * k * (2 * h + 2 * inter) * ACTIVATION_BYTES  # as step._moe_ops charges them
-            net = lat * 1e-3 - fixed - act / s.stream
+            net = lat * 1e-3 - (fixed if fixed_at is None else fixed_at(int(h))) - act / s.stream
             if net > 0:
                 shares[b].append(w / net / s.peak)
     return str(df.kernel_source.iloc[0]), {b: statistics.median(v) for b, v in shares.items() if len(v) >= 3}

@@ -253,6 +253,9 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
             c = replace(c, moe_weights=MappingProxyType({**c.moe_weights, own: curve}))
             if e.fixed is not None:
                 c = replace(c, moe_fixed=MappingProxyType({**c.moe_fixed, own: e.fixed}))
+            if e.fixed_by_hidden:
+                scaled = tuple((float(h), m) for h, m in e.fixed_by_hidden)
+                c = replace(c, moe_fixed_hidden=MappingProxyType({**c.moe_fixed_hidden, own: scaled}))
         else:
             assert e.tensor_format is not None  # noqa: S101 - the schema requires it for gemm_weights
             points = tuple((tok, f) for tok, f in e.by_tokens) or ((1, e.fraction),)

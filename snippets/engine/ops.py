@@ -122,12 +122,14 @@ class Rates:
 
 
 def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_format: str,
-          moe_kernel: str = "", gemm_kernel: str = "", kv_format: str = "", engine: str = "") -> Rates:
+          moe_kernel: str = "", gemm_kernel: str = "", kv_format: str = "", engine: str = "",
+          hidden: float = 0.0) -> Rates:
     """`chip`'s rates in `precision` under `tm`; the experts as `moe_kernel` runs them where the chip has its own
     figures (its arithmetic, `ChipEfficiency.moe_for`; its weight stream and fixed cost, `moe_stream_for` and
     `moe_fixed_for`), else as the engines' median; the dense GEMMs as `gemm_kernel` (an engine's own GEMM ops) runs
     them where measured (`ChipEfficiency.gemm_for`), else the median; decode attention over a `kv_format` cache as
-    `engine`'s kernel reads it where measured (`ChipEfficiency.kv_for`), else at the chip's 16-bit curve."""
+    `engine`'s kernel reads it where measured (`ChipEfficiency.kv_for`), else at the chip's 16-bit curve. `hidden`,
+    the model's hidden size, sets the fused MoE layer's fixed cost where the kernel's is measured by it."""
     eff = tm.chip(chip.id)
     kv_curve, kv_fixed = eff.kv_for(kv_format, engine)
     fmt, k = precision.tensor_format, moe_kernel
@@ -144,7 +146,7 @@ def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_f
                  moe_columns_whole=eff.moe_columns_for(fmt, whole=True, kernel=k),
                  weight_bytes=precision.bytes_per_param,
                  kernel_fraction=kf, kernel_s=tm.kernel_s / kf, host_s=tm.host_dispatch_s,
-                 graph_max_tokens=tm.graph_max_tokens, moe_fixed_s=eff.moe_fixed_for(fmt, k),
+                 graph_max_tokens=tm.graph_max_tokens, moe_fixed_s=eff.moe_fixed_for(fmt, k, hidden),
                  kv_stream=kv_curve, kv_fixed_s=kv_fixed)
 
 

@@ -856,6 +856,10 @@ class ChipEfficiency:
     """By `moe_key(format, kernel)`: a kernel's own fixed cost a fused MoE layer in seconds, where its weight stream
     is measured with it (`moe_weights` under the same key): the experts op's fixed part in place of the time model's
     count of its kernels (`moe_fixed_for`)."""
+    moe_fixed_hidden: Mapping[str, tuple[tuple[float, float], ...]] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False)
+    """By `moe_key(format, kernel)`: how that fixed cost scales with the model's hidden size, (hidden size, multiple of
+    `moe_fixed`), sizes rising, where measured (`moe_fixed_for`)."""
     moe_ramp: Mapping[str, tuple[tuple[float, float], ...]] = field(
         default_factory=lambda: MappingProxyType({}), hash=False)
     """By tensor format: the experts' compute share as each touched expert sees more rows, (rows, fraction of the
@@ -919,10 +923,14 @@ class ChipEfficiency:
         own = moe_key(tensor_format, kernel)
         return any(own in m for m in (self.moe, self.moe_whole, self.moe_fixed, self.moe_weights))
 
-    def moe_fixed_for(self, tensor_format: str, kernel: str = "") -> float | None:
+    def moe_fixed_for(self, tensor_format: str, kernel: str = "", hidden: float = 0.0) -> float | None:
         """`kernel`'s own fixed cost a fused MoE layer in `tensor_format` (seconds), where its weight stream is measured
-        with it; None: the time model's count of kernels."""
-        return self.moe_fixed.get(moe_key(tensor_format, kernel)) if kernel else None
+        with it, for a model of `hidden` hidden size where the cost is measured by it (`moe_fixed_hidden`: straight
+        between its points, held at its ends); None: the time model's count of kernels."""
+        own = moe_key(tensor_format, kernel)
+        fixed = self.moe_fixed.get(own) if kernel else None
+        curve = self.moe_fixed_hidden.get(own, ())
+        return fixed if fixed is None or not curve or hidden <= 0 else fixed * linear(curve, hidden)
 
     def _moe_key(self, tensor_format: str, kernel: str, whole: bool) -> str:
         """The key of the figures the experts' arithmetic reads: `kernel`'s own where the chip has its share in
@@ -985,6 +993,21 @@ def ramp(points: tuple[tuple[float, float], ...], rows: float) -> float:
             return float(f0 * (rows / r0) ** (math.log(f1 / f0) / math.log(r1 / r0)))
         r0, f0 = r1, f1
     return f0
+
+
+def linear(points: tuple[tuple[float, float], ...], x: float) -> float:
+    """The value of a measured curve at `x`: straight between its points, the first's below them, the last's beyond;
+    1 without points."""
+    if not points:
+        return 1.0
+    if x <= points[0][0]:
+        return points[0][1]
+    x0, y0 = points[0]
+    for x1, y1 in points[1:]:
+        if x <= x1:
+            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+        x0, y0 = x1, y1
+    return y0
 
 
 @dataclass(frozen=True, slots=True)

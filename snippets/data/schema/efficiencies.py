@@ -95,6 +95,11 @@ class Efficiency(_Strict):
     """With `kernel`: the kernel's fixed cost a fused MoE layer (the experts op's, in place of the time model's count
     of its kernels), which its shares are read net of. For `kv_stream` (required there): decode attention's fixed
     cost a layer, likewise (the attention op's, in place of its count of kernels)."""
+    fixed_by_hidden: tuple[tuple[PositiveInt, PositiveFloat], ...] = ()
+    """With a kernel's `fixed` (moe_weights): how that fixed cost changes with the model's hidden size, the K of the
+    layer's first grouped GEMM, as (hidden size, multiple of `fixed`), sizes rising; the time model reads it straight
+    between its points and holds its ends. A block-scaled FP8 kernel's fixed cost grows with K, one scale block of 128
+    after another; none: `fixed` at any hidden size."""
     achieved: BandwidthSpec
     """What the run reached, on the same basis as `peak` (the loader refuses two bases)."""
     achieved_range: tuple[PositiveFloat, PositiveFloat]
@@ -139,7 +144,12 @@ class Efficiency(_Strict):
         elif self.resource == "moe_weights" and (self.kernel is None) != (self.fixed is None):
             raise ValueError("fixed: a kernel's weight-stream entry gives its fixed cost, the median's does not (its "
                              "fixed cost is the time model's count of kernels)")
-        elif self.resource not in ("moe_weights", "kv_stream") and self.fixed is not None:
+        if self.fixed_by_hidden and (self.resource != "moe_weights" or self.fixed is None):
+            raise ValueError("fixed_by_hidden: only a fused-MoE kernel's weight stream with its own fixed cost scales "
+                             "that cost by the hidden size")
+        if any(a[0] >= b[0] for a, b in itertools.pairwise(self.fixed_by_hidden)):
+            raise ValueError("fixed_by_hidden: the hidden sizes must rise")
+        if self.resource not in ("moe_weights", "kv_stream") and self.fixed is not None:
             raise ValueError("fixed: only a fused-MoE kernel's weight stream and decode attention's KV read give their "
                              "own fixed cost")
         if (self.resource == "kv_stream") != bool(self.by_context):
