@@ -21,11 +21,22 @@ def light_load_gap(cat: Catalog, cal: list[Row], test: list[Row], cal_band: floa
     """The gap's figures and claims by name; `cal_band` is the band the page holds the calibration's TPOT to."""
     out: dict[str, object] = {}
     # what the model leaves out of InferenceX's NVIDIA DeepSeek-R1 TTFTs at light load (up to LIGHT_LOAD requests
-    # at once, so hardly any queue): measured minus predicted, in seconds, by prompt length
-    gaps = [(m.input_tokens or 0, ((m.ttft_ms or 0.0) - r.predicted("ttft_ms")) / 1e3) for r in cal
-            if (m := r.measurement).ttft_ms is not None and r.deployment.setting.model.architecture.moe is not None
-            and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m).startswith("InferenceX")
-            and m.concurrency is not None and m.concurrency <= LIGHT_LOAD]
+    # at once, so hardly any queue): measured minus predicted, in seconds, by prompt length, over the recipes (model,
+    # precision, engine, chip) InferenceX ran at both lengths, so that the lengths compare the same machines
+    light = [r for r in cal
+             if (m := r.measurement).ttft_ms is not None and r.deployment.setting.model.architecture.moe is not None
+             and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m).startswith("InferenceX")
+             and m.concurrency is not None and m.concurrency <= LIGHT_LOAD]
+
+    def recipe_of(r: Row) -> tuple[str, str, str, str]:
+        m = r.measurement
+        return m.model, m.precision, m.engine, m.accelerator
+
+    lengths_of: dict[tuple[str, str, str, str], set[int]] = {}
+    for r in light:
+        lengths_of.setdefault(recipe_of(r), set()).add(r.measurement.input_tokens or 0)
+    gaps = [(r.measurement.input_tokens or 0, ((r.measurement.ttft_ms or 0.0) - r.predicted("ttft_ms")) / 1e3)
+            for r in light if len(lengths_of[recipe_of(r)]) > 1]
     lengths = sorted({n for n, _ in gaps})
     if len(lengths) < 2:
         raise ValueError("InferenceX's light-load DeepSeek-R1 rows no longer hold two prompt lengths: the page "

@@ -116,7 +116,8 @@ def test_tightening_never_buys_a_cheaper_token(page, catalog) -> None:
     costs = [v for k, v in ((k, float(el["data-value"])) for k, el in figures(page).items())
              if k.startswith("ladder[") and k.endswith("[$ per M output tokens]")]
     assert len(costs) >= 5 and costs == sorted(costs)
-    assert costs[-1] > 5 * costs[0]
+    # the tightest rung 4.6 times the loosest (8.6 before the host's time a step fell from 1.6 to 0.83 ms)
+    assert costs[-1] > 4 * costs[0]
     assert value(page, "tight_cost") == pytest.approx(max(costs))
     assert value(page, "miss_closest") > value(page, "miss_target")
     eng = engine_catalog(catalog)

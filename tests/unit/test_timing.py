@@ -1253,7 +1253,8 @@ def test_tensorrt_llm_prices_its_experts_at_its_own_cutlass_kernel():
     median, cutlass = experts(None), experts("trtllm-bench")
     assert median == pytest.approx(flops / 3218.4e12, rel=1e-3) == pytest.approx(1.281e-3, rel=1e-3)
     assert cutlass == pytest.approx(flops / (1395.3e12 * 0.233 / 0.209), rel=1e-3) == pytest.approx(2.651e-3, rel=1e-3)
-    # a command that names a kernel the chip has no figures of (InferenceX's MOE_BACKEND TRTLLM) takes the median
+    # a command that names a kernel whose arithmetic the chip has no figures of (InferenceX's MOE_BACKEND TRTLLM: only
+    # its weight stream and fixed cost are measured apart) computes at the median's share
     assert experts("trtllm-bench", "trtllm-gen") == pytest.approx(median, rel=1e-9)
     assert TM.chip("b200").moe_for("fp4", whole=True, kernel="cutlass") == pytest.approx(1395.3 / 9000)
     assert TM.chip("b200").moe_for("fp8", whole=True, kernel="cutlass") == TM.chip("b200").moe_for("fp8", whole=True)
@@ -1284,6 +1285,38 @@ def test_sglang_streams_its_triton_experts_with_their_own_fixed_cost():
     # its arithmetic at its own share: 16.9 % of the BF16 peak on 256-column slices against the median's 29.8 %
     assert TM.chip("b200").moe_for("bf16", kernel="triton") == pytest.approx(379.9 / 2250)
     assert TM.chip("h100-sxm").moe_fixed_for("bf16", "triton") is None
+
+
+def test_flashinfer_trtllm_experts_pay_their_own_fixed_cost_by_hidden_size():
+    # One sequence decoding on 8 x B200 at TP 8 under SGLang's flashinfer_trtllm runner (moe_kernel trtllm-gen, as the
+    # InferenceX DeepSeek-R1 rows run it). data/efficiencies.yaml b200-moe-weights-fp8-trtllm-gen: a fixed 20.9 us a
+    # layer, times 1.42 at DeepSeek's hidden 7,168 and 1.10 at Qwen3's 4,096 (fixed_by_hidden), and 0.90 of the 7.7 TB/s
+    # datasheet at one row; -fp4-: 15.9 us, 1.00 at 7,168, 0.95. The time model had charged both formats its seven
+    # kernels at 2.7 us, 18.9 us, and so found FP4's step little faster than FP8's. The layer as AIConfigurator timed it
+    # (its B200 SGLang 0.5.14 moe_perf table, kernel sglang_flashinfer_trtllm_moe, one token, moe_tp 8, balanced
+    # routing): DeepSeek-V3's shape 36.13 us in fp8_block and 20.55 in nvfp4, Qwen3-235B's 25.51 in fp8_block.
+    def experts(model: str, precision: str, kernel: str | None) -> Op:
+        st = setting(ENG, model, precision, "reference", accelerator="b200", concurrency=1, context_tokens=2000,
+                     memory_policy="sglang-default", moe_kernel=kernel)
+        return next(o for o in step(deploy(st, Layout(8)), "decode", 1, 1000.0).ops if o.name == "experts")
+
+    def layer(o: Op) -> float:
+        return o.launch_s + max(o.compute_s, o.memory_s)
+
+    fp8, fp4, qwen = (experts("deepseek-r1", "fp8", "trtllm-gen"), experts("deepseek-r1", "nvfp4", "trtllm-gen"),
+                      experts("qwen3-235b-a22b", "fp8", "trtllm-gen"))
+    assert fp8.launch_s == pytest.approx(20.9e-6 * 1.42) and qwen.launch_s == pytest.approx(20.9e-6 * 1.10)
+    assert fp4.launch_s == pytest.approx(15.9e-6)
+    assert fp8.memory_s > fp8.weights / (7.7e12 * 0.90) and fp4.weights == pytest.approx(fp8.weights * 0.5625)
+    assert layer(fp8) == pytest.approx(36.13e-6, rel=0.03)
+    assert layer(fp4) == pytest.approx(20.55e-6, rel=0.07)
+    assert layer(qwen) == pytest.approx(25.51e-6, rel=0.03)
+    # the gap between the formats, a layer: 16.8 us where the count of kernels left 3.1 (the weights alone)
+    plain8, plain4 = experts("deepseek-r1", "fp8", None), experts("deepseek-r1", "nvfp4", None)
+    assert plain8.launch_s == plain4.launch_s == pytest.approx(7 * 2.7e-6)
+    assert layer(fp8) - layer(fp4) == pytest.approx(16.75e-6, rel=0.02)
+    assert layer(plain8) - layer(plain4) == pytest.approx(3.12e-6, rel=0.03)
+    assert TM.chip("h200-sxm").moe_fixed_for("fp8", "trtllm-gen", 7168) is None  # not measured off Blackwell
 
 
 def test_bf16_experts_run_at_the_grouped_kernels_share():

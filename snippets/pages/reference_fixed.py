@@ -1,0 +1,60 @@
+"""The predictions page's fused-MoE fixed cost by format: InferenceX's DeepSeek-R1 runs in FP8 and FP4 on one chip run
+the same experts' kernel (FlashInfer's TensorRT-LLM-generated one, `moe_kernel` trtllm-gen), whose own fixed cost a
+layer differs by format, where the time model's count of kernels does not (`snippets.pages.reference_predictions` adds
+these figures and claims to its namespace)."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import replace
+
+from snippets.calibration import Row
+from snippets.engine.deployment import Deployment, deploy
+from snippets.engine.step import step
+from snippets.render import fmt
+
+KERNEL = "trtllm-gen"
+"""The kernel whose rows the paragraph reads."""
+
+
+def _experts_fixed(d: Deployment) -> float:
+    """The fixed cost one MoE layer's experts op pays in `d`'s one-sequence decode step, as the engine charges it."""
+    return next(o for o in step(d, "decode", 1, 1.0).ops if o.name == "experts").launch_s
+
+
+def _counted(d: Deployment) -> Deployment:
+    """`d` with no kernel named: the experts at the time model's count of kernels."""
+    st = d.setting
+    return deploy(replace(st, memory_policy=replace(st.memory_policy, moe_kernel="")), d.layout)
+
+
+def fixed_by_format(cal: list[Row], band: float) -> dict[str, object]:
+    """The FP4 runs' figures and claims by name; `band` is the one the page holds the calibration's TPOT to."""
+    own = [r for r in cal if r.deployment.setting.memory_policy.moe_kernel == KERNEL
+           and r.deployment.setting.model.architecture.moe is not None and r.error("itl_ms") is not None]
+    fp4 = [r for r in own if r.deployment.setting.precision.tensor_format == "fp4"]
+    if not fp4:
+        raise ValueError(f"no calibration run of a mixture of experts in FP4 under the {KERNEL} kernel: the page "
+                         "weighs its fixed cost")
+    chip = fp4[0].deployment.setting.chip.id
+    fp8 = [r for r in own if r.deployment.setting.precision.tensor_format == "fp8"
+           and r.deployment.setting.chip.id == chip and r.measurement.model == fp4[0].measurement.model]
+    if not fp8:
+        raise ValueError(f"no FP8 run of the FP4 runs' model on {chip} under the {KERNEL} kernel: the page compares "
+                         "the two formats' fixed costs")
+    f4, f8 = _experts_fixed(fp4[0].deployment), _experts_fixed(fp8[0].deployment)
+    counted = _experts_fixed(_counted(fp4[0].deployment))
+    median = statistics.median(abs(r.error("itl_ms") or 0.0) for r in fp4)
+    st = fp4[0].deployment.setting
+    return {
+        "fx_rows": fmt.count(len(fp4), "runs"), "fx_model": st.model.name, "fx_chip": st.chip.name,
+        "fx_fp4": fmt.quantity(f4 * 1e6, "µs", 1, show_unit=True),
+        "fx_fp8": fmt.quantity(f8 * 1e6, "µs", 1, show_unit=True),
+        "fx_counted": fmt.quantity(counted * 1e6, "µs", 1, show_unit=True),
+        "fx_median": fmt.percent(median), "fx_band": fmt.percent(band),
+        # the FP4 runs come within the band priced at the kernel's own fixed costs, which differ by format by more than
+        # half the count of kernels the model charged both
+        "fx_close": fmt.claim(len(fp4) >= 5 and median <= band and f8 - f4 > counted / 2,
+                              f"median |ITL error| {median:.1%} over {len(fp4)} runs; fixed a layer FP8 "
+                              f"{f8 * 1e6:.1f} us, FP4 {f4 * 1e6:.1f} us, counted {counted * 1e6:.1f} us"),
+    }
