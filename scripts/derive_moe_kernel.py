@@ -30,8 +30,9 @@ FlashInfer's TensorRT-LLM-generated kernel (sglang_flashinfer_trtllm_moe in SGLa
 runner SGLang uses for DeepSeek's FP8 and FP4 experts on Blackwell) gets its weight stream only (its arithmetic is two
 of the median's three engines already). Its one-token points include DeepSeek-V3's shape (one token touches its top-k
 experts under any routing), and its fixed cost is read by hidden size too (`fixed_by_hidden`, each size's median over
-the overall one): in block FP8 it grows from about 17 us at 2,048 to about 30 us at DeepSeek's 7,168 on a B200, where
-the time model's count of seven kernels gives 18.9 us at any size."""
+the overall one): in block FP8 it is about 17 us at 2,048 and about 30 us at DeepSeek's 7,168 on a B200 (lower at 5,120,
+whose shapes route each token to one expert), in FP4 within a fifth of its median at every size, where the time
+model's count of seven kernels gives 18.9 us at any size and format."""
 from __future__ import annotations
 
 import itertools
@@ -231,7 +232,7 @@ def weights_entry(cat_eff: dict[str, object], chip_id: str, chip: str, fmt: str,
            "less those weights at the datasheet rate" + (", DeepSeek-V3's shape among them" if kernel == "trtllm-gen" else "")
            + ", which the time model charges its experts op in place of its kernels' count" + (
                ", scaled by fixed_by_hidden: its points' median at each hidden size measured twice or more, over it "
-               "(the layer's first grouped GEMM takes one block of K after another)" if curve else ""))
+               "(the shapes at one size differ in experts and top-k as well)" if curve else ""))
     return [
         f"{chip_id}-moe-weights-{fmt}-{kernel}:",
         f"  name: {name}, {FMT_NAMES[fmt]} fused MoE layer's expert weight stream at small batch as {ENGINE_NAMES[kernel]} "

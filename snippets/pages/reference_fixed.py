@@ -10,16 +10,11 @@ from dataclasses import replace
 
 from snippets.calibration import Row
 from snippets.engine.deployment import Deployment, deploy
-from snippets.engine.step import step
+from snippets.pages.reference_misses import experts_fixed
 from snippets.render import fmt
 
 KERNEL = "trtllm-gen"
 """The kernel whose rows the paragraph reads."""
-
-
-def _experts_fixed(d: Deployment) -> float:
-    """The fixed cost one MoE layer's experts op pays in `d`'s one-sequence decode step, as the engine charges it."""
-    return next(o for o in step(d, "decode", 1, 1.0).ops if o.name == "experts").launch_s
 
 
 def _counted(d: Deployment) -> Deployment:
@@ -42,8 +37,8 @@ def fixed_by_format(cal: list[Row], band: float) -> dict[str, object]:
     if not fp8:
         raise ValueError(f"no FP8 run of the FP4 runs' model on {chip} under the {KERNEL} kernel: the page compares "
                          "the two formats' fixed costs")
-    f4, f8 = _experts_fixed(fp4[0].deployment), _experts_fixed(fp8[0].deployment)
-    counted = _experts_fixed(_counted(fp4[0].deployment))
+    f4, f8 = experts_fixed(fp4[0].deployment), experts_fixed(fp8[0].deployment)
+    counted = experts_fixed(_counted(fp4[0].deployment))
     median = statistics.median(abs(r.error("itl_ms") or 0.0) for r in fp4)
     st = fp4[0].deployment.setting
     return {

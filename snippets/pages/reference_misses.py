@@ -83,7 +83,7 @@ def _experts_sliced(m: Measurement) -> Measurement:
     return m.model_copy(update={"layout": m.layout.model_copy(update={"ep": 1})})
 
 
-def _experts_fixed(d: Deployment) -> float:
+def experts_fixed(d: Deployment) -> float:
     """The fixed cost one MoE layer's experts op pays in `d`'s one-sequence decode step (inside a CUDA graph: its
     kernel's own where measured, else the time model's count of kernels), as the engine charges it."""
     return next(o for o in step(d, "decode", 1, 1.0).ops if o.name == "experts").launch_s
@@ -177,8 +177,8 @@ def known_misses(test: list[Row], skipped: list[Skipped], eng: EngineCatalog) ->
         median = deploy(replace(st, memory_policy=replace(st.memory_policy, moe_kernel="")), d.layout)
         triton_names = {"triton_model": st.model.name, "triton_chip": st.chip.name,
                         "triton_version": triton[0].measurement.engine_version or "",
-                        "triton_fixed": fmt.quantity(_experts_fixed(d) * 1e6, "µs", 1, show_unit=True),
-                        "triton_median_fixed": fmt.quantity(_experts_fixed(median) * 1e6, "µs", 1, show_unit=True)}
+                        "triton_fixed": fmt.quantity(experts_fixed(d) * 1e6, "µs", 1, show_unit=True),
+                        "triton_median_fixed": fmt.quantity(experts_fixed(median) * 1e6, "µs", 1, show_unit=True)}
     # prompts many times the output: offline runs of a few output tokens a prompt
     tiny = [r for r in test if r.measurement.output_tokens is not None and r.measurement.input_tokens is not None
             and r.measurement.output_tokens <= TINY_OUTPUT and r.error("output_tokens_per_s") is not None]

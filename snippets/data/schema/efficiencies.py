@@ -98,8 +98,8 @@ class Efficiency(_Strict):
     fixed_by_hidden: tuple[tuple[PositiveInt, PositiveFloat], ...] = ()
     """With a kernel's `fixed` (moe_weights): how that fixed cost changes with the model's hidden size, the K of the
     layer's first grouped GEMM, as (hidden size, multiple of `fixed`), sizes rising; the time model reads it straight
-    between its points and holds its ends. A block-scaled FP8 kernel's fixed cost grows with K, one scale block of 128
-    after another; none: `fixed` at any hidden size."""
+    between its points and holds its ends (a block-scaled FP8 kernel's is near twice as large at DeepSeek's 7,168 as at
+    2,048); none: `fixed` at any hidden size."""
     achieved: BandwidthSpec
     """What the run reached, on the same basis as `peak` (the loader refuses two bases)."""
     achieved_range: tuple[PositiveFloat, PositiveFloat]
