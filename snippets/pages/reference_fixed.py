@@ -15,6 +15,10 @@ from snippets.render import fmt
 
 KERNEL = "trtllm-gen"
 """The kernel whose rows the paragraph reads."""
+UNTIMED = ("vLLM", "h100-sxm", "mxfp4", 0.05)
+"""The runs whose experts' kernel no table times at their model's shape (vLLM's Marlin MXFP4 kernel on H100, which
+InferenceX's gpt-oss launch script asks for), and how far short of their measured time per output token, in median,
+the page says the model comes."""
 
 
 def _counted(d: Deployment) -> Deployment:
@@ -52,4 +56,23 @@ def fixed_by_format(cal: list[Row], band: float) -> dict[str, object]:
         "fx_close": fmt.claim(len(fp4) >= 5 and median <= band and f8 - f4 > counted / 2,
                               f"median |ITL error| {median:.1%} over {len(fp4)} runs; fixed a layer FP8 "
                               f"{f8 * 1e6:.1f} us, FP4 {f4 * 1e6:.1f} us, counted {counted * 1e6:.1f} us"),
+    }
+
+
+def untimed_experts(cal: list[Row]) -> dict[str, object]:
+    """The calibration runs of a mixture of experts in MXFP4 under vLLM on H100 (Marlin's experts, data/measurements.yaml
+    says why): their figures and the claim that the model's time per output token comes out short of theirs."""
+    engine, chip, precision, short = UNTIMED
+    runs = [r for r in cal if (m := r.measurement).engine == engine and m.accelerator == chip
+            and m.precision == precision and r.deployment.setting.model.architecture.moe is not None
+            and r.error("itl_ms") is not None]
+    if not runs:
+        raise ValueError(f"no {engine} run of a mixture of experts in {precision} on {chip}: the page weighs its experts")
+    median = statistics.median(r.error("itl_ms") or 0.0 for r in runs)
+    st = runs[0].deployment.setting
+    return {
+        "mq_rows": fmt.count(len(runs), "runs"), "mq_model": st.model.name, "mq_chip": st.chip.name,
+        "mq_median": fmt.percent(-median),
+        "mq_short": fmt.claim(len(runs) >= 5 and median < -short,
+                              f"median ITL error {median:+.1%} over {len(runs)} runs"),
     }
