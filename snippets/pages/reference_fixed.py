@@ -63,9 +63,8 @@ def untimed_experts(cal: list[Row]) -> dict[str, object]:
     """The calibration runs of a mixture of experts in MXFP4 under vLLM on H100 (Marlin's experts, data/measurements.yaml
     says why): their figures and the claim that the model's time per output token comes out short of theirs."""
     engine, chip, precision, short = UNTIMED
-    runs = [r for r in cal if (m := r.measurement).engine == engine and m.accelerator == chip
-            and m.precision == precision and r.deployment.setting.model.architecture.moe is not None
-            and r.error("itl_ms") is not None]
+    runs = [r for r in cal if (st := r.deployment.setting).memory_policy.engine.split(" ")[0] == engine and st.chip.id == chip
+            and st.precision.id == precision and st.model.architecture.moe is not None and r.error("itl_ms") is not None]
     if not runs:
         raise ValueError(f"no {engine} run of a mixture of experts in {precision} on {chip}: the page weighs its experts")
     median = statistics.median(r.error("itl_ms") or 0.0 for r in runs)
