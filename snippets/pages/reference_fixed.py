@@ -1,16 +1,16 @@
 """The predictions page's fused-MoE fixed cost by format: InferenceX's DeepSeek-R1 runs in FP8 and FP4 on one chip run
 the same experts' kernel (FlashInfer's TensorRT-LLM-generated one, `moe_kernel` trtllm-gen), whose own fixed cost a
-layer differs by format, where the time model's count of kernels does not (`snippets.pages.reference_predictions` adds
-these figures and claims to its namespace)."""
+layer differs by format and hidden size, where the time model's count of kernels does not; and the runs whose experts'
+kernel no table times at their shape (`snippets.pages.reference_predictions` adds these figures and claims to its
+namespace)."""
 
 from __future__ import annotations
 
 import statistics
-from dataclasses import replace
 
 from snippets.calibration import Row
-from snippets.engine.deployment import Deployment, deploy
-from snippets.pages.reference_misses import experts_fixed
+from snippets.engine.specs import moe_key
+from snippets.pages.reference_misses import counted, experts_fixed
 from snippets.render import fmt
 
 KERNEL = "trtllm-gen"
@@ -19,12 +19,6 @@ UNTIMED = ("vLLM", "h100-sxm", "mxfp4", 0.05)
 """The runs whose experts' kernel no table times at their model's shape (vLLM's Marlin MXFP4 kernel on H100, which
 InferenceX's gpt-oss launch script asks for), and how far short of their measured time per output token, in median,
 the page says the model comes."""
-
-
-def _counted(d: Deployment) -> Deployment:
-    """`d` with no kernel named: the experts at the time model's count of kernels."""
-    st = d.setting
-    return deploy(replace(st, memory_policy=replace(st.memory_policy, moe_kernel="")), d.layout)
 
 
 def fixed_by_format(cal: list[Row], band: float) -> dict[str, object]:
@@ -42,20 +36,36 @@ def fixed_by_format(cal: list[Row], band: float) -> dict[str, object]:
         raise ValueError(f"no FP8 run of the FP4 runs' model on {chip} under the {KERNEL} kernel: the page compares "
                          "the two formats' fixed costs")
     f4, f8 = experts_fixed(fp4[0].deployment), experts_fixed(fp8[0].deployment)
-    counted = experts_fixed(_counted(fp4[0].deployment))
+    plain = experts_fixed(counted(fp4[0].deployment))
     median = statistics.median(abs(r.error("itl_ms") or 0.0) for r in fp4)
     st = fp4[0].deployment.setting
+    # the kernel's fixed cost by hidden size, as the chip's entries read it: block FP8's at the smallest size its
+    # curve holds against the model's, and FP4's multiples over every size measured
+    eff = st.time_model.chip(chip)
+    curve8 = eff.moe_fixed_hidden.get(moe_key("fp8", KERNEL), ())
+    curve4 = eff.moe_fixed_hidden.get(moe_key("fp4", KERNEL), ())
+    small = curve8[0][0] if curve8 else float(st.model.architecture.hidden_size)
+    f8_small = eff.moe_fixed_for("fp8", KERNEL, small) or 0.0
+    spread4 = max((abs(m - 1) for _, m in curve4), default=0.0)
     return {
         "fx_rows": fmt.count(len(fp4), "runs"), "fx_model": st.model.name, "fx_chip": st.chip.name,
         "fx_fp4": fmt.quantity(f4 * 1e6, "µs", 1, show_unit=True),
         "fx_fp8": fmt.quantity(f8 * 1e6, "µs", 1, show_unit=True),
-        "fx_counted": fmt.quantity(counted * 1e6, "µs", 1, show_unit=True),
+        "fx_counted": fmt.quantity(plain * 1e6, "µs", 1, show_unit=True),
+        "fx_small_hidden": fmt.count(int(small), "channels"),
+        "fx_fp8_small": fmt.quantity(f8_small * 1e6, "µs", 1, show_unit=True),
+        "fx_fp4_spread": fmt.percent(spread4),
+        # block FP8's fixed cost at the model's hidden size well above its cost at the smallest size measured, FP4's
+        # within a fifth of its own at every size
+        "fx_hidden": fmt.claim(f8 > 1.3 * f8_small and spread4 <= 0.2,
+                               f"FP8 fixed {f8 * 1e6:.1f} us at hidden {st.model.architecture.hidden_size}, "
+                               f"{f8_small * 1e6:.1f} us at {small:.0f}; FP4 multiples within {spread4:.0%} of one"),
         "fx_median": fmt.percent(median), "fx_band": fmt.percent(band),
         # the FP4 runs come within the band priced at the kernel's own fixed costs, which differ by format by more than
         # half the count of kernels the model charged both
-        "fx_close": fmt.claim(len(fp4) >= 5 and median <= band and f8 - f4 > counted / 2,
+        "fx_close": fmt.claim(len(fp4) >= 5 and median <= band and f8 - f4 > plain / 2,
                               f"median |ITL error| {median:.1%} over {len(fp4)} runs; fixed a layer FP8 "
-                              f"{f8 * 1e6:.1f} us, FP4 {f4 * 1e6:.1f} us, counted {counted * 1e6:.1f} us"),
+                              f"{f8 * 1e6:.1f} us, FP4 {f4 * 1e6:.1f} us, counted {plain * 1e6:.1f} us"),
     }
 
 

@@ -89,6 +89,12 @@ def experts_fixed(d: Deployment) -> float:
     return next(o for o in step(d, "decode", 1, 1.0).ops if o.name == "experts").launch_s
 
 
+def counted(d: Deployment) -> Deployment:
+    """`d` with no fused-MoE kernel named: its experts at the engines' median, the time model's count of kernels."""
+    st = d.setting
+    return deploy(replace(st, memory_policy=replace(st.memory_policy, moe_kernel="")), d.layout)
+
+
 def known_misses(test: list[Row], skipped: list[Skipped], eng: EngineCatalog) -> dict[str, object]:
     """The short-request, few-output-token, engine-pair and one-source claims with their figures, by name (`eng`
     predicts the runs whose layout a claim weighs under the other reading)."""
@@ -174,7 +180,7 @@ def known_misses(test: list[Row], skipped: list[Skipped], eng: EngineCatalog) ->
     if triton:
         d = triton[0].deployment
         st = d.setting
-        median = deploy(replace(st, memory_policy=replace(st.memory_policy, moe_kernel="")), d.layout)
+        median = counted(d)
         triton_names = {"triton_model": st.model.name, "triton_chip": st.chip.name,
                         "triton_version": triton[0].measurement.engine_version or "",
                         "triton_fixed": fmt.quantity(experts_fixed(d) * 1e6, "µs", 1, show_unit=True),

@@ -1317,6 +1317,14 @@ def test_flashinfer_trtllm_experts_pay_their_own_fixed_cost_by_hidden_size():
     assert layer(fp8) - layer(fp4) == pytest.approx(16.75e-6, rel=0.02)
     assert layer(plain8) - layer(plain4) == pytest.approx(3.12e-6, rel=0.03)
     assert TM.chip("h200-sxm").moe_fixed_for("fp8", "trtllm-gen", 7168) is None  # not measured off Blackwell
+    # between the curve's sizes it is read straight (Qwen3-30B's hidden 2,048 is a point; 2,560 halfway to 3,072's
+    # 1.03), beyond its ends held, and a model of no stated size takes the entry's plain figure
+    b200 = TM.chip("b200")
+    assert b200.moe_fixed_for("fp8", "trtllm-gen", 2048) == pytest.approx(20.9e-6 * 0.84)
+    assert b200.moe_fixed_for("fp8", "trtllm-gen", 2560) == pytest.approx(20.9e-6 * (0.84 + 1.03) / 2)
+    assert b200.moe_fixed_for("fp8", "trtllm-gen", 1024) == pytest.approx(20.9e-6 * 0.84)
+    assert b200.moe_fixed_for("fp8", "trtllm-gen", 16384) == pytest.approx(20.9e-6 * 1.42)
+    assert b200.moe_fixed_for("fp8", "trtllm-gen") == pytest.approx(20.9e-6)
 
 
 def test_bf16_experts_run_at_the_grouped_kernels_share():
