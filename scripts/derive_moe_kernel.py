@@ -32,7 +32,13 @@ of the median's three engines already). Its one-token points include DeepSeek-V3
 experts under any routing), and its fixed cost is read by hidden size too (`fixed_by_hidden`, each size's median over
 the overall one): in block FP8 it is about 17 us at 2,048 and about 30 us at DeepSeek's 7,168 on a B200 (lower at 5,120,
 whose shapes route each token to one expert), in FP4 within a fifth of its median at every size, where the time
-model's count of seven kernels gives 18.9 us at any size and format."""
+model's count of seven kernels gives 18.9 us at any size and format.
+
+vLLM's Marlin kernel (vllm_compressedtensorswna16marlinmoe_marlin_marlinexperts in its 0.24.0 table) gets its weight
+stream only, for MXFP4 experts on Hopper, where vLLM runs it when asked (VLLM_MXFP4_USE_MARLIN): the tables time it with
+INT4 weights in groups of 128 only (TABLE_DTYPE), the same kernel with another 4-bit weight type, at one shape (Kimi
+K2's), whose one-token points within half the L2 cache are at 8, 16 and 32 ways (FLOOR_TP). Its fixed cost, about 37 us
+a layer on an H100, is more than twice the time model's count of its kernels."""
 from __future__ import annotations
 
 import itertools
@@ -52,22 +58,33 @@ KERNELS = {
     "cutlass": ("trtllm/1.3.0rc20", "moe_torch_flow_cutlass", ("fp8", "fp4", "bf16"), False, True),
     "triton": ("sglang/0.5.14", "sglang_fused_moe_triton", ("bf16",), True, True),
     "trtllm-gen": ("sglang/0.5.14", "sglang_flashinfer_trtllm_moe", ("fp8", "fp4"), True, False),
+    "marlin": ("vllm/0.24.0", "vllm_compressedtensorswna16marlinmoe_marlin_marlinexperts", ("fp4",), True, False),
 }
 """Each kernel: the table read, the tables' name for it, the formats printed, whether its weight stream is and
 whether its arithmetic is (the TensorRT-LLM-generated kernels are two of the median's three engines already)."""
 BLACKWELL = ("b200", "gb200", "b300", "gb300")
-CHIPS_OF = {"triton": BLACKWELL, "trtllm-gen": BLACKWELL}
+CHIPS_OF = {"triton": BLACKWELL, "trtllm-gen": BLACKWELL, "marlin": ("h100-sxm", "h200-sxm")}
 """The chips each kernel's entries are printed for, where it is not every chip: SGLang's Triton kernel on Blackwell
-(on Hopper it is most of the median already), the TensorRT-LLM-generated kernels where they run (Blackwell)."""
+(on Hopper it is most of the median already), the TensorRT-LLM-generated kernels where they run (Blackwell)., vLLM's
+Marlin kernel on Hopper (where vLLM runs MXFP4 experts on it when asked to)."""
+TABLE_DTYPE = {"marlin": ("int4_wo", "int4-g128")}
+"""A kernel timed in another format of the same width than the one its entry prices: the tables' moe_dtype and the
+precision whose bytes per parameter its weights store. vLLM's fused_marlin_moe runs two moe_wna16_marlin_gemm calls
+whose weight type is an argument (uint4b8 for INT4 groups of 128, float4_e2m1f for MXFP4), and the tables time it with
+INT4 weights only: the MXFP4 entry is that timing."""
+FLOOR_TP = {"marlin": 32}
+"""A kernel whose one-token points within half the L2 cache lie beyond eight-way slices: its fixed cost reads them up
+to this slicing (Marlin's only shape, Kimi K2's, fits at 8, 16 and 32 ways)."""
 RECIPE = ("https://github.com/NVIDIA/TensorRT-LLM/blob/a98a9061d72f6fd39f5d055ebdd2c6878a100e2c/docs/source/"
           "deployment-guide/quick-start-recipe-for-deepseek-r1-on-trtllm.md")
 SGLANG = "https://pypi.org/project/sglang/0.5.6/"
 SGLANG_POST1 = "https://pypi.org/project/sglang/0.5.6.post1/"
+VLLM_151 = "https://pypi.org/project/vllm/0.15.1/"
 WORDS = {"moe-compute": ("", "sliced eight ways", "experts sliced by tensor parallelism"),
          "moe-compute-whole": (", whole experts per GPU", "whole", "whole experts on each GPU (expert parallelism, or one GPU)")}
 FMT_NAMES = {"fp8": "FP8", "fp4": "FP4", "bf16": "BF16"}
 ENGINE_NAMES = {"cutlass": "TensorRT-LLM's CUTLASS kernel", "triton": "SGLang's Triton kernel",
-                "trtllm-gen": "FlashInfer's TensorRT-LLM-generated kernel"}
+                "trtllm-gen": "FlashInfer's TensorRT-LLM-generated kernel", "marlin": "vLLM's Marlin kernel"}
 WHY = {
     "cutlass": "TensorRT-LLM's PyTorch backend runs this kernel unless the command names another backend "
                "(moe_config.backend defaults to CUTLASS), so a deployment under its policies reads this entry",
@@ -78,6 +95,10 @@ WHY = {
                   "flashinfer_trtllm runner, named by --moe-runner-backend or chosen by server_args with the runner on "
                   "auto), and TensorRT-LLM's TRTLLM backend calls the same generated kernels, so a row that runs it says "
                   "so (engine_limits.moe_kernel) and reads this entry",
+    "marlin": "vLLM runs this kernel for MXFP4 experts on Hopper when VLLM_MXFP4_USE_MARLIN is set (get_mxfp4_backend), "
+              "for INT4 ones always; the tables time it with INT4 weights in groups of 128, at Kimi K2's shape only, "
+              "and this entry prices MXFP4 experts at that timing (the same kernel, weights of the same width), so a "
+              "row that runs it says so (engine_limits.moe_kernel) and reads this entry",
 }
 
 
@@ -97,6 +118,12 @@ def _sources(kernel: str, chip: str, name: str, dtype: str) -> list[str]:
                 "      title: 'NVIDIA/TensorRT-LLM, Quick Start Recipe for DeepSeek R1 (release 1.0.0rc6 container): the "
                 "default MoE backend is CUTLASS'",
                 "      read: 2026-12-05"]
+    elif kernel == "marlin":
+        out += [f"    - url: {VLLM_151}",
+                "      title: 'vllm 0.15.1 (PyPI wheel): model_executor/layers/quantization/mxfp4.py (get_mxfp4_backend: "
+                "Marlin on Hopper when VLLM_MXFP4_USE_MARLIN is set; fused_marlin_moe with float4_e2m1f weights) and "
+                "layers/fused_moe/fused_marlin_moe.py (two moe_wna16_marlin_gemm calls, the weight type an argument)'",
+                "      read: 2026-12-07"]
     elif kernel == "trtllm-gen":
         out += [f"    - url: {SGLANG_POST1}",
                 "      title: 'sglang 0.5.6.post1 (PyPI wheel): srt/server_args.py (DeepseekV3ForCausalLM on sm100 with fp8, "
@@ -205,7 +232,7 @@ def weights_entry(cat_eff: dict[str, object], chip_id: str, chip: str, fmt: str,
                   s: Stream) -> list[str] | None:
     """The kernel's weight-stream entry's YAML lines (its fixed cost and its shares net of it), or None."""
     t, source = KERNELS[kernel][:2]
-    dtype = FORMATS[fmt]
+    dtype = TABLE_DTYPE[kernel][0] if kernel in TABLE_DTYPE else FORMATS[fmt]
     curve: list[tuple[int, float]] = []
     if kernel == "trtllm-gen":  # its block-scaled FP8 fixed cost grows with K: read by hidden size
         points = floor_by_hidden(repo, chip, t, dtype, s, source)
@@ -216,7 +243,7 @@ def weights_entry(cat_eff: dict[str, object], chip_id: str, chip: str, fmt: str,
         curve = _by_hidden(points, fixed[0])
         curve = curve if len(curve) >= 2 else []  # one hidden size measured: no curve
     else:
-        found_fixed = floor(repo, chip, t, dtype, s, source)
+        found_fixed = floor(repo, chip, t, dtype, s, source, FLOOR_TP.get(kernel, 8))
         if found_fixed is None:
             return None
         fixed = found_fixed
@@ -230,6 +257,7 @@ def weights_entry(cat_eff: dict[str, object], chip_id: str, chip: str, fmt: str,
     by_hidden = ([f"  fixed_by_hidden: [{', '.join(f'[{h}, {m:.2f}]' for h, m in curve)}]"] if curve else [])
     how = (f"the median over its {fixed[1]} one-token points whose touched weights fit half the L2 cache of the latency "
            "less those weights at the datasheet rate" + (", DeepSeek-V3's shape among them" if kernel == "trtllm-gen" else "")
+           + (f", experts sliced up to {FLOOR_TP[kernel]} ways" if kernel in FLOOR_TP else "")
            + ", which the time model charges its experts op in place of its kernels' count" + (
                ", scaled by fixed_by_hidden: its points' median at each hidden size measured twice or more, over it "
                "(the shapes at one size differ in experts and top-k as well)" if curve else ""))
@@ -275,14 +303,14 @@ def main() -> None:
                 continue
             for fmt in formats:
                 peak = eng.chips[chip_id].dense_flops.get(fmt)
-                if peak is None:
+                if peak is None and compute:
                     continue
                 entries = ([compute_entry(effs, chip_id, chip, fmt, resource, repo, peak, kernel) for resource in LAYOUTS]
-                           if compute else [])
-                if weights and (f"{chip_id}-moe-weights-{fmt}" in effs or kernel == "trtllm-gen"):
+                           if compute and peak is not None else [])
+                if weights and (f"{chip_id}-moe-weights-{fmt}" in effs or kernel in ("trtllm-gen", "marlin")):
                     hbm = eng.chips[chip_id].hbm_bytes_per_s
-                    s = Stream(eng.precisions[WEIGHT_FORMATS[fmt]].bytes_per_param, hbm, hbm * tm.chip(chip_id).hbm,
-                               L2_BYTES[chip_id])
+                    stored = TABLE_DTYPE[kernel][1] if kernel in TABLE_DTYPE else WEIGHT_FORMATS[fmt]
+                    s = Stream(eng.precisions[stored].bytes_per_param, hbm, hbm * tm.chip(chip_id).hbm, L2_BYTES[chip_id])
                     entries.append(weights_entry(effs, chip_id, chip, fmt, repo, kernel, s))
                 for lines in entries:
                     if lines is None:

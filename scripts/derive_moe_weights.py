@@ -92,14 +92,14 @@ class Stream:
     l2: float
 
 
-def _kernel_rows(repo: str, chip: str, t: str, dtype: str, kernel: str | None) -> pd.DataFrame | None:
-    """One engine version's (`t`'s) gated rows of `dtype` with balanced routing, experts sliced by TP of 1 to 8: its
-    most measured kernel's, or `kernel`'s; None where it has none."""
+def _kernel_rows(repo: str, chip: str, t: str, dtype: str, kernel: str | None, max_tp: int = 8) -> pd.DataFrame | None:
+    """One engine version's (`t`'s) gated rows of `dtype` with balanced routing, experts sliced by TP of 1 to
+    `max_tp`: its most measured kernel's, or `kernel`'s; None where it has none."""
     df = table(repo, chip, t)
     if df is None:
         return None
     df = gated_balanced(df, dtype, t)
-    df = df[df.moe_tp_size <= 8]
+    df = df[df.moe_tp_size <= max_tp]
     if df.empty:
         return None
     df = most_measured(df) if kernel is None else df[df.kernel_source == kernel]
@@ -136,11 +136,11 @@ def engine_shares(repo: str, chip: str, t: str, dtype: str, s: Stream, fixed: fl
     return str(df.kernel_source.iloc[0]), {b: statistics.median(v) for b, v in shares.items() if len(v) >= 3}
 
 
-def floor(repo: str, chip: str, t: str, dtype: str, s: Stream, kernel: str) -> tuple[float, int] | None:
-    """`kernel`'s fixed cost a layer in table `t`: the median over its one-token points whose touched weights fit
-    half the L2 cache of the latency less those weights at the datasheet rate (seconds), and the points' count;
-    None where it has fewer than three."""
-    df = _kernel_rows(repo, chip, t, dtype, kernel)
+def floor(repo: str, chip: str, t: str, dtype: str, s: Stream, kernel: str, max_tp: int = 8) -> tuple[float, int] | None:
+    """`kernel`'s fixed cost a layer in table `t`: the median over its one-token points (experts sliced by TP of 1 to
+    `max_tp`) whose touched weights fit half the L2 cache of the latency less those weights at the datasheet rate
+    (seconds), and the points' count; None where it has fewer than three."""
+    df = _kernel_rows(repo, chip, t, dtype, kernel, max_tp)
     if df is None:
         return None
     df = df[df.num_tokens == 1]

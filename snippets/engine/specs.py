@@ -817,7 +817,7 @@ def _log_mix(a: float, b: float, t: float) -> float:
     return float(a * (b / a) ** t)
 
 
-MOE_KERNELS = ("cutlass", "trtllm-gen", "deepgemm", "triton")
+MOE_KERNELS = ("cutlass", "trtllm-gen", "deepgemm", "triton", "marlin")
 """The fused-MoE kernels an engine may be said to run (`MemoryPolicySpec.moe_kernel`; data/'s `MoeKernel`)."""
 
 

@@ -1,8 +1,8 @@
 """The predictions page's fused-MoE fixed cost by format: InferenceX's DeepSeek-R1 runs in FP8 and FP4 on one chip run
 the same experts' kernel (FlashInfer's TensorRT-LLM-generated one, `moe_kernel` trtllm-gen), whose own fixed cost a
 layer differs by format and hidden size, where the time model's count of kernels does not; and the runs whose experts'
-kernel no table times at their shape (`snippets.pages.reference_predictions` adds these figures and claims to its
-namespace)."""
+kernel the tables time in another format of the same width (vLLM's Marlin kernel, `moe_kernel` marlin)
+(`snippets.pages.reference_predictions` adds these figures and claims to its namespace)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,9 @@ from snippets.render import fmt
 
 KERNEL = "trtllm-gen"
 """The kernel whose rows the paragraph reads."""
-UNTIMED = ("vLLM", "h100-sxm", "mxfp4", 0.05)
-"""The runs whose experts' kernel no table times at their model's shape (vLLM's Marlin MXFP4 kernel on H100, which
-InferenceX's gpt-oss launch script asks for), and how far short of their measured time per output token, in median,
-the page says the model comes."""
+MARLIN = "marlin"
+"""The kernel of the runs whose MXFP4 experts vLLM runs with Marlin's kernel (InferenceX's gpt-oss launch script on H100
+asks for it), which the tables time with INT4 weights only."""
 
 
 def fixed_by_format(cal: list[Row], band: float) -> dict[str, object]:
@@ -69,19 +68,26 @@ def fixed_by_format(cal: list[Row], band: float) -> dict[str, object]:
     }
 
 
-def untimed_experts(cal: list[Row]) -> dict[str, object]:
-    """The calibration runs of a mixture of experts in MXFP4 under vLLM on H100 (Marlin's experts, data/measurements.yaml
-    says why): their figures and the claim that the model's time per output token comes out short of theirs."""
-    engine, chip, precision, short = UNTIMED
-    runs = [r for r in cal if (st := r.deployment.setting).memory_policy.engine.split(" ")[0] == engine and st.chip.id == chip
-            and st.precision.id == precision and st.model.architecture.moe is not None and r.error("itl_ms") is not None]
+def marlin_experts(cal: list[Row], band: float) -> dict[str, object]:
+    """The calibration runs whose experts run Marlin's kernel in another format than the one the tables time it in
+    (MXFP4 against INT4; data/measurements.yaml says why): their figures and the claim that, priced at its INT4
+    timing, they come within `band`, the one the page holds the calibration's TPOT to."""
+    runs = [r for r in cal if r.deployment.setting.memory_policy.moe_kernel == MARLIN
+            and r.deployment.setting.model.architecture.moe is not None and r.error("itl_ms") is not None]
     if not runs:
-        raise ValueError(f"no {engine} run of a mixture of experts in {precision} on {chip}: the page weighs its experts")
-    median = statistics.median(r.error("itl_ms") or 0.0 for r in runs)
-    st = runs[0].deployment.setting
+        raise ValueError(f"no calibration run of a mixture of experts under the {MARLIN} kernel: the page weighs it")
+    d = runs[0].deployment
+    st = d.setting
+    own, plain = experts_fixed(d), experts_fixed(counted(d))
+    errors = [r.error("itl_ms") or 0.0 for r in runs]
+    median = statistics.median(abs(e) for e in errors)
     return {
         "mq_rows": fmt.count(len(runs), "runs"), "mq_model": st.model.name, "mq_chip": st.chip.name,
-        "mq_median": fmt.percent(-median),
-        "mq_short": fmt.claim(len(runs) >= 5 and median < -short,
-                              f"median ITL error {median:+.1%} over {len(runs)} runs"),
+        "mq_fixed": fmt.quantity(own * 1e6, "µs", 1, show_unit=True),
+        "mq_counted": fmt.quantity(plain * 1e6, "µs", 1, show_unit=True),
+        "mq_median": fmt.percent(median), "mq_band": fmt.percent(band),
+        # the runs come within the band priced at Marlin's own fixed cost, more than half again the count of kernels
+        "mq_close": fmt.claim(len(runs) >= 5 and median <= band and own - plain > plain / 2,
+                              f"median |ITL error| {median:.1%} over {len(runs)} runs; fixed a layer {own * 1e6:.1f} us, "
+                              f"counted {plain * 1e6:.1f} us"),
     }

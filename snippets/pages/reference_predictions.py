@@ -33,7 +33,7 @@ from snippets.pages.base import Page
 from snippets.pages.calibrated import evaluate, fit, rows
 from snippets.pages.reference_common import CAL_BAND, as_of_text, source_label
 from snippets.pages.reference_drain import run_drain
-from snippets.pages.reference_fixed import fixed_by_format, untimed_experts
+from snippets.pages.reference_fixed import fixed_by_format, marlin_experts
 from snippets.pages.reference_gap import light_load_gap
 from snippets.pages.reference_misses import known_misses
 from snippets.pages.reference_predictors import beside_predictors, predictors_table
@@ -332,7 +332,7 @@ class ReferencePredictionsPage(Page):
                                       f"{under} of {len(moe_ttft)} MoE TTFT rows under-predicted")
         self.extend(light_load_gap(cat, cal, test, CAL_BAND))
         self.extend(fixed_by_format(cal, CAL_BAND))
-        self.extend(untimed_experts(cal))
+        self.extend(marlin_experts(cal, CAL_BAND))
         over = sum(1 for e in amd_tput if e > 0)
         self.amd_rows = fmt.count(len(amd_tput), "rows")
         self.amd_over = fmt.count(over, "rows")

@@ -102,8 +102,9 @@ def test_a_memory_only_page_lists_no_time_model_and_a_timed_one_lists_it_with_it
         "h100-sxm-moe-compute-fp8", "h100-sxm-moe-compute-whole-fp8", "h100-sxm-moe-weights-bf16",
         "h100-sxm-moe-weights-fp8", "h100-sxm-moe-compute-bf16", "h100-sxm-moe-compute-whole-bf16",
         "h100-sxm-moe-compute-fp8-cutlass", "h100-sxm-moe-compute-whole-fp8-cutlass",
-        "h100-sxm-moe-compute-bf16-cutlass", "h100-sxm-moe-compute-whole-bf16-cutlass", "h100-sxm-kv-stream",
-        "h100-sxm-kv-stream-fp8-sglang", "h100-sxm-kv-stream-fp8-vllm"}
+        "h100-sxm-moe-compute-bf16-cutlass", "h100-sxm-moe-compute-whole-bf16-cutlass",
+        "h100-sxm-moe-weights-fp4-marlin", "h100-sxm-kv-stream", "h100-sxm-kv-stream-fp8-sglang",
+        "h100-sxm-kv-stream-fp8-vllm"}
     assert timed - memory >= {("policies", tm)} and memory <= timed
 
 
@@ -122,7 +123,8 @@ def test_the_records_list_the_entries_they_are_built_from(cat: Catalog) -> None:
         ("efficiencies", "h100-sxm-moe-weights-fp8"), ("efficiencies", "h100-sxm-moe-compute-bf16"),
         ("efficiencies", "h100-sxm-moe-compute-whole-bf16"), ("efficiencies", "h100-sxm-moe-compute-fp8-cutlass"),
         ("efficiencies", "h100-sxm-moe-compute-whole-fp8-cutlass"), ("efficiencies", "h100-sxm-moe-compute-bf16-cutlass"),
-        ("efficiencies", "h100-sxm-moe-compute-whole-bf16-cutlass"), ("efficiencies", "h100-sxm-kv-stream"),
+        ("efficiencies", "h100-sxm-moe-compute-whole-bf16-cutlass"), ("efficiencies", "h100-sxm-moe-weights-fp4-marlin"),
+        ("efficiencies", "h100-sxm-kv-stream"),
         ("efficiencies", "h100-sxm-kv-stream-fp8-sglang"), ("efficiencies", "h100-sxm-kv-stream-fp8-vllm"))
     assert eng.prices["h100-sxm"].sources == (("prices", "h100-sxm-runpod-community"),)
     tm = eng.time_models[cat.scenarios["reference"].time_model]

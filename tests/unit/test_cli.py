@@ -382,7 +382,7 @@ def test_the_moe_kernel_a_command_names_prices_the_experts() -> None:
     assert m["assumptions"]["moe_kernel"] is None and t["assumptions"]["moe_kernel"] == "triton"
     assert t["breakdown"]["launch"] - m["breakdown"]["launch"] == pytest.approx(94 * (24.3 - 6 * 2.7) * 1e-6)
     assert t["breakdown"]["moe"] > m["breakdown"]["moe"] and t["tpot_ms"] > m["tpot_ms"]
-    assert run_cli(*args, "--moe-kernel", "marlin").returncode == 2
+    assert run_cli(*args, "--moe-kernel", "nonesuch").returncode == 2
 
 
 @pytest.mark.parametrize("command", ["search", "size"])

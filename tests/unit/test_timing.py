@@ -1327,6 +1327,38 @@ def test_flashinfer_trtllm_experts_pay_their_own_fixed_cost_by_hidden_size():
     assert b200.moe_fixed_for("fp8", "trtllm-gen") == pytest.approx(20.9e-6)
 
 
+def test_vllm_streams_marlin_experts_at_its_int4_timing():
+    # gpt-oss-120b as shipped (MXFP4 experts) on 8 x H100 at TP 8, one sequence decoding, under vLLM with Marlin's
+    # kernel (VLLM_MXFP4_USE_MARLIN=1, as InferenceX's H100 script runs it; moe_kernel marlin): its 4 experts of 128 each
+    # hold 2,880 / 8 = 360 columns on a GPU, 4 x 3 x 2,880 x 360 x 0.53125 bytes (4 bits and an 8-bit scale per 32) =
+    # 6.61 MB a layer. data/efficiencies.yaml h100-sxm-moe-weights-fp4-marlin, read from AIConfigurator's INT4 timing of
+    # the same kernel (fused_marlin_moe, the weight type an argument) at Kimi K2's shape: a fixed 36.9 us a layer (the
+    # median of its one-token points at 8, 16 and 32 ways: 40.35, 40.31 and 45.01 us less 22.7, 11.4 and 5.7 MB of INT4
+    # weights in groups of 128 at 3.35 TB/s, 33.6, 36.9 and 43.3 us) and 0.80 of the datasheet at one row, where the
+    # engines' median is charged the time model's six kernels at 2.7 us, 16.2 us.
+    weights = 4 * 3 * 2880 * 360 * (0.5 + 1 / 32)
+    assert weights == pytest.approx(6.61e6, rel=1e-3)
+    assert sorted(round(lat - w / 3.35e12 * 1e6, 1) for lat, w in
+                  ((40.35, 22.71e6), (40.31, 11.35e6), (45.01, 5.68e6))) == [33.6, 36.9, 43.3]
+
+    def experts(kernel: str | None) -> Op:
+        st = setting(ENG, "gpt-oss-120b", "mxfp4", "reference", accelerator="h100-sxm", concurrency=1,
+                     context_tokens=2000, memory_policy="vllm-default", moe_kernel=kernel)
+        return next(o for o in step(deploy(st, Layout(8)), "decode", 1, 1000.0).ops if o.name == "experts")
+
+    marlin, median = experts("marlin"), experts(None)
+    assert marlin.launch_s == pytest.approx(36.9e-6) and median.launch_s == pytest.approx(6 * 2.7e-6)
+    assert marlin.weights == pytest.approx(weights, rel=1e-3)
+    act = 4 * (2 * 2880 + 2 * 2880) * 2
+    stream = 3.35e12 * TM.chip("h100-sxm").hbm
+    assert marlin.memory_s == pytest.approx(weights / (3.35e12 * 0.80) + act / stream, rel=1e-3)
+    # the layer: 36.9 + 2.5 = 39.4 us where the count of kernels gave 16.2 + 2.4 = 18.6; an INT4 layer of Kimi K2's at 8
+    # ways (22.7 MB) priced so is 36.9 + 8.5 = 45.4 us against the 40.35 the table measured
+    assert marlin.launch_s + marlin.memory_s == pytest.approx(39.4e-6, rel=0.01)
+    assert median.launch_s + median.memory_s == pytest.approx(18.6e-6, rel=0.01)
+    assert TM.chip("h100-sxm").measures_kernel("fp4", "marlin") and not TM.chip("b200").measures_kernel("fp4", "marlin")
+
+
 def test_bf16_experts_run_at_the_grouped_kernels_share():
     # Qwen3-235B-A22B in BF16 on 8 x B200 at TP 8, an 8,192-token prefill: each GPU holds 1,536 / 8 = 192 columns of
     # each expert, and each of the 128 experts sees 8,192 x 8 / 128 = 512 rows (the ramp's end). The BF16 grouped

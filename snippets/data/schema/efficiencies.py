@@ -23,11 +23,12 @@ from snippets.data.units import (
     BANDWIDTH_UNITS,
 )
 
-MoeKernel = Literal["cutlass", "trtllm-gen", "deepgemm", "triton"]
+MoeKernel = Literal["cutlass", "trtllm-gen", "deepgemm", "triton", "marlin"]
 """The fused-MoE kernels an engine may run, as the engines name their backends: "cutlass" (TensorRT-LLM's
 PyTorch default, moe_config.backend CUTLASS), "trtllm-gen" (TensorRT-LLM's TRTLLM backend, the kernels SGLang's and
 vLLM's flashinfer_trtllm runners call), "deepgemm" (TensorRT-LLM's DEEPGEMM backend), "triton" (SGLang's and vLLM's
-fused_moe Triton kernels). A kernel without entries of its own on a chip takes the engines' median there."""
+fused_moe Triton kernels), "marlin" (vLLM's fused_marlin_moe, for 4-bit weights: INT4, and MXFP4 where asked for). A
+kernel without entries of its own on a chip takes the engines' median there."""
 
 
 GemmKernel = Literal["trtllm"]
