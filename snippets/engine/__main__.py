@@ -249,7 +249,10 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
             "gpu_memory_utilization": st.memory_policy.share(d.layout.tp, d.layout.pp),
             "mixed_steps": st.memory_policy.mixed_steps, "chunked_prefill": st.memory_policy.chunked_prefill,
             "moe_kernel": st.memory_policy.moe_kernel or None,
-            "moe_kernel_measured": (tm.chip(st.chip.id).measures_kernel(d.compute_format, st.memory_policy.moe_kernel)
+            # keyed by the weights' format, as the rates read the kernel's figures (not the format the matrix units
+            # compute in: MXFP4 experts on an H100 compute in BF16)
+            "moe_kernel_measured": (tm.chip(st.chip.id).measures_kernel(st.precision.tensor_format,
+                                                                        st.memory_policy.moe_kernel)
                                     if st.memory_policy.moe_kernel and st.model.architecture.moe is not None else None),
             "gemm_kernel": st.memory_policy.gemm_kernel or None,
             "price": None if st.price is None else {"usd_per_gpu_hour": st.price.usd_per_gpu_hour,

@@ -385,6 +385,20 @@ def test_the_moe_kernel_a_command_names_prices_the_experts() -> None:
     assert run_cli(*args, "--moe-kernel", "nonesuch").returncode == 2
 
 
+@pytest.mark.parametrize(("accelerator", "measured"), [("h100-sxm", True), ("h200-sxm", True), ("b200", False)])
+def test_a_kernel_is_reported_measured_by_the_weights_format_it_is_priced_in(accelerator: str, measured: bool) -> None:
+    # gpt-oss-120b's MXFP4 experts compute in BF16 on Hopper, where Marlin's entries (h100-sxm-moe-weights-fp4-marlin,
+    # h200-sxm-...) are keyed by the weights' format, FP4, and priced: the report says so. On a B200 no table times
+    # Marlin, and the experts take the median, as the report says too.
+    args = ("predict", "--model", "gpt-oss-120b", "--precision", "mxfp4", "--accelerator", accelerator, "--tp", "8",
+            "--input-tokens", "1024", "--output-tokens", "1024", "--concurrency", "16")
+    median, marlin = run_cli(*args), run_cli(*args, "--moe-kernel", "marlin")
+    assert median.returncode == marlin.returncode == 0
+    m, k = json.loads(median.stdout), json.loads(marlin.stdout)
+    assert k["assumptions"]["moe_kernel"] == "marlin" and k["assumptions"]["moe_kernel_measured"] is measured
+    assert (k["tpot_ms"] > m["tpot_ms"]) is measured and (k["tpot_ms"] == m["tpot_ms"]) is not measured
+
+
 @pytest.mark.parametrize("command", ["search", "size"])
 def test_wave_is_predicts_alone(command: str) -> None:
     """`--wave` runs predict's --concurrency requests as one wave; search and size have no concurrency to run so,
