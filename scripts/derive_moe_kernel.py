@@ -96,7 +96,8 @@ WHY = {
                   "auto), and TensorRT-LLM's TRTLLM backend calls the same generated kernels, so a row that runs it says "
                   "so (engine_limits.moe_kernel) and reads this entry",
     "marlin": "vLLM runs this kernel for MXFP4 experts on Hopper when VLLM_MXFP4_USE_MARLIN is set (get_mxfp4_backend), "
-              "for INT4 ones always; the tables time it with INT4 weights in groups of 128, at Kimi K2's shape only, "
+              "and prefers it for compressed-tensors INT4 ones wherever it supports the layer; the tables time it with "
+              "INT4 weights in groups of 128, at Kimi K2's shape only, "
               "and this entry prices MXFP4 experts at that timing (the same kernel, weights of the same width), so a "
               "row that runs it says so (engine_limits.moe_kernel) and reads this entry",
 }
@@ -122,7 +123,9 @@ def _sources(kernel: str, chip: str, name: str, dtype: str) -> list[str]:
         out += [f"    - url: {VLLM_151}",
                 "      title: 'vllm 0.15.1 (PyPI wheel): model_executor/layers/quantization/mxfp4.py (get_mxfp4_backend: "
                 "Marlin on Hopper when VLLM_MXFP4_USE_MARLIN is set; fused_marlin_moe with float4_e2m1f weights) and "
-                "layers/fused_moe/fused_marlin_moe.py (two moe_wna16_marlin_gemm calls, the weight type an argument)'",
+                "layers/fused_moe/fused_marlin_moe.py (two moe_wna16_marlin_gemm calls, the weight type an argument) and "
+                "quantization/compressed_tensors/compressed_tensors_moe.py (get_moe_method: the Marlin method for INT4 "
+                "where check_moe_marlin_supports_layer)'",
                 "      read: 2026-12-07"]
     elif kernel == "trtllm-gen":
         out += [f"    - url: {SGLANG_POST1}",
