@@ -122,14 +122,15 @@ class Rates:
 
 
 def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_format: str,
-          moe_kernel: str = "", gemm_kernel: str = "", kv_format: str = "", engine: str = "",
-          hidden: float = 0.0) -> Rates:
+          moe_kernel: str = "", gemm_kernel: str = "", kv_format: str = "", engine: str = "", *,
+          hidden: float) -> Rates:
     """`chip`'s rates in `precision` under `tm`; the experts as `moe_kernel` runs them where the chip has its own
     figures (its arithmetic, `ChipEfficiency.moe_for`; its weight stream and fixed cost, `moe_stream_for` and
     `moe_fixed_for`), else as the engines' median; the dense GEMMs as `gemm_kernel` (an engine's own GEMM ops) runs
     them where measured (`ChipEfficiency.gemm_for`), else the median; decode attention over a `kv_format` cache as
     `engine`'s kernel reads it where measured (`ChipEfficiency.kv_for`), else at the chip's 16-bit curve. `hidden`,
-    the model's hidden size, sets the fused MoE layer's fixed cost where the kernel's is measured by it."""
+    the model's hidden size, sets the fused MoE layer's fixed cost where the kernel's is measured by it (always given:
+    0 reads the entry's plain figure, `ChipEfficiency.moe_fixed_for`)."""
     eff = tm.chip(chip.id)
     kv_curve, kv_fixed = eff.kv_for(kv_format, engine)
     fmt, k = precision.tensor_format, moe_kernel

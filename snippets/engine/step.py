@@ -340,7 +340,7 @@ def prepare(d: Deployment) -> Prep:
     m = arch.mla
     q_width = arch.attention_heads / lay.tp * (arch.head_dim if m is None else m.qk_nope_head_dim + m.qk_rope_head_dim)
     rates = ops.rates(chip, prec, tm, d.compute_format, st.memory_policy.moe_kernel, st.memory_policy.gemm_kernel,
-                      st.kv_precision.tensor_format, st.memory_policy.engine, arch.hidden_size)
+                      st.kv_precision.tensor_format, st.memory_policy.engine, hidden=arch.hidden_size)
     # vLLM captures CUDA graphs up to min(2 x max_num_seqs, 512) tokens, and no more than a step's token budget
     # (VllmConfig._set_cudagraph_sizes); TensorRT-LLM's trtllm-bench pads every batch up to its max batch size
     # into a captured graph (cuda_graph_config: enable_padding, max_batch_size)
