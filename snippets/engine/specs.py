@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Literal, TypeVar
@@ -752,15 +752,8 @@ class GemmEfficiency:
     def weight_fraction(self, tokens: float) -> float:
         """The weight stream's share at `tokens` tokens: linear in log2(tokens) between the measured points, flat
         beyond them."""
-        pts = self.weights
-        if tokens <= pts[0][0]:
-            return pts[0][1]
-        t0, f0 = pts[0]
-        for t1, f1 in pts[1:]:
-            if tokens <= t1:
-                return f0 + (f1 - f0) * math.log2(tokens / t0) / math.log2(t1 / t0)
-            t0, f0 = t1, f1
-        return f0
+        return curve_at(self.weights, tokens,
+                        lambda t0, f0, t1, f1, t: f0 + (f1 - f0) * math.log2(t / t0) / math.log2(t1 / t0))
 
     def stream_share(self, tokens: float) -> float:
         """The share a GEMM of `tokens` rows is charged for its weight stream: the measured curve
@@ -964,18 +957,25 @@ def columns_factor(reference: float, points: tuple[tuple[float, float], ...], co
     """How a fused MoE layer's large-batch share at `columns` of each expert per GPU compares with its share at
     `reference` columns (where `moe_for` was read): the ratio of the measured curve at the two, each read straight
     between its points on a log scale of columns and held at its end points beyond them; 1 without points."""
-    if not points:
-        return 1.0
-
     def at(c: float) -> float:
-        if c <= points[0][0]:
-            return points[0][1]
-        for (c0, s0), (c1, s1) in itertools.pairwise(points):
-            if c <= c1:
-                return s0 + (s1 - s0) * math.log(c / c0) / math.log(c1 / c0)
-        return points[-1][1]
+        return curve_at(points, c, lambda c0, s0, c1, s1, x: s0 + (s1 - s0) * math.log(x / c0) / math.log(c1 / c0))
 
     return at(columns) / at(reference)
+
+
+def curve_at(points: tuple[tuple[float, float], ...], x: float,
+             between: Callable[[float, float, float, float, float], float]) -> float:
+    """A measured curve's value at `x`: `between(x0, y0, x1, y1, x)` on the segment of its points that holds `x`, the
+    first point's value below them, the last's beyond; 1 without points. The curves read it each with its own
+    interpolation (`linear`, `ramp`, `columns_factor`, `GemmEfficiency.weight_fraction`)."""
+    if not points:
+        return 1.0
+    if x <= points[0][0]:
+        return points[0][1]
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
+        if x <= x1:
+            return between(x0, y0, x1, y1, x)
+    return points[-1][1]
 
 
 def ramp(points: tuple[tuple[float, float], ...], rows: float) -> float:
@@ -983,31 +983,14 @@ def ramp(points: tuple[tuple[float, float], ...], rows: float) -> float:
     sees `rows` rows: a power of the rows between the measured points (straight on log-log axes), the first point's
     fraction below them, the last's (1) beyond; 1 without points. Between two points whose fraction grows no faster
     than their rows (the data checks it), the layer's arithmetic time never falls as its rows grow."""
-    if not points:
-        return 1.0
-    if rows <= points[0][0]:
-        return points[0][1]
-    r0, f0 = points[0]
-    for r1, f1 in points[1:]:
-        if rows <= r1:
-            return float(f0 * (rows / r0) ** (math.log(f1 / f0) / math.log(r1 / r0)))
-        r0, f0 = r1, f1
-    return f0
+    return curve_at(points, rows,
+                    lambda r0, f0, r1, f1, r: float(f0 * (r / r0) ** (math.log(f1 / f0) / math.log(r1 / r0))))
 
 
 def linear(points: tuple[tuple[float, float], ...], x: float) -> float:
     """The value of a measured curve at `x`: straight between its points, the first's below them, the last's beyond;
     1 without points."""
-    if not points:
-        return 1.0
-    if x <= points[0][0]:
-        return points[0][1]
-    x0, y0 = points[0]
-    for x1, y1 in points[1:]:
-        if x <= x1:
-            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
-        x0, y0 = x1, y1
-    return y0
+    return curve_at(points, x, lambda x0, y0, x1, y1, v: y0 + (y1 - y0) * (v - x0) / (x1 - x0))
 
 
 @dataclass(frozen=True, slots=True)
