@@ -44,7 +44,10 @@ and `--tpot-ms`; with `--rate`, also the replicas, or prefill and decode workers
 much) and exit status 1; `recommended` (the same shape: what the layout policy recommends deploying, the cheapest
 aggregated configuration unless the cheapest disaggregated one saves at least its `disaggregation.min_saving`) and
 `recommendation` (that share, and `cheapest_saving`: how much less `best` costs than `recommended`). A point's
-figures are what `predict` gives for its configuration.
+figures are what `predict` gives for its configuration. `search --meet band` holds the slow edge of each
+prediction's error band to the targets instead of the prediction (`snippets.engine.search.margins`); `targets`
+echoes the targets with `meet`, the `margins` a prediction was multiplied by, and `predicted_at_most`, the
+predictions that met them (the targets divided by the margins).
 """
 
 from __future__ import annotations
@@ -75,7 +78,7 @@ from snippets.engine.requests import (
     deploy_admitting,
     load_catalog,
 )
-from snippets.engine.search import MODES, Plan, Point, Search, search
+from snippets.engine.search import MEETS, MODES, Plan, Point, Search, search
 from snippets.engine.serving import (
     DisaggPrediction,
     Speculation,
@@ -162,6 +165,9 @@ def _parser() -> argparse.ArgumentParser:
             s.add_argument("--tpot-ms", type=float, help="time-per-output-token target")
             s.add_argument("--rate", type=float, help="requests per second to carry")
             s.add_argument("--mode", default="any", choices=MODES)
+            s.add_argument("--meet", default="prediction", choices=MEETS,
+                           help="what must fall within the targets: the prediction (default), or the slow edge "
+                                "of its error band (band)")
     return p
 
 
@@ -285,12 +291,15 @@ def search_report(res: Search) -> dict[str, Any]:
     """The JSON `search` prints: the frontier, the cheapest point meeting the targets (`best`, with the plan for the
     rate) or why there is none; the configuration the layout policy recommends (`recommended`, the same shape) and
     how much cheaper the cheapest is (`cheapest_saving`, a share of the recommended's cost; 0 where they agree)."""
-    st, t = res.setting, res.targets
+    st, t, held = res.setting, res.asked or res.targets, res.targets
     return {
         "model": st.model.id, "precision": st.precision.id, "accelerator": st.chip.id, "node": st.node.id,
         "memory_policy": st.memory_policy.id, "input_tokens": res.input_tokens, "output_tokens": res.output_tokens,
         "targets": {"ttft_ms": None if t.ttft_s is None else t.ttft_s * 1e3,
-                    "tpot_ms": None if t.tpot_s is None else t.tpot_s * 1e3},
+                    "tpot_ms": None if t.tpot_s is None else t.tpot_s * 1e3,
+                    "meet": res.meet, "margins": {"ttft_ms": res.margins[0], "tpot_ms": res.margins[1]},
+                    "predicted_at_most": {"ttft_ms": None if held.ttft_s is None else held.ttft_s * 1e3,
+                                          "tpot_ms": None if held.tpot_s is None else held.tpot_s * 1e3}},
         "frontier": [p.as_dict() for p in res.frontier], "best": _answer(res.best, res.plan),
         "recommended": _answer(res.recommended, res.recommended_plan),
         "recommendation": {"layout_policy": st.layout_policy.id,
@@ -399,7 +408,7 @@ def _search(eng: EngineCatalog, args: argparse.Namespace, req: Request) -> int:
                  ttft_ms=args.ttft_ms, tpot_ms=args.tpot_ms, rate=args.rate, mode=args.mode,
                  speculation=speculation_of(eng, args.model, args.spec_tokens, args.acceptance, args.draft),
                  prefix_hit=args.prefix_hit, prefix_groups=args.prefix_groups, scenario=args.scenario,
-                 kv_precision=args.kv_precision, node=args.node, memory_policy=args.memory_policy)
+                 kv_precision=args.kv_precision, node=args.node, memory_policy=args.memory_policy, meet=args.meet)
     print(json.dumps(search_report(res), indent=1, sort_keys=True))
     return 0 if res.best is not None else 1
 

@@ -38,6 +38,13 @@ batch grows. Disaggregated, every number of decode workers (1 to `MAX_DECODE_WOR
 tried at the batch that suits it (`_cheapest_pair`), cut off where its GPUs alone would cost more than the cheapest
 found; prefill layouts that another beats on prompt time, time per prompt, GPUs and KV bytes to send are dropped.
 Tightening a target therefore never makes the cheapest point cheaper.
+
+`meet` says what must fall within the targets: the prediction (`prediction`, the default), or the slow edge of its
+error band (`band`: the measured value of the slowest tenth of the regime's test rows, `Band.around`), for a reader
+who needs the target held where the time model has fallen short of measurements before. The band depends on the
+regime, which for time per output token changes with the load; the search takes the slower edge of the two decode
+regimes at every load, so a configuration it finds meets the target at its own band's edge, whatever its load. That
+is the search at targets divided by each metric's `margins`, and reported at the targets as asked.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from snippets.engine import bands as bands_mod
 from snippets.engine.deployment import Deployment, NoLayout, RefusedLayout, Setting, deploy, setting
 from snippets.engine.layout import Layout, layout_problems, tp_degrees
 from snippets.engine.serving import (
@@ -72,6 +80,8 @@ from snippets.engine.step import Prep, prepare
 _T = TypeVar("_T")
 
 MODES = ("aggregated", "disaggregated", "any")
+MEETS = ("prediction", "band")
+"""What must fall within the targets (`search`'s `meet`): the prediction, or the slow edge of its error band."""
 MAX_DECODE_WORKERS = 8
 """Decode workers a disaggregated configuration is tried with (1 to this), each with the fewest prefill workers that
 keep up with them and meet the TTFT target: the ratio of prefill to decode workers follows."""
@@ -364,6 +374,13 @@ class Search:
     output token (with a rate: needs that share fewer rented GPUs). None where nothing meets the targets."""
     recommended_plan: Plan | None = None
     """The recommended configuration's plan for the rate (None without a rate)."""
+    asked: Targets | None = None
+    """The targets as asked (`targets` is what the predictions were held to: the same, divided by `margins` where
+    `meet` is `band`); None: `targets`."""
+    meet: str = "prediction"
+    """What had to fall within the targets (`MEETS`)."""
+    margins: tuple[float, float] = (1.0, 1.0)
+    """TTFT's and TPOT's: what a prediction was multiplied by before it was held to the target (`margins`)."""
 
     @property
     def cheapest(self) -> Point | None:
@@ -980,7 +997,9 @@ def _plan(pt: Point, rate: float, t: Targets) -> Plan | None:
     return Plan(pt, rate, y, x, gpus, rented, None if price is None else rented * price.usd_per_gpu_hour)
 
 
-def _why(run: _Run, n_layouts: int, st: Setting) -> Why:
+def _why(run: _Run, n_layouts: int, st: Setting, edge: tuple[float, float] | None = None) -> Why:
+    """`edge`: the margins where the targets hold at the band's slow edge (`margins`); the figures are then the
+    edge's, against the targets as asked (the ratio is the same)."""
     t = run.targets
     if not n_layouts:
         return Why(f"no layout of up to {MAX_NODES} nodes holds {st.model.name} in {st.precision.name} on "
@@ -994,12 +1013,34 @@ def _why(run: _Run, n_layouts: int, st: Setting) -> Why:
     closest = min(run.points, key=worst)
     ex = t.excess(closest.ttft_s, closest.tpot_s)
     binding = max(ex, key=lambda k: ex[k])
-    target = (t.ttft_s if binding == "ttft_ms" else t.tpot_s) or 0.0
-    value = closest.ttft_s if binding == "ttft_ms" else closest.tpot_s
+    m = 1.0 if edge is None else edge[0 if binding == "ttft_ms" else 1]
+    target = ((t.ttft_s if binding == "ttft_ms" else t.tpot_s) or 0.0) * m
+    value = (closest.ttft_s if binding == "ttft_ms" else closest.tpot_s) * m
     what = "time to first token" if binding == "ttft_ms" else "time per output token"
-    return Why(f"the {what} binds: the closest configuration ({closest.label}) gives {value * 1e3:,.1f} ms against "
-               f"the {target * 1e3:,.1f} ms target, {ex[binding] - 1:.0%} over",
+    gives = "gives" if edge is None else "gives at the slow edge of its band"
+    return Why(f"the {what} binds: the closest configuration ({closest.label}) {gives} {value * 1e3:,.1f} ms "
+               f"against the {target * 1e3:,.1f} ms target, {ex[binding] - 1:.0%} over",
                binding, target * 1e3, value * 1e3, ex[binding] - 1, closest)
+
+
+def margins(st: Setting, meet: str = "band") -> tuple[float, float]:
+    """What a prediction is multiplied by to reach the slow edge of its error band, for TTFT and for TPOT, in
+    `st`'s regimes (its chip's vendor, dense or MoE): 1 ÷ (1 + the band's lowest error), the TPOT's the larger of
+    its two decode regimes' (low load, saturation), as the load decides which applies; (1, 1) where `meet` is
+    `prediction`. A band whose lowest error is above zero (the model was slower than every measurement it holds)
+    gives a margin below 1."""
+    if meet not in MEETS:
+        raise ValueError(f"meet must be one of {', '.join(MEETS)}, not {meet!r}")
+    if meet == "prediction":
+        return 1.0, 1.0
+    table = st.time_model.bands
+    vendor, moe = st.chip.vendor, st.model.architecture.moe is not None
+
+    def edge(metric: str, phase: str) -> float:
+        return 1 / (1 + bands_mod.band(table, metric, bands_mod.Regime(vendor, moe, phase)).low)
+
+    return (edge("ttft_ms", "prefill"),
+            max(edge("tpot_ms", "decode at low load"), edge("tpot_ms", "decode at saturation")))
 
 
 def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, input_tokens: int,
@@ -1007,7 +1048,8 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
            rate: float | None = None, mode: str = "any", speculation: Speculation | None = None,
            prefix_hit: float = 0.0, prefix_groups: int = 1, scenario: str = "reference",
            kv_precision: str | None = None, node: str | None = None, max_gpus: int | None = None,
-           sweep: bool = True, memory_policy: str | None = None, space: Space | None = None) -> Search:
+           sweep: bool = True, memory_policy: str | None = None, space: Space | None = None,
+           meet: str = "prediction") -> Search:
     """Every configuration of `model` in `precision` on `accelerator`'s node for requests of `input_tokens` +
     `output_tokens`, in `mode` (aggregated, disaggregated or any), with and without `speculation` where given:
     the frontier (unless `sweep` is False: then only what the cheapest needs) and the cheapest meeting the
@@ -1016,17 +1058,23 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
     `memory_policy`, where given, is the engine's budget and scheduling in place of the scenario's. A `space` the
     caller keeps lends this search the predictions of its last one where both read the same setting and requests
     (`Space`): the answer is the same as without it. A setting the engines refuse at start (`setting`'s
-    RefusedSetting: a request longer than the model reads, BF16 on a chip without it) is raised, not answered."""
+    RefusedSetting: a request longer than the model reads, BF16 on a chip without it) is raised, not answered.
+    `meet` (`MEETS`): what must fall within the targets, the prediction or the slow edge of its band (`margins`)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if min(input_tokens, output_tokens) < 1:
         raise ValueError("input and output tokens must be at least 1")
     if rate is not None and not rate > 0:
         raise ValueError(f"the request rate must be positive, not {rate}")
-    t = Targets(None if ttft_ms is None else ttft_ms / 1e3, None if tpot_ms is None else tpot_ms / 1e3)
+    if meet not in MEETS:
+        raise ValueError(f"meet must be one of {', '.join(MEETS)}, not {meet!r}")
+    asked = Targets(None if ttft_ms is None else ttft_ms / 1e3, None if tpot_ms is None else tpot_ms / 1e3)
     st = setting(eng, model, precision, scenario, accelerator=None if node else accelerator, node=node,
                  concurrency=1, context_tokens=input_tokens + output_tokens, kv_precision=kv_precision,
                  memory_policy=memory_policy)
+    m_ttft, m_tpot = margins(st, meet)
+    t = Targets(None if asked.ttft_s is None else asked.ttft_s / m_ttft,
+                None if asked.tpot_s is None else asked.tpot_s / m_tpot)
     space = space if space is not None else Space()
     request = (input_tokens, output_tokens, prefix_hit, prefix_groups)
     if not space.holds(st, request):
@@ -1061,10 +1109,10 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
         rec_plan = recommend([x for x in plans if x.point.mode == "aggregated"],
                              [x for x in plans if x.point.mode == "disaggregated"], _plan_cost, saving)
         rec = None if rec_plan is None else rec_plan.point
-    why = None if best is not None else _why(run, len(deps), st)
+    why = None if best is not None else _why(run, len(deps), st, (m_ttft, m_tpot) if meet == "band" else None)
     return Search(st, input_tokens, output_tokens, t, tuple(run.points), front, best, plan, why,
                   tuple(d.layout for d in deps), run.pruned, tuple(run.skipped), tuple(run.candidates), rec,
-                  rec_plan)
+                  rec_plan, asked, meet, (m_ttft, m_tpot))
 
 
 def _even(gpu_hours: float) -> float:

@@ -16,18 +16,21 @@ import pytest
 
 from snippets.data.export import engine_catalog
 from snippets.engine import ContextTooLong, Deployment, Layout, deploy, setting
+from snippets.engine import bands as bands_mod
 from snippets.engine import search as search_mod
 from snippets.engine.params import total_params
 from snippets.engine.search import (
     MAX_DECODE_WORKERS,
     Point,
     Space,
+    Targets,
     _peak,
     _plan,
     at_scenario,
     concurrencies,
     configuration_words,
     dominates,
+    margins,
     pareto,
     recommend,
     search,
@@ -504,6 +507,50 @@ def test_when_nothing_meets_the_targets_it_says_which_binds_and_by_how_much():
     # a request longer than the model reads is refused before any layout, as the engines refuse it at start
     with pytest.raises(ContextTooLong, match=r"^100,000,100 tokens, more than the 131,072 Llama 3.1 405B reads"):
         search(ENG, "llama-3.1-405b", "bf16", "h100-sxm", 100_000_000, 100)
+
+
+def test_meeting_the_targets_at_the_slow_edge_of_the_band():
+    """`meet="band"` holds each prediction's slow band edge to the targets: the margins are 1 / (1 + the band's lowest
+    error) from the time model's table (TPOT's the larger of its two decode regimes'), every configuration it counts
+    as meeting the targets does so at its own band's edge, and the answer costs more than the one the predictions
+    alone meet, which misses at its edge."""
+    kw = {"ttft_ms": 2000, "tpot_ms": 40}
+    plain = search(ENG, "llama-3.1-70b", "fp8", "h100-sxm", N_IN, N_OUT, **kw)
+    s = search(ENG, "llama-3.1-70b", "fp8", "h100-sxm", N_IN, N_OUT, meet="band", **kw)
+    table = s.setting.time_model.bands
+
+    def low(metric: str, phase: str) -> float:
+        return bands_mod.band(table, metric, bands_mod.Regime("NVIDIA", False, phase)).low
+
+    m_ttft = 1 / (1 + low("ttft_ms", "prefill"))
+    m_tpot = 1 / (1 + min(low("tpot_ms", "decode at low load"), low("tpot_ms", "decode at saturation")))
+    assert s.margins == pytest.approx((m_ttft, m_tpot), rel=1e-12) == margins(s.setting)
+    assert min(s.margins) > 1  # the model has run fast against this regime's test rows: the edge is slower
+    assert margins(s.setting, "prediction") == (1.0, 1.0) == plain.margins
+    assert (s.meet, s.asked, plain.meet) == ("band", Targets(2.0, 0.04), "prediction")
+    assert (s.targets.ttft_s, s.targets.tpot_s) == pytest.approx((2.0 / m_ttft, 0.04 / m_tpot), rel=1e-12)
+    assert s.best is not None and s.candidates and plain.best is not None
+    for p in s.candidates:
+        assert p.prediction.ttft_range[1] <= 2.0 * (1 + 1e-9) and p.prediction.tpot_range[1] <= 0.04 * (1 + 1e-9)
+    pb = plain.best.prediction
+    assert pb.ttft_range[1] > 2.0 or pb.tpot_range[1] > 0.04
+    assert s.best.gpu_hours_per_mtok > plain.best.gpu_hours_per_mtok
+    with pytest.raises(ValueError, match="meet must be one of prediction, band, not 'median'"):
+        search(ENG, "llama-3.1-70b", "fp8", "h100-sxm", N_IN, N_OUT, meet="median", **kw)
+    # nothing meets: the figures that bind are the band edge's, against the target as asked
+    s = search(ENG, "llama-3.1-70b", "fp8", "h100-sxm", N_IN, N_OUT, ttft_ms=20, tpot_ms=200, meet="band")
+    assert s.best is None and s.why is not None and s.why.binding == "ttft_ms" and s.why.target == pytest.approx(20)
+    assert s.why.closest == pytest.approx(min(p.ttft_s for p in s.points) * m_ttft * 1e3)
+    assert "at the slow edge of its band" in s.why.text
+    out = _cli("search", "--model", "llama-3.1-70b", "--precision", "fp8", "--accelerator", "h100-sxm",
+               "--input-tokens", str(N_IN), "--output-tokens", str(N_OUT), "--ttft-ms", "2000", "--tpot-ms", "40",
+               "--meet", "band", "--mode", "aggregated")
+    j = json.loads(out.stdout)
+    assert j["targets"]["meet"] == "band" and (j["targets"]["ttft_ms"], j["targets"]["tpot_ms"]) == (2000, 40)
+    assert j["targets"]["margins"] == pytest.approx({"ttft_ms": m_ttft, "tpot_ms": m_tpot}, rel=1e-12)
+    assert j["targets"]["predicted_at_most"]["tpot_ms"] == pytest.approx(40 / m_tpot, rel=1e-12)
+    if j["best"] is not None:
+        assert j["best"]["tpot_ms_range"][1] <= 40 * (1 + 1e-9)
 
 
 def test_search_points_are_what_predict_gives(h100_any):
