@@ -42,7 +42,7 @@ from snippets.engine.requests import (
     deploy_admitting,
     queue_split,
 )
-from snippets.engine.search import Search, Space, search
+from snippets.engine.search import MEETS, Search, Space, search
 from snippets.engine.serving import Prediction, at_rate
 from snippets.engine.specs import EngineCatalog, ModelSpec, PriceSpec
 
@@ -54,7 +54,7 @@ SCENARIO = "serving"
 CUSTOM = "custom"
 """The model field's value for a pasted config.json."""
 FIELDS = ("model", "precision", "accelerator", "context", "concurrency", "memory_policy", "layout_policy",
-          "ttft_ms", "tpot_ms", "rate", "config")
+          "ttft_ms", "tpot_ms", "rate", "meet", "config")
 """The form's fields, which are also the only parameters the page's address may carry."""
 TARGETS = ("ttft_ms", "tpot_ms", "rate")
 MAX_CONTEXT = MAX_TOKENS
@@ -91,6 +91,8 @@ class Inputs:
     ttft_ms: float | None = None
     tpot_ms: float | None = None
     rate: float | None = None
+    meet: str = "prediction"
+    """What must fall within the targets (`search.MEETS`): the prediction, or the slow edge of its error band."""
     config: str = ""
 
     def query(self) -> dict[str, str]:
@@ -158,7 +160,8 @@ def read(eng: EngineCatalog, form: Mapping[str, str]) -> Inputs:
                          f"the calculator reads {', '.join(FIELDS)}")
     d = defaults(eng)
     get = {k: str(form[k]) if k in form else _spell(getattr(d, k)) for k in FIELDS}
-    for k in ("model", "precision", "accelerator", "context", "concurrency", "memory_policy", "layout_policy"):
+    for k in ("model", "precision", "accelerator", "context", "concurrency", "memory_policy", "layout_policy",
+              "meet"):
         if not get[k].strip():
             get[k] = _spell(getattr(d, k))
     model = get["model"]
@@ -168,13 +171,14 @@ def read(eng: EngineCatalog, form: Mapping[str, str]) -> Inputs:
     _pick(eng.chips, get["accelerator"], "accelerator", "accelerator")
     _pick(eng.memory_policies, get["memory_policy"], "memory policy", "memory_policy")
     _pick(eng.layout_policies, get["layout_policy"], "layout policy", "layout_policy")
+    _pick(dict.fromkeys(MEETS), get["meet"], "way to meet the targets", "meet")
     return Inputs(model=model, precision=get["precision"], accelerator=get["accelerator"],
                   context=_count(get["context"], "context (input + output tokens)", 2, MAX_CONTEXT),
                   concurrency=_count(get["concurrency"], "concurrency (requests in flight)", 1, MAX_CONCURRENCY),
                   memory_policy=get["memory_policy"], layout_policy=get["layout_policy"],
                   ttft_ms=_amount(get["ttft_ms"], "the TTFT target (ms)", MAX_TARGET_MS),
                   tpot_ms=_amount(get["tpot_ms"], "the TPOT target (ms)", MAX_TARGET_MS),
-                  rate=_amount(get["rate"], "the request rate (requests/s)", MAX_RATE),
+                  rate=_amount(get["rate"], "the request rate (requests/s)", MAX_RATE), meet=get["meet"],
                   config=get["config"] if model == CUSTOM else "")
 
 
@@ -347,7 +351,7 @@ def target(eng: EngineCatalog, inputs: Inputs, n_in: int, n_out: int, space: Spa
                 "outputs": {}, "svg": "", "frontier": []}
     res = search(eng, inputs.model, inputs.precision, inputs.accelerator, n_in, n_out, ttft_ms=inputs.ttft_ms,
                  tpot_ms=inputs.tpot_ms, rate=inputs.rate, scenario=SCENARIO, memory_policy=inputs.memory_policy,
-                 space=space)
+                 space=space, meet=inputs.meet)
     return {"asked": True, **target_outputs(res), "svg": frontier_svg(res),
             "frontier": [{"mode": p.mode, "label": p.label, "per_user": repr(p.per_user), "per_gpu": repr(p.per_gpu)}
                          for p in res.frontier]}
@@ -379,9 +383,11 @@ def target_outputs(res: Search) -> dict[str, Any]:
     """The target section's figures: the recommended configuration's mode, layout, GPUs, times, $/Mtok, and for a
     rate its replicas (or workers), rented GPUs and $/hour; the cheapest where it differs; or why nothing meets the
     targets."""
-    t = res.targets
+    t = res.asked or res.targets
     asked = (f"TTFT at most {_ms(None if t.ttft_s is None else t.ttft_s * 1e3)}, "
              f"TPOT at most {_ms(None if t.tpot_s is None else t.tpot_s * 1e3)}")
+    if res.meet == "band":
+        asked += " at the slow edge of each prediction's error band"
     best, plan, cheapest = res.recommended, res.recommended_plan, res.best
     if best is None or cheapest is None:
         why = res.why.text if res.why is not None else "no configuration meets the targets"
@@ -575,10 +581,11 @@ class Calculator:
     """The catalog read once; `answer_json` is what the page's JavaScript calls, JSON text in and out.
 
     It keeps the target sections of its last `SEARCHES_KEPT` searches, keyed by everything `target` reads: the
-    model (and a pasted config's text), precision, accelerator, prompt and output tokens, the targets, the rate and
-    the memory policy. A reader who changes only what the search does not read (the concurrency, the layout policy)
-    gets the answer without the search run again, the same answer `answer` gives (tests/unit/test_calculator.py).
-    A reader who changes the targets or the rate gets a new search, which reuses the predictions of the last search
+    model (and a pasted config's text), precision, accelerator, prompt and output tokens, the targets, the rate, what
+    must meet the targets and the memory policy. A reader who changes only what the search does not read (the
+    concurrency, the layout policy) gets the answer without the search run again, the same answer `answer` gives
+    (tests/unit/test_calculator.py). A reader who changes the targets, the rate or what must meet the targets gets
+    a new search, which reuses the predictions of the last search
     of the same model, precision, accelerator, request and memory policy (its `Space`: the last `SPACES_KEPT`
     kept): they do not depend on the targets. `searches` counts the searches it ran, `spaces` the spaces it made."""
 
@@ -594,7 +601,7 @@ class Calculator:
         text and handed out as a new object each time, so an answer a caller changes cannot change a later one."""
         where = (inputs.model, inputs.config if inputs.model == CUSTOM else "", inputs.precision, inputs.accelerator,
                  n_in, n_out, inputs.memory_policy)
-        key = (*where, inputs.ttft_ms, inputs.tpot_ms, inputs.rate)
+        key = (*where, inputs.ttft_ms, inputs.tpot_ms, inputs.rate, inputs.meet)
         kept = self._targets.get(key)
         if kept is None:
             space = self._spaces.get(where)

@@ -212,6 +212,9 @@ def _calculator_html(cat: Catalog) -> str:
         + _number("rate", "Request rate, requests/s", d.rate, 0, 1_000_000,
                   "a rate: what one replica does with requests sent at it; with a target, the replicas and $ per hour "
                   "that carry it", whole=False)
+        + _select("meet", "Targets met by", [("prediction", "the prediction"),
+                                               ("band", "the slow edge of its error band")], d.meet,
+                  "the band: where the time model's errors against published test measurements fell")
         + _select("memory_policy", "Engine memory policy", mem, d.memory_policy, "from data/policies.yaml")
         + _select("layout_policy", "Layout policy", lay, d.layout_policy, "from data/policies.yaml")
         + '<details class="sa-calc-field sa-calc-custom" id="sa-calc-custom">'

@@ -259,6 +259,30 @@ def test_the_target_answer_is_the_search_and_tightening_tpot_never_cheapens_it(c
     assert off["asked"] is False
 
 
+def test_the_form_can_hold_the_band_edge_to_the_targets(catalog: Catalog) -> None:
+    """The form's `meet` is the search's: `band` answers what `search(..., meet="band")` recommends, says so, costs
+    no less than the prediction's answer and is kept apart from it; anything else is refused by name."""
+    from snippets.engine.search import search
+
+    eng = engine_catalog(catalog)
+    calc = Calculator(eng)
+    plain = calc.answer({"ttft_ms": "20000", "tpot_ms": "40"})
+    band = calc.answer({"ttft_ms": "20000", "tpot_ms": "40", "meet": "band"})
+    assert plain["ok"] and band["ok"] and calc.searches == 2
+    assert (plain["inputs"]["meet"], band["inputs"]["meet"]) == ("prediction", "band")
+    res = search(eng, "llama-3.1-70b", "fp8", "h100-sxm", band["report"]["input_tokens"],
+                 band["report"]["output_tokens"], ttft_ms=20000, tpot_ms=40, scenario="serving", meet="band")
+    assert res.recommended is not None and res.best is not None and res.meet == "band"
+    t, p = band["target"], plain["target"]
+    assert t["met"] and float(t["outputs"]["t_cost_per_mtok"]["value"]) == res.recommended.usd_per_mtok
+    assert "TPOT at most 40.0 ms at the slow edge of each prediction's error band" in t["text"]
+    assert "error band" not in p["text"]
+    assert float(t["outputs"]["t_cheapest"]["value"]) > float(p["outputs"]["t_cheapest"]["value"])
+    assert res.best.prediction.tpot_range[1] <= 0.04 * (1 + 1e-9)
+    bad = answer(eng, {"meet": "median"})
+    assert bad == {"ok": False, "error": "meet: unknown way to meet the targets 'median'; known: band, prediction"}
+
+
 def test_the_calculator_keeps_its_searches_and_answers_as_answer_does(catalog: Catalog) -> None:
     """The page's Calculator searches again only when what the search reads changes: a new concurrency or layout
     policy reuses the kept target section, a new target, rate, context, model or memory policy searches; a new target
