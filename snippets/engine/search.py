@@ -40,11 +40,12 @@ found; prefill layouts that another beats on prompt time, time per prompt, GPUs 
 Tightening a target therefore never makes the cheapest point cheaper.
 
 `meet` says what must fall within the targets: the prediction (`prediction`, the default), or the slow edge of its
-error band (`band`: the measured value of the slowest tenth of the regime's test rows, `Band.around`), for a reader
-who needs the target held where the time model has fallen short of measurements before. The band depends on the
-regime, which for time per output token changes with the load; the search takes the slower edge of the two decode
-regimes at every load, so a configuration it finds meets the target at its own band's edge, whatever its load. That
-is the search at targets divided by each metric's `margins`, and reported at the targets as asked.
+error band (`band`: the slow end of the range the regime's test measurements fell in for 80 % of them,
+`Band.around`), for a reader who needs the target held where the time model has run fast against measurements
+before. The band depends on the regime, which for time per output token changes with the load; the search takes
+the slower edge of the two decode regimes at every load, so a configuration it finds meets the target at its own
+band's edge, whatever its load. That is the search at targets divided by each metric's `margins`, and reported at
+the targets as asked.
 """
 
 from __future__ import annotations
