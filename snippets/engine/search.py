@@ -1067,13 +1067,11 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
         raise ValueError("input and output tokens must be at least 1")
     if rate is not None and not rate > 0:
         raise ValueError(f"the request rate must be positive, not {rate}")
-    if meet not in MEETS:
-        raise ValueError(f"meet must be one of {', '.join(MEETS)}, not {meet!r}")
     asked = Targets(None if ttft_ms is None else ttft_ms / 1e3, None if tpot_ms is None else tpot_ms / 1e3)
     st = setting(eng, model, precision, scenario, accelerator=None if node else accelerator, node=node,
                  concurrency=1, context_tokens=input_tokens + output_tokens, kv_precision=kv_precision,
                  memory_policy=memory_policy)
-    m_ttft, m_tpot = margins(st, meet)
+    m_ttft, m_tpot = margins(st, meet)  # refuses a `meet` not in MEETS
     t = Targets(None if asked.ttft_s is None else asked.ttft_s / m_ttft,
                 None if asked.tpot_s is None else asked.tpot_s / m_tpot)
     space = space if space is not None else Space()
