@@ -3,7 +3,7 @@ pipeline send, with its FLOPs, its bytes, its own roofline time and its launch c
 
 One `Op` is one operation of one layer (repeated `count` times over a stage's layers of the same kind):
 
-    seconds = max(compute_s, memory_s) + comm_s + launch_s
+    seconds = max(compute_s, memory_s - around_s) + around_s + comm_s + launch_s
 
 - `compute_s`: FLOPs ÷ (the chip's dense peak in the format the matrix units run × the share that kind of kernel
   reaches: a large GEMM's, fused attention's, or a fused MoE layer's grouped GEMMs' at the rows each of its experts
@@ -18,7 +18,10 @@ One `Op` is one operation of one layer (repeated `count` times over a stage's la
   captures), also the host's time to issue the kernels wherever it exceeds the GPU's work.
 
 The elementwise kernels around a GEMM (the norm before it, FP8 activation quantization, the activation between
-the MLP's two GEMMs) are counted with it: their bytes (the activations they read and write) and their launches.
+the MLP's two GEMMs, a fused MoE layer's sum over each token's experts) are counted with it: their bytes (the
+activations they read and write) and their launches. They are kernels of their own, run before or after the GEMM,
+so their traffic (`around_s`, part of `memory_s`) adds to its time: where the GEMM is memory-bound (decode) the sum
+is its memory time as before; where its arithmetic binds (a prefill) their traffic no longer hides under it.
 A vendor's kernel fraction (`TimeModelSpec.kernel_fraction`, 1 unless fitted) scales every kernel efficiency of
 its chips, and divides a kernel's fixed cost inside a graph (its launch, ramp and tail: the same kernels running
 at that share of the speed). Standard library only.
@@ -58,11 +61,21 @@ class Op:
     """For a collective: its fixed part."""
     weights: float = 0.0
     """Of `bytes`, the weights (or embedding rows) read."""
+    around_s: float = 0.0
+    """Of `memory_s`, the elementwise kernels' around the op (the norm before it, activation quantization, the
+    activation between two GEMMs): kernels of their own, run before or after it, so their traffic adds to its time
+    rather than hiding under its arithmetic."""
+
+    @property
+    def work_s(self) -> float:
+        """One instance without its launches: the larger of its arithmetic and its own traffic, then the kernels
+        around it, then its communication."""
+        return max(self.compute_s, self.memory_s - self.around_s) + self.around_s + self.comm_s
 
     @property
     def seconds(self) -> float:
-        """One instance: the larger of its compute and memory time, plus communication and launches."""
-        return max(self.compute_s, self.memory_s) + self.comm_s + self.launch_s
+        """One instance: its work (`work_s`) and its launches."""
+        return self.work_s + self.launch_s
 
     @property
     def total_s(self) -> float:
@@ -195,10 +208,12 @@ def gemm(name: str, tokens: float, n: float, k: float, r: Rates, *, step_tokens:
     act = tokens * (n + k) * ACTIVATION_BYTES + extra_bytes
     wf = share if share is not None else weight_share(r, tokens if batch_per_matrix is None else batch_per_matrix)
     memory = w / (r.hbm_bytes_per_s * wf) + act / r.stream_bytes_per_s
+    around = extra_bytes / r.stream_bytes_per_s
     cs = r.gemm.compute_at(f) if compute_share is None else compute_share
     compute = f / (r.peak_flops * cs * r.kernel_fraction)
+    work = max(compute, memory - around) + around
     return Op(kind, name, f, w + act, compute, memory, 0.0,
-              launch(r, kernels, max(compute, memory), step_tokens, fixed_s), count, weights=w)
+              launch(r, kernels, work, step_tokens, fixed_s), count, weights=w, around_s=around)
 
 
 def attention(name: str, pairs: float, flops_per_pair: float, kv_bytes: float, tokens: float, q_width: float,

@@ -106,7 +106,7 @@ class Step:
         kernels' fixed costs and the host's time per step to `launch`."""
         out = dict.fromkeys(ops.KINDS, 0.0)
         for o in self.ops:
-            out[o.kind] += (max(o.compute_s, o.memory_s) + o.comm_s) * o.count
+            out[o.kind] += o.work_s * o.count
             out["launch"] += o.launch_s * o.count
         out["launch"] += self.host_s
         return out
@@ -292,6 +292,8 @@ class Prep:
     prefill_pair_flops: float
     q_extra: int
     host_s: float
+    quant_bytes: float = 0.0
+    """Bytes per activation a quantization kernel reads and writes (none where the matrix units run at 16 bits)."""
     host_per_request_s: float = 0.0
     """The executor's host time per request of a step (the memory policy's `host_per_request`)."""
     stage_host: bool = False
@@ -326,13 +328,16 @@ def prepare(d: Deployment) -> Prep:
     # projections into attention are kept at 16 bits
     first = next((n for n, _, _, _ in _attention_gemms(arch, lay.tp) if n not in kept and n in ("qkv", "q", "q_a", "o")),
                  None)
+    prec = st.precision
+    # a quantization kernel reads each activation at 16 bits and writes it in the weights' format
+    quant = q_extra * (ops.ACTIVATION_BYTES + prec.bytes_per_param)
     attn = tuple((name, nn, kk, kernels + (q_extra if name == first else 0),
-                  2 * h * ops.ACTIVATION_BYTES if name in ("qkv", "q", "q_a") else 0.0)
+                  (2 * h * ops.ACTIVATION_BYTES if name in ("qkv", "q", "q_a") else 0.0)
+                  + (quant * kk if name == first else 0.0))
                  for name, nn, kk, kernels in _attention_gemms(arch, lay.tp))
     ffn = arch.ffn_size / lay.tp
-    mlp = tuple((name, nn, kk, kernels + q_extra, _around(arch, 1.0, name, ffn))
+    mlp = tuple((name, nn, kk, kernels + q_extra, _around(arch, 1.0, name, ffn) + quant * kk)
                 for name, nn, kk, kernels in _mlp_gemms(arch, ffn))
-    prec = st.precision
     emb_b = 2.0 if "embeddings" in prec.keeps_16bit else prec.bytes_per_param
     head_b = 2.0 if "lm_head" in prec.keeps_16bit and prec.bits_per_param < 16 else prec.bytes_per_param
     if arch.tied_embeddings:
@@ -366,7 +371,7 @@ def prepare(d: Deployment) -> Prep:
                 attention_gemms=attn, kept_16bit=frozenset(kept), rates16=rates16, mlp_gemms=mlp,
                 kv_bytes=st.kv_precision.bytes_per_param, emb_bytes=emb_b,
                 head_bytes=head_b, q_width=q_width, decode_pair_flops=_flops_per_pair(arch, lay.tp, decode=True),
-                prefill_pair_flops=_flops_per_pair(arch, lay.tp, decode=False), q_extra=q_extra,
+                prefill_pair_flops=_flops_per_pair(arch, lay.tp, decode=False), q_extra=q_extra, quant_bytes=quant,
                 host_s=tm.step_overhead_s, host_per_request_s=pol.host_per_request, stage_host=pol.stage_host,
                 graphs_decode_only=pol.graphs_decode_only)
 
@@ -461,7 +466,7 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
     if p.pp_link is not None:
         sent = local * h * ops.ACTIVATION_BYTES * PP_TENSORS
         out.append(ops.collective("send", "stage send", coll.send(sent, p.pp_link, tm), count=lay.pp - 1))
-    work = sum((max(o.compute_s, o.memory_s) + o.comm_s + o.launch_s) * o.count for o in out)
+    work = sum(o.seconds * o.count for o in out)
     host = p.host_s + (tm.prompt_step_host_s if batch.prefill_tokens else 0.0)
     # the executor's work per request, on each attention rank for its own requests: added by every stage where each
     # stage's loop takes the micro-batches in turn; elsewhere overlapped with the GPU's work, bounding the step
@@ -495,7 +500,8 @@ def _moe_ops(p: Prep, r: ops.Rates, local: float, tokens: float, ar: coll.Collec
         ffn = moe.shared_experts * moe.expert_ffn_size / lay.tp
         for name, nn, kk, kernels in _mlp_gemms(arch, ffn):
             out.append(ops.gemm(f"shared {name}", local, nn, kk, r, step_tokens=local, kind="moe",
-                                kernels=kernels + p.q_extra, extra_bytes=_around(arch, local, name, ffn), count=count,
+                                kernels=kernels + p.q_extra, extra_bytes=_around(arch, local, name, ffn)
+                                + p.quant_bytes * local * kk, count=count,
                                 share=wf))
     # the tokens the experts of one GPU serve: all of the group's (without DP attention every rank holds every
     # token; with it, the dispatch brings every rank's tokens to the ranks of their experts)
@@ -527,7 +533,8 @@ def _moe_ops(p: Prep, r: ops.Rates, local: float, tokens: float, ar: coll.Collec
                         kernels=2 + ROUTING_KERNELS + p.q_extra, weight_bytes=weights, flops=flops,
                         share=r.moe_stream.stream_share(max(1.0, rows)) * r.kernel_fraction,
                         compute_share=compute_share, fixed_s=r.moe_fixed_s,
-                        extra_bytes=assignments * (2 * h + 2 * moe.expert_ffn_size) * ops.ACTIVATION_BYTES,
+                        extra_bytes=assignments * (2 * h + 2 * columns) * ops.ACTIVATION_BYTES
+                        + p.quant_bytes * served * h,
                         count=count))
     if p.ep_link is not None:
         per_gpu = tokens / lay.ep

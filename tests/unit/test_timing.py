@@ -84,6 +84,42 @@ def test_gemm_roofline_by_hand():
     assert big.compute_s == pytest.approx(2 * 4096 * 8192 * 8192 / 0.5e15) and big.bound == "compute"
 
 
+def test_the_kernels_around_a_gemm_add_their_traffic_to_its_time():
+    # 4,096 tokens through an 8,192 x 8,192 FP8 weight with a norm before it (reads and writes 8,192 values a token
+    # at 2 bytes: 4 x 8,192 x 2 bytes a token). The GEMM's arithmetic (0.55 ms at half of 1 PFLOP/s) binds its own
+    # traffic; the norm is a kernel of its own, so its 134 MB at 0.9 TB/s (0.149 ms) follow it, not hide under it
+    around = 4096 * 4 * 8192 * 2
+    o = gemm("x", 4096, 8192, 8192, RATES, step_tokens=4096, extra_bytes=around)
+    compute = 2 * 4096 * 8192 * 8192 / 0.5e15
+    assert o.around_s == pytest.approx(around / 0.9e12)
+    assert o.memory_s == pytest.approx(8192 * 8192 / 0.6e12 + (2 * 4096 * 8192 * 2 + around) / 0.9e12)
+    assert o.compute_s == pytest.approx(compute) and o.compute_s > o.memory_s - o.around_s
+    assert o.work_s == pytest.approx(compute + around / 0.9e12)
+    assert o.seconds == pytest.approx(o.work_s + o.launch_s)
+    # one token (decode): the weights bind, and the norm's bytes are part of the memory time as they always were
+    one = gemm("x", 1, 8192, 8192, RATES, step_tokens=1, extra_bytes=4 * 8192 * 2)
+    assert one.work_s == pytest.approx(one.memory_s) and one.memory_s > one.compute_s
+
+
+def test_an_fp8_prefill_pays_for_the_kernels_around_its_gemms_and_experts():
+    # DeepSeek-R1 FP8 on 8 x H200: each quantized GEMM's input is quantized in a kernel of its own (2 bytes read,
+    # 1 written per activation), and a fused MoE layer sums each token's experts outside its GEMMs; in a prompt's
+    # step the arithmetic binds, so each op's time is its arithmetic plus those kernels' traffic
+    d = _d("deepseek-r1", "fp8", Layout(tp=8), accelerator="h200-sxm")
+    p = prepare(d)
+    assert p.quant_bytes == 3
+    s = step(d, "prefill", 8192, 0)
+    experts = next(o for o in s.ops if o.name == "experts")
+    h, k, columns = 7168, 8, 2048 / 8
+    served = 8192
+    assert experts.around_s == pytest.approx((served * k * (2 * h + 2 * columns) * 2 + 3 * served * h)
+                                             / p.rates.stream_bytes_per_s)
+    assert experts.compute_s > experts.memory_s - experts.around_s
+    assert experts.work_s == pytest.approx(experts.compute_s + experts.around_s)
+    q_a = next(o for o in s.ops if o.name == "q_a")  # the norm before attention and the quantization of its input
+    assert q_a.around_s == pytest.approx(served * (2 * h * 2 + 3 * h) / p.rates.stream_bytes_per_s)
+
+
 def test_cuda_graphs_reach_trtllm_benchs_max_batch_size():
     # vLLM captures up to min(2 x max_num_seqs, 512) tokens: a decode step of 1,024 sequences runs eagerly and pays
     # the host's issue time; trtllm-bench pads every batch up to its max batch size (4,096 here) into a graph
@@ -1047,7 +1083,8 @@ def test_experts_stream_their_weights_at_the_measured_fused_moe_share():
     # 8 x 3 x 7,168 x 2,048 / 8 x 1 byte = 44.04 MB per MoE layer, at the fused-MoE weight stream's share at one
     # row (data/efficiencies.yaml b200-moe-weights-fp8: 0.87 of 7.7 TB/s, the engines' median), not the dense FP8
     # GEMM's 0.71 (b200-gemm-weights-fp8): 44.04e6 / (7.7e12 x 0.87) = 6.57 us, and the activations around it
-    # (8 assignments x (2 x 7,168 + 2 x 2,048) x 2 bytes) at the streaming share.
+    # (8 assignments x (2 x 7,168 + 2 x 2,048 / 8) x 2 bytes, each expert's slice of 256 columns; and the token's
+    # quantization to FP8, 7,168 x (2 + 1) bytes) at the streaming share.
     b200 = TM.chip("b200")
     assert b200.moe_stream_for("fp8").weights[0] == (1.0, 0.87)
     assert b200.gemm_for("fp8").weights[0] == (1, 0.71)
@@ -1055,7 +1092,7 @@ def test_experts_stream_their_weights_at_the_measured_fused_moe_share():
     experts = next(o for o in step(d, "decode", 1, 2000.0).ops if o.name == "experts")
     weights = 8 * 3 * 7168 * 2048 / 8
     assert experts.weights == pytest.approx(weights, rel=1e-9) == pytest.approx(44.04e6, rel=1e-3)
-    act = 8 * (2 * 7168 + 2 * 2048) * 2
+    act = 8 * (2 * 7168 + 2 * 2048 / 8) * 2 + 7168 * 3
     stream = 7.7e12 * b200.hbm
     assert experts.memory_s == pytest.approx(weights / (7.7e12 * 0.87) + act / stream, rel=1e-9)
     assert weights / (7.7e12 * 0.87) == pytest.approx(6.57e-6, rel=1e-3)
@@ -1070,7 +1107,7 @@ def test_experts_stream_their_weights_at_the_measured_fused_moe_share():
     share = curve.stream_share(rows)
     assert share == 0.87
     weights = 256 * touched * 3 * 7168 * 2048 / 8
-    act = 64 * 8 * (2 * 7168 + 2 * 2048) * 2
+    act = 64 * 8 * (2 * 7168 + 2 * 2048 / 8) * 2 + 64 * 7168 * 3
     assert experts.memory_s == pytest.approx(weights / (7.7e12 * share) + act / stream, rel=1e-9)
     # MI300X has no fused-MoE measurement: its experts stream at the dense GEMM's share (AMD's fraction applied)
     mi = TM.chip("mi300x")
@@ -1278,7 +1315,7 @@ def test_sglang_streams_its_triton_experts_with_their_own_fixed_cost():
     triton, median = experts("triton"), experts(None)
     assert triton.launch_s == pytest.approx(24.3e-6)
     assert median.launch_s == pytest.approx(6 * 2.7e-6)
-    act = 8 * (2 * 4096 + 2 * 1536) * 2
+    act = 8 * (2 * 4096 + 2 * 1536 / 8) * 2
     stream = 7.7e12 * TM.chip("b200").hbm
     assert triton.memory_s == pytest.approx(weights / (7.7e12 * 0.77) + act / stream, rel=1e-3)
     assert median.memory_s == pytest.approx(weights / (7.7e12 * 0.96) + act / stream, rel=1e-3)
@@ -1349,7 +1386,7 @@ def test_vllm_streams_marlin_experts_at_its_int4_timing():
     marlin, median = experts("marlin"), experts(None)
     assert marlin.launch_s == pytest.approx(36.9e-6) and median.launch_s == pytest.approx(6 * 2.7e-6)
     assert marlin.weights == pytest.approx(weights, rel=1e-3)
-    act = 4 * (2 * 2880 + 2 * 2880) * 2
+    act = 4 * (2 * 2880 + 2 * 2880 / 8) * 2
     stream = 3.35e12 * TM.chip("h100-sxm").hbm
     assert marlin.memory_s == pytest.approx(weights / (3.35e12 * 0.80) + act / stream, rel=1e-3)
     # the layer: 36.9 + 2.5 = 39.4 us where the count of kernels gave 16.2 + 2.4 = 18.6; an INT4 layer of Kimi K2's at 8

@@ -304,8 +304,13 @@ class RooflinePage(Page):
         self.h200_more_seqs = fmt.claim(most2 > 2 * most, f"{most2} > 2 × {most}")
         self.h200_policy_one_gpu = fmt.claim(d2_policy.layout.gpus < d2.gpus,
                                              f"policy: {d2_policy.layout.label}, curve: {d2.layout.label}")
-        self.same_ttft = fmt.claim(abs(x2.ttft_s / x1.ttft_s - 1) < 0.1,
-                                   f"{x2.ttft_s * 1e3:.0f} against {x1.ttft_s * 1e3:.0f} ms")
+        hbm_gain = chip2.hbm_bytes_per_s / chip.hbm_bytes_per_s - 1
+        ttft_gain = x1.ttft_s / x2.ttft_s - 1
+        self.hbm_gain = fmt.percent(hbm_gain)
+        self.ttft_gain = fmt.percent(ttft_gain)
+        self.same_ttft = fmt.claim(0 <= ttft_gain < hbm_gain / 2,
+                                   f"{x2.ttft_s * 1e3:.0f} against {x1.ttft_s * 1e3:.0f} ms: {ttft_gain:.0%} faster, "
+                                   f"HBM {hbm_gain:.0%}")
         self.batching_cheaper = fmt.claim(cost1 > 5 * costm, f"${cost1:.2f} > 5 × ${costm:.2f}")
         self.tpot_rises_less = fmt.claim(gain_tpot < gain_tput / 4, f"{gain_tpot:.1f}× slower, {gain_tput:.0f}× more")
         self.q_memory_bound = fmt.claim(q_p.bound == "memory" and q_p.flops / q_p.bytes_read < ra,
