@@ -1127,9 +1127,12 @@ def _point_cost(p: Point) -> tuple[float, int]:
     return _even(p.gpu_hours_per_mtok), p.gpus
 
 
-def _plan_cost(x: Plan) -> tuple[float, float, float]:
-    """What the cheapest plan minimizes: rented GPUs, then GPUs, then GPU-hours per million output tokens."""
-    return x.rented_gpus, x.gpus, x.point.gpu_hours_per_mtok
+def _plan_cost(x: Plan) -> tuple[float, float, float, int]:
+    """What the cheapest plan minimizes: rented GPUs, then GPUs, then its point's GPU-hours per million output tokens
+    (`_even`), then its point's GPUs. Points of the same workers in the same proportion (three prefill and two decode
+    workers, or nine and six) scale to the same plan; their costs differ in the last bits only, and those bits
+    differ between CPython's libm and the browser's, so the tie goes to the smaller point on either."""
+    return x.rented_gpus, x.gpus, _even(x.point.gpu_hours_per_mtok), x.point.gpus
 
 
 def recommend(aggregated: Sequence[_T], disaggregated: Sequence[_T], cost: Callable[[_T], tuple[float, ...]],

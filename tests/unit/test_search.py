@@ -781,3 +781,20 @@ def test_configurations_of_one_cost_tie_to_the_fewer_gpus_whatever_the_last_bits
         assert _even(one) == _even(three)
     assert differ > 0  # the raw figures do differ for some rates
     assert _even(1.0000000000004) == 1.0 and _even(1.00000000004) > 1.0
+
+
+def test_plans_of_one_cost_tie_to_the_smaller_point_whatever_the_last_bits():
+    # Llama 3.1 70B FP8 on H100, 8,192 tokens in context, TPOT 20 ms at 10 requests a second (the calculator's
+    # defaults with those targets): points of three TP2 prefill and two TP8 decode workers and of nine and six scale
+    # to the same plan. Its rented GPUs, GPUs and the points' costs to 12 figures are equal, and the raw costs differ
+    # in their last bits (differently in the browser), so the plan goes to the smaller point on either
+    from snippets.engine.search import _even
+
+    s = search(ENG, "llama-3.1-70b", "fp8", "h100-sxm", 6144, 2048, ttft_ms=2000, tpot_ms=20, rate=10,
+               scenario="serving", memory_policy="vllm-default")
+    assert s.plan is not None
+    plans = [x for x in (_plan(p, 10, s.targets) for p in s.candidates) if x is not None]
+    key = (s.plan.rented_gpus, s.plan.gpus, _even(s.plan.point.gpu_hours_per_mtok))
+    tied = [x for x in plans if (x.rented_gpus, x.gpus, _even(x.point.gpu_hours_per_mtok)) == key]
+    assert len({x.point.gpus for x in tied}) > 1  # the case holds a tie of points of different sizes
+    assert s.plan.point.gpus == min(x.point.gpus for x in tied)
