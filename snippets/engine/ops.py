@@ -62,9 +62,9 @@ class Op:
     weights: float = 0.0
     """Of `bytes`, the weights (or embedding rows) read."""
     around_s: float = 0.0
-    """Of `memory_s`, the elementwise kernels' around the op (the norm before it, activation quantization, the
-    activation between two GEMMs): kernels of their own, run before or after it, so their traffic adds to its time
-    rather than hiding under its arithmetic."""
+    """Of `memory_s`, the time of the elementwise kernels around the op (the norm before it, activation
+    quantization, the activation between two GEMMs, the sum over a token's experts): kernels of their own, run before
+    or after it, so their traffic adds to its time rather than hiding under its arithmetic."""
 
     @property
     def work_s(self) -> float:

@@ -534,7 +534,7 @@ def _moe_ops(p: Prep, r: ops.Rates, local: float, tokens: float, ar: coll.Collec
                         share=r.moe_stream.stream_share(max(1.0, rows)) * r.kernel_fraction,
                         compute_share=compute_share, fixed_s=r.moe_fixed_s,
                         extra_bytes=assignments * (2 * h + 2 * columns) * ops.ACTIVATION_BYTES
-                        + p.quant_bytes * served * h,
+                        + p.quant_bytes * local * h,  # each rank quantizes its own tokens, before any dispatch
                         count=count))
     if p.ep_link is not None:
         per_gpu = tokens / lay.ep

@@ -581,6 +581,13 @@ def test_experts_with_dp_attention_dispatch_in_fp8_and_combine_in_bf16():
     assert combine.bytes == pytest.approx(per_gpu * 2)
     moe_layers = arch.layers - arch.moe.dense_layers
     assert dispatch.count == combine.count == moe_layers
+    # the experts' surrounding traffic: each rank's 64 assignments (8 ranks' 8 tokens x 8 experts, spread over 8 ranks)
+    # in and out at the whole expert's width, and the quantization of the rank's own 8 tokens, before the dispatch
+    experts = next(o for o in s.ops if o.name == "experts")
+    h, ffn = arch.hidden_size, arch.moe.expert_ffn_size
+    assignments = 64 * 8 / 8
+    assert experts.around_s == pytest.approx((assignments * (2 * h + 2 * ffn) * 2 + 8 * h * 3)
+                                             / prepare(d).rates.stream_bytes_per_s)
 
 
 def test_a_prompt_step_dispatches_once_per_rank_as_deepep_normal_kernels_do():
