@@ -13,6 +13,7 @@ import ast
 import html
 import json
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from snippets.data import Catalog
@@ -20,9 +21,13 @@ from snippets.data.export import export
 from snippets.engine.calc import CUSTOM, MAX_CONTEXT, SCENARIO, _spell, answer, defaults
 from snippets.engine.codec import decode, encode
 from snippets.engine.requests import MAX_CONCURRENCY
+from snippets.engine.search import MEETS
 from snippets.engine.specs import EngineCatalog
 from snippets.pages.base import Page
 from snippets.render import fmt
+
+MEET_LABELS = MappingProxyType({"prediction": "the prediction", "band": "the slow edge of its error band"})
+"""The form's words for each way the search may hold the targets (`search.MEETS`: every one needs its words)."""
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 ASSETS = ROOT / "docs" / "assets"
@@ -212,8 +217,7 @@ def _calculator_html(cat: Catalog) -> str:
         + _number("rate", "Request rate, requests/s", d.rate, 0, 1_000_000,
                   "a rate: what one replica does with requests sent at it; with a target, the replicas and $ per hour "
                   "that carry it", whole=False)
-        + _select("meet", "Targets met by", [("prediction", "the prediction"),
-                                               ("band", "the slow edge of its error band")], d.meet,
+        + _select("meet", "Targets met by", [(m, MEET_LABELS[m]) for m in MEETS], d.meet,
                   "the band: where the time model's errors against published test measurements fell")
         + _select("memory_policy", "Engine memory policy", mem, d.memory_policy, "from data/policies.yaml")
         + _select("layout_policy", "Layout policy", lay, d.layout_policy, "from data/policies.yaml")

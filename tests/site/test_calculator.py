@@ -21,6 +21,8 @@ from snippets.data import Catalog
 from snippets.data.export import engine_catalog
 from snippets.engine.__main__ import main
 from snippets.engine.calc import SCENARIO, answer
+from snippets.engine.search import MEETS
+from snippets.pages.calculator import MEET_LABELS
 
 from ..conftest import ROOT, Build
 
@@ -120,6 +122,10 @@ def test_without_javascript_the_page_shows_the_default_answer(built: Build, cata
     for field in ("model", "precision", "accelerator", "context", "concurrency", "memory_policy", "layout_policy"):
         assert soup.select_one(f'#sa-calc-form [name="{field}"]') is not None, field
     assert {o["value"] for o in soup.select('select[name="model"] option')} == {*catalog.models, "custom"}
+    # every way the search may hold the targets, in its order, the prediction chosen by default
+    meet = soup.select('select[name="meet"] option')
+    assert [o["value"] for o in meet] == list(MEETS) and [o.get_text() for o in meet] == [MEET_LABELS[m] for m in MEETS]
+    assert soup.select_one('select[name="meet"] option[selected]')["value"] == "prediction"
     widths = [float(s["style"].removeprefix("width:").removesuffix("%")) for s in soup.select(".sa-calc-seg")]
     assert math.isclose(sum(widths), 100, abs_tol=0.01)
     assert soup.select_one('article a[href="../reference/sizing/"]') is not None  # the grid, for every case
