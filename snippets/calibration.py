@@ -66,6 +66,7 @@ from snippets.engine.serving import (
     admitted,
     at_rate,
     disaggregated_at,
+    in_turn,
     mixed_step,
     predict,
     token_budget,
@@ -139,10 +140,12 @@ def static_batch_ttft_s(d: Deployment, p: Prediction, batch: int) -> float:
     if n >= budget:
         return (b + 1) / 2 * p.prefill_s + p.queue_s
     k = budget // n
-    t = total = 0.0
+    t = total = gpu_before = 0.0
     for first in range(0, b, k):  # each step the next k prompts (the last step the rest), their attention their own
         count = min(k, b - first)
-        t += mixed_step(d, 0, 0.0, count * n, 0.0, finishing=count, prompts=count).total_s
+        x = mixed_step(d, 0, 0.0, count * n, 0.0, finishing=count, prompts=count)
+        t += in_turn(d, [x], gpu_before)[0]
+        gpu_before = x.gpu_s
         total += count * t
     return total / b + p.queue_s
 
@@ -529,6 +532,19 @@ def rows_with_prompt_step_host(cat: Catalog, role: str, seconds: float) -> list[
 
     tm = engine_catalog(cat).time_models[_time_model_entry(cat)[0]]
     return rows(cat, role, replace(tm, prompt_step_host_s=seconds))
+
+
+def rows_at_time_model_issue(cat: Catalog, role: str) -> list[Row]:
+    """`rows(cat, role)` with every engine's host issue of a kernel outside a CUDA graph at the time model's figure
+    (`MemoryPolicySpec.host_dispatch` left out: one call through vLLM's compiled custom op) and no step issued under
+    the one before (`overlap_schedule` off): the engine before it priced SGLang's own. A what-if, never a fit."""
+    from snippets.data.export import engine_catalog
+
+    eng = engine_catalog(cat)
+    plain = MappingProxyType({k: replace(p, host_dispatch=None, overlap_schedule=False)
+                              for k, p in eng.memory_policies.items()})
+    return predict_rows(replace(eng, memory_policies=plain),
+                        ((k, m) for k, m in cat.measurements.items() if m.role == role))[0]
 
 
 def skipped(cat: Catalog, role: str | None = None) -> list[Skipped]:

@@ -14,8 +14,12 @@ One `Op` is one operation of one layer (repeated `count` times over a stage's la
   by the tokens each sequence attends (`kv_bytes_per_s`, measured per chip), a streaming kernel's for activations
   and a prefill's cache;
 - `comm_s`: a collective's or a send's time (`snippets.engine.collectives`);
-- `launch_s`: each kernel's fixed cost inside a CUDA graph; outside one (a step of more tokens than the engine
-  captures), also the host's time to issue the kernels wherever it exceeds the GPU's work.
+- `launch_s`: each kernel's fixed cost, inside a CUDA graph or out of one.
+
+Outside a CUDA graph (a step of more tokens than the engine captures) the host also issues each kernel and collective
+call (`issue_s`, at the engine's cost per call: `Rates.host_s`). That is not part of the op's time: the host issues
+ahead while the GPU works through what was issued before, so the step (`snippets.engine.step.run`) waits only for
+what the issue of all its ops takes beyond their work.
 
 The elementwise kernels around a GEMM (the norm before it, FP8 activation quantization, the activation between
 the MLP's two GEMMs, a fused MoE layer's sum over each token's experts) are counted with it: their bytes (the
@@ -65,6 +69,10 @@ class Op:
     """Of `memory_s`, the time of the elementwise kernels around the op (the norm before it, activation
     quantization, the activation between two GEMMs, the sum over a token's experts): kernels of their own, run before
     or after it, so their traffic adds to its time rather than hiding under its arithmetic."""
+    issue_s: float = 0.0
+    """Per instance, outside a CUDA graph: the host's time to issue its kernels (`issue`). Not part of `seconds`: the
+    host issues ahead while the GPU works, so a step adds only what its ops' issue takes beyond its GPU's work
+    (`snippets.engine.step.run`)."""
 
     @property
     def work_s(self) -> float:
@@ -164,14 +172,16 @@ def rates(chip: ChipSpec, precision: PrecisionSpec, tm: TimeModelSpec, compute_f
                  kv_stream=kv_curve, kv_fixed_s=kv_fixed)
 
 
-def launch(r: Rates, kernels: int, work_s: float, step_tokens: float, fixed_s: float | None = None) -> float:
-    """The fixed cost of `kernels` kernels doing `work_s` of GPU work in a step of `step_tokens` tokens: each
-    kernel's cost inside a CUDA graph (or `fixed_s` for them all, where measured); outside one the host also issues
-    each, and the GPU waits wherever that takes longer than the work."""
-    fixed = kernels * r.kernel_s if fixed_s is None else fixed_s
-    if step_tokens <= r.graph_max_tokens:
-        return fixed
-    return fixed + max(0.0, kernels * r.host_s - work_s - fixed)
+def launch(r: Rates, kernels: int, fixed_s: float | None = None) -> float:
+    """The fixed cost of `kernels` kernels on the GPU: each kernel's cost inside a CUDA graph (or `fixed_s` for them
+    all, where measured), which every kernel pays in a graph or out of one."""
+    return kernels * r.kernel_s if fixed_s is None else fixed_s
+
+
+def issue(r: Rates, kernels: int, step_tokens: float) -> float:
+    """The host's time to issue `kernels` kernels in a step of `step_tokens` tokens: none where the step replays a
+    CUDA graph, else each kernel's issue at the engine's rate (`Rates.host_s`)."""
+    return 0.0 if step_tokens <= r.graph_max_tokens else kernels * r.host_s
 
 
 def kv_bytes_per_s(r: Rates, context: float) -> float:
@@ -211,9 +221,8 @@ def gemm(name: str, tokens: float, n: float, k: float, r: Rates, *, step_tokens:
     around = extra_bytes / r.stream_bytes_per_s
     cs = r.gemm.compute_at(f) if compute_share is None else compute_share
     compute = f / (r.peak_flops * cs * r.kernel_fraction)
-    work = max(compute, memory - around) + around
-    return Op(kind, name, f, w + act, compute, memory, 0.0,
-              launch(r, kernels, work, step_tokens, fixed_s), count, weights=w, around_s=around)
+    return Op(kind, name, f, w + act, compute, memory, 0.0, launch(r, kernels, fixed_s), count, weights=w,
+              around_s=around, issue_s=issue(r, kernels, step_tokens))
 
 
 def attention(name: str, pairs: float, flops_per_pair: float, kv_bytes: float, tokens: float, q_width: float,
@@ -234,8 +243,8 @@ def attention(name: str, pairs: float, flops_per_pair: float, kv_bytes: float, t
     memory = kv_bytes / kv_rate + act / r.stream_bytes_per_s
     compute = f / (r.attention_flops_per_s if flops_per_s is None else flops_per_s)
     fixed = r.kv_fixed_s if context is not None and r.kv_stream else None
-    return Op("attention", name, f, kv_bytes + act, compute, memory, 0.0,
-              launch(r, kernels, max(compute, memory), step_tokens, fixed), count)
+    return Op("attention", name, f, kv_bytes + act, compute, memory, 0.0, launch(r, kernels, fixed), count,
+              issue_s=issue(r, kernels, step_tokens))
 
 
 def prefill_attention_flops_per_s(r: Rates, heads: float, length: float) -> float:
@@ -248,9 +257,11 @@ def prefill_attention_flops_per_s(r: Rates, heads: float, length: float) -> floa
     return r.bf16_flops * g.share(heads, length) * r.kernel_fraction
 
 
-def collective(kind: str, name: str, c: Collective, *, count: int = 1) -> Op:
-    """A collective (or send) as an op: its time is communication; its launch is inside its measured latency."""
-    return Op(kind, name, 0.0, c.bytes_moved, 0.0, 0.0, c.seconds, 0.0, count, c.algorithm, c.latency_s)
+def collective(kind: str, name: str, c: Collective, *, count: int = 1, issue_s: float = 0.0) -> Op:
+    """A collective (or send) as an op: its time is communication; its launch is inside its measured latency, and
+    outside a CUDA graph the host issues its call (`issue_s`, one kernel's `issue`)."""
+    return Op(kind, name, 0.0, c.bytes_moved, 0.0, 0.0, c.seconds, 0.0, count, c.algorithm, c.latency_s,
+              issue_s=issue_s)
 
 
 def host(seconds: float) -> Op:

@@ -58,7 +58,7 @@ Standard library only.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -119,14 +119,28 @@ def mixed_step(d: Deployment, decoding: int, context: float, chunk: int, chunk_c
                "decode" if decoding else "prefill", prep)
 
 
+def in_turn(d: Deployment, steps: Sequence[Step], gpu_before_s: float = 0.0) -> list[float]:
+    """The times of `steps` run one after another, the first after a step whose GPU work takes `gpu_before_s` (0: the
+    GPU idle): where the engine's scheduler issues a step while the GPU runs the one before
+    (`MemoryPolicySpec.overlap_schedule`: SGLang's), an eager step waits for the host's issue of its kernels only
+    as far as the step before leaves it to (`Step.waiting_on_issue_s` less the step before's `Step.gpu_s`)."""
+    if not d.setting.memory_policy.overlap_schedule:
+        return [x.total_s for x in steps]
+    out, before = [], gpu_before_s
+    for x in steps:
+        out.append(x.total_s - min(x.waiting_on_issue_s, before))
+        before = x.gpu_s
+    return out
+
+
 def prefill_alone_s(d: Deployment, input_tokens: int, prep: Prep | None = None) -> float:
     """One prompt of `input_tokens` through its chunks' steps with no decoding sequence beside it: what `predict`
     gives at one request in flight (its `prefill_s`), for any load."""
     whole = not d.setting.memory_policy.chunked_prefill
     prep = prep or prepare(d)
     parts = chunks(input_tokens, None if whole else token_budget(d) * d.layout.dp)
-    return sum(mixed_step(d, 0, input_tokens, ck, before, finishing=1 if before + ck == input_tokens else 0,
-                          prep=prep).total_s for ck, before in parts)
+    return sum(in_turn(d, [mixed_step(d, 0, input_tokens, ck, before, finishing=1 if before + ck == input_tokens
+                                      else 0, prep=prep) for ck, before in parts]))
 
 
 def usd_per_mtok_input(d: Deployment, x: Prediction, prep: Prep | None = None) -> float | None:
@@ -685,7 +699,9 @@ def predict(d: Deployment, concurrency: int | None = None, input_tokens: int | N
                             prep=prep, query_per_seq=q, prompts=k)
                  for ck, before in chunks(n_new, None if whole else left)]
         pre_step = steps[0]
-        times = [x.total_s + (draft_s if alongside else 0.0) for x in steps]
+        # a prompt's first step follows a decode step where others decode (at one request in flight, an idle GPU)
+        times = [t + (draft_s if alongside else 0.0)
+                 for t in in_turn(d, steps, dec_step.gpu_s if b > 1 else 0.0)]
         prefill_s = sum(times)
         # what a prompt's steps cost the decoding ones: its share of a step it shares with k - 1 others, whose
         # prompt tokens together may fill the step past what a decode step leaves idle (the compute roof); a step of
@@ -824,6 +840,7 @@ def wave(d: Deployment, requests: int, input_tokens: int, output_tokens: int, *,
     t = ttft = tpot = 0.0
     started: list[tuple[int, float]] = []  # [sequences, time of their first token], as `running` holds them
     done = steps = 0
+    gpu_before = 0.0  # the GPU's work in the step before (none before the first)
 
     def emitted(left: int) -> float:
         return n_in + n_out - left  # context of a sequence with `left` tokens still to emit
@@ -845,7 +862,9 @@ def wave(d: Deployment, requests: int, input_tokens: int, output_tokens: int, *,
         # the prompt begun in an earlier step attends to its own first part: the step's prompts share one offset,
         # that prompt's weighted by its share of the chunk
         offset = done % n_in * min(chunk, n_in - done % n_in) / chunk if chunk else 0.0
-        t += mixed_step(d, dec, ctx, chunk, offset, finishing=last - first, prep=prep, prompts=touched).total_s
+        x = mixed_step(d, dec, ctx, chunk, offset, finishing=last - first, prep=prep, prompts=touched)
+        t += in_turn(d, [x], gpu_before)[0]
+        gpu_before = x.gpu_s
         steps += 1 if chunk else 0
         for i, g in enumerate(running):
             if g[1] > 0 and mixed:
@@ -910,13 +929,13 @@ def prefill_pool(d: Deployment, input_tokens: int, *, prefix_hit: float = 0.0,
     prep = prep or prepare(d)
     steps = [mixed_step(d, 0, 0, ck, cached + before, finishing=1 if before + ck == n_new else 0, prep=prep)
              for ck, before in chunks(n_new, budget)]
-    alone = sum(x.total_s for x in steps)
+    alone = sum(in_turn(d, steps))
     k = budget // n_new if n_new <= budget // 2 else 1
-    service = alone
+    service = sum(in_turn(d, steps, steps[-1].gpu_s))  # at full load a prompt follows another's last step
     if k > 1:
         batched = run(d, Batch(prefill_tokens=k * n_new, prefill_context=cached, prefill_finishing=k,
                                prefill_seqs=k), "prefill", prep)
-        service = batched.total_s / k
+        service = in_turn(d, [batched], batched.gpu_s)[0] / k
     arch, kvb = st.model.architecture, st.kv_precision.bytes_per_param
     per_gpu = max(kv_bytes_per_token_per_gpu(arch, w.layers, d.layout.tp, kvb, context_tokens=input_tokens,
                                              first_layer=w.first_layer)

@@ -632,6 +632,14 @@ class MemoryPolicySpec:
     scheduling, input preparation and sampling per request: TensorRT-LLM's PyTorch executor); 0 where no source
     times it. Where the executor overlaps it with the GPU's work, a step lasts at least that long; with
     `stage_host`, every pipeline stage adds it to its own work."""
+    overlap_schedule: bool = False
+    """True: the scheduler issues a step's kernels while the GPU still runs the step before (SGLang's overlap
+    scheduler, on unless --disable-overlap-schedule), so an eager step's issue waits only for what the step before
+    does not cover."""
+    host_dispatch: float | None = None
+    """Seconds the host takes to issue one kernel of a step run outside a CUDA graph under this engine, where a source
+    times its eager forward (SGLang's Python model code: its own log of a prefill forward, eager and in a graph);
+    None: the time model's figure (`TimeModelSpec.host_dispatch_s`, one call through vLLM's custom op)."""
     stage_host: bool = False
     """True: with pipeline stages, each stage's process runs the executor's loop for every micro-batch in turn,
     its host time per step (the time model's and `host_per_request`'s) added to the stage's GPU work, not hidden

@@ -23,6 +23,10 @@ Per stage (vLLM's `get_pp_indices` split), per layer kind (dense or mixture-of-e
   tokens that need logits (one per decoding sequence, one per prompt finishing in this step) and sampling,
   gathering the logits across the TP group;
 - between stages, a send of the hidden state and residual;
+- outside a CUDA graph (a step of more tokens than the engine captures, or any step with prompt tokens where it
+  captures decode steps only), the host's issue of every kernel and collective call, at the engine's cost per call:
+  the host issues ahead while the GPU works, so the step waits only for what the issue takes beyond the GPU's work
+  (an op named `ISSUE`, of kind `launch`);
 - the host's time: the time model's per step (fitted), and the executor's work for each request of the step where
   the memory policy states it (`host_per_request`: TensorRT-LLM's PyTorch executor, a published timing). An
   overlap scheduler runs that work beside the GPU's, so the step lasts at least as long as it (its excess shown as
@@ -62,6 +66,10 @@ SAMPLING_KERNELS = 3
 """Kernels after the LM head: softmax or log-softmax, top-k/top-p, sampling."""
 
 
+ISSUE = "host issue"
+"""The op that holds what the host's issue of an eager step's kernels takes beyond the GPU's work (`run`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Batch:
     """The tokens of one engine step, all data-parallel ranks together."""
@@ -99,6 +107,17 @@ class Step:
     host_s: float
     total_s: float
     """Every op's time, and the host's per step."""
+
+    @property
+    def waiting_on_issue_s(self) -> float:
+        """Of `total_s`, the time the GPU waits for the host to issue the step's kernels outside a CUDA graph (what
+        the issue takes beyond the GPU's work: `run`)."""
+        return sum(o.launch_s for o in self.ops if o.name == ISSUE)
+
+    @property
+    def gpu_s(self) -> float:
+        """Of `total_s`, the GPU's own work: without the host's time per step or its wait for the kernels' issue."""
+        return self.total_s - self.host_s - self.waiting_on_issue_s
 
     @property
     def breakdown(self) -> dict[str, float]:
@@ -362,6 +381,8 @@ def prepare(d: Deployment) -> Prep:
         graph = min(rates.graph_max_tokens, 2 * pol.max_num_seqs, pol.max_num_batched_tokens)
     if graph != rates.graph_max_tokens:
         rates = replace(rates, graph_max_tokens=int(graph))
+    if pol.host_dispatch is not None:  # the engine's own issue cost outside a graph, where a source times it
+        rates = replace(rates, host_s=pol.host_dispatch)
     # a projection kept at 16 bits streams 2 bytes a weight and multiplies in BF16, at the chip's BF16 GEMM figures
     rates16 = replace(rates, peak_flops=rates.bf16_flops, weight_bytes=2.0,
                       gemm=tm.chip(chip.id).gemm_for("bf16", pol.gemm_kernel)) if kept else rates
@@ -397,6 +418,7 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
     dec_local = batch.decode_seqs * batch.query_per_seq / dp
     pre_local = batch.prefill_tokens / dp
     wf = ops.weight_share(r, local)  # every GEMM of `local` rows streams its weights at this share
+    call = ops.issue(r, 1, local)  # the host's issue of one collective's call outside a CUDA graph
     out: list[Op] = []
     # stages of as many layers (of each kind) repeat the same ops: each group made once per step
     groups: dict[tuple[str, int], list[Op]] = {}
@@ -405,9 +427,10 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
         if i == 0:  # the batch's embedding rows, all-reduced across the vocabulary-parallel TP group
             rows = local * h * p.emb_bytes
             mem = rows / r.stream_bytes_per_s
-            out.append(Op("gemm", "embedding", 0.0, rows, 0.0, mem, 0.0, ops.launch(r, 1, mem, local), weights=rows))
+            out.append(Op("gemm", "embedding", 0.0, rows, 0.0, mem, 0.0, ops.launch(r, 1), weights=rows,
+                          issue_s=ops.issue(r, 1, local)))
             if tp > 1:
-                out.append(ops.collective("allreduce", "embedding all-reduce", ar))
+                out.append(ops.collective("allreduce", "embedding all-reduce", ar, issue_s=call))
         group = groups.get(("attention", n))
         if group is None:
             wf16 = ops.weight_share(r16, local) if p.kept_16bit else wf
@@ -436,7 +459,7 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
                                      prompts * kv_tok * (start + q) / n, pre_local, p.q_width, r, step_tokens=local,
                                      count=n, flops_per_s=rate))
         if tp > 1:
-            out.append(ops.collective("allreduce", "attention all-reduce", ar, count=n))
+            out.append(ops.collective("allreduce", "attention all-reduce", ar, count=n, issue_s=call))
         dense = n - plan.moe_layers
         if dense:
             group = groups.get(("mlp", dense))
@@ -445,7 +468,7 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
                     ops.gemm(name, local, nn, kk, r, step_tokens=local, kernels=kernels, count=dense,
                              extra_bytes=around * local, share=wf) for name, nn, kk, kernels, around in p.mlp_gemms]
                 if tp > 1:
-                    group.append(ops.collective("allreduce", "MLP all-reduce", ar, count=dense))
+                    group.append(ops.collective("allreduce", "MLP all-reduce", ar, count=dense, issue_s=call))
             out += group
         if plan.moe_layers:
             group = groups.get(("moe", plan.moe_layers))
@@ -462,11 +485,19 @@ def run(d: Deployment, batch: Batch, phase: str = "decode", prep: Prep | None = 
                                 weight_bytes=vocab * h * p.head_bytes))
             if tp > 1:
                 out.append(ops.collective("allreduce", "logits gather",
-                                          coll.gather(lg * arch.vocab_size * ops.ACTIVATION_BYTES, p.tp_link, tm)))
+                                          coll.gather(lg * arch.vocab_size * ops.ACTIVATION_BYTES, p.tp_link, tm),
+                                          issue_s=call))
     if p.pp_link is not None:
         sent = local * h * ops.ACTIVATION_BYTES * PP_TENSORS
-        out.append(ops.collective("send", "stage send", coll.send(sent, p.pp_link, tm), count=lay.pp - 1))
+        out.append(ops.collective("send", "stage send", coll.send(sent, p.pp_link, tm), count=lay.pp - 1,
+                                  issue_s=call))
     work = sum(o.seconds * o.count for o in out)
+    # outside a CUDA graph the host issues every kernel in turn while the GPU works through those issued before: the
+    # step waits only for the issue beyond its GPU's work (a short prompt's eager prefill is the host's)
+    issued = sum(o.issue_s * o.count for o in out)
+    if issued > work:
+        out.append(Op("launch", ISSUE, 0.0, 0.0, 0.0, 0.0, 0.0, issued - work))
+        work = issued
     host = p.host_s + (tm.prompt_step_host_s if batch.prefill_tokens else 0.0)
     # the executor's work per request, on each attention rank for its own requests: added by every stage where each
     # stage's loop takes the micro-batches in turn; elsewhere overlapped with the GPU's work, bounding the step
@@ -548,10 +579,11 @@ def _moe_ops(p: Prep, r: ops.Rates, local: float, tokens: float, ar: coll.Collec
         else:  # the low-latency kernels: a copy per expert, spread over the group's ranks
             dispatch = coll.alltoall(per_gpu * k * h * FP8_DISPATCH_BYTES * remote, p.ep_link, tm)
             combine = coll.alltoall(per_gpu * k * h * ops.ACTIVATION_BYTES * remote, p.ep_link, tm)
-        out += [ops.collective("alltoall", "dispatch", dispatch, count=count),
-                ops.collective("alltoall", "combine", combine, count=count)]
+        call = ops.issue(r, 1, local)
+        out += [ops.collective("alltoall", "dispatch", dispatch, count=count, issue_s=call),
+                ops.collective("alltoall", "combine", combine, count=count, issue_s=call)]
     elif lay.tp > 1:
-        out.append(ops.collective("allreduce", "MoE all-reduce", ar, count=count))
+        out.append(ops.collective("allreduce", "MoE all-reduce", ar, count=count, issue_s=ops.issue(r, 1, local)))
     return out
 
 

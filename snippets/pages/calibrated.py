@@ -40,6 +40,12 @@ def with_prompt_step_host(cat: Catalog, role: str, seconds: float) -> list[Row]:
                        lambda: calibration.rows_with_prompt_step_host(cat.loaded, role, seconds)))
 
 
+def at_time_model_issue(cat: Catalog, role: str) -> list[Row]:
+    """`calibration.rows_at_time_model_issue(cat, role)` (the predictions page's what-if), computed once per catalog."""
+    return list(derive(cat.loaded, ("calibration.rows_at_time_model_issue", role),
+                       lambda: calibration.rows_at_time_model_issue(cat.loaded, role)))
+
+
 def fit(cat: Catalog) -> Fit:
     """`calibration.fit(cat)`, kept with the engine's inputs (`snippets.data.results`)."""
     cat.policies[cat.scenarios[calibration.SCENARIO].time_model]  # what `calibration.fit` notes on a recording view

@@ -1,17 +1,24 @@
 """The predictions page's light-load TTFT gap: what the model leaves out of InferenceX's NVIDIA DeepSeek-R1 TTFTs at up
-to LIGHT_LOAD requests at once, where it does not grow, why it is not charged inside the engine's steps, and a test
-source that shows it too (`snippets.pages.reference_predictions` adds these figures and claims to its namespace)."""
+to LIGHT_LOAD requests at once, where it does not grow, what SGLang's own cost of issuing an eager step's kernels
+explains of a test source's, and why the rest is not charged inside the engine's steps
+(`snippets.pages.reference_predictions` adds these figures and claims to its namespace)."""
 
 from __future__ import annotations
 
 import statistics
 
 from snippets.calibration import Row
-from snippets.data import Catalog
-from snippets.pages.calibrated import with_prompt_step_host
+from snippets.data import Catalog, required
+from snippets.data.export import engine_catalog
+from snippets.engine import Layout, deploy, setting
+from snippets.engine.step import step
+from snippets.pages.calibrated import at_time_model_issue, with_prompt_step_host
 from snippets.pages.reference_common import source_label
-from snippets.pages.units import ms
+from snippets.pages.units import ms, us
 from snippets.render import fmt
+
+SGLANG = "sglang-default"
+"""The memory policy whose engine issues its eager steps' kernels at its own cost (`MemoryPolicySpec.host_dispatch`)."""
 
 LIGHT_LOAD = 8
 """Requests at once up to which a run's TTFT holds hardly any wait for other prompts (the known-misses paragraph)."""
@@ -64,15 +71,27 @@ def light_load_gap(cat: Catalog, cal: list[Row], test: list[Row], cal_band: floa
     out["moe_gap_near_chip"] = cat.accelerators[near_acc].name
     out["moe_gap_near"] = ms(near[near_acc], 0)
     out["moe_gap_growth"] = fmt.ratio(lengths[-1] / lengths[0], 0, "the longer prompt over the shorter")
-    # a test source with the same part: the SGLang cookbook's NVIDIA runs of a mixture of experts with one request
-    # in flight (its plain launch_server, no tuning flag), measured minus predicted
+    # SGLang's own cost of issuing a kernel outside a CUDA graph (data/policies.yaml sglang-default, from its log of
+    # a DeepSeek-V3 prefill of one new token), over the kernels and collective calls the model counts in that forward
+    eng = engine_catalog(cat)
+    st = setting(eng, "deepseek-v3", "fp8", "reference", accelerator="h200-sxm", memory_policy=SGLANG)
+    host = required(st.memory_policy.host_dispatch, "SGLang's own cost of issuing a kernel")
+    forward = step(deploy(st, Layout(8)), "prefill", 1, 1)
+    out["issue_sglang"] = us(host, basis="data/policies.yaml sglang-default host_dispatch")
+    out["issue_vllm"] = us(st.time_model.host_dispatch_s, basis="data/latencies.yaml host-dispatch-eager")
+    out["issue_calls"] = fmt.count(round(sum(o.issue_s * o.count for o in forward.ops) / host), "calls")
+    # a test source, never fitted: the SGLang cookbook's NVIDIA runs of a mixture of experts with one request in
+    # flight (its plain launch_server, no tuning flag), measured minus predicted, as the model prices them and at
+    # vLLM's cost of an issue (`calibration.rows_at_time_model_issue`)
     runs = [r for r in test
             if (m := r.measurement).ttft_ms is not None and r.deployment.setting.model.architecture.moe is not None
             and r.vendor.split(" ")[0] == "NVIDIA" and source_label(m) == "SGLang cookbook" and m.concurrency == 1]
     if not runs:
         raise ValueError("no SGLang cookbook run of a mixture of experts on NVIDIA at one request: the page "
                          "compares its TTFT")
+    was_rows = {r.id: r for r in at_time_model_issue(cat, "test")}
     plain = [((r.measurement.ttft_ms or 0.0) - r.predicted("ttft_ms")) / 1e3 for r in runs]
+    was = [((r.measurement.ttft_ms or 0.0) - was_rows[r.id].predicted("ttft_ms")) / 1e3 for r in runs]
     # the models and GPUs of those runs, named as data/ names them
     names = sorted({cat.models[r.measurement.model].name for r in runs})
     chips = sorted({cat.accelerators[r.measurement.accelerator].name for r in runs})
@@ -81,23 +100,21 @@ def light_load_gap(cat: Catalog, cal: list[Row], test: list[Row], cal_band: floa
     out["plain_gap_rows"] = fmt.count(len(plain), "runs")
     out["plain_gap_low"] = ms(min(plain), 0)
     out["plain_gap_high"] = ms(max(plain), 0)
-    # the gap for each of the model's layers: every run's within a factor of two of their median, where the whole
-    # gaps span more than that (a model of fewer layers, a smaller gap)
-    layers = [r.deployment.setting.model.architecture.layers for r in runs]
-    per_layer = [g / n for g, n in zip(plain, layers, strict=True)]
-    mid = statistics.median(per_layer)
-    out["plain_gap_layer_low"] = ms(min(per_layer), 2)
-    out["plain_gap_layer_high"] = ms(max(per_layer), 2)
-    fewest = min(range(len(runs)), key=lambda i: (layers[i], plain[i]))
-    out["plain_gap_fewest"] = ms(plain[fewest], 0)
-    out["plain_gap_fewest_model"] = cat.models[runs[fewest].measurement.model].name
-    out["plain_gap_fewest_layers"] = fmt.count(layers[fewest], "layers", show_unit=True)
-    # the sentence calls the fewest layers' gap the least: it must be
-    out["plain_gap_layers"] = fmt.claim(
-        all(g > 0 for g in plain) and all(mid / 2 <= x <= 2 * mid for x in per_layer) and max(plain) > 2 * min(plain)
-        and plain[fewest] == min(plain),
-        f"cookbook gaps {sorted(round(g * 1e3) for g in plain)} ms, per layer "
-        f"{sorted(round(x * 1e3, 2) for x in per_layer)} ms (median {mid * 1e3:.2f})")
+    out["plain_gap_was_low"] = ms(min(was), 0)
+    out["plain_gap_was_high"] = ms(max(was), 0)
+    # the runs whose gap the issue's price leaves as it was: their prefill steps bound by the GPU, not the host
+    kept = [i for i in range(len(runs)) if abs(was[i] - plain[i]) < 1e-4]
+    moved = [i for i in range(len(runs)) if i not in kept]
+    tokens = sorted({runs[i].measurement.input_tokens or 0 for i in kept})
+    out["plain_gap_long_tokens"] = fmt.count(tokens[0] if len(tokens) == 1 else 0, "tokens")
+    # every run still above the model, none further from it than before; only the longest prompt's gap as it was
+    # (the sentence names its length), every shorter prompt's smaller
+    out["plain_gap_issue"] = fmt.claim(
+        all(g > 0 for g in plain) and all(g <= w + 1e-9 for g, w in zip(plain, was, strict=True))
+        and len(tokens) == 1 and bool(moved)
+        and all((runs[i].measurement.input_tokens or 0) < tokens[0] for i in moved),
+        f"cookbook gaps {sorted(round(g * 1e3) for g in plain)} ms, at vLLM's issue "
+        f"{sorted(round(g * 1e3) for g in was)} ms; unchanged at {tokens} tokens")
     # a part that does not grow with the prompt: both medians positive, the long prompts' under twice the short
     # ones' (a run may come out a little over the measured TTFT: the gaps scatter by tens of ms)
     out["moe_gap_fixed"] = fmt.claim(short_gap > 0 and 0 < long_gap < 2 * short_gap,
@@ -166,9 +183,9 @@ def light_load_gap(cat: Catalog, cal: list[Row], test: list[Row], cal_band: floa
     out["moe_gap_itl_rows"] = fmt.count(len(busy), "runs")
     out["moe_gap_itl_now"] = fmt.percent(itl_now)
     out["moe_gap_itl_charged"] = fmt.percent(itl_charged)
-    # the model's TPOT for those runs within the calibration's band as it is, and moved by more than the band
-    # once every prompt-carrying step is charged the gap
-    out["moe_gap_outside"] = fmt.claim(abs(itl_now) <= cal_band and itl_charged - itl_now > cal_band,
+    # the model's TPOT for those runs within the calibration's band as it is, and above it once every
+    # prompt-carrying step is charged the gap
+    out["moe_gap_outside"] = fmt.claim(abs(itl_now) <= cal_band < itl_charged,
                                      f"median TPOT error {itl_now:+.1%} now, {itl_charged:+.1%} charged "
                                      f"{short_gap * 1e3:.0f} ms a prompt step, over {len(busy)} runs")
     return out

@@ -565,20 +565,25 @@ def test_the_predictions_page_names_each_chips_collective_library(built: Build, 
     assert value(page, "chip_nccl_chips") == len(tm.chip_nccl) == 6
 
 
-def test_the_cookbooks_one_request_ttft_gap_is_read_per_layer(built: Build, catalog) -> None:
-    """The SGLang cookbook's one-request runs miss the model's TTFT by more on models of more layers: the least gap is
-    gpt-oss-120b's (36 layers), its measured TTFT less the model's as the rows page shows it, and the per-layer range
-    starts at that gap over its layers."""
+def test_the_cookbooks_one_request_ttft_gap_shrinks_by_sglangs_issue_of_an_eager_prefill(built: Build, catalog) -> None:
+    """The SGLang cookbook's one-request runs (test rows, never fitted) miss the model's TTFT by less now that an
+    eager prefill waits for SGLang's own issue of its kernels: the least gap is gpt-oss-120b's, its measured TTFT
+    less the model's as the rows page shows it; at vLLM's cost of an issue every gap was larger, the long prompt's
+    (whose step the GPU binds) excepted; SGLang's cost per kernel is the policy's, a call of vLLM's the latency's."""
+    from snippets import calibration
+
     page = built.page("reference/predictions/index.html")
     rows = built.page("reference/prediction-rows/index.html")
     rid = "sglcookbook-gptoss120b-mxfp4-sglang-8xb200-sharegpt-c1"
-    measured = catalog.measurements[rid].ttft_ms
-    gap = measured - value(rows, f"rows_test[{rid}][TTFT, model]")
-    layers = catalog.models["gpt-oss-120b"].architecture.layers
-    assert value(page, "plain_gap_fewest_layers") == layers == 36
-    assert value(page, "plain_gap_fewest") == pytest.approx(gap, abs=0.01) == value(page, "plain_gap_low")
-    assert value(page, "plain_gap_layer_low") == pytest.approx(gap / layers, rel=1e-3)
-    assert value(page, "plain_gap_high") > 2 * value(page, "plain_gap_low")  # the whole gaps span more than twice
+    gap = catalog.measurements[rid].ttft_ms - value(rows, f"rows_test[{rid}][TTFT, model]")
+    assert value(page, "plain_gap_low") == pytest.approx(gap, abs=0.5)
+    was = {r.id: r for r in calibration.rows_at_time_model_issue(catalog, "test")}
+    was_gap = catalog.measurements[rid].ttft_ms - was[rid].predicted("ttft_ms")
+    assert was_gap > 3 * gap and value(page, "plain_gap_was_low") <= was_gap + 0.5
+    assert value(page, "plain_gap_was_high") > value(page, "plain_gap_high") > value(page, "plain_gap_low") > 0
+    assert value(page, "issue_sglang") == pytest.approx(catalog.policies["sglang-default"].host_dispatch * 1e6)
+    assert value(page, "issue_vllm") == pytest.approx(catalog.latencies["host-dispatch-eager"].value.value)
+    assert value(page, "issue_calls") == 1631  # DeepSeek-V3's prefill of one token at TP8, as the model counts it
 
 
 def test_the_predictions_page_sets_other_predictors_beside_the_engine(built: Build, catalog) -> None:

@@ -150,17 +150,16 @@ def test_every_met_cell_has_its_gpus_as_a_figure(grid: BeautifulSoup, recs) -> N
 
 
 def test_gpt_oss_20b_fp8_on_h100_recommends_one_replica_and_names_the_cheapest(grid: BeautifulSoup, recs) -> None:
-    """A cell whose cheapest is disaggregated on 34 H100, a few per cent cheaper than one aggregated 4-GPU replica
-    (TP1 x DP4 x EP4, since a prompt's dispatch reaches each rank once); the policy asks 10% of a second pool, so the
-    cell recommends the 4 GPUs."""
+    """A cell whose cheapest is disaggregated on 34 H100, about one per cent cheaper than one aggregated 8-GPU replica
+    (TP1 x DP8 x EP8); the policy asks 10% of a second pool, so the cell recommends the 8 GPUs."""
     page = grid
     t = recs[("gpt-oss-20b", "fp8", "h100-sxm")]["at_target"]
     assert (t["mode"], t["gpus"]) == ("disaggregated", 34)
-    assert (t["recommended"]["mode"], t["recommended"]["gpus"]) == ("aggregated", 4)
+    assert (t["recommended"]["mode"], t["recommended"]["gpus"]) == ("aggregated", 8)
     cell = "grid[gpt-oss-20b · FP8 · NVIDIA H100 SXM][Recommended at the target]"
-    assert value(page, cell + ".gpus") == 4 and value(page, cell + ".cheapest_gpus") == 34
+    assert value(page, cell + ".gpus") == 8 and value(page, cell + ".cheapest_gpus") == 34
     saving = value(page, cell + ".cheapest_saving")
-    assert saving == pytest.approx(t["cheapest_saving"] * 100) and 2 < saving < 10
+    assert saving == pytest.approx(t["cheapest_saving"] * 100) and 0.5 < saving < 10
     td = figures(page)[cell + ".gpus"].find_parent("td")
     assert td.get_text().startswith("aggregated ") and f"is {saving:.1f}% cheaper" in td.get_text()
     cost = value(page, "grid[gpt-oss-20b · FP8 · NVIDIA H100 SXM][$ per M tokens at the target]")

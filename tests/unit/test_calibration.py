@@ -15,7 +15,7 @@ from snippets import calibration
 from snippets.data import TimeModel
 from snippets.data.export import engine_catalog
 from snippets.engine.params import total_params
-from snippets.engine.serving import mixed_step, token_budget
+from snippets.engine.serving import in_turn, mixed_step, token_budget
 from snippets.pages.reference_common import CAL_BAND
 
 from ..conftest import repository_catalog
@@ -175,10 +175,12 @@ def test_calibration_medians():
 
 
 def _batched(d, n: int, counts: list[int]) -> float:
-    """The mean first-token time of prompts of `n` tokens computed `counts[j]` in step j, from an idle engine."""
+    """The mean first-token time of prompts of `n` tokens computed `counts[j]` in step j, from an idle engine, each
+    step after the first issued while the GPU runs the one before where the engine does so (`in_turn`: SGLang)."""
+    steps = [mixed_step(d, 0, 0.0, count * n, 0.0, finishing=count, prompts=count) for count in counts]
     t = total = 0.0
-    for count in counts:
-        t += mixed_step(d, 0, 0.0, count * n, 0.0, finishing=count, prompts=count).total_s
+    for count, took in zip(counts, in_turn(d, steps), strict=True):
+        t += took
         total += count * t
     return total / sum(counts)
 

@@ -622,8 +622,8 @@ def test_trtllm_serve_holds_what_inferencex_launched_it_for(eng):
 def test_trtllm_serve_plain_replays_graphs_of_up_to_31_sequences(eng):
     # trtllm-serve with no extra options keeps the LLM API's default CudaGraphConfig: batches of 1 to 31, then 32, 64
     # and 128, none padded (llmapi/llm_args.py); the policy takes that as graphs up to 31 sequences. A decode step of
-    # 31 sequences then pays only its kernels' fixed cost; one of 40 also waits for the host to issue each kernel
-    # wherever that takes longer than the kernel (ops.launch), as no step under InferenceX's padded graphs does
+    # 31 sequences then pays only its kernels' fixed cost; one of 40 runs eagerly, the host issuing each kernel
+    # (ops.issue), as no step under InferenceX's padded graphs does
     from snippets.engine.step import prepare, step
 
     plain = deploy(setting(eng, "llama-3.1-8b", "bf16", "reference", accelerator="h100-sxm",
@@ -637,11 +637,14 @@ def test_trtllm_serve_plain_replays_graphs_of_up_to_31_sequences(eng):
                          memory_policy="trtllm-serve-plain", max_num_seqs=16), Layout(1))
     assert prepare(few).rates.graph_max_tokens == 16  # no graph of more sequences than run
 
-    def launch(d, seqs):
-        return sum(o.launch_s * o.count for o in step(d, "decode", seqs, 1024.0).ops)
+    def issued(d, seqs):
+        return sum(o.issue_s * o.count for o in step(d, "decode", seqs, 1024.0).ops)
 
-    assert launch(plain, 31) == pytest.approx(launch(padded, 31))
-    assert launch(plain, 40) > launch(padded, 40)
+    assert issued(plain, 31) == issued(padded, 31) == issued(padded, 40) == 0
+    assert issued(plain, 40) > 0
+    eager, graphed = step(plain, "decode", 40, 1024.0), step(padded, "decode", 40, 1024.0)
+    # the step waits only for what the issue takes beyond the GPU's work
+    assert eager.total_s - eager.host_s == pytest.approx(max(issued(plain, 40), graphed.total_s - graphed.host_s))
 
 
 def test_trtllm_profiles_one_logit_per_dummy_prompt(eng):
@@ -743,7 +746,7 @@ def test_sglang_and_trtllm_replay_graphs_for_decode_steps_only(eng, policy):
     # SGLang captures decode batches (CudaGraphRunner.can_run), TensorRT-LLM's PyTorch backend replays a graph only
     # for a batch with no context request (ScheduledRequests.can_run_cuda_graph): a step holding prompt tokens runs
     # eagerly, where vLLM V1's piecewise graphs cover it; a decode-only step replays its graph under both
-    from snippets.engine.step import Batch, run
+    from snippets.engine.step import Batch, prepare, run
 
     st = setting(eng, "qwen3-8b", "bf16", "reference", accelerator="h100-sxm", memory_policy=policy,
                  context_tokens=4096)
@@ -752,8 +755,15 @@ def test_sglang_and_trtllm_replay_graphs_for_decode_steps_only(eng, policy):
     decode = Batch(decode_seqs=4, decode_context=1000)
     mixed = Batch(decode_seqs=3, decode_context=1000, prefill_tokens=200, prefill_finishing=1)
     sg, vl = deploy(st, Layout(1)), deploy(mixed_graphs, Layout(1))
-    assert run(sg, decode).launch_s == pytest.approx(run(vl, decode).launch_s)
-    assert run(sg, mixed).launch_s > 1.5 * run(vl, mixed).launch_s
+    assert run(sg, decode).total_s == pytest.approx(run(vl, decode).total_s)
+    eager, graphed = run(sg, mixed), run(vl, mixed)
+    host = prepare(sg).rates.host_s  # the engine's own issue cost per kernel (SGLang's), else vLLM's call's
+    assert host == pytest.approx(50.6e-6 if policy == "sglang-default" else 16.7e-6)
+    issued = sum(o.issue_s * o.count for o in eager.ops)  # every kernel of the step, one issue each
+    assert issued > 0 and issued / host == pytest.approx(round(issued / host))
+    assert sum(o.issue_s * o.count for o in graphed.ops) == 0
+    # the step lasts the longer of its GPU's work and the host's issue
+    assert eager.total_s - eager.host_s == pytest.approx(max(issued, graphed.total_s - graphed.host_s))
 
 
 def test_a_chunk_size_the_command_sets_enters_sglangs_reserve(eng):

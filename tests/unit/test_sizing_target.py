@@ -59,28 +59,28 @@ def test_the_target_cell_is_the_engines_words_with_its_counts_as_figures(model, 
 
 def test_a_cell_whose_cheapest_saves_too_little_shows_the_recommended_and_names_the_cheapest() -> None:
     """gpt-oss-20b FP8 on H100: the cheapest is disaggregated on 34 GPUs (10 one-GPU prefill workers, 3 decode workers
-    of 8), a few per cent cheaper than one aggregated 4-GPU replica (TP1 x DP4 x EP4), less than the 10% the layout
-    policy asks of a second pool (data/policies.yaml)."""
+    of 8), about one per cent cheaper than one aggregated 8-GPU replica (TP1 x DP8 x EP8), less than the 10% the
+    layout policy asks of a second pool (data/policies.yaml)."""
     s = target(reference(CAT), "gpt-oss-20b", "fp8", "h100-sxm")
     assert s is not None and s.best is not None and s.recommended is not None
     t = at_target(s)
     assert t is not None and t["met"]
     rec = t["recommended"]
-    assert (rec["mode"], rec["gpus"]) == ("aggregated", 4) and (t["mode"], t["gpus"]) == ("disaggregated", 34)
+    assert (rec["mode"], rec["gpus"]) == ("aggregated", 8) and (t["mode"], t["gpus"]) == ("disaggregated", 34)
     saving = 1 - t["gpu_hours_per_mtok_output"]["value"] / rec["gpu_hours_per_mtok_output"]["value"]
-    assert t["cheapest_saving"] == pytest.approx(saving, rel=1e-12) and 0.02 < saving < 0.10
+    assert t["cheapest_saving"] == pytest.approx(saving, rel=1e-12) and 0.005 < saving < 0.10
     assert t["disaggregated_min_saving"] == 0.10
     cell, cost = target_cells(t)
     assert isinstance(cell, fmt.Phrase) and isinstance(cost, fmt.Figure)
-    assert cell.text == (f"{s.recommended.label} (4 GPUs); the cheapest, disaggregated on 34 GPUs, is "
+    assert cell.text == (f"{s.recommended.label} (8 GPUs); the cheapest, disaggregated on 34 GPUs, is "
                          f"{saving * 100:.1f}% cheaper")
     figs = {k: f.value for k, f in (p for p in cell.parts if not isinstance(p, str))}
-    assert figs["gpus"] == 4 and figs["cheapest_gpus"] == 34 and figs["cheapest_saving"] == pytest.approx(saving * 100)
+    assert figs["gpus"] == 8 and figs["cheapest_gpus"] == 34 and figs["cheapest_saving"] == pytest.approx(saving * 100)
     assert cost.value == rec["usd_per_mtok_output"]["value"] == pytest.approx(s.recommended.usd_per_mtok)
     (got,) = csv.DictReader(io.StringIO(records_csv([{"model": "gpt-oss-20b", "precision": "fp8",
                                                         "accelerator": "h100-sxm", "deployable": False, "why_not": "",
                                                         "at_target": t}])))
-    assert (int(got["target_gpus"]), int(got["recommended_gpus"])) == (34, 4)
+    assert (int(got["target_gpus"]), int(got["recommended_gpus"])) == (34, 8)
     assert float(got["cheapest_saving"]) == pytest.approx(saving, rel=1e-3)
 
 

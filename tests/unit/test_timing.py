@@ -23,7 +23,7 @@ from snippets.engine import Deployment, Layout, deploy, setting
 from snippets.engine import bands as bands_mod
 from snippets.engine.collectives import allreduce, alltoall, hierarchical_allreduce, send
 from snippets.engine.deployment import KVCacheRefused
-from snippets.engine.ops import KINDS, Op, Rates, gemm, launch
+from snippets.engine.ops import KINDS, Op, Rates, gemm, issue, launch
 from snippets.engine.params import normal_dispatch_copies, ranks_reached, total_params
 from snippets.engine.serving import (
     admitted,
@@ -37,7 +37,7 @@ from snippets.engine.serving import (
     wave,
 )
 from snippets.engine.specs import GemmEfficiency, columns_factor, ramp
-from snippets.engine.step import FP8_DISPATCH_BYTES, Batch, prepare, run, step
+from snippets.engine.step import FP8_DISPATCH_BYTES, ISSUE, Batch, prepare, run, step
 from snippets.engine.topology import group_link, rewired
 
 from ..conftest import ROOT, repository_catalog
@@ -136,13 +136,17 @@ def test_cuda_graphs_reach_trtllm_benchs_max_batch_size():
             assert o.launch_s == pytest.approx(TM.chip("h100-sxm").kv_fixed) == pytest.approx(9.9e-6)
             continue
         assert o.launch_s / kernel == pytest.approx(round(o.launch_s / kernel))
-    assert graphed.breakdown["launch"] < eager.breakdown["launch"]
+    assert all(o.issue_s == 0 for o in graphed.ops) and sum(o.issue_s * o.count for o in eager.ops) > 0
+    # a step of 1,024 sequences outlasts the host's issue of its kernels: no wait for it, the two steps alike
+    assert not any(o.name == ISSUE for o in eager.ops)
+    assert eager.total_s == pytest.approx(graphed.total_s)
 
 
 def test_a_run_without_cuda_graphs_issues_every_kernel_from_the_host():
     # a harness that runs without CUDA graphs (TensorRT-LLM's Python benchmark without --enable_cuda_graph): no step
     # replays a graph and none is held in memory. A decode step of 16 sequences, which vLLM's defaults run in a graph,
-    # then pays for each op the host's 16.7 us per kernel wherever its work and fixed costs are shorter
+    # then has the host issue each kernel in 16.7 us while the GPU works through those issued before: the step lasts
+    # the longer of the two, its ops' fixed costs the same as in a graph
     graphed = _d("llama-3.1-8b", "bf16", Layout(1), concurrency=16)
     st = setting(ENG, "llama-3.1-8b", "bf16", "reference", accelerator="h100-sxm", concurrency=16,
                  context_tokens=2000, cuda_graphs=False)
@@ -151,16 +155,27 @@ def test_a_run_without_cuda_graphs_issues_every_kernel_from_the_host():
     assert prepare(graphed).rates.graph_max_tokens == 512 and prepare(eager).rates.graph_max_tokens == 0
     g, e = step(graphed, "decode", 16, 1000), step(eager, "decode", 16, 1000)
     kernel, host = TM.kernel_s, TM.host_dispatch_s
-    assert [o.name for o in g.ops] == [o.name for o in e.ops]
+    assert host == pytest.approx(16.7e-6)
     own = TM.chip("h100-sxm").kv_fixed  # decode attention's own fixed cost, measured with its KV read
     assert own == pytest.approx(9.9e-6)
-    for go, eo in zip(g.ops, e.ops, strict=True):
+    kernels = 0
+    for go, eo in zip(g.ops, [o for o in e.ops if o.name != ISSUE], strict=True):
         k = 2 if go.name == "attention (decode)" else round(go.launch_s / kernel)  # its two kernels
-        fixed = own if go.name == "attention (decode)" else k * kernel  # in a graph: the fixed cost alone
-        assert go.launch_s == pytest.approx(fixed)
-        work = max(eo.compute_s, eo.memory_s)
-        assert eo.launch_s == pytest.approx(fixed + max(0.0, k * host - work - fixed))
-    assert e.breakdown["launch"] > g.breakdown["launch"]
+        fixed = own if go.name == "attention (decode)" else k * kernel  # in a graph or out: the fixed cost alone
+        assert go.launch_s == pytest.approx(fixed) and eo.launch_s == pytest.approx(fixed) and go.issue_s == 0
+        assert eo.issue_s == pytest.approx(0.0 if go.kind in ("allreduce", "alltoall", "send") else k * host)
+        kernels += eo.count * (k if eo.issue_s else 0)
+    issued, gpu = kernels * host, g.total_s - g.host_s
+    assert issued == pytest.approx(sum(o.issue_s * o.count for o in e.ops)) and 0.5 * gpu < issued < gpu
+    assert e.total_s == pytest.approx(g.total_s)  # an 8B model's 16 sequences keep the GPU busier than the host
+    # one sequence of its FP8 weights on a B200 does not: the GPU waits for the host, the wait shown with the launches
+    small = [deploy(setting(ENG, "llama-3.1-8b", "fp8", "reference", accelerator="b200", concurrency=1,
+                            context_tokens=2000, cuda_graphs=graphs), Layout(1)) for graphs in (None, False)]
+    gs, es = (step(x, "decode", 1, 1000) for x in small)
+    issued = sum(o.issue_s * o.count for o in es.ops)
+    assert issued > gs.total_s - gs.host_s
+    assert es.total_s - es.host_s == pytest.approx(issued)
+    assert es.breakdown["launch"] == pytest.approx(gs.breakdown["launch"] + issued - (gs.total_s - gs.host_s))
     # keeping the policy's graphs (True, or not said) changes nothing
     kept = setting(ENG, "llama-3.1-8b", "bf16", "reference", accelerator="h100-sxm", concurrency=16,
                    context_tokens=2000, cuda_graphs=True)
@@ -168,12 +183,14 @@ def test_a_run_without_cuda_graphs_issues_every_kernel_from_the_host():
 
 
 def test_launch_inside_and_outside_a_cuda_graph():
-    # inside a graph: the kernel's fixed cost alone, however short its work
-    assert launch(RATES, 3, 1e-6, 64) == pytest.approx(3 * 2.7e-6)
-    # outside one (more tokens than the engine captures): the host issues each kernel in 16.7 us; the GPU waits
-    # for whatever its work (and the fixed costs) do not cover
-    assert launch(RATES, 3, 10e-6, 1024) == pytest.approx(3 * 2.7e-6 + (3 * 16.7e-6 - 10e-6 - 3 * 2.7e-6))
-    assert launch(RATES, 3, 1e-3, 1024) == pytest.approx(3 * 2.7e-6)  # long kernels hide the host
+    # a kernel's fixed cost is the same in a graph or out of one
+    assert launch(RATES, 3) == pytest.approx(3 * 2.7e-6) and launch(RATES, 3, 5e-6) == 5e-6
+    # outside a graph (more tokens than the engine captures) the host also issues each kernel, in 16.7 us
+    assert issue(RATES, 3, 64) == 0
+    assert issue(RATES, 3, 1024) == pytest.approx(3 * 16.7e-6)
+    # an op's issue is not part of its time: the step adds what the issue of all its ops takes beyond their work
+    tiny = gemm("g", 1024, 8, 8, RATES, step_tokens=1024)
+    assert tiny.issue_s == pytest.approx(16.7e-6) and tiny.seconds < 16.7e-6
 
 
 def test_attention_decode_reads_a_sliding_windows_tokens_only():
@@ -642,6 +659,48 @@ def test_predict_alone_is_its_own_steps():
     assert x.ttft_s == pytest.approx(step(d, "prefill", 1000, 0).total_s)
     assert x.tpot_s == pytest.approx(x.decode.total_s)
     assert x.output_tokens_per_s == pytest.approx(1000 / (x.ttft_s + 999 * x.tpot_s))
+
+
+def test_sglangs_issue_cost_is_its_logged_eager_forward_over_the_calls_the_model_counts():
+    # sgl-project/sglang#12160: a DeepSeek-V3 prefill of one new token (one cached) took 82.6 ms eager and 23.1 ms
+    # replayed in a CUDA graph. The GPUs' work is no more than the graph's, so the eager forward is the host's issue
+    # of its kernels and collective calls: 82.6 ms over the 1,631 the time model counts at TP8 (61 layers), the
+    # 50.6 us data/policies.yaml gives SGLang
+    st = setting(ENG, "deepseek-v3", "fp8", "reference", accelerator="h200-sxm", memory_policy="sglang-default")
+    host = st.memory_policy.host_dispatch
+    assert host == pytest.approx(50.6e-6)
+    d = deploy(st, Layout(8))
+    forward = step(d, "prefill", 1, 1)
+    calls = sum(o.issue_s * o.count for o in forward.ops) / host
+    assert calls == pytest.approx(1631)
+    assert calls * host == pytest.approx(82.6e-3, abs=0.1e-3)
+    # the model's forward is the host's too: its GPU work is short of the issue, and the step waits for the rest
+    gpu = forward.gpu_s
+    assert gpu < 23.1e-3 and forward.waiting_on_issue_s == pytest.approx(calls * host - gpu)
+    assert forward.total_s == pytest.approx(forward.host_s + calls * host)
+    # vLLM's compiled custom-op call (the time model's figure) issues the same forward in a third of the time
+    assert st.time_model.host_dispatch_s == pytest.approx(16.7e-6)
+
+
+def test_sglang_issues_a_prompt_step_while_the_gpu_runs_the_decode_step_before():
+    # SGLang's overlap scheduler issues step N + 1 while the GPU runs step N: a prompt's eager step arriving among
+    # decoding requests waits for its issue only as far as the decode step before leaves it to. At one request in
+    # flight the GPU is idle when the prompt comes, and the prompt's step waits for all of it
+    st = setting(ENG, "deepseek-v3", "fp8", "reference", accelerator="h200-sxm", memory_policy="sglang-default",
+                 context_tokens=2000)
+    assert st.memory_policy.overlap_schedule and not st.memory_policy.mixed_steps
+    d = deploy(st, Layout(8))
+    alone = predict(d, 1, 1000, 1000)
+    pre = step(d, "prefill", 1000, 0)
+    assert pre.waiting_on_issue_s > 0  # a 1,000-token prompt of DeepSeek's: the host binds the eager step
+    assert alone.prefill_s == pytest.approx(pre.total_s) == pytest.approx(prefill_alone_s(d, 1000))
+    loaded = predict(d, 8, 1000, 1000)
+    hidden = min(pre.waiting_on_issue_s, loaded.decode.gpu_s)
+    assert 0 < hidden < pre.waiting_on_issue_s
+    assert loaded.prefill_s == pytest.approx(loaded.prefill.total_s - hidden)
+    # without the overlap (the scheduler's flag off) the prompt's step waits for all of its issue under load too
+    plain = deploy(replace(st, memory_policy=replace(st.memory_policy, overlap_schedule=False)), Layout(8))
+    assert predict(plain, 8, 1000, 1000).prefill_s == pytest.approx(loaded.prefill.total_s)
 
 
 def test_predict_under_load_is_bounded_by_its_prefills():

@@ -123,6 +123,8 @@ class MemoryPolicy(MemoryPolicySpec):
     cuda_graphs: Annotated[float, in_base(RuntimeBytes)]
     cuda_graph_batch: Literal["vllm", "max_num_seqs", "device_class", "none"] | PositiveInt = "vllm"
     host_per_request: Annotated[float, in_base(Duration)] = 0.0
+    host_dispatch: Annotated[float, in_base(Duration)] | None = None
+    overlap_schedule: bool = False
     moe_kernel: Literal["", MoeKernel] = ""
     gemm_kernel: Literal["", GemmKernel] = ""
     """The engine's own dense GEMM ops where they differ from the other engines' ("trtllm": TensorRT-LLM's PyTorch
