@@ -122,9 +122,10 @@ def mixed_step(d: Deployment, decoding: int, context: float, chunk: int, chunk_c
 def in_turn(d: Deployment, steps: Sequence[Step], gpu_before_s: float = 0.0) -> list[float]:
     """The times of `steps` run one after another, the first after a step whose GPU work takes `gpu_before_s` (0: the
     GPU idle): where the engine's scheduler issues a step while the GPU runs the one before
-    (`MemoryPolicySpec.overlap_schedule`: SGLang's), an eager step waits for the host's issue of its kernels only
-    as far as the step before leaves it to (`Step.waiting_on_issue_s` less the step before's `Step.gpu_s`)."""
-    if not d.setting.memory_policy.overlap_schedule:
+    (`MemoryPolicySpec.overlap_schedule`: SGLang's, TensorRT-LLM's PyTorch executor's; at one pipeline stage, as
+    both engines run another loop across stages), an eager step waits for the host's issue of its kernels only as
+    far as the step before leaves it to (`Step.waiting_on_issue_s` less the step before's `Step.gpu_s`)."""
+    if not d.setting.memory_policy.overlap_schedule or d.layout.pp > 1:  # pipeline stages run another loop
         return [x.total_s for x in steps]
     out, before = [], gpu_before_s
     for x in steps:

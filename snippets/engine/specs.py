@@ -633,9 +633,9 @@ class MemoryPolicySpec:
     times it. Where the executor overlaps it with the GPU's work, a step lasts at least that long; with
     `stage_host`, every pipeline stage adds it to its own work."""
     overlap_schedule: bool = False
-    """True: the scheduler issues a step's kernels while the GPU still runs the step before (SGLang's overlap
-    scheduler, on unless --disable-overlap-schedule), so an eager step's issue waits only for what the step before
-    does not cover."""
+    """True: at one pipeline stage the scheduler issues a step's kernels while the GPU still runs the step before
+    (SGLang's overlap scheduler, on unless --disable-overlap-schedule; TensorRT-LLM's PyTorch executor's, on unless
+    disable_overlap_scheduler), so an eager step's issue waits only for what the step before does not cover."""
     host_dispatch: float | None = None
     """Seconds the host takes to issue one kernel of a step run outside a CUDA graph under this engine, where a source
     times its eager forward (SGLang's Python model code: its own log of a prefill forward, eager and in a graph);

@@ -29,6 +29,7 @@ from snippets.engine.serving import (
     admitted,
     at_rate,
     chunks,
+    in_turn,
     kv_sequences,
     mixed_step,
     predict,
@@ -701,6 +702,24 @@ def test_sglang_issues_a_prompt_step_while_the_gpu_runs_the_decode_step_before()
     # without the overlap (the scheduler's flag off) the prompt's step waits for all of its issue under load too
     plain = deploy(replace(st, memory_policy=replace(st.memory_policy, overlap_schedule=False)), Layout(8))
     assert predict(plain, 8, 1000, 1000).prefill_s == pytest.approx(loaded.prefill.total_s)
+    # nor across pipeline stages, where both engines run another loop than the overlapping one
+    staged = deploy(st, Layout(4, 2))
+    steps = [step(staged, "prefill", 1000, 0)] * 2
+    assert steps[0].waiting_on_issue_s > 0
+    assert in_turn(staged, steps, 1.0) == [x.total_s for x in steps]
+    # after a long step the issue hides whole; after a step like itself, as much as that step's GPU work covers
+    assert in_turn(d, [pre, pre], 1.0) == pytest.approx(
+        [pre.gpu_s + pre.host_s, pre.total_s - min(pre.waiting_on_issue_s, pre.gpu_s)])
+
+
+def test_tensorrt_llms_pytorch_executor_overlaps_its_steps_as_sglang_does():
+    # TensorRT-LLM's PyTorch executor runs its overlap scheduler unless disable_overlap_scheduler (llm_args: False by
+    # default); its C++ executor over a TensorRT engine states none. Both issue at the time model's 16.7 us a call
+    for name, overlaps in (("trtllm-serve", True), ("trtllm-serve-plain", True), ("trtllm-bench", True),
+                           ("trtllm-bench-engine", False), ("vllm-default", False), ("sglang-default", True)):
+        pol = ENG.memory_policies[name]
+        assert pol.overlap_schedule == overlaps, name
+        assert pol.host_dispatch == (50.6e-6 if name == "sglang-default" else None), name
 
 
 def test_predict_under_load_is_bounded_by_its_prefills():
