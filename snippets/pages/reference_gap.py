@@ -106,7 +106,7 @@ def light_load_gap(cat: Catalog, cal: list[Row], test: list[Row], cal_band: floa
     kept = [i for i in range(len(runs)) if abs(was[i] - plain[i]) < 1e-4]
     moved = [i for i in range(len(runs)) if i not in kept]
     tokens = sorted({runs[i].measurement.input_tokens or 0 for i in kept})
-    out["plain_gap_long_tokens"] = fmt.count(tokens[0] if len(tokens) == 1 else 0, "tokens")
+    out["plain_gap_long_tokens"] = fmt.count(tokens[0] if len(tokens) == 1 else 0, "tokens", show_unit=True)
     # every run still above the model, none further from it than before; only the longest prompt's gap as it was
     # (the sentence names its length), every shorter prompt's smaller
     out["plain_gap_issue"] = fmt.claim(

@@ -584,6 +584,11 @@ def test_the_cookbooks_one_request_ttft_gap_shrinks_by_sglangs_issue_of_an_eager
     assert value(page, "issue_sglang") == pytest.approx(catalog.policies["sglang-default"].host_dispatch * 1e6)
     assert value(page, "issue_vllm") == pytest.approx(catalog.latencies["host-dispatch-eager"].value.value)
     assert value(page, "issue_calls") == 1631  # DeepSeek-V3's prefill of one token at TP8, as the model counts it
+    # the one run whose gap stays is the longest prompt's, its length shown with its unit
+    longest = max(catalog.measurements[r.id].input_tokens for r in calibration.rows(catalog, "test")
+                  if r.id.startswith("sglcookbook-dsr1-fp8-sglang-8xb200-") and r.measurement.concurrency == 1)
+    shown = figures(page)["plain_gap_long_tokens"]
+    assert value(page, "plain_gap_long_tokens") == longest and shown.get_text() == f"{longest:,} tokens"
 
 
 def test_the_predictions_page_sets_other_predictors_beside_the_engine(built: Build, catalog) -> None:
