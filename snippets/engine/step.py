@@ -109,6 +109,12 @@ class Step:
     """Every op's time, and the host's per step."""
 
     @property
+    def issued_s(self) -> float:
+        """The host's time to issue every kernel and collective call of the step outside a CUDA graph (0 where it
+        replays one), waited for or not."""
+        return sum(o.issue_s * o.count for o in self.ops)
+
+    @property
     def waiting_on_issue_s(self) -> float:
         """Of `total_s`, the time the GPU waits for the host to issue the step's kernels outside a CUDA graph (what
         the issue takes beyond the GPU's work: `run`)."""
@@ -520,6 +526,7 @@ def _moe_ops(p: Prep, r: ops.Rates, local: float, tokens: float, ar: coll.Collec
     low-latency kernels, one copy per selected expert
     (csrc/kernels/internode_ll.cu). Both dispatch in FP8 with per-128 scales and combine in BF16."""
     arch, lay, tm = p.arch, p.layout, p.tm  # `r`: the step's rates (without graphs where it runs eagerly)
+    call = ops.issue(r, 1, local)  # the host's issue of one collective's call outside a CUDA graph
     moe = arch.moe
     assert moe is not None  # noqa: S101 - called for MoE layers only
     h, e, k = arch.hidden_size, moe.experts, moe.active_experts
@@ -579,11 +586,10 @@ def _moe_ops(p: Prep, r: ops.Rates, local: float, tokens: float, ar: coll.Collec
         else:  # the low-latency kernels: a copy per expert, spread over the group's ranks
             dispatch = coll.alltoall(per_gpu * k * h * FP8_DISPATCH_BYTES * remote, p.ep_link, tm)
             combine = coll.alltoall(per_gpu * k * h * ops.ACTIVATION_BYTES * remote, p.ep_link, tm)
-        call = ops.issue(r, 1, local)
         out += [ops.collective("alltoall", "dispatch", dispatch, count=count, issue_s=call),
                 ops.collective("alltoall", "combine", combine, count=count, issue_s=call)]
     elif lay.tp > 1:
-        out.append(ops.collective("allreduce", "MoE all-reduce", ar, count=count, issue_s=ops.issue(r, 1, local)))
+        out.append(ops.collective("allreduce", "MoE all-reduce", ar, count=count, issue_s=call))
     return out
 
 

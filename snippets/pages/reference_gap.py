@@ -79,7 +79,7 @@ def light_load_gap(cat: Catalog, cal: list[Row], test: list[Row], cal_band: floa
     forward = step(deploy(st, Layout(8)), "prefill", 1, 1)
     out["issue_sglang"] = us(host, basis="data/policies.yaml sglang-default host_dispatch")
     out["issue_vllm"] = us(st.time_model.host_dispatch_s, basis="data/latencies.yaml host-dispatch-eager")
-    out["issue_calls"] = fmt.count(round(sum(o.issue_s * o.count for o in forward.ops) / host), "calls")
+    out["issue_calls"] = fmt.count(round(forward.issued_s / host), "calls")
     # a test source, never fitted: the SGLang cookbook's NVIDIA runs of a mixture of experts with one request in
     # flight (its plain launch_server, no tuning flag), measured minus predicted, as the model prices them and at
     # vLLM's cost of an issue (`calibration.rows_at_time_model_issue`)
