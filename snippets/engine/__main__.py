@@ -39,8 +39,11 @@ run of no more requests than the deployment admits: every prompt there at the fi
 (`snippets.engine.serving.wave`). `search` prints `frontier` (the throughput-interactivity frontier: each point's
 mode, layout, concurrency, GPUs, output tokens/s per GPU and per user, TTFT, TPOT, $ per million output tokens;
 disaggregated points also each pool's layout, workers and GPUs) and `best` (the cheapest point meeting `--ttft-ms`
-and `--tpot-ms`; with `--rate`, also the replicas, or prefill and decode workers, the rented `gpus` and
-`usd_per_hour` that carry that many requests a second), or `best: null` with `why` (the target that binds, by how
+and `--tpot-ms`; with `--rate`, the plan that carries that many requests a second instead: its replicas, or prefill
+and decode workers, the rented `gpus` (`gpus_used` of them used) and `usd_per_hour`, each replica or decode worker
+at its share of the rate (`snippets.engine.search.Served`: its TTFT, TPOT and requests in flight there, the rate's
+output tokens, the plan's cost per million of them), the point it scales nested as `configuration`), or
+`best: null` with `why` (the target that binds, by how
 much) and exit status 1; `recommended` (the same shape: what the layout policy recommends deploying, the cheapest
 aggregated configuration unless the cheapest disaggregated one saves at least its `disaggregation.min_saving`) and
 `recommendation` (that share, and `cheapest_saving`: how much less `best` costs than `recommended`). A point's
@@ -78,7 +81,7 @@ from snippets.engine.requests import (
     deploy_admitting,
     load_catalog,
 )
-from snippets.engine.search import MEETS, MODES, Plan, Point, Search, search
+from snippets.engine.search import MEETS, MODES, Point, Search, Served, search
 from snippets.engine.serving import (
     DisaggPrediction,
     Speculation,
@@ -268,22 +271,35 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
     }
 
 
-def _answer(pt: Point | None, plan: Plan | None) -> dict[str, Any] | None:
-    """A configuration as `search` prints it: the point, and with a rate the plan that carries it (the point's own
-    GPUs then become the rented GPUs of the plan)."""
+def _answer(pt: Point | None, served: Served | None) -> dict[str, Any] | None:
+    """A configuration as `search` prints it: the point; with a rate, the plan that carries it at that rate
+    (`Served`: its GPUs, its workers at their share of the rate, the tokens the rate asks for, the plan's cost per
+    token), the point it scales nested as `configuration`."""
     if pt is None:
         return None
-    out = pt.as_dict()
-    if plan is not None:
-        z = pt.prediction
-        out.update({"gpus_used": plan.gpus, "gpus": plan.rented_gpus, "usd_per_hour": plan.usd_per_hour,
-                    "rate": plan.rate, "replicas": plan.replicas if pt.mode == "aggregated" else None})
-        if isinstance(z, DisaggPrediction):
-            out.update({"prefill_workers": plan.prefill_workers, "decode_workers": plan.replicas,
-                        "prefill_gpus": plan.prefill_workers * z.prefill.deployment.gpus,
-                        "decode_gpus": plan.replicas * z.decode.deployment.gpus})
-        else:
-            out["gpus_per_replica"] = pt.gpus
+    if served is None:
+        return pt.as_dict()
+    plan, z = served.plan, served.prediction
+    out: dict[str, Any] = {
+        "mode": pt.mode, "layout": pt.layout.as_dict(), "layout_label": pt.layout.label, "rate": plan.rate,
+        "replicas": plan.replicas if pt.mode == "aggregated" else None, "gpus": plan.rented_gpus,
+        "gpus_used": plan.gpus, "rented_gpus": plan.rented_gpus, "usd_per_hour": plan.usd_per_hour,
+        "concurrency": round(served.in_flight), "ttft_ms": served.ttft_s * 1e3, "tpot_ms": served.tpot_s * 1e3,
+        "ttft_ms_range": [x * 1e3 for x in z.ttft_range], "tpot_ms_range": [x * 1e3 for x in z.tpot_range],
+        "output_tokens_per_s": served.output_tokens_per_s, "output_tokens_per_s_per_gpu": served.per_gpu,
+        "output_tokens_per_s_per_user": 1 / served.tpot_s, "usd_per_mtok_output": served.usd_per_mtok,
+        "gpu_hours_per_mtok_output": served.gpu_hours_per_mtok, "regime": z.regime, "ttft_regime": z.ttft_regime,
+        "speculation": None if pt.speculation is None else pt.speculation.as_dict(),
+    }
+    if isinstance(z, DisaggPrediction):
+        assert pt.prefill_layout is not None  # noqa: S101 - a disaggregated point has one
+        out.update({"prefill_layout": pt.prefill_layout.as_dict(), "decode_layout": pt.layout.as_dict(),
+                    "prefill_workers": z.prefill_workers, "decode_workers": z.decode_workers,
+                    "prefill_gpus": z.prefill_gpus, "decode_gpus": z.decode_gpus, "decode_batch": z.decode.batch,
+                    "kv_transfer_ms": z.transfer_s * 1e3, "kv_link": z.link.name, "prefill_load": z.prefill_load})
+    else:
+        out.update({"gpus_per_replica": pt.gpus, "in_flight_per_replica": z.mean_in_flight})
+    out["configuration"] = pt.as_dict()
     return out
 
 
@@ -300,8 +316,8 @@ def search_report(res: Search) -> dict[str, Any]:
                     "meet": res.meet, "margins": {"ttft_ms": res.margins[0], "tpot_ms": res.margins[1]},
                     "predicted_at_most": {"ttft_ms": None if held.ttft_s is None else held.ttft_s * 1e3,
                                           "tpot_ms": None if held.tpot_s is None else held.tpot_s * 1e3}},
-        "frontier": [p.as_dict() for p in res.frontier], "best": _answer(res.best, res.plan),
-        "recommended": _answer(res.recommended, res.recommended_plan),
+        "frontier": [p.as_dict() for p in res.frontier], "best": _answer(res.best, res.served),
+        "recommended": _answer(res.recommended, res.recommended_served),
         "recommendation": {"layout_policy": st.layout_policy.id,
                            "disaggregated_min_saving": res.min_saving, "cheapest_saving": res.saving},
         "why": None if res.why is None else res.why.as_dict(),

@@ -375,7 +375,8 @@ def cheapest_words(res: Search) -> str:
     gpus = res.plan.rented_gpus if res.plan is not None else best.gpus
     saves = (f"needs {_pct(res.saving)} fewer rented GPUs for the rate" if res.plan is not None
              else f"is {_pct(res.saving)} cheaper per output token")
-    return (f"the cheapest, {best.label} on {gpus:,} GPUs, {saves}: disaggregated serving is recommended only where "
+    label = res.served.label if res.served is not None else best.label  # with a rate, the workers that carry it
+    return (f"the cheapest, {label} on {gpus:,} GPUs, {saves}: disaggregated serving is recommended only where "
             f"it saves at least {_pct(res.min_saving)}")
 
 
@@ -422,7 +423,13 @@ def target_outputs(res: Search) -> dict[str, Any]:
     else:
         workers = (f"{plan.replicas:,} replicas" if best.mode == "aggregated" else
                    f"{plan.prefill_workers:,} prefill and {plan.replicas:,} decode workers")
-        out["t_replicas"] = _out(plan.replicas, "replicas", f"{workers} for {plan.rate:,g} requests/s")
+        there = ""
+        served = res.recommended_served
+        if served is not None:  # the workers at their share of the rate, not the configuration's own load
+            cost = served.usd_per_mtok
+            there = (f": TTFT {_ms(served.ttft_s * 1e3)}, TPOT {_ms(served.tpot_s * 1e3)}"
+                     + ("" if cost is None else f", ${cost:,.2f} per million output tokens") + " at that rate")
+        out["t_replicas"] = _out(plan.replicas, "replicas", f"{workers} for {plan.rate:,g} requests/s{there}")
         out["t_rented"] = _out(plan.rented_gpus, "GPUs", f"{plan.rented_gpus:,} ({plan.gpus:,} used)")
         out["t_cost_per_hour"] = _money(plan.usd_per_hour, "USD/hour", price)
     text = f"The recommended configuration meeting {asked}" + (f"; {differs}." if differs else

@@ -66,8 +66,10 @@ from snippets.engine.serving import (
     Prediction,
     PrefillPool,
     Speculation,
+    at_rate,
     combine,
     decode_pool,
+    disaggregated_at_rate,
     draft_of,
     kv_transfer,
     predict,
@@ -136,9 +138,9 @@ class Targets:
 
 Word = str | tuple[str, int]
 """A piece of a configuration's words (`configuration_words`): text, or a count by its key."""
-COUNTS = ("prefill_workers", "decode_workers", "in_flight")
-"""The keys of a configuration's counts: its prefill and decode workers (disaggregated), and the requests in flight
-on the replica (aggregated) or on each decode worker (disaggregated)."""
+COUNTS = ("prefill_workers", "decode_workers", "in_flight", "replicas")
+"""The keys of a configuration's counts: its prefill and decode workers (disaggregated), the requests in flight on
+the replica (aggregated) or on each decode worker (disaggregated), and a plan's replicas (`Served.words`)."""
 
 
 def configuration_words(mode: str, layout: str, in_flight: int, *, prefill_layout: str = "",
@@ -329,6 +331,74 @@ class Plan:
 
 
 @dataclass(frozen=True)
+class Served:
+    """A plan at its rate: each replica (or decode worker) taking its share of the requests, not at the load of the
+    configuration the search compared (`Plan.point`, which met the targets at its own load, at least the share). Its
+    figures are those of the GPUs the plan rents: the tokens they make are the rate's, their cost the plan's."""
+
+    plan: Plan
+    prediction: Prediction | DisaggPrediction
+    """One replica at the rate ÷ replicas (aggregated, `at_rate`), or the plan's workers together at the rate
+    (disaggregated, `disaggregated_at_rate`)."""
+
+    @property
+    def ttft_s(self) -> float:
+        return self.prediction.ttft_s
+
+    @property
+    def tpot_s(self) -> float:
+        return self.prediction.tpot_s
+
+    @property
+    def in_flight(self) -> float:
+        """Requests in flight across the plan (Little's law: the rate times the time a request spends)."""
+        p = self.prediction
+        return self.plan.rate * (p.ttft_s + (p.output_tokens - 1) * p.tpot_s)
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        """The tokens the rate asks for: every request's output, as many requests a second as arrive."""
+        return self.plan.rate * self.prediction.output_tokens
+
+    @property
+    def per_gpu(self) -> float:
+        """Output tokens per second per GPU the plan uses (the point's definition, `Point.per_gpu`)."""
+        return self.output_tokens_per_s / self.plan.gpus
+
+    @property
+    def gpu_hours_per_mtok(self) -> float:
+        """Rented GPU-hours per million output tokens at the rate: what the plan rents over what the rate makes."""
+        return self.plan.rented_gpus / (self.output_tokens_per_s * 3600) * 1e6
+
+    @property
+    def usd_per_mtok(self) -> float | None:
+        c = self.plan.usd_per_hour
+        return None if c is None else c / (self.output_tokens_per_s * 3600) * 1e6
+
+    @property
+    def words(self) -> tuple[Word, ...]:
+        """The plan in words (`configuration_words`), its counts the plan's at the rate: "disaggregated 7 × TP1
+        prefill, 5 × TP8 decode, 120 requests in flight on each decode worker", or "15 replicas of aggregated TP4,
+        70 requests in flight on each" (the mean a replica holds at its share of the rate, rounded)."""
+        pt, z = self.plan.point, self.prediction
+        spec = "" if pt.speculation is None else pt.speculation.label
+        if isinstance(z, DisaggPrediction):
+            assert pt.prefill_layout is not None  # noqa: S101 - a disaggregated point has one
+            return configuration_words(pt.mode, pt.layout.label, z.decode.batch,
+                                       prefill_layout=pt.prefill_layout.label, prefill_workers=z.prefill_workers,
+                                       decode_workers=z.decode_workers, speculation=spec)
+        n = self.plan.replicas
+        each = configuration_words(pt.mode, pt.layout.label, max(1, round(z.mean_in_flight)), speculation=spec)
+        return (("replicas", n), " replica of " if n == 1 else " replicas of ", *each,
+                *((" on each",) if n > 1 else ()))
+
+    @property
+    def label(self) -> str:
+        """The plan in words, as plain text (`words`)."""
+        return words_text(self.words)
+
+
+@dataclass(frozen=True)
 class Why:
     """Why nothing meets the targets: the target that binds at the configuration closest to meeting both."""
 
@@ -382,6 +452,10 @@ class Search:
     """What had to fall within the targets (`MEETS`)."""
     margins: tuple[float, float] = (1.0, 1.0)
     """TTFT's and TPOT's: what a prediction was multiplied by before it was held to the target (`margins`)."""
+    served: Served | None = None
+    """`plan` at its rate (`Served`; None without a rate or a plan)."""
+    recommended_served: Served | None = None
+    """`recommended_plan` at its rate."""
 
     @property
     def cheapest(self) -> Point | None:
@@ -998,6 +1072,19 @@ def _plan(pt: Point, rate: float, t: Targets) -> Plan | None:
     return Plan(pt, rate, y, x, gpus, rented, None if price is None else rented * price.usd_per_gpu_hour)
 
 
+def _served(plan: Plan, run: _Run) -> Served:
+    """`plan` at its rate (`Served`): a replica at its share of the rate (`at_rate`), or the plan's workers at the
+    rate with each decode worker at the batch its share keeps (`disaggregated_at_rate`, at most the point's)."""
+    pt = plan.point
+    d, spec, z = pt.deployment, pt.speculation, pt.prediction
+    if isinstance(z, DisaggPrediction):
+        return Served(plan, disaggregated_at_rate(z.prefill, _batches(d, run, spec), plan.prefill_workers,
+                                                  plan.replicas, plan.rate, z.decode.batch))
+    return Served(plan, at_rate(d, plan.rate / plan.replicas, run.n_in, run.n_out, speculation=spec,
+                                prefix_hit=run.prefix_hit, prefix_groups=run.prefix_groups, prep=run.prep(d),
+                                draft=run.draft(d, spec)))
+
+
 def _why(run: _Run, n_layouts: int, st: Setting, edge: tuple[float, float] | None = None) -> Why:
     """`edge`: the margins where the targets hold at the band's slow edge (`margins`); the figures are then the
     edge's, against the targets as asked (the ratio is the same)."""
@@ -1109,9 +1196,11 @@ def search(eng: EngineCatalog, model: str, precision: str, accelerator: str, inp
                              [x for x in plans if x.point.mode == "disaggregated"], _plan_cost, saving)
         rec = None if rec_plan is None else rec_plan.point
     why = None if best is not None else _why(run, len(deps), st, (m_ttft, m_tpot) if meet == "band" else None)
+    served = None if plan is None else _served(plan, run)
+    rec_served = served if rec_plan is plan else None if rec_plan is None else _served(rec_plan, run)
     return Search(st, input_tokens, output_tokens, t, tuple(run.points), front, best, plan, why,
                   tuple(d.layout for d in deps), run.pruned, tuple(run.skipped), tuple(run.candidates), rec,
-                  rec_plan, asked, meet, (m_ttft, m_tpot))
+                  rec_plan, asked, meet, (m_ttft, m_tpot), served, rec_served)
 
 
 def _even(gpu_hours: float) -> float:

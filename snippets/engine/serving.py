@@ -1121,7 +1121,15 @@ def combine(p: PrefillPool, dec: DecodePool, prefill_workers: int, decode_worker
     queue, the prompt's own steps and its KV cache's transfer."""
     if prefill_workers < 1 or decode_workers < 1:
         raise ValueError("a disaggregated deployment has at least one prefill and one decode worker")
-    rate = decode_workers * dec.requests_per_s
+    return _pools(p, dec, prefill_workers, decode_workers, decode_workers * dec.requests_per_s, dec.tpot_s)
+
+
+def _pools(p: PrefillPool, dec: DecodePool, prefill_workers: int, decode_workers: int, rate: float,
+           tpot_s: float) -> DisaggPrediction:
+    """The workers taking `rate` requests a second, each decode worker at `dec`'s batch and `tpot_s` (its own, or
+    interpolated between two batches by `disaggregated_at_rate`): each prefill worker's queue is M/D/1 at its share
+    of the rate; TTFT is that wait, the prompt's own steps and its KV cache's transfer over the link the pools'
+    GPUs give."""
     load = rate * p.service_s / prefill_workers
     if load >= 1:
         raise ValueError(f"{prefill_workers} prefill workers cannot keep up with {decode_workers} decode workers: "
@@ -1140,10 +1148,43 @@ def combine(p: PrefillPool, dec: DecodePool, prefill_workers: int, decode_worker
     return DisaggPrediction(
         prefill=p, decode=dec, prefill_workers=prefill_workers, decode_workers=decode_workers, requests_per_s=rate,
         prefill_load=load, prefill_wait_s=wait, link=link, transfer_s=transfer.seconds,
-        ttft_s=wait + p.prefill_s + transfer.seconds, tpot_s=dec.tpot_s, output_tokens_per_s=rate * dec.output_tokens,
+        ttft_s=wait + p.prefill_s + transfer.seconds, tpot_s=tpot_s, output_tokens_per_s=rate * dec.output_tokens,
         cost_per_hour=cost, regime=dec_regime.label, ttft_regime=pre_regime.label,
         tpot_band=prep.band("tpot_ms", dec_regime), ttft_band=prep.band("ttft_ms", pre_regime),
         throughput_band=prep.band("output_tokens_per_s", dec_regime))
+
+
+def disaggregated_at_rate(p: PrefillPool, pool: Callable[[int], DecodePool], prefill_workers: int,
+                          decode_workers: int, rate: float, most: int) -> DisaggPrediction:
+    """`prefill_workers` prefill workers and `decode_workers` decode workers (`pool(b)`: one at batch b, at most
+    `most`) taking requests that arrive at `rate` a second (an open loop, as `at_rate` for a replica). Each decode
+    worker takes its share; in a steady state it finishes them as fast as they come, so it decodes the smallest
+    batch whose worker finishes at least that share (fewer than the batch the workers were sized at, where the rate
+    is below what they carry), its time per output token interpolated between the two batches that bracket the
+    share, as `at_rate` interpolates a replica's. Each prefill worker's queue is M/D/1 at its share of the rate, and
+    the KV cache crosses the link the workers' GPUs together give (`combine`)."""
+    if prefill_workers < 1 or decode_workers < 1:
+        raise ValueError("a disaggregated deployment has at least one prefill and one decode worker")
+    if not rate > 0 or math.isinf(rate):
+        raise ValueError("the request rate must be a positive number of requests a second")
+    share = rate / decode_workers
+    if pool(most).requests_per_s < share:
+        raise ValueError(f"{decode_workers} decode workers at a batch of {most} finish fewer than {rate:,g} "
+                         "requests a second")
+    lo, hi = 0, most  # pool(hi) finishes at least the share; the smallest such batch is wanted
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if pool(mid).requests_per_s >= share:
+            hi = mid
+        else:
+            lo = mid
+    upper = pool(hi)
+    tpot = upper.tpot_s
+    if lo >= 1:
+        lower = pool(lo)
+        f = (share - lower.requests_per_s) / (upper.requests_per_s - lower.requests_per_s)
+        tpot = lower.tpot_s + f * (upper.tpot_s - lower.tpot_s)
+    return _pools(p, upper, prefill_workers, decode_workers, rate, tpot)
 
 
 def predict_disaggregated(prefill: Deployment, decode: Deployment, prefill_workers: int, decode_workers: int,

@@ -102,7 +102,7 @@ def gpu_label(chip: ChipSpec | str, vendors: tuple[str, ...] = NVIDIA, *, bare: 
     return name.split(" (")[0] if bare else name
 
 
-WORD_UNITS = {"prefill_workers": "workers", "decode_workers": "workers", "in_flight": "requests"}
+WORD_UNITS = {"prefill_workers": "workers", "decode_workers": "workers", "in_flight": "requests", "replicas": "replicas"}
 """The unit of each count of a configuration's words (`snippets.engine.search.COUNTS`)."""
 
 

@@ -182,3 +182,25 @@ def test_a_rate_holds_the_rate_times_a_requests_life(page, catalog) -> None:
     assert value(page, "rate_cap") > value(page, "rate_target")
     assert value(page, "rate_headroom") == pytest.approx(value(page, "rate_cap") / value(page, "rate_target"), abs=0.1)
     assert sc.tpot_s is not None and at_rate(agg.deployment, 1e6, s.input_tokens, n_out).tpot_s > sc.tpot_s
+
+
+def test_the_quiz_answers_the_rate_with_the_workers_that_carry_it(page, catalog) -> None:
+    """Question 1's answer names the workers the plan runs for the rate, not the configuration the search compared:
+    their GPUs add up to no more than the rented ones, and their rate and times are the engine's at that rate."""
+    rate = value(page, "q_rate")
+    s = at_scenario(engine_catalog(catalog), "llama-3.1-70b", "fp8", "chat", accelerator="h100-sxm", rate=rate,
+                    sweep=False)
+    assert s.plan is not None and s.served is not None and s.plan.usd_per_hour is not None
+    plan, z = s.plan, s.served.prediction
+    assert value(page, "q_gpus") == plan.rented_gpus and value(page, "q_hour") == pytest.approx(plan.usd_per_hour)
+    assert value(page, "q_ttft") == pytest.approx(z.ttft_s * 1e3) and value(page, "q_tpot") == pytest.approx(
+        z.tpot_s * 1e3)
+    assert value(page, "q_ttft") <= TTFT_MS and value(page, "q_tpot") <= TPOT_MS
+    if plan.point.mode == "disaggregated":
+        pre, dec = value(page, "q_config.prefill_workers"), value(page, "q_config.decode_workers")
+        assert (pre, dec) == (plan.prefill_workers, plan.replicas)
+        assert plan.point.prefill_layout is not None
+        used = pre * plan.point.prefill_layout.gpus + dec * plan.point.layout.gpus
+    else:
+        used = value(page, "q_config.replicas") * plan.point.layout.gpus
+    assert used == plan.gpus <= value(page, "q_gpus")

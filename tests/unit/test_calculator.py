@@ -22,7 +22,7 @@ from snippets.data import Catalog
 from snippets.data.export import engine_catalog
 from snippets.engine import deploy, setting
 from snippets.engine.__main__ import report
-from snippets.engine.calc import SCENARIO, SEARCHES_KEPT, SPACES_KEPT, Calculator, answer, defaults
+from snippets.engine.calc import SCENARIO, SEARCHES_KEPT, SPACES_KEPT, Calculator, _ms, answer, defaults
 from snippets.engine.codec import encode
 
 from ..conftest import ROOT
@@ -236,6 +236,12 @@ def test_the_target_answer_is_the_search_and_tightening_tpot_never_cheapens_it(c
     assert float(t["outputs"]["t_cost_per_mtok"]["value"]) == rec.usd_per_mtok
     assert int(t["outputs"]["t_rented"]["value"]) == plan.rented_gpus
     assert float(t["outputs"]["t_cost_per_hour"]["value"]) == plan.usd_per_hour
+    # the workers for the rate at their share of it: their TTFT, TPOT and cost per token, not the configuration's
+    v = res.recommended_served
+    assert v is not None and v.plan is plan and v.usd_per_mtok is not None
+    assert t["outputs"]["t_replicas"]["text"].endswith(
+        f"for 20 requests/s: TTFT {_ms(v.ttft_s * 1e3)}, TPOT {_ms(v.tpot_s * 1e3)}, "
+        f"${v.usd_per_mtok:,.2f} per million output tokens at that rate")
     assert float(t["outputs"]["t_cheapest"]["value"]) == res.best.usd_per_mtok
     assert len(t["frontier"]) == len(res.frontier) and t["svg"].startswith("<svg")
     # the claim is about the cheapest: a tighter target never buys a cheaper token (the recommended may move)

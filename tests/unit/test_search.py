@@ -41,14 +41,18 @@ from snippets.engine.serving import (
     Prediction,
     Speculation,
     admission,
+    at_rate,
     cached_tokens,
     decode_pool,
+    disaggregated_at_rate,
     draft_arch,
     draft_of,
+    kv_link,
     kv_transfer,
     predict,
     predict_disaggregated,
     prefill_pool,
+    prefill_wait,
     rented_share,
 )
 
@@ -491,6 +495,77 @@ def test_with_a_rate_the_plan_carries_it(h100_any):
     assert checked["aggregated"] > 0 and checked["disaggregated"] > 0, checked
 
 
+def test_a_disaggregated_pair_at_a_rate_by_hand():
+    """Workers taking requests at a rate: each decode worker runs the smallest batch that finishes its share, its
+    TPOT interpolated between the two batches that bracket the share; the prefill queue is M/D/1 at its share of the
+    rate; the KV cache crosses the node's fabric while both pools fit one node, the network when they do not."""
+    st = setting(ENG, "llama-3.1-70b", "fp8", "reference", accelerator="h100-sxm")
+    pre, dec = deploy(st, Layout(2)), deploy(st, Layout(4))
+    p = prefill_pool(pre, N_IN)
+
+    def pool(b):
+        return decode_pool(dec, b, N_IN, N_OUT)
+
+    b4, b5 = pool(4), pool(5)
+    # a rate at exactly 2 workers' finishing rate at batch 4: batch 4, its own TPOT, nothing interpolated
+    exact = disaggregated_at_rate(p, pool, 3, 2, 2 * b4.requests_per_s, 64)
+    assert exact.decode.batch == 4 and exact.tpot_s == pytest.approx(b4.tpot_s, rel=1e-12)
+    # a quarter of the way from batch 4's rate to 5's: batch 5, TPOT a quarter of the way from 4's to 5's
+    rate = 2 * (b4.requests_per_s + 0.25 * (b5.requests_per_s - b4.requests_per_s))
+    z = disaggregated_at_rate(p, pool, 3, 2, rate, 64)
+    assert z.decode.batch == 5
+    assert z.tpot_s == pytest.approx(b4.tpot_s + 0.25 * (b5.tpot_s - b4.tpot_s), rel=1e-12)
+    load = rate * p.service_s / 3
+    assert z.prefill_load == pytest.approx(load, rel=1e-12)
+    assert z.prefill_wait_s == pytest.approx(p.service_s * load / (2 * (1 - load)), rel=1e-12)
+    assert z.prefill_wait_s == pytest.approx(prefill_wait(load, p.service_s), rel=1e-12)
+    gpus = 3 * 2 + 2 * 4  # 14 GPUs: more than one HGX node's 8
+    link, sent = kv_transfer(p, z.decode, gpus)
+    assert z.link == link and link == kv_link(pre, gpus) and link.name == st.node.network_name
+    assert z.ttft_s == pytest.approx(z.prefill_wait_s + p.prefill_s + sent.seconds, rel=1e-12)
+    assert z.requests_per_s == rate and z.output_tokens_per_s == pytest.approx(rate * N_OUT, rel=1e-12)
+    one = disaggregated_at_rate(p, pool, 1, 1, 0.5 * b4.requests_per_s, 64)  # 2 + 4 GPUs: one node
+    assert one.link.name != st.node.network_name and one.gpus == 6
+    with pytest.raises(ValueError, match="finish fewer than"):
+        disaggregated_at_rate(p, pool, 3, 2, 2 * pool(64).requests_per_s * 1.01, 64)
+    with pytest.raises(ValueError, match="cannot keep up"):
+        disaggregated_at_rate(p, pool, 1, 2, 1.01 / p.service_s, 64)  # one prefill worker past its whole time
+
+
+@pytest.mark.parametrize("mode", ["aggregated", "disaggregated"])
+def test_a_plan_is_served_at_its_rate_on_the_gpus_it_rents(mode):
+    """What `search` answers for a rate is the plan at that rate, on its own GPUs: the tokens the rate asks for, the
+    plan's cost over them, each replica (or decode worker) at its share of the rate, within the targets, never
+    slower than the configuration it scales at that configuration's own load; the link the plan's GPUs give."""
+    s = search(ENG, "llama-3.1-70b", "fp8", "h100-sxm", 2000, 500, ttft_ms=1000, tpot_ms=30, rate=10, mode=mode)
+    assert s.best is not None and s.plan is not None and s.served is not None
+    v, plan, pt = s.served, s.plan, s.best
+    assert v.plan is plan and s.recommended_served is v  # one mode: the recommended is the cheapest
+    assert v.output_tokens_per_s == pytest.approx(10 * 500, rel=1e-12)
+    assert v.per_gpu == pytest.approx(5000 / plan.gpus, rel=1e-12)
+    assert v.gpu_hours_per_mtok == pytest.approx(plan.rented_gpus / (5000 * 3600) * 1e6, rel=1e-12)
+    assert v.usd_per_mtok == pytest.approx(plan.usd_per_hour / (5000 * 3600) * 1e6, rel=1e-12)
+    # the plan rents no fewer GPUs than the point does per token: rounding up to whole workers only costs
+    assert v.gpu_hours_per_mtok >= pt.gpu_hours_per_mtok * (1 - 1e-12)
+    assert v.ttft_s <= 1.0 and v.tpot_s <= 0.030 and v.tpot_s <= pt.tpot_s * (1 + 1e-12)
+    z = v.prediction
+    assert v.in_flight == pytest.approx(10 * (z.ttft_s + (500 - 1) * z.tpot_s), rel=1e-12)
+    if mode == "aggregated":
+        d = pt.deployment
+        want = at_rate(d, 10 / plan.replicas, 2000, 500)
+        assert isinstance(z, Prediction) and (z.ttft_s, z.tpot_s) == (want.ttft_s, want.tpot_s)
+        assert z.request_rate == pytest.approx(10 / plan.replicas) and not z.saturated
+        assert v.label.startswith(f"{plan.replicas:,} replica") and pt.layout.label in v.label
+    else:
+        assert isinstance(z, DisaggPrediction) and isinstance(pt.prediction, DisaggPrediction)
+        assert (z.prefill_workers, z.decode_workers, z.gpus) == (plan.prefill_workers, plan.replicas, plan.gpus)
+        assert z.decode.batch <= pt.prediction.decode.batch
+        assert z.prefill_load == pytest.approx(10 * z.prefill.service_s / plan.prefill_workers, rel=1e-12)
+        assert z.link == kv_link(z.prefill.deployment, plan.gpus)
+        assert v.label.startswith(f"disaggregated {plan.prefill_workers:,} × ")
+        assert f"{plan.replicas:,} × {pt.layout.label} decode, {z.decode.batch:,} requests" in v.label
+
+
 def test_when_nothing_meets_the_targets_it_says_which_binds_and_by_how_much():
     s = search(ENG, "llama-3.1-70b", "fp8", "h100-sxm", N_IN, N_OUT, ttft_ms=5000, tpot_ms=3)
     assert s.best is None and s.why is not None and s.why.binding == "tpot_ms"
@@ -644,6 +719,16 @@ def test_cli_search_prints_the_frontier_and_the_best_that_predict_agrees_with():
     best = j["best"]
     assert set(best) >= FIELDS and {"replicas", "gpus", "usd_per_hour"} <= set(best)
     assert best["ttft_ms"] <= 1000 and best["tpot_ms"] <= 50 and j["why"] is None
+    # with a rate, `best` is the plan at that rate, on the GPUs it rents; the configuration it scales is nested
+    assert set(best["configuration"]) >= FIELDS and best["configuration"]["mode"] == best["mode"]
+    assert best["output_tokens_per_s"] == pytest.approx(20 * N_OUT, rel=1e-12)
+    assert best["output_tokens_per_s_per_gpu"] == pytest.approx(20 * N_OUT / best["gpus_used"], rel=1e-12)
+    assert best["rented_gpus"] == best["gpus"] >= best["gpus_used"]
+    assert best["usd_per_mtok_output"] == pytest.approx(best["usd_per_hour"] / (20 * N_OUT * 3600) * 1e6, rel=1e-12)
+    if best["mode"] == "disaggregated":
+        assert best["gpus_used"] == best["prefill_gpus"] + best["decode_gpus"]
+    else:
+        assert best["gpus_used"] == best["replicas"] * best["gpus_per_replica"]
     # an aggregated frontier point, asked of `predict` with its layout and concurrency
     agg = next(p for p in j["frontier"] if p["mode"] == "aggregated")
     lay = agg["layout"]

@@ -188,14 +188,15 @@ class LatencyTargetPage(ModesSection, PublishedSection):
 
         # ------------------------------------------------ the quiz's capacity problem
         plan_s = at_scenario(eng, MODEL, PRECISION, SHAPE, accelerator=WORKED_GPU, rate=RATE, sweep=False)
-        plan = plan_s.plan
+        plan, served = plan_s.plan, plan_s.served
         hourly = None if plan is None else plan.usd_per_hour
-        if plan is None or hourly is None:
+        if plan is None or served is None or hourly is None:
             raise ValueError("the quiz needs a priced plan for its rate")
         self.q_rate = fmt.quantity(RATE, "requests/s", 0)
-        self.q_config = units.configuration(plan.point.words)
+        # the workers that carry the rate, each at its share of it (not the configuration the search compared)
+        self.q_config = units.configuration(served.words)
         self.q_gpus = fmt.count(plan.rented_gpus)
         self.q_hour = units.usd_hour(hourly, units.price_of(plan.point.deployment))
-        self.q_units = fmt.count(plan.replicas)
-        self.q_prefill = fmt.count(plan.prefill_workers)
+        self.q_ttft = ms(served.ttft_s, 0)
+        self.q_tpot = ms(served.tpot_s)
         self.q_disagg = fmt.claim(plan.point.mode == "disaggregated", plan.point.label)
