@@ -60,6 +60,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, NoReturn
 
 from snippets.engine.deployment import (
@@ -390,7 +391,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             conc = d.max_concurrency
             if conc < 1:
                 raise RefusedLayout(f"{d.layout.label}: not one sequence of {n_in + n_out} tokens fits")
-            d = deploy(make(conc), d.layout)
+            d = replace(deploy(make(conc), d.layout), why=d.why)  # the policy's layout, its reason kept
         spec = None if args.command != "predict" else speculation_of(eng, args.model, args.spec_tokens,
                                                                      args.acceptance, args.draft)
         out = report(d, conc, n_in, n_out, speculation=spec,

@@ -428,8 +428,10 @@ class Prediction:
     @property
     def mean_in_flight(self) -> float:
         """Requests in flight on average: at a request rate (`at_rate`) the rate times a request's life (Little's
-        law), which lies between the two whole numbers whose closed loops bracket it; else `in_flight`."""
-        if self.request_rate is None:
+        law), which lies between the two whole numbers whose closed loops bracket it; else, or where the rate
+        saturates the replica (its queue then grows without end, and what runs is every slot it admits),
+        `in_flight`."""
+        if self.request_rate is None or self.saturated:
             return float(self.in_flight)
         return self.request_rate * (self.ttft_s + (self.output_tokens - 1) * self.tpot_s)
 

@@ -220,6 +220,7 @@ def test_predict_at_a_request_rate_holds_what_the_rate_keeps_in_flight(capsys: p
     assert held["output_tokens_per_s"] > out["output_tokens_per_s"]  # the closed loop just above the rate
     rc, flood, _ = _run([*short, "--request-rate", "100000"], capsys)
     assert rc == 0 and flood["saturated"] is True and flood["in_flight"] == flood["concurrency"]
+    assert flood["mean_in_flight"] == flood["in_flight"]  # what runs; the queue beyond it grows without end
     assert flood["output_tokens_per_s"] < 100_000 * flood["output_tokens"]
     for bad in (["--request-rate", "2", "--concurrency", "4"], ["--request-rate", "0"], ["--request-rate", "inf"]):
         rc, none, err = _run([*short, *bad], capsys)
@@ -414,3 +415,7 @@ def test_only_size_names_the_layout_policy_it_chose(capsys: pytest.CaptureFixtur
     assert rc == 0 and given["why"] == "given" and given["assumptions"]["layout_policy"] is None
     rc, chosen, _ = _run([*SIZE, "--accelerator", "h100-sxm"], capsys)
     assert rc == 0 and chosen["why"] != "given" and chosen["assumptions"]["layout_policy"] == "tp-in-node"
+    # as many sequences as the KV cache holds: the same policy's layout, its reason kept (not "given")
+    rc, most, _ = _run([*SIZE, "--accelerator", "h100-sxm", "--concurrency", "max"], capsys)
+    assert rc == 0 and most["why"] == chosen["why"] and most["layout"] == chosen["layout"]
+    assert most["concurrency"] == most["max_concurrency"] > 1
