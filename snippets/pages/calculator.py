@@ -215,8 +215,8 @@ def _calculator_html(cat: Catalog) -> str:
         + _number("tpot_ms", "Target time per output token, ms", d.tpot_ms, 0, 3_600_000,
                   "above zero; empty: no limit", whole=False)
         + _number("rate", "Request rate, requests/s", d.rate, 0, 1_000_000,
-                  "a rate: what one replica does with requests sent at it; with a target, the replicas and $ per hour "
-                  "that carry it", whole=False)
+                  "a rate: what one replica does with requests sent at it; with a target, the replicas (or workers) "
+                  "and $ per hour that carry it, and what a request sees there", whole=False)
         + _select("meet", "Targets met by", [(m, MEET_LABELS[m]) for m in MEETS], d.meet,
                   "the band: where the time model's errors against published test measurements fell")
         + _select("memory_policy", "Engine memory policy", mem, d.memory_policy, "from data/policies.yaml")
