@@ -229,6 +229,7 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
         "ttft_ms_range": ms(x.ttft_range), "tpot_ms_range": ms(x.tpot_range),
         "output_tokens_per_s": x.output_tokens_per_s, "output_tokens_per_s_range": list(x.throughput_range),
         "output_tokens_per_s_per_gpu": x.output_tokens_per_s_per_gpu,
+        "output_tokens_per_s_per_gpu_range": [r / d.gpus for r in x.throughput_range],
         "regime": x.regime, "ttft_regime": x.ttft_regime, "mode": x.mode,
         "bands": {"tpot_ms": x.tpot_band.as_dict("tpot_ms", x.regime),
                   "ttft_ms": x.ttft_band.as_dict("ttft_ms", x.ttft_regime),

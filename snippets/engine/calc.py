@@ -23,7 +23,7 @@ from __future__ import annotations
 import html
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -202,6 +202,14 @@ def _out(value: float | int | str | None, unit: str, text: str) -> dict[str, Any
             "unit": unit, "text": text}
 
 
+def _banded(text: str, rng: Sequence[float] | None) -> str:
+    """A figure's text and, where it has one that is not a point, the band that held 80 % of its regime's test
+    errors: "12.7 ms, 11.0–15.2"."""
+    if rng is None or not rng[1] > rng[0]:
+        return text
+    return f"{text}, {rng[0]:,.1f}–{rng[1]:,.1f}"
+
+
 def _money(x: float | None, unit: str, price: PriceSpec | None) -> dict[str, Any]:
     """A cost, the month of the price it rests on beside it (every cost on the site shows how old its price is)."""
     if x is None or price is None:
@@ -262,11 +270,7 @@ def compute(eng: EngineCatalog, inputs: Inputs,
         """The figure, and where the report carries it the band that held 80 % of the regime's test errors."""
         if rep is None:
             return _out(None, unit, "not predicted")
-        shown = text.format(rep[key])
-        rng = rep.get(f"{key}_range")
-        if rng is not None and rng[1] > rng[0]:
-            shown += f", {rng[0]:,.1f}–{rng[1]:,.1f}"
-        return _out(rep[key], unit, shown)
+        return _out(rep[key], unit, _banded(text.format(rep[key]), rep.get(f"{key}_range")))
 
     per_replica = d.cost_per_replica_hour
     kv = d.kv_cache
@@ -403,9 +407,13 @@ def target_outputs(res: Search) -> dict[str, Any]:
         "t_mode": _out(best.mode, "", best.mode),
         "t_config": _out(best.label, "", best.label),
         "t_gpus": _out(best.gpus, "GPUs", f"{best.gpus:,}"),
-        "t_ttft_ms": _out(best.ttft_s * 1e3, "ms", f"{best.ttft_s * 1e3:,.1f} ms"),
-        "t_tpot_ms": _out(best.tpot_s * 1e3, "ms", f"{best.tpot_s * 1e3:,.1f} ms"),
-        "t_per_gpu": _out(best.per_gpu, "tokens/s/GPU", f"{best.per_gpu:,.1f} tokens/s per GPU"),
+        "t_ttft_ms": _out(best.ttft_s * 1e3, "ms", _banded(f"{best.ttft_s * 1e3:,.1f} ms",
+                                                            [x * 1e3 for x in best.prediction.ttft_range])),
+        "t_tpot_ms": _out(best.tpot_s * 1e3, "ms", _banded(f"{best.tpot_s * 1e3:,.1f} ms",
+                                                            [x * 1e3 for x in best.prediction.tpot_range])),
+        "t_per_gpu": _out(best.per_gpu, "tokens/s/GPU", _banded(f"{best.per_gpu:,.1f} tokens/s per GPU",
+                                                                 [x / best.gpus for x in
+                                                                  best.prediction.throughput_range])),
         "t_cost_per_mtok": _money(best.usd_per_mtok, "USD/Mtok", price),
         "t_cheapest": {**c_cost, "text": (f"{differs[0].upper()}{differs[1:]}. It costs {c_cost['text']} per "
                                           "million output tokens.") if differs else "The recommended configuration"},

@@ -236,6 +236,16 @@ def test_the_target_answer_is_the_search_and_tightening_tpot_never_cheapens_it(c
     assert float(t["outputs"]["t_cost_per_mtok"]["value"]) == rec.usd_per_mtok
     assert int(t["outputs"]["t_rented"]["value"]) == plan.rented_gpus
     assert float(t["outputs"]["t_cost_per_hour"]["value"]) == plan.usd_per_hour
+    # each time and the throughput per GPU with the band that held 80 % of its regime's test errors
+    lo, hi = (x * 1e3 for x in rec.prediction.tpot_range)
+    assert t["outputs"]["t_tpot_ms"]["text"] == f"{rec.tpot_s * 1e3:,.1f} ms, {lo:,.1f}–{hi:,.1f}"
+    lo, hi = (x / rec.gpus for x in rec.prediction.throughput_range)
+    assert t["outputs"]["t_per_gpu"]["text"] == f"{rec.per_gpu:,.1f} tokens/s per GPU, {lo:,.1f}–{hi:,.1f}"
+    rep = got["report"]
+    lo, hi = rep["output_tokens_per_s_per_gpu_range"]
+    assert lo == pytest.approx(rep["output_tokens_per_s_range"][0] / rep["gpus"], rel=1e-12)
+    assert got["outputs"]["tokens_per_s_per_gpu"]["text"] == (
+        f"{rep['output_tokens_per_s_per_gpu']:,.1f} tokens/s per GPU, {lo:,.1f}–{hi:,.1f}")
     # the workers for the rate at their share of it: their TTFT, TPOT and cost per token, not the configuration's
     v = res.recommended_served
     assert v is not None and v.plan is plan and v.usd_per_mtok is not None
