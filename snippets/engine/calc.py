@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from snippets.engine.__main__ import report
+from snippets.engine.bands import COVERAGE
 from snippets.engine.codec import decode
 from snippets.engine.deployment import NoLayout, RefusedLayout, Setting, setting
 from snippets.engine.hf import ConfigError, arch_from_config, kept_from_config
@@ -259,6 +260,12 @@ def compute(eng: EngineCatalog, inputs: Inputs,
         widest = [b["basis"] for k in ("ttft_ms", "tpot_ms") if (b := rep["bands"][k])["widest"]]
         if widest:
             notes.append(f"The ranges beside the times: {'; '.join(widest)}.")
+        for key, what in (("ttft_ms", "time to first token"), ("tpot_ms", "time per output token")):
+            v, (lo, hi), b = rep[key], rep[f"{key}_range"], rep["bands"][key]
+            if not b["widest"] and hi > lo and not lo <= v <= hi:  # the regime's runs all missed one way
+                side, runs = ("above", "slower") if v < lo else ("below", "faster")
+                notes.append(f"The range beside the {what} lies {side} it: in its regime ({b['regime']}) at least "
+                             f"{COVERAGE:.0%} of the test measurements came out {runs} than the engine predicts them.")
     note = " ".join(notes)
     m = d.memory
     parts = {"weights": m.weights, "kv_cache": m.kv_cache, "activations": m.activations, "runtime": m.non_torch,

@@ -207,6 +207,28 @@ def test_a_range_that_is_not_its_regimes_own_says_so(catalog: Catalog) -> None:
             assert "The ranges beside the times: " in note and "the span of the bands with enough rows" in note, note
 
 
+def test_a_range_that_misses_its_prediction_says_which_way_the_regimes_runs_missed(catalog: Catalog) -> None:
+    """Where every test run of a regime but a fifth came out slower (or faster) than predicted, its range lies above
+    (or below) the prediction; the note says so, by the figures, and says nothing where the range holds it."""
+    eng = engine_catalog(catalog)
+    seen = {True: 0, False: 0}
+    for form in ({}, {"model": "deepseek-r1", "precision": "fp8", "accelerator": "h200-sxm", "concurrency": "64"},
+                 {"accelerator": "mi300x"}, {"model": "llama-3.1-8b", "precision": "bf16", "concurrency": "1"}):
+        got = answer(eng, form)
+        assert got["ok"], got
+        rep, note = got["report"], got["outputs"]["note"]["text"]
+        for key, what in (("ttft_ms", "time to first token"), ("tpot_ms", "time per output token")):
+            v, (lo, hi) = rep[key], rep[f"{key}_range"]
+            outside = not lo <= v <= hi
+            regime = rep["bands"][key]["regime"]
+            above = (f"The range beside the {what} lies above it: in its regime ({regime}) at least 80% of the test "
+                     "measurements came out slower than the engine predicts them.")
+            below = above.replace("lies above", "lies below").replace("slower", "faster")
+            assert (above in note) == (outside and v < lo) and (below in note) == (outside and v > hi), (form, key)
+            seen[outside] += 1
+    assert seen[True] and seen[False], seen  # both cases met: a range above its prediction and one holding it
+
+
 def test_every_failure_of_the_engine_is_an_error_never_a_raise(catalog: Catalog, monkeypatch: Any) -> None:
     """Whatever the engine raises (an overflow, a recursion error, a bug) reaches the reader as an error."""
     import snippets.engine.calc as calc
