@@ -41,10 +41,10 @@ mode, layout, concurrency, GPUs, output tokens/s per GPU and per user, TTFT, TPO
 disaggregated points also each pool's layout, workers and GPUs) and `best` (the cheapest point meeting `--ttft-ms`
 and `--tpot-ms`; with `--rate`, the plan that carries that many requests a second instead: its replicas, or prefill
 and decode workers, the rented `gpus` (`gpus_used` of them used) and `usd_per_hour`, each replica or decode worker
-at its share of the rate (`snippets.engine.search.Served`: its TTFT, TPOT and requests in flight there, the rate's
-output tokens, the plan's cost per million of them), the point it scales nested as `configuration`), or
-`best: null` with `why` (the target that binds, by how
-much) and exit status 1; `recommended` (the same shape: what the layout policy recommends deploying, the cheapest
+at its share of the rate (`snippets.engine.search.Served`: its TTFT, TPOT and requests in flight there, as
+`mean_in_flight` and rounded as `concurrency`; the rate's output tokens; the plan's cost per million of them), the
+point it scales nested as `configuration`), or `best: null` with `why` (the target that binds, by how much) and exit
+status 1; `recommended` (the same shape: what the layout policy recommends deploying, the cheapest
 aggregated configuration unless the cheapest disaggregated one saves at least its `disaggregation.min_saving`) and
 `recommendation` (that share, and `cheapest_saving`: how much less `best` costs than `recommended`). A point's
 figures are what `predict` gives for its configuration. `search --meet band` holds the slow edge of each
@@ -286,7 +286,8 @@ def _answer(pt: Point | None, served: Served | None) -> dict[str, Any] | None:
         "mode": pt.mode, "layout": pt.layout.as_dict(), "layout_label": pt.layout.label, "rate": plan.rate,
         "replicas": plan.replicas if pt.mode == "aggregated" else None, "gpus": plan.rented_gpus,
         "gpus_used": plan.gpus, "rented_gpus": plan.rented_gpus, "usd_per_hour": plan.usd_per_hour,
-        "concurrency": round(served.in_flight), "ttft_ms": served.ttft_s * 1e3, "tpot_ms": served.tpot_s * 1e3,
+        "concurrency": round(served.in_flight), "mean_in_flight": served.in_flight,
+        "ttft_ms": served.ttft_s * 1e3, "tpot_ms": served.tpot_s * 1e3,
         "ttft_ms_range": [x * 1e3 for x in z.ttft_range], "tpot_ms_range": [x * 1e3 for x in z.tpot_range],
         "output_tokens_per_s": served.output_tokens_per_s, "output_tokens_per_s_per_gpu": served.per_gpu,
         "output_tokens_per_s_per_user": 1 / served.tpot_s, "usd_per_mtok_output": served.usd_per_mtok,

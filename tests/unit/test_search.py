@@ -724,6 +724,9 @@ def test_cli_search_prints_the_frontier_and_the_best_that_predict_agrees_with():
     assert best["output_tokens_per_s"] == pytest.approx(20 * N_OUT, rel=1e-12)
     assert best["output_tokens_per_s_per_gpu"] == pytest.approx(20 * N_OUT / best["gpus_used"], rel=1e-12)
     assert best["rented_gpus"] == best["gpus"] >= best["gpus_used"]
+    life_s = (best["ttft_ms"] + (N_OUT - 1) * best["tpot_ms"]) / 1e3  # Little's law by hand
+    assert best["mean_in_flight"] == pytest.approx(20 * life_s, rel=1e-12)
+    assert best["concurrency"] == round(best["mean_in_flight"])
     assert best["usd_per_mtok_output"] == pytest.approx(best["usd_per_hour"] / (20 * N_OUT * 3600) * 1e6, rel=1e-12)
     if best["mode"] == "disaggregated":
         assert best["gpus_used"] == best["prefill_gpus"] + best["decode_gpus"]
