@@ -1,7 +1,8 @@
 """Page model of "Serving tables" (docs/reference/serving.md): the reference-grade tables of the cost and
 latency-target pages, presented where a reader looks a row up rather than reads a page.
 
-Nothing is computed here: the cost grid is the cost page's (`snippets.pages.cost`: the recommended and the cheapest
+Nothing is computed here but the share of a regime's test errors a prediction's band holds (`band_share`, the
+engine's `bands.COVERAGE`): the cost grid is the cost page's (`snippets.pages.cost`: the recommended and the cheapest
 configuration meeting the chat scenario's target, the engine's search, for every model, precision and priced accelerator of the
 page), the published comparisons the latency-target page's (`snippets.pages.latency_target`). The names this page's
 prose uses are those pages' own figures, read from their one computation (`Page.of`).
@@ -10,10 +11,12 @@ prose uses are those pages' own figures, read from their one computation (`Page.
 from __future__ import annotations
 
 from snippets.data import Catalog
+from snippets.engine.bands import COVERAGE
 from snippets.pages.base import Page
 from snippets.pages.cost import CostPage, cost_table
 from snippets.pages.latency_target import LatencyTargetPage, cheapest_table, comparisons_table, pd_table
 from snippets.pages.sources import original
+from snippets.render import fmt
 
 
 class ReferenceServingPage(Page):
@@ -32,6 +35,7 @@ class ReferenceServingPage(Page):
         self.met_rows, self.grid_rows = c.met_rows, c.grid_rows
         self.min_saving, self.differ_rows = c.min_saving, c.differ_rows
         self.context = c.context
+        self.band_share = fmt.percent(COVERAGE)  # the share of a regime's test errors a band holds (engine.bands)
         self.model = lt.model
         self.precision = lt.precision
         self.pd_model = lt.pd_model

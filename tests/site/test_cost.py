@@ -79,6 +79,11 @@ def test_cost_table_rows_at_the_target_are_the_engines_search(page, serving, ref
         rec = s.recommended
         assert value(page, f"{row}[Output $/M at the target]") == pytest.approx(rec.usd_per_mtok, rel=1e-6)
         assert value(page, f"{row}[GPUs]") == rec.gpus and value(page, f"{row}[TPOT]") <= TPOT_MS
+        # the time between tokens with its band: where 80 % of its regime's test measurements fell
+        z = rec.prediction
+        lo, hi = (v * 1e3 for v in z.tpot_range)
+        assert text(page, f"{row}[TPOT]") == f"{z.tpot_s * 1e3:.1f} ms, {lo:.1f}–{hi:.1f}"
+        assert figures(page)[f"{row}[TPOT]"]["title"] == z.tpot_band.basis("tpot_ms", z.regime)
         cheapest = f"{row}[Recommended meeting the target].cheapest_gpus"
         if s.saving > 0:  # the cheapest saves less than the layout policy asks of a second pool: named beside it
             assert value(page, cheapest) == s.best.gpus and s.best.mode == "disaggregated"

@@ -3,14 +3,14 @@ engine: each deployment and prediction the page shows, made by the engine (`refe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from snippets.data import Catalog
 from snippets.engine import Deployment, Layout
 from snippets.engine.deployment import RefusedLayout
 from snippets.engine.layout import tp_degrees
 from snippets.engine.search import Point, Search, at_scenario
-from snippets.engine.serving import prefill_alone_s, usd_per_mtok_input
+from snippets.engine.serving import DisaggPrediction, prefill_alone_s, usd_per_mtok_input
 from snippets.engine.specs import PriceSpec
 from snippets.engine.timing import Prediction, predict
 from snippets.pages import units
@@ -46,6 +46,18 @@ def usd_mtok(x: float, price: PriceSpec) -> Figure:
 
 def ms(seconds: float) -> Figure:
     return fmt.quantity(seconds * 1e3, "ms", 0 if seconds >= 0.1 else 1, show_unit=True)
+
+
+def ms_banded(x: Prediction | DisaggPrediction) -> Figure:
+    """A prediction's time per output token with its band beside it, as the calculator writes one ("28.8 ms,
+    26.2–66.8"): the range in which 80 % of its regime's test measurements fell, its basis in the figure's title."""
+    f = ms(x.tpot_s)
+    lo, hi = (v * 1e3 for v in x.tpot_range)
+    if not hi > lo:  # no band: no test measurement of the metric in any regime
+        return f
+    digits = 0 if x.tpot_s >= 0.1 else 1
+    return replace(f, text=f"{f.text}, {fmt.number(lo, digits)}–{fmt.number(hi, digits)}",
+                   basis=x.tpot_band.basis("tpot_ms", x.regime))
 
 
 def gpu_label(name: str) -> str:

@@ -15,6 +15,7 @@ from snippets.pages.cost.common import (
     in_node,
     load_rows,
     ms,
+    ms_banded,
     out_cost,
     priced,
     split_rows,
@@ -44,8 +45,8 @@ def cost_table(cat: Catalog) -> str:
         at: list[fmt.Cell] = ["none meets it", "—", "—", "—"]
         if x is not None and c is not None:
             parts = (*units.configuration(x.words).parts, *units.cheapest_aside(c.mode, c.gpus, row.saving))
-            at = [fmt.Phrase(parts), fmt.count(x.gpus), ms(x.tpot_s), usd_mtok(target_cost(x), pr)]
-        body.append([row.label, *at, usd_mtok(out_cost(row.most), pr), ms(row.most.tpot_s)])
+            at = [fmt.Phrase(parts), fmt.count(x.gpus), ms_banded(x.prediction), usd_mtok(target_cost(x), pr)]
+        body.append([row.label, *at, usd_mtok(out_cost(row.most), pr), ms_banded(row.most)])
     return fmt.table(
         "cost",
         ["Model, precision, GPU", "Recommended meeting the target", "GPUs", "TPOT", "Output $/M at the target",
