@@ -44,8 +44,13 @@ def usd_mtok(x: float, price: PriceSpec) -> Figure:
     return units.usd_mtok(x, price)
 
 
+def _ms_digits(seconds: float) -> int:
+    """Decimals of a time in ms on this page: none from 100 ms, one below."""
+    return 0 if seconds >= 0.1 else 1
+
+
 def ms(seconds: float) -> Figure:
-    return fmt.quantity(seconds * 1e3, "ms", 0 if seconds >= 0.1 else 1, show_unit=True)
+    return fmt.quantity(seconds * 1e3, "ms", _ms_digits(seconds), show_unit=True)
 
 
 def ms_banded(x: Prediction | DisaggPrediction) -> Figure:
@@ -55,7 +60,7 @@ def ms_banded(x: Prediction | DisaggPrediction) -> Figure:
     lo, hi = (v * 1e3 for v in x.tpot_range)
     if not hi > lo:  # no band: no test measurement of the metric in any regime
         return f
-    digits = 0 if x.tpot_s >= 0.1 else 1
+    digits = _ms_digits(x.tpot_s)
     return replace(f, text=f"{f.text}, {fmt.number(lo, digits)}–{fmt.number(hi, digits)}",
                    basis=x.tpot_band.basis("tpot_ms", x.regime))
 
