@@ -441,9 +441,10 @@ def target_outputs(res: Search) -> dict[str, Any]:
         there = ""
         served = res.recommended_served
         if served is not None:  # the workers at their share of the rate, not the configuration's own load
-            cost = served.usd_per_mtok
+            cost = served.usd_per_mtok  # with the month of its price, as every cost on the site
             there = (f": TTFT {_ms(served.ttft_s * 1e3)}, TPOT {_ms(served.tpot_s * 1e3)}"
-                     + ("" if cost is None else f", ${cost:,.2f} per million output tokens") + " at that rate")
+                     + ("" if cost is None or price is None else
+                        f", {_money(cost, 'USD/Mtok', price)['text']} per million output tokens") + " at that rate")
         out["t_replicas"] = _out(plan.replicas, "replicas", f"{workers} for {plan.rate:,g} requests/s{there}")
         out["t_rented"] = _out(plan.rented_gpus, "GPUs", f"{plan.rented_gpus:,} ({plan.gpus:,} used)")
         out["t_cost_per_hour"] = _money(plan.usd_per_hour, "USD/hour", price)

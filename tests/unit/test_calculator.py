@@ -273,7 +273,7 @@ def test_the_target_answer_is_the_search_and_tightening_tpot_never_cheapens_it(c
     assert v is not None and v.plan is plan and v.usd_per_mtok is not None
     assert t["outputs"]["t_replicas"]["text"].endswith(
         f"for 20 requests/s: TTFT {_ms(v.ttft_s * 1e3)}, TPOT {_ms(v.tpot_s * 1e3)}, "
-        f"${v.usd_per_mtok:,.2f} per million output tokens at that rate")
+        f"${v.usd_per_mtok:,.2f} ({res.setting.price.as_of} price) per million output tokens at that rate")
     assert float(t["outputs"]["t_cheapest"]["value"]) == res.best.usd_per_mtok
     assert len(t["frontier"]) == len(res.frontier) and t["svg"].startswith("<svg")
     # the claim is about the cheapest: a tighter target never buys a cheaper token (the recommended may move)
