@@ -13,8 +13,9 @@ object holds the prediction with its band (`tpot_ms_range`, `ttft_ms_range`, `ou
 each [low, high], and `regime`; `bands` says, for each metric, its regime, that regime's test rows, and whether
 too few of them left it the span of the bands with enough rows), one decode step's seconds by kind of op (`breakdown`,
 summing to `decode_step_ms`: the step alone, below `tpot_ms` wherever prompts share the steps), the dollars per
-million output tokens and per million prompt tokens (`usd_per_mtok_input`: the rent over prompts prefilled one after
-another, the same at any load), and what the TP, EP and PP groups' links give them (`links`: `name`,
+million output tokens with its range (`usd_per_mtok_output_range`: the throughput's band, inverted) and per
+million prompt tokens (`usd_per_mtok_input`: the rent over prompts prefilled one after another, the same at any
+load), and what the TP, EP and PP groups' links give them (`links`: `name`,
 per-direction `gb_per_s`, `hop_us`). An unknown id (of any option: model, precision, KV precision, accelerator, node,
 scenario, policies, draft),
 a layout the engines refuse, or a model that does not fit exits non-zero with a one-line message, as do token
@@ -250,7 +251,9 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
             ("activations", m.activations), ("runtime", m.non_torch), ("free", m.free))},
         "kv_cache_size": d.kv_cache.as_dict(),
         "cost_per_hour": None if d.cost_per_hour is None else _q(d.cost_per_hour, "USD/hour"),
-        "usd_per_mtok_output": x.usd_per_mtok_output, "usd_per_mtok_input": usd_per_mtok_input(d, x),
+        "usd_per_mtok_output": x.usd_per_mtok_output,
+        "usd_per_mtok_output_range": None if (c := x.usd_per_mtok_output_range) is None else list(c),
+        "usd_per_mtok_input": usd_per_mtok_input(d, x),
         "assumptions": {
             "scenario": st.scenario.id, "memory_policy": st.memory_policy.id,
             "layout_policy": None if d.why == GIVEN else st.layout_policy.id,  # predict is given its layout

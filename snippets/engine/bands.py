@@ -70,6 +70,11 @@ class Band:
         """The range the measured value fell in for 80 % of this regime's test rows: predicted ÷ (1 + error)."""
         return predicted / (1 + self.high), predicted / (1 + self.low)
 
+    def inverse(self, value: float) -> tuple[float, float]:
+        """The range of a figure that goes as the inverse of the predicted one (a cost per token, of a throughput):
+        where the throughput measured came out at predicted ÷ (1 + error), the cost came out at value × (1 + error)."""
+        return value * (1 + self.low), value * (1 + self.high)
+
     @property
     def empty(self) -> bool:
         """No test row of the metric in any regime: no band at all."""

@@ -211,11 +211,13 @@ def _banded(text: str, rng: Sequence[float] | None) -> str:
     return f"{text}, {rng[0]:,.1f}–{rng[1]:,.1f}"
 
 
-def _money(x: float | None, unit: str, price: PriceSpec | None) -> dict[str, Any]:
-    """A cost, the month of the price it rests on beside it (every cost on the site shows how old its price is)."""
+def _money(x: float | None, unit: str, price: PriceSpec | None, rng: Sequence[float] | None = None) -> dict[str, Any]:
+    """A cost, the month of the price it rests on beside it (every cost on the site shows how old its price is), and
+    where it has one the band its throughput's carries, inverted: "$1.23, 1.10–1.52 (Oct 2026 price)"."""
     if x is None or price is None:
         return _out(None, unit, "no price in data")
-    return _out(x, unit, f"${x:,.2f} ({price.as_of or 'undated'} price)")
+    band = "" if rng is None or not rng[1] > rng[0] else f", {rng[0]:,.2f}–{rng[1]:,.2f}"
+    return _out(x, unit, f"${x:,.2f}{band} ({price.as_of or 'undated'} price)")
 
 
 def compute(eng: EngineCatalog, inputs: Inputs,
@@ -260,12 +262,19 @@ def compute(eng: EngineCatalog, inputs: Inputs,
         widest = [b["basis"] for k in ("ttft_ms", "tpot_ms") if (b := rep["bands"][k])["widest"]]
         if widest:
             notes.append(f"The ranges beside the times: {'; '.join(widest)}.")
-        for key, what in (("ttft_ms", "time to first token"), ("tpot_ms", "time per output token")):
+        if (b := rep["bands"]["output_tokens_per_s"])["widest"]:
+            notes.append(f"The ranges beside the throughput and the cost per token: {b['basis']}.")
+        for key, what in (("ttft_ms", "time to first token"), ("tpot_ms", "time per output token"),
+                          ("output_tokens_per_s", "throughput")):
             v, (lo, hi), b = rep[key], rep[f"{key}_range"], rep["bands"][key]
             if not b["widest"] and hi > lo and not lo <= v <= hi:  # the regime's runs all missed one way
-                side, runs = ("above", "slower") if v < lo else ("below", "faster")
-                notes.append(f"The range beside the {what} lies {side} it: in its regime ({b['regime']}) at least "
-                             f"{COVERAGE:.0%} of the test measurements came out {runs} than the engine predicts them.")
+                side, other = ("above", "below") if v < lo else ("below", "above")
+                time = key != "output_tokens_per_s"  # a time's range above it: slower; a throughput's: faster
+                runs = "slower" if (v < lo) == time else "faster"
+                also = "" if time else f", and the cost per token's {other} it"
+                notes.append(f"The range beside the {what} lies {side} it{also}: in its regime ({b['regime']}) at "
+                             f"least {COVERAGE:.0%} of the test measurements came out {runs} than the engine predicts "
+                             "them.")
     note = " ".join(notes)
     m = d.memory
     parts = {"weights": m.weights, "kv_cache": m.kv_cache, "activations": m.activations, "runtime": m.non_torch,
@@ -304,7 +313,8 @@ def compute(eng: EngineCatalog, inputs: Inputs,
         "cost_per_hour": _money(d.cost_per_hour, "USD/hour", st.price),
         "cost_per_replica_hour": _money(per_replica, "USD/hour", st.price),
         "rental_share": _out(d.replicas_per_rental, "replicas", f"{d.gpus:,} of {d.gpus_rented:,} rented GPUs"),
-        "cost_per_mtok": (_money(rep["usd_per_mtok_output"], "USD/Mtok", st.price) if rep is not None
+        "cost_per_mtok": (_money(rep["usd_per_mtok_output"], "USD/Mtok", st.price, rep["usd_per_mtok_output_range"])
+                          if rep is not None
                           else _out(None, "USD/Mtok", "not predicted")),
         "weight_only": _out("yes" if d.weight_only else "no", "",
                             f"stored in {st.precision.name}, computed in {d.compute_format.upper()}" if d.weight_only
@@ -421,7 +431,7 @@ def target_outputs(res: Search) -> dict[str, Any]:
         "t_per_gpu": _out(best.per_gpu, "tokens/s/GPU", _banded(f"{best.per_gpu:,.1f} tokens/s per GPU",
                                                                  [x / best.gpus for x in
                                                                   best.prediction.throughput_range])),
-        "t_cost_per_mtok": _money(best.usd_per_mtok, "USD/Mtok", price),
+        "t_cost_per_mtok": _money(best.usd_per_mtok, "USD/Mtok", price, best.usd_per_mtok_range),
         "t_cheapest": {**c_cost, "text": (f"{differs[0].upper()}{differs[1:]}. It costs {c_cost['text']} per "
                                           "million output tokens.") if differs else "The recommended configuration"},
     }

@@ -244,6 +244,12 @@ class Point:
         return None if p is None else p * self.gpu_hours_per_mtok
 
     @property
+    def usd_per_mtok_range(self) -> tuple[float, float] | None:
+        """The cost per output token's range: its prediction's throughput band, inverted (`Band.inverse`)."""
+        c = self.usd_per_mtok
+        return None if c is None else self.prediction.throughput_band.inverse(c)
+
+    @property
     def words(self) -> tuple[Word, ...]:
         """The configuration in words, its counts apart (`configuration_words`): pages show each as a figure."""
         p = self.prediction
@@ -272,8 +278,10 @@ class Point:
             "ttft_ms": self.ttft_s * 1e3, "tpot_ms": self.tpot_s * 1e3,
             "ttft_ms_range": [x * 1e3 for x in p.ttft_range], "tpot_ms_range": [x * 1e3 for x in p.tpot_range],
             "output_tokens_per_s_range": list(p.throughput_range),
-            "usd_per_mtok_output": self.usd_per_mtok, "gpu_hours_per_mtok_output": self.gpu_hours_per_mtok,
-            "rented_gpus": self.rented_gpus, "regime": p.regime, "ttft_regime": p.ttft_regime,
+            "usd_per_mtok_output": self.usd_per_mtok,
+            "usd_per_mtok_output_range": None if (c := self.usd_per_mtok_range) is None else list(c),
+            "gpu_hours_per_mtok_output": self.gpu_hours_per_mtok, "rented_gpus": self.rented_gpus,
+            "regime": p.regime, "ttft_regime": p.ttft_regime,
             "speculation": None if self.speculation is None else self.speculation.as_dict(),
         }
         if isinstance(p, DisaggPrediction):

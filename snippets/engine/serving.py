@@ -475,6 +475,12 @@ class Prediction:
     def throughput_range(self) -> tuple[float, float]:
         return self.throughput_band.around(self.output_tokens_per_s)
 
+    @property
+    def usd_per_mtok_output_range(self) -> tuple[float, float] | None:
+        """The cost per output token's range: the throughput's band, inverted (`Band.inverse`)."""
+        c = self.usd_per_mtok_output
+        return None if c is None else self.throughput_band.inverse(c)
+
 
 def _steady(b: int, n_out: int, dec: float, prefill: float, extra: float, shared: bool,
             prompt_steps: tuple[float, float], steps_per_token: float = 1.0,
@@ -1108,6 +1114,12 @@ class DisaggPrediction:
     @property
     def throughput_range(self) -> tuple[float, float]:
         return self.throughput_band.around(self.output_tokens_per_s)
+
+    @property
+    def usd_per_mtok_output_range(self) -> tuple[float, float] | None:
+        """The cost per output token's range: the throughput's band, inverted (`Band.inverse`)."""
+        c = self.usd_per_mtok_output
+        return None if c is None else self.throughput_band.inverse(c)
 
 
 def prefill_wait(load: float, service_s: float) -> float:

@@ -4,7 +4,9 @@ page's `ms(...)` and another's print the same way; a page with its own rounding 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
+from snippets.engine.bands import Band
 from snippets.engine.deployment import Deployment
 from snippets.engine.params import total_params
 from snippets.engine.search import Word
@@ -56,10 +58,28 @@ def usd(x: float, price: PriceSpec, digits: int = 2) -> Figure:
     return dated(fmt.Figure(x, "USD", f"${fmt.number(x, digits)}", "indicative list price"), price)
 
 
-def usd_mtok(x: float, price: PriceSpec) -> Figure:
-    """Dollars per million tokens (three decimals below a dollar, two above), dated by the price they rest on."""
-    return dated(fmt.Figure(x, "USD/Mtok", f"${fmt.number(x, 3 if x < 1 else 2)}", "indicative price ÷ predicted tokens"),
-                 price)
+def banded(fig: Figure, rng: tuple[float, float] | None, digits: int, basis: str) -> Figure:
+    """A prediction with the range beside it that held 80 % of its regime's test measurements, as the calculator
+    writes one ("28.8 ms, 26.2–66.8"), where the range comes from (`Band.basis`) in its title; the figure alone
+    where there is no range (no test measurement of the metric in any regime)."""
+    if rng is None or not rng[1] > rng[0]:
+        return fig
+    lo, hi = rng
+    return replace(fig, text=f"{fig.text}, {fmt.number(lo, digits)}–{fmt.number(hi, digits)}",
+                   basis=f"{fig.basis}; {basis}" if fig.basis else basis)
+
+
+def cost_basis(band: Band, regime: str) -> str:
+    """Where a cost per token's range comes from: its throughput's band, inverted (`Band.inverse`)."""
+    return f"the throughput's range, inverted: {band.basis('output_tokens_per_s', regime)}"
+
+
+def usd_mtok(x: float, price: PriceSpec, rng: tuple[float, float] | None = None, basis: str = "") -> Figure:
+    """Dollars per million tokens (three decimals below a dollar, two above), with its range where it has one
+    (`banded`), dated by the price they rest on: "$2.25, 2.30–3.27 (Sep 2026 price)"."""
+    digits = 3 if x < 1 else 2
+    fig = fmt.Figure(x, "USD/Mtok", f"${fmt.number(x, digits)}", "indicative price ÷ predicted tokens")
+    return dated(banded(fig, rng, digits, basis), price)
 
 
 def usd_gpu_hour(price: PriceSpec) -> Figure:
@@ -76,6 +96,12 @@ def usd_hour(x: float, price: PriceSpec) -> Figure:
 def tps(tokens_per_s: float) -> Figure:
     """Tokens per second: one decimal below 100, whole above."""
     return fmt.quantity(tokens_per_s, "tokens/s", 1 if tokens_per_s < 100 else 0)
+
+
+def tps_banded(tokens_per_s: float, rng: tuple[float, float], basis: str) -> Figure:
+    """Tokens per second with the unit and the range beside them ("5,308 tokens/s, 3,651–5,209")."""
+    digits = 1 if tokens_per_s < 100 else 0
+    return banded(fmt.quantity(tokens_per_s, "tokens/s", digits, show_unit=True), rng, digits, basis)
 
 
 def tbps(bytes_per_s: float) -> Figure:

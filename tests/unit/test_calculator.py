@@ -203,6 +203,9 @@ def test_a_range_that_is_not_its_regimes_own_says_so(catalog: Catalog) -> None:
             assert bands[key]["widest"] is widest, (form, key, bands[key])
             assert (bands[key]["basis"] in note) is widest, (key, bands[key], note)
             assert (bands[key]["test_rows"] >= 5) is not widest
+        b = bands["output_tokens_per_s"]
+        assert b["widest"] is widest and (f"The ranges beside the throughput and the cost per token: {b['basis']}."
+                                          in note) is widest, (form, b, note)
         if widest:
             assert "The ranges beside the times: " in note and "the span of the bands with enough rows" in note, note
 
@@ -226,6 +229,16 @@ def test_a_range_that_misses_its_prediction_says_which_way_the_regimes_runs_miss
             below = above.replace("lies above", "lies below").replace("slower", "faster")
             assert (above in note) == (outside and v < lo) and (below in note) == (outside and v > hi), (form, key)
             seen[outside] += 1
+        # the throughput's range the other way about, and the cost per token's opposite it
+        v, (lo, hi) = rep["output_tokens_per_s"], rep["output_tokens_per_s_range"]
+        outside = not lo <= v <= hi
+        regime = rep["bands"]["output_tokens_per_s"]["regime"]
+        above = (f"The range beside the throughput lies above it, and the cost per token's below it: in its regime "
+                 f"({regime}) at least 80% of the test measurements came out faster than the engine predicts them.")
+        below = (above.replace("lies above", "lies below").replace("'s below", "'s above")
+                 .replace("faster", "slower"))
+        assert (above in note) == (outside and v < lo) and (below in note) == (outside and v > hi), (form, note)
+        seen[outside] += 1
     assert seen[True] and seen[False], seen  # both cases met: a range above its prediction and one holding it
 
 
@@ -263,11 +276,17 @@ def test_the_target_answer_is_the_search_and_tightening_tpot_never_cheapens_it(c
     assert t["outputs"]["t_tpot_ms"]["text"] == f"{rec.tpot_s * 1e3:,.1f} ms, {lo:,.1f}–{hi:,.1f}"
     lo, hi = (x / rec.gpus for x in rec.prediction.throughput_range)
     assert t["outputs"]["t_per_gpu"]["text"] == f"{rec.per_gpu:,.1f} tokens/s per GPU, {lo:,.1f}–{hi:,.1f}"
+    # the cost per token with its throughput's band, inverted: the fast end the cheap one
+    month = rec.deployment.setting.price.as_of if rec.deployment.setting.price is not None else None
+    lo, hi = (rec.usd_per_mtok * rec.output_tokens_per_s / x for x in reversed(rec.prediction.throughput_range))
+    assert t["outputs"]["t_cost_per_mtok"]["text"] == f"${rec.usd_per_mtok:,.2f}, {lo:,.2f}–{hi:,.2f} ({month} price)"
     rep = got["report"]
     lo, hi = rep["output_tokens_per_s_per_gpu_range"]
     assert lo == pytest.approx(rep["output_tokens_per_s_range"][0] / rep["gpus"], rel=1e-12)
     assert got["outputs"]["tokens_per_s_per_gpu"]["text"] == (
         f"{rep['output_tokens_per_s_per_gpu']:,.1f} tokens/s per GPU, {lo:,.1f}–{hi:,.1f}")
+    lo, hi = rep["usd_per_mtok_output_range"]
+    assert got["outputs"]["cost_per_mtok"]["text"].startswith(f"${rep['usd_per_mtok_output']:,.2f}, {lo:,.2f}–{hi:,.2f} (")
     # the workers for the rate at their share of it: their TTFT, TPOT and cost per token, not the configuration's
     v = res.recommended_served
     assert v is not None and v.plan is plan and v.usd_per_mtok is not None

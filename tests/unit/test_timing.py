@@ -859,6 +859,11 @@ def test_cli_predict_prints_one_json_object():
         assert 0 < lo <= hi
     assert j["tpot_ms_range"] == pytest.approx([v * 1e3 for v in x.tpot_range])
     assert j["regime"] == x.regime
+    # the cost per token's range is the rent over the throughput range's ends: the fast end is the cheap one
+    lo, hi = j["output_tokens_per_s_range"]
+    rent = x.usd_per_mtok_output * x.output_tokens_per_s  # the replica's dollars an hour, in tokens' terms
+    assert j["usd_per_mtok_output_range"] == pytest.approx([rent / hi, rent / lo])
+    assert 0 < j["usd_per_mtok_output_range"][0] < j["usd_per_mtok_output_range"][1]
 
 
 def test_cli_predict_wave_runs_the_concurrency_as_one_wave():

@@ -3,7 +3,7 @@ engine: each deployment and prediction the page shows, made by the engine (`refe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from snippets.data import Catalog
 from snippets.engine import Deployment, Layout
@@ -53,16 +53,41 @@ def ms(seconds: float) -> Figure:
     return fmt.quantity(seconds * 1e3, "ms", _ms_digits(seconds), show_unit=True)
 
 
+# Each prediction a table shows carries its range (`units.banded`), where 80 % of its regime's test measurements fell,
+# as the calculator writes one ("28.8 ms, 26.2–66.8"); the range's basis is in the figure's title.
+
 def ms_banded(x: Prediction | DisaggPrediction) -> Figure:
-    """A prediction's time per output token with its band beside it, as the calculator writes one ("28.8 ms,
-    26.2–66.8"): the range in which 80 % of its regime's test measurements fell, its basis in the figure's title."""
-    f = ms(x.tpot_s)
-    lo, hi = (v * 1e3 for v in x.tpot_range)
-    if not hi > lo:  # no band: no test measurement of the metric in any regime
-        return f
-    digits = _ms_digits(x.tpot_s)
-    return replace(f, text=f"{f.text}, {fmt.number(lo, digits)}–{fmt.number(hi, digits)}",
-                   basis=x.tpot_band.basis("tpot_ms", x.regime))
+    """A prediction's time per output token with its range."""
+    return units.banded(ms(x.tpot_s), (x.tpot_range[0] * 1e3, x.tpot_range[1] * 1e3), _ms_digits(x.tpot_s),
+                        x.tpot_band.basis("tpot_ms", x.regime))
+
+
+def ttft_banded(x: Prediction) -> Figure:
+    """A prediction's time to first token with its range (its prefill regime's)."""
+    return units.banded(ms(x.ttft_s), (x.ttft_range[0] * 1e3, x.ttft_range[1] * 1e3), _ms_digits(x.ttft_s),
+                        x.ttft_band.basis("ttft_ms", x.ttft_regime))
+
+
+def tps_banded(x: Prediction, scale: float = 1.0) -> Figure:
+    """A prediction's output tokens a second, times `scale` (replicas side by side, a share of the hour), with its
+    range scaled alike."""
+    lo, hi = x.throughput_range
+    return units.tps_banded(x.output_tokens_per_s * scale, (lo * scale, hi * scale),
+                            x.throughput_band.basis("output_tokens_per_s", x.regime))
+
+
+def out_cost_banded(x: Prediction, price: PriceSpec, share: float = 1.0) -> Figure:
+    """A prediction's dollars per million output tokens at `share` of its throughput, with its range: the
+    throughput's, inverted (`Prediction.usd_per_mtok_output_range`)."""
+    rng = x.usd_per_mtok_output_range
+    return units.usd_mtok(out_cost(x) / share, price, None if rng is None else (rng[0] / share, rng[1] / share),
+                          units.cost_basis(x.throughput_band, x.regime))
+
+
+def target_cost_banded(x: Point, price: PriceSpec) -> Figure:
+    """A configuration's dollars per million output tokens at the target, with its range (`Point.usd_per_mtok_range`)."""
+    return units.usd_mtok(target_cost(x), price, x.usd_per_mtok_range,
+                          units.cost_basis(x.prediction.throughput_band, x.prediction.regime))
 
 
 def gpu_label(name: str) -> str:

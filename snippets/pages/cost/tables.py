@@ -14,18 +14,19 @@ from snippets.pages.cost.common import (
     gpu_label,
     in_node,
     load_rows,
-    ms,
     ms_banded,
-    out_cost,
+    out_cost_banded,
     priced,
     split_rows,
     target_cost,
-    usd_mtok,
+    target_cost_banded,
+    tps_banded,
+    ttft_banded,
 )
 from snippets.pages.cost.page import CostPage
 from snippets.pages.scenario import reference
 from snippets.pages.sources import original
-from snippets.pages.units import price_of, tps, usd
+from snippets.pages.units import price_of, usd
 from snippets.render import charts, fmt
 
 
@@ -45,8 +46,8 @@ def cost_table(cat: Catalog) -> str:
         at: list[fmt.Cell] = ["none meets it", "—", "—", "—"]
         if x is not None and c is not None:
             parts = (*units.configuration(x.words).parts, *units.cheapest_aside(c.mode, c.gpus, row.saving))
-            at = [fmt.Phrase(parts), fmt.count(x.gpus), ms_banded(x.prediction), usd_mtok(target_cost(x), pr)]
-        body.append([row.label, *at, usd_mtok(out_cost(row.most), pr), ms_banded(row.most)])
+            at = [fmt.Phrase(parts), fmt.count(x.gpus), ms_banded(x.prediction), target_cost_banded(x, pr)]
+        body.append([row.label, *at, out_cost_banded(row.most, pr), ms_banded(row.most)])
     return fmt.table(
         "cost",
         ["Model, precision, GPU", "Recommended meeting the target", "GPUs", "TPOT", "Output $/M at the target",
@@ -66,14 +67,14 @@ def split_table(cat: Catalog) -> str:
             body.append([
                 f"{n} × {d.layout.label}, {what}",
                 fmt.count(x.in_flight * n, "sequences"),
-                tps(x.output_tokens_per_s * n),
-                ms(x.ttft_s),
-                ms(x.tpot_s),
-                usd_mtok(out_cost(x), price_of(d)),
+                tps_banded(x, n),
+                ttft_banded(x),
+                ms_banded(x),
+                out_cost_banded(x, price_of(d)),
             ])
     return fmt.table(
         "split",
-        ["Replicas, load", "In flight", "Output tokens/s", "TTFT", "ITL", "Output $/Mtok"],
+        ["Replicas, load", "In flight", "Output", "TTFT", "ITL", "Output $/Mtok"],
         body, align="lrrrrr",
     )
 
@@ -86,8 +87,8 @@ def load_table(cat: Catalog) -> str:
     x = full(d)
     body: list[list[fmt.Cell]] = []
     for label, s in load_rows(cat):
-        body.append([label, fmt.percent(s, 0), tps(x.output_tokens_per_s * s), usd_mtok(out_cost(x) / s, price_of(d))])
-    return fmt.table("load", ["Load", "Share of peak", "Output tokens/s", "Output $/Mtok"], body, align="lrrr")
+        body.append([label, fmt.percent(s, 0), tps_banded(x, s), out_cost_banded(x, price_of(d), s)])
+    return fmt.table("load", ["Load", "Share of peak", "Output", "Output $/Mtok"], body, align="lrrr")
 
 
 def price_table(cat: Catalog) -> str:
