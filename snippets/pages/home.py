@@ -19,7 +19,7 @@ from snippets.engine.search import MAX_NODES, Search, at_scenario
 from snippets.engine.timing import predict
 from snippets.pages import units
 from snippets.pages.base import Page
-from snippets.pages.latency_target import mtok
+from snippets.pages.latency_target.common import usd_mtok
 from snippets.pages.scenario import SERVING
 from snippets.pages.sources import original
 from snippets.pages.units import ms
@@ -51,7 +51,7 @@ def summary_table(cat: Catalog) -> str:
     """What each model needs on the scenario's node, as the engine deploys it, and the time per output token of one
     sequence: one load, one sequence."""
     rows = _rows(cat)
-    return fmt.html_table("summary", ["Model", "Precision", "Layout", "GPUs", "Nodes", "ms per token, one sequence"],
+    return fmt.html_table("summary", ["Model", "Precision", "Layout", "GPUs", "Nodes", "Time per token, one sequence"],
                           [[cat.models[r.model].name, cat.precisions[r.precision].name, *r.fit] for r in rows],
                           align="lllrrr", names=[r.name for r in rows])
 
@@ -76,7 +76,9 @@ def target_table(cat: Catalog) -> str:
         elif s.recommended is not None:
             b, c = s.recommended, s.best
             parts = (*units.configuration(b.words).parts, *units.cheapest_aside(c.mode, c.gpus, s.saving))
-            body.append([*head, fmt.Phrase(parts), fmt.count(b.gpus), ms(b.ttft_s, 0), ms(b.tpot_s), mtok(b)])
+            z = b.prediction  # each prediction with its range, where 80 % of its regime's test measurements fell
+            body.append([*head, fmt.Phrase(parts), fmt.count(b.gpus), units.ttft_banded(z, 0), units.tpot_banded(z),
+                         usd_mtok(b)])
     return fmt.html_table("at_target", ["Model", "Precision", "Recommended configuration meeting the target", "GPUs",
                                         "TTFT", "TPOT", "$ per M output tokens"],
                           body, align="lllrrrr", names=[r.name for r in rows])
@@ -104,8 +106,7 @@ class HomePage(Page):
                     continue
                 one = predict(d, 1)
                 fit: list[fmt.Cell] = [d.layout.label, fmt.count(d.gpus), fmt.count(d.nodes, "nodes"),
-                                       fmt.quantity(one.tpot_s * 1e3, "ms", 1,
-                                                    basis="time per output token, one sequence")]
+                                       units.tpot_banded(one)]
                 rows.append(Row(m, p, name, fit, at_scenario(r.eng, m, p, SERVING, sweep=False)))
         self._rows = rows
         shipped = [(cat.models[x.model].name, cat.precisions[x.precision].name) for x in rows

@@ -19,6 +19,7 @@ from typing import Any
 
 from snippets.data import Catalog, Price, derive
 from snippets.engine import Deployment, NoLayout, RefusedSetting
+from snippets.engine.bands import COVERAGE
 from snippets.engine.deployment import as_shipped
 from snippets.engine.memory import BYTES_16BIT, weight_bytes
 from snippets.engine.search import MAX_NODES, Point, Search, Word, at_scenario, configuration_words
@@ -160,11 +161,14 @@ def grid_table(cat: Catalog) -> str:
             rows.append([m.name, p.name, a.name, size, *(["—"] * 7), *why, "—"])
             continue
         one = row.at_one
-        tpot: fmt.Cell = "—" if one is None else fmt.quantity(one.tpot_s * 1e3, "ms", 1,
-                                                               basis="time per output token, one sequence")
-        mtok = None if one is None else one.usd_per_mtok_output
-        per_m: fmt.Cell = "—" if mtok is None else fmt.Figure(mtok, "USD/Mtok", f"${mtok:,.2f}",
-                                                              "one sequence; the rented unit filled with replicas")
+        # each prediction with its range (`units.banded`), its basis in the page's text, not in every cell's title
+        tpot: fmt.Cell = "—" if one is None else units.banded(
+            fmt.quantity(one.tpot_s * 1e3, "ms", 1, show_unit=True, basis="time per output token, one sequence"),
+            ms_range(one.tpot_range), 1, "")
+        mtok, mrng = (None, None) if one is None else (one.usd_per_mtok_output, one.usd_per_mtok_output_range)
+        per_m: fmt.Cell = "—" if mtok is None else units.banded(
+            fmt.Figure(mtok, "USD/Mtok", f"${mtok:,.2f}", "one sequence; the rented unit filled with replicas"),
+            mrng, 2, "")
         cost: fmt.Cell = "no price" if d.cost_per_hour is None else fmt.Figure(
             d.cost_per_hour, "USD/hour", f"${d.cost_per_hour:,.2f}", "indicative on-demand, GPUs rented")
         pr = d.setting.price
@@ -187,7 +191,7 @@ def grid_table(cat: Catalog) -> str:
     table = fmt.html_table(
         "grid",
         ["Model", "Precision", "Accelerator", "Weights", "Layout", "GPUs", "Nodes", "Weights per GPU",
-         "KV room per GPU", "Cost per hour", "ms per token", "$ per M tokens", "Recommended at the target",
+         "KV room per GPU", "Cost per hour", "Time per token", "$ per M tokens", "Recommended at the target",
          "$ per M tokens at the target", "Price read"],
         rows, align="lllrlrrrrrrrlrl", names=names,
     )
@@ -218,8 +222,9 @@ def target_cells(t: dict[str, Any] | None) -> list[fmt.Cell]:
         return [BINDS.get(t["binding"] or "", "none: no layout holds it"), "—"]
     rec = t["recommended"]
     usd = rec["usd_per_mtok_output"]
-    cost: fmt.Cell = "no price" if usd is None else fmt.Figure(
-        usd["value"], "USD/Mtok", f"${usd['value']:,.2f}", f"output tokens, {rec['configuration']}, {rec['gpus']} GPUs")
+    cost: fmt.Cell = "no price" if usd is None else units.banded(fmt.Figure(
+        usd["value"], "USD/Mtok", f"${usd['value']:,.2f}", f"output tokens, {rec['configuration']}, {rec['gpus']} GPUs"),
+        None if usd["range"] is None else (usd["range"][0], usd["range"][1]), 2, "")
     config = units.configuration(target_words(rec))
     return [fmt.Phrase((*config.parts, " (", ("gpus", fmt.count(rec["gpus"])), " GPUs)",
                         *units.cheapest_aside(t["mode"], t["gpus"], t["cheapest_saving"]))), cost]
@@ -271,15 +276,29 @@ def quantity(value: float, unit: str) -> dict[str, Any]:
     return {"value": value, "unit": unit}
 
 
+def predicted(value: float, unit: str, rng: tuple[float, float] | None) -> dict[str, Any]:
+    """A prediction as a record holds it: its value and unit, and `range`, [low, high], where 80 % of its regime's
+    test measurements fell (`snippets.engine.bands`; None where no test row of the metric exists in any regime)."""
+    return {"value": value, "unit": unit, "range": None if rng is None or not rng[1] > rng[0] else list(rng)}
+
+
+def ms_range(rng: tuple[float, float]) -> tuple[float, float]:
+    """A range of times in seconds, in ms."""
+    return rng[0] * 1e3, rng[1] * 1e3
+
+
 def _configuration(b: Point) -> dict[str, Any]:
     """A configuration at the target as a record holds it, each number with its unit."""
-    z = b.as_dict()
+    z, p = b.as_dict(), b.prediction
     out: dict[str, Any] = {
         "mode": b.mode, "configuration": b.label, "layout": z["layout"], "layout_label": b.layout.label, "gpus": b.gpus,
         "rented_gpus": b.rented_gpus, "concurrency": b.concurrency,
-        "ttft": quantity(b.ttft_s * 1e3, "ms"), "tpot": quantity(b.tpot_s * 1e3, "ms"),
-        "output_tokens_per_s_per_gpu": quantity(b.per_gpu, "tokens/s/GPU"),
-        "usd_per_mtok_output": None if b.usd_per_mtok is None else quantity(b.usd_per_mtok, "USD/Mtok"),
+        "ttft": predicted(b.ttft_s * 1e3, "ms", ms_range(p.ttft_range)),
+        "tpot": predicted(b.tpot_s * 1e3, "ms", ms_range(p.tpot_range)),
+        "output_tokens_per_s_per_gpu": predicted(b.per_gpu, "tokens/s/GPU",
+                                                 (p.throughput_range[0] / p.gpus, p.throughput_range[1] / p.gpus)),
+        "usd_per_mtok_output": (None if b.usd_per_mtok is None else
+                                predicted(b.usd_per_mtok, "USD/Mtok", b.usd_per_mtok_range)),
         "gpu_hours_per_mtok_output": quantity(b.gpu_hours_per_mtok, "GPU-hours/Mtok"),
     }
     if b.speculation is not None:  # the search at a scenario takes none, and `target_words` carries no draft
@@ -316,8 +335,14 @@ def at_target(s: Search | None) -> dict[str, Any] | None:
 
 def downloads() -> str:
     """Links to the grid's records (raw HTML: the files are written after the build, not pages MkDocs knows)."""
-    return ('<p>Download the grid: <a href="../sizing.json">sizing.json</a> (every record, each number with its unit) '
-            '· <a href="../sizing.csv">sizing.csv</a> (one row per record, units in the column names).</p>\n')
+    share = f"{COVERAGE * 100:.0f} %"
+    return (f'<p>Beside each time and cost the grid predicts is its range: where {share} of the test measurements of its '
+            'regime fell (vendor; dense or MoE; decode at low load, at saturation, or prefill), as on '
+            '<a href="../predictions/">Predictions</a>.</p>\n'
+            '<p>Download the grid: <a href="../sizing.json">sizing.json</a> (every record, each number with its unit, '
+            'each prediction with its <code>range</code>) · <a href="../sizing.csv">sizing.csv</a> (one row per record, '
+            'units in the column names, each prediction\'s range in its <code>_low</code> and <code>_high</code> '
+            'columns).</p>\n')
 
 
 def months_between(earlier: dt.date, later: dt.date) -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from snippets.data import Catalog
-from snippets.pages.reference_sizing import GiB, Query, grid_targets, page_rows, quantity, searched
+from snippets.pages.reference_sizing import GiB, Query, grid_targets, ms_range, page_rows, predicted, quantity, searched
 from snippets.pages.scenario import reference
 
 
@@ -72,23 +72,39 @@ def records(cat: Catalog, *, targets: bool = False,
             "price_read": None if d.setting.price is None else d.setting.price.read,
         })
         one, at = row.at_one, row.at_scenario
-        rec["tpot_ms_c1"] = None if one is None else quantity(one.tpot_s * 1e3, "ms")
-        rec["ttft_ms"] = None if one is None else quantity(one.ttft_s * 1e3, "ms")
+        rec["tpot_ms_c1"] = None if one is None else predicted(one.tpot_s * 1e3, "ms", ms_range(one.tpot_range))
+        rec["ttft_ms"] = None if one is None else predicted(one.ttft_s * 1e3, "ms", ms_range(one.ttft_range))
         rec["output_tokens_per_s_per_gpu"] = None if at is None else {
-            **quantity(at.output_tokens_per_s_per_gpu, "tokens/s/GPU"), "concurrency": at.concurrency}
+            **predicted(at.output_tokens_per_s_per_gpu, "tokens/s/GPU",
+                        (at.throughput_range[0] / at.gpus, at.throughput_range[1] / at.gpus)),
+            "concurrency": at.concurrency}
         mtok = None if at is None else at.usd_per_mtok_output
-        rec["usd_per_mtok_output"] = None if mtok is None else {**quantity(mtok, "USD/Mtok"),
-                                                                  "concurrency": at.concurrency if at else None}
+        rec["usd_per_mtok_output"] = None if mtok is None or at is None else {
+            **predicted(mtok, "USD/Mtok", at.usd_per_mtok_output_range), "concurrency": at.concurrency}
         out.append(rec)
     return out
 
 
+BANDED = ("tpot_ms_c1", "output_tokens_per_s_per_gpu", "usd_per_mtok_output", "target_ttft_ms", "target_tpot_ms",
+          "target_usd_per_mtok_output", "recommended_usd_per_mtok_output")
+"""The CSV's predictions: each has its range beside it, `_low` and `_high`, where 80 % of its regime's test
+measurements fell."""
 CSV_FIELDS = ("model", "precision", "accelerator", "deployable", "layout", "gpus", "nodes", "gpus_per_node",
               "gpus_rented", "weights_total_GB", "weights_per_gpu_GiB", "kv_cache_per_gpu_GiB", "free_per_gpu_GiB",
               "max_concurrency", "cost_per_hour_USD", "tpot_ms_c1", "output_tokens_per_s_per_gpu",
               "usd_per_mtok_output", "weight_only", "why_not", "target_met", "target_configuration", "target_gpus",
               "target_ttft_ms", "target_tpot_ms", "target_usd_per_mtok_output", "recommended_configuration",
-              "recommended_gpus", "recommended_usd_per_mtok_output", "cheapest_saving")
+              "recommended_gpus", "recommended_usd_per_mtok_output", "cheapest_saving",
+              *(f"{k}_{end}" for k in BANDED for end in ("low", "high")))
+
+
+def _ranged(name: str, q: dict[str, Any] | None) -> dict[str, str]:
+    """A prediction's CSV cells: its value and its range's ends (empty where it has none)."""
+    if q is None:
+        return {name: ""}
+    rng = q.get("range")
+    return {name: f"{q['value']:.4g}", **({} if rng is None else {f"{name}_low": f"{rng[0]:.4g}",
+                                                                   f"{name}_high": f"{rng[1]:.4g}"})}
 
 
 def records_csv(recs: list[dict[str, Any]]) -> str:
@@ -110,21 +126,19 @@ def records_csv(recs: list[dict[str, Any]]) -> str:
                 "kv_cache_per_gpu_GiB": f"{mem['kv_cache']['value'] / GiB:.3f}",
                 "free_per_gpu_GiB": f"{mem['free']['value'] / GiB:.3f}",
                 "cost_per_hour_USD": "" if rec["cost_per_hour"] is None else f"{rec['cost_per_hour']['value']:.2f}",
-                **{k: "" if rec[k] is None else f"{rec[k]['value']:.4g}"
-                   for k in ("tpot_ms_c1", "output_tokens_per_s_per_gpu", "usd_per_mtok_output")},
             })
+            for k in ("tpot_ms_c1", "output_tokens_per_s_per_gpu", "usd_per_mtok_output"):
+                row.update(_ranged(k, rec[k]))
         t = rec.get("at_target")
         if t is not None:
             row["target_met"] = t["met"]
             if t["met"]:
                 row.update({"target_configuration": t["configuration"], "target_gpus": t["gpus"],
-                            "target_ttft_ms": f"{t['ttft']['value']:.4g}", "target_tpot_ms": f"{t['tpot']['value']:.4g}",
-                            "target_usd_per_mtok_output": "" if t["usd_per_mtok_output"] is None
-                            else f"{t['usd_per_mtok_output']['value']:.4g}"})
+                            **_ranged("target_ttft_ms", t["ttft"]), **_ranged("target_tpot_ms", t["tpot"]),
+                            **_ranged("target_usd_per_mtok_output", t["usd_per_mtok_output"])})
                 rec_t = t["recommended"]
                 row.update({"recommended_configuration": rec_t["configuration"], "recommended_gpus": rec_t["gpus"],
-                            "recommended_usd_per_mtok_output": "" if rec_t["usd_per_mtok_output"] is None
-                            else f"{rec_t['usd_per_mtok_output']['value']:.4g}",
+                            **_ranged("recommended_usd_per_mtok_output", rec_t["usd_per_mtok_output"]),
                             "cheapest_saving": f"{t['cheapest_saving']:.4g}"})
         w.writerow(row)
     return buf.getvalue()

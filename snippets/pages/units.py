@@ -10,7 +10,9 @@ from snippets.engine.bands import Band
 from snippets.engine.deployment import Deployment
 from snippets.engine.params import total_params
 from snippets.engine.search import Word
+from snippets.engine.serving import DisaggPrediction
 from snippets.engine.specs import MONTHS, Arch, ChipSpec, PriceSpec
+from snippets.engine.timing import Prediction
 from snippets.render import fmt
 from snippets.render.fmt import Figure
 
@@ -66,7 +68,7 @@ def banded(fig: Figure, rng: tuple[float, float] | None, digits: int, basis: str
         return fig
     lo, hi = rng
     return replace(fig, text=f"{fig.text}, {fmt.number(lo, digits)}–{fmt.number(hi, digits)}",
-                   basis=f"{fig.basis}; {basis}" if fig.basis else basis)
+                   basis="; ".join(x for x in (fig.basis, basis) if x))
 
 
 def cost_basis(band: Band, regime: str) -> str:
@@ -98,10 +100,36 @@ def tps(tokens_per_s: float) -> Figure:
     return fmt.quantity(tokens_per_s, "tokens/s", 1 if tokens_per_s < 100 else 0)
 
 
-def tps_banded(tokens_per_s: float, rng: tuple[float, float], basis: str) -> Figure:
-    """Tokens per second with the unit and the range beside them ("5,308 tokens/s, 3,651–5,209")."""
-    digits = 1 if tokens_per_s < 100 else 0
-    return banded(fmt.quantity(tokens_per_s, "tokens/s", digits, show_unit=True), rng, digits, basis)
+def tps_banded(x: Prediction | DisaggPrediction, scale: float = 1.0, *, per_gpu: bool = False) -> Figure:
+    """A prediction's output tokens a second times `scale` (replicas side by side: their count; a share of the hour;
+    per GPU: 1 ÷ its GPUs, with `per_gpu`), the unit and the range beside them, scaled alike ("5,308 tokens/s,
+    3,651–5,209")."""
+    v = x.output_tokens_per_s * scale
+    lo, hi = x.throughput_range
+    digits = 1 if v < 100 else 0
+    fig = Figure(v, "tokens/s/GPU" if per_gpu else "tokens/s", f"{fmt.number(v, digits)} tokens/s")
+    return banded(fig, (lo * scale, hi * scale), digits, x.throughput_band.basis("output_tokens_per_s", x.regime))
+
+
+def mtok_banded(x: Prediction | DisaggPrediction, price: PriceSpec, share: float = 1.0) -> Figure:
+    """A prediction's dollars per million output tokens at `share` of its throughput (1: all of it), with its range,
+    the throughput's inverted (`usd_per_mtok_output_range`), dated by the price it rests on."""
+    c, rng = x.usd_per_mtok_output, x.usd_per_mtok_output_range
+    if c is None or rng is None:
+        raise ValueError("a cost per token needs a price for its accelerator in data/prices.yaml")
+    return usd_mtok(c / share, price, (rng[0] / share, rng[1] / share), cost_basis(x.throughput_band, x.regime))
+
+
+def tpot_banded(x: Prediction | DisaggPrediction, digits: int = 1) -> Figure:
+    """A prediction's time per output token with its range."""
+    lo, hi = x.tpot_range
+    return banded(ms(x.tpot_s, digits), (lo * 1e3, hi * 1e3), digits, x.tpot_band.basis("tpot_ms", x.regime))
+
+
+def ttft_banded(x: Prediction | DisaggPrediction, digits: int = 1) -> Figure:
+    """A prediction's time to first token with its range (its prefill regime's)."""
+    lo, hi = x.ttft_range
+    return banded(ms(x.ttft_s, digits), (lo * 1e3, hi * 1e3), digits, x.ttft_band.basis("ttft_ms", x.ttft_regime))
 
 
 def tbps(bytes_per_s: float) -> Figure:

@@ -136,6 +136,35 @@ def test_replicas_against_tp8(page, ref) -> None:
     assert value(page, "small_cost1") < value(page, "big_cost1")         # four replicas serve four users
 
 
+def test_every_prediction_in_the_split_and_load_tables_carries_its_range(page, ref) -> None:
+    """Each time, throughput and cost the two tables predict has beside it where 80 % of its regime's test
+    measurements fell, as the engine bands it; a cost's range is its throughput's turned over, scaled alike."""
+    d = deployed(ref, "llama-3.1-70b", "fp8", "h100-sxm", 2)
+    x = predict(d, max(1, d.max_concurrency), N_IN, N_OUT)
+    row = "split[4 × TP2, most in flight]"
+    lo, hi = (4 * v for v in x.throughput_range)
+    assert text(page, f"{row}[Output]") == f"{4 * x.output_tokens_per_s:,.0f} tokens/s, {lo:,.0f}–{hi:,.0f}"
+    assert figures(page)[f"{row}[Output]"]["title"] == x.throughput_band.basis("output_tokens_per_s", x.regime)
+    lo, hi = (v * 1e3 for v in x.ttft_range)
+    digits = 0 if x.ttft_s >= 0.1 else 1
+    assert text(page, f"{row}[TTFT]") == f"{x.ttft_s * 1e3:,.{digits}f} ms, {lo:,.{digits}f}–{hi:,.{digits}f}"
+    assert figures(page)[f"{row}[TTFT]"]["title"] == x.ttft_band.basis("ttft_ms", x.ttft_regime)
+    lo, hi = (v * 1e3 for v in x.tpot_range)
+    assert text(page, f"{row}[ITL]") == f"{x.tpot_s * 1e3:.1f} ms, {lo:.1f}–{hi:.1f}"
+    # the cost: the rent over the throughput range's ends, the fast end the cheap one
+    cost = value(page, f"{row}[Output $/Mtok]")
+    tps_lo, tps_hi = x.throughput_range
+    low, high = cost * x.output_tokens_per_s / tps_hi, cost * x.output_tokens_per_s / tps_lo
+    assert text(page, f"{row}[Output $/Mtok]").startswith(f"${cost:.3f}, {low:.3f}–{high:.3f} (")
+    assert "the throughput's range, inverted" in figures(page)[f"{row}[Output $/Mtok]"]["title"]
+    # the load table: the worked deployment's range at each share of its peak, the cost's divided alike
+    peak, half = "load[peak: the KV cache full]", "load[fleet at 50% of peak (illustrative)]"
+    assert value(page, f"{half}[Output]") == pytest.approx(value(page, f"{peak}[Output]") / 2)
+    ends = [text(page, f"{k}[Output $/Mtok]").split(", ")[1].split(" (")[0].split("–") for k in (peak, half)]
+    for a, b in zip(*ends, strict=True):
+        assert float(b) == pytest.approx(2 * float(a), abs=0.011)
+
+
 def test_the_hour_and_the_token_rank_differently(page, catalog) -> None:
     used = {p.accelerator: p.price.value for p in catalog.prices.values() if p.site_uses}
     assert value(page, "cheap_hour_price") == min(used.values()) == 1.39  # RunPod's Community Cloud A100, 2026-09-25

@@ -13,7 +13,7 @@ from snippets.engine.deployment import as_shipped
 from snippets.engine.search import at_scenario
 from snippets.pages.home import SUMMARY_MODELS, SUMMARY_PRECISIONS
 
-from ..conftest import Build, figures, value
+from ..conftest import Build, figures, text, value
 
 FOUNDATIONS = ["hbm/", "roofline/", "precision/", "interconnect/", "parallelism/", "moe/", "kv-cache/", "cost/",
                "latency-target/"]
@@ -48,8 +48,8 @@ def test_summary_rows_hold_published_layouts_and_whole_nodes(built: Build, catal
         # half the bytes a token reads: on as many GPUs, one sequence decodes faster (on half the GPUs it need not:
         # Qwen3-235B's block FP8 runs TP4 x PP2 on 8, its BF16 TP8 x PP2 on 16)
         if value(page, f"summary[{fp8}][GPUs]") == value(page, f"summary[{bf16}][GPUs]"):
-            assert (value(page, f"summary[{fp8}][ms per token, one sequence]")
-                    < value(page, f"summary[{bf16}][ms per token, one sequence]"))
+            assert (value(page, f"summary[{fp8}][Time per token, one sequence]")
+                    < value(page, f"summary[{bf16}][Time per token, one sequence]"))
             compared += 1
     assert compared >= 2
 
@@ -60,7 +60,7 @@ def test_one_load_per_table(built: Build) -> None:
              for i, t in enumerate(page.select("article table"))}
     assert len(heads) == 2
     summary, target = heads.values()
-    assert [h for h in summary if "sequence" in h] == ["ms per token, one sequence"]
+    assert [h for h in summary if "sequence" in h] == ["Time per token, one sequence"]
     assert not any("KV cache" in h or "sequence" in h for h in target)
 
 
@@ -85,6 +85,13 @@ def test_costs_at_the_target_are_the_engines_search(built: Build, catalog) -> No
             assert value(page, f"at_target[{row}][TPOT]") <= TPOT_MS
             assert value(page, f"at_target[{row}][GPUs]") == rec.gpus
             assert value(page, key) == pytest.approx(rec.usd_per_mtok, rel=1e-5)
+            # each prediction with its range, where 80 % of its regime's test measurements fell
+            lo, hi = (v * 1e3 for v in rec.prediction.tpot_range)
+            assert text(page, f"at_target[{row}][TPOT]") == f"{rec.tpot_s * 1e3:,.1f} ms, {lo:,.1f}–{hi:,.1f}"
+            assert rec.usd_per_mtok_range is not None
+            lo, hi = rec.usd_per_mtok_range
+            digits = 3 if rec.usd_per_mtok < 1 else 2
+            assert text(page, key).startswith(f"${rec.usd_per_mtok:,.{digits}f}, {lo:,.{digits}f}–{hi:,.{digits}f} (")
             cheapest = f"at_target[{row}][Recommended configuration meeting the target].cheapest_gpus"
             if s.saving > 0:  # the cheapest, disaggregated, saves less than the policy asks: named beside it
                 assert value(page, cheapest) == s.best.gpus and 0 < s.saving < 0.10

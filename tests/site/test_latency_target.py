@@ -91,8 +91,8 @@ def test_every_cheapest_row_meets_the_target(page, tables) -> None:
         assert value(tables, f"cheapest[{label}][TPOT]") <= TPOT_MS
     # the page's gain on each accelerator, in its order, is the table's disaggregated over aggregated tokens per GPU
     for i, gpu in enumerate(("H100 SXM", "H200 SXM", "B200", "MI300X")):
-        agg = value(tables, f"cheapest[{gpu}, aggregated][Tokens/s per GPU]")
-        dis = value(tables, f"cheapest[{gpu}, disaggregated][Tokens/s per GPU]")
+        agg = value(tables, f"cheapest[{gpu}, aggregated][Per GPU]")
+        dis = value(tables, f"cheapest[{gpu}, disaggregated][Per GPU]")
         assert value(page, f"gain_by_gpu.gain{i}") == pytest.approx(dis / agg, rel=0.01), gpu
         assert text(page, f"gain_by_gpu.gain{i}").endswith("×")
     wins = sum(value(page, f"gain_by_gpu.gain{i}") > 1 for i in range(4))

@@ -272,11 +272,11 @@ def test_cost_lens_is_price_over_tokens(page, catalog) -> None:
         assert value(page, f"cost[{lay}][Weights per GPU]") == pytest.approx(
             (HELD_GPU if lay != "TP1 × DP8 × EP8" else value(page, "dp_weights") * 1e9) / 1e9)
         for n in (64, 1024):
-            tps = value(page, f"cost[{lay}][Tokens/s at {n}]")
+            tps = value(page, f"cost[{lay}][Output at {n}]")
             assert value(page, f"cost[{lay}][$/Mtok at {n}]") == pytest.approx(usd_h / (tps * 3600) * 1e6)
     # TP8 x EP8 at 64 in flight is the worked step, with prefills between its decodes: fewer tokens/s than 64
     # tokens every worked step
-    assert value(page, "cost[TP8 × EP8][Tokens/s at 64]") <= value(page, "wx.tps")
+    assert value(page, "cost[TP8 × EP8][Output at 64]") <= value(page, "wx.tps")
     assert value(page, "c_dp_hi") < value(page, "c_tp_hi")
     # at 64 in flight the three cost within 15 % of one another; EP without DP attention communicates as TP does
     lows = [value(page, k) for k in ("c_tp_lo", "c_ep_lo", "c_dp_lo")]

@@ -369,7 +369,7 @@ def test_sizing_records_are_published_and_agree_with_the_grid(built: Build, page
             assert r["cost_per_hour"]["value"] == pytest.approx(figs[f"grid[{label}][Cost per hour]"])
         if r["tpot_ms_c1"] is not None:
             assert r["tpot_ms_c1"]["unit"] == "ms"
-            assert r["tpot_ms_c1"]["value"] == pytest.approx(figs[f"grid[{label}][ms per token]"])
+            assert r["tpot_ms_c1"]["value"] == pytest.approx(figs[f"grid[{label}][Time per token]"])
             assert r["output_tokens_per_s_per_gpu"]["unit"] == "tokens/s/GPU"
             assert r["usd_per_mtok_output"] is None or r["usd_per_mtok_output"]["unit"] == "USD/Mtok"
     rows = list(csv.DictReader(io.StringIO((built.site / "reference" / "sizing.csv").read_text(encoding="utf-8"))))

@@ -14,7 +14,7 @@ from bs4 import BeautifulSoup
 from snippets.data.export import engine_catalog
 from snippets.engine.search import at_scenario
 
-from ..conftest import Build, figures, value
+from ..conftest import Build, figures, text, value
 
 TTFT_MS, TPOT_MS = 2000, 30  # data/scenarios.yaml, reference: AIConfigurator's default objective
 H100_PRICE = 2.69  # data/prices.yaml, site_uses: RunPod Community Cloud, the lowest on-demand H100 price (Sep 2026)
@@ -76,6 +76,15 @@ def test_a_record_at_the_target_is_the_engines_search(recs, rows, catalog, q) ->
         return
     assert t["usd_per_mtok_output"]["value"] == pytest.approx(b.usd_per_mtok, rel=1e-12)
     assert float(row["target_usd_per_mtok_output"]) == pytest.approx(b.usd_per_mtok, rel=1e-3)
+    # each prediction with its range, as the engine bands it; the CSV's `_low` and `_high` columns the same
+    z = b.prediction
+    assert t["ttft"]["range"] == pytest.approx([v * 1e3 for v in z.ttft_range], rel=1e-12)
+    assert t["tpot"]["range"] == pytest.approx([v * 1e3 for v in z.tpot_range], rel=1e-12)
+    assert t["output_tokens_per_s_per_gpu"]["range"] == pytest.approx([v / z.gpus for v in z.throughput_range])
+    assert b.usd_per_mtok_range is not None
+    assert t["usd_per_mtok_output"]["range"] == pytest.approx(list(b.usd_per_mtok_range), rel=1e-12)
+    for k, rng in (("target_tpot_ms", t["tpot"]["range"]), ("target_usd_per_mtok_output", b.usd_per_mtok_range)):
+        assert [float(row[f"{k}_low"]), float(row[f"{k}_high"])] == pytest.approx(list(rng), rel=1e-3)
     rec = s.recommended
     assert rec is not None and (t["recommended"]["configuration"], t["recommended"]["gpus"]) == (rec.label, rec.gpus)
     assert row["recommended_configuration"] == rec.label and t["cheapest_saving"] == pytest.approx(s.saving)
@@ -100,6 +109,14 @@ def test_the_page_shows_the_target_column(grid: BeautifulSoup, recs) -> None:
     t = recs[("llama-3.1-70b", "fp8", "h100-sxm")]["at_target"]
     name = "grid[Llama 3.1 70B · FP8 · NVIDIA H100 SXM][$ per M tokens at the target]"
     assert value(page, name) == pytest.approx(t["recommended"]["usd_per_mtok_output"]["value"], rel=1e-9)
+    usd = t["recommended"]["usd_per_mtok_output"]
+    lo, hi = usd["range"]
+    assert text(page, name) == f"${usd['value']:,.2f}, {lo:,.2f}–{hi:,.2f}"
+    # one sequence's time per token and cost, each with its range, the record's
+    one = recs[("llama-3.1-70b", "fp8", "h100-sxm")]["tpot_ms_c1"]
+    lo, hi = one["range"]
+    assert text(page, "grid[Llama 3.1 70B · FP8 · NVIDIA H100 SXM][Time per token]") == (
+        f"{one['value']:,.1f} ms, {lo:,.1f}–{hi:,.1f}")
     shown = [k for k in figures(page) if k.endswith("[$ per M tokens at the target]")]
     priced = [r for r in recs.values() if (a := r["at_target"]) and a["met"] and a["usd_per_mtok_output"]]
     assert len(shown) == len(priced)

@@ -57,31 +57,13 @@ def ms(seconds: float) -> Figure:
 # as the calculator writes one ("28.8 ms, 26.2–66.8"); the range's basis is in the figure's title.
 
 def ms_banded(x: Prediction | DisaggPrediction) -> Figure:
-    """A prediction's time per output token with its range."""
-    return units.banded(ms(x.tpot_s), (x.tpot_range[0] * 1e3, x.tpot_range[1] * 1e3), _ms_digits(x.tpot_s),
-                        x.tpot_band.basis("tpot_ms", x.regime))
+    """A prediction's time per output token with its range, rounded as the page's times are."""
+    return units.tpot_banded(x, _ms_digits(x.tpot_s))
 
 
 def ttft_banded(x: Prediction) -> Figure:
-    """A prediction's time to first token with its range (its prefill regime's)."""
-    return units.banded(ms(x.ttft_s), (x.ttft_range[0] * 1e3, x.ttft_range[1] * 1e3), _ms_digits(x.ttft_s),
-                        x.ttft_band.basis("ttft_ms", x.ttft_regime))
-
-
-def tps_banded(x: Prediction, scale: float = 1.0) -> Figure:
-    """A prediction's output tokens a second, times `scale` (replicas side by side, a share of the hour), with its
-    range scaled alike."""
-    lo, hi = x.throughput_range
-    return units.tps_banded(x.output_tokens_per_s * scale, (lo * scale, hi * scale),
-                            x.throughput_band.basis("output_tokens_per_s", x.regime))
-
-
-def out_cost_banded(x: Prediction, price: PriceSpec, share: float = 1.0) -> Figure:
-    """A prediction's dollars per million output tokens at `share` of its throughput, with its range: the
-    throughput's, inverted (`Prediction.usd_per_mtok_output_range`)."""
-    rng = x.usd_per_mtok_output_range
-    return units.usd_mtok(out_cost(x) / share, price, None if rng is None else (rng[0] / share, rng[1] / share),
-                          units.cost_basis(x.throughput_band, x.regime))
+    """A prediction's time to first token with its range (its prefill regime's), rounded as the page's times are."""
+    return units.ttft_banded(x, _ms_digits(x.ttft_s))
 
 
 def target_cost_banded(x: Point, price: PriceSpec) -> Figure:

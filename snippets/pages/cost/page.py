@@ -7,6 +7,7 @@ from dataclasses import replace
 from snippets.calibration import fit_basis, summary
 from snippets.data import Catalog, TimeModel
 from snippets.data.export import price_record
+from snippets.engine.bands import COVERAGE
 from snippets.engine.search import MAX_NODES
 from snippets.pages import units
 from snippets.pages.base import Page
@@ -142,6 +143,7 @@ class CostPage(Page):
         self.split_precision = r.eng.precisions[SPLIT[1]].name
         n_small = in_node(sd)
         self.split_gpus = fmt.count(sd.gpus_per_node)
+        self.band_share = fmt.percent(COVERAGE)  # the share of a regime's test errors a range holds (engine.bands)
         self.small_layout = sd.layout.label
         self.big_layout = bd.layout.label
         self.small_n = fmt.count(n_small, "replicas")

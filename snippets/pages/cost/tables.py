@@ -15,18 +15,16 @@ from snippets.pages.cost.common import (
     in_node,
     load_rows,
     ms_banded,
-    out_cost_banded,
     priced,
     split_rows,
     target_cost,
     target_cost_banded,
-    tps_banded,
     ttft_banded,
 )
 from snippets.pages.cost.page import CostPage
 from snippets.pages.scenario import reference
 from snippets.pages.sources import original
-from snippets.pages.units import price_of, usd
+from snippets.pages.units import mtok_banded, price_of, tps_banded, usd
 from snippets.render import charts, fmt
 
 
@@ -47,7 +45,7 @@ def cost_table(cat: Catalog) -> str:
         if x is not None and c is not None:
             parts = (*units.configuration(x.words).parts, *units.cheapest_aside(c.mode, c.gpus, row.saving))
             at = [fmt.Phrase(parts), fmt.count(x.gpus), ms_banded(x.prediction), target_cost_banded(x, pr)]
-        body.append([row.label, *at, out_cost_banded(row.most, pr), ms_banded(row.most)])
+        body.append([row.label, *at, mtok_banded(row.most, pr), ms_banded(row.most)])
     return fmt.table(
         "cost",
         ["Model, precision, GPU", "Recommended meeting the target", "GPUs", "TPOT", "Output $/M at the target",
@@ -70,7 +68,7 @@ def split_table(cat: Catalog) -> str:
                 tps_banded(x, n),
                 ttft_banded(x),
                 ms_banded(x),
-                out_cost_banded(x, price_of(d)),
+                mtok_banded(x, price_of(d)),
             ])
     return fmt.table(
         "split",
@@ -87,7 +85,7 @@ def load_table(cat: Catalog) -> str:
     x = full(d)
     body: list[list[fmt.Cell]] = []
     for label, s in load_rows(cat):
-        body.append([label, fmt.percent(s, 0), tps_banded(x, s), out_cost_banded(x, price_of(d), s)])
+        body.append([label, fmt.percent(s, 0), tps_banded(x, s), mtok_banded(x, price_of(d), s)])
     return fmt.table("load", ["Load", "Share of peak", "Output", "Output $/Mtok"], body, align="lrrr")
 
 

@@ -184,12 +184,12 @@ def cost_table(cat: Catalog) -> str:
         rows.append([
             c.label, fmt.count(c.d.gpus), seqs(c.d.max_concurrency), usd(cost, c.price),
             c.per_dollar(),
-            fmt.quantity(c.p.output_tokens_per_s, "tokens/s", 0),
-            fmt.quantity(c.p.tpot_s * 1e3, "ms", 1),
-            usd(c.usd_per_mtok, c.price),
+            units.tps_banded(c.p),
+            units.tpot_banded(c.p),
+            units.mtok_banded(c.p, c.price),
         ])
     return fmt.table("cost", ["Layout", "GPUs", "Sequences held", "Replica per hour", "Sequences per $/hour",
-                              "Output tokens/s", "Time per output token (ms)", "Per million output tokens"], rows)
+                              "Output", "Time per output token", "Per million output tokens"], rows)
 
 
 def _rent(c: CostRow) -> float:

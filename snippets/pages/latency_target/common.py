@@ -42,7 +42,16 @@ def mtok(p: Point) -> Figure:
 
 
 def usd_mtok(p: Point | None) -> Figure | str:
-    return "no price" if p is None or p.usd_per_mtok is None else mtok(p)
+    """A point's dollars per million output tokens in a table: with its range, the throughput's inverted."""
+    if p is None or p.usd_per_mtok is None:
+        return "no price"
+    return units.usd_mtok(cost(p), units.price_of(p.deployment), p.usd_per_mtok_range,
+                          units.cost_basis(p.prediction.throughput_band, p.prediction.regime))
+
+
+def per_gpu_banded(p: Point) -> Figure:
+    """A point's output tokens a second per GPU with its range."""
+    return units.tps_banded(p.prediction, 1 / p.prediction.gpus, per_gpu=True)
 
 
 def per_gpu(x: float) -> Figure:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from snippets.data import Catalog
 from snippets.engine.serving import DisaggPrediction
 from snippets.pages import units
-from snippets.pages.latency_target.common import WORKED_GPU, cost, frontier_of, per_gpu, usd_mtok
+from snippets.pages.latency_target.common import WORKED_GPU, cost, frontier_of, per_gpu_banded, usd_mtok
 from snippets.pages.latency_target.page import LatencyTargetPage
 from snippets.pages.reference_common import source_label
 from snippets.pages.sources import original
@@ -56,9 +56,10 @@ def cheapest_table(cat: Catalog) -> str:
     rows: list[list[fmt.Cell]] = []
     for g in p._gpus:
         for mode, pt in (("aggregated", g.agg), ("disaggregated", g.disagg)):
-            rows.append([f"{g.label}, {mode}", units.configuration(pt.words), fmt.count(pt.gpus), ms(pt.ttft_s, 0), ms(pt.tpot_s),
-                         per_gpu(pt.per_gpu), usd_mtok(pt)])
-    return fmt.table("cheapest", ["Accelerator, mode", "Configuration", "GPUs", "TTFT", "TPOT", "Tokens/s per GPU",
+            z = pt.prediction
+            rows.append([f"{g.label}, {mode}", units.configuration(pt.words), fmt.count(pt.gpus),
+                         units.ttft_banded(z, 0), units.tpot_banded(z), per_gpu_banded(pt), usd_mtok(pt)])
+    return fmt.table("cheapest", ["Accelerator, mode", "Configuration", "GPUs", "TTFT", "TPOT", "Per GPU",
                                   "$ per M output tokens"], rows, align="llrrrrr")
 
 
@@ -73,9 +74,9 @@ def ladder_table(cat: Catalog) -> str:
             assert s.why is not None  # noqa: S101 - a search without a best says why
             rows.append([label, "none meets it", "—", "—", "—", "—"])
             continue
-        rows.append([label, units.configuration(b.words), ms(b.tpot_s), per_gpu(b.per_gpu), usd_mtok(b),
+        rows.append([label, units.configuration(b.words), units.tpot_banded(b.prediction), per_gpu_banded(b), usd_mtok(b),
                      fmt.ratio(cost(b) / p._loosest, 1, basis="$/Mtok ÷ at the loosest target")])
-    return fmt.table("ladder", ["TPOT target", "Cheapest configuration", "TPOT", "Tokens/s per GPU",
+    return fmt.table("ladder", ["TPOT target", "Cheapest configuration", "TPOT", "Per GPU",
                                 "$ per M output tokens", "× the loosest"], rows, align="llrrrr")
 
 
@@ -98,11 +99,11 @@ def speculation_table(cat: Catalog) -> str:
     p = LatencyTargetPage.of(original(cat))
     rows: list[list[fmt.Cell]] = []
     for c, plain, spec in p._spec_rows:
-        rows.append([fmt.count(c, "requests"), ms(plain.tpot_s), ms(spec.tpot_s),
-                     units.tps(plain.output_tokens_per_s), units.tps(spec.output_tokens_per_s),
+        rows.append([fmt.count(c, "requests"), units.tpot_banded(plain), units.tpot_banded(spec),
+                     units.tps_banded(plain), units.tps_banded(spec),
                      fmt.ratio(spec.output_tokens_per_s / plain.output_tokens_per_s, 2,
                                basis="output tokens/s with MTP ÷ without")])
-    return fmt.table("speculation", ["In flight", "TPOT", "TPOT, MTP", "Tokens/s", "Tokens/s, MTP", "Speed-up"], rows,
+    return fmt.table("speculation", ["In flight", "TPOT", "TPOT, MTP", "Output", "Output, MTP", "Speed-up"], rows,
                      align="rrrrrr")
 
 

@@ -30,11 +30,10 @@ from snippets.pages.moe.common import (
     gpu_label,
     layouts,
     seqs,
-    tok_s,
     weights_read,
 )
 from snippets.pages.scenario import Reference, reference
-from snippets.pages.units import active_as_counted, price_of, us, usd
+from snippets.pages.units import active_as_counted, mtok_banded, price_of, tps_banded, us
 from snippets.render import charts, fmt
 
 # --------------------------------------------------------------------------- total and active parameters
@@ -244,8 +243,8 @@ def cost_table(cat: Catalog) -> str:
     for c in cost_rows(r).values():
         d, lo, hi = c["d"], c["lo"], c["hi"]
         rows.append([d.layout.label, gb(d.memory.weights), seqs(d.max_concurrency),
-                     tok_s(lo.output_tokens_per_s), usd(cost_of(lo), price_of(d)),
-                     seqs(hi.in_flight), tok_s(hi.output_tokens_per_s), usd(cost_of(hi), price_of(d))])
+                     tps_banded(lo), mtok_banded(lo, price_of(d)),
+                     seqs(hi.in_flight), tps_banded(hi), mtok_banded(hi, price_of(d))])
     return fmt.table("cost", ["Layout", "Weights per GPU", "Sequences held",
-                              f"Tokens/s at {CONCURRENCY}", f"$/Mtok at {CONCURRENCY}",
-                              f"In flight of {HEAVY}", f"Tokens/s at {HEAVY}", f"$/Mtok at {HEAVY}"], rows)
+                              f"Output at {CONCURRENCY}", f"$/Mtok at {CONCURRENCY}",
+                              f"In flight of {HEAVY}", f"Output at {HEAVY}", f"$/Mtok at {HEAVY}"], rows)
