@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 KEYED = (("data", (".yaml", ".yml")), ("snippets/engine", (".py",)), ("snippets/data", (".py",)))
 """The folders, and the kinds of file in them, the searches read."""
-KEYED_FILES = ("snippets/pages/reference_sizing.py", "snippets/pages/scenario.py")
+KEYED_FILES = ("snippets/pages/reference_sizing.py", "snippets/pages/sizing_target.py", "snippets/pages/scenario.py")
 """The page code that lists the searches and shapes their answers."""
 PREFIX = "sizing-targets-"
 MODELS = ("reference_sizing",)

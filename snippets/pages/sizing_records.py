@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from snippets.data import Catalog
-from snippets.pages.reference_sizing import GiB, Query, grid_targets, ms_range, page_rows, predicted, quantity, searched
+from snippets.pages.reference_sizing import GiB, Query, grid_targets, page_rows, searched
 from snippets.pages.scenario import reference
+from snippets.pages.sizing_target import ms_range, predicted, quantity
 
 
 def records(cat: Catalog, *, targets: bool = False,

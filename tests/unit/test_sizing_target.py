@@ -11,9 +11,10 @@ import pytest
 from snippets.data.export import engine_catalog
 from snippets.engine.search import at_scenario
 from snippets.engine.serving import Prediction
-from snippets.pages.reference_sizing import at_target, target, target_cells, target_words
+from snippets.pages.reference_sizing import target, target_cells, target_words
 from snippets.pages.scenario import reference
 from snippets.pages.sizing_records import records_csv
+from snippets.pages.sizing_target import at_target
 from snippets.render import fmt
 
 from ..conftest import repository_catalog
