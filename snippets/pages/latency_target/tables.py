@@ -72,12 +72,13 @@ def ladder_table(cat: Catalog) -> str:
         label = f"{tpot * 1e3:,.0f} ms" if tpot >= 0.0095 else f"{tpot * 1e3:,.1f} ms"
         if b is None:
             assert s.why is not None  # noqa: S101 - a search without a best says why
-            rows.append([label, "none meets it", "—", "—", "—", "—"])
+            rows.append([label, "none meets it", "—", "—", "—"])
             continue
-        rows.append([label, units.configuration(b.words), units.tpot_banded(b.prediction), per_gpu_banded(b), usd_mtok(b),
+        rows.append([label, units.configuration(b.words), units.tpot_banded(b.prediction), usd_mtok(b),
                      fmt.ratio(cost(b) / p._loosest, 1, basis="$/Mtok ÷ at the loosest target")])
-    return fmt.table("ladder", ["TPOT target", "Cheapest configuration", "TPOT", "Per GPU",
-                                "$ per M output tokens", "× the loosest"], rows, align="llrrrr")
+    # no column of tokens per GPU: on one GPU at one price the cost per token is its inverse, and the page stays short
+    return fmt.table("ladder", ["TPOT target", "Cheapest configuration", "TPOT", "$ per M output tokens",
+                                "× the loosest"], rows, align="llrrr")
 
 
 def shapes_table(cat: Catalog) -> str:
@@ -100,11 +101,11 @@ def speculation_table(cat: Catalog) -> str:
     rows: list[list[fmt.Cell]] = []
     for c, plain, spec in p._spec_rows:
         rows.append([fmt.count(c, "requests"), units.tpot_banded(plain), units.tpot_banded(spec),
-                     units.tps_banded(plain), units.tps_banded(spec),
                      fmt.ratio(spec.output_tokens_per_s / plain.output_tokens_per_s, 2,
                                basis="output tokens/s with MTP ÷ without")])
-    return fmt.table("speculation", ["In flight", "TPOT", "TPOT, MTP", "Output", "Output, MTP", "Speed-up"], rows,
-                     align="rrrrrr")
+    # the throughputs themselves are left to the ratio: their ranges would crowd the page past its length
+    return fmt.table("speculation", ["In flight", "TPOT", "TPOT, MTP", "Speed-up"], rows,
+                     align="rrrr")
 
 
 def comparisons_table(cat: Catalog) -> str:
