@@ -33,6 +33,7 @@ from IPython.display import Markdown
 
 from snippets.data import load
 from snippets.engine.serving import at_rate, predict
+from snippets.pages import units
 from snippets.pages.interconnect import cost_figure
 from snippets.pages.scenario import reference
 from snippets.render import fmt
@@ -113,9 +114,9 @@ Markdown(fmt.table("notebook-ceiling", ["Quantity", "Value"], [
 # (`snippets.engine.serving.predict`) prices each step op by op and serves the scenario's requests as
 # the engine schedules them: admission up to what the KV cache and the sequence limit hold, prompts
 # beside the decoding requests, and a queue for the rest, whose wait is in the time to first token.
-# Each time per output token comes with the band in which most published measurements of its regime
-# fell against the model (the predictions page lists them). Change the loads in the next cell, or loop
-# over models and nodes.
+# Each prediction comes with the band in which most published measurements of its regime fell
+# against the model (`units.banded`; the predictions page lists the bands). Change the loads in the next
+# cell, or loop over models and nodes.
 
 # %%
 n_in, n_out = st.scenario.input_tokens, st.scenario.output_tokens
@@ -123,13 +124,10 @@ loads = sorted({1, 8, d.max_concurrency, 2 * d.max_concurrency})
 rows = []
 for c in loads:
     p = predict(d, c, n_in, n_out)
-    low, high = p.tpot_range
-    rows.append([fmt.count(c), fmt.count(p.in_flight), fmt.quantity(p.ttft_s * 1e3, "ms", 1),
-                 fmt.quantity(p.tpot_s * 1e3, "ms", 2), f"{fmt.number(low * 1e3, 1)} to {fmt.number(high * 1e3, 1)}",
-                 fmt.quantity(p.output_tokens_per_s, "tokens/s", 1)])
+    rows.append([fmt.count(c), fmt.count(p.in_flight), units.ttft_banded(p), units.tpot_banded(p, 2),
+                 units.tps_banded(p)])
 Markdown(f"{fmt.number(n_in)} tokens in and {fmt.number(n_out)} out, on {d.layout.label}:\n"
-         + fmt.table("notebook-times", ["Requests kept in flight", "Running", "TTFT (ms)", "TPOT (ms)",
-                                        "TPOT band (ms)", "Output tokens/s"], rows))
+         + fmt.table("notebook-times", ["Requests kept in flight", "Running", "TTFT", "TPOT", "Output"], rows))
 
 # %% [markdown]
 # ## Requests sent at a rate
@@ -146,9 +144,7 @@ rows = []
 for share in (0.25, 0.5, 0.9):
     x = at_rate(d, share * capacity, n_in, n_out)
     rows.append([fmt.percent(share), fmt.quantity(share * capacity, "requests/s", 3),
-                 fmt.quantity(x.mean_in_flight, "requests", 1), fmt.quantity(x.ttft_s * 1e3, "ms", 1),
-                 fmt.quantity(x.tpot_s * 1e3, "ms", 2)])
+                 fmt.quantity(x.mean_in_flight, "requests", 1), units.ttft_banded(x), units.tpot_banded(x, 2)])
 Markdown(f"With all {fmt.number(full.in_flight)} requests it admits in flight, the replica finishes "
          f"{fmt.number(capacity, 3)} a second:\n"
-         + fmt.table("notebook-rate", ["Share of that", "Requests a second", "Requests held", "TTFT (ms)",
-                                       "TPOT (ms)"], rows))
+         + fmt.table("notebook-rate", ["Share of that", "Requests a second", "Requests held", "TTFT", "TPOT"], rows))
