@@ -794,6 +794,11 @@ def test_a_band_holds_the_central_share_of_its_errors():
     b = bands_mod.band(few, "ttft_ms", r)
     assert b.widest and (b.low, b.high, b.rows) == (-0.4, 0.2, 2)  # too few rows: the span of the metric's bands
     assert b.around(100.0) == pytest.approx((100 / 1.2, 100 / 0.6))
+    # a cost per token goes as one over the throughput: where the throughput measured fell between 100 ÷ 1.2 and
+    # 100 ÷ 0.6 tokens/s, a cost of $2 at 100 tokens/s fell between $2 × 0.6 and $2 × 1.2, the cheap end the fast one
+    assert b.inverse(2.0) == pytest.approx((2 * 0.6, 2 * 1.2))
+    slow, fast = b.around(100.0)  # the throughput's range: its low end the slow one
+    assert b.inverse(2.0) == pytest.approx((2.0 * 100 / fast, 2.0 * 100 / slow))
 
 
 def test_a_band_says_where_it_comes_from():
