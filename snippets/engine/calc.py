@@ -203,12 +203,12 @@ def _out(value: float | int | str | None, unit: str, text: str) -> dict[str, Any
             "unit": unit, "text": text}
 
 
-def _banded(text: str, rng: Sequence[float] | None) -> str:
+def _banded(text: str, rng: Sequence[float] | None, digits: int = 1) -> str:
     """A figure's text and, where it has one that is not a point, the band that held 80 % of its regime's test
     errors: "12.7 ms, 11.0–15.2"."""
     if rng is None or not rng[1] > rng[0]:
         return text
-    return f"{text}, {rng[0]:,.1f}–{rng[1]:,.1f}"
+    return f"{text}, {rng[0]:,.{digits}f}–{rng[1]:,.{digits}f}"
 
 
 def _money(x: float | None, unit: str, price: PriceSpec | None, rng: Sequence[float] | None = None) -> dict[str, Any]:
@@ -216,8 +216,7 @@ def _money(x: float | None, unit: str, price: PriceSpec | None, rng: Sequence[fl
     where it has one the band its throughput's carries, inverted: "$1.23, 1.10–1.52 (Oct 2026 price)"."""
     if x is None or price is None:
         return _out(None, unit, "no price in data")
-    band = "" if rng is None or not rng[1] > rng[0] else f", {rng[0]:,.2f}–{rng[1]:,.2f}"
-    return _out(x, unit, f"${x:,.2f}{band} ({price.as_of or 'undated'} price)")
+    return _out(x, unit, f"{_banded(f'${x:,.2f}', rng, 2)} ({price.as_of or 'undated'} price)")
 
 
 def compute(eng: EngineCatalog, inputs: Inputs,

@@ -9,7 +9,7 @@ from dataclasses import replace
 from snippets.engine.bands import Band
 from snippets.engine.deployment import Deployment
 from snippets.engine.params import total_params
-from snippets.engine.search import Word
+from snippets.engine.search import Point, Word
 from snippets.engine.serving import DisaggPrediction
 from snippets.engine.specs import MONTHS, Arch, ChipSpec, PriceSpec
 from snippets.engine.timing import Prediction
@@ -118,6 +118,16 @@ def mtok_banded(x: Prediction | DisaggPrediction, price: PriceSpec, share: float
     if c is None or rng is None:
         raise ValueError("a cost per token needs a price for its accelerator in data/prices.yaml")
     return usd_mtok(c / share, price, (rng[0] / share, rng[1] / share), cost_basis(x.throughput_band, x.regime))
+
+
+def point_mtok_banded(p: Point) -> Figure:
+    """A configuration's dollars per million output tokens at its load, with its range (`Point.usd_per_mtok_range`:
+    its throughput's, inverted), dated by the price it rests on."""
+    c = p.usd_per_mtok
+    if c is None:
+        raise ValueError("a cost per token needs a price for its accelerator in data/prices.yaml")
+    z = p.prediction
+    return usd_mtok(c, price_of(p.deployment), p.usd_per_mtok_range, cost_basis(z.throughput_band, z.regime))
 
 
 def tpot_banded(x: Prediction | DisaggPrediction, digits: int = 1) -> Figure:

@@ -66,12 +66,6 @@ def ttft_banded(x: Prediction) -> Figure:
     return units.ttft_banded(x, _ms_digits(x.ttft_s))
 
 
-def target_cost_banded(x: Point, price: PriceSpec) -> Figure:
-    """A configuration's dollars per million output tokens at the target, with its range (`Point.usd_per_mtok_range`)."""
-    return units.usd_mtok(target_cost(x), price, x.usd_per_mtok_range,
-                          units.cost_basis(x.prediction.throughput_band, x.prediction.regime))
-
-
 def gpu_label(name: str) -> str:
     """'NVIDIA H100 SXM' -> 'H100 SXM'; 'NVIDIA B200 (HGX B200)' -> 'B200'; 'AMD Instinct MI300X' -> 'MI300X'."""
     return units.gpu_label(name, units.VENDORS, bare=True)

@@ -18,7 +18,6 @@ from snippets.pages.cost.common import (
     priced,
     split_rows,
     target_cost,
-    target_cost_banded,
     ttft_banded,
 )
 from snippets.pages.cost.page import CostPage
@@ -44,7 +43,7 @@ def cost_table(cat: Catalog) -> str:
         at: list[fmt.Cell] = ["none meets it", "—", "—", "—"]
         if x is not None and c is not None:
             parts = (*units.configuration(x.words).parts, *units.cheapest_aside(c.mode, c.gpus, row.saving))
-            at = [fmt.Phrase(parts), fmt.count(x.gpus), ms_banded(x.prediction), target_cost_banded(x, pr)]
+            at = [fmt.Phrase(parts), fmt.count(x.gpus), ms_banded(x.prediction), units.point_mtok_banded(x)]
         body.append([row.label, *at, mtok_banded(row.most, pr), ms_banded(row.most)])
     return fmt.table(
         "cost",

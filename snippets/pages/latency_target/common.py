@@ -43,10 +43,7 @@ def mtok(p: Point) -> Figure:
 
 def usd_mtok(p: Point | None) -> Figure | str:
     """A point's dollars per million output tokens in a table: with its range, the throughput's inverted."""
-    if p is None or p.usd_per_mtok is None:
-        return "no price"
-    return units.usd_mtok(cost(p), units.price_of(p.deployment), p.usd_per_mtok_range,
-                          units.cost_basis(p.prediction.throughput_band, p.prediction.regime))
+    return "no price" if p is None or p.usd_per_mtok is None else units.point_mtok_banded(p)
 
 
 def per_gpu_banded(p: Point) -> Figure:
