@@ -129,6 +129,7 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
         for field, entries, kind, attr in (("link_efficiency", effs, "nvlink", "resource"),
                                            ("hop_latency_nvlink", lats, "nvlink", "path"),
                                            ("hop_latency_pcie", lats, "pcie", "path"),
+                                           ("hop_latency_network", lats, "network", "path"),
                                            ("kernel_launch", lats, "kernel", "path"),
                                            ("host_dispatch", lats, "kernel", "path"),
                                            ("custom_allreduce_points", lats, "collective", "path"),

@@ -267,9 +267,9 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
     chips = {k: _fp16_reads_bf16(c) for k, c in chips.items()}
     lat = cat.latencies
     used = {("policies", key), ("efficiencies", t.link_efficiency)}
-    used |= {("latencies", lid) for lid in (t.hop_latency_nvlink, t.hop_latency_pcie, t.kernel_launch,
-                                           t.host_dispatch, t.custom_allreduce_points, t.nccl_allreduce_points,
-                                           t.alltoall_points)}
+    used |= {("latencies", lid) for lid in (t.hop_latency_nvlink, t.hop_latency_pcie, t.hop_latency_network,
+                                           t.kernel_launch, t.host_dispatch, t.custom_allreduce_points,
+                                           t.nccl_allreduce_points, t.alltoall_points)}
     used |= {("latencies", cc.points) for cc in t.chip_collectives} | {("latencies", cn.points) for cn in t.chip_nccl}
     used |= {("latencies", lid) for lid in (t.multimem_points, t.symm_two_shot_points, t.two_stage_points)
              if lid is not None}
@@ -285,7 +285,7 @@ def time_model_record(cat: Catalog, key: str, t: TimeModel) -> TimeModelSpec:
         id=key, name=t.name, chips=MappingProxyType(chips), default=default,
         link_fraction=cat.efficiencies[t.link_efficiency].fraction,
         nvlink_hop_s=lat[t.hop_latency_nvlink].value.seconds, pcie_hop_s=lat[t.hop_latency_pcie].value.seconds,
-        network_hop_s=t.hop_latency_network.seconds, kernel_s=lat[t.kernel_launch].value.seconds,
+        network_hop_s=lat[t.hop_latency_network].value.seconds, kernel_s=lat[t.kernel_launch].value.seconds,
         host_dispatch_s=lat[t.host_dispatch].value.seconds, graph_max_tokens=t.cuda_graph_max_tokens,
         custom_allreduce_max_bytes=float(t.custom_allreduce_max_bytes),
         one_shot=_alpha_beta(co.one_shot), two_shot=_alpha_beta(co.two_shot), nccl=_alpha_beta(co.nccl),

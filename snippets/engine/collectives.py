@@ -15,7 +15,8 @@
   message, and a latency that grows by a step per GPU).
 - **All-reduce across nodes**, as NCCL does it on multi-node groups (custom all-reduce refuses them):
   reduce-scatter inside the node, an all-reduce of each GPU's 1/g shard across the nodes over every GPU's own
-  NIC share, all-gather inside the node.
+  NIC share, all-gather inside the node; across the nodes a ring's 2(N − 1) network steps or a tree's
+  2 floor(log2 N), whichever is fewer, as NCCL's tuner picks, each at NCCL's own latency for a network step.
 - **All-to-all** (expert dispatch and combine under data-parallel attention): each GPU sends its tokens'
   copies to the ranks holding their experts; the share bound for GPUs in the same node crosses the fabric,
   the rest the network, both at once (the slower decides).
@@ -141,21 +142,28 @@ def allreduce(nbytes: float, link: Link, tm: TimeModelSpec, vendor: str = "NVIDI
     return nccl_allreduce(nbytes, n, link.bytes_per_s, tm)
 
 
+def network_steps(nodes: int) -> int:
+    """Network steps of NCCL's all-reduce across `nodes` nodes, as its tuner counts them (`ncclTopoTuneModel`): a ring
+    takes 2(N − 1), a tree 2 floor(log2 N); NCCL runs whichever its model makes faster, and with the same fixed cost
+    per step and the same bytes that is the one of fewer steps (they agree at two nodes)."""
+    return 2 * min(nodes - 1, nodes.bit_length() - 1) if nodes > 1 else 0
+
+
 def hierarchical_allreduce(nbytes: float, link: Link, tm: TimeModelSpec) -> Collective:
     """NCCL across nodes: reduce-scatter among the g GPUs of each node (each keeps 1/g of the sum), all-reduce of
     that shard across the N nodes over each GPU's NIC share, all-gather back inside the node.
 
     Inside the node each phase moves (g − 1)/g of the message and pays half of NCCL's all-reduce latency (one
     of its two passes); across the nodes the shard's all-reduce moves 2(N − 1)/N × message/g over the network
-    at a point-to-point copy's share of the NIC, and pays NCCL's latency with the network's hop for each of its
-    2(N − 1) steps."""
+    at a point-to-point copy's share of the NIC, and pays NCCL's latency with the network's step (NCCL's own
+    figure: `TimeModelSpec.network_hop_s`) for each of its steps, a ring's or a tree's (`network_steps`)."""
     g, nodes = link.local_gpus, link.nodes
     inside = (g - 1) / g * nbytes if g > 1 else 0.0
     lat_in = (tm.nccl.latency_s + tm.nccl.per_peer_s * max(0, g - 2)) / 2 if g > 1 else 0.0
     rs = lat_in + inside / (link.local_bytes_per_s * tm.nccl.efficiency) if g > 1 else 0.0
     shard = nbytes / g
     across = 2 * (nodes - 1) / nodes * shard
-    lat_net = tm.nccl.latency_s + 2 * (nodes - 1) * link.hop_s
+    lat_net = tm.nccl.latency_s + network_steps(nodes) * link.hop_s
     net = lat_net + across / (link.bytes_per_s * tm.link_fraction)
     latency = 2 * lat_in + lat_net
     return Collective(2 * rs + net, "hierarchical", latency, 2 * inside + across)

@@ -195,7 +195,7 @@ def _a2a_us(nbytes_out: float, local: int, ep: int, nvlink_bps: float, catalog, 
     if inter:
         p2p = catalog.efficiencies["h100-nvlink-p2p"]
         t = max(t, inter / (network_bps * p2p.achieved.value / p2p.peak.value))
-        fixed += catalog.policies["measured-fractions"].hop_latency_network.value
+        fixed += catalog.latencies[catalog.policies["measured-fractions"].hop_latency_network].value.value
     return fixed + t * 1e6
 
 
