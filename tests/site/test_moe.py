@@ -180,7 +180,7 @@ def _a2a_us(nbytes_out: float, local: int, ep: int, nvlink_bps: float, catalog, 
     """DeepEP's all-to-all by hand from its published H100 runs: the fixed cost of a one-token dispatch, then the
     bytes at the share of NVLink 4 its 1,024-token FP8 dispatch reached (51,380,224 bytes in 224.06 us, less the
     fixed cost: 244 GB/s of 450); the share bound for other nodes at NVLink's measured point-to-point share of
-    the NIC, after one network hop (10 us, data/policies.yaml), both at once."""
+    the NIC, after one network step (5 us, NCCL's own figure: data/latencies.yaml, nccl-network-step), both at once."""
     pts = catalog.latencies["deepep-alltoall-h100"].points
     fixed = pts[0][2]                                                       # one token: 13.19 us
     size = 1024 * 8 * H * 7 // 8                                            # 1,024 tokens' FP8 dispatch
@@ -223,7 +223,8 @@ def test_alltoall_over_nvlink_nvl72_and_network(page, catalog) -> None:
         split = (per_copy * (ep - 1) * rank_hit, per_copy * (ep / local - 1) * node_hit)  # 4.59, 7.51, 6.05 + 1.0
         assert value(page, f"a2a[{label}][Prefill all-to-all]") == pytest.approx(
             _a2a_us(0.0, local, ep, nvlink_bps, catalog, network_bps, split), rel=0.05), label
-    assert value(page, "a2a[NVIDIA HGX H200 8-GPU: 16 GPUs over InfiniBand NDR][Hop]") == 10
+    hop = catalog.latencies[catalog.policies["measured-fractions"].hop_latency_network].value.value  # NCCL's: 5 us
+    assert value(page, "a2a[NVIDIA HGX H200 8-GPU: 16 GPUs over InfiniBand NDR][Hop]") == hop
     assert value(page, "ranks_reached") == pytest.approx(8 * (1 - (7 / 8) ** 8))                   # 5.25
     # DeepEP's own run: 64 tokens' FP8 dispatch on eight H100 (3,211,264 bytes out) took 26.26 us
     assert value(page, "nv8_one") == pytest.approx(26.26, rel=0.05)
