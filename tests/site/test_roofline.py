@@ -15,7 +15,10 @@ import math
 
 import pytest
 
+from snippets.engine.serving import predict
 from snippets.engine.specs import ramp
+from snippets.pages.roofline.common import deployments
+from snippets.pages.scenario import reference
 
 from ..conftest import Build, figures, site_price, text, value
 
@@ -226,7 +229,7 @@ def test_ttft_tpot_and_cost_from_the_prices(page, catalog) -> None:
         assert value(page, cost) == pytest.approx(value(page, rent) / (value(page, tput) * TP * 3600) * 1e6), cost
 
 
-def test_curve_has_one_point_per_concurrency(page) -> None:
+def test_curve_has_one_point_per_concurrency(page, catalog) -> None:
     svg = page.select_one("svg#curve-chart, svg[aria-labelledby^='curve-chart']")
     assert svg is not None
     groups = [g for g in svg.find_all("g") if g.find("polyline")]
@@ -239,6 +242,14 @@ def test_curve_has_one_point_per_concurrency(page) -> None:
         assert last.startswith(f"{chip}, TP2: {int(value(page, most)):,} sequences")
         assert f"{value(page, tput):,.0f} tokens/s per GPU" in last
     assert f"{value(page, 'tpotm'):.1f} ms" in groups[0].find_all("circle")[-1].title.get_text()
+    # each point carries the engine's ranges for both figures: the throughput's per GPU, the time per token's in ms
+    for g, d in zip(groups, deployments(reference(catalog)), strict=True):
+        n = len(g.find_all("circle"))
+        x = predict(d, n)
+        (t_lo, t_hi), (y_lo, y_hi) = x.throughput_range, x.tpot_range
+        assert g.find_all("circle")[-1].title.get_text().endswith(
+            f"{x.output_tokens_per_s_per_gpu:,.0f} tokens/s per GPU ({t_lo / x.gpus:,.0f}–{t_hi / x.gpus:,.0f}), "
+            f"{x.tpot_s * 1e3:.1f} ms per token ({y_lo * 1e3:.1f}–{y_hi * 1e3:.1f})")
     # more tokens per second per GPU to the right: x grows with concurrency on both lines
     for g in groups:
         xs = [float(c["cx"]) for c in g.find_all("circle")]

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from snippets.data import Catalog
 from snippets.engine import Deployment
+from snippets.engine.bands import COVERAGE
 from snippets.engine.serving import predict
 from snippets.engine.specs import ChipSpec
 from snippets.engine.step import Step, step
@@ -88,17 +89,29 @@ class Curve:
     label: str
     points: list[tuple[int, float, float]]
     """(concurrency, output tokens/s per GPU, time per output token in ms)."""
+    ranges: list[tuple[tuple[float, float], tuple[float, float]]]
+    """Each point's ranges, the engine's bands (`Prediction.throughput_range` per GPU, `tpot_range` in ms): where
+    the central share of its regime's test measurements fell."""
 
 
 def curves(r: Reference) -> list[Curve]:
     out = []
     for d in deployments(r):
-        pts = []
+        pts, rngs = [], []
         for c in range(1, d.max_concurrency + 1):
             x = predict(d, c)
             pts.append((c, x.output_tokens_per_s_per_gpu, x.tpot_s * 1e3))
-        out.append(Curve(f"{gpu_label(d.setting.chip)}, {d.layout.label}", pts))
+            (t_lo, t_hi), (y_lo, y_hi) = x.throughput_range, x.tpot_range
+            rngs.append(((t_lo / x.gpus, t_hi / x.gpus), (y_lo * 1e3, y_hi * 1e3)))
+        out.append(Curve(f"{gpu_label(d.setting.chip)}, {d.layout.label}", pts, rngs))
     return out
+
+
+def _tip(n: int, x: float, y: float, rng: tuple[tuple[float, float], tuple[float, float]]) -> str:
+    """A point's tooltip: its load, throughput per GPU and time per token, each with its range."""
+    (t_lo, t_hi), (y_lo, y_hi) = rng
+    return (f"{n:,} sequences: {x:,.0f} tokens/s per GPU ({t_lo:,.0f}–{t_hi:,.0f}), {y:.1f} ms per token "
+            f"({y_lo:.1f}–{y_hi:.1f})")
 
 
 def curve_chart(cat: Catalog) -> str:
@@ -106,8 +119,8 @@ def curve_chart(cat: Catalog) -> str:
     r = reference(cat)
     cs = curves(r)
     series = [charts.Series(c.label, [(x, y) for _, x, y in c.points],
-                            tips=[f"{n:,} sequences: {x:,.0f} tokens/s per GPU, {y:.1f} ms per token"
-                                  for n, x, y in c.points]) for c in cs]
+                            tips=[_tip(n, x, y, rng) for (n, x, y), rng in zip(c.points, c.ranges, strict=True)])
+              for c in cs]
     sc = r.scenario
     ends = "; ".join(
         f"{c.label}: from {c.points[0][2]:.1f} ms per token and {c.points[0][1]:,.0f} tokens/s per GPU at one "
@@ -116,7 +129,8 @@ def curve_chart(cat: Catalog) -> str:
     words = (f"Latency against throughput of {cat.models[MODEL].name} in {cat.precisions[PRECISION].name}, one point "
              f"per concurrency from one sequence to "
              f"as many as the KV cache holds, each request {sc.input_tokens:,} tokens in and {sc.output_tokens:,} out. "
-             f"{ends}.")
+             f"{ends}. Each point's tooltip gives both figures with their ranges: where {COVERAGE:.0%} of the test "
+             "measurements of its regime fell.")
     svg = charts.lines("curve-chart", series, "output tokens/s per GPU", "ms per output token",
                        "Latency against throughput", words)
     return charts.figure(svg, words)
