@@ -248,6 +248,9 @@ class InterconnectPage(Page):
         self.gen4_summed = fmt.bandwidth(gen4.both_summed(), digits=1)
         self.gen5_summed = fmt.bandwidth(gen5.both_summed(), digits=1)
         self.network = fmt.bandwidth(net)
+        self.net_step = units.us(r.eng.time_models[r.scenario.time_model].network_hop_s, 0,
+                                 basis="one step of an NCCL collective between nodes: NCCL's own figure "
+                                       "(data/latencies.yaml, nccl-network-step)")
         self.hbm_over_nvlink = fmt.ratio(hbm_over_nvl, basis="one way each")
         self.hbm_over_nvlink_summed = fmt.ratio(hbm_over_nvl_summed, basis="HBM against NVLink both directions summed")
         self.nvlink_over_gen5 = fmt.ratio(nvl_over_gen5, basis="one way each")
