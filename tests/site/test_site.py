@@ -38,6 +38,7 @@ def page(built: Build):
         ("d405_bf16_cost", 16 * 2.69, "$43.04 (Sep 2026 price)"),
         ("fp16_cap", 40, "40B"),
         ("gen4", 16 * 16 * 128 / 130 / 8, "31.5 GB/s"),
+        ("net_step", 5.0, "5 µs"),  # NCCL's tuner: one LL step over the network (data/latencies.yaml nccl-network-step)
         ("nvlink", 450, "450 GB/s"),
         ("nvlink_summed", 900, "900 GB/s"),
         ("nvlink_old_summed", 600, "600 GB/s"),
