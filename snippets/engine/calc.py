@@ -428,8 +428,7 @@ def target_outputs(res: Search) -> dict[str, Any]:
         "t_tpot_ms": _out(best.tpot_s * 1e3, "ms", _banded(f"{best.tpot_s * 1e3:,.1f} ms",
                                                             [x * 1e3 for x in best.prediction.tpot_range])),
         "t_per_gpu": _out(best.per_gpu, "tokens/s/GPU", _banded(f"{best.per_gpu:,.1f} tokens/s per GPU",
-                                                                 [x / best.gpus for x in
-                                                                  best.prediction.throughput_range])),
+                                                                 best.prediction.throughput_per_gpu_range)),
         "t_cost_per_mtok": _money(best.usd_per_mtok, "USD/Mtok", price, best.usd_per_mtok_range),
         "t_cheapest": {**c_cost, "text": (f"{differs[0].upper()}{differs[1:]}. It costs {c_cost['text']} per "
                                           "million output tokens.") if differs else "The recommended configuration"},

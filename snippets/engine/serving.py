@@ -476,6 +476,12 @@ class Prediction:
         return self.throughput_band.around(self.output_tokens_per_s)
 
     @property
+    def throughput_per_gpu_range(self) -> tuple[float, float]:
+        """`throughput_range` per GPU, as `output_tokens_per_s_per_gpu` divides the throughput."""
+        lo, hi = self.throughput_range
+        return lo / self.gpus, hi / self.gpus
+
+    @property
     def usd_per_mtok_output_range(self) -> tuple[float, float] | None:
         """The cost per output token's range: the throughput's band, inverted (`Band.inverse`)."""
         c = self.usd_per_mtok_output
@@ -1114,6 +1120,12 @@ class DisaggPrediction:
     @property
     def throughput_range(self) -> tuple[float, float]:
         return self.throughput_band.around(self.output_tokens_per_s)
+
+    @property
+    def throughput_per_gpu_range(self) -> tuple[float, float]:
+        """`throughput_range` per GPU, as `output_tokens_per_s_per_gpu` divides the throughput."""
+        lo, hi = self.throughput_range
+        return lo / self.gpus, hi / self.gpus
 
     @property
     def usd_per_mtok_output_range(self) -> tuple[float, float] | None:

@@ -275,7 +275,7 @@ def target_note(cat: Catalog) -> str:
 
 def downloads() -> str:
     """Links to the grid's records (raw HTML: the files are written after the build, not pages MkDocs knows)."""
-    share = f"{COVERAGE * 100:.0f} %"
+    share = fmt.percent(COVERAGE).text  # as the other pages write the band's share
     return (f'<p>Beside each time and cost the grid predicts is its range: where {share} of the test measurements of its '
             'regime fell (vendor; dense or MoE; decode at low load, at saturation, or prefill), as on '
             '<a href="../predictions/">Predictions</a>.</p>\n'

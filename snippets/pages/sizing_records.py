@@ -76,8 +76,7 @@ def records(cat: Catalog, *, targets: bool = False,
         rec["tpot_ms_c1"] = None if one is None else predicted(one.tpot_s * 1e3, "ms", ms_range(one.tpot_range))
         rec["ttft_ms"] = None if one is None else predicted(one.ttft_s * 1e3, "ms", ms_range(one.ttft_range))
         rec["output_tokens_per_s_per_gpu"] = None if at is None else {
-            **predicted(at.output_tokens_per_s_per_gpu, "tokens/s/GPU",
-                        (at.throughput_range[0] / at.gpus, at.throughput_range[1] / at.gpus)),
+            **predicted(at.output_tokens_per_s_per_gpu, "tokens/s/GPU", at.throughput_per_gpu_range),
             "concurrency": at.concurrency}
         mtok = None if at is None else at.usd_per_mtok_output
         rec["usd_per_mtok_output"] = None if mtok is None or at is None else {

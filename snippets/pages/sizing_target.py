@@ -32,8 +32,7 @@ def _configuration(b: Point) -> dict[str, Any]:
         "rented_gpus": b.rented_gpus, "concurrency": b.concurrency,
         "ttft": predicted(b.ttft_s * 1e3, "ms", ms_range(p.ttft_range)),
         "tpot": predicted(b.tpot_s * 1e3, "ms", ms_range(p.tpot_range)),
-        "output_tokens_per_s_per_gpu": predicted(b.per_gpu, "tokens/s/GPU",
-                                                 (p.throughput_range[0] / p.gpus, p.throughput_range[1] / p.gpus)),
+        "output_tokens_per_s_per_gpu": predicted(b.per_gpu, "tokens/s/GPU", p.throughput_per_gpu_range),
         "usd_per_mtok_output": (None if b.usd_per_mtok is None else
                                 predicted(b.usd_per_mtok, "USD/Mtok", b.usd_per_mtok_range)),
         "gpu_hours_per_mtok_output": quantity(b.gpu_hours_per_mtok, "GPU-hours/Mtok"),

@@ -240,16 +240,16 @@ def test_curve_has_one_point_per_concurrency(page, catalog) -> None:
         assert len(dots) == value(page, most)
         last = dots[-1].title.get_text()
         assert last.startswith(f"{chip}, TP2: {int(value(page, most)):,} sequences")
-        assert f"{value(page, tput):,.0f} tokens/s per GPU" in last
+        assert f"{value(page, tput):,.0f} tokens/s, " in last
     assert f"{value(page, 'tpotm'):.1f} ms" in groups[0].find_all("circle")[-1].title.get_text()
     # each point carries the engine's ranges for both figures: the throughput's per GPU, the time per token's in ms
     for g, d in zip(groups, deployments(reference(catalog)), strict=True):
         n = len(g.find_all("circle"))
         x = predict(d, n)
-        (t_lo, t_hi), (y_lo, y_hi) = x.throughput_range, x.tpot_range
+        (t_lo, t_hi), (y_lo, y_hi) = x.throughput_per_gpu_range, x.tpot_range
         assert g.find_all("circle")[-1].title.get_text().endswith(
-            f"{x.output_tokens_per_s_per_gpu:,.0f} tokens/s per GPU ({t_lo / x.gpus:,.0f}–{t_hi / x.gpus:,.0f}), "
-            f"{x.tpot_s * 1e3:.1f} ms per token ({y_lo * 1e3:.1f}–{y_hi * 1e3:.1f})")
+            f"{n:,} sequences: {x.output_tokens_per_s_per_gpu:,.0f} tokens/s, {t_lo:,.0f}–{t_hi:,.0f} per GPU; "
+            f"{x.tpot_s * 1e3:.1f} ms, {y_lo * 1e3:.1f}–{y_hi * 1e3:.1f} per token")
     # more tokens per second per GPU to the right: x grows with concurrency on both lines
     for g in groups:
         xs = [float(c["cx"]) for c in g.find_all("circle")]

@@ -250,7 +250,7 @@ class InterconnectPage(Page):
         self.network = fmt.bandwidth(net)
         self.net_step = units.us(r.eng.time_models[r.scenario.time_model].network_hop_s, 0,
                                  basis="one step of an NCCL collective between nodes: NCCL's own figure "
-                                       "(data/latencies.yaml, nccl-network-step)")
+                                       "(data/latencies.yaml)")
         self.hbm_over_nvlink = fmt.ratio(hbm_over_nvl, basis="one way each")
         self.hbm_over_nvlink_summed = fmt.ratio(hbm_over_nvl_summed, basis="HBM against NVLink both directions summed")
         self.nvlink_over_gen5 = fmt.ratio(nvl_over_gen5, basis="one way each")

@@ -111,7 +111,7 @@ def _comm_figures(cat: Catalog, w: Traffic, c: Comm) -> dict[str, Figure | str]:
         "net_bw": gbps(b1["network"].link.bytes_per_s),
         "nvl_hop": us(tm.nvlink_hop_s, 0, basis="data/latencies.yaml"),
         "pcie_hop": us(tm.pcie_hop_s, 0, basis="data/latencies.yaml"),
-        "net_hop": us(tm.network_hop_s, 0, basis="data/latencies.yaml, nccl-network-step"),
+        "net_hop": us(tm.network_hop_s, 0, basis="data/latencies.yaml: NCCL's own figure"),
         "car_latency": us(tm.one_shot.latency_s, 1, basis="fitted on vLLM's custom all-reduce timings"),
         "two_latency": us(tm.two_shot.latency_s, 1, basis="fitted on vLLM's custom all-reduce timings"),
         "nccl_latency": us(algs["nccl"].latency_s, 1, basis="fitted on nccl-tests timings, at this group's size"),

@@ -10,6 +10,7 @@ from snippets.engine.bands import COVERAGE
 from snippets.engine.serving import predict
 from snippets.engine.specs import ChipSpec
 from snippets.engine.step import Step, step
+from snippets.pages import units
 from snippets.pages.roofline.common import (
     BATCHES,
     MODEL,
@@ -89,38 +90,29 @@ class Curve:
     label: str
     points: list[tuple[int, float, float]]
     """(concurrency, output tokens/s per GPU, time per output token in ms)."""
-    ranges: list[tuple[tuple[float, float], tuple[float, float]]]
-    """Each point's ranges, the engine's bands (`Prediction.throughput_range` per GPU, `tpot_range` in ms): where
-    the central share of its regime's test measurements fell."""
+    tips: list[str]
+    """Each point's tooltip: its load, and its throughput per GPU and time per token each with its range
+    (`units.tps_banded`, `units.tpot_banded`: the engine's bands)."""
 
 
 def curves(r: Reference) -> list[Curve]:
     out = []
     for d in deployments(r):
-        pts, rngs = [], []
+        pts, tips = [], []
         for c in range(1, d.max_concurrency + 1):
             x = predict(d, c)
             pts.append((c, x.output_tokens_per_s_per_gpu, x.tpot_s * 1e3))
-            (t_lo, t_hi), (y_lo, y_hi) = x.throughput_range, x.tpot_range
-            rngs.append(((t_lo / x.gpus, t_hi / x.gpus), (y_lo * 1e3, y_hi * 1e3)))
-        out.append(Curve(f"{gpu_label(d.setting.chip)}, {d.layout.label}", pts, rngs))
+            tput, tpot = units.tps_banded(x, 1 / x.gpus, per_gpu=True), units.tpot_banded(x)
+            tips.append(f"{c:,} sequence{'' if c == 1 else 's'}: {tput.text} per GPU; {tpot.text} per token")
+        out.append(Curve(f"{gpu_label(d.setting.chip)}, {d.layout.label}", pts, tips))
     return out
-
-
-def _tip(n: int, x: float, y: float, rng: tuple[tuple[float, float], tuple[float, float]]) -> str:
-    """A point's tooltip: its load, throughput per GPU and time per token, each with its range."""
-    (t_lo, t_hi), (y_lo, y_hi) = rng
-    return (f"{n:,} sequences: {x:,.0f} tokens/s per GPU ({t_lo:,.0f}–{t_hi:,.0f}), {y:.1f} ms per token "
-            f"({y_lo:.1f}–{y_hi:.1f})")
 
 
 def curve_chart(cat: Catalog) -> str:
     """Time per output token against output tokens per second per GPU, one point per concurrency."""
     r = reference(cat)
     cs = curves(r)
-    series = [charts.Series(c.label, [(x, y) for _, x, y in c.points],
-                            tips=[_tip(n, x, y, rng) for (n, x, y), rng in zip(c.points, c.ranges, strict=True)])
-              for c in cs]
+    series = [charts.Series(c.label, [(x, y) for _, x, y in c.points], tips=c.tips) for c in cs]
     sc = r.scenario
     ends = "; ".join(
         f"{c.label}: from {c.points[0][2]:.1f} ms per token and {c.points[0][1]:,.0f} tokens/s per GPU at one "
@@ -129,8 +121,8 @@ def curve_chart(cat: Catalog) -> str:
     words = (f"Latency against throughput of {cat.models[MODEL].name} in {cat.precisions[PRECISION].name}, one point "
              f"per concurrency from one sequence to "
              f"as many as the KV cache holds, each request {sc.input_tokens:,} tokens in and {sc.output_tokens:,} out. "
-             f"{ends}. Each point's tooltip gives both figures with their ranges: where {COVERAGE:.0%} of the test "
-             "measurements of its regime fell.")
+             f"{ends}. Each point's tooltip gives both figures with their ranges: where "
+             f"{fmt.percent(COVERAGE).text} of the test measurements of its regime fell.")
     svg = charts.lines("curve-chart", series, "output tokens/s per GPU", "ms per output token",
                        "Latency against throughput", words)
     return charts.figure(svg, words)
