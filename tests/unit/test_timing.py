@@ -804,6 +804,16 @@ def test_every_prediction_carries_its_band_and_regime():
                                                                                              "decode at low load"))
 
 
+def test_a_throughputs_range_per_gpu_is_its_range_shared_by_its_gpus():
+    """Llama 3.1 70B in FP8 on TP4 at 16 requests: four GPUs share the throughput and its range alike, as
+    `output_tokens_per_s_per_gpu` shares the throughput (the sizing records and the calculator print it per GPU)."""
+    x = predict(_d("llama-3.1-70b", "fp8", Layout(4)), 16)
+    lo, hi = x.throughput_range
+    assert x.gpus == 4 and hi > lo
+    assert x.throughput_per_gpu_range == pytest.approx((lo / 4, hi / 4))
+    assert x.output_tokens_per_s_per_gpu == pytest.approx(x.output_tokens_per_s / 4)
+
+
 def test_a_band_holds_the_central_share_of_its_errors():
     errs = [-0.3, -0.1, 0.0, 0.05, 0.1, 0.2, 0.25, 0.3, 0.9, 1.5]
     lo, hi = bands_mod.central(errs)
