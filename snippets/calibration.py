@@ -13,7 +13,8 @@ slot, time per output token with or without the first token, and throughput as o
 whole run (a per-GPU or total-token figure is converted by `Measurement.output_tokens_per_s`). Where a source's
 client starts every request at once (the row's `definitions.burst`: InferenceX's, dstack's, the SGLang
 cookbook's), the first wave, computed as the engine batches its prompts, moves the mean TTFT the engine's steady
-state predicts by that wave's share of the requests (`first_wave_s`), and where it also draws random lengths
+state predicts by that wave's share of the requests (`first_wave_s`; none where the source's own spread shows no
+wave queued, `Burst.queued`), and where it also draws random lengths
 (`Burst.range_ratio`), the run's last requests finish with fewer in flight: the whole run's throughput is the steady
 state's times `drain_factor`, the run played out with lengths drawn as the client draws them. A run
 that is one wave (`one_wave`: a static batch, or an offline run that says how many requests it queued, no more
@@ -113,7 +114,8 @@ def first_wave_s(m: Measurement, d: Deployment, p: Prediction | DisaggPrediction
     Disaggregated, the router hands the wave round-robin to the W prefill workers, c ÷ W each, and a worker computes
     k of them a step (`PrefillPool.prompts_per_step`) at `service_s` a prompt: the i-th waits for the batches before
     its own, (c ÷ W − k) ÷ 2 prompts' service on average."""
-    if m.definitions.ttft != "queueing-included" or m.concurrency is None:
+    burst = m.definitions.burst
+    if m.definitions.ttft != "queueing-included" or m.concurrency is None or (burst is not None and not burst.queued):
         return 0.0
     per = prompts_per_slot(m)
     if per is None:
@@ -248,7 +250,7 @@ def lockstep(m: Measurement, d: Deployment, p: Prediction | DisaggPrediction) ->
     with its first wave (`first_wave_s`) applies. Plain aggregated serving only."""
     burst = m.definitions.burst
     c, n = m.concurrency, m.input_tokens
-    if burst is None or not burst.same_lengths or c is None or n is None or not m.mode.plain:
+    if burst is None or not burst.same_lengths or not burst.queued or c is None or n is None or not m.mode.plain:
         return None
     if m.definitions.load != "fixed-concurrency" or not isinstance(p, Prediction) or c > p.admitted:
         return None

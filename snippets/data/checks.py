@@ -179,6 +179,7 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
                             f"for {key[0]}'s {key[1]}")
         seen[key] = e_id
     _check_measurements(cat, problems)
+    _check_first_waves(cat, problems)
     _check_layouts(cat, problems)
     _check_physics(cat, problems)
     for pol_id, pol in pols.items():
@@ -281,6 +282,52 @@ def _check_measurements(cat: dict[str, dict[str, Any]], problems: list[str]) -> 
                    "Azure AI-benchmarking-guide)" if m.role == "calibration"
                    else "from other publications than the fitting sources")
             )
+
+
+def _check_first_waves(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:
+    """A recorded first wave (`definitions.burst`) against the source's P99 TTFT (`ttft_p99_ms`), where it prints one.
+
+    Of n requests, the P99 (numpy's, interpolated) is at least the m-th slowest TTFT, m = n - floor(0.99 (n - 1)). Had
+    the client's first c requests reached the engine together, the m-th slowest of them would have waited for c - m + 1
+    prompts' prefill, whatever order the engine took them in, and no prefill is faster than its matrix work at the GPUs'
+    dense peak: 2 FLOPs per active parameter of the blocks (`params.block_params`) and prompt token, prompts of the row's
+    mean length (the client draws lengths independently of that order), attention left out. A P99 below that floor
+    says the first requests did not queue together, whatever the harness's code suggests: the row then says so
+    (`burst.queued` false; the SGLang cookbook's Qwen3-235B run of 8,000-token prompts at 64 in flight), and its
+    first wave is not checked or priced."""
+    from snippets.engine.params import block_params
+    from snippets.engine.specs import compute_format
+
+    for m_id, m in cat.get("measurements", {}).items():
+        burst, p99, c, n_in, lay = m.definitions.burst, m.ttft_p99_ms, m.concurrency, m.input_tokens, m.layout
+        model, prec, acc = (cat["models"].get(m.model), cat["precisions"].get(m.precision),
+                            cat["accelerators"].get(m.accelerator))
+        if burst is None or not burst.queued or p99 is None or c is None or n_in is None or lay is None \
+                or model is None or prec is None or acc is None:
+            continue
+        n = burst.prompts or burst.prompts_per_request * c
+        rank = n - 99 * (n - 1) // 100  # numpy's P99 lies between sorted[99 (n - 1) // 100] and the next
+        waited = c - rank + 1
+        dense = {f: t.dense.flops_per_s for f, t in acc.tensor.items() if t.dense is not None}
+        fmt = compute_format(dense, prec.tensor_format)
+        if waited < 1 or fmt not in dense:
+            continue
+        gpus = lay.tp * lay.pp * lay.dp
+        least = waited * n_in * 2 * block_params(model.architecture, active=True) / (gpus * dense[fmt])
+        if p99 < least * 1e3:
+            problems.append(
+                f"data/measurements.yaml: entry '{m_id}': field 'definitions.burst': the P99 of {n} requests is at least "
+                f"their {_ordinal(rank)} slowest TTFT; had the first {c} reached the engine together, the {_ordinal(rank)} "
+                f"slowest of those would have waited for the prefill of {waited} prompts of {n_in:,} tokens, at least "
+                f"{least * 1e3:,.0f} ms of matrix work at the {gpus} GPUs' dense {fmt.upper()} peak, yet the source's "
+                f"P99 TTFT (ttft_p99_ms) is {p99:,.0f} ms: that wave did not queue (burst.queued: false, the note "
+                "saying why), or a figure is wrong")
+
+
+def _ordinal(k: int) -> str:
+    """1st, 2nd, 3rd, 4th ... 11th, 12th, 13th, 21st."""
+    last = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{last}"
 
 
 def _check_layouts(cat: dict[str, dict[str, Any]], problems: list[str]) -> None:

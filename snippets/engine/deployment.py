@@ -608,12 +608,8 @@ class Deployment:
     @property
     def compute_format(self) -> str:
         """The format the matrix units run in: the precision's, if the chip has it, else BF16 (weight-only), or FP16
-        on a chip without BF16 (a V100 runs `--dtype half`)."""
-        fmt = self.setting.precision.tensor_format
-        chip = self.setting.chip
-        if chip.computes(fmt):
-            return fmt
-        return "bf16" if chip.computes("bf16") else "fp16"
+        on a chip without BF16 (`specs.compute_format`)."""
+        return self.setting.chip.compute_format(self.setting.precision.tensor_format)
 
     @property
     def weight_only(self) -> bool:

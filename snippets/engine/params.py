@@ -185,6 +185,12 @@ def total_params(arch: Arch, *, active: bool = False) -> int:
     return embedding_params(arch) + blocks + norm_params(arch) + lm_head_params(arch)
 
 
+def block_params(arch: Arch, *, active: bool = False) -> int:
+    """The transformer blocks alone (with `active`, what one token uses): every prompt token is multiplied through
+    them, where the embedding is a lookup and a prefill applies the final norm and the LM head to its last token only."""
+    return total_params(arch, active=active) - embedding_params(arch) - norm_params(arch) - lm_head_params(arch)
+
+
 def sliding_layers(arch: Arch, first: int = 0, count: int | None = None) -> int:
     """How many of the blocks `first` .. `first + count - 1` (all, by default) use the sliding window."""
     n = arch.layers - first if count is None else count

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Literal, TypeVar
@@ -293,6 +293,18 @@ class ChipSpec:
 
     def computes(self, tensor_format: str) -> bool:
         return tensor_format in self.dense_flops
+
+    def compute_format(self, tensor_format: str) -> str:
+        """The format its matrix units run weights of `tensor_format` in (`compute_format`)."""
+        return compute_format(self.dense_flops, tensor_format)
+
+
+def compute_format(dense_formats: Collection[str], tensor_format: str) -> str:
+    """The format a chip with matrix units for `dense_formats` runs weights of `tensor_format` in: that format, if it
+    has it, else BF16 (weight-only), or FP16 on a chip without BF16 (a V100 runs `--dtype half`)."""
+    if tensor_format in dense_formats:
+        return tensor_format
+    return "bf16" if "bf16" in dense_formats else "fp16"
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,8 @@ TRT_ROW = "trtllm10-llama3370b-fp8-2xh100-in1000-out1000-cmax"
 DSTACK_405B = "dstack-llama31405b-fp8-vllm-8xh100-in2048-out2048-b4"
 SEC_ROW = "inferencex-dsr1-fp8-sglang-8xb200-in1024-out1024-c1"
 PD_ROW = "dstack-gptoss120b-mxfp4-sglang-1p3d-tp2-h200-in2048-out2048-c64"
+QWEN_8K_64 = "sglcookbook-qwen3235b-bf16-sglang-8xb200-in8000-out1000-c64"
+SCOUT_C1 = "sglcookbook-llama4scout-bf16-sglang-8xmi300x-in1000-out1000-c1"
 
 # Issue 24 names these for fitting, and nothing else: written out here, apart from the schema's own list.
 FITTING_SOURCES = {
@@ -84,6 +86,20 @@ def test_a_client_that_starts_its_requests_at_once_says_so():
     assert dstack and all(b is not None and b.prompts == 500 for b in dstack)
     assert CAT.measurements[NIM_ROW].definitions.burst is None
     assert all(m.definitions.burst is None for m in CAT.measurements.values() if m.definitions.load != "fixed-concurrency")
+
+
+def test_a_first_wave_that_did_not_queue_adds_nothing_to_ttft_but_the_run_still_drains():
+    """The SGLang cookbook's Qwen3-235B run at 64 in flight: its client's code starts the first 64 together, but its
+    P99 TTFT (510 ms) is below what such a wave takes, so the row says the wave did not queue (`Burst.queued`): no
+    first wave is added to its TTFT, while its 320 prompts of random lengths still play the run's end. Its sibling at
+    16 in flight keeps its wave."""
+    by_id = {r.id: r for r in calibration.rows(CAT, "test") if "qwen3235b-bf16-sglang-8xb200-in8000" in r.id}
+    quiet, queued = by_id[QWEN_8K_64], by_id[QWEN_8K_64.replace("-c64", "-c16")]
+    assert CAT.measurements[QWEN_8K_64].ttft_p99_ms == 510.48
+    assert calibration.first_wave_s(quiet.measurement, quiet.deployment, quiet.prediction) == 0.0
+    assert quiet.predicted("ttft_ms") == pytest.approx(quiet.prediction.ttft_s * 1e3)
+    assert calibration.first_wave_s(queued.measurement, queued.deployment, queued.prediction) > 0.05
+    assert calibration.drain_factor(quiet.measurement, quiet.deployment, quiet.prediction) < 1.0
 
 
 def test_secondary_rows_name_their_primary():
@@ -162,6 +178,12 @@ CASES = [
      ["burst: give prompts or prompts_per_request"]),
     ("a burst on an offline run", _set(f"{TRT_ROW}/definitions/burst", {"prompts": 500, "how": "the launch script"}),
      ["burst: only for a fixed-concurrency load"]),
+    ("a first wave its own P99 rules out", _set(f"{QWEN_8K_64}/definitions/burst/queued", True),
+     [f"entry '{QWEN_8K_64}'", "field 'definitions.burst'", "the P99 of 320 requests is at least their 5th slowest",
+      "60 prompts of 3,981 tokens, at least 556 ms", "dense BF16 peak", "P99 TTFT (ttft_p99_ms) is 510 ms"]),
+    ("a P99 without a TTFT", _del(f"{QWEN_8K_64}/ttft_ms"), ["ttft_p99_ms: only beside a ttft_ms"]),
+    ("a P99 below its median", _set(f"{SCOUT_C1}/ttft_p99_ms", 50.0),
+     [f"entry '{SCOUT_C1}'", "ttft_p99_ms: 50 ms, below the median TTFT (68.57 ms)"]),
     ("a zero-TTFT share without a mean TTFT", _set(f"{TRT_ROW}/definitions/ttft_zero_share", 0.3),
      ["ttft_zero_share: only for a mean TTFT"]),
     ("a zero-TTFT share of every request", _set(f"{NIM_ROW}/definitions/ttft_zero_share", 1.0),

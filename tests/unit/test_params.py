@@ -12,6 +12,7 @@ from snippets.data import ArchRecord
 from snippets.data.schema import SCHEMAS
 from snippets.engine.params import (
     attention_params,
+    block_params,
     experts_touched,
     kv_bytes_per_token,
     layer_norm_params,
@@ -57,6 +58,15 @@ def test_llama_8b_by_hand(catalog) -> None:
     assert layer_params(a, 0) == 218_112_000
     # embeddings and untied head 2 x 128256 x 4096 = 1,050,673,152; final norm 4096
     assert total_params(a) == 6_979_584_000 + 1_050_673_152 + 4096 == 8_030_261_248
+    # what every prompt token multiplies through: the 32 blocks, without the lookup, the final norm or the head
+    assert block_params(a) == block_params(a, active=True) == 6_979_584_000
+
+
+def test_a_moe_models_active_blocks_leave_out_the_idle_experts_and_the_vocabulary(catalog) -> None:
+    a = catalog.models["qwen3-235b-a22b"].architecture
+    vocab = 2 * 151_936 * 4096  # the lookup and the untied head
+    assert block_params(a, active=True) == total_params(a, active=True) - vocab - 4096 == 20_946_099_712
+    assert block_params(a) == total_params(a) - vocab - 4096
 
 
 def test_gpt3_by_hand(catalog) -> None:

@@ -80,6 +80,11 @@ class Burst(_Strict):
     (`snippets.calibration.drain_factor`). None where the lengths follow a dataset or are not stated."""
     how: Annotated[str, Field(min_length=10)]
     """The client's command that shows it (the source is among the row's sources)."""
+    queued: bool = True
+    """Whether the first wave queued behind its own prompts, as the client's code has it. False where the source's
+    own spread rules that out (its P99 TTFT below the least time such a wave takes: snippets/data/checks.py,
+    `_check_first_waves`), the note saying so: no first wave is then added to the mean TTFT, while the prompt count
+    and the lengths still play the run's end (`snippets.calibration.drain`)."""
 
     @model_validator(mode="after")
     def _one(self) -> Burst:
@@ -399,6 +404,10 @@ class Measurement(_Strict):
     its list was read. None: the model's."""
     definitions: Definitions
     ttft_ms: PositiveFloat | None = None
+    ttft_p99_ms: PositiveFloat | None = None
+    """The source's 99th-percentile TTFT over the run's requests, where it prints one beside the row's statistic. Never
+    predicted or fitted: it checks a recorded first wave (`definitions.burst`), whose slowest requests would wait for
+    the others' prompts (snippets/data/checks.py, `_check_first_waves`)."""
     itl_ms: PositiveFloat | None = None
     """Time per output token as the source defines it (`definitions.token_latency`)."""
     throughput: PositiveFloat | None = None
@@ -430,6 +439,11 @@ class Measurement(_Strict):
             for f in fields:
                 if figure is not None and getattr(d, f) is None:
                     problems.append(f"definitions.{f}: required for the figures this row holds (or not-stated)")
+        p99, ttft = self.ttft_p99_ms, self.ttft_ms
+        if p99 is not None and ttft is None:
+            problems.append("ttft_p99_ms: only beside a ttft_ms")
+        elif p99 is not None and ttft is not None and d.statistic == "median" and p99 < ttft:
+            problems.append(f"ttft_p99_ms: {p99:g} ms, below the median TTFT ({ttft:g} ms)")
         if self.ttft_ms is None and d.ttft is not None:
             problems.append("definitions.ttft: given, but the row holds no ttft_ms")
         if self.itl_ms is None and d.token_latency is not None:
