@@ -85,6 +85,11 @@ def test_a_client_that_starts_its_requests_at_once_says_so():
               and m.definitions.load == "fixed-concurrency"]
     assert dstack and all(b is not None and b.prompts == 500 for b in dstack)
     assert CAT.measurements[NIM_ROW].definitions.burst is None
+    cookbook = {k: m.definitions.burst for k, m in CAT.measurements.items() if k.startswith("sglcookbook-")}
+    assert cookbook and all(b is not None and "no request rate" in b.how for b in cookbook.values())  # bench_serving
+    assert {k for k, b in cookbook.items() if b is not None and not b.queued} == {
+        QWEN_8K_64, *(f"sglcookbook-llama3170b-bf16-sglang-8xa100-{s}" for s in
+                      ("in1000-out1000-c100", "in8000-out1000-c16", "in8000-out1000-c64"))}
     assert all(m.definitions.burst is None for m in CAT.measurements.values() if m.definitions.load != "fixed-concurrency")
 
 
