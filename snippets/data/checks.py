@@ -312,7 +312,11 @@ def _check_first_waves(cat: dict[str, dict[str, Any]], problems: list[str]) -> N
         fmt = compute_format(dense, prec.tensor_format)
         if waited < 1 or fmt not in dense:
             continue
-        gpus = lay.tp * lay.pp * lay.dp
+        dis = m.mode.disaggregation  # a disaggregated run's prompts go to its prefill pool
+        pool = None if dis is None else dis.prefill
+        if dis is not None and pool is None:
+            continue
+        gpus = pool.gpus if pool is not None else lay.tp * lay.pp * lay.dp
         least = waited * n_in * 2 * block_params(model.architecture, active=True) / (gpus * dense[fmt])
         if p99 < least * 1e3:
             problems.append(

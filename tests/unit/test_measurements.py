@@ -21,6 +21,7 @@ TRT_ROW = "trtllm10-llama3370b-fp8-2xh100-in1000-out1000-cmax"
 DSTACK_405B = "dstack-llama31405b-fp8-vllm-8xh100-in2048-out2048-b4"
 SEC_ROW = "inferencex-dsr1-fp8-sglang-8xb200-in1024-out1024-c1"
 PD_ROW = "dstack-gptoss120b-mxfp4-sglang-1p3d-tp2-h200-in2048-out2048-c64"
+PD_3P1D = "dstack-gptoss120b-mxfp4-sglang-3p1d-tp2-h200-in2048-out2048-c64"  # three prefill workers at TP2, one decoding
 QWEN_8K_64 = "sglcookbook-qwen3235b-bf16-sglang-8xb200-in8000-out1000-c64"
 SCOUT_C1 = "sglcookbook-llama4scout-bf16-sglang-8xmi300x-in1000-out1000-c1"
 
@@ -187,6 +188,8 @@ CASES = [
      [f"entry '{QWEN_8K_64}'", "field 'definitions.burst'", "the P99 of 320 requests is at least their 5th slowest",
       "60 prompts of 3,981 tokens, at least 556 ms", "dense BF16 peak", "P99 TTFT (ttft_p99_ms) is 510 ms"]),
     ("a P99 without a TTFT", _del(f"{QWEN_8K_64}/ttft_ms"), ["ttft_p99_ms: only beside a ttft_ms"]),
+    ("a disaggregated run's first wave, against its prefill pool", _set(f"{PD_3P1D}/ttft_p99_ms", 100.0),
+     [f"entry '{PD_3P1D}'", "field 'definitions.burst'", "at the 6 GPUs' dense BF16 peak"]),
     ("a P99 below its median", _set(f"{SCOUT_C1}/ttft_p99_ms", 50.0),
      [f"entry '{SCOUT_C1}'", "ttft_p99_ms: 50 ms, below the median TTFT (68.57 ms)"]),
     ("a zero-TTFT share without a mean TTFT", _set(f"{TRT_ROW}/definitions/ttft_zero_share", 0.3),
