@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from snippets.data import Catalog
 from snippets.engine import NoLayout
+from snippets.engine.bands import COVERAGE
 from snippets.engine.deployment import as_shipped
 from snippets.engine.search import MAX_NODES, Search, at_scenario
 from snippets.engine.timing import predict
@@ -130,6 +131,10 @@ class HomePage(Page):
         self.row_count = fmt.count(len(rows), "rows")
         misses = [x.name for x in rows if x not in met]
         self.some_miss = fmt.claim(bool(misses), "; ".join(misses) or "every row meets the target")
+        self.coverage = fmt.percent(COVERAGE, 0)
+        above = [x.name for x in met if x.search is not None and x.search.recommended is not None
+                 and x.search.recommended.prediction.ttft_range[0] > x.search.recommended.prediction.ttft_s]
+        self.band_above = fmt.claim(bool(above), "; ".join(above) or "every TTFT band holds its figure")
 
 namespace = HomePage.namespace_of
 sources = HomePage.sources_of
