@@ -43,6 +43,7 @@ from snippets.engine.specs import (
     ScenarioSpec,
     ServeDefaults,
     TimeModelSpec,
+    compute_format,
 )
 
 
@@ -609,7 +610,7 @@ class Deployment:
     def compute_format(self) -> str:
         """The format the matrix units run in: the precision's, if the chip has it, else BF16 (weight-only), or FP16
         on a chip without BF16 (`specs.compute_format`)."""
-        return self.setting.chip.compute_format(self.setting.precision.tensor_format)
+        return compute_format(self.setting.chip.dense_flops, self.setting.precision.tensor_format)
 
     @property
     def weight_only(self) -> bool:

@@ -294,10 +294,6 @@ class ChipSpec:
     def computes(self, tensor_format: str) -> bool:
         return tensor_format in self.dense_flops
 
-    def compute_format(self, tensor_format: str) -> str:
-        """The format its matrix units run weights of `tensor_format` in (`compute_format`)."""
-        return compute_format(self.dense_flops, tensor_format)
-
 
 def compute_format(dense_formats: Collection[str], tensor_format: str) -> str:
     """The format a chip with matrix units for `dense_formats` runs weights of `tensor_format` in: that format, if it
