@@ -179,7 +179,7 @@ class Setting:
     """Bytes of one activation: the model's dtype (config.json's torch_dtype), in which vLLM computes."""
     kept_override: frozenset[KeptLinear] | None = None
     """The linear layers the checkpoint a run serves keeps at 16 bits, where the run names its own checkpoint (a
-    publisher's 4-bit checkpoint of a model whose record keeps no list for that precision); None: the model's."""
+    publisher's quantized checkpoint of a model whose record keeps no list for that precision); None: the model's."""
 
     @property
     def time_model(self) -> TimeModelSpec:

@@ -108,6 +108,23 @@ def test_a_first_wave_that_did_not_queue_adds_nothing_to_ttft_but_the_run_still_
     assert calibration.drain_factor(quiet.measurement, quiet.deployment, quiet.prediction) < 1.0
 
 
+def test_meta_fp8_405b_runs_keep_attention_at_16_bits():
+    """Meta's FP8 checkpoint of Llama 3.1 405B quantizes only the MLP weights (meta-llama/llama-models,
+    quantization/loader.py): every row serving it says its attention projections stay BF16, and the engine holds them
+    so. Worked by hand at TP8: 126 layers' MLPs (3 x 16,384 x 53,248) at one byte, their attention (2 x 16,384^2 +
+    2 x 16,384 x 1,024) at two, embedding and LM head (2 x 128,256 x 16,384) at two: 60.24 GB a GPU, 9.0 GB above
+    an all-FP8 body (60.25 with the FP8 weights' per-channel scales)."""
+    rows = {k: m for k, m in CAT.measurements.items() if m.checkpoint == "meta-llama/Llama-3.1-405B-FP8"}
+    assert len(rows) == 8
+    assert all(m.keeps_16bit == ["attention_in", "attention_out"] for m in rows.values())
+    hand = (126 * 3 * 16384 * 53248 + 2 * 126 * (2 * 16384**2 + 2 * 16384 * 1024) + 2 * 2 * 128256 * 16384) / 8
+    assert hand == pytest.approx(60.24e9, rel=1e-3)
+    row = next(r for r in calibration.rows(CAT, "test") if r.id == DSTACK_405B)
+    assert row.deployment.memory.weights == pytest.approx(hand, rel=2e-4)
+    attention = 126 * (2 * 16384**2 + 2 * 16384 * 1024) / 8  # a byte more per attention weight than under FP8
+    assert row.deployment.memory.weights - attention == pytest.approx(51.25e9, rel=1e-3)
+
+
 def test_secondary_rows_name_their_primary():
     secondary = {k: m for k, m in CAT.measurements.items() if m.secondary}
     assert secondary

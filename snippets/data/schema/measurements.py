@@ -399,7 +399,7 @@ class Measurement(_Strict):
     """Whether the engine sent mid-sized all-reduces to symmetric memory, where its release or command decides it;
     None: the memory policy's setting."""
     keeps_16bit: list[KeptLinear] | None = None
-    """The linear layers the checkpoint this run serves keeps at 16 bits, where it is a publisher's own 4-bit checkpoint
+    """The linear layers the checkpoint this run serves keeps at 16 bits, where it is a publisher's own quantized checkpoint
     whose list the model's record (data/models.yaml keeps_16bit) does not hold; the note names the checkpoint and where
     its list was read. None: the model's."""
     definitions: Definitions
