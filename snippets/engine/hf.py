@@ -176,8 +176,9 @@ def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
     return arch
 
 
-_QUANT_PRECISION = {"mxfp4": "mxfp4", "nvfp4": "nvfp4"}
-"""A quantization_config's method (quant_method, or ModelOpt's quant_algo) and the precision id of its weights."""
+_QUANT_PRECISION = {"mxfp4": "mxfp4", "nvfp4": "nvfp4", "fbgemm_fp8": "fp8"}
+"""A quantization_config's method (quant_method, or ModelOpt's quant_algo) and the precision id of its weights
+(fbgemm_fp8: Meta's FP8 checkpoints of Llama 3.1, FP8 per output channel)."""
 _PROJECTIONS: tuple[tuple[str, KeptLinear], ...] = (
     ("o_proj", "attention_out"), ("q_proj", "attention_in"), ("k_proj", "attention_in"), ("v_proj", "attention_in"),
     ("qkv_proj", "attention_in"), ("q_a_proj", "attention_in"), ("q_b_proj", "attention_in"),
@@ -189,8 +190,10 @@ def kept_from_config(cfg: Mapping[str, Any]) -> dict[str, frozenset[KeptLinear]]
     """The attention projections config.json's quantization_config leaves at 16 bits, under the precision id of its
     method (`ModelSpec.keeps_16bit`): an MXFP4 config's `modules_to_not_convert` (gpt-oss's
     "model.layers.*.self_attn": all of them), a ModelOpt NVFP4 config's `exclude_modules` or `ignore` list (a whole
-    self_attn, or its projections by name). A module listed for some layers is read as kept in every layer; another
-    method, or a list that is not a list of strings, keeps nothing (the config's other fields are checked apart)."""
+    self_attn, or its projections by name), an fbgemm_fp8 config's `modules_to_not_convert` (Meta's Llama 3.1 405B
+    FP8: every layer's q, k, v and o projections by name, and the first and last layers' MLPs, which no group holds
+    and so stay FP8 here). A module listed for some layers is read as kept in every layer; another method, or a list
+    that is not a list of strings, keeps nothing (the config's other fields are checked apart)."""
     q = cfg.get("quantization_config")
     if not isinstance(q, Mapping):
         return {}

@@ -119,6 +119,11 @@ def test_a_model_record_from_text_counts_its_parameters() -> None:
     # MLA's projections by name, wildcards after them
     ({"quant_algo": "NVFP4", "exclude_modules": ["model.layers.3.self_attn.kv_b_proj*", "model.layers.3.self_attn.o_proj"]},
      {"nvfp4": {"attention_in", "attention_out"}}),
+    # Meta's meta-llama/Llama-3.1-405B-FP8: every layer's attention projections by name, the first and last MLPs
+    ({"quant_method": "fbgemm_fp8", "activation_scale_ub": 1200.0,
+      "modules_to_not_convert": ["lm_head", "model.layers.0.mlp.down_proj", "model.layers.125.mlp.up_proj"]
+      + [f"model.layers.{i}.self_attn.{p}" for i in range(126) for p in ("q_proj", "k_proj", "v_proj", "o_proj")]},
+     {"fp8": {"attention_in", "attention_out"}}),
     ({"quant_method": "mxfp4", "modules_to_not_convert": ["lm_head"]}, {}),  # attention quantized too
     ({"quant_method": "fp8", "weight_block_size": [128, 128]}, {}),  # a method whose exclusions are not read
     ({"quant_method": "mxfp4", "modules_to_not_convert": "model.layers.*.self_attn"}, {}),  # not a list
@@ -129,6 +134,28 @@ def test_the_attention_a_quantized_config_keeps_at_16_bit(quantization: Any, exp
     m = model_from_config(json.dumps({**GPT_OSS_120B, "quantization_config": quantization}))
     assert dict(m.keeps_16bit) == expected
     assert dict(model_from_config(json.dumps(GPT_OSS_120B)).keeps_16bit) == {}
+
+
+def test_a_pasted_meta_fp8_405b_config_weighs_what_its_measured_runs_do(catalog: Catalog) -> None:
+    """Meta's FP8 config.json of Llama 3.1 405B (fbgemm_fp8, its attention projections listed by name) pasted into
+    the calculator weighs what data/measurements.yaml's runs of that checkpoint do (their keeps_16bit): 481.9 GB, the
+    attention's 71.9 GB at two bytes, not the 410.0 GB of an all-FP8 body."""
+    from snippets.engine.calc import custom_model
+    from snippets.engine.memory import weight_bytes
+
+    eng = engine_catalog(catalog)
+    names = [f"model.layers.{i}.self_attn.{p}" for i in range(126) for p in ("q_proj", "k_proj", "v_proj", "o_proj")]
+    cfg = {**LLAMA_31_8B, "hidden_size": 16384, "intermediate_size": 53248, "num_attention_heads": 128,
+           "num_hidden_layers": 126, "quantization_config": {"quant_method": "fbgemm_fp8", "activation_scale_ub": 1200.0,
+                                                             "modules_to_not_convert": ["lm_head", *names]}}
+    pasted, fp8 = custom_model(json.dumps(cfg)), eng.precisions["fp8"]
+    row = catalog.measurements["dstack-llama31405b-fp8-vllm-8xh100-in2048-out2048-b64"]
+    assert row.keeps_16bit is not None
+    recorded = eng.models["llama-3.1-405b"].architecture
+    assert weight_bytes(pasted.architecture, fp8, pasted.kept_16bit(fp8)) == weight_bytes(
+        recorded, fp8, frozenset(row.keeps_16bit))
+    assert weight_bytes(pasted.architecture, fp8, pasted.kept_16bit(fp8)) == pytest.approx(481.9e9, rel=1e-3)
+    assert weight_bytes(recorded, fp8) == pytest.approx(410.0e9, rel=1e-3)
 
 
 def test_a_pasted_gpt_oss_config_weighs_what_the_recorded_model_does(catalog: Catalog) -> None:
