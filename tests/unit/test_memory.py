@@ -143,6 +143,34 @@ def test_gpustacks_a100_run_starts_as_vllm_0110_started_it(eng):
     assert m.kv_room - (1.79 - 0.13) * GiB < m.kv_per_sequence <= m.kv_room  # refused with 1.79, started with 0.13
 
 
+
+def test_vllm_06_budgets_dstacks_405b_fp8_run_with_the_collectives_inside(eng):
+    # dstack's benchmark_throughput.py run of Meta's Llama 3.1 405B FP8 on eight H100s (vLLM 0.6.3, data/measurements
+    # .yaml): vLLM 0.6's worker took its baseline before NCCL started, so the collectives' buffers come out of the
+    # pool (5.68 GiB at TP8, vllm-project/vllm#10702), and a max_model_len above 32,768 set chunked prefill on and
+    # max_num_batched_tokens to 512. By hand: 0.9 x 79.22 = 71.30 GiB; weights 56.11 GiB (BF16 attention, FP8 MLPs);
+    # the sampler's 256 rows x 128,256 logits x 41.3 bytes = 1.26 GiB (the 512-token forward pass is smaller);
+    # 71.30 - 56.11 - 1.26 - 5.68 = 8.24 GiB, 8,575 blocks of 16 tokens at 126 x 2 x 128 x 2 bytes a token (one KV
+    # head a GPU): 33 sequences of 4,096 tokens, where vLLM 0.11's budget (0.55 GiB outside PyTorch) holds 54.
+    from snippets import calibration
+
+    pol = eng.memory_policies["vllm-v06"]
+    assert (pol.serve_defaults, pol.large_device_defaults) == (ServeDefaults(256, 512), None)
+    assert pol.graphs_decode_only and pol.chunked_prefill and pol.mixed_steps
+    row = next(r for r in calibration.rows(load(), "test") if r.id == "dstack-llama31405b-fp8-vllm-8xh100-in2048-out2048-b64")
+    m, kv = row.deployment.memory, row.deployment.kv_cache
+    assert (m.pool / GiB, m.weights / GiB) == (pytest.approx(71.30, abs=0.005), pytest.approx(56.11, abs=0.005))
+    assert m.activations == pytest.approx(256 * 128_256 * 41.3, rel=1e-3)
+    assert m.non_torch / GiB == pytest.approx(5.68)
+    room = m.pool - m.weights - m.activations - m.non_torch
+    assert room / GiB == pytest.approx(8.24, abs=0.005)
+    assert kv.blocks == int(room // (16 * 126 * 2 * 128 * 2)) == 8575
+    assert row.deployment.kv_sequences(4096) == 8575 * 16 // 4096 == 33
+    assert row.prediction.admitted == 33
+    # vLLM 0.11's budget of the same run, with the same limits
+    newer = deploy(replace(row.deployment.setting, memory_policy=eng.memory_policies["vllm-default"]), Layout(8))
+    assert newer.kv_sequences(4096) == 54
+
 # ----------------------------------------------------------------------------------------- the activation peak
 
 
