@@ -135,7 +135,7 @@ class HomePage(Page):
         recs = {x.name: x.search.recommended.prediction for x in met
                 if x.search is not None and x.search.recommended is not None}
         above = [name for name, z in recs.items() if z.ttft_range[0] > z.ttft_s]
-        listed = " and ".join(above) if len(above) < 3 else ", ".join(above[:-1]) + " and " + above[-1]
+        listed = " and ".join(above) if len(above) < 3 else "; ".join(above[:-1]) + " and " + above[-1]  # names hold commas
         self.band_above_rows = fmt.Figure(len(above), "configurations", listed,
                                           "the recommended configurations whose TTFT band starts above their figure")
         self.band_above = fmt.claim(bool(above), "; ".join(above) or "no TTFT band starts above its figure")
