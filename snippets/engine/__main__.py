@@ -269,6 +269,8 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
                                                                         st.memory_policy.moe_kernel)
                                     if st.memory_policy.moe_kernel and st.model.architecture.moe is not None else None),
             "gemm_kernel": st.memory_policy.gemm_kernel or None,
+            # the multiples the engine's fused-MoE kernel pads an MXFP4 checkpoint's experts to in memory
+            "expert_padding": None if st.expert_pad == (1, 1) else list(st.expert_pad),
             "price": None if st.price is None else {"usd_per_gpu_hour": st.price.usd_per_gpu_hour,
                                                      "gpus_per_unit": st.price.gpus_per_unit,
                                                      "provider": st.price.provider},

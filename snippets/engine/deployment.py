@@ -200,6 +200,15 @@ class Setting:
         return self.model.kept_16bit(self.precision)
 
     @property
+    def expert_pad(self) -> tuple[int, int]:
+        """The (hidden, intermediate) multiples the engine pads the routed experts to in memory: an MXFP4 checkpoint's,
+        as its fused-MoE kernel on this chip's vendor lays them out (`MemoryPolicySpec.mxfp4_padding`); (1, 1)
+        otherwise."""
+        if self.precision.id != "mxfp4" or self.model.architecture.moe is None:
+            return (1, 1)
+        return self.memory_policy.mxfp4_padding(self.chip.vendor)
+
+    @property
     def priced(self) -> bool:
         """Whether the site has a price for the chip (nothing is looked up)."""
         return self.chip.id in self.prices
@@ -222,7 +231,8 @@ class Setting:
         s = self.scenario
         return gpu_memory(self.model.architecture, self.precision, self.kv_precision, layout, self.memory_policy,
                           self.chip.capacity_bytes, self.chip.label_bytes, s.context_tokens,
-                          s.concurrency if sequences is None else sequences, self.activation_bytes, self.kept_16bit)
+                          s.concurrency if sequences is None else sequences, self.activation_bytes, self.kept_16bit,
+                          self.expert_pad)
 
     def stages(self, layout: Layout, sequences: int | None = None) -> tuple[GpuMemory, ...]:
         """One GPU of each pipeline stage of `layout` at the scenario (or `sequences` of its context)."""
@@ -230,7 +240,7 @@ class Setting:
         return stage_memories(self.model.architecture, self.precision, self.kv_precision, layout, self.memory_policy,
                               self.chip.capacity_bytes, self.chip.label_bytes, s.context_tokens,
                               s.concurrency if sequences is None else sequences, self.activation_bytes,
-                              self.kept_16bit)
+                              self.kept_16bit, self.expert_pad)
 
     def kv_refusal(self, layout: Layout) -> KVCacheRefused | None:
         """The engine's refusal of `layout` for the scenario's context (`max_model_len`), or None if it serves it:

@@ -110,6 +110,32 @@ def kind_share(arch: Arch, moe_layer: bool, layout: Layout, kept_16bit: frozense
     return LayerShare(linear, kept, expert_linear)
 
 
+def _round_up(n: int, multiple: int) -> int:
+    return -(-n // multiple) * multiple
+
+
+def expert_padding_bytes(arch: Arch, precision: PrecisionSpec, layout: Layout, pad: tuple[int, int]) -> float:
+    """Bytes one block's routed experts take on one GPU beyond the checkpoint's shapes where the engine's fused-MoE
+    kernel pads them (`MemoryPolicySpec.mxfp4_padding`): each expert's matrices to a multiple of `pad`'s hidden size
+    and of its intermediate size along the GPU's share of the expert's intermediate size (the whole expert under
+    expert parallelism or on one GPU, its 1/TP slice otherwise), at the precision's bytes, and their biases at 16
+    bits. vLLM 0.11's Marlin kernel, for gpt-oss-120b on one GPU: 2,880 x 2,880 matrices held as 3,072 x 2,944, 5.13
+    GiB over the 36 blocks."""
+    moe = arch.moe
+    if moe is None or pad == (1, 1):
+        return 0.0
+    h, ffn, tp = arch.hidden_size, moe.expert_ffn_size, layout.tp
+    whole = layout.ep > 1 or tp == 1
+    part = ffn if whole else ffn // tp
+    count = experts_per_gpu(moe.experts, layout.ep) if layout.ep > 1 else moe.experts
+    hp, ip = _round_up(h, pad[0]), _round_up(part, pad[1])
+    mats = 3 if arch.mlp == "gated" else 2
+    extra = count * mats * (hp * ip - h * part) * precision.bytes_per_param
+    if arch.linear_bias:
+        extra += count * ((mats - 1) * (ip - part) + (hp - h)) * _kept_bytes(precision)
+    return extra
+
+
 @dataclass(frozen=True, slots=True)
 class StageWeights:
     """Weight bytes on one GPU of one pipeline stage."""
@@ -171,6 +197,22 @@ def weight_bytes(arch: Arch, precision: PrecisionSpec, kept_16bit: frozenset[str
     """Bytes of one whole copy of the weights in `precision` (TP1, one stage), the linear layers in `kept_16bit` at
     16 bits."""
     return stage_weights(arch, precision, Layout(1), kept_16bit)[0].total
+
+
+def loaded_weights(arch: Arch, precision: PrecisionSpec, layout: Layout, kept_16bit: frozenset[str] = frozenset(),
+                   expert_pad: tuple[int, int] = (1, 1)) -> tuple[StageWeights, ...]:
+    """`stage_weights` as the engine holds them in memory: each stage's routed blocks with the padding the engine's
+    fused-MoE kernel adds (`expert_padding_bytes`; none where `expert_pad` is (1, 1))."""
+    stages = stage_weights(arch, precision, layout, kept_16bit)
+    per_block = expert_padding_bytes(arch, precision, layout, expert_pad)
+    if per_block == 0.0:
+        return stages
+    out = []
+    for st in stages:
+        extra = per_block * params.moe_layers(arch, st.first_layer, st.layers)
+        out.append(StageWeights(st.layers, st.body_bytes + extra, st.embedding_bytes, st.expert_bytes + extra,
+                                st.first_layer))
+    return tuple(out)
 
 
 def kv_bytes_per_token_per_gpu(arch: Arch, layers: int, tp: int, kv_bytes_per_elem: float, *,
@@ -395,12 +437,13 @@ def engine_pool(policy: MemoryPolicySpec, capacity: float, held: float, *, non_t
 def _stage_maker(
     arch: Arch, precision: PrecisionSpec, kv_precision: PrecisionSpec, layout: Layout, policy: MemoryPolicySpec,
     capacity: float, label: float, context_tokens: int, sequences: int, act_bytes: float,
-    kept_16bit: frozenset[str] = frozenset(),
+    kept_16bit: frozenset[str] = frozenset(), expert_pad: tuple[int, int] = (1, 1),
 ) -> tuple[tuple[StageWeights, ...], Callable[[int, StageWeights], GpuMemory]]:
     """The stages' weights, and the memory of stage i of them. What stages share is computed once: the activation
     peak (the last stage's apart), and the KV bytes per sequence, which depend only on how many of a stage's layers
-    attend fully, in a window or in chunks (`params.attention_kinds`)."""
-    stages = stage_weights(arch, precision, layout, kept_16bit)
+    attend fully, in a window or in chunks (`params.attention_kinds`). A stage's weights are as the engine loads
+    them: the checkpoint's, and the padding its fused-MoE kernel adds to each routed block (`expert_pad`)."""
+    stages = loaded_weights(arch, precision, layout, kept_16bit, expert_pad)
     per_rank_seqs = math.ceil(sequences / layout.dp)
     non_torch = policy.non_torch_bytes(layout.tp * layout.pp)  # NCCL sets up the pipeline group's buffers too
     inner = activation_peak(arch, layout, policy, act_bytes, last_stage=False, context_tokens=context_tokens)
@@ -437,10 +480,11 @@ def stage_memories(
     sequences: int,
     act_bytes: float = BYTES_16BIT,
     kept_16bit: frozenset[str] = frozenset(),
+    expert_pad: tuple[int, int] = (1, 1),
 ) -> tuple[GpuMemory, ...]:
     """One GPU of each pipeline stage at `sequences` of `context_tokens`, first stage first."""
     stages, make = _stage_maker(arch, precision, kv_precision, layout, policy, capacity, label, context_tokens,
-                                sequences, act_bytes, kept_16bit)
+                                sequences, act_bytes, kept_16bit, expert_pad)
     return tuple(make(i, st) for i, st in enumerate(stages))
 
 
@@ -456,6 +500,7 @@ def gpu_memory(
     sequences: int,
     act_bytes: float = BYTES_16BIT,
     kept_16bit: frozenset[str] = frozenset(),
+    expert_pad: tuple[int, int] = (1, 1),
 ) -> GpuMemory:
     """The binding GPU's memory at `sequences` of `context_tokens`: of the pipeline stages, the one whose KV pool
     holds the fewest sequences (vLLM sizes every stage's cache by the smallest), the most used on a tie.
@@ -464,7 +509,7 @@ def gpu_memory(
     kinds, last or not) match one already compared while the binding stage has not changed since is passed over:
     it would compare the same way. A split into many stages of a few kinds of stage costs little more than one."""
     stages, make = _stage_maker(arch, precision, kv_precision, layout, policy, capacity, label, context_tokens,
-                                sequences, act_bytes, kept_16bit)
+                                sequences, act_bytes, kept_16bit, expert_pad)
     best: GpuMemory | None = None
     changes = 0
     seen: dict[tuple[float, tuple[int, int, int], bool], int] = {}

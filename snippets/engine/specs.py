@@ -437,6 +437,21 @@ class NonTorchAtTP:
 
 
 @dataclass(frozen=True, slots=True)
+class ExpertPadding:
+    """How an engine's fused-MoE kernel lays out MXFP4 expert weights in memory: each expert's matrices padded to a
+    multiple of `hidden` along the model's hidden size and of `intermediate` along its share of the expert's
+    intermediate size (vLLM's `Mxfp4MoEMethod.create_weights` rounds both up per backend before it allocates), on
+    `vendor`'s chips when `kernel` runs them."""
+
+    kernel: str
+    vendor: str
+    hidden: int
+    intermediate: int
+    default: bool = False
+    """The kernel the engine picks on `vendor`'s chips where no command names one."""
+
+
+@dataclass(frozen=True, slots=True)
 class DeviceClass:
     """SGLang's defaults for devices below a memory size (`ServerArgs._handle_gpu_memory_settings`): the chunked
     prefill size and the largest batch captured in a CUDA graph, below and from `StaticReserve.large_tp`."""
@@ -658,6 +673,9 @@ class MemoryPolicySpec:
     VLLM_ALLREDUCE_USE_SYMM_MEM on by default), on the chips `allreduce_tables` lists."""
     allreduce_tables: tuple[AllreduceTable, ...] = ()
     """The release's all-reduce limits per CUDA capability, each with the accelerators it covers."""
+    mxfp4_experts: tuple[ExpertPadding, ...] = ()
+    """How the release's fused-MoE kernels pad an MXFP4 checkpoint's experts, by kernel and vendor (none: the
+    checkpoint's own shapes)."""
 
     @property
     def max_num_seqs(self) -> int:
@@ -704,6 +722,14 @@ class MemoryPolicySpec:
     def graph_cap(self, tp: int) -> int | None:
         """The CUDA-graph cap `static_reserve` gives at TP `tp` (SGLang's cuda_graph_max_bs), None without one."""
         return None if self.static_reserve is None else self.static_reserve.graph_cap(tp)
+
+    def mxfp4_padding(self, vendor: str) -> tuple[int, int]:
+        """(hidden, intermediate) multiples the engine pads an MXFP4 checkpoint's experts to on `vendor`'s chips: the
+        kernel the run names (`moe_kernel`), else the one the engine picks there; (1, 1) where none is recorded."""
+        mine = [e for e in self.mxfp4_experts if e.vendor == vendor]
+        e = next((e for e in mine if e.kernel == self.moe_kernel), None) if self.moe_kernel else None
+        e = e or (None if self.moe_kernel else next((e for e in mine if e.default), None))
+        return (1, 1) if e is None else (e.hidden, e.intermediate)
 
     def non_torch_bytes(self, tp: int) -> float:
         """Memory outside PyTorch per GPU at TP degree `tp`: the figure of the largest measured degree not above it."""

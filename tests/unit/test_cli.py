@@ -419,3 +419,18 @@ def test_only_size_names_the_layout_policy_it_chose(capsys: pytest.CaptureFixtur
     rc, most, _ = _run([*SIZE, "--accelerator", "h100-sxm", "--concurrency", "max"], capsys)
     assert rc == 0 and most["why"] == chosen["why"] and most["layout"] == chosen["layout"]
     assert most["concurrency"] == most["max_concurrency"] > 1
+
+
+def test_marlins_padded_experts_refuse_gpt_oss_on_one_h100(capsys: pytest.CaptureFixture[str]) -> None:
+    # vLLM's Marlin kernel holds gpt-oss-120b's experts as 3,072 x 2,944 matrices (tests/unit/test_memory.py works
+    # it): 65.90 GiB of weights on one H100, and at vLLM's defaults nothing left for the KV cache, as
+    # vllm-project/vllm#23278's log shows; the Triton kernel vLLM picks there when it has triton_kernels pads nothing
+    base = ["predict", "--model", "gpt-oss-120b", "--precision", "mxfp4", "--accelerator", "h100-sxm", "--tp", "1",
+            "--concurrency", "1", "--input-tokens", "1000", "--output-tokens", "1000"]
+    rc, plain, err = _run(base, capsys)
+    assert rc == 0, err
+    assert plain["assumptions"]["expert_padding"] == [1, 64]
+    assert plain["memory_per_gpu"]["weights"]["value"] == pytest.approx(60.77, abs=0.01)
+    rc, out, err = _run([*base, "--moe-kernel", "marlin"], capsys)
+    assert rc == 1 and out is None  # refused, as vLLM refuses it
+    assert "weights 65.90" in err and "No available memory for the cache blocks" in err

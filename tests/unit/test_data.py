@@ -189,6 +189,15 @@ CASES = [
      ["entry 'vllm-default'", "field 'cuda_graphs.unit'", "'GB/s' is not one of"]),
     ("a scheduler of no sequences", "policies", _set("vllm-default/serve_defaults/max_num_seqs", 0),
      ["entry 'vllm-default'", "field 'serve_defaults.max_num_seqs'", "0 is less than 1"]),
+    # an MXFP4 expert layout: one entry per kernel and vendor, one default per vendor, a kernel the engine knows
+    ("a kernel's padding given twice", "policies", _set("vllm-default/mxfp4_experts/1/kernel", "triton"),
+     ["entry 'vllm-default'", "field 'mxfp4_experts'", "give each kernel once per vendor"]),
+    ("two default kernels on one vendor", "policies", _set("vllm-default/mxfp4_experts/1/default", True),
+     ["entry 'vllm-default'", "field 'mxfp4_experts'", "at most one kernel per vendor as the default"]),
+    ("padding to no multiple", "policies", _set("vllm-default/mxfp4_experts/1/hidden", 0),
+     ["entry 'vllm-default'", "field 'mxfp4_experts.1.hidden'", "greater than 0"]),
+    ("a kernel the engine does not know", "policies", _set("vllm-default/mxfp4_experts/1/kernel", "cublas"),
+     ["entry 'vllm-default'", "field 'mxfp4_experts.1.kernel'", "cublas"]),
     # a precision validates into PrecisionSpec: its widths are measures as written, held in bits
     ("a width without its unit", "precisions", _set("int4-g128/width", 4),
      ["data/precisions.yaml", "entry 'int4-g128'", "field 'width'", "valid dictionary or instance of Bits"]),

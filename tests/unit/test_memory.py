@@ -127,6 +127,59 @@ def test_kv_memory_against_vllm_0110_logs(eng, model: str, precision: str, tp: i
         assert weights - m.weights / GiB == pytest.approx(left / GiB, abs=0.05)
 
 
+def test_marlin_holds_gpt_oss_experts_padded_as_vllm_loads_them(eng):
+    # vLLM's Marlin MXFP4 kernel needs n % 256 == 0 and k % 128 == 0 (quantization/mxfp4.py, create_weights, read in
+    # PyPI's 0.11.0 wheel): each expert's 2,880 x 2,880 matrices are allocated as 3,072 x 2,944 before the checkpoint
+    # is loaded into them. By hand for gpt-oss-120b on one H100: 36 blocks x 128 experts x 3 matrices x (3,072 x 2,944
+    # - 2,880 x 2,880) weights at MXFP4's 4.25 bits, and the biases' padding (2 x 64 + 192 a expert) at 16 bits.
+    arch = eng.models["gpt-oss-120b"].architecture
+    assert arch.moe is not None and arch.hidden_size == arch.moe.expert_ffn_size == 2880
+    extra = 36 * 128 * (3 * (3072 * 2944 - 2880 * 2880) * 4.25 / 8 + (2 * 64 + 192) * 2)
+    plain = setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="h100-sxm", context_tokens=131072)
+    marlin = setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="h100-sxm", context_tokens=131072,
+                     moe_kernel="marlin")
+    assert plain.expert_pad == (1, 64) and marlin.expert_pad == (256, 128)
+    a, b = plain.memory(Layout(1), 1), marlin.memory(Layout(1), 1)
+    assert b.weights - a.weights == pytest.approx(extra, rel=1e-12)
+    # vllm-project/vllm#23278 (vLLM 0.10.1 at its defaults on an H100 80GB, Marlin named in its log): "Model loading
+    # took 65.9651 GiB", "Available KV cache memory: -2.14 GiB", and the engine does not start
+    assert b.weights / GiB == pytest.approx(65.97, abs=0.1) and a.weights / GiB == pytest.approx(60.77, abs=0.01)
+    assert b.kv_room / GiB == pytest.approx(-2.14, abs=0.1)
+    refused = marlin.kv_refusal(Layout(1))
+    assert refused is not None and "No available memory for the cache blocks" in refused.engine_message
+    # vllm-project/vllm#27508 (an H100, --gpu-memory-utilization 0.95 --max-num-batched-tokens 1024): "Available KV
+    # cache memory: 1.71 GiB", and vLLM asks for a shorter context
+    tight = setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="h100-sxm", context_tokens=131072,
+                    moe_kernel="marlin", memory_fraction=0.95, max_num_batched_tokens=1024)
+    assert tight.memory(Layout(1), 1).kv_room / GiB == pytest.approx(1.71, abs=0.1)
+    refused = tight.kv_refusal(Layout(1))
+    assert refused is not None and "estimated maximum model length" in refused.engine_message
+    # at TP8 each GPU holds every expert's 360-wide slice: Marlin rounds it up to 384 and the hidden size to 3,072;
+    # the Triton kernel rounds the slice up to 384 too (a multiple of 64), and leaves the hidden size
+    t8 = setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="h100-sxm", moe_kernel="marlin")
+    p8 = setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="h100-sxm")
+    none = replace(p8, memory_policy=replace(p8.memory_policy, mxfp4_experts=()))
+    base = none.memory(Layout(8), 1).weights
+    assert t8.memory(Layout(8), 1).weights - base == pytest.approx(
+        36 * 128 * (3 * (3072 * 384 - 2880 * 360) * 4.25 / 8 + (2 * 24 + 192) * 2), rel=1e-12)
+    assert p8.memory(Layout(8), 1).weights - base == pytest.approx(
+        36 * 128 * (3 * (2880 * 384 - 2880 * 360) * 4.25 / 8 + 2 * 24 * 2), rel=1e-12)
+
+
+def test_mxfp4_padding_is_the_engines_and_the_checkpoints(eng):
+    # ROCm's Triton path pads both sizes to 256 (mxfp4.py); SGLang's policy records no padding, and a checkpoint in
+    # another format (Qwen3-235B in FP8) is never padded
+    amd = setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="mi300x")
+    assert amd.expert_pad == (256, 256)
+    extra = 36 * 128 * (3 * (3072 * 3072 - 2880 * 2880) * 4.25 / 8 + (2 * 192 + 192) * 2)
+    unpadded = replace(amd, memory_policy=replace(amd.memory_policy, mxfp4_experts=()))
+    assert amd.memory(Layout(1), 1).weights - unpadded.memory(Layout(1), 1).weights == pytest.approx(extra, rel=1e-12)
+    assert setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="h100-sxm",
+                   memory_policy="sglang-default").expert_pad == (1, 1)
+    assert setting(eng, "qwen3-235b-a22b", "fp8", "reference", accelerator="h100-sxm",
+                   moe_kernel="marlin").expert_pad == (1, 1)
+
+
 def test_gpustacks_a100_run_starts_as_vllm_0110_started_it(eng):
     # A documented deployment, not fitted: GPUStack ran `vllm serve Qwen/Qwen3-32B --max-model-len 32768` (vLLM
     # 0.11.0) on one A100 80GB SXM and published its throughput. The budget: pool 0.9 x 79.26 = 71.33 GiB, weights

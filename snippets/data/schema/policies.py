@@ -60,6 +60,19 @@ class NonTorchAtTP(specs.NonTorchAtTP):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ExpertPadding(specs.ExpertPadding):
+    """The engine's `ExpertPadding` as data/policies.yaml states it: a kernel the release runs MXFP4 experts with on
+    one vendor's chips, the multiples it pads them to (1: none), and where the release's source says so."""
+
+    kernel: MoeKernel
+    vendor: Vendor
+    hidden: PositiveInt
+    intermediate: PositiveInt
+    note: Annotated[str, Field(min_length=10)]
+    """The release's file and lines that pad, and a log that shows the loaded size where one was read."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DeviceClass(specs.DeviceClass):
     """The engine's `DeviceClass` as data/policies.yaml states it: the size below which a device takes the class,
     with its unit (None: every larger device)."""
@@ -126,6 +139,7 @@ class MemoryPolicy(MemoryPolicySpec):
     host_dispatch: Annotated[float, in_base(Duration)] | None = None
     overlap_schedule: bool = False
     moe_kernel: Literal["", MoeKernel] = ""
+    mxfp4_experts: tuple[ExpertPadding, ...] = ()
     gemm_kernel: Literal["", GemmKernel] = ""
     """The engine's own dense GEMM ops where they differ from the other engines' ("trtllm": TensorRT-LLM's PyTorch
     backend calls its own FP4 GEMM): its measured figures price the matrix products where a chip has them, else the
@@ -174,6 +188,12 @@ def _memory_rules(p: MemoryPolicy) -> list[tuple[str, str]]:
         found.append(("cuda_graph_batch", "device_class reads static_reserve's classes: give static_reserve"))
     if p.fraction_given:
         found.append(("fraction_given", "set by a run's command (setting's memory_fraction), never in data/"))
+    pads = [(e.kernel, e.vendor) for e in p.mxfp4_experts]
+    if len(pads) != len(set(pads)):
+        found.append(("mxfp4_experts", "give each kernel once per vendor"))
+    defaults = [e.vendor for e in p.mxfp4_experts if e.default]
+    if len(defaults) != len(set(defaults)):
+        found.append(("mxfp4_experts", "mark at most one kernel per vendor as the default"))
     if p.symm_mem and not p.allreduce_tables:
         found.append(("symm_mem", "give allreduce_tables: the limits by CUDA capability its release routes by"))
     seen: set[str] = set()
