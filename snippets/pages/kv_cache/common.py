@@ -38,6 +38,9 @@ POOL_ROWS: tuple[tuple[str, str, int], ...] = (
     ("llama-3.1-405b", "fp8", 8),
 )
 """Rows of the pool table: (model, precision, TP), one node of the scenario's GPU each."""
+PADDED_ROW: tuple[str, str, int, str] = ("gpt-oss-120b", "mxfp4", 1, "marlin")
+"""A pool-table row run with another fused-MoE kernel, whose layout pads the experts in memory: (model, precision,
+TP, kernel); it follows the same model's row."""
 COST_ROWS: tuple[tuple[int, str | None], ...] = ((4, None), (8, None), (4, KV_FP8))
 """Rows of the cost table for the worked model: (TP, KV precision; None is the scenario's)."""
 TIGHT_TP = WORKED_TPS[0]
@@ -76,11 +79,13 @@ def longest_context(cat: Catalog, model: str) -> int | None:
 
 
 def at(r: Reference, model: str, precision: str, *, scenario: str | None = None, context_tokens: int | None = None,
-       concurrency: int | None = None, kv_precision: str | None = None, memory_policy: str | None = None) -> Setting:
+       concurrency: int | None = None, kv_precision: str | None = None, memory_policy: str | None = None,
+       moe_kernel: str | None = None) -> Setting:
     """The engine's setting for `model` in `precision` at the scenario, with the context, concurrency, KV
-    precision and memory policy overridden where given (`snippets.engine.deployment.setting`)."""
+    precision, memory policy and fused-MoE kernel overridden where given (`snippets.engine.deployment.setting`)."""
     return setting(r.eng, model, precision, scenario or r.scenario.id, context_tokens=context_tokens,
-                   concurrency=concurrency, kv_precision=kv_precision, memory_policy=memory_policy)
+                   concurrency=concurrency, kv_precision=kv_precision, memory_policy=memory_policy,
+                   moe_kernel=moe_kernel)
 
 
 def sequences_fit(st: Setting, layout: Layout) -> int:

@@ -16,12 +16,14 @@ from snippets.pages.kv_cache.common import (
     GIB,
     KV_FP8,
     MIDDLE_CONTEXT,
+    PADDED_ROW,
     REPLICATION_TPS,
     TIGHT_TP,
     WORKED,
     WORKED_TPS,
     Worked,
     at,
+    gib,
     kv_token_gpu,
     longest_context,
     seqs,
@@ -125,6 +127,16 @@ class KvCachePage(Page):
         # -- the pool table's spread for the worked model
         shares = [st.memory(lay_).kv_room / st.memory(lay_).capacity for _, st, lay_ in pool_rows(cat)
                   if (st.model.id, st.precision.id) == WORKED]
+
+        # -- the pool table's padded row: the same checkpoint under another fused-MoE kernel
+        p_model, p_prec, p_tp, p_kernel = PADDED_ROW
+        shipped, padded = at(r, p_model, p_prec), at(r, p_model, p_prec, moe_kernel=p_kernel)
+        m_shipped, m_padded = shipped.memory(Layout(p_tp), 1), padded.memory(Layout(p_tp), 1)
+        p_arch = padded.model.architecture
+        assert p_arch.moe is not None  # noqa: S101 - the padded row is a mixture of experts
+        hp, ip = (-(-n // k) * k for n, k in zip((p_arch.hidden_size, p_arch.moe.expert_ffn_size // p_tp),
+                                                  padded.expert_pad, strict=True))
+        p_refused = padded.kv_refusal(Layout(p_tp))
 
         # -- the cost lens
         costs = {c.label: c for c in cost_rows(cat)}
@@ -291,6 +303,18 @@ class KvCachePage(Page):
                                               f"{rep[t_hi]['seqs']} > {rep[t_lo]['seqs']}: the weights still halve")
         self.long_few = fmt.claim(reserve_max < need, f"{reserve_max} sequences of {ctx_max:,} tokens",
                 structural="the reservation for the longest context against the sequences the scenario needs")
+        self.pad_model = padded.model.name
+        self.pad_kernel = p_kernel.capitalize()
+        self.pad_hidden, self.pad_ffn = fmt.count(p_arch.hidden_size), fmt.count(p_arch.moe.expert_ffn_size // p_tp)
+        self.pad_hidden_to, self.pad_ffn_to = fmt.count(hp), fmt.count(ip)
+        self.pad_shipped = gib(m_shipped.weights)
+        self.pad_loaded = gib(m_padded.weights)
+        self.pad_refused = fmt.claim(m_shipped.kv_room > 0 and p_refused is not None and p_refused.available <= 0,
+                                     f"{m_shipped.kv_room / GIB:.2f} GiB left with the checkpoint's shapes, "
+                                     f"{m_padded.kv_room / GIB:.2f} GiB with {p_kernel}'s")
+        dims = (p_arch.hidden_size, p_arch.moe.expert_ffn_size // p_tp)
+        self.pad_default_none = fmt.claim(all(n % k == 0 for n, k in zip(dims, shipped.expert_pad, strict=True)),
+                                          f"{dims} against the default kernel's multiples {shipped.expert_pad}")
         self.pool_spread = fmt.claim(min(shares) < 0.1 and max(shares) > 0.5,
                                      f"{gqa['name']}: {min(shares):.0%} to {max(shares):.0%} of the card left for KV")
         self.tight_layout = Layout(TIGHT_TP).label

@@ -19,6 +19,7 @@ from snippets.pages.kv_cache.common import (
     GIB,
     KV_FP8,
     MIDDLE_CONTEXT,
+    PADDED_ROW,
     POOL_ROWS,
     REPLICATION_TPS,
     WORKED,
@@ -69,6 +70,9 @@ def pool_rows(cat: Catalog) -> list[tuple[str, Setting, Layout]]:
     for model, precision, tp in POOL_ROWS:
         st = at(r, model, precision)
         out.append((f"{st.model.name} {st.precision.name}, {Layout(tp).label}", st, Layout(tp)))
+        if (model, precision, tp) == PADDED_ROW[:3]:
+            padded = at(r, model, precision, moe_kernel=PADDED_ROW[3])
+            out.append((f"{out[-1][0]}, {PADDED_ROW[3].capitalize()} kernel", padded, Layout(tp)))
     return out
 
 
@@ -89,7 +93,8 @@ def pool_table(cat: Catalog) -> str:
                 longest: int | None = longest) -> fmt.Cell:
             if longest is not None and n > longest:
                 return "beyond its context"
-            return seqs(sequences_fit(at(r, mid, st.precision.id, context_tokens=n, kv_precision=kv), lay))
+            return seqs(sequences_fit(at(r, mid, st.precision.id, context_tokens=n, kv_precision=kv,
+                                         moe_kernel=st.memory_policy.moe_kernel or None), lay))
 
         rows.append([
             label, gib(m.weights), gib(m.activations + m.non_torch, 2), gib(m.kv_room),
