@@ -309,9 +309,11 @@ class KvCachePage(Page):
         self.pad_hidden_to, self.pad_ffn_to = fmt.count(hp), fmt.count(ip)
         self.pad_shipped = gib(m_shipped.weights)
         self.pad_loaded = gib(m_padded.weights)
-        self.pad_refused = fmt.claim(m_shipped.kv_room > 0 and p_refused is not None and p_refused.available <= 0,
-                                     f"{m_shipped.kv_room / GIB:.2f} GiB left with the checkpoint's shapes, "
-                                     f"{m_padded.kv_room / GIB:.2f} GiB with {p_kernel}'s")
+        # the padding takes more than the room the checkpoint's own shapes leave for the cache
+        pad_bytes = m_padded.weights - m_shipped.weights
+        self.pad_refused = fmt.claim(pad_bytes > m_shipped.kv_room and p_refused is not None,
+                                     f"padding {pad_bytes / GIB:.2f} GiB against {m_shipped.kv_room / GIB:.2f} GiB "
+                                     "left with the checkpoint's shapes")
         dims = (p_arch.hidden_size, p_arch.moe.expert_ffn_size // p_tp)
         self.pad_default_none = fmt.claim(all(n % k == 0 for n, k in zip(dims, shipped.expert_pad, strict=True)),
                                           f"{dims} against the default kernel's multiples {shipped.expert_pad}")
