@@ -189,6 +189,13 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
                     if acc not in cat["accelerators"]:
                         problems.append(f"data/policies.yaml: entry '{pol_id}': field 'allreduce_tables[{i}]."
                                         f"accelerators': unknown accelerator {acc!r}")
+            for i, e in enumerate(pol.mxfp4_experts):
+                vendors = {cat["accelerators"][a].vendor for a in e.accelerators if a in cat["accelerators"]}
+                problems += [f"data/policies.yaml: entry '{pol_id}': field 'mxfp4_experts[{i}].accelerators': "
+                             f"unknown accelerator {a!r}" for a in e.accelerators if a not in cat["accelerators"]]
+                if vendors - {e.vendor}:
+                    problems.append(f"data/policies.yaml: entry '{pol_id}': field 'mxfp4_experts[{i}].accelerators': "
+                                    f"a chip of {', '.join(sorted(vendors - {e.vendor}))} under vendor {e.vendor}")
             if not pol.engine:
                 problems.append(f"data/policies.yaml: entry '{pol_id}': field 'engine': name the serving engine whose "
                                 "budget this is (vLLM, SGLang, TensorRT-LLM)")

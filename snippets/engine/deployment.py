@@ -206,7 +206,7 @@ class Setting:
         otherwise."""
         if self.precision.id != "mxfp4" or self.model.architecture.moe is None:
             return (1, 1)
-        return self.memory_policy.mxfp4_padding(self.chip.vendor)
+        return self.memory_policy.mxfp4_padding(self.chip)
 
     @property
     def priced(self) -> bool:

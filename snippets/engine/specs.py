@@ -448,7 +448,10 @@ class ExpertPadding:
     hidden: int
     intermediate: int
     default: bool = False
-    """The kernel the engine picks on `vendor`'s chips where no command names one."""
+    """The kernel the engine picks on `vendor`'s chips (or on `accelerators`) where no command names one."""
+    accelerators: tuple[str, ...] = ()
+    """The chips the entry is for, where the engine picks its kernel or pads by the chip's generation (vLLM by CUDA
+    capability); empty: every chip of `vendor` that no entry names."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -723,13 +726,17 @@ class MemoryPolicySpec:
         """The CUDA-graph cap `static_reserve` gives at TP `tp` (SGLang's cuda_graph_max_bs), None without one."""
         return None if self.static_reserve is None else self.static_reserve.graph_cap(tp)
 
-    def mxfp4_padding(self, vendor: str) -> tuple[int, int]:
-        """(hidden, intermediate) multiples the engine pads an MXFP4 checkpoint's experts to on `vendor`'s chips: the
-        kernel the run names (`moe_kernel`), else the one the engine picks there; (1, 1) where none is recorded."""
-        mine = [e for e in self.mxfp4_experts if e.vendor == vendor]
-        e = next((e for e in mine if e.kernel == self.moe_kernel), None) if self.moe_kernel else None
-        e = e or (None if self.moe_kernel else next((e for e in mine if e.default), None))
-        return (1, 1) if e is None else (e.hidden, e.intermediate)
+    def mxfp4_padding(self, chip: ChipSpec) -> tuple[int, int]:
+        """(hidden, intermediate) multiples the engine pads an MXFP4 checkpoint's experts to on `chip`: the kernel the
+        run names (`moe_kernel`), else the one the engine picks there; the chip's own entries before its vendor's;
+        (1, 1) where none is recorded."""
+        own = [e for e in self.mxfp4_experts if e.vendor == chip.vendor and chip.id in e.accelerators]
+        rest = [e for e in self.mxfp4_experts if e.vendor == chip.vendor and not e.accelerators]
+        for group in (own, rest):
+            e = next((e for e in group if (e.kernel == self.moe_kernel if self.moe_kernel else e.default)), None)
+            if e is not None:
+                return (e.hidden, e.intermediate)
+        return (1, 1)
 
     def non_torch_bytes(self, tp: int) -> float:
         """Memory outside PyTorch per GPU at TP degree `tp`: the figure of the largest measured degree not above it."""

@@ -167,15 +167,27 @@ def test_marlin_holds_gpt_oss_experts_padded_as_vllm_loads_them(eng):
 
 
 def test_mxfp4_padding_is_the_engines_and_the_checkpoints(eng):
-    # ROCm's Triton path pads both sizes to 256 (mxfp4.py); SGLang's policy records no padding, and a checkpoint in
-    # another format (Qwen3-235B in FP8) is never padded
+    # ROCm's Triton path pads both sizes to 256 (mxfp4.py); vLLM picks Marlin below compute capability 9 and
+    # FlashInfer's kernel on capability 10.0 (B200, not B300); SGLang 0.5.6 pads to 256 on every capability-10 chip
+    # and the slice to 32 elsewhere on NVIDIA, and records nothing for ROCm; a checkpoint in another format
+    # (Qwen3-235B in FP8) is never padded
     amd = setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="mi300x")
     assert amd.expert_pad == (256, 256)
     extra = 36 * 128 * (3 * (3072 * 3072 - 2880 * 2880) * 4.25 / 8 + (2 * 192 + 192) * 2)
     unpadded = replace(amd, memory_policy=replace(amd.memory_policy, mxfp4_experts=()))
     assert amd.memory(Layout(1), 1).weights - unpadded.memory(Layout(1), 1).weights == pytest.approx(extra, rel=1e-12)
-    assert setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="h100-sxm",
-                   memory_policy="sglang-default").expert_pad == (1, 1)
+    pads = {(acc, pol): setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator=acc,
+                                memory_policy=pol).expert_pad
+            for acc in ("h100-sxm", "a100-80gb-sxm", "b200", "b300", "mi300x")
+            for pol in ("vllm-default", "sglang-default")}
+    assert pads == {("h100-sxm", "vllm-default"): (1, 64), ("h100-sxm", "sglang-default"): (1, 32),
+                    ("a100-80gb-sxm", "vllm-default"): (256, 128), ("a100-80gb-sxm", "sglang-default"): (1, 32),
+                    ("b200", "vllm-default"): (256, 256), ("b200", "sglang-default"): (256, 256),
+                    ("b300", "vllm-default"): (1, 64), ("b300", "sglang-default"): (256, 256),
+                    ("mi300x", "vllm-default"): (256, 256), ("mi300x", "sglang-default"): (1, 1)}
+    # a kernel the run names takes its own entry, the chip's before the vendor's: Marlin on a B200 pads as Marlin
+    assert setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="b200",
+                   moe_kernel="marlin").expert_pad == (256, 128)
     assert setting(eng, "qwen3-235b-a22b", "fp8", "reference", accelerator="h100-sxm",
                    moe_kernel="marlin").expert_pad == (1, 1)
 

@@ -68,6 +68,7 @@ class ExpertPadding(specs.ExpertPadding):
     vendor: Vendor
     hidden: PositiveInt
     intermediate: PositiveInt
+    accelerators: tuple[str, ...] = ()
     note: Annotated[str, Field(min_length=10)]
     """The release's file and lines that pad, and a log that shows the loaded size where one was read."""
 
@@ -188,12 +189,12 @@ def _memory_rules(p: MemoryPolicy) -> list[tuple[str, str]]:
         found.append(("cuda_graph_batch", "device_class reads static_reserve's classes: give static_reserve"))
     if p.fraction_given:
         found.append(("fraction_given", "set by a run's command (setting's memory_fraction), never in data/"))
-    pads = [(e.kernel, e.vendor) for e in p.mxfp4_experts]
+    pads = [(e.kernel, e.vendor, frozenset(e.accelerators)) for e in p.mxfp4_experts]
     if len(pads) != len(set(pads)):
-        found.append(("mxfp4_experts", "give each kernel once per vendor"))
-    defaults = [e.vendor for e in p.mxfp4_experts if e.default]
+        found.append(("mxfp4_experts", "give each kernel once per vendor and set of chips"))
+    defaults = [(e.vendor, frozenset(e.accelerators)) for e in p.mxfp4_experts if e.default]
     if len(defaults) != len(set(defaults)):
-        found.append(("mxfp4_experts", "mark at most one kernel per vendor as the default"))
+        found.append(("mxfp4_experts", "mark at most one kernel per vendor and set of chips as the default"))
     if p.symm_mem and not p.allreduce_tables:
         found.append(("symm_mem", "give allreduce_tables: the limits by CUDA capability its release routes by"))
     seen: set[str] = set()
