@@ -185,6 +185,9 @@ def test_mxfp4_padding_is_the_engines_and_the_checkpoints(eng):
                     ("b200", "vllm-default"): (256, 256), ("b200", "sglang-default"): (256, 256),
                     ("b300", "vllm-default"): (1, 64), ("b300", "sglang-default"): (256, 256),
                     ("mi300x", "vllm-default"): (256, 256), ("mi300x", "sglang-default"): (1, 1)}
+    # vLLM v0.21 takes FlashInfer's kernel on the whole capability-10 family, B300 included
+    assert [setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator=acc, memory_policy="vllm-v021").expert_pad
+            for acc in ("h100-sxm", "a100-80gb-sxm", "b200", "b300")] == [(1, 64), (256, 128), (256, 256), (256, 256)]
     # a kernel the run names takes its own entry, the chip's before the vendor's: Marlin on a B200 pads as Marlin
     assert setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="b200",
                    moe_kernel="marlin").expert_pad == (256, 128)
