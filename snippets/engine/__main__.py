@@ -148,7 +148,9 @@ def _parser() -> argparse.ArgumentParser:
             s.add_argument("--moe-kernel", choices=MOE_KERNELS,
                            help="the fused-MoE kernel the engine runs, where the command or the release decides it "
                                 "(default: the memory policy's, else the engines' median); a kernel with no measured "
-                                "figure on the chip and format takes the median too (assumptions.moe_kernel_measured)")
+                                "figure on the chip and format takes the median too (assumptions.moe_kernel_measured); "
+                                "an MXFP4 checkpoint's experts are held padded as that kernel lays them out "
+                                "(assumptions.expert_padding)")
         if name == "predict":
             s.add_argument("--tp", type=int, required=True)
             s.add_argument("--pp", type=int, default=1)
