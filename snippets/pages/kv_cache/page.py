@@ -307,6 +307,10 @@ class KvCachePage(Page):
         self.pad_kernel = p_kernel.capitalize()
         self.pad_hidden, self.pad_ffn = fmt.count(p_arch.hidden_size), fmt.count(p_arch.moe.expert_ffn_size // p_tp)
         self.pad_hidden_to, self.pad_ffn_to = fmt.count(hp), fmt.count(ip)
+        self.pad_growth = fmt.ratio(hp * ip / (p_arch.hidden_size * (p_arch.moe.expert_ffn_size // p_tp)), 3,
+                                    basis="an expert's padded matrices over its own")
+        self.pad_bytes = gib(m_padded.weights - m_shipped.weights, 2)
+        self.pad_room = gib(m_shipped.kv_room, 2)
         self.pad_shipped = gib(m_shipped.weights)
         self.pad_loaded = gib(m_padded.weights)
         # the padding takes more than the room the checkpoint's own shapes leave for the cache
