@@ -154,8 +154,10 @@ def test_quiz_answers_are_folded_and_match_questions(page) -> None:
     questions = quiz.find_next("ol").find_all("li", recursive=False)
     answers = [d for d in page.select("details") if "Answers" in d.find("summary").get_text()]
     assert len(answers) == 1 and not answers[0].has_attr("open")
-    assert len(answers[0].select("ol > li")) == len(questions) == 5
+    assert len(answers[0].select("ol > li")) == len(questions) == 6
     assert answers[0].select("ol > li")[0].get_text().startswith("4 (TP4)")
+    # the padding question: the factor each expert grows is the padded shapes over the checkpoint's
+    assert answers[0].select("ol > li")[5].get_text().startswith("1.090×: (3,072 × 2,944) ÷ (2,880 × 2,880)")
 
 
 def test_linked_from_home_and_hbm(built: Build) -> None:
