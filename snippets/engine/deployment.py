@@ -202,7 +202,7 @@ class Setting:
     @property
     def expert_pad(self) -> tuple[int, int]:
         """The (hidden, intermediate) multiples the engine pads the routed experts to in memory: an MXFP4 checkpoint's,
-        as its fused-MoE kernel on this chip's vendor lays them out (`MemoryPolicySpec.mxfp4_padding`); (1, 1)
+        as its fused-MoE kernel on this chip lays them out (`MemoryPolicySpec.mxfp4_padding`); (1, 1)
         otherwise."""
         if self.precision.id != "mxfp4" or self.model.architecture.moe is None:
             return (1, 1)

@@ -111,7 +111,20 @@ def kind_share(arch: Arch, moe_layer: bool, layout: Layout, kept_16bit: frozense
 
 
 def _round_up(n: int, multiple: int) -> int:
+    """`n` rounded up to a whole number of `multiple`s (a KV block's tokens, a kernel's tile)."""
     return -(-n // multiple) * multiple
+
+
+def padded_expert_shape(arch: Arch, layout: Layout, pad: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """One routed expert's matrices on one GPU, (hidden size, intermediate size), as the checkpoint holds them and as
+    the engine's fused-MoE kernel pads them to multiples of `pad` (`MemoryPolicySpec.mxfp4_padding`): the whole
+    intermediate size under expert parallelism or on one GPU, its 1/TP slice otherwise."""
+    moe = arch.moe
+    if moe is None:
+        raise ValueError(f"{arch.hidden_size}-wide model has no experts to pad")
+    h, ffn, tp = arch.hidden_size, moe.expert_ffn_size, layout.tp
+    part = ffn if layout.ep > 1 or tp == 1 else ffn // tp
+    return (h, part), (_round_up(h, pad[0]), _round_up(part, pad[1]))
 
 
 def expert_padding_bytes(arch: Arch, precision: PrecisionSpec, layout: Layout, pad: tuple[int, int]) -> float:
@@ -124,11 +137,8 @@ def expert_padding_bytes(arch: Arch, precision: PrecisionSpec, layout: Layout, p
     moe = arch.moe
     if moe is None or pad == (1, 1):
         return 0.0
-    h, ffn, tp = arch.hidden_size, moe.expert_ffn_size, layout.tp
-    whole = layout.ep > 1 or tp == 1
-    part = ffn if whole else ffn // tp
+    (h, part), (hp, ip) = padded_expert_shape(arch, layout, pad)
     count = experts_per_gpu(moe.experts, layout.ep) if layout.ep > 1 else moe.experts
-    hp, ip = _round_up(h, pad[0]), _round_up(part, pad[1])
     mats = 3 if arch.mlp == "gated" else 2
     extra = count * mats * (hp * ip - h * part) * precision.bytes_per_param
     if arch.linear_bias:
@@ -240,7 +250,7 @@ def decode_kv_read(arch: Arch, layers: int, tp: int, kv_bytes_per_elem: float, c
 
 def paged_tokens(tokens: int, block: int) -> int:
     """Tokens a sequence's cache occupies in whole blocks of `block` tokens."""
-    return math.ceil(tokens / block) * block
+    return _round_up(tokens, block)
 
 
 def _blocks_of_kind(kind: str, arch: Arch, tokens: int, policy: MemoryPolicySpec) -> int:

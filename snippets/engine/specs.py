@@ -677,8 +677,8 @@ class MemoryPolicySpec:
     allreduce_tables: tuple[AllreduceTable, ...] = ()
     """The release's all-reduce limits per CUDA capability, each with the accelerators it covers."""
     mxfp4_experts: tuple[ExpertPadding, ...] = ()
-    """How the release's fused-MoE kernels pad an MXFP4 checkpoint's experts, by kernel and vendor (none: the
-    checkpoint's own shapes)."""
+    """How the release's fused-MoE kernels pad an MXFP4 checkpoint's experts, by kernel, vendor and the chips where
+    the release picks its kernel by generation (none: the checkpoint's own shapes)."""
 
     @property
     def max_num_seqs(self) -> int:

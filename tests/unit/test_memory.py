@@ -29,6 +29,7 @@ from snippets.engine.memory import (
     kv_bytes_per_sequence,
     kv_bytes_per_token_per_gpu,
     kv_cache_groups,
+    padded_expert_shape,
     profile_rows,
     sampler_peak_bytes,
     stage_weights,
@@ -139,6 +140,11 @@ def test_marlin_holds_gpt_oss_experts_padded_as_vllm_loads_them(eng):
     marlin = setting(eng, "gpt-oss-120b", "mxfp4", "reference", accelerator="h100-sxm", context_tokens=131072,
                      moe_kernel="marlin")
     assert plain.expert_pad == (1, 64) and marlin.expert_pad == (256, 128)
+    assert padded_expert_shape(arch, Layout(1), (256, 128)) == ((2880, 2880), (3072, 2944))
+    assert padded_expert_shape(arch, Layout(8), (256, 128)) == ((2880, 360), (3072, 384))  # a 1/TP slice of each
+    assert padded_expert_shape(arch, Layout(8, ep=8), (1, 64)) == ((2880, 2880), (2880, 2880))  # whole experts
+    with pytest.raises(ValueError, match="no experts"):
+        padded_expert_shape(eng.models["llama-3.1-8b"].architecture, Layout(1), (256, 128))
     a, b = plain.memory(Layout(1), 1), marlin.memory(Layout(1), 1)
     assert b.weights - a.weights == pytest.approx(extra, rel=1e-12)
     # vllm-project/vllm#23278 (vLLM 0.10.1 at its defaults on an H100 80GB, Marlin named in its log): "Model loading

@@ -7,7 +7,7 @@ from typing import Any
 from snippets.data import Catalog
 from snippets.engine import Layout
 from snippets.engine.layout import tp_degrees
-from snippets.engine.memory import kv_bytes_per_sequence, paged_tokens
+from snippets.engine.memory import kv_bytes_per_sequence, padded_expert_shape, paged_tokens
 from snippets.engine.params import kv_bytes_per_token
 from snippets.pages import running
 from snippets.pages.base import Page
@@ -133,9 +133,8 @@ class KvCachePage(Page):
         shipped, padded = at(r, p_model, p_prec), at(r, p_model, p_prec, moe_kernel=p_kernel)
         m_shipped, m_padded = shipped.memory(Layout(p_tp), 1), padded.memory(Layout(p_tp), 1)
         p_arch = padded.model.architecture
-        assert p_arch.moe is not None  # noqa: S101 - the padded row is a mixture of experts
-        hp, ip = (-(-n // k) * k for n, k in zip((p_arch.hidden_size, p_arch.moe.expert_ffn_size // p_tp),
-                                                  padded.expert_pad, strict=True))
+        (ph, pi), (hp, ip) = padded_expert_shape(p_arch, Layout(p_tp), padded.expert_pad)
+        as_shipped, by_default = padded_expert_shape(p_arch, Layout(p_tp), shipped.expert_pad)
         p_refused = padded.kv_refusal(Layout(p_tp))
 
         # -- the cost lens
@@ -305,10 +304,9 @@ class KvCachePage(Page):
                 structural="the reservation for the longest context against the sequences the scenario needs")
         self.pad_model = padded.model.name
         self.pad_kernel = p_kernel.capitalize()
-        self.pad_hidden, self.pad_ffn = fmt.count(p_arch.hidden_size), fmt.count(p_arch.moe.expert_ffn_size // p_tp)
-        self.pad_hidden_to, self.pad_ffn_to = fmt.count(hp), fmt.count(ip)
-        self.pad_growth = fmt.ratio(hp * ip / (p_arch.hidden_size * (p_arch.moe.expert_ffn_size // p_tp)), 3,
-                                    basis="an expert's padded matrices over its own")
+        self.pad_hidden, self.pad_ffn = fmt.count(ph, "channels"), fmt.count(pi, "channels")
+        self.pad_hidden_to, self.pad_ffn_to = fmt.count(hp, "channels"), fmt.count(ip, "channels")
+        self.pad_growth = fmt.ratio(hp * ip / (ph * pi), 3, basis="an expert's padded matrices over its own")
         self.pad_bytes = gib(m_padded.weights - m_shipped.weights, 2)
         self.pad_room = gib(m_shipped.kv_room, 2)
         self.pad_shipped = gib(m_shipped.weights)
@@ -318,9 +316,9 @@ class KvCachePage(Page):
         self.pad_refused = fmt.claim(pad_bytes > m_shipped.kv_room and p_refused is not None,
                                      f"padding {pad_bytes / GIB:.2f} GiB against {m_shipped.kv_room / GIB:.2f} GiB "
                                      "left with the checkpoint's shapes")
-        dims = (p_arch.hidden_size, p_arch.moe.expert_ffn_size // p_tp)
-        self.pad_default_none = fmt.claim(all(n % k == 0 for n, k in zip(dims, shipped.expert_pad, strict=True)),
-                                          f"{dims} against the default kernel's multiples {shipped.expert_pad}")
+        self.pad_default_none = fmt.claim(by_default == as_shipped,
+                                          f"{as_shipped} held as {by_default} under the default kernel's multiples "
+                                          f"{shipped.expert_pad}")
         self.pool_spread = fmt.claim(min(shares) < 0.1 and max(shares) > 0.5,
                                      f"{gqa['name']}: {min(shares):.0%} to {max(shares):.0%} of the card left for KV")
         self.tight_layout = Layout(TIGHT_TP).label
