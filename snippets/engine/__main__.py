@@ -75,6 +75,7 @@ from snippets.engine.deployment import (
     setting,
 )
 from snippets.engine.layout import Layout
+from snippets.engine.memory import vision_bytes
 from snippets.engine.requests import (
     Request,
     RequestError,
@@ -273,6 +274,9 @@ def report(d: Deployment, concurrency: int, n_in: int, n_out: int, *, speculatio
             "gemm_kernel": st.memory_policy.gemm_kernel or None,
             # the multiples the engine's fused-MoE kernel pads an MXFP4 checkpoint's experts to in memory
             "expert_padding": None if st.expert_pad == (1, 1) else list(st.expert_pad),
+            # the image encoder the engine builds beside the text model, held on each GPU (none: not built)
+            "vision_encoder": (_q(vision_bytes(st.model.architecture, st.precision, d.layout.tp) / GiB, "GiB")
+                               if st.vision else None),
             "price": None if st.price is None else {"usd_per_gpu_hour": st.price.usd_per_gpu_hour,
                                                      "gpus_per_unit": st.price.gpus_per_unit,
                                                      "provider": st.price.provider},

@@ -209,6 +209,12 @@ class Setting:
         return self.memory_policy.mxfp4_padding(self.chip)
 
     @property
+    def vision(self) -> bool:
+        """Whether the engine holds the checkpoint's image encoder: the model has one (`Arch.vision`) and the memory
+        policy's engine builds it (`MemoryPolicySpec.loads_vision_encoder`)."""
+        return self.model.architecture.vision is not None and self.memory_policy.loads_vision_encoder
+
+    @property
     def priced(self) -> bool:
         """Whether the site has a price for the chip (nothing is looked up)."""
         return self.chip.id in self.prices
@@ -232,7 +238,7 @@ class Setting:
         return gpu_memory(self.model.architecture, self.precision, self.kv_precision, layout, self.memory_policy,
                           self.chip.capacity_bytes, self.chip.label_bytes, s.context_tokens,
                           s.concurrency if sequences is None else sequences, self.activation_bytes, self.kept_16bit,
-                          self.expert_pad)
+                          self.expert_pad, self.vision)
 
     def stages(self, layout: Layout, sequences: int | None = None) -> tuple[GpuMemory, ...]:
         """One GPU of each pipeline stage of `layout` at the scenario (or `sequences` of its context)."""
@@ -240,7 +246,7 @@ class Setting:
         return stage_memories(self.model.architecture, self.precision, self.kv_precision, layout, self.memory_policy,
                               self.chip.capacity_bytes, self.chip.label_bytes, s.context_tokens,
                               s.concurrency if sequences is None else sequences, self.activation_bytes,
-                              self.kept_16bit, self.expert_pad)
+                              self.kept_16bit, self.expert_pad, self.vision)
 
     def kv_refusal(self, layout: Layout) -> KVCacheRefused | None:
         """The engine's refusal of `layout` for the scenario's context (`max_model_len`), or None if it serves it:

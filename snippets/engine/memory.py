@@ -159,10 +159,13 @@ class StageWeights:
     """Of `body_bytes`, the routed experts'."""
     first_layer: int = 0
     """Index of the stage's first block (which of its layers use a sliding window depends on it)."""
+    encoder_bytes: float = 0.0
+    """The image encoder and its projector, where the engine builds them (`loaded_weights`); 0 in the checkpoint's
+    text model."""
 
     @property
     def total(self) -> float:
-        return self.body_bytes + self.embedding_bytes
+        return self.body_bytes + self.embedding_bytes + self.encoder_bytes
 
 
 @functools.lru_cache(maxsize=8192)
@@ -209,19 +212,30 @@ def weight_bytes(arch: Arch, precision: PrecisionSpec, kept_16bit: frozenset[str
     return stage_weights(arch, precision, Layout(1), kept_16bit)[0].total
 
 
+def vision_bytes(arch: Arch, precision: PrecisionSpec, tp: int) -> float:
+    """Bytes of the image encoder and projector (`Arch.vision`) on one GPU of a TP group: the split parameters over
+    `tp`, the replicated ones whole (`params.vision_params`), in 16 bits whatever the text model's precision (vLLM
+    builds them with no quantization config)."""
+    split, whole = params.vision_params(arch)
+    return (split / tp + whole) * _kept_bytes(precision)
+
+
 def loaded_weights(arch: Arch, precision: PrecisionSpec, layout: Layout, kept_16bit: frozenset[str] = frozenset(),
-                   expert_pad: tuple[int, int] = (1, 1)) -> tuple[StageWeights, ...]:
+                   expert_pad: tuple[int, int] = (1, 1), vision: bool = False) -> tuple[StageWeights, ...]:
     """`stage_weights` as the engine holds them in memory: each stage's routed blocks with the padding the engine's
-    fused-MoE kernel adds (`expert_padding_bytes`; none where `expert_pad` is (1, 1))."""
+    fused-MoE kernel adds (`expert_padding_bytes`; none where `expert_pad` is (1, 1)); with `vision`, the image
+    encoder on every stage (`vision_bytes`: vLLM's `Llama4ForConditionalGeneration` builds it whatever the pipeline
+    stage)."""
     stages = stage_weights(arch, precision, layout, kept_16bit)
     per_block = expert_padding_bytes(arch, precision, layout, expert_pad)
-    if per_block == 0.0:
+    encoder = vision_bytes(arch, precision, layout.tp) if vision else 0.0
+    if per_block == 0.0 and encoder == 0.0:
         return stages
     out = []
     for st in stages:
         extra = per_block * params.moe_layers(arch, st.first_layer, st.layers)
         out.append(StageWeights(st.layers, st.body_bytes + extra, st.embedding_bytes, st.expert_bytes + extra,
-                                st.first_layer))
+                                st.first_layer, encoder))
     return tuple(out)
 
 
@@ -447,13 +461,14 @@ def engine_pool(policy: MemoryPolicySpec, capacity: float, held: float, *, non_t
 def _stage_maker(
     arch: Arch, precision: PrecisionSpec, kv_precision: PrecisionSpec, layout: Layout, policy: MemoryPolicySpec,
     capacity: float, label: float, context_tokens: int, sequences: int, act_bytes: float,
-    kept_16bit: frozenset[str] = frozenset(), expert_pad: tuple[int, int] = (1, 1),
+    kept_16bit: frozenset[str] = frozenset(), expert_pad: tuple[int, int] = (1, 1), vision: bool = False,
 ) -> tuple[tuple[StageWeights, ...], Callable[[int, StageWeights], GpuMemory]]:
     """The stages' weights, and the memory of stage i of them. What stages share is computed once: the activation
     peak (the last stage's apart), and the KV bytes per sequence, which depend only on how many of a stage's layers
     attend fully, in a window or in chunks (`params.attention_kinds`). A stage's weights are as the engine loads
-    them: the checkpoint's, and the padding its fused-MoE kernel adds to each routed block (`expert_pad`)."""
-    stages = loaded_weights(arch, precision, layout, kept_16bit, expert_pad)
+    them: the checkpoint's, the padding its fused-MoE kernel adds to each routed block (`expert_pad`), and the image
+    encoder where it builds one (`vision`)."""
+    stages = loaded_weights(arch, precision, layout, kept_16bit, expert_pad, vision)
     per_rank_seqs = math.ceil(sequences / layout.dp)
     non_torch = policy.non_torch_bytes(layout.tp * layout.pp)  # NCCL sets up the pipeline group's buffers too
     inner = activation_peak(arch, layout, policy, act_bytes, last_stage=False, context_tokens=context_tokens)
@@ -491,10 +506,11 @@ def stage_memories(
     act_bytes: float = BYTES_16BIT,
     kept_16bit: frozenset[str] = frozenset(),
     expert_pad: tuple[int, int] = (1, 1),
+    vision: bool = False,
 ) -> tuple[GpuMemory, ...]:
     """One GPU of each pipeline stage at `sequences` of `context_tokens`, first stage first."""
     stages, make = _stage_maker(arch, precision, kv_precision, layout, policy, capacity, label, context_tokens,
-                                sequences, act_bytes, kept_16bit, expert_pad)
+                                sequences, act_bytes, kept_16bit, expert_pad, vision)
     return tuple(make(i, st) for i, st in enumerate(stages))
 
 
@@ -511,6 +527,7 @@ def gpu_memory(
     act_bytes: float = BYTES_16BIT,
     kept_16bit: frozenset[str] = frozenset(),
     expert_pad: tuple[int, int] = (1, 1),
+    vision: bool = False,
 ) -> GpuMemory:
     """The binding GPU's memory at `sequences` of `context_tokens`: of the pipeline stages, the one whose KV pool
     holds the fewest sequences (vLLM sizes every stage's cache by the smallest), the most used on a tie.
@@ -519,7 +536,7 @@ def gpu_memory(
     kinds, last or not) match one already compared while the binding stage has not changed since is passed over:
     it would compare the same way. A split into many stages of a few kinds of stage costs little more than one."""
     stages, make = _stage_maker(arch, precision, kv_precision, layout, policy, capacity, label, context_tokens,
-                                sequences, act_bytes, kept_16bit, expert_pad)
+                                sequences, act_bytes, kept_16bit, expert_pad, vision)
     best: GpuMemory | None = None
     changes = 0
     seen: dict[tuple[float, tuple[int, int, int], bool], int] = {}

@@ -185,6 +185,29 @@ def total_params(arch: Arch, *, active: bool = False) -> int:
     return embedding_params(arch) + blocks + norm_params(arch) + lm_head_params(arch)
 
 
+def vision_params(arch: Arch) -> tuple[int, int]:
+    """A multimodal checkpoint's image encoder and projector (`Arch.vision`) as (split, replicated): the parameters an
+    engine splits across a TP group, and those every rank of it holds whole; (0, 0) for a text model.
+
+    As vLLM builds Llama 4's (`mllama4.py`, 0.11.0 and 0.21.0 wheels): the patch embedding, q, k, v (with their
+    biases), the MLPs' first matrices and biases, the adapter and the projector are column-parallel and the o and
+    second MLP matrices row-parallel, split by TP; the class token, the position embeddings, the LayerNorms and the
+    row-parallel layers' biases are whole on every rank."""
+    v = arch.vision
+    if v is None:
+        return 0, 0
+    h, f = v.hidden_size, v.ffn_size
+    positions = (v.image_size // v.patch_size) ** 2 + 1  # the patches of a tile and the class token
+    split_layer = 4 * h * h + 3 * h + 2 * h * f + f  # q, k, v, o; their q, k, v biases; fc1, fc2; fc1's bias
+    whole_layer = 2 * 2 * h + h + h  # two LayerNorms (scale and bias); o's and fc2's biases
+    folded = round(h / v.pixel_shuffle_ratio ** 2)  # a feature after the pixel shuffle
+    split = (v.channels * v.patch_size ** 2 * h + v.layers * split_layer
+             + folded * v.projector_input_dim + v.projector_input_dim * v.projector_output_dim
+             + v.projector_output_dim * arch.hidden_size)
+    whole = h + positions * h + 2 * 2 * h + v.layers * whole_layer  # class token, positions, pre and post LayerNorms
+    return split, whole
+
+
 def block_params(arch: Arch, *, active: bool = False) -> int:
     """The transformer blocks alone (with `active`, what one token uses): every prompt token is multiplied through
     them, where the embedding is a lookup and a prefill applies the final norm and the LM head to its last token only."""

@@ -71,6 +71,31 @@ class MoE:
 
 
 @dataclass(frozen=True, slots=True)
+class VisionEncoder:
+    """A multimodal checkpoint's image encoder and its projector into the text model (Llama 4's vision_config): a ViT
+    of `layers` pre-norm blocks (LayerNorms with biases; biased q, k, v, o and a two-matrix GELU MLP of `ffn_size`),
+    its patches embedded by one unbiased linear map of channels x patch x patch values, a class token and a learned
+    position per patch; then a pixel shuffle that folds each 1/ratio x 1/ratio square of patches into one feature of
+    hidden_size / ratio^2 values, an unbiased two-matrix adapter to `projector_input_dim` and `projector_output_dim`,
+    and an unbiased projector to the text model's width (vLLM's `Llama4VisionModel` and
+    `Llama4MultiModalProjector`). Text requests do not run it; an engine that builds it holds its weights
+    (`MemoryPolicySpec.loads_vision_encoder`)."""
+
+    layers: int
+    hidden_size: int
+    ffn_size: int
+    attention_heads: int
+    patch_size: int
+    image_size: int
+    """Side of one image tile in pixels: (image_size / patch_size)^2 patches a tile."""
+    channels: int
+    pixel_shuffle_ratio: float
+    """The pixel shuffle's ratio (0.5: 2 x 2 patches fold into one feature of 4 x hidden_size values)."""
+    projector_input_dim: int
+    projector_output_dim: int
+
+
+@dataclass(frozen=True, slots=True)
 class Arch:
     """A model's architecture: the fields of its config.json, renamed plainly; optional fields default to a
     Llama-style model. The one record of an architecture: data/models.yaml validates into it
@@ -118,6 +143,9 @@ class Arch:
     layer every no_rope_layer_interval = 4 layers; vLLM gives the RoPE layers chunked attention)."""
     mla: MLA | None = None
     moe: MoE | None = None
+    vision: VisionEncoder | None = None
+    """The checkpoint's image encoder (its config.json's vision_config), None for a text model. Not among the
+    parameters counted (`params.total_params`) nor in any step's time: only in memory, where the engine builds it."""
     mtp_layers: int = 0
     """Multi-token-prediction modules after the last block (DeepSeek-V3/R1's num_nextn_predict_layers: 1): each one
     more block of the model's own structure, two RMSNorms and a projection of 2 x hidden_size to hidden_size, sharing
@@ -156,6 +184,16 @@ def arch_problems(a: Arch) -> list[tuple[str, str]]:
                       "attention_chunk_size and global_layer_interval: give both or neither"))
     if a.attention_chunk_size is not None and (a.sliding_window is not None or a.mla is not None):
         found.append(("attention_chunk_size", "not modelled beside a sliding window or latent attention"))
+    v = a.vision
+    if v is not None:
+        if v.image_size % v.patch_size:
+            found.append(("vision.image_size", f"{v.image_size} is not a whole number of {v.patch_size}-pixel patches"))
+        if v.hidden_size % v.attention_heads:
+            found.append(("vision.attention_heads", f"{v.attention_heads} does not divide hidden_size {v.hidden_size}"))
+        folded = v.hidden_size / v.pixel_shuffle_ratio ** 2
+        if not 0 < v.pixel_shuffle_ratio <= 1 or folded != int(folded):
+            found.append(("vision.pixel_shuffle_ratio", f"{v.pixel_shuffle_ratio} must be above 0, at most 1, and fold "
+                                                        f"hidden_size {v.hidden_size} into a whole number of values"))
     return found
 
 
@@ -184,6 +222,9 @@ def _arch_ranges(a: Arch) -> list[tuple[str, str]]:
     if a.moe is not None:
         at_least("moe.", a.moe, ("experts", "active_experts", "expert_ffn_size", "layer_step"), 1)
         at_least("moe.", a.moe, ("shared_experts", "dense_layers"), 0)
+    if a.vision is not None:
+        at_least("vision.", a.vision, ("layers", "hidden_size", "ffn_size", "attention_heads", "patch_size", "image_size",
+                                       "channels", "projector_input_dim", "projector_output_dim"), 1)
     for name, choices in _CHOICES.items():
         if getattr(a, name) not in choices:
             found.append((name, f"{getattr(a, name)!r} is not one of {', '.join(repr(c) for c in choices)}"))
@@ -679,6 +720,10 @@ class MemoryPolicySpec:
     mxfp4_experts: tuple[ExpertPadding, ...] = ()
     """How the release's fused-MoE kernels pad an MXFP4 checkpoint's experts, by kernel, vendor and the chips where
     the release picks its kernel by generation (none: the checkpoint's own shapes)."""
+    loads_vision_encoder: bool = False
+    """Whether the engine builds a multimodal checkpoint's image encoder and projector (`Arch.vision`) and so holds
+    their weights, in 16 bits (vLLM: unless --limit-mm-per-prompt gives images 0, its quantization not applied to
+    them); False: the text model only (SGLang: unless --enable-multimodal), or no source read."""
 
     @property
     def max_num_seqs(self) -> int:

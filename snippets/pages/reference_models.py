@@ -18,6 +18,7 @@ from snippets.engine.params import (
     lm_head_params,
     relative_error,
     total_params,
+    vision_params,
 )
 from snippets.engine.specs import Arch
 from snippets.pages import parallelism
@@ -63,6 +64,9 @@ def features(arch: Arch) -> str:
         if m.layer_step > 1:
             moe += f", every {_ordinal(m.layer_step)} layer routed, the others dense"
         out.append(moe)
+    if arch.vision is not None:
+        v = arch.vision
+        out.append(f"image encoder ({v.layers} layers of {v.hidden_size:,}, {sum(vision_params(arch)) / 1e9:.2f}B)")
     return ", ".join(out)
 
 
@@ -119,12 +123,18 @@ def architecture_table(cat: Catalog) -> str:
                      rows, align="lrrrrrrrrllll") + as_of(cat.models.values())
 
 
+def counted_total(arch: Arch) -> int:
+    """The count a model card's total compares with: the text model and, where the checkpoint has one, its image
+    encoder and projector (Meta's Llama 4 totals include them)."""
+    return total_params(arch) + sum(vision_params(arch))
+
+
 def params_table(cat: Catalog) -> str:
     """Stated against recomputed parameter counts, total and (MoE) active per token."""
     rows: list[list[fmt.Cell]] = []
     for m in cat.models.values():
         a = m.architecture
-        total = total_params(a)
+        total = counted_total(a)
         err = relative_error(total, m.stated_params)
         if m.stated_active_params is None:
             act_s: fmt.Cell = "all"
@@ -207,7 +217,7 @@ class ReferenceModelsPage(Page):
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)
         cat = self.cat
-        errs = {k: relative_error(total_params(m.architecture), m.stated_params) for k, m in cat.models.items()}
+        errs = {k: relative_error(counted_total(m.architecture), m.stated_params) for k, m in cat.models.items()}
         worst = max(errs, key=lambda k: abs(errs[k]))
         ds = cat.models["deepseek-v3"]
         l70 = cat.models["llama-3.1-70b"]

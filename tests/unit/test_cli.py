@@ -434,3 +434,20 @@ def test_marlins_padded_experts_refuse_gpt_oss_on_one_h100(capsys: pytest.Captur
     rc, out, err = _run([*base, "--moe-kernel", "marlin"], capsys)
     assert rc == 1 and out is None  # refused, as vLLM refuses it
     assert "weights 65.90" in err and "No available memory for the cache blocks" in err
+
+
+def test_predict_shows_the_image_encoder_the_engine_holds(capsys: pytest.CaptureFixture[str]) -> None:
+    # Llama 4 Scout at TP8: vLLM builds its image encoder and projector (870,825,728 parameters split over TP and
+    # 1,106,688 whole on every rank, in 16 bits: tests/unit/test_memory.py works them), 0.2048 GiB a GPU; SGLang's
+    # launch_server builds none unless --enable-multimodal
+    base = ["predict", "--model", "llama-4-scout", "--precision", "fp8", "--accelerator", "h100-sxm", "--tp", "8",
+            "--concurrency", "1", "--input-tokens", "1000", "--output-tokens", "1000"]
+    rc, vllm, err = _run(base, capsys)
+    assert rc == 0, err
+    rc, sgl, err = _run([*base, "--memory-policy", "sglang-default"], capsys)
+    assert rc == 0, err
+    assert vllm["assumptions"]["vision_encoder"] == {"value": pytest.approx(0.2048, abs=1e-4), "unit": "GiB"}
+    assert sgl["assumptions"]["vision_encoder"] is None
+    rc, dense, err = _run(["predict", "--model", "llama-3.1-8b", "--precision", "bf16", "--accelerator", "h100-sxm",
+                           "--tp", "1", "--concurrency", "1", "--input-tokens", "100", "--output-tokens", "100"], capsys)
+    assert rc == 0 and dense["assumptions"]["vision_encoder"] is None

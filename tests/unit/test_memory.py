@@ -33,8 +33,9 @@ from snippets.engine.memory import (
     profile_rows,
     sampler_peak_bytes,
     stage_weights,
+    vision_bytes,
 )
-from snippets.engine.params import cached_layers, chunked_layers, layer_attention
+from snippets.engine.params import cached_layers, chunked_layers, layer_attention, vision_params
 from snippets.engine.specs import EngineCatalog, ServeDefaults
 
 GiB = 2**30
@@ -905,3 +906,29 @@ def test_sglang_refuses_or_clips_as_sglang_does(eng):
         deploy(big, Layout(2))
     assert exc.value.engine_message == ("Not enough memory. Please try to increase --mem-fraction-static. Current "
                                         "value: self.server_args.mem_fraction_static=0.683")
+
+
+def test_vllm_holds_llama4s_image_encoder_sglang_does_not(eng):
+    # vLLM builds Llama 4's vision model and projector unless images are limited to none (mllama4.py, 0.11.0 and
+    # 0.21.0 wheels), unquantized and split over TP; SGLang 0.5.6 builds them only with --enable-multimodal. By hand
+    # from vision_config (34 layers of 1,408, MLP 5,632, 14-pixel patches of 336-pixel tiles, projector 4,096 to
+    # 4,096 to 5,120): per layer 4 x 1,408^2 + 3 x 1,408 + 2 x 1,408 x 5,632 + 5,632 split, 6 x 1,408 whole.
+    arch = eng.models["llama-4-scout"].architecture
+    split = 588 * 1408 + 34 * (4 * 1408**2 + 3 * 1408 + 2 * 1408 * 5632 + 5632) + 5632 * 4096 + 4096**2 + 4096 * 5120
+    whole = 1408 + 577 * 1408 + 4 * 1408 + 34 * 6 * 1408
+    assert vision_params(arch) == (split, whole) == (870_825_728, 1_106_688)
+    assert vision_params(eng.models["llama-3.1-70b"].architecture) == (0, 0)
+    vllm = setting(eng, "llama-4-scout", "fp8", "reference", accelerator="h100-sxm")
+    sgl = setting(eng, "llama-4-scout", "fp8", "reference", accelerator="h100-sxm", memory_policy="sglang-default")
+    assert vllm.vision and not sgl.vision
+    text_only = replace(vllm, memory_policy=replace(vllm.memory_policy, loads_vision_encoder=False))
+    for lay in (Layout(8), Layout(4, pp=2)):
+        held = [m.weights for m in vllm.stages(lay, 1)]
+        plain = [m.weights for m in text_only.stages(lay, 1)]
+        per_gpu = (split / lay.tp + whole) * 2  # 16-bit whatever the text model's precision
+        assert vision_bytes(arch, vllm.precision, lay.tp) == per_gpu
+        assert [h - p for h, p in zip(held, plain, strict=True)] == pytest.approx([per_gpu] * lay.pp, rel=1e-12)
+    assert vision_bytes(arch, vllm.precision, 8) / GiB == pytest.approx(0.2048, abs=1e-4)
+    assert vllm.memory(Layout(8), 1).kv_room < text_only.memory(Layout(8), 1).kv_room
+    # a model without an encoder holds none, whatever the policy
+    assert not setting(eng, "llama-3.1-70b", "bf16", "reference", accelerator="h100-sxm").vision
