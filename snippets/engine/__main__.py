@@ -152,6 +152,10 @@ def _parser() -> argparse.ArgumentParser:
                                 "figure on the chip and format takes the median too (assumptions.moe_kernel_measured); "
                                 "an MXFP4 checkpoint's experts are held padded as that kernel lays them out "
                                 "(assumptions.expert_padding)")
+            s.add_argument("--text-only", action="store_true",
+                           help="serve a multimodal checkpoint's text model alone: its image encoder is not built "
+                                "(vLLM's --limit-mm-per-prompt with images 0, or --language-model-only); default: as the "
+                                "memory policy's engine does (assumptions.vision_encoder)")
         if name == "predict":
             s.add_argument("--tp", type=int, required=True)
             s.add_argument("--pp", type=int, default=1)
@@ -397,7 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                            layout_policy=getattr(args, "layout_policy", None), concurrency=k,
                            context_tokens=n_in + n_out,
                            kv_precision=args.kv_precision, memory_policy=args.memory_policy,
-                           moe_kernel=args.moe_kernel)
+                           moe_kernel=args.moe_kernel, text_only=args.text_only)
 
         d = deploy_admitting(make, conc, layout)
         if want_max:

@@ -343,6 +343,7 @@ def setting(
     moe_kernel: str | None = None,
     symm_mem: bool | None = None,
     keeps_16bit: Iterable[KeptLinear] | None = None,
+    text_only: bool = False,
 ) -> Setting:
     """Look every input up by id. The node is the scenario's, or `node`, or the first node of `accelerator`.
 
@@ -361,7 +362,9 @@ def setting(
     where given, is the fused-MoE kernel the engine's command names in place of the policy's (`moe_kernel`);
     `symm_mem`, where given, says whether the engine's release sends mid-sized all-reduces to symmetric memory (a
     release before that path, or a command that turns it off), in place of the policy's; `keeps_16bit`, where given,
-    the linear layers the checkpoint the run serves keeps at 16 bits, in place of the model's (`Setting.kept_16bit`)."""
+    the linear layers the checkpoint the run serves keeps at 16 bits, in place of the model's (`Setting.kept_16bit`);
+    `text_only` serves a multimodal checkpoint's text model alone, its image encoder not built (vLLM's
+    --limit-mm-per-prompt with images 0, or --language-model-only), whatever the policy's `loads_vision_encoder`."""
     sc = eng.scenarios[scenario]
     if concurrency is not None or context_tokens is not None:
         from dataclasses import replace
@@ -429,6 +432,10 @@ def setting(
         from dataclasses import replace
 
         pol = replace(pol, moe_kernel=moe_kernel)
+    if text_only and pol.loads_vision_encoder:
+        from dataclasses import replace
+
+        pol = replace(pol, loads_vision_encoder=False)
     kv_id = kv_precision or auto_kv_precision(eng, model, sc.id)
     kv_refused = kv_precision_refusal(eng, kv_id)
     if kv_refused is not None:

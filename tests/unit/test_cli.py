@@ -448,6 +448,11 @@ def test_predict_shows_the_image_encoder_the_engine_holds(capsys: pytest.Capture
     assert rc == 0, err
     assert vllm["assumptions"]["vision_encoder"] == {"value": pytest.approx(0.2048, abs=1e-4), "unit": "GiB"}
     assert sgl["assumptions"]["vision_encoder"] is None
+    rc, text, err = _run([*base, "--text-only"], capsys)  # vLLM with --limit-mm-per-prompt '{"image": 0}'
+    assert rc == 0, err
+    assert text["assumptions"]["vision_encoder"] is None
+    gib = vllm["memory_per_gpu"]["weights"]["value"] - text["memory_per_gpu"]["weights"]["value"]
+    assert gib == pytest.approx(0.2048, abs=1e-4)
     rc, dense, err = _run(["predict", "--model", "llama-3.1-8b", "--precision", "bf16", "--accelerator", "h100-sxm",
                            "--tp", "1", "--concurrency", "1", "--input-tokens", "100", "--output-tokens", "100"], capsys)
     assert rc == 0 and dense["assumptions"]["vision_encoder"] is None
