@@ -17,17 +17,21 @@ from types import MappingProxyType
 from typing import Any
 
 from snippets.engine.params import total_params
-from snippets.engine.specs import MLA, Arch, KeptLinear, ModelSpec, MoE, arch_problems
+from snippets.engine.specs import MLA, Arch, KeptLinear, ModelSpec, MoE, VisionEncoder, arch_problems
 
-FAMILIES = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v3", "gpt_oss")
-"""The `model_type`s the mapping knows. Each is a gated (SwiGLU) MLP with RMSNorm and rotary positions."""
+FAMILIES = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v3", "gpt_oss", "llama4")
+"""The `model_type`s the mapping knows. Each is a gated (SwiGLU) MLP with RMSNorm and rotary positions. Llama 4's
+config (llama4) holds its text model under `text_config` and its image encoder under `vision_config`."""
 
 
 _CONFIG_KEYS = {"layers": "num_hidden_layers", "kv_heads": "num_key_value_heads", "context_length":
                 "max_position_embeddings", "moe.active_experts": "num_experts_per_tok", "sliding_window": "sliding_window"}
 """config.json's name for each field `snippets.engine.specs.arch_problems` names, where every family agrees."""
 _FAMILY_KEYS = {"deepseek_v3": {"moe.dense_layers": "first_k_dense_replace", "moe.layer_step": "moe_layer_freq"},
-                "qwen3_moe": {"moe.layer_step": "decoder_sparse_step"}}
+                "qwen3_moe": {"moe.layer_step": "decoder_sparse_step"},
+                "llama4": {"moe.layer_step": "interleave_moe_layer_step", "ffn_size": "intermediate_size_mlp",
+                           "moe.expert_ffn_size": "intermediate_size", "global_layer_interval": "no_rope_layer_interval",
+                           "moe.experts": "num_local_experts"}}
 """... and where a family spells it its own way."""
 
 
@@ -36,18 +40,20 @@ class ConfigError(ValueError):
 
 
 class _Reader:
-    def __init__(self, cfg: Mapping[str, Any]) -> None:
+    def __init__(self, cfg: Mapping[str, Any], prefix: str = "", problems: list[str] | None = None) -> None:
         self.cfg = cfg
-        self.problems: list[str] = []
+        self.prefix = prefix
+        """How the problems name a key: "text_config." for a field a multimodal config nests there."""
+        self.problems: list[str] = [] if problems is None else problems
 
     def int(self, key: str, what: str, default: int | None = None, *, zero: bool = False) -> int:
         v = self.cfg.get(key, default)
         if v is None:
-            self.problems.append(f"{key} is missing ({what})")
+            self.problems.append(f"{self.prefix}{key} is missing ({what})")
             return 1
         if isinstance(v, bool) or not isinstance(v, int) or v < (0 if zero else 1):
-            self.problems.append(f"{key} must be a {'non-negative' if zero else 'positive'} integer ({what}), "
-                                 f"not {json.dumps(v)}")
+            self.problems.append(f"{self.prefix}{key} must be a {'non-negative' if zero else 'positive'} integer "
+                                 f"({what}), not {json.dumps(v)}")
             return 1
         return int(v)
 
@@ -56,12 +62,12 @@ class _Reader:
         if v is None:
             return default
         if not isinstance(v, bool):
-            self.problems.append(f"{key} must be true or false, not {json.dumps(v)}")
+            self.problems.append(f"{self.prefix}{key} must be true or false, not {json.dumps(v)}")
             return default
         return v
 
     def refuse(self, key: str, why: str) -> None:
-        self.problems.append(f"{key}: {why}")
+        self.problems.append(f"{self.prefix}{key}: {why}")
 
 
 def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
@@ -69,6 +75,12 @@ def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
     if not isinstance(cfg, Mapping):
         raise ConfigError("config.json must be a JSON object ({...})")
     family = cfg.get("model_type")
+    outer, vision_cfg, prefix = cfg, None, ""
+    if family == "llama4":  # the text model's fields under text_config, the image encoder's under vision_config
+        text = cfg.get("text_config")
+        if not isinstance(text, Mapping):
+            raise ConfigError("config.json: text_config is missing (a llama4 config holds its text model there)")
+        cfg, vision_cfg, prefix = text, cfg.get("vision_config"), "text_config."
     if family not in FAMILIES:
         text = cfg.get("text_config")
         inner = text.get("model_type") if isinstance(text, Mapping) else None
@@ -76,7 +88,7 @@ def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
             f" (a multimodal config whose text model, {json.dumps(inner)}, is not read either)" if text else "")
         raise ConfigError(f"model_type {json.dumps(family)} is not one the calculator reads{hint}; "
                           f"it reads {', '.join(FAMILIES)}")
-    r = _Reader(cfg)
+    r = _Reader(cfg, prefix)
     layers = r.int("num_hidden_layers", "the number of transformer blocks")
     read = len(r.problems)
     hidden = r.int("hidden_size", "the model width")
@@ -98,7 +110,8 @@ def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
             head_dim = 1
     else:
         head_dim = r.int("head_dim", "the width of one head")
-    tied = r.flag("tie_word_embeddings", False)
+    tied = r.flag("tie_word_embeddings", False) if outer is cfg else _Reader(outer, "", r.problems).flag(
+        "tie_word_embeddings", False)  # Llama 4's is beside text_config
 
     qkv_bias = family == "qwen2"  # Qwen2 always biases q, k and v
     linear_bias = False
@@ -130,6 +143,8 @@ def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
     mla: MLA | None = None
     moe: MoE | None = None
     mtp_layers = 0
+    chunk: int | None = None
+    global_interval: int | None = None
     if family == "mixtral":
         moe = MoE(experts=r.int("num_local_experts", "experts per layer"),
                   active_experts=r.int("num_experts_per_tok", "experts each token uses"), expert_ffn_size=ffn)
@@ -162,18 +177,83 @@ def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
                   dense_layers=r.int("first_k_dense_replace", "leading dense layers", 0, zero=True),
                   router_bias=cfg.get("topk_method") == "noaux_tc")  # e_score_correction_bias
         mtp_layers = r.int("num_nextn_predict_layers", "multi-token-prediction modules", 0, zero=True)
+    elif family == "llama4":
+        moe, ffn = _llama4_moe(r, layers, ffn)
+        chunk, global_interval = _llama4_chunks(r, layers)
     arch = Arch(layers=layers, hidden_size=hidden, attention_heads=heads, kv_heads=kv_heads, head_dim=head_dim,
                 ffn_size=ffn, vocab_size=vocab, tied_embeddings=tied, qkv_bias=qkv_bias, linear_bias=linear_bias,
                 context_length=context, qk_norm=family in ("qwen3", "qwen3_moe"),
                 attention_sinks=family == "gpt_oss", sliding_window=sliding_window,
-                sliding_window_layers=sliding_layers, mla=mla, moe=moe, mtp_layers=mtp_layers)
+                sliding_window_layers=sliding_layers, mla=mla, moe=moe, mtp_layers=mtp_layers,
+                attention_chunk_size=chunk, global_layer_interval=global_interval,
+                vision=None if vision_cfg is None else _vision(vision_cfg, r.problems))
     if not r.problems:  # the rules data/models.yaml's schema applies, named as this family's config.json names them
         keys = {**_CONFIG_KEYS, **_FAMILY_KEYS.get(family, {})}
         for field, why in arch_problems(arch):
+            if field.startswith("vision."):
+                name = field.removeprefix("vision.")
+                r.problems.append(f"vision_config.{_VISION_KEYS.get(name, name)}: {why}")
+                continue
             r.refuse(keys.get(field, field), why.replace("attention_heads", "num_attention_heads"))
     if r.problems:
         raise ConfigError("config.json: " + "; ".join(r.problems))
     return arch
+
+
+def _llama4_moe(r: _Reader, layers: int, expert_ffn: int) -> tuple[MoE, int]:
+    """Llama 4's experts and its dense layers' MLP width: every `interleave_moe_layer_step`-th layer routes to one of
+    `num_local_experts` experts of `intermediate_size` beside a shared one of the same size (layers step - 1,
+    2 x step - 1, ..., transformers' default `moe_layers`); the others are dense, of `intermediate_size_mlp`."""
+    step = r.int("interleave_moe_layer_step", "every how many layers route to experts", 1)
+    listed = r.cfg.get("moe_layers")
+    if listed is not None and (not isinstance(listed, list) or listed != list(range(step - 1, layers, step))):
+        r.refuse("moe_layers", f"only every {step} layers from layer {step - 1} (interleave_moe_layer_step) is modelled")
+    moe = MoE(experts=r.int("num_local_experts", "experts per layer"),
+              active_experts=r.int("num_experts_per_tok", "experts each token uses"), expert_ffn_size=expert_ffn,
+              shared_experts=1, layer_step=step)
+    return moe, r.int("intermediate_size_mlp", "the dense layers' MLP width")
+
+
+def _llama4_chunks(r: _Reader, layers: int) -> tuple[int | None, int | None]:
+    """Llama 4's chunked local attention: with `attention_chunk_size`, the layers that use RoPE attend within chunks
+    and every `no_rope_layer_interval`-th (4 by default, transformers' Llama4TextConfig) over the whole context, as
+    `no_rope_layers` (1 for a RoPE layer) spells out when it is given; (None, None) without chunks."""
+    if r.cfg.get("attention_chunk_size") is None:
+        return None, None
+    chunk = r.int("attention_chunk_size", "the tokens a chunked layer attends within")
+    interval = r.int("no_rope_layer_interval", "every how many layers attend over the whole context", 4)
+    listed = r.cfg.get("no_rope_layers")
+    if listed and (not isinstance(listed, list) or len(listed) != layers
+                   or listed != [int((i + 1) % interval != 0) for i in range(layers)]):
+        r.refuse("no_rope_layers", f"only a global (NoPE) layer every {interval} layers, from layer {interval - 1}, "
+                                   "is modelled")
+    return chunk, interval
+
+
+_VISION_KEYS = {"layers": "num_hidden_layers", "ffn_size": "intermediate_size", "attention_heads": "num_attention_heads",
+                "channels": "num_channels"}
+"""vision_config's name for each `VisionEncoder` field it spells otherwise."""
+
+
+def _vision(cfg: object, problems: list[str]) -> VisionEncoder | None:
+    """Llama 4's image encoder from its vision_config (`specs.VisionEncoder`), its problems added to `problems`."""
+    if not isinstance(cfg, Mapping):
+        problems.append("vision_config must be a JSON object ({...})")
+        return None
+    v = _Reader(cfg, "vision_config.", problems)
+    ints = {name: v.int(_VISION_KEYS.get(name, name), what, default) for name, what, default in (
+        ("layers", "the encoder's blocks", None), ("hidden_size", "the encoder's width", None),
+        ("ffn_size", "the encoder's MLP width", None), ("attention_heads", "the encoder's heads", None),
+        ("patch_size", "pixels on a patch's side", None), ("image_size", "pixels on a tile's side", None),
+        ("channels", "colour channels", 3), ("projector_input_dim", "the adapter's width", None),
+        ("projector_output_dim", "the adapter's output", None))}
+    ratio = cfg.get("pixel_shuffle_ratio")
+    if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0 < ratio <= 1:
+        problems.append(f"vision_config.pixel_shuffle_ratio must be a number above 0, at most 1, not {json.dumps(ratio)}")
+        ratio = 1.0
+    if v.flag("multi_modal_projector_bias", False):
+        v.refuse("multi_modal_projector_bias", "true: biases on the adapter and projector are not modelled")
+    return VisionEncoder(pixel_shuffle_ratio=float(ratio), **ints)
 
 
 _QUANT_PRECISION = {"mxfp4": "mxfp4", "nvfp4": "nvfp4", "fbgemm_fp8": "fp8"}

@@ -196,7 +196,18 @@ CONFIG_BOUNDS = {  # field: (bound, why); each an order of magnitude or more bey
     "sliding_window": (MAX_TOKENS, "128 in gpt-oss, 4,096 in Mistral 7B"),
     "decoder_sparse_step": (1_000, "1 in Qwen3 MoE"),
     "moe_layer_freq": (1_000, "1 in DeepSeek-V3"),
+    "intermediate_size_mlp": (1_048_576, "16,384 in Llama 4"),
+    "interleave_moe_layer_step": (1_000, "2 in Llama 4 Maverick"),
+    "attention_chunk_size": (MAX_TOKENS, "8,192 in Llama 4"),
+    "no_rope_layer_interval": (1_000, "4 in Llama 4"),
+    "image_size": (65_536, "336 in Llama 4's vision_config"),
+    "patch_size": (65_536, "14 in Llama 4's vision_config"),
+    "num_channels": (1_024, "3 in Llama 4's vision_config"),
+    "projector_input_dim": (1_048_576, "4,096 in Llama 4's vision_config"),
+    "projector_output_dim": (1_048_576, "4,096 in Llama 4's vision_config"),
 }
+"""Each applies at the top level and in a multimodal config's `text_config` and `vision_config` (Llama 4's)."""
+NESTED_CONFIGS = ("text_config", "vision_config")
 
 
 def _depth(text: str) -> int:
@@ -267,10 +278,13 @@ def check_config_text(text: str) -> dict[str, Any]:
     if not isinstance(cfg, dict):
         raise RequestError("config.json must be a JSON object ({...})")
     _walk_config(cfg, "")
-    for key, (bound, why) in CONFIG_BOUNDS.items():
-        v = cfg.get(key)
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and v > bound:
-            raise RequestError(f"config.json: {key} is {v:,}, more than the {bound:,} the calculator sizes ({why})")
+    parts = [("", cfg)] + [(f"{k}.", cfg[k]) for k in NESTED_CONFIGS if isinstance(cfg.get(k), dict)]
+    for where, part in parts:
+        for key, (bound, why) in CONFIG_BOUNDS.items():
+            v = part.get(key)
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v > bound:
+                raise RequestError(f"config.json: {where}{key} is {v:,}, more than the {bound:,} the calculator "
+                                   f"sizes ({why})")
     return cfg
 
 

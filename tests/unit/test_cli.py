@@ -34,7 +34,7 @@ from snippets.engine.requests import (
     queue_split,
 )
 
-from .test_hf import LLAMA_31_8B
+from .test_hf import LLAMA4_SCOUT, LLAMA_31_8B
 
 SIZE = ["size", "--model", "llama-3.1-70b", "--precision", "fp8"]
 PREDICT = ["predict", "--model", "llama-3.1-70b", "--precision", "fp8", "--accelerator", "h100-sxm", "--tp", "2"]
@@ -277,6 +277,10 @@ def test_the_builds_own_catalog_passes_and_answers_as_data_does(
     (json.dumps({**LLAMA_31_8B, "num_hidden_layers": 1_000_000}), "num_hidden_layers is 1,000,000, more than the 1,000"),
     (json.dumps({**LLAMA_31_8B, "hidden_size": 1e200}), "hidden_size is 1e+200, beyond"),
     (json.dumps({**LLAMA_31_8B, "vocab_size": 10**9}), "vocab_size is 1,000,000,000, more than the 4,194,304"),
+    (json.dumps({**LLAMA4_SCOUT, "text_config": {**LLAMA4_SCOUT["text_config"], "num_hidden_layers": 10**12}}),
+     "text_config.num_hidden_layers is 1,000,000,000,000, more than the 1,000"),
+    (json.dumps({**LLAMA4_SCOUT, "vision_config": {**LLAMA4_SCOUT["vision_config"], "image_size": 10**9}}),
+     "vision_config.image_size is 1,000,000,000, more than the 65,536"),
     (json.dumps({**LLAMA_31_8B, "layer_types": ["x"] * 5000}), "layer_types has 5,000 items, more than 2,000"),
     (json.dumps({**LLAMA_31_8B, "_name_or_path": "m" * 5000}), "_name_or_path is 5,000 characters long"),
     ('{"hidden_size": NaN}', "NaN is not a number JSON allows"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import asdict, replace
 from typing import Any
 
@@ -83,9 +84,36 @@ GPT_OSS_120B = {
     "num_key_value_heads": 8, "num_local_experts": 128, "sliding_window": 128, "tie_word_embeddings": False,
     "vocab_size": 201088,
 }
+_LLAMA4_VISION = {
+    "attention_dropout": 0.0, "hidden_act": "gelu", "hidden_size": 1408, "image_size": 336, "initializer_range": 0.02,
+    "intermediate_size": 5632, "model_type": "llama4_vision_model", "multi_modal_projector_bias": False,
+    "norm_eps": 1e-05, "num_attention_heads": 16, "num_channels": 3, "num_hidden_layers": 34, "patch_size": 14,
+    "pixel_shuffle_ratio": 0.5, "projector_dropout": 0.0, "projector_input_dim": 4096, "projector_output_dim": 4096,
+    "rope_theta": 10000, "torch_dtype": "bfloat16", "vision_feature_layer": -1,
+    "vision_feature_select_strategy": "default", "vision_output_dim": 4096,
+}
+LLAMA4_SCOUT = {  # meta-llama/Llama-4-Scout-17B-16E-Instruct, as ai-dynamo/aiconfigurator at 64c5ddb copies it
+    "architectures": ["Llama4ForConditionalGeneration"], "boi_token_index": 200080, "eoi_token_index": 200081,
+    "image_token_index": 200092, "model_type": "llama4",
+    "text_config": {
+        "attention_bias": False, "attention_chunk_size": 8192, "attention_dropout": 0.0, "head_dim": 128,
+        "hidden_act": "silu", "hidden_size": 5120, "interleave_moe_layer_step": 1, "intermediate_size": 8192,
+        "intermediate_size_mlp": 16384, "max_position_embeddings": 10485760, "model_type": "llama4_text",
+        "num_attention_heads": 40, "num_experts_per_tok": 1, "num_hidden_layers": 48, "num_key_value_heads": 8,
+        "num_local_experts": 16, "output_router_logits": False, "rms_norm_eps": 1e-05,
+        "rope_scaling": {"factor": 16.0, "high_freq_factor": 1.0, "low_freq_factor": 1.0,
+                         "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+        "rope_theta": 500000.0, "router_aux_loss_coef": 0.001, "torch_dtype": "bfloat16", "use_cache": True,
+        "use_qk_norm": True, "vocab_size": 202048},
+    "torch_dtype": "bfloat16", "transformers_version": "4.51.0.dev0", "vision_config": _LLAMA4_VISION,
+}
+LLAMA4_MAVERICK = {**LLAMA4_SCOUT, "text_config": {
+    **LLAMA4_SCOUT["text_config"], "interleave_moe_layer_step": 2, "max_position_embeddings": 1048576,
+    "num_local_experts": 128, "rope_scaling": None, "use_qk_norm": False}}
 REAL = {"llama-3.1-8b": LLAMA_31_8B, "llama-3.1-70b": LLAMA_31_70B, "mixtral-8x7b": MIXTRAL_8X7B,
         "deepseek-v3": DEEPSEEK_V3, "qwen2.5-72b": QWEN25_72B, "qwen3-32b": QWEN3_32B,
-        "qwen3-235b-a22b": QWEN3_235B, "gpt-oss-120b": GPT_OSS_120B}
+        "qwen3-235b-a22b": QWEN3_235B, "gpt-oss-120b": GPT_OSS_120B, "llama-4-scout": LLAMA4_SCOUT,
+        "llama-4-maverick": LLAMA4_MAVERICK}
 
 
 @pytest.mark.parametrize("model", sorted(REAL))
@@ -183,7 +211,10 @@ def test_a_pasted_gpt_oss_config_weighs_what_the_recorded_model_does(catalog: Ca
     ({**LLAMA_31_8B, "attention_bias": True}, ["attention_bias: true puts a bias on o_proj"]),
     ({**LLAMA_31_8B, "model_type": "falcon"}, ['model_type "falcon" is not one the calculator reads']),
     ({"model_type": "llava", "text_config": {"model_type": "llama"}}, ["paste its text_config"]),
-    ({"model_type": "llama4", "text_config": {"model_type": "llama4_text"}}, ['"llama4_text", is not read either']),
+    ({"model_type": "qwen2_5_vl", "text_config": {"model_type": "qwen2_5_vl_text"}},
+     ['"qwen2_5_vl_text", is not read either']),
+    ({"model_type": "llama4", "text_config": {"model_type": "llama4_text"}},
+     ["text_config.num_hidden_layers is missing"]),
     ({**QWEN3_235B, "mlp_only_layers": [0]}, ["mlp_only_layers"]),
     ({**MIXTRAL_8X7B, "num_experts_per_tok": 9}, ["num_experts_per_tok: 9 is more than the 8 experts"]),
     ([1, 2], ["must be a JSON object"]),
@@ -262,3 +293,28 @@ def test_the_schema_rules_reach_the_reader_named_as_config_json_names_them(confi
     data["moe"][field] = value
     with pytest.raises(ValidationError):
         TypeAdapter(ArchRecord).validate_python(data)
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    (lambda c: {**c, "text_config": {**c["text_config"], "no_rope_layers": [1, 0] * 24}},
+     "text_config.no_rope_layers: only a global (NoPE) layer every 4 layers, from layer 3"),
+    (lambda c: {**c, "text_config": {**c["text_config"], "moe_layers": [0, 1]}},
+     "text_config.moe_layers: only every 1 layers from layer 0"),
+    (lambda c: {**c, "vision_config": {**c["vision_config"], "image_size": 335}},
+     "vision_config.image_size: 335 is not a whole number of 14-pixel patches"),
+    (lambda c: {**c, "vision_config": {**c["vision_config"], "multi_modal_projector_bias": True}},
+     "vision_config.multi_modal_projector_bias: true"),
+    (lambda c: {**c, "vision_config": {**c["vision_config"], "num_hidden_layers": 0}},
+     "vision_config.num_hidden_layers must be a positive integer"),
+    (lambda c: {k: v for k, v in c.items() if k != "text_config"}, "text_config is missing"),
+])
+def test_a_llama4_config_is_read_through_its_text_and_vision_configs(edit: Any, expected: str) -> None:
+    """Llama 4's config nests its text model and its image encoder: the reader names a field at fault by where it
+    sits; the transformers defaults (a global layer every 4, every interleave_moe_layer_step-th layer routed)
+    spelled out in full are read as the defaults."""
+    with pytest.raises(ConfigError, match=re.escape(expected)):
+        arch_from_config(edit(LLAMA4_SCOUT))
+    spelled = {**LLAMA4_SCOUT, "text_config": {**LLAMA4_SCOUT["text_config"], "moe_layers": list(range(48)),
+                                               "no_rope_layers": [int((i + 1) % 4 != 0) for i in range(48)]}}
+    assert arch_from_config(spelled) == arch_from_config(LLAMA4_SCOUT)
+    assert arch_from_config({**LLAMA4_SCOUT, "vision_config": None}).vision is None  # a text-only export
