@@ -263,13 +263,24 @@ def _mutations(rng: random.Random, base: dict[str, Any], count: int) -> list[dic
     return out
 
 
+def _nested_mutations(rng: random.Random, base: dict[str, Any], count: int) -> list[dict[str, Any]]:
+    """`_mutations` of a config's own fields, or of its text_config's or vision_config's, where it nests them."""
+    nests = [k for k in ("text_config", "vision_config") if isinstance(base.get(k), dict)]
+    out = []
+    for cfg in _mutations(rng, base, count):
+        key = rng.choice([None, *nests]) if nests else None
+        out.append(cfg if key is None else {**base, key: _mutations(rng, base[key], 1)[0]})
+    return out
+
+
 @pytest.mark.parametrize("model", sorted(REAL))
 def test_what_the_reader_accepts_the_data_schema_accepts(model: str) -> None:
     """The config reader refuses what data/models.yaml's schema refuses: every architecture it reads from a careless
-    edit of a real config validates as a data record (both apply `snippets.engine.specs.arch_problems`)."""
+    edit of a real config (of its text_config or vision_config, where it nests them) validates as a data record
+    (both apply `snippets.engine.specs.arch_problems`)."""
     rng = random.Random(f"hf-{model}")  # noqa: S311 (seeded: the same edits every run)
     accepted = 0
-    for cfg in _mutations(rng, REAL[model], 150):
+    for cfg in _nested_mutations(rng, REAL[model], 150):
         try:
             arch = arch_from_config(cfg)
         except ConfigError:
