@@ -96,7 +96,7 @@ def arch_from_config(cfg: Mapping[str, Any]) -> Arch:
     width_read = len(r.problems) == read  # both read as stated: a head width can be derived from them
     kv_heads = r.int("num_key_value_heads", "key-value heads; absent means one per query head", heads)
     vocab = r.int("vocab_size", "the vocabulary")
-    ffn = r.int("intermediate_size", "the MLP's inner width")
+    ffn = r.int("intermediate_size", "each expert's inner width" if family == "llama4" else "the MLP's inner width")
     context = cfg.get("max_position_embeddings")
     if context is not None:
         context = r.int("max_position_embeddings", "the context length")

@@ -190,8 +190,7 @@ def arch_problems(a: Arch) -> list[tuple[str, str]]:
             found.append(("vision.image_size", f"{v.image_size} is not a whole number of {v.patch_size}-pixel patches"))
         if v.hidden_size % v.attention_heads:
             found.append(("vision.attention_heads", f"{v.attention_heads} does not divide hidden_size {v.hidden_size}"))
-        folded = v.hidden_size / v.pixel_shuffle_ratio ** 2
-        if not 0 < v.pixel_shuffle_ratio <= 1 or folded != int(folded):
+        if not 0 < v.pixel_shuffle_ratio <= 1 or (v.hidden_size / v.pixel_shuffle_ratio ** 2) % 1:
             found.append(("vision.pixel_shuffle_ratio", f"{v.pixel_shuffle_ratio} must be above 0, at most 1, and fold "
                                                         f"hidden_size {v.hidden_size} into a whole number of values"))
     return found

@@ -833,6 +833,8 @@ TEXT_CASES = [
      ["field 'architecture.tied_embeddings'", "valid boolean", "'no'"]),
     ("1 for a bool", "models", "tied_embeddings: false", "tied_embeddings: 0",
      ["field 'architecture.tied_embeddings'", "write true or false"]),
+    ("no pixel shuffle", "models", "      pixel_shuffle_ratio: 0.5\n", "      pixel_shuffle_ratio: 0\n",
+     ["entry 'llama-4-scout'", "field 'architecture.vision.pixel_shuffle_ratio'", "above 0, at most 1"]),
     ("patches that do not tile", "models", "      image_size: 336\n", "      image_size: 335\n",
      ["entry 'llama-4-scout'", "field 'architecture.vision.image_size'", "14-pixel patches"]),
     ("impossible date", "accelerators", "read: 2026-11-30", "read: 2026-02-30",
