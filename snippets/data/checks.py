@@ -196,6 +196,9 @@ def _check_references(cat: dict[str, dict[str, Any]], problems: list[str]) -> No
                 if vendors - {e.vendor}:
                     problems.append(f"data/policies.yaml: entry '{pol_id}': field 'mxfp4_experts[{i}].accelerators': "
                                     f"a chip of {', '.join(sorted(vendors - {e.vendor}))} under vendor {e.vendor}")
+            known = {c.vendor for c in cat["accelerators"].values()}
+            problems += [f"data/policies.yaml: entry '{pol_id}': field 'vision_encoder_vendors': unknown vendor {v!r}"
+                         for v in sorted(pol.vision_encoder_vendors - known)]
             if not pol.engine:
                 problems.append(f"data/policies.yaml: entry '{pol_id}': field 'engine': name the serving engine whose "
                                 "budget this is (vLLM, SGLang, TensorRT-LLM)")

@@ -211,8 +211,8 @@ class Setting:
     @property
     def vision(self) -> bool:
         """Whether the engine holds the checkpoint's image encoder: the model has one (`Arch.vision`) and the memory
-        policy's engine builds it (`MemoryPolicySpec.loads_vision_encoder`)."""
-        return self.model.architecture.vision is not None and self.memory_policy.loads_vision_encoder
+        policy's engine builds it on this chip (`MemoryPolicySpec.loads_vision_encoder`)."""
+        return self.model.architecture.vision is not None and self.memory_policy.loads_vision_encoder(self.chip)
 
     @property
     def priced(self) -> bool:
@@ -364,7 +364,7 @@ def setting(
     release before that path, or a command that turns it off), in place of the policy's; `keeps_16bit`, where given,
     the linear layers the checkpoint the run serves keeps at 16 bits, in place of the model's (`Setting.kept_16bit`);
     `text_only` serves a multimodal checkpoint's text model alone, its image encoder not built (vLLM's
-    --limit-mm-per-prompt with images 0, or --language-model-only), whatever the policy's `loads_vision_encoder`."""
+    --limit-mm-per-prompt with images 0, or --language-model-only), whatever the policy's `vision_encoder_vendors`."""
     sc = eng.scenarios[scenario]
     if concurrency is not None or context_tokens is not None:
         from dataclasses import replace
@@ -432,10 +432,10 @@ def setting(
         from dataclasses import replace
 
         pol = replace(pol, moe_kernel=moe_kernel)
-    if text_only and pol.loads_vision_encoder:
+    if text_only and pol.vision_encoder_vendors:
         from dataclasses import replace
 
-        pol = replace(pol, loads_vision_encoder=False)
+        pol = replace(pol, vision_encoder_vendors=frozenset())
     kv_id = kv_precision or auto_kv_precision(eng, model, sc.id)
     kv_refused = kv_precision_refusal(eng, kv_id)
     if kv_refused is not None:

@@ -79,7 +79,7 @@ class VisionEncoder:
     hidden_size / ratio^2 values, an unbiased two-matrix adapter to `projector_input_dim` and `projector_output_dim`,
     and an unbiased projector to the text model's width (vLLM's `Llama4VisionModel` and
     `Llama4MultiModalProjector`). Text requests do not run it; an engine that builds it holds its weights
-    (`MemoryPolicySpec.loads_vision_encoder`)."""
+    (`MemoryPolicySpec.vision_encoder_vendors`)."""
 
     layers: int
     hidden_size: int
@@ -719,10 +719,16 @@ class MemoryPolicySpec:
     mxfp4_experts: tuple[ExpertPadding, ...] = ()
     """How the release's fused-MoE kernels pad an MXFP4 checkpoint's experts, by kernel, vendor and the chips where
     the release picks its kernel by generation (none: the checkpoint's own shapes)."""
-    loads_vision_encoder: bool = False
-    """Whether the engine builds a multimodal checkpoint's image encoder and projector (`Arch.vision`) and so holds
-    their weights, in 16 bits (vLLM: unless --limit-mm-per-prompt gives images 0, its quantization not applied to
-    them); False: the text model only (SGLang: unless --enable-multimodal), or no source read."""
+    vision_encoder_vendors: frozenset[str] = frozenset()
+    """The vendors on whose chips the engine builds a multimodal checkpoint's image encoder and projector
+    (`Arch.vision`) and so holds their weights, in 16 bits (vLLM's model code on NVIDIA and AMD GPUs, unless
+    --limit-mm-per-prompt gives images 0, its quantization not applied to them; not on Google's TPUs, where
+    tpu-inference's JAX Llama 4 loads the text model only). Empty: the text model only everywhere (SGLang unless
+    --enable-multimodal), or no source read."""
+
+    def loads_vision_encoder(self, chip: ChipSpec) -> bool:
+        """Whether the engine builds a multimodal checkpoint's image encoder on `chip` (`vision_encoder_vendors`)."""
+        return chip.vendor in self.vision_encoder_vendors
 
     @property
     def max_num_seqs(self) -> int:

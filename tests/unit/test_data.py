@@ -202,6 +202,9 @@ CASES = [
      ["data/policies.yaml", "entry 'vllm-default'", "field 'mxfp4_experts[2].accelerators'", "unknown accelerator 'b900'"]),
     ("an MXFP4 layout on another vendor's chip", "policies", _set("vllm-default/mxfp4_experts/2/accelerators", ["mi300x"]),
      ["entry 'vllm-default'", "field 'mxfp4_experts[2].accelerators'", "a chip of AMD under vendor NVIDIA"]),
+    ("an image encoder built on an unknown vendor's chips", "policies",
+     _set("vllm-default/vision_encoder_vendors", ["NVIDIA", "AMDD"]),
+     ["data/policies.yaml", "entry 'vllm-default'", "field 'vision_encoder_vendors'", "unknown vendor 'AMDD'"]),
     # a precision validates into PrecisionSpec: its widths are measures as written, held in bits
     ("a width without its unit", "precisions", _set("int4-g128/width", 4),
      ["data/precisions.yaml", "entry 'int4-g128'", "field 'width'", "valid dictionary or instance of Bits"]),

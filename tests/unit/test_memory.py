@@ -921,7 +921,7 @@ def test_vllm_holds_llama4s_image_encoder_sglang_does_not(eng):
     vllm = setting(eng, "llama-4-scout", "fp8", "reference", accelerator="h100-sxm")
     sgl = setting(eng, "llama-4-scout", "fp8", "reference", accelerator="h100-sxm", memory_policy="sglang-default")
     assert vllm.vision and not sgl.vision
-    text_only = replace(vllm, memory_policy=replace(vllm.memory_policy, loads_vision_encoder=False))
+    text_only = replace(vllm, memory_policy=replace(vllm.memory_policy, vision_encoder_vendors=frozenset()))
     for lay in (Layout(8), Layout(4, pp=2)):
         held = [m.weights for m in vllm.stages(lay, 1)]
         plain = [m.weights for m in text_only.stages(lay, 1)]
@@ -930,5 +930,9 @@ def test_vllm_holds_llama4s_image_encoder_sglang_does_not(eng):
         assert [h - p for h, p in zip(held, plain, strict=True)] == pytest.approx([per_gpu] * lay.pp, rel=1e-12)
     assert vision_bytes(arch, vllm.precision, 8) / GiB == pytest.approx(0.2048, abs=1e-4)
     assert vllm.memory(Layout(8), 1).kv_room < text_only.memory(Layout(8), 1).kv_room
-    # a model without an encoder holds none, whatever the policy
+    # a model without an encoder holds none, whatever the policy; vLLM on AMD builds it (the same mllama4.py), on
+    # Google's TPUs not (tpu-inference's JAX Llama4ForCausalLM loads the language_model weights only)
     assert not setting(eng, "llama-3.1-70b", "bf16", "reference", accelerator="h100-sxm").vision
+    assert setting(eng, "llama-4-scout", "bf16", "reference", accelerator="mi300x").vision
+    tpu = next(c for c in eng.chips.values() if c.vendor == "Google")
+    assert not setting(eng, "llama-4-scout", "bf16", "reference", accelerator=tpu.id).vision
