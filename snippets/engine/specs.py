@@ -721,9 +721,9 @@ class MemoryPolicySpec:
     the release picks its kernel by generation (none: the checkpoint's own shapes)."""
     vision_encoder_vendors: frozenset[str] = frozenset()
     """The vendors on whose chips the engine builds a multimodal checkpoint's image encoder and projector
-    (`Arch.vision`) and so holds their weights, in 16 bits (vLLM's model code on NVIDIA and AMD GPUs, unless
-    --limit-mm-per-prompt gives images 0, its quantization not applied to them; not on Google's TPUs, where
-    tpu-inference's JAX Llama 4 loads the text model only). Empty: the text model only everywhere (SGLang unless
+    (`Arch.vision`) and so holds their weights, in 16 bits (vLLM's model code on NVIDIA and AMD GPUs and, through
+    vllm-gaudi's subclass, on Intel's Gaudi, unless --limit-mm-per-prompt gives images 0, its quantization not applied
+    to them; not on Google's TPUs, where tpu-inference's JAX Llama 4 loads the text model only). Empty: the text model only everywhere (SGLang unless
     --enable-multimodal), or no source read."""
 
     def loads_vision_encoder(self, chip: ChipSpec) -> bool:

@@ -934,5 +934,7 @@ def test_vllm_holds_llama4s_image_encoder_sglang_does_not(eng):
     # Google's TPUs not (tpu-inference's JAX Llama4ForCausalLM loads the language_model weights only)
     assert not setting(eng, "llama-3.1-70b", "bf16", "reference", accelerator="h100-sxm").vision
     assert setting(eng, "llama-4-scout", "bf16", "reference", accelerator="mi300x").vision
+    gaudi = next(c for c in eng.chips.values() if c.vendor == "Intel")  # vllm-gaudi subclasses vLLM's class
+    assert setting(eng, "llama-4-scout", "bf16", "reference", accelerator=gaudi.id).vision
     tpu = next(c for c in eng.chips.values() if c.vendor == "Google")
     assert not setting(eng, "llama-4-scout", "bf16", "reference", accelerator=tpu.id).vision
