@@ -723,8 +723,8 @@ class MemoryPolicySpec:
     """The vendors on whose chips the engine builds a multimodal checkpoint's image encoder and projector
     (`Arch.vision`) and so holds their weights, in 16 bits (vLLM's model code on NVIDIA and AMD GPUs and, through
     vllm-gaudi's subclass, on Intel's Gaudi, unless --limit-mm-per-prompt gives images 0, its quantization not applied
-    to them; not on Google's TPUs, where tpu-inference's JAX Llama 4 loads the text model only). Empty: the text model only everywhere (SGLang unless
-    --enable-multimodal), or no source read."""
+    to them; not on Google's TPUs, where tpu-inference's JAX Llama 4 loads the text model only). Empty: the text
+    model only everywhere (SGLang unless --enable-multimodal), or no source read."""
 
     def loads_vision_encoder(self, chip: ChipSpec) -> bool:
         """Whether the engine builds a multimodal checkpoint's image encoder on `chip` (`vision_encoder_vendors`)."""
