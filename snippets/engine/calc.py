@@ -33,6 +33,7 @@ from snippets.engine.bands import COVERAGE
 from snippets.engine.codec import decode
 from snippets.engine.deployment import NoLayout, RefusedLayout, Setting, setting
 from snippets.engine.hf import ConfigError, arch_from_config, kept_from_config
+from snippets.engine.memory import vision_bytes
 from snippets.engine.params import total_params
 from snippets.engine.requests import (
     MAX_CONCURRENCY,
@@ -252,6 +253,10 @@ def compute(eng: EngineCatalog, inputs: Inputs,
     except ValueError as exc:  # a layout across nodes whose node records no network: sized, but not timed
         rep = None
         notes.append(f"Times and cost per token are not predicted: {exc}.")
+    if st.vision:  # the weights in the bar hold it: say so, or a reader sums the checkpoint and finds them short
+        enc = vision_bytes(st.model.architecture, st.precision, d.layout.tp)
+        notes.append(f"The weights include the checkpoint's image encoder, {enc / GiB:,.2f} GiB a GPU in 16 bits: "
+                     f"{st.memory_policy.engine} builds it unless images are limited to none.")
     split = queue_split(inputs.concurrency, d.max_concurrency if rep is None else rep["in_flight"])
     if split.queued:
         notes.append(f"Of the {inputs.concurrency:,} requests in flight, {split.text}: the layout is the one the "

@@ -156,6 +156,25 @@ def test_concurrency_beyond_the_kv_cache_is_answered_with_who_runs_and_who_queue
     assert float(got["outputs"]["ttft_ms"]["value"]) > float(held["outputs"]["ttft_ms"]["value"])
 
 
+def test_the_weights_say_when_they_hold_the_image_encoder(catalog: Catalog) -> None:
+    """Llama 4 under vLLM: the memory bar's weights hold the image encoder vLLM builds (0.87B parameters, in 16 bits,
+    split over TP: tests/unit/test_memory.py works it), and the note says how much, so a reader who sums the
+    checkpoint is not left 1.6 GiB short at TP1; SGLang, which builds none, says nothing of it."""
+    eng = engine_catalog(catalog)
+    got = answer(eng, {"model": "llama-4-scout", "precision": "fp8", "accelerator": "h100-sxm"})
+    assert got["ok"], got
+    tp = int(got["report"]["layout"]["tp"])
+    note = got["outputs"]["note"]["text"]
+    assert f"image encoder, {(870_825_728 / tp + 1_106_688) * 2 / 2**30:,.2f} GiB a GPU" in note
+    assert "vLLM builds it unless images are limited to none" in note
+    sgl = answer(eng, {"model": "llama-4-scout", "precision": "fp8", "accelerator": "h100-sxm",
+                       "memory_policy": "sglang-default"})
+    assert sgl["ok"], sgl
+    assert "image encoder" not in sgl["outputs"]["note"]["text"]
+    plain = answer(eng, {"model": "llama-3.1-70b"})
+    assert plain["ok"] and "image encoder" not in plain["outputs"]["note"]["text"]
+
+
 def test_a_rate_says_what_one_replica_holds_or_that_its_queue_grows(catalog: Catalog) -> None:
     """With a request rate, one replica of the configuration shown: below what it finishes, the requests it holds
     are the rate times a request's life (Little's law, worked here from the TTFT and TPOT the answer shows); at a
