@@ -208,6 +208,12 @@ def vision_params(arch: Arch) -> tuple[int, int]:
     return split, whole
 
 
+def card_params(arch: Arch) -> int:
+    """The count a model card's total compares with: the text model (`total_params`) and, where the checkpoint has
+    one, its image encoder and projector (`vision_params`; Meta's Llama 4 totals include them)."""
+    return total_params(arch) + sum(vision_params(arch))
+
+
 def block_params(arch: Arch, *, active: bool = False) -> int:
     """The transformer blocks alone (with `active`, what one token uses): every prompt token is multiplied through
     them, where the embedding is a lookup and a prefill applies the final norm and the LM head to its last token only."""

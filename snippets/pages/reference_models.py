@@ -10,6 +10,7 @@ from snippets.data import Catalog, Model
 from snippets.engine.memory import weight_bytes
 from snippets.engine.params import (
     attention_params,
+    card_params,
     embedding_params,
     ffn_layer_params,
     kv_bytes_per_token,
@@ -24,7 +25,7 @@ from snippets.engine.specs import Arch
 from snippets.pages import parallelism
 from snippets.pages.base import Page
 from snippets.pages.reference_common import as_of, binary_bytes, source_links
-from snippets.pages.units import active_as_counted, attention_kind
+from snippets.pages.units import active_as_counted, attention_kind, encoder_builders
 from snippets.render import fmt
 
 KV_PRECISION = "bf16"
@@ -123,18 +124,12 @@ def architecture_table(cat: Catalog) -> str:
                      rows, align="lrrrrrrrrllll") + as_of(cat.models.values())
 
 
-def counted_total(arch: Arch) -> int:
-    """The count a model card's total compares with: the text model and, where the checkpoint has one, its image
-    encoder and projector (Meta's Llama 4 totals include them)."""
-    return total_params(arch) + sum(vision_params(arch))
-
-
 def params_table(cat: Catalog) -> str:
     """Stated against recomputed parameter counts, total and (MoE) active per token."""
     rows: list[list[fmt.Cell]] = []
     for m in cat.models.values():
         a = m.architecture
-        total = counted_total(a)
+        total = card_params(a)
         err = relative_error(total, m.stated_params)
         if m.stated_active_params is None:
             act_s: fmt.Cell = "all"
@@ -217,7 +212,7 @@ class ReferenceModelsPage(Page):
     def __init__(self, cat: Catalog) -> None:
         super().__init__(cat)
         cat = self.cat
-        errs = {k: relative_error(counted_total(m.architecture), m.stated_params) for k, m in cat.models.items()}
+        errs = {k: relative_error(card_params(m.architecture), m.stated_params) for k, m in cat.models.items()}
         worst = max(errs, key=lambda k: abs(errs[k]))
         ds = cat.models["deepseek-v3"]
         l70 = cat.models["llama-3.1-70b"]
@@ -241,6 +236,9 @@ class ReferenceModelsPage(Page):
         shipped = cat.precisions[oss.checkpoint_precision]
         kept = oss.kept_16bit(shipped)
         extra = weight_bytes(oss.architecture, shipped, kept) - weight_bytes(oss.architecture, shipped)
+        eng = self.reference().eng
+        self.encoder_vllm = encoder_builders(eng.memory_policies["vllm-default"], eng.chips.values())
+        self.encoder_sglang = encoder_builders(eng.memory_policies["sglang-default"], eng.chips.values())
         self.kept_model = oss.name
         self.kept_precision = shipped.name
         self.kept_extra = binary_bytes(extra, "GiB", 2)

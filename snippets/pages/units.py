@@ -11,10 +11,26 @@ from snippets.engine.deployment import Deployment
 from snippets.engine.params import total_params
 from snippets.engine.search import Point, Word
 from snippets.engine.serving import DisaggPrediction
-from snippets.engine.specs import MONTHS, Arch, ChipSpec, PriceSpec
+from snippets.engine.specs import MONTHS, Arch, ChipSpec, MemoryPolicySpec, PriceSpec
 from snippets.engine.timing import Prediction
 from snippets.render import fmt
 from snippets.render.fmt import Figure
+
+
+def encoder_builders(policy: MemoryPolicySpec, chips: Iterable[ChipSpec]) -> str:
+    """On which vendors' chips, of those in `chips`, the policy's engine builds a multimodal checkpoint's image
+    encoder (`MemoryPolicySpec.vision_encoder_vendors`), and on which it does not: "on AMD, Intel and NVIDIA chips,
+    not on AWS or Google chips"; "on no chip"."""
+    vendors = sorted({c.vendor for c in chips})
+    on = [v for v in vendors if v in policy.vision_encoder_vendors]
+    off = [v for v in vendors if v not in policy.vision_encoder_vendors]
+
+    def listed(names: list[str], last: str) -> str:
+        return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {last} {names[-1]}"
+
+    if not on:
+        return "on no chip"
+    return f"on {listed(on, 'and')} chips" + (f", not on {listed(off, 'or')} chips" if off else "")
 
 
 def ms(seconds: float, digits: int = 1, basis: str = "") -> Figure:

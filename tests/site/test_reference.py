@@ -654,3 +654,17 @@ def test_the_predictions_page_sets_other_predictors_beside_the_engine(built: Bui
     for entry in catalog.predictors.values():
         tr = next(tr for tr in tab.select("tbody tr") if tr.find("td").get_text(" ", strip=True) == entry.predictor)
         assert [a["href"] for a in tr.find_all("td")[-1].select("a")] == [s.url for s in entry.sources]
+
+
+def test_llama4_counts_its_image_encoder_against_the_card(pages, catalog) -> None:
+    """The cards' totals include the image encoder, so the computed count does (871,932,416 parameters by hand:
+    tests/unit/test_memory.py); and the sentence on where engines hold it is read from data/policies.yaml."""
+    p = pages["models"]
+    assert value(p, "params[Llama 4 Scout (17B-16E)][Computed]") == pytest.approx(108_641_793_536, rel=1e-9)
+    assert value(p, "params[Llama 4 Scout (17B-16E)][Difference]") == pytest.approx(-0.3286, abs=1e-3)
+    assert "image encoder (34 layers of 1,408, 0.87B)" in cell(p, "architecture", "Llama 4 Scout (17B-16E)", "Features")
+    prose = p.select_one("article").get_text(" ", strip=True)
+    vendors = catalog.policies["vllm-default"].vision_encoder_vendors
+    assert vendors == {"NVIDIA", "AMD", "Intel"}
+    assert "vLLM builds it on AMD, Intel and NVIDIA chips, not on AWS or Google chips" in prose
+    assert "SGLang builds it on no chip" in prose
